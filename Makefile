@@ -1,0 +1,103 @@
+# attnlab: plain GNU make. `make run` and `make test` set up a fresh Debian
+# machine by themselves (make deps), then build and run.
+
+VERSION  := 0.1.0
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BUILD    ?= build
+CC       ?= cc
+
+# Debian packages the build, the tests and the tools need.
+DEPS_PKGS := pkg-config libsdl2-dev libsdl2-ttf-dev check libpng-dev \
+             libfontconfig-dev fonts-dejavu-core python3 python3-numpy \
+             libxml2-utils
+
+WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Werror
+OPT      ?= -O2 -g
+EXTRA_CFLAGS ?=
+EXTRA_LDFLAGS ?=
+
+# pkg-config runs once, when a recipe first needs the flags: after `deps` has
+# installed pkg-config itself on a fresh machine.
+PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 SDL2_ttf libpng fontconfig))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 SDL2_ttf libpng fontconfig))$(PKG_LIBS)
+CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell pkg-config --cflags check))$(CHECK_CFLAGS)
+CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
+
+CFLAGS_ALL = $(WARN) $(OPT) -DATTNLAB_VERSION='"$(VERSION)"' -Isrc $(EXTRA_CFLAGS)
+
+CORE_SRC := $(wildcard src/core/*.c)
+VIEW_SRC := $(wildcard src/view/*.c)
+SDL_SRC  := $(wildcard src/sdl/*.c)
+APP_SRC  := $(filter-out src/app/main.c,$(wildcard src/app/*.c))
+TEST_SRC := $(wildcard tests/*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+CORE_OBJ := $(call obj,$(CORE_SRC))
+VIEW_OBJ := $(call obj,$(VIEW_SRC))
+SDL_OBJ  := $(call obj,$(SDL_SRC))
+APP_OBJ  := $(call obj,$(APP_SRC))
+TEST_OBJ := $(call obj,$(TEST_SRC))
+LIB_OBJ  := $(CORE_OBJ) $(VIEW_OBJ) $(SDL_OBJ) $(APP_OBJ)
+
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+.PHONY: all deps run test test-unit test-sanitize clean install
+
+all: $(BUILD)/attnlab
+
+# Check every package with one dpkg-query; install the missing ones (as root)
+# or say exactly what to run (as anyone else).
+deps:
+	@missing=""; \
+	have=$$(dpkg-query -W -f='$${Package} $${db:Status-Abbrev}\n' $(DEPS_PKGS) 2>/dev/null | awk '$$2 ~ /^ii/ {print $$1}'); \
+	for p in $(DEPS_PKGS); do \
+	  case " $$(echo $$have) " in *" $$p "*) ;; *) missing="$$missing $$p";; esac; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "deps: installing$$missing"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get update -q && apt-get install -y -q $$missing || exit 1; \
+	  else \
+	    echo "deps: missing packages:$$missing"; \
+	    echo "deps: run as root:  apt-get update && apt-get install -y$$missing"; \
+	    exit 1; \
+	  fi; \
+	fi
+
+$(BUILD)/obj/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/attnlab: $(LIB_OBJ) $(call obj,src/app/main.c) | deps
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
+
+$(BUILD)/check_attnlab: $(LIB_OBJ) $(TEST_OBJ) | deps
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
+
+run: $(BUILD)/attnlab
+	./$(BUILD)/attnlab
+
+# The unit suites (Check) and the command-line tests, against one build.
+test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab
+	cd tests && CK_FORK=yes ../$(BUILD)/check_attnlab
+	ATTNLAB=$(BUILD)/attnlab sh tests/cli.sh
+
+test: deps
+	@$(MAKE) --no-print-directory test-unit
+
+test-sanitize: deps
+	@$(MAKE) --no-print-directory BUILD=build/san OPT="-O1 -g" \
+	  EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)" \
+	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 test-unit
+
+install: $(BUILD)/attnlab
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/attnlab/lessons
+	install -m 755 $(BUILD)/attnlab $(DESTDIR)$(PREFIX)/bin/attnlab
+	install -m 644 lessons/*.lesson $(DESTDIR)$(PREFIX)/share/attnlab/lessons/
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,64 @@
+/*
+** mat.h: dense row-major matrices of doubles.
+**
+** Every intermediate of attention is a Mat. Constructors return a new matrix
+** the caller owns (mat_free). Operations whose shapes do not fit return NULL
+** and leave a one-line reason in mat_error(); they never abort or read out of
+** bounds. Sizes are limited to MAT_MAX_DIM per side so products cannot overflow.
+*/
+#ifndef ATTNLAB_MAT_H
+#define ATTNLAB_MAT_H
+
+#include <stdbool.h>
+
+/* The largest rows or cols a matrix may have. */
+#define MAT_MAX_DIM 4096
+
+typedef struct Mat {
+    int rows;
+    int cols;
+    double *data;   /* rows*cols values, row-major */
+} Mat;
+
+/* A new rows x cols matrix of zeros, or NULL (see mat_error) for a bad size. */
+Mat *mat_create(int rows, int cols);
+/* A new matrix holding a copy of rows*cols values from data (row-major). */
+Mat *mat_from(int rows, int cols, const double *data);
+/* Release m (NULL is fine). */
+void mat_free(Mat *m);
+/* The reason the last failing operation gave. */
+const char *mat_error(void);
+/* Record a reason for a failure (for modules built on mat). */
+void mat_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Element (i, j); no bounds check beyond an assert in debug builds. */
+static inline double mat_get(const Mat *m, int i, int j) { return m->data[(long)i * m->cols + j]; }
+/* Set element (i, j). */
+static inline void mat_set(Mat *m, int i, int j, double v) { m->data[(long)i * m->cols + j] = v; }
+/* Pointer to row i. */
+static inline double *mat_row(const Mat *m, int i) { return m->data + (long)i * m->cols; }
+
+/* A deep copy of m. */
+Mat *mat_copy(const Mat *m);
+/* a·b, or NULL when a->cols != b->rows. */
+Mat *mat_matmul(const Mat *a, const Mat *b);
+/* mᵀ. */
+Mat *mat_transpose(const Mat *m);
+/* s·m, a new matrix. */
+Mat *mat_scale(const Mat *m, double s);
+/* a + b, or NULL when shapes differ. */
+Mat *mat_add(const Mat *a, const Mat *b);
+/* Columns [col0, col0+ncols) of m: one head's slice. NULL when out of range. */
+Mat *mat_col_block(const Mat *m, int col0, int ncols);
+/* The n parts side by side: [parts[0] | parts[1] | ...]. NULL when row counts differ. */
+Mat *mat_hconcat(Mat *const *parts, int n);
+/* True when a and b have the same shape. */
+bool mat_same_shape(const Mat *a, const Mat *b);
+/* True when every element is finite (no NaN, no ±∞). */
+bool mat_all_finite(const Mat *m);
+/* Largest |a - b| over all elements; +∞ when shapes differ. */
+double mat_max_abs_diff(const Mat *a, const Mat *b);
+/* Smallest and largest finite element; returns false if there is none. */
+bool mat_finite_range(const Mat *m, double *lo, double *hi);
+
+#endif

@@ -1,0 +1,179 @@
+/*
+** util.c: allocation that aborts on failure, growable strings, number
+** formatting and atomic file writes.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Print why we stop and abort: the one place allocation failure goes. */
+static void out_of_memory(size_t n)
+{
+    fprintf(stderr, "attnlab: out of memory (asked for %zu bytes)\n", n);
+    abort();
+}
+
+/* Allocate n bytes or abort. */
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) out_of_memory(n);
+    return p;
+}
+
+/* Allocate a zeroed array or abort. */
+void *xcalloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) out_of_memory(count * size);
+    return p;
+}
+
+/* Resize or abort. */
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) out_of_memory(n);
+    return q;
+}
+
+/* Duplicate a string or abort. */
+char *xstrdup(const char *s)
+{
+    return xstrndup(s, strlen(s));
+}
+
+/* Duplicate n bytes as a string or abort. */
+char *xstrndup(const char *s, size_t n)
+{
+    char *d = xmalloc(n + 1);
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+/* Make room for n more bytes plus the NUL. */
+static void buf_reserve(Buf *b, size_t n)
+{
+    if (b->len + n + 1 <= b->cap) return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + n + 1) cap *= 2;
+    b->s = xrealloc(b->s, cap);
+    b->cap = cap;
+}
+
+/* Append n bytes. */
+void buf_append(Buf *b, const char *s, size_t n)
+{
+    buf_reserve(b, n);
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+/* Append a string. */
+void buf_puts(Buf *b, const char *s)
+{
+    buf_append(b, s, strlen(s));
+}
+
+/* Append formatted text from a va_list. */
+void buf_vprintf(Buf *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0) return;
+    buf_reserve(b, (size_t)n);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+}
+
+/* Append formatted text. */
+void buf_printf(Buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+/* Forget the contents, keep the memory. */
+void buf_clear(Buf *b)
+{
+    b->len = 0;
+    if (b->s) b->s[0] = '\0';
+}
+
+/* The text, or "" for an empty Buf. */
+const char *buf_str(const Buf *b)
+{
+    return b->s ? b->s : "";
+}
+
+/* Give the text to the caller. */
+char *buf_take(Buf *b)
+{
+    char *s = b->s ? b->s : xstrdup("");
+    b->s = NULL;
+    b->len = b->cap = 0;
+    return s;
+}
+
+/* Release the memory. */
+void buf_free(Buf *b)
+{
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
+}
+
+/* Fixed decimals; -0 shown as 0 so a cell never reads "-0.00". */
+void util_fmt_num(char *out, size_t n, double v, int decimals)
+{
+    if (isnan(v)) { snprintf(out, n, "NaN"); return; }
+    if (isinf(v)) { snprintf(out, n, v < 0 ? "\xe2\x88\x92\xe2\x88\x9e" : "\xe2\x88\x9e"); return; }
+    if (decimals < 0) decimals = 0;
+    if (decimals > 17) decimals = 17;
+    snprintf(out, n, "%.*f", decimals, v);
+    /* "-0.00" -> "0.00": the sign of a value that rounds to zero is noise */
+    if (out[0] == '-') {
+        const char *p = out + 1;
+        while (*p == '0' || *p == '.') p++;
+        if (*p == '\0') memmove(out, out + 1, strlen(out));
+    }
+}
+
+/* Temporary file beside the target, fsync, rename over it. */
+int util_write_file_atomic(const char *path, const void *data, size_t len,
+                           char *errmsg, size_t n)
+{
+    size_t plen = strlen(path);
+    char *tmp = xmalloc(plen + 32);
+    snprintf(tmp, plen + 32, "%s.tmp-%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        snprintf(errmsg, n, "%s: cannot write: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    int ok = fwrite(data, 1, len, f) == len;
+    int err = errno;
+    if (fflush(f) != 0) { ok = 0; err = errno; }
+    if (ok && fsync(fileno(f)) != 0) { ok = 0; err = errno; }
+    if (fclose(f) != 0 && ok) { ok = 0; err = errno; }
+    if (ok && rename(tmp, path) != 0) { ok = 0; err = errno; }
+    if (!ok) {
+        snprintf(errmsg, n, "%s: cannot write: %s", path, strerror(err));
+        remove(tmp);
+    }
+    free(tmp);
+    return ok ? 0 : -1;
+}

@@ -1,0 +1,60 @@
+/*
+** util.h: the small pieces every module leans on.
+**
+** Allocation never returns NULL: xmalloc and friends print one line and abort
+** when memory runs out, so callers do not carry error paths for it. Buf is a
+** growable string (append, printf) used for JSON, explanations and messages.
+*/
+#ifndef ATTNLAB_UTIL_H
+#define ATTNLAB_UTIL_H
+
+#include <stddef.h>
+#include <stdarg.h>
+
+/* Allocate n bytes or abort. */
+void *xmalloc(size_t n);
+/* Allocate a zeroed array of count elements of size bytes or abort. */
+void *xcalloc(size_t count, size_t size);
+/* Resize p to n bytes or abort. */
+void *xrealloc(void *p, size_t n);
+/* Duplicate a NUL-terminated string or abort. */
+char *xstrdup(const char *s);
+/* Duplicate the first n bytes of s as a NUL-terminated string. */
+char *xstrndup(const char *s, size_t n);
+
+/* A growable, always NUL-terminated string. Zero-initialise, then buf_free. */
+typedef struct Buf {
+    char *s;      /* the text, NUL-terminated once anything was added */
+    size_t len;   /* bytes used, excluding the NUL */
+    size_t cap;   /* bytes allocated */
+} Buf;
+
+/* Append n bytes of s. */
+void buf_append(Buf *b, const char *s, size_t n);
+/* Append a NUL-terminated string. */
+void buf_puts(Buf *b, const char *s);
+/* Append formatted text. */
+void buf_printf(Buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Append formatted text from a va_list. */
+void buf_vprintf(Buf *b, const char *fmt, va_list ap);
+/* Forget the contents but keep the memory. */
+void buf_clear(Buf *b);
+/* Return the text ("" when empty); the Buf still owns it. */
+const char *buf_str(const Buf *b);
+/* Hand the text to the caller (who frees it) and reset the Buf. */
+char *buf_take(Buf *b);
+/* Release the memory. */
+void buf_free(Buf *b);
+
+/* Format a double the way the screen and explanations show it: fixed decimals,
+** "-0" folded to "0", infinities as "−∞"/"∞". Writes into out (size n). */
+void util_fmt_num(char *out, size_t n, double v, int decimals);
+
+/* Write data to path atomically: a temporary file in the same directory, then
+** rename. Returns 0 on success, -1 with errmsg (size n) filled on failure; no
+** partial file is left behind either way. */
+int util_write_file_atomic(const char *path, const void *data, size_t len,
+                           char *errmsg, size_t n);
+
+#endif

@@ -1,0 +1,19 @@
+/*
+** check_main.c: runs every suite and prints Check's summary. Run from tests/
+** so the reference figures under tests/reference/ are found.
+*/
+#include "suites.h"
+
+#include <stdlib.h>
+
+/* Add all suites to one runner; exit non-zero on any failure. */
+int main(void)
+{
+    SRunner *sr = srunner_create(mat_suite());
+    srunner_add_suite(sr, rng_suite());
+    srunner_add_suite(sr, attn_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,29 @@
+/*
+** suites.h: every Check suite of the project, one per module, and the helpers
+** the suites share. The runner (check_main.c) adds them all.
+*/
+#ifndef ATTNLAB_SUITES_H
+#define ATTNLAB_SUITES_H
+
+#include <check.h>
+#include "core/mat.h"
+
+Suite *mat_suite(void);
+Suite *rng_suite(void);
+Suite *attn_suite(void);
+
+/* Assert two matrices have the same shape and agree to tol everywhere
+** (-∞ must meet -∞). */
+#define ck_assert_mat_near(a, b, tol) do {                                   \
+        const Mat *ma_ = (a), *mb_ = (b);                                    \
+        ck_assert_ptr_nonnull(ma_);                                          \
+        ck_assert_ptr_nonnull(mb_);                                          \
+        ck_assert_int_eq(ma_->rows, mb_->rows);                              \
+        ck_assert_int_eq(ma_->cols, mb_->cols);                              \
+        for (long i_ = 0; i_ < (long)ma_->rows * ma_->cols; i_++) {          \
+            if (ma_->data[i_] == mb_->data[i_]) continue;                    \
+            ck_assert_double_eq_tol(ma_->data[i_], mb_->data[i_], (tol));    \
+        }                                                                    \
+    } while (0)
+
+#endif
