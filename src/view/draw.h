@@ -1,0 +1,98 @@
+/*
+** draw.h: the display list every backend draws from.
+**
+** layout_view fills a DrawList with filled rectangles, lines and text runs in
+** pixel coordinates (origin top-left). The SDL backend draws it on a window or
+** an offscreen surface, the SVG writer turns it into vector markup, and tests
+** inspect it directly. A DrawList is reused frame after frame: draw_clear keeps
+** its memory, so steady-state layout allocates nothing.
+**
+** Commands carry what they mean (role, panel, row, col) besides how they look,
+** so hit-testing a cell under the mouse and checking "every cell has a label"
+** need no second source of truth.
+*/
+#ifndef ATTNLAB_DRAW_H
+#define ATTNLAB_DRAW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct Color { uint8_t r, g, b, a; } Color;
+typedef struct Rect { float x, y, w, h; } Rect;
+
+typedef enum DrawKind { DRAW_RECT, DRAW_LINE, DRAW_TEXT } DrawKind;
+typedef enum HAlign { ALIGN_LEFT, ALIGN_CENTER, ALIGN_RIGHT } HAlign;
+typedef enum VAlign { VALIGN_TOP, VALIGN_MIDDLE, VALIGN_BOTTOM } VAlign;
+
+/* What a command is part of (for tests, hit-testing and highlights). */
+typedef enum DrawRole {
+    ROLE_DECOR,         /* backgrounds, frames, grid */
+    ROLE_CELL,          /* a heatmap cell (panel, row, col set) */
+    ROLE_CELL_TEXT,     /* the value printed in a cell */
+    ROLE_MASKED,        /* a masked cell's fill or its "−∞" */
+    ROLE_ROW_LABEL,     /* a token on the row axis (row set) */
+    ROLE_COL_LABEL,     /* a token on the column axis (col set) */
+    ROLE_AXIS_TITLE,
+    ROLE_PANEL_TITLE,
+    ROLE_COLORBAR,
+    ROLE_TICK_LABEL,
+    ROLE_TITLE,         /* the stage title */
+    ROLE_FORMULA,
+    ROLE_BODY,          /* explanation text */
+    ROLE_PLOT,          /* plot lines, markers, legend */
+    ROLE_OVERLAY        /* app overlays: help, explain panel, toasts */
+} DrawRole;
+
+typedef struct DrawCmd {
+    DrawKind kind;
+    DrawRole role;
+    Color color;
+    Rect r;             /* RECT: the area. LINE: from (x, y) to (x+w, y+h).
+                           TEXT: the box the text is aligned in */
+    float width;        /* LINE: stroke width; RECT: 0 = filled, else outline width */
+    uint32_t text;      /* TEXT: offset of the NUL-terminated UTF-8 string in DrawList.text */
+    float size;         /* TEXT: font size in pixels */
+    uint8_t halign, valign;
+    uint8_t bold;
+    uint8_t rotate;     /* TEXT: 0, or 90 = reads bottom to top */
+    uint8_t dashed;     /* LINE: dashed stroke */
+    int16_t panel, row, col;   /* -1 when not applicable */
+} DrawCmd;
+
+typedef struct DrawList {
+    DrawCmd *cmds;
+    int n, cap;
+    char *text;         /* string arena */
+    size_t tlen, tcap;
+    int width, height;  /* canvas size in pixels */
+    Color background;
+} DrawList;
+
+/* An empty list for a width x height canvas. */
+DrawList *draw_create(int width, int height);
+/* Release it. */
+void draw_free(DrawList *d);
+/* Empty it for a new frame, keeping its memory; sets the canvas size. */
+void draw_clear(DrawList *d, int width, int height, Color background);
+/* Append a command (text is copied into the arena when kind is DRAW_TEXT);
+** returns its index. */
+int draw_push(DrawList *d, const DrawCmd *c, const char *text);
+/* A filled rectangle. */
+int draw_rect(DrawList *d, Rect r, Color c, DrawRole role);
+/* A rectangle outline of the given stroke width. */
+int draw_frame(DrawList *d, Rect r, Color c, float width, DrawRole role);
+/* A line from (x0, y0) to (x1, y1). */
+int draw_line(DrawList *d, float x0, float y0, float x1, float y1, Color c, float width, DrawRole role);
+/* A text run aligned in box r. */
+int draw_text(DrawList *d, Rect r, const char *text, float size, Color c,
+              HAlign ha, VAlign va, DrawRole role);
+/* The string of a text command. */
+const char *draw_str(const DrawList *d, const DrawCmd *c);
+/* The topmost ROLE_CELL command containing (x, y), or -1. */
+int draw_hit_cell(const DrawList *d, float x, float y);
+
+/* How wide text is at a size, in pixels: supplied by the caller of layout
+** (SDL_ttf in the program, a fixed-width stand-in in tests). */
+typedef float (*MeasureFn)(void *ctx, const char *text, float size, int bold);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+** layout.h: a View laid out on a canvas as a DrawList.
+**
+** The page, top to bottom: the stage title and its position in the lesson,
+** the formula, the panels side by side (wrapping to a second row when there
+** are many), and the explanation paragraphs wrapped to the width. A heatmap
+** panel has its title, column labels above, row labels at the left, axis
+** titles, one cell per value with the value printed when it fits, and a
+** colour bar with ticks. A plot panel has axes, ticks, a legend and an
+** optional dashed bound. Sizes scale with the canvas and with text_scale.
+*/
+#ifndef ATTNLAB_LAYOUT_H
+#define ATTNLAB_LAYOUT_H
+
+#include <stdbool.h>
+#include "draw.h"
+#include "core/stage.h"
+
+typedef struct Theme {
+    bool dark;
+    Color bg, fg, muted, panel_bg, frame, masked_bg, masked_fg, accent, highlight;
+} Theme;
+
+typedef struct LayoutOpts {
+    int width, height;          /* canvas in pixels */
+    float text_scale;           /* 1.0 normal; the app's +/- change it */
+    const Theme *theme;
+    MeasureFn measure;
+    void *measure_ctx;
+    const char *cmap;           /* override every panel's colormap, or NULL */
+    int focus_panel;            /* -1, or a panel to highlight row/col of */
+    int hover_panel, hover_row, hover_col;   /* -1 when nothing is hovered */
+    int hidden_panel;           /* predict mode: draw this panel's cells blank; -1 */
+} LayoutOpts;
+
+/* The light or dark theme. */
+Theme layout_theme(bool dark);
+/* Options with defaults: no hover, scale 1, no override. */
+LayoutOpts layout_defaults(int width, int height, const Theme *theme,
+                           MeasureFn measure, void *ctx);
+/* Lay out v into out (cleared first). */
+void layout_view(const View *v, const LayoutOpts *o, DrawList *out);
+/* A fixed-width measure (0.55·size per character) for tests and fallbacks. */
+float layout_measure_fixed(void *ctx, const char *text, float size, int bold);
+
+#endif
