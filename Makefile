@@ -24,7 +24,7 @@ PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 SDL2_ttf libpng 
 CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell pkg-config --cflags check))$(CHECK_CFLAGS)
 CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
 
-CFLAGS_ALL = $(WARN) $(OPT) -DATTNLAB_VERSION='"$(VERSION)"' -Isrc $(EXTRA_CFLAGS)
+CFLAGS_ALL = $(WARN) $(OPT) -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_DATADIR='"$(PREFIX)/share/attnlab"' -Isrc $(EXTRA_CFLAGS)
 
 CORE_SRC := $(wildcard src/core/*.c)
 VIEW_SRC := $(wildcard src/view/*.c)
@@ -66,7 +66,7 @@ deps:
 	  fi; \
 	fi
 
-$(BUILD)/obj/%.o: %.c | deps
+$(BUILD)/obj/%.o: %.c Makefile | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c $< -o $@
 

@@ -34,6 +34,8 @@ typedef struct Panel {
     int decimals;               /* digits after the point for cell labels */
     bool editable;              /* an input a student may change */
     bool probabilities;         /* rows are distributions: scale fixed to [0, 1] */
+    int row_offset;             /* row r of m is row r + row_offset of the trace matrix */
+    Mat *owned;                 /* set when the view built m itself (freed with it) */
     /* plots */
     char *y_axis;               /* "entropy (nats)" */
     char **series;              /* m->cols series names */

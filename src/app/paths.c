@@ -1,0 +1,82 @@
+/*
+** paths.c: finding bundled lessons and assets.
+*/
+#define _DEFAULT_SOURCE
+#include "paths.h"
+#include "core/util.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef ATTNLAB_DATADIR
+#define ATTNLAB_DATADIR "/usr/local/share/attnlab"
+#endif
+
+/* True if path is a directory. */
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Next to the executable, one level up, then the installed data directory. */
+int app_data_dir(const char *sub, char *out, size_t n)
+{
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = '\0';
+        const char *rel[] = { "%s/%s", "%s/../%s", "%s/../share/attnlab/%s" };
+        for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+            snprintf(out, n, rel[i], exe, sub);
+            if (is_dir(out)) return 0;
+        }
+    }
+    snprintf(out, n, "%s/%s", ATTNLAB_DATADIR, sub);
+    return is_dir(out) ? 0 : -1;
+}
+
+/* qsort comparator for strings. */
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted .lesson files of a directory. */
+char **app_list_lessons(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    char **list = NULL;
+    size_t count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t l = strlen(e->d_name);
+        if (l < 8 || strcmp(e->d_name + l - 7, ".lesson") || e->d_name[0] == '.') continue;
+        list = xrealloc(list, sizeof *list * (count + 2));
+        size_t need = strlen(dir) + l + 2;
+        list[count] = xmalloc(need);
+        snprintf(list[count], need, "%s/%s", dir, e->d_name);
+        count++;
+    }
+    closedir(d);
+    if (!list) list = xcalloc(1, sizeof *list);
+    qsort(list, count, sizeof *list, cmp_str);
+    list[count] = NULL;
+    return list;
+}
+
+/* Free a list of paths. */
+void app_free_list(char **list)
+{
+    if (!list) return;
+    for (char **p = list; *p; p++) free(*p);
+    free(list);
+}

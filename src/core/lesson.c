@@ -1,0 +1,1390 @@
+/*
+** lesson.c: the lesson parser.
+**
+** A lesson is read line by line. The file is first checked as a whole (size,
+** NUL bytes, UTF-8, line lengths) so the line parser only ever sees sane text.
+** Sections start with `[setup]` or `[STAGE_ID]`; inside a setup, `key: value`
+** lines are settings and `NAME = ...` lines define matrices (written out as
+** indented rows, or generated); inside a stage, option lines come first and
+** everything after is prose. Every error stops the parse with one message,
+** "FILE:LINE:COL: error: what was expected, what was found".
+**
+** Random matrices are drawn as soon as their line is read, from one generator
+** for the whole file, so the draw order is the order of the file.
+*/
+#include "lesson.h"
+#include "rng.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const stage_names[STAGE_COUNT] = {
+    "embeddings", "raw_scores", "scaled_scores", "softmax", "weighted_sum",
+    "qkv_projection", "multi_head", "causal_mask", "entropy",
+    "cross_attention", "additive_scores", "per_token",
+};
+
+/* The parser's state. */
+typedef struct Parser {
+    const char *file;
+    LessonError *err;
+    Lesson *L;
+    Rng rng;
+    bool seeded;
+    unsigned long seed;
+    int lineno;
+    const char *line;           /* current line (NUL-terminated copy) */
+    /* what the current section is */
+    enum { SEC_HEAD, SEC_SETUP, SEC_STAGE } sec;
+    bool stage_prose;           /* a stage's options are over */
+    Buf para;                   /* the paragraph being collected */
+    int key_line[32];           /* where each setting of this section was set */
+    /* a matrix whose rows follow on indented lines */
+    LessonMatrix *rows_target;
+    int rows_stack;
+    double *rows; int nrows, rows_cols, rows_cap;
+    /* a text key whose value continues on indented lines */
+    char **cont_target;
+} Parser;
+
+/* Record an error at a column of the current line (1-based, in characters). */
+static bool fail_at(Parser *p, int col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail_at(Parser *p, int col, const char *fmt, ...)
+{
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    p->err->line = p->lineno;
+    p->err->col = col;
+    snprintf(p->err->msg, sizeof p->err->msg, "%s:%d:%d: error: %s", p->file, p->lineno, col, what);
+    return false;
+}
+
+/* Point errors at a given line (for checks made when a section ends). */
+static bool fail_line(Parser *p, int line, int col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static bool fail_line(Parser *p, int line, int col, const char *fmt, ...)
+{
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    p->err->line = line;
+    p->err->col = col;
+    snprintf(p->err->msg, sizeof p->err->msg, "%s:%d:%d: error: %s", p->file, line, col, what);
+    return false;
+}
+
+/* The 1-based character column of pointer s within the current line. */
+static int col_of(const Parser *p, const char *s)
+{
+    int col = 1;
+    for (const char *c = p->line; c < s && *c; c++)
+        if (((unsigned char)*c & 0xc0) != 0x80) col++;
+    return col;
+}
+
+/* Record an error pointing at s in the current line. */
+#define FAIL(p, s, ...) fail_at((p), col_of((p), (s)), __VA_ARGS__)
+
+/* The name of a stage id. */
+const char *lesson_stage_name(StageId id)
+{
+    return (unsigned)id < STAGE_COUNT ? stage_names[id] : "?";
+}
+
+/* Look a stage id up by name. */
+bool lesson_stage_from_name(const char *name, StageId *id)
+{
+    for (int i = 0; i < STAGE_COUNT; i++)
+        if (!strcmp(name, stage_names[i])) { *id = (StageId)i; return true; }
+    return false;
+}
+
+/* Skip spaces and tabs. */
+static const char *skip_ws(const char *s)
+{
+    while (*s == ' ' || *s == '\t') s++;
+    return s;
+}
+
+/* Describe what was found at s, for "found ..." in messages. */
+static void found(const char *s, char *out, size_t n)
+{
+    s = skip_ws(s);
+    if (!*s) { snprintf(out, n, "the end of the line"); return; }
+    size_t len = 0;
+    while (s[len] && s[len] != ' ' && s[len] != '\t' && len < 24) len++;
+    snprintf(out, n, "'%.*s'", (int)len, s);
+}
+
+/* True if s starts with the lowercase word w, ignoring case. */
+static bool starts_nocase(const char *s, const char *w)
+{
+    for (; *w; s++, w++)
+        if (tolower((unsigned char)*s) != *w) return false;
+    return true;
+}
+
+/* ---------------------------------------------------------------- numbers */
+
+/*
+** A number is [sign] digits [. digits] [e [sign] digits], with U+2212 (the
+** typographic minus) accepted as a sign since lessons get pasted from slides.
+** nan, inf and hex floats are not numbers here; a literal that overflows a
+** double is an error too.
+*/
+static bool scan_number(Parser *p, const char **sp, double *out)
+{
+    const char *s = *sp;
+    char buf[64];
+    size_t n = 0;
+    if (*s == '+' || *s == '-') buf[n++] = *s++;
+    else if (!strncmp(s, "\xe2\x88\x92", 3)) { buf[n++] = '-'; s += 3; }
+    const char *digits = s;
+    while (isdigit((unsigned char)*s) && n < 60) buf[n++] = *s++;
+    if (*s == '.' && n < 60) {
+        buf[n++] = *s++;
+        while (isdigit((unsigned char)*s) && n < 60) buf[n++] = *s++;
+    }
+    if (s == digits || (s == digits + 1 && *digits == '.')) {
+        char what[48];
+        found(*sp, what, sizeof what);
+        const char *w = skip_ws(*sp);
+        if (starts_nocase(w, "nan") || starts_nocase(w, "inf") || starts_nocase(w, "-inf") || starts_nocase(w, "+inf"))
+            return FAIL(p, *sp, "expected a finite number, found %s (NaN and infinity are not allowed)", what);
+        return FAIL(p, *sp, "expected a number, found %s", what);
+    }
+    if ((*s == 'e' || *s == 'E') && n < 60) {
+        const char *e = s;
+        buf[n++] = *s++;
+        if (*s == '+' || *s == '-') buf[n++] = *s++;
+        if (!isdigit((unsigned char)*s)) return FAIL(p, e, "expected digits after the exponent 'e'");
+        while (isdigit((unsigned char)*s) && n < 60) buf[n++] = *s++;
+    }
+    if (n >= 60) return FAIL(p, *sp, "number is too long (at most 60 characters)");
+    if (isalpha((unsigned char)*s) || *s == '_') {
+        char what[48];
+        found(*sp, what, sizeof what);
+        return FAIL(p, *sp, "expected a number, found %s", what);
+    }
+    buf[n] = '\0';
+    errno = 0;
+    double v = strtod(buf, NULL);
+    if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1.0))
+        return FAIL(p, *sp, "number %s is too large for a double (it would be infinite)", buf);
+    *out = v;
+    *sp = s;
+    return true;
+}
+
+/* A whole non-negative integer below limit, for sizes and counts. */
+static bool scan_int(Parser *p, const char **sp, long lo, long hi, const char *what, long *out)
+{
+    const char *s = skip_ws(*sp);
+    if (!isdigit((unsigned char)*s) && *s != '-') {
+        char f[48];
+        found(s, f, sizeof f);
+        return FAIL(p, s, "expected %s (a whole number), found %s", what, f);
+    }
+    const char *start = s;
+    bool neg = *s == '-';
+    if (neg) s++;
+    long v = 0;
+    while (isdigit((unsigned char)*s)) {
+        if (v > 100000000000L) return FAIL(p, start, "%s is far too large", what);
+        v = v * 10 + (*s++ - '0');
+    }
+    if (neg) v = -v;
+    if (*s == '.' || *s == 'e' || *s == 'E') return FAIL(p, start, "expected %s to be a whole number", what);
+    if (v < lo || v > hi) return FAIL(p, start, "%s must be between %ld and %ld, found %ld", what, lo, hi, v);
+    *out = v;
+    *sp = s;
+    return true;
+}
+
+/* -------------------------------------------------------------- expressions */
+
+/*
+** Scalars (scales, divisors, temperatures, frequencies) may be small
+** arithmetic: numbers, + - * /, parentheses and sqrt(...), so a lesson can
+** say `* sqrt(2/(64+16))` exactly as the notebook computes it.
+*/
+static bool expr_sum(Parser *p, const char **sp, double *out, int depth);
+
+/* A number, a parenthesised sum, sqrt(...), or a negated factor. */
+static bool expr_atom(Parser *p, const char **sp, double *out, int depth)
+{
+    const char *s = skip_ws(*sp);
+    if (depth > 32) return FAIL(p, s, "expression is nested too deeply");
+    if (*s == '(') {
+        s++;
+        if (!expr_sum(p, &s, out, depth + 1)) return false;
+        s = skip_ws(s);
+        if (*s != ')') return FAIL(p, s, "expected ')' to close the parenthesis");
+        *sp = s + 1;
+        return true;
+    }
+    if (!strncmp(s, "sqrt", 4)) {
+        const char *at = s;
+        s = skip_ws(s + 4);
+        if (*s != '(') return FAIL(p, s, "expected '(' after sqrt");
+        if (!expr_atom(p, &s, out, depth + 1)) return false;
+        if (*out < 0) return FAIL(p, at, "sqrt of a negative number (%g)", *out);
+        *out = sqrt(*out);
+        *sp = s;
+        return true;
+    }
+    if (*s == '-' || !strncmp(s, "\xe2\x88\x92", 3)) {
+        const char *next = *s == '-' ? s + 1 : s + 3;
+        if (*next == '(' || !strncmp(next, "sqrt", 4)) {
+            if (!expr_atom(p, &next, out, depth + 1)) return false;
+            *out = -*out;
+            *sp = next;
+            return true;
+        }
+    }
+    if (!scan_number(p, &s, out)) return false;
+    *sp = s;
+    return true;
+}
+
+/* Factors joined by * and /. */
+static bool expr_product(Parser *p, const char **sp, double *out, int depth)
+{
+    if (!expr_atom(p, sp, out, depth)) return false;
+    for (;;) {
+        const char *s = skip_ws(*sp);
+        if (*s != '*' && *s != '/') return true;
+        char op = *s++;
+        double rhs;
+        if (!expr_atom(p, &s, &rhs, depth)) return false;
+        if (op == '/' && rhs == 0) return FAIL(p, *sp, "division by zero");
+        *out = op == '*' ? *out * rhs : *out / rhs;
+        if (!isfinite(*out)) return FAIL(p, *sp, "the expression overflows to infinity");
+        *sp = s;
+    }
+}
+
+/* Terms joined by + and -. */
+static bool expr_sum(Parser *p, const char **sp, double *out, int depth)
+{
+    if (!expr_product(p, sp, out, depth)) return false;
+    for (;;) {
+        const char *s = skip_ws(*sp);
+        if (*s != '+' && *s != '-') return true;
+        char op = *s++;
+        double rhs;
+        if (!expr_product(p, &s, &rhs, depth)) return false;
+        *out = op == '+' ? *out + rhs : *out - rhs;
+        if (!isfinite(*out)) return FAIL(p, *sp, "the expression overflows to infinity");
+        *sp = s;
+    }
+}
+
+/* A full expression that must end the line. */
+static bool expr_line(Parser *p, const char *s, double *out)
+{
+    if (!expr_sum(p, &s, out, 0)) return false;
+    s = skip_ws(s);
+    if (*s) {
+        char f[48];
+        found(s, f, sizeof f);
+        return FAIL(p, s, "expected the end of the expression, found %s", f);
+    }
+    return true;
+}
+
+/* Nothing but spaces may follow. */
+static bool end_of_line(Parser *p, const char *s)
+{
+    s = skip_ws(s);
+    if (!*s) return true;
+    char f[48];
+    found(s, f, sizeof f);
+    return FAIL(p, s, "expected the end of the line, found %s", f);
+}
+
+/* ------------------------------------------------------------------- words */
+
+/* An identifier (letters, digits, _) at s; its length, 0 if none. */
+static size_t ident_len(const char *s)
+{
+    size_t n = 0;
+    if (!isalpha((unsigned char)s[0]) && s[0] != '_') return 0;
+    while (isalnum((unsigned char)s[n]) || s[n] == '_') n++;
+    return n;
+}
+
+/* Read an identifier into a new string, advancing *sp. */
+static char *take_ident(Parser *p, const char **sp, const char *what)
+{
+    const char *s = skip_ws(*sp);
+    size_t n = ident_len(s);
+    if (n == 0) {
+        char f[48];
+        found(s, f, sizeof f);
+        FAIL(p, s, "expected %s, found %s", what, f);
+        return NULL;
+    }
+    if (n > LESSON_MAX_NAME) {
+        FAIL(p, s, "name is longer than %d characters", LESSON_MAX_NAME);
+        return NULL;
+    }
+    *sp = s + n;
+    return xstrndup(s, n);
+}
+
+/* Split a token list: words separated by spaces, or "quoted words". */
+static bool parse_tokens(Parser *p, const char *s, char ***out, int *n)
+{
+    char **toks = NULL;
+    int count = 0;
+    s = skip_ws(s);
+    while (*s) {
+        const char *start = s, *end;
+        if (*s == '"') {
+            start = ++s;
+            while (*s && *s != '"') s++;
+            if (!*s) {
+                for (int i = 0; i < count; i++) free(toks[i]);
+                free(toks);
+                return FAIL(p, start - 1, "unterminated quoted token");
+            }
+            end = s++;
+        } else {
+            while (*s && *s != ' ' && *s != '\t') s++;
+            end = s;
+        }
+        if (count >= LESSON_MAX_TOKENS || end - start > LESSON_MAX_TOKEN || end == start) {
+            for (int i = 0; i < count; i++) free(toks[i]);
+            free(toks);
+            if (end == start) return FAIL(p, start, "a token cannot be empty");
+            if (count >= LESSON_MAX_TOKENS) return FAIL(p, start, "too many tokens (the limit is %d)", LESSON_MAX_TOKENS);
+            return FAIL(p, start, "token is longer than %d bytes", LESSON_MAX_TOKEN);
+        }
+        toks = xrealloc(toks, sizeof *toks * (size_t)(count + 1));
+        toks[count++] = xstrndup(start, (size_t)(end - start));
+        s = skip_ws(s);
+    }
+    if (count == 0) return FAIL(p, s, "expected at least one token, found the end of the line");
+    *out = toks;
+    *n = count;
+    return true;
+}
+
+/* Free a token list. */
+static void free_tokens(char **t, int n)
+{
+    for (int i = 0; i < n; i++) free(t[i]);
+    free(t);
+}
+
+/* Copy a token list. */
+static char **copy_tokens(char *const *t, int n)
+{
+    if (!t) return NULL;
+    char **c = xmalloc(sizeof *c * (size_t)n);
+    for (int i = 0; i < n; i++) c[i] = xstrdup(t[i]);
+    return c;
+}
+
+/* ---------------------------------------------------------------- matrices */
+
+/* The current setup. */
+static Setup *cur_setup(Parser *p)
+{
+    return &p->L->setups[p->L->nsetups - 1];
+}
+
+/* Find a matrix of a setup. */
+LessonMatrix *lesson_matrix(const Setup *s, const char *name)
+{
+    for (int i = 0; i < s->nmats; i++)
+        if (!strcmp(s->mats[i].name, name)) return &s->mats[i];
+    return NULL;
+}
+
+/* Release one matrix definition's contents. */
+static void free_matrix(LessonMatrix *m)
+{
+    free(m->name);
+    free(m->how);
+    mat_free(m->m);
+}
+
+/* A shape RxC or SxRxC ("3x4", "4x64x16"). */
+static bool parse_shape(Parser *p, const char **sp, long *stack, long *rows, long *cols, bool allow_stack)
+{
+    long dims[3];
+    int nd = 0;
+    const char *s = skip_ws(*sp), *start = s;
+    for (;;) {
+        if (!scan_int(p, &s, 1, LESSON_MAX_CELLS, nd == 0 ? "a size like 3x4" : "a size", &dims[nd])) return false;
+        nd++;
+        if ((*s == 'x' || *s == 'X') && nd < 3) { s++; continue; }
+        break;
+    }
+    if (nd == 1) return FAIL(p, start, "expected a size like 3x4 (rows x columns), found '%ld'", dims[0]);
+    if (nd == 3 && !allow_stack) return FAIL(p, start, "a stack of matrices (HxRxC) is not possible here");
+    *stack = nd == 3 ? dims[0] : 1;
+    *rows = dims[nd - 2];
+    *cols = dims[nd - 1];
+    if (*stack > LESSON_MAX_HEADS) return FAIL(p, start, "a stack of %ld matrices is over the limit of %d heads", *stack, LESSON_MAX_HEADS);
+    if (*rows > LESSON_MAX_DIM || *cols * *stack > LESSON_MAX_DIM)
+        return FAIL(p, start, "size %ldx%ld is over the limit of %d rows or columns", *rows, *cols * *stack, LESSON_MAX_DIM);
+    if (*rows * *cols * *stack > LESSON_MAX_CELLS) return FAIL(p, start, "matrix has more than %d cells", LESSON_MAX_CELLS);
+    *sp = s;
+    return true;
+}
+
+/* An optional "* EXPR" scale after a generator; 1 when absent. */
+static bool parse_scale(Parser *p, const char *s, double *scale)
+{
+    s = skip_ws(s);
+    *scale = 1.0;
+    if (!*s) return true;
+    if (*s != '*') {
+        char f[48];
+        found(s, f, sizeof f);
+        return FAIL(p, s, "expected '* SCALE' or the end of the line, found %s", f);
+    }
+    return expr_line(p, s + 1, scale);
+}
+
+/* Random generators need a seed first, for reproducibility. */
+static bool need_seed(Parser *p, const char *at, const char *gen)
+{
+    if (p->seeded) return true;
+    return FAIL(p, at, "%s needs a seed: add 'seed: N' to the setup before this line", gen);
+}
+
+/* Fill a new stack x rows x cols matrix with randn (stack-major, numpy order). */
+static Mat *gen_random(Parser *p, const char *kind, long stack, long rows, long cols,
+                       double scale, int64_t lo, int64_t hi)
+{
+    Mat *m = mat_create((int)rows, (int)(cols * stack));
+    Mat *part = mat_create((int)rows, (int)cols);
+    for (long h = 0; h < stack; h++) {
+        if (!strcmp(kind, "randn")) rng_fill_randn(&p->rng, part, scale);
+        else if (!strcmp(kind, "rand")) rng_fill_rand(&p->rng, part, scale);
+        else rng_fill_randint(&p->rng, part, lo, hi);
+        for (int i = 0; i < rows; i++)
+            memcpy(mat_row(m, i) + h * cols, mat_row(part, i), sizeof(double) * (size_t)cols);
+    }
+    mat_free(part);
+    return m;
+}
+
+/*
+** The right-hand side of `NAME = ...`. Either empty (rows follow), `stack N`
+** (rows follow, side by side), or a generator.
+*/
+static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
+{
+    s = skip_ws(s);
+    const char *at = s;
+    size_t n = ident_len(s);
+    char word[16] = "";
+    if (n > 0 && n < sizeof word) memcpy(word, s, n), word[n] = '\0';
+    long stack = 1, rows = 0, cols = 0;
+    if (!*s || !strcmp(word, "stack")) {
+        long st = 1;
+        if (*s) {
+            s += n;
+            if (!scan_int(p, &s, 1, LESSON_MAX_HEADS, "the number of matrices in the stack", &st)) return false;
+            if (!end_of_line(p, s)) return false;
+        }
+        p->rows_target = lm;
+        p->rows_stack = (int)st;
+        p->nrows = 0;
+        p->rows_cols = 0;
+        lm->generated = false;
+        lm->stack = (int)st;
+        return true;
+    }
+    s += n;
+    lm->generated = true;
+    if (!strcmp(word, "zeros") || !strcmp(word, "ones")) {
+        if (!parse_shape(p, &s, &stack, &rows, &cols, true) || !end_of_line(p, s)) return false;
+        lm->m = mat_create((int)rows, (int)(cols * stack));
+        if (word[0] == 'o')
+            for (long i = 0; i < rows * cols * stack; i++) lm->m->data[i] = 1.0;
+    } else if (!strcmp(word, "identity")) {
+        long k;
+        if (!scan_int(p, &s, 1, LESSON_MAX_DIM, "the size of the identity", &k) || !end_of_line(p, s)) return false;
+        lm->m = mat_create((int)k, (int)k);
+        for (int i = 0; i < k; i++) mat_set(lm->m, i, i, 1.0);
+    } else if (!strcmp(word, "onehot")) {
+        const char *sh = skip_ws(s);
+        if (!parse_shape(p, &s, &stack, &rows, &cols, false) || !end_of_line(p, s)) return false;
+        if (rows > cols) return FAIL(p, sh, "onehot %ldx%ld needs at least as many columns as rows", rows, cols);
+        lm->m = mat_create((int)rows, (int)cols);
+        for (int i = 0; i < rows; i++) mat_set(lm->m, i, i, 1.0);
+    } else if (!strcmp(word, "randn") || !strcmp(word, "rand")) {
+        double scale;
+        if (!need_seed(p, at, word)) return false;
+        if (!parse_shape(p, &s, &stack, &rows, &cols, true) || !parse_scale(p, s, &scale)) return false;
+        lm->m = gen_random(p, word, stack, rows, cols, scale, 0, 0);
+    } else if (!strcmp(word, "randint")) {
+        long lo = 0, hi;
+        if (!need_seed(p, at, word)) return false;
+        const char *first = skip_ws(s);
+        if (!scan_int(p, &s, -1000000000L, 1000000000L, "the upper bound of randint", &hi)) return false;
+        if (*s == 'x' || *s == 'X')
+            return FAIL(p, first, "randint needs its upper bound before the size: randint HIGH RxC (or LOW HIGH RxC)");
+        /* a second number before the size makes the first one the lower bound */
+        const char *q = skip_ws(s);
+        while (isdigit((unsigned char)*q) || *q == '-') q++;
+        if (*q != 'x' && *q != 'X') {
+            lo = hi;
+            if (!scan_int(p, &s, -1000000000L, 1000000000L, "the upper bound of randint", &hi)) return false;
+        }
+        if (hi <= lo) return FAIL(p, first, "randint needs low < high, found %ld and %ld", lo, hi);
+        if (!parse_shape(p, &s, &stack, &rows, &cols, true) || !end_of_line(p, s)) return false;
+        lm->m = gen_random(p, word, stack, rows, cols, 1.0, lo, hi);
+    } else if (!strcmp(word, "sinusoid")) {
+        /* X[i][k] = sin(k·(i+1)·freq) + noise·randn, row by row (seed 001) */
+        double freq = 0, noise = 0;
+        if (!parse_shape(p, &s, &stack, &rows, &cols, false)) return false;
+        s = skip_ws(s);
+        if (strncmp(s, "freq", 4)) {
+            char f[48];
+            found(s, f, sizeof f);
+            return FAIL(p, s, "expected 'freq F' after the size of a sinusoid, found %s", f);
+        }
+        s += 4;
+        const char *fs = s;
+        if (!expr_sum(p, &fs, &freq, 0)) return false;
+        fs = skip_ws(fs);
+        bool noisy = !strncmp(fs, "noise", 5);
+        if (noisy) {
+            if (!need_seed(p, fs, "sinusoid noise")) return false;
+            if (!expr_line(p, fs + 5, &noise)) return false;
+        } else if (!end_of_line(p, fs)) {
+            return false;
+        }
+        lm->m = mat_create((int)rows, (int)cols);
+        for (int i = 0; i < rows; i++)
+            for (int k = 0; k < cols; k++) {
+                double v = sin((double)((long)k * (i + 1)) * freq);
+                if (noisy) v += rng_randn(&p->rng) * noise;
+                mat_set(lm->m, i, k, v);
+            }
+    } else {
+        char f[48];
+        found(at, f, sizeof f);
+        return FAIL(p, at, "expected rows of numbers on the next lines or a generator "
+                    "(zeros, ones, identity, onehot, randn, rand, randint, sinusoid, stack), found %s", f);
+    }
+    lm->stack = (int)stack;
+    return true;
+}
+
+/* One indented row of numbers for the matrix being written out. */
+static bool parse_row(Parser *p, const char *s)
+{
+    int count = 0;
+    s = skip_ws(s);
+    while (*s) {
+        double v;
+        if (count >= LESSON_MAX_DIM) return FAIL(p, s, "row has more than %d numbers", LESSON_MAX_DIM);
+        if (!scan_number(p, &s, &v)) return false;
+        if (*s && *s != ' ' && *s != '\t' && *s != ',') {
+            char f[48];
+            found(s, f, sizeof f);
+            return FAIL(p, s, "expected a space between numbers, found %s", f);
+        }
+        if (*s == ',') s++;
+        if (p->nrows * (long)LESSON_MAX_DIM + count >= LESSON_MAX_CELLS)
+            return FAIL(p, s, "matrix has more than %d cells", LESSON_MAX_CELLS);
+        if ((p->nrows * p->rows_cols) + count >= p->rows_cap) {
+            p->rows_cap = p->rows_cap ? p->rows_cap * 2 : 64;
+            p->rows = xrealloc(p->rows, sizeof *p->rows * (size_t)p->rows_cap);
+        }
+        p->rows[(p->nrows * p->rows_cols) + count] = v;
+        count++;
+        s = skip_ws(s);
+    }
+    if (p->nrows == 0) {
+        p->rows_cols = count;
+    } else if (count != p->rows_cols) {
+        return fail_at(p, 1 + (int)(skip_ws(p->line) - p->line),
+                       "row %d of %s has %d numbers, but row 1 has %d",
+                       p->nrows + 1, p->rows_target->name, count, p->rows_cols);
+    }
+    if (p->nrows >= LESSON_MAX_DIM) return fail_at(p, 1, "%s has more than %d rows", p->rows_target->name, LESSON_MAX_DIM);
+    p->nrows++;
+    p->rows_target->end_line = p->lineno;
+    return true;
+}
+
+/* The rows of a written-out matrix are complete: build it. */
+static bool finish_rows(Parser *p)
+{
+    LessonMatrix *lm = p->rows_target;
+    if (!lm) return true;
+    p->rows_target = NULL;
+    if (p->nrows == 0)
+        return fail_line(p, lm->line, 1, "%s has no rows: write them on the following lines, indented", lm->name);
+    if (p->rows_cols % p->rows_stack != 0)
+        return fail_line(p, lm->line, 1, "%s is a stack of %d but its rows have %d numbers, not a multiple of %d",
+                         lm->name, p->rows_stack, p->rows_cols, p->rows_stack);
+    lm->m = mat_from(p->nrows, p->rows_cols, p->rows);
+    return true;
+}
+
+/* `NAME = ...` in a setup. */
+static bool parse_matrix_def(Parser *p, const char *s)
+{
+    Setup *su = cur_setup(p);
+    const char *name_at = skip_ws(s);
+    char *name = take_ident(p, &s, "a matrix name");
+    if (!name) return false;
+    s = skip_ws(s);
+    if (*s != '=') { free(name); return FAIL(p, s, "expected '=' after the matrix name"); }
+    LessonMatrix *old = lesson_matrix(su, name);
+    if (old && old->line >= su->line) {
+        int first = old->line;
+        free(name);
+        return FAIL(p, name_at, "%s is defined twice in this setup (first on line %d)", old->name, first);
+    }
+    if (!old && su->nmats >= LESSON_MAX_MATRICES) {
+        free(name);
+        return FAIL(p, name_at, "too many matrices in one setup (the limit is %d)", LESSON_MAX_MATRICES);
+    }
+    LessonMatrix *lm;
+    if (old) {                      /* redefining one inherited from a previous setup */
+        free_matrix(old);
+        memset(old, 0, sizeof *old);
+        lm = old;
+    } else {
+        su->mats = xrealloc(su->mats, sizeof *su->mats * (size_t)(su->nmats + 1));
+        lm = &su->mats[su->nmats++];
+        memset(lm, 0, sizeof *lm);
+    }
+    lm->name = name;
+    lm->line = lm->end_line = p->lineno;
+    lm->how = xstrdup(skip_ws(s + 1));
+    lm->stack = 1;
+    return parse_generator(p, lm, s + 1);
+}
+
+/* ----------------------------------------------------------------- settings */
+
+static const char *const setup_keys[] = {
+    "seed", "tokens", "query_tokens", "key_tokens", "queries", "keys", "values",
+    "score", "divisor", "temperature", "heads", "mask", "output", "additive", NULL
+};
+static const char *const stage_keys[] = { "cmap", "decimals", "head", "query", NULL };
+static const char *const head_keys[] = { "title", "summary", NULL };
+
+/* Index of key in a NULL-terminated list, or -1. */
+static int key_index(const char *const *keys, const char *k)
+{
+    for (int i = 0; keys[i]; i++)
+        if (!strcmp(keys[i], k)) return i;
+    return -1;
+}
+
+/* Comma-separated list of keys for messages. */
+static void key_list(const char *const *keys, char *out, size_t n)
+{
+    out[0] = '\0';
+    for (int i = 0; keys[i]; i++) {
+        strncat(out, keys[i], n - strlen(out) - 1);
+        if (keys[i + 1]) strncat(out, ", ", n - strlen(out) - 1);
+    }
+}
+
+/* `queries: X @ W_q` or `queries: X`. */
+static bool parse_operand(Parser *p, const char *s, Operand *o)
+{
+    free(o->input);
+    free(o->weight);
+    o->input = o->weight = NULL;
+    o->line = p->lineno;
+    o->col = col_of(p, skip_ws(s));
+    o->input = take_ident(p, &s, "a matrix name");
+    if (!o->input) return false;
+    s = skip_ws(s);
+    if (*s == '@' || !strncmp(s, "\xc2\xb7", 2)) {
+        s += *s == '@' ? 1 : 2;
+        o->weight = take_ident(p, &s, "a weight matrix name after '@'");
+        if (!o->weight) return false;
+    }
+    return end_of_line(p, s);
+}
+
+/* A matrix name that must exist in the current setup. */
+static char *known_matrix(Parser *p, const char **sp)
+{
+    const char *at = skip_ws(*sp);
+    char *name = take_ident(p, sp, "a matrix name");
+    if (name && !lesson_matrix(cur_setup(p), name)) {
+        FAIL(p, at, "no matrix called %s is defined above", name);
+        free(name);
+        return NULL;
+    }
+    return name;
+}
+
+/* One `key: value` line in a setup. */
+static bool parse_setup_key(Parser *p, const char *key, const char *key_at, const char *v)
+{
+    Setup *su = cur_setup(p);
+    int k = key_index(setup_keys, key);
+    if (k < 0) {
+        char list[400];
+        key_list(setup_keys, list, sizeof list);
+        return FAIL(p, key_at, "unknown setting '%s' in [setup]; expected one of: %s "
+                    "(matrices are defined with NAME = ...)", key, list);
+    }
+    if (p->key_line[k]) return FAIL(p, key_at, "'%s' is set twice in this setup (first on line %d)", key, p->key_line[k]);
+    p->key_line[k] = p->lineno;
+    const char *s = skip_ws(v);
+    if (!strcmp(key, "seed")) {
+        long seed;
+        if (!scan_int(p, &s, 0, 4294967295L, "the seed", &seed) || !end_of_line(p, s)) return false;
+        rng_seed(&p->rng, (uint32_t)seed);
+        p->seeded = true;
+        p->seed = (unsigned long)seed;
+        su->seed = (unsigned long)seed;
+        su->seeded = true;
+    } else if (!strcmp(key, "tokens")) {
+        char **t; int n;
+        if (!parse_tokens(p, s, &t, &n)) return false;
+        free_tokens(su->qtokens, su->nq);
+        free_tokens(su->ktokens, su->nk);
+        su->qtokens = t; su->nq = n;
+        su->ktokens = copy_tokens(t, n); su->nk = n;
+        su->cross = false;
+    } else if (!strcmp(key, "query_tokens") || !strcmp(key, "key_tokens")) {
+        char **t; int n;
+        if (!parse_tokens(p, s, &t, &n)) return false;
+        bool q = key[0] == 'q';
+        free_tokens(q ? su->qtokens : su->ktokens, q ? su->nq : su->nk);
+        if (q) { su->qtokens = t; su->nq = n; } else { su->ktokens = t; su->nk = n; }
+        su->cross = true;
+    } else if (!strcmp(key, "queries")) {
+        return parse_operand(p, s, &su->queries);
+    } else if (!strcmp(key, "keys")) {
+        return parse_operand(p, s, &su->keys);
+    } else if (!strcmp(key, "values")) {
+        return parse_operand(p, s, &su->values);
+    } else if (!strcmp(key, "score")) {
+        size_t n = ident_len(s);
+        if (n == 10 && !strncmp(s, "scaled_dot", n)) su->score = SCORE_SCALED_DOT;
+        else if (n == 3 && !strncmp(s, "dot", n)) su->score = SCORE_DOT;
+        else if (n == 8 && !strncmp(s, "additive", n)) su->score = SCORE_ADDITIVE;
+        else {
+            char f[48];
+            found(s, f, sizeof f);
+            return FAIL(p, s, "expected score to be scaled_dot, dot or additive, found %s", f);
+        }
+        return end_of_line(p, s + n);
+    } else if (!strcmp(key, "divisor") || !strcmp(key, "temperature")) {
+        double x;
+        if (!expr_line(p, s, &x)) return false;
+        if (!(x > 0)) return FAIL(p, s, "%s must be greater than 0, found %g", key, x);
+        if (key[0] == 'd') su->divisor = x; else su->temperature = x;
+    } else if (!strcmp(key, "heads")) {
+        long h;
+        if (!scan_int(p, &s, 1, LESSON_MAX_HEADS, "the number of heads", &h) || !end_of_line(p, s)) return false;
+        su->heads = (int)h;
+    } else if (!strcmp(key, "mask")) {
+        size_t n = ident_len(s);
+        free(su->mask_matrix);
+        su->mask_matrix = NULL;
+        if (n == 4 && !strncmp(s, "none", 4)) { su->mask = MASK_NONE; return end_of_line(p, s + n); }
+        if (n == 6 && !strncmp(s, "causal", 6)) { su->mask = MASK_CAUSAL; return end_of_line(p, s + n); }
+        if ((n == 5 && !strncmp(s, "allow", 5)) || (n == 5 && !strncmp(s, "block", 5))) {
+            su->mask = s[0] == 'a' ? MASK_ALLOW : MASK_BLOCK;
+            s += n;
+            su->mask_matrix = known_matrix(p, &s);
+            return su->mask_matrix && end_of_line(p, s);
+        }
+        char f[48];
+        found(s, f, sizeof f);
+        return FAIL(p, s, "expected mask to be none, causal, allow NAME or block NAME, found %s", f);
+    } else if (!strcmp(key, "output")) {
+        free(su->output_proj);
+        su->output_proj = known_matrix(p, &s);
+        return su->output_proj && end_of_line(p, s);
+    } else if (!strcmp(key, "additive")) {
+        free(su->add_w1); free(su->add_w2); free(su->add_v);
+        su->add_w1 = su->add_w2 = su->add_v = NULL;
+        if (!(su->add_w1 = known_matrix(p, &s))) return false;
+        if (!(su->add_w2 = known_matrix(p, &s))) return false;
+        if (!(su->add_v = known_matrix(p, &s))) return false;
+        return end_of_line(p, s);
+    }
+    return true;
+}
+
+/* One option line of a stage. */
+static bool parse_stage_key(Parser *p, const char *key, const char *key_at, const char *v)
+{
+    Stage *st = &p->L->stages[p->L->nstages - 1];
+    int k = key_index(stage_keys, key);
+    if (k < 0) {
+        char list[200];
+        key_list(stage_keys, list, sizeof list);
+        return FAIL(p, key_at, "unknown stage option '%s'; expected one of: %s "
+                    "(leave a blank line between the options and the text)", key, list);
+    }
+    if (p->key_line[k]) return FAIL(p, key_at, "'%s' is set twice in this stage (first on line %d)", key, p->key_line[k]);
+    p->key_line[k] = p->lineno;
+    const char *s = skip_ws(v);
+    long x;
+    if (!strcmp(key, "cmap")) {
+        static const char *const names[] = { "viridis", "cividis", "plasma", "magma", "YlOrRd", "Blues", "RdBu", NULL };
+        size_t n = ident_len(s);
+        for (int i = 0; names[i]; i++)
+            if (strlen(names[i]) == n && !strncmp(s, names[i], n)) {
+                st->cmap = xstrdup(names[i]);
+                return end_of_line(p, s + n);
+            }
+        char f[48];
+        found(s, f, sizeof f);
+        return FAIL(p, s, "unknown colormap %s; expected viridis, cividis, plasma, magma, YlOrRd, Blues or RdBu", f);
+    }
+    if (!strcmp(key, "decimals")) {
+        if (!scan_int(p, &s, 0, 6, "decimals", &x) || !end_of_line(p, s)) return false;
+        st->decimals = (int)x;
+    } else if (!strcmp(key, "head")) {
+        if (!scan_int(p, &s, 1, LESSON_MAX_HEADS, "head", &x) || !end_of_line(p, s)) return false;
+        st->head = (int)x;
+    } else if (!strcmp(key, "query")) {
+        if (!scan_int(p, &s, 1, LESSON_MAX_TOKENS, "query", &x) || !end_of_line(p, s)) return false;
+        st->query = (int)x;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ checks */
+
+/* Width of an operand's result, or -1 with an error. */
+static int operand_check(Parser *p, const Setup *su, const Operand *o, const char *role, int want_rows, const char *tok_what)
+{
+    const LessonMatrix *in = lesson_matrix(su, o->input);
+    if (!in) { fail_line(p, o->line, o->col, "no matrix called %s is defined in this setup", o->input); return -1; }
+    if (in->m->rows != want_rows) {
+        fail_line(p, o->line, o->col, "%s come from %s, which has %d rows, but there are %d %s",
+                  role, o->input, in->m->rows, want_rows, tok_what);
+        return -1;
+    }
+    if (!o->weight) return in->m->cols;
+    const LessonMatrix *w = lesson_matrix(su, o->weight);
+    if (!w) { fail_line(p, o->line, o->col, "no matrix called %s is defined in this setup", o->weight); return -1; }
+    if (w->m->rows != in->m->cols) {
+        fail_line(p, o->line, o->col, "cannot compute %s @ %s: %s has %d columns but %s has %d rows",
+                  o->input, o->weight, o->input, in->m->cols, o->weight, w->m->rows);
+        return -1;
+    }
+    return w->m->cols;
+}
+
+/* The stack depth of an operand's weight (1 if none). */
+static int operand_stack(const Setup *su, const Operand *o)
+{
+    const LessonMatrix *w = o->weight ? lesson_matrix(su, o->weight) : NULL;
+    return w ? w->stack : 1;
+}
+
+/* Fill in defaults and check that everything in a setup fits together. */
+static bool check_setup(Parser *p, Setup *su)
+{
+    if (!su->qtokens || !su->ktokens) {
+        if (su->qtokens || su->ktokens)
+            return fail_line(p, su->line, 1, "this setup has %s but no %s", su->qtokens ? "query_tokens" : "key_tokens",
+                             su->qtokens ? "key_tokens" : "query_tokens");
+        return fail_line(p, su->line, 1, "this setup has no tokens: add 'tokens: ...' (or query_tokens and key_tokens)");
+    }
+    /* Defaults: X for everything, or Y for keys and values when cross. */
+    Operand *ops[3] = { &su->queries, &su->keys, &su->values };
+    const char *names[3] = { "queries", "keys", "values" };
+    for (int i = 0; i < 3; i++) {
+        if (ops[i]->input) continue;
+        const char *def = (i > 0 && su->cross) ? "Y" : "X";
+        if (!lesson_matrix(su, def))
+            return fail_line(p, su->line, 1, "this setup does not say where %s come from: add '%s: %s' "
+                             "(or define a matrix %s)", names[i], names[i], def, def);
+        ops[i]->input = xstrdup(def);
+        ops[i]->line = su->line;
+        ops[i]->col = 1;
+    }
+    int dq = operand_check(p, su, &su->queries, "queries", su->nq, su->cross ? "query tokens" : "tokens");
+    if (dq < 0) return false;
+    int dk = operand_check(p, su, &su->keys, "keys", su->nk, su->cross ? "key tokens" : "tokens");
+    if (dk < 0) return false;
+    int dv = operand_check(p, su, &su->values, "values", su->nk, su->cross ? "key tokens" : "tokens");
+    if (dv < 0) return false;
+    if (su->heads < 1) su->heads = 1;
+    if (su->temperature <= 0) su->temperature = 1.0;
+    if (su->score == SCORE_ADDITIVE) {
+        if (!su->add_w1)
+            return fail_line(p, su->line, 1, "score: additive needs 'additive: W1 W2 v' naming its two weights and its vector");
+        const Mat *w1 = lesson_matrix(su, su->add_w1)->m, *w2 = lesson_matrix(su, su->add_w2)->m, *v = lesson_matrix(su, su->add_v)->m;
+        int u = v->rows * v->cols;
+        if (v->rows != 1 && v->cols != 1)
+            return fail_line(p, su->line, 1, "%s must be a vector (one row or one column), found %dx%d", su->add_v, v->rows, v->cols);
+        if (w1->rows != dq || w1->cols != u)
+            return fail_line(p, su->line, 1, "%s must be %dx%d (query width x length of %s), found %dx%d", su->add_w1, dq, u, su->add_v, w1->rows, w1->cols);
+        if (w2->rows != dk || w2->cols != u)
+            return fail_line(p, su->line, 1, "%s must be %dx%d (key width x length of %s), found %dx%d", su->add_w2, dk, u, su->add_v, w2->rows, w2->cols);
+        if (su->heads != 1)
+            return fail_line(p, su->line, 1, "additive scoring works with one head, found heads: %d", su->heads);
+    } else if (dq != dk) {
+        return fail_line(p, su->keys.line, su->keys.col, "queries are %d wide but keys are %d wide: "
+                         "they must match to take dot products", dq, dk);
+    }
+    if (su->heads > 1) {
+        if (dq % su->heads || dv % su->heads)
+            return fail_line(p, su->line, 1, "%d heads do not divide the width of the queries (%d) and values (%d)",
+                             su->heads, dq, dv);
+    }
+    Operand *all[3] = { &su->queries, &su->keys, &su->values };
+    for (int i = 0; i < 3; i++) {
+        int st = operand_stack(su, all[i]);
+        if (st > 1 && st != su->heads)
+            return fail_line(p, all[i]->line, all[i]->col, "%s is a stack of %d matrices but the setup has %d head%s",
+                             all[i]->weight, st, su->heads, su->heads == 1 ? "" : "s");
+    }
+    if (su->mask == MASK_ALLOW || su->mask == MASK_BLOCK) {
+        const Mat *m = lesson_matrix(su, su->mask_matrix)->m;
+        if (m->rows != su->nq || m->cols != su->nk)
+            return fail_line(p, su->line, 1, "mask %s is %dx%d but the scores are %dx%d (queries x keys)",
+                             su->mask_matrix, m->rows, m->cols, su->nq, su->nk);
+        for (long i = 0; i < (long)m->rows * m->cols; i++)
+            if (m->data[i] != 0.0 && m->data[i] != 1.0)
+                return fail_line(p, lesson_matrix(su, su->mask_matrix)->line, 1,
+                                 "mask %s may hold only 0 and 1, found %g", su->mask_matrix, m->data[i]);
+    }
+    if (su->output_proj) {
+        const Mat *wo = lesson_matrix(su, su->output_proj)->m;
+        if (wo->rows != dv)
+            return fail_line(p, su->line, 1, "output projection %s has %d rows but the heads together are %d wide",
+                             su->output_proj, wo->rows, dv);
+    }
+    return true;
+}
+
+/* Check that a stage can be shown with its setup. */
+static bool check_stage(Parser *p, const Stage *st)
+{
+    const Setup *su = &p->L->setups[st->setup];
+    const char *id = lesson_stage_name(st->id);
+    switch (st->id) {
+    case STAGE_MULTI_HEAD:
+        if (su->heads < 2) return fail_line(p, st->line, 2, "stage multi_head needs 'heads:' of 2 or more in its setup, found %d", su->heads);
+        break;
+    case STAGE_CAUSAL_MASK:
+        if (su->mask == MASK_NONE) return fail_line(p, st->line, 2, "stage causal_mask needs a mask in its setup: add 'mask: causal' (or allow/block NAME)");
+        break;
+    case STAGE_QKV_PROJECTION:
+        if (!su->queries.weight && !su->keys.weight && !su->values.weight)
+            return fail_line(p, st->line, 2, "stage qkv_projection needs projections: write 'queries: X @ W_q' (and keys, values)");
+        break;
+    case STAGE_ADDITIVE_SCORES:
+        if (su->score != SCORE_ADDITIVE) return fail_line(p, st->line, 2, "stage additive_scores needs 'score: additive' in its setup");
+        break;
+    case STAGE_CROSS_ATTENTION:
+        if (!su->cross) return fail_line(p, st->line, 2, "stage cross_attention needs query_tokens and key_tokens in its setup");
+        break;
+    case STAGE_SCALED_SCORES:
+        if (su->score == SCORE_ADDITIVE) return fail_line(p, st->line, 2, "stage scaled_scores needs dot-product scores, but the setup says score: additive");
+        break;
+    default:
+        break;
+    }
+    if (st->head > su->heads) return fail_line(p, st->line, 2, "stage %s asks for head %d but the setup has %d", id, st->head, su->heads);
+    if (st->query > su->nq) return fail_line(p, st->line, 2, "stage %s asks for query %d but there are %d", id, st->query, su->nq);
+    return true;
+}
+
+/* ---------------------------------------------------------------- sections */
+
+/* Close the paragraph being collected into the current stage. */
+static void flush_para(Parser *p)
+{
+    if (p->para.len == 0) return;
+    Stage *st = &p->L->stages[p->L->nstages - 1];
+    st->paras = xrealloc(st->paras, sizeof *st->paras * (size_t)(st->npara + 1));
+    st->paras[st->npara++] = buf_take(&p->para);
+}
+
+/* End the current section: finish rows, paragraphs and checks. */
+static bool end_section(Parser *p)
+{
+    if (!finish_rows(p)) return false;
+    p->cont_target = NULL;
+    if (p->sec == SEC_STAGE) flush_para(p);
+    if (p->sec == SEC_SETUP) return check_setup(p, cur_setup(p));
+    return true;
+}
+
+/* Deep-copy a setup to start the next one from it. */
+static void inherit_setup(Setup *dst, const Setup *src)
+{
+    *dst = *src;
+    dst->title = NULL;
+    dst->qtokens = copy_tokens(src->qtokens, src->nq);
+    dst->ktokens = copy_tokens(src->ktokens, src->nk);
+    dst->mats = src->nmats ? xmalloc(sizeof *dst->mats * (size_t)src->nmats) : NULL;
+    for (int i = 0; i < src->nmats; i++) {
+        dst->mats[i] = src->mats[i];
+        dst->mats[i].name = xstrdup(src->mats[i].name);
+        dst->mats[i].how = xstrdup(src->mats[i].how);
+        dst->mats[i].m = mat_copy(src->mats[i].m);
+    }
+    Operand *o[3] = { &dst->queries, &dst->keys, &dst->values };
+    for (int i = 0; i < 3; i++) {
+        o[i]->input = o[i]->input ? xstrdup(o[i]->input) : NULL;
+        o[i]->weight = o[i]->weight ? xstrdup(o[i]->weight) : NULL;
+    }
+    char **strs[] = { &dst->mask_matrix, &dst->output_proj, &dst->add_w1, &dst->add_w2, &dst->add_v };
+    for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
+        if (*strs[i]) *strs[i] = xstrdup(*strs[i]);
+}
+
+/* `[setup]`, `[setup: Title]`, `[STAGE_ID]` or `[STAGE_ID: Title]`. */
+static bool parse_section(Parser *p, const char *s)
+{
+    if (!end_section(p)) return false;
+    const char *open = s;
+    s++;
+    const char *name_at = skip_ws(s);
+    size_t n = ident_len(name_at);
+    char name[40] = "";
+    if (n > 0 && n < sizeof name) memcpy(name, name_at, n);
+    const char *q = skip_ws(name_at + n);
+    const char *title = NULL, *close = strchr(q, ']');
+    if (!close) return FAIL(p, open, "expected ']' to close the section header");
+    if (*q == ':') {
+        title = skip_ws(q + 1);
+    } else if (q != close) {
+        char f[48];
+        found(q, f, sizeof f);
+        return FAIL(p, q, "expected ':' or ']' after the section name, found %s", f);
+    }
+    if (!end_of_line(p, close + 1)) return false;
+    size_t tlen = title ? (size_t)(close - title) : 0;
+    while (tlen > 0 && (title[tlen - 1] == ' ' || title[tlen - 1] == '\t')) tlen--;
+    memset(p->key_line, 0, sizeof p->key_line);
+    Lesson *L = p->L;
+    if (!strcmp(name, "setup")) {
+        if (L->nsetups >= LESSON_MAX_SETUPS) return FAIL(p, open, "too many setups (the limit is %d)", LESSON_MAX_SETUPS);
+        L->setups = xrealloc(L->setups, sizeof *L->setups * (size_t)(L->nsetups + 1));
+        Setup *su = &L->setups[L->nsetups];
+        if (L->nsetups > 0) inherit_setup(su, &L->setups[L->nsetups - 1]);
+        else {
+            memset(su, 0, sizeof *su);
+            su->heads = 1;
+            su->temperature = 1.0;
+        }
+        L->nsetups++;
+        su->line = p->lineno;
+        su->seed = p->seed;
+        su->seeded = p->seeded;
+        su->title = tlen ? xstrndup(title, tlen) : NULL;
+        p->sec = SEC_SETUP;
+        return true;
+    }
+    StageId id;
+    if (!lesson_stage_from_name(name, &id)) {
+        char list[400] = "setup";
+        for (int i = 0; i < STAGE_COUNT; i++) { strcat(list, ", "); strcat(list, stage_names[i]); }
+        char f[48];
+        found(name_at, f, sizeof f);
+        return FAIL(p, name_at, "unknown section %s; expected one of: %s", f, list);
+    }
+    if (L->nsetups == 0) return FAIL(p, name_at, "stage %s comes before any [setup]: the stage needs a setup above it", name);
+    if (L->nstages >= LESSON_MAX_STAGES) return FAIL(p, open, "too many stages (the limit is %d)", LESSON_MAX_STAGES);
+    L->stages = xrealloc(L->stages, sizeof *L->stages * (size_t)(L->nstages + 1));
+    Stage *st = &L->stages[L->nstages++];
+    memset(st, 0, sizeof *st);
+    st->id = id;
+    st->setup = L->nsetups - 1;
+    st->line = p->lineno;
+    st->decimals = -1;
+    st->title = tlen ? xstrndup(title, tlen) : NULL;
+    p->sec = SEC_STAGE;
+    p->stage_prose = false;
+    return true;
+}
+
+/* A `key: value` line before the first section. */
+static bool parse_head_key(Parser *p, const char *key, const char *key_at, const char *v)
+{
+    int k = key_index(head_keys, key);
+    if (k < 0) {
+        if (key_index(setup_keys, key) >= 0)
+            return FAIL(p, key_at, "'%s' belongs in a [setup] section; add '[setup]' above it", key);
+        return FAIL(p, key_at, "unknown key '%s' at the top of the lesson; expected title or summary", key);
+    }
+    if (p->key_line[k]) return FAIL(p, key_at, "'%s' is set twice (first on line %d)", key, p->key_line[k]);
+    p->key_line[k] = p->lineno;
+    v = skip_ws(v);
+    if (!*v) return FAIL(p, v, "expected text after '%s:'", key);
+    char **dst = k == 0 ? &p->L->title : &p->L->summary;
+    *dst = xstrdup(v);
+    p->cont_target = dst;
+    return true;
+}
+
+/* Strip a trailing " # comment" from a settings line (not from prose). */
+static void strip_comment(char *s)
+{
+    bool quoted = false;
+    for (char *c = s; *c; c++) {
+        if (*c == '"') quoted = !quoted;
+        if (*c == '#' && !quoted && (c == s || c[-1] == ' ' || c[-1] == '\t')) { *c = '\0'; break; }
+    }
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = '\0';
+}
+
+/* One line of the file (already without its line ending). */
+static bool parse_line(Parser *p, char *line)
+{
+    p->line = line;
+    bool indented = line[0] == ' ' || line[0] == '\t';
+    const char *s = skip_ws(line);
+    bool blank = *s == '\0';
+    bool comment = *s == '#';
+
+    /* Prose: a stage's text after its options, kept verbatim. */
+    if (p->sec == SEC_STAGE && p->stage_prose && *s != '[') {
+        if (comment) return true;
+        if (blank) { flush_para(p); return true; }
+        if (p->para.len) buf_puts(&p->para, " ");
+        buf_puts(&p->para, s);
+        return true;
+    }
+    /* A stage's options sit directly under its header; a blank line or the
+    ** first line that is not `option: value` starts the prose. */
+    if (p->sec == SEC_STAGE && !p->stage_prose && *s != '[' && !comment) {
+        size_t kn = ident_len(s);
+        if (blank || kn == 0 || *skip_ws(s + kn) != ':') {
+            p->stage_prose = true;
+            return parse_line(p, line);
+        }
+    }
+    if (blank || comment) {
+        if (blank && p->rows_target == NULL) p->cont_target = NULL;
+        return true;
+    }
+    strip_comment(line);
+    if (indented) {
+        if (p->rows_target) return parse_row(p, s);
+        if (p->cont_target) {
+            char *old = *p->cont_target;
+            size_t a = strlen(old), b = strlen(s);
+            char *joined = xmalloc(a + b + 2);
+            memcpy(joined, old, a);
+            joined[a] = ' ';
+            memcpy(joined + a + 1, s, b + 1);
+            free(old);
+            *p->cont_target = joined;
+            return true;
+        }
+    }
+    if (!finish_rows(p)) return false;
+    p->cont_target = NULL;
+    if (*s == '[') return parse_section(p, s);
+
+    /* key: value  or  NAME = ... */
+    size_t n = ident_len(s);
+    const char *after = skip_ws(s + n);
+    if (n > 0 && *after == '=' && p->sec == SEC_SETUP) return parse_matrix_def(p, s);
+    if (n == 0 || *after != ':') {
+        char f[48];
+        found(s, f, sizeof f);
+        if (n > 0 && *after == '=')
+            return FAIL(p, s, "matrices are defined inside a [setup] section, found %s here", f);
+        return FAIL(p, s, "expected 'key: value'%s, found %s",
+                    p->sec == SEC_SETUP ? " or 'NAME = ...'" : "", f);
+    }
+    char key[40];
+    if (n >= sizeof key) n = sizeof key - 1;
+    memcpy(key, s, n);
+    key[n] = '\0';
+    switch (p->sec) {
+    case SEC_HEAD: return parse_head_key(p, key, s, after + 1);
+    case SEC_SETUP: return parse_setup_key(p, key, s, after + 1);
+    case SEC_STAGE: return parse_stage_key(p, key, s, after + 1);
+    }
+    return true;
+}
+
+/* ----------------------------------------------------------------- file */
+
+/* Length of a valid UTF-8 sequence at s (1-4), or 0 if invalid. */
+static int utf8_len(const unsigned char *s, size_t avail)
+{
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    if (n == 0 || (size_t)n > avail) return 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80) return 0;
+    unsigned cp = n == 2 ? ((c & 0x1f) << 6) | (s[1] & 0x3f)
+                : n == 3 ? ((c & 0x0f) << 12) | ((s[1] & 0x3f) << 6) | (s[2] & 0x3f)
+                : ((c & 0x07) << 18) | ((s[1] & 0x3f) << 12) | ((s[2] & 0x3f) << 6) | (s[3] & 0x3f);
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    return n;
+}
+
+/* Whole-file checks: NUL bytes, UTF-8, control characters, line lengths. */
+static bool check_bytes(Parser *p, const char *text, size_t len)
+{
+    int line = 1, col = 1;
+    size_t line_start = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)text[i];
+        p->lineno = line;
+        if (c == '\n') {
+            line++; col = 1; i++; line_start = i;
+            continue;
+        }
+        if (i - line_start >= LESSON_MAX_LINE)
+            return fail_at(p, col, "line is longer than %d bytes", LESSON_MAX_LINE);
+        if (c == 0) return fail_at(p, col, "NUL byte in the file (is it a text file?)");
+        if (c < 0x20 && c != '\t' && c != '\r')
+            return fail_at(p, col, "control character 0x%02x in the file (is it a text file?)", c);
+        int n = utf8_len((const unsigned char *)text + i, len - i);
+        if (n == 0) return fail_at(p, col, "invalid UTF-8 byte 0x%02x (save the file as UTF-8)", c);
+        i += (size_t)n;
+        col++;
+    }
+    return true;
+}
+
+/* Parse a whole lesson. */
+Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonError *err)
+{
+    Parser P;
+    memset(&P, 0, sizeof P);
+    Parser *p = &P;
+    p->file = filename;
+    p->err = err;
+    memset(err, 0, sizeof *err);
+    p->L = xcalloc(1, sizeof *p->L);
+    p->L->path = xstrdup(filename);
+    const char *base = strrchr(filename, '/');
+    base = base ? base + 1 : filename;
+    size_t bl = strlen(base);
+    if (bl > 7 && !strcmp(base + bl - 7, ".lesson")) bl -= 7;
+    p->L->name = xstrndup(base, bl);
+    bool ok = true;
+    if (len > LESSON_MAX_BYTES) {
+        p->lineno = 1;
+        ok = fail_at(p, 1, "file is %zu bytes, over the limit of %d bytes", len, LESSON_MAX_BYTES);
+    }
+    if (ok && len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) { text += 3; len -= 3; }   /* BOM */
+    if (ok) ok = check_bytes(p, text, len);
+    char *line = ok ? xmalloc(LESSON_MAX_LINE + 1) : NULL;
+    size_t i = 0;
+    p->lineno = 0;
+    while (ok && i < len) {
+        size_t j = i;
+        while (j < len && text[j] != '\n') j++;
+        size_t n = j - i;
+        if (n > 0 && text[i + n - 1] == '\r') n--;                          /* CRLF */
+        memcpy(line, text + i, n);
+        line[n] = '\0';
+        p->lineno++;
+        ok = parse_line(p, line);
+        i = j + 1;
+    }
+    if (ok) {
+        p->lineno++;
+        p->line = "";
+        ok = end_section(p);
+    }
+    free(line);
+    if (ok && !p->L->title) { p->lineno = 1; ok = fail_at(p, 1, "the lesson has no title: add 'title: ...' at the top"); }
+    if (ok && p->L->nsetups == 0) { p->lineno = 1; ok = fail_at(p, 1, "the lesson has no [setup] section"); }
+    if (ok && p->L->nstages == 0) { p->lineno = 1; ok = fail_at(p, 1, "the lesson has no stages: add a section such as [softmax]"); }
+    for (int k = 0; ok && k < p->L->nstages; k++) ok = check_stage(p, &p->L->stages[k]);
+    free(p->rows);
+    buf_free(&p->para);
+    if (!ok) {
+        lesson_free(p->L);
+        return NULL;
+    }
+    return p->L;
+}
+
+/* Read a file and parse it. */
+Lesson *lesson_load(const char *path, LessonError *err)
+{
+    memset(err, 0, sizeof *err);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err->msg, sizeof err->msg, "%s: error: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    Buf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        buf_append(&b, chunk, n);
+        if (b.len > LESSON_MAX_BYTES) break;      /* enough to say it is too big */
+    }
+    bool rerr = ferror(f);
+    fclose(f);
+    if (rerr) {
+        buf_free(&b);
+        snprintf(err->msg, sizeof err->msg, "%s: error: cannot read: %s", path, strerror(errno));
+        return NULL;
+    }
+    Lesson *L = lesson_parse(b.s ? b.s : "", b.len, path, err);
+    buf_free(&b);
+    return L;
+}
+
+/* Release a setup's contents. */
+static void free_setup(Setup *s)
+{
+    free(s->title);
+    free_tokens(s->qtokens, s->nq);
+    free_tokens(s->ktokens, s->nk);
+    for (int i = 0; i < s->nmats; i++) free_matrix(&s->mats[i]);
+    free(s->mats);
+    Operand *o[3] = { &s->queries, &s->keys, &s->values };
+    for (int i = 0; i < 3; i++) { free(o[i]->input); free(o[i]->weight); }
+    free(s->mask_matrix);
+    free(s->output_proj);
+    free(s->add_w1); free(s->add_w2); free(s->add_v);
+}
+
+/* Release a lesson. */
+void lesson_free(Lesson *L)
+{
+    if (!L) return;
+    for (int i = 0; i < L->nsetups; i++) free_setup(&L->setups[i]);
+    free(L->setups);
+    for (int i = 0; i < L->nstages; i++) {
+        Stage *st = &L->stages[i];
+        free(st->title);
+        free(st->cmap);
+        for (int k = 0; k < st->npara; k++) free(st->paras[k]);
+        free(st->paras);
+    }
+    free(L->stages);
+    free(L->path);
+    free(L->name);
+    free(L->title);
+    free(L->summary);
+    free(L);
+}
