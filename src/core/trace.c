@@ -37,6 +37,25 @@ static const Mat *put(TraceSetup *ts, const char *name, Mat *m, bool input)
     return m;
 }
 
+/* Store a computed Q, K or V under its name, replacing an input of the same
+** name that a later setup inherited but no longer uses for this role. */
+static const Mat *put_role(TraceSetup *ts, const char *name, Mat *m, const Operand *o)
+{
+    for (int i = 0; i < ts->n; i++)
+        if (!strcmp(ts->e[i].name, name)) {
+            if (!strcmp(o->input, name) && !o->weight) {   /* the input is this role */
+                mat_free(m);
+                return ts->e[i].m;
+            }
+            if (!m) return NULL;
+            mat_free(ts->e[i].m);
+            ts->e[i].m = m;
+            ts->e[i].input = false;
+            return m;
+        }
+    return put(ts, name, m, false);
+}
+
 /* Look up a name in one setup's results. */
 static const Mat *get(const TraceSetup *ts, const char *name)
 {
@@ -73,6 +92,11 @@ static bool attend(TraceSetup *ts, const Setup *su, const char *prefix,
         scaled = t;
     }
     Mat *masked = mask ? attn_apply_mask(scaled, mask) : NULL;
+    if (mask && !masked) {
+        mat_free(raw);
+        mat_free(scaled);
+        return false;
+    }
     Mat *W = attn_softmax(masked ? masked : scaled);
     Mat *O = attn_weighted_sum(W, V);
     if (!O) {
@@ -139,9 +163,11 @@ static bool check_finite(const TraceSetup *ts, const Setup *su, const char *file
 static bool run_setup(TraceSetup *ts, const Setup *su)
 {
     for (int i = 0; i < su->nmats; i++) put(ts, su->mats[i].name, mat_copy(su->mats[i].m), true);
-    const Mat *Q = put(ts, "Q", operand(ts, &su->queries), false);
-    const Mat *K = put(ts, "K", operand(ts, &su->keys), false);
-    const Mat *V = put(ts, "V", operand(ts, &su->values), false);
+    /* all three from the inputs before any of them takes its name */
+    Mat *q = operand(ts, &su->queries), *k = operand(ts, &su->keys), *v = operand(ts, &su->values);
+    const Mat *Q = put_role(ts, "Q", q, &su->queries);
+    const Mat *K = put_role(ts, "K", k, &su->keys);
+    const Mat *V = put_role(ts, "V", v, &su->values);
     if (!Q || !K || !V) return false;
     ts->heads = su->heads;
     ts->temperature = su->temperature;
