@@ -944,7 +944,8 @@ static bool check_setup(Parser *p, Setup *su)
         if (su->heads != 1)
             return fail_line(p, su->line, 1, "additive scoring works with one head, found heads: %d", su->heads);
     } else if (dq != dk) {
-        return fail_line(p, su->keys.line, su->keys.col, "queries are %d wide but keys are %d wide: "
+        const Operand *at = su->keys.line != su->line ? &su->keys : &su->queries;   /* a line the author wrote */
+        return fail_line(p, at->line, at->col, "queries are %d wide but keys are %d wide: "
                          "they must match to take dot products", dq, dk);
     }
     if (su->heads > 1) {
@@ -1104,7 +1105,8 @@ static bool parse_section(Parser *p, const char *s)
         char list[400] = "setup";
         for (int i = 0; i < STAGE_COUNT; i++) { strcat(list, ", "); strcat(list, stage_names[i]); }
         char f[48];
-        found(name_at, f, sizeof f);
+        if (n > 0) snprintf(f, sizeof f, "'%.*s'", (int)(n < 40 ? n : 40), name_at);
+        else found(name_at, f, sizeof f);
         return FAIL(p, name_at, "unknown section %s; expected one of: %s", f, list);
     }
     if (L->nsetups == 0) return FAIL(p, name_at, "stage %s comes before any [setup]: the stage needs a setup above it", name);

@@ -1,0 +1,87 @@
+/*
+** render.h: drawing a DrawList with SDL, on a window or offscreen.
+**
+** A Render binds a FontSet's glyph pages to one SDL_Renderer as textures;
+** render_drawlist then draws a whole DrawList (clear, rectangles, lines, text)
+** with no texture created per string: each glyph is a copy out of an atlas
+** page, tinted with the text colour.
+**
+**     Render *rd = render_create(sdl_renderer, fonts);
+**     each frame: render_drawlist(rd, list); SDL_RenderPresent(sdl_renderer);
+**     render_free(rd);                 // before SDL_DestroyRenderer
+**
+** For PNG export and tests, an Offscreen is a surface with a software
+** renderer (and its Render) on it: it needs no display and no
+** SDL_Init(SDL_INIT_VIDEO).
+**
+**     Offscreen *o = render_offscreen_create(1280, 800, fonts);
+**     render_drawlist(o->render, list);   // pixels now in o->surface
+**     render_offscreen_free(o);
+**
+** How commands become pixels (the SVG writer should agree):
+** - Rectangles snap their edges to whole pixels (round), so cells that share
+**   an edge neither overlap nor leave gaps. An outline of width w is centred
+**   on the rectangle's edge, like an SVG stroke. Colours with alpha < 255 blend.
+** - A line of width w (at least 1) covers w/2 either side of its centre line,
+**   with butt ends. Horizontal and vertical lines snap like rectangles;
+**   others are filled quads. Dashed: RENDER_DASH_ON*w drawn, RENDER_DASH_OFF*w
+**   skipped, starting with a dash at (x0, y0).
+** - Text sits at whole pixels, unkerned, at font_px(size). Horizontally the
+**   run's advance width is aligned in the box. Vertically TOP puts the font's
+**   ascent at the box top, BOTTOM its descent at the box bottom, and MIDDLE
+**   centres the digits (baseline to the top of '0') in the box.
+** - Rotated text (rotate 90) is the same run turned 90 degrees counter-
+**   clockwise, reading bottom to top, laid out in the box's own frame: halign
+**   runs along the text (LEFT = the box's bottom, RIGHT = its top), valign
+**   across it (TOP = the box's left side, BOTTOM = its right side).
+**
+** Ownership: a Render borrows its SDL_Renderer and FontSet (both must outlive
+** it) and owns its textures. An Offscreen owns its surface, renderer and Render.
+*/
+#ifndef ATTNLAB_RENDER_H
+#define ATTNLAB_RENDER_H
+
+#include <SDL.h>
+#include "font.h"
+#include "view/draw.h"
+
+/* Dash pattern of dashed lines, in multiples of the stroke width. */
+#define RENDER_DASH_ON  5.0f
+#define RENDER_DASH_OFF 4.0f
+/* Offscreen canvases are limited to this many pixels a side. */
+#define RENDER_MAX_SIDE 16384
+
+typedef struct Render Render;
+
+typedef struct Offscreen {
+    int w, h;
+    SDL_Surface *surface;       /* ARGB8888, w x h: the pixels */
+    SDL_Renderer *renderer;     /* software renderer drawing into surface */
+    Render *render;             /* glyph textures for renderer */
+} Offscreen;
+
+/* A Render for r using fonts; NULL on failure (render_error). */
+Render *render_create(SDL_Renderer *r, FontSet *fonts);
+/* Destroy its textures; call before destroying the SDL_Renderer. NULL is fine. */
+void render_free(Render *rd);
+/* Upload every page again (after SDL_RENDER_TARGETS_RESET or _DEVICE_RESET). */
+void render_invalidate(Render *rd);
+/* Clear to d->background and draw every command of d in order. Returns 0, or
+** -1 when a texture could not be made (render_error); what could be drawn is. */
+int render_drawlist(Render *rd, const DrawList *d);
+/* Why the last render_ call failed, or "". */
+const char *render_error(void);
+
+/* Pen position and width of a text command as render_drawlist places it:
+** (x, y) is where the first glyph's pen sits on the baseline. For rotated
+** text the pen moves up from (x, y). Returns the advance width in pixels. */
+int render_text_origin(FontSet *fonts, const DrawCmd *c, const char *text, int *x, int *y);
+
+/* A w x h offscreen canvas drawing with fonts; NULL on failure (render_error). */
+Offscreen *render_offscreen_create(int w, int h, FontSet *fonts);
+/* Release the canvas, its renderer and textures (NULL is fine). */
+void render_offscreen_free(Offscreen *o);
+/* The pixel at (x, y) of the canvas, opaque; black outside it. */
+Color render_offscreen_pixel(const Offscreen *o, int x, int y);
+
+#endif

@@ -1,0 +1,293 @@
+/*
+** test_lesson.c: the lesson parser. Every error class gets its exact
+** message and position; valid lessons check what the parser built.
+*/
+#include "suites.h"
+#include "core/lesson.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#define BASE "title: T\n[setup]\ntokens: a b\nX =\n  1 2\n  3 4\n"
+
+/* Parse text; the lesson or NULL, with err filled. */
+static Lesson *parse(const char *text, LessonError *err)
+{
+    return lesson_parse(text, strlen(text), "t.lesson", err);
+}
+
+/* Parse text that must fail, and compare the message (a prefix when the
+** expected text ends in "..."). */
+static void expect_error(const char *text, size_t len, const char *want)
+{
+    LessonError err;
+    Lesson *L = lesson_parse(text, len, "t.lesson", &err);
+    if (L) {
+        lesson_free(L);
+        ck_abort_msg("expected error \"%s\" but the lesson parsed", want);
+    }
+    size_t n = strlen(want);
+    if (n > 3 && !strcmp(want + n - 3, "..."))
+        ck_assert_msg(!strncmp(err.msg, want, n - 3), "got  \"%s\"\nwant \"%s\"", err.msg, want);
+    else
+        ck_assert_msg(!strcmp(err.msg, want), "got  \"%s\"\nwant \"%s\"", err.msg, want);
+}
+
+/* Same, for NUL-free text. */
+static void expect(const char *text, const char *want)
+{
+    expect_error(text, strlen(text), want);
+}
+
+START_TEST(test_minimal_lesson)
+{
+    LessonError err;
+    Lesson *L = parse(BASE "[softmax]\n", &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_str_eq(L->title, "T");
+    ck_assert_int_eq(L->nsetups, 1);
+    ck_assert_int_eq(L->nstages, 1);
+    ck_assert_int_eq(L->stages[0].id, STAGE_SOFTMAX);
+    const Setup *s = &L->setups[0];
+    ck_assert_int_eq(s->nq, 2);
+    ck_assert_str_eq(s->queries.input, "X");       /* default: Q = K = V = X */
+    ck_assert_ptr_null(s->queries.weight);
+    ck_assert_int_eq(s->heads, 1);
+    ck_assert_int_eq(s->score, SCORE_SCALED_DOT);
+    ck_assert_double_eq(mat_get(lesson_matrix(s, "X")->m, 1, 0), 3);
+    lesson_free(L);
+}
+END_TEST
+
+START_TEST(test_prose_options_and_comments)
+{
+    LessonError err;
+    const char *text =
+        "# a comment\n"
+        "title: Tokens and \"quotes\"\n"
+        "summary: one\n  two\n"
+        "[setup: First]\n"
+        "seed: 42   # trailing comment\n"
+        "tokens: \"New York\" is big\n"
+        "X = randn 3x2 * sqrt(2/(64+16))\n"
+        "W = identity 2\n"
+        "queries: X @ W\n"
+        "[softmax: Weights]\n"
+        "cmap: magma\n"
+        "decimals: 3\n"
+        "\n"
+        "First paragraph,\n"
+        "still first. Note: a colon is fine in prose # and so is this.\n"
+        "\n"
+        "Second.\n";
+    Lesson *L = parse(text, &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_str_eq(L->summary, "one two");
+    ck_assert_str_eq(L->setups[0].title, "First");
+    ck_assert_str_eq(L->setups[0].qtokens[0], "New York");
+    ck_assert_int_eq(L->setups[0].nq, 3);
+    const Stage *st = &L->stages[0];
+    ck_assert_str_eq(st->title, "Weights");
+    ck_assert_str_eq(st->cmap, "magma");
+    ck_assert_int_eq(st->decimals, 3);
+    ck_assert_int_eq(st->npara, 2);
+    ck_assert_str_eq(st->paras[0], "First paragraph, still first. Note: a colon is fine in prose # and so is this.");
+    ck_assert_str_eq(st->paras[1], "Second.");
+    /* randn * sqrt(2/80) is numpy's randn(3, 2) * np.sqrt(2.0 / 80) */
+    ck_assert_double_eq_tol(mat_get(lesson_matrix(&L->setups[0], "X")->m, 0, 0),
+                            0.4967141530112327 * 0.15811388300841897, 1e-17);
+    lesson_free(L);
+}
+END_TEST
+
+START_TEST(test_setups_inherit_and_draws_continue)
+{
+    LessonError err;
+    const char *text = "title: T\n[setup]\nseed: 42\ntokens: a b\nX = randn 2x2\n[softmax]\n"
+                       "[setup]\nheads: 2\nY = randn 1x1\n[multi_head]\n"
+                       "[setup]\nseed: 42\nY = randn 1x1\n[softmax]\n";
+    Lesson *L = parse(text, &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_int_eq(L->nsetups, 3);
+    ck_assert_int_eq(L->setups[1].heads, 2);
+    ck_assert_int_eq(L->setups[2].heads, 2);           /* inherited */
+    ck_assert_int_eq(L->stages[1].setup, 1);
+    /* the fifth draw after seed 42, then the first draw after reseeding */
+    ck_assert_double_eq(lesson_matrix(&L->setups[1], "Y")->m->data[0], -0.23415337472333597);
+    ck_assert_double_eq(lesson_matrix(&L->setups[2], "Y")->m->data[0], 0.4967141530112327);
+    ck_assert_double_eq(lesson_matrix(&L->setups[2], "X")->m->data[3], 1.5230298564080254);
+    lesson_free(L);
+}
+END_TEST
+
+START_TEST(test_crlf_and_bom_accepted)
+{
+    LessonError err;
+    const char *text = "\xef\xbb\xbftitle: T\r\n[setup]\r\ntokens: a\r\nX =\r\n  1\r\n[softmax]\r\n";
+    Lesson *L = parse(text, &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_str_eq(L->title, "T");
+    lesson_free(L);
+}
+END_TEST
+
+START_TEST(test_generators)
+{
+    LessonError err;
+    const char *text = "title: T\n[setup]\nseed: 1\ntokens: a b\n"
+                       "X = onehot 2x3\nZ = zeros 2x2\nO = ones 1x2\nI = identity 3\n"
+                       "R = randint 5 10 2x2\nS = sinusoid 2x3 freq 0.5\nT = randn 2x2x3\nU = rand 1x3\n"
+                       "[softmax]\n";
+    Lesson *L = parse(text, &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    const Setup *s = &L->setups[0];
+    ck_assert_double_eq(mat_get(lesson_matrix(s, "X")->m, 1, 1), 1);
+    ck_assert_double_eq(mat_get(lesson_matrix(s, "X")->m, 1, 2), 0);
+    ck_assert_double_eq(mat_get(lesson_matrix(s, "O")->m, 0, 1), 1);
+    ck_assert_double_eq(mat_get(lesson_matrix(s, "I")->m, 2, 2), 1);
+    const Mat *R = lesson_matrix(s, "R")->m;
+    for (int k = 0; k < 4; k++) ck_assert(R->data[k] >= 5 && R->data[k] < 10);
+    ck_assert_double_eq_tol(mat_get(lesson_matrix(s, "S")->m, 1, 2), sin(2 * 2 * 0.5), 1e-15);
+    ck_assert_int_eq(lesson_matrix(s, "T")->stack, 2);
+    ck_assert_int_eq(lesson_matrix(s, "T")->m->cols, 6);
+    for (int k = 0; k < 3; k++) ck_assert(lesson_matrix(s, "U")->m->data[k] < 1.0);
+    lesson_free(L);
+}
+END_TEST
+
+START_TEST(test_errors_keys_and_sections)
+{
+    expect("title: T\n[setup]\ntokenz: a b\n", "t.lesson:3:1: error: unknown setting 'tokenz' in [setup]; expected one of: seed, tokens, ...");
+    expect("title: T\ntokens: a\n", "t.lesson:2:1: error: 'tokens' belongs in a [setup] section; add '[setup]' above it");
+    expect("title: T\ncolour: red\n", "t.lesson:2:1: error: unknown key 'colour' at the top of the lesson; expected title or summary");
+    expect(BASE "[softmx]\n", "t.lesson:7:2: error: unknown section 'softmx'; expected one of: setup, embeddings, ...");
+    expect(BASE "[softmax]\ncmpa: viridis\n", "t.lesson:8:1: error: unknown stage option 'cmpa'; expected one of: cmap, decimals, head, query ...");
+    expect(BASE "[softmax]\ncmap: rainbow\n", "t.lesson:8:7: error: unknown colormap 'rainbow'; expected viridis, cividis, plasma, magma, YlOrRd, Blues or RdBu");
+    expect("title: T\n[softmax]\n", "t.lesson:2:2: error: stage softmax comes before any [setup]: the stage needs a setup above it");
+    expect(BASE "[softmax\n", "t.lesson:7:1: error: expected ']' to close the section header");
+    expect(BASE "score: cosine\n", "t.lesson:7:8: error: expected score to be scaled_dot, dot or additive, found 'cosine'");
+    expect(BASE "mask: triangle\n", "t.lesson:7:7: error: expected mask to be none, causal, allow NAME or block NAME, found 'triangle'");
+    expect(BASE "mask: allow M\n", "t.lesson:7:13: error: no matrix called M is defined above");
+}
+END_TEST
+
+START_TEST(test_errors_duplicates_and_missing)
+{
+    expect(BASE "X = zeros 2x2\n", "t.lesson:7:1: error: X is defined twice in this setup (first on line 4)");
+    expect(BASE "tokens: a b\n", "t.lesson:7:1: error: 'tokens' is set twice in this setup (first on line 3)");
+    expect("title: A\ntitle: B\n", "t.lesson:2:1: error: 'title' is set twice (first on line 1)");
+    expect("", "t.lesson:1:1: error: the lesson has no title: add 'title: ...' at the top");
+    expect("# only a comment\n\n", "t.lesson:1:1: error: the lesson has no title: add 'title: ...' at the top");
+    expect("title: T\n", "t.lesson:1:1: error: the lesson has no [setup] section");
+    expect(BASE, "t.lesson:1:1: error: the lesson has no stages: add a section such as [softmax]");
+    expect("title: T\n[setup]\nX =\n  1\n[softmax]\n", "t.lesson:2:1: error: this setup has no tokens: add 'tokens: ...' (or query_tokens and key_tokens)");
+    expect("title: T\n[setup]\ntokens: a\n[softmax]\n", "t.lesson:2:1: error: this setup does not say where queries come from: add 'queries: X' (or define a matrix X)");
+    expect("title: T\n[setup]\ntokens: a\nX =\n[softmax]\n", "t.lesson:4:1: error: X has no rows: write them on the following lines, indented");
+}
+END_TEST
+
+START_TEST(test_errors_numbers)
+{
+    expect(BASE "Y =\n  1 x\n", "t.lesson:8:5: error: expected a number, found 'x'");
+    expect(BASE "Y =\n  1 nan\n", "t.lesson:8:5: error: expected a finite number, found 'nan' (NaN and infinity are not allowed)");
+    expect(BASE "Y =\n  -inf 1\n", "t.lesson:8:3: error: expected a finite number, found '-inf' (NaN and infinity are not allowed)");
+    expect(BASE "Y =\n  1e999 1\n", "t.lesson:8:3: error: number 1e999 is too large for a double (it would be infinite)");
+    expect(BASE "Y =\n  1 2\n  3\n", "t.lesson:9:3: error: row 2 of Y has 1 numbers, but row 1 has 2");
+    expect(BASE "Y =\n  1 2e\n", "t.lesson:8:6: error: expected digits after the exponent 'e'");
+    expect(BASE "temperature: 0\n", "t.lesson:7:14: error: temperature must be greater than 0, found 0");
+    expect(BASE "divisor: 1/0\n", "t.lesson:7:11: error: division by zero");
+    expect(BASE "seed: 4294967296\n", "t.lesson:7:7: error: the seed must be between 0 and 4294967295, found 4294967296");
+    expect(BASE "seed: -1\n", "t.lesson:7:7: error: the seed must be between 0 and 4294967295, found -1");
+    expect(BASE "Y = randn 2x2\n", "t.lesson:7:5: error: randn needs a seed: add 'seed: N' to the setup before this line");
+}
+END_TEST
+
+START_TEST(test_errors_shapes)
+{
+    expect("title: T\n[setup]\ntokens: a b c\nX =\n  1 2\n  3 4\n[softmax]\n",
+           "t.lesson:2:1: error: queries come from X, which has 2 rows, but there are 3 tokens");
+    expect(BASE "W = zeros 3x2\nqueries: X @ W\n[softmax]\n",
+           "t.lesson:8:10: error: cannot compute X @ W: X has 2 columns but W has 3 rows");
+    expect(BASE "W = zeros 2x3\nqueries: X @ W\n[softmax]\n",
+           "t.lesson:8:10: error: queries are 3 wide but keys are 2 wide: they must match to take dot products");
+    expect(BASE "heads: 3\n[softmax]\n", "t.lesson:2:1: error: 3 heads do not divide the width of the queries (2) and values (2)");
+    expect(BASE "[multi_head]\n", "t.lesson:7:2: error: stage multi_head needs 'heads:' of 2 or more in its setup, found 1");
+    expect(BASE "[causal_mask]\n", "t.lesson:7:2: error: stage causal_mask needs a mask in its setup: add 'mask: causal' (or allow/block NAME)");
+    expect(BASE "[per_token]\nquery: 3\n", "t.lesson:7:2: error: stage per_token asks for query 3 but there are 2");
+    expect(BASE "M =\n  1 0\n  2 1\nmask: allow M\n[softmax]\n", "t.lesson:7:1: error: mask M may hold only 0 and 1, found 2");
+    expect(BASE "X2 = onehot 3x2\n", "t.lesson:7:6: error: onehot 3x2 needs at least as many columns as rows");
+    expect(BASE "W = randn 3x4x2\n", "t.lesson:7:5: error: randn needs a seed: add 'seed: N' to the setup before this line");
+    expect(BASE "seed: 1\nW = randn 3x2x2\nqueries: X @ W\nkeys: X @ W\n[softmax]\n",
+           "t.lesson:9:10: error: W is a stack of 3 matrices but the setup has 1 head");
+}
+END_TEST
+
+START_TEST(test_limits_sizes)
+{
+    expect(BASE "seed: 1\nY = randn 2x1025\n", "t.lesson:8:11: error: size 2x1025 is over the limit of 1024 rows or columns");
+    expect(BASE "heads: 17\n", "t.lesson:7:8: error: the number of heads must be between 1 and 16, found 17");
+    expect(BASE "Z = zeros 0x3\n", "t.lesson:7:11: error: a size like 3x4 must be between 1 and 1048576, found 0");
+    /* 257 tokens */
+    char *text = malloc(4096);
+    strcpy(text, "title: T\n[setup]\ntokens:");
+    for (int i = 0; i < 257; i++) strcat(text, " t");
+    strcat(text, "\n");
+    expect(text, "t.lesson:3:521: error: too many tokens (the limit is 256)");
+    free(text);
+    /* a line over 4096 bytes */
+    char *longline = malloc(5000);
+    memset(longline, 'a', 4999);
+    memcpy(longline, "title: ", 7);
+    longline[4999] = '\0';
+    expect(longline, "t.lesson:1:4097: error: line is longer than 4096 bytes");
+    free(longline);
+}
+END_TEST
+
+START_TEST(test_limits_bytes)
+{
+    expect("title: T\xff\n", "t.lesson:1:9: error: invalid UTF-8 byte 0xff (save the file as UTF-8)");
+    expect("title: caf\xc3\n", "t.lesson:1:11: error: invalid UTF-8 byte 0xc3 (save the file as UTF-8)");
+    expect("title: \xed\xa0\x80\n", "t.lesson:1:8: error: invalid UTF-8 byte 0xed (save the file as UTF-8)");
+    expect_error("title: T\n\0x", 11, "t.lesson:2:1: error: NUL byte in the file (is it a text file?)");
+    expect("title: T\x01\n", "t.lesson:1:9: error: control character 0x01 in the file (is it a text file?)");
+    char *big = malloc(LESSON_MAX_BYTES + 2);
+    memset(big, '#', LESSON_MAX_BYTES + 1);
+    big[LESSON_MAX_BYTES + 1] = '\0';
+    expect(big, "t.lesson:1:1: error: file is 1048577 bytes, over the limit of 1048576 bytes");
+    free(big);
+}
+END_TEST
+
+START_TEST(test_limits_load_missing_file)
+{
+    LessonError err;
+    ck_assert_ptr_null(lesson_load("no/such/file.lesson", &err));
+    ck_assert_str_eq(err.msg, "no/such/file.lesson: error: cannot open: No such file or directory");
+    ck_assert_int_eq(err.line, 0);
+}
+END_TEST
+
+/* The parser suite. */
+Suite *lesson_suite(void)
+{
+    Suite *s = suite_create("lesson");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, test_minimal_lesson);
+    tcase_add_test(core, test_prose_options_and_comments);
+    tcase_add_test(core, test_setups_inherit_and_draws_continue);
+    tcase_add_test(core, test_crlf_and_bom_accepted);
+    tcase_add_test(core, test_generators);
+    tcase_add_test(core, test_errors_keys_and_sections);
+    tcase_add_test(core, test_errors_duplicates_and_missing);
+    tcase_add_test(core, test_errors_numbers);
+    tcase_add_test(core, test_errors_shapes);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, test_limits_sizes);
+    tcase_add_test(limits, test_limits_bytes);
+    tcase_add_test(limits, test_limits_load_missing_file);
+    suite_add_tcase(s, limits);
+    return s;
+}
