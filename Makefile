@@ -70,6 +70,18 @@ $(BUILD)/obj/%.o: %.c Makefile | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c $< -o $@
 
+# Colormaps: assets/cmaps/NAME.txt (256 lines "R G B") become the C arrays
+# cmap_tab_NAME in a generated header that only cmap.c includes.
+CMAP_TXT := $(sort $(wildcard assets/cmaps/*.txt))
+$(BUILD)/gen/cmap_tables.h: $(CMAP_TXT)
+	@mkdir -p $(dir $@)
+	awk 'FNR == 1 { if (NR > 1) print "};"; n = FILENAME; sub(/.*\//, "", n); sub(/\.txt$$/, "", n); \
+	     printf "static const unsigned char cmap_tab_%s[256][3] = {\n", n } \
+	     NF == 3 { printf "    { %d, %d, %d },\n", $$1, $$2, $$3 } END { print "};" }' $(CMAP_TXT) > $@.tmp
+	mv $@.tmp $@
+$(BUILD)/obj/src/view/cmap.o: $(BUILD)/gen/cmap_tables.h
+$(BUILD)/obj/src/view/cmap.o: CFLAGS_ALL += -I$(BUILD)/gen
+
 $(BUILD)/attnlab: $(LIB_OBJ) $(call obj,src/app/main.c) | deps
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
 
@@ -83,6 +95,7 @@ run: $(BUILD)/attnlab
 test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab
 	cd tests && CK_FORK=yes ../$(BUILD)/check_attnlab
 	ATTNLAB=$(BUILD)/attnlab sh tests/cli.sh
+	/usr/bin/python3 tests/check_lessons.py $(BUILD)/attnlab lessons tests/reference
 
 test: deps
 	@$(MAKE) --no-print-directory test-unit

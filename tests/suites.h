@@ -12,6 +12,7 @@ Suite *mat_suite(void);
 Suite *rng_suite(void);
 Suite *attn_suite(void);
 Suite *lesson_suite(void);
+Suite *stage_suite(void);
 
 /* Assert two matrices have the same shape and agree to tol everywhere
 ** (-∞ must meet -∞). */

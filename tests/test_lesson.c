@@ -216,7 +216,7 @@ START_TEST(test_errors_shapes)
     expect(BASE "[causal_mask]\n", "t.lesson:7:2: error: stage causal_mask needs a mask in its setup: add 'mask: causal' (or allow/block NAME)");
     expect(BASE "[per_token]\nquery: 3\n", "t.lesson:7:2: error: stage per_token asks for query 3 but there are 2");
     expect(BASE "M =\n  1 0\n  2 1\nmask: allow M\n[softmax]\n", "t.lesson:7:1: error: mask M may hold only 0 and 1, found 2");
-    expect(BASE "X2 = onehot 3x2\n", "t.lesson:7:6: error: onehot 3x2 needs at least as many columns as rows");
+    expect(BASE "X2 = onehot 3x2\n", "t.lesson:7:13: error: onehot 3x2 needs at least as many columns as rows");
     expect(BASE "W = randn 3x4x2\n", "t.lesson:7:5: error: randn needs a seed: add 'seed: N' to the setup before this line");
     expect(BASE "seed: 1\nW = randn 3x2x2\nqueries: X @ W\nkeys: X @ W\n[softmax]\n",
            "t.lesson:9:10: error: W is a stack of 3 matrices but the setup has 1 head");

@@ -102,6 +102,7 @@ static void ex_projection(Ex *e, const char *which, int i, int j, double v)
         return;
     }
     const Mat *W = trace_get(e->T, e->s, o->weight);
+    if (e->head > 0) buf_printf(&e->out, "head %d: ", e->head);
     buf_printf(&e->out, "%s[%d][%d] = row %d of %s \xc2\xb7 column %d of %s\n= ", which, i + 1, j + 1, i + 1, o->input, col + 1, o->weight);
     dot_line(&e->out, mat_row(X, i), 1, W->data + col, W->cols, X->cols, v);
     if (e->head > 0) buf_printf(&e->out, "\n(head %d uses columns %d\xe2\x80\x93%d of %s)", e->head,

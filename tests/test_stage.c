@@ -1,0 +1,244 @@
+/*
+** test_stage.c: stage views, cell explanations and the JSON dump, on small
+** lessons whose numbers can be checked by hand.
+*/
+#include "suites.h"
+#include "tjson.h"
+#include "core/dump.h"
+#include "core/explain.h"
+#include "core/lesson.h"
+#include "core/stage.h"
+#include "core/trace.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* seed 002's printed Q, K, V, given directly, plus a causal setup. */
+static const char *const QKV_LESSON =
+    "title: Printed QKV\n"
+    "[setup]\n"
+    "tokens: cat sat mat\n"
+    "Q =\n  0.6621 -0.1897 0.7634 0.6398\n  0.7188 0.1748 -0.6353 0.1173\n  -0.2029 -0.4216 0.7527 0.4176\n"
+    "K =\n  0.6676 -0.399 -0.6836 0.0817\n  0.128 -0.1016 -0.3992 -0.8554\n  -0.4043 -0.3517 -0.2445 0.7821\n"
+    "V =\n  0.6686 0.135 0.2327 0.5006\n  0.1441 0.6997 -0.2348 -0.3786\n  -0.2812 0.0947 0.3645 0.4999\n"
+    "queries: Q\nkeys: K\nvalues: V\n"
+    "[scaled_scores]\n[softmax]\n[weighted_sum]\n"
+    "[setup]\nmask: causal\n[causal_mask]\n[entropy]\n"
+    "[setup]\nmask: none\nheads: 2\n[multi_head]\n[per_token]\nquery: 2\n";
+
+static Lesson *L;
+static Trace *T;
+
+/* Parse and run the lesson above. */
+static void setup_lesson(void)
+{
+    LessonError err;
+    L = lesson_parse(QKV_LESSON, strlen(QKV_LESSON), "qkv.lesson", &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    T = attn_run(L, &err);
+    ck_assert_msg(T != NULL, "%s", err.msg);
+}
+
+/* Free them. */
+static void teardown_lesson(void)
+{
+    trace_free(T);
+    lesson_free(L);
+}
+
+/* Assert that text contains part. */
+static void has(const char *text, const char *part)
+{
+    ck_assert_msg(text && strstr(text, part), "\"%s\"\ndoes not contain \"%s\"", text ? text : "(null)", part);
+}
+
+START_TEST(test_view_softmax)
+{
+    View *v = stage_view(L, T, 1);
+    ck_assert_int_eq(v->id, STAGE_SOFTMAX);
+    ck_assert_int_eq(v->npanels, 2);
+    ck_assert_str_eq(v->title, "Softmax: scores become weights");
+    has(v->formula, "softmax(Q\xc2\xb7K\xe1\xb5\x80 \xc3\xb7 \xe2\x88\x9a" "4)");
+    const Panel *w = &v->panels[1];
+    ck_assert_str_eq(w->matrix, "weights");
+    ck_assert(w->probabilities);
+    ck_assert_str_eq(w->cmap, "viridis");
+    ck_assert_str_eq(w->row_labels[2], "mat");
+    ck_assert_str_eq(w->col_labels[0], "cat");
+    ck_assert_double_eq_tol(mat_get(w->m, 0, 0), 0.36975828935312194, 1e-12);
+    ck_assert_str_eq(v->panels[0].cmap, "RdBu");        /* signed scores: diverging */
+    ck_assert(v->panels[0].diverging);
+    stage_view_free(v);
+}
+END_TEST
+
+START_TEST(test_view_every_stage_has_panels)
+{
+    for (int k = 0; k < L->nstages; k++) {
+        View *v = stage_view(L, T, k);
+        ck_assert_int_gt(v->npanels, 0);
+        ck_assert_int_gt((int)strlen(v->formula), 0);
+        for (int p = 0; p < v->npanels; p++) {
+            ck_assert_ptr_nonnull(v->panels[p].m);
+            ck_assert_ptr_nonnull(v->panels[p].row_labels[v->panels[p].m->rows - 1]);
+        }
+        stage_view_free(v);
+    }
+    ck_assert_ptr_null(stage_view(L, T, L->nstages));
+}
+END_TEST
+
+START_TEST(test_view_causal_and_heads)
+{
+    View *v = stage_view(L, T, 3);
+    ck_assert_int_eq(v->id, STAGE_CAUSAL_MASK);
+    ck_assert_str_eq(v->panels[0].matrix, "mask");
+    ck_assert_int_eq(v->panels[0].decimals, 0);
+    ck_assert(isinf(mat_get(v->panels[1].m, 0, 2)));
+    ck_assert(mat_get(v->panels[2].m, 0, 2) == 0.0);
+    ck_assert_double_eq(mat_get(v->panels[2].m, 0, 0), 1.0);
+    stage_view_free(v);
+    v = stage_view(L, T, 4);
+    ck_assert_int_eq(v->panels[0].kind, PANEL_PLOT);
+    ck_assert_double_eq_tol(v->panels[0].bound, log(3.0), 1e-15);
+    ck_assert_str_eq(v->panels[0].series[0], "single head");
+    ck_assert_double_eq(mat_get(v->panels[0].m, 0, 0), 0.0);   /* the first token sees only itself */
+    stage_view_free(v);
+    v = stage_view(L, T, 5);
+    ck_assert_str_eq(v->panels[0].matrix, "head1.weights");
+    ck_assert_str_eq(v->panels[1].matrix, "head2.weights");
+    ck_assert_str_eq(v->panels[2].matrix, "concat");
+    stage_view_free(v);
+    v = stage_view(L, T, 6);                          /* per_token, query 2 = "sat" */
+    ck_assert_int_eq(v->panels[0].m->rows, 1);
+    ck_assert_int_eq(v->panels[0].row_offset, 1);
+    ck_assert_str_eq(v->panels[0].row_labels[0], "sat");
+    ck_assert_double_eq(mat_get(v->panels[0].m, 0, 2), mat_get(trace_get(T, 0, "raw_scores"), 1, 2));
+    stage_view_free(v);
+}
+END_TEST
+
+START_TEST(test_explain_scaled_score_by_hand)
+{
+    char *t = explain_cell(L, T, 0, "scaled_scores", 0, 0);
+    has(t, "q\xc2\xb7k for query \xe2\x80\x9c" "cat\xe2\x80\x9d and key \xe2\x80\x9c" "cat\xe2\x80\x9d");
+    /* 0.6621·0.6676 − 0.1897·(−0.399) − 0.7634·0.6836 + 0.6398·0.0817 = 0.04812 */
+    has(t, "0.6621\xc3\x97" "0.6676 + (\xe2\x88\x92" "0.1897)\xc3\x97(\xe2\x88\x92" "0.399)");
+    has(t, "= 0.04812");
+    has(t, "\xc3\xb7 \xe2\x88\x9a" "4 (d_k = 4, \xe2\x88\x9a" "4 = 2) = 0.02406");
+    free(t);
+}
+END_TEST
+
+START_TEST(test_explain_weight_and_output)
+{
+    char *t = explain_cell(L, T, 0, "weights", 0, 0);
+    /* exp(0.02406 − 0.05638) = 0.9682; the row's sum of exponentials is 2.618 */
+    has(t, "exp(0.02406 \xe2\x88\x92 0.05638) / \xce\xa3 = 0.9682 / 2.618 = 0.3698");
+    free(t);
+    t = explain_cell(L, T, 0, "output", 1, 2);
+    has(t, "0.4255\xc3\x97" "0.2327 + 0.3111\xc3\x97(\xe2\x88\x92" "0.2348) + 0.2634\xc3\x97" "0.3645 = 0.122");
+    free(t);
+    t = explain_cell(L, T, 0, "Q", 2, 3);
+    has(t, "Q[3][4] = 0.4176\nwritten in the lesson, line 7");   /* given directly: an input */
+    has(t, "an input");
+    free(t);
+}
+END_TEST
+
+START_TEST(test_explain_masked_cells)
+{
+    char *t = explain_cell(L, T, 1, "masked_scores", 0, 2);
+    has(t, "\xe2\x88\x92\xe2\x88\x9e: \xe2\x80\x9cmat\xe2\x80\x9d (position 3) comes after \xe2\x80\x9c" "cat\xe2\x80\x9d (position 1)");
+    has(t, "exactly 0");
+    free(t);
+    t = explain_cell(L, T, 1, "weights", 0, 2);
+    has(t, "weight 0 exactly");
+    free(t);
+    t = explain_cell(L, T, 1, "mask", 2, 0);
+    has(t, "may attend");
+    free(t);
+    ck_assert_ptr_null(explain_cell(L, T, 0, "weights", 3, 0));
+    ck_assert_ptr_null(explain_cell(L, T, 0, "nonexistent", 0, 0));
+}
+END_TEST
+
+START_TEST(test_explain_all_masked_row)
+{
+    const char *text = "title: T\n[setup]\ntokens: a b\nX =\n  1 2\n  3 4\nM =\n  0 0\n  1 1\nmask: allow M\n[causal_mask]\n";
+    LessonError err;
+    Lesson *l = lesson_parse(text, strlen(text), "m.lesson", &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    Trace *t = attn_run(l, &err);
+    ck_assert_ptr_nonnull(t);
+    const Mat *W = trace_get(t, 0, "weights");
+    ck_assert(mat_get(W, 0, 0) == 0.0 && mat_get(W, 0, 1) == 0.0);
+    char *s = explain_cell(l, t, 0, "weights", 0, 1);
+    has(s, "every key is masked");
+    has(s, "not NaN");
+    free(s);
+    trace_free(t);
+    lesson_free(l);
+}
+END_TEST
+
+START_TEST(test_dump_is_json_with_nulls)
+{
+    Buf b = {0};
+    dump_json(L, T, &b);
+    Tj *j = tjson_parse(b.s);
+    ck_assert_msg(j != NULL, "dump is not valid JSON");
+    ck_assert_str_eq(tjson_get(j, "lesson")->str, "qkv");
+    Tj *stages = tjson_get(j, "stages");
+    ck_assert_int_eq(stages->n, L->nstages);
+    Tj *causal = tjson_at(stages, 3);
+    ck_assert_str_eq(tjson_get(causal, "id")->str, "causal_mask");
+    Tj *masked = tjson_at(tjson_get(causal, "matrices"), 1);
+    ck_assert_str_eq(tjson_get(masked, "name")->str, "masked_scores");
+    Tj *row0 = tjson_at(tjson_get(masked, "data"), 0);
+    ck_assert_int_eq(tjson_at(row0, 2)->kind, TJ_NULL);            /* −∞ is null */
+    ck_assert_int_eq(tjson_at(row0, 0)->kind, TJ_NUM);
+    /* 17 significant digits read back as the very same double */
+    Tj *soft = tjson_at(tjson_get(tjson_at(stages, 1), "matrices"), 1);
+    Mat *w = tjson_mat(tjson_get(soft, "data"));
+    ck_assert(mat_max_abs_diff(w, trace_get(T, 0, "weights")) == 0.0);
+    mat_free(w);
+    tjson_free(j);
+    buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_limits_non_finite_is_an_error)
+{
+    const char *text = "title: T\n[setup]\ntokens: a b\nX =\n  1e200 1\n  1 1e200\n[softmax]\n";
+    LessonError err;
+    Lesson *l = lesson_parse(text, strlen(text), "big.lesson", &err);
+    ck_assert_ptr_nonnull(l);
+    ck_assert_ptr_null(attn_run(l, &err));
+    has(err.msg, "big.lesson:2:1: error: raw_scores[1][1] is infinite");
+    has(err.msg, "not a finite number");
+    lesson_free(l);
+}
+END_TEST
+
+/* The stage/explain/dump suite. */
+Suite *stage_suite(void)
+{
+    Suite *s = suite_create("stage");
+    TCase *core = tcase_create("core");
+    tcase_add_checked_fixture(core, setup_lesson, teardown_lesson);
+    tcase_add_test(core, test_view_softmax);
+    tcase_add_test(core, test_view_every_stage_has_panels);
+    tcase_add_test(core, test_view_causal_and_heads);
+    tcase_add_test(core, test_explain_scaled_score_by_hand);
+    tcase_add_test(core, test_explain_weight_and_output);
+    tcase_add_test(core, test_explain_masked_cells);
+    tcase_add_test(core, test_dump_is_json_with_nulls);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, test_explain_all_masked_row);
+    tcase_add_test(limits, test_limits_non_finite_is_an_error);
+    suite_add_tcase(s, limits);
+    return s;
+}
