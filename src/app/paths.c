@@ -33,7 +33,7 @@ int app_data_dir(const char *sub, char *out, size_t n)
         exe[len] = '\0';
         char *slash = strrchr(exe, '/');
         if (slash) *slash = '\0';
-        const char *rel[] = { "%s/%s", "%s/../%s", "%s/../share/attnlab/%s" };
+        const char *rel[] = { "%s/%s", "%s/../%s", "%s/../../%s", "%s/../share/attnlab/%s" };
         for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
             snprintf(out, n, rel[i], exe, sub);
             if (is_dir(out)) return 0;

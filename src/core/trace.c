@@ -180,7 +180,7 @@ static bool run_setup(TraceSetup *ts, const Setup *su)
     if (su->heads > 1) {
         Mat *outs[LESSON_MAX_HEADS];
         Mat *ents[LESSON_MAX_HEADS];
-        char prefix[16], name[48];
+        char prefix[24], name[64];
         bool ok = true;
         for (int h = 0; h < su->heads && ok; h++) {
             snprintf(prefix, sizeof prefix, "head%d.", h + 1);

@@ -1,0 +1,45 @@
+/*
+** export.h: a rendered canvas as a PNG file.
+**
+** The image is 8-bit RGB (alpha dropped), with text chunks naming the
+** lesson, the stage and the program, and no time chunk: the same picture
+** always gives the same bytes. The PNG is built in memory and then written
+** with util_write_file_atomic, so a failure never leaves half a file.
+**
+**     Offscreen *o = render_offscreen_create(1280, 800, fonts);
+**     render_drawlist(o->render, list);
+**     ExportMeta meta = { "Attention, step by step", "softmax: Attention weights" };
+**     if (export_png(o->surface, "out.png", &meta) < 0)
+**         fprintf(stderr, "%s\n", export_error());
+**
+** Text chunks: "Title" (meta->title), "Description" (meta->description),
+** "Software" ("attnlab VERSION"). Pure-ASCII values go in tEXt chunks, others
+** in uncompressed iTXt chunks (tEXt is Latin-1 only; lessons are UTF-8).
+**
+** Ownership: export functions only read the surface and meta; the encoded
+** bytes belong to the caller's Buf.
+*/
+#ifndef ATTNLAB_EXPORT_H
+#define ATTNLAB_EXPORT_H
+
+#include <SDL.h>
+#include "core/util.h"
+
+/* zlib level and row filter: flat colour areas compress well with SUB rows
+** at a middling level, and that is fast (see export.c). */
+#define EXPORT_PNG_LEVEL 6
+
+typedef struct ExportMeta {
+    const char *title;          /* the lesson title, or NULL to leave it out */
+    const char *description;    /* stage id and title, e.g. "softmax: Attention weights", or NULL */
+} ExportMeta;
+
+/* Append the PNG encoding of s to out. Returns 0, or -1 (export_error). */
+int export_png_encode(SDL_Surface *s, const ExportMeta *meta, Buf *out);
+/* Write s as a PNG file at path, atomically. Returns 0, or -1 (export_error);
+** on failure no file is created or changed. */
+int export_png(SDL_Surface *s, const char *path, const ExportMeta *meta);
+/* Why the last export_ call failed, or "". */
+const char *export_error(void);
+
+#endif
