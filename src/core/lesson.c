@@ -1390,3 +1390,119 @@ void lesson_free(Lesson *L)
     free(L->summary);
     free(L);
 }
+
+/* ------------------------------------------------------------- writing back */
+
+/* A token, quoted when it holds a space. */
+static void put_token(Buf *b, const char *t)
+{
+    if (strchr(t, ' ') || strchr(t, '\t') || t[0] == '"' || t[0] == '#') buf_printf(b, " \"%s\"", t);
+    else buf_printf(b, " %s", t);
+}
+
+/* The shortest decimal form that reads back as the same double. */
+static void put_number(Buf *b, double v)
+{
+    char t[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(t, sizeof t, "%.*g", prec, v);
+        if (strtod(t, NULL) == v) break;
+    }
+    buf_puts(b, t);
+}
+
+/* Text wrapped at about 76 columns. */
+static void put_wrapped(Buf *b, const char *text)
+{
+    int col = 0;
+    const char *s = text;
+    while (*s) {
+        const char *e = s;
+        while (*e && *e != ' ') e++;
+        int n = (int)(e - s);
+        if (col > 0 && col + 1 + n > 76) { buf_puts(b, "\n"); col = 0; }
+        else if (col > 0) { buf_puts(b, " "); col++; }
+        buf_append(b, s, (size_t)n);
+        col += n;
+        s = *e ? e + 1 : e;
+    }
+    buf_puts(b, "\n");
+}
+
+/* An operand line. */
+static void put_operand(Buf *b, const char *key, const Operand *o)
+{
+    if (!o->input) return;
+    if (o->weight) buf_printf(b, "%s: %s @ %s\n", key, o->input, o->weight);
+    else buf_printf(b, "%s: %s\n", key, o->input);
+}
+
+/* One setup, complete: every matrix written out, every setting explicit. */
+static void put_setup(Buf *b, const Setup *su)
+{
+    buf_printf(b, "\n[setup%s%s]\n", su->title ? ": " : "", su->title ? su->title : "");
+    if (su->cross) {
+        buf_puts(b, "query_tokens:");
+        for (int i = 0; i < su->nq; i++) put_token(b, su->qtokens[i]);
+        buf_puts(b, "\nkey_tokens:");
+        for (int i = 0; i < su->nk; i++) put_token(b, su->ktokens[i]);
+    } else {
+        buf_puts(b, "tokens:");
+        for (int i = 0; i < su->nq; i++) put_token(b, su->qtokens[i]);
+    }
+    buf_puts(b, "\n");
+    for (int k = 0; k < su->nmats; k++) {
+        const LessonMatrix *lm = &su->mats[k];
+        if (lm->generated) buf_printf(b, "# was: %s\n", lm->how);
+        if (lm->stack > 1) buf_printf(b, "%s = stack %d\n", lm->name, lm->stack);
+        else buf_printf(b, "%s =\n", lm->name);
+        for (int i = 0; i < lm->m->rows; i++) {
+            buf_puts(b, " ");
+            for (int j = 0; j < lm->m->cols; j++) {
+                buf_puts(b, " ");
+                put_number(b, mat_get(lm->m, i, j));
+            }
+            buf_puts(b, "\n");
+        }
+    }
+    put_operand(b, "queries", &su->queries);
+    put_operand(b, "keys", &su->keys);
+    put_operand(b, "values", &su->values);
+    static const char *const scores[] = { "scaled_dot", "dot", "additive" };
+    buf_printf(b, "score: %s\n", scores[su->score]);
+    if (su->divisor > 0) { buf_puts(b, "divisor: "); put_number(b, su->divisor); buf_puts(b, "\n"); }
+    if (su->temperature != 1.0) { buf_puts(b, "temperature: "); put_number(b, su->temperature); buf_puts(b, "\n"); }
+    buf_printf(b, "heads: %d\n", su->heads);
+    switch (su->mask) {
+    case MASK_NONE: buf_puts(b, "mask: none\n"); break;
+    case MASK_CAUSAL: buf_puts(b, "mask: causal\n"); break;
+    case MASK_ALLOW: buf_printf(b, "mask: allow %s\n", su->mask_matrix); break;
+    case MASK_BLOCK: buf_printf(b, "mask: block %s\n", su->mask_matrix); break;
+    }
+    if (su->output_proj) buf_printf(b, "output: %s\n", su->output_proj);
+    if (su->add_w1) buf_printf(b, "additive: %s %s %s\n", su->add_w1, su->add_w2, su->add_v);
+}
+
+/* The whole lesson as text that parses back to the same numbers. */
+char *lesson_serialize(const Lesson *L)
+{
+    Buf b = {0};
+    buf_printf(&b, "# %s, saved by attnlab with every matrix written out\n\n", L->name);
+    buf_printf(&b, "title: %s\n", L->title);
+    if (L->summary) buf_printf(&b, "summary: %s\n", L->summary);
+    int setup = -1;
+    for (int k = 0; k < L->nstages; k++) {
+        const Stage *st = &L->stages[k];
+        while (setup < st->setup) put_setup(&b, &L->setups[++setup]);
+        buf_printf(&b, "\n[%s%s%s]\n", lesson_stage_name(st->id), st->title ? ": " : "", st->title ? st->title : "");
+        if (st->cmap) buf_printf(&b, "cmap: %s\n", st->cmap);
+        if (st->decimals >= 0) buf_printf(&b, "decimals: %d\n", st->decimals);
+        if (st->head > 0) buf_printf(&b, "head: %d\n", st->head);
+        if (st->query > 0) buf_printf(&b, "query: %d\n", st->query);
+        for (int i = 0; i < st->npara; i++) {
+            buf_puts(&b, "\n");
+            put_wrapped(&b, st->paras[i]);
+        }
+    }
+    return buf_take(&b);
+}

@@ -24,7 +24,7 @@
 
 /* Documented limits, enforced before anything is allocated. */
 #define LESSON_MAX_BYTES     (1 << 20)   /* a lesson file */
-#define LESSON_MAX_LINE      4096        /* bytes on one line */
+#define LESSON_MAX_LINE      32768       /* bytes on one line (a 1024-wide row at full precision fits) */
 #define LESSON_MAX_TOKENS    256
 #define LESSON_MAX_DIM       1024        /* columns of any matrix */
 #define LESSON_MAX_HEADS     16

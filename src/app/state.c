@@ -1,0 +1,536 @@
+/*
+** state.c: actions on the interactive state. Every action leaves the state
+** consistent: when an input or a setting changes, the trace and the view are
+** recomputed at once; when a computation fails (a value would overflow), the
+** change is undone and a message says why.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include "state.h"
+#include "paths.h"
+#include "core/explain.h"
+#include "core/util.h"
+#include "view/cmap.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EDIT_LIMIT 1e6      /* inputs stay within ±1e6: large enough, always finite */
+
+/* A new, empty state. */
+AppState *app_create(void)
+{
+    AppState *a = xcalloc(1, sizeof *a);
+    a->cmap = -1;
+    a->text_scale = 1.0f;
+    a->hover_panel = a->hover_row = a->hover_col = -1;
+    a->predict_panel = -1;
+    a->shots_dir = xstrdup(".");
+    return a;
+}
+
+/* Free the picker's lists. */
+static void free_picker(AppState *a)
+{
+    for (int i = 0; i < a->picker_n; i++) {
+        free(a->picker_items[i]);
+        free(a->picker_titles[i]);
+    }
+    free(a->picker_items);
+    free(a->picker_titles);
+    a->picker_items = a->picker_titles = NULL;
+    a->picker_n = 0;
+}
+
+/* Release everything. */
+void app_free(AppState *a)
+{
+    if (!a) return;
+    stage_view_free(a->view);
+    trace_free(a->T);
+    lesson_free(a->L);
+    free(a->path);
+    free(a->source);
+    free(a->shots_dir);
+    for (int i = 0; i < LESSON_MAX_SETUPS; i++) free(a->saved_mask_matrix[i]);
+    free_picker(a);
+    free(a);
+}
+
+/* A toast for two seconds. */
+void app_toast(AppState *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->toast, sizeof a->toast, fmt, ap);
+    va_end(ap);
+    a->toast_until = a->now + 2.0;
+}
+
+/* Reset what belongs to one stage: hover, pin, predict guesses. */
+static void reset_stage_state(AppState *a)
+{
+    a->hover_panel = a->hover_row = a->hover_col = -1;
+    a->pinned = false;
+    for (int i = 0; i < LESSON_MAX_TOKENS; i++) a->guesses[i] = -1;
+    a->predict_panel = -1;
+    if (a->predict == PREDICT_REVEALED) a->predict = PREDICT_GUESSING;
+}
+
+/* The first weights panel of the view, the one predict mode hides. */
+static int weights_panel(const View *v)
+{
+    for (int i = 0; v && i < v->npanels; i++)
+        if (v->panels[i].kind == PANEL_HEATMAP && v->panels[i].probabilities && strstr(v->panels[i].matrix, "weights"))
+            return i;
+    return -1;
+}
+
+/* Rebuild the view of the current stage (the trace is up to date). */
+static void refresh_view(AppState *a)
+{
+    stage_view_free(a->view);
+    a->view = NULL;
+    if (!a->L || !a->T) return;
+    Stage *st = &a->L->stages[a->stage];
+    int keep = st->head;
+    if (a->head > 0 && a->head <= a->L->setups[st->setup].heads) st->head = a->head;
+    a->view = stage_view(a->L, a->T, a->stage);
+    st->head = keep;
+    if (a->predict != PREDICT_OFF) a->predict_panel = weights_panel(a->view);
+}
+
+/* Recompute the trace; on failure keep the old one and return -1. */
+static int recompute(AppState *a)
+{
+    LessonError err;
+    Trace *T = attn_run(a->L, &err);
+    if (!T) {
+        app_toast(a, "%s", err.msg);
+        return -1;
+    }
+    trace_free(a->T);
+    a->T = T;
+    refresh_view(a);
+    return 0;
+}
+
+/* Open lesson text. */
+int app_open_text(AppState *a, const char *path, const char *text, size_t len)
+{
+    LessonError err;
+    Lesson *L = lesson_parse(text, len, path, &err);
+    Trace *T = L ? attn_run(L, &err) : NULL;
+    if (!T) {
+        lesson_free(L);
+        snprintf(a->error, sizeof a->error, "%s", err.msg);
+        return -1;
+    }
+    stage_view_free(a->view);
+    a->view = NULL;
+    trace_free(a->T);
+    lesson_free(a->L);
+    free(a->path);
+    free(a->source);
+    a->L = L;
+    a->T = T;
+    a->path = xstrdup(path);
+    a->source = xstrndup(text, len);
+    a->stage = 0;
+    a->head = 0;
+    a->nedits = 0;
+    a->dirty = false;
+    a->error[0] = '\0';
+    for (int i = 0; i < LESSON_MAX_SETUPS; i++) {
+        free(a->saved_mask_matrix[i]);
+        a->saved_mask_matrix[i] = NULL;
+        a->saved_mask[i] = MASK_NONE;
+    }
+    reset_stage_state(a);
+    refresh_view(a);
+    return 0;
+}
+
+/* Open a lesson file. */
+int app_open(AppState *a, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(a->error, sizeof a->error, "%s: error: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    Buf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len <= LESSON_MAX_BYTES) buf_append(&b, chunk, n);
+    fclose(f);
+    int r = app_open_text(a, path, b.s ? b.s : "", b.len);
+    buf_free(&b);
+    return r;
+}
+
+/* Go to stage k (clamped). */
+static void go(AppState *a, int k)
+{
+    if (!a->L) return;
+    if (k < 0) k = 0;
+    if (k >= a->L->nstages) k = a->L->nstages - 1;
+    if (k == a->stage && a->view) return;
+    a->stage = k;
+    a->head = 0;
+    reset_stage_state(a);
+    refresh_view(a);
+}
+
+/* Next stage. */
+void app_next(AppState *a) { go(a, a->stage + 1); }
+/* Previous stage. */
+void app_prev(AppState *a) { go(a, a->stage - 1); }
+/* First stage. */
+void app_first(AppState *a) { go(a, 0); }
+/* Last stage. */
+void app_last(AppState *a) { if (a->L) go(a, a->L->nstages - 1); }
+
+/* Stage n, 1-based. */
+void app_goto(AppState *a, int n)
+{
+    if (a->L && n >= 1 && n <= a->L->nstages) go(a, n - 1);
+}
+
+/* Light/dark. */
+void app_toggle_theme(AppState *a) { a->dark = !a->dark; }
+/* Black screen. */
+void app_toggle_black(AppState *a) { a->black = !a->black; }
+/* Key overlay. */
+void app_toggle_help(AppState *a) { a->help = !a->help; a->picker = false; }
+/* Fullscreen flag (the window follows it). */
+void app_toggle_fullscreen(AppState *a) { a->fullscreen = !a->fullscreen; }
+
+/* Cycle: lesson colormaps, then each named map in turn. */
+void app_cycle_cmap(AppState *a)
+{
+    const char *const *names = cmap_names();
+    int n = 0;
+    while (names[n]) n++;
+    a->cmap = a->cmap + 1 >= n ? -1 : a->cmap + 1;
+    app_toast(a, "colormap: %s", a->cmap < 0 ? "as the lesson says" : names[a->cmap]);
+}
+
+/* Bigger or smaller text. */
+void app_text_size(AppState *a, int dir)
+{
+    float s = a->text_scale * (dir > 0 ? 1.15f : 1.0f / 1.15f);
+    if (s < 0.6f) s = 0.6f;
+    if (s > 2.5f) s = 2.5f;
+    a->text_scale = s;
+}
+
+/* The setup of the current stage. */
+static Setup *cur_setup(AppState *a)
+{
+    return a->L ? &a->L->setups[a->L->stages[a->stage].setup] : NULL;
+}
+
+/* Next head: 0 (all) -> 1 -> ... -> heads -> 0. */
+void app_next_head(AppState *a)
+{
+    Setup *su = cur_setup(a);
+    if (!su || su->heads < 2) {
+        if (su) app_toast(a, "this stage has one head");
+        return;
+    }
+    a->head = a->head >= su->heads ? 0 : a->head + 1;
+    refresh_view(a);
+    if (a->head) app_toast(a, "head %d of %d", a->head, su->heads);
+    else app_toast(a, "all %d heads", su->heads);
+}
+
+/* Escape closes the innermost thing. */
+void app_escape(AppState *a)
+{
+    if (a->help) a->help = false;
+    else if (a->picker) a->picker = false;
+    else if (a->black) a->black = false;
+    else if (a->fullscreen) a->fullscreen = false;
+    else if (a->pinned) a->pinned = false;
+}
+
+/* Causal mask on/off for the current setup. */
+void app_toggle_mask(AppState *a)
+{
+    Setup *su = cur_setup(a);
+    if (!su) return;
+    int s = a->L->stages[a->stage].setup;
+    if (su->mask != MASK_NONE) {
+        a->saved_mask[s] = su->mask;
+        free(a->saved_mask_matrix[s]);
+        a->saved_mask_matrix[s] = su->mask_matrix;
+        su->mask_matrix = NULL;
+        su->mask = MASK_NONE;
+    } else {
+        su->mask = a->saved_mask[s] != MASK_NONE ? (MaskKind)a->saved_mask[s] : MASK_CAUSAL;
+        su->mask_matrix = a->saved_mask_matrix[s];
+        a->saved_mask_matrix[s] = NULL;
+    }
+    recompute(a);
+    app_toast(a, "mask: %s", su->mask == MASK_NONE ? "off" : su->mask == MASK_CAUSAL ? "causal" : "the lesson's");
+}
+
+/* √d_k scaling on/off (additive scores have none to toggle). */
+void app_toggle_scaling(AppState *a)
+{
+    Setup *su = cur_setup(a);
+    if (!su) return;
+    if (su->score == SCORE_ADDITIVE) {
+        app_toast(a, "additive scores are not scaled");
+        return;
+    }
+    ScoreKind old = su->score;
+    su->score = su->score == SCORE_SCALED_DOT ? SCORE_DOT : SCORE_SCALED_DOT;
+    if (recompute(a) != 0) {
+        su->score = old;
+        return;
+    }
+    app_toast(a, "scaling by \xe2\x88\x9a" "d_k: %s", su->score == SCORE_SCALED_DOT ? "on" : "off");
+}
+
+/* Temperature down or up. */
+void app_temperature(AppState *a, int dir)
+{
+    Setup *su = cur_setup(a);
+    if (!su) return;
+    double old = su->temperature;
+    double t = old * (dir > 0 ? 1.25 : 0.8);
+    if (t < 0.1) t = 0.1;
+    if (t > 10) t = 10;
+    if (fabs(t - 1.0) < 1e-9) t = 1.0;
+    su->temperature = t;
+    if (recompute(a) != 0) {
+        su->temperature = old;
+        return;
+    }
+    app_toast(a, "temperature %.2f", t);
+}
+
+/* Hover. */
+void app_hover(AppState *a, int panel, int row, int col)
+{
+    a->hover_panel = panel;
+    a->hover_row = row;
+    a->hover_col = col;
+}
+
+/* Click: a guess in predict mode, else pin/unpin. */
+void app_click(AppState *a, int panel, int row, int col)
+{
+    if (a->predict == PREDICT_GUESSING && panel >= 0 && panel == a->predict_panel) {
+        if (row >= 0 && row < LESSON_MAX_TOKENS) a->guesses[row] = col;
+        return;
+    }
+    if (panel < 0) {
+        a->pinned = false;
+        return;
+    }
+    if (a->pinned && a->pin_panel == panel && a->pin_row == row && a->pin_col == col) {
+        a->pinned = false;
+        return;
+    }
+    a->pinned = true;
+    a->pin_panel = panel;
+    a->pin_row = row;
+    a->pin_col = col;
+}
+
+/* Remember an edited cell (once). */
+static void mark_edit(AppState *a, int setup, const char *matrix, int row, int col)
+{
+    if (app_is_edited(a, setup, matrix, row, col) || a->nedits >= APP_MAX_EDITS) return;
+    AppEdit *e = &a->edits[a->nedits++];
+    e->setup = setup;
+    snprintf(e->matrix, sizeof e->matrix, "%s", matrix);
+    e->row = row;
+    e->col = col;
+}
+
+/* Was this cell edited? */
+bool app_is_edited(const AppState *a, int setup, const char *matrix, int row, int col)
+{
+    for (int i = 0; i < a->nedits; i++) {
+        const AppEdit *e = &a->edits[i];
+        if (e->setup == setup && e->row == row && e->col == col && !strcmp(e->matrix, matrix)) return true;
+    }
+    return false;
+}
+
+/*
+** Scroll-editing an input. The matrix lives in the Lesson; later setups that
+** inherited it (same defining line) get the same change, so "edit X" means
+** the X every later stage uses, as a student expects.
+*/
+bool app_scroll_edit(AppState *a, int panel, int row, int col, int steps, bool fine)
+{
+    if (!a->view || panel < 0 || panel >= a->view->npanels || steps == 0) return false;
+    const Panel *p = &a->view->panels[panel];
+    if (!p->editable || row < 0 || col < 0 || row >= p->m->rows || col >= p->m->cols) return false;
+    int s0 = a->view->setup;
+    LessonMatrix *lm = lesson_matrix(&a->L->setups[s0], p->matrix);
+    if (!lm) return false;
+    int r = row + p->row_offset, line = lm->line;
+    double old = mat_get(lm->m, r, col);
+    double v = old + steps * (fine ? 0.01 : 0.1);
+    if (fabs(v) < 1e-12) v = 0.0;                   /* land on 0 exactly, not 1e-17 */
+    if (v > EDIT_LIMIT) v = EDIT_LIMIT;
+    if (v < -EDIT_LIMIT) v = -EDIT_LIMIT;
+    char name[LESSON_MAX_NAME + 1];
+    snprintf(name, sizeof name, "%s", p->matrix);
+    for (int s = s0; s < a->L->nsetups; s++) {
+        LessonMatrix *m = lesson_matrix(&a->L->setups[s], name);
+        if (m && m->line == line) mat_set(m->m, r, col, v);
+    }
+    if (recompute(a) != 0) {                        /* would overflow: put it back */
+        for (int s = s0; s < a->L->nsetups; s++) {
+            LessonMatrix *m = lesson_matrix(&a->L->setups[s], name);
+            if (m && m->line == line) mat_set(m->m, r, col, old);
+        }
+        recompute(a);
+        return false;
+    }
+    mark_edit(a, s0, name, r, col);
+    a->dirty = true;
+    return true;
+}
+
+/* Undo every edit and setting by reloading the text as it was loaded. */
+void app_undo_all(AppState *a)
+{
+    if (!a->source) return;
+    int stage = a->stage;
+    char *text = xstrdup(a->source), *path = xstrdup(a->path);
+    if (app_open_text(a, path, text, strlen(text)) == 0) {
+        go(a, stage);
+        app_toast(a, "all edits undone");
+    }
+    free(text);
+    free(path);
+}
+
+/* Save the edited lesson atomically over its file. */
+int app_save_lesson(AppState *a)
+{
+    if (!a->L) return -1;
+    char *text = lesson_serialize(a->L);
+    char err[600];
+    int r = util_write_file_atomic(a->path, text, strlen(text), err, sizeof err);
+    if (r == 0) {
+        free(a->source);
+        a->source = text;
+        a->dirty = false;
+        app_toast(a, "saved %s", a->path);
+    } else {
+        free(text);
+        app_toast(a, "%s", err);
+    }
+    return r;
+}
+
+/* Predict mode cycle. */
+void app_predict(AppState *a)
+{
+    if (a->predict == PREDICT_OFF) {
+        a->predict = PREDICT_GUESSING;
+        for (int i = 0; i < LESSON_MAX_TOKENS; i++) a->guesses[i] = -1;
+        a->predict_panel = weights_panel(a->view);
+        if (a->predict_panel < 0) app_toast(a, "predict: go to a stage with weights");
+        else app_toast(a, "predict: click the cell you expect to be largest in each row, then P");
+        return;
+    }
+    if (a->predict == PREDICT_GUESSING && a->predict_panel >= 0) {
+        const Mat *m = a->view->panels[a->predict_panel].m;
+        int right = 0, guessed = 0;
+        for (int i = 0; i < m->rows && i < LESSON_MAX_TOKENS; i++) {
+            int best = 0;
+            for (int j = 1; j < m->cols; j++) if (mat_get(m, i, j) > mat_get(m, i, best)) best = j;
+            if (a->guesses[i] >= 0) guessed++;
+            if (a->guesses[i] >= 0 && mat_get(m, i, a->guesses[i]) == mat_get(m, i, best)) right++;
+        }
+        a->predict_right = right;
+        a->predict = PREDICT_REVEALED;
+        app_toast(a, "%d of %d rows right (%d guessed)", right, m->rows, guessed);
+        return;
+    }
+    a->predict = PREDICT_OFF;
+    a->predict_panel = -1;
+}
+
+/* The pinned cell, else the hovered one. */
+bool app_focus_cell(const AppState *a, int *panel, int *row, int *col)
+{
+    if (a->pinned) { *panel = a->pin_panel; *row = a->pin_row; *col = a->pin_col; return true; }
+    if (a->hover_panel >= 0) { *panel = a->hover_panel; *row = a->hover_row; *col = a->hover_col; return true; }
+    return false;
+}
+
+/* Explanation of the focused cell. */
+char *app_explain(const AppState *a)
+{
+    int p, r, c;
+    if (!a->view || !app_focus_cell(a, &p, &r, &c) || p < 0 || p >= a->view->npanels) return NULL;
+    if (a->predict == PREDICT_GUESSING && p == a->predict_panel) return NULL;   /* no spoilers */
+    const Panel *pn = &a->view->panels[p];
+    return explain_cell(a->L, a->T, a->view->setup, pn->matrix, r + pn->row_offset, c);
+}
+
+/* DIR/<lesson>-<NN>-<stage-id>.<ext>. */
+char *app_shot_name(const AppState *a, const char *dir, const char *ext)
+{
+    Buf b = {0};
+    buf_printf(&b, "%s/%s-%02d-%s.%s", dir, a->L ? a->L->name : "attnlab", a->stage + 1,
+               a->L ? lesson_stage_name(a->L->stages[a->stage].id) : "none", ext);
+    return buf_take(&b);
+}
+
+/* Open or close the picker, listing the bundled lessons. */
+void app_toggle_picker(AppState *a)
+{
+    a->picker = !a->picker;
+    a->help = false;
+    if (!a->picker) return;
+    free_picker(a);
+    char dir[PATH_MAX];
+    if (app_data_dir("lessons", dir, sizeof dir) != 0) return;
+    char **list = app_list_lessons(dir);
+    if (!list) return;
+    for (char **p = list; *p; p++) a->picker_n++;
+    a->picker_items = xcalloc((size_t)a->picker_n + 1, sizeof *a->picker_items);
+    a->picker_titles = xcalloc((size_t)a->picker_n + 1, sizeof *a->picker_titles);
+    for (int i = 0; i < a->picker_n; i++) {
+        LessonError err;
+        Lesson *L = lesson_load(list[i], &err);
+        a->picker_items[i] = xstrdup(list[i]);
+        a->picker_titles[i] = xstrdup(L ? L->title : "(cannot be read)");
+        if (a->path && !strcmp(a->path, list[i])) a->picker_sel = i;
+        lesson_free(L);
+    }
+    app_free_list(list);
+    if (a->picker_sel >= a->picker_n) a->picker_sel = 0;
+}
+
+/* Move the picker selection. */
+void app_picker_move(AppState *a, int dir)
+{
+    if (a->picker_n == 0) return;
+    a->picker_sel = (a->picker_sel + dir + a->picker_n) % a->picker_n;
+}
+
+/* Open the picked lesson. */
+void app_picker_open(AppState *a)
+{
+    if (!a->picker || a->picker_n == 0) return;
+    char *path = xstrdup(a->picker_items[a->picker_sel]);
+    if (app_open(a, path) == 0) a->picker = false;
+    free(path);
+}

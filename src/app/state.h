@@ -1,0 +1,152 @@
+/*
+** state.h: the interactive program's state and the actions that change it.
+**
+** The event loop (src/app/window.c) turns keys and mouse events into calls of
+** these functions; each is plain C with no SDL, so tests drive them directly.
+** A frame is drawn from the state alone (app_frame). The state owns the
+** lesson, its trace and the view of the current stage, and recomputes them
+** whenever an action changes an input or a setting.
+**
+** Usage:
+**   AppState *a = app_create();
+**   if (app_open(a, "lessons/01-tour.lesson") != 0) puts(a->error);
+**   app_next(a); app_hover(a, 1, 0, 2); ...
+**   app_free(a);
+*/
+#ifndef ATTNLAB_STATE_H
+#define ATTNLAB_STATE_H
+
+#include <stdbool.h>
+#include "core/lesson.h"
+#include "core/stage.h"
+#include "core/trace.h"
+
+#define APP_MAX_EDITS 4096
+
+/* One edited input cell. */
+typedef struct AppEdit {
+    int setup;
+    char matrix[LESSON_MAX_NAME + 1];
+    int row, col;
+} AppEdit;
+
+typedef enum PredictPhase { PREDICT_OFF, PREDICT_GUESSING, PREDICT_REVEALED } PredictPhase;
+
+typedef struct AppState {
+    char *path;             /* the open lesson's file */
+    char *source;           /* its text as loaded (R reparses it) */
+    Lesson *L;
+    Trace *T;
+    View *view;             /* the current stage */
+    int stage;
+
+    /* display settings */
+    bool dark;
+    bool fullscreen;
+    bool black;             /* B: a blank screen */
+    bool help;              /* ?: the key overlay */
+    bool picker;            /* L: the lesson picker */
+    int picker_sel;
+    char **picker_items;    /* bundled lesson paths */
+    char **picker_titles;
+    int picker_n;
+    int cmap;               /* -1: the lesson's colormaps, else an index into cmap names */
+    float text_scale;
+    int head;               /* H: 0 = the stage's own choice, else a head to show */
+
+    /* pointer */
+    int hover_panel, hover_row, hover_col;
+    bool pinned;
+    int pin_panel, pin_row, pin_col;
+
+    /* edits */
+    AppEdit edits[APP_MAX_EDITS];
+    int nedits;
+    bool dirty;             /* edited since loading or saving */
+
+    /* predict mode */
+    PredictPhase predict;
+    int predict_panel;      /* the hidden weights panel */
+    int guesses[LESSON_MAX_TOKENS];   /* guessed column per row, -1 = none yet */
+    int predict_right;      /* after reveal: rows guessed right */
+
+    /* messages */
+    char toast[512];        /* shown for two seconds */
+    double toast_until;     /* in seconds, app clock */
+    double now;             /* the app clock, set by the event loop */
+    int saved_mask[LESSON_MAX_SETUPS];   /* M remembers the mask it turned off */
+    char *saved_mask_matrix[LESSON_MAX_SETUPS];
+    char error[700];        /* a lesson that failed to load (kept on screen) */
+    char *shots_dir;        /* S writes here */
+    bool quit;
+} AppState;
+
+/* A new state with nothing open. */
+AppState *app_create(void);
+/* Release everything. */
+void app_free(AppState *a);
+/* Open a lesson file. On failure the previous lesson stays and a->error says
+** why; returns 0 or -1. */
+int app_open(AppState *a, const char *path);
+/* Open lesson text already in memory (path names it in messages). */
+int app_open_text(AppState *a, const char *path, const char *text, size_t len);
+
+/* Stepping. */
+void app_next(AppState *a);
+void app_prev(AppState *a);
+void app_first(AppState *a);
+void app_last(AppState *a);
+/* Jump to stage n (1-based); out of range does nothing. */
+void app_goto(AppState *a, int n);
+
+/* Display toggles. */
+void app_toggle_theme(AppState *a);
+void app_cycle_cmap(AppState *a);
+void app_toggle_black(AppState *a);
+void app_toggle_help(AppState *a);
+void app_toggle_fullscreen(AppState *a);
+/* Text size: +1 bigger, -1 smaller (within 0.6 .. 2.5). */
+void app_text_size(AppState *a, int dir);
+/* Show the next head in stages that have several. */
+void app_next_head(AppState *a);
+/* Escape: close an overlay, else leave fullscreen, else unpin. */
+void app_escape(AppState *a);
+
+/* Settings that recompute the trace. */
+void app_toggle_mask(AppState *a);
+void app_toggle_scaling(AppState *a);
+/* Temperature down (-1) or up (+1) by a factor of 1.25, within 0.1 .. 10. */
+void app_temperature(AppState *a, int dir);
+
+/* Pointer: which cell is under the mouse (-1s for none). */
+void app_hover(AppState *a, int panel, int row, int col);
+/* A click on a cell: pin or unpin it (or a guess in predict mode). */
+void app_click(AppState *a, int panel, int row, int col);
+/* Scroll over an editable cell: change it by steps of 0.1 (fine: 0.01). */
+bool app_scroll_edit(AppState *a, int panel, int row, int col, int steps, bool fine);
+/* Undo every edit. */
+void app_undo_all(AppState *a);
+/* Whether (setup, matrix, row, col) was edited. */
+bool app_is_edited(const AppState *a, int setup, const char *matrix, int row, int col);
+/* Save the edited lesson over its file, atomically. 0 or -1 (toast says why). */
+int app_save_lesson(AppState *a);
+
+/* Predict mode: off -> guessing -> revealed -> off. */
+void app_predict(AppState *a);
+
+/* The cell the explain panel is about (pinned, else hovered); false if none. */
+bool app_focus_cell(const AppState *a, int *panel, int *row, int *col);
+/* The explanation text of the focused cell (caller frees), or NULL. */
+char *app_explain(const AppState *a);
+/* Set a toast message shown for two seconds from a->now. */
+void app_toast(AppState *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The file name S would write for the current stage in dir (caller frees). */
+char *app_shot_name(const AppState *a, const char *dir, const char *ext);
+
+/* The lesson picker. */
+void app_toggle_picker(AppState *a);
+void app_picker_move(AppState *a, int dir);
+/* Open the selected lesson and close the picker. */
+void app_picker_open(AppState *a);
+
+#endif
