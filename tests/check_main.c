@@ -14,6 +14,8 @@ int main(void)
     srunner_add_suite(sr, attn_suite());
     srunner_add_suite(sr, lesson_suite());
     srunner_add_suite(sr, stage_suite());
+    srunner_add_suite(sr, state_suite());
+    srunner_add_suite(sr, render_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -13,6 +13,8 @@ Suite *rng_suite(void);
 Suite *attn_suite(void);
 Suite *lesson_suite(void);
 Suite *stage_suite(void);
+Suite *state_suite(void);
+Suite *render_suite(void);
 
 /* Assert two matrices have the same shape and agree to tol everywhere
 ** (-∞ must meet -∞). */

@@ -1,21 +1,47 @@
 /*
-** main.c: the attnlab command line: validate, list and dump lessons.
+** main.c: the attnlab command line.
 **
-** Exit codes: 0 success, 1 a runtime failure (I/O), 2 usage or invalid input.
-** Results go to stdout, errors to stderr, one line each.
+**   attnlab [FILE]                 the interactive window (no FILE: a picker)
+**   attnlab --check LESSON...      validate
+**   attnlab --dump LESSON          JSON of every stage
+**   attnlab --list [DIR]           lessons with titles and stages
+**   attnlab --export DIR [...] LESSON...   every stage as PNG or SVG, headless
+**
+** Exit codes: 0 success, 1 a runtime failure (I/O, display, font), 2 usage
+** or invalid input. Results go to stdout, errors to stderr, one line each.
 */
+#define _POSIX_C_SOURCE 200809L
 #include "app/paths.h"
+#include "app/shot.h"
+#include "app/window.h"
 #include "core/dump.h"
 #include "core/lesson.h"
 #include "core/trace.h"
 #include "core/util.h"
+#include "view/cmap.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define USAGE "usage: attnlab [--help] [--version] [--check LESSON...] [--dump LESSON] [--list [DIR]]\n"
+#define USAGE \
+    "usage: attnlab [--size WxH] [--font PATH] [--shots DIR] [LESSON]\n" \
+    "       attnlab --check LESSON... | --dump LESSON | --list [DIR]\n" \
+    "       attnlab --export DIR [--format png|svg] [--size WxH] [--scale N] [--theme light|dark] [--cmap NAME] LESSON...\n"
+
+/* Everything the command line can say. */
+typedef struct Args {
+    const char *mode;           /* NULL (window), "check", "dump", "list", "export" */
+    const char *dir;            /* --export DIR, --list DIR */
+    const char *font;
+    const char *shots;
+    ShotOpts shot;
+    bool size_given;
+    char **files;
+    int nfiles;
+} Args;
 
 /* Print the help text. */
 static void help(void)
@@ -24,38 +50,112 @@ static void help(void)
            "\n"
            "attnlab teaches how attention in transformers works, one stage at a time.\n"
            "\n"
+           "  LESSON             open a lesson in the window (none: pick a bundled one)\n"
            "  --check LESSON...  validate lessons; exit 0 if all are valid, 2 if not\n"
            "  --dump LESSON      print every matrix of every stage as JSON (17 digits, -inf as null)\n"
            "  --list [DIR]       list lessons (default: the bundled ones) with their stages\n"
-           "  --version          print the version\n"
-           "  --help             this text\n"
+           "  --export DIR       write every stage as DIR/<lesson>-<NN>-<stage>.png (no display needed)\n"
+           "    --format png|svg   image format (png)\n"
+           "    --size WxH         canvas size (1280x800; also the window's size)\n"
+           "    --scale N          multiply every dimension, e.g. 2 for print (1)\n"
+           "    --theme light|dark (light)\n"
+           "    --cmap NAME        viridis, cividis, plasma, magma, YlOrRd, Blues or RdBu for every panel\n"
+           "  --font PATH        a TTF font instead of DejaVu Sans\n"
+           "  --shots DIR        where the S key saves stages (.)\n"
+           "  --version, --help\n"
            "\n"
-           "Lessons are plain text files; see docs/lesson-format.md.\n");
+           "In the window, press ? for the keys. Lessons are plain text: see docs/lesson-format.md.\n");
 }
 
-/* Load and compute a lesson; print the error and return NULL on failure. */
-static Lesson *load(const char *path, Trace **T, int *code)
+/* A usage error: one line and the usage. */
+static int usage_error(const char *fmt, const char *what)
 {
-    LessonError err;
-    Lesson *L = lesson_load(path, &err);
-    if (L) {
-        *T = attn_run(L, &err);
-        if (*T) return L;
-        lesson_free(L);
+    fprintf(stderr, "attnlab: error: ");
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, "\n%s", USAGE);
+    return 2;
+}
+
+/* Parse WxH. */
+static bool parse_size(const char *s, int *w, int *h)
+{
+    char *end;
+    long a = strtol(s, &end, 10);
+    if (end == s || (*end != 'x' && *end != 'X')) return false;
+    long b = strtol(end + 1, &end, 10);
+    if (*end || a < 200 || b < 150 || a > 8192 || b > 8192) return false;
+    *w = (int)a;
+    *h = (int)b;
+    return true;
+}
+
+/* Parse argv into args; returns 0, or 2 after printing a usage error. */
+static int parse_args(int argc, char **argv, Args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->shot = app_shot_defaults();
+    a->files = xcalloc((size_t)argc, sizeof *a->files);
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(s, "--check") || !strcmp(s, "--dump") || !strcmp(s, "--list") || !strcmp(s, "--export")) {
+            if (a->mode) return usage_error("%s cannot be combined with another command", s);
+            a->mode = s + 2;
+            if (!strcmp(s, "--export")) {
+                if (!next) return usage_error("%s needs a directory", s);
+                a->dir = argv[++i];
+            }
+        } else if (!strcmp(s, "--format")) {
+            if (!next || (strcmp(next, "png") && strcmp(next, "svg"))) return usage_error("--format takes png or svg, found '%s'", next ? next : "");
+            a->shot.svg = !strcmp(argv[++i], "svg");
+        } else if (!strcmp(s, "--size")) {
+            if (!next || !parse_size(next, &a->shot.width, &a->shot.height))
+                return usage_error("--size takes WxH between 200x150 and 8192x8192, found '%s'", next ? next : "");
+            a->size_given = true;
+            i++;
+        } else if (!strcmp(s, "--scale")) {
+            if (!next || (strcmp(next, "1") && strcmp(next, "2") && strcmp(next, "3") && strcmp(next, "4")))
+                return usage_error("--scale takes 1, 2, 3 or 4, found '%s'", next ? next : "");
+            a->shot.scale = atoi(argv[++i]);
+        } else if (!strcmp(s, "--theme")) {
+            if (!next || (strcmp(next, "light") && strcmp(next, "dark"))) return usage_error("--theme takes light or dark, found '%s'", next ? next : "");
+            a->shot.dark = !strcmp(argv[++i], "dark");
+        } else if (!strcmp(s, "--cmap")) {
+            if (!next || !cmap_get(next)) return usage_error("--cmap takes viridis, cividis, plasma, magma, YlOrRd, Blues or RdBu, found '%s'", next ? next : "");
+            a->shot.cmap = argv[++i];
+        } else if (!strcmp(s, "--font")) {
+            if (!next) return usage_error("%s needs a path", s);
+            a->font = argv[++i];
+        } else if (!strcmp(s, "--shots")) {
+            if (!next) return usage_error("%s needs a directory", s);
+            a->shots = argv[++i];
+        } else if (s[0] == '-' && s[1]) {
+            return usage_error("unknown option '%s'", s);
+        } else {
+            a->files[a->nfiles++] = argv[i];
+        }
     }
-    fprintf(stderr, "%s\n", err.msg);
-    *code = err.line == 0 && strstr(err.msg, "cannot") ? 1 : 2;
-    return NULL;
+    if (a->mode && !strcmp(a->mode, "list")) {
+        if (a->nfiles > 1) return usage_error("--list takes at most one directory%s", "");
+        a->dir = a->nfiles ? a->files[0] : NULL;
+    } else if (a->mode && !strcmp(a->mode, "dump") && a->nfiles != 1) {
+        return usage_error("--dump takes exactly one lesson%s", "");
+    } else if (a->mode && a->nfiles == 0) {
+        return usage_error("--%s needs at least one lesson", a->mode);
+    } else if (!a->mode && a->nfiles > 1) {
+        return usage_error("the window opens one lesson at a time%s", "");
+    }
+    return 0;
 }
 
 /* --check: validate every file. */
-static int cmd_check(int n, char **paths)
+static int cmd_check(char **paths, int n)
 {
     int code = 0;
     for (int i = 0; i < n; i++) {
         Trace *T = NULL;
         int c = 0;
-        Lesson *L = load(paths[i], &T, &c);
+        Lesson *L = app_load(paths[i], &T, &c);
         if (!L) {
             if (c > code) code = c;
             continue;
@@ -64,7 +164,7 @@ static int cmd_check(int n, char **paths)
         trace_free(T);
         lesson_free(L);
     }
-    return code == 1 ? 1 : code ? 2 : 0;
+    return code;
 }
 
 /* --dump: JSON of one lesson. */
@@ -72,7 +172,7 @@ static int cmd_dump(const char *path)
 {
     Trace *T = NULL;
     int code = 0;
-    Lesson *L = load(path, &T, &code);
+    Lesson *L = app_load(path, &T, &code);
     if (!L) return code;
     Buf b = {0};
     dump_json(L, T, &b);
@@ -135,9 +235,16 @@ int main(int argc, char **argv)
         help();
         return 0;
     }
-    if (argc >= 3 && !strcmp(argv[1], "--check")) return cmd_check(argc - 2, argv + 2);
-    if (argc == 3 && !strcmp(argv[1], "--dump")) return cmd_dump(argv[2]);
-    if ((argc == 2 || argc == 3) && !strcmp(argv[1], "--list")) return cmd_list(argc == 3 ? argv[2] : NULL);
-    fputs(USAGE, stderr);
-    return 2;
+    Args a;
+    int code = parse_args(argc, argv, &a);
+    if (code == 0) {
+        if (!a.mode) code = app_window(a.nfiles ? a.files[0] : NULL, a.font, a.shots ? a.shots : ".",
+                                       a.size_given ? a.shot.width : 1280, a.size_given ? a.shot.height : 800);
+        else if (!strcmp(a.mode, "check")) code = cmd_check(a.files, a.nfiles);
+        else if (!strcmp(a.mode, "dump")) code = cmd_dump(a.files[0]);
+        else if (!strcmp(a.mode, "list")) code = cmd_list(a.dir);
+        else code = app_export(a.dir, a.files, a.nfiles, &a.shot, a.font, false);
+    }
+    free(a.files);
+    return code;
 }

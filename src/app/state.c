@@ -113,6 +113,8 @@ static int recompute(AppState *a)
         app_toast(a, "%s", err.msg);
         return -1;
     }
+    stage_view_free(a->view);          /* it borrows the old trace's matrices */
+    a->view = NULL;
     trace_free(a->T);
     a->T = T;
     refresh_view(a);
@@ -482,15 +484,6 @@ char *app_explain(const AppState *a)
     if (a->predict == PREDICT_GUESSING && p == a->predict_panel) return NULL;   /* no spoilers */
     const Panel *pn = &a->view->panels[p];
     return explain_cell(a->L, a->T, a->view->setup, pn->matrix, r + pn->row_offset, c);
-}
-
-/* DIR/<lesson>-<NN>-<stage-id>.<ext>. */
-char *app_shot_name(const AppState *a, const char *dir, const char *ext)
-{
-    Buf b = {0};
-    buf_printf(&b, "%s/%s-%02d-%s.%s", dir, a->L ? a->L->name : "attnlab", a->stage + 1,
-               a->L ? lesson_stage_name(a->L->stages[a->stage].id) : "none", ext);
-    return buf_take(&b);
 }
 
 /* Open or close the picker, listing the bundled lessons. */

@@ -140,8 +140,6 @@ bool app_focus_cell(const AppState *a, int *panel, int *row, int *col);
 char *app_explain(const AppState *a);
 /* Set a toast message shown for two seconds from a->now. */
 void app_toast(AppState *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The file name S would write for the current stage in dir (caller frees). */
-char *app_shot_name(const AppState *a, const char *dir, const char *ext);
 
 /* The lesson picker. */
 void app_toggle_picker(AppState *a);

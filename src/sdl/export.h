@@ -25,8 +25,7 @@
 #include <SDL.h>
 #include "core/util.h"
 
-/* zlib level and row filter: flat colour areas compress well with SUB rows
-** at a middling level, and that is fast (see export.c). */
+/* zlib level; rows are not filtered, which suits flat colour (see export.c). */
 #define EXPORT_PNG_LEVEL 6
 
 typedef struct ExportMeta {

@@ -382,18 +382,40 @@ float font_measure(void *ctx, const char *text, float size, int bold)
     return (float)w;
 }
 
-/* A fresh, fully transparent page; -1 when there is no room for another. */
+/* Empty page i and put the opaque white block in its top-left corner. */
+static void clear_page(FontSet *fs, int i)
+{
+    FontPage *p = &fs->pages[i];
+    SDL_Surface *s = p->surface;
+    SDL_memset(s->pixels, 0, (size_t)s->pitch * (size_t)s->h);
+    for (int y = 0; y < FONT_WHITE; y++) {
+        uint32_t *row = (uint32_t *)((uint8_t *)s->pixels + y * s->pitch);
+        for (int x = 0; x < FONT_WHITE; x++) row[x] = 0xFFFFFFFFu;
+    }
+    /* The block and its gutter open the first shelf. */
+    p->shelf_y = 0;
+    p->used_h = FONT_WHITE + 1;
+    p->version++;
+    fs->shelf_x[i] = fs->shelf_h[i] = FONT_WHITE + 1;
+}
+
+/* A fresh page; -1 when there is no room for another. */
 static int add_page(FontSet *fs)
 {
     if (fs->npages == FONT_MAX_PAGES) return -1;
     SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, FONT_PAGE_SIZE, FONT_PAGE_SIZE, 32,
                                                     SDL_PIXELFORMAT_ARGB8888);
     if (!s) return -1;
-    SDL_memset(s->pixels, 0, (size_t)s->pitch * (size_t)s->h);
     int i = fs->npages++;
     fs->pages[i] = (FontPage){ s, 0, 0, 0 };
-    fs->shelf_x[i] = fs->shelf_h[i] = 0;
+    clear_page(fs, i);
     return i;
+}
+
+/* Make sure page 0 exists (it carries the white block even with no glyphs). */
+int font_first_page(FontSet *fs)
+{
+    return fs->npages > 0 ? 0 : add_page(fs);
 }
 
 /*
@@ -534,16 +556,10 @@ void font_cache_reset(FontSet *fs)
         g->page = -1;
         g->w = g->h = 0;
     }
-    for (int i = 0; i < fs->npages; i++) {
-        FontPage *p = &fs->pages[i];
-        SDL_memset(p->surface->pixels, 0, (size_t)p->surface->pitch * (size_t)p->surface->h);
-        p->shelf_y = p->used_h = 0;
-        p->version++;
-        fs->shelf_x[i] = fs->shelf_h[i] = 0;
-    }
     /* Keep the first page, free the others: a reset is rare, memory is not. */
     for (int i = 1; i < fs->npages; i++) SDL_FreeSurface(fs->pages[i].surface);
     if (fs->npages > 1) fs->npages = 1;
+    if (fs->npages == 1) clear_page(fs, 0);
     fs->generation++;
     fs->full = 0;
 }

@@ -16,14 +16,15 @@
 ** one SDL_ttf font object is opened per (pixel size, weight), lazily. Every
 ** glyph is rasterised once per (code point, pixel size, weight, rotation) into
 ** atlas pages: plain ARGB8888 surfaces, white with coverage in alpha, that
-** the renderer (render.h) mirrors into textures. Text width is the sum of the
-** glyphs' integer advances, exactly how render.c places them, so what layout
-** measures is what the screen shows. No kerning, no shaping: the lessons are
-** Latin text, digits and a handful of mathematical signs.
+** the renderer (render.h) mirrors into textures. Bitmaps of rotated text are
+** stored already turned, so drawing never rotates anything. Text width is
+** the sum of the glyphs' integer advances, exactly how render.c places them,
+** so what layout measures is what the screen shows. No kerning, no shaping:
+** the lessons are Latin text, digits and a handful of mathematical signs.
 **
 ** Ownership: the FontSet owns its fonts, glyphs and pages. font_glyph returns
-** a copy; page pointers stay valid until font_free (font_cache_reset empties
-** the pages but keeps them).
+** a copy. font_page points into a fixed array, but font_cache_reset keeps
+** only page 0 (and empties it): re-read font_page_count after a reset.
 */
 #ifndef ATTNLAB_FONT_H
 #define ATTNLAB_FONT_H
@@ -40,6 +41,10 @@
 #define FONT_PAGE_SIZE 1024
 /* At most this many pages; when they are full the cache starts over. */
 #define FONT_MAX_PAGES 8
+/* Every page has an opaque white FONT_WHITE-pixel square at (0, 0): a GPU
+** renderer draws rectangles and lines with it, tinted, so that they share
+** one texture (and one draw call) with the text. */
+#define FONT_WHITE 4
 
 typedef struct FontSet FontSet;
 
@@ -100,6 +105,8 @@ uint32_t font_utf8_next(const char **s);
 ** counter-clockwise); rasterised into a page on first use when raster is set.
 ** For px out of range the glyph is empty (advance 0, page -1). */
 FontGlyph font_glyph(FontSet *fs, uint32_t cp, int px, int bold, int rotated, int raster);
+/* Create page 0 if there is none yet; returns 0, or -1 without memory. */
+int font_first_page(FontSet *fs);
 /* Number of atlas pages in use. */
 int font_page_count(const FontSet *fs);
 /* Page i (0 <= i < font_page_count). */

@@ -1,6 +1,22 @@
 /*
 ** render.c: a DrawList onto an SDL_Renderer, glyphs out of atlas textures.
 ** The rules for placing pixels are spelled out in render.h.
+**
+** Two ways to put the same pixels down, chosen per renderer:
+**
+** - Direct (the software renderer, so PNG export and tests): rectangles with
+**   SDL_RenderFillRect, glyphs with SDL_RenderCopy tinted by colour and alpha
+**   modulation. SDL blits these directly, which is the fastest path there.
+**
+** - Batched (GPU renderers, the window): every rectangle, line and glyph
+**   becomes a quad in one vertex stream on the atlas texture, with the colour
+**   in the vertices; rectangles and lines sample the page's white block. A
+**   heatmap alternates cell and label, which as separate calls would break
+**   SDL's batching at every cell (thousands of draw calls); as one stream it
+**   is one draw call per atlas page switch.
+**
+** Everything above those two primitives (snapping, outlines, dashes, text
+** placement) is shared, so both draw the same shapes.
 */
 #include "render.h"
 #include "core/util.h"
@@ -15,6 +31,8 @@
 #define RUN_GLYPHS 128
 /* Coordinates are clamped to this before rounding: far off-canvas anyway. */
 #define COORD_LIMIT 1.0e6f
+/* Quads queued before the batch is handed to SDL (bounds its memory). */
+#define BATCH_QUADS 8192
 
 /* One atlas page as a texture of this renderer. */
 typedef struct PageTex {
@@ -22,7 +40,7 @@ typedef struct PageTex {
     uint32_t version;       /* page version last uploaded */
     int from_y;             /* rows above this are already uploaded */
     int need_full;          /* upload everything next time */
-    Color mod;              /* colour modulation now set on tex */
+    Color mod;              /* colour modulation now set on tex (direct path) */
     int mod_set;
 } PageTex;
 
@@ -31,6 +49,13 @@ struct Render {
     FontSet *fonts;
     uint32_t generation;    /* the font cache generation the textures hold */
     PageTex page[FONT_MAX_PAGES];
+    int batched;            /* 1: one geometry stream (GPU); 0: direct calls */
+    int failed;             /* a texture could not be made or updated this frame */
+    /* The pending batch: quads on atlas page bpage. */
+    SDL_Vertex *v;
+    int *ix;
+    int nquads, capquads;
+    int bpage;
 };
 
 static char render_err[512];
@@ -61,6 +86,9 @@ Render *render_create(SDL_Renderer *r, FontSet *fonts)
     rd->r = r;
     rd->fonts = fonts;
     rd->generation = font_cache_generation(fonts);
+    rd->bpage = -1;
+    SDL_RendererInfo info;
+    rd->batched = SDL_GetRendererInfo(r, &info) == 0 && !(info.flags & SDL_RENDERER_SOFTWARE);
     return rd;
 }
 
@@ -70,6 +98,8 @@ void render_free(Render *rd)
     if (!rd) return;
     for (int i = 0; i < FONT_MAX_PAGES; i++)
         if (rd->page[i].tex) SDL_DestroyTexture(rd->page[i].tex);
+    free(rd->v);
+    free(rd->ix);
     free(rd);
 }
 
@@ -80,6 +110,12 @@ void render_invalidate(Render *rd)
         rd->page[i].need_full = 1;
         rd->page[i].mod_set = 0;
     }
+}
+
+/* Choose the batched (1) or direct (0) path, whatever the renderer is. */
+void render_set_batched(Render *rd, int batched)
+{
+    rd->batched = batched ? 1 : 0;
 }
 
 /*
@@ -100,6 +136,7 @@ static SDL_Texture *sync_page(Render *rd, int i)
                                    FONT_PAGE_SIZE, FONT_PAGE_SIZE);
         if (!t->tex) {
             set_error("render: cannot create a glyph texture: %s", SDL_GetError());
+            rd->failed = 1;
             return NULL;
         }
         SDL_SetTextureBlendMode(t->tex, SDL_BLENDMODE_BLEND);
@@ -115,6 +152,7 @@ static SDL_Texture *sync_page(Render *rd, int i)
             const uint8_t *src = (const uint8_t *)p->surface->pixels + (size_t)y0 * (size_t)p->surface->pitch;
             if (SDL_UpdateTexture(t->tex, &band, src, p->surface->pitch) < 0) {
                 set_error("render: cannot update a glyph texture: %s", SDL_GetError());
+                rd->failed = 1;
                 return NULL;
             }
         }
@@ -125,27 +163,122 @@ static SDL_Texture *sync_page(Render *rd, int i)
     return t->tex;
 }
 
+/* ---- The batch: quads on one atlas page, handed to SDL in one call. ---- */
+
+/* Hand the pending quads to SDL. */
+static void flush(Render *rd)
+{
+    if (rd->nquads == 0) return;
+    SDL_Texture *tex = sync_page(rd, rd->bpage);
+    PageTex *t = &rd->page[rd->bpage];
+    if (tex && t->mod_set) {            /* colour is in the vertices: no tint */
+        SDL_SetTextureColorMod(tex, 255, 255, 255);
+        SDL_SetTextureAlphaMod(tex, 255);
+        t->mod_set = 0;
+    }
+    if (tex && SDL_RenderGeometry(rd->r, tex, rd->v, 4 * rd->nquads, rd->ix, 6 * rd->nquads) < 0) {
+        set_error("render: geometry: %s", SDL_GetError());
+        rd->failed = 1;
+    }
+    rd->nquads = 0;
+}
+
+/* Make page the batch's texture (flushing quads on another page); -1 if
+** there is no page to draw with. */
+static int use_page(Render *rd, int page)
+{
+    if (page < 0) {                     /* any page will do: all have white */
+        if (rd->bpage >= 0) return 0;
+        page = font_first_page(rd->fonts);
+        if (page < 0) return -1;
+    }
+    if (page != rd->bpage) {
+        flush(rd);
+        rd->bpage = page;
+    }
+    return 0;
+}
+
+/* Append a quad with corners p[0..3] (in order round it), texture corners
+** (u0, v0)-(u1, v1) in atlas pixels, and one colour. */
+static void push_quad(Render *rd, const SDL_FPoint p[4], float u0, float v0, float u1, float v1, Color c)
+{
+    if (rd->nquads == BATCH_QUADS) flush(rd);
+    if (rd->nquads == rd->capquads) {
+        rd->capquads = rd->capquads ? rd->capquads * 2 : 256;
+        rd->v = xrealloc(rd->v, sizeof *rd->v * 4 * (size_t)rd->capquads);
+        rd->ix = xrealloc(rd->ix, sizeof *rd->ix * 6 * (size_t)rd->capquads);
+    }
+    const float s = 1.0f / FONT_PAGE_SIZE;
+    SDL_Color sc = { c.r, c.g, c.b, c.a };
+    SDL_Vertex *v = rd->v + 4 * rd->nquads;
+    v[0] = (SDL_Vertex){ p[0], sc, { u0 * s, v0 * s } };
+    v[1] = (SDL_Vertex){ p[1], sc, { u1 * s, v0 * s } };
+    v[2] = (SDL_Vertex){ p[2], sc, { u1 * s, v1 * s } };
+    v[3] = (SDL_Vertex){ p[3], sc, { u0 * s, v1 * s } };
+    int b = 4 * rd->nquads, *ix = rd->ix + 6 * rd->nquads;
+    ix[0] = b; ix[1] = b + 1; ix[2] = b + 2;
+    ix[3] = b; ix[4] = b + 2; ix[5] = b + 3;
+    rd->nquads++;
+}
+
+/* The middle of the white block: every sample there is opaque white. */
+#define WHITE_UV (FONT_WHITE / 2.0f)
+
+/* ---- The two primitives every command is made of. ---- */
+
+/* Fill the pixels between snapped edges [x0, x1) x [y0, y1) with c. */
+static void fill_edges(Render *rd, int x0, int y0, int x1, int y1, Color c)
+{
+    if (x1 <= x0 || y1 <= y0) return;
+    if (rd->batched) {
+        if (use_page(rd, -1) < 0) return;
+        SDL_FPoint p[4] = { { (float)x0, (float)y0 }, { (float)x1, (float)y0 },
+                            { (float)x1, (float)y1 }, { (float)x0, (float)y1 } };
+        push_quad(rd, p, WHITE_UV, WHITE_UV, WHITE_UV, WHITE_UV, c);
+        return;
+    }
+    SDL_SetRenderDrawColor(rd->r, c.r, c.g, c.b, c.a);
+    SDL_SetRenderDrawBlendMode(rd->r, c.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
+    SDL_Rect q = { x0, y0, x1 - x0, y1 - y0 };
+    SDL_RenderFillRect(rd->r, &q);
+}
+
+/* Copy one glyph with its pen at (x, y), tinted with c. */
+static void glyph_at(Render *rd, const FontGlyph *g, int x, int y, Color c, int cw, int ch)
+{
+    if (g->page < 0 || g->w == 0) return;
+    SDL_Rect dst = { x + g->dx, y + g->dy, g->w, g->h };
+    if (dst.x >= cw || dst.y >= ch || dst.x + dst.w <= 0 || dst.y + dst.h <= 0) return;
+    if (rd->batched) {
+        if (use_page(rd, g->page) < 0) return;
+        SDL_FPoint p[4] = { { (float)dst.x, (float)dst.y }, { (float)(dst.x + dst.w), (float)dst.y },
+                            { (float)(dst.x + dst.w), (float)(dst.y + dst.h) },
+                            { (float)dst.x, (float)(dst.y + dst.h) } };
+        push_quad(rd, p, g->ax, g->ay, g->ax + g->w, g->ay + g->h, c);
+        return;
+    }
+    SDL_Texture *tex = sync_page(rd, g->page);
+    if (!tex) return;
+    PageTex *t = &rd->page[g->page];
+    if (!t->mod_set || memcmp(&t->mod, &c, sizeof c) != 0) {
+        SDL_SetTextureColorMod(tex, c.r, c.g, c.b);
+        SDL_SetTextureAlphaMod(tex, c.a);
+        t->mod = c;
+        t->mod_set = 1;
+    }
+    SDL_Rect src = { g->ax, g->ay, g->w, g->h };
+    SDL_RenderCopy(rd->r, tex, &src, &dst);
+}
+
+/* ---- Commands. ---- */
+
 /* Round to the nearest whole pixel, halves up, far values clamped. */
 static int snap(float v)
 {
     if (!(v > -COORD_LIMIT)) v = -COORD_LIMIT;     /* also NaN */
     if (v > COORD_LIMIT) v = COORD_LIMIT;
     return (int)floorf(v + 0.5f);
-}
-
-/* Set the draw colour, blending only when it is translucent. */
-static void set_color(SDL_Renderer *r, Color c)
-{
-    SDL_SetRenderDrawColor(r, c.r, c.g, c.b, c.a);
-    SDL_SetRenderDrawBlendMode(r, c.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
-}
-
-/* Fill the pixels between snapped edges [x0, x1) x [y0, y1). */
-static void fill_edges(SDL_Renderer *r, int x0, int y0, int x1, int y1)
-{
-    if (x1 <= x0 || y1 <= y0) return;
-    SDL_Rect q = { x0, y0, x1 - x0, y1 - y0 };
-    SDL_RenderFillRect(r, &q);
 }
 
 /* The snapped edges of [a, b] (either order); at least one pixel wide. */
@@ -158,16 +291,17 @@ static void span(float a, float b, int *lo, int *hi)
 }
 
 /* A filled rectangle, or its outline centred on its edges. */
-static void draw_rect_cmd(SDL_Renderer *r, const DrawCmd *c)
+static void draw_rect_cmd(Render *rd, const DrawCmd *c)
 {
     Rect q = c->r;
-    if (!(q.w > 0) || !(q.h > 0)) return;
-    set_color(r, c->color);
+    Color col = c->color;
+    if (!(q.w > 0) || !(q.h > 0) || !isfinite(q.x) || !isfinite(q.y) || !isfinite(q.w) || !isfinite(q.h))
+        return;
     if (!(c->width > 0)) {
         int x0, x1, y0, y1;
         span(q.x, q.x + q.w, &x0, &x1);
         span(q.y, q.y + q.h, &y0, &y1);
-        fill_edges(r, x0, y0, x1, y1);
+        fill_edges(rd, x0, y0, x1, y1, col);
         return;
     }
     float hw = c->width / 2;
@@ -181,68 +315,72 @@ static void draw_rect_cmd(SDL_Renderer *r, const DrawCmd *c)
     if (ix1 >= ox1) ix1 = ox1 - 1;
     if (iy1 >= oy1) iy1 = oy1 - 1;
     if (ix1 <= ix0 || iy1 <= iy0) {     /* all stroke, no hole */
-        fill_edges(r, ox0, oy0, ox1, oy1);
+        fill_edges(rd, ox0, oy0, ox1, oy1, col);
         return;
     }
     /* Four bands that do not overlap, so translucent frames blend once. */
-    fill_edges(r, ox0, oy0, ox1, iy0);
-    fill_edges(r, ox0, iy1, ox1, oy1);
-    fill_edges(r, ox0, iy0, ix0, iy1);
-    fill_edges(r, ix1, iy0, ox1, iy1);
+    fill_edges(rd, ox0, oy0, ox1, iy0, col);
+    fill_edges(rd, ox0, iy1, ox1, oy1, col);
+    fill_edges(rd, ox0, iy0, ix0, iy1, col);
+    fill_edges(rd, ix1, iy0, ox1, iy1, col);
 }
 
 /* One solid piece of a line from (x0, y0) to (x1, y1), w pixels wide. */
-static void stroke(SDL_Renderer *r, float x0, float y0, float x1, float y1, float w, Color col)
+static void stroke(Render *rd, float x0, float y0, float x1, float y1, float w, Color col)
 {
     float dx = x1 - x0, dy = y1 - y0;
     int a0, a1, b0, b1;
     if (fabsf(dy) < 1e-4f) {            /* horizontal: a crisp band */
         span(x0, x1, &a0, &a1);
         span(y0 - w / 2, y0 + w / 2, &b0, &b1);
-        fill_edges(r, a0, b0, a1, b1);
+        fill_edges(rd, a0, b0, a1, b1, col);
         return;
     }
     if (fabsf(dx) < 1e-4f) {            /* vertical */
         span(x0 - w / 2, x0 + w / 2, &a0, &a1);
         span(y0, y1, &b0, &b1);
-        fill_edges(r, a0, b0, a1, b1);
+        fill_edges(rd, a0, b0, a1, b1, col);
         return;
     }
-    if (w < 1.5f) {                     /* hairline: a continuous pixel line */
-        SDL_RenderDrawLineF(r, x0, y0, x1, y1);
+    if (!rd->batched && w < 1.5f) {     /* hairline: a continuous pixel line */
+        SDL_SetRenderDrawColor(rd->r, col.r, col.g, col.b, col.a);
+        SDL_SetRenderDrawBlendMode(rd->r, col.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
+        SDL_RenderDrawLineF(rd->r, x0, y0, x1, y1);
         return;
     }
     float len = sqrtf(dx * dx + dy * dy);
     float nx = -dy / len * w / 2, ny = dx / len * w / 2;
+    SDL_FPoint p[4] = { { x0 + nx, y0 + ny }, { x1 + nx, y1 + ny },
+                        { x1 - nx, y1 - ny }, { x0 - nx, y0 - ny } };
+    if (rd->batched) {
+        if (use_page(rd, -1) == 0) push_quad(rd, p, WHITE_UV, WHITE_UV, WHITE_UV, WHITE_UV, col);
+        return;
+    }
     SDL_Color sc = { col.r, col.g, col.b, col.a };
-    SDL_Vertex v[4] = {
-        { { x0 + nx, y0 + ny }, sc, { 0, 0 } },
-        { { x1 + nx, y1 + ny }, sc, { 0, 0 } },
-        { { x1 - nx, y1 - ny }, sc, { 0, 0 } },
-        { { x0 - nx, y0 - ny }, sc, { 0, 0 } },
-    };
+    SDL_Vertex v[4];
+    for (int i = 0; i < 4; i++) v[i] = (SDL_Vertex){ p[i], sc, { 0, 0 } };
     static const int idx[6] = { 0, 1, 2, 0, 2, 3 };
-    SDL_RenderGeometry(r, NULL, v, 4, idx, 6);
+    SDL_SetRenderDrawBlendMode(rd->r, col.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
+    SDL_RenderGeometry(rd->r, NULL, v, 4, idx, 6);
 }
 
 /* A line command, solid or dashed. */
-static void draw_line_cmd(SDL_Renderer *r, const DrawCmd *c)
+static void draw_line_cmd(Render *rd, const DrawCmd *c)
 {
     float x0 = c->r.x, y0 = c->r.y, x1 = c->r.x + c->r.w, y1 = c->r.y + c->r.h;
     if (!isfinite(x0) || !isfinite(y0) || !isfinite(x1) || !isfinite(y1)) return;
     float w = c->width >= 1 ? c->width : 1;
     float len = sqrtf(c->r.w * c->r.w + c->r.h * c->r.h);
     if (len < 1e-3f) return;
-    set_color(r, c->color);
     float on = RENDER_DASH_ON * w, off = RENDER_DASH_OFF * w;
     if (!c->dashed || len / (on + off) > 100000) {
-        stroke(r, x0, y0, x1, y1, w, c->color);
+        stroke(rd, x0, y0, x1, y1, w, c->color);
         return;
     }
     float ux = c->r.w / len, uy = c->r.h / len;
     for (float t = 0; t < len; t += on + off) {
         float e = t + on < len ? t + on : len;
-        stroke(r, x0 + ux * t, y0 + uy * t, x0 + ux * e, y0 + uy * e, w, c->color);
+        stroke(rd, x0 + ux * t, y0 + uy * t, x0 + ux * e, y0 + uy * e, w, c->color);
     }
 }
 
@@ -286,50 +424,33 @@ int render_text_origin(FontSet *fonts, const DrawCmd *c, const char *text, int *
 }
 
 /* The glyph, rasterised; a full cache starts over once and tries again. */
-static FontGlyph get_glyph(FontSet *fs, uint32_t cp, int px, int bold, int rot)
+static FontGlyph get_glyph(Render *rd, uint32_t cp, int px, int bold, int rot)
 {
-    FontGlyph g = font_glyph(fs, cp, px, bold, rot, 1);
-    if (!g.rastered && font_cache_full(fs)) {
-        /* SDL flushes queued copies before a texture they read is updated,
-        ** so what was drawn before the reset stays right. */
-        font_cache_reset(fs);
-        g = font_glyph(fs, cp, px, bold, rot, 1);
+    FontGlyph g = font_glyph(rd->fonts, cp, px, bold, rot, 1);
+    if (!g.rastered && font_cache_full(rd->fonts)) {
+        /* Quads already queued sample the old pages: send them first. SDL
+        ** itself runs queued draws before a texture they read is updated. */
+        flush(rd);
+        rd->bpage = -1;                 /* that page may be gone now */
+        font_cache_reset(rd->fonts);
+        g = font_glyph(rd->fonts, cp, px, bold, rot, 1);
     }
     return g;
 }
 
-/* Copy one glyph with its pen at (x, y), tinted with col. */
-static int blit_glyph(Render *rd, const FontGlyph *g, int x, int y, Color col, int cw, int ch)
-{
-    if (g->page < 0 || g->w == 0) return 0;
-    SDL_Rect dst = { x + g->dx, y + g->dy, g->w, g->h };
-    if (dst.x >= cw || dst.y >= ch || dst.x + dst.w <= 0 || dst.y + dst.h <= 0) return 0;
-    SDL_Texture *tex = sync_page(rd, g->page);
-    if (!tex) return -1;
-    PageTex *t = &rd->page[g->page];
-    if (!t->mod_set || memcmp(&t->mod, &col, sizeof col) != 0) {
-        SDL_SetTextureColorMod(tex, col.r, col.g, col.b);
-        SDL_SetTextureAlphaMod(tex, col.a);
-        t->mod = col;
-        t->mod_set = 1;
-    }
-    SDL_Rect src = { g->ax, g->ay, g->w, g->h };
-    return SDL_RenderCopy(rd->r, tex, &src, &dst) < 0 ? -1 : 0;
-}
-
 /*
 ** A text run: decode and fetch its glyphs once (keeping up to RUN_GLYPHS of
-** them), add up the advances, place the pen, then copy glyph after glyph.
+** them), add up the advances, place the pen, then put glyph after glyph.
 */
-static int draw_text_cmd(Render *rd, const DrawList *d, const DrawCmd *c)
+static void draw_text_cmd(Render *rd, const DrawList *d, const DrawCmd *c)
 {
     const char *s = draw_str(d, c);
     int px = font_px(c->size);
-    if (px == 0 || !*s || c->color.a == 0) return 0;
-    if (!isfinite(c->r.x) || !isfinite(c->r.y) || !isfinite(c->r.w) || !isfinite(c->r.h)) return 0;
+    if (px == 0 || !*s) return;
+    if (!isfinite(c->r.x) || !isfinite(c->r.y) || !isfinite(c->r.w) || !isfinite(c->r.h)) return;
     int bold = c->bold ? 1 : 0, rot = c->rotate == 90;
     FontGlyph run[RUN_GLYPHS];
-    int width;
+    int width = 0;
     const char *p;
     uint32_t cp;
     /* A cache reset halfway through would leave stale atlas places in run[]:
@@ -340,30 +461,31 @@ static int draw_text_cmd(Render *rd, const DrawList *d, const DrawCmd *c)
         width = 0;
         p = s;
         while ((cp = font_utf8_next(&p)) != 0) {
-            FontGlyph g = get_glyph(rd->fonts, cp, px, bold, rot);
+            FontGlyph g = get_glyph(rd, cp, px, bold, rot);
             if (n < RUN_GLYPHS) run[n] = g;
             n++;
             width += g.advance;
         }
         if (gen == font_cache_generation(rd->fonts)) break;
     }
-    int x, y, rc = 0;
+    int x, y;
     text_origin(rd->fonts, c, width, &x, &y);
     p = s;
     for (int i = 0; (cp = font_utf8_next(&p)) != 0; i++) {
-        FontGlyph g = i < RUN_GLYPHS ? run[i] : get_glyph(rd->fonts, cp, px, bold, rot);
-        if (blit_glyph(rd, &g, x, y, c->color, d->width, d->height) < 0) rc = -1;
+        FontGlyph g = i < RUN_GLYPHS ? run[i] : get_glyph(rd, cp, px, bold, rot);
+        glyph_at(rd, &g, x, y, c->color, d->width, d->height);
         if (rot) y -= g.advance;
         else x += g.advance;
     }
-    return rc;
 }
 
 /* Clear, then every command in order. */
 int render_drawlist(Render *rd, const DrawList *d)
 {
-    int rc = 0;
     render_err[0] = '\0';
+    rd->failed = 0;
+    rd->nquads = 0;
+    rd->bpage = -1;
     SDL_Renderer *r = rd->r;
     SDL_RenderSetClipRect(r, NULL);
     SDL_SetRenderDrawColor(r, d->background.r, d->background.g, d->background.b, 255);
@@ -372,13 +494,14 @@ int render_drawlist(Render *rd, const DrawList *d)
         const DrawCmd *c = &d->cmds[i];
         if (c->color.a == 0) continue;
         switch (c->kind) {
-        case DRAW_RECT: draw_rect_cmd(r, c); break;
-        case DRAW_LINE: draw_line_cmd(r, c); break;
-        case DRAW_TEXT: if (draw_text_cmd(rd, d, c) < 0) rc = -1; break;
+        case DRAW_RECT: draw_rect_cmd(rd, c); break;
+        case DRAW_LINE: draw_line_cmd(rd, c); break;
+        case DRAW_TEXT: draw_text_cmd(rd, d, c); break;
         }
     }
+    flush(rd);
     SDL_RenderFlush(r);
-    return rc;
+    return rd->failed ? -1 : 0;
 }
 
 /* A surface with a software renderer on it. */

@@ -4,7 +4,9 @@
 ** A Render binds a FontSet's glyph pages to one SDL_Renderer as textures;
 ** render_drawlist then draws a whole DrawList (clear, rectangles, lines, text)
 ** with no texture created per string: each glyph is a copy out of an atlas
-** page, tinted with the text colour.
+** page, tinted with the text colour. On a GPU renderer the whole list goes
+** out as one vertex stream on the atlas (rectangles sample a white block), so
+** a big heatmap costs a draw call or two, not two per cell.
 **
 **     Render *rd = render_create(sdl_renderer, fonts);
 **     each frame: render_drawlist(rd, list); SDL_RenderPresent(sdl_renderer);
@@ -66,6 +68,9 @@ Render *render_create(SDL_Renderer *r, FontSet *fonts);
 void render_free(Render *rd);
 /* Upload every page again (after SDL_RENDER_TARGETS_RESET or _DEVICE_RESET). */
 void render_invalidate(Render *rd);
+/* Force the batched (1: one vertex stream, the default on GPU renderers) or
+** direct (0: fill and copy calls, the default on the software renderer) path. */
+void render_set_batched(Render *rd, int batched);
 /* Clear to d->background and draw every command of d in order. Returns 0, or
 ** -1 when a texture could not be made (render_error); what could be drawn is. */
 int render_drawlist(Render *rd, const DrawList *d);

@@ -1,0 +1,240 @@
+/*
+** frame.c: composing a frame: the stage's layout plus the program's overlays.
+*/
+#include "frame.h"
+#include "core/util.h"
+#include "view/cmap.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const key_help[] = {
+    "\xe2\x86\x92  Space  PgDn  Enter", "next stage",
+    "\xe2\x86\x90  Backspace  PgUp", "previous stage",
+    "Home  End", "first, last stage",
+    "1 \xe2\x80\xa6 9", "jump to a stage",
+    "L", "lesson picker",
+    "F  F11", "fullscreen (Esc leaves)",
+    "+  \xe2\x88\x92", "text size",
+    "T", "light / dark",
+    "C", "cycle colormap",
+    "B", "black screen",
+    "H", "next head",
+    "M", "causal mask on / off",
+    "K", "\xe2\x88\x9a" "d_k scaling on / off",
+    "[  ]", "temperature down / up",
+    "P", "predict the largest weights, then reveal",
+    "S", "save this stage as PNG",
+    "Ctrl+S", "save the edited lesson",
+    "R", "undo all edits",
+    "mouse", "hover: explain a cell; click: pin; scroll: edit an input (Shift: finer)",
+    "?", "this help",
+    "Q  Ctrl+Q", "quit",
+    NULL, NULL,
+};
+
+/* The key list. */
+const char *const *app_key_help(void)
+{
+    return key_help;
+}
+
+/* Layout options from the state. */
+LayoutOpts app_layout_opts(const AppState *a, int w, int h, const Theme *theme, MeasureFn measure, void *ctx)
+{
+    LayoutOpts o = layout_defaults(w, h, theme, measure, ctx);
+    o.text_scale = a->text_scale;
+    o.cmap = a->cmap >= 0 ? cmap_names()[a->cmap] : NULL;
+    int p, r, c;
+    if (app_focus_cell(a, &p, &r, &c)) {
+        o.hover_panel = p;
+        o.hover_row = r;
+        o.hover_col = c;
+    }
+    o.hidden_panel = a->predict == PREDICT_GUESSING ? a->predict_panel : -1;
+    return o;
+}
+
+/* Shade a colour toward opaque. */
+static Color with_alpha(Color c, uint8_t alpha)
+{
+    c.a = alpha;
+    return c;
+}
+
+/* Mark edited cells and predict guesses on top of the cells they belong to. */
+static void mark_cells(const AppState *a, const Theme *th, DrawList *out)
+{
+    int n = out->n;
+    for (int i = 0; i < n; i++) {
+        DrawCmd c = out->cmds[i];
+        if (c.role != ROLE_CELL || c.kind != DRAW_RECT || c.width != 0 || c.panel < 0 || c.panel >= a->view->npanels) continue;
+        const Panel *p = &a->view->panels[c.panel];
+        if (app_is_edited(a, a->view->setup, p->matrix, c.row + p->row_offset, c.col)) {
+            float s = fminf(c.r.w, c.r.h) * 0.28f;
+            draw_rect(out, (Rect){ c.r.x + c.r.w - s, c.r.y, s, s }, th->accent, ROLE_OVERLAY);
+            draw_frame(out, c.r, th->accent, 2.0f, ROLE_OVERLAY);
+        }
+        if (a->predict != PREDICT_OFF && c.panel == a->predict_panel && c.row < LESSON_MAX_TOKENS && a->guesses[c.row] == c.col)
+            draw_frame(out, (Rect){ c.r.x + 2, c.r.y + 2, c.r.w - 4, c.r.h - 4 }, th->highlight, 4.0f, ROLE_OVERLAY);
+    }
+}
+
+/* Copy line k-th of text (up to a newline) into out; returns the rest or NULL. */
+static const char *next_line(const char *s, char *out, size_t n)
+{
+    if (!*s) return NULL;
+    const char *e = strchr(s, '\n');
+    size_t len = e ? (size_t)(e - s) : strlen(s);
+    if (len >= n) len = n - 1;
+    memcpy(out, s, len);
+    out[len] = '\0';
+    return e ? e + 1 : s + strlen(s);
+}
+
+/* The size of a box holding text's lines at size, at most maxw wide. */
+static void text_box_size(const char *text, float size, float maxw, MeasureFn measure, void *ctx, float *bw, float *bh)
+{
+    char line[1024];
+    float w = 0;
+    int lines = 0;
+    for (const char *s = text; (s = next_line(s, line, sizeof line)) != NULL; lines++)
+        w = fmaxf(w, measure(ctx, line, size, 0));
+    *bw = fminf(w + 1.4f * size, maxw);
+    *bh = lines * size * 1.35f + 1.4f * size;
+}
+
+/* Draw text's lines in a framed box at (x, y) of size bw x bh; lines too
+** long for the box are shortened with an ellipsis so nothing spills out. */
+static void text_box(DrawList *out, const char *text, float x, float y, float bw, float bh, float size,
+                     MeasureFn measure, void *ctx, const Theme *th)
+{
+    float lh = size * 1.35f, pad = size * 0.7f, inner = bw - 2 * pad;
+    draw_rect(out, (Rect){ x, y, bw, bh }, with_alpha(th->panel_bg, 245), ROLE_OVERLAY);
+    draw_frame(out, (Rect){ x, y, bw, bh }, th->accent, 2.0f, ROLE_OVERLAY);
+    char line[1024];
+    float ty = y + pad;
+    for (const char *s = text; (s = next_line(s, line, sizeof line - 4)) != NULL; ty += lh) {
+        size_t n = strlen(line);
+        while (n > 4 && measure(ctx, line, size, 0) > inner) {
+            n--;
+            while (n > 0 && ((unsigned char)line[n] & 0xc0) == 0x80) n--;
+            memcpy(line + n, "\xe2\x80\xa6", 4);
+        }
+        draw_text(out, (Rect){ x + pad, ty, inner, lh }, line, size, th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
+    }
+}
+
+/* The explain panel beside the focused cell, kept on the canvas. */
+static void explain_panel(const AppState *a, const Theme *th, int w, int h, float size,
+                          MeasureFn measure, void *ctx, DrawList *out)
+{
+    char *text = app_explain(a);
+    if (!text) return;
+    int p, r, c;
+    app_focus_cell(a, &p, &r, &c);
+    Rect cell = { (float)w / 2, (float)h / 2, 0, 0 };
+    for (int i = 0; i < out->n; i++) {
+        const DrawCmd *d = &out->cmds[i];
+        if (d->role == ROLE_CELL && d->panel == p && d->row == r && d->col == c) { cell = d->r; break; }
+    }
+    float bw, bh;
+    text_box_size(text, size, fminf((float)w * 0.6f, size * 48), measure, ctx, &bw, &bh);
+    float x = cell.x + cell.w + size, y = cell.y + cell.h + size * 0.5f;
+    if (x + bw > w - 8) x = cell.x - bw - size;
+    if (x < 8) x = 8;
+    if (y + bh > h - 8) y = cell.y - bh - size * 0.5f;
+    if (y < 8) y = 8;
+    text_box(out, text, x, y, bw, bh, size, measure, ctx, th);
+    free(text);
+}
+
+/* A two-column overlay of the keys. */
+static void help_overlay(const Theme *th, int w, int h, float size, MeasureFn measure, void *ctx, DrawList *out)
+{
+    int n = 0;
+    while (key_help[2 * n]) n++;
+    float lh = size * 1.5f, kw = 0, dw = 0;
+    for (int i = 0; i < n; i++) {
+        kw = fmaxf(kw, measure(ctx, key_help[2 * i], size, 1));
+        dw = fmaxf(dw, measure(ctx, key_help[2 * i + 1], size, 0));
+    }
+    float bw = kw + dw + size * 4, bh = lh * (n + 2);
+    float x = ((float)w - bw) / 2, y = ((float)h - bh) / 2;
+    draw_rect(out, (Rect){ 0, 0, (float)w, (float)h }, (Color){ 0, 0, 0, 120 }, ROLE_OVERLAY);
+    draw_rect(out, (Rect){ x, y, bw, bh }, th->panel_bg, ROLE_OVERLAY);
+    draw_frame(out, (Rect){ x, y, bw, bh }, th->accent, 2.0f, ROLE_OVERLAY);
+    int t = draw_text(out, (Rect){ x, y + lh * 0.3f, bw, lh }, "Keys", size * 1.1f, th->fg, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
+    out->cmds[t].bold = 1;
+    for (int i = 0; i < n; i++) {
+        float ty = y + lh * (i + 1.4f);
+        int k = draw_text(out, (Rect){ x + size * 1.5f, ty, kw, lh }, key_help[2 * i], size, th->accent, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
+        out->cmds[k].bold = 1;
+        draw_text(out, (Rect){ x + size * 2.5f + kw, ty, dw, lh }, key_help[2 * i + 1], size, th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
+    }
+}
+
+/* The lesson picker: titles, the selected one highlighted. */
+static void picker_overlay(const AppState *a, const Theme *th, int w, int h, float size, MeasureFn measure, void *ctx, DrawList *out)
+{
+    float lh = size * 1.8f, tw = measure(ctx, "Choose a lesson (\xe2\x86\x91 \xe2\x86\x93 Enter, Esc)", size, 1);
+    for (int i = 0; i < a->picker_n; i++) tw = fmaxf(tw, measure(ctx, a->picker_titles[i], size, 0) + size * 3);
+    float bw = fminf(tw + size * 3, (float)w - 40), bh = lh * (a->picker_n + 2);
+    float x = ((float)w - bw) / 2, y = fmaxf(20, ((float)h - bh) / 2);
+    draw_rect(out, (Rect){ 0, 0, (float)w, (float)h }, (Color){ 0, 0, 0, 120 }, ROLE_OVERLAY);
+    draw_rect(out, (Rect){ x, y, bw, bh }, th->panel_bg, ROLE_OVERLAY);
+    draw_frame(out, (Rect){ x, y, bw, bh }, th->accent, 2.0f, ROLE_OVERLAY);
+    int t = draw_text(out, (Rect){ x, y + lh * 0.2f, bw, lh }, "Choose a lesson (\xe2\x86\x91 \xe2\x86\x93 Enter, Esc)",
+                      size, th->fg, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
+    out->cmds[t].bold = 1;
+    if (a->picker_n == 0)
+        draw_text(out, (Rect){ x, y + lh * 1.2f, bw, lh }, "no bundled lessons found", size, th->muted, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
+    for (int i = 0; i < a->picker_n; i++) {
+        Rect row = { x + size, y + lh * (i + 1.2f), bw - 2 * size, lh };
+        if (i == a->picker_sel) draw_rect(out, row, th->highlight, ROLE_OVERLAY);
+        char label[300];
+        snprintf(label, sizeof label, "%d  %s", i + 1, a->picker_titles[i]);
+        Color fg = i == a->picker_sel ? cmap_text_for(th->highlight) : th->fg;
+        draw_text(out, (Rect){ row.x + size * 0.6f, row.y, row.w - size, row.h }, label, size, fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
+    }
+}
+
+/* A one-line banner (toast or error) at the bottom or top. */
+static void banner(DrawList *out, const char *text, bool top, bool error, const Theme *th, int w, int h, float size,
+                   MeasureFn measure, void *ctx)
+{
+    float tw = fminf(measure(ctx, text, size, 0), (float)w - 6 * size), bh = size * 2.2f;
+    float x = ((float)w - tw) / 2 - size, y = top ? size * 0.6f : (float)h - bh - size * 0.8f;
+    Color bg = error ? (Color){ 170, 20, 30, 240 } : with_alpha(th->fg, 230);
+    Color fg = error ? (Color){ 255, 255, 255, 255 } : th->bg;
+    draw_rect(out, (Rect){ x, y, tw + 2 * size, bh }, bg, ROLE_OVERLAY);
+    draw_text(out, (Rect){ x + size, y, tw, bh }, text, size, fg, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
+}
+
+/* The whole frame. */
+void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, DrawList *out)
+{
+    Theme th = layout_theme(a->dark);
+    float size = fmaxf(13.0f, (float)h / 48.0f) * a->text_scale;
+    if (a->black) {
+        draw_clear(out, w, h, (Color){ 0, 0, 0, 255 });
+        return;
+    }
+    if (a->view) {
+        LayoutOpts o = app_layout_opts(a, w, h, &th, measure, ctx);
+        layout_view(a->view, &o, out);
+        mark_cells(a, &th, out);
+        explain_panel(a, &th, w, h, size * 0.9f, measure, ctx, out);
+    } else {
+        draw_clear(out, w, h, th.bg);
+        draw_text(out, (Rect){ 0, 0, (float)w, (float)h * 0.45f }, "attnlab", size * 2.5f, th.fg, ALIGN_CENTER, VALIGN_BOTTOM, ROLE_TITLE);
+        draw_text(out, (Rect){ 0, (float)h * 0.5f, (float)w, size * 2 }, "Press L to choose a lesson", size, th.muted,
+                  ALIGN_CENTER, VALIGN_MIDDLE, ROLE_BODY);
+    }
+    if (a->error[0]) banner(out, a->error, true, true, &th, w, h, size * 0.85f, measure, ctx);
+    if (a->toast[0] && a->now < a->toast_until) banner(out, a->toast, false, false, &th, w, h, size, measure, ctx);
+    if (a->picker) picker_overlay(a, &th, w, h, size, measure, ctx, out);
+    if (a->help) help_overlay(&th, w, h, size * 0.9f, measure, ctx, out);
+}

@@ -1,0 +1,24 @@
+/*
+** frame.h: one frame of the interactive program, drawn from the state alone.
+**
+** app_frame lays out the current stage (layout_view) and adds what belongs
+** to the program rather than the stage: marks on edited cells, predict-mode
+** guesses, the explain panel beside the focused cell, the toast, a load
+** error, the key overlay and the lesson picker. No SDL: the result is a
+** DrawList any backend can draw, and tests can read.
+*/
+#ifndef ATTNLAB_FRAME_H
+#define ATTNLAB_FRAME_H
+
+#include "state.h"
+#include "view/draw.h"
+#include "view/layout.h"
+
+/* The layout options the state asks for on a w x h canvas. */
+LayoutOpts app_layout_opts(const AppState *a, int w, int h, const Theme *theme, MeasureFn measure, void *ctx);
+/* Draw the whole frame into out (cleared first). */
+void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, DrawList *out);
+/* The keys, for the ? overlay and --help: NULL-terminated pairs (key, what). */
+const char *const *app_key_help(void);
+
+#endif

@@ -1,0 +1,138 @@
+/*
+** shot.c: rendering a stage to a PNG or SVG file without a window.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include "shot.h"
+#include "core/stage.h"
+#include "core/util.h"
+#include "sdl/export.h"
+#include "sdl/render.h"
+#include "view/layout.h"
+#include "view/svg.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The documented defaults. */
+ShotOpts app_shot_defaults(void)
+{
+    ShotOpts o = { 1280, 800, 1, false, false, NULL };
+    return o;
+}
+
+/* Stage k laid out on the export canvas. */
+void app_shot_layout(FontSet *fonts, const Lesson *L, const Trace *T, int k, const ShotOpts *opts, DrawList *d)
+{
+    int w = opts->width * opts->scale, h = opts->height * opts->scale;
+    Theme th = layout_theme(opts->dark);
+    LayoutOpts lo = layout_defaults(w, h, &th, font_measure, fonts);
+    lo.cmap = opts->cmap;
+    View *v = stage_view(L, T, k);
+    layout_view(v, &lo, d);
+    stage_view_free(v);
+}
+
+/* Write one stage. */
+int app_shot_write(FontSet *fonts, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
+                   const char *path, char *err, size_t n)
+{
+    DrawList *d = draw_create(opts->width, opts->height);
+    app_shot_layout(fonts, L, T, k, opts, d);
+    char desc[300];
+    snprintf(desc, sizeof desc, "%s: %s", lesson_stage_name(L->stages[k].id),
+             L->stages[k].title ? L->stages[k].title : stage_default_title(L->stages[k].id));
+    int r;
+    if (opts->svg) {
+        r = svg_save(d, path, L->title, desc, err, n);
+    } else {
+        Offscreen *o = render_offscreen_create(d->width, d->height, fonts);
+        if (!o) {
+            snprintf(err, n, "%s: cannot render: %s", path, render_error());
+            draw_free(d);
+            return -1;
+        }
+        render_drawlist(o->render, d);
+        ExportMeta meta = { L->title, desc };
+        r = export_png(o->surface, path, &meta);
+        if (r != 0) snprintf(err, n, "%s", export_error());
+        render_offscreen_free(o);
+    }
+    draw_free(d);
+    return r;
+}
+
+/* DIR/<lesson>-<NN>-<stage-id>.<ext>. */
+char *app_shot_path(const char *dir, const Lesson *L, int k, bool svg)
+{
+    Buf b = {0};
+    buf_printf(&b, "%s/%s-%02d-%s.%s", dir, L->name, k + 1, lesson_stage_name(L->stages[k].id), svg ? "svg" : "png");
+    return buf_take(&b);
+}
+
+/* Load and compute a lesson; print the error and return NULL on failure. */
+Lesson *app_load(const char *path, Trace **T, int *code)
+{
+    LessonError err;
+    Lesson *L = lesson_load(path, &err);
+    if (L) {
+        *T = attn_run(L, &err);
+        if (*T) return L;
+        lesson_free(L);
+    }
+    fprintf(stderr, "%s\n", err.msg);
+    *code = err.line == 0 && strstr(err.msg, "cannot") ? 1 : 2;
+    return NULL;
+}
+
+/* Create dir (one level) if it is missing; 0 or -1 with a message. */
+static int ensure_dir(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return 0;
+        fprintf(stderr, "%s: error: exists and is not a directory\n", dir);
+        return -1;
+    }
+    if (mkdir(dir, 0777) == 0) return 0;
+    fprintf(stderr, "%s: error: cannot create the directory: %s\n", dir, strerror(errno));
+    return -1;
+}
+
+/* Every stage of every lesson to dir; headless. */
+int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const char *font, bool quiet)
+{
+    FontSet *fonts = font_create(font);
+    if (!fonts) {
+        fprintf(stderr, "attnlab: error: %s\n", font_error());
+        return 1;
+    }
+    int code = ensure_dir(dir) == 0 ? 0 : 1;
+    for (int i = 0; i < n && code != 1; i++) {
+        Trace *T = NULL;
+        int c = 0;
+        Lesson *L = app_load(paths[i], &T, &c);
+        if (!L) {
+            if (c > code) code = c;
+            continue;
+        }
+        for (int k = 0; k < L->nstages && code != 1; k++) {
+            char *path = app_shot_path(dir, L, k, opts->svg);
+            char err[700];
+            if (app_shot_write(fonts, L, T, k, opts, path, err, sizeof err) != 0) {
+                fprintf(stderr, "%s\n", err);
+                code = 1;
+            } else if (!quiet) {
+                printf("%s\n", path);
+            }
+            free(path);
+        }
+        trace_free(T);
+        lesson_free(L);
+    }
+    font_free(fonts);
+    return code;
+}
+

@@ -1,0 +1,44 @@
+/*
+** shot.h: one stage as an image file, headless: PNG through the offscreen
+** software renderer, or SVG from the same display list. `--export` writes
+** every stage this way, and the window's S key writes the current stage the
+** same way, so both give the same bytes.
+*/
+#ifndef ATTNLAB_SHOT_H
+#define ATTNLAB_SHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "core/lesson.h"
+#include "core/trace.h"
+#include "sdl/font.h"
+#include "view/draw.h"
+
+typedef struct ShotOpts {
+    int width, height;      /* before scale */
+    int scale;              /* 1, or 2 for print */
+    bool dark;
+    bool svg;               /* SVG instead of PNG */
+    const char *cmap;       /* override every panel's colormap, or NULL */
+} ShotOpts;
+
+/* Defaults: 1280x800, scale 1, light, PNG. */
+ShotOpts app_shot_defaults(void);
+/* Lay out stage k of L on the canvas of opts into d (cleared first). */
+void app_shot_layout(FontSet *fonts, const Lesson *L, const Trace *T, int k, const ShotOpts *opts, DrawList *d);
+/* Write stage k to path (written to a temporary name, then renamed). 0, or
+** -1 with a one-line reason in err (size n). */
+int app_shot_write(FontSet *fonts, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
+                   const char *path, char *err, size_t n);
+/* The file name of stage k: DIR/<lesson>-<NN>-<stage-id>.<png|svg> (caller frees). */
+char *app_shot_path(const char *dir, const Lesson *L, int k, bool svg);
+
+/* Load and compute a lesson; on failure print the error line to stderr, set
+** *code (1 for I/O, 2 for an invalid lesson) and return NULL. */
+Lesson *app_load(const char *path, Trace **T, int *code);
+/* Write every stage of every lesson in paths to dir (created if missing),
+** printing each file unless quiet. Returns the exit code: 0, 1 (I/O, font)
+** or 2 (an invalid lesson; the others are still written). */
+int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const char *font, bool quiet);
+
+#endif

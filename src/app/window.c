@@ -1,0 +1,292 @@
+/*
+** window.c: the event loop. Events map to actions (state.c); a frame is
+** drawn from the state (frame.c) only when something changed, so an idle
+** window blocks in SDL_WaitEvent and uses no CPU. Drawing happens at the
+** renderer's output size, so high-DPI screens get sharp text; mouse
+** positions are scaled from window points to those pixels.
+*/
+#include "window.h"
+#include "frame.h"
+#include "paths.h"
+#include "shot.h"
+#include "state.h"
+#include "core/util.h"
+#include "sdl/font.h"
+#include "sdl/render.h"
+#include "view/cmap.h"
+
+#include <SDL.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIN_W 640
+#define MIN_H 400
+#define FRAME_MS 16         /* at most about 60 frames a second */
+
+/* Everything the loop holds besides the state. */
+typedef struct Win {
+    SDL_Window *win;
+    SDL_Renderer *ren;
+    Render *rd;
+    FontSet *fonts;
+    DrawList *list;
+    AppState *a;
+    int out_w, out_h;       /* renderer output in pixels */
+    float sx, sy;           /* pixels per window point */
+    bool redraw;
+    Uint32 last_frame;
+} Win;
+
+/* Without a display: export the tour instead, and say where it went. */
+static int no_display(const char *font)
+{
+    char dir[PATH_MAX], tour[PATH_MAX + 32];
+    fprintf(stderr, "attnlab: no display available (%s); exporting the tour to ./attnlab-export/ instead\n", SDL_GetError());
+    if (app_data_dir("lessons", dir, sizeof dir) != 0) {
+        fprintf(stderr, "attnlab: error: no bundled lessons found\n");
+        return 1;
+    }
+    snprintf(tour, sizeof tour, "%s/01-tour.lesson", dir);
+    char *paths[1] = { tour };
+    ShotOpts o = app_shot_defaults();
+    int code = app_export("attnlab-export", paths, 1, &o, font, true);
+    if (code == 0) fprintf(stderr, "attnlab: wrote the tour's stages to ./attnlab-export/\n");
+    return code;
+}
+
+/* The cell under a window point, in pixels of the last frame. */
+static void cell_at(const Win *w, int x, int y, int *panel, int *row, int *col)
+{
+    int i = draw_hit_cell(w->list, (float)x * w->sx, (float)y * w->sy);
+    *panel = *row = *col = -1;
+    if (i < 0) return;
+    *panel = w->list->cmds[i].panel;
+    *row = w->list->cmds[i].row;
+    *col = w->list->cmds[i].col;
+}
+
+/* Make the window follow the state's fullscreen flag. */
+static void sync_fullscreen(Win *w)
+{
+    bool is = (SDL_GetWindowFlags(w->win) & SDL_WINDOW_FULLSCREEN_DESKTOP) != 0;
+    if (is != w->a->fullscreen) SDL_SetWindowFullscreen(w->win, w->a->fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+}
+
+/* S: the current stage as a PNG, exactly as --export draws it. */
+static void save_shot(Win *w)
+{
+    AppState *a = w->a;
+    if (!a->L) return;
+    ShotOpts o = app_shot_defaults();
+    o.dark = a->dark;
+    o.cmap = a->cmap >= 0 ? cmap_names()[a->cmap] : NULL;
+    char *path = app_shot_path(a->shots_dir, a->L, a->stage, false);
+    char err[700];
+    if (app_shot_write(w->fonts, a->L, a->T, a->stage, &o, path, err, sizeof err) == 0) app_toast(a, "saved %s", path);
+    else app_toast(a, "%s", err);
+    free(path);
+}
+
+/* One key press. */
+static void on_key(Win *w, const SDL_KeyboardEvent *k)
+{
+    AppState *a = w->a;
+    SDL_Keycode key = k->keysym.sym;
+    bool ctrl = (k->keysym.mod & KMOD_CTRL) != 0, shift = (k->keysym.mod & KMOD_SHIFT) != 0;
+    if (a->picker) {                       /* the picker takes the arrows */
+        switch (key) {
+        case SDLK_UP: app_picker_move(a, -1); return;
+        case SDLK_DOWN: app_picker_move(a, +1); return;
+        case SDLK_RETURN: case SDLK_KP_ENTER: case SDLK_SPACE: case SDLK_RIGHT: app_picker_open(a); return;
+        default: break;
+        }
+        if (key >= SDLK_1 && key <= SDLK_9 && key - SDLK_1 < a->picker_n) {
+            a->picker_sel = key - SDLK_1;
+            app_picker_open(a);
+            return;
+        }
+    }
+    if ((key == SDLK_SLASH && shift) || key == SDLK_QUESTION) { app_toggle_help(a); return; }
+    if (ctrl && key == SDLK_q) { a->quit = true; return; }
+    if (ctrl && key == SDLK_s) { app_save_lesson(a); return; }
+    switch (key) {
+    case SDLK_RIGHT: case SDLK_SPACE: case SDLK_PAGEDOWN: case SDLK_RETURN: case SDLK_KP_ENTER: app_next(a); break;
+    case SDLK_LEFT: case SDLK_BACKSPACE: case SDLK_PAGEUP: app_prev(a); break;
+    case SDLK_HOME: app_first(a); break;
+    case SDLK_END: app_last(a); break;
+    case SDLK_l: app_toggle_picker(a); break;
+    case SDLK_f: case SDLK_F11: app_toggle_fullscreen(a); break;
+    case SDLK_ESCAPE: app_escape(a); break;
+    case SDLK_PLUS: case SDLK_EQUALS: case SDLK_KP_PLUS: app_text_size(a, +1); break;
+    case SDLK_MINUS: case SDLK_KP_MINUS: app_text_size(a, -1); break;
+    case SDLK_t: app_toggle_theme(a); break;
+    case SDLK_c: app_cycle_cmap(a); break;
+    case SDLK_b: app_toggle_black(a); break;
+    case SDLK_h: app_next_head(a); break;
+    case SDLK_m: app_toggle_mask(a); break;
+    case SDLK_k: app_toggle_scaling(a); break;
+    case SDLK_LEFTBRACKET: app_temperature(a, -1); break;
+    case SDLK_RIGHTBRACKET: app_temperature(a, +1); break;
+    case SDLK_p: app_predict(a); break;
+    case SDLK_s: save_shot(w); break;
+    case SDLK_r: app_undo_all(a); break;
+    case SDLK_q: a->quit = true; break;
+    default:
+        if (key >= SDLK_1 && key <= SDLK_9) app_goto(a, key - SDLK_0);
+        else return;
+    }
+}
+
+/* One event; sets w->redraw when the picture may change. */
+static void on_event(Win *w, const SDL_Event *e)
+{
+    AppState *a = w->a;
+    int p, r, c;
+    switch (e->type) {
+    case SDL_QUIT: a->quit = true; break;
+    case SDL_KEYDOWN: on_key(w, &e->key); sync_fullscreen(w); w->redraw = true; break;
+    case SDL_MOUSEMOTION:
+        cell_at(w, e->motion.x, e->motion.y, &p, &r, &c);
+        if (p != a->hover_panel || r != a->hover_row || c != a->hover_col) {
+            app_hover(a, p, r, c);
+            w->redraw = true;
+        }
+        break;
+    case SDL_MOUSEBUTTONDOWN:
+        if (e->button.button != SDL_BUTTON_LEFT) break;
+        cell_at(w, e->button.x, e->button.y, &p, &r, &c);
+        app_click(a, p, r, c);
+        w->redraw = true;
+        break;
+    case SDL_MOUSEWHEEL: {
+        int mx, my;
+        SDL_GetMouseState(&mx, &my);
+        cell_at(w, mx, my, &p, &r, &c);
+        int steps = e->wheel.y * (e->wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -1 : 1);
+        if (p >= 0 && steps != 0) {
+            app_scroll_edit(a, p, r, c, steps, (SDL_GetModState() & KMOD_SHIFT) != 0);
+            w->redraw = true;
+        }
+        break;
+    }
+    case SDL_WINDOWEVENT:
+        if (e->window.event == SDL_WINDOWEVENT_LEAVE) app_hover(a, -1, -1, -1);
+        w->redraw = true;
+        break;
+    case SDL_RENDER_TARGETS_RESET:             /* textures kept, contents lost */
+        render_invalidate(w->rd);
+        w->redraw = true;
+        break;
+    case SDL_RENDER_DEVICE_RESET: {            /* the textures themselves are gone */
+        Render *fresh = render_create(w->ren, w->fonts);
+        if (fresh) {
+            render_free(w->rd);
+            w->rd = fresh;
+        }
+        w->redraw = true;
+        break;
+    }
+    default: break;
+    }
+}
+
+/* Draw a frame from the state. */
+static void draw(Win *w)
+{
+    int ww, wh;
+    SDL_GetRendererOutputSize(w->ren, &w->out_w, &w->out_h);
+    SDL_GetWindowSize(w->win, &ww, &wh);
+    w->sx = ww > 0 ? (float)w->out_w / (float)ww : 1.0f;
+    w->sy = wh > 0 ? (float)w->out_h / (float)wh : 1.0f;
+    w->a->now = SDL_GetTicks() / 1000.0;
+    app_frame(w->a, w->out_w, w->out_h, font_measure, w->fonts, w->list);
+    render_drawlist(w->rd, w->list);
+    SDL_RenderPresent(w->ren);
+    w->last_frame = SDL_GetTicks();
+    w->redraw = false;
+}
+
+/* The loop: block for events, draw when needed, at most 60 times a second. */
+static void run(Win *w)
+{
+    AppState *a = w->a;
+    while (!a->quit) {
+        SDL_Event e;
+        double now = SDL_GetTicks() / 1000.0;
+        int timeout = -1;                        /* nothing scheduled: sleep */
+        if (a->toast[0] && a->toast_until > now) timeout = (int)((a->toast_until - now) * 1000) + 20;
+        bool toast_was = a->toast[0] && a->toast_until > now;
+        int got = timeout < 0 ? SDL_WaitEvent(&e) : SDL_WaitEventTimeout(&e, timeout);
+        a->now = SDL_GetTicks() / 1000.0;
+        if (got) {
+            on_event(w, &e);
+            while (!a->quit && SDL_PollEvent(&e)) on_event(w, &e);
+        }
+        if (toast_was && a->now >= a->toast_until) w->redraw = true;   /* the toast expired */
+        if (w->redraw && !a->quit) {
+            Uint32 since = SDL_GetTicks() - w->last_frame;
+            if (since < FRAME_MS) SDL_Delay(FRAME_MS - since);
+            draw(w);
+        }
+    }
+}
+
+/* Open the window and run. */
+int app_window(const char *path, const char *font, const char *shots, int width, int height)
+{
+    AppState *a = app_create();
+    if (path && app_open(a, path) != 0) {
+        fprintf(stderr, "%s\n", a->error);
+        int code = strstr(a->error, "cannot open") ? 1 : 2;
+        app_free(a);
+        return code;
+    }
+    free(a->shots_dir);
+    a->shots_dir = xstrdup(shots);
+    SDL_SetHint(SDL_HINT_VIDEO_ALLOW_SCREENSAVER, "1");
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+        app_free(a);
+        return no_display(font);
+    }
+    Win w;
+    memset(&w, 0, sizeof w);
+    w.a = a;
+    w.fonts = font_create(font);
+    if (!w.fonts) {
+        fprintf(stderr, "attnlab: error: %s\n", font_error());
+        app_free(a);
+        SDL_Quit();
+        return 1;
+    }
+    w.win = SDL_CreateWindow(a->L ? a->L->title : "attnlab", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
+                             width, height, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    if (w.win) w.ren = SDL_CreateRenderer(w.win, -1, SDL_RENDERER_PRESENTVSYNC);
+    if (w.win && !w.ren) w.ren = SDL_CreateRenderer(w.win, -1, SDL_RENDERER_SOFTWARE);
+    if (w.ren) w.rd = render_create(w.ren, w.fonts);
+    if (!w.rd) {
+        fprintf(stderr, "attnlab: error: cannot open a window: %s\n", SDL_GetError());
+        if (w.ren) SDL_DestroyRenderer(w.ren);
+        if (w.win) SDL_DestroyWindow(w.win);
+        font_free(w.fonts);
+        app_free(a);
+        SDL_Quit();
+        return 1;
+    }
+    SDL_SetWindowMinimumSize(w.win, MIN_W, MIN_H);
+    SDL_SetWindowTitle(w.win, "attnlab");
+    w.list = draw_create(width, height);
+    if (!a->L) app_toggle_picker(a);
+    w.redraw = true;
+    draw(&w);
+    run(&w);
+    draw_free(w.list);
+    render_free(w.rd);
+    SDL_DestroyRenderer(w.ren);
+    SDL_DestroyWindow(w.win);
+    font_free(w.fonts);
+    app_free(a);
+    SDL_Quit();
+    return 0;
+}

@@ -1,0 +1,1466 @@
+/*
+** layout.c: a View on a canvas, as a DrawList.
+**
+** The page is built top to bottom: a header (stage title, lesson and
+** position), the formula on a tinted strip, the panels, and the explanation.
+** Only the panels and the explanation compete for room, and they are placed
+** one of two ways: the explanation under the panels across the full width,
+** or in a column at the right with the panels beside it. Both are planned
+** without drawing and the one that gives bigger cells wins; a wide window
+** showing one square matrix usually takes the column, three panels the
+** strip below.
+**
+** Heatmap panels in one row share one cell size, so that Q, K and V or the
+** heads of a multi-head stage are drawn at the same scale. The cell size is
+** found by a short fixed-point search: fonts and label bands depend on the
+** cells (labels shrink with the rows, column labels turn upright when the
+** columns are narrow), the cells depend on what room the labels leave. The
+** search starts from the largest cell and only ever shrinks, so it ends with
+** a size where everything fits.
+**
+** Text never overlaps: every text run is placed in a band reserved for it,
+** fonts are chosen so the text fits its band (ink height is 1.17 times the
+** font size for DejaVu Sans), and what still does not fit is cut with an
+** ellipsis or, for cell values, hidden. Nothing here allocates except the
+** DrawList growing; scratch strings live on the stack.
+*/
+#include "layout.h"
+#include "cmap.h"
+#include "core/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define LH        1.25f   /* a line band, in font sizes */
+#define BODY_LH   1.45f   /* line spacing of the explanation */
+#define INK       1.17f   /* height the glyphs of a line really cover */
+#define BAR_STEPS 64      /* thin rectangles in a colour bar */
+#define MAX_TICKS 8
+#define CELL_ASPECT 1.6f  /* cells may be this much wider than tall */
+
+static const char ELLIPSIS[] = "\xe2\x80\xa6";
+static const char MINUS_INF[] = "\xe2\x88\x92\xe2\x88\x9e";
+
+/* Sizes in pixels for this canvas and text scale. */
+typedef struct Metrics {
+    float u;                    /* canvas scale: 1 at 1280x800 */
+    float margin, gap, gs, pad;
+    float title, meta, formula, body, ptitle, axis, label, value, tick, legend;
+    float min_font, max_cell, bar_w;
+} Metrics;
+
+/* Ticks of a scale: values, and the decimals that tell them apart. */
+typedef struct Ticks {
+    double v[MAX_TICKS];
+    int n, decimals;
+} Ticks;
+
+/* How the labels along one side of a grid are set. */
+typedef struct AxisPlan {
+    float fs;                   /* font size; 0 = no labels */
+    int step;                   /* label every step-th row/col */
+    bool rot;                   /* column labels turned to read upward */
+    float band;                 /* width (rows) or height (cols) they take */
+} AxisPlan;
+
+/* One panel's geometry, found before anything is drawn. */
+typedef struct PanelPlan {
+    Rect box;                   /* the whole panel */
+    float cw, ch;               /* cell size (heatmaps) */
+    float top_h, bot_h, left_w, right_w;   /* room around the grid */
+    AxisPlan rows, cols;
+    double lo, hi;              /* colour scale */
+    double vmin, vmax;          /* finite range of the values */
+    bool any_nonfinite;
+    int decimals;               /* digits printed in cells */
+    float value_fs;             /* 0 = values hidden */
+    float tick_w;               /* widest colour-bar tick label */
+    float ext;                  /* colour bar reaches this far past a short grid */
+    bool share_rows;            /* the panel at the left shows the same row labels */
+    bool share_bar;             /* the panel at the right shows the same colour bar */
+} PanelPlan;
+
+/*
+** Planning measures the same strings again and again (labels at each trial
+** cell size), so widths are remembered for the length of one layout_view:
+** a direct-mapped table keyed by a 64-bit hash of the text, its length,
+** size and weight. It lives on the stack; nothing is allocated.
+*/
+#define MCACHE 512
+typedef struct MeasureCache {
+    uint64_t key[MCACHE];
+    float w[MCACHE];
+} MeasureCache;
+
+/* Everything layout needs while it works. */
+typedef struct Page {
+    LayoutOpts o;
+    const Theme *th;
+    DrawList *d;
+    Metrics m;
+    MeasureCache *cache;
+} Page;
+
+/* ------------------------------------------------------------------ text */
+
+/* A font size in whole pixels (backends cache glyphs per size), at least 1. */
+static float fpx(float f)
+{
+    f = floorf(f);
+    return f < 1 ? 1 : f;
+}
+
+/* The width of s at a size, from the caller's measure (remembered). */
+static float tw(const Page *p, const char *s, float size, int bold)
+{
+    uint64_t h = 1469598103934665603ULL;                /* FNV-1a */
+    size_t n = 0;
+    for (; s[n]; n++) h = (h ^ (unsigned char)s[n]) * 1099511628211ULL;
+    h = (h ^ n) * 1099511628211ULL;
+    h = (h ^ (uint64_t)(size * 64)) * 1099511628211ULL;
+    h = (h ^ (uint64_t)(bold != 0)) * 1099511628211ULL;
+    h |= 1;                                             /* 0 marks an empty slot */
+    MeasureCache *c = p->cache;
+    size_t i = (size_t)(h >> 40) % MCACHE;
+    if (c->key[i] == h) return c->w[i];
+    float w = p->o.measure(p->o.measure_ctx, s, size, bold);
+    c->key[i] = h;
+    c->w[i] = w;
+    return w;
+}
+
+/* n moved back to the first byte of the UTF-8 character it is in. */
+static size_t utf8_floor(const char *s, size_t n)
+{
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
+    return n;
+}
+
+/* The first k bytes of s, trailing spaces dropped, then an ellipsis, into out. */
+static void cut_with_ellipsis(const char *s, size_t k, char *out)
+{
+    memcpy(out, s, k);
+    while (k > 0 && out[k - 1] == ' ') k--;
+    memcpy(out + k, ELLIPSIS, sizeof ELLIPSIS);
+}
+
+/*
+** Copy s into out (n bytes), cut so that it is at most maxw pixels wide:
+** the longest prefix followed by "…" that fits, found by binary search over
+** character boundaries. Returns the width kept (0 when not even "…" fits).
+*/
+static float fit_text(const Page *p, const char *s, float size, int bold,
+                      float maxw, char *out, size_t n)
+{
+    size_t len = strlen(s);
+    if (len < n) {
+        memcpy(out, s, len + 1);
+        float w = tw(p, out, size, bold);
+        if (w <= maxw) return w;
+    }
+    if (n < sizeof ELLIPSIS) { if (n) out[0] = '\0'; return 0; }
+    size_t room = n - sizeof ELLIPSIS;
+    if (len > room) len = utf8_floor(s, room);
+    size_t lo = 0, hi = len;
+    while (lo < hi) {
+        size_t mid = utf8_floor(s, (lo + hi + 1) / 2);
+        if (mid <= lo) {
+            mid = (lo + hi + 1) / 2;
+            while (mid < hi && ((unsigned char)s[mid] & 0xC0) == 0x80) mid++;
+        }
+        cut_with_ellipsis(s, mid, out);
+        if (tw(p, out, size, bold) <= maxw) lo = mid;
+        else hi = utf8_floor(s, mid - 1);
+    }
+    cut_with_ellipsis(s, lo, out);
+    float w = tw(p, out, size, bold);
+    if (w > maxw) { out[0] = '\0'; return 0; }
+    return w;
+}
+
+/* Push a text run with its style bits; returns the command's index. */
+static int put_text(Page *p, Rect r, const char *s, float size, Color c,
+                    HAlign ha, VAlign va, DrawRole role, int bold, int rot)
+{
+    int i = draw_text(p->d, r, s, size, c, ha, va, role);
+    p->d->cmds[i].bold = (uint8_t)bold;
+    p->d->cmds[i].rotate = (uint8_t)(rot ? 90 : 0);
+    return i;
+}
+
+/* Set what a command belongs to. */
+static void tag(Page *p, int i, int panel, int row, int col)
+{
+    p->d->cmds[i].panel = (int16_t)panel;
+    p->d->cmds[i].row = (int16_t)row;
+    p->d->cmds[i].col = (int16_t)col;
+}
+
+/* The widest of n labels at a size (NULL labels count as empty). */
+static float widest(const Page *p, char **labels, int n, float size)
+{
+    float w = 0;
+    for (int i = 0; labels && i < n; i++) {
+        if (!labels[i]) continue;
+        float x = tw(p, labels[i], size, 0);
+        if (x > w) w = x;
+    }
+    return w;
+}
+
+/*
+** Greedy word wrap of one paragraph to width w, one text run per line.
+** Words longer than a line are broken between characters. With max_lines
+** > 0 the last allowed line ends in "…" when text remains. Draws only when
+** draw is set; returns the number of lines.
+*/
+static int wrap_para(Page *p, const char *s, float size, Rect first, float lh,
+                     int max_lines, bool draw, Color c, DrawRole role)
+{
+    char line[1024];
+    int nl = 0;
+    const char *q = s;
+    for (;;) {
+        while (*q == ' ' || *q == '\n') q++;
+        if (!*q) break;
+        const char *end = q;
+        for (;;) {
+            const char *t = end;
+            while (*t == ' ') t++;
+            if (!*t || *t == '\n') break;
+            const char *we = t;
+            while (*we && *we != ' ' && *we != '\n') we++;
+            size_t len = (size_t)(we - q);
+            if (len >= sizeof line) break;
+            memcpy(line, q, len);
+            line[len] = '\0';
+            if (tw(p, line, size, 0) > first.w) break;
+            end = we;
+        }
+        if (end == q) {
+            /* one word wider than the line: as many characters as fit */
+            size_t k = 0, best = 0;
+            while (q[k] && q[k] != ' ' && q[k] != '\n' && k < sizeof line - 1) {
+                k++;
+                while (((unsigned char)q[k] & 0xC0) == 0x80) k++;
+                if (k >= sizeof line) break;
+                memcpy(line, q, k);
+                line[k] = '\0';
+                if (tw(p, line, size, 0) > first.w && best > 0) break;
+                best = k;
+            }
+            end = q + best;
+        }
+        const char *rest = end;
+        while (*rest == ' ' || *rest == '\n') rest++;
+        bool last = max_lines > 0 && nl == max_lines - 1 && *rest;
+        if (draw) {
+            if (last) {
+                fit_text(p, q, size, 0, first.w, line, sizeof line);
+            } else {
+                size_t len = (size_t)(end - q);
+                memcpy(line, q, len);
+                line[len] = '\0';
+            }
+            Rect r = { first.x, first.y + nl * lh, first.w, lh };
+            put_text(p, r, line, size, c, ALIGN_LEFT, VALIGN_MIDDLE, role, 0, 0);
+        }
+        nl++;
+        if (last) break;
+        q = end;
+    }
+    return nl;
+}
+
+/*
+** The explanation paragraphs in a column of width w from y, within max_h
+** pixels (0 = unlimited). Returns the height used. A paragraph that would
+** not fit whole is cut with "…" on its last line and nothing follows it.
+*/
+static float body_block(Page *p, const View *v, float size, float x, float y,
+                        float w, float max_h, bool draw)
+{
+    float lh = BODY_LH * size, para_gap = 0.6f * lh, h = 0;
+    for (int i = 0; i < v->npara; i++) {
+        if (!v->paras[i] || !v->paras[i][0]) continue;
+        float top = h > 0 ? h + para_gap : 0;
+        int max_lines = 0;
+        if (max_h > 0) {
+            max_lines = (int)((max_h - top + (lh - INK * size) / 2) / lh);
+            if (max_lines <= 0) break;
+        }
+        int all = wrap_para(p, v->paras[i], size, (Rect){ x, y + top, w, lh }, lh,
+                            0, false, p->th->fg, ROLE_BODY);
+        int n = all;
+        if (max_lines > 0 && all > max_lines) n = max_lines;
+        if (draw)
+            wrap_para(p, v->paras[i], size, (Rect){ x, y + top, w, lh }, lh,
+                      n < all ? n : 0, true, p->th->fg, ROLE_BODY);
+        h = top + n * lh;
+        if (n < all) break;
+    }
+    return h;
+}
+
+/* ----------------------------------------------------------- numbers */
+
+/* A "nice" step (1, 2, 2.5 or 5 times a power of ten) near raw. */
+static double nice_step(double raw)
+{
+    if (!(raw > 0) || !isfinite(raw)) return 1;
+    double e = pow(10, floor(log10(raw)));
+    double f = raw / e;
+    double nf = f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10;
+    return nf * e;
+}
+
+/* Digits after the point that show multiples of step exactly. */
+static int step_decimals(double step)
+{
+    for (int d = 0; d < 6; d++) {
+        double s = step * pow(10, d);
+        if (fabs(s - floor(s + 0.5)) < 1e-6 * (s > 1 ? s : 1)) return d;
+    }
+    return 6;
+}
+
+/* Up to want (2..MAX_TICKS) round values inside [lo, hi]; at least lo, hi. */
+static Ticks make_ticks(double lo, double hi, int want)
+{
+    Ticks t = { { 0 }, 0, 0 };
+    if (want > MAX_TICKS) want = MAX_TICKS;
+    if (want >= 2 && hi > lo) {
+        for (int w = want; w >= 2 && t.n == 0; w--) {
+            double step = nice_step((hi - lo) / (w - 1));
+            double first = ceil(lo / step - 1e-9) * step;
+            int n = 0;
+            for (double x = first; x <= hi + step * 1e-9 && n < MAX_TICKS; x = first + step * ++n)
+                t.v[n] = fabs(x) < step * 1e-9 ? 0 : x;
+            if (n >= 2 && n <= want) { t.n = n; t.decimals = step_decimals(step); }
+        }
+    }
+    if (t.n == 0) {             /* no round values fit: the ends themselves */
+        t.v[0] = lo;
+        t.n = 1;
+        if (hi > lo && want >= 2) { t.v[1] = hi; t.n = 2; }
+        double span = fabs(hi - lo) > 0 ? fabs(hi - lo) : fabs(hi);
+        t.decimals = span >= 10 ? 0 : span >= 1 ? 1 : span > 0 ? 1 - (int)floor(log10(span)) : 1;
+        if (t.decimals > 6) t.decimals = 6;
+    }
+    return t;
+}
+
+/* Digits to print when the lesson says "automatic": 2, 0 for integers, fewer
+** for big values and more for tiny ones. */
+static int auto_decimals(const Mat *m, double amax)
+{
+    bool ints = true;
+    for (long i = 0; i < (long)m->rows * m->cols && ints; i++) {
+        double x = m->data[i];
+        if (isfinite(x) && x != floor(x)) ints = false;
+    }
+    if (ints) return 0;
+    if (amax >= 1000) return 0;
+    if (amax >= 100) return 1;
+    if (amax > 0 && amax < 0.05) return 3;
+    return 2;
+}
+
+/* The colour scale of a heatmap: [0, 1] for distributions, symmetric
+** around 0 when diverging, else the finite range (widened when constant). */
+static void heat_scale(const Panel *pn, PanelPlan *pp)
+{
+    double lo = 0, hi = 0;
+    bool any = pn->m && mat_finite_range(pn->m, &lo, &hi);
+    pp->vmin = any ? lo : 0;
+    pp->vmax = any ? hi : 0;
+    pp->any_nonfinite = false;
+    for (long i = 0; pn->m && i < (long)pn->m->rows * pn->m->cols; i++)
+        if (!isfinite(pn->m->data[i])) { pp->any_nonfinite = true; break; }
+    if (pn->probabilities) { lo = 0; hi = 1; }
+    else if (pn->diverging) {
+        double a = fmax(fabs(lo), fabs(hi));
+        if (!(a > 0)) a = 1;
+        lo = -a; hi = a;
+    } else if (!any || !(hi > lo)) {
+        if (lo > 0) lo = 0;
+        else if (hi < 0) hi = 0;
+        else { lo = 0; hi = 1; }
+    }
+    pp->lo = lo;
+    pp->hi = hi;
+}
+
+/* Where a value falls on the panel's scale, 0..1. */
+static double heat_t(const PanelPlan *pp, double x)
+{
+    double t = (x - pp->lo) / (pp->hi - pp->lo);
+    return t < 0 ? 0 : t > 1 ? 1 : t;
+}
+
+/* The colormap a panel is drawn with. */
+static const Cmap *panel_cmap(const Page *p, const Panel *pn)
+{
+    const Cmap *c = p->o.cmap ? cmap_get(p->o.cmap) : NULL;
+    if (!c) c = cmap_get(pn->cmap);
+    if (!c) c = cmap_get(pn->diverging ? "RdBu" : "viridis");
+    return c;
+}
+
+/* ------------------------------------------------------ heatmap plan */
+
+/* Row labels: one per row at a size the rows can hold (at most fs_max), or
+** every step-th row at the smallest size. */
+static AxisPlan plan_rows(const Page *p, char **labels, int n, float cell, float fs_max, float cap)
+{
+    AxisPlan a = { 0, 1, false, 0 };
+    if (!labels || n <= 0) return a;
+    a.fs = fminf(fs_max, fpx(cell / LH));
+    if (a.fs < p->m.min_font) {
+        a.fs = p->m.min_font;
+        a.step = (int)ceilf(LH * a.fs / cell);
+    }
+    a.band = fminf(widest(p, labels, n, a.fs), cap);
+    return a;
+}
+
+/*
+** Column labels: level when they all fit their column at fs_max or a little
+** smaller; level and cut with "…" when the columns are wide anyway; turned
+** to read upward (at most cap long) when the columns are narrow.
+*/
+static AxisPlan plan_cols(const Page *p, char **labels, int n, float cell, float fs_max, float cap)
+{
+    AxisPlan a = { 0, 1, false, 0 };
+    if (!labels || n <= 0) return a;
+    float room = cell - 2 * p->m.pad;
+    float sizes[3] = { fs_max, fpx(fs_max * 0.85f), fpx(fs_max * 0.7f) };
+    for (int i = 0; i < 3; i++) {
+        if (sizes[i] < p->m.min_font) break;
+        if (widest(p, labels, n, sizes[i]) <= room) {
+            a.fs = sizes[i];
+            a.band = LH * a.fs;
+            return a;
+        }
+    }
+    if (room >= 6 * sizes[1] && sizes[1] >= p->m.min_font) {
+        a.fs = sizes[1];
+        a.band = LH * a.fs;
+        return a;
+    }
+    a.rot = true;
+    a.fs = fminf(fs_max, fpx(cell / LH));
+    if (a.fs < p->m.min_font) {
+        a.fs = p->m.min_font;
+        a.step = (int)ceilf(LH * a.fs / cell);
+    }
+    a.band = fminf(widest(p, labels, n, a.fs), cap);
+    return a;
+}
+
+/* The widest cell text at a size: the extremes have the most characters. */
+static float widest_value(const Page *p, const PanelPlan *pp, int decimals, float size)
+{
+    char buf[64];
+    util_fmt_num(buf, sizeof buf, pp->vmin, decimals);
+    float w = tw(p, buf, size, 0);
+    util_fmt_num(buf, sizeof buf, pp->vmax, decimals);
+    w = fmaxf(w, tw(p, buf, size, 0));
+    if (pp->any_nonfinite) w = fmaxf(w, tw(p, MINUS_INF, size, 0));
+    return w;
+}
+
+/* The cell font and decimals; value_fs = 0 when values cannot be read. */
+static void plan_values(const Page *p, const Panel *pn, PanelPlan *pp, float cw, float ch)
+{
+    bool automatic = pn->decimals < 0;
+    int dec = automatic ? auto_decimals(pn->m, fmax(fabs(pp->vmin), fabs(pp->vmax)))
+                        : pn->decimals;
+    float gapc = cw >= 14 && ch >= 14 ? fmaxf(1, 1.5f * p->m.u) : 0;
+    float room_w = cw - gapc - 2 * p->m.pad, room_h = ch - gapc - p->m.pad;
+    for (;;) {
+        float w100 = widest_value(p, pp, dec, 100) / 100;
+        float fs = fpx(fminf(p->m.value, room_h / INK));
+        if (w100 > 0) fs = fminf(fs, fpx(room_w / w100));
+        while (fs >= p->m.min_font && widest_value(p, pp, dec, fs) > room_w) fs -= 1;
+        if (fs >= p->m.min_font) { pp->value_fs = fs; pp->decimals = dec; return; }
+        if (!automatic || dec == 0) break;
+        dec--;
+    }
+    pp->value_fs = 0;
+    pp->decimals = dec;
+}
+
+/* Colour-bar ticks for a bar of height h. */
+static Ticks bar_ticks(const Page *p, const PanelPlan *pp, float h)
+{
+    int want = (int)(h / (1.5f * LH * p->m.tick)) + 1;
+    if (want > 5) want = 5;
+    if (want < 1) want = 1;
+    return make_ticks(pp->lo, pp->hi, want);
+}
+
+/* The shortest colour bar that holds two tick labels. */
+static float min_bar(const Page *p)
+{
+    return 1.6f * LH * p->m.tick;
+}
+
+/*
+** Fonts, label bands and the room around the grid of a heatmap drawn with
+** cells of cw x ch. cap_w and cap_h bound the label bands. Row and column
+** labels start from one size, the largest the rows allow, so panels side by
+** side label alike; long column labels may then shrink on their own.
+*/
+static void plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, float ch,
+                      float cap_w, float cap_h)
+{
+    const Metrics *m = &p->m;
+    int rows = pn->m->rows, cols = pn->m->cols;
+    char **rl = pp->share_rows ? NULL : pn->row_labels;
+    pp->cw = cw;
+    pp->ch = ch;
+    /* the size rows allow, even when another panel prints them: panels side
+    ** by side then label alike */
+    float fs = fmaxf(m->min_font, fminf(m->label, fpx(ch / LH)));
+    pp->rows = plan_rows(p, rl, rows, ch, fs, cap_w);
+    pp->cols = plan_cols(p, pn->col_labels, cols, cw, fs, cap_h);
+    plan_values(p, pn, pp, cw, ch);
+
+    float gh = rows * ch, half_tick = 0.6f * INK * m->tick;
+    pp->tick_w = 0;
+    pp->ext = 0;
+    if (!pp->share_bar) {
+        /* tick labels: as wide as the widest of the densest tick set */
+        char buf[64];
+        Ticks t = make_ticks(pp->lo, pp->hi, 5);
+        for (int i = 0; i < t.n; i++) {
+            util_fmt_num(buf, sizeof buf, t.v[i], t.decimals);
+            pp->tick_w = fmaxf(pp->tick_w, tw(p, buf, m->tick, 0));
+        }
+        pp->ext = gh < min_bar(p) ? (min_bar(p) - gh) / 2 : 0;
+    }
+
+    float title = LH * m->ptitle + m->gs;
+    float above = (pn->col_axis && pn->col_axis[0] ? LH * m->axis : 0)
+                + (pp->cols.band > 0 ? pp->cols.band + m->gs : 0);
+    if (!pp->share_bar) above = fmaxf(above, pp->ext + half_tick);
+    pp->top_h = title + above;
+    pp->bot_h = pp->share_bar ? 0 : pp->ext + half_tick;
+    bool axis = !pp->share_rows && pn->row_axis && pn->row_axis[0];
+    pp->left_w = (axis ? LH * m->axis + m->gs : 0) + (pp->rows.band > 0 ? pp->rows.band + m->gs : 0);
+    pp->right_w = pp->share_bar ? 0 : 1.6f * m->gs + m->bar_w + 1.2f * m->gs + pp->tick_w;
+}
+
+/* True when a panel can be drawn as a heatmap. */
+static bool is_heat(const Panel *pn)
+{
+    return pn->kind == PANEL_HEATMAP && pn->m && pn->m->rows > 0 && pn->m->cols > 0;
+}
+
+/* True when two optional strings are equal (both absent counts). */
+static bool same_str(const char *a, const char *b)
+{
+    return (!a || !a[0]) ? (!b || !b[0]) : (b && strcmp(a, b) == 0);
+}
+
+/* True when two panels label their rows alike. */
+static bool same_rows(const Panel *a, const Panel *b)
+{
+    if (a->m->rows != b->m->rows || !same_str(a->row_axis, b->row_axis)) return false;
+    if (!a->row_labels || !b->row_labels) return a->row_labels == b->row_labels;
+    for (int i = 0; i < a->m->rows; i++)
+        if (!same_str(a->row_labels[i], b->row_labels[i])) return false;
+    return true;
+}
+
+/*
+** The scale of heatmap k in a row of panels [first, end), and what it can
+** share with its neighbours, as side-by-side plots do: its row labels when
+** the panel at its left has the same ones, its colour bar when the panel
+** at its right uses the same colours for the same values.
+*/
+static void plan_sharing(const Page *p, const View *v, int k, int first, int end, PanelPlan *pp)
+{
+    const Panel *pn = &v->panels[k];
+    heat_scale(pn, pp);
+    pp->share_rows = k > first && is_heat(&v->panels[k - 1]) && same_rows(&v->panels[k - 1], pn);
+    pp->share_bar = false;
+    if (k + 1 < end && is_heat(&v->panels[k + 1])) {
+        PanelPlan next;
+        heat_scale(&v->panels[k + 1], &next);
+        pp->share_bar = next.lo == pp->lo && next.hi == pp->hi
+                     && panel_cmap(p, &v->panels[k + 1]) == panel_cmap(p, pn);
+    }
+}
+
+/*
+** Heatmap k with cells at most cw wide: as tall as wide (capped), lowered
+** until its grid, labels and title fit height H, then no wider than
+** CELL_ASPECT times its height. Fills pp; returns the panel's width.
+*/
+static float fit_panel(const Page *p, const View *v, int k, int first, int end,
+                       float cw, float H, float cap_w, PanelPlan *pp)
+{
+    const Panel *pn = &v->panels[k];
+    plan_sharing(p, v, k, first, end, pp);
+    float ch = fminf(cw, p->m.max_cell);
+    for (int it = 0; it < 8; it++) {
+        plan_heat(p, pn, pp, fminf(cw, CELL_ASPECT * ch), ch, cap_w, 0.3f * H);
+        float room = (H - pp->top_h - pp->bot_h) / pn->m->rows;
+        if (ch <= room + 0.01f || ch <= 0.25f) break;
+        ch = fmaxf(0.25f, fminf(room, 0.98f * ch));
+    }
+    return pp->left_w + pn->m->cols * pp->cw + pp->right_w;
+}
+
+/* The width the panels [first, first+count) take with cells at most cw wide,
+** plots counted at an equal share of W each. */
+static float row_width(const Page *p, const View *v, int first, int count, float cw, float W, float H)
+{
+    float gaps = p->m.gap * (count - 1), share = (W - gaps) / count, w = gaps;
+    for (int k = first; k < first + count; k++) {
+        PanelPlan pp;
+        w += is_heat(&v->panels[k]) ? fit_panel(p, v, k, first, first + count, cw, H, 0.3f * share, &pp)
+                                    : share;
+    }
+    return w;
+}
+
+/*
+** The widest cells (at most cap) with which the panels of one row fit W:
+** bisection, since a row only grows as its cells do. INFINITY when the row
+** has no heatmap.
+*/
+static float solve_row(const Page *p, const View *v, int first, int count, float W, float H, float cap)
+{
+    bool any = false;
+    for (int k = first; k < first + count; k++) any = any || is_heat(&v->panels[k]);
+    if (!any) return INFINITY;
+    float lo = 0.25f, hi = fminf(cap, CELL_ASPECT * p->m.max_cell);
+    if (row_width(p, v, first, count, hi, W, H) <= W) return hi;
+    for (int it = 0; it < 24 && hi - lo > 0.05f; it++) {
+        float mid = (lo + hi) / 2;
+        if (row_width(p, v, first, count, mid, W, H) <= W) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/*
+** Lower the panels of a row so that, with their grids starting at one
+** height (the tallest top band), they all end within H; and give panels
+** that share row labels one row height. Returns the common top band.
+*/
+static float align_row(const Page *p, const View *v, int first, int count, PanelPlan *plans,
+                       float H, float share)
+{
+    float top = 0;
+    for (int pass = 0; pass < 3; pass++) {
+        top = 0;
+        for (int k = first; k < first + count; k++)
+            if (is_heat(&v->panels[k])) top = fmaxf(top, plans[k].top_h);
+        bool changed = false;
+        for (int k = first; k < first + count; k++) {
+            const Panel *pn = &v->panels[k];
+            PanelPlan *pp = &plans[k];
+            if (!is_heat(pn)) continue;
+            float ch = fminf(pp->ch, (H - top - pp->bot_h) / pn->m->rows);
+            if (pp->share_rows && plans[k - 1].ch < ch) ch = plans[k - 1].ch;
+            if (ch < pp->ch - 0.01f) {
+                plan_heat(p, pn, pp, fminf(pp->cw, CELL_ASPECT * fmaxf(ch, 0.25f)), fmaxf(ch, 0.25f),
+                          0.3f * share, 0.3f * H);
+                changed = true;
+            }
+        }
+        /* a panel lowered for its right neighbour's sake: walk back the chain */
+        for (int k = first + count - 1; k > first; k--) {
+            PanelPlan *pp = &plans[k];
+            if (!pp->share_rows || plans[k - 1].ch <= pp->ch + 0.01f) continue;
+            plan_heat(p, &v->panels[k - 1], &plans[k - 1], plans[k - 1].cw, pp->ch, 0.3f * share, 0.3f * H);
+            changed = true;
+        }
+        if (!changed) break;
+    }
+    return top;
+}
+
+/*
+** Spare width in a row goes to panels whose values had to be printed
+** smaller than the full cell font: their cells widen (up to CELL_ASPECT
+** times their height) until the widest value fits at full size, or the
+** spare width (less a fifth kept for spacing) runs out. Returns the row's
+** new total panel width.
+*/
+static float widen_cells(const Page *p, const View *v, int first, int cnt, PanelPlan *plans,
+                         float spare, float sum_w, float H, float share)
+{
+    float want[VIEW_MAX_PANELS], total = 0;
+    for (int k = first; k < first + cnt; k++) {
+        PanelPlan *pp = &plans[k];
+        want[k] = 0;
+        if (pp->value_fs >= p->m.value || pp->ch <= 0) continue;
+        float g = pp->cw >= 14 && pp->ch >= 14 ? fmaxf(1, 1.5f * p->m.u) : 0;
+        float need = widest_value(p, pp, pp->decimals, p->m.value) + 2 * p->m.pad + g;
+        need = fminf(need, CELL_ASPECT * pp->ch);
+        if (need > pp->cw) want[k] = (need - pp->cw) * v->panels[k].m->cols;
+        total += want[k];
+    }
+    if (total <= 0 || spare <= 0) return sum_w;
+    float f = fminf(1, 0.8f * spare / total);
+    for (int k = first; k < first + cnt; k++) {
+        if (want[k] <= 0) continue;
+        PanelPlan *pp = &plans[k];
+        const Panel *pn = &v->panels[k];
+        float cw = pp->cw + f * want[k] / pn->m->cols, top = pp->top_h;
+        sum_w -= pp->box.w;
+        plan_heat(p, pn, pp, cw, pp->ch, 0.3f * share, 0.3f * H);
+        pp->top_h = fmaxf(pp->top_h, top);
+        pp->box.w = pp->left_w + pn->m->cols * cw + pp->right_w;
+        sum_w += pp->box.w;
+    }
+    return sum_w;
+}
+
+/*
+** Place every panel of v in area: one row for up to 4 panels, two rows
+** beyond. Fills plans and returns a score (bigger cells, bigger plots are
+** better), in used_h how much of the area's height the panels take, and in
+** fits whether everything found room.
+*/
+static float plan_panels(const Page *p, const View *v, Rect area, PanelPlan *plans, float *used_h,
+                         bool *fits)
+{
+    *fits = true;
+    int n = v->npanels, nrows = n > 4 ? 2 : 1;
+    int counts[2] = { nrows == 2 ? (n + 1) / 2 : n, nrows == 2 ? n / 2 : 0 };
+    float H = (area.h - p->m.gap * (nrows - 1)) / nrows;
+
+    /* one cell width for both rows, so alike panels look alike */
+    float cw = solve_row(p, v, 0, counts[0], area.w, H, INFINITY);
+    if (nrows == 2) cw = fminf(cw, solve_row(p, v, counts[0], counts[1], area.w, H, cw));
+
+    float score = INFINITY, y = area.y;
+    int first = 0;
+    for (int r = 0; r < nrows; r++) {
+        int cnt = counts[r], nplot = 0;
+        float gaps = p->m.gap * (cnt - 1), share = (area.w - gaps) / cnt;
+        for (int k = first; k < first + cnt; k++) {
+            memset(&plans[k], 0, sizeof plans[k]);
+            if (is_heat(&v->panels[k])) fit_panel(p, v, k, first, first + cnt, cw, H, 0.3f * share, &plans[k]);
+            else nplot++;
+        }
+        float top = align_row(p, v, first, cnt, plans, H, share), below = 0, sum_w = 0;
+        for (int k = first; k < first + cnt; k++) {
+            if (!is_heat(&v->panels[k])) continue;
+            PanelPlan *pp = &plans[k];
+            pp->box.w = pp->left_w + v->panels[k].m->cols * pp->cw + pp->right_w;
+            sum_w += pp->box.w;
+        }
+        if (nplot == 0) sum_w = widen_cells(p, v, first, cnt, plans, area.w - gaps - sum_w, sum_w, H, share);
+        for (int k = first; k < first + cnt; k++) {
+            if (!is_heat(&v->panels[k])) continue;
+            top = fmaxf(top, plans[k].top_h);
+            below = fmaxf(below, v->panels[k].m->rows * plans[k].ch + plans[k].bot_h);
+            score = fminf(score, plans[k].ch);
+        }
+        if (top + below > H + 0.5f || sum_w + gaps > area.w + 0.5f) *fits = false;
+        float row_h = nplot == cnt ? H : fminf(H, top + below);
+        if (nplot > 0 && nplot < cnt && row_h < 0.6f * H) row_h = fminf(H, 0.6f * H);
+        float left = area.w - gaps - sum_w, plot_w = nplot ? left / nplot : 0;
+        float extra = nplot ? 0 : fminf(left / (cnt + 1), 2 * p->m.gap);
+        float x = area.x;
+        /* panels sharing labels or a bar sit closer; the group is centred */
+        float total = sum_w + nplot * plot_w;
+        for (int k = first; k + 1 < first + cnt; k++)
+            total += plans[k].share_bar || plans[k + 1].share_rows ? p->m.gap * 0.6f : p->m.gap + extra;
+        x += (area.w - total) / 2;
+        for (int k = first; k < first + cnt; k++) {
+            PanelPlan *pp = &plans[k];
+            if (!is_heat(&v->panels[k])) {
+                pp->box = (Rect){ x, y, plot_w, row_h };
+                if (plot_w < 14 * p->m.tick || row_h < 9 * p->m.tick) *fits = false;
+                score = fminf(score, fminf(plot_w / 1.6f, row_h) / 8);
+            } else {
+                pp->box.x = x;
+                pp->box.y = y;
+                pp->box.h = row_h;
+                pp->top_h = top;    /* grids of one row start at one height */
+            }
+            if (k + 1 < first + cnt)
+                x += pp->box.w + (pp->share_bar || plans[k + 1].share_rows ? p->m.gap * 0.6f
+                                                                            : p->m.gap + extra);
+        }
+        y += row_h + p->m.gap;
+        first += cnt;
+    }
+    *used_h = y - p->m.gap - area.y;
+    return score;
+}
+
+/* ------------------------------------------------------ heatmap draw */
+
+/* The rectangle of cell (r, c) of a planned panel, inset by the cell gap. */
+static Rect cell_rect(const Page *p, const PanelPlan *pp, int r, int c)
+{
+    float g = pp->cw >= 14 && pp->ch >= 14 ? fmaxf(1, 1.5f * p->m.u) : 0;
+    float x = pp->box.x + pp->left_w + c * pp->cw, y = pp->box.y + pp->top_h + r * pp->ch;
+    return (Rect){ x + g / 2, y + g / 2, pp->cw - g, pp->ch - g };
+}
+
+/* A rectangle grown by d on every side. */
+static Rect grow(Rect r, float d)
+{
+    return (Rect){ r.x - d, r.y - d, r.w + 2 * d, r.h + 2 * d };
+}
+
+/* The panel title, cut to the panel's width. */
+static void draw_panel_title(Page *p, const Panel *pn, int k, Rect box)
+{
+    char buf[256];
+    if (!pn->title || !pn->title[0]) return;
+    fit_text(p, pn->title, p->m.ptitle, 1, box.w, buf, sizeof buf);
+    int i = put_text(p, (Rect){ box.x, box.y, box.w, LH * p->m.ptitle }, buf, p->m.ptitle,
+                     p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_PANEL_TITLE, 1, 0);
+    tag(p, i, k, -1, -1);
+}
+
+/*
+** Where label i of n cells of size cell goes when every step-th is shown:
+** the middle of its block of cells, kept so that a label ext long stays
+** within the grid when the grid is long enough.
+*/
+static float label_centre(int i, int n, int step, float cell, float ext)
+{
+    int k = n - i < step ? n - i : step;
+    float c = (i + k / 2.0f) * cell, len = n * cell;
+    if (len >= ext) {
+        if (c < ext / 2) c = ext / 2;
+        if (c > len - ext / 2) c = len - ext / 2;
+    }
+    return c;
+}
+
+/* Row labels at the left of the grid and column labels above it. */
+static void draw_heat_labels(Page *p, const Panel *pn, int k, const PanelPlan *pp)
+{
+    char buf[256];
+    const Metrics *m = &p->m;
+    float gx = pp->box.x + pp->left_w, gy = pp->box.y + pp->top_h;
+    int rows = pn->m->rows, cols = pn->m->cols;
+    if (pp->rows.fs > 0) {
+        float fs = pp->rows.fs, lh = LH * fs, last = -INFINITY;
+        for (int r = 0; r < rows; r += pp->rows.step) {
+            float c = label_centre(r, rows, pp->rows.step, pp->ch, lh);
+            if (!pn->row_labels[r] || c - last < lh - 0.01f) continue;
+            last = c;
+            fit_text(p, pn->row_labels[r], fs, 0, pp->rows.band, buf, sizeof buf);
+            Rect b = { gx - m->gs - pp->rows.band, gy + c - lh / 2, pp->rows.band, lh };
+            tag(p, put_text(p, b, buf, fs, p->th->fg, ALIGN_RIGHT, VALIGN_MIDDLE, ROLE_ROW_LABEL, 0, 0),
+                k, r, -1);
+        }
+    }
+    if (pp->cols.fs > 0) {
+        float fs = pp->cols.fs, lh = LH * fs, band = pp->cols.band, last = -INFINITY;
+        for (int c = 0; c < cols; c += pp->cols.step) {
+            float mid = label_centre(c, cols, pp->cols.step, pp->cw, pp->cols.rot ? lh : pp->cw);
+            if (!pn->col_labels[c] || (pp->cols.rot && mid - last < lh - 0.01f)) continue;
+            last = mid;
+            float cx = gx + mid;
+            Rect b;
+            if (pp->cols.rot) {
+                fit_text(p, pn->col_labels[c], fs, 0, band, buf, sizeof buf);
+                b = (Rect){ cx - lh / 2, gy - m->gs - band, lh, band };
+            } else {
+                fit_text(p, pn->col_labels[c], fs, 0, pp->cw - 2 * m->pad, buf, sizeof buf);
+                b = (Rect){ gx + c * pp->cw, gy - m->gs - band, pp->cw, band };
+            }
+            tag(p, put_text(p, b, buf, fs, p->th->fg, ALIGN_CENTER,
+                            pp->cols.rot ? VALIGN_BOTTOM : VALIGN_MIDDLE, ROLE_COL_LABEL, 0, pp->cols.rot),
+                k, -1, c);
+        }
+    }
+    /* axis titles: the column axis over the labels, the row axis turned upright */
+    if (pn->col_axis && pn->col_axis[0]) {
+        float cx = gx + cols * pp->cw / 2;
+        float half = fminf(cx - pp->box.x, pp->box.x + pp->box.w - pp->right_w + 1.2f * m->gs - cx);
+        float y = gy - (pp->cols.band > 0 ? pp->cols.band + m->gs : 0) - LH * m->axis;
+        fit_text(p, pn->col_axis, m->axis, 0, 2 * half, buf, sizeof buf);
+        tag(p, put_text(p, (Rect){ cx - half, y, 2 * half, LH * m->axis }, buf, m->axis,
+                        p->th->muted, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_AXIS_TITLE, 0, 0), k, -1, -1);
+    }
+    if (!pp->share_rows && pn->row_axis && pn->row_axis[0]) {
+        float gh = rows * pp->ch;
+        fit_text(p, pn->row_axis, m->axis, 0, fmaxf(gh, pp->ch), buf, sizeof buf);
+        Rect b = { pp->box.x, gy, LH * m->axis, gh };
+        tag(p, put_text(p, b, buf, m->axis, p->th->muted, ALIGN_CENTER, VALIGN_MIDDLE,
+                        ROLE_AXIS_TITLE, 0, 1), k, -1, -1);
+    }
+}
+
+/* The vertical colour bar at the right of the grid, with its ticks. */
+static void draw_colorbar(Page *p, const Panel *pn, int k, const PanelPlan *pp, const Cmap *cm)
+{
+    char buf[64];
+    const Metrics *m = &p->m;
+    float gx = pp->box.x + pp->left_w + pn->m->cols * pp->cw;
+    float gy = pp->box.y + pp->top_h, gh = pn->m->rows * pp->ch;
+    Rect bar = { gx + 1.6f * m->gs, gy - pp->ext, m->bar_w, gh + 2 * pp->ext };
+    for (int i = 0; i < BAR_STEPS; i++) {
+        float y0 = bar.y + bar.h * (BAR_STEPS - 1 - i) / BAR_STEPS;
+        float y1 = bar.y + bar.h * (BAR_STEPS - i) / BAR_STEPS;
+        if (i < BAR_STEPS - 1) y0 -= 0.5f;     /* overlap: no seams when antialiased */
+        Color c = cmap_at(cm, (i + 0.5) / BAR_STEPS);
+        tag(p, draw_rect(p->d, (Rect){ bar.x, y0, bar.w, y1 - y0 }, c, ROLE_COLORBAR), k, -1, -1);
+    }
+    tag(p, draw_frame(p->d, bar, p->th->frame, 1, ROLE_DECOR), k, -1, -1);
+    Ticks t = bar_ticks(p, pp, bar.h);
+    float lh = LH * m->tick, last = INFINITY;
+    for (int i = 0; i < t.n; i++) {
+        float y = bar.y + bar.h * (float)(1 - heat_t(pp, t.v[i]));
+        if (fabsf(last - y) < lh) continue;        /* never crowd two labels */
+        last = y;
+        tag(p, draw_line(p->d, bar.x + bar.w, y, bar.x + bar.w + 0.7f * m->gs, y, p->th->muted,
+                         fmaxf(1, p->m.u), ROLE_DECOR), k, -1, -1);
+        util_fmt_num(buf, sizeof buf, t.v[i], t.decimals);
+        char cut[64];
+        fit_text(p, buf, m->tick, 0, pp->tick_w, cut, sizeof cut);
+        Rect b = { bar.x + bar.w + 1.2f * m->gs, y - lh / 2, pp->tick_w, lh };
+        tag(p, put_text(p, b, cut, m->tick, p->th->muted, ALIGN_LEFT, VALIGN_MIDDLE,
+                        ROLE_TICK_LABEL, 0, 0), k, -1, -1);
+    }
+}
+
+/* What the hover highlights on panel k: 0 nothing, 1 the cell, 2 row r, 3 column c. */
+static int hover_on(const Page *p, const View *v, int k, int *r, int *c)
+{
+    int hp = p->o.hover_panel;
+    if (hp < 0 || hp >= v->npanels || !is_heat(&v->panels[hp]) || !is_heat(&v->panels[k])) return 0;
+    const Mat *h = v->panels[hp].m, *m = v->panels[k].m;
+    *r = p->o.hover_row;
+    *c = p->o.hover_col;
+    if (*r < 0 || *r >= h->rows || *c < 0 || *c >= h->cols) return 0;
+    if (k == hp) return 1;
+    if (m->rows == h->rows) return 2;
+    if (m->cols == h->cols) return 3;
+    return 0;
+}
+
+/* Outlines for the hovered cell, the related row or column, and the focus. */
+static void draw_highlights(Page *p, const View *v, int k, const PanelPlan *pp)
+{
+    const Mat *m = v->panels[k].m;
+    float u = p->m.u, gx = pp->box.x + pp->left_w, gy = pp->box.y + pp->top_h;
+    int r, c, what = hover_on(p, v, k, &r, &c);
+    if (what == 2 || what == 3) {
+        Rect b = what == 2 ? (Rect){ gx, gy + r * pp->ch, m->cols * pp->cw, pp->ch }
+                           : (Rect){ gx + c * pp->cw, gy, pp->cw, m->rows * pp->ch };
+        tag(p, draw_frame(p->d, grow(b, 1.5f * u), p->th->highlight, fmaxf(2, 2.5f * u), ROLE_DECOR),
+            k, what == 2 ? r : -1, what == 3 ? c : -1);
+        if (what == 2 && m->cols == v->panels[p->o.hover_panel].m->cols) what = 1;
+    }
+    if (what == 1) {
+        Rect b = { gx + c * pp->cw, gy + r * pp->ch, pp->cw, pp->ch };
+        tag(p, draw_frame(p->d, grow(b, 2 * u), p->th->highlight, fmaxf(2, 3.5f * u), ROLE_DECOR), k, r, c);
+        tag(p, draw_frame(p->d, b, p->th->bg, fmaxf(1, 1.5f * u), ROLE_DECOR), k, r, c);
+    }
+    if (p->o.focus_panel == k) {
+        Rect b = { gx, gy, m->cols * pp->cw, m->rows * pp->ch };
+        tag(p, draw_frame(p->d, grow(b, 5 * u), p->th->accent, fmaxf(1, 2 * u), ROLE_DECOR), k, -1, -1);
+    }
+}
+
+/*
+** A heatmap panel: title, labels, one cell per value coloured on the
+** panel's scale with its value printed in a colour that reads on it,
+** masked cells in the theme's grey with "−∞", the colour bar, highlights.
+*/
+static void draw_heat(Page *p, const View *v, int k, const PanelPlan *pp)
+{
+    const Panel *pn = &v->panels[k];
+    const Mat *m = pn->m;
+    const Cmap *cm = panel_cmap(p, pn);
+    bool hidden = p->o.hidden_panel == k;
+    char buf[64];
+    draw_panel_title(p, pn, k, pp->box);
+    draw_heat_labels(p, pn, k, pp);
+    for (int r = 0; r < m->rows; r++) {
+        for (int c = 0; c < m->cols; c++) {
+            double x = mat_get(m, r, c);
+            Rect b = cell_rect(p, pp, r, c);
+            if (hidden) {
+                tag(p, draw_rect(p->d, b, p->th->panel_bg, ROLE_CELL), k, r, c);
+                if (pp->value_fs > 0)
+                    tag(p, put_text(p, b, "?", pp->value_fs, p->th->muted, ALIGN_CENTER, VALIGN_MIDDLE,
+                                    ROLE_CELL_TEXT, 0, 0), k, r, c);
+            } else if (!isfinite(x)) {
+                tag(p, draw_rect(p->d, b, p->th->masked_bg, ROLE_MASKED), k, r, c);
+                if (pp->value_fs > 0) {
+                    util_fmt_num(buf, sizeof buf, x, 0);
+                    tag(p, put_text(p, b, buf, pp->value_fs, p->th->masked_fg, ALIGN_CENTER,
+                                    VALIGN_MIDDLE, ROLE_MASKED, 0, 0), k, r, c);
+                }
+            } else {
+                Color col = cmap_at(cm, heat_t(pp, x));
+                tag(p, draw_rect(p->d, b, col, ROLE_CELL), k, r, c);
+                if (pp->value_fs > 0) {
+                    util_fmt_num(buf, sizeof buf, x, pp->decimals);
+                    tag(p, put_text(p, b, buf, pp->value_fs, cmap_text_for(col), ALIGN_CENTER,
+                                    VALIGN_MIDDLE, ROLE_CELL_TEXT, 0, 0), k, r, c);
+                }
+            }
+        }
+    }
+    if (!pp->share_bar) draw_colorbar(p, pn, k, pp, cm);
+    draw_highlights(p, v, k, pp);
+}
+
+/* --------------------------------------------------------- plot draw */
+
+/* A series colour, distinct from its neighbours and readable on the theme. */
+static Color series_color(const Page *p, int i)
+{
+    static const Color light[8] = {
+        { 0, 114, 178, 255 }, { 213, 94, 0, 255 }, { 0, 150, 110, 255 }, { 190, 90, 150, 255 },
+        { 200, 140, 0, 255 }, { 60, 60, 60, 255 }, { 86, 160, 220, 255 }, { 150, 60, 30, 255 },
+    };
+    static const Color dark[8] = {
+        { 86, 180, 233, 255 }, { 240, 150, 40, 255 }, { 0, 200, 140, 255 }, { 240, 228, 66, 255 },
+        { 220, 140, 190, 255 }, { 230, 230, 230, 255 }, { 255, 110, 80, 255 }, { 170, 150, 255, 255 },
+    };
+    return (p->th->dark ? dark : light)[i % 8];
+}
+
+/* A marker: filled square for even series, hollow for odd ones. */
+static void marker(Page *p, float x, float y, float s, Color c, int series, int k)
+{
+    Rect b = { x - s / 2, y - s / 2, s, s };
+    int i = series % 2 ? draw_frame(p->d, b, c, fmaxf(1.5f, s / 4), ROLE_PLOT)
+                       : draw_rect(p->d, b, c, ROLE_PLOT);
+    tag(p, i, k, -1, series);
+}
+
+/*
+** A line plot: every column of the matrix is a series over its rows, x at
+** category positions labelled with the row labels, y with round ticks and
+** gridlines, a legend at the right, and the dashed bound with its label.
+*/
+static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
+{
+    const Panel *pn = &v->panels[k];
+    const Metrics *m = &p->m;
+    const Theme *th = p->th;
+    Rect box = pp->box;
+    char buf[256];
+    draw_panel_title(p, pn, k, box);
+    const Mat *mm = pn->m;
+    if (!mm || mm->rows <= 0 || mm->cols <= 0) return;
+    int rows = mm->rows, nser = mm->cols;
+
+    /* the y range: from 0 (or below) to just above the data and the bound */
+    double lo = 0, hi = 1;
+    if (!mat_finite_range(mm, &lo, &hi)) { lo = 0; hi = 1; }
+    if (lo > 0) lo = 0;
+    if (isfinite(pn->bound)) { hi = fmax(hi, pn->bound); lo = fmin(lo, pn->bound); }
+    if (!(hi > lo)) hi = lo + 1;
+    double step = nice_step((hi - lo) / 4);
+    hi = ceil((hi + 0.04 * (hi - lo)) / step) * step;
+    lo = floor(lo / step) * step;
+    Ticks t = make_ticks(lo, hi, 7);
+
+    /* legend column at the right */
+    float lfs = m->legend, sw = 2.2f * lfs;
+    char **names = pn->series ? pn->series : pn->col_labels;
+    float name_w = 0;
+    for (int s = 0; s < nser; s++) {
+        if (names && names[s]) name_w = fmaxf(name_w, tw(p, names[s], lfs, 0));
+        else { snprintf(buf, sizeof buf, "%d", s + 1); name_w = fmaxf(name_w, tw(p, buf, lfs, 0)); }
+    }
+    float leg_w = fminf(sw + m->gs + name_w + 1, 0.3f * box.w);
+
+    /* left: y axis title and tick labels */
+    float yt_w = 0;
+    for (int i = 0; i < t.n; i++) {
+        util_fmt_num(buf, sizeof buf, t.v[i], t.decimals);
+        yt_w = fmaxf(yt_w, tw(p, buf, m->tick, 0));
+    }
+    bool has_y = pn->y_axis && pn->y_axis[0], has_x = pn->row_axis && pn->row_axis[0];
+    float px = box.x + (has_y ? LH * m->axis + m->gs : 0) + yt_w + m->gs;
+    float pw = box.x + box.w - leg_w - 2 * m->gap / 2 - px;
+    float top = box.y + LH * m->ptitle + m->gs + 0.6f * INK * m->tick;
+    AxisPlan xl = plan_cols(p, pn->row_labels, rows, pw / rows, m->label, 0.22f * box.h);
+    float bottom = box.y + box.h - (has_x ? LH * m->axis : 0) - (xl.band > 0 ? xl.band + m->gs : 0) - m->gs;
+    float ph = bottom - top;
+    if (pw < 20 || ph < 20) return;
+    int want = (int)(ph / (1.4f * LH * m->tick)) + 1;
+    t = make_ticks(lo, hi, want < 2 ? 2 : want > 7 ? 7 : want);
+
+    /* gridlines and y ticks (never two labels closer than a line) */
+    float last = INFINITY;
+    for (int i = 0; i < t.n; i++) {
+        float y = bottom - ph * (float)((t.v[i] - lo) / (hi - lo));
+        tag(p, draw_line(p->d, px, y, px + pw, y, th->frame, 1, ROLE_DECOR), k, -1, -1);
+        if (fabsf(last - y) < LH * m->tick) continue;
+        last = y;
+        char cut[64];
+        util_fmt_num(buf, sizeof buf, t.v[i], t.decimals);
+        fit_text(p, buf, m->tick, 0, yt_w, cut, sizeof cut);
+        Rect b = { px - m->gs - yt_w, y - LH * m->tick / 2, yt_w, LH * m->tick };
+        tag(p, put_text(p, b, cut, m->tick, th->muted, ALIGN_RIGHT, VALIGN_MIDDLE, ROLE_TICK_LABEL, 0, 0),
+            k, -1, -1);
+    }
+    tag(p, draw_line(p->d, px, top, px, bottom, th->muted, fmaxf(1, 1.5f * m->u), ROLE_DECOR), k, -1, -1);
+    tag(p, draw_line(p->d, px, bottom, px + pw, bottom, th->muted, fmaxf(1, 1.5f * m->u), ROLE_DECOR), k, -1, -1);
+
+    /* x labels and axis titles */
+    float sx = pw / rows;
+    if (xl.fs > 0) {
+        last = -INFINITY;
+        for (int r = 0; r < rows; r += xl.step) {
+            float lh = LH * xl.fs, mid = label_centre(r, rows, xl.step, sx, xl.rot ? lh : sx);
+            if (!pn->row_labels[r] || (xl.rot && mid - last < lh - 0.01f)) continue;
+            last = mid;
+            float cx = px + mid;
+            Rect b;
+            if (xl.rot) {
+                fit_text(p, pn->row_labels[r], xl.fs, 0, xl.band, buf, sizeof buf);
+                b = (Rect){ cx - lh / 2, bottom + m->gs, lh, xl.band };
+            } else {
+                fit_text(p, pn->row_labels[r], xl.fs, 0, sx - 2 * m->pad, buf, sizeof buf);
+                b = (Rect){ px + r * sx, bottom + m->gs, sx, xl.band };
+            }
+            tag(p, put_text(p, b, buf, xl.fs, th->fg, ALIGN_CENTER, VALIGN_TOP, ROLE_ROW_LABEL, 0, xl.rot),
+                k, r, -1);
+        }
+    }
+    if (has_x) {
+        fit_text(p, pn->row_axis, m->axis, 0, pw, buf, sizeof buf);
+        Rect b = { px, box.y + box.h - LH * m->axis, pw, LH * m->axis };
+        tag(p, put_text(p, b, buf, m->axis, th->muted, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_AXIS_TITLE, 0, 0),
+            k, -1, -1);
+    }
+    if (has_y) {
+        fit_text(p, pn->y_axis, m->axis, 0, ph, buf, sizeof buf);
+        Rect b = { box.x, top, LH * m->axis, ph };
+        tag(p, put_text(p, b, buf, m->axis, th->muted, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_AXIS_TITLE, 0, 1),
+            k, -1, -1);
+    }
+
+    /* the bound: a dashed line across, its label above it (below if no room) */
+    if (isfinite(pn->bound)) {
+        float y = bottom - ph * (float)((pn->bound - lo) / (hi - lo));
+        int i = draw_line(p->d, px, y, px + pw, y, th->fg, fmaxf(1.5f, 2 * m->u), ROLE_PLOT);
+        p->d->cmds[i].dashed = 1;
+        tag(p, i, k, -1, -1);
+        const char *label = pn->bound_label;
+        if (!label || !label[0]) { util_fmt_num(buf, sizeof buf, pn->bound, 2); label = buf; }
+        char cut[256];
+        float w = fit_text(p, label, m->tick, 0, pw - 2 * m->pad, cut, sizeof cut);
+        float lh = LH * m->tick;
+        /* above the line if there is room, else below it; always inside the plot */
+        float ly = y - lh - 0.3f * m->gs >= top ? y - lh - 0.3f * m->gs : y + 0.3f * m->gs;
+        if (ly + lh > bottom) ly = bottom - lh;
+        if (ly >= top - 0.6f * INK * m->tick && w > 0) {
+            Rect b = { px + pw - w - 2 * m->pad, ly, w + 2 * m->pad, lh };
+            tag(p, draw_rect(p->d, b, th->bg, ROLE_DECOR), k, -1, -1);
+            tag(p, put_text(p, b, cut, m->tick, th->fg, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_PLOT, 0, 0),
+                k, -1, -1);
+        }
+    }
+
+    /* the series: lines between finite neighbours, a marker on every point */
+    float ms = fmaxf(5, fminf(9 * m->u, sx * 0.4f));
+    for (int s = 0; s < nser; s++) {
+        Color c = series_color(p, s);
+        float lastx = 0, lasty = 0;
+        bool have = false;
+        for (int r = 0; r < rows; r++) {
+            double x = mat_get(mm, r, s);
+            if (!isfinite(x)) { have = false; continue; }
+            float X = px + (r + 0.5f) * sx, Y = bottom - ph * (float)((x - lo) / (hi - lo));
+            if (have) tag(p, draw_line(p->d, lastx, lasty, X, Y, c, fmaxf(2, 2.5f * m->u), ROLE_PLOT), k, r, s);
+            lastx = X; lasty = Y; have = true;
+        }
+        for (int r = 0; r < rows; r++) {
+            double x = mat_get(mm, r, s);
+            if (!isfinite(x)) continue;
+            marker(p, px + (r + 0.5f) * sx, bottom - ph * (float)((x - lo) / (hi - lo)), ms, c, s, k);
+        }
+    }
+
+    /* the legend: a swatch with its marker, then the name */
+    float lx = box.x + box.w - leg_w, llh = LH * lfs;
+    if (nser * llh > ph) { lfs = fpx(fmaxf(m->min_font, ph / nser / LH)); llh = LH * lfs; }
+    for (int s = 0; s < nser && (s + 1) * llh <= ph + 0.01f; s++) {
+        Color c = series_color(p, s);
+        float y = top + s * llh + llh / 2;
+        tag(p, draw_line(p->d, lx, y, lx + sw, y, c, fmaxf(2, 2.5f * m->u), ROLE_PLOT), k, -1, s);
+        marker(p, lx + sw / 2, y, ms, c, s, k);
+        const char *name = names && names[s] ? names[s] : NULL;
+        if (!name) { snprintf(buf, sizeof buf, "%d", s + 1); name = buf; }
+        char cut[256];
+        fit_text(p, name, lfs, 0, leg_w - sw - m->gs, cut, sizeof cut);
+        Rect b = { lx + sw + m->gs, y - llh / 2, leg_w - sw - m->gs, llh };
+        tag(p, put_text(p, b, cut, lfs, th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_PLOT, 0, 0), k, -1, s);
+    }
+}
+
+/* A panel with nothing to draw: its title and a short note. */
+static void draw_empty(Page *p, const View *v, int k, const PanelPlan *pp)
+{
+    draw_panel_title(p, &v->panels[k], k, pp->box);
+    Rect b = { pp->box.x, pp->box.y + LH * p->m.ptitle + p->m.gs, pp->box.w, LH * p->m.axis };
+    char buf[64];
+    fit_text(p, "(no values)", p->m.axis, 0, b.w, buf, sizeof buf);
+    tag(p, put_text(p, b, buf, p->m.axis, p->th->muted, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_DECOR, 0, 0),
+        k, -1, -1);
+}
+
+/* ------------------------------------------------------------- page */
+
+/* Sizes for the canvas: everything scales with the smaller of the canvas
+** ratios to 1280x800, fonts also with text_scale and shrink (below 1 only
+** when the page did not fit). */
+static Metrics metrics(const LayoutOpts *o, float shrink)
+{
+    Metrics m;
+    float u = fminf(o->width / 1280.0f, o->height / 800.0f);
+    if (u < 0.3f) u = 0.3f;
+    float ts = o->text_scale > 0 ? o->text_scale : 1;
+    if (ts < 0.5f) ts = 0.5f;
+    if (ts > 3) ts = 3;
+    float s = u * ts * shrink;
+    m.u = u;
+    m.margin = 36 * u;
+    m.gap = 30 * u;
+    m.gs = 8 * u;
+    m.pad = 5 * u;
+    m.title = fpx(34 * s);
+    m.meta = fpx(17 * s);
+    m.formula = fpx(25 * s);
+    m.body = fpx(20 * s);
+    m.ptitle = fpx(22 * s);
+    m.axis = fpx(17 * s);
+    m.label = fpx(19 * s);
+    m.value = fpx(23 * s);
+    m.tick = fpx(16 * s);
+    m.legend = fpx(17 * s);
+    m.min_font = fpx(9 * fmaxf(1, u));
+    m.max_cell = 100 * s;
+    m.bar_w = 18 * u;
+    return m;
+}
+
+/* The stage title, and the lesson and "stage k / n" small at the right
+** (or above it when both do not fit on one line). Returns the next y. */
+static float draw_header(Page *p, const View *v, float x0, float x1, float y)
+{
+    const Metrics *m = &p->m;
+    char meta[300], buf[300];
+    meta[0] = '\0';
+    if (v->lesson_title && v->lesson_title[0] && v->nstages > 0)
+        snprintf(meta, sizeof meta, "%s  \xc2\xb7  stage %d / %d", v->lesson_title, v->stage + 1, v->nstages);
+    else if (v->nstages > 0)
+        snprintf(meta, sizeof meta, "stage %d / %d", v->stage + 1, v->nstages);
+    else if (v->lesson_title)
+        snprintf(meta, sizeof meta, "%s", v->lesson_title);
+    const char *title = v->title ? v->title : "";
+    float w = x1 - x0, meta_w = meta[0] ? tw(p, meta, m->meta, 0) : 0;
+    float title_w = tw(p, title, m->title, 1), th = LH * m->title;
+    if (meta[0] && title_w + 2 * m->gap + meta_w > w) {
+        fit_text(p, meta, m->meta, 0, w, buf, sizeof buf);
+        put_text(p, (Rect){ x0, y, w, LH * m->meta }, buf, m->meta, p->th->muted,
+                 ALIGN_LEFT, VALIGN_MIDDLE, ROLE_TITLE, 0, 0);
+        y += LH * m->meta;
+        meta[0] = '\0';
+        meta_w = 0;
+    }
+    float room = meta[0] ? w - meta_w - 2 * m->gap : w;
+    fit_text(p, title, m->title, 1, room, buf, sizeof buf);
+    put_text(p, (Rect){ x0, y, room, th }, buf, m->title, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE,
+             ROLE_TITLE, 1, 0);
+    if (meta[0])
+        put_text(p, (Rect){ x1 - meta_w, y, meta_w, th }, meta, m->meta, p->th->muted,
+                 ALIGN_RIGHT, VALIGN_MIDDLE, ROLE_TITLE, 0, 0);
+    y += th;
+    draw_line(p->d, x0, y + 0.4f * m->gs, x1, y + 0.4f * m->gs, p->th->frame, fmaxf(1, m->u), ROLE_DECOR);
+    return y + 1.4f * m->gs;
+}
+
+/* The formula on a tinted strip, shrunk (then cut) to the width. Returns
+** the next y. */
+static float draw_formula(Page *p, const View *v, float x0, float x1, float y)
+{
+    if (!v->formula || !v->formula[0]) return y;
+    const Metrics *m = &p->m;
+    float padx = 1.6f * m->gs, pady = 0.5f * m->gs, room = x1 - x0 - 2 * padx;
+    float fs = m->formula;
+    while (fs > fpx(0.7f * m->formula) && tw(p, v->formula, fs, 0) > room) fs -= 1;
+    char buf[512];
+    float w = fit_text(p, v->formula, fs, 0, room, buf, sizeof buf);
+    Rect strip = { x0, y, w + 2 * padx, LH * fs + 2 * pady };
+    draw_rect(p->d, strip, p->th->panel_bg, ROLE_DECOR);
+    draw_rect(p->d, (Rect){ x0, y, fmaxf(2, 4 * m->u), strip.h }, p->th->accent, ROLE_DECOR);
+    put_text(p, (Rect){ x0 + padx, y + pady, w, LH * fs }, buf, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE,
+             ROLE_FORMULA, 0, 0);
+    return y + strip.h + m->gap * 0.8f;
+}
+
+/* The light or dark theme. Text colours reach 4.5:1 on their backgrounds. */
+Theme layout_theme(bool dark)
+{
+    Theme t;
+    t.dark = dark;
+    if (!dark) {
+        t.bg = (Color){ 252, 252, 250, 255 };
+        t.fg = (Color){ 22, 24, 29, 255 };
+        t.muted = (Color){ 84, 89, 99, 255 };
+        t.panel_bg = (Color){ 238, 240, 244, 255 };
+        t.frame = (Color){ 196, 200, 208, 255 };
+        t.masked_bg = (Color){ 204, 206, 212, 255 };
+        t.masked_fg = (Color){ 40, 42, 48, 255 };
+        t.accent = (Color){ 37, 99, 235, 255 };
+        t.highlight = (Color){ 220, 38, 38, 255 };
+    } else {
+        t.bg = (Color){ 24, 26, 31, 255 };
+        t.fg = (Color){ 236, 238, 241, 255 };
+        t.muted = (Color){ 168, 173, 183, 255 };
+        t.panel_bg = (Color){ 38, 41, 49, 255 };
+        t.frame = (Color){ 74, 80, 92, 255 };
+        t.masked_bg = (Color){ 64, 67, 76, 255 };
+        t.masked_fg = (Color){ 232, 232, 236, 255 };
+        t.accent = (Color){ 96, 165, 250, 255 };
+        t.highlight = (Color){ 250, 204, 21, 255 };
+    }
+    return t;
+}
+
+/* Defaults: nothing hovered or hidden, scale 1, the fixed measure if none. */
+LayoutOpts layout_defaults(int width, int height, const Theme *theme,
+                           MeasureFn measure, void *ctx)
+{
+    LayoutOpts o;
+    memset(&o, 0, sizeof o);
+    o.width = width;
+    o.height = height;
+    o.text_scale = 1;
+    o.theme = theme;
+    o.measure = measure ? measure : layout_measure_fixed;
+    o.measure_ctx = ctx;
+    o.cmap = NULL;
+    o.focus_panel = -1;
+    o.hover_panel = o.hover_row = o.hover_col = -1;
+    o.hidden_panel = -1;
+    return o;
+}
+
+/* 0.55 x size per character (UTF-8 continuation bytes do not count). */
+float layout_measure_fixed(void *ctx, const char *text, float size, int bold)
+{
+    (void)ctx;
+    (void)bold;
+    int n = 0;
+    for (const unsigned char *s = (const unsigned char *)text; *s; s++)
+        if ((*s & 0xC0) != 0x80) n++;
+    return 0.55f * size * n;
+}
+
+/*
+** The page. Header and formula first; then the two arrangements of panels
+** and explanation are planned and the better one drawn. With the text
+** below, the panels get what the text leaves, but never less than 45% of
+** the height: past that the text font shrinks, and past the smallest text
+** font the text is cut with "…". Returns false when the panels did not
+** find room.
+*/
+static bool layout_page(Page *p, const View *v)
+{
+    const Metrics *m = &p->m;
+    DrawList *out = p->d;
+    float x0 = m->margin, x1 = p->o.width - m->margin, y1 = p->o.height - m->margin;
+    float y = draw_header(p, v, x0, x1, m->margin);
+    y = draw_formula(p, v, x0, x1, y);
+    float avail = y1 - y, W = x1 - x0;
+    int np = v->npanels < 0 ? 0 : v->npanels > VIEW_MAX_PANELS ? VIEW_MAX_PANELS : v->npanels;
+    View vv = *v;
+    vv.npanels = np;
+    bool has_body = false;
+    for (int i = 0; i < v->npara; i++) if (v->paras[i] && v->paras[i][0]) has_body = true;
+
+    if (np == 0) {
+        body_block(p, v, m->body, x0, y, W, avail, true);
+        return true;
+    }
+
+    PanelPlan below[VIEW_MAX_PANELS], beside[VIEW_MAX_PANELS];
+    float used_below = 0, used_beside = 0;
+    bool fit_below = false, fit_beside = false;
+
+    /* arrangement A: text across the bottom */
+    float fs = m->body, min_fs = fpx(fmaxf(m->min_font + 2, 0.75f * m->body)), body_h = 0;
+    float min_panels = 0.45f * avail;
+    if (has_body) {
+        for (;;) {
+            body_h = body_block(p, v, fs, x0, 0, W, 0, false);
+            if (avail - body_h - m->gap >= min_panels || fs <= min_fs) break;
+            fs -= 1;
+        }
+    }
+    float panels_h = has_body ? fmaxf(min_panels, avail - body_h - m->gap) : avail;
+    float score_below = plan_panels(p, &vv, (Rect){ x0, y, W, panels_h }, below, &used_below, &fit_below);
+
+    /* arrangement B: text in a column at the right, when it fits there whole */
+    float score_beside = -1, col_w = fminf(fmaxf(0.3f * W, 300 * m->u), 470 * m->u);
+    if (has_body && col_w < 0.45f * W) {
+        float h = body_block(p, v, m->body, 0, 0, col_w, 0, false);
+        if (h <= avail) {
+            Rect area = { x0, y, W - col_w - m->gap * 1.5f, avail };
+            score_beside = plan_panels(p, &vv, area, beside, &used_beside, &fit_beside);
+        }
+    }
+
+    PanelPlan *plans = below;
+    bool fits = fit_below;
+    if ((fit_beside && !fit_below) || (fit_beside == fit_below && score_beside > score_below * 1.08f)) {
+        plans = beside;
+        fits = fit_beside;
+        float bx = x1 - col_w;
+        draw_line(out, bx - 0.75f * m->gap, y, bx - 0.75f * m->gap, y + avail, p->th->frame,
+                  fmaxf(1, m->u), ROLE_DECOR);
+        body_block(p, v, m->body, bx, y, col_w, avail, true);
+    } else if (has_body) {
+        float by = y + used_below + m->gap;
+        body_block(p, v, fs, x0, by, W, y1 - by, true);
+    }
+    for (int k = 0; k < np; k++) {
+        const Panel *pn = &v->panels[k];
+        if (is_heat(pn)) draw_heat(p, v, k, &plans[k]);
+        else if (pn->kind == PANEL_PLOT && pn->m && pn->m->rows > 0 && pn->m->cols > 0)
+            draw_plot(p, v, k, &plans[k]);
+        else draw_empty(p, v, k, &plans[k]);
+    }
+    return fits;
+}
+
+/*
+** Lay out v. A page whose panels do not find room (a small window, a big
+** text scale) is laid out again with every font 15% smaller, down to 40%.
+*/
+void layout_view(const View *v, const LayoutOpts *opts, DrawList *out)
+{
+    Theme light = layout_theme(false);
+    MeasureCache cache;
+    memset(cache.key, 0, sizeof cache.key);
+    Page p;
+    p.cache = &cache;
+    p.o = *opts;
+    if (!p.o.measure) p.o.measure = layout_measure_fixed;
+    p.th = p.o.theme ? p.o.theme : &light;
+    p.d = out;
+    for (float shrink = 1;; shrink *= 0.85f) {
+        p.m = metrics(&p.o, shrink);
+        draw_clear(out, p.o.width, p.o.height, p.th->bg);
+        if (!v || layout_page(&p, v) || shrink < 0.4f) break;
+    }
+}

@@ -1,0 +1,210 @@
+/*
+** svg.c: writing a DrawList as SVG 1.1 markup.
+**
+** One element per command, in list order, so later commands paint over
+** earlier ones exactly as in the window. Text is XML-escaped; bytes that
+** are not valid UTF-8, and control characters XML 1.0 forbids, become
+** U+FFFD so that the document always parses.
+*/
+#include "svg.h"
+#include "core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ASCENT  0.928f      /* DejaVu Sans, in em */
+#define DESCENT 0.236f
+
+/* A coordinate with two decimals, trailing zeros and "-0" dropped. */
+static void put_num(Buf *b, float v)
+{
+    char s[48];
+    snprintf(s, sizeof s, "%.2f", (double)v);
+    size_t n = strlen(s);
+    while (n > 0 && s[n - 1] == '0') n--;
+    if (n > 0 && s[n - 1] == '.') n--;
+    s[n] = '\0';
+    if (strcmp(s, "-0") == 0) strcpy(s, "0");
+    buf_puts(b, s);
+}
+
+/* name="value" for a number, with a leading space. */
+static void put_attr(Buf *b, const char *name, float v)
+{
+    buf_printf(b, " %s=\"", name);
+    put_num(b, v);
+    buf_puts(b, "\"");
+}
+
+/* A paint attribute: name="#rrggbb", plus name-opacity when translucent. */
+static void put_paint(Buf *b, const char *name, Color c)
+{
+    buf_printf(b, " %s=\"#%02x%02x%02x\"", name, c.r, c.g, c.b);
+    if (c.a != 255) {
+        buf_printf(b, " %s-opacity=\"", name);
+        put_num(b, c.a / 255.0f);
+        buf_puts(b, "\"");
+    }
+}
+
+/* The length of the valid UTF-8 sequence at s, or 0 if it is not one. */
+static int utf8_len(const unsigned char *s)
+{
+    int n;
+    unsigned cp;
+    if (s[0] < 0x80) return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF) { n = 2; cp = s[0] & 0x1F; }
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF) { n = 3; cp = s[0] & 0x0F; }
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4) { n = 4; cp = s[0] & 0x07; }
+    else return 0;
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return 0;
+    if (cp >= 0xD800 && cp <= 0xDFFF) return 0;            /* surrogates */
+    if (cp == 0xFFFE || cp == 0xFFFF) return 0;            /* not XML characters */
+    return n;
+}
+
+/* Text content or an attribute value, escaped and made valid. */
+static void put_escaped(Buf *b, const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    while (*s) {
+        switch (*s) {
+        case '&': buf_puts(b, "&amp;"); s++; continue;
+        case '<': buf_puts(b, "&lt;"); s++; continue;
+        case '>': buf_puts(b, "&gt;"); s++; continue;
+        case '"': buf_puts(b, "&quot;"); s++; continue;
+        case '\'': buf_puts(b, "&apos;"); s++; continue;
+        default: break;
+        }
+        if (*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r') {
+            buf_puts(b, "\xef\xbf\xbd");
+            s++;
+            continue;
+        }
+        int n = utf8_len(s);
+        if (n == 0) { buf_puts(b, "\xef\xbf\xbd"); s++; continue; }
+        buf_append(b, (const char *)s, (size_t)n);
+        s += n;
+    }
+}
+
+/* A filled rectangle or an outline. */
+static void put_rect(Buf *b, const DrawCmd *c)
+{
+    buf_puts(b, "<rect");
+    put_attr(b, "x", c->r.x);
+    put_attr(b, "y", c->r.y);
+    put_attr(b, "width", c->r.w > 0 ? c->r.w : 0);
+    put_attr(b, "height", c->r.h > 0 ? c->r.h : 0);
+    if (c->width > 0) {
+        buf_puts(b, " fill=\"none\"");
+        put_paint(b, "stroke", c->color);
+        put_attr(b, "stroke-width", c->width);
+    } else {
+        put_paint(b, "fill", c->color);
+    }
+    buf_puts(b, "/>\n");
+}
+
+/* A line; dashes are proportional to the stroke. */
+static void put_line(Buf *b, const DrawCmd *c)
+{
+    float w = c->width > 0 ? c->width : 1;
+    buf_puts(b, "<line");
+    put_attr(b, "x1", c->r.x);
+    put_attr(b, "y1", c->r.y);
+    put_attr(b, "x2", c->r.x + c->r.w);
+    put_attr(b, "y2", c->r.y + c->r.h);
+    put_paint(b, "stroke", c->color);
+    put_attr(b, "stroke-width", w);
+    if (c->dashed) {
+        buf_puts(b, " stroke-dasharray=\"");
+        put_num(b, 4 * w);
+        buf_puts(b, " ");
+        put_num(b, 3 * w);
+        buf_puts(b, "\"");
+    }
+    buf_puts(b, "/>\n");
+}
+
+/* A text run at its anchor and baseline (see svg.h for rotated runs). */
+static void put_text(Buf *b, const DrawList *d, const DrawCmd *c)
+{
+    static const char *const anchors[3] = { "start", "middle", "end" };
+    float s = c->size, x, y;
+    int anchor;
+    if (c->rotate == 90) {
+        /* along the text is screen up: valign picks the anchor */
+        anchor = c->valign == VALIGN_BOTTOM ? 0 : c->valign == VALIGN_TOP ? 2 : 1;
+        y = c->valign == VALIGN_BOTTOM ? c->r.y + c->r.h
+          : c->valign == VALIGN_TOP ? c->r.y : c->r.y + c->r.h / 2;
+        /* across it the ascent points left: halign places the baseline */
+        x = c->halign == ALIGN_LEFT ? c->r.x + ASCENT * s
+          : c->halign == ALIGN_RIGHT ? c->r.x + c->r.w - DESCENT * s
+          : c->r.x + c->r.w / 2 + (ASCENT - DESCENT) / 2 * s;
+    } else {
+        anchor = c->halign <= ALIGN_RIGHT ? c->halign : 0;
+        x = c->halign == ALIGN_CENTER ? c->r.x + c->r.w / 2
+          : c->halign == ALIGN_RIGHT ? c->r.x + c->r.w : c->r.x;
+        y = c->valign == VALIGN_TOP ? c->r.y + ASCENT * s
+          : c->valign == VALIGN_BOTTOM ? c->r.y + c->r.h - DESCENT * s
+          : c->r.y + c->r.h / 2 + (ASCENT - DESCENT) / 2 * s;
+    }
+    buf_puts(b, "<text");
+    put_attr(b, "x", x);
+    put_attr(b, "y", y);
+    put_attr(b, "font-size", s);
+    if (anchor) buf_printf(b, " text-anchor=\"%s\"", anchors[anchor]);
+    if (c->bold) buf_puts(b, " font-weight=\"bold\"");
+    put_paint(b, "fill", c->color);
+    if (c->rotate == 90) {
+        buf_puts(b, " transform=\"rotate(-90 ");
+        put_num(b, x);
+        buf_puts(b, " ");
+        put_num(b, y);
+        buf_puts(b, ")\"");
+    }
+    buf_puts(b, ">");
+    put_escaped(b, draw_str(d, c));
+    buf_puts(b, "</text>\n");
+}
+
+/* The whole document. */
+char *svg_write(const DrawList *d, const char *title, const char *desc, size_t *len)
+{
+    Buf b = { 0 };
+    buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+    buf_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
+               "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" xml:space=\"preserve\">\n",
+               d->width, d->height, d->width, d->height);
+    if (title) { buf_puts(&b, "<title>"); put_escaped(&b, title); buf_puts(&b, "</title>\n"); }
+    if (desc) { buf_puts(&b, "<desc>"); put_escaped(&b, desc); buf_puts(&b, "</desc>\n"); }
+    buf_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\"", d->width, d->height);
+    put_paint(&b, "fill", d->background);
+    buf_puts(&b, "/>\n<g font-family=\"DejaVu Sans, sans-serif\">\n");
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->kind == DRAW_RECT) put_rect(&b, c);
+        else if (c->kind == DRAW_LINE) put_line(&b, c);
+        else if (c->kind == DRAW_TEXT) put_text(&b, d, c);
+    }
+    buf_puts(&b, "</g>\n</svg>\n");
+    if (len) *len = b.len;
+    return buf_take(&b);
+}
+
+/* Write the document to a file, atomically. */
+int svg_save(const DrawList *d, const char *path, const char *title, const char *desc,
+             char *err, size_t n)
+{
+    size_t len = 0;
+    char *s = svg_write(d, title, desc, &len);
+    int rc = util_write_file_atomic(path, s, len, err, n);
+    free(s);
+    return rc;
+}

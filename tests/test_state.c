@@ -1,0 +1,310 @@
+/*
+** test_state.c: the interactive program's actions, driven without a window.
+*/
+#define _DEFAULT_SOURCE
+#include "suites.h"
+#include "app/shot.h"
+#include "app/state.h"
+#include "core/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TOUR "../lessons/01-tour.lesson"
+
+static AppState *a;
+
+/* A state with the tour open. */
+static void open_tour(void)
+{
+    a = app_create();
+    ck_assert_msg(app_open(a, TOUR) == 0, "%s", a->error);
+}
+
+/* Free it. */
+static void close_tour(void)
+{
+    app_free(a);
+}
+
+/* Index of the stage with id in the open lesson. */
+static int find_stage(StageId id)
+{
+    for (int k = 0; k < a->L->nstages; k++)
+        if (a->L->stages[k].id == id) return k;
+    ck_abort_msg("no stage %s", lesson_stage_name(id));
+    return -1;
+}
+
+START_TEST(test_stepping)
+{
+    ck_assert_int_eq(a->stage, 0);
+    app_next(a);
+    ck_assert_int_eq(a->stage, 1);
+    ck_assert_int_eq(a->view->stage, 1);
+    app_prev(a);
+    app_prev(a);                                 /* stays at the first */
+    ck_assert_int_eq(a->stage, 0);
+    app_last(a);
+    ck_assert_int_eq(a->stage, a->L->nstages - 1);
+    app_next(a);                                 /* stays at the last */
+    ck_assert_int_eq(a->stage, a->L->nstages - 1);
+    app_goto(a, 3);
+    ck_assert_int_eq(a->stage, 2);
+    app_goto(a, 99);
+    ck_assert_int_eq(a->stage, 2);
+    app_first(a);
+    ck_assert_int_eq(a->stage, 0);
+}
+END_TEST
+
+START_TEST(test_toggles)
+{
+    ck_assert(!a->dark);
+    app_toggle_theme(a);
+    ck_assert(a->dark);
+    app_toggle_black(a);
+    ck_assert(a->black);
+    app_escape(a);
+    ck_assert(!a->black);
+    app_toggle_help(a);
+    ck_assert(a->help);
+    app_escape(a);
+    ck_assert(!a->help);
+    app_toggle_fullscreen(a);
+    ck_assert(a->fullscreen);
+    app_escape(a);
+    ck_assert(!a->fullscreen);
+    float s = a->text_scale;
+    app_text_size(a, +1);
+    ck_assert(a->text_scale > s);
+    for (int i = 0; i < 50; i++) app_text_size(a, -1);
+    ck_assert(a->text_scale >= 0.6f - 1e-6f);
+    ck_assert_int_eq(a->cmap, -1);
+    app_cycle_cmap(a);
+    ck_assert_int_eq(a->cmap, 0);
+    for (int i = 0; i < 7; i++) app_cycle_cmap(a);
+    ck_assert_int_eq(a->cmap, -1);               /* back to the lesson's own */
+}
+END_TEST
+
+START_TEST(test_scaling_and_temperature_recompute)
+{
+    app_goto(a, find_stage(STAGE_SOFTMAX) + 1);
+    double w0 = mat_get(trace_get(a->T, 0, "weights"), 0, 0);
+    app_toggle_scaling(a);
+    ck_assert_int_eq(a->L->setups[0].score, SCORE_DOT);
+    double w1 = mat_get(trace_get(a->T, 0, "weights"), 0, 0);
+    ck_assert(w1 != w0);
+    /* unscaled = scaled with divisor 1: check one weight against the raw scores */
+    const Mat *raw = trace_get(a->T, 0, "raw_scores");
+    double sum = 0;
+    for (int j = 0; j < raw->cols; j++) sum += exp(mat_get(raw, 0, j));
+    ck_assert_double_eq_tol(w1, exp(mat_get(raw, 0, 0)) / sum, 1e-12);
+    app_toggle_scaling(a);
+    ck_assert_double_eq(mat_get(trace_get(a->T, 0, "weights"), 0, 0), w0);
+    app_temperature(a, +1);
+    ck_assert_double_eq_tol(a->L->setups[0].temperature, 1.25, 1e-12);
+    /* hotter is flatter: the largest weight of row 0 goes down */
+    app_temperature(a, -1);
+    ck_assert_double_eq(a->L->setups[0].temperature, 1.0);
+    for (int i = 0; i < 40; i++) app_temperature(a, -1);
+    ck_assert_double_eq_tol(a->L->setups[0].temperature, 0.1, 1e-12);
+    ck_assert(mat_all_finite(trace_get(a->T, 0, "weights")));
+}
+END_TEST
+
+START_TEST(test_mask_toggle)
+{
+    int k = find_stage(STAGE_CAUSAL_MASK);
+    app_goto(a, k + 1);
+    int s = a->L->stages[k].setup;
+    ck_assert(mat_get(trace_get(a->T, s, "weights"), 0, 1) == 0.0);
+    app_toggle_mask(a);
+    ck_assert_int_eq(a->L->setups[s].mask, MASK_NONE);
+    ck_assert(mat_get(trace_get(a->T, s, "weights"), 0, 1) > 0.0);
+    ck_assert_ptr_null(trace_get(a->T, s, "mask"));
+    app_toggle_mask(a);
+    ck_assert_int_eq(a->L->setups[s].mask, MASK_CAUSAL);
+    ck_assert(mat_get(trace_get(a->T, s, "weights"), 0, 1) == 0.0);
+}
+END_TEST
+
+START_TEST(test_heads)
+{
+    int k = find_stage(STAGE_MULTI_HEAD);
+    app_goto(a, k + 1);
+    int before = a->view->npanels;
+    app_next_head(a);
+    ck_assert_int_eq(a->head, 1);
+    ck_assert_str_eq(a->view->panels[0].matrix, "head1.Q");
+    ck_assert(a->view->npanels != before);
+    app_next_head(a);
+    app_next_head(a);
+    ck_assert_int_eq(a->head, 0);               /* 2 heads: 1, 2, then all */
+    ck_assert_str_eq(a->view->panels[0].matrix, "head1.weights");
+}
+END_TEST
+
+START_TEST(test_hover_pin_explain)
+{
+    app_goto(a, find_stage(STAGE_SOFTMAX) + 1);
+    ck_assert_ptr_null(app_explain(a));
+    app_hover(a, 1, 0, 2);
+    char *t = app_explain(a);
+    ck_assert_ptr_nonnull(t);
+    ck_assert(strstr(t, "softmax over the row") != NULL);
+    free(t);
+    app_click(a, 1, 0, 2);
+    app_hover(a, -1, -1, -1);
+    int p, r, c;
+    ck_assert(app_focus_cell(a, &p, &r, &c));
+    ck_assert_int_eq(c, 2);
+    app_click(a, 1, 0, 2);                       /* the same cell unpins */
+    ck_assert(!app_focus_cell(a, &p, &r, &c));
+}
+END_TEST
+
+START_TEST(test_scroll_edit_recomputes_downstream)
+{
+    /* X is an input of the embeddings stage; editing it changes the scores */
+    app_goto(a, 1);
+    ck_assert(a->view->panels[0].editable);
+    double x0 = mat_get(a->view->panels[0].m, 0, 0);
+    double s0 = mat_get(trace_get(a->T, 0, "raw_scores"), 0, 0);
+    double later0 = mat_get(trace_get(a->T, 2, "weights"), 0, 0);
+    ck_assert(app_scroll_edit(a, 0, 0, 0, +3, false));
+    ck_assert_double_eq_tol(mat_get(a->view->panels[0].m, 0, 0), x0 + 0.3, 1e-12);
+    ck_assert(mat_get(trace_get(a->T, 0, "raw_scores"), 0, 0) != s0);
+    ck_assert(mat_get(trace_get(a->T, 2, "weights"), 0, 0) != later0);   /* inherited by setup 3 */
+    ck_assert(app_is_edited(a, 0, "X", 0, 0));
+    ck_assert(!app_is_edited(a, 0, "X", 0, 1));
+    ck_assert(app_scroll_edit(a, 0, 0, 0, -1, true));
+    ck_assert_double_eq_tol(mat_get(a->view->panels[0].m, 0, 0), x0 + 0.29, 1e-12);
+    ck_assert(a->dirty);
+    app_undo_all(a);
+    ck_assert_double_eq(mat_get(a->view->panels[0].m, 0, 0), x0);
+    ck_assert_int_eq(a->nedits, 0);
+    ck_assert_int_eq(a->stage, 0);
+}
+END_TEST
+
+START_TEST(test_limits_edit_stays_finite)
+{
+    app_goto(a, 1);
+    for (int i = 0; i < 200; i++) app_scroll_edit(a, 0, 1, 1, 1000000, false);
+    ck_assert(mat_get(a->view->panels[0].m, 1, 1) <= 1e6);
+    for (int s = 0; s < a->T->nsetups; s++)
+        ck_assert(mat_all_finite(trace_get(a->T, s, "weights")) || s == 1);
+    /* a computed (non-input) panel is not editable */
+    app_goto(a, find_stage(STAGE_SOFTMAX) + 1);
+    ck_assert(!app_scroll_edit(a, 1, 0, 0, 1, false));
+}
+END_TEST
+
+START_TEST(test_save_roundtrip_atomic)
+{
+    char dir[] = "/tmp/attnlab-test-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/edited.lesson", dir);
+    size_t len;
+    FILE *f = fopen(TOUR, "rb");
+    char *text = xmalloc(1 << 16);
+    len = fread(text, 1, 1 << 16, f);
+    fclose(f);
+    ck_assert_int_eq(app_open_text(a, path, text, len), 0);
+    free(text);
+    app_goto(a, 1);
+    ck_assert(app_scroll_edit(a, 0, 2, 1, 2, false));
+    double edited = mat_get(a->view->panels[0].m, 2, 1);
+    ck_assert_int_eq(app_save_lesson(a), 0);
+    ck_assert(!a->dirty);
+    AppState *b = app_create();
+    ck_assert_msg(app_open(b, path) == 0, "%s", b->error);
+    app_goto(b, 1);
+    ck_assert_double_eq(mat_get(b->view->panels[0].m, 2, 1), edited);
+    ck_assert(mat_max_abs_diff(trace_get(a->T, 2, "concat"), trace_get(b->T, 2, "concat")) == 0.0);
+    app_free(b);
+    /* an unwritable target: the save fails, says why, and leaves no file */
+    free(a->path);
+    snprintf(path, sizeof path, "%s/missing-dir/x.lesson", dir);
+    a->path = xstrdup(path);
+    ck_assert_int_eq(app_save_lesson(a), -1);
+    ck_assert(strstr(a->toast, "cannot write") != NULL);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+START_TEST(test_bad_lesson_keeps_previous)
+{
+    const char *bad = "title: T\n[setup]\ntokens: a\nX =\n  nan\n[softmax]\n";
+    ck_assert_int_eq(app_open_text(a, "bad.lesson", bad, strlen(bad)), -1);
+    ck_assert_str_eq(a->error, "bad.lesson:5:3: error: expected a finite number, found 'nan' (NaN and infinity are not allowed)");
+    ck_assert_str_eq(a->L->title, "A short tour of attention");     /* still the tour */
+    ck_assert_int_eq(app_open(a, "/nonexistent.lesson"), -1);
+    ck_assert(strstr(a->error, "cannot open") != NULL);
+}
+END_TEST
+
+START_TEST(test_predict_mode)
+{
+    app_goto(a, find_stage(STAGE_SOFTMAX) + 1);
+    app_predict(a);
+    ck_assert_int_eq(a->predict, PREDICT_GUESSING);
+    ck_assert_int_eq(a->predict_panel, 1);
+    const Mat *W = a->view->panels[1].m;
+    for (int i = 0; i < W->rows; i++) {                 /* guess right on every row but the last */
+        int best = 0;
+        for (int j = 1; j < W->cols; j++) if (mat_get(W, i, j) > mat_get(W, i, best)) best = j;
+        app_click(a, 1, i, i == W->rows - 1 ? (best + 1) % W->cols : best);
+    }
+    app_hover(a, 1, 0, 0);
+    ck_assert_ptr_null(app_explain(a));                 /* no spoilers while guessing */
+    app_predict(a);
+    ck_assert_int_eq(a->predict, PREDICT_REVEALED);
+    ck_assert_int_eq(a->predict_right, W->rows - 1);
+    app_predict(a);
+    ck_assert_int_eq(a->predict, PREDICT_OFF);
+}
+END_TEST
+
+START_TEST(test_shot_name)
+{
+    app_goto(a, 5);
+    char *n = app_shot_path("shots", a->L, a->stage, false);
+    ck_assert_str_eq(n, "shots/01-tour-05-softmax.png");
+    free(n);
+}
+END_TEST
+
+/* The app-state suite. */
+Suite *state_suite(void)
+{
+    Suite *s = suite_create("state");
+    TCase *core = tcase_create("core");
+    tcase_add_checked_fixture(core, open_tour, close_tour);
+    tcase_add_test(core, test_stepping);
+    tcase_add_test(core, test_toggles);
+    tcase_add_test(core, test_scaling_and_temperature_recompute);
+    tcase_add_test(core, test_mask_toggle);
+    tcase_add_test(core, test_heads);
+    tcase_add_test(core, test_hover_pin_explain);
+    tcase_add_test(core, test_scroll_edit_recomputes_downstream);
+    tcase_add_test(core, test_predict_mode);
+    tcase_add_test(core, test_shot_name);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_checked_fixture(limits, open_tour, close_tour);
+    tcase_add_test(limits, test_limits_edit_stays_finite);
+    tcase_add_test(limits, test_save_roundtrip_atomic);
+    tcase_add_test(limits, test_bad_lesson_keeps_previous);
+    suite_add_tcase(s, limits);
+    return s;
+}
