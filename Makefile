@@ -10,7 +10,7 @@ CC       ?= cc
 # Debian packages the build, the tests and the tools need.
 DEPS_PKGS := pkg-config libsdl2-dev libsdl2-ttf-dev check libpng-dev \
              libfontconfig-dev fonts-dejavu-core python3 python3-numpy \
-             libxml2-utils
+             libxml2-utils xvfb xdotool imagemagick openbox
 
 WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Werror
 OPT      ?= -O2 -g
@@ -89,13 +89,14 @@ $(BUILD)/check_attnlab: $(LIB_OBJ) $(TEST_OBJ) | deps
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
 
 run: $(BUILD)/attnlab
-	./$(BUILD)/attnlab
+	./$(BUILD)/attnlab lessons/01-tour.lesson
 
 # The unit suites (Check) and the command-line tests, against one build.
 test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab
 	cd tests && CK_FORK=yes ../$(BUILD)/check_attnlab
 	ATTNLAB=$(BUILD)/attnlab sh tests/cli.sh
 	/usr/bin/python3 tests/check_lessons.py $(BUILD)/attnlab lessons tests/reference
+	ATTNLAB=$(BUILD)/attnlab sh tests/e2e.sh
 
 test: deps
 	@$(MAKE) --no-print-directory test-unit
@@ -109,6 +110,9 @@ install: $(BUILD)/attnlab
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/attnlab/lessons
 	install -m 755 $(BUILD)/attnlab $(DESTDIR)$(PREFIX)/bin/attnlab
 	install -m 644 lessons/*.lesson $(DESTDIR)$(PREFIX)/share/attnlab/lessons/
+	install -d $(DESTDIR)$(PREFIX)/share/applications $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps
+	install -m 644 assets/attnlab.desktop $(DESTDIR)$(PREFIX)/share/applications/attnlab.desktop
+	install -m 644 assets/attnlab.svg $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/attnlab.svg
 
 clean:
 	rm -rf build

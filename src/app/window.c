@@ -12,6 +12,7 @@
 #include "state.h"
 #include "core/util.h"
 #include "sdl/font.h"
+#include "sdl/icon.h"
 #include "sdl/render.h"
 #include "view/cmap.h"
 
@@ -202,6 +203,17 @@ static void draw(Win *w)
     w->sy = wh > 0 ? (float)w->out_h / (float)wh : 1.0f;
     w->a->now = SDL_GetTicks() / 1000.0;
     app_frame(w->a, w->out_w, w->out_h, font_measure, w->fonts, w->list);
+    /* After a stage change the pointer may rest on a new cell: hover it
+    ** without waiting for the mouse to move. */
+    int mx, my, p, r, c;
+    if (!w->a->pinned && (SDL_GetMouseFocus() == w->win)) {
+        SDL_GetMouseState(&mx, &my);
+        cell_at(w, mx, my, &p, &r, &c);
+        if (p != w->a->hover_panel || r != w->a->hover_row || c != w->a->hover_col) {
+            app_hover(w->a, p, r, c);
+            app_frame(w->a, w->out_w, w->out_h, font_measure, w->fonts, w->list);
+        }
+    }
     render_drawlist(w->rd, w->list);
     SDL_RenderPresent(w->ren);
     w->last_frame = SDL_GetTicks();
@@ -275,6 +287,11 @@ int app_window(const char *path, const char *font, const char *shots, int width,
         return 1;
     }
     SDL_SetWindowMinimumSize(w.win, MIN_W, MIN_H);
+    SDL_Surface *icon = icon_create(64);
+    if (icon) {
+        SDL_SetWindowIcon(w.win, icon);
+        SDL_FreeSurface(icon);
+    }
     SDL_SetWindowTitle(w.win, "attnlab");
     w.list = draw_create(width, height);
     if (!a->L) app_toggle_picker(a);
