@@ -2,7 +2,7 @@
 # cli.sh: command-line behaviour of the attnlab binary ($ATTNLAB): exit codes,
 # where output goes, and the JSON dump of every bundled lesson.
 set -u
-bin=${ATTNLAB:-build/attnlab}
+bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0; fail=0
@@ -42,6 +42,39 @@ grep -q 'A short tour of attention' "$tmp/out" && ok || bad "--list shows titles
 mkdir "$tmp/empty"; expect 0 "$bin" --list "$tmp/empty"
 expect 2 "$bin" --list "$tmp"
 expect 1 "$bin" --list "$tmp/nowhere"
+
+# --export: every stage, headless, deterministic, atomic
+expect 0 "$bin" --export "$tmp/png1" lessons/01-tour.lesson lessons/04-heads-entropy-causal.lesson
+[ "$(ls "$tmp/png1" | wc -l)" -eq 17 ] && ok || bad "--export writes one PNG per stage (17)"
+[ -f "$tmp/png1/01-tour-05-softmax.png" ] && ok || bad "export file name DIR/<lesson>-<NN>-<stage>.png"
+"$bin" --export "$tmp/png2" lessons/01-tour.lesson lessons/04-heads-entropy-causal.lesson >/dev/null 2>&1
+diff -r "$tmp/png1" "$tmp/png2" >/dev/null && ok || bad "exporting twice gives identical bytes"
+file "$tmp/png1/01-tour-05-softmax.png" | grep -q '1280 x 800' && ok || bad "default size 1280x800"
+expect 0 "$bin" --export "$tmp/big" --scale 2 --theme dark --cmap magma lessons/03-four-words-by-hand.lesson
+file "$tmp/big/03-four-words-by-hand-01-embeddings.png" | grep -q '2560 x 1600' && ok || bad "--scale 2 doubles every dimension"
+expect 0 "$bin" --export "$tmp/svg" --format svg lessons/*.lesson
+n=0; for f in "$tmp"/svg/*.svg; do xmllint --noout "$f" 2>/dev/null || { bad "$f is not valid XML"; n=1; }; done; [ $n -eq 0 ] && ok
+grep -q '<text' "$tmp/svg/01-tour-05-softmax.svg" && ok || bad "SVG has real <text> elements"
+mkdir "$tmp/ro"; chmod 500 "$tmp/ro"
+if [ "$(id -u)" -ne 0 ]; then
+    expect 1 "$bin" --export "$tmp/ro" lessons/01-tour.lesson
+else
+    expect 1 "$bin" --export /proc/attnlab-cannot-write lessons/01-tour.lesson
+fi
+grep -q 'error' "$tmp/err" && ok || bad "an unwritable directory says why"
+ls "$tmp/ro" | grep -q . && bad "an unwritable directory got files" || ok
+expect 2 "$bin" --export "$tmp/bad-out" "$tmp/bad.lesson"
+expect 2 "$bin" --export "$tmp/x" --format gif lessons/01-tour.lesson
+expect 2 "$bin" --export "$tmp/x" --size 10x10 lessons/01-tour.lesson
+expect 1 "$bin" --export "$tmp/x" --font /nonexistent.ttf lessons/01-tour.lesson
+grep -q 'fonts-dejavu-core' "$tmp/err" && ok || bad "a missing font names the package to install"
+
+# no display: say so, export the tour to ./attnlab-export instead
+mkdir "$tmp/nodisplay"
+(cd "$tmp/nodisplay" && env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER "$bin" >"$tmp/out" 2>"$tmp/err"); code=$?
+[ $code -eq 0 ] && ok || bad "without a display the program exits 0 (got $code)"
+grep -q 'no display available' "$tmp/err" && grep -q 'attnlab-export' "$tmp/err" && ok || bad "without a display it says so and where the files went"
+[ -f "$tmp/nodisplay/attnlab-export/01-tour-01-embeddings.png" ] && ok || bad "without a display the tour is exported"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -41,10 +41,10 @@ typedef struct Win {
 } Win;
 
 /* Without a display: export the tour instead, and say where it went. */
-static int no_display(const char *font)
+static int no_display(const char *reason, const char *font)
 {
     char dir[PATH_MAX], tour[PATH_MAX + 32];
-    fprintf(stderr, "attnlab: no display available (%s); exporting the tour to ./attnlab-export/ instead\n", SDL_GetError());
+    fprintf(stderr, "attnlab: no display available (%s); exporting the tour to ./attnlab-export/ instead\n", reason);
     if (app_data_dir("lessons", dir, sizeof dir) != 0) {
         fprintf(stderr, "attnlab: error: no bundled lessons found\n");
         return 1;
@@ -55,6 +55,19 @@ static int no_display(const char *font)
     int code = app_export("attnlab-export", paths, 1, &o, font, true);
     if (code == 0) fprintf(stderr, "attnlab: wrote the tour's stages to ./attnlab-export/\n");
     return code;
+}
+
+/* SDL falls back to drivers that draw nowhere (offscreen, dummy) when there
+** is no display; unless the user asked for one by name, that is no display. */
+static bool real_display(void)
+{
+    const char *drv = SDL_GetCurrentVideoDriver();
+    if (!drv) return false;
+    if (strcmp(drv, "offscreen") && strcmp(drv, "dummy")) return true;
+    const char *asked = SDL_getenv("SDL_VIDEODRIVER");
+    if (asked && !strcmp(asked, drv)) return true;
+    SDL_SetError("only the %s video driver is available", drv);
+    return false;
 }
 
 /* The cell under a window point, in pixels of the last frame. */
@@ -258,9 +271,17 @@ int app_window(const char *path, const char *font, const char *shots, int width,
     free(a->shots_dir);
     a->shots_dir = xstrdup(shots);
     SDL_SetHint(SDL_HINT_VIDEO_ALLOW_SCREENSAVER, "1");
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+    const char *why = NULL;
+    if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY") && !getenv("SDL_VIDEODRIVER"))
+        why = "DISPLAY and WAYLAND_DISPLAY are not set";
+    else if (SDL_Init(SDL_INIT_VIDEO) != 0 || !real_display())
+        why = SDL_GetError();
+    if (why) {
+        char reason[256];
+        snprintf(reason, sizeof reason, "%s", why);
+        SDL_Quit();
         app_free(a);
-        return no_display(font);
+        return no_display(reason, font);
     }
     Win w;
     memset(&w, 0, sizeof w);
