@@ -15,6 +15,9 @@ Suite *lesson_suite(void);
 Suite *stage_suite(void);
 Suite *state_suite(void);
 Suite *render_suite(void);
+Suite *cmap_suite(void);
+Suite *layout_suite(void);
+Suite *svg_suite(void);
 
 /* Assert two matrices have the same shape and agree to tol everywhere
 ** (-∞ must meet -∞). */

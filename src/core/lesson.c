@@ -264,12 +264,13 @@ static bool expr_product(Parser *p, const char **sp, double *out, int depth)
     for (;;) {
         const char *s = skip_ws(*sp);
         if (*s != '*' && *s != '/') return true;
+        const char *op_at = s;      /* errors point at the operator */
         char op = *s++;
         double rhs;
         if (!expr_atom(p, &s, &rhs, depth)) return false;
-        if (op == '/' && rhs == 0) return FAIL(p, *sp, "division by zero");
+        if (op == '/' && rhs == 0) return FAIL(p, op_at, "division by zero");
         *out = op == '*' ? *out * rhs : *out / rhs;
-        if (!isfinite(*out)) return FAIL(p, *sp, "the expression overflows to infinity");
+        if (!isfinite(*out)) return FAIL(p, op_at, "the expression overflows to infinity");
         *sp = s;
     }
 }
@@ -281,11 +282,12 @@ static bool expr_sum(Parser *p, const char **sp, double *out, int depth)
     for (;;) {
         const char *s = skip_ws(*sp);
         if (*s != '+' && *s != '-') return true;
+        const char *op_at = s;
         char op = *s++;
         double rhs;
         if (!expr_product(p, &s, &rhs, depth)) return false;
         *out = op == '+' ? *out + rhs : *out - rhs;
-        if (!isfinite(*out)) return FAIL(p, *sp, "the expression overflows to infinity");
+        if (!isfinite(*out)) return FAIL(p, op_at, "the expression overflows to infinity");
         *sp = s;
     }
 }
@@ -428,7 +430,11 @@ static bool parse_shape(Parser *p, const char **sp, long *stack, long *rows, lon
     int nd = 0;
     const char *s = skip_ws(*sp), *start = s;
     for (;;) {
-        if (!scan_int(p, &s, 1, LESSON_MAX_CELLS, nd == 0 ? "a size like 3x4" : "a size", &dims[nd])) return false;
+        /* A size below 1 gets its own message: scan_int's range would have
+        ** named 1048576, which is not the limit of one side. */
+        const char *at = skip_ws(s);
+        if (!scan_int(p, &s, -1000000000L, 1000000000L, nd == 0 ? "a size like 3x4" : "a size", &dims[nd])) return false;
+        if (dims[nd] < 1) return FAIL(p, at, "a size must be at least 1, found %ld", dims[nd]);
         nd++;
         if ((*s == 'x' || *s == 'X') && nd < 3) { s++; continue; }
         break;
@@ -585,6 +591,10 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
         return FAIL(p, at, "expected rows of numbers on the next lines or a generator "
                     "(zeros, ones, identity, onehot, randn, rand, randint, sinusoid, stack), found %s", f);
     }
+    /* A scale like 1e308 turns some draws infinite: such a matrix could
+    ** neither be shown nor saved (a written-out inf does not load). */
+    if (!mat_all_finite(lm->m))
+        return FAIL(p, at, "%s gives numbers too large for a double (infinite); use a smaller scale", word);
     lm->stack = (int)stack;
     return true;
 }
@@ -594,6 +604,9 @@ static bool parse_row(Parser *p, const char *s)
 {
     int count = 0;
     s = skip_ws(s);
+    /* Checked first: a 1025th row used to be reported as "more than 1048576
+    ** cells" even when the matrix had a single column. */
+    if (p->nrows >= LESSON_MAX_DIM) return FAIL(p, s, "%s has more than %d rows", p->rows_target->name, LESSON_MAX_DIM);
     while (*s) {
         double v;
         if (count >= LESSON_MAX_DIM) return FAIL(p, s, "row has more than %d numbers", LESSON_MAX_DIM);
@@ -604,8 +617,6 @@ static bool parse_row(Parser *p, const char *s)
             return FAIL(p, s, "expected a space between numbers, found %s", f);
         }
         if (*s == ',') s++;
-        if (p->nrows * (long)LESSON_MAX_DIM + count >= LESSON_MAX_CELLS)
-            return FAIL(p, s, "matrix has more than %d cells", LESSON_MAX_CELLS);
         if ((p->nrows * p->rows_cols) + count >= p->rows_cap) {
             p->rows_cap = p->rows_cap ? p->rows_cap * 2 : 64;
             p->rows = xrealloc(p->rows, sizeof *p->rows * (size_t)p->rows_cap);
@@ -621,7 +632,6 @@ static bool parse_row(Parser *p, const char *s)
                        "row %d of %s has %d numbers, but row 1 has %d",
                        p->nrows + 1, p->rows_target->name, count, p->rows_cols);
     }
-    if (p->nrows >= LESSON_MAX_DIM) return fail_at(p, 1, "%s has more than %d rows", p->rows_target->name, LESSON_MAX_DIM);
     p->nrows++;
     p->rows_target->end_line = p->lineno;
     return true;
@@ -642,6 +652,8 @@ static bool finish_rows(Parser *p)
     return true;
 }
 
+static int key_index(const char *const *keys, const char *k);
+
 /* `NAME = ...` in a setup. */
 static bool parse_matrix_def(Parser *p, const char *s)
 {
@@ -651,6 +663,16 @@ static bool parse_matrix_def(Parser *p, const char *s)
     if (!name) return false;
     s = skip_ws(s);
     if (*s != '=') { free(name); return FAIL(p, s, "expected '=' after the matrix name"); }
+    /* The trace keeps an input and a computed matrix of the same name as one
+    ** entry, so an input called "weights" would be shown (and labelled with
+    ** tokens) in place of the real weights. */
+    static const char *const computed[] = { "raw_scores", "scaled_scores", "mask", "masked_scores",
+                                            "weights", "output", "concat", "final", "entropy", NULL };
+    if (key_index(computed, name) >= 0) {
+        FAIL(p, name_at, "%s is the name of a matrix the lesson computes; call this one something else", name);
+        free(name);
+        return false;
+    }
     LessonMatrix *old = lesson_matrix(su, name);
     if (old && old->line >= su->line) {
         int first = old->line;
@@ -872,25 +894,67 @@ static bool parse_stage_key(Parser *p, const char *key, const char *key_at, cons
 
 /* ------------------------------------------------------------------ checks */
 
+/* Where to point at an operand: its line, or the [setup] line when it was
+** inherited from an earlier setup (the problem is in this one: it changed
+** the tokens or a matrix the operand uses). */
+static void operand_at(const Setup *su, const Operand *o, int *line, int *col)
+{
+    bool here = o->line > su->line;
+    *line = here ? o->line : su->line;
+    *col = here ? o->col : 1;
+}
+
 /* Width of an operand's result, or -1 with an error. */
 static int operand_check(Parser *p, const Setup *su, const Operand *o, const char *role, int want_rows, const char *tok_what)
 {
+    int line, col;
+    operand_at(su, o, &line, &col);
     const LessonMatrix *in = lesson_matrix(su, o->input);
-    if (!in) { fail_line(p, o->line, o->col, "no matrix called %s is defined in this setup", o->input); return -1; }
+    if (!in) { fail_line(p, line, col, "no matrix called %s is defined in this setup", o->input); return -1; }
     if (in->m->rows != want_rows) {
-        fail_line(p, o->line, o->col, "%s come from %s, which has %d rows, but there are %d %s",
+        fail_line(p, line, col, "%s come from %s, which has %d rows, but there are %d %s",
                   role, o->input, in->m->rows, want_rows, tok_what);
         return -1;
     }
     if (!o->weight) return in->m->cols;
     const LessonMatrix *w = lesson_matrix(su, o->weight);
-    if (!w) { fail_line(p, o->line, o->col, "no matrix called %s is defined in this setup", o->weight); return -1; }
+    if (!w) { fail_line(p, line, col, "no matrix called %s is defined in this setup", o->weight); return -1; }
     if (w->m->rows != in->m->cols) {
-        fail_line(p, o->line, o->col, "cannot compute %s @ %s: %s has %d columns but %s has %d rows",
+        fail_line(p, line, col, "cannot compute %s @ %s: %s has %d columns but %s has %d rows",
                   o->input, o->weight, o->input, in->m->cols, o->weight, w->m->rows);
         return -1;
     }
     return w->m->cols;
+}
+
+/*
+** Q, K and V also name the queries, keys and values a setup computes (see
+** trace.h), and the trace keeps one matrix per name. So a matrix called Q
+** may be used only when the queries are that very matrix (`queries: Q`);
+** otherwise views and explanations would show the computed queries in its
+** place, with the wrong number of rows.
+*/
+static bool check_role_names(Parser *p, const Setup *su)
+{
+    static const char *const role[3] = { "Q", "K", "V" }, *const key[3] = { "queries", "keys", "values" };
+    const Operand *ops[3] = { &su->queries, &su->keys, &su->values };
+    const char *other[5] = { su->mask_matrix, su->output_proj, su->add_w1, su->add_w2, su->add_v };
+    for (int r = 0; r < 3; r++) {
+        const Operand *self = ops[r];
+        if (!self->weight && !strcmp(self->input, role[r])) continue;
+        int line = 0, col = 1;
+        for (int i = 0; i < 3 && !line; i++)
+            if (!strcmp(ops[i]->input, role[r]) || (ops[i]->weight && !strcmp(ops[i]->weight, role[r])))
+                operand_at(su, ops[i], &line, &col);
+        for (int i = 0; i < 5 && !line; i++)
+            if (other[i] && !strcmp(other[i], role[r])) line = su->line;
+        if (line)
+            return fail_line(p, line, col, "a matrix called %s can only be used as '%s: %s', since %s also names "
+                             "the computed %s (here %s%s%s); call the matrix something else, e.g. %s_in",
+                             role[r], key[r], role[r], role[r], key[r], self->input,
+                             self->weight ? " @ " : "", self->weight ? self->weight : "", role[r]);
+    }
+    return true;
 }
 
 /* The stack depth of an operand's weight (1 if none). */
@@ -922,6 +986,7 @@ static bool check_setup(Parser *p, Setup *su)
         ops[i]->line = su->line;
         ops[i]->col = 1;
     }
+    if (!check_role_names(p, su)) return false;
     int dq = operand_check(p, su, &su->queries, "queries", su->nq, su->cross ? "query tokens" : "tokens");
     if (dq < 0) return false;
     int dk = operand_check(p, su, &su->keys, "keys", su->nk, su->cross ? "key tokens" : "tokens");
@@ -944,8 +1009,10 @@ static bool check_setup(Parser *p, Setup *su)
         if (su->heads != 1)
             return fail_line(p, su->line, 1, "additive scoring works with one head, found heads: %d", su->heads);
     } else if (dq != dk) {
-        const Operand *at = su->keys.line != su->line ? &su->keys : &su->queries;   /* a line the author wrote */
-        return fail_line(p, at->line, at->col, "queries are %d wide but keys are %d wide: "
+        /* a line the author wrote in this setup: keys, else queries, else [setup] */
+        int line, col;
+        operand_at(su, su->keys.line > su->line ? &su->keys : &su->queries, &line, &col);
+        return fail_line(p, line, col, "queries are %d wide but keys are %d wide: "
                          "they must match to take dot products", dq, dk);
     }
     if (su->heads > 1) {
@@ -955,9 +1022,10 @@ static bool check_setup(Parser *p, Setup *su)
     }
     Operand *all[3] = { &su->queries, &su->keys, &su->values };
     for (int i = 0; i < 3; i++) {
-        int st = operand_stack(su, all[i]);
+        int st = operand_stack(su, all[i]), line, col;
+        operand_at(su, all[i], &line, &col);
         if (st > 1 && st != su->heads)
-            return fail_line(p, all[i]->line, all[i]->col, "%s is a stack of %d matrices but the setup has %d head%s",
+            return fail_line(p, line, col, "%s is a stack of %d matrices but the setup has %d head%s",
                              all[i]->weight, st, su->heads, su->heads == 1 ? "" : "s");
     }
     if (su->mask == MASK_ALLOW || su->mask == MASK_BLOCK) {
@@ -973,7 +1041,7 @@ static bool check_setup(Parser *p, Setup *su)
     if (su->output_proj) {
         const Mat *wo = lesson_matrix(su, su->output_proj)->m;
         if (wo->rows != dv)
-            return fail_line(p, su->line, 1, "output projection %s has %d rows but the heads together are %d wide",
+            return fail_line(p, su->line, 1, "output projection %s has %d rows but the attention output it multiplies is %d wide",
                              su->output_proj, wo->rows, dv);
     }
     return true;
@@ -1344,10 +1412,25 @@ Lesson *lesson_load(const char *path, LessonError *err)
         if (b.len > LESSON_MAX_BYTES) break;      /* enough to say it is too big */
     }
     bool rerr = ferror(f);
+    /* Reading stopped early: say the file's real size, not how much was read
+    ** (a seekable file tells it; a pipe only that it is over the limit). */
+    long size = -1;
+    if (!rerr && b.len > LESSON_MAX_BYTES && fseek(f, 0, SEEK_END) == 0) size = ftell(f);
     fclose(f);
     if (rerr) {
         buf_free(&b);
         snprintf(err->msg, sizeof err->msg, "%s: error: cannot read: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (b.len > LESSON_MAX_BYTES) {
+        buf_free(&b);
+        err->line = err->col = 1;
+        if (size > LESSON_MAX_BYTES)
+            snprintf(err->msg, sizeof err->msg, "%s:1:1: error: file is %ld bytes, over the limit of %d bytes",
+                     path, size, LESSON_MAX_BYTES);
+        else
+            snprintf(err->msg, sizeof err->msg, "%s:1:1: error: file is over the limit of %d bytes",
+                     path, LESSON_MAX_BYTES);
         return NULL;
     }
     Lesson *L = lesson_parse(b.s ? b.s : "", b.len, path, err);
@@ -1411,8 +1494,14 @@ static void put_number(Buf *b, double v)
     buf_puts(b, t);
 }
 
-/* Text wrapped at about 76 columns. */
-static void put_wrapped(Buf *b, const char *text)
+/*
+** Text wrapped at about 76 columns, each new line starting with indent.
+** A line must not start with a word that begins with '[' (it would start a
+** section) or '#' (a comment): such a word stays on the line before. The
+** author's own lines could not start with one either, so the lines written
+** are never longer than the longest line read.
+*/
+static void put_wrapped(Buf *b, const char *text, const char *indent)
 {
     int col = 0;
     const char *s = text;
@@ -1420,8 +1509,14 @@ static void put_wrapped(Buf *b, const char *text)
         const char *e = s;
         while (*e && *e != ' ') e++;
         int n = (int)(e - s);
-        if (col > 0 && col + 1 + n > 76) { buf_puts(b, "\n"); col = 0; }
-        else if (col > 0) { buf_puts(b, " "); col++; }
+        if (col > 0 && col + 1 + n > 76 && n > 0 && *s != '[' && *s != '#') {
+            buf_puts(b, "\n");
+            buf_puts(b, indent);
+            col = 0;
+        } else if (col > 0) {
+            buf_puts(b, " ");
+            col++;
+        }
         buf_append(b, s, (size_t)n);
         col += n;
         s = *e ? e + 1 : e;
@@ -1437,8 +1532,20 @@ static void put_operand(Buf *b, const char *key, const Operand *o)
     else buf_printf(b, "%s: %s\n", key, o->input);
 }
 
-/* One setup, complete: every matrix written out, every setting explicit. */
-static void put_setup(Buf *b, const Setup *su)
+/* True when a and b are the same matrix, value for value. */
+static bool same_matrix(const LessonMatrix *a, const LessonMatrix *b)
+{
+    return a && b && a->stack == b->stack && mat_same_shape(a->m, b->m)
+        && !memcmp(a->m->data, b->m->data, sizeof(double) * (size_t)a->m->rows * (size_t)a->m->cols);
+}
+
+/*
+** One setup: every setting explicit, every matrix written out, except the
+** matrices it inherits unchanged from prev (the setup above, or NULL): a
+** setup starts as a copy of the one above, so writing them again would only
+** multiply the size of the file by the number of setups.
+*/
+static void put_setup(Buf *b, const Setup *su, const Setup *prev)
 {
     buf_printf(b, "\n[setup%s%s]\n", su->title ? ": " : "", su->title ? su->title : "");
     if (su->cross) {
@@ -1453,7 +1560,14 @@ static void put_setup(Buf *b, const Setup *su)
     buf_puts(b, "\n");
     for (int k = 0; k < su->nmats; k++) {
         const LessonMatrix *lm = &su->mats[k];
-        if (lm->generated) buf_printf(b, "# was: %s\n", lm->how);
+        if (prev && same_matrix(lm, lesson_matrix(prev, lm->name))) continue;
+        if (lm->generated) {
+            /* the generator as a reminder, cut so the comment stays a short line */
+            size_t n = strlen(lm->how);
+            if (n > 200) n = 200;
+            while (n > 0 && ((unsigned char)lm->how[n] & 0xc0) == 0x80) n--;
+            buf_printf(b, "# was: %.*s%s\n", (int)n, lm->how, lm->how[n] ? " ..." : "");
+        }
         if (lm->stack > 1) buf_printf(b, "%s = stack %d\n", lm->name, lm->stack);
         else buf_printf(b, "%s =\n", lm->name);
         for (int i = 0; i < lm->m->rows; i++) {
@@ -1471,7 +1585,12 @@ static void put_setup(Buf *b, const Setup *su)
     static const char *const scores[] = { "scaled_dot", "dot", "additive" };
     buf_printf(b, "score: %s\n", scores[su->score]);
     if (su->divisor > 0) { buf_puts(b, "divisor: "); put_number(b, su->divisor); buf_puts(b, "\n"); }
-    if (su->temperature != 1.0) { buf_puts(b, "temperature: "); put_number(b, su->temperature); buf_puts(b, "\n"); }
+    /* written when it is 1 again after a setup that changed it */
+    if (su->temperature != 1.0 || (prev && prev->temperature != 1.0)) {
+        buf_puts(b, "temperature: ");
+        put_number(b, su->temperature);
+        buf_puts(b, "\n");
+    }
     buf_printf(b, "heads: %d\n", su->heads);
     switch (su->mask) {
     case MASK_NONE: buf_puts(b, "mask: none\n"); break;
@@ -1488,12 +1607,21 @@ char *lesson_serialize(const Lesson *L)
 {
     Buf b = {0};
     buf_printf(&b, "# %s, saved by attnlab with every matrix written out\n\n", L->name);
-    buf_printf(&b, "title: %s\n", L->title);
-    if (L->summary) buf_printf(&b, "summary: %s\n", L->summary);
+    /* title and summary may have been joined from many lines: wrap them
+    ** again on indented continuation lines so no line grows too long */
+    buf_puts(&b, "title: ");
+    put_wrapped(&b, L->title, "  ");
+    if (L->summary) {
+        buf_puts(&b, "summary: ");
+        put_wrapped(&b, L->summary, "  ");
+    }
     int setup = -1;
     for (int k = 0; k < L->nstages; k++) {
         const Stage *st = &L->stages[k];
-        while (setup < st->setup) put_setup(&b, &L->setups[++setup]);
+        while (setup < st->setup) {
+            setup++;
+            put_setup(&b, &L->setups[setup], setup > 0 ? &L->setups[setup - 1] : NULL);
+        }
         buf_printf(&b, "\n[%s%s%s]\n", lesson_stage_name(st->id), st->title ? ": " : "", st->title ? st->title : "");
         if (st->cmap) buf_printf(&b, "cmap: %s\n", st->cmap);
         if (st->decimals >= 0) buf_printf(&b, "decimals: %d\n", st->decimals);
@@ -1501,7 +1629,7 @@ char *lesson_serialize(const Lesson *L)
         if (st->query > 0) buf_printf(&b, "query: %d\n", st->query);
         for (int i = 0; i < st->npara; i++) {
             buf_puts(&b, "\n");
-            put_wrapped(&b, st->paras[i]);
+            put_wrapped(&b, st->paras[i], "");
         }
     }
     return buf_take(&b);

@@ -68,9 +68,12 @@ static void set_text(png_text *t, const char *key, const char *value)
 ** turned into RGB in one reused buffer. Attention heatmaps are large flat
 ** cells, and for them no row filter beats every filter: zlib already finds
 ** the 3-byte period of a flat run, while SUB/UP/PAETH turn anti-aliased text
-** edges into noise. Measured on 1280x800 lesson-like canvases, filter NONE
-** at level 6 gave the smallest files (50-350 KB) in 11-25 ms; SUB and UP
-** were 15-40% larger and no faster, adaptive filtering twice as slow.
+** edges into noise. Measured on every stage of the bundled lessons at
+** 1280x800 (bench/, docs/performance.md), filter NONE beat SUB, UP and
+** PAETH in both size and time at every level, and adaptive filtering was
+** four times slower. Level 1 encodes in half the time of level 6 (6.7
+** against 14 ms a stage) for files a third larger (90 against 68 KB on
+** average): export speed is what a class waits for, so level 1.
 ** Nothing set before setjmp changes after it, as libpng's longjmp requires.
 */
 static int encode_argb(SDL_Surface *s, const ExportMeta *meta, Buf *out)

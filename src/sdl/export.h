@@ -25,8 +25,9 @@
 #include <SDL.h>
 #include "core/util.h"
 
-/* zlib level; rows are not filtered, which suits flat colour (see export.c). */
-#define EXPORT_PNG_LEVEL 6
+/* zlib level: 1, the fastest; rows are not filtered, which suits flat
+** colour (measurements in export.c and docs/performance.md). */
+#define EXPORT_PNG_LEVEL 1
 
 typedef struct ExportMeta {
     const char *title;          /* the lesson title, or NULL to leave it out */

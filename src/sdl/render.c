@@ -17,6 +17,14 @@
 **
 ** Everything above those two primitives (snapping, outlines, dashes, text
 ** placement) is shared, so both draw the same shapes.
+**
+** - Straight to the surface (an Offscreen on the direct path): opaque
+**   rectangles and glyphs are written into the canvas surface by this file
+**   rather than queued through SDL's renderer. The pixels are the same: see
+**   "Straight to the surface" below. It is what makes PNG export and large
+**   heatmaps cheap (bench/, docs/performance.md): SDL's generic modulated
+**   blit costs about 60 instructions a glyph pixel, transparent ones too,
+**   and every fill or copy pays for a trip through the render queue.
 */
 #include "render.h"
 #include "core/util.h"
@@ -56,6 +64,9 @@ struct Render {
     int *ix;
     int nquads, capquads;
     int bpage;
+    /* Offscreen only: the canvas, written directly (NULL: always through SDL). */
+    SDL_Surface *target;
+    int sdl_pending;        /* an SDL draw call since the last direct write */
 };
 
 static char render_err[512];
@@ -225,12 +236,175 @@ static void push_quad(Render *rd, const SDL_FPoint p[4], float u0, float v0, flo
 /* The middle of the white block: every sample there is opaque white. */
 #define WHITE_UV (FONT_WHITE / 2.0f)
 
+/*
+** ---- Straight to the surface. ----
+**
+** On an Offscreen the software renderer would draw into o->surface anyway,
+** one queued command at a time. Opaque fills and glyphs skip the queue and
+** are written here, with SDL's own arithmetic, so the pixels do not change:
+**
+** - an opaque fill stores the colour, as SDL_FillRect does;
+** - a glyph (white, coverage in alpha) tinted with colour c and blended is,
+**   in SDL 2.26's blitters, for coverage a and each channel of the canvas d:
+**     c not white or translucent (the generic modulated blit):
+**       sa = a·c.a/255;  s = c·sa/255 (s = c when sa = 255);
+**       d' = s + (255 − sa)·d/255, the canvas alpha likewise from sa;
+**     c opaque white (SDL's MMX pixel-alpha blit, which shifts instead of
+**       dividing): a = 0 keeps d, a = 255 stores white, otherwise
+**       d' = (255·a >> 8) + (d·(255 − a) >> 8), alpha included.
+**
+** Another SDL release may round differently, so the first Offscreen runs a
+** probe (blend_matches_sdl): the same ramps blitted by SDL and here; if one
+** pixel differs, glyphs go through SDL again. Translucent fills and sloped
+** lines always do. SDL's software renderer does not batch, so its calls are
+** done when they return; the SDL_RenderFlush before a direct write (only
+** when an SDL call came in between) keeps the order right if it ever does.
+*/
+
+/* The canvas pixel for an opaque colour (ARGB8888). */
+static uint32_t argb(Color c)
+{
+    return 0xFF000000u | (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
+}
+
+/* Let queued SDL draws land before the surface is written directly. */
+static void sdl_sync(Render *rd)
+{
+    if (rd->sdl_pending) {
+        SDL_RenderFlush(rd->r);
+        rd->sdl_pending = 0;
+    }
+}
+
+/* Opaque c over [x0, x1) x [y0, y1), clipped to the canvas. */
+static void direct_fill(Render *rd, int x0, int y0, int x1, int y1, Color c)
+{
+    SDL_Surface *s = rd->target;
+    if (x0 < 0) x0 = 0;
+    if (y0 < 0) y0 = 0;
+    if (x1 > s->w) x1 = s->w;
+    if (y1 > s->h) y1 = s->h;
+    if (x1 <= x0 || y1 <= y0) return;
+    sdl_sync(rd);
+    uint32_t px = argb(c);
+    uint32_t *first = (uint32_t *)((uint8_t *)s->pixels + (size_t)y0 * (size_t)s->pitch) + x0;
+    size_t n = (size_t)(x1 - x0);
+    for (size_t i = 0; i < n; i++) first[i] = px;
+    /* Wide rows: copy the first one (memcpy moves 32 bytes a step). */
+    for (int y = y0 + 1; y < y1; y++) {
+        uint32_t *row = (uint32_t *)((uint8_t *)s->pixels + (size_t)y * (size_t)s->pitch) + x0;
+        if (n > 16) memcpy(row, first, n * sizeof *row);
+        else for (size_t i = 0; i < n; i++) row[i] = px;
+    }
+}
+
+/* Canvas pixel d with a glyph pixel of coverage a tinted c blended over it,
+** as SDL 2.26 does it (see above). white: c is opaque white. */
+static inline uint32_t blend_px(uint32_t d, uint32_t a, Color c, int white)
+{
+    if (white) {
+        if (a == 0) return d;
+        if (a == 255) return 0xFFFFFFFFu;
+        uint32_t s = (255 * a) >> 8, o = 0;
+        for (int sh = 0; sh < 32; sh += 8)
+            o |= (s + ((((d >> sh) & 255) * (255 - a)) >> 8)) << sh;
+        return o;
+    }
+    uint32_t sa = a * c.a / 255;
+    if (sa == 0) return d;
+    if (sa == 255) return argb(c);
+    uint32_t k = 255 - sa;
+    uint32_t r = (uint32_t)c.r * sa / 255 + k * ((d >> 16) & 255) / 255;
+    uint32_t g = (uint32_t)c.g * sa / 255 + k * ((d >> 8) & 255) / 255;
+    uint32_t b = (uint32_t)c.b * sa / 255 + k * (d & 255) / 255;
+    uint32_t al = sa + k * (d >> 24) / 255;
+    return al << 24 | r << 16 | g << 8 | b;
+}
+
+/* Blend glyph g's bitmap with its top-left at (x, y), clipped to the canvas. */
+static void direct_glyph(Render *rd, const FontGlyph *g, int x, int y, Color c)
+{
+    SDL_Surface *s = rd->target;
+    const SDL_Surface *src = font_page(rd->fonts, g->page)->surface;
+    int i0 = x < 0 ? -x : 0, j0 = y < 0 ? -y : 0;
+    int i1 = x + g->w > s->w ? s->w - x : g->w, j1 = y + g->h > s->h ? s->h - y : g->h;
+    int white = c.r == 255 && c.g == 255 && c.b == 255 && c.a == 255;
+    sdl_sync(rd);
+    for (int j = j0; j < j1; j++) {
+        const uint32_t *sp = (const uint32_t *)((const uint8_t *)src->pixels
+                             + (size_t)(g->ay + j) * (size_t)src->pitch) + g->ax;
+        uint32_t *dp = (uint32_t *)((uint8_t *)s->pixels + (size_t)(y + j) * (size_t)s->pitch) + x;
+        for (int i = i0; i < i1; i++) {
+            uint32_t a = sp[i] >> 24;
+            if (a) dp[i] = blend_px(dp[i], a, c, white);
+        }
+    }
+}
+
+/*
+** Whether blend_px agrees with this SDL, pixel for pixel: a coverage ramp
+** 0..255 is copied by SDL's software renderer, tinted with each test colour,
+** over rows of varied canvas colours, and compared with blend_px. Runs once.
+*/
+static int blend_matches_sdl(void)
+{
+    static int verdict = -1;
+    if (verdict >= 0) return verdict;
+    static const Color tints[] = { { 255, 255, 255, 255 }, { 0, 0, 0, 255 }, { 31, 119, 180, 255 },
+                                   { 255, 255, 255, 128 }, { 200, 60, 20, 170 }, { 1, 254, 128, 3 } };
+    enum { NT = sizeof tints / sizeof tints[0], W = 256, H = 8 };
+    verdict = 0;
+    SDL_Surface *ramp = SDL_CreateRGBSurfaceWithFormat(0, W, 1, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Surface *canvas = SDL_CreateRGBSurfaceWithFormat(0, W, H, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = canvas ? SDL_CreateSoftwareRenderer(canvas) : NULL;
+    SDL_Texture *t = NULL;
+    if (ramp && r) {
+        for (int x = 0; x < W; x++) ((uint32_t *)ramp->pixels)[x] = (uint32_t)x << 24 | 0xFFFFFFu;
+        t = SDL_CreateTextureFromSurface(r, ramp);
+    }
+    if (t && SDL_SetTextureBlendMode(t, SDL_BLENDMODE_BLEND) == 0) {
+        verdict = 1;
+        for (int k = 0; k < NT && verdict; k++) {
+            Color c = tints[k];
+            /* Canvas colours: every level in each channel, alpha 255 as on a real canvas. */
+            for (int y = 0; y < H; y++)
+                for (int x = 0; x < W; x++) {
+                    uint32_t v = (uint32_t)(x * (2 * y + 1) + 37 * y) & 255;
+                    ((uint32_t *)((uint8_t *)canvas->pixels + y * canvas->pitch))[x] =
+                        0xFF000000u | v << 16 | (255 - v) << 8 | ((v * 7 + y) & 255);
+                }
+            SDL_SetTextureColorMod(t, c.r, c.g, c.b);
+            SDL_SetTextureAlphaMod(t, c.a);
+            int white = c.r == 255 && c.g == 255 && c.b == 255 && c.a == 255;
+            for (int y = 0; y < H && verdict; y++) {
+                uint32_t *row = (uint32_t *)((uint8_t *)canvas->pixels + y * canvas->pitch);
+                uint32_t before[W];
+                memcpy(before, row, sizeof before);
+                SDL_Rect src = { 0, 0, W, 1 }, dst = { 0, y, W, 1 };
+                SDL_RenderCopy(r, t, &src, &dst);
+                SDL_RenderFlush(r);
+                for (int x = 0; x < W; x++)
+                    if (row[x] != blend_px(before[x], (uint32_t)x, c, white)) verdict = 0;
+            }
+        }
+    }
+    if (t) SDL_DestroyTexture(t);
+    if (r) SDL_DestroyRenderer(r);
+    SDL_FreeSurface(canvas);
+    SDL_FreeSurface(ramp);
+    return verdict;
+}
+
 /* ---- The two primitives every command is made of. ---- */
 
 /* Fill the pixels between snapped edges [x0, x1) x [y0, y1) with c. */
 static void fill_edges(Render *rd, int x0, int y0, int x1, int y1, Color c)
 {
     if (x1 <= x0 || y1 <= y0) return;
+    if (rd->target && !rd->batched && c.a == 255) {
+        direct_fill(rd, x0, y0, x1, y1, c);
+        return;
+    }
     if (rd->batched) {
         if (use_page(rd, -1) < 0) return;
         SDL_FPoint p[4] = { { (float)x0, (float)y0 }, { (float)x1, (float)y0 },
@@ -242,6 +416,7 @@ static void fill_edges(Render *rd, int x0, int y0, int x1, int y1, Color c)
     SDL_SetRenderDrawBlendMode(rd->r, c.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
     SDL_Rect q = { x0, y0, x1 - x0, y1 - y0 };
     SDL_RenderFillRect(rd->r, &q);
+    rd->sdl_pending = 1;
 }
 
 /* Copy one glyph with its pen at (x, y), tinted with c. */
@@ -250,6 +425,10 @@ static void glyph_at(Render *rd, const FontGlyph *g, int x, int y, Color c, int 
     if (g->page < 0 || g->w == 0) return;
     SDL_Rect dst = { x + g->dx, y + g->dy, g->w, g->h };
     if (dst.x >= cw || dst.y >= ch || dst.x + dst.w <= 0 || dst.y + dst.h <= 0) return;
+    if (rd->target && !rd->batched && blend_matches_sdl()) {
+        direct_glyph(rd, g, dst.x, dst.y, c);
+        return;
+    }
     if (rd->batched) {
         if (use_page(rd, g->page) < 0) return;
         SDL_FPoint p[4] = { { (float)dst.x, (float)dst.y }, { (float)(dst.x + dst.w), (float)dst.y },
@@ -269,6 +448,7 @@ static void glyph_at(Render *rd, const FontGlyph *g, int x, int y, Color c, int 
     }
     SDL_Rect src = { g->ax, g->ay, g->w, g->h };
     SDL_RenderCopy(rd->r, tex, &src, &dst);
+    rd->sdl_pending = 1;
 }
 
 /* ---- Commands. ---- */
@@ -346,6 +526,7 @@ static void stroke(Render *rd, float x0, float y0, float x1, float y1, float w, 
         SDL_SetRenderDrawColor(rd->r, col.r, col.g, col.b, col.a);
         SDL_SetRenderDrawBlendMode(rd->r, col.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
         SDL_RenderDrawLineF(rd->r, x0, y0, x1, y1);
+        rd->sdl_pending = 1;
         return;
     }
     float len = sqrtf(dx * dx + dy * dy);
@@ -362,6 +543,7 @@ static void stroke(Render *rd, float x0, float y0, float x1, float y1, float w, 
     static const int idx[6] = { 0, 1, 2, 0, 2, 3 };
     SDL_SetRenderDrawBlendMode(rd->r, col.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
     SDL_RenderGeometry(rd->r, NULL, v, 4, idx, 6);
+    rd->sdl_pending = 1;
 }
 
 /* A line command, solid or dashed. */
@@ -489,7 +671,14 @@ int render_drawlist(Render *rd, const DrawList *d)
     SDL_Renderer *r = rd->r;
     SDL_RenderSetClipRect(r, NULL);
     SDL_SetRenderDrawColor(r, d->background.r, d->background.g, d->background.b, 255);
-    SDL_RenderClear(r);
+    if (rd->target && !rd->batched) {
+        /* What SDL_RenderClear does on a software renderer, minus the queue. */
+        SDL_RenderFlush(r);
+        SDL_FillRect(rd->target, NULL, argb(d->background));
+        rd->sdl_pending = 0;
+    } else {
+        SDL_RenderClear(r);
+    }
     for (int i = 0; i < d->n; i++) {
         const DrawCmd *c = &d->cmds[i];
         if (c->color.a == 0) continue;
@@ -536,6 +725,7 @@ Offscreen *render_offscreen_create(int w, int h, FontSet *fonts)
         render_offscreen_free(o);
         return NULL;
     }
+    o->render->target = o->surface;     /* ARGB8888, unlocked: safe to write */
     return o;
 }
 

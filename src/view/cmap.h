@@ -1,9 +1,9 @@
 /*
 ** cmap.h: colormaps and readable text colours.
 **
-** Each colormap is a table of 256 colours loaded from assets/cmaps/NAME.txt
-** (falling back to the copy compiled in when the file is absent), sampled
-** with t in [0, 1]. RdBu is diverging and is used centred on 0. cmap_text_for
+** Each colormap is a table of 256 colours, kept as data in
+** assets/cmaps/NAME.txt and compiled into the program at build time (so it
+** starts with no file to find), sampled with t in [0, 1]. RdBu is diverging and is used centred on 0. cmap_text_for
 ** picks near-black or white text for a cell, whichever has the larger WCAG
 ** contrast ratio, so every annotation reaches at least 4.5:1.
 */

@@ -54,7 +54,9 @@ typedef struct DrawCmd {
     float size;         /* TEXT: font size in pixels */
     uint8_t halign, valign;
     uint8_t bold;
-    uint8_t rotate;     /* TEXT: 0, or 90 = reads bottom to top */
+    uint8_t rotate;     /* TEXT: 0, or 90 = reads bottom to top; then halign runs
+                           along the text (LEFT = the box's bottom) and valign
+                           across it (TOP = the box's left side) */
     uint8_t dashed;     /* LINE: dashed stroke */
     int16_t panel, row, col;   /* -1 when not applicable */
 } DrawCmd;

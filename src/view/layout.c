@@ -6,17 +6,23 @@
 ** Only the panels and the explanation compete for room, and they are placed
 ** one of two ways: the explanation under the panels across the full width,
 ** or in a column at the right with the panels beside it. Both are planned
-** without drawing and the one that gives bigger cells wins; a wide window
-** showing one square matrix usually takes the column, three panels the
-** strip below.
+** without drawing; the column wins when its cells come out a quarter bigger
+** (a wide window showing one square matrix), the strip otherwise.
 **
-** Heatmap panels in one row share one cell size, so that Q, K and V or the
-** heads of a multi-head stage are drawn at the same scale. The cell size is
-** found by a short fixed-point search: fonts and label bands depend on the
-** cells (labels shrink with the rows, column labels turn upright when the
-** columns are narrow), the cells depend on what room the labels leave. The
-** search starts from the largest cell and only ever shrinks, so it ends with
-** a size where everything fits.
+** Heatmap panels in one row share one cell width, so that Q, K and V or the
+** heads of a multi-head stage are drawn at the same scale. The width is
+** found by bisection: fonts and label bands depend on the cells (labels
+** shrink with the rows, column labels turn upright when the columns are
+** narrow), and a row of panels only grows as its cells do. Each panel's
+** cells are then as tall as its own rows allow, and panels that share row
+** labels or a colour bar with a neighbour leave them out. Width left over
+** goes to panels whose values had to be printed small. If the panels still
+** do not fit (a tiny window, a huge text scale) the page is laid out again
+** with smaller fonts.
+**
+** A run with rotate = 90 is aligned in its box in the turned frame, as the
+** backends draw it: halign along the text (LEFT starts at the box's bottom),
+** valign across it (TOP puts the glyphs' tops at the box's left side).
 **
 ** Text never overlaps: every text run is placed in a band reserved for it,
 ** fonts are chosen so the text fits its band (ink height is 1.17 times the
@@ -62,6 +68,7 @@ typedef struct AxisPlan {
     int step;                   /* label every step-th row/col */
     bool rot;                   /* column labels turned to read upward */
     float band;                 /* width (rows) or height (cols) they take */
+    float lo_room, hi_room;     /* level labels may reach this far past the grid's ends */
 } AxisPlan;
 
 /* One panel's geometry, found before anything is drawn. */
@@ -79,6 +86,7 @@ typedef struct PanelPlan {
     float ext;                  /* colour bar reaches this far past a short grid */
     bool share_rows;            /* the panel at the left shows the same row labels */
     bool share_bar;             /* the panel at the right shows the same colour bar */
+    bool row_axis;              /* the row axis title fits beside the grid */
 } PanelPlan;
 
 /*
@@ -325,7 +333,8 @@ static int step_decimals(double step)
     return 6;
 }
 
-/* Up to want (2..MAX_TICKS) round values inside [lo, hi]; at least lo, hi. */
+/* Up to want (2..MAX_TICKS) round values inside [lo, hi]; if none fit, the
+** ends themselves (and 0 when it lies between). */
 static Ticks make_ticks(double lo, double hi, int want)
 {
     Ticks t = { { 0 }, 0, 0 };
@@ -340,10 +349,11 @@ static Ticks make_ticks(double lo, double hi, int want)
             if (n >= 2 && n <= want) { t.n = n; t.decimals = step_decimals(step); }
         }
     }
-    if (t.n == 0) {             /* no round values fit: the ends themselves */
+    if (t.n == 0) {             /* no round values fit: the ends, and 0 between */
         t.v[0] = lo;
         t.n = 1;
-        if (hi > lo && want >= 2) { t.v[1] = hi; t.n = 2; }
+        if (want >= 3 && lo < 0 && hi > 0) t.v[t.n++] = 0;
+        if (hi > lo && want >= 2) t.v[t.n++] = hi;
         double span = fabs(hi - lo) > 0 ? fabs(hi - lo) : fabs(hi);
         t.decimals = span >= 10 ? 0 : span >= 1 ? 1 : span > 0 ? 1 - (int)floor(log10(span)) : 1;
         if (t.decimals > 6) t.decimals = 6;
@@ -414,7 +424,7 @@ static const Cmap *panel_cmap(const Page *p, const Panel *pn)
 ** every step-th row at the smallest size. */
 static AxisPlan plan_rows(const Page *p, char **labels, int n, float cell, float fs_max, float cap)
 {
-    AxisPlan a = { 0, 1, false, 0 };
+    AxisPlan a = { 0, 1, false, 0, 0, 0 };
     if (!labels || n <= 0) return a;
     a.fs = fminf(fs_max, fpx(cell / LH));
     if (a.fs < p->m.min_font) {
@@ -425,26 +435,59 @@ static AxisPlan plan_rows(const Page *p, char **labels, int n, float cell, float
     return a;
 }
 
+/* Half the width a level neighbour label takes: its own half when it fits
+** its column, half the column when it is long (it may be cut or spread). */
+static float neighbour_half(const Page *p, const char *label, float size, float cell)
+{
+    float w = label ? tw(p, label, size, 0) : 0;
+    return w <= cell - 2 * p->m.pad ? w / 2 : cell / 2;
+}
+
 /*
-** Column labels: level when they all fit their column at fs_max or a little
+** How wide level label c of n may be: its column, widened by what its
+** neighbours leave free on both sides (a short word leaves half its column
+** empty), or at the first and last column by lo_room and hi_room beyond the
+** grid. Labels stay centred, so two neighbours never meet.
+*/
+static float level_room(const Page *p, char **labels, int n, int c, float size, float cell,
+                        float lo_room, float hi_room)
+{
+    float pad = p->m.pad;
+    float left = c == 0 ? cell / 2 + lo_room - pad : cell - pad - neighbour_half(p, labels[c - 1], size, cell);
+    float right = c == n - 1 ? cell / 2 + hi_room - pad
+                             : cell - pad - neighbour_half(p, labels[c + 1], size, cell);
+    return fmaxf(2 * fminf(left, right), cell - 2 * pad);
+}
+
+/* True when every label fits its level room at a size. */
+static bool level_fits(const Page *p, char **labels, int n, float size, float cell, float lo, float hi)
+{
+    for (int c = 0; c < n; c++)
+        if (labels[c] && tw(p, labels[c], size, 0) > level_room(p, labels, n, c, size, cell, lo, hi))
+            return false;
+    return true;
+}
+
+/*
+** Column labels: level when they all fit their room at fs_max or a little
 ** smaller; level and cut with "…" when the columns are wide anyway; turned
 ** to read upward (at most cap long) when the columns are narrow.
 */
-static AxisPlan plan_cols(const Page *p, char **labels, int n, float cell, float fs_max, float cap)
+static AxisPlan plan_cols(const Page *p, char **labels, int n, float cell, float fs_max, float cap,
+                          float lo_room, float hi_room)
 {
-    AxisPlan a = { 0, 1, false, 0 };
+    AxisPlan a = { 0, 1, false, 0, lo_room, hi_room };
     if (!labels || n <= 0) return a;
-    float room = cell - 2 * p->m.pad;
     float sizes[3] = { fs_max, fpx(fs_max * 0.85f), fpx(fs_max * 0.7f) };
     for (int i = 0; i < 3; i++) {
         if (sizes[i] < p->m.min_font) break;
-        if (widest(p, labels, n, sizes[i]) <= room) {
+        if (level_fits(p, labels, n, sizes[i], cell, lo_room, hi_room)) {
             a.fs = sizes[i];
             a.band = LH * a.fs;
             return a;
         }
     }
-    if (room >= 6 * sizes[1] && sizes[1] >= p->m.min_font) {
+    if (cell - 2 * p->m.pad >= 6 * sizes[1] && sizes[1] >= p->m.min_font) {
         a.fs = sizes[1];
         a.band = LH * a.fs;
         return a;
@@ -525,21 +568,28 @@ static void plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, f
     ** by side then label alike */
     float fs = fmaxf(m->min_font, fminf(m->label, fpx(ch / LH)));
     pp->rows = plan_rows(p, rl, rows, ch, fs, cap_w);
-    pp->cols = plan_cols(p, pn->col_labels, cols, cw, fs, cap_h);
+    float gh = rows * ch, half_tick = 0.6f * INK * m->tick;
+    /* the row axis title reads upward beside the grid, whole, or not at all */
+    pp->row_axis = !pp->share_rows && pn->row_axis && pn->row_axis[0]
+                && tw(p, pn->row_axis, m->axis, 0) <= gh;
+    pp->left_w = (pp->row_axis ? LH * m->axis + m->gs : 0) + (pp->rows.band > 0 ? pp->rows.band + m->gs : 0);
+    /* level column labels may use the empty corner above the row labels,
+    ** and the gap before the colour bar (or a little of the gap between panels) */
+    pp->cols = plan_cols(p, pn->col_labels, cols, cw, fs, cap_h, pp->left_w,
+                         pp->share_bar ? 0.25f * m->gap : 1.6f * m->gs);
     plan_values(p, pn, pp, cw, ch);
 
-    float gh = rows * ch, half_tick = 0.6f * INK * m->tick;
     pp->tick_w = 0;
     pp->ext = 0;
     if (!pp->share_bar) {
-        /* tick labels: as wide as the widest of the densest tick set */
+        /* the tick labels the bar will carry, measured */
         char buf[64];
-        Ticks t = make_ticks(pp->lo, pp->hi, 5);
+        pp->ext = gh < min_bar(p) ? (min_bar(p) - gh) / 2 : 0;
+        Ticks t = bar_ticks(p, pp, gh + 2 * pp->ext);
         for (int i = 0; i < t.n; i++) {
             util_fmt_num(buf, sizeof buf, t.v[i], t.decimals);
             pp->tick_w = fmaxf(pp->tick_w, tw(p, buf, m->tick, 0));
         }
-        pp->ext = gh < min_bar(p) ? (min_bar(p) - gh) / 2 : 0;
     }
 
     float title = LH * m->ptitle + m->gs;
@@ -548,8 +598,6 @@ static void plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, f
     if (!pp->share_bar) above = fmaxf(above, pp->ext + half_tick);
     pp->top_h = title + above;
     pp->bot_h = pp->share_bar ? 0 : pp->ext + half_tick;
-    bool axis = !pp->share_rows && pn->row_axis && pn->row_axis[0];
-    pp->left_w = (axis ? LH * m->axis + m->gs : 0) + (pp->rows.band > 0 ? pp->rows.band + m->gs : 0);
     pp->right_w = pp->share_bar ? 0 : 1.6f * m->gs + m->bar_w + 1.2f * m->gs + pp->tick_w;
 }
 
@@ -723,79 +771,155 @@ static float widen_cells(const Page *p, const View *v, int first, int cnt, Panel
     return sum_w;
 }
 
-/*
-** Place every panel of v in area: one row for up to 4 panels, two rows
-** beyond. Fills plans and returns a score (bigger cells, bigger plots are
-** better), in used_h how much of the area's height the panels take, and in
-** fits whether everything found room.
-*/
-static float plan_panels(const Page *p, const View *v, Rect area, PanelPlan *plans, float *used_h,
-                         bool *fits)
+/* True when two panels hold heatmaps of the same shape. */
+static bool same_shape(const Panel *a, const Panel *b)
 {
-    *fits = true;
-    int n = v->npanels, nrows = n > 4 ? 2 : 1;
-    int counts[2] = { nrows == 2 ? (n + 1) / 2 : n, nrows == 2 ? n / 2 : 0 };
-    float H = (area.h - p->m.gap * (nrows - 1)) / nrows;
+    return is_heat(a) && is_heat(b) && a->m->rows == b->m->rows && a->m->cols == b->m->cols;
+}
 
-    /* one cell width for both rows, so alike panels look alike */
-    float cw = solve_row(p, v, 0, counts[0], area.w, H, INFINITY);
-    if (nrows == 2) cw = fminf(cw, solve_row(p, v, counts[0], counts[1], area.w, H, cw));
-
-    float score = INFINITY, y = area.y;
-    int first = 0;
-    for (int r = 0; r < nrows; r++) {
-        int cnt = counts[r], nplot = 0;
-        float gaps = p->m.gap * (cnt - 1), share = (area.w - gaps) / cnt;
-        for (int k = first; k < first + cnt; k++) {
-            memset(&plans[k], 0, sizeof plans[k]);
-            if (is_heat(&v->panels[k])) fit_panel(p, v, k, first, first + cnt, cw, H, 0.3f * share, &plans[k]);
-            else nplot++;
-        }
-        float top = align_row(p, v, first, cnt, plans, H, share), below = 0, sum_w = 0;
-        for (int k = first; k < first + cnt; k++) {
-            if (!is_heat(&v->panels[k])) continue;
-            PanelPlan *pp = &plans[k];
-            pp->box.w = pp->left_w + v->panels[k].m->cols * pp->cw + pp->right_w;
-            sum_w += pp->box.w;
-        }
-        if (nplot == 0) sum_w = widen_cells(p, v, first, cnt, plans, area.w - gaps - sum_w, sum_w, H, share);
-        for (int k = first; k < first + cnt; k++) {
-            if (!is_heat(&v->panels[k])) continue;
-            top = fmaxf(top, plans[k].top_h);
-            below = fmaxf(below, v->panels[k].m->rows * plans[k].ch + plans[k].bot_h);
-            score = fminf(score, plans[k].ch);
-        }
-        if (top + below > H + 0.5f || sum_w + gaps > area.w + 0.5f) *fits = false;
-        float row_h = nplot == cnt ? H : fminf(H, top + below);
-        if (nplot > 0 && nplot < cnt && row_h < 0.6f * H) row_h = fminf(H, 0.6f * H);
-        float left = area.w - gaps - sum_w, plot_w = nplot ? left / nplot : 0;
-        float extra = nplot ? 0 : fminf(left / (cnt + 1), 2 * p->m.gap);
-        float x = area.x;
-        /* panels sharing labels or a bar sit closer; the group is centred */
-        float total = sum_w + nplot * plot_w;
-        for (int k = first; k + 1 < first + cnt; k++)
-            total += plans[k].share_bar || plans[k + 1].share_rows ? p->m.gap * 0.6f : p->m.gap + extra;
-        x += (area.w - total) / 2;
-        for (int k = first; k < first + cnt; k++) {
-            PanelPlan *pp = &plans[k];
-            if (!is_heat(&v->panels[k])) {
-                pp->box = (Rect){ x, y, plot_w, row_h };
-                if (plot_w < 14 * p->m.tick || row_h < 9 * p->m.tick) *fits = false;
-                score = fminf(score, fminf(plot_w / 1.6f, row_h) / 8);
-            } else {
-                pp->box.x = x;
-                pp->box.y = y;
-                pp->box.h = row_h;
-                pp->top_h = top;    /* grids of one row start at one height */
-            }
-            if (k + 1 < first + cnt)
-                x += pp->box.w + (pp->share_bar || plans[k + 1].share_rows ? p->m.gap * 0.6f
-                                                                            : p->m.gap + extra);
-        }
-        y += row_h + p->m.gap;
-        first += cnt;
+/*
+** One row of panels [first, first+cnt) placed at y in area, at most H high,
+** heatmap cells at most cw wide. Returns the row's height; adds each
+** panel's log size to *log_sum and *scored; clears *fits when something
+** does not find room.
+*/
+static float plan_row(const Page *p, const View *v, int first, int cnt, Rect area, float y, float H,
+                      float cw, PanelPlan *plans, bool *fits, double *log_sum, int *scored)
+{
+    int nplot = 0;
+    float gaps = p->m.gap * (cnt - 1), share = (area.w - gaps) / cnt;
+    for (int k = first; k < first + cnt; k++) {
+        memset(&plans[k], 0, sizeof plans[k]);
+        if (is_heat(&v->panels[k])) fit_panel(p, v, k, first, first + cnt, cw, H, 0.3f * share, &plans[k]);
+        else nplot++;
     }
-    *used_h = y - p->m.gap - area.y;
+    float top = align_row(p, v, first, cnt, plans, H, share), below = 0, sum_w = 0;
+    for (int k = first; k < first + cnt; k++) {
+        if (!is_heat(&v->panels[k])) continue;
+        PanelPlan *pp = &plans[k];
+        pp->box.w = pp->left_w + v->panels[k].m->cols * pp->cw + pp->right_w;
+        sum_w += pp->box.w;
+    }
+    if (nplot == 0) sum_w = widen_cells(p, v, first, cnt, plans, area.w - gaps - sum_w, sum_w, H, share);
+    for (int k = first; k < first + cnt; k++) {
+        if (!is_heat(&v->panels[k])) continue;
+        top = fmaxf(top, plans[k].top_h);
+        below = fmaxf(below, v->panels[k].m->rows * plans[k].ch + plans[k].bot_h);
+        *log_sum += log(fmax(plans[k].ch, 0.01));
+        (*scored)++;
+    }
+    if (top + below > H + 0.5f || sum_w + gaps > area.w + 0.5f) *fits = false;
+    float row_h = nplot == cnt ? H : fminf(H, top + below);
+    if (nplot > 0 && nplot < cnt && row_h < 0.6f * H) row_h = fminf(H, 0.6f * H);
+    float left = area.w - gaps - sum_w, plot_w = nplot ? left / nplot : 0;
+    float extra = nplot ? 0 : fminf(left / (cnt + 1), 2 * p->m.gap);
+
+    /* panels sharing labels or a bar sit closer; the group is centred */
+    float total = sum_w + nplot * plot_w;
+    for (int k = first; k + 1 < first + cnt; k++)
+        total += plans[k].share_bar || plans[k + 1].share_rows ? p->m.gap * 0.6f : p->m.gap + extra;
+    float x = area.x + (area.w - total) / 2;
+    for (int k = first; k < first + cnt; k++) {
+        PanelPlan *pp = &plans[k];
+        if (!is_heat(&v->panels[k])) {
+            pp->box = (Rect){ x, y, plot_w, row_h };
+            if (plot_w < 14 * p->m.tick || row_h < 9 * p->m.tick) *fits = false;
+            *log_sum += log(fmax(fminf(plot_w / 1.6f, row_h) / 8, 0.01));
+            (*scored)++;
+        } else {
+            pp->box.x = x;
+            pp->box.y = y;
+            pp->box.h = row_h;
+            pp->top_h = top;        /* grids of one row start at one height */
+        }
+        if (k + 1 < first + cnt)
+            x += pp->box.w + (pp->share_bar || plans[k + 1].share_rows ? p->m.gap * 0.6f : p->m.gap + extra);
+    }
+    return row_h;
+}
+
+/*
+** Place every panel of v in area: the first split panels in one row, the
+** rest (if any) in a second. The rows start with equal heights; when one
+** leaves height unused the other gets it and both are planned again.
+** Fills plans and returns a score (the geometric mean of the cell heights,
+** plots counted by their size), in used_h how much of the area's height the
+** panels take, and in fits whether everything found room.
+*/
+static float plan_panels(const Page *p, const View *v, Rect area, int split, PanelPlan *plans,
+                         float *used_h, bool *fits)
+{
+    int n = v->npanels;
+    if (split <= 0 || split > n) split = n;
+    int nrows = split < n ? 2 : 1;
+    int first[2] = { 0, split }, counts[2] = { split, n - split };
+    float H = (area.h - p->m.gap * (nrows - 1)) / nrows;
+    float Hs[2] = { H, H }, row_h[2] = { 0, 0 };
+    bool alike = false;
+    for (int a = 0; a < split; a++)
+        for (int b = split; b < n; b++) alike = alike || same_shape(&v->panels[a], &v->panels[b]);
+    double log_sum = 0;
+    int scored = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        /* each row its own cell width, but one for both when they hold alike panels */
+        float rcw[2] = { INFINITY, INFINITY };
+        for (int r = 0; r < nrows; r++) rcw[r] = solve_row(p, v, first[r], counts[r], area.w, Hs[r], INFINITY);
+        if (alike) rcw[0] = rcw[1] = fminf(rcw[0], rcw[1]);
+        float y = area.y;
+        *fits = true;
+        log_sum = 0;
+        scored = 0;
+        for (int r = 0; r < nrows; r++) {
+            row_h[r] = plan_row(p, v, first[r], counts[r], area, y, Hs[r], rcw[r], plans, fits,
+                                &log_sum, &scored);
+            y += row_h[r] + p->m.gap;
+        }
+        *used_h = y - p->m.gap - area.y;
+        if (nrows == 1 || pass == 1) break;
+        int lend = row_h[1] < Hs[1] - 2 ? 1 : row_h[0] < Hs[0] - 2 ? 0 : -1;
+        if (lend < 0) break;
+        Hs[lend] = row_h[lend] + 1;
+        Hs[1 - lend] = area.h - p->m.gap - Hs[lend];
+    }
+    return scored ? (float)exp(log_sum / scored) : 0;
+}
+
+/*
+** The best arrangement of the panels in area: one row when there are at
+** most 4 panels, else (or when it gives cells a fifth bigger) two rows,
+** split in the middle or where the panels change shape, so that the four
+** heads of a stage share a row and the wide concatenation goes below.
+** Arguments and result as plan_panels.
+*/
+static float plan_best(const Page *p, const View *v, Rect area, PanelPlan *plans, float *used_h,
+                       bool *fits)
+{
+    int n = v->npanels;
+    float score = -1;
+    if (n <= 4) score = plan_panels(p, v, area, n, plans, used_h, fits);
+    if (n < 2) return score;
+    int cand[8], nc = 0;
+    cand[nc++] = (n + 1) / 2;
+    for (int k = 1; k < n && nc < 8; k++) {
+        if (same_shape(&v->panels[k - 1], &v->panels[k]) || k == (n + 1) / 2) continue;
+        if (k * 4 < n || (n - k) * 4 < n) continue;     /* keep the rows comparable */
+        cand[nc++] = k;
+    }
+    PanelPlan two[VIEW_MAX_PANELS];
+    bool one_row = n <= 4;
+    for (int i = 0; i < nc; i++) {
+        float used2 = 0;
+        bool fits2 = false;
+        float score2 = plan_panels(p, v, area, cand[i], two, &used2, &fits2);
+        float need = one_row ? 1.2f : 1.0f;
+        if (score < 0 || (fits2 && !*fits) || (fits2 == *fits && score2 > need * score)) {
+            memcpy(plans, two, sizeof two[0] * (size_t)n);
+            *used_h = used2;
+            *fits = fits2;
+            score = score2;
+            one_row = false;
+        }
+    }
     return score;
 }
 
@@ -873,11 +997,14 @@ static void draw_heat_labels(Page *p, const Panel *pn, int k, const PanelPlan *p
                 fit_text(p, pn->col_labels[c], fs, 0, band, buf, sizeof buf);
                 b = (Rect){ cx - lh / 2, gy - m->gs - band, lh, band };
             } else {
-                fit_text(p, pn->col_labels[c], fs, 0, pp->cw - 2 * m->pad, buf, sizeof buf);
-                b = (Rect){ gx + c * pp->cw, gy - m->gs - band, pp->cw, band };
+                float room = level_room(p, pn->col_labels, cols, c, fs, pp->cw, pp->cols.lo_room,
+                                        pp->cols.hi_room);
+                fit_text(p, pn->col_labels[c], fs, 0, room, buf, sizeof buf);
+                b = (Rect){ cx - room / 2, gy - m->gs - band, room, band };
             }
-            tag(p, put_text(p, b, buf, fs, p->th->fg, ALIGN_CENTER,
-                            pp->cols.rot ? VALIGN_BOTTOM : VALIGN_MIDDLE, ROLE_COL_LABEL, 0, pp->cols.rot),
+            /* upright labels start at the grid and read upward */
+            tag(p, put_text(p, b, buf, fs, p->th->fg, pp->cols.rot ? ALIGN_LEFT : ALIGN_CENTER,
+                            VALIGN_MIDDLE, ROLE_COL_LABEL, 0, pp->cols.rot),
                 k, -1, c);
         }
     }
@@ -890,11 +1017,10 @@ static void draw_heat_labels(Page *p, const Panel *pn, int k, const PanelPlan *p
         tag(p, put_text(p, (Rect){ cx - half, y, 2 * half, LH * m->axis }, buf, m->axis,
                         p->th->muted, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_AXIS_TITLE, 0, 0), k, -1, -1);
     }
-    if (!pp->share_rows && pn->row_axis && pn->row_axis[0]) {
+    if (pp->row_axis) {
         float gh = rows * pp->ch;
-        fit_text(p, pn->row_axis, m->axis, 0, fmaxf(gh, pp->ch), buf, sizeof buf);
         Rect b = { pp->box.x, gy, LH * m->axis, gh };
-        tag(p, put_text(p, b, buf, m->axis, p->th->muted, ALIGN_CENTER, VALIGN_MIDDLE,
+        tag(p, put_text(p, b, pn->row_axis, m->axis, p->th->muted, ALIGN_CENTER, VALIGN_MIDDLE,
                         ROLE_AXIS_TITLE, 0, 1), k, -1, -1);
     }
 }
@@ -1089,7 +1215,7 @@ static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
     float px = box.x + (has_y ? LH * m->axis + m->gs : 0) + yt_w + m->gs;
     float pw = box.x + box.w - leg_w - 2 * m->gap / 2 - px;
     float top = box.y + LH * m->ptitle + m->gs + 0.6f * INK * m->tick;
-    AxisPlan xl = plan_cols(p, pn->row_labels, rows, pw / rows, m->label, 0.22f * box.h);
+    AxisPlan xl = plan_cols(p, pn->row_labels, rows, pw / rows, m->label, 0.22f * box.h, 0, 0);
     float bottom = box.y + box.h - (has_x ? LH * m->axis : 0) - (xl.band > 0 ? xl.band + m->gs : 0) - m->gs;
     float ph = bottom - top;
     if (pw < 20 || ph < 20) return;
@@ -1127,10 +1253,13 @@ static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
                 fit_text(p, pn->row_labels[r], xl.fs, 0, xl.band, buf, sizeof buf);
                 b = (Rect){ cx - lh / 2, bottom + m->gs, lh, xl.band };
             } else {
-                fit_text(p, pn->row_labels[r], xl.fs, 0, sx - 2 * m->pad, buf, sizeof buf);
-                b = (Rect){ px + r * sx, bottom + m->gs, sx, xl.band };
+                float room = level_room(p, pn->row_labels, rows, r, xl.fs, sx, 0, 0);
+                fit_text(p, pn->row_labels[r], xl.fs, 0, room, buf, sizeof buf);
+                b = (Rect){ cx - room / 2, bottom + m->gs, room, xl.band };
             }
-            tag(p, put_text(p, b, buf, xl.fs, th->fg, ALIGN_CENTER, VALIGN_TOP, ROLE_ROW_LABEL, 0, xl.rot),
+            /* upright ones end at the axis */
+            tag(p, put_text(p, b, buf, xl.fs, th->fg, xl.rot ? ALIGN_RIGHT : ALIGN_CENTER,
+                            xl.rot ? VALIGN_MIDDLE : VALIGN_TOP, ROLE_ROW_LABEL, 0, xl.rot),
                 k, r, -1);
         }
     }
@@ -1408,7 +1537,7 @@ static bool layout_page(Page *p, const View *v)
         }
     }
     float panels_h = has_body ? fmaxf(min_panels, avail - body_h - m->gap) : avail;
-    float score_below = plan_panels(p, &vv, (Rect){ x0, y, W, panels_h }, below, &used_below, &fit_below);
+    float score_below = plan_best(p, &vv, (Rect){ x0, y, W, panels_h }, below, &used_below, &fit_below);
 
     /* arrangement B: text in a column at the right, when it fits there whole */
     float score_beside = -1, col_w = fminf(fmaxf(0.3f * W, 300 * m->u), 470 * m->u);
@@ -1416,13 +1545,13 @@ static bool layout_page(Page *p, const View *v)
         float h = body_block(p, v, m->body, 0, 0, col_w, 0, false);
         if (h <= avail) {
             Rect area = { x0, y, W - col_w - m->gap * 1.5f, avail };
-            score_beside = plan_panels(p, &vv, area, beside, &used_beside, &fit_beside);
+            score_beside = plan_best(p, &vv, area, beside, &used_beside, &fit_beside);
         }
     }
 
     PanelPlan *plans = below;
     bool fits = fit_below;
-    if ((fit_beside && !fit_below) || (fit_beside == fit_below && score_beside > score_below * 1.08f)) {
+    if ((fit_beside && !fit_below) || (fit_beside == fit_below && score_beside > score_below * 1.25f)) {
         plans = beside;
         fits = fit_beside;
         float bx = x1 - col_w;

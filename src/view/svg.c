@@ -15,6 +15,7 @@
 
 #define ASCENT  0.928f      /* DejaVu Sans, in em */
 #define DESCENT 0.236f
+#define DIGIT   0.729f      /* height of the digits */
 
 /* A coordinate with two decimals, trailing zeros and "-0" dropped. */
 static void put_num(Buf *b, float v)
@@ -136,25 +137,18 @@ static void put_line(Buf *b, const DrawCmd *c)
 static void put_text(Buf *b, const DrawList *d, const DrawCmd *c)
 {
     static const char *const anchors[3] = { "start", "middle", "end" };
-    float s = c->size, x, y;
-    int anchor;
-    if (c->rotate == 90) {
-        /* along the text is screen up: valign picks the anchor */
-        anchor = c->valign == VALIGN_BOTTOM ? 0 : c->valign == VALIGN_TOP ? 2 : 1;
-        y = c->valign == VALIGN_BOTTOM ? c->r.y + c->r.h
-          : c->valign == VALIGN_TOP ? c->r.y : c->r.y + c->r.h / 2;
-        /* across it the ascent points left: halign places the baseline */
-        x = c->halign == ALIGN_LEFT ? c->r.x + ASCENT * s
-          : c->halign == ALIGN_RIGHT ? c->r.x + c->r.w - DESCENT * s
-          : c->r.x + c->r.w / 2 + (ASCENT - DESCENT) / 2 * s;
-    } else {
-        anchor = c->halign <= ALIGN_RIGHT ? c->halign : 0;
-        x = c->halign == ALIGN_CENTER ? c->r.x + c->r.w / 2
-          : c->halign == ALIGN_RIGHT ? c->r.x + c->r.w : c->r.x;
-        y = c->valign == VALIGN_TOP ? c->r.y + ASCENT * s
-          : c->valign == VALIGN_BOTTOM ? c->r.y + c->r.h - DESCENT * s
-          : c->r.y + c->r.h / 2 + (ASCENT - DESCENT) / 2 * s;
-    }
+    int rot = c->rotate == 90, anchor = c->halign <= ALIGN_RIGHT ? c->halign : 0;
+    float s = c->size;
+    /* along the text: from the left of r, or upward from its bottom */
+    float along0 = rot ? c->r.y + c->r.h : c->r.x, along_len = rot ? c->r.h : c->r.w;
+    float along = anchor == ALIGN_CENTER ? along_len / 2 : anchor == ALIGN_RIGHT ? along_len : 0;
+    /* across it: the baseline, from the top of r, or from its left side */
+    float across0 = rot ? c->r.x : c->r.y, across_len = rot ? c->r.w : c->r.h;
+    float base = c->valign == VALIGN_TOP ? ASCENT * s
+               : c->valign == VALIGN_BOTTOM ? across_len - DESCENT * s
+               : (across_len + DIGIT * s) / 2;
+    float x = rot ? across0 + base : along0 + along;
+    float y = rot ? along0 - along : across0 + base;
     buf_puts(b, "<text");
     put_attr(b, "x", x);
     put_attr(b, "y", y);

@@ -8,12 +8,14 @@
 ** coordinates are printed with two decimals, nothing depends on time or
 ** locale, the same list gives the same bytes.
 **
-** Text placement follows DrawCmd: the run is aligned in its box r, left,
-** centred or right (text-anchor), top, middle or bottom (a baseline computed
-** from DejaVu Sans' ascent 0.928 and descent 0.236 em, since renderers such
-** as librsvg ignore dominant-baseline). A run with rotate = 90 reads bottom
-** to top, and its turned ink box is aligned in r in screen terms: halign
-** places it horizontally, valign vertically.
+** Text placement follows DrawCmd and the SDL backend: the run is aligned in
+** its box r, left, centred or right (text-anchor); top, middle or bottom by
+** an explicit baseline from DejaVu Sans' metrics (ascent 0.928 em, descent
+** 0.236 em, digits 0.729 em tall; middle centres the digits), since
+** renderers such as librsvg ignore dominant-baseline. A run with rotate = 90
+** reads bottom to top and is aligned in the turned frame: halign along the
+** text (LEFT starts at the bottom of r), valign across it (TOP puts the
+** glyphs' tops at the left side of r).
 **
 ** Usage:
 **   char *svg = svg_write(d, "Attention weights", "attnlab, lesson 1, stage 4");

@@ -1,0 +1,174 @@
+/*
+** fuzz_lesson.c: a libFuzzer harness for the whole path a lesson file takes,
+** without SDL.
+**
+** The input is a lesson file. It is parsed; if it is valid, the trace is
+** computed; if that works, every stage is turned into a View, laid out
+** (fixed-width measure, light theme at 1280x800 and dark at 640x400 with a
+** hovered cell and a focused panel), written as SVG, a few cells of every
+** panel are explained, the whole lesson is dumped as JSON, and finally it is
+** serialized and parsed again. The invariants checked besides "no crash, no
+** sanitizer report":
+**   - an error message is one line "fuzz.lesson:LINE:COL: error: ..." with
+**     LINE >= 1 and COL >= 1;
+**   - a serialized valid lesson parses again to the same stages, tokens and
+**     matrices (bit for bit), unless it is larger than a lesson may be.
+** Any broken invariant aborts, which libFuzzer reports as a crash.
+**
+** Build: see tests/fuzz/rules.mk (`make fuzz`).
+*/
+#include "core/dump.h"
+#include "core/explain.h"
+#include "core/lesson.h"
+#include "core/stage.h"
+#include "core/trace.h"
+#include "core/util.h"
+#include "view/draw.h"
+#include "view/layout.h"
+#include "view/svg.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME "fuzz.lesson"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Stop with a message: libFuzzer keeps the input as a crash. */
+static void die(const char *what, const char *detail)
+{
+    fprintf(stderr, "fuzz_lesson: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+    abort();
+}
+
+/* An error must be one line, "fuzz.lesson:L:C: error: ...", L and C >= 1. */
+static void check_error(const LessonError *err)
+{
+    int line = 0, col = 0, n = 0;
+    if (sscanf(err->msg, NAME ":%d:%d: error: %n", &line, &col, &n) != 2 || n == 0)
+        die("malformed error message", err->msg);
+    if (line < 1 || col < 1 || err->line != line || err->col != col)
+        die("error position is not 1-based or disagrees with err->line/col", err->msg);
+    if (strchr(err->msg, '\n') || err->msg[n] == '\0') die("error message is empty or has a newline", err->msg);
+}
+
+/* Explain a few cells of every panel: corners and the middle. */
+static void explain_panels(const Lesson *L, const Trace *T, const View *v)
+{
+    for (int k = 0; k < v->npanels; k++) {
+        const Panel *p = &v->panels[k];
+        int rows = p->m->rows, cols = p->m->cols;
+        int cells[3][2] = { { 0, 0 }, { rows - 1, cols - 1 }, { rows / 2, cols / 2 } };
+        for (int c = 0; c < 3; c++) {
+            char *text = explain_cell(L, T, v->setup, p->matrix, cells[c][0] + p->row_offset, cells[c][1]);
+            free(text);
+        }
+    }
+}
+
+/* Lay out v in both themes and write each page as SVG. */
+static void draw_view(const View *v, DrawList *d)
+{
+    Theme light = layout_theme(false), dark = layout_theme(true);
+    LayoutOpts o = layout_defaults(1280, 800, &light, layout_measure_fixed, NULL);
+    layout_view(v, &o, d);
+    size_t len = 0;
+    char *svg = svg_write(d, v->title, "fuzz", &len);
+    if (!svg || strlen(svg) != len) die("svg_write length", NULL);
+    free(svg);
+
+    o = layout_defaults(640, 400, &dark, layout_measure_fixed, NULL);
+    o.focus_panel = 0;
+    o.hover_panel = 0;
+    o.hover_row = 0;
+    o.hover_col = 0;
+    o.text_scale = 1.5f;
+    layout_view(v, &o, d);
+    svg = svg_write(d, NULL, NULL, NULL);
+    free(svg);
+}
+
+/* Two parses of the same lesson hold the same data. */
+static void check_same(const Lesson *a, const Lesson *b)
+{
+    /* setups after the last stage show nothing and are not written back */
+    int used = a->nstages ? a->stages[a->nstages - 1].setup + 1 : 0;
+    if (used != b->nsetups || a->nstages != b->nstages) die("re-parse: different number of setups or stages", NULL);
+    if (strcmp(a->title, b->title)) die("re-parse: title differs", b->title);
+    for (int k = 0; k < a->nstages; k++) {
+        const Stage *x = &a->stages[k], *y = &b->stages[k];
+        if (x->id != y->id || x->setup != y->setup || x->decimals != y->decimals || x->head != y->head
+            || x->query != y->query || x->npara != y->npara)
+            die("re-parse: a stage differs", lesson_stage_name(x->id));
+    }
+    for (int s = 0; s < used; s++) {
+        const Setup *x = &a->setups[s], *y = &b->setups[s];
+        if (x->nq != y->nq || x->nk != y->nk || x->cross != y->cross || x->heads != y->heads
+            || x->score != y->score || x->mask != y->mask || x->temperature != y->temperature
+            || x->divisor != y->divisor)
+            die("re-parse: a setting differs", NULL);
+        for (int i = 0; i < x->nq; i++)
+            if (strcmp(x->qtokens[i], y->qtokens[i])) die("re-parse: a query token differs", y->qtokens[i]);
+        for (int i = 0; i < x->nk; i++)
+            if (strcmp(x->ktokens[i], y->ktokens[i])) die("re-parse: a key token differs", y->ktokens[i]);
+        if (x->nmats != y->nmats) die("re-parse: number of matrices differs", NULL);
+        for (int i = 0; i < x->nmats; i++) {
+            const LessonMatrix *mx = &x->mats[i], *my = lesson_matrix(y, mx->name);
+            if (!my || mx->stack != my->stack || mx->m->rows != my->m->rows || mx->m->cols != my->m->cols)
+                die("re-parse: a matrix is missing or has another shape", mx->name);
+            if (memcmp(mx->m->data, my->m->data, sizeof(double) * (size_t)mx->m->rows * (size_t)mx->m->cols))
+                die("re-parse: a matrix has other values", mx->name);
+        }
+    }
+}
+
+/* One input. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    LessonError err;
+    Lesson *L = lesson_parse((const char *)data, size, NAME, &err);
+    if (!L) {
+        check_error(&err);
+        return 0;
+    }
+    Trace *T = attn_run(L, &err);
+    if (!T) {
+        check_error(&err);
+        lesson_free(L);
+        return 0;
+    }
+    DrawList *d = draw_create(1280, 800);
+    for (int k = 0; k < L->nstages; k++) {
+        View *v = stage_view(L, T, k);
+        if (!v) die("stage_view returned NULL for a stage in range", NULL);
+        draw_view(v, d);
+        explain_panels(L, T, v);
+        stage_view_free(v);
+    }
+    draw_free(d);
+    if (stage_view(L, T, L->nstages) || stage_view(L, T, -1)) die("stage_view accepted a stage out of range", NULL);
+
+    Buf json = { 0 };
+    dump_json(L, T, &json);
+    buf_free(&json);
+
+    /* Saving must give a file that loads back to the same lesson. A lesson
+    ** whose numbers written out exceed the size limit cannot (see README). */
+    char *text = lesson_serialize(L);
+    size_t tlen = strlen(text);
+    if (tlen <= LESSON_MAX_BYTES) {
+        Lesson *L2 = lesson_parse(text, tlen, NAME, &err);
+        if (!L2) {
+            fprintf(stderr, "---- serialized text ----\n%s\n-------------------------\n", text);
+            die("the serialized lesson does not parse again", err.msg);
+        }
+        check_same(L, L2);
+        lesson_free(L2);
+    }
+    free(text);
+    trace_free(T);
+    lesson_free(L);
+    return 0;
+}

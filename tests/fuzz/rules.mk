@@ -1,0 +1,64 @@
+# tests/fuzz/rules.mk: fuzzing (clang + libFuzzer) and valgrind, included
+# from the Makefile after its own rules (it uses WARN, BUILD, CORE_SRC,
+# VIEW_SRC and the cmap_tables.h rule).
+#
+# Debian packages these rules need, for `make deps`:
+#   clang libclang-rt-14-dev valgrind
+# (clang-14 is Debian 12's clang; libclang-rt-14-dev holds libFuzzer and the
+# sanitizer runtimes.)
+#
+#   make fuzz                  build build/fuzz/fuzz_lesson, seed build/fuzz/corpus
+#                              and fuzz for $(FUZZ_SECONDS) seconds; fails on a crash
+#   make fuzz-regressions      replay tests/fuzz/regressions/* (no fuzzing)
+#   make test-valgrind         memcheck over --export (PNG and SVG) and --check
+#   make test-bad-lessons      tests/bad_lessons.sh against $(BUILD)/attnlab
+
+FUZZ_CC      ?= clang
+FUZZ_DIR     ?= build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS    ?= 1
+FUZZ_SAN     := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS  := $(WARN) -g -O1 -Isrc -I$(BUILD)/gen $(FUZZ_SAN)
+FUZZ_SRC     := tests/fuzz/fuzz_lesson.c $(CORE_SRC) $(VIEW_SRC)
+FUZZ_ARGS    := -max_len=65536 -timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/lesson.dict
+
+.PHONY: fuzz fuzz-build fuzz-corpus fuzz-regressions test-valgrind test-bad-lessons
+
+# The harness links the SDL-free modules only: src/core and src/view.
+$(FUZZ_DIR)/fuzz_lesson: $(FUZZ_SRC) $(wildcard src/core/*.h src/view/*.h) $(BUILD)/gen/cmap_tables.h tests/fuzz/rules.mk
+	@mkdir -p $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRC) -lm
+
+fuzz-build: $(FUZZ_DIR)/fuzz_lesson
+
+# Seeds: the bundled lessons, the bad-input corpus and a few extra lessons
+# for features the bundled ones do not use. Found inputs stay in the corpus
+# between runs.
+fuzz-corpus:
+	sh tests/fuzz/make_corpus.sh $(FUZZ_DIR)/corpus
+
+fuzz: $(FUZZ_DIR)/fuzz_lesson fuzz-corpus
+	@mkdir -p $(FUZZ_DIR)/artifacts
+	$(FUZZ_DIR)/fuzz_lesson $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) \
+	  -jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS) -print_final_stats=1 \
+	  -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/corpus
+
+# Inputs that once crashed, minimised: each must now run clean.
+fuzz-regressions: $(FUZZ_DIR)/fuzz_lesson
+	$(FUZZ_DIR)/fuzz_lesson -runs=1 -timeout=10 -rss_limit_mb=2048 tests/fuzz/regressions/*
+
+# valgrind over the real program (build it with the normal flags first):
+# every lesson exported as PNG and as SVG, and every bad lesson checked.
+VALGRIND := valgrind --tool=memcheck --leak-check=full --errors-for-leak-kinds=definite,indirect \
+            --error-exitcode=3 --suppressions=tests/valgrind.supp --quiet
+test-valgrind: $(BUILD)/attnlab
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(VALGRIND) $(BUILD)/attnlab --export $$tmp/png --format png lessons/*.lesson >/dev/null && \
+	$(VALGRIND) $(BUILD)/attnlab --export $$tmp/svg --format svg lessons/*.lesson >/dev/null && \
+	{ $(VALGRIND) $(BUILD)/attnlab --check tests/bad-lessons/*.lesson >/dev/null 2>$$tmp/err; \
+	  rc=$$?; if [ $$rc -ne 2 ]; then cat $$tmp/err; echo "test-valgrind: --check exited $$rc, expected 2"; exit 1; fi; \
+	  if grep -v '^tests/bad-lessons/.*: error: ' $$tmp/err; then echo "test-valgrind: valgrind reported the lines above"; exit 1; fi; } && \
+	echo "test-valgrind: no errors, no leaks"
+
+test-bad-lessons: $(BUILD)/attnlab
+	ATTNLAB=$(BUILD)/attnlab sh tests/bad_lessons.sh

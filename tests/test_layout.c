@@ -1,0 +1,763 @@
+/*
+** test_layout.c: views built by hand, laid out with the fixed-width measure.
+**
+** The invariants a class relies on: one cell per value in the colour of its
+** value, the value printed in it and readable (4.5:1), masked cells grey and
+** labelled "−∞", nothing outside the canvas, no two texts on top of each
+** other. Text boxes are computed the way a backend places them: the
+** measured width by 1.17 times the font size, aligned in the command's box.
+*/
+#include "suites.h"
+#include "view/layout.h"
+#include "view/cmap.h"
+#include "core/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MINUS_INF "\xe2\x88\x92\xe2\x88\x9e"
+
+static char *tok8[] = { "The", "cat", "sat", "on", "the", "mat", "because", "it" };
+static char *tok3[] = { "I", "like", "tea" };
+static char *dims4[] = { "d1", "d2", "d3", "d4" };
+static char *en7[] = { "the", "internationally", "recognised", "agreement", "was", "signed",
+                       "yesterday" };
+static char *es7[] = { "el", "acuerdo", "reconocido", "internacionalmente", "fue", "firmado",
+                       "ayer" };
+static char *heads5[] = { "head 1", "head 2", "head 3", "head 4", "head 5" };
+static char *paras[] = {
+    "Each row is one query deciding where to look. Softmax turns its scores into positive "
+    "weights that add up to exactly one, a budget of attention spread over the keys.",
+    "Bright cells are the keys a query attends to most; hover one to see its arithmetic.",
+};
+
+typedef struct Box { float x0, y0, x1, y1; } Box;
+
+/* A heatmap panel over m. */
+static Panel heat(const char *title, const Mat *m, char **rl, char **cl, const char *cmap,
+                  bool diverging, bool prob, int decimals)
+{
+    Panel p;
+    memset(&p, 0, sizeof p);
+    p.kind = PANEL_HEATMAP;
+    p.title = (char *)title;
+    p.m = m;
+    p.row_labels = rl;
+    p.col_labels = cl;
+    p.row_axis = "queries";
+    p.col_axis = "keys (attended to)";
+    p.cmap = (char *)cmap;
+    p.diverging = diverging;
+    p.probabilities = prob;
+    p.decimals = decimals;
+    p.bound = NAN;
+    return p;
+}
+
+/* A view with a title, a formula, two paragraphs and no panels yet. */
+static View view(const char *title)
+{
+    View v;
+    memset(&v, 0, sizeof v);
+    v.stage = 3;
+    v.nstages = 9;
+    v.lesson_title = "A tour of self-attention";
+    v.title = (char *)title;
+    v.formula = "softmax(Q\xc2\xb7K\xe1\xb5\x80 / \xe2\x88\x9a" "d_k)";
+    v.paras = paras;
+    v.npara = 2;
+    return v;
+}
+
+/* rows x cols values spread over [lo, hi] in a fixed pattern. */
+static Mat *pattern(int rows, int cols, double lo, double hi)
+{
+    Mat *m = mat_create(rows, cols);
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            mat_set(m, i, j, lo + (hi - lo) * ((i * 7 + j * 3) % 11) / 10.0);
+    return m;
+}
+
+/* Rows that are probability distributions (each sums to 1). */
+static Mat *distributions(int rows, int cols)
+{
+    Mat *m = pattern(rows, cols, 0.1, 2.0);
+    for (int i = 0; i < rows; i++) {
+        double s = 0;
+        for (int j = 0; j < cols; j++) s += mat_get(m, i, j);
+        for (int j = 0; j < cols; j++) mat_set(m, i, j, mat_get(m, i, j) / s);
+    }
+    return m;
+}
+
+/* Lay v out with options o (fixed measure) into a new list. */
+static DrawList *lay_with(const View *v, const LayoutOpts *o)
+{
+    DrawList *d = draw_create(o->width, o->height);
+    layout_view(v, o, d);
+    return d;
+}
+
+/* Lay v out at w x h in the light or dark theme. */
+static DrawList *lay(const View *v, int w, int h, bool dark)
+{
+    Theme th = layout_theme(dark);
+    LayoutOpts o = layout_defaults(w, h, &th, layout_measure_fixed, NULL);
+    return lay_with(v, &o);
+}
+
+/* Where a text command's glyphs land. Turned runs are aligned in the
+** turned frame: halign along the text (upward), valign across it. */
+static Box ink(const DrawList *d, const DrawCmd *c)
+{
+    float w = layout_measure_fixed(NULL, draw_str(d, c), c->size, c->bold), h = 1.17f * c->size;
+    bool rot = c->rotate == 90;
+    float along_len = rot ? c->r.h : c->r.w, across_len = rot ? c->r.w : c->r.h;
+    float a = c->halign == ALIGN_LEFT ? 0 : c->halign == ALIGN_RIGHT ? along_len - w : (along_len - w) / 2;
+    float b = c->valign == VALIGN_TOP ? 0 : c->valign == VALIGN_BOTTOM ? across_len - h : (across_len - h) / 2;
+    if (rot) {
+        float y1 = c->r.y + c->r.h - a;
+        return (Box){ c->r.x + b, y1 - w, c->r.x + b + h, y1 };
+    }
+    return (Box){ c->r.x + a, c->r.y + b, c->r.x + a + w, c->r.y + b + h };
+}
+
+/* What any command covers, strokes included. */
+static Box extent(const DrawList *d, const DrawCmd *c)
+{
+    if (c->kind == DRAW_TEXT) return ink(d, c);
+    float x0 = fminf(c->r.x, c->r.x + c->r.w), x1 = fmaxf(c->r.x, c->r.x + c->r.w);
+    float y0 = fminf(c->r.y, c->r.y + c->r.h), y1 = fmaxf(c->r.y, c->r.y + c->r.h);
+    float s = c->kind == DRAW_LINE || c->width > 0 ? c->width / 2 : 0;
+    return (Box){ x0 - s, y0 - s, x1 + s, y1 + s };
+}
+
+/* True when two boxes share more than a sliver. */
+static bool overlap(Box a, Box b)
+{
+    const float e = 0.25f;
+    return a.x0 < b.x1 - e && b.x0 < a.x1 - e && a.y0 < b.y1 - e && b.y0 < a.y1 - e;
+}
+
+/* Everything inside the canvas, no two texts overlapping, cell texts in their cells. */
+static void assert_page_clean(const DrawList *d, const char *what)
+{
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        Box b = extent(d, c);
+        ck_assert_msg(isfinite(b.x0) && isfinite(b.y0) && isfinite(b.x1) && isfinite(b.y1),
+                      "%s: command %d has a non-finite box", what, i);
+        ck_assert_msg(b.x0 >= -0.5f && b.y0 >= -0.5f && b.x1 <= d->width + 0.5f && b.y1 <= d->height + 0.5f,
+                      "%s: command %d ('%s', role %d) leaves the canvas: %.1f %.1f %.1f %.1f",
+                      what, i, draw_str(d, c), c->role, b.x0, b.y0, b.x1, b.y1);
+        if (c->kind != DRAW_TEXT || !draw_str(d, c)[0]) continue;
+        ck_assert_msg(c->size > 0, "%s: text without a size", what);
+        if (c->role == ROLE_CELL_TEXT || c->role == ROLE_MASKED)
+            ck_assert_msg(b.x0 >= c->r.x - 0.01f && b.x1 <= c->r.x + c->r.w + 0.01f
+                          && b.y0 >= c->r.y - 0.01f && b.y1 <= c->r.y + c->r.h + 0.01f,
+                          "%s: '%s' spills out of its cell", what, draw_str(d, c));
+        for (int j = i + 1; j < d->n; j++) {
+            const DrawCmd *o = &d->cmds[j];
+            if (o->kind != DRAW_TEXT || !draw_str(d, o)[0]) continue;
+            ck_assert_msg(!overlap(b, ink(d, o)), "%s: '%s' (role %d) overlaps '%s' (role %d)", what,
+                          draw_str(d, c), c->role, draw_str(d, o), o->role);
+        }
+    }
+}
+
+/* The filled cell rectangle of (panel, row, col), or NULL. */
+static const DrawCmd *find_cell(const DrawList *d, int panel, int row, int col)
+{
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->kind == DRAW_RECT && c->width == 0 && (c->role == ROLE_CELL || c->role == ROLE_MASKED)
+            && c->panel == panel && c->row == row && c->col == col)
+            return c;
+    }
+    return NULL;
+}
+
+/* How many commands have this kind and role (on a panel, or any when -1). */
+static int count(const DrawList *d, DrawKind kind, DrawRole role, int panel)
+{
+    int n = 0;
+    for (int i = 0; i < d->n; i++)
+        if (d->cmds[i].kind == kind && d->cmds[i].role == role && (panel < 0 || d->cmds[i].panel == panel))
+            n++;
+    return n;
+}
+
+/* The first text command whose string is s, or NULL. */
+static const DrawCmd *find_text(const DrawList *d, const char *s)
+{
+    for (int i = 0; i < d->n; i++)
+        if (d->cmds[i].kind == DRAW_TEXT && strcmp(draw_str(d, &d->cmds[i]), s) == 0) return &d->cmds[i];
+    return NULL;
+}
+
+/* True when two colours are the same. */
+static bool same_color(Color a, Color b)
+{
+    return a.r == b.r && a.g == b.g && a.b == b.b && a.a == b.a;
+}
+
+/* Every cell of panel k: one rectangle, coloured from cm on [lo, hi],
+** labelled with its value at dec decimals in a colour that reads on it. */
+static void assert_cells(const DrawList *d, int k, const Mat *m, const char *cmap,
+                         double lo, double hi, int dec)
+{
+    const Cmap *cm = cmap_get(cmap);
+    ck_assert_int_eq(count(d, DRAW_RECT, ROLE_CELL, k), m->rows * m->cols);
+    for (int r = 0; r < m->rows; r++) {
+        for (int c = 0; c < m->cols; c++) {
+            const DrawCmd *cell = find_cell(d, k, r, c);
+            ck_assert_ptr_nonnull(cell);
+            double t = (mat_get(m, r, c) - lo) / (hi - lo);
+            ck_assert_msg(same_color(cell->color, cmap_at(cm, t)), "cell %d,%d of panel %d", r, c, k);
+        }
+    }
+    int texts = 0;
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *t = &d->cmds[i];
+        if (t->role != ROLE_CELL_TEXT || t->panel != k) continue;
+        texts++;
+        char want[64];
+        util_fmt_num(want, sizeof want, mat_get(m, t->row, t->col), dec);
+        ck_assert_str_eq(draw_str(d, t), want);
+        const DrawCmd *cell = find_cell(d, k, t->row, t->col);
+        ck_assert_ptr_nonnull(cell);
+        ck_assert_msg(cmap_contrast(t->color, cell->color) >= 4.5, "contrast %.2f",
+                      cmap_contrast(t->color, cell->color));
+    }
+    ck_assert_int_eq(texts, m->rows * m->cols);
+}
+
+START_TEST(test_weights_cells_colours_and_labels)
+{
+    Mat *W = distributions(8, 8);
+    View v = view("Attention weights");
+    v.panels[0] = heat("Attention weights", W, tok8, tok8, "viridis", false, true, 2);
+    v.npanels = 1;
+    DrawList *d = lay(&v, 1280, 800, false);
+    assert_cells(d, 0, W, "viridis", 0, 1, 2);
+    /* row and column labels, one per token */
+    ck_assert_int_eq(count(d, DRAW_TEXT, ROLE_ROW_LABEL, 0), 8);
+    ck_assert_int_eq(count(d, DRAW_TEXT, ROLE_COL_LABEL, 0), 8);
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->role == ROLE_ROW_LABEL) ck_assert_str_eq(draw_str(d, c), tok8[c->row]);
+        if (c->role == ROLE_COL_LABEL) ck_assert_str_eq(draw_str(d, c), tok8[c->col]);
+    }
+    /* a colour bar with 3 to 5 ticks, axis titles, the title */
+    ck_assert_int_ge(count(d, DRAW_RECT, ROLE_COLORBAR, 0), 32);
+    ck_assert_int_ge(count(d, DRAW_TEXT, ROLE_TICK_LABEL, 0), 3);
+    ck_assert_int_le(count(d, DRAW_TEXT, ROLE_TICK_LABEL, 0), 5);
+    ck_assert_int_eq(count(d, DRAW_TEXT, ROLE_AXIS_TITLE, 0), 2);
+    ck_assert_ptr_nonnull(find_text(d, "Attention weights"));
+    ck_assert_ptr_nonnull(find_text(d, "0.00"));
+    ck_assert_ptr_nonnull(find_text(d, "1.00"));
+    assert_page_clean(d, "8x8 weights");
+    /* big enough for the back row: values at 14 px or more */
+    for (int i = 0; i < d->n; i++)
+        if (d->cmds[i].role == ROLE_CELL_TEXT) ck_assert_float_ge(d->cmds[i].size, 14);
+    draw_free(d);
+    mat_free(W);
+}
+END_TEST
+
+START_TEST(test_sequential_and_diverging_scales)
+{
+    Mat *A = pattern(3, 3, 2, 10);          /* sequential: [min, max] */
+    Mat *B = pattern(3, 4, -1, 3);          /* diverging: [-3, 3] */
+    View v = view("Scales");
+    v.panels[0] = heat("plain", A, tok3, tok3, "magma", false, false, 1);
+    v.panels[1] = heat("signed", B, tok3, dims4, "RdBu", true, false, 2);
+    v.npanels = 2;
+    DrawList *d = lay(&v, 1280, 800, false);
+    assert_cells(d, 0, A, "magma", 2, 10, 1);
+    assert_cells(d, 1, B, "RdBu", -3, 3, 2);
+    /* round ticks inside the scales; zero on the diverging one */
+    const DrawCmd *t0 = find_text(d, "0");
+    ck_assert_ptr_nonnull(t0);
+    ck_assert_int_eq(t0->role, ROLE_TICK_LABEL);
+    ck_assert_int_eq(t0->panel, 1);
+    ck_assert_ptr_nonnull(find_text(d, "-2"));
+    ck_assert_ptr_nonnull(find_text(d, "10"));
+    assert_page_clean(d, "scales");
+    draw_free(d);
+    mat_free(A);
+    mat_free(B);
+}
+END_TEST
+
+START_TEST(test_masked_cells)
+{
+    Mat *S = pattern(5, 5, -2, 2);
+    for (int i = 0; i < 5; i++)
+        for (int j = i + 1; j < 5; j++) mat_set(S, i, j, -INFINITY);
+    View v = view("Causal mask");
+    v.panels[0] = heat("Masked scores", S, tok8, tok8, "RdBu", true, false, 2);
+    v.npanels = 1;
+    Theme th = layout_theme(false);
+    DrawList *d = lay(&v, 1280, 800, false);
+    int masked = 0, labels = 0;
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->role == ROLE_MASKED && c->kind == DRAW_RECT) {
+            masked++;
+            ck_assert(isinf(mat_get(S, c->row, c->col)));
+            ck_assert(same_color(c->color, th.masked_bg));
+        }
+        if (c->role == ROLE_MASKED && c->kind == DRAW_TEXT) {
+            labels++;
+            ck_assert_str_eq(draw_str(d, c), MINUS_INF);
+            ck_assert(cmap_contrast(c->color, th.masked_bg) >= 4.5);
+        }
+        if (c->role == ROLE_CELL) ck_assert(isfinite(mat_get(S, c->row, c->col)));
+    }
+    ck_assert_int_eq(masked, 10);
+    ck_assert_int_eq(labels, 10);
+    ck_assert_int_eq(count(d, DRAW_RECT, ROLE_CELL, 0), 15);
+    /* the masked grey is not a colour of the map */
+    const Cmap *rdbu = cmap_get("RdBu");
+    for (int i = 0; i < 256; i++) ck_assert(!same_color(cmap_at(rdbu, (i + 0.5) / 256), th.masked_bg));
+    /* the scale comes from the finite values only: |min| = |max| = 2 */
+    const DrawCmd *c00 = find_cell(d, 0, 0, 0);
+    ck_assert(same_color(c00->color, cmap_at(rdbu, (mat_get(S, 0, 0) + 2) / 4)));
+    assert_page_clean(d, "masked");
+    draw_free(d);
+    mat_free(S);
+}
+END_TEST
+
+START_TEST(test_no_overlap_at_every_size)
+{
+    Mat *W8 = distributions(8, 8), *W3 = distributions(3, 3), *X7 = distributions(7, 7);
+    Mat *Q = pattern(8, 4, -1.5, 1.5), *K = pattern(8, 4, -2, 1), *V = pattern(8, 4, -1, 2.5);
+    View a = view("Attention weights"), b = view("Three words"), c = view("Cross-attention");
+    View q = view("Queries, keys and values");
+    a.panels[0] = heat("Weights", W8, tok8, tok8, "viridis", false, true, 2);
+    a.npanels = 1;
+    b.panels[0] = heat("Weights", W3, tok3, tok3, "Blues", false, true, 2);
+    b.npanels = 1;
+    c.panels[0] = heat("English queries, Spanish keys", X7, en7, es7, "magma", false, true, 2);
+    c.npanels = 1;
+    q.panels[0] = heat("Q", Q, tok8, dims4, "RdBu", true, false, 2);
+    q.panels[1] = heat("K", K, tok8, dims4, "RdBu", true, false, 2);
+    q.panels[2] = heat("V", V, tok8, dims4, "RdBu", true, false, 2);
+    q.npanels = 3;
+    const View *views[] = { &a, &b, &c, &q };
+    const int sizes[][2] = { { 1280, 800 }, { 1920, 1080 }, { 2560, 1600 }, { 1024, 640 } };
+    for (int i = 0; i < 4; i++) {
+        for (int s = 0; s < 4; s++) {
+            for (int dark = 0; dark < 2; dark++) {
+                char what[96];
+                snprintf(what, sizeof what, "%s at %dx%d", views[i]->title, sizes[s][0], sizes[s][1]);
+                DrawList *d = lay(views[i], sizes[s][0], sizes[s][1], dark);
+                ck_assert_int_eq(d->width, sizes[s][0]);
+                assert_page_clean(d, what);
+                ck_assert_int_gt(count(d, DRAW_TEXT, ROLE_CELL_TEXT, -1), 0);
+                draw_free(d);
+            }
+        }
+    }
+    /* the cross-attention labels: long ones cut with "…" or turned upright */
+    DrawList *d = lay(&c, 1280, 800, false);
+    ck_assert_int_eq(count(d, DRAW_TEXT, ROLE_COL_LABEL, 0), 7);
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *t = &d->cmds[i];
+        if (t->role != ROLE_COL_LABEL && t->role != ROLE_ROW_LABEL) continue;
+        const char *want = t->role == ROLE_COL_LABEL ? es7[t->col] : en7[t->row];
+        const char *got = draw_str(d, t);
+        size_t n = strlen(got);
+        bool cut = n >= 3 && strcmp(got + n - 3, "\xe2\x80\xa6") == 0;
+        ck_assert(strcmp(got, want) == 0 || (cut && strncmp(got, want, n - 3) == 0));
+    }
+    draw_free(d);
+    mat_free(W8); mat_free(W3); mat_free(X7); mat_free(Q); mat_free(K); mat_free(V);
+}
+END_TEST
+
+START_TEST(test_plot_panel)
+{
+    Mat *E = mat_create(8, 5);
+    for (int i = 0; i < 8; i++)
+        for (int h = 0; h < 5; h++) mat_set(E, i, h, 0.3 + 0.35 * h + 0.05 * ((i * 3 + h) % 4));
+    View v = view("Entropy per head");
+    Panel p;
+    memset(&p, 0, sizeof p);
+    p.kind = PANEL_PLOT;
+    p.title = "Entropy of each query's weights";
+    p.m = E;
+    p.row_labels = tok8;
+    p.row_axis = "query";
+    p.y_axis = "entropy (nats)";
+    p.series = heads5;
+    p.bound = log(8.0);
+    p.bound_label = "ln 8 = 2.08 (uniform)";
+    v.panels[0] = p;
+    v.npanels = 1;
+    DrawList *d = lay(&v, 1280, 800, false);
+    int lines = 0, dashed = 0;
+    Color first[5];
+    int seen = 0;
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->kind != DRAW_LINE || c->role != ROLE_PLOT) continue;
+        if (c->dashed) { dashed++; continue; }
+        lines++;
+        if (c->col >= 0 && c->col < 5 && !(seen & (1 << c->col))) { first[c->col] = c->color; seen |= 1 << c->col; }
+    }
+    ck_assert_int_ge(lines, 5 * 7);         /* 7 segments per series */
+    ck_assert_int_eq(dashed, 1);
+    ck_assert_int_eq(seen, 31);
+    for (int a = 0; a < 5; a++)             /* every series its own colour */
+        for (int b = a + 1; b < 5; b++) ck_assert(!same_color(first[a], first[b]));
+    ck_assert_ptr_nonnull(find_text(d, "ln 8 = 2.08 (uniform)"));
+    for (int h = 0; h < 5; h++) ck_assert_ptr_nonnull(find_text(d, heads5[h]));
+    ck_assert_int_eq(count(d, DRAW_TEXT, ROLE_ROW_LABEL, 0), 8);
+    ck_assert_int_ge(count(d, DRAW_TEXT, ROLE_TICK_LABEL, 0), 3);
+    ck_assert_ptr_nonnull(find_text(d, "entropy (nats)"));
+    /* the bound sits above every point here: its line is higher than any marker */
+    assert_page_clean(d, "plot");
+    draw_free(d);
+    /* no bound: no dashed line */
+    v.panels[0].bound = NAN;
+    d = lay(&v, 1920, 1080, true);
+    for (int i = 0; i < d->n; i++) ck_assert(!(d->cmds[i].kind == DRAW_LINE && d->cmds[i].dashed));
+    assert_page_clean(d, "plot without bound");
+    draw_free(d);
+    mat_free(E);
+}
+END_TEST
+
+START_TEST(test_header_formula_body)
+{
+    Mat *W = distributions(4, 4);
+    View v = view("Attention weights");
+    v.panels[0] = heat("Weights", W, tok8, tok8, "viridis", false, true, 2);
+    v.npanels = 1;
+    DrawList *d = lay(&v, 1280, 800, false);
+    const DrawCmd *t = find_text(d, "Attention weights");
+    ck_assert_ptr_nonnull(t);
+    ck_assert_int_eq(t->role, ROLE_TITLE);
+    ck_assert_int_eq(t->bold, 1);
+    const DrawCmd *meta = find_text(d, "A tour of self-attention  \xc2\xb7  stage 4 / 9");
+    ck_assert_ptr_nonnull(meta);
+    ck_assert_float_lt(meta->size, t->size);
+    ck_assert_int_eq(count(d, DRAW_TEXT, ROLE_FORMULA, -1), 1);
+    ck_assert_int_ge(count(d, DRAW_TEXT, ROLE_BODY, -1), 2);
+    /* the body, rejoined, says the paragraphs word for word */
+    char all[1024] = "";
+    for (int i = 0; i < d->n; i++) {
+        if (d->cmds[i].role != ROLE_BODY) continue;
+        if (all[0]) strcat(all, " ");
+        strcat(all, draw_str(d, &d->cmds[i]));
+    }
+    char want[1024];
+    snprintf(want, sizeof want, "%s %s", paras[0], paras[1]);
+    ck_assert_str_eq(all, want);
+    assert_page_clean(d, "header");
+    draw_free(d);
+    mat_free(W);
+}
+END_TEST
+
+START_TEST(test_hover_highlights_related_cells)
+{
+    Mat *S = pattern(4, 4, -1, 1), *W = distributions(4, 4), *V = pattern(4, 2, 0, 1);
+    View v = view("Hover");
+    v.panels[0] = heat("Scores", S, tok8, tok8, "RdBu", true, false, 2);
+    v.panels[1] = heat("Weights", W, tok8, tok8, "viridis", false, true, 2);
+    v.panels[2] = heat("V", V, tok8, dims4, "viridis", false, false, 2);
+    v.npanels = 3;
+    Theme th = layout_theme(false);
+    LayoutOpts o = layout_defaults(1280, 800, &th, NULL, NULL);
+    o.hover_panel = 1;
+    o.hover_row = 2;
+    o.hover_col = 3;
+    DrawList *d = lay_with(&v, &o);
+    bool cell = false, row_scores = false, row_v = false;
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->kind != DRAW_RECT || c->width <= 0 || !same_color(c->color, th.highlight)) continue;
+        if (c->panel == 1 && c->row == 2 && c->col == 3) cell = true;
+        if (c->panel == 0 && c->row == 2 && c->col == -1) row_scores = true;
+        if (c->panel == 2 && c->row == 2) row_v = true;
+    }
+    ck_assert(cell);
+    ck_assert(row_scores);
+    ck_assert(row_v);
+    /* the hit test finds the hovered cell again */
+    const DrawCmd *c23 = find_cell(d, 1, 2, 3);
+    int hit = draw_hit_cell(d, c23->r.x + c23->r.w / 2, c23->r.y + c23->r.h / 2);
+    ck_assert_int_ge(hit, 0);
+    ck_assert_int_eq(d->cmds[hit].panel, 1);
+    ck_assert_int_eq(d->cmds[hit].row, 2);
+    ck_assert_int_eq(d->cmds[hit].col, 3);
+    assert_page_clean(d, "hover");
+    draw_free(d);
+    mat_free(S); mat_free(W); mat_free(V);
+}
+END_TEST
+
+START_TEST(test_hidden_panel_shows_no_values)
+{
+    Mat *S = pattern(4, 4, -1, 1), *W = distributions(4, 4);
+    View v = view("Predict");
+    v.panels[0] = heat("Scores", S, tok8, tok8, "RdBu", true, false, 2);
+    v.panels[1] = heat("Weights", W, tok8, tok8, "viridis", false, true, 2);
+    v.npanels = 2;
+    Theme th = layout_theme(false);
+    LayoutOpts o = layout_defaults(1280, 800, &th, NULL, NULL);
+    o.hidden_panel = 1;
+    DrawList *d = lay_with(&v, &o);
+    ck_assert_int_eq(count(d, DRAW_RECT, ROLE_CELL, 1), 16);
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->panel != 1) continue;
+        if (c->role == ROLE_CELL) ck_assert(same_color(c->color, th.panel_bg));
+        if (c->role == ROLE_CELL_TEXT) ck_assert_str_eq(draw_str(d, c), "?");
+    }
+    assert_cells(d, 0, S, "RdBu", -1, 1, 2);
+    assert_page_clean(d, "hidden");
+    draw_free(d);
+    mat_free(S); mat_free(W);
+}
+END_TEST
+
+START_TEST(test_limits_tiny_cells_hide_text)
+{
+    Mat *B = pattern(60, 60, 0, 1);
+    View v = view("Sixty tokens");
+    v.panels[0] = heat("Weights", B, NULL, NULL, "viridis", false, true, 2);
+    v.npanels = 1;
+    DrawList *d = lay(&v, 1280, 800, false);
+    ck_assert_int_eq(count(d, DRAW_RECT, ROLE_CELL, 0), 3600);
+    ck_assert_int_eq(count(d, DRAW_TEXT, ROLE_CELL_TEXT, -1), 0);
+    assert_page_clean(d, "60x60");
+    draw_free(d);
+    mat_free(B);
+}
+END_TEST
+
+START_TEST(test_limits_many_labels_thin_out)
+{
+    static char names[120][24];
+    static char *labels[120];
+    for (int i = 0; i < 120; i++) {
+        snprintf(names[i], sizeof names[i], "token%d", i);
+        labels[i] = names[i];
+    }
+    Mat *B = pattern(120, 120, -1, 1);
+    View v = view("Many tokens");
+    v.panels[0] = heat("Scores", B, labels, labels, "RdBu", true, false, -1);
+    v.npanels = 1;
+    DrawList *d = lay(&v, 1280, 800, false);
+    int rows = count(d, DRAW_TEXT, ROLE_ROW_LABEL, 0), cols = count(d, DRAW_TEXT, ROLE_COL_LABEL, 0);
+    ck_assert_int_gt(rows, 5);
+    ck_assert_int_lt(rows, 120);
+    ck_assert_int_gt(cols, 5);
+    assert_page_clean(d, "120x120");
+    draw_free(d);
+    mat_free(B);
+}
+END_TEST
+
+START_TEST(test_limits_constant_and_degenerate)
+{
+    Mat *C = mat_create(3, 3), *one = mat_create(1, 1), *all = mat_create(2, 3), *Z = mat_create(2, 2);
+    for (int i = 0; i < 9; i++) C->data[i] = 0.25;
+    mat_set(one, 0, 0, -7.5);
+    for (int i = 0; i < 6; i++) all->data[i] = -INFINITY;
+    View v = view("Degenerate");
+    v.panels[0] = heat("Constant", C, tok3, tok3, "viridis", false, false, 2);
+    v.panels[1] = heat("One", one, tok3, tok3, "plasma", false, false, 1);
+    v.panels[2] = heat("All masked", all, tok3, tok3, "RdBu", true, false, 2);
+    v.panels[3] = heat("Zeros, signed", Z, tok3, tok3, "RdBu", true, false, 2);
+    v.npanels = 4;
+    DrawList *d = lay(&v, 1280, 800, false);
+    const DrawCmd *c0 = find_cell(d, 0, 0, 0);
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) ck_assert(same_color(find_cell(d, 0, r, c)->color, c0->color));
+    ck_assert_ptr_nonnull(find_text(d, "-7.5"));
+    ck_assert_int_eq(count(d, DRAW_RECT, ROLE_MASKED, 2), 6);
+    ck_assert_int_eq(count(d, DRAW_RECT, ROLE_CELL, 2), 0);
+    /* zero on a diverging map is its middle */
+    const Cmap *rdbu = cmap_get("RdBu");
+    ck_assert(same_color(find_cell(d, 3, 0, 0)->color, cmap_at(rdbu, 0.5)));
+    assert_page_clean(d, "degenerate");
+    draw_free(d);
+    mat_free(C); mat_free(one); mat_free(all); mat_free(Z);
+}
+END_TEST
+
+START_TEST(test_limits_auto_decimals)
+{
+    double big[] = { 123.456, -45.25, 0.5, 99.04 }, tiny[] = { 0.0012, 0.0301, 0.004, 0.011 };
+    double ints[] = { 0, 1, 1, 0 };
+    Mat *B = mat_from(2, 2, big), *T = mat_from(2, 2, tiny), *I = mat_from(2, 2, ints);
+    View v = view("Automatic decimals");
+    v.panels[0] = heat("big", B, tok3, tok3, "viridis", false, false, -1);
+    v.panels[1] = heat("tiny", T, tok3, tok3, "viridis", false, false, -1);
+    v.panels[2] = heat("mask", I, tok3, tok3, "Blues", false, false, -1);
+    v.npanels = 3;
+    DrawList *d = lay(&v, 1280, 800, false);
+    ck_assert_ptr_nonnull(find_text(d, "123.5"));
+    ck_assert_ptr_nonnull(find_text(d, "99.0"));
+    ck_assert_ptr_nonnull(find_text(d, "0.001"));
+    ck_assert_ptr_nonnull(find_text(d, "0.030"));
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->role == ROLE_CELL_TEXT && c->panel == 2)
+            ck_assert(strcmp(draw_str(d, c), "0") == 0 || strcmp(draw_str(d, c), "1") == 0);
+    }
+    assert_page_clean(d, "decimals");
+    draw_free(d);
+    mat_free(B); mat_free(T); mat_free(I);
+}
+END_TEST
+
+START_TEST(test_limits_small_canvas_and_big_text)
+{
+    Mat *W = distributions(8, 8), *Q = pattern(8, 4, -1, 1);
+    View v = view("A rather long title for a very small window that must be cut somewhere");
+    v.panels[0] = heat("Q", Q, tok8, dims4, "RdBu", true, false, 2);
+    v.panels[1] = heat("Weights", W, tok8, tok8, "viridis", false, true, 2);
+    v.npanels = 2;
+    Theme th = layout_theme(true);
+    const int sizes[][2] = { { 320, 200 }, { 640, 400 }, { 1280, 800 }, { 3840, 2160 } };
+    const float scales[] = { 0.5f, 1.0f, 2.0f, 3.0f };
+    for (int s = 0; s < 4; s++) {
+        for (int k = 0; k < 4; k++) {
+            LayoutOpts o = layout_defaults(sizes[s][0], sizes[s][1], &th, NULL, NULL);
+            o.text_scale = scales[k];
+            DrawList *d = lay_with(&v, &o);
+            char what[64];
+            snprintf(what, sizeof what, "%dx%d at text scale %.1f", sizes[s][0], sizes[s][1], scales[k]);
+            assert_page_clean(d, what);
+            draw_free(d);
+        }
+    }
+    mat_free(W); mat_free(Q);
+}
+END_TEST
+
+START_TEST(test_limits_many_panels_wrap)
+{
+    Mat *h[8];
+    View v = view("Eight heads");
+    for (int i = 0; i < 8; i++) {
+        h[i] = distributions(6, 6);
+        v.panels[i] = heat("Head", h[i], tok8, tok8, "viridis", false, true, 2);
+    }
+    v.npanels = 8;
+    DrawList *d = lay(&v, 1280, 800, false);
+    float y0 = find_cell(d, 0, 0, 0)->r.y, y4 = find_cell(d, 4, 0, 0)->r.y;
+    ck_assert_float_gt(y4, y0);                 /* the fifth panel starts a second row */
+    ck_assert_float_eq_tol(find_cell(d, 3, 0, 0)->r.y, y0, 0.01);
+    for (int i = 0; i < 8; i++) ck_assert_int_eq(count(d, DRAW_RECT, ROLE_CELL, i), 36);
+    assert_page_clean(d, "8 panels");
+    draw_free(d);
+    for (int i = 0; i < 8; i++) mat_free(h[i]);
+}
+END_TEST
+
+START_TEST(test_limits_empty_view_and_missing_parts)
+{
+    View v;
+    memset(&v, 0, sizeof v);
+    DrawList *d = lay(&v, 1280, 800, false);
+    assert_page_clean(d, "empty view");
+    draw_free(d);
+    v = view("No panels");
+    v.formula = NULL;
+    d = lay(&v, 1280, 800, false);
+    ck_assert_int_ge(count(d, DRAW_TEXT, ROLE_BODY, -1), 2);
+    assert_page_clean(d, "no panels");
+    draw_free(d);
+    Panel p;
+    memset(&p, 0, sizeof p);
+    p.kind = PANEL_HEATMAP;
+    p.bound = NAN;
+    v.panels[0] = p;                        /* no title, no matrix */
+    v.npanels = 1;
+    v.paras = NULL;
+    v.npara = 0;
+    d = lay(&v, 1280, 800, false);
+    assert_page_clean(d, "no matrix");
+    draw_free(d);
+}
+END_TEST
+
+START_TEST(test_limits_steady_state_does_not_grow)
+{
+    Mat *W = distributions(8, 8);
+    View v = view("Twice");
+    v.panels[0] = heat("Weights", W, tok8, tok8, "viridis", false, true, 2);
+    v.npanels = 1;
+    Theme th = layout_theme(false);
+    LayoutOpts o = layout_defaults(1280, 800, &th, NULL, NULL);
+    DrawList *d = draw_create(1280, 800);
+    layout_view(&v, &o, d);
+    int n = d->n, cap = d->cap;
+    size_t tcap = d->tcap;
+    DrawCmd *cmds = d->cmds;
+    for (int i = 0; i < 5; i++) layout_view(&v, &o, d);
+    ck_assert_int_eq(d->n, n);
+    ck_assert_int_eq(d->cap, cap);
+    ck_assert_uint_eq(d->tcap, tcap);
+    ck_assert_ptr_eq(d->cmds, cmds);
+    draw_free(d);
+    mat_free(W);
+}
+END_TEST
+
+START_TEST(test_limits_fixed_measure)
+{
+    ck_assert_float_eq(layout_measure_fixed(NULL, "", 20, 0), 0);
+    ck_assert_float_eq_tol(layout_measure_fixed(NULL, "abcd", 20, 0), 44, 1e-4);
+    ck_assert_float_eq_tol(layout_measure_fixed(NULL, MINUS_INF, 10, 1), 11, 1e-4);
+    Theme light = layout_theme(false), dark = layout_theme(true);
+    ck_assert(!light.dark);
+    ck_assert(dark.dark);
+    ck_assert(cmap_contrast(light.fg, light.bg) >= 7);
+    ck_assert(cmap_contrast(dark.fg, dark.bg) >= 7);
+    ck_assert(cmap_contrast(light.muted, light.bg) >= 4.5);
+    ck_assert(cmap_contrast(dark.muted, dark.bg) >= 4.5);
+    ck_assert(cmap_contrast(light.masked_fg, light.masked_bg) >= 4.5);
+    ck_assert(cmap_contrast(dark.masked_fg, dark.masked_bg) >= 4.5);
+}
+END_TEST
+
+/* The layout suite. */
+Suite *layout_suite(void)
+{
+    Suite *s = suite_create("layout");
+    TCase *core = tcase_create("core");
+    tcase_set_timeout(core, 60);
+    tcase_add_test(core, test_weights_cells_colours_and_labels);
+    tcase_add_test(core, test_sequential_and_diverging_scales);
+    tcase_add_test(core, test_masked_cells);
+    tcase_add_test(core, test_no_overlap_at_every_size);
+    tcase_add_test(core, test_plot_panel);
+    tcase_add_test(core, test_header_formula_body);
+    tcase_add_test(core, test_hover_highlights_related_cells);
+    tcase_add_test(core, test_hidden_panel_shows_no_values);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_set_timeout(limits, 60);
+    tcase_add_test(limits, test_limits_tiny_cells_hide_text);
+    tcase_add_test(limits, test_limits_many_labels_thin_out);
+    tcase_add_test(limits, test_limits_constant_and_degenerate);
+    tcase_add_test(limits, test_limits_auto_decimals);
+    tcase_add_test(limits, test_limits_small_canvas_and_big_text);
+    tcase_add_test(limits, test_limits_many_panels_wrap);
+    tcase_add_test(limits, test_limits_empty_view_and_missing_parts);
+    tcase_add_test(limits, test_limits_steady_state_does_not_grow);
+    tcase_add_test(limits, test_limits_fixed_measure);
+    suite_add_tcase(s, limits);
+    return s;
+}
