@@ -29,6 +29,12 @@ sleep 0.5
 cp lessons/01-tour.lesson "$tmp/tour.lesson"
 mkdir "$tmp/shots"
 cd "$tmp"
+# Under AddressSanitizer the window keeps every check but the leak check:
+# SDL unloads the X11 libraries it opened before LeakSanitizer runs, so their
+# few hundred bytes of per-display caches show up as leaks of "<unknown
+# module>" that no suppression can name. Leaks in our code are caught by the
+# unit suites (which drive the same state and frame code) and by valgrind.
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 "$bin" --size 1280x800 --shots "$tmp/shots" "$tmp/tour.lesson" >"$tmp/app.log" 2>&1 &
 app=$!
 win=""
