@@ -82,49 +82,54 @@ static void mark_cells(const AppState *a, const Theme *th, DrawList *out)
     }
 }
 
-/* Copy line k-th of text (up to a newline) into out; returns the rest or NULL. */
-static const char *next_line(const char *s, char *out, size_t n)
+/* Text broken into lines no wider than maxw: at newlines, and at spaces
+** when a line is too long (continuations are indented). Returns the number
+** of lines written to lines (each NUL-terminated, at most 256 bytes). */
+static int wrap_lines(const char *text, float size, float maxw, MeasureFn measure, void *ctx,
+                      char lines[][256], int max_lines)
 {
-    if (!*s) return NULL;
-    const char *e = strchr(s, '\n');
-    size_t len = e ? (size_t)(e - s) : strlen(s);
-    if (len >= n) len = n - 1;
-    memcpy(out, s, len);
-    out[len] = '\0';
-    return e ? e + 1 : s + strlen(s);
+    int n = 0;
+    const char *s = text;
+    while (*s && n < max_lines) {
+        const char *e = strchr(s, '\n');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        bool cont = false;
+        while (len > 0 && n < max_lines) {
+            /* the longest prefix ending at a space (or the whole rest) that fits */
+            size_t take = len, last_space = 0;
+            char buf[256];
+            for (size_t k = 0; k <= len && k < 200; k++) {
+                if (k < len && s[k] != ' ') continue;
+                snprintf(buf, sizeof buf, "%s%.*s", cont ? "    " : "", (int)k, s);
+                if (measure(ctx, buf, size, 0) > maxw && last_space > 0) break;
+                last_space = k;
+                if (k == len) break;
+            }
+            if (last_space > 0) take = last_space;
+            if (take > 200) take = 200;
+            snprintf(lines[n++], 256, "%s%.*s", cont ? "    " : "", (int)take, s);
+            s += take;
+            len -= take;
+            while (len > 0 && *s == ' ') { s++; len--; }
+            cont = true;
+        }
+        s = e ? e + 1 : s + len;
+    }
+    return n;
 }
 
-/* The size of a box holding text's lines at size, at most maxw wide. */
-static void text_box_size(const char *text, float size, float maxw, MeasureFn measure, void *ctx, float *bw, float *bh)
-{
-    char line[1024];
-    float w = 0;
-    int lines = 0;
-    for (const char *s = text; (s = next_line(s, line, sizeof line)) != NULL; lines++)
-        w = fmaxf(w, measure(ctx, line, size, 0));
-    *bw = fminf(w + 1.4f * size, maxw);
-    *bh = lines * size * 1.35f + 1.4f * size;
-}
+#define BOX_LINES 24
 
-/* Draw text's lines in a framed box at (x, y) of size bw x bh; lines too
-** long for the box are shortened with an ellipsis so nothing spills out. */
-static void text_box(DrawList *out, const char *text, float x, float y, float bw, float bh, float size,
-                     MeasureFn measure, void *ctx, const Theme *th)
+/* Draw lines in a framed box at (x, y) of size bw x bh. */
+static void text_box(DrawList *out, char lines[][256], int n, float x, float y, float bw, float bh, float size,
+                     const Theme *th)
 {
-    float lh = size * 1.35f, pad = size * 0.7f, inner = bw - 2 * pad;
+    float lh = size * 1.35f, pad = size * 0.7f;
     draw_rect(out, (Rect){ x, y, bw, bh }, with_alpha(th->panel_bg, 245), ROLE_OVERLAY);
     draw_frame(out, (Rect){ x, y, bw, bh }, th->accent, 2.0f, ROLE_OVERLAY);
-    char line[1024];
-    float ty = y + pad;
-    for (const char *s = text; (s = next_line(s, line, sizeof line - 4)) != NULL; ty += lh) {
-        size_t n = strlen(line);
-        while (n > 4 && measure(ctx, line, size, 0) > inner) {
-            n--;
-            while (n > 0 && ((unsigned char)line[n] & 0xc0) == 0x80) n--;
-            memcpy(line + n, "\xe2\x80\xa6", 4);
-        }
-        draw_text(out, (Rect){ x + pad, ty, inner, lh }, line, size, th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
-    }
+    for (int i = 0; i < n; i++)
+        draw_text(out, (Rect){ x + pad, y + pad + i * lh, bw - 2 * pad, lh }, lines[i], size, th->fg,
+                  ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
 }
 
 /* The explain panel beside the focused cell, kept on the canvas. */
@@ -140,15 +145,19 @@ static void explain_panel(const AppState *a, const Theme *th, int w, int h, floa
         const DrawCmd *d = &out->cmds[i];
         if (d->role == ROLE_CELL && d->panel == p && d->row == r && d->col == c) { cell = d->r; break; }
     }
-    float bw, bh;
-    text_box_size(text, size, fminf((float)w * 0.6f, size * 48), measure, ctx, &bw, &bh);
+    static char lines[BOX_LINES][256];
+    float pad = size * 0.7f, maxw = fminf((float)w * 0.7f, size * 52);
+    int n = wrap_lines(text, size, maxw - 2 * pad, measure, ctx, lines, BOX_LINES);
+    free(text);
+    float tw = 0;
+    for (int i = 0; i < n; i++) tw = fmaxf(tw, measure(ctx, lines[i], size, 0));
+    float bw = tw + 2 * pad, bh = n * size * 1.35f + 2 * pad;
     float x = cell.x + cell.w + size, y = cell.y + cell.h + size * 0.5f;
     if (x + bw > w - 8) x = cell.x - bw - size;
     if (x < 8) x = 8;
     if (y + bh > h - 8) y = cell.y - bh - size * 0.5f;
     if (y < 8) y = 8;
-    text_box(out, text, x, y, bw, bh, size, measure, ctx, th);
-    free(text);
+    text_box(out, lines, n, x, y, bw, bh, size, th);
 }
 
 /* A two-column overlay of the keys. */
@@ -226,7 +235,7 @@ void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, Dr
         LayoutOpts o = app_layout_opts(a, w, h, &th, measure, ctx);
         layout_view(a->view, &o, out);
         mark_cells(a, &th, out);
-        explain_panel(a, &th, w, h, size * 0.9f, measure, ctx, out);
+        explain_panel(a, &th, w, h, size, measure, ctx, out);
     } else {
         draw_clear(out, w, h, th.bg);
         draw_text(out, (Rect){ 0, 0, (float)w, (float)h * 0.45f }, "attnlab", size * 2.5f, th.fg, ALIGN_CENTER, VALIGN_BOTTOM, ROLE_TITLE);
