@@ -5,6 +5,8 @@
 #include "suites.h"
 #include "app/shot.h"
 #include "app/state.h"
+#include "app/frame.h"
+#include "view/layout.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -284,6 +286,84 @@ START_TEST(test_shot_name)
 }
 END_TEST
 
+START_TEST(test_picker)
+{
+    app_toggle_picker(a);
+    ck_assert(a->picker);
+    ck_assert_int_ge(a->picker_n, 6);
+    ck_assert_int_eq(a->picker_sel, 0);                /* the open lesson is selected */
+    ck_assert_str_eq(a->picker_titles[0], "A short tour of attention");
+    app_picker_move(a, -1);                            /* wraps around */
+    ck_assert_int_eq(a->picker_sel, a->picker_n - 1);
+    app_picker_move(a, +1);
+    app_picker_move(a, +1);
+    app_picker_open(a);
+    ck_assert(!a->picker);
+    ck_assert_str_eq(a->L->title, "From one-hot words to queries, keys and values");
+    ck_assert_int_eq(a->stage, 0);
+    app_toggle_picker(a);
+    app_toggle_help(a);                                /* help replaces the picker */
+    ck_assert(a->help && !a->picker);
+}
+END_TEST
+
+/* Count commands of a role whose text contains part (any text if NULL). */
+static int count_role(const DrawList *d, DrawRole role, const char *part)
+{
+    int n = 0;
+    for (int i = 0; i < d->n; i++)
+        if (d->cmds[i].role == role && (!part || (d->cmds[i].kind == DRAW_TEXT && strstr(draw_str(d, &d->cmds[i]), part))))
+            n++;
+    return n;
+}
+
+START_TEST(test_frame_overlays)
+{
+    DrawList *d = draw_create(1280, 800);
+    app_goto(a, find_stage(STAGE_SOFTMAX) + 1);
+    app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
+    ck_assert_int_eq(count_role(d, ROLE_CELL, NULL), 32);      /* two 4x4 panels */
+    ck_assert_int_eq(count_role(d, ROLE_OVERLAY, NULL), 0);
+    app_hover(a, 1, 2, 3);
+    app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
+    ck_assert_int_gt(count_role(d, ROLE_OVERLAY, "softmax over the row of \xe2\x80\x9csat\xe2\x80\x9d"), 0);
+    for (int i = 0; i < d->n; i++) {                             /* the panel stays on the canvas */
+        const DrawCmd *c = &d->cmds[i];
+        if (c->role != ROLE_OVERLAY) continue;
+        ck_assert(c->r.x >= 0 && c->r.y >= 0 && c->r.x + c->r.w <= 1280 + 1 && c->r.y + c->r.h <= 800 + 1);
+    }
+    app_toggle_help(a);
+    app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
+    ck_assert_int_eq(count_role(d, ROLE_OVERLAY, "causal mask on / off"), 1);
+    app_toggle_help(a);
+    app_toggle_black(a);
+    app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
+    ck_assert_int_eq(d->n, 0);
+    ck_assert_int_eq(d->background.r + d->background.g + d->background.b, 0);
+    app_toggle_black(a);
+    draw_free(d);
+}
+END_TEST
+
+START_TEST(test_frame_marks_edits_and_errors)
+{
+    DrawList *d = draw_create(1280, 800);
+    app_goto(a, 1);
+    app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
+    int before = count_role(d, ROLE_OVERLAY, NULL);
+    ck_assert(app_scroll_edit(a, 0, 1, 2, 1, false));
+    app_hover(a, -1, -1, -1);
+    app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
+    ck_assert_int_eq(count_role(d, ROLE_OVERLAY, NULL), before + 2);   /* corner mark and frame */
+    const char *bad = "title: T\n[setup]\ntokens: a\n[softmax]\n";
+    ck_assert_int_eq(app_open_text(a, "bad.lesson", bad, strlen(bad)), -1);
+    app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
+    ck_assert_int_eq(count_role(d, ROLE_OVERLAY, "bad.lesson:2:1: error"), 1);
+    ck_assert_int_gt(count_role(d, ROLE_CELL, NULL), 0);             /* the previous lesson stays */
+    draw_free(d);
+}
+END_TEST
+
 /* The app-state suite. */
 Suite *state_suite(void)
 {
@@ -299,6 +379,9 @@ Suite *state_suite(void)
     tcase_add_test(core, test_scroll_edit_recomputes_downstream);
     tcase_add_test(core, test_predict_mode);
     tcase_add_test(core, test_shot_name);
+    tcase_add_test(core, test_picker);
+    tcase_add_test(core, test_frame_overlays);
+    tcase_add_test(core, test_frame_marks_edits_and_errors);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, open_tour, close_tour);
