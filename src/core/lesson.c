@@ -45,6 +45,8 @@ typedef struct Parser {
     bool stage_prose;           /* a stage's options are over */
     Buf para;                   /* the paragraph being collected */
     int key_line[32];           /* where each setting of this section was set */
+    long numbers;               /* numbers held by the matrices of every setup so far */
+    long work;                  /* estimated cost of computing the setups so far */
     /* a matrix whose rows follow on indented lines */
     LessonMatrix *rows_target;
     int rows_stack;
@@ -473,6 +475,20 @@ static bool need_seed(Parser *p, const char *at, const char *gen)
     return FAIL(p, at, "%s needs a seed: add 'seed: N' to the setup before this line", gen);
 }
 
+/*
+** Count n more numbers held by the lesson's matrices, before they are
+** allocated. Every setup holds its own copy of what it inherits, and so
+** does the trace, so the total, not one matrix, is what costs memory.
+*/
+static bool add_numbers(Parser *p, int line, int col, long n)
+{
+    p->numbers += n;
+    if (p->numbers <= LESSON_MAX_NUMBERS) return true;
+    return fail_line(p, line, col, "the matrices of this lesson would hold more than %d numbers in all "
+                     "(each setup counts the matrices it inherits); use smaller matrices or fewer setups",
+                     LESSON_MAX_NUMBERS);
+}
+
 /* Fill a new stack x rows x cols matrix with randn (stack-major, numpy order). */
 static Mat *gen_random(Parser *p, const char *kind, long stack, long rows, long cols,
                        double scale, int64_t lo, int64_t hi)
@@ -519,26 +535,31 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
     }
     s += n;
     lm->generated = true;
+    int col = col_of(p, at);
     if (!strcmp(word, "zeros") || !strcmp(word, "ones")) {
         if (!parse_shape(p, &s, &stack, &rows, &cols, true) || !end_of_line(p, s)) return false;
+        if (!add_numbers(p, p->lineno, col, rows * cols * stack)) return false;
         lm->m = mat_create((int)rows, (int)(cols * stack));
         if (word[0] == 'o')
             for (long i = 0; i < rows * cols * stack; i++) lm->m->data[i] = 1.0;
     } else if (!strcmp(word, "identity")) {
         long k;
         if (!scan_int(p, &s, 1, LESSON_MAX_DIM, "the size of the identity", &k) || !end_of_line(p, s)) return false;
+        if (!add_numbers(p, p->lineno, col, k * k)) return false;
         lm->m = mat_create((int)k, (int)k);
         for (int i = 0; i < k; i++) mat_set(lm->m, i, i, 1.0);
     } else if (!strcmp(word, "onehot")) {
         const char *sh = skip_ws(s);
         if (!parse_shape(p, &s, &stack, &rows, &cols, false) || !end_of_line(p, s)) return false;
         if (rows > cols) return FAIL(p, sh, "onehot %ldx%ld needs at least as many columns as rows", rows, cols);
+        if (!add_numbers(p, p->lineno, col, rows * cols)) return false;
         lm->m = mat_create((int)rows, (int)cols);
         for (int i = 0; i < rows; i++) mat_set(lm->m, i, i, 1.0);
     } else if (!strcmp(word, "randn") || !strcmp(word, "rand")) {
         double scale;
         if (!need_seed(p, at, word)) return false;
         if (!parse_shape(p, &s, &stack, &rows, &cols, true) || !parse_scale(p, s, &scale)) return false;
+        if (!add_numbers(p, p->lineno, col, rows * cols * stack)) return false;
         lm->m = gen_random(p, word, stack, rows, cols, scale, 0, 0);
     } else if (!strcmp(word, "randint")) {
         long lo = 0, hi;
@@ -556,6 +577,7 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
         }
         if (hi <= lo) return FAIL(p, first, "randint needs low < high, found %ld and %ld", lo, hi);
         if (!parse_shape(p, &s, &stack, &rows, &cols, true) || !end_of_line(p, s)) return false;
+        if (!add_numbers(p, p->lineno, col, rows * cols * stack)) return false;
         lm->m = gen_random(p, word, stack, rows, cols, 1.0, lo, hi);
     } else if (!strcmp(word, "sinusoid")) {
         /* X[i][k] = sin(k·(i+1)·freq) + noise·randn, row by row (seed 001) */
@@ -578,6 +600,7 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
         } else if (!end_of_line(p, fs)) {
             return false;
         }
+        if (!add_numbers(p, p->lineno, col, rows * cols)) return false;
         lm->m = mat_create((int)rows, (int)cols);
         for (int i = 0; i < rows; i++)
             for (int k = 0; k < cols; k++) {
@@ -648,6 +671,7 @@ static bool finish_rows(Parser *p)
     if (p->rows_cols % p->rows_stack != 0)
         return fail_line(p, lm->line, 1, "%s is a stack of %d but its rows have %d numbers, not a multiple of %d",
                          lm->name, p->rows_stack, p->rows_cols, p->rows_stack);
+    if (!add_numbers(p, lm->line, 1, (long)p->nrows * p->rows_cols)) return false;
     lm->m = mat_from(p->nrows, p->rows_cols, p->rows);
     return true;
 }
@@ -685,6 +709,7 @@ static bool parse_matrix_def(Parser *p, const char *s)
     }
     LessonMatrix *lm;
     if (old) {                      /* redefining one inherited from a previous setup */
+        p->numbers -= (long)old->m->rows * old->m->cols;
         free_matrix(old);
         memset(old, 0, sizeof *old);
         lm = old;
@@ -727,6 +752,27 @@ static void key_list(const char *const *keys, char *out, size_t n)
     }
 }
 
+/* Look key up in keys and mark it set on this line: its index, or -1 after
+** an error for an unknown key ("unknown WHAT 'key' WHERE; expected one of
+** ... HINT") or one set twice in SCOPE. */
+static int claim_key(Parser *p, const char *const *keys, const char *key, const char *key_at,
+                     const char *what, const char *where, const char *scope, const char *hint)
+{
+    int k = key_index(keys, key);
+    if (k < 0) {
+        char list[400];
+        key_list(keys, list, sizeof list);
+        FAIL(p, key_at, "unknown %s '%s'%s%s; expected one of: %s %s", what, key, *where ? " " : "", where, list, hint);
+        return -1;
+    }
+    if (p->key_line[k]) {
+        FAIL(p, key_at, "'%s' is set twice in %s (first on line %d)", key, scope, p->key_line[k]);
+        return -1;
+    }
+    p->key_line[k] = p->lineno;
+    return k;
+}
+
 /* `queries: X @ W_q` or `queries: X`. */
 static bool parse_operand(Parser *p, const char *s, Operand *o)
 {
@@ -763,15 +809,9 @@ static char *known_matrix(Parser *p, const char **sp)
 static bool parse_setup_key(Parser *p, const char *key, const char *key_at, const char *v)
 {
     Setup *su = cur_setup(p);
-    int k = key_index(setup_keys, key);
-    if (k < 0) {
-        char list[400];
-        key_list(setup_keys, list, sizeof list);
-        return FAIL(p, key_at, "unknown setting '%s' in [setup]; expected one of: %s "
-                    "(matrices are defined with NAME = ...)", key, list);
-    }
-    if (p->key_line[k]) return FAIL(p, key_at, "'%s' is set twice in this setup (first on line %d)", key, p->key_line[k]);
-    p->key_line[k] = p->lineno;
+    if (claim_key(p, setup_keys, key, key_at, "setting", "in [setup]", "this setup",
+                  "(matrices are defined with NAME = ...)") < 0)
+        return false;
     const char *s = skip_ws(v);
     if (!strcmp(key, "seed")) {
         long seed;
@@ -856,15 +896,9 @@ static bool parse_setup_key(Parser *p, const char *key, const char *key_at, cons
 static bool parse_stage_key(Parser *p, const char *key, const char *key_at, const char *v)
 {
     Stage *st = &p->L->stages[p->L->nstages - 1];
-    int k = key_index(stage_keys, key);
-    if (k < 0) {
-        char list[200];
-        key_list(stage_keys, list, sizeof list);
-        return FAIL(p, key_at, "unknown stage option '%s'; expected one of: %s "
-                    "(leave a blank line between the options and the text)", key, list);
-    }
-    if (p->key_line[k]) return FAIL(p, key_at, "'%s' is set twice in this stage (first on line %d)", key, p->key_line[k]);
-    p->key_line[k] = p->lineno;
+    if (claim_key(p, stage_keys, key, key_at, "stage option", "", "this stage",
+                  "(leave a blank line between the options and the text)") < 0)
+        return false;
     const char *s = skip_ws(v);
     long x;
     if (!strcmp(key, "cmap")) {
@@ -964,6 +998,37 @@ static int operand_stack(const Setup *su, const Operand *o)
     return w ? w->stack : 1;
 }
 
+/*
+** What computing a checked setup costs (see LESSON_MAX_WORK): the
+** multiply-adds of its products plus the numbers of the matrices the trace
+** stores. With several heads attention is computed whole and again head by
+** head; a tanh of additive scoring counts as 8.
+*/
+static long setup_work(const Setup *su, long dq, long dk, long dv)
+{
+    long nq = su->nq, nk = su->nk, w = 0, passes = su->heads > 1 ? 2 : 1;
+    const Operand *o[3] = { &su->queries, &su->keys, &su->values };
+    for (int i = 0; i < 3; i++) {
+        const Mat *in = lesson_matrix(su, o[i]->input)->m;
+        const Mat *wt = o[i]->weight ? lesson_matrix(su, o[i]->weight)->m : NULL;
+        w += wt ? (long)in->rows * in->cols * wt->cols : 0;
+        w += passes * (long)in->rows * (wt ? wt->cols : in->cols);       /* Q, K or V, and its head slices */
+    }
+    if (su->score == SCORE_ADDITIVE) {
+        const Mat *v = lesson_matrix(su, su->add_v)->m;
+        long u = (long)v->rows * v->cols;
+        w += nq * dq * u + nk * dk * u + 32 * nq * nk * u;
+    } else {
+        w += passes * nq * nk * dq;
+    }
+    w += passes * (nq * nk * dv + 5 * nq * nk + nq * dv);   /* weights·V; scores to weights; output */
+    if (su->output_proj) {
+        const Mat *wo = lesson_matrix(su, su->output_proj)->m;
+        w += nq * dv * wo->cols + nq * wo->cols;
+    }
+    return w;
+}
+
 /* Fill in defaults and check that everything in a setup fits together. */
 static bool check_setup(Parser *p, Setup *su)
 {
@@ -1044,6 +1109,11 @@ static bool check_setup(Parser *p, Setup *su)
             return fail_line(p, su->line, 1, "output projection %s has %d rows but the attention output it multiplies is %d wide",
                              su->output_proj, wo->rows, dv);
     }
+    p->work += setup_work(su, dq, dk, dv);
+    if (p->work > LESSON_MAX_WORK)
+        return fail_line(p, su->line, 1, "computing the lesson up to this setup takes about %ld million multiplications, "
+                         "over the limit of %ld million; use fewer tokens, smaller matrices or fewer setups",
+                         p->work / 1000000, LESSON_MAX_WORK / 1000000);
     return true;
 }
 
@@ -1152,6 +1222,10 @@ static bool parse_section(Parser *p, const char *s)
     Lesson *L = p->L;
     if (!strcmp(name, "setup")) {
         if (L->nsetups >= LESSON_MAX_SETUPS) return FAIL(p, open, "too many setups (the limit is %d)", LESSON_MAX_SETUPS);
+        for (int i = 0; L->nsetups > 0 && i < L->setups[L->nsetups - 1].nmats; i++) {
+            const Mat *m = L->setups[L->nsetups - 1].mats[i].m;
+            if (!add_numbers(p, p->lineno, 1, (long)m->rows * m->cols)) return false;
+        }
         L->setups = xrealloc(L->setups, sizeof *L->setups * (size_t)(L->nsetups + 1));
         Setup *su = &L->setups[L->nsetups];
         if (L->nsetups > 0) inherit_setup(su, &L->setups[L->nsetups - 1]);

@@ -420,18 +420,26 @@ static const Cmap *panel_cmap(const Page *p, const Panel *pn)
 
 /* ------------------------------------------------------ heatmap plan */
 
+/* Labels stacked one per cell across the axis: as large as the cell allows,
+** at least the minimum font, then every step-th label when cells are too
+** small for all of them; band is the room the widest one needs. */
+static void fit_across(const Page *p, AxisPlan *a, char **labels, int n, float cell, float fs_max, float cap)
+{
+    a->fs = fminf(fs_max, fpx(cell / LH));
+    if (a->fs < p->m.min_font) {
+        a->fs = p->m.min_font;
+        a->step = (int)ceilf(LH * a->fs / cell);
+    }
+    a->band = fminf(widest(p, labels, n, a->fs), cap);
+}
+
 /* Row labels: one per row at a size the rows can hold (at most fs_max), or
 ** every step-th row at the smallest size. */
 static AxisPlan plan_rows(const Page *p, char **labels, int n, float cell, float fs_max, float cap)
 {
     AxisPlan a = { 0, 1, false, 0, 0, 0 };
     if (!labels || n <= 0) return a;
-    a.fs = fminf(fs_max, fpx(cell / LH));
-    if (a.fs < p->m.min_font) {
-        a.fs = p->m.min_font;
-        a.step = (int)ceilf(LH * a.fs / cell);
-    }
-    a.band = fminf(widest(p, labels, n, a.fs), cap);
+    fit_across(p, &a, labels, n, cell, fs_max, cap);
     return a;
 }
 
@@ -493,12 +501,7 @@ static AxisPlan plan_cols(const Page *p, char **labels, int n, float cell, float
         return a;
     }
     a.rot = true;
-    a.fs = fminf(fs_max, fpx(cell / LH));
-    if (a.fs < p->m.min_font) {
-        a.fs = p->m.min_font;
-        a.step = (int)ceilf(LH * a.fs / cell);
-    }
-    a.band = fminf(widest(p, labels, n, a.fs), cap);
+    fit_across(p, &a, labels, n, cell, fs_max, cap);
     return a;
 }
 
