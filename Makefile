@@ -10,7 +10,7 @@ CC       ?= cc
 # Debian packages the build, the tests and the tools need.
 DEPS_PKGS := pkg-config libsdl2-dev libsdl2-ttf-dev check libpng-dev \
              libfontconfig-dev fonts-dejavu-core python3 python3-numpy \
-             libxml2-utils xvfb xdotool imagemagick openbox
+             libxml2-utils xvfb xdotool imagemagick openbox python3-matplotlib
 
 WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Werror
 OPT      ?= -O2 -g
@@ -42,7 +42,7 @@ LIB_OBJ  := $(CORE_OBJ) $(VIEW_OBJ) $(SDL_OBJ) $(APP_OBJ)
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps run test test-unit test-sanitize clean install
+.PHONY: all deps run test test-unit test-sanitize clean install bench
 
 all: $(BUILD)/attnlab
 
@@ -117,5 +117,7 @@ install: $(BUILD)/attnlab
 
 clean:
 	rm -rf build
+
+include bench/rules.mk
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

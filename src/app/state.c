@@ -426,7 +426,7 @@ int app_save_lesson(AppState *a)
     if (!a->L) return -1;
     char *text = lesson_serialize(a->L);
     char err[600];
-    int r = util_write_file_atomic(a->path, text, strlen(text), err, sizeof err);
+    int r = util_write_file_atomic(a->path, text, strlen(text), true, err, sizeof err);
     if (r == 0) {
         free(a->source);
         a->source = text;

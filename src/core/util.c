@@ -151,8 +151,8 @@ void util_fmt_num(char *out, size_t n, double v, int decimals)
     }
 }
 
-/* Temporary file beside the target, fsync, rename over it. */
-int util_write_file_atomic(const char *path, const void *data, size_t len,
+/* Temporary file beside the target, fsync if durable, rename over it. */
+int util_write_file_atomic(const char *path, const void *data, size_t len, bool durable,
                            char *errmsg, size_t n)
 {
     size_t plen = strlen(path);
@@ -167,7 +167,7 @@ int util_write_file_atomic(const char *path, const void *data, size_t len,
     int ok = fwrite(data, 1, len, f) == len;
     int err = errno;
     if (fflush(f) != 0) { ok = 0; err = errno; }
-    if (ok && fsync(fileno(f)) != 0) { ok = 0; err = errno; }
+    if (ok && durable && fsync(fileno(f)) != 0) { ok = 0; err = errno; }
     if (fclose(f) != 0 && ok) { ok = 0; err = errno; }
     if (ok && rename(tmp, path) != 0) { ok = 0; err = errno; }
     if (!ok) {

@@ -71,8 +71,8 @@ static void set_text(png_text *t, const char *key, const char *value)
 ** edges into noise. Measured on every stage of the bundled lessons at
 ** 1280x800 (bench/, docs/performance.md), filter NONE beat SUB, UP and
 ** PAETH in both size and time at every level, and adaptive filtering was
-** four times slower. Level 1 encodes in half the time of level 6 (6.7
-** against 14 ms a stage) for files a third larger (90 against 68 KB on
+** four times slower. Level 1 encodes in half the time of level 6 (6.9
+** against 14.3 ms a stage) for files a third larger (92 against 69 KB on
 ** average): export speed is what a class waits for, so level 1.
 ** Nothing set before setjmp changes after it, as libpng's longjmp requires.
 */
@@ -158,7 +158,7 @@ int export_png(SDL_Surface *s, const char *path, const ExportMeta *meta)
         return -1;
     }
     char msg[600];
-    int rc = util_write_file_atomic(path, b.s, b.len, msg, sizeof msg);
+    int rc = util_write_file_atomic(path, b.s, b.len, false, msg, sizeof msg);
     if (rc < 0) snprintf(export_err, sizeof export_err, "export: %s", msg);
     buf_free(&b);
     return rc;

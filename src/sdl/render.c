@@ -23,7 +23,7 @@
 **   rather than queued through SDL's renderer. The pixels are the same: see
 **   "Straight to the surface" below. It is what makes PNG export and large
 **   heatmaps cheap (bench/, docs/performance.md): SDL's generic modulated
-**   blit costs about 60 instructions a glyph pixel, transparent ones too,
+**   blit costs about 50 instructions a glyph pixel, transparent ones too,
 **   and every fill or copy pays for a trip through the render queue.
 */
 #include "render.h"
@@ -246,17 +246,17 @@ static void push_quad(Render *rd, const SDL_FPoint p[4], float u0, float v0, flo
 ** - an opaque fill stores the colour, as SDL_FillRect does;
 ** - a glyph (white, coverage in alpha) tinted with colour c and blended is,
 **   in SDL 2.26's blitters, for coverage a and each channel of the canvas d:
-**     c not white or translucent (the generic modulated blit):
+**     c anything but opaque white (the generic modulated blit):
 **       sa = a·c.a/255;  s = c·sa/255 (s = c when sa = 255);
 **       d' = s + (255 − sa)·d/255, the canvas alpha likewise from sa;
-**     c opaque white (SDL's MMX pixel-alpha blit, which shifts instead of
-**       dividing): a = 0 keeps d, a = 255 stores white, otherwise
+**     c opaque white (no modulation: SDL's pixel-alpha blit, which shifts
+**       instead of dividing): a = 0 keeps d, a = 255 stores white, otherwise
 **       d' = (255·a >> 8) + (d·(255 − a) >> 8), alpha included.
 **
-** Another SDL release may round differently, so the first Offscreen runs a
-** probe (blend_matches_sdl): the same ramps blitted by SDL and here; if one
-** pixel differs, glyphs go through SDL again. Translucent fills and sloped
-** lines always do. SDL's software renderer does not batch, so its calls are
+** Another SDL release may round differently, so the first glyph drawn this
+** way runs a probe (blend_matches_sdl): the same ramps blitted by SDL and
+** here; if one pixel differs, glyphs go through SDL again. Translucent
+** fills and sloped lines always do. SDL's software renderer does not batch, so its calls are
 ** done when they return; the SDL_RenderFlush before a direct write (only
 ** when an SDL call came in between) keeps the order right if it ever does.
 */
@@ -298,27 +298,38 @@ static void direct_fill(Render *rd, int x0, int y0, int x1, int y1, Color c)
     }
 }
 
-/* Canvas pixel d with a glyph pixel of coverage a tinted c blended over it,
-** as SDL 2.26 does it (see above). white: c is opaque white. */
-static inline uint32_t blend_px(uint32_t d, uint32_t a, Color c, int white)
+/*
+** Blend n glyph pixels sp (white, coverage in alpha) tinted c onto the
+** canvas pixels dp, as SDL 2.26 does it (see above). The generic formula is
+** exact for full coverage too, so its only branch skips empty pixels (which
+** predicts better than testing for 0 and 255). The white one works on two
+** channels at a time: each product is below 2^16, so channel pairs 16 bits
+** apart do not interfere; full coverage is picked with a select.
+*/
+static void blend_row(uint32_t *dp, const uint32_t *sp, int n, Color c)
 {
-    if (white) {
-        if (a == 0) return d;
-        if (a == 255) return 0xFFFFFFFFu;
-        uint32_t s = (255 * a) >> 8, o = 0;
-        for (int sh = 0; sh < 32; sh += 8)
-            o |= (s + ((((d >> sh) & 255) * (255 - a)) >> 8)) << sh;
-        return o;
+    if (c.r == 255 && c.g == 255 && c.b == 255 && c.a == 255) {
+        for (int i = 0; i < n; i++) {
+            uint32_t a = sp[i] >> 24;
+            if (!a) continue;
+            uint32_t k = 255 - a, d = dp[i];
+            uint32_t lo = ((d & 0x00FF00FFu) * k >> 8) & 0x00FF00FFu;
+            uint32_t hi = (((d >> 8) & 0x00FF00FFu) * k >> 8) & 0x00FF00FFu;
+            uint32_t v = ((255 * a) >> 8) * 0x01010101u + lo + (hi << 8);
+            dp[i] = a == 255 ? 0xFFFFFFFFu : v;
+        }
+        return;
     }
-    uint32_t sa = a * c.a / 255;
-    if (sa == 0) return d;
-    if (sa == 255) return argb(c);
-    uint32_t k = 255 - sa;
-    uint32_t r = (uint32_t)c.r * sa / 255 + k * ((d >> 16) & 255) / 255;
-    uint32_t g = (uint32_t)c.g * sa / 255 + k * ((d >> 8) & 255) / 255;
-    uint32_t b = (uint32_t)c.b * sa / 255 + k * (d & 255) / 255;
-    uint32_t al = sa + k * (d >> 24) / 255;
-    return al << 24 | r << 16 | g << 8 | b;
+    uint32_t cr = c.r, cg = c.g, cb = c.b, ca = c.a;
+    for (int i = 0; i < n; i++) {
+        uint32_t a = sp[i] >> 24;
+        if (!a) continue;
+        uint32_t sa = a * ca / 255, k = 255 - sa, d = dp[i];
+        dp[i] = (sa + k * (d >> 24) / 255) << 24
+              | (cr * sa / 255 + k * ((d >> 16) & 255) / 255) << 16
+              | (cg * sa / 255 + k * ((d >> 8) & 255) / 255) << 8
+              | (cb * sa / 255 + k * (d & 255) / 255);
+    }
 }
 
 /* Blend glyph g's bitmap with its top-left at (x, y), clipped to the canvas. */
@@ -328,23 +339,19 @@ static void direct_glyph(Render *rd, const FontGlyph *g, int x, int y, Color c)
     const SDL_Surface *src = font_page(rd->fonts, g->page)->surface;
     int i0 = x < 0 ? -x : 0, j0 = y < 0 ? -y : 0;
     int i1 = x + g->w > s->w ? s->w - x : g->w, j1 = y + g->h > s->h ? s->h - y : g->h;
-    int white = c.r == 255 && c.g == 255 && c.b == 255 && c.a == 255;
     sdl_sync(rd);
     for (int j = j0; j < j1; j++) {
         const uint32_t *sp = (const uint32_t *)((const uint8_t *)src->pixels
                              + (size_t)(g->ay + j) * (size_t)src->pitch) + g->ax;
         uint32_t *dp = (uint32_t *)((uint8_t *)s->pixels + (size_t)(y + j) * (size_t)s->pitch) + x;
-        for (int i = i0; i < i1; i++) {
-            uint32_t a = sp[i] >> 24;
-            if (a) dp[i] = blend_px(dp[i], a, c, white);
-        }
+        blend_row(dp + i0, sp + i0, i1 - i0, c);
     }
 }
 
 /*
-** Whether blend_px agrees with this SDL, pixel for pixel: a coverage ramp
+** Whether blend_row agrees with this SDL, pixel for pixel: a coverage ramp
 ** 0..255 is copied by SDL's software renderer, tinted with each test colour,
-** over rows of varied canvas colours, and compared with blend_px. Runs once.
+** over rows of varied canvas colours, and compared with blend_row. Runs once.
 */
 static int blend_matches_sdl(void)
 {
@@ -375,16 +382,15 @@ static int blend_matches_sdl(void)
                 }
             SDL_SetTextureColorMod(t, c.r, c.g, c.b);
             SDL_SetTextureAlphaMod(t, c.a);
-            int white = c.r == 255 && c.g == 255 && c.b == 255 && c.a == 255;
             for (int y = 0; y < H && verdict; y++) {
                 uint32_t *row = (uint32_t *)((uint8_t *)canvas->pixels + y * canvas->pitch);
-                uint32_t before[W];
-                memcpy(before, row, sizeof before);
+                uint32_t mine[W];
+                memcpy(mine, row, sizeof mine);
+                blend_row(mine, ramp->pixels, W, c);
                 SDL_Rect src = { 0, 0, W, 1 }, dst = { 0, y, W, 1 };
                 SDL_RenderCopy(r, t, &src, &dst);
                 SDL_RenderFlush(r);
-                for (int x = 0; x < W; x++)
-                    if (row[x] != blend_px(before[x], (uint32_t)x, c, white)) verdict = 0;
+                if (memcmp(row, mine, sizeof mine) != 0) verdict = 0;
             }
         }
     }
@@ -458,7 +464,12 @@ static int snap(float v)
 {
     if (!(v > -COORD_LIMIT)) v = -COORD_LIMIT;     /* also NaN */
     if (v > COORD_LIMIT) v = COORD_LIMIT;
-    return (int)floorf(v + 0.5f);
+    /* floorf(v + 0.5f) without the libm call (a heatmap snaps four edges
+    ** a cell): truncate, then step down for negatives with a fraction.
+    ** Exact, since |v| <= COORD_LIMIT < 2^24 converts both ways exactly. */
+    float f = v + 0.5f;
+    int i = (int)f;
+    return (float)i > f ? i - 1 : i;
 }
 
 /* The snapped edges of [a, b] (either order); at least one pixel wide. */

@@ -102,12 +102,24 @@ typedef struct MeasureCache {
 } MeasureCache;
 
 /* Everything layout needs while it works. */
+/* What planning needs to know of a panel's values, found in one pass per
+** layout_view: sizing tries many cell sizes, and scanning a 256x256 matrix
+** at each try used to be most of the layout's time. */
+typedef struct PanelStats {
+    double vmin, vmax;          /* finite range */
+    bool any;                   /* at least one finite value */
+    bool any_nonfinite;
+    bool ints;                  /* every finite value is a whole number */
+} PanelStats;
+
 typedef struct Page {
     LayoutOpts o;
     const Theme *th;
     DrawList *d;
     Metrics m;
     MeasureCache *cache;
+    const View *v;
+    PanelStats stats[VIEW_MAX_PANELS];
 } Page;
 
 /* ------------------------------------------------------------------ text */
@@ -361,15 +373,35 @@ static Ticks make_ticks(double lo, double hi, int want)
     return t;
 }
 
+/* One pass over a matrix for its PanelStats. */
+static PanelStats panel_stats(const Mat *m)
+{
+    PanelStats st = { 0, 0, false, false, true };
+    if (!m) return st;
+    st.any = mat_finite_range(m, &st.vmin, &st.vmax);
+    if (!st.any) st.vmin = st.vmax = 0;
+    for (long i = 0; i < (long)m->rows * m->cols; i++) {
+        double x = m->data[i];
+        if (!isfinite(x)) st.any_nonfinite = true;
+        else if (x != floor(x)) st.ints = false;
+    }
+    return st;
+}
+
+/* The stats of panel pn (computed by layout_view). Found by its matrix, since
+** planning may work on a copy of the view's panels. */
+static const PanelStats *stats_of(const Page *p, const Panel *pn)
+{
+    static const PanelStats none = { 0, 0, false, false, true };
+    for (int k = 0; k < p->v->npanels && k < VIEW_MAX_PANELS; k++)
+        if (p->v->panels[k].m == pn->m) return &p->stats[k];
+    return &none;
+}
+
 /* Digits to print when the lesson says "automatic": 2, 0 for integers, fewer
 ** for big values and more for tiny ones. */
-static int auto_decimals(const Mat *m, double amax)
+static int auto_decimals(bool ints, double amax)
 {
-    bool ints = true;
-    for (long i = 0; i < (long)m->rows * m->cols && ints; i++) {
-        double x = m->data[i];
-        if (isfinite(x) && x != floor(x)) ints = false;
-    }
     if (ints) return 0;
     if (amax >= 1000) return 0;
     if (amax >= 100) return 1;
@@ -379,15 +411,14 @@ static int auto_decimals(const Mat *m, double amax)
 
 /* The colour scale of a heatmap: [0, 1] for distributions, symmetric
 ** around 0 when diverging, else the finite range (widened when constant). */
-static void heat_scale(const Panel *pn, PanelPlan *pp)
+static void heat_scale(const Page *p, const Panel *pn, PanelPlan *pp)
 {
-    double lo = 0, hi = 0;
-    bool any = pn->m && mat_finite_range(pn->m, &lo, &hi);
-    pp->vmin = any ? lo : 0;
-    pp->vmax = any ? hi : 0;
-    pp->any_nonfinite = false;
-    for (long i = 0; pn->m && i < (long)pn->m->rows * pn->m->cols; i++)
-        if (!isfinite(pn->m->data[i])) { pp->any_nonfinite = true; break; }
+    const PanelStats *st = stats_of(p, pn);
+    bool any = st->any;
+    double lo = st->vmin, hi = st->vmax;
+    pp->vmin = lo;
+    pp->vmax = hi;
+    pp->any_nonfinite = st->any_nonfinite;
     if (pn->probabilities) { lo = 0; hi = 1; }
     else if (pn->diverging) {
         double a = fmax(fabs(lo), fabs(hi));
@@ -521,7 +552,7 @@ static float widest_value(const Page *p, const PanelPlan *pp, int decimals, floa
 static void plan_values(const Page *p, const Panel *pn, PanelPlan *pp, float cw, float ch)
 {
     bool automatic = pn->decimals < 0;
-    int dec = automatic ? auto_decimals(pn->m, fmax(fabs(pp->vmin), fabs(pp->vmax)))
+    int dec = automatic ? auto_decimals(stats_of(p, pn)->ints, fmax(fabs(pp->vmin), fabs(pp->vmax)))
                         : pn->decimals;
     float gapc = cw >= 14 && ch >= 14 ? fmaxf(1, 1.5f * p->m.u) : 0;
     float room_w = cw - gapc - 2 * p->m.pad, room_h = ch - gapc - p->m.pad;
@@ -635,12 +666,12 @@ static bool same_rows(const Panel *a, const Panel *b)
 static void plan_sharing(const Page *p, const View *v, int k, int first, int end, PanelPlan *pp)
 {
     const Panel *pn = &v->panels[k];
-    heat_scale(pn, pp);
+    heat_scale(p, pn, pp);
     pp->share_rows = k > first && is_heat(&v->panels[k - 1]) && same_rows(&v->panels[k - 1], pn);
     pp->share_bar = false;
     if (k + 1 < end && is_heat(&v->panels[k + 1])) {
         PanelPlan next;
-        heat_scale(&v->panels[k + 1], &next);
+        heat_scale(p, &v->panels[k + 1], &next);
         pp->share_bar = next.lo == pp->lo && next.hi == pp->hi
                      && panel_cmap(p, &v->panels[k + 1]) == panel_cmap(p, pn);
     }
@@ -1590,6 +1621,8 @@ void layout_view(const View *v, const LayoutOpts *opts, DrawList *out)
     if (!p.o.measure) p.o.measure = layout_measure_fixed;
     p.th = p.o.theme ? p.o.theme : &light;
     p.d = out;
+    p.v = v;
+    for (int k = 0; v && k < v->npanels && k < VIEW_MAX_PANELS; k++) p.stats[k] = panel_stats(v->panels[k].m);
     for (float shrink = 1;; shrink *= 0.85f) {
         p.m = metrics(&p.o, shrink);
         draw_clear(out, p.o.width, p.o.height, p.th->bg);

@@ -198,7 +198,7 @@ int svg_save(const DrawList *d, const char *path, const char *title, const char 
 {
     size_t len = 0;
     char *s = svg_write(d, title, desc, &len);
-    int rc = util_write_file_atomic(path, s, len, err, n);
+    int rc = util_write_file_atomic(path, s, len, false, err, n);
     free(s);
     return rc;
 }

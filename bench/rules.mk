@@ -1,0 +1,23 @@
+# bench/rules.mk: `make bench`, attnlab's performance figures (docs/performance.md).
+#
+# Included by the Makefile (`include bench/rules.mk`, after its own rules);
+# until then: make -f Makefile -f bench/rules.mk bench
+#
+# Packages: python3-matplotlib (the baseline bench/matplotlib_baseline.py
+# draws with; Debian's, run as /usr/bin/python3) on top of DEPS_PKGS.
+#
+# The benchmark program links the same objects as build/check_attnlab, with
+# the same flags, and runs from the top of the tree: it reads lessons/ and
+# times $(BUILD)/attnlab as a child process. BENCH_ARGS passes options
+# (--quick, --detail).
+
+BENCH_ARGS ?=
+
+.PHONY: bench
+
+$(BUILD)/bench: $(LIB_OBJ) $(call obj,bench/bench.c) | deps
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
+
+bench: $(BUILD)/bench $(BUILD)/attnlab
+	./$(BUILD)/bench --attnlab $(BUILD)/attnlab --lessons lessons \
+	  --script bench/matplotlib_baseline.py --python /usr/bin/python3 $(BENCH_ARGS)
