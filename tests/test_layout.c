@@ -11,6 +11,11 @@
 #include "view/layout.h"
 #include "view/cmap.h"
 #include "core/util.h"
+#include "core/lesson.h"
+#include "core/trace.h"
+
+#include <dirent.h>
+#include <stdlib.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -380,6 +385,57 @@ START_TEST(test_no_overlap_at_every_size)
 }
 END_TEST
 
+START_TEST(test_bundled_lessons_clean)
+{
+    /* every stage of every bundled lesson, at the export size and full HD,
+    ** light and dark: inside the canvas, no overlapping text, every cell
+    ** present and every cell value readable against its cell */
+    DIR *dir = opendir("../lessons");
+    ck_assert_ptr_nonnull(dir);
+    struct dirent *e;
+    int stages = 0;
+    while ((e = readdir(dir)) != NULL) {
+        if (!strstr(e->d_name, ".lesson")) continue;
+        char path[512];
+        snprintf(path, sizeof path, "../lessons/%s", e->d_name);
+        LessonError err;
+        Lesson *L = lesson_load(path, &err);
+        ck_assert_msg(L != NULL, "%s", err.msg);
+        Trace *T = attn_run(L, &err);
+        ck_assert_ptr_nonnull(T);
+        for (int k = 0; k < L->nstages; k++, stages++) {
+            View *v = stage_view(L, T, k);
+            const int sizes[][2] = { { 1280, 800 }, { 1920, 1080 } };
+            for (int s = 0; s < 2; s++)
+                for (int dark = 0; dark < 2; dark++) {
+                    char what[600];
+                    snprintf(what, sizeof what, "%s stage %d at %dx%d%s", path, k + 1, sizes[s][0], sizes[s][1], dark ? " dark" : "");
+                    DrawList *d = lay(v, sizes[s][0], sizes[s][1], dark);
+                    assert_page_clean(d, what);
+                    for (int p = 0; p < v->npanels; p++)
+                        if (v->panels[p].kind == PANEL_HEATMAP)
+                            ck_assert_msg(count(d, DRAW_RECT, ROLE_CELL, p) + count(d, DRAW_RECT, ROLE_MASKED, p)
+                                          >= v->panels[p].m->rows * v->panels[p].m->cols, "%s: cells missing", what);
+                    for (int i = 0; i < d->n; i++) {
+                        const DrawCmd *t = &d->cmds[i];
+                        if (t->role != ROLE_CELL_TEXT) continue;
+                        const DrawCmd *cell = find_cell(d, t->panel, t->row, t->col);
+                        ck_assert_ptr_nonnull(cell);
+                        ck_assert_msg(cmap_contrast(t->color, cell->color) >= 4.5, "%s: contrast %.2f", what,
+                                      cmap_contrast(t->color, cell->color));
+                    }
+                    draw_free(d);
+                }
+            stage_view_free(v);
+        }
+        trace_free(T);
+        lesson_free(L);
+    }
+    closedir(dir);
+    ck_assert_int_ge(stages, 46);
+}
+END_TEST
+
 START_TEST(test_plot_panel)
 {
     Mat *E = mat_create(8, 5);
@@ -743,6 +799,7 @@ Suite *layout_suite(void)
     tcase_add_test(core, test_masked_cells);
     tcase_add_test(core, test_no_overlap_at_every_size);
     tcase_add_test(core, test_plot_panel);
+    tcase_add_test(core, test_bundled_lessons_clean);
     tcase_add_test(core, test_header_formula_body);
     tcase_add_test(core, test_hover_highlights_related_cells);
     tcase_add_test(core, test_hidden_panel_shows_no_values);
