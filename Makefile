@@ -10,7 +10,7 @@ CC       ?= cc
 # Debian packages the build, the tests and the tools need.
 DEPS_PKGS := pkg-config libsdl2-dev libsdl2-ttf-dev check libpng-dev \
              libfontconfig-dev fonts-dejavu-core python3 python3-numpy \
-             libxml2-utils xvfb xdotool imagemagick openbox python3-matplotlib
+             libxml2-utils xvfb xdotool imagemagick openbox procps python3-matplotlib
 
 WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Werror
 OPT      ?= -O2 -g

@@ -49,9 +49,9 @@ expect 0 "$bin" --export "$tmp/png1" lessons/01-tour.lesson lessons/04-heads-ent
 [ -f "$tmp/png1/01-tour-05-softmax.png" ] && ok || bad "export file name DIR/<lesson>-<NN>-<stage>.png"
 "$bin" --export "$tmp/png2" lessons/01-tour.lesson lessons/04-heads-entropy-causal.lesson >/dev/null 2>&1
 diff -r "$tmp/png1" "$tmp/png2" >/dev/null && ok || bad "exporting twice gives identical bytes"
-file "$tmp/png1/01-tour-05-softmax.png" | grep -q '1280 x 800' && ok || bad "default size 1280x800"
+[ "$(identify -format '%wx%h' "$tmp/png1/01-tour-05-softmax.png")" = 1280x800 ] && ok || bad "default size 1280x800"
 expect 0 "$bin" --export "$tmp/big" --scale 2 --theme dark --cmap magma lessons/03-four-words-by-hand.lesson
-file "$tmp/big/03-four-words-by-hand-01-embeddings.png" | grep -q '2560 x 1600' && ok || bad "--scale 2 doubles every dimension"
+[ "$(identify -format '%wx%h' "$tmp/big/03-four-words-by-hand-01-embeddings.png")" = 2560x1600 ] && ok || bad "--scale 2 doubles every dimension"
 expect 0 "$bin" --export "$tmp/svg" --format svg lessons/*.lesson
 n=0; for f in "$tmp"/svg/*.svg; do xmllint --noout "$f" 2>/dev/null || { bad "$f is not valid XML"; n=1; }; done; [ $n -eq 0 ] && ok
 grep -q '<text' "$tmp/svg/01-tour-05-softmax.svg" && ok || bad "SVG has real <text> elements"
