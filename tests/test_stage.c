@@ -222,6 +222,33 @@ START_TEST(test_limits_non_finite_is_an_error)
 }
 END_TEST
 
+START_TEST(test_custom_divisor_and_temperature)
+{
+    /* divisor replaces √d_k for scaled_dot; temperature divides after it; a
+    ** plain dot product is not scaled at all */
+    const char *text = "title: T\n[setup]\ntokens: a b\nX =\n  1 2\n  3 4\ndivisor: 5\ntemperature: 2\n[scaled_scores]\n"
+                       "[setup]\nscore: dot\ntemperature: 1\n[softmax]\n";
+    LessonError err;
+    Lesson *l = lesson_parse(text, strlen(text), "d.lesson", &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    Trace *t = attn_run(l, &err);
+    ck_assert_ptr_nonnull(t);
+    /* raw[0][1] = 1·3 + 2·4 = 11 */
+    ck_assert_double_eq(mat_get(trace_get(t, 0, "raw_scores"), 0, 1), 11.0);
+    ck_assert_double_eq(mat_get(trace_get(t, 0, "scaled_scores"), 0, 1), 11.0 / 5 / 2);
+    ck_assert_double_eq(mat_get(trace_get(t, 1, "scaled_scores"), 0, 1), 11.0);
+    View *v = stage_view(l, t, 0);
+    has(v->formula, "\xc3\xb7 5 \xc2\xb7 2 (temperature)");
+    stage_view_free(v);
+    char *x = explain_cell(l, t, 0, "scaled_scores", 0, 1);
+    has(x, "\xc3\xb7 5 = 2.2");
+    has(x, "\xc3\xb7 temperature 2 = 1.1");
+    free(x);
+    trace_free(t);
+    lesson_free(l);
+}
+END_TEST
+
 /* The stage/explain/dump suite. */
 Suite *stage_suite(void)
 {
@@ -239,6 +266,7 @@ Suite *stage_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_explain_all_masked_row);
     tcase_add_test(limits, test_limits_non_finite_is_an_error);
+    tcase_add_test(limits, test_custom_divisor_and_temperature);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -146,11 +146,12 @@ static void ex_scaled(Ex *e, int i, int j, double v)
     double raw = mat_get(R, i, j);
     ex_raw(e, i, j, raw);
     const TraceSetup *ts = &e->T->s[e->s];
-    double div = e->head > 0 ? ts->divisor : (e->su->divisor > 0 ? e->su->divisor
-                 : e->su->score == SCORE_SCALED_DOT ? sqrt((double)mat_of(e, "K")->cols) : 1.0);
+    bool scaled = e->su->score == SCORE_SCALED_DOT, custom = scaled && e->su->divisor > 0;
+    double div = e->head > 0 ? ts->divisor : custom ? e->su->divisor
+               : scaled ? sqrt((double)mat_of(e, "K")->cols) : 1.0;
     if (div != 1.0) {
         buf_puts(&e->out, "\n\xc3\xb7 ");
-        if (e->su->divisor > 0) num(&e->out, div, false);
+        if (custom) num(&e->out, div, false);
         else {
             int dk = (int)lround(div * div);
             buf_printf(&e->out, "\xe2\x88\x9a%d (d_k = %d, \xe2\x88\x9a%d = ", dk, dk, dk);

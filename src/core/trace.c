@@ -118,11 +118,13 @@ static bool attend(TraceSetup *ts, const Setup *su, const char *prefix,
     return true;
 }
 
-/* The divisor for keys of width d. */
+/* The divisor for keys of width d: √d, or the lesson's own number in its
+** place, for scaled dot products; none (1) for plain dot and additive
+** scores, so turning scaling off really turns it off. */
 static double divisor_for(const Setup *su, int d)
 {
-    if (su->divisor > 0) return su->divisor;
-    return su->score == SCORE_SCALED_DOT ? attn_sqrt_dk(d) : 1.0;
+    if (su->score != SCORE_SCALED_DOT) return 1.0;
+    return su->divisor > 0 ? su->divisor : attn_sqrt_dk(d);
 }
 
 /* The mask matrix of a setup (new), or NULL for none. */
