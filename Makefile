@@ -10,7 +10,8 @@ CC       ?= cc
 # Debian packages the build, the tests and the tools need.
 DEPS_PKGS := pkg-config libsdl2-dev libsdl2-ttf-dev check libpng-dev \
              libfontconfig-dev fonts-dejavu-core python3 python3-numpy \
-             libxml2-utils xvfb xdotool imagemagick openbox procps python3-matplotlib
+             libxml2-utils xvfb xdotool imagemagick openbox procps python3-matplotlib \
+             clang libclang-rt-14-dev valgrind
 
 WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Werror
 OPT      ?= -O2 -g
@@ -42,7 +43,7 @@ LIB_OBJ  := $(CORE_OBJ) $(VIEW_OBJ) $(SDL_OBJ) $(APP_OBJ)
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps run test test-unit test-sanitize clean install bench
+.PHONY: all deps run test test-unit test-sanitize clean install
 
 all: $(BUILD)/attnlab
 
@@ -96,6 +97,7 @@ test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab
 	cd tests && CK_FORK=yes ../$(BUILD)/check_attnlab
 	ATTNLAB=$(BUILD)/attnlab sh tests/cli.sh
 	/usr/bin/python3 tests/check_lessons.py $(BUILD)/attnlab lessons tests/reference
+	ATTNLAB=$(BUILD)/attnlab sh tests/bad_lessons.sh
 	ATTNLAB=$(BUILD)/attnlab sh tests/e2e.sh
 
 test: deps
@@ -119,5 +121,6 @@ clean:
 	rm -rf build
 
 include bench/rules.mk
+include tests/fuzz/rules.mk
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

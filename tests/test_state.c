@@ -8,6 +8,7 @@
 #include "app/frame.h"
 #include "view/layout.h"
 #include "core/util.h"
+#include "tjson.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -307,6 +308,30 @@ START_TEST(test_picker)
 }
 END_TEST
 
+START_TEST(test_limits_save_refuses_what_would_not_load)
+{
+    /* 300x300 random numbers written out at full precision are far over the
+    ** 1 MiB file limit: the save is refused and the file is left alone */
+    char dir[] = "/tmp/attnlab-big-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/big.lesson", dir);
+    const char *text = "title: Big\n[setup]\nseed: 1\ntokens: a b\nX = randn 2x300\nW = randn 300x300\nqueries: X @ W\n[softmax]\n";
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    ck_assert_int_eq(app_open(a, path), 0);
+    ck_assert_int_eq(app_save_lesson(a), -1);
+    ck_assert(strstr(a->toast, "not saved") != NULL);
+    size_t len;
+    char *now = tjson_read_file(path, &len);
+    ck_assert_str_eq(now, text);
+    free(now);
+    remove(path);
+    rmdir(dir);
+}
+END_TEST
+
 /* Count commands of a role whose text contains part (any text if NULL). */
 static int count_role(const DrawList *d, DrawRole role, const char *part)
 {
@@ -388,6 +413,7 @@ Suite *state_suite(void)
     tcase_add_test(limits, test_limits_edit_stays_finite);
     tcase_add_test(limits, test_save_roundtrip_atomic);
     tcase_add_test(limits, test_bad_lesson_keeps_previous);
+    tcase_add_test(limits, test_limits_save_refuses_what_would_not_load);
     suite_add_tcase(s, limits);
     return s;
 }

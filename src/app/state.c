@@ -425,8 +425,21 @@ int app_save_lesson(AppState *a)
 {
     if (!a->L) return -1;
     char *text = lesson_serialize(a->L);
+    size_t len = strlen(text);
+    /* Never replace a lesson with one that would not load again. */
+    LessonError perr;
+    Lesson *back = len <= LESSON_MAX_BYTES ? lesson_parse(text, len, a->path, &perr) : NULL;
+    if (!back) {
+        if (len > LESSON_MAX_BYTES)
+            app_toast(a, "not saved: written out, the lesson would be %zu bytes, over the limit of %d", len, LESSON_MAX_BYTES);
+        else
+            app_toast(a, "not saved: the written lesson would not load (%s)", perr.msg);
+        free(text);
+        return -1;
+    }
+    lesson_free(back);
     char err[600];
-    int r = util_write_file_atomic(a->path, text, strlen(text), true, err, sizeof err);
+    int r = util_write_file_atomic(a->path, text, len, true, err, sizeof err);
     if (r == 0) {
         free(a->source);
         a->source = text;

@@ -125,6 +125,7 @@ static void found(const char *s, char *out, size_t n)
     if (!*s) { snprintf(out, n, "the end of the line"); return; }
     size_t len = 0;
     while (s[len] && s[len] != ' ' && s[len] != '\t' && len < 24) len++;
+    while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80) len--;   /* never cut a character in two */
     snprintf(out, n, "'%.*s'", (int)len, s);
 }
 
@@ -1002,7 +1003,7 @@ static int operand_stack(const Setup *su, const Operand *o)
 ** What computing a checked setup costs (see LESSON_MAX_WORK): the
 ** multiply-adds of its products plus the numbers of the matrices the trace
 ** stores. With several heads attention is computed whole and again head by
-** head; a tanh of additive scoring counts as 8.
+** head; a tanh of additive scoring costs about 32 multiply-adds (measured).
 */
 static long setup_work(const Setup *su, long dq, long dk, long dv)
 {
@@ -1403,6 +1404,11 @@ static bool check_bytes(Parser *p, const char *text, size_t len)
         if (i - line_start >= LESSON_MAX_LINE)
             return fail_at(p, col, "line is longer than %d bytes", LESSON_MAX_LINE);
         if (c == 0) return fail_at(p, col, "NUL byte in the file (is it a text file?)");
+        /* CR only as part of CRLF (or at the very end): a lone CR is an old
+        ** Mac line ending, which would otherwise run the lines together */
+        if (c == '\r' && i + 1 < len && text[i + 1] != '\n')
+            return fail_at(p, col, "carriage return (0x0d) that does not end a line; "
+                           "save the file with Unix (LF) or Windows (CRLF) line endings");
         if (c < 0x20 && c != '\t' && c != '\r')
             return fail_at(p, col, "control character 0x%02x in the file (is it a text file?)", c);
         int n = utf8_len((const unsigned char *)text + i, len - i);
@@ -1557,11 +1563,14 @@ static void put_token(Buf *b, const char *t)
     else buf_printf(b, " %s", t);
 }
 
-/* The shortest decimal form that reads back as the same double. */
+/* The shortest decimal form that reads back as the same double. %.15g
+** already gives the shortest form when one of 15 digits or fewer exists (it
+** rounds, then drops trailing zeros), so only 15, 16 and 17 digits need
+** trying: trying 1 to 17 made saving a million numbers take seconds. */
 static void put_number(Buf *b, double v)
 {
     char t[40];
-    for (int prec = 1; prec <= 17; prec++) {
+    for (int prec = 15; prec <= 17; prec++) {
         snprintf(t, sizeof t, "%.*g", prec, v);
         if (strtod(t, NULL) == v) break;
     }
@@ -1573,29 +1582,46 @@ static void put_number(Buf *b, double v)
 ** A line must not start with a word that begins with '[' (it would start a
 ** section) or '#' (a comment): such a word stays on the line before. The
 ** author's own lines could not start with one either, so the lines written
-** are never longer than the longest line read.
+** are never longer than the longest line read. Runs of spaces are kept: a
+** continued title or summary (trailing spaces trimmed, lines joined with
+** one space) breaks only at single spaces; prose (trailing spaces kept)
+** breaks anywhere, leaving all but one of the spaces at the end of the line.
 */
-static void put_wrapped(Buf *b, const char *text, const char *indent)
+static void put_wrapped(Buf *b, const char *text, const char *indent, bool prose)
 {
     int col = 0;
     const char *s = text;
     while (*s) {
-        const char *e = s;
+        const char *w = s;                  /* the spaces before the next word */
+        while (*w == ' ') w++;
+        const char *e = w;
         while (*e && *e != ' ') e++;
-        int n = (int)(e - s);
-        if (col > 0 && col + 1 + n > 76 && n > 0 && *s != '[' && *s != '#') {
+        int spaces = (int)(w - s), n = (int)(e - w);
+        /* a tab is not a space here, but line starts lose it, and so do the
+        ** ends of title and summary lines */
+        bool can_break = col > 0 && n > 0 && *w != '[' && *w != '#' && *w != '\t'
+                      && (prose ? spaces >= 1 : spaces == 1 && s[-1] != '\t');
+        if (can_break && col + spaces + n > 76) {
+            buf_append(b, s, (size_t)(spaces - 1));
             buf_puts(b, "\n");
             buf_puts(b, indent);
             col = 0;
-        } else if (col > 0) {
-            buf_puts(b, " ");
-            col++;
+        } else {
+            buf_append(b, s, (size_t)spaces);
+            col += spaces;
         }
-        buf_append(b, s, (size_t)n);
+        buf_append(b, w, (size_t)n);
         col += n;
-        s = *e ? e + 1 : e;
+        s = e;
     }
     buf_puts(b, "\n");
+}
+
+/* What goes between a key or section name and its text: ": ", or ":" when
+** the text starts with '#', which after a space would begin a comment. */
+static const char *colon(const char *text)
+{
+    return !text ? "" : text[0] == '#' ? ":" : ": ";
 }
 
 /* An operand line. */
@@ -1621,7 +1647,7 @@ static bool same_matrix(const LessonMatrix *a, const LessonMatrix *b)
 */
 static void put_setup(Buf *b, const Setup *su, const Setup *prev)
 {
-    buf_printf(b, "\n[setup%s%s]\n", su->title ? ": " : "", su->title ? su->title : "");
+    buf_printf(b, "\n[setup%s%s]\n", colon(su->title), su->title ? su->title : "");
     if (su->cross) {
         buf_puts(b, "query_tokens:");
         for (int i = 0; i < su->nq; i++) put_token(b, su->qtokens[i]);
@@ -1683,11 +1709,11 @@ char *lesson_serialize(const Lesson *L)
     buf_printf(&b, "# %s, saved by attnlab with every matrix written out\n\n", L->name);
     /* title and summary may have been joined from many lines: wrap them
     ** again on indented continuation lines so no line grows too long */
-    buf_puts(&b, "title: ");
-    put_wrapped(&b, L->title, "  ");
+    buf_printf(&b, "title%s", colon(L->title));
+    put_wrapped(&b, L->title, "  ", false);
     if (L->summary) {
-        buf_puts(&b, "summary: ");
-        put_wrapped(&b, L->summary, "  ");
+        buf_printf(&b, "summary%s", colon(L->summary));
+        put_wrapped(&b, L->summary, "  ", false);
     }
     int setup = -1;
     for (int k = 0; k < L->nstages; k++) {
@@ -1696,14 +1722,14 @@ char *lesson_serialize(const Lesson *L)
             setup++;
             put_setup(&b, &L->setups[setup], setup > 0 ? &L->setups[setup - 1] : NULL);
         }
-        buf_printf(&b, "\n[%s%s%s]\n", lesson_stage_name(st->id), st->title ? ": " : "", st->title ? st->title : "");
+        buf_printf(&b, "\n[%s%s%s]\n", lesson_stage_name(st->id), colon(st->title), st->title ? st->title : "");
         if (st->cmap) buf_printf(&b, "cmap: %s\n", st->cmap);
         if (st->decimals >= 0) buf_printf(&b, "decimals: %d\n", st->decimals);
         if (st->head > 0) buf_printf(&b, "head: %d\n", st->head);
         if (st->query > 0) buf_printf(&b, "query: %d\n", st->query);
         for (int i = 0; i < st->npara; i++) {
             buf_puts(&b, "\n");
-            put_wrapped(&b, st->paras[i], "");
+            put_wrapped(&b, st->paras[i], "", true);
         }
     }
     return buf_take(&b);

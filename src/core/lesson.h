@@ -34,6 +34,10 @@
 #define LESSON_MAX_CELLS     (1 << 20)   /* rows x cols of one matrix */
 #define LESSON_MAX_NAME      32          /* bytes in a matrix name */
 #define LESSON_MAX_TOKEN     64          /* bytes in one token */
+/* Budgets for the whole lesson, so that a short file within every limit
+** above still loads in about a second and a few hundred MB: */
+#define LESSON_MAX_NUMBERS   (1 << 22)   /* numbers in the matrices of all setups (inherited ones count again) */
+#define LESSON_MAX_WORK      (1L << 29)  /* multiply-adds and computed numbers, all setups together */
 
 /* The stage ids, in the order of docs/lesson-format.md. */
 typedef enum StageId {

@@ -149,7 +149,7 @@ static char *divisor_text(const Ctx *c)
 {
     const TraceSetup *ts = &c->T->s[c->s];
     Buf b = {0};
-    if (c->su->divisor > 0) buf_printf(&b, "%g", c->su->divisor);
+    if (c->su->score == SCORE_SCALED_DOT && c->su->divisor > 0) buf_printf(&b, "%g", c->su->divisor);
     else if (c->su->score == SCORE_SCALED_DOT) buf_printf(&b, "\xe2\x88\x9a%d", c->st->head > 0 && c->su->heads > 1 ? ts->d_k : trace_get(c->T, c->s, "K")->cols);
     if (c->su->temperature != 1.0) buf_printf(&b, "%s%g (temperature)", b.len ? " \xc2\xb7 " : "", c->su->temperature);
     return buf_take(&b);
@@ -392,9 +392,12 @@ static void stage_per_token(Ctx *c)
 {
     char b1[48], b2[48], b3[48];
     int h = c->st->head, r = c->st->query > 0 ? c->st->query - 1 : 0;
-    add_row(c, pick(c, h, "raw_scores", b1, sizeof b1), r, "scores q\xc2\xb7k", LAB_K, AX_KEYS);
+    /* compare with what pick returned: it fills b1 only for a head (valgrind
+    ** caught strcmp reading b1 uninitialised) */
+    const char *raw = pick(c, h, "raw_scores", b1, sizeof b1);
+    add_row(c, raw, r, "scores q\xc2\xb7k", LAB_K, AX_KEYS);
     const char *sm = softmax_input(c, h, b2, sizeof b2);
-    if (strcmp(sm, b1)) add_row(c, sm, r, c->su->mask != MASK_NONE ? "masked and scaled" : "scaled", LAB_K, AX_KEYS);
+    if (strcmp(sm, raw)) add_row(c, sm, r, c->su->mask != MASK_NONE ? "masked and scaled" : "scaled", LAB_K, AX_KEYS);
     as_weights(c, add_row(c, pick(c, h, "weights", b3, sizeof b3), r, "weights", LAB_K, AX_KEYS));
     add_row(c, pick(c, h, "output", b1, sizeof b1), r, "output", LAB_DIM, AX_DIMS);
     c->v->formula = fmt("for the query \xe2\x80\x9c%s\xe2\x80\x9d: a score per key, softmax, then the weighted sum of the values",

@@ -21,7 +21,12 @@
 #include "lesson.h"
 #include "mat.h"
 
-#define TRACE_MAX_ENTRIES 160
+/* Room for every name one setup can hold: its inputs; Q, K, V and the mask;
+** raw_scores, scaled_scores, masked_scores, weights and output; per head
+** Q, K, V, raw_scores, scores, masked_scores, weights and output; concat,
+** final and entropy. (It was 160: 32 inputs, 16 heads and a mask need 172,
+** and a full table made attn_run dereference NULL.) */
+#define TRACE_MAX_ENTRIES (LESSON_MAX_MATRICES + 4 + 5 + 8 * LESSON_MAX_HEADS + 3)
 
 typedef struct TraceEntry {
     char name[48];

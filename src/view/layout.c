@@ -1145,10 +1145,17 @@ static void draw_heat(Page *p, const View *v, int k, const PanelPlan *pp)
     char buf[64];
     draw_panel_title(p, pn, k, pp->box);
     draw_heat_labels(p, pn, k, pp);
-    for (int r = 0; r < m->rows; r++) {
-        for (int c = 0; c < m->cols; c++) {
+    /* Cells narrower than a pixel cannot be told apart: draw one rectangle
+    ** per pixel-sized block of them (the colour of its first cell), so a
+    ** 1024x1024 matrix costs thousands of commands, not a million. */
+    int rstep = pp->ch >= 1 ? 1 : (int)ceilf(1.0f / fmaxf(pp->ch, 1e-3f));
+    int cstep = pp->cw >= 1 ? 1 : (int)ceilf(1.0f / fmaxf(pp->cw, 1e-3f));
+    for (int r = 0; r < m->rows; r += rstep) {
+        for (int c = 0; c < m->cols; c += cstep) {
             double x = mat_get(m, r, c);
             Rect b = cell_rect(p, pp, r, c);
+            b.w *= (float)(c + cstep <= m->cols ? cstep : m->cols - c);
+            b.h *= (float)(r + rstep <= m->rows ? rstep : m->rows - r);
             if (hidden) {
                 tag(p, draw_rect(p->d, b, p->th->panel_bg, ROLE_CELL), k, r, c);
                 if (pp->value_fs > 0)

@@ -16,7 +16,6 @@
 FUZZ_CC      ?= clang
 FUZZ_DIR     ?= build/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_JOBS    ?= 1
 FUZZ_SAN     := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS  := $(WARN) -g -O1 -Isrc -I$(BUILD)/gen $(FUZZ_SAN)
 FUZZ_SRC     := tests/fuzz/fuzz_lesson.c $(CORE_SRC) $(VIEW_SRC)
@@ -25,7 +24,7 @@ FUZZ_ARGS    := -max_len=65536 -timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/l
 .PHONY: fuzz fuzz-build fuzz-corpus fuzz-regressions test-valgrind test-bad-lessons
 
 # The harness links the SDL-free modules only: src/core and src/view.
-$(FUZZ_DIR)/fuzz_lesson: $(FUZZ_SRC) $(wildcard src/core/*.h src/view/*.h) $(BUILD)/gen/cmap_tables.h tests/fuzz/rules.mk
+$(FUZZ_DIR)/fuzz_lesson: $(FUZZ_SRC) $(wildcard src/core/*.h src/view/*.h) $(BUILD)/gen/cmap_tables.h tests/fuzz/rules.mk | deps
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRC) -lm
 
@@ -37,10 +36,14 @@ fuzz-build: $(FUZZ_DIR)/fuzz_lesson
 fuzz-corpus:
 	sh tests/fuzz/make_corpus.sh $(FUZZ_DIR)/corpus
 
+# One process (the machine it runs on may be shared); libFuzzer exits
+# non-zero on the first crash, timeout or out-of-memory input and leaves it
+# in $(FUZZ_DIR)/artifacts/. Minimise it with
+#   $(FUZZ_DIR)/fuzz_lesson -minimize_crash=1 -max_total_time=60 -exact_artifact_path=tests/fuzz/regressions/NAME ARTIFACT
+# before fixing the bug, so fuzz-regressions replays it from then on.
 fuzz: $(FUZZ_DIR)/fuzz_lesson fuzz-corpus
 	@mkdir -p $(FUZZ_DIR)/artifacts
-	$(FUZZ_DIR)/fuzz_lesson $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) \
-	  -jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS) -print_final_stats=1 \
+	$(FUZZ_DIR)/fuzz_lesson $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/corpus
 
 # Inputs that once crashed, minimised: each must now run clean.
