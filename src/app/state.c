@@ -11,7 +11,6 @@
 #include "core/util.h"
 #include "view/cmap.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -160,18 +159,15 @@ int app_open_text(AppState *a, const char *path, const char *text, size_t len)
 /* Open a lesson file. */
 int app_open(AppState *a, const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(a->error, sizeof a->error, "%s: error: cannot open: %s", path, strerror(errno));
+    LessonError err;
+    size_t len;
+    char *text = lesson_read(path, &len, &err);
+    if (!text) {
+        snprintf(a->error, sizeof a->error, "%s", err.msg);
         return -1;
     }
-    Buf b = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len <= LESSON_MAX_BYTES) buf_append(&b, chunk, n);
-    fclose(f);
-    int r = app_open_text(a, path, b.s ? b.s : "", b.len);
-    buf_free(&b);
+    int r = app_open_text(a, path, text, len);
+    free(text);
     return r;
 }
 

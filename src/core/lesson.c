@@ -1475,8 +1475,8 @@ Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonE
     return p->L;
 }
 
-/* Read a file and parse it. */
-Lesson *lesson_load(const char *path, LessonError *err)
+/* The bytes of a lesson file, within the size limit. */
+char *lesson_read(const char *path, size_t *len, LessonError *err)
 {
     memset(err, 0, sizeof *err);
     FILE *f = fopen(path, "rb");
@@ -1513,8 +1513,18 @@ Lesson *lesson_load(const char *path, LessonError *err)
                      path, LESSON_MAX_BYTES);
         return NULL;
     }
-    Lesson *L = lesson_parse(b.s ? b.s : "", b.len, path, err);
-    buf_free(&b);
+    *len = b.len;
+    return b.s ? buf_take(&b) : xstrdup("");
+}
+
+/* Read a file and parse it. */
+Lesson *lesson_load(const char *path, LessonError *err)
+{
+    size_t len;
+    char *text = lesson_read(path, &len, err);
+    if (!text) return NULL;
+    Lesson *L = lesson_parse(text, len, path, err);
+    free(text);
     return L;
 }
 

@@ -127,6 +127,10 @@ typedef struct LessonError {
 
 /* Parse len bytes of text; filename is used in messages. NULL on error. */
 Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonError *err);
+/* The text of a lesson file (NUL-terminated, caller frees; *len its length),
+** or NULL with err filled: I/O errors have line 0, a file over
+** LESSON_MAX_BYTES is an error at 1:1. */
+char *lesson_read(const char *path, size_t *len, LessonError *err);
 /* Read and parse a file. NULL on error (I/O errors have line 0). */
 Lesson *lesson_load(const char *path, LessonError *err);
 /* Release a lesson. */
