@@ -35,14 +35,8 @@ static const char *const key_help[] = {
     NULL, NULL,
 };
 
-/* The key list. */
-const char *const *app_key_help(void)
-{
-    return key_help;
-}
-
 /* Layout options from the state. */
-LayoutOpts app_layout_opts(const AppState *a, int w, int h, const Theme *theme, MeasureFn measure, void *ctx)
+static LayoutOpts opts_from_state(const AppState *a, int w, int h, const Theme *theme, MeasureFn measure, void *ctx)
 {
     LayoutOpts o = layout_defaults(w, h, theme, measure, ctx);
     o.text_scale = a->text_scale;
@@ -232,7 +226,7 @@ void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, Dr
         return;
     }
     if (a->view) {
-        LayoutOpts o = app_layout_opts(a, w, h, &th, measure, ctx);
+        LayoutOpts o = opts_from_state(a, w, h, &th, measure, ctx);
         layout_view(a->view, &o, out);
         mark_cells(a, &th, out);
         explain_panel(a, &th, w, h, size, measure, ctx, out);

@@ -14,11 +14,7 @@
 #include "view/draw.h"
 #include "view/layout.h"
 
-/* The layout options the state asks for on a w x h canvas. */
-LayoutOpts app_layout_opts(const AppState *a, int w, int h, const Theme *theme, MeasureFn measure, void *ctx);
 /* Draw the whole frame into out (cleared first). */
 void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, DrawList *out);
-/* The keys, for the ? overlay and --help: NULL-terminated pairs (key, what). */
-const char *const *app_key_help(void);
 
 #endif
