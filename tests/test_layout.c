@@ -56,7 +56,7 @@ static Panel heat(const char *title, const Mat *m, char **rl, char **cl, const c
     p.diverging = diverging;
     p.probabilities = prob;
     p.decimals = decimals;
-    p.bound = NAN;
+    p.bounds = NULL;
     return p;
 }
 
@@ -229,8 +229,12 @@ static void assert_cells(const DrawList *d, int k, const Mat *m, const char *cma
         if (t->role != ROLE_CELL_TEXT || t->panel != k) continue;
         texts++;
         char want[64];
-        util_fmt_num(want, sizeof want, mat_get(m, t->row, t->col), dec);
+        double v = mat_get(m, t->row, t->col);
+        util_fmt_cell(want, sizeof want, v, dec, false);
         ck_assert_str_eq(draw_str(d, t), want);
+        /* what is printed rounds to the true value at its precision */
+        ck_assert(fabs(strtod(draw_str(d, t), NULL) - v) <= 0.5 * pow(10, -dec) + 1e-12);
+        if (v != 0.0) ck_assert_str_ne(draw_str(d, t), "0");
         const DrawCmd *cell = find_cell(d, k, t->row, t->col);
         ck_assert_ptr_nonnull(cell);
         ck_assert_msg(cmap_contrast(t->color, cell->color) >= 4.5, "contrast %.2f",
@@ -451,23 +455,27 @@ START_TEST(test_plot_panel)
     p.row_axis = "query";
     p.y_axis = "entropy (nats)";
     p.series = heads5;
-    p.bound = log(8.0);
+    double bounds[8];
+    for (int i = 0; i < 8; i++) bounds[i] = log(8.0);
+    p.bounds = bounds;
     p.bound_label = "ln 8 = 2.08 (uniform)";
     v.panels[0] = p;
     v.npanels = 1;
     DrawList *d = lay(&v, 1280, 800, false);
-    int lines = 0, dashed = 0;
+    int lines = 0, dashed = 0, points = 0;
     Color first[5];
     int seen = 0;
     for (int i = 0; i < d->n; i++) {
         const DrawCmd *c = &d->cmds[i];
+        if (c->kind == DRAW_RECT && c->role == ROLE_CELL && c->panel == 0) points++;   /* hover areas */
         if (c->kind != DRAW_LINE || c->role != ROLE_PLOT) continue;
         if (c->dashed) { dashed++; continue; }
-        lines++;
+        if (c->row >= 0) lines++;           /* a line joining two points */
         if (c->col >= 0 && c->col < 5 && !(seen & (1 << c->col))) { first[c->col] = c->color; seen |= 1 << c->col; }
     }
-    ck_assert_int_ge(lines, 5 * 7);         /* 7 segments per series */
-    ck_assert_int_eq(dashed, 1);
+    ck_assert_int_eq(lines, 0);             /* tokens are categories: points are not joined */
+    ck_assert_int_eq(points, 8 * 5);        /* every point can be hovered */
+    ck_assert_int_eq(dashed, 8 + 1);        /* one level step per query, all at ln 8, and its legend swatch */
     ck_assert_int_eq(seen, 31);
     for (int a = 0; a < 5; a++)             /* every series its own colour */
         for (int b = a + 1; b < 5; b++) ck_assert(!same_color(first[a], first[b]));
@@ -480,7 +488,7 @@ START_TEST(test_plot_panel)
     assert_page_clean(d, "plot");
     draw_free(d);
     /* no bound: no dashed line */
-    v.panels[0].bound = NAN;
+    v.panels[0].bounds = NULL;
     d = lay(&v, 1920, 1080, true);
     for (int i = 0; i < d->n; i++) ck_assert(!(d->cmds[i].kind == DRAW_LINE && d->cmds[i].dashed));
     assert_page_clean(d, "plot without bound");
@@ -534,18 +542,24 @@ START_TEST(test_hover_highlights_related_cells)
     o.hover_panel = 1;
     o.hover_row = 2;
     o.hover_col = 3;
+    /* the caller marks the operands: row 2 of the scores, column 1 of V */
+    o.marks[0] = (LayoutMark){ 0, 2, -1 };
+    o.marks[1] = (LayoutMark){ 2, -1, 1 };
+    o.nmarks = 2;
     DrawList *d = lay_with(&v, &o);
-    bool cell = false, row_scores = false, row_v = false;
+    bool cell = false, row_scores = false, col_v = false, other = false;
     for (int i = 0; i < d->n; i++) {
         const DrawCmd *c = &d->cmds[i];
         if (c->kind != DRAW_RECT || c->width <= 0 || !same_color(c->color, th.highlight)) continue;
         if (c->panel == 1 && c->row == 2 && c->col == 3) cell = true;
-        if (c->panel == 0 && c->row == 2 && c->col == -1) row_scores = true;
-        if (c->panel == 2 && c->row == 2) row_v = true;
+        else if (c->panel == 0 && c->row == 2 && c->col == -1) row_scores = true;
+        else if (c->panel == 2 && c->row == -1 && c->col == 1) col_v = true;
+        else other = true;
     }
     ck_assert(cell);
     ck_assert(row_scores);
-    ck_assert(row_v);
+    ck_assert(col_v);
+    ck_assert(!other);                      /* nothing but the operands is lit */
     /* the hit test finds the hovered cell again */
     const DrawCmd *c23 = find_cell(d, 1, 2, 3);
     int hit = draw_hit_cell(d, c23->r.x + c23->r.w / 2, c23->r.y + c23->r.h / 2);
@@ -568,7 +582,7 @@ START_TEST(test_hidden_panel_shows_no_values)
     v.npanels = 2;
     Theme th = layout_theme(false);
     LayoutOpts o = layout_defaults(1280, 800, &th, NULL, NULL);
-    o.hidden_panel = 1;
+    o.hidden = 1ULL << 1;
     DrawList *d = lay_with(&v, &o);
     ck_assert_int_eq(count(d, DRAW_RECT, ROLE_CELL, 1), 16);
     for (int i = 0; i < d->n; i++) {
@@ -737,7 +751,7 @@ START_TEST(test_limits_empty_view_and_missing_parts)
     Panel p;
     memset(&p, 0, sizeof p);
     p.kind = PANEL_HEATMAP;
-    p.bound = NAN;
+    p.bounds = NULL;
     v.panels[0] = p;                        /* no title, no matrix */
     v.npanels = 1;
     v.paras = NULL;

@@ -166,7 +166,7 @@ START_TEST(test_errors_keys_and_sections)
     expect("title: T\ntokens: a\n", "t.lesson:2:1: error: 'tokens' belongs in a [setup] section; add '[setup]' above it");
     expect("title: T\ncolour: red\n", "t.lesson:2:1: error: unknown key 'colour' at the top of the lesson; expected title or summary");
     expect(BASE "[softmx]\n", "t.lesson:7:2: error: unknown section 'softmx'; expected one of: setup, embeddings, ...");
-    expect(BASE "[softmax]\ncmpa: viridis\n", "t.lesson:8:1: error: unknown stage option 'cmpa'; expected one of: cmap, decimals, head, query ...");
+    expect(BASE "[softmax]\ncmpa: viridis\n", "t.lesson:8:1: error: unknown stage option 'cmpa'; expected one of: cmap, decimals, head, query, scale ...");
     expect(BASE "[softmax]\ncmap: rainbow\n", "t.lesson:8:7: error: unknown colormap 'rainbow'; expected viridis, cividis, plasma, magma, YlOrRd, Blues or RdBu");
     expect("title: T\n[softmax]\n", "t.lesson:2:2: error: stage softmax comes before any [setup]: the stage needs a setup above it");
     expect(BASE "[softmax\n", "t.lesson:7:1: error: expected ']' to close the section header");
@@ -296,10 +296,13 @@ START_TEST(test_serialize_roundtrip_bundled)
         ck_assert_int_eq(B->nstages, A->nstages);
         for (int s = 0; s < ta->nsetups; s++)
             for (int i = 0; i < ta->s[s].n; i++) {
-                const Mat *mb = trace_get(tb, s, ta->s[s].e[i].name);
-                ck_assert_msg(mb != NULL, "%s: %s missing after saving", path, ta->s[s].e[i].name);
-                ck_assert_msg(mat_max_abs_diff(ta->s[s].e[i].m, mb) == 0.0 || !mat_all_finite(mb),
-                              "%s: %s changed after saving", path, ta->s[s].e[i].name);
+                const TraceMat *tm = &ta->s[s].mats[i];
+                char name[64];
+                trace_name(trace_ref(tm->kind, tm->head), ta->s[s].heads, name, sizeof name);
+                const Mat *mb = trace_at(tb, s, trace_ref(tm->kind, tm->head));
+                ck_assert_msg(mb != NULL, "%s: %s missing after saving", path, name);
+                ck_assert_msg(mat_max_abs_diff(tm->m, mb) == 0.0 || !mat_all_finite(mb),
+                              "%s: %s changed after saving", path, name);
             }
         for (int k = 0; k < A->nstages; k++) {
             ck_assert_int_eq(A->stages[k].npara, B->stages[k].npara);

@@ -95,13 +95,17 @@ START_TEST(test_view_causal_and_heads)
     ck_assert_int_eq(v->id, STAGE_CAUSAL_MASK);
     ck_assert_str_eq(v->panels[0].matrix, "mask");
     ck_assert_int_eq(v->panels[0].decimals, 0);
-    ck_assert(isinf(mat_get(v->panels[1].m, 0, 2)));
-    ck_assert(mat_get(v->panels[2].m, 0, 2) == 0.0);
-    ck_assert_double_eq(mat_get(v->panels[2].m, 0, 0), 1.0);
+    ck_assert_str_eq(v->panels[1].matrix, "scaled_scores");       /* before the mask */
+    ck_assert(isfinite(mat_get(v->panels[1].m, 0, 2)));
+    ck_assert_int_eq(v->panels[1].scale_group, v->panels[2].scale_group);   /* before and after: one scale */
+    ck_assert_int_gt(v->panels[1].scale_group, 0);
+    ck_assert(isinf(mat_get(v->panels[2].m, 0, 2)));
+    ck_assert(mat_get(v->panels[3].m, 0, 2) == 0.0);
+    ck_assert_double_eq(mat_get(v->panels[3].m, 0, 0), 1.0);
     stage_view_free(v);
     v = stage_view(L, T, 4);
     ck_assert_int_eq(v->panels[0].kind, PANEL_PLOT);
-    ck_assert_double_eq_tol(v->panels[0].bound, log(3.0), 1e-15);
+    ck_assert_double_eq_tol(v->panels[0].bounds[2], log(3.0), 1e-15);
     ck_assert_str_eq(v->panels[0].series[0], "single head");
     ck_assert_double_eq(mat_get(v->panels[0].m, 0, 0), 0.0);   /* the first token sees only itself */
     stage_view_free(v);
@@ -114,7 +118,7 @@ START_TEST(test_view_causal_and_heads)
     ck_assert_int_eq(v->panels[0].m->rows, 1);
     ck_assert_int_eq(v->panels[0].row_offset, 1);
     ck_assert_str_eq(v->panels[0].row_labels[0], "sat");
-    ck_assert_double_eq(mat_get(v->panels[0].m, 0, 2), mat_get(trace_get(T, 0, "raw_scores"), 1, 2));
+    ck_assert_double_eq(mat_get(v->panels[0].m, 0, 2), mat_get(trace_at(T, v->setup, v->panels[0].ref), 1, 2));
     stage_view_free(v);
 }
 END_TEST
@@ -126,7 +130,7 @@ START_TEST(test_explain_scaled_score_by_hand)
     /* 0.6621·0.6676 − 0.1897·(−0.399) − 0.7634·0.6836 + 0.6398·0.0817 = 0.04812 */
     has(t, "0.6621\xc3\x97" "0.6676 + (\xe2\x88\x92" "0.1897)\xc3\x97(\xe2\x88\x92" "0.399)");
     has(t, "= 0.04812");
-    has(t, "\xc3\xb7 \xe2\x88\x9a" "4 (d_k = 4, \xe2\x88\x9a" "4 = 2) = 0.02406");
+    has(t, "\xc3\xb7 \xe2\x88\x9a" "4 (d_k = 4, the width of the keys; \xe2\x88\x9a" "4 = 2) = 0.02406");
     free(t);
 }
 END_TEST
@@ -150,7 +154,7 @@ END_TEST
 START_TEST(test_explain_masked_cells)
 {
     char *t = explain_cell(L, T, 1, "masked_scores", 0, 2);
-    has(t, "\xe2\x88\x92\xe2\x88\x9e: \xe2\x80\x9cmat\xe2\x80\x9d (position 3) comes after \xe2\x80\x9c" "cat\xe2\x80\x9d (position 1)");
+    has(t, "\xe2\x88\x92\xe2\x88\x9e: key \xe2\x80\x9cmat\xe2\x80\x9d (position 3) comes after query \xe2\x80\x9c" "cat\xe2\x80\x9d (position 1): blocked by the causal mask");
     has(t, "exactly 0");
     free(t);
     t = explain_cell(L, T, 1, "weights", 0, 2);
@@ -194,7 +198,7 @@ START_TEST(test_dump_is_json_with_nulls)
     ck_assert_int_eq(stages->n, L->nstages);
     Tj *causal = tjson_at(stages, 3);
     ck_assert_str_eq(tjson_get(causal, "id")->str, "causal_mask");
-    Tj *masked = tjson_at(tjson_get(causal, "matrices"), 1);
+    Tj *masked = tjson_at(tjson_get(causal, "matrices"), 2);
     ck_assert_str_eq(tjson_get(masked, "name")->str, "masked_scores");
     Tj *row0 = tjson_at(tjson_get(masked, "data"), 0);
     ck_assert_int_eq(tjson_at(row0, 2)->kind, TJ_NULL);            /* −∞ is null */
@@ -238,10 +242,10 @@ START_TEST(test_custom_divisor_and_temperature)
     ck_assert_double_eq(mat_get(trace_get(t, 0, "scaled_scores"), 0, 1), 11.0 / 5 / 2);
     ck_assert_double_eq(mat_get(trace_get(t, 1, "scaled_scores"), 0, 1), 11.0);
     View *v = stage_view(l, t, 0);
-    has(v->formula, "\xc3\xb7 5 \xc2\xb7 2 (temperature)");
+    has(v->formula, "\xc3\xb7 5 \xc3\xb7 2 (temperature)");     /* both divide: written as division */
     stage_view_free(v);
     char *x = explain_cell(l, t, 0, "scaled_scores", 0, 1);
-    has(x, "\xc3\xb7 5 = 2.2");
+    has(x, "\xc3\xb7 5 (the lesson's divisor) = 2.2");
     has(x, "\xc3\xb7 temperature 2 = 1.1");
     free(x);
     trace_free(t);

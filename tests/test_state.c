@@ -178,11 +178,11 @@ START_TEST(test_scroll_edit_recomputes_downstream)
     ck_assert(a->view->panels[0].editable);
     double x0 = mat_get(a->view->panels[0].m, 0, 0);
     double s0 = mat_get(trace_get(a->T, 0, "raw_scores"), 0, 0);
-    double later0 = mat_get(trace_get(a->T, 2, "weights"), 0, 0);
+    double later0 = mat_get(trace_at(a->T, 2, trace_ref(TK_WEIGHTS, 1)), 0, 0);
     ck_assert(app_scroll_edit(a, 0, 0, 0, +3, false));
     ck_assert_double_eq_tol(mat_get(a->view->panels[0].m, 0, 0), x0 + 0.3, 1e-12);
     ck_assert(mat_get(trace_get(a->T, 0, "raw_scores"), 0, 0) != s0);
-    ck_assert(mat_get(trace_get(a->T, 2, "weights"), 0, 0) != later0);   /* inherited by setup 3 */
+    ck_assert(mat_get(trace_at(a->T, 2, trace_ref(TK_WEIGHTS, 1)), 0, 0) != later0);   /* inherited by setup 3 */
     ck_assert(app_is_edited(a, 0, "X", 0, 0));
     ck_assert(!app_is_edited(a, 0, "X", 0, 1));
     ck_assert(app_scroll_edit(a, 0, 0, 0, -1, true));
@@ -201,7 +201,7 @@ START_TEST(test_limits_edit_stays_finite)
     for (int i = 0; i < 200; i++) app_scroll_edit(a, 0, 1, 1, 1000000, false);
     ck_assert(mat_get(a->view->panels[0].m, 1, 1) <= 1e6);
     for (int s = 0; s < a->T->nsetups; s++)
-        ck_assert(mat_all_finite(trace_get(a->T, s, "weights")) || s == 1);
+        ck_assert(mat_all_finite(trace_at(a->T, s, trace_ref(TK_WEIGHTS, 1))) || s == 1);
     /* a computed (non-input) panel is not editable */
     app_goto(a, find_stage(STAGE_SOFTMAX) + 1);
     ck_assert(!app_scroll_edit(a, 1, 0, 0, 1, false));

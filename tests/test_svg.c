@@ -37,7 +37,7 @@ static void make_view(View *v, Mat *W, Mat *S)
         p->diverging = k == 1;
         p->probabilities = k == 0;
         p->decimals = 2;
-        p->bound = NAN;
+        p->bounds = NULL;
     }
     v->npanels = 2;
 }

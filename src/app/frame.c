@@ -46,8 +46,9 @@ static LayoutOpts opts_from_state(const AppState *a, int w, int h, const Theme *
         o.hover_panel = p;
         o.hover_row = r;
         o.hover_col = c;
+        o.nmarks = app_marks(a, o.marks, LAYOUT_MAX_MARKS);
     }
-    o.hidden_panel = a->predict == PREDICT_GUESSING ? a->predict_panel : -1;
+    o.hidden = app_hidden_panels(a);
     return o;
 }
 

@@ -80,12 +80,11 @@ static void reset_stage_state(AppState *a)
     if (a->predict == PREDICT_REVEALED) a->predict = PREDICT_GUESSING;
 }
 
-/* The first weights panel of the view, the one predict mode hides. */
+/* The first weights panel of the view, the one predict mode asks about. */
 static int weights_panel(const View *v)
 {
     for (int i = 0; v && i < v->npanels; i++)
-        if (v->panels[i].kind == PANEL_HEATMAP && v->panels[i].probabilities && strstr(v->panels[i].matrix, "weights"))
-            return i;
+        if (v->panels[i].kind == PANEL_HEATMAP && v->panels[i].ref.kind == TK_WEIGHTS) return i;
     return -1;
 }
 
@@ -95,12 +94,24 @@ static void refresh_view(AppState *a)
     stage_view_free(a->view);
     a->view = NULL;
     if (!a->L || !a->T) return;
-    Stage *st = &a->L->stages[a->stage];
-    int keep = st->head;
-    if (a->head > 0 && a->head <= a->L->setups[st->setup].heads) st->head = a->head;
-    a->view = stage_view(a->L, a->T, a->stage);
-    st->head = keep;
+    StageOpts o = { a->head };
+    a->view = stage_view_with(a->L, a->T, a->stage, &o);
     if (a->predict != PREDICT_OFF) a->predict_panel = weights_panel(a->view);
+}
+
+/* Panels predict mode hides while the class guesses: every one computed
+** from the scores (they give the answer away), as a bit set. */
+unsigned long long app_hidden_panels(const AppState *a)
+{
+    unsigned long long bits = 0;
+    if (a->predict != PREDICT_GUESSING || !a->view) return 0;
+    for (int i = 0; i < a->view->npanels && i < 64; i++) {
+        TraceKind k = a->view->panels[i].ref.kind;
+        if (k == TK_RAW || k == TK_SCALED || k == TK_MASKED || k == TK_WEIGHTS || k == TK_OUTPUT
+            || k == TK_CONCAT || k == TK_FINAL || k == TK_ENTROPY)
+            bits |= 1ULL << i;
+    }
+    return bits;
 }
 
 /* Recompute the trace; on failure keep the old one and return -1. */
@@ -485,14 +496,54 @@ bool app_focus_cell(const AppState *a, int *panel, int *row, int *col)
     return false;
 }
 
+/* The explanation of the focused cell with its operands; false if none. */
+bool app_explain_full(const AppState *a, Explain *ex)
+{
+    int p, r, c;
+    if (!a->view || !app_focus_cell(a, &p, &r, &c) || p < 0 || p >= a->view->npanels) return false;
+    if (p < 64 && (app_hidden_panels(a) >> p) & 1) return false;       /* no spoilers */
+    const Panel *pn = &a->view->panels[p];
+    return explain_at(a->L, a->T, a->view->setup, pn->ref, r + pn->row_offset, c + pn->col_offset, ex);
+}
+
 /* Explanation of the focused cell. */
 char *app_explain(const AppState *a)
 {
-    int p, r, c;
-    if (!a->view || !app_focus_cell(a, &p, &r, &c) || p < 0 || p >= a->view->npanels) return NULL;
-    if (a->predict == PREDICT_GUESSING && p == a->predict_panel) return NULL;   /* no spoilers */
-    const Panel *pn = &a->view->panels[p];
-    return explain_cell(a->L, a->T, a->view->setup, pn->matrix, r + pn->row_offset, c);
+    Explain ex;
+    return app_explain_full(a, &ex) ? ex.text : NULL;
+}
+
+/* Where one operand shows on the current view: a mark per panel showing
+** its matrix (a one-row panel only when it holds the operand's row). */
+static int op_marks(const AppState *a, const ExplainOp *op, LayoutMark *out, int max)
+{
+    int n = 0, heads = a->T->s[a->view->setup].heads;
+    for (int i = 0; i < a->view->npanels && n < max; i++) {
+        const Panel *pn = &a->view->panels[i];
+        if (!trace_ref_eq(pn->ref, op->ref, heads)) continue;
+        int r = op->row, c = op->col;
+        if (pn->owned && pn->kind == PANEL_HEATMAP) {               /* one row of the matrix */
+            if (r >= 0 && r != pn->row_offset) continue;
+            r = r >= 0 ? 0 : -1;
+        }
+        if (pn->kind == PANEL_PLOT && c >= 0) {
+            c -= pn->col_offset;
+            if (c < 0 || c >= pn->m->cols) continue;
+        }
+        out[n++] = (LayoutMark){ i, r, c };
+    }
+    return n;
+}
+
+/* The cells to outline for the focused cell: exactly its operands. */
+int app_marks(const AppState *a, LayoutMark *out, int max)
+{
+    Explain ex;
+    if (!app_explain_full(a, &ex)) return 0;
+    int n = 0;
+    for (int k = 0; k < ex.nops && n < max; k++) n += op_marks(a, &ex.ops[k], out + n, max - n);
+    explain_free(&ex);
+    return n;
 }
 
 /* Open or close the picker, listing the bundled lessons. */

@@ -19,7 +19,9 @@
 #include <stdbool.h>
 #include "core/lesson.h"
 #include "core/stage.h"
+#include "core/explain.h"
 #include "core/trace.h"
+#include "view/layout.h"
 
 #define APP_MAX_EDITS 4096
 
@@ -138,6 +140,13 @@ void app_predict(AppState *a);
 bool app_focus_cell(const AppState *a, int *panel, int *row, int *col);
 /* The explanation text of the focused cell (caller frees), or NULL. */
 char *app_explain(const AppState *a);
+/* The same with its operands (explain_free it); false if nothing is focused. */
+bool app_explain_full(const AppState *a, Explain *ex);
+/* The operands of the focused cell as outlines on the current view: up to
+** max marks in out; returns how many. */
+int app_marks(const AppState *a, LayoutMark *out, int max);
+/* Panels hidden while the class guesses (bit k = panel k). */
+unsigned long long app_hidden_panels(const AppState *a);
 /* Set a toast message shown for two seconds from a->now. */
 void app_toast(AppState *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -19,12 +19,25 @@
 typedef struct Ex {
     const Lesson *L;
     const Trace *T;
+    const TraceSetup *ts;
     const Setup *su;
     int s;
-    int head;           /* 1-based head, 0 for the whole */
-    char base[48];      /* the name without "headN." */
+    int head;           /* 1-based head of the cell, or 0 */
     Buf out;
+    Explain *ex;
 } Ex;
+
+/* Record an operand: (kind, head) row r, column c (-1: all of it). */
+static void op(Ex *e, TraceRef ref, int r, int c)
+{
+    if (e->ex->nops < EXPLAIN_MAX_OPS) e->ex->ops[e->ex->nops++] = (ExplainOp){ ref, r, c };
+}
+
+/* A computed matrix of this cell's head. */
+static const Mat *mat_of(const Ex *e, TraceKind k)
+{
+    return trace_at(e->T, e->s, trace_ref(k, e->head));
+}
 
 /* A number for the explain panel: 4 significant digits, typographic minus. */
 static void num(Buf *b, double v, bool paren)
@@ -42,17 +55,6 @@ static void num(Buf *b, double v, bool paren)
     } else {
         buf_puts(b, t);
     }
-}
-
-/* The matrix of this setup called name (head-qualified when a head is set). */
-static const Mat *mat_of(const Ex *e, const char *name)
-{
-    char full[64];
-    if (e->head > 0) {
-        snprintf(full, sizeof full, "head%d.%s", e->head, name);
-        return trace_get(e->T, e->s, full);
-    }
-    return trace_get(e->T, e->s, name);
 }
 
 /* "a×b + c×d + … = r" for the dot product of n pairs a[k*sa], b[k*sb]. */
@@ -89,33 +91,45 @@ static void ex_input(Ex *e, const char *name, int i, int j, double v)
     buf_puts(&e->out, "\nan input: scroll over it to change it");
 }
 
-/* Q, K, V: a projection X·W, or the input itself. */
-static void ex_projection(Ex *e, const char *which, int i, int j, double v)
+/* Q, K, V: a projection X·W, or the input itself; a head's slice reads
+** its own columns of the weight. */
+static void ex_projection(Ex *e, TraceKind k, int i, int j, double v)
 {
-    const Operand *o = which[0] == 'Q' ? &e->su->queries : which[0] == 'K' ? &e->su->keys : &e->su->values;
-    const Mat *X = trace_get(e->T, e->s, o->input);
-    int col = j;
-    if (e->head > 0) col += (e->head - 1) * (trace_get(e->T, e->s, which)->cols / e->su->heads);
+    const Operand *o = k == TK_Q ? &e->su->queries : k == TK_K ? &e->su->keys : &e->su->values;
+    const char *which = trace_kind_name(k);
+    const Mat *X = trace_at(e->T, e->s, trace_input_ref(o->input));
+    int w = k == TK_V ? e->ts->d_v : e->ts->d_k;
+    int col = j + (e->head > 0 && e->ts->heads > 1 ? (e->head - 1) * w : 0);
+    op(e, trace_input_ref(o->input), i, -1);
     if (!o->weight) {
-        buf_printf(&e->out, "%s = %s, so %s[%d][%d] = %s[%d][%d] = ", which, o->input, which, i + 1, j + 1, o->input, i + 1, col + 1);
+        buf_printf(&e->out, "%s = %s, so %s[%d][%d] = %s[%d][%d] = ", which, o->input, which, i + 1, j + 1,
+                   o->input, i + 1, col + 1);
         num(&e->out, v, false);
+        e->ex->ops[e->ex->nops - 1].col = col;
         return;
     }
-    const Mat *W = trace_get(e->T, e->s, o->weight);
-    if (e->head > 0) buf_printf(&e->out, "head %d: ", e->head);
-    buf_printf(&e->out, "%s[%d][%d] = row %d of %s \xc2\xb7 column %d of %s\n= ", which, i + 1, j + 1, i + 1, o->input, col + 1, o->weight);
+    const Mat *W = trace_at(e->T, e->s, trace_input_ref(o->weight));
+    op(e, trace_input_ref(o->weight), -1, col);
+    if (e->head > 0 && e->ts->heads > 1) buf_printf(&e->out, "head %d of %d: ", e->head, e->ts->heads);
+    buf_printf(&e->out, "%s[%d][%d] = row %d of %s \xc2\xb7 column %d of %s\n= ", which, i + 1, j + 1, i + 1,
+               o->input, col + 1, o->weight);
     dot_line(&e->out, mat_row(X, i), 1, W->data + col, W->cols, X->cols, v);
-    if (e->head > 0) buf_printf(&e->out, "\n(head %d uses columns %d\xe2\x80\x93%d of %s)", e->head,
-                                (e->head - 1) * (W->cols / e->su->heads) + 1, e->head * (W->cols / e->su->heads), o->weight);
+    if (e->head > 0 && e->ts->heads > 1)
+        buf_printf(&e->out, "\n(head %d uses columns %d\xe2\x80\x93%d of %s)", e->head, (e->head - 1) * w + 1,
+                   e->head * w, o->weight);
 }
 
-/* The raw score: a dot product, or the additive form. */
+/* The raw score: a dot product of a query row and a key row, or the
+** additive form. */
 static void ex_raw(Ex *e, int i, int j, double raw)
 {
-    const Mat *Q = mat_of(e, "Q"), *K = mat_of(e, "K");
+    const Mat *Q = mat_of(e, TK_Q), *K = mat_of(e, TK_K);
+    op(e, trace_ref(TK_Q, e->head), i, -1);
+    op(e, trace_ref(TK_K, e->head), j, -1);
     if (e->su->score == SCORE_ADDITIVE) {
-        const Mat *W1 = trace_get(e->T, e->s, e->su->add_w1), *W2 = trace_get(e->T, e->s, e->su->add_w2);
-        const Mat *vv = trace_get(e->T, e->s, e->su->add_v);
+        const Mat *W1 = trace_at(e->T, e->s, trace_input_ref(e->su->add_w1));
+        const Mat *W2 = trace_at(e->T, e->s, trace_input_ref(e->su->add_w2));
+        const Mat *vv = trace_at(e->T, e->s, trace_input_ref(e->su->add_v));
         int u = vv->rows * vv->cols;
         buf_printf(&e->out, "score(%s, %s) = %s\xe1\xb5\x80\xc2\xb7tanh(q\xc2\xb7%s + k\xc2\xb7%s)\n= ",
                    qtok(e, i), ktok(e, j), e->su->add_v, e->su->add_w1, e->su->add_w2);
@@ -135,35 +149,39 @@ static void ex_raw(Ex *e, int i, int j, double raw)
         num(&e->out, raw, false);
         return;
     }
+    if (e->ts->heads > 1) buf_printf(&e->out, "head %d of %d: ", e->head, e->ts->heads);
     buf_printf(&e->out, "q\xc2\xb7k for query \xe2\x80\x9c%s\xe2\x80\x9d and key \xe2\x80\x9c%s\xe2\x80\x9d\n= ", qtok(e, i), ktok(e, j));
     dot_line(&e->out, mat_row(Q, i), 1, mat_row(K, j), 1, Q->cols, raw);
 }
 
-/* The scaled score: raw, then the division. */
+/* The scaled score: raw, then the division the trace applied (the head's
+** own √d_k, the lesson's divisor, or none), then the temperature. */
 static void ex_scaled(Ex *e, int i, int j, double v)
 {
-    const Mat *R = mat_of(e, "raw_scores");
-    double raw = mat_get(R, i, j);
+    double raw = mat_get(mat_of(e, TK_RAW), i, j);
     ex_raw(e, i, j, raw);
-    const TraceSetup *ts = &e->T->s[e->s];
-    bool scaled = e->su->score == SCORE_SCALED_DOT, custom = scaled && e->su->divisor > 0;
-    double div = e->head > 0 ? ts->divisor : custom ? e->su->divisor
-               : scaled ? sqrt((double)mat_of(e, "K")->cols) : 1.0;
+    op(e, trace_ref(TK_RAW, e->head), i, j);
+    double div = e->ts->divisor;
     if (div != 1.0) {
         buf_puts(&e->out, "\n\xc3\xb7 ");
-        if (custom) num(&e->out, div, false);
-        else {
-            int dk = (int)lround(div * div);
-            buf_printf(&e->out, "\xe2\x88\x9a%d (d_k = %d, \xe2\x88\x9a%d = ", dk, dk, dk);
+        if (e->su->divisor > 0) {
+            num(&e->out, div, false);
+            buf_puts(&e->out, " (the lesson's divisor)");
+        } else {
+            int dk = e->ts->d_k;
+            buf_printf(&e->out, "\xe2\x88\x9a%d (d_k = %d, %s; \xe2\x88\x9a%d = ", dk, dk,
+                       e->ts->heads > 1 ? "one head's width" : "the width of the keys", dk);
             num(&e->out, div, false);
             buf_puts(&e->out, ")");
         }
         buf_puts(&e->out, " = ");
         num(&e->out, raw / div, false);
+    } else if (e->su->score == SCORE_DOT) {
+        buf_puts(&e->out, "\nnot divided: scaling is off");
     }
-    if (ts->temperature != 1.0) {
+    if (e->ts->temperature != 1.0) {
         buf_puts(&e->out, "\n\xc3\xb7 temperature ");
-        num(&e->out, ts->temperature, false);
+        num(&e->out, e->ts->temperature, false);
         buf_puts(&e->out, " = ");
         num(&e->out, v, false);
     }
@@ -172,7 +190,7 @@ static void ex_scaled(Ex *e, int i, int j, double v)
 /* Is (i, j) masked? */
 static bool masked(const Ex *e, int i, int j)
 {
-    const Mat *M = trace_get(e->T, e->s, "mask");
+    const Mat *M = trace_at(e->T, e->s, trace_ref(TK_MASK, 0));
     return M && mat_get(M, i, j) == 0.0;
 }
 
@@ -180,8 +198,8 @@ static bool masked(const Ex *e, int i, int j)
 static void why_masked(Ex *e, int i, int j)
 {
     if (e->su->mask == MASK_CAUSAL)
-        buf_printf(&e->out, "\xe2\x80\x9c%s\xe2\x80\x9d (position %d) comes after \xe2\x80\x9c%s\xe2\x80\x9d (position %d): "
-                   "a causal mask hides the future", ktok(e, j), j + 1, qtok(e, i), i + 1);
+        buf_printf(&e->out, "key \xe2\x80\x9c%s\xe2\x80\x9d (position %d) comes after query \xe2\x80\x9c%s\xe2\x80\x9d (position %d): "
+                   "blocked by the causal mask", ktok(e, j), j + 1, qtok(e, i), i + 1);
     else
         buf_printf(&e->out, "the lesson's mask %s blocks key \xe2\x80\x9c%s\xe2\x80\x9d for query \xe2\x80\x9c%s\xe2\x80\x9d",
                    e->su->mask_matrix, ktok(e, j), qtok(e, i));
@@ -198,25 +216,29 @@ static void ex_mask(Ex *e, int i, int j, double v)
 /* A masked score: the scaled score, or −∞. */
 static void ex_masked(Ex *e, int i, int j, double v)
 {
+    op(e, trace_ref(TK_MASK, 0), i, j);
     if (masked(e, i, j)) {
         buf_puts(&e->out, "\xe2\x88\x92\xe2\x88\x9e: ");
         why_masked(e, i, j);
         buf_puts(&e->out, "\nexp(\xe2\x88\x92\xe2\x88\x9e) = 0, so this key's weight is exactly 0");
         return;
     }
+    op(e, trace_ref(TK_SCALED, e->head), i, j);
     ex_scaled(e, i, j, v);
     buf_puts(&e->out, "\nnot masked: the score passes through");
 }
 
-/* A weight: the softmax of its row. */
+/* A weight: the softmax of its row of scores. */
 static void ex_weight(Ex *e, int i, int j, double w)
 {
-    const Mat *S = e->su->mask != MASK_NONE ? mat_of(e, "masked_scores")
-                 : mat_of(e, e->head > 0 ? "scores" : "scaled_scores");
+    TraceKind in = e->su->mask != MASK_NONE ? TK_MASKED : TK_SCALED;
+    const Mat *S = mat_of(e, in);
+    op(e, trace_ref(in, e->head), i, -1);
     const double *row = mat_row(S, i);
-    int n = S->cols;
+    int n = S->cols, seen = 0;
     double mx = -INFINITY, sum = 0;
     for (int k = 0; k < n; k++) if (row[k] > mx) mx = row[k];
+    if (e->ts->heads > 1) buf_printf(&e->out, "head %d of %d: ", e->head, e->ts->heads);
     if (mx == -INFINITY) {
         buf_printf(&e->out, "every key is masked for query \xe2\x80\x9c%s\xe2\x80\x9d: there is nothing to attend to, "
                    "so all its weights are 0 (not NaN)", qtok(e, i));
@@ -227,7 +249,10 @@ static void ex_weight(Ex *e, int i, int j, double w)
         why_masked(e, i, j);
         return;
     }
-    for (int k = 0; k < n; k++) sum += exp(row[k] - mx);
+    for (int k = 0; k < n; k++) {
+        sum += exp(row[k] - mx);
+        seen += row[k] != -INFINITY;
+    }
     buf_printf(&e->out, "softmax over the row of \xe2\x80\x9c%s\xe2\x80\x9d (subtract its max ", qtok(e, i));
     num(&e->out, mx, false);
     buf_puts(&e->out, ", then exponentiate)\nexp(");
@@ -240,13 +265,17 @@ static void ex_weight(Ex *e, int i, int j, double w)
     num(&e->out, sum, false);
     buf_puts(&e->out, " = ");
     num(&e->out, w, false);
-    buf_printf(&e->out, "\nthe %d weights of this row sum to 1", n);
+    if (seen < n) buf_printf(&e->out, "\nthe %d weights of the keys it can see sum to 1", seen);
+    else buf_printf(&e->out, "\nthe %d weights of this row sum to 1", n);
 }
 
-/* An output cell: the weighted sum of a value column. */
+/* An output cell: the weights of its row times a value column. */
 static void ex_output(Ex *e, int i, int j, double v)
 {
-    const Mat *W = mat_of(e, "weights"), *V = mat_of(e, "V");
+    const Mat *W = mat_of(e, TK_WEIGHTS), *V = mat_of(e, TK_V);
+    op(e, trace_ref(TK_WEIGHTS, e->head), i, -1);
+    op(e, trace_ref(TK_V, e->head), -1, j);
+    if (e->ts->heads > 1) buf_printf(&e->out, "head %d of %d: ", e->head, e->ts->heads);
     buf_printf(&e->out, "output[%d][%d] = \xce\xa3 weight \xc3\x97 V[key][%d]\n= ", i + 1, j + 1, j + 1);
     dot_line(&e->out, mat_row(W, i), 1, V->data + j, V->cols, W->cols, v);
 }
@@ -254,8 +283,8 @@ static void ex_output(Ex *e, int i, int j, double v)
 /* A cell of the concatenation: which head it came from. */
 static void ex_concat(Ex *e, int i, int j, double v)
 {
-    int w = trace_get(e->T, e->s, "concat")->cols / e->su->heads;
-    int h = j / w;
+    int w = e->ts->d_v, h = j / w;
+    op(e, trace_ref(TK_OUTPUT, h + 1), i, j - h * w);
     buf_printf(&e->out, "concat[%d][%d] = head %d's output[%d][%d] = ", i + 1, j + 1, h + 1, i + 1, j - h * w + 1);
     num(&e->out, v, false);
     buf_printf(&e->out, "\ncolumns %d\xe2\x80\x93%d come from head %d", h * w + 1, (h + 1) * w, h + 1);
@@ -264,68 +293,89 @@ static void ex_concat(Ex *e, int i, int j, double v)
 /* The output projection. */
 static void ex_final(Ex *e, int i, int j, double v)
 {
-    const Mat *C = trace_get(e->T, e->s, e->su->heads > 1 ? "concat" : "output");
-    const Mat *W = trace_get(e->T, e->s, e->su->output_proj);
+    TraceRef cr = e->ts->heads > 1 ? trace_ref(TK_CONCAT, 0) : trace_ref(TK_OUTPUT, 1);
+    const Mat *C = trace_at(e->T, e->s, cr);
+    const Mat *W = trace_at(e->T, e->s, trace_input_ref(e->su->output_proj));
+    op(e, cr, i, -1);
+    op(e, trace_input_ref(e->su->output_proj), -1, j);
     buf_printf(&e->out, "final[%d][%d] = row %d of %s \xc2\xb7 column %d of %s\n= ", i + 1, j + 1, i + 1,
-               e->su->heads > 1 ? "concat" : "output", j + 1, e->su->output_proj);
+               e->ts->heads > 1 ? "concat" : "output", j + 1, e->su->output_proj);
     dot_line(&e->out, mat_row(C, i), 1, W->data + j, W->cols, C->cols, v);
 }
 
-/* An entropy value. */
+/* An entropy value: −Σ w·ln w over the keys the query can see. */
 static void ex_entropy(Ex *e, int i, int j, double v)
 {
-    char name[48];
-    if (e->su->heads > 1) snprintf(name, sizeof name, "head%d.weights", j + 1);
-    else snprintf(name, sizeof name, "weights");
-    const Mat *W = trace_get(e->T, e->s, name);
-    int n = W->cols, shown = n <= MAX_TERMS ? n : SHOWN_TERMS;
+    e->head = j + 1;
+    const Mat *W = mat_of(e, TK_WEIGHTS);
+    op(e, trace_ref(TK_WEIGHTS, e->head), i, -1);
+    int n = W->cols, shown = 0, seen = 0;
+    for (int k = 0; k < n; k++) seen += !masked(e, i, k);
     buf_printf(&e->out, "entropy of \xe2\x80\x9c%s\xe2\x80\x9d", qtok(e, i));
-    if (e->su->heads > 1) buf_printf(&e->out, " in head %d", j + 1);
+    if (e->ts->heads > 1) buf_printf(&e->out, " in head %d of %d", j + 1, e->ts->heads);
     buf_puts(&e->out, " = \xe2\x88\x92\xce\xa3 w\xc2\xb7ln w\n= \xe2\x88\x92(");
-    for (int k = 0; k < shown; k++) {
+    for (int k = 0; k < n && shown < SHOWN_TERMS + (seen <= MAX_TERMS ? MAX_TERMS : 0); k++) {
         double w = mat_get(W, i, k);
-        if (k) buf_puts(&e->out, " + ");
+        if (masked(e, i, k)) continue;
+        if (shown++) buf_puts(&e->out, " + ");
         num(&e->out, w, false);
         buf_puts(&e->out, "\xc2\xb7ln ");
         num(&e->out, w, false);
     }
-    if (shown < n) buf_printf(&e->out, " + \xe2\x80\xa6 (%d terms)", n);
+    if (shown < seen) buf_printf(&e->out, " + \xe2\x80\xa6 (%d terms)", seen);
     buf_puts(&e->out, ") = ");
     num(&e->out, v, false);
-    buf_printf(&e->out, " nats\n0 if one key takes everything; at most ln %d = %.3f when all share equally", n, log((double)n));
+    buf_puts(&e->out, " nats");
+    if (seen == 0) buf_puts(&e->out, "\nthe mask hides every key from this query: no weights, entropy 0");
+    else buf_printf(&e->out, "\n0 if one key takes everything; at most ln %d = %.3f, when the %d key%s it can see share equally",
+                    seen, log((double)seen), seen, seen == 1 ? "" : "s");
 }
 
-/* Explain one cell. */
-char *explain_cell(const Lesson *L, const Trace *T, int setup, const char *matrix, int i, int j)
+/* Explain one cell of ref. */
+bool explain_at(const Lesson *L, const Trace *T, int setup, TraceRef ref, int i, int j, Explain *ex)
 {
-    const Mat *m = trace_get(T, setup, matrix);
-    if (!L || !m || setup >= L->nsetups || i < 0 || j < 0 || i >= m->rows || j >= m->cols) return NULL;
+    const Mat *m = trace_at(T, setup, ref);
+    if (!L || !m || setup >= L->nsetups || i < 0 || j < 0 || i >= m->rows || j >= m->cols) return false;
     Ex e;
     memset(&e, 0, sizeof e);
+    memset(ex, 0, sizeof *ex);
     e.L = L;
     e.T = T;
     e.s = setup;
+    e.ts = &T->s[setup];
     e.su = &L->setups[setup];
-    const char *dot = strchr(matrix, '.');
-    if (!strncmp(matrix, "head", 4) && dot) {
-        e.head = atoi(matrix + 4);
-        snprintf(e.base, sizeof e.base, "%s", dot + 1);
-    } else {
-        snprintf(e.base, sizeof e.base, "%s", matrix);
-    }
+    e.ex = ex;
+    e.head = ref.head > 0 ? ref.head : (ref.kind >= TK_RAW && ref.kind <= TK_OUTPUT) || e.ts->heads == 1 ? 1 : 0;
     double v = mat_get(m, i, j);
-    const char *b = e.base;
-    if (trace_is_input(T, setup, matrix)) ex_input(&e, matrix, i, j, v);
-    else if (!strcmp(b, "Q") || !strcmp(b, "K") || !strcmp(b, "V")) ex_projection(&e, b, i, j, v);
-    else if (!strcmp(b, "raw_scores")) ex_raw(&e, i, j, v);
-    else if (!strcmp(b, "scaled_scores") || !strcmp(b, "scores")) ex_scaled(&e, i, j, v);
-    else if (!strcmp(b, "mask")) ex_mask(&e, i, j, v);
-    else if (!strcmp(b, "masked_scores")) ex_masked(&e, i, j, v);
-    else if (!strcmp(b, "weights")) ex_weight(&e, i, j, v);
-    else if (!strcmp(b, "output")) ex_output(&e, i, j, v);
-    else if (!strcmp(b, "concat")) ex_concat(&e, i, j, v);
-    else if (!strcmp(b, "final")) ex_final(&e, i, j, v);
-    else if (!strcmp(b, "entropy")) ex_entropy(&e, i, j, v);
-    else { buf_printf(&e.out, "%s[%d][%d] = ", matrix, i + 1, j + 1); num(&e.out, v, false); }
-    return buf_take(&e.out);
+    switch (ref.kind) {
+    case TK_INPUT: ex_input(&e, ref.name, i, j, v); break;
+    case TK_Q: case TK_K: case TK_V: ex_projection(&e, ref.kind, i, j, v); break;
+    case TK_RAW: ex_raw(&e, i, j, v); break;
+    case TK_SCALED: ex_scaled(&e, i, j, v); break;
+    case TK_MASK: ex_mask(&e, i, j, v); break;
+    case TK_MASKED: ex_masked(&e, i, j, v); break;
+    case TK_WEIGHTS: ex_weight(&e, i, j, v); break;
+    case TK_OUTPUT: ex_output(&e, i, j, v); break;
+    case TK_CONCAT: ex_concat(&e, i, j, v); break;
+    case TK_FINAL: ex_final(&e, i, j, v); break;
+    case TK_ENTROPY: ex_entropy(&e, i, j, v); break;
+    default: buf_puts(&e.out, "?"); break;
+    }
+    ex->text = buf_take(&e.out);
+    return true;
+}
+
+/* Release an explanation's text. */
+void explain_free(Explain *ex)
+{
+    if (ex) free(ex->text);
+}
+
+/* The text alone, for a matrix named as in --dump. */
+char *explain_cell(const Lesson *L, const Trace *T, int setup, const char *matrix, int i, int j)
+{
+    TraceRef r;
+    Explain ex;
+    if (!trace_parse_name(T, setup, matrix, &r) || !explain_at(L, T, setup, r, i, j, &ex)) return NULL;
+    return ex.text;
 }

@@ -730,9 +730,9 @@ static bool parse_matrix_def(Parser *p, const char *s)
 
 static const char *const setup_keys[] = {
     "seed", "tokens", "query_tokens", "key_tokens", "queries", "keys", "values",
-    "score", "divisor", "temperature", "heads", "mask", "output", "additive", NULL
+    "score", "divisor", "temperature", "heads", "mask", "output", "additive", "dims", "key_dims", NULL
 };
-static const char *const stage_keys[] = { "cmap", "decimals", "head", "query", NULL };
+static const char *const stage_keys[] = { "cmap", "decimals", "head", "query", "scale", NULL };
 static const char *const head_keys[] = { "title", "summary", NULL };
 
 /* Index of key in a NULL-terminated list, or -1. */
@@ -837,6 +837,13 @@ static bool parse_setup_key(Parser *p, const char *key, const char *key_at, cons
         free_tokens(q ? su->qtokens : su->ktokens, q ? su->nq : su->nk);
         if (q) { su->qtokens = t; su->nq = n; } else { su->ktokens = t; su->nk = n; }
         su->cross = true;
+    } else if (!strcmp(key, "dims") || !strcmp(key, "key_dims")) {
+        char **t; int n;
+        if (!parse_tokens(p, s, &t, &n)) return false;
+        bool q = key[0] == 'd';
+        free_tokens(q ? su->dims : su->key_dims, q ? su->ndims : su->nkey_dims);
+        if (q) { su->dims = t; su->ndims = n; } else { su->key_dims = t; su->nkey_dims = n; }
+        su->dims_line = p->lineno;
     } else if (!strcmp(key, "queries")) {
         return parse_operand(p, s, &su->queries);
     } else if (!strcmp(key, "keys")) {
@@ -923,6 +930,15 @@ static bool parse_stage_key(Parser *p, const char *key, const char *key_at, cons
     } else if (!strcmp(key, "query")) {
         if (!scan_int(p, &s, 1, LESSON_MAX_TOKENS, "query", &x) || !end_of_line(p, s)) return false;
         st->query = (int)x;
+    } else if (!strcmp(key, "scale")) {
+        size_t n = ident_len(s);
+        if ((n == 6 && !strncmp(s, "shared", 6)) || (n == 3 && !strncmp(s, "own", 3))) {
+            st->own_scale = n == 3;
+            return end_of_line(p, s + n);
+        }
+        char f[48];
+        found(s, f, sizeof f);
+        return FAIL(p, s, "expected scale to be shared or own, found %s", f);
     }
     return true;
 }
@@ -1094,6 +1110,21 @@ static bool check_setup(Parser *p, Setup *su)
             return fail_line(p, line, col, "%s is a stack of %d matrices but the setup has %d head%s",
                              all[i]->weight, st, su->heads, su->heads == 1 ? "" : "s");
     }
+    if (su->mask == MASK_CAUSAL && su->cross)
+        return fail_line(p, su->line, 1, "a causal mask needs one sequence, but this setup has query_tokens and key_tokens "
+                         "(cross-attention sees the whole source sentence); use 'mask: allow NAME' to block keys");
+    const Operand *src[2] = { &su->queries, &su->keys };
+    int nd[2] = { su->ndims, su->nkey_dims };
+    for (int i = 0; i < 2; i++) {
+        const LessonMatrix *in = lesson_matrix(su, src[i]->input);
+        if (nd[i] && in && nd[i] != in->m->cols / in->stack)
+            return fail_line(p, su->dims_line > su->line ? su->dims_line : su->line, 1,
+                             "%s names %d columns but %s has %d", i ? "key_dims" : "dims", nd[i], src[i]->input,
+                             in->m->cols / in->stack);
+    }
+    if (su->nkey_dims && !su->cross)
+        return fail_line(p, su->dims_line > su->line ? su->dims_line : su->line, 1,
+                         "key_dims names the columns of the key sentence's input, but this setup has no key_tokens; use dims");
     if (su->mask == MASK_ALLOW || su->mask == MASK_BLOCK) {
         const Mat *m = lesson_matrix(su, su->mask_matrix)->m;
         if (m->rows != su->nq || m->cols != su->nk)
@@ -1179,6 +1210,8 @@ static void inherit_setup(Setup *dst, const Setup *src)
     dst->title = NULL;
     dst->qtokens = copy_tokens(src->qtokens, src->nq);
     dst->ktokens = copy_tokens(src->ktokens, src->nk);
+    dst->dims = copy_tokens(src->dims, src->ndims);
+    dst->key_dims = copy_tokens(src->key_dims, src->nkey_dims);
     dst->mats = src->nmats ? xmalloc(sizeof *dst->mats * (size_t)src->nmats) : NULL;
     for (int i = 0; i < src->nmats; i++) {
         dst->mats[i] = src->mats[i];
@@ -1534,6 +1567,8 @@ static void free_setup(Setup *s)
     free(s->title);
     free_tokens(s->qtokens, s->nq);
     free_tokens(s->ktokens, s->nk);
+    free_tokens(s->dims, s->ndims);
+    free_tokens(s->key_dims, s->nkey_dims);
     for (int i = 0; i < s->nmats; i++) free_matrix(&s->mats[i]);
     free(s->mats);
     Operand *o[3] = { &s->queries, &s->keys, &s->values };

@@ -95,6 +95,9 @@ typedef struct Setup {
     char *mask_matrix;          /* for MASK_ALLOW / MASK_BLOCK */
     char *output_proj;          /* W_o, or NULL */
     char *add_w1, *add_w2, *add_v;  /* additive scoring */
+    char **dims; int ndims;     /* names of the queries' input columns (`dims:`), or NULL */
+    char **key_dims; int nkey_dims; /* names of the keys' input columns (`key_dims:`), cross-attention */
+    int dims_line;              /* where dims were last set (for messages) */
     unsigned long seed;         /* the seed in force when the setup began */
     bool seeded;
 } Setup;
@@ -108,6 +111,7 @@ typedef struct Stage {
     int decimals;               /* -1: automatic */
     int head;                   /* 1-based head to show first; 0: all */
     int query;                  /* per_token: 1-based query row; 0: the first */
+    bool own_scale;             /* `scale: own`: panels meant to be compared keep their own colour scales */
     char **paras; int npara;    /* explanation paragraphs */
 } Stage;
 

@@ -4,9 +4,12 @@
 ** One function per stage id picks the matrices from the trace, labels their
 ** rows and columns with tokens or dimensions, chooses a colormap (viridis for
 ** weights, a diverging RdBu centred on 0 for signed matrices, Blues for the
-** mask) and writes the formula. The lesson's paragraphs and display options
-** are carried over. Nothing is computed here except the one-row slices of
-** the per_token stage and the variance figures of scaled_scores.
+** mask) and writes the formula from the setup as it is now (scaling on or
+** off, mask on or off, temperature, head width), so no word on a slide is
+** stale after a toggle. With several heads a stage shows every head, or the
+** one head chosen, and never a matrix across heads. Nothing is computed here
+** except one-row slices (per_token), one-column slices (entropy of one
+** head), variances and the entropy bounds.
 */
 #include "stage.h"
 #include "util.h"
@@ -25,14 +28,22 @@ static const char *const default_titles[STAGE_COUNT] = {
     "Additive (Bahdanau) scores", "One query at a time",
 };
 
+#define AX_QUERIES "queries"
+#define AX_KEYS "keys (attended to)"
+#define AX_DIMS "dimensions"
+#define MAX_GRID_PAIRS 8        /* scaled_scores shows raw and scaled per head up to this many heads */
+
 /* Everything stage builders need. */
 typedef struct Ctx {
     const Lesson *L;
     const Trace *T;
+    const TraceSetup *ts;
     const Stage *st;
     const Setup *su;
     View *v;
     int s;
+    int H;              /* heads of the setup */
+    int sel;            /* the head shown alone (1 … H), or 0 for every head */
 } Ctx;
 
 /* The default title of a stage id. */
@@ -53,120 +64,176 @@ static char *fmt(const char *f, ...)
     return buf_take(&b);
 }
 
-/* Labels "d1", "d2", ... */
-static char **dim_labels(int n)
+/* Labels for n dimensions: the lesson's names when it gave them, else d1, d2, ... */
+static char **dim_labels(int n, char *const *names, int nnames)
 {
     char **l = xmalloc(sizeof *l * (size_t)n);
-    for (int i = 0; i < n; i++) l[i] = fmt("d%d", i + 1);
+    for (int i = 0; i < n; i++) l[i] = names && i < nnames ? xstrdup(names[i]) : fmt("d%d", i + 1);
     return l;
 }
 
-/* Copies of n tokens starting at first. */
-static char **tok_labels(char *const *t, int first, int n)
+/* Copies of n tokens. */
+static char **tok_labels(char *const *t, int n)
 {
     char **l = xmalloc(sizeof *l * (size_t)n);
-    for (int i = 0; i < n; i++) l[i] = xstrdup(t[first + i]);
+    for (int i = 0; i < n; i++) l[i] = xstrdup(t[i]);
     return l;
 }
 
-/* True when every finite value is a whole number (shown without decimals). */
-static bool all_integers(const Mat *m)
+/* What labels a side of a heatmap: query tokens, key tokens, dimensions
+** (d1 …), or the named features of the queries' or keys' input. */
+typedef enum { LAB_Q, LAB_K, LAB_DIM, LAB_QFEAT, LAB_KFEAT } LabelKind;
+
+/* Labels of one side. */
+static char **side_labels(const Ctx *c, LabelKind k, int n)
 {
-    for (long i = 0; i < (long)m->rows * m->cols; i++) {
-        double x = m->data[i];
-        if (isfinite(x) && (x != floor(x) || fabs(x) > 1e9)) return false;
+    switch (k) {
+    case LAB_Q: return tok_labels(c->su->qtokens, n);
+    case LAB_K: return tok_labels(c->su->ktokens, n);
+    case LAB_QFEAT: return dim_labels(n, c->su->dims, c->su->ndims);
+    case LAB_KFEAT: return dim_labels(n, c->su->cross ? c->su->key_dims : c->su->dims,
+                                      c->su->cross ? c->su->nkey_dims : c->su->ndims);
+    default: return dim_labels(n, NULL, 0);
     }
-    return true;
 }
 
-/* Row labels for a trace matrix: query tokens, key tokens or dimensions. */
-typedef enum { LAB_Q, LAB_K, LAB_DIM } LabelKind;
-
-/* Append a heatmap panel of trace matrix `name`; returns it (or NULL if the
-** trace has no such matrix or the view is full). */
-static Panel *add_heat(Ctx *c, const char *name, const char *title, LabelKind rows, LabelKind cols,
+/* Append a heatmap of ref; returns it, or NULL when the trace has no such
+** matrix or the view is full. */
+static Panel *add_heat(Ctx *c, TraceRef ref, const char *title, LabelKind rows, LabelKind cols,
                        const char *row_axis, const char *col_axis)
 {
-    const Mat *m = trace_get(c->T, c->s, name);
+    const Mat *m = trace_at(c->T, c->s, ref);
     View *v = c->v;
     if (!m || v->npanels >= VIEW_MAX_PANELS) return NULL;
     Panel *p = &v->panels[v->npanels++];
     memset(p, 0, sizeof *p);
     p->kind = PANEL_HEATMAP;
     p->m = m;
-    snprintf(p->matrix, sizeof p->matrix, "%s", name);
+    p->ref = ref;
+    trace_name(ref, c->H, p->matrix, sizeof p->matrix);
     p->title = xstrdup(title);
-    p->row_labels = rows == LAB_Q ? tok_labels(c->su->qtokens, 0, m->rows)
-                  : rows == LAB_K ? tok_labels(c->su->ktokens, 0, m->rows) : dim_labels(m->rows);
-    p->col_labels = cols == LAB_Q ? tok_labels(c->su->qtokens, 0, m->cols)
-                  : cols == LAB_K ? tok_labels(c->su->ktokens, 0, m->cols) : dim_labels(m->cols);
+    p->row_labels = side_labels(c, rows, m->rows);
+    p->col_labels = side_labels(c, cols, m->cols);
     p->row_axis = xstrdup(row_axis);
     p->col_axis = xstrdup(col_axis);
     p->diverging = true;
     p->cmap = xstrdup(c->st->cmap ? c->st->cmap : "RdBu");
-    p->decimals = c->st->decimals >= 0 ? c->st->decimals : all_integers(m) ? 0 : -1;
-    p->editable = trace_is_input(c->T, c->s, name);
-    p->bound = NAN;
+    p->decimals = c->st->decimals;
+    p->editable = ref.kind == TK_INPUT;
     return p;
 }
 
-/* Make a panel show probabilities (weights): fixed [0, 1] scale, viridis. */
-static void as_weights(Ctx *c, Panel *p)
+/* An input matrix by name. */
+static Panel *add_input(Ctx *c, const char *name, const char *title, LabelKind rows, LabelKind cols,
+                        const char *row_axis, const char *col_axis)
 {
-    if (!p) return;
+    return add_heat(c, trace_input_ref(name), title, rows, cols, row_axis, col_axis);
+}
+
+/* Make a panel show probabilities (weights): fixed [0, 1] scale, viridis. */
+static Panel *as_weights(Ctx *c, Panel *p)
+{
+    if (!p) return NULL;
     p->probabilities = true;
     p->diverging = false;
     free(p->cmap);
     p->cmap = xstrdup(c->st->cmap ? c->st->cmap : "viridis");
+    return p;
 }
 
-/* "headN.name" when a head is chosen, else name. */
-static const char *pick(const Ctx *c, int head, const char *name, char *buf, size_t n)
+/* Put a panel in a colour-scale group, unless the stage says `scale: own`. */
+static Panel *grouped(Ctx *c, Panel *p, int group)
 {
-    if (head > 0 && c->su->heads > 1) {
-        snprintf(buf, n, "head%d.%s", head, name);
-        return buf;
-    }
-    return name;
+    if (p && !c->st->own_scale) p->scale_group = group;
+    return p;
 }
 
-/* The name of the matrix the queries (or keys, values) are computed from. */
-static const char *query_input(const Ctx *c) { return c->su->queries.input; }
-
-/* Axis titles used again and again. */
-#define AX_QUERIES "queries"
-#define AX_KEYS "keys (attended to)"
-#define AX_DIMS "dimensions"
-
-/* The scores the softmax reads: masked when there is a mask. */
-static const char *softmax_input(const Ctx *c, int head, char *buf, size_t n)
+/* " (head 2 of 4)" when one head of several is shown, else "". */
+static char *head_suffix(const Ctx *c, int h)
 {
-    return pick(c, head, c->su->mask != MASK_NONE ? "masked_scores" : (head > 0 && c->su->heads > 1 ? "scores" : "scaled_scores"), buf, n);
+    return c->H > 1 ? fmt(" (head %d of %d)", h, c->H) : xstrdup("");
 }
 
-/* The division the setup applies, for formulas: "√4", "2.5", "√4 · 0.5". */
-static char *divisor_text(const Ctx *c)
+/* The scores the softmax reads, and their word for titles. */
+static TraceKind softmax_in(const Ctx *c)
 {
-    const TraceSetup *ts = &c->T->s[c->s];
+    return c->su->mask != MASK_NONE ? TK_MASKED : TK_SCALED;
+}
+
+/* What the scores before masking are called, following the setup now. */
+static const char *scores_word(const Ctx *c)
+{
+    if (c->su->score == SCORE_ADDITIVE) return "additive scores";
+    if (c->ts->divisor == 1.0 && c->ts->temperature == 1.0) return "scores (not scaled)";
+    return "scaled scores";
+}
+
+/*
+** The division the setup applies, for formulas: "÷ √4", "÷ 2.5",
+** "÷ √4 ÷ 1.5625 (temperature)", or "" when scores are not divided.
+*/
+static char *division_text(const Ctx *c)
+{
     Buf b = {0};
-    if (c->su->score == SCORE_SCALED_DOT && c->su->divisor > 0) buf_printf(&b, "%g", c->su->divisor);
-    else if (c->su->score == SCORE_SCALED_DOT) buf_printf(&b, "\xe2\x88\x9a%d", c->st->head > 0 && c->su->heads > 1 ? ts->d_k : trace_get(c->T, c->s, "K")->cols);
-    if (c->su->temperature != 1.0) buf_printf(&b, "%s%g (temperature)", b.len ? " \xc2\xb7 " : "", c->su->temperature);
+    if (c->su->score == SCORE_SCALED_DOT && c->su->divisor > 0) buf_printf(&b, " \xc3\xb7 %g", c->su->divisor);
+    else if (c->su->score == SCORE_SCALED_DOT) buf_printf(&b, " \xc3\xb7 \xe2\x88\x9a%d", c->ts->d_k);
+    if (c->ts->temperature != 1.0) buf_printf(&b, " \xc3\xb7 %g (temperature)", c->ts->temperature);
+    if (!b.s) buf_puts(&b, "");
     return buf_take(&b);
 }
 
-/* Population variance of the finite values of m. */
+/* The scores as a formula: "Q·Kᵀ ÷ √4", "vᵀ·tanh(…)", with the mask when on. */
+static char *scores_formula(const Ctx *c)
+{
+    char *dv = division_text(c);
+    const char *base = c->su->score == SCORE_ADDITIVE ? "score(q, k)" : "Q\xc2\xb7K\xe1\xb5\x80";
+    char *f = fmt("%s%s%s", base, dv, c->su->mask != MASK_NONE ? " + mask (\xe2\x88\x92\xe2\x88\x9e where blocked)" : "");
+    free(dv);
+    return f;
+}
+
+/* Population variance of the finite values of m, computed on values scaled
+** by their largest magnitude so that no square overflows; NaN when empty. */
 static double variance(const Mat *m)
 {
-    double sum = 0, sq = 0;
-    long n = 0;
-    for (long i = 0; i < (long)m->rows * m->cols; i++)
-        if (isfinite(m->data[i])) { sum += m->data[i]; n++; }
-    if (n == 0) return 0;
+    double big = 0, sum = 0, sq = 0;
+    long n = 0, total = (long)m->rows * m->cols;
+    for (long i = 0; i < total; i++)
+        if (isfinite(m->data[i]) && fabs(m->data[i]) > big) big = fabs(m->data[i]);
+    if (big == 0) big = 1;
+    for (long i = 0; i < total; i++)
+        if (isfinite(m->data[i])) { sum += m->data[i] / big; n++; }
+    if (n == 0) return NAN;
     double mean = sum / n;
-    for (long i = 0; i < (long)m->rows * m->cols; i++)
-        if (isfinite(m->data[i])) sq += (m->data[i] - mean) * (m->data[i] - mean);
-    return sq / n;
+    for (long i = 0; i < total; i++)
+        if (isfinite(m->data[i])) sq += (m->data[i] / big - mean) * (m->data[i] / big - mean);
+    return sq / n * big * big;      /* may be +∞ for values near 1e308: the caller says "overflow" */
+}
+
+/* "variance 1.23", or "variance overflows" when it is beyond a double. */
+static char *variance_text(const Mat *m)
+{
+    double x = variance(m);
+    return isfinite(x) ? fmt("var %.3g", x) : xstrdup("var too large for a double");
+}
+
+/* Panels for one per-head kind: the chosen head, or every head titled
+** "head h of H" in one colour-scale group. Returns the first panel. */
+static Panel *add_heads(Ctx *c, TraceKind k, const char *title, LabelKind rows, LabelKind cols,
+                        const char *row_axis, const char *col_axis, bool weights, int group)
+{
+    Panel *first = NULL;
+    for (int h = 1; h <= c->H; h++) {
+        if (c->sel && h != c->sel) continue;
+        char *t = c->H == 1 ? xstrdup(title) : c->sel ? fmt("%s (head %d of %d)", title, h, c->H)
+                                                      : fmt("head %d of %d", h, c->H);
+        Panel *p = add_heat(c, trace_ref(k, h), t, rows, cols, row_axis, col_axis);
+        free(t);
+        if (weights) as_weights(c, p);
+        if (!c->sel && c->H > 1) grouped(c, p, group);
+        if (!first) first = p;
+    }
+    return first;
 }
 
 /* Panels for the inputs of queries, keys and values (each once). */
@@ -182,128 +249,158 @@ static void stage_embeddings(Ctx *c)
         seen[nseen++] = o[i]->input;
         char *t = fmt("%s%s", o[i]->input,
                       i == 0 ? (c->su->cross ? " (query sentence)" : "") : i == 1 ? (c->su->cross ? " (key sentence)" : " (keys)") : " (values)");
-        add_heat(c, o[i]->input, nseen == 1 && !c->su->cross ? o[i]->input : t, i == 0 ? LAB_Q : LAB_K, LAB_DIM,
-                 i == 0 ? "tokens" : "tokens", AX_DIMS);
+        add_input(c, o[i]->input, t, i == 0 ? LAB_Q : LAB_K, i == 0 ? LAB_QFEAT : LAB_KFEAT, "tokens", AX_DIMS);
         free(t);
     }
-    c->v->formula = fmt("%s: one row per token, %d numbers per row", query_input(c),
-                        trace_get(c->T, c->s, query_input(c))->cols);
+    const Mat *X = trace_at(c->T, c->s, trace_input_ref(c->su->queries.input));
+    c->v->formula = fmt("%s: one row per token, %d numbers per row", c->su->queries.input, X ? X->cols : 0);
 }
 
 /* Q·Kᵀ, with Q and K beside it when they are narrow enough to read. */
 static void stage_raw_scores(Ctx *c)
 {
-    char b1[48], b2[48], b3[48];
-    int h = c->st->head;
-    const Mat *K = trace_get(c->T, c->s, pick(c, h, "K", b1, sizeof b1));
-    if (K && K->cols <= 16) {
-        add_heat(c, pick(c, h, "Q", b1, sizeof b1), "Q (queries)", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
-        add_heat(c, pick(c, h, "K", b2, sizeof b2), "K (keys)", LAB_K, LAB_DIM, "keys", AX_DIMS);
+    int h = c->sel ? c->sel : c->H == 1 ? 1 : 0;
+    if (h) {
+        const Mat *Q = trace_at(c->T, c->s, trace_ref(TK_Q, h)), *K = trace_at(c->T, c->s, trace_ref(TK_K, h));
+        char *sx = head_suffix(c, h);
+        if (Q && K && Q->cols <= 16 && K->cols <= 16) {
+            char *t1 = fmt("Q (queries)%s", sx), *t2 = fmt("K (keys)%s", sx);
+            add_heat(c, trace_ref(TK_Q, h), t1, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+            add_heat(c, trace_ref(TK_K, h), t2, LAB_K, LAB_DIM, "keys", AX_DIMS);
+            free(t1); free(t2);
+        }
+        free(sx);
     }
-    add_heat(c, pick(c, h, "raw_scores", b3, sizeof b3), "Q\xc2\xb7K\xe1\xb5\x80", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
+    add_heads(c, TK_RAW, c->su->score == SCORE_ADDITIVE ? "additive scores" : "Q\xc2\xb7K\xe1\xb5\x80",
+              LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, false, 1);
     bool self = !c->su->queries.weight && !c->su->keys.weight && !strcmp(c->su->queries.input, c->su->keys.input);
     c->v->formula = self ? fmt("scores = %s\xc2\xb7%s\xe1\xb5\x80: the dot product of every token with every token",
                                c->su->queries.input, c->su->keys.input)
-                         : xstrdup("scores = Q\xc2\xb7K\xe1\xb5\x80: the dot product of every query with every key");
+                  : c->H > 1 ? fmt("scores_h = Q_h\xc2\xb7K_h\xe1\xb5\x80: in each head, every query dotted with every key "
+                                   "(%d numbers each)", c->ts->d_k)
+                  : xstrdup("scores = Q\xc2\xb7K\xe1\xb5\x80: the dot product of every query with every key");
 }
 
-/* Raw and scaled scores side by side, with their variances. */
+/* Raw and scaled scores on one colour scale, with their variances. */
 static void stage_scaled_scores(Ctx *c)
 {
-    char b1[48], b2[48];
-    int h = c->st->head;
-    const char *raw = pick(c, h, "raw_scores", b1, sizeof b1);
-    const char *sc = pick(c, h, h > 0 && c->su->heads > 1 ? "scores" : "scaled_scores", b2, sizeof b2);
-    const Mat *mr = trace_get(c->T, c->s, raw), *ms = trace_get(c->T, c->s, sc);
-    char *dv = divisor_text(c);
-    char *t1 = fmt("Q\xc2\xb7K\xe1\xb5\x80 (variance %.3g)", variance(mr));
-    char *t2 = fmt("\xc3\xb7 %s (variance %.3g)", dv, variance(ms));
-    add_heat(c, raw, t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
-    add_heat(c, sc, t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
-    c->v->formula = fmt("scaled = Q\xc2\xb7K\xe1\xb5\x80 \xc3\xb7 %s", dv[0] ? dv : "1 (no scaling)");
-    free(t1); free(t2); free(dv);
+    char *dv = division_text(c);
+    int first = c->sel ? c->sel : 1, last = c->sel ? c->sel : c->H;
+    bool pairs = c->sel || c->H <= MAX_GRID_PAIRS;
+    for (int pass = pairs ? 0 : 1; pass < 2; pass++)
+        for (int h = first; h <= last; h++) {
+            const Mat *m = trace_at(c->T, c->s, trace_ref(pass ? TK_SCALED : TK_RAW, h));
+            if (!m) continue;
+            char *var = variance_text(m), *who = c->H > 1 ? fmt("head %d: ", h) : xstrdup("");
+            char *t = pass ? fmt("%s%s%s, %s", who, dv[0] ? "" : "scores", dv[0] ? dv + 1 : " (not scaled)", var)
+                           : fmt("%sQ\xc2\xb7K\xe1\xb5\x80, %s", who, var);
+            grouped(c, add_heat(c, trace_ref(pass ? TK_SCALED : TK_RAW, h), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
+            free(var); free(who); free(t);
+        }
+    c->v->formula = dv[0] ? fmt("scaled = Q\xc2\xb7K\xe1\xb5\x80%s   (d_k = %d, the width of %s)", dv, c->ts->d_k,
+                                c->H > 1 ? "one head's keys" : "the keys")
+                          : xstrdup("scaled = Q\xc2\xb7K\xe1\xb5\x80 \xc3\xb7 1: scaling is off");
+    free(dv);
 }
 
 /* Scores in, weights out. */
 static void stage_softmax(Ctx *c)
 {
-    char b1[48], b2[48];
-    int h = c->st->head;
-    add_heat(c, softmax_input(c, h, b1, sizeof b1), c->su->mask != MASK_NONE ? "masked scores" : "scaled scores",
-             LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
-    as_weights(c, add_heat(c, pick(c, h, "weights", b2, sizeof b2), "attention weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
-    char *dv = divisor_text(c);
-    c->v->formula = dv[0] ? fmt("weights = softmax(Q\xc2\xb7K\xe1\xb5\x80 \xc3\xb7 %s), each row sums to 1", dv)
-                          : xstrdup("weights = softmax(scores), each row sums to 1");
-    free(dv);
+    if (c->sel || c->H == 1) {
+        int h = c->sel ? c->sel : 1;
+        char *sx = head_suffix(c, h);
+        char *t1 = fmt("%s%s", c->su->mask != MASK_NONE ? "masked scores" : scores_word(c), sx);
+        char *t2 = fmt("attention weights%s", sx);
+        add_heat(c, trace_ref(softmax_in(c), h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
+        as_weights(c, add_heat(c, trace_ref(TK_WEIGHTS, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+        free(sx); free(t1); free(t2);
+    } else {
+        add_heads(c, TK_WEIGHTS, "attention weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
+    }
+    char *sf = scores_formula(c);
+    c->v->formula = fmt("weights = softmax(%s), each row sums to 1", sf);
+    free(sf);
 }
 
 /* Weights times values. */
 static void stage_weighted_sum(Ctx *c)
 {
-    char b1[48], b2[48], b3[48];
-    int h = c->st->head;
-    as_weights(c, add_heat(c, pick(c, h, "weights", b1, sizeof b1), "weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
-    add_heat(c, pick(c, h, "V", b2, sizeof b2), "V (values)", LAB_K, LAB_DIM, "keys", AX_DIMS);
-    add_heat(c, pick(c, h, "output", b3, sizeof b3), "output = weights\xc2\xb7V", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
-    c->v->formula = xstrdup("output = weights\xc2\xb7V: each query's output is a blend of the value rows");
+    if (c->sel || c->H == 1) {
+        int h = c->sel ? c->sel : 1;
+        char *sx = head_suffix(c, h);
+        char *t1 = fmt("weights%s", sx), *t2 = fmt("V (values)%s", sx), *t3 = fmt("output = weights\xc2\xb7V%s", sx);
+        as_weights(c, add_heat(c, trace_ref(TK_WEIGHTS, h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+        add_heat(c, trace_ref(TK_V, h), t2, LAB_K, LAB_DIM, "keys", AX_DIMS);
+        add_heat(c, trace_ref(TK_OUTPUT, h), t3, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+        free(sx); free(t1); free(t2); free(t3);
+    } else {
+        add_heads(c, TK_OUTPUT, "output", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS, false, 1);
+    }
+    c->v->formula = xstrdup(c->H > 1 ? "output_h = weights_h\xc2\xb7V_h: in each head, each query's output is a blend of the value rows"
+                                     : "output = weights\xc2\xb7V: each query's output is a blend of the value rows");
 }
 
 /* Inputs, weights and projections. */
 static void stage_qkv(Ctx *c)
 {
     const Operand *o[3] = { &c->su->queries, &c->su->keys, &c->su->values };
-    const char *out[3] = { "Q", "K", "V" };
-    add_heat(c, o[0]->input, o[0]->input, LAB_Q, LAB_DIM, "tokens", AX_DIMS);
-    if (c->su->cross && strcmp(o[1]->input, o[0]->input))
-        add_heat(c, o[1]->input, o[1]->input, LAB_K, LAB_DIM, "tokens", AX_DIMS);
+    static const TraceKind out[3] = { TK_Q, TK_K, TK_V };
+    static const char *const role[3] = { "Q", "K", "V" };
+    const char *seen[3];
+    int nseen = 0;
+    for (int i = 0; i < 3; i++) {           /* every input a projection uses, once */
+        bool dup = false;
+        for (int k = 0; k < nseen; k++) dup |= !strcmp(seen[k], o[i]->input);
+        if (dup) continue;
+        seen[nseen++] = o[i]->input;
+        add_input(c, o[i]->input, o[i]->input, i == 0 ? LAB_Q : LAB_K, i == 0 ? LAB_QFEAT : LAB_KFEAT, "tokens", AX_DIMS);
+    }
     for (int i = 0; i < 3; i++)
-        if (o[i]->weight) add_heat(c, o[i]->weight, o[i]->weight, LAB_DIM, LAB_DIM, "input dimensions", "output dimensions");
+        if (o[i]->weight)
+            add_input(c, o[i]->weight, o[i]->weight, i == 0 ? LAB_QFEAT : LAB_KFEAT, LAB_DIM, "input dimensions",
+                      "output dimensions");
     for (int i = 0; i < 3; i++) {
-        char *t = o[i]->weight ? fmt("%s = %s\xc2\xb7%s", out[i], o[i]->input, o[i]->weight) : fmt("%s = %s", out[i], o[i]->input);
-        add_heat(c, out[i], t, i == 0 ? LAB_Q : LAB_K, LAB_DIM, i == 0 ? AX_QUERIES : "keys", AX_DIMS);
+        char *t = o[i]->weight ? fmt("%s = %s\xc2\xb7%s", role[i], o[i]->input, o[i]->weight) : fmt("%s = %s", role[i], o[i]->input);
+        add_heat(c, trace_ref(out[i], 0), t, i == 0 ? LAB_Q : LAB_K, LAB_DIM, i == 0 ? AX_QUERIES : "keys", AX_DIMS);
         free(t);
     }
-    c->v->formula = fmt("Q = %s\xc2\xb7%s    K = %s\xc2\xb7%s    V = %s\xc2\xb7%s",
+    char *heads = c->H > 1 ? fmt("; %d heads take %d columns each", c->H, c->ts->d_k) : xstrdup("");
+    c->v->formula = fmt("Q = %s\xc2\xb7%s    K = %s\xc2\xb7%s    V = %s\xc2\xb7%s%s",
                         o[0]->input, o[0]->weight ? o[0]->weight : "I", o[1]->input, o[1]->weight ? o[1]->weight : "I",
-                        o[2]->input, o[2]->weight ? o[2]->weight : "I");
+                        o[2]->input, o[2]->weight ? o[2]->weight : "I", heads);
+    free(heads);
 }
 
 /* Every head's weights, then the concatenation and the output projection. */
 static void stage_multi_head(Ctx *c)
 {
-    char name[48], title[48];
-    int H = c->su->heads;
-    if (c->st->head > 0) {
-        int h = c->st->head;
-        const char *parts[4] = { "Q", "K", "weights", "output" };
+    if (c->sel) {
+        int h = c->sel;
+        static const TraceKind parts[4] = { TK_Q, TK_K, TK_WEIGHTS, TK_OUTPUT };
+        static const char *const names[4] = { "Q", "K", "weights", "output" };
         for (int i = 0; i < 4; i++) {
-            snprintf(name, sizeof name, "head%d.%s", h, parts[i]);
-            snprintf(title, sizeof title, "head %d: %s", h, parts[i]);
-            Panel *p = add_heat(c, name, title, i == 1 ? LAB_K : LAB_Q, i == 2 ? LAB_K : LAB_DIM,
+            char *t = fmt("head %d of %d: %s", h, c->H, names[i]);
+            Panel *p = add_heat(c, trace_ref(parts[i], h), t, i == 1 ? LAB_K : LAB_Q, i == 2 ? LAB_K : LAB_DIM,
                                 i == 1 ? "keys" : AX_QUERIES, i == 2 ? AX_KEYS : AX_DIMS);
             if (i == 2) as_weights(c, p);
+            free(t);
         }
     } else {
-        for (int h = 1; h <= H; h++) {
-            snprintf(name, sizeof name, "head%d.weights", h);
-            snprintf(title, sizeof title, "head %d", h);
-            as_weights(c, add_heat(c, name, title, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
-        }
+        add_heads(c, TK_WEIGHTS, "weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
     }
-    add_heat(c, "concat", "concatenated heads", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
-    if (c->su->output_proj) add_heat(c, "final", "output = concat\xc2\xb7W_o", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
-    c->v->formula = fmt("head_i = softmax(Q_i\xc2\xb7K_i\xe1\xb5\x80 \xc3\xb7 \xe2\x88\x9a%d)\xc2\xb7V_i    "
-                        "MultiHead = Concat(head_1 \xe2\x80\xa6 head_%d)%s", c->T->s[c->s].d_k, H,
+    add_heat(c, trace_ref(TK_CONCAT, 0), "concatenated heads", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+    if (c->su->output_proj) add_heat(c, trace_ref(TK_FINAL, 0), "output = concat\xc2\xb7W_o", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+    char *dv = division_text(c);
+    c->v->formula = fmt("head_h = softmax(Q_h\xc2\xb7K_h\xe1\xb5\x80%s)\xc2\xb7V_h    "
+                        "MultiHead = Concat(head_1 \xe2\x80\xa6 head_%d)%s", dv, c->H,
                         c->su->output_proj ? "\xc2\xb7W_o" : "");
+    free(dv);
 }
 
-/* Mask, masked scores, masked weights. */
+/* Mask, scores before and after it on one scale, and the weights. */
 static void stage_causal_mask(Ctx *c)
 {
-    char b1[48], b2[48];
-    int h = c->st->head;
-    Panel *m = add_heat(c, "mask", c->su->mask == MASK_CAUSAL ? "causal mask (1 = may attend)" : "mask (1 = may attend)",
+    Panel *m = add_heat(c, trace_ref(TK_MASK, 0), c->su->mask == MASK_CAUSAL ? "causal mask (1 = may attend)" : "mask (1 = may attend)",
                         LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
     if (m) {
         m->diverging = false;
@@ -312,30 +409,62 @@ static void stage_causal_mask(Ctx *c)
         m->cmap = xstrdup("Blues");
         m->decimals = 0;
     }
-    add_heat(c, pick(c, h, "masked_scores", b1, sizeof b1), "masked scores", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
-    as_weights(c, add_heat(c, pick(c, h, "weights", b2, sizeof b2), "weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+    if (c->sel || c->H == 1) {
+        int h = c->sel ? c->sel : 1;
+        char *sx = head_suffix(c, h);
+        char *t1 = fmt("%s, before%s", scores_word(c), sx), *t2 = fmt("masked scores%s", sx), *t3 = fmt("weights%s", sx);
+        grouped(c, add_heat(c, trace_ref(TK_SCALED, h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
+        grouped(c, add_heat(c, trace_ref(TK_MASKED, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
+        as_weights(c, add_heat(c, trace_ref(TK_WEIGHTS, h), t3, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+        free(sx); free(t1); free(t2); free(t3);
+    } else {
+        add_heads(c, TK_WEIGHTS, "weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
+    }
     c->v->formula = xstrdup(c->su->mask == MASK_BLOCK
         ? "masked = scores where the lesson's mask is 0, \xe2\x88\x92\xe2\x88\x9e where it is 1 (blocked); weights = softmax(masked)"
         : "masked = scores where mask = 1, \xe2\x88\x92\xe2\x88\x9e where mask = 0; weights = softmax(masked)");
 }
 
-/* The entropy plot with its ln(n) bound. */
+/* Keys query row r may see: all without a mask, else the 1s of its mask row. */
+static int visible_keys(const Ctx *c, int r)
+{
+    const Mat *M = trace_at(c->T, c->s, trace_ref(TK_MASK, 0));
+    if (!M) return c->su->nk;
+    int n = 0;
+    for (int j = 0; j < M->cols; j++) n += mat_get(M, r, j) != 0.0;
+    return n;
+}
+
+/* The entropy plot: a point per query and head, with ln(visible keys) as
+** a step line (the most a row can reach). */
 static void stage_entropy(Ctx *c)
 {
-    const Mat *E = trace_get(c->T, c->s, "entropy");
+    const Mat *E = trace_at(c->T, c->s, trace_ref(TK_ENTROPY, 0));
     View *v = c->v;
     if (!E || v->npanels >= VIEW_MAX_PANELS) return;
     Panel *p = &v->panels[v->npanels++];
     memset(p, 0, sizeof *p);
     p->kind = PANEL_PLOT;
-    p->m = E;
+    p->ref = trace_ref(TK_ENTROPY, 0);
     snprintf(p->matrix, sizeof p->matrix, "entropy");
-    p->title = xstrdup("entropy of each query's weights");
-    p->row_labels = tok_labels(c->su->qtokens, 0, E->rows);
-    p->col_labels = xmalloc(sizeof *p->col_labels * (size_t)E->cols);
-    p->series = xmalloc(sizeof *p->series * (size_t)E->cols);
-    for (int k = 0; k < E->cols; k++) {
-        p->series[k] = E->cols == 1 ? xstrdup("single head") : fmt("head %d", k + 1);
+    p->m = E;
+    int ncol = E->cols, col0 = 0;
+    if (c->sel && c->H > 1) {                    /* one head: its column alone */
+        Mat *one = mat_create(E->rows, 1);
+        for (int r = 0; r < E->rows; r++) mat_set(one, r, 0, mat_get(E, r, c->sel - 1));
+        p->owned = one;
+        p->m = one;
+        ncol = 1;
+        col0 = c->sel - 1;
+    }
+    p->col_offset = col0;
+    p->title = c->sel && c->H > 1 ? fmt("entropy of each query's weights (head %d of %d)", c->sel, c->H)
+                                  : xstrdup("entropy of each query's weights");
+    p->row_labels = tok_labels(c->su->qtokens, E->rows);
+    p->col_labels = xmalloc(sizeof *p->col_labels * (size_t)ncol);
+    p->series = xmalloc(sizeof *p->series * (size_t)ncol);
+    for (int k = 0; k < ncol; k++) {
+        p->series[k] = c->H == 1 ? xstrdup("single head") : fmt("head %d", col0 + k + 1);
         p->col_labels[k] = xstrdup(p->series[k]);
     }
     p->row_axis = xstrdup("query");
@@ -343,80 +472,125 @@ static void stage_entropy(Ctx *c)
     p->y_axis = xstrdup("entropy (nats)");
     p->cmap = xstrdup("viridis");
     p->decimals = c->st->decimals >= 0 ? c->st->decimals : 2;
-    p->bound = log((double)c->su->nk);
-    p->bound_label = fmt("ln %d = %.2f (uniform)", c->su->nk, p->bound);
-    v->formula = fmt("H(row) = \xe2\x88\x92\xce\xa3 w\xc2\xb7ln w: 0 when one key takes all, ln %d = %.2f when all %d" " share equally",
-                     c->su->nk, p->bound, c->su->nk);
+    p->bounds = xmalloc(sizeof *p->bounds * (size_t)E->rows);
+    bool varies = false;
+    for (int r = 0; r < E->rows; r++) {
+        int n = visible_keys(c, r);
+        p->bounds[r] = n > 0 ? log((double)n) : 0;
+        varies |= n != c->su->nk;
+    }
+    p->bound_label = varies ? xstrdup("ln(keys it can see)") : fmt("ln %d = %.2f", c->su->nk, log((double)c->su->nk));
+    v->formula = varies
+        ? xstrdup("H(row) = \xe2\x88\x92\xce\xa3 w\xc2\xb7ln w: 0 when one key takes all, ln n when the n keys a query can see share equally")
+        : fmt("H(row) = \xe2\x88\x92\xce\xa3 w\xc2\xb7ln w: 0 when one key takes all, ln %d = %.2f when all %d share equally",
+              c->su->nk, log((double)c->su->nk), c->su->nk);
 }
 
 /* Weights and output across two sentences. */
 static void stage_cross(Ctx *c)
 {
-    char b1[48], b2[48];
-    int h = c->st->head;
-    as_weights(c, add_heat(c, pick(c, h, "weights", b1, sizeof b1), "attention weights", LAB_Q, LAB_K,
-                           "queries (target sentence)", "keys (source sentence)"));
-    add_heat(c, pick(c, h, "output", b2, sizeof b2), "output = weights\xc2\xb7V", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
-    c->v->formula = fmt("queries from %s, keys and values from %s: weights = softmax(Q\xc2\xb7K\xe1\xb5\x80 \xc3\xb7 \xe2\x88\x9a" "d_k)",
-                        c->su->queries.input, c->su->keys.input);
+    if (c->sel || c->H == 1) {
+        int h = c->sel ? c->sel : 1;
+        char *sx = head_suffix(c, h);
+        char *t1 = fmt("attention weights%s", sx), *t2 = fmt("output = weights\xc2\xb7V%s", sx);
+        as_weights(c, add_heat(c, trace_ref(TK_WEIGHTS, h), t1, LAB_Q, LAB_K, "queries (target sentence)", "keys (source sentence)"));
+        add_heat(c, trace_ref(TK_OUTPUT, h), t2, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+        free(sx); free(t1); free(t2);
+    } else {
+        add_heads(c, TK_WEIGHTS, "attention weights", LAB_Q, LAB_K, "queries (target sentence)",
+                  "keys (source sentence)", true, 1);
+    }
+    char *sf = scores_formula(c);
+    c->v->formula = fmt("queries from %s, keys and values from %s: weights = softmax(%s)",
+                        c->su->queries.input, c->su->keys.input, sf);
+    free(sf);
 }
 
 /* Bahdanau scores and the weights they give. */
 static void stage_additive(Ctx *c)
 {
-    add_heat(c, c->su->add_w1, c->su->add_w1, LAB_DIM, LAB_DIM, "query dimensions", "hidden units");
-    add_heat(c, c->su->add_w2, c->su->add_w2, LAB_DIM, LAB_DIM, "key dimensions", "hidden units");
-    add_heat(c, "raw_scores", "additive scores", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
-    as_weights(c, add_heat(c, "weights", "attention weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+    add_input(c, c->su->add_w1, c->su->add_w1, LAB_DIM, LAB_DIM, "query dimensions", "hidden units");
+    add_input(c, c->su->add_w2, c->su->add_w2, LAB_DIM, LAB_DIM, "key dimensions", "hidden units");
+    add_heat(c, trace_ref(TK_RAW, 1), "additive scores", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
+    as_weights(c, add_heat(c, trace_ref(TK_WEIGHTS, 1), "attention weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
     c->v->formula = fmt("score(q, k) = %s\xe1\xb5\x80\xc2\xb7tanh(q\xc2\xb7%s + k\xc2\xb7%s)", c->su->add_v, c->su->add_w1, c->su->add_w2);
 }
 
 /* A one-row panel: row r of a trace matrix. */
-static Panel *add_row(Ctx *c, const char *name, int r, const char *title, LabelKind cols, const char *col_axis)
+static Panel *add_row(Ctx *c, TraceRef ref, int r, const char *title, LabelKind cols, const char *col_axis)
 {
-    Panel *p = add_heat(c, name, title, LAB_Q, cols, AX_QUERIES, col_axis);
+    const Mat *m = trace_at(c->T, c->s, ref);
+    if (!m || r >= m->rows) return NULL;
+    Panel *p = add_heat(c, ref, title, LAB_Q, cols, AX_QUERIES, col_axis);
     if (!p) return NULL;
-    Mat *row = mat_create(1, p->m->cols);
-    memcpy(row->data, mat_row(p->m, r), sizeof(double) * (size_t)p->m->cols);
+    Mat *row = mat_create(1, m->cols);
+    memcpy(row->data, mat_row(m, r), sizeof(double) * (size_t)m->cols);
+    for (int i = 0; i < m->rows; i++) free(p->row_labels[i]);
+    p->row_labels[0] = xstrdup(c->su->qtokens[r]);
     p->owned = row;
     p->m = row;
     p->row_offset = r;
-    free(p->row_labels[0]);
-    for (int i = 1; i < c->su->nq; i++) free(p->row_labels[i]);
-    p->row_labels[0] = xstrdup(c->su->qtokens[r]);
     return p;
 }
 
 /* Seed 004's walk-through: one query's scores, weights and output. */
 static void stage_per_token(Ctx *c)
 {
-    char b1[48], b2[48], b3[48];
-    int h = c->st->head, r = c->st->query > 0 ? c->st->query - 1 : 0;
-    /* compare with what pick returned: it fills b1 only for a head (valgrind
-    ** caught strcmp reading b1 uninitialised) */
-    const char *raw = pick(c, h, "raw_scores", b1, sizeof b1);
-    add_row(c, raw, r, "scores q\xc2\xb7k", LAB_K, AX_KEYS);
-    const char *sm = softmax_input(c, h, b2, sizeof b2);
-    if (strcmp(sm, raw)) add_row(c, sm, r, c->su->mask != MASK_NONE ? "masked and scaled" : "scaled", LAB_K, AX_KEYS);
-    as_weights(c, add_row(c, pick(c, h, "weights", b3, sizeof b3), r, "weights", LAB_K, AX_KEYS));
-    add_row(c, pick(c, h, "output", b1, sizeof b1), r, "output", LAB_DIM, AX_DIMS);
+    int r = c->st->query > 0 ? c->st->query - 1 : 0;
+    if (c->sel || c->H == 1) {
+        int h = c->sel ? c->sel : 1;
+        char *sx = head_suffix(c, h);
+        char *t1 = fmt("scores q\xc2\xb7k%s", sx), *t2 = fmt("%s%s", c->su->mask != MASK_NONE ? "masked, scaled" : scores_word(c), sx);
+        char *t3 = fmt("weights%s", sx), *t4 = fmt("output%s", sx);
+        add_row(c, trace_ref(TK_RAW, h), r, t1, LAB_K, AX_KEYS);
+        if (c->ts->divisor != 1.0 || c->ts->temperature != 1.0 || c->su->mask != MASK_NONE)
+            add_row(c, trace_ref(softmax_in(c), h), r, t2, LAB_K, AX_KEYS);
+        as_weights(c, add_row(c, trace_ref(TK_WEIGHTS, h), r, t3, LAB_K, AX_KEYS));
+        add_row(c, trace_ref(TK_OUTPUT, h), r, t4, LAB_DIM, AX_DIMS);
+        free(sx); free(t1); free(t2); free(t3); free(t4);
+    } else {
+        for (int h = 1; h <= c->H; h++) {
+            char *t = fmt("head %d of %d: weights", h, c->H);
+            as_weights(c, add_row(c, trace_ref(TK_WEIGHTS, h), r, t, LAB_K, AX_KEYS));
+            free(t);
+        }
+    }
     c->v->formula = fmt("for the query \xe2\x80\x9c%s\xe2\x80\x9d: a score per key, softmax, then the weighted sum of the values",
                         c->su->qtokens[r]);
 }
 
-/* Build the view of stage k. */
-View *stage_view(const Lesson *L, const Trace *T, int k)
+/* A line for the slide when some query sees no key at all. */
+static char *blind_rows_note(const Ctx *c)
+{
+    if (c->su->mask == MASK_NONE) return NULL;
+    int n = 0, first = -1;
+    for (int r = 0; r < c->su->nq; r++)
+        if (visible_keys(c, r) == 0) { if (first < 0) first = r; n++; }
+    if (!n) return NULL;
+    return n == 1 ? fmt("\xe2\x80\x9c%s\xe2\x80\x9d sees no key: the mask blocks its whole row, so its weights and output are all 0",
+                        c->su->qtokens[first])
+                  : fmt("%d queries see no key (the first is \xe2\x80\x9c%s\xe2\x80\x9d): their weights and outputs are all 0",
+                        n, c->su->qtokens[first]);
+}
+
+/* Build the view of stage k with options. */
+View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o)
 {
     if (!L || !T || k < 0 || k >= L->nstages) return NULL;
     View *v = xcalloc(1, sizeof *v);
-    Ctx c = { L, T, &L->stages[k], &L->setups[L->stages[k].setup], v, L->stages[k].setup };
+    const Stage *st = &L->stages[k];
+    Ctx c = { L, T, &T->s[st->setup], st, &L->setups[st->setup], v, st->setup, 1, 0 };
+    c.H = c.ts->heads;
+    int want = o && o->head > 0 ? o->head : st->head;
+    c.sel = c.H > 1 && want >= 1 && want <= c.H ? want : 0;
     v->stage = k;
     v->nstages = L->nstages;
     v->setup = c.s;
-    v->id = c.st->id;
+    v->id = st->id;
+    v->head = c.sel;
     v->lesson_title = xstrdup(L->title);
-    v->title = xstrdup(c.st->title ? c.st->title : stage_default_title(c.st->id));
-    switch (c.st->id) {
+    v->title = xstrdup(st->title ? st->title : stage_default_title(st->id));
+    switch (st->id) {
     case STAGE_EMBEDDINGS: stage_embeddings(&c); break;
     case STAGE_RAW_SCORES: stage_raw_scores(&c); break;
     case STAGE_SCALED_SCORES: stage_scaled_scores(&c); break;
@@ -432,10 +606,29 @@ View *stage_view(const Lesson *L, const Trace *T, int k)
     default: break;
     }
     if (!v->formula) v->formula = xstrdup("");
-    v->npara = c.st->npara;
+    if (st->id != STAGE_EMBEDDINGS && st->id != STAGE_QKV_PROJECTION) v->note = blind_rows_note(&c);
+    v->npara = st->npara;
     v->paras = xmalloc(sizeof *v->paras * (size_t)(v->npara ? v->npara : 1));
-    for (int i = 0; i < v->npara; i++) v->paras[i] = xstrdup(c.st->paras[i]);
+    for (int i = 0; i < v->npara; i++) v->paras[i] = xstrdup(st->paras[i]);
     return v;
+}
+
+/* The view with the stage's own options. */
+View *stage_view(const Lesson *L, const Trace *T, int k)
+{
+    return stage_view_with(L, T, k, NULL);
+}
+
+/* The panel showing ref (and trace row r for one-row panels). */
+int stage_find_panel(const View *v, TraceRef ref, int heads, int r)
+{
+    for (int i = 0; v && i < v->npanels; i++) {
+        const Panel *p = &v->panels[i];
+        if (!trace_ref_eq(p->ref, ref, heads)) continue;
+        if (p->owned && p->kind == PANEL_HEATMAP && r >= 0 && r != p->row_offset) continue;
+        return i;
+    }
+    return -1;
 }
 
 /* Free a list of n strings. */
@@ -461,12 +654,14 @@ void stage_view_free(View *v)
         free(p->cmap);
         free(p->y_axis);
         free_strs(p->series, p->series ? cols : 0);
+        free(p->bounds);
         free(p->bound_label);
         mat_free(p->owned);
     }
     free(v->lesson_title);
     free(v->title);
     free(v->formula);
+    free(v->note);
     free_strs(v->paras, v->npara);
     free(v);
 }

@@ -1,13 +1,19 @@
 /*
 ** stage.h: what one stage of a lesson shows, as plain data.
 **
-** stage_view turns (Lesson, Trace, k) into a View: a title, the formula in
-** plain Unicode, the explanation paragraphs, and panels. A panel is either a
-** heatmap of one matrix from the trace (with row and column labels, axis
-** titles, a colormap and how many decimals to print) or a line plot (each
-** column of the matrix is a series over the rows, with an optional
-** horizontal bound such as ln(n) for entropy). Matrices are borrowed from the
-** Trace; labels and text are owned by the View.
+** stage_view turns (Lesson, Trace, k, options) into a View: a title, the
+** formula in plain Unicode, the explanation paragraphs, and panels. A panel
+** is either a heatmap of one matrix from the trace (with row and column
+** labels, axis titles, a colormap and how many decimals to print) or a line
+** plot (each column of the matrix is a series over the rows, with an
+** optional bound per row, drawn as a step line, such as ln(visible keys) for
+** entropy). Matrices are borrowed from the Trace; labels and text are owned
+** by the View.
+**
+** With several heads, every stage that shows scores, weights or outputs
+** shows each head (panels titled "head h of H" that share one colour scale)
+** or only the head the options or the stage's `head:` choose, and says so.
+** Panels that are meant to be compared share a colour scale (scale_group).
 */
 #ifndef ATTNLAB_STAGE_H
 #define ATTNLAB_STAGE_H
@@ -16,14 +22,15 @@
 #include "lesson.h"
 #include "trace.h"
 
-#define VIEW_MAX_PANELS 24
+#define VIEW_MAX_PANELS 40
 
 typedef enum PanelKind { PANEL_HEATMAP, PANEL_PLOT } PanelKind;
 
 typedef struct Panel {
     PanelKind kind;
-    char *title;                /* "Attention weights", "Head 2" */
+    char *title;                /* "attention weights", "head 2 of 4" */
     char matrix[48];            /* the trace name of m: "weights", "head2.weights" */
+    TraceRef ref;               /* the same, typed */
     const Mat *m;               /* borrowed from the Trace */
     char **row_labels;          /* m->rows labels (tokens, or d1, d2, ...) */
     char **col_labels;          /* m->cols labels */
@@ -31,16 +38,18 @@ typedef struct Panel {
     char *col_axis;             /* "keys (attended to)", "dimensions" */
     char *cmap;                 /* colormap name: "viridis", "RdBu", ... */
     bool diverging;             /* signed values: colour centred on 0 */
-    int decimals;               /* digits after the point for cell labels */
+    int decimals;               /* digits after the point for cell labels; -1 automatic */
     bool editable;              /* an input a student may change */
     bool probabilities;         /* rows are distributions: scale fixed to [0, 1] */
+    int scale_group;            /* 0: own colour scale; else one scale for the group */
     int row_offset;             /* row r of m is row r + row_offset of the trace matrix */
+    int col_offset;             /* column c of m is column c + col_offset of it */
     Mat *owned;                 /* set when the view built m itself (freed with it) */
     /* plots */
     char *y_axis;               /* "entropy (nats)" */
     char **series;              /* m->cols series names */
-    double bound;               /* a dashed horizontal line; NaN for none */
-    char *bound_label;          /* "ln 8 = 2.08 (uniform)" */
+    double *bounds;             /* m->rows values: a dashed step line (NULL: none) */
+    char *bound_label;          /* "ln(visible keys): uniform" */
 } Panel;
 
 typedef struct View {
@@ -48,20 +57,32 @@ typedef struct View {
     int nstages;
     int setup;
     StageId id;
+    int head;                   /* the head shown alone, or 0 for all heads */
     char *lesson_title;
     char *title;
-    char *formula;              /* plain Unicode, e.g. "softmax(Q·Kᵀ / √d_k)" */
+    char *formula;              /* plain Unicode, e.g. "softmax(Q·Kᵀ ÷ √d_k)" */
+    char *note;                 /* a line about the slide ("row 1 sees no key"), or NULL */
     char **paras; int npara;
     Panel panels[VIEW_MAX_PANELS];
     int npanels;
 } View;
 
-/* The view of stage k (0-based) of L, reading matrices from T. NULL if k is
-** out of range. */
+/* What the viewer chose on top of the lesson. */
+typedef struct StageOpts {
+    int head;                   /* 0: the stage's own `head:` (else all); h: show head h */
+} StageOpts;
+
+/* The view of stage k (0-based) of L, reading matrices from T, with the
+** stage's own options. NULL if k is out of range. */
 View *stage_view(const Lesson *L, const Trace *T, int k);
+/* The same with the viewer's options (o may be NULL). */
+View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o);
 /* Release a view (not the matrices it borrows). */
 void stage_view_free(View *v);
 /* The default title of a stage id ("Attention weights", ...). */
 const char *stage_default_title(StageId id);
+/* The panel of v showing ref (and, for a one-row panel, trace row r; -1 any),
+** or -1. */
+int stage_find_panel(const View *v, TraceRef ref, int heads, int r);
 
 #endif

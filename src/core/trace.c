@@ -1,12 +1,15 @@
 /*
 ** trace.c: attn_run, the whole computation of a lesson, setup by setup.
 **
-** Each setup is computed from its own inputs: projections first, then scores
-** (dot product or additive), scaling, the mask, softmax, the weighted sum;
-** then, with several heads, the same per head on column blocks, the
-** concatenation and the output projection; then entropies. Every result is
-** stored by name. The order of operations and of each sum follows the seeds'
-** numpy code, so the numbers agree with theirs to the last few bits.
+** Each setup is computed from its own inputs: the projections Q, K and V
+** first; then for every head its slice of Q, K and V, the scores (dot
+** product or additive), the division by the divisor and the temperature,
+** the mask, softmax and the weighted sum; then the joined heads, the output
+** projection and the entropies. The divisor is decided once here (√d_k of
+** the head width, the lesson's own number, or 1) and read by everything
+** that shows or explains it. The order of operations and of each sum
+** follows the seeds' numpy code, so the numbers agree with theirs to the
+** last few bits.
 */
 #include "trace.h"
 #include "attn.h"
@@ -17,105 +20,89 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Store m under name (the trace takes ownership). If the name is taken, the
-** first one stays (an input called Q is the queries) and m is freed. */
-static const Mat *put(TraceSetup *ts, const char *name, Mat *m, bool input)
+static const char *const kind_names[TK_COUNT] = {
+    "input", "Q", "K", "V", "mask", "raw_scores", "scaled_scores", "masked_scores",
+    "weights", "output", "concat", "final", "entropy",
+};
+
+/* The kind's name without a head. */
+const char *trace_kind_name(TraceKind k)
 {
-    for (int i = 0; i < ts->n; i++)
-        if (!strcmp(ts->e[i].name, name)) {
-            mat_free(m);
-            return ts->e[i].m;
-        }
-    if (ts->n >= TRACE_MAX_ENTRIES || !m) {
-        mat_free(m);
-        return NULL;
-    }
-    TraceEntry *e = &ts->e[ts->n++];
-    snprintf(e->name, sizeof e->name, "%s", name);
-    e->m = m;
-    e->input = input;
-    return m;
+    return (unsigned)k < TK_COUNT ? kind_names[k] : "?";
 }
 
-/* Store a computed Q, K or V under its name, replacing an input of the same
-** name that a later setup inherited but no longer uses for this role. */
-static const Mat *put_role(TraceSetup *ts, const char *name, Mat *m, const Operand *o)
+/* A reference to a computed matrix. */
+TraceRef trace_ref(TraceKind kind, int head)
 {
-    for (int i = 0; i < ts->n; i++)
-        if (!strcmp(ts->e[i].name, name)) {
-            if (!strcmp(o->input, name) && !o->weight) {   /* the input is this role */
-                mat_free(m);
-                return ts->e[i].m;
-            }
-            if (!m) return NULL;
-            mat_free(ts->e[i].m);
-            ts->e[i].m = m;
-            ts->e[i].input = false;
-            return m;
-        }
-    return put(ts, name, m, false);
+    TraceRef r;
+    memset(&r, 0, sizeof r);
+    r.kind = kind;
+    r.head = head;
+    return r;
 }
 
-/* Look up a name in one setup's results. */
-static const Mat *get(const TraceSetup *ts, const char *name)
+/* A reference to an input. */
+TraceRef trace_input_ref(const char *name)
 {
+    TraceRef r = trace_ref(TK_INPUT, 0);
+    snprintf(r.name, sizeof r.name, "%s", name ? name : "");
+    return r;
+}
+
+/* Q, K and V have a whole (head 0) and per-head slices; with one head the
+** slice is the whole. Other kinds are per head or whole by nature. */
+static int norm_head(TraceKind k, int head, int heads)
+{
+    if (k == TK_Q || k == TK_K || k == TK_V) return heads <= 1 ? 0 : head;
+    if (k >= TK_RAW && k <= TK_OUTPUT) return head < 1 ? 1 : head;
+    return 0;
+}
+
+/* Do a and b name the same matrix? */
+bool trace_ref_eq(TraceRef a, TraceRef b, int heads)
+{
+    if (a.kind != b.kind) return false;
+    if (a.kind == TK_INPUT) return strcmp(a.name, b.name) == 0;
+    return norm_head(a.kind, a.head, heads) == norm_head(b.kind, b.head, heads);
+}
+
+/* The stored matrix for (kind, head), or NULL. */
+static const Mat *find(const TraceSetup *ts, TraceKind k, int head)
+{
+    head = norm_head(k, head, ts->heads);
     for (int i = 0; i < ts->n; i++)
-        if (!strcmp(ts->e[i].name, name)) return ts->e[i].m;
+        if (ts->mats[i].kind == k && ts->mats[i].head == head) return ts->mats[i].m;
     return NULL;
 }
 
-/* An operand's matrix: the input, or input @ weight. */
-static Mat *operand(const TraceSetup *ts, const Operand *o)
+/* An input of the setup by name, or NULL. */
+static const Mat *input(const TraceSetup *ts, const char *name)
 {
-    const Mat *in = get(ts, o->input);
-    if (!in) return NULL;
-    if (!o->weight) return mat_copy(in);
-    const Mat *w = get(ts, o->weight);
-    return w ? attn_project(in, w) : NULL;
+    const LessonMatrix *lm = name ? lesson_matrix(ts->su, name) : NULL;
+    return lm ? lm->m : NULL;
 }
 
-/* Scores -> scaled -> masked -> weights -> output for one head (or the whole). */
-static bool attend(TraceSetup *ts, const Setup *su, const char *prefix,
-                   const Mat *Q, const Mat *K, const Mat *V, const Mat *mask, double divisor)
+/* Store a computed matrix (the trace owns it unless borrowed). NULL m is
+** a failure passed through. */
+static const Mat *put(TraceSetup *ts, TraceKind k, int head, Mat *m, bool owned)
 {
-    char name[48];
-    Mat *raw;
-    if (su->score == SCORE_ADDITIVE)
-        raw = attn_additive_scores(Q, K, get(ts, su->add_w1), get(ts, su->add_w2), get(ts, su->add_v));
-    else
-        raw = attn_scores(Q, K);
-    if (!raw) return false;
-    Mat *scaled = attn_scale(raw, divisor);
-    if (su->temperature != 1.0) {
-        Mat *t = attn_scale(scaled, su->temperature);
-        mat_free(scaled);
-        scaled = t;
+    if (!m) return NULL;
+    if (ts->n == ts->cap) {
+        ts->cap = ts->cap ? 2 * ts->cap : 16;
+        ts->mats = xrealloc(ts->mats, sizeof *ts->mats * (size_t)ts->cap);
     }
-    Mat *masked = mask ? attn_apply_mask(scaled, mask) : NULL;
-    if (mask && !masked) {
-        mat_free(raw);
-        mat_free(scaled);
-        return false;
-    }
-    Mat *W = attn_softmax(masked ? masked : scaled);
-    Mat *O = attn_weighted_sum(W, V);
-    if (!O) {
-        mat_free(raw); mat_free(scaled); mat_free(masked); mat_free(W);
-        return false;
-    }
-    snprintf(name, sizeof name, "%sraw_scores", prefix);
-    put(ts, name, raw, false);
-    snprintf(name, sizeof name, *prefix ? "%sscores" : "%sscaled_scores", prefix);
-    put(ts, name, scaled, false);
-    if (masked) {
-        snprintf(name, sizeof name, "%smasked_scores", prefix);
-        put(ts, name, masked, false);
-    }
-    snprintf(name, sizeof name, "%sweights", prefix);
-    put(ts, name, W, false);
-    snprintf(name, sizeof name, "%soutput", prefix);
-    put(ts, name, O, false);
-    return true;
+    ts->mats[ts->n++] = (TraceMat){ k, head, m, owned };
+    return m;
+}
+
+/* An operand: the input itself (borrowed), or input @ weight. */
+static const Mat *operand(TraceSetup *ts, TraceKind k, const Operand *o)
+{
+    const Mat *in = input(ts, o->input);
+    if (!in) return NULL;
+    if (!o->weight) return put(ts, k, 0, (Mat *)in, false);
+    const Mat *w = input(ts, o->weight);
+    return w ? put(ts, k, 0, attn_project(in, w), true) : NULL;
 }
 
 /* The divisor for keys of width d: √d, or the lesson's own number in its
@@ -132,29 +119,54 @@ static Mat *make_mask(const TraceSetup *ts, const Setup *su)
 {
     switch (su->mask) {
     case MASK_CAUSAL: return attn_causal_mask(su->nq, su->nk);
-    case MASK_ALLOW: return mat_copy(get(ts, su->mask_matrix));
-    case MASK_BLOCK: return attn_mask_from_blocked(get(ts, su->mask_matrix));
+    case MASK_ALLOW: return mat_copy(input(ts, su->mask_matrix));
+    case MASK_BLOCK: return attn_mask_from_blocked(input(ts, su->mask_matrix));
     default: return NULL;
     }
+}
+
+/* Scores -> scaled -> masked -> weights -> output for head h. */
+static bool attend(TraceSetup *ts, const Setup *su, int h, const Mat *Q, const Mat *K, const Mat *V,
+                   const Mat *mask)
+{
+    const Mat *raw = su->score == SCORE_ADDITIVE
+        ? put(ts, TK_RAW, h, attn_additive_scores(Q, K, input(ts, su->add_w1), input(ts, su->add_w2),
+                                                  input(ts, su->add_v)), true)
+        : put(ts, TK_RAW, h, attn_scores(Q, K), true);
+    if (!raw) return false;
+    Mat *scaled = attn_scale(raw, ts->divisor);
+    if (ts->temperature != 1.0) {
+        Mat *t = attn_scale(scaled, ts->temperature);
+        mat_free(scaled);
+        scaled = t;
+    }
+    const Mat *S = put(ts, TK_SCALED, h, scaled, true);
+    if (mask) {
+        S = put(ts, TK_MASKED, h, attn_apply_mask(S, mask), true);
+        if (!S) return false;
+    }
+    const Mat *W = put(ts, TK_WEIGHTS, h, attn_softmax(S), true);
+    return put(ts, TK_OUTPUT, h, attn_weighted_sum(W, V), true) != NULL;
 }
 
 /* Fail if a computed matrix holds NaN or ±∞ (masked -∞ excepted). */
 static bool check_finite(const TraceSetup *ts, const Setup *su, const char *file, LessonError *err)
 {
     for (int i = 0; i < ts->n; i++) {
-        const TraceEntry *e = &ts->e[i];
-        if (e->input) continue;
-        bool masked = strstr(e->name, "masked_scores") != NULL;
+        const TraceMat *e = &ts->mats[i];
+        if (!e->owned) continue;
         const Mat *m = e->m;
         for (int r = 0; r < m->rows; r++)
             for (int c = 0; c < m->cols; c++) {
                 double v = mat_get(m, r, c);
-                if (isfinite(v) || (masked && v == -INFINITY)) continue;
+                if (isfinite(v) || (e->kind == TK_MASKED && v == -INFINITY)) continue;
+                char name[64];
+                trace_name(trace_ref(e->kind, e->head), ts->heads, name, sizeof name);
                 err->line = su->line;
                 err->col = 1;
                 snprintf(err->msg, sizeof err->msg,
                          "%s:%d:1: error: %s[%d][%d] is %s, not a finite number: the inputs of this setup are too large",
-                         file, su->line, e->name, r + 1, c + 1, isnan(v) ? "NaN" : "infinite");
+                         file, su->line, name, r + 1, c + 1, isnan(v) ? "NaN" : "infinite");
                 return false;
             }
     }
@@ -164,54 +176,42 @@ static bool check_finite(const TraceSetup *ts, const Setup *su, const char *file
 /* Compute one setup into ts. */
 static bool run_setup(TraceSetup *ts, const Setup *su)
 {
-    for (int i = 0; i < su->nmats; i++) put(ts, su->mats[i].name, mat_copy(su->mats[i].m), true);
-    /* all three from the inputs before any of them takes its name */
-    Mat *q = operand(ts, &su->queries), *k = operand(ts, &su->keys), *v = operand(ts, &su->values);
-    const Mat *Q = put_role(ts, "Q", q, &su->queries);
-    const Mat *K = put_role(ts, "K", k, &su->keys);
-    const Mat *V = put_role(ts, "V", v, &su->values);
-    if (!Q || !K || !V) return false;
-    ts->heads = su->heads;
+    ts->su = su;
+    ts->heads = su->heads > 0 ? su->heads : 1;
     ts->temperature = su->temperature;
-    ts->d_k = K->cols / su->heads;
-    ts->divisor = divisor_for(su, su->heads > 1 ? ts->d_k : K->cols);
-    Mat *mask = make_mask(ts, su);
-    const Mat *M = mask ? put(ts, "mask", mask, false) : NULL;
-    if (!attend(ts, su, "", Q, K, V, M, divisor_for(su, K->cols))) return false;
-    Mat *E;
-    if (su->heads > 1) {
-        Mat *outs[LESSON_MAX_HEADS];
-        Mat *ents[LESSON_MAX_HEADS];
-        char prefix[24], name[64];
-        bool ok = true;
-        for (int h = 0; h < su->heads && ok; h++) {
-            snprintf(prefix, sizeof prefix, "head%d.", h + 1);
-            Mat *qh = attn_head_slice(Q, su->heads, h);
-            Mat *kh = attn_head_slice(K, su->heads, h);
-            Mat *vh = attn_head_slice(V, su->heads, h);
-            ok = qh && kh && vh && attend(ts, su, prefix, qh, kh, vh, M, ts->divisor);
-            snprintf(name, sizeof name, "%sQ", prefix);
-            put(ts, name, qh, false);
-            snprintf(name, sizeof name, "%sK", prefix);
-            put(ts, name, kh, false);
-            snprintf(name, sizeof name, "%sV", prefix);
-            put(ts, name, vh, false);
-            if (!ok) return false;
-            snprintf(name, sizeof name, "%soutput", prefix);
-            outs[h] = (Mat *)get(ts, name);
-            snprintf(name, sizeof name, "%sweights", prefix);
-            ents[h] = attn_entropy(get(ts, name));
+    /* all three from the inputs (an input called Q is the queries) */
+    const Mat *Q = operand(ts, TK_Q, &su->queries);
+    const Mat *K = operand(ts, TK_K, &su->keys);
+    const Mat *V = operand(ts, TK_V, &su->values);
+    if (!Q || !K || !V) return false;
+    int H = ts->heads;
+    ts->d_k = K->cols / H;
+    ts->d_v = V->cols / H;
+    ts->divisor = divisor_for(su, ts->d_k);
+    const Mat *M = put(ts, TK_MASK, 0, make_mask(ts, su), true);
+    if (su->mask != MASK_NONE && !M) return false;
+    Mat *outs[LESSON_MAX_HEADS], *ents[LESSON_MAX_HEADS];
+    for (int h = 1; h <= H; h++) {
+        const Mat *qh = Q, *kh = K, *vh = V;
+        if (H > 1) {
+            qh = put(ts, TK_Q, h, attn_head_slice(Q, H, h - 1), true);
+            kh = put(ts, TK_K, h, attn_head_slice(K, H, h - 1), true);
+            vh = put(ts, TK_V, h, attn_head_slice(V, H, h - 1), true);
         }
-        const Mat *C = put(ts, "concat", attn_concat_heads(outs, su->heads), false);
-        E = mat_hconcat(ents, su->heads);
-        for (int h = 0; h < su->heads; h++) mat_free(ents[h]);
-        if (!C) { mat_free(E); return false; }
-        if (su->output_proj) put(ts, "final", attn_project(C, get(ts, su->output_proj)), false);
-    } else {
-        E = attn_entropy(get(ts, "weights"));
-        if (su->output_proj) put(ts, "final", attn_project(get(ts, "output"), get(ts, su->output_proj)), false);
+        if (!qh || !kh || !vh || !attend(ts, su, h, qh, kh, vh, M)) {
+            for (int k = 1; k < h; k++) mat_free(ents[k - 1]);
+            return false;
+        }
+        outs[h - 1] = (Mat *)find(ts, TK_OUTPUT, h);
+        ents[h - 1] = attn_entropy(find(ts, TK_WEIGHTS, h));
     }
-    put(ts, "entropy", E, false);
+    const Mat *joined = outs[0];
+    if (H > 1) joined = put(ts, TK_CONCAT, 0, attn_concat_heads(outs, H), true);
+    put(ts, TK_ENTROPY, 0, H > 1 ? mat_hconcat(ents, H) : mat_copy(ents[0]), true);
+    for (int h = 0; h < H; h++) mat_free(ents[h]);
+    if (!joined) return false;
+    if (su->output_proj && !put(ts, TK_FINAL, 0, attn_project(joined, input(ts, su->output_proj)), true))
+        return false;
     return true;
 }
 
@@ -244,24 +244,75 @@ Trace *attn_run(const Lesson *L, LessonError *err)
 void trace_free(Trace *T)
 {
     if (!T) return;
-    for (int k = 0; k < T->nsetups; k++)
-        for (int i = 0; i < T->s[k].n; i++) mat_free(T->s[k].e[i].m);
+    for (int k = 0; k < T->nsetups; k++) {
+        for (int i = 0; i < T->s[k].n; i++)
+            if (T->s[k].mats[i].owned) mat_free(T->s[k].mats[i].m);
+        free(T->s[k].mats);
+    }
     free(T->s);
     free(T);
+}
+
+/* The matrix a reference names. */
+const Mat *trace_at(const Trace *T, int s, TraceRef r)
+{
+    if (!T || s < 0 || s >= T->nsetups) return NULL;
+    const TraceSetup *ts = &T->s[s];
+    if (r.kind == TK_INPUT) return input(ts, r.name);
+    if (r.head < 0 || r.head > ts->heads) return NULL;
+    return find(ts, r.kind, r.head);
+}
+
+/* "weights" with one head, "head2.weights" with several. */
+void trace_name(TraceRef r, int heads, char *out, size_t n)
+{
+    if (r.kind == TK_INPUT) { snprintf(out, n, "%s", r.name); return; }
+    int h = norm_head(r.kind, r.head, heads);
+    if (heads > 1 && h > 0) snprintf(out, n, "head%d.%s", h, trace_kind_name(r.kind));
+    else snprintf(out, n, "%s", trace_kind_name(r.kind));
+}
+
+/* A name back into a reference (inputs win over computed names: an input
+** called Q is the queries, and lessons cannot name an input "weights"). */
+bool trace_parse_name(const Trace *T, int s, const char *name, TraceRef *out)
+{
+    if (!T || s < 0 || s >= T->nsetups || !name) return false;
+    const TraceSetup *ts = &T->s[s];
+    int head = 0;
+    const char *base = name;
+    if (!strncmp(name, "head", 4) && name[4] >= '1' && name[4] <= '9') {
+        char *end;
+        long h = strtol(name + 4, &end, 10);
+        if (*end == '.' && h >= 1 && h <= ts->heads && ts->heads > 1) {
+            head = (int)h;
+            base = end + 1;
+        }
+    }
+    if (head == 0 && input(ts, name)) {
+        *out = trace_input_ref(name);
+        return true;
+    }
+    for (int k = TK_Q; k < TK_COUNT; k++)
+        if (!strcmp(base, kind_names[k])) {
+            TraceRef r = trace_ref((TraceKind)k, head);
+            if (k >= TK_RAW && k <= TK_OUTPUT && head == 0 && ts->heads > 1) return false;
+            if (!trace_at(T, s, r)) return false;
+            *out = r;
+            return true;
+        }
+    return false;
 }
 
 /* A named matrix of setup s. */
 const Mat *trace_get(const Trace *T, int s, const char *name)
 {
-    if (!T || s < 0 || s >= T->nsetups) return NULL;
-    return get(&T->s[s], name);
+    TraceRef r;
+    return trace_parse_name(T, s, name, &r) ? trace_at(T, s, r) : NULL;
 }
 
 /* Is name an input of setup s? */
 bool trace_is_input(const Trace *T, int s, const char *name)
 {
-    if (!T || s < 0 || s >= T->nsetups) return false;
-    for (int i = 0; i < T->s[s].n; i++)
-        if (!strcmp(T->s[s].e[i].name, name)) return T->s[s].e[i].input;
-    return false;
+    TraceRef r;
+    return trace_parse_name(T, s, name, &r) && r.kind == TK_INPUT;
 }

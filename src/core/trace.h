@@ -2,18 +2,25 @@
 ** trace.h: every intermediate matrix of a lesson, computed once.
 **
 ** attn_run takes a parsed Lesson and, for each setup, computes the queries,
-** keys and values, the raw and scaled scores, the mask and masked scores, the
-** weights, the output, each head's slices and weights, the concatenation and
-** output projection, and the entropies. Each matrix is stored under a name
-** (see trace_get) so that views, explanations and the JSON dump refer to the
-** same numbers. A computed value that is not finite (other than a masked -∞)
-** is an error, never something to draw.
+** keys and values, then per head the raw and scaled scores, the masked
+** scores, the weights and the output, then the joined heads, the output
+** projection and the entropies. Views, explanations and the JSON dump all
+** read the same numbers from here. A computed value that is not finite
+** (other than a masked -∞) is an error, never something to draw.
 **
-** Names: X, Y, W_q, W_k, W_v, W_o, Q, K, V, raw_scores, scaled_scores, mask,
-** masked_scores, weights, output, headN.Q, headN.K, headN.V, headN.scores,
-** headN.weights, headN.output (N from 1), concat, final, entropy (one column
-** per head; the single head when heads = 1), plus every input matrix of the
-** setup under its own name.
+** Two name spaces, kept apart:
+** - inputs: the setup's own matrices (X, W_q, ...), borrowed from the Lesson
+**   (which must outlive the trace) and looked up by their lesson name;
+** - computed matrices, keyed by (kind, head). Kinds that belong to one head
+**   (TK_RAW ... TK_OUTPUT, and TK_Q/TK_K/TK_V with head ≥ 1) exist for heads
+**   1 … H; with one head, head 1 *is* the whole, so (TK_Q, 1) and (TK_Q, 0)
+**   are the same matrix. No matrix is ever computed across heads that no
+**   model computes: with H ≥ 2 there is no full-width softmax.
+**
+** One function names a matrix for people and for --dump (trace_name):
+** with one head "Q", "raw_scores", "weights", ...; with several heads the
+** per-head ones are "head2.Q", "head2.weights", ... and the whole ones keep
+** plain names ("Q", "mask", "concat", "final", "entropy").
 */
 #ifndef ATTNLAB_TRACE_H
 #define ATTNLAB_TRACE_H
@@ -21,27 +28,46 @@
 #include "lesson.h"
 #include "mat.h"
 
-/* Room for every name one setup can hold: its inputs; Q, K, V and the mask;
-** raw_scores, scaled_scores, masked_scores, weights and output; per head
-** Q, K, V, raw_scores, scores, masked_scores, weights and output; concat,
-** final and entropy. (It was 160: 32 inputs, 16 heads and a mask need 172,
-** and a full table made attn_run dereference NULL.) */
-#define TRACE_MAX_ENTRIES (LESSON_MAX_MATRICES + 4 + 5 + 8 * LESSON_MAX_HEADS + 3)
+typedef enum TraceKind {
+    TK_INPUT,           /* a lesson matrix, named */
+    TK_Q, TK_K, TK_V,   /* head 0: the whole projection; head h: its columns for head h */
+    TK_MASK,            /* 1 = may attend (head 0 only) */
+    TK_RAW,             /* Q_h·K_hᵀ (or additive scores) */
+    TK_SCALED,          /* raw ÷ divisor ÷ temperature */
+    TK_MASKED,          /* scaled with −∞ where the mask blocks */
+    TK_WEIGHTS,         /* softmax of the masked (or scaled) scores */
+    TK_OUTPUT,          /* weights·V_h */
+    TK_CONCAT,          /* the heads' outputs side by side (H ≥ 2) */
+    TK_FINAL,           /* concat (or output)·W_o */
+    TK_ENTROPY,         /* one column per head */
+    TK_COUNT
+} TraceKind;
 
-typedef struct TraceEntry {
-    char name[48];
-    Mat *m;             /* owned by the trace */
-    bool input;         /* an input of the lesson (editable) */
-} TraceEntry;
+/* A reference to one matrix of a setup: (kind, head), or an input by name. */
+typedef struct TraceRef {
+    TraceKind kind;
+    int head;                           /* 0: not per head; 1 … H */
+    char name[LESSON_MAX_NAME + 1];     /* TK_INPUT only */
+} TraceRef;
+
+/* One computed matrix. */
+typedef struct TraceMat {
+    TraceKind kind;
+    int head;
+    Mat *m;
+    bool owned;         /* false when m is an input used as it is (Q = X) */
+} TraceMat;
 
 /* One setup's results. */
 typedef struct TraceSetup {
-    TraceEntry e[TRACE_MAX_ENTRIES];
-    int n;
-    int d_k;            /* width of one head's keys */
+    const Setup *su;            /* the setup it was computed from */
+    TraceMat *mats;             /* computed matrices, in the order computed */
+    int n, cap;
     int heads;
-    double divisor;     /* what the scores were divided by (√d_k, custom, 1) */
-    double temperature;
+    int d_k;                    /* width of one head's queries and keys */
+    int d_v;                    /* width of one head's values */
+    double divisor;             /* what each head's scores are divided by (√d_k, custom or 1) */
+    double temperature;         /* and then by this */
 } TraceSetup;
 
 typedef struct Trace {
@@ -49,14 +75,30 @@ typedef struct Trace {
     int nsetups;
 } Trace;
 
-/* Compute every setup of L. NULL on failure with err filled in
-** ("FILE:LINE:COL: error: ..." at the setup or stage concerned). */
+/* Compute every setup of L (which must outlive the trace). NULL on failure
+** with err filled in ("FILE:LINE:COL: error: ..." at the setup concerned). */
 Trace *attn_run(const Lesson *L, LessonError *err);
 /* Release a trace. */
 void trace_free(Trace *T);
-/* The matrix called name in setup s, or NULL. */
+
+/* A reference to a computed matrix. */
+TraceRef trace_ref(TraceKind kind, int head);
+/* A reference to an input by name. */
+TraceRef trace_input_ref(const char *name);
+/* True when two references name the same matrix of a setup with H heads. */
+bool trace_ref_eq(TraceRef a, TraceRef b, int heads);
+/* The matrix a reference names in setup s, or NULL. */
+const Mat *trace_at(const Trace *T, int s, TraceRef r);
+/* The name of a reference for people and --dump, into out (size n). */
+void trace_name(TraceRef r, int heads, char *out, size_t n);
+/* Parse a name made by trace_name (or an input's name) back into a
+** reference; false when it names nothing in setup s. */
+bool trace_parse_name(const Trace *T, int s, const char *name, TraceRef *out);
+/* The matrix called name in setup s (trace_parse_name + trace_at), or NULL. */
 const Mat *trace_get(const Trace *T, int s, const char *name);
 /* True if name is one of setup s's inputs. */
 bool trace_is_input(const Trace *T, int s, const char *name);
+/* The kind's name without a head: "raw_scores", "weights", ... */
+const char *trace_kind_name(TraceKind k);
 
 #endif

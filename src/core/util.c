@@ -142,6 +142,8 @@ void util_fmt_num(char *out, size_t n, double v, int decimals)
     if (isinf(v)) { snprintf(out, n, v < 0 ? "\xe2\x88\x92\xe2\x88\x9e" : "\xe2\x88\x9e"); return; }
     if (decimals < 0) decimals = 0;
     if (decimals > 17) decimals = 17;
+    if (fabs(v) >= 1e9 && v != floor(v)) { snprintf(out, n, "%.2e", v); return; }
+    if (fabs(v) >= 1e15) { snprintf(out, n, "%.2e", v); return; }
     snprintf(out, n, "%.*f", decimals, v);
     /* "-0.00" -> "0.00": the sign of a value that rounds to zero is noise */
     if (out[0] == '-') {
@@ -176,4 +178,15 @@ int util_write_file_atomic(const char *path, const void *data, size_t len, bool 
     }
     free(tmp);
     return ok ? 0 : -1;
+}
+
+/* util_fmt_num, then "0.50" shortened to ".50" and "-0.45" to "-.45" when
+** compact is set; an exact 0 is "0" whatever the decimals. */
+void util_fmt_cell(char *out, size_t n, double v, int decimals, bool compact)
+{
+    if (v == 0.0) { snprintf(out, n, "0"); return; }
+    util_fmt_num(out, n, v, decimals);
+    if (!compact) return;
+    char *z = out[0] == '-' ? out + 1 : out;
+    if (z[0] == '0' && z[1] == '.') memmove(z, z + 1, strlen(z));
 }

@@ -51,6 +51,9 @@ void buf_free(Buf *b);
 /* Format a double the way the screen and explanations show it: fixed decimals,
 ** "-0" folded to "0", infinities as "−∞"/"∞". Writes into out (size n). */
 void util_fmt_num(char *out, size_t n, double v, int decimals);
+/* A heatmap cell's text: util_fmt_num, exact 0 as "0", and with compact set
+** the leading zero dropped (".50", "-.45") so it fits a narrow cell. */
+void util_fmt_cell(char *out, size_t n, double v, int decimals, bool compact);
 
 /* Write data to path atomically: a temporary file in the same directory, then
 ** rename. Returns 0 on success, -1 with errmsg (size n) filled on failure; no

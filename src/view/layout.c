@@ -81,6 +81,7 @@ typedef struct PanelPlan {
     double vmin, vmax;          /* finite range of the values */
     bool any_nonfinite;
     int decimals;               /* digits printed in cells */
+    bool compact;               /* printed as ".50" (no leading zero) */
     float value_fs;             /* 0 = values hidden */
     float tick_w;               /* widest colour-bar tick label */
     float ext;                  /* colour bar reaches this far past a short grid */
@@ -120,6 +121,8 @@ typedef struct Page {
     MeasureCache *cache;
     const View *v;
     PanelStats stats[VIEW_MAX_PANELS];
+    bool foot;                  /* a line is kept at the bottom for notes */
+    bool hidden_values;         /* some panel's numbers could not be printed */
 } Page;
 
 /* ------------------------------------------------------------------ text */
@@ -398,26 +401,50 @@ static const PanelStats *stats_of(const Page *p, const Panel *pn)
     return &none;
 }
 
-/* Digits to print when the lesson says "automatic": 2, 0 for integers, fewer
-** for big values and more for tiny ones. */
-static int auto_decimals(bool ints, double amax)
+/* Digits to print when the lesson says "automatic": enough to tell values
+** of this size apart (2 in general, 3 for tiny ones, fewer for big ones),
+** 0 for whole numbers, and at least 2 for weights in (0, 1). */
+static int auto_decimals(bool ints, double amax, bool probabilities)
 {
     if (ints) return 0;
+    if (probabilities) return amax > 0 && amax < 0.05 ? 3 : 2;
     if (amax >= 1000) return 0;
     if (amax >= 100) return 1;
     if (amax > 0 && amax < 0.05) return 3;
     return 2;
 }
 
-/* The colour scale of a heatmap: [0, 1] for distributions, symmetric
-** around 0 when diverging, else the finite range (widened when constant). */
-static void heat_scale(const Page *p, const Panel *pn, PanelPlan *pp)
+/* The finite range of a panel, or of every panel in its scale group. */
+static bool group_range(const Page *p, const Panel *pn, double *lo, double *hi, bool *nonfinite)
 {
     const PanelStats *st = stats_of(p, pn);
     bool any = st->any;
-    double lo = st->vmin, hi = st->vmax;
-    pp->vmin = lo;
-    pp->vmax = hi;
+    *lo = st->vmin;
+    *hi = st->vmax;
+    *nonfinite = st->any_nonfinite;
+    if (pn->scale_group <= 0) return any;
+    for (int k = 0; k < p->v->npanels && k < VIEW_MAX_PANELS; k++) {
+        const Panel *q = &p->v->panels[k];
+        if (q->scale_group != pn->scale_group || q->kind != PANEL_HEATMAP || !p->stats[k].any) continue;
+        if (!any || p->stats[k].vmin < *lo) *lo = p->stats[k].vmin;
+        if (!any || p->stats[k].vmax > *hi) *hi = p->stats[k].vmax;
+        any = true;
+    }
+    return any;
+}
+
+/* The colour scale of a heatmap: [0, 1] for distributions, symmetric
+** around 0 when diverging, else the finite range (widened when constant);
+** panels of one scale group share it. Computed so that nothing overflows
+** for any finite values (the half-range, not the difference). */
+static void heat_scale(const Page *p, const Panel *pn, PanelPlan *pp)
+{
+    const PanelStats *st = stats_of(p, pn);
+    double lo, hi;
+    bool nonfinite;
+    bool any = group_range(p, pn, &lo, &hi, &nonfinite);
+    pp->vmin = st->vmin;
+    pp->vmax = st->vmax;
     pp->any_nonfinite = st->any_nonfinite;
     if (pn->probabilities) { lo = 0; hi = 1; }
     else if (pn->diverging) {
@@ -433,10 +460,11 @@ static void heat_scale(const Page *p, const Panel *pn, PanelPlan *pp)
     pp->hi = hi;
 }
 
-/* Where a value falls on the panel's scale, 0..1. */
+/* Where a value falls on the panel's scale, 0..1 (halves first, so that
+** a scale of ±1e308 does not overflow). */
 static double heat_t(const PanelPlan *pp, double x)
 {
-    double t = (x - pp->lo) / (pp->hi - pp->lo);
+    double t = (x / 2 - pp->lo / 2) / (pp->hi / 2 - pp->lo / 2);
     return t < 0 ? 0 : t > 1 ? 1 : t;
 }
 
@@ -537,36 +565,53 @@ static AxisPlan plan_cols(const Page *p, char **labels, int n, float cell, float
 }
 
 /* The widest cell text at a size: the extremes have the most characters. */
-static float widest_value(const Page *p, const PanelPlan *pp, int decimals, float size)
+static float widest_value(const Page *p, const PanelPlan *pp, int decimals, bool compact, float size)
 {
     char buf[64];
-    util_fmt_num(buf, sizeof buf, pp->vmin, decimals);
+    util_fmt_cell(buf, sizeof buf, pp->vmin, decimals, compact);
     float w = tw(p, buf, size, 0);
-    util_fmt_num(buf, sizeof buf, pp->vmax, decimals);
+    util_fmt_cell(buf, sizeof buf, pp->vmax, decimals, compact);
     w = fmaxf(w, tw(p, buf, size, 0));
     if (pp->any_nonfinite) w = fmaxf(w, tw(p, MINUS_INF, size, 0));
     return w;
 }
 
-/* The cell font and decimals; value_fs = 0 when values cannot be read. */
+/* The smallest legible cell number on this canvas. */
+static float value_floor(const Page *p)
+{
+    return fpx(fmaxf(9, LAYOUT_VALUE_FLOOR * p->m.u));
+}
+
+/* The largest font (at most the cell font) at which every value fits a
+** cell of room_w x room_h, or 0 below the legible floor. */
+static float value_font(const Page *p, const PanelPlan *pp, int dec, bool compact, float room_w, float room_h)
+{
+    float w100 = widest_value(p, pp, dec, compact, 100) / 100;
+    float fs = fpx(fminf(p->m.value, room_h / INK));
+    if (w100 > 0) fs = fminf(fs, fpx(room_w / w100));
+    while (fs >= value_floor(p) && widest_value(p, pp, dec, compact, fs) > room_w) fs -= 1;
+    return fs >= value_floor(p) ? fs : 0;
+}
+
+/*
+** The cell font and decimals. The digits are decided by the values (or the
+** lesson's `decimals:`), never by the room: a number is printed with all
+** its digits, shortened to ".50" when that is what fits, or not at all
+** (value_fs = 0; the slide then says the numbers are hidden).
+*/
 static void plan_values(const Page *p, const Panel *pn, PanelPlan *pp, float cw, float ch)
 {
-    bool automatic = pn->decimals < 0;
-    int dec = automatic ? auto_decimals(stats_of(p, pn)->ints, fmax(fabs(pp->vmin), fabs(pp->vmax)))
-                        : pn->decimals;
+    int dec = pn->decimals >= 0 ? pn->decimals
+            : auto_decimals(stats_of(p, pn)->ints, fmax(fabs(pp->vmin), fabs(pp->vmax)), pn->probabilities);
     float gapc = cw >= 14 && ch >= 14 ? fmaxf(1, 1.5f * p->m.u) : 0;
     float room_w = cw - gapc - 2 * p->m.pad, room_h = ch - gapc - p->m.pad;
-    for (;;) {
-        float w100 = widest_value(p, pp, dec, 100) / 100;
-        float fs = fpx(fminf(p->m.value, room_h / INK));
-        if (w100 > 0) fs = fminf(fs, fpx(room_w / w100));
-        while (fs >= p->m.min_font && widest_value(p, pp, dec, fs) > room_w) fs -= 1;
-        if (fs >= p->m.min_font) { pp->value_fs = fs; pp->decimals = dec; return; }
-        if (!automatic || dec == 0) break;
-        dec--;
-    }
-    pp->value_fs = 0;
     pp->decimals = dec;
+    pp->compact = false;
+    pp->value_fs = value_font(p, pp, dec, false, room_w, room_h);
+    if (pp->value_fs == 0 && dec > 0) {
+        pp->value_fs = value_font(p, pp, dec, true, room_w, room_h);
+        pp->compact = pp->value_fs > 0;
+    }
 }
 
 /* Colour-bar ticks for a bar of height h. */
@@ -782,9 +827,9 @@ static float widen_cells(const Page *p, const View *v, int first, int cnt, Panel
     for (int k = first; k < first + cnt; k++) {
         PanelPlan *pp = &plans[k];
         want[k] = 0;
-        if (pp->value_fs >= p->m.value || pp->ch <= 0) continue;
+        if ((pp->value_fs >= p->m.value && !pp->compact) || pp->ch < value_floor(p)) continue;
         float g = pp->cw >= 14 && pp->ch >= 14 ? fmaxf(1, 1.5f * p->m.u) : 0;
-        float need = widest_value(p, pp, pp->decimals, p->m.value) + 2 * p->m.pad + g;
+        float need = widest_value(p, pp, pp->decimals, false, p->m.value) + 2 * p->m.pad + g;
         need = fminf(need, CELL_ASPECT * pp->ch);
         if (need > pp->cw) want[k] = (need - pp->cw) * v->panels[k].m->cols;
         total += want[k];
@@ -978,8 +1023,10 @@ static void draw_panel_title(Page *p, const Panel *pn, int k, Rect box)
 {
     char buf[256];
     if (!pn->title || !pn->title[0]) return;
-    fit_text(p, pn->title, p->m.ptitle, 1, box.w, buf, sizeof buf);
-    int i = put_text(p, (Rect){ box.x, box.y, box.w, LH * p->m.ptitle }, buf, p->m.ptitle,
+    float fs = p->m.ptitle;                 /* shrink to 70% before cutting a word */
+    while (fs > fmaxf(p->m.min_font, fpx(0.7f * p->m.ptitle)) && tw(p, pn->title, fs, 1) > box.w) fs -= 1;
+    fit_text(p, pn->title, fs, 1, box.w, buf, sizeof buf);
+    int i = put_text(p, (Rect){ box.x, box.y, box.w, LH * p->m.ptitle }, buf, fs,
                      p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_PANEL_TITLE, 1, 0);
     tag(p, i, k, -1, -1);
 }
@@ -1092,35 +1139,26 @@ static void draw_colorbar(Page *p, const Panel *pn, int k, const PanelPlan *pp, 
     }
 }
 
-/* What the hover highlights on panel k: 0 nothing, 1 the cell, 2 row r, 3 column c. */
-static int hover_on(const Page *p, const View *v, int k, int *r, int *c)
-{
-    int hp = p->o.hover_panel;
-    if (hp < 0 || hp >= v->npanels || !is_heat(&v->panels[hp]) || !is_heat(&v->panels[k])) return 0;
-    const Mat *h = v->panels[hp].m, *m = v->panels[k].m;
-    *r = p->o.hover_row;
-    *c = p->o.hover_col;
-    if (*r < 0 || *r >= h->rows || *c < 0 || *c >= h->cols) return 0;
-    if (k == hp) return 1;
-    if (m->rows == h->rows) return 2;
-    if (m->cols == h->cols) return 3;
-    return 0;
-}
-
-/* Outlines for the hovered cell, the related row or column, and the focus. */
+/*
+** Outlines on panel k: each mark the caller gave (the operands of the
+** explained cell: a cell, a row or a column), the explained cell itself
+** drawn heavier, and the focus frame.
+*/
 static void draw_highlights(Page *p, const View *v, int k, const PanelPlan *pp)
 {
     const Mat *m = v->panels[k].m;
     float u = p->m.u, gx = pp->box.x + pp->left_w, gy = pp->box.y + pp->top_h;
-    int r, c, what = hover_on(p, v, k, &r, &c);
-    if (what == 2 || what == 3) {
-        Rect b = what == 2 ? (Rect){ gx, gy + r * pp->ch, m->cols * pp->cw, pp->ch }
-                           : (Rect){ gx + c * pp->cw, gy, pp->cw, m->rows * pp->ch };
+    for (int i = 0; i < p->o.nmarks && i < LAYOUT_MAX_MARKS; i++) {
+        const LayoutMark *mk = &p->o.marks[i];
+        if (mk->panel != k || mk->row >= m->rows || mk->col >= m->cols || (mk->row < 0 && mk->col < 0)) continue;
+        Rect b = mk->row < 0 ? (Rect){ gx + mk->col * pp->cw, gy, pp->cw, m->rows * pp->ch }
+               : mk->col < 0 ? (Rect){ gx, gy + mk->row * pp->ch, m->cols * pp->cw, pp->ch }
+                             : (Rect){ gx + mk->col * pp->cw, gy + mk->row * pp->ch, pp->cw, pp->ch };
         tag(p, draw_frame(p->d, grow(b, 1.5f * u), p->th->highlight, fmaxf(2, 2.5f * u), ROLE_DECOR),
-            k, what == 2 ? r : -1, what == 3 ? c : -1);
-        if (what == 2 && m->cols == v->panels[p->o.hover_panel].m->cols) what = 1;
+            k, mk->row, mk->col);
     }
-    if (what == 1) {
+    int r = p->o.hover_row, c = p->o.hover_col;
+    if (p->o.hover_panel == k && r >= 0 && c >= 0 && r < m->rows && c < m->cols) {
         Rect b = { gx + c * pp->cw, gy + r * pp->ch, pp->cw, pp->ch };
         tag(p, draw_frame(p->d, grow(b, 2 * u), p->th->highlight, fmaxf(2, 3.5f * u), ROLE_DECOR), k, r, c);
         tag(p, draw_frame(p->d, b, p->th->bg, fmaxf(1, 1.5f * u), ROLE_DECOR), k, r, c);
@@ -1141,10 +1179,11 @@ static void draw_heat(Page *p, const View *v, int k, const PanelPlan *pp)
     const Panel *pn = &v->panels[k];
     const Mat *m = pn->m;
     const Cmap *cm = panel_cmap(p, pn);
-    bool hidden = p->o.hidden_panel == k;
+    bool hidden = k < 64 && (p->o.hidden >> k) & 1;
     char buf[64];
     draw_panel_title(p, pn, k, pp->box);
     draw_heat_labels(p, pn, k, pp);
+    if (pp->value_fs <= 0 && !hidden) p->hidden_values = true;
     /* Cells narrower than a pixel cannot be told apart: draw one rectangle
     ** per pixel-sized block of them (the colour of its first cell), so a
     ** 1024x1024 matrix costs thousands of commands, not a million. */
@@ -1172,7 +1211,7 @@ static void draw_heat(Page *p, const View *v, int k, const PanelPlan *pp)
                 Color col = cmap_at(cm, heat_t(pp, x));
                 tag(p, draw_rect(p->d, b, col, ROLE_CELL), k, r, c);
                 if (pp->value_fs > 0) {
-                    util_fmt_num(buf, sizeof buf, x, pp->decimals);
+                    util_fmt_cell(buf, sizeof buf, x, pp->decimals, pp->compact);
                     tag(p, put_text(p, b, buf, pp->value_fs, cmap_text_for(col), ALIGN_CENTER,
                                     VALIGN_MIDDLE, ROLE_CELL_TEXT, 0, 0), k, r, c);
                 }
@@ -1229,7 +1268,8 @@ static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
     double lo = 0, hi = 1;
     if (!mat_finite_range(mm, &lo, &hi)) { lo = 0; hi = 1; }
     if (lo > 0) lo = 0;
-    if (isfinite(pn->bound)) { hi = fmax(hi, pn->bound); lo = fmin(lo, pn->bound); }
+    for (int r = 0; pn->bounds && r < mm->rows; r++)
+        if (isfinite(pn->bounds[r])) { hi = fmax(hi, pn->bounds[r]); lo = fmin(lo, pn->bounds[r]); }
     if (!(hi > lo)) hi = lo + 1;
     double step = nice_step((hi - lo) / 4);
     hi = ceil((hi + 0.04 * (hi - lo)) / step) * step;
@@ -1244,6 +1284,7 @@ static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
         if (names && names[s]) name_w = fmaxf(name_w, tw(p, names[s], lfs, 0));
         else { snprintf(buf, sizeof buf, "%d", s + 1); name_w = fmaxf(name_w, tw(p, buf, lfs, 0)); }
     }
+    if (pn->bounds && pn->bound_label) name_w = fmaxf(name_w, tw(p, pn->bound_label, lfs, 0));
     float leg_w = fminf(sw + m->gs + name_w + 1, 0.3f * box.w);
 
     /* left: y axis title and tick labels */
@@ -1317,45 +1358,47 @@ static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
             k, -1, -1);
     }
 
-    /* the bound: a dashed line across, its label above it (below if no room) */
-    if (isfinite(pn->bound)) {
-        float y = bottom - ph * (float)((pn->bound - lo) / (hi - lo));
-        int i = draw_line(p->d, px, y, px + pw, y, th->fg, fmaxf(1.5f, 2 * m->u), ROLE_PLOT);
-        p->d->cmds[i].dashed = 1;
-        tag(p, i, k, -1, -1);
-        const char *label = pn->bound_label;
-        if (!label || !label[0]) { util_fmt_num(buf, sizeof buf, pn->bound, 2); label = buf; }
-        char cut[256];
-        float w = fit_text(p, label, m->tick, 0, pw - 2 * m->pad, cut, sizeof cut);
-        float lh = LH * m->tick;
-        /* above the line if there is room, else below it; always inside the plot */
-        float ly = y - lh - 0.3f * m->gs >= top ? y - lh - 0.3f * m->gs : y + 0.3f * m->gs;
-        if (ly + lh > bottom) ly = bottom - lh;
-        if (ly >= top - 0.6f * INK * m->tick && w > 0) {
-            Rect b = { px + pw - w - 2 * m->pad, ly, w + 2 * m->pad, lh };
-            tag(p, draw_rect(p->d, b, th->bg, ROLE_DECOR), k, -1, -1);
-            tag(p, put_text(p, b, cut, m->tick, th->fg, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_PLOT, 0, 0),
-                k, -1, -1);
+    /* the bound: a dashed step line, level over each row's category (its
+    ** label is in the legend) */
+    if (pn->bounds) {
+        float last_y = 0;
+        for (int r = 0; r < rows; r++) {
+            float y = bottom - ph * (float)((pn->bounds[r] - lo) / (hi - lo));
+            int i = draw_line(p->d, px + r * sx, y, px + (r + 1) * sx, y, th->fg, fmaxf(1.5f, 2 * m->u), ROLE_PLOT);
+            p->d->cmds[i].dashed = 1;
+            tag(p, i, k, -1, -1);
+            if (r > 0 && fabsf(y - last_y) > 0.5f) {
+                i = draw_line(p->d, px + r * sx, last_y, px + r * sx, y, th->fg, fmaxf(1.5f, 2 * m->u), ROLE_PLOT);
+                p->d->cmds[i].dashed = 1;
+                tag(p, i, k, -1, -1);
+            }
+            last_y = y;
         }
     }
 
-    /* the series: lines between finite neighbours, a marker on every point */
-    float ms = fmaxf(5, fminf(9 * m->u, sx * 0.4f));
+    /* the series: a marker per point (the rows are categories, so no line
+    ** joins them), side by side within a row's slot, its value printed
+    ** above it when there is room, and a hit area for hovering */
+    float slot = sx / nser, ms = fmaxf(5, fminf(9 * m->u, fminf(sx * 0.4f, slot * 0.8f)));
     for (int s = 0; s < nser; s++) {
         Color c = series_color(p, s);
-        float lastx = 0, lasty = 0;
-        bool have = false;
-        for (int r = 0; r < rows; r++) {
-            double x = mat_get(mm, r, s);
-            if (!isfinite(x)) { have = false; continue; }
-            float X = px + (r + 0.5f) * sx, Y = bottom - ph * (float)((x - lo) / (hi - lo));
-            if (have) tag(p, draw_line(p->d, lastx, lasty, X, Y, c, fmaxf(2, 2.5f * m->u), ROLE_PLOT), k, r, s);
-            lastx = X; lasty = Y; have = true;
-        }
         for (int r = 0; r < rows; r++) {
             double x = mat_get(mm, r, s);
             if (!isfinite(x)) continue;
-            marker(p, px + (r + 0.5f) * sx, bottom - ph * (float)((x - lo) / (hi - lo)), ms, c, s, k);
+            float X = px + r * sx + (nser > 1 ? (s + 0.5f) * slot : 0.5f * sx);
+            float Y = bottom - ph * (float)((x - lo) / (hi - lo));
+            Rect hit = { X - fmaxf(slot, ms) / 2, Y - ms, fmaxf(slot, ms), 2 * ms };
+            int i = draw_rect(p->d, hit, (Color){ 0, 0, 0, 0 }, ROLE_CELL);
+            tag(p, i, k, r, s);
+            marker(p, X, Y, ms, c, s, k);
+            char num[32];
+            util_fmt_cell(num, sizeof num, x, pn->decimals >= 0 ? pn->decimals : 2, false);
+            float nw = tw(p, num, m->tick, 0), lh = LH * m->tick;
+            if (nw <= slot - m->pad && Y - ms / 2 - lh >= top) {
+                Rect b = { X - nw / 2 - m->pad / 2, Y - ms / 2 - lh, nw + m->pad, lh };
+                tag(p, draw_rect(p->d, b, th->bg, ROLE_DECOR), k, r, s);
+                tag(p, put_text(p, b, num, m->tick, th->fg, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_PLOT, 0, 0), k, r, s);
+            }
         }
     }
 
@@ -1373,6 +1416,16 @@ static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
         fit_text(p, name, lfs, 0, leg_w - sw - m->gs, cut, sizeof cut);
         Rect b = { lx + sw + m->gs, y - llh / 2, leg_w - sw - m->gs, llh };
         tag(p, put_text(p, b, cut, lfs, th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_PLOT, 0, 0), k, -1, s);
+    }
+    if (pn->bounds && pn->bound_label && (nser + 1) * llh <= ph + 0.01f) {
+        float y = top + nser * llh + llh / 2;
+        int i = draw_line(p->d, lx, y, lx + sw, y, th->fg, fmaxf(1.5f, 2 * m->u), ROLE_PLOT);
+        p->d->cmds[i].dashed = 1;
+        tag(p, i, k, -1, -1);
+        char cut[256];
+        fit_text(p, pn->bound_label, lfs, 0, leg_w - sw - m->gs, cut, sizeof cut);
+        Rect b = { lx + sw + m->gs, y - llh / 2, leg_w - sw - m->gs, llh };
+        tag(p, put_text(p, b, cut, lfs, th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_PLOT, 0, 0), k, -1, -1);
     }
 }
 
@@ -1422,37 +1475,33 @@ static Metrics metrics(const LayoutOpts *o, float shrink)
     return m;
 }
 
-/* The stage title, and the lesson and "stage k / n" small at the right
-** (or above it when both do not fit on one line). Returns the next y. */
+/*
+** The header, on one line in the same place on every slide: the stage
+** title at the left, "lesson · stage k / n" small at the right. The title
+** keeps its words: it shrinks (to 65%) before anything of it is cut; the
+** lesson's title gives way first, the stage counter never.
+*/
 static float draw_header(Page *p, const View *v, float x0, float x1, float y)
 {
     const Metrics *m = &p->m;
-    char meta[300], buf[300];
-    meta[0] = '\0';
-    if (v->lesson_title && v->lesson_title[0] && v->nstages > 0)
-        snprintf(meta, sizeof meta, "%s  \xc2\xb7  stage %d / %d", v->lesson_title, v->stage + 1, v->nstages);
-    else if (v->nstages > 0)
-        snprintf(meta, sizeof meta, "stage %d / %d", v->stage + 1, v->nstages);
-    else if (v->lesson_title)
-        snprintf(meta, sizeof meta, "%s", v->lesson_title);
-    const char *title = v->title ? v->title : "";
-    float w = x1 - x0, meta_w = meta[0] ? tw(p, meta, m->meta, 0) : 0;
-    float title_w = tw(p, title, m->title, 1), th = LH * m->title;
-    if (meta[0] && title_w + 2 * m->gap + meta_w > w) {
-        fit_text(p, meta, m->meta, 0, w, buf, sizeof buf);
-        put_text(p, (Rect){ x0, y, w, LH * m->meta }, buf, m->meta, p->th->muted,
-                 ALIGN_LEFT, VALIGN_MIDDLE, ROLE_TITLE, 0, 0);
-        y += LH * m->meta;
-        meta[0] = '\0';
-        meta_w = 0;
-    }
-    float room = meta[0] ? w - meta_w - 2 * m->gap : w;
-    fit_text(p, title, m->title, 1, room, buf, sizeof buf);
-    put_text(p, (Rect){ x0, y, room, th }, buf, m->title, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE,
-             ROLE_TITLE, 1, 0);
-    if (meta[0])
+    char count[64], lesson[300], meta[400], buf[300];
+    count[0] = lesson[0] = meta[0] = '\0';
+    if (v->nstages > 0) snprintf(count, sizeof count, "stage %d / %d", v->stage + 1, v->nstages);
+    const char *title = v->title ? v->title : "", *sep = "  \xc2\xb7  ";
+    float w = x1 - x0, th = LH * m->title, fs = m->title;
+    float count_w = count[0] ? tw(p, count, m->meta, 0) : 0;
+    while (fs > fpx(0.65f * m->title) && tw(p, title, fs, 1) + m->gap + count_w > w) fs -= 1;
+    float title_w = fit_text(p, title, fs, 1, w - (count[0] ? m->gap + count_w : 0), buf, sizeof buf);
+    put_text(p, (Rect){ x0, y, title_w + 1, th }, buf, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_TITLE, 1, 0);
+    float room = w - title_w - m->gap - count_w - (count[0] ? tw(p, sep, m->meta, 0) : 0);
+    if (v->lesson_title && v->lesson_title[0] && room > 4 * m->meta)
+        fit_text(p, v->lesson_title, m->meta, 0, room, lesson, sizeof lesson);
+    snprintf(meta, sizeof meta, "%s%s%s", lesson, lesson[0] && count[0] ? sep : "", count);
+    if (meta[0]) {
+        float meta_w = tw(p, meta, m->meta, 0);
         put_text(p, (Rect){ x1 - meta_w, y, meta_w, th }, meta, m->meta, p->th->muted,
                  ALIGN_RIGHT, VALIGN_MIDDLE, ROLE_TITLE, 0, 0);
+    }
     y += th;
     draw_line(p->d, x0, y + 0.4f * m->gs, x1, y + 0.4f * m->gs, p->th->frame, fmaxf(1, m->u), ROLE_DECOR);
     return y + 1.4f * m->gs;
@@ -1475,6 +1524,18 @@ static float draw_formula(Page *p, const View *v, float x0, float x1, float y)
     put_text(p, (Rect){ x0 + padx, y + pady, w, LH * fs }, buf, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE,
              ROLE_FORMULA, 0, 0);
     return y + strip.h + m->gap * 0.8f;
+}
+
+/* The notes line at the bottom: the view's own note (a row that sees no
+** key) and, when some numbers were too small to print, where to read them. */
+static void draw_footer(Page *p, const View *v, float x0, float x1, float y)
+{
+    char line[600], buf[600];
+    snprintf(line, sizeof line, "%s%s%s", v->note ? v->note : "", v->note && p->hidden_values ? "   \xc2\xb7   " : "",
+             p->hidden_values ? "some numbers are too small to print here: hover a cell to read it, or press \xe2\x88\x92 for smaller text" : "");
+    fit_text(p, line, p->m.meta, 0, x1 - x0, buf, sizeof buf);
+    put_text(p, (Rect){ x0, y, x1 - x0, LH * p->m.meta }, buf, p->m.meta, p->th->muted, ALIGN_LEFT, VALIGN_MIDDLE,
+             ROLE_BODY, 0, 0);
 }
 
 /* The light or dark theme. Text colours reach 4.5:1 on their backgrounds. */
@@ -1521,7 +1582,8 @@ LayoutOpts layout_defaults(int width, int height, const Theme *theme,
     o.cmap = NULL;
     o.focus_panel = -1;
     o.hover_panel = o.hover_row = o.hover_col = -1;
-    o.hidden_panel = -1;
+    o.nmarks = 0;
+    o.hidden = 0;
     return o;
 }
 
@@ -1548,7 +1610,8 @@ static bool layout_page(Page *p, const View *v)
 {
     const Metrics *m = &p->m;
     DrawList *out = p->d;
-    float x0 = m->margin, x1 = p->o.width - m->margin, y1 = p->o.height - m->margin;
+    float foot_h = p->foot ? LH * m->meta + 0.5f * m->gs : 0;
+    float x0 = m->margin, x1 = p->o.width - m->margin, y1 = p->o.height - m->margin - foot_h;
     float y = draw_header(p, v, x0, x1, m->margin);
     y = draw_formula(p, v, x0, x1, y);
     float avail = y1 - y, W = x1 - x0;
@@ -1610,6 +1673,7 @@ static bool layout_page(Page *p, const View *v)
             draw_plot(p, v, k, &plans[k]);
         else draw_empty(p, v, k, &plans[k]);
     }
+    if (p->foot) draw_footer(p, v, x0, x1, y1 + 0.5f * m->gs);
     return fits;
 }
 
@@ -1632,7 +1696,19 @@ void layout_view(const View *v, const LayoutOpts *opts, DrawList *out)
     for (int k = 0; v && k < v->npanels && k < VIEW_MAX_PANELS; k++) p.stats[k] = panel_stats(v->panels[k].m);
     for (float shrink = 1;; shrink *= 0.85f) {
         p.m = metrics(&p.o, shrink);
+        p.foot = v && v->note;
         draw_clear(out, p.o.width, p.o.height, p.th->bg);
-        if (!v || layout_page(&p, v) || shrink < 0.4f) break;
+        p.hidden_values = false;
+        bool ok = !v || layout_page(&p, v);
+        if (v && p.hidden_values && !p.foot && p.o.height >= 360) {   /* again, with room to say so */
+            p.foot = true;
+            draw_clear(out, p.o.width, p.o.height, p.th->bg);
+            if (!layout_page(&p, v)) {                  /* no room for the note: without it */
+                p.foot = false;
+                draw_clear(out, p.o.width, p.o.height, p.th->bg);
+                layout_page(&p, v);
+            }
+        }
+        if (ok || shrink < 0.4f) break;
     }
 }

@@ -21,6 +21,17 @@ typedef struct Theme {
     Color bg, fg, muted, panel_bg, frame, masked_bg, masked_fg, accent, highlight;
 } Theme;
 
+/* An outlined operand: a cell, a whole row (col -1) or column (row -1) of a panel. */
+typedef struct LayoutMark {
+    int panel, row, col;
+} LayoutMark;
+
+#define LAYOUT_MAX_MARKS 16
+/* The smallest legible cell number, in pixels at a 1280x800 canvas (it
+** scales with the canvas, and is never under 9 px). Below it a panel's
+** numbers are hidden and the slide says so. */
+#define LAYOUT_VALUE_FLOOR 10
+
 typedef struct LayoutOpts {
     int width, height;          /* canvas in pixels */
     float text_scale;           /* 1.0 normal; the app's +/- change it */
@@ -28,9 +39,11 @@ typedef struct LayoutOpts {
     MeasureFn measure;
     void *measure_ctx;
     const char *cmap;           /* override every panel's colormap, or NULL */
-    int focus_panel;            /* -1, or a panel to highlight row/col of */
-    int hover_panel, hover_row, hover_col;   /* -1 when nothing is hovered */
-    int hidden_panel;           /* predict mode: draw this panel's cells blank; -1 */
+    int focus_panel;            /* -1, or a panel to frame */
+    int hover_panel, hover_row, hover_col;   /* the cell explained; -1 when none */
+    LayoutMark marks[LAYOUT_MAX_MARKS];      /* its operands, outlined */
+    int nmarks;
+    unsigned long long hidden; /* predict mode: panels (bit k) drawn blank */
 } LayoutOpts;
 
 /* The light or dark theme. */
