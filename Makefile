@@ -97,6 +97,7 @@ test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab
 	cd tests && CK_FORK=yes ../$(BUILD)/check_attnlab
 	ATTNLAB=$(BUILD)/attnlab sh tests/cli.sh
 	/usr/bin/python3 tests/check_lessons.py $(BUILD)/attnlab lessons tests/reference
+	/usr/bin/python3 tests/check_views.py $(BUILD)/attnlab 16
 	ATTNLAB=$(BUILD)/attnlab sh tests/bad_lessons.sh
 	ATTNLAB=$(BUILD)/attnlab sh tests/e2e.sh
 

@@ -43,8 +43,9 @@ static void panel(Buf *out, const Panel *p)
     const Mat *m = p->m;
     buf_puts(out, "{\"name\": ");
     if (p->owned) {
-        char name[64];
-        snprintf(name, sizeof name, "%s[%d]", p->matrix, p->row_offset + 1);
+        char name[80];
+        if (p->kind == PANEL_PLOT) snprintf(name, sizeof name, "%s[head %d]", p->matrix, p->col_offset + 1);
+        else snprintf(name, sizeof name, "%s[%d]", p->matrix, p->row_offset + 1);
         dump_string(out, name);
     } else {
         dump_string(out, p->matrix);

@@ -6,6 +6,16 @@
 **    "col_labels", "data": [[...], ...]}]}]}
 ** Numbers carry 17 significant digits (they read back as the same doubles);
 ** −∞ (a masked score) is written as null.
+**
+** Names (trace_name): with one head "Q", "K", "V", "raw_scores",
+** "scaled_scores", "masked_scores", "weights", "output", "mask", "final",
+** "entropy"; with H heads the per-head matrices are "headH.Q", "headH.K",
+** "headH.V", "headH.raw_scores", "headH.scaled_scores",
+** "headH.masked_scores", "headH.weights" and "headH.output" (H from 1), and
+** the whole ones are "Q", "K", "V", "mask", "concat", "final" and "entropy"
+** (one column per head). Inputs keep their lesson names. A one-row panel
+** (per_token) is "NAME[R]" with R its 1-based row; one head's entropy is
+** "entropy[head H]".
 */
 #ifndef ATTNLAB_DUMP_H
 #define ATTNLAB_DUMP_H

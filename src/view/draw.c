@@ -34,6 +34,7 @@ void draw_clear(DrawList *d, int width, int height, Color background)
     d->width = width;
     d->height = height;
     d->background = background;
+    d->npanels = 0;
 }
 
 /* Append a command, copying its text into the arena. */

@@ -61,6 +61,14 @@ typedef struct DrawCmd {
     int16_t panel, row, col;   /* -1 when not applicable */
 } DrawCmd;
 
+/* What panel k of the list shows, for scripts reading an exported figure. */
+#define DRAW_MAX_PANELS 40
+typedef struct DrawPanel {
+    char matrix[48];    /* the matrix's name as in --dump ("head2.weights"); "" for none */
+    int head;           /* its head, or 0 */
+    int row0;           /* its first row is this row of the matrix (one-row panels) */
+} DrawPanel;
+
 typedef struct DrawList {
     DrawCmd *cmds;
     int n, cap;
@@ -68,6 +76,8 @@ typedef struct DrawList {
     size_t tlen, tcap;
     int width, height;  /* canvas size in pixels */
     Color background;
+    DrawPanel panels[DRAW_MAX_PANELS];  /* set by layout_view */
+    int npanels;
 } DrawList;
 
 /* An empty list for a width x height canvas. */

@@ -1711,4 +1711,10 @@ void layout_view(const View *v, const LayoutOpts *opts, DrawList *out)
         }
         if (ok || shrink < 0.4f) break;
     }
+    for (int k = 0; v && k < v->npanels && k < DRAW_MAX_PANELS; k++) {
+        snprintf(out->panels[k].matrix, sizeof out->panels[k].matrix, "%s", v->panels[k].matrix);
+        out->panels[k].head = v->panels[k].ref.head;
+        out->panels[k].row0 = v->panels[k].row_offset;
+        out->npanels = k + 1;
+    }
 }

@@ -156,6 +156,8 @@ static void put_text(Buf *b, const DrawList *d, const DrawCmd *c)
     if (anchor) buf_printf(b, " text-anchor=\"%s\"", anchors[anchor]);
     if (c->bold) buf_puts(b, " font-weight=\"bold\"");
     put_paint(b, "fill", c->color);
+    if ((c->role == ROLE_CELL_TEXT || c->role == ROLE_MASKED) && c->row >= 0 && c->col >= 0)
+        buf_printf(b, " data-row=\"%d\" data-col=\"%d\"", c->row, c->col);
     if (c->rotate == 90) {
         buf_puts(b, " transform=\"rotate(-90 ");
         put_num(b, x);
@@ -181,12 +183,27 @@ char *svg_write(const DrawList *d, const char *title, const char *desc, size_t *
     buf_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\"", d->width, d->height);
     put_paint(&b, "fill", d->background);
     buf_puts(&b, "/>\n<g font-family=\"DejaVu Sans, sans-serif\">\n");
+    int open = -1;              /* the panel whose <g> is open */
     for (int i = 0; i < d->n; i++) {
         const DrawCmd *c = &d->cmds[i];
+        int k = c->panel >= 0 && c->panel < d->npanels && d->panels[c->panel].matrix[0] ? c->panel : -1;
+        if (k != open && !(k < 0 && c->role != ROLE_OVERLAY && open >= 0)) {
+            if (open >= 0) buf_puts(&b, "</g>\n");
+            if (k >= 0) {
+                buf_puts(&b, "<g data-matrix=\"");
+                put_escaped(&b, d->panels[k].matrix);
+                buf_printf(&b, "\" data-panel=\"%d\"", k);
+                if (d->panels[k].head > 0) buf_printf(&b, " data-head=\"%d\"", d->panels[k].head);
+                if (d->panels[k].row0 > 0) buf_printf(&b, " data-first-row=\"%d\"", d->panels[k].row0);
+                buf_puts(&b, ">\n");
+            }
+            open = k;
+        }
         if (c->kind == DRAW_RECT) put_rect(&b, c);
         else if (c->kind == DRAW_LINE) put_line(&b, c);
         else if (c->kind == DRAW_TEXT) put_text(&b, d, c);
     }
+    if (open >= 0) buf_puts(&b, "</g>\n");
     buf_puts(&b, "</g>\n</svg>\n");
     if (len) *len = b.len;
     return buf_take(&b);
