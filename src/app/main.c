@@ -231,10 +231,9 @@ static int cmd_list(const char *dir)
 */
 static int close_stdout(int code)
 {
-    errno = 0;
     bool bad = ferror(stdout) != 0;
-    if (fflush(stdout) != 0) bad = true;
-    int e = errno;
+    int e = bad ? errno : 0;            /* a failed write earlier set it */
+    if (fflush(stdout) != 0) { bad = true; e = errno; }
     if (fclose(stdout) != 0 && !bad) { bad = true; e = errno; }
     if (!bad) return code;
     fprintf(stderr, "attnlab: error: cannot write to standard output%s%s\n", e ? ": " : "", e ? strerror(e) : "");
