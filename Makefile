@@ -11,7 +11,7 @@ CC       ?= cc
 DEPS_PKGS := pkg-config libsdl2-dev libsdl2-ttf-dev check libpng-dev \
              libfontconfig-dev fonts-dejavu-core python3 python3-numpy \
              libxml2-utils xvfb xdotool imagemagick openbox procps python3-matplotlib \
-             clang libclang-rt-14-dev valgrind
+             clang libclang-rt-14-dev valgrind strace
 
 WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Werror
 OPT      ?= -O2 -g
@@ -40,6 +40,10 @@ SDL_OBJ  := $(call obj,$(SDL_SRC))
 APP_OBJ  := $(call obj,$(APP_SRC))
 TEST_OBJ := $(call obj,$(TEST_SRC))
 LIB_OBJ  := $(CORE_OBJ) $(VIEW_OBJ) $(SDL_OBJ) $(APP_OBJ)
+
+# How long a refusal (a pipe, a device as input) may take before the fault
+# tests call it a hang; sanitizer builds start more slowly.
+FAULTS_TIMEOUT ?= 2
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -99,13 +103,14 @@ test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab
 	/usr/bin/python3 tests/check_lessons.py $(BUILD)/attnlab lessons tests/reference
 	/usr/bin/python3 tests/check_views.py $(BUILD)/attnlab 16
 	ATTNLAB=$(BUILD)/attnlab sh tests/bad_lessons.sh
+	ATTNLAB=$(BUILD)/attnlab FAULTS_TIMEOUT=$(FAULTS_TIMEOUT) sh tests/faults.sh
 	ATTNLAB=$(BUILD)/attnlab sh tests/e2e.sh
 
 test: deps
 	@$(MAKE) --no-print-directory test-unit
 
 test-sanitize: deps
-	@$(MAKE) --no-print-directory BUILD=build/san OPT="-O1 -g" \
+	@$(MAKE) --no-print-directory BUILD=build/san OPT="-O1 -g" FAULTS_TIMEOUT=10 \
 	  EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)" \
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp test-unit

@@ -31,6 +31,7 @@
 #include "core/lesson.h"
 #include "core/stage.h"
 #include "core/trace.h"
+#include "core/fileio.h"
 #include "core/util.h"
 #include "app/shot.h"
 #include "sdl/export.h"
@@ -378,7 +379,7 @@ static void export_detail(ExportRun *e)
         export_png_encode(o->surface, &meta, &b);
         double t4 = now_ms();
         char msg[600];
-        if (util_write_file_atomic(e->path, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);
+        if (fileio_write_atomic(e->path, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);
         double t5 = now_ms();
         bytes = b.len;
         buf_free(&b);

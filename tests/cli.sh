@@ -16,7 +16,7 @@ grep -q '^attnlab [0-9]' "$tmp/out" && ok || bad "--version prints the version"
 expect 0 "$bin" --help
 grep -q -- '--dump' "$tmp/out" && ok || bad "--help mentions --dump"
 expect 2 "$bin" --no-such-flag
-grep -q '^usage:' "$tmp/err" && ok || bad "unknown flag prints usage on stderr"
+[ "$(cat "$tmp/err")" = "attnlab: error: unknown option '--no-such-flag' (see attnlab --help)" ] && ok || bad "unknown flag: one line on stderr, got: $(cat "$tmp/err")"
 
 expect 0 "$bin" --check lessons/*.lesson
 [ "$(grep -c ': ok' "$tmp/out")" -eq "$(ls lessons/*.lesson | wc -l)" ] && ok || bad "--check reports every lesson ok"

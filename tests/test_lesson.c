@@ -273,6 +273,94 @@ START_TEST(test_limits_load_missing_file)
 }
 END_TEST
 
+START_TEST(test_limits_crlf_line_length)
+{
+    /* a line of exactly LESSON_MAX_LINE bytes is accepted with LF and with
+    ** CRLF (the CR ends the line, it is not part of it); one byte more is
+    ** refused with either ending, at the same column */
+    const char *endings[] = { "\n", "\r\n" };
+    for (int e = 0; e < 2; e++) {
+        for (int extra = 0; extra < 2; extra++) {
+            size_t n = LESSON_MAX_LINE + (size_t)extra;
+            char *text = malloc(n + 200);
+            strcpy(text, "title: T");
+            strcat(text, endings[e]);
+            size_t at = strlen(text);
+            text[at] = '#';
+            memset(text + at + 1, 'a', n - 1);
+            strcpy(text + at + n, endings[e]);
+            strcat(text, "[setup]\ntokens: a\nX =\n  1\n[softmax]\n");
+            LessonError err;
+            Lesson *L = parse(text, &err);
+            if (extra == 0) {
+                ck_assert_msg(L != NULL, "ending %d: %s", e, err.msg);
+            } else {
+                ck_assert_ptr_null(L);
+                ck_assert_str_eq(err.msg, "t.lesson:2:32769: error: line is longer than 32768 bytes");
+                ck_assert_int_eq(err.kind, LESSON_ERR_LIMIT);
+            }
+            lesson_free(L);
+            free(text);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_limits_small_rules)
+{
+    /* -0 is a negative seed */
+    expect(BASE "seed: -0\n", "t.lesson:7:7: error: the seed must be between 0 and 4294967295, found -0");
+    /* a sinusoid has no scale: its overflow names what to change */
+    expect(BASE "seed: 1\nS = sinusoid 8x8 freq 1 noise 1e308\n",
+           "t.lesson:8:5: error: sinusoid gives numbers too large for a double (infinite); use a smaller noise");
+    expect(BASE "S = sinusoid 2x3 freq 1e308\n",
+           "t.lesson:7:5: error: sinusoid freq 1e+308 makes the angle k*(i+1)*freq too large for a double; use a smaller freq");
+    /* a line whose first non-blank character is '[' starts a section,
+    ** indented or not: here it does not continue the title */
+    LessonError err;
+    Lesson *L = parse("title: T\n  [setup]\ntokens: a b\nX =\n  1 2\n  3 4\n [softmax]\n", &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_str_eq(L->title, "T");
+    ck_assert_int_eq(L->nsetups, 1);
+    ck_assert_int_eq(L->nstages, 1);
+    lesson_free(L);
+    expect("title: T\nsummary: S\n  [nonsense]\n", "t.lesson:3:4: error: unknown section 'nonsense'; expected one of: ...");
+    /* and it ends a matrix's rows */
+    L = parse(BASE "Y =\n  1 2\n  [softmax]\n", &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_int_eq(lesson_matrix(&L->setups[0], "Y")->m->rows, 1);
+    ck_assert_int_eq(L->nstages, 1);
+    lesson_free(L);
+}
+END_TEST
+
+START_TEST(test_limits_error_kinds)
+{
+    /* one mapping from kind to exit status: 1 I/O, 2 invalid or over a limit */
+    LessonError err;
+    ck_assert_ptr_null(lesson_load("no/such/file.lesson", &err));
+    ck_assert_int_eq(err.kind, LESSON_ERR_IO);
+    ck_assert_int_eq(lesson_exit_code(&err), 1);
+    ck_assert_ptr_null(lesson_load("/tmp", &err));
+    ck_assert_str_eq(err.msg, "/tmp: error: cannot read: a directory, not a regular file");
+    ck_assert_int_eq(lesson_exit_code(&err), 1);
+    ck_assert_ptr_null(lesson_load("/dev/zero", &err));
+    ck_assert_str_eq(err.msg, "/dev/zero: error: cannot read: a character device, not a regular file");
+    ck_assert_int_eq(lesson_exit_code(&err), 1);
+    ck_assert_ptr_null(parse(BASE "Y = nope\n", &err));
+    ck_assert_int_eq(err.kind, LESSON_ERR_INVALID);
+    ck_assert_int_eq(lesson_exit_code(&err), 2);
+    /* errors from computing have a message and no kind: invalid input */
+    Lesson *L = parse("title: T\n[setup]\ntokens: a\nX =\n  1e200\n[raw_scores]\n", &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_ptr_null(attn_run(L, &err));
+    ck_assert_int_eq(lesson_exit_code(&err), 2);
+    lesson_free(L);
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(lesson_exit_code(&err), 0);
+}
+END_TEST
+
 START_TEST(test_serialize_roundtrip_bundled)
 {
     /* every bundled lesson, written back and read again, computes the very
@@ -338,6 +426,9 @@ Suite *lesson_suite(void)
     tcase_add_test(limits, test_limits_sizes);
     tcase_add_test(limits, test_limits_bytes);
     tcase_add_test(limits, test_limits_load_missing_file);
+    tcase_add_test(limits, test_limits_crlf_line_length);
+    tcase_add_test(limits, test_limits_small_rules);
+    tcase_add_test(limits, test_limits_error_kinds);
     suite_add_tcase(s, limits);
     return s;
 }

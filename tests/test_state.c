@@ -7,6 +7,7 @@
 #include "app/state.h"
 #include "app/frame.h"
 #include "view/layout.h"
+#include "core/fileio.h"
 #include "core/util.h"
 #include "tjson.h"
 
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define TOUR "../lessons/01-tour.lesson"
@@ -245,6 +247,55 @@ START_TEST(test_save_roundtrip_atomic)
 }
 END_TEST
 
+START_TEST(test_limits_save_file_size_limit)
+{
+    /* Ctrl+S under `ulimit -f` smaller than the lesson: the save fails with
+    ** one message instead of SIGXFSZ killing the program; the file on disk
+    ** is the one that was there, and no temporary is left beside it */
+    char dir[] = "/tmp/attnlab-test-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[256], msg[300];
+    snprintf(path, sizeof path, "%s/edited.lesson", dir);
+    size_t len;
+    FileioError fe;
+    char *text = fileio_read(TOUR, 1 << 20, &len, &fe);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_int_eq(fileio_write_atomic(path, text, len, false, msg, sizeof msg), 0);
+    ck_assert_int_eq(app_open(a, path), 0);
+    app_goto(a, 1);
+    ck_assert(app_scroll_edit(a, 0, 2, 1, 2, false));
+    struct rlimit old, lim;
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = old;
+    lim.rlim_cur = 1024;
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    int r = app_save_lesson(a);
+    setrlimit(RLIMIT_FSIZE, &old);
+    ck_assert_int_eq(r, -1);
+    char want[400];
+    snprintf(want, sizeof want, "%s: cannot write: File too large", path);
+    ck_assert_str_eq(a->toast, want);
+    ck_assert(a->dirty);
+    size_t back_len;
+    char *back = fileio_read(path, 1 << 20, &back_len, &fe);
+    ck_assert_ptr_nonnull(back);
+    ck_assert(back_len == len && !memcmp(back, text, len));
+    free(back);
+    free(text);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "test \"$(ls -A %s)\" = edited.lesson", dir);
+    ck_assert_msg(system(cmd) == 0, "a temporary was left in %s", dir);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    /* a directory given as a lesson is an I/O error (exit status 1) */
+    ck_assert_int_eq(app_open(a, "/tmp"), -1);
+    ck_assert_str_eq(a->error, "/tmp: error: cannot read: a directory, not a regular file");
+    ck_assert_int_eq(a->error_code, 1);
+    ck_assert_int_eq(app_open_text(a, "bad.lesson", "title: T\n", 9), -1);
+    ck_assert_int_eq(a->error_code, 2);
+}
+END_TEST
+
 START_TEST(test_bad_lesson_keeps_previous)
 {
     const char *bad = "title: T\n[setup]\ntokens: a\nX =\n  nan\n[softmax]\n";
@@ -412,6 +463,7 @@ Suite *state_suite(void)
     tcase_add_checked_fixture(limits, open_tour, close_tour);
     tcase_add_test(limits, test_limits_edit_stays_finite);
     tcase_add_test(limits, test_save_roundtrip_atomic);
+    tcase_add_test(limits, test_limits_save_file_size_limit);
     tcase_add_test(limits, test_bad_lesson_keeps_previous);
     tcase_add_test(limits, test_limits_save_refuses_what_would_not_load);
     suite_add_tcase(s, limits);

@@ -7,14 +7,16 @@
 **   attnlab --list [DIR]           lessons with titles and stages
 **   attnlab --export DIR [...] LESSON...   every stage as PNG or SVG, headless
 **
-** Exit codes: 0 success, 1 a runtime failure (I/O, display, font), 2 usage
-** or invalid input. Results go to stdout, errors to stderr, one line each.
+** Exit codes: 0 success, 1 a runtime failure (I/O, display, font, a write
+** error on standard output), 2 usage or invalid input (lesson_exit_code
+** decides for lessons). Results go to stdout, errors to stderr, one line each.
 */
 #define _POSIX_C_SOURCE 200809L
 #include "app/paths.h"
 #include "app/shot.h"
 #include "app/window.h"
 #include "core/dump.h"
+#include "core/fileio.h"
 #include "core/lesson.h"
 #include "core/trace.h"
 #include "core/util.h"
@@ -67,12 +69,12 @@ static void help(void)
            "In the window, press ? for the keys. Lessons are plain text: see docs/lesson-format.md.\n");
 }
 
-/* A usage error: one line and the usage. */
+/* A usage error: one line, with where to find the usage. */
 static int usage_error(const char *fmt, const char *what)
 {
     fprintf(stderr, "attnlab: error: ");
     fprintf(stderr, fmt, what);
-    fprintf(stderr, "\n%s", USAGE);
+    fprintf(stderr, " (see attnlab --help)\n");
     return 2;
 }
 
@@ -145,6 +147,8 @@ static int parse_args(int argc, char **argv, Args *a)
     } else if (!a->mode && a->nfiles > 1) {
         return usage_error("the window opens one lesson at a time%s", "");
     }
+    char why[200];
+    if (app_shot_check(&a->shot, why, sizeof why) != 0) return usage_error("%s", why);
     return 0;
 }
 
@@ -176,14 +180,10 @@ static int cmd_dump(const char *path)
     if (!L) return code;
     Buf b = {0};
     dump_json(L, T, &b);
-    int ok = fwrite(b.s, 1, b.len, stdout) == b.len && fflush(stdout) == 0;
+    fwrite(b.s, 1, b.len, stdout);      /* a failure is caught by close_stdout */
     buf_free(&b);
     trace_free(T);
     lesson_free(L);
-    if (!ok) {
-        fprintf(stderr, "attnlab: error: cannot write the dump to standard output\n");
-        return 1;
-    }
     return 0;
 }
 
@@ -209,7 +209,7 @@ static int cmd_list(const char *dir)
         Lesson *L = lesson_load(*p, &err);
         if (!L) {
             fprintf(stderr, "%s\n", err.msg);
-            code = 2;
+            if (lesson_exit_code(&err) > code) code = lesson_exit_code(&err);
             continue;
         }
         const char *base = strrchr(*p, '/');
@@ -224,16 +224,33 @@ static int cmd_list(const char *dir)
     return code;
 }
 
+/*
+** Results printed to stdout sit in its buffer until the end: a full disk or
+** a closed pipe shows only when it is flushed, so a command that would exit
+** 0 checks that here and fails with one line instead.
+*/
+static int close_stdout(int code)
+{
+    bool bad = ferror(stdout) != 0;
+    int e = bad ? errno : 0;            /* a failed write earlier set it */
+    if (fflush(stdout) != 0) { bad = true; e = errno; }
+    if (fclose(stdout) != 0 && !bad) { bad = true; e = errno; }
+    if (!bad) return code;
+    fprintf(stderr, "attnlab: error: cannot write to standard output%s%s\n", e ? ": " : "", e ? strerror(e) : "");
+    return code ? code : 1;
+}
+
 /* Parse arguments and dispatch. */
 int main(int argc, char **argv)
 {
+    fileio_start();
     if (argc >= 2 && !strcmp(argv[1], "--version")) {
         printf("attnlab %s\n", ATTNLAB_VERSION);
-        return 0;
+        return close_stdout(0);
     }
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         help();
-        return 0;
+        return close_stdout(0);
     }
     Args a;
     int code = parse_args(argc, argv, &a);
@@ -246,5 +263,5 @@ int main(int argc, char **argv)
         else code = app_export(a.dir, a.files, a.nfiles, &a.shot, a.font, false);
     }
     free(a.files);
-    return code;
+    return close_stdout(code);
 }

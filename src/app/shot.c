@@ -35,10 +35,21 @@ void app_shot_layout(FontSet *fonts, const Lesson *L, const Trace *T, int k, con
     stage_view_free(v);
 }
 
+/* The canvas within the renderer's limit, for PNG and SVG alike. */
+int app_shot_check(const ShotOpts *opts, char *err, size_t n)
+{
+    long w = (long)opts->width * opts->scale, h = (long)opts->height * opts->scale;
+    if (w >= 1 && h >= 1 && w <= RENDER_MAX_SIDE && h <= RENDER_MAX_SIDE) return 0;
+    snprintf(err, n, "--size %dx%d at --scale %d makes a %ldx%ld canvas, over the limit of %d pixels a side",
+             opts->width, opts->height, opts->scale, w, h, RENDER_MAX_SIDE);
+    return -1;
+}
+
 /* Write one stage. */
 int app_shot_write(FontSet *fonts, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
                    const char *path, char *err, size_t n)
 {
+    if (app_shot_check(opts, err, n) != 0) return -1;
     DrawList *d = draw_create(opts->width, opts->height);
     app_shot_layout(fonts, L, T, k, opts, d);
     char desc[300];
@@ -83,7 +94,7 @@ Lesson *app_load(const char *path, Trace **T, int *code)
         lesson_free(L);
     }
     fprintf(stderr, "%s\n", err.msg);
-    *code = err.line == 0 && strstr(err.msg, "cannot") ? 1 : 2;
+    *code = lesson_exit_code(&err);
     return NULL;
 }
 

@@ -26,6 +26,9 @@ typedef struct ShotOpts {
 ShotOpts app_shot_defaults(void);
 /* Lay out stage k of L on the canvas of opts into d (cleared first). */
 void app_shot_layout(FontSet *fonts, const Lesson *L, const Trace *T, int k, const ShotOpts *opts, DrawList *d);
+/* 0 if the canvas (size times scale) is within RENDER_MAX_SIDE a side, the
+** same for PNG and SVG; -1 with a one-line reason in err (size n). */
+int app_shot_check(const ShotOpts *opts, char *err, size_t n);
 /* Write stage k to path (written to a temporary name, then renamed). 0, or
 ** -1 with a one-line reason in err (size n). */
 int app_shot_write(FontSet *fonts, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,

@@ -8,6 +8,7 @@
 #include "state.h"
 #include "paths.h"
 #include "core/explain.h"
+#include "core/fileio.h"
 #include "core/util.h"
 #include "view/cmap.h"
 
@@ -140,6 +141,7 @@ int app_open_text(AppState *a, const char *path, const char *text, size_t len)
     if (!T) {
         lesson_free(L);
         snprintf(a->error, sizeof a->error, "%s", err.msg);
+        a->error_code = lesson_exit_code(&err);
         return -1;
     }
     stage_view_free(a->view);
@@ -175,6 +177,7 @@ int app_open(AppState *a, const char *path)
     char *text = lesson_read(path, &len, &err);
     if (!text) {
         snprintf(a->error, sizeof a->error, "%s", err.msg);
+        a->error_code = lesson_exit_code(&err);
         return -1;
     }
     int r = app_open_text(a, path, text, len);
@@ -446,7 +449,7 @@ int app_save_lesson(AppState *a)
     }
     lesson_free(back);
     char err[600];
-    int r = util_write_file_atomic(a->path, text, len, true, err, sizeof err);
+    int r = fileio_write_atomic(a->path, text, len, true, err, sizeof err);
     if (r == 0) {
         free(a->source);
         a->source = text;

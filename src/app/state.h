@@ -79,6 +79,7 @@ typedef struct AppState {
     int saved_mask[LESSON_MAX_SETUPS];   /* M remembers the mask it turned off */
     char *saved_mask_matrix[LESSON_MAX_SETUPS];
     char error[700];        /* a lesson that failed to load (kept on screen) */
+    int error_code;         /* its exit status (lesson_exit_code): 1 I/O, 2 invalid */
     char *shots_dir;        /* S writes here */
     bool quit;
 } AppState;

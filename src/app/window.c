@@ -264,7 +264,7 @@ int app_window(const char *path, const char *font, const char *shots, int width,
     AppState *a = app_create();
     if (path && app_open(a, path) != 0) {
         fprintf(stderr, "%s\n", a->error);
-        int code = strstr(a->error, "cannot open") ? 1 : 2;
+        int code = a->error_code;
         app_free(a);
         return code;
     }

@@ -13,6 +13,7 @@
 ** for the whole file, so the draw order is the order of the file.
 */
 #include "lesson.h"
+#include "fileio.h"
 #include "rng.h"
 #include "util.h"
 
@@ -66,6 +67,7 @@ static bool fail_at(Parser *p, int col, const char *fmt, ...)
     va_end(ap);
     p->err->line = p->lineno;
     p->err->col = col;
+    p->err->kind = LESSON_ERR_INVALID;
     snprintf(p->err->msg, sizeof p->err->msg, "%s:%d:%d: error: %s", p->file, p->lineno, col, what);
     return false;
 }
@@ -81,6 +83,7 @@ static bool fail_line(Parser *p, int line, int col, const char *fmt, ...)
     va_end(ap);
     p->err->line = line;
     p->err->col = col;
+    p->err->kind = LESSON_ERR_INVALID;
     snprintf(p->err->msg, sizeof p->err->msg, "%s:%d:%d: error: %s", p->file, line, col, what);
     return false;
 }
@@ -208,7 +211,9 @@ static bool scan_int(Parser *p, const char **sp, long lo, long hi, const char *w
     }
     if (neg) v = -v;
     if (*s == '.' || *s == 'e' || *s == 'E') return FAIL(p, start, "expected %s to be a whole number", what);
-    if (v < lo || v > hi) return FAIL(p, start, "%s must be between %ld and %ld, found %ld", what, lo, hi, v);
+    /* "-0" is as negative as it looks where only non-negative numbers go */
+    if (v < lo || v > hi || (neg && lo >= 0))
+        return FAIL(p, start, "%s must be between %ld and %ld, found %s%ld", what, lo, hi, neg ? "-" : "", neg ? -v : v);
     *out = v;
     *sp = s;
     return true;
@@ -605,7 +610,10 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
         lm->m = mat_create((int)rows, (int)cols);
         for (int i = 0; i < rows; i++)
             for (int k = 0; k < cols; k++) {
-                double v = sin((double)((long)k * (i + 1)) * freq);
+                double angle = (double)((long)k * (i + 1)) * freq;
+                if (!isfinite(angle))
+                    return FAIL(p, at, "sinusoid freq %g makes the angle k*(i+1)*freq too large for a double; use a smaller freq", freq);
+                double v = sin(angle);
                 if (noisy) v += rng_randn(&p->rng) * noise;
                 mat_set(lm->m, i, k, v);
             }
@@ -618,7 +626,8 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
     /* A scale like 1e308 turns some draws infinite: such a matrix could
     ** neither be shown nor saved (a written-out inf does not load). */
     if (!mat_all_finite(lm->m))
-        return FAIL(p, at, "%s gives numbers too large for a double (infinite); use a smaller scale", word);
+        return FAIL(p, at, "%s gives numbers too large for a double (infinite); use a smaller %s",
+                    word, strcmp(word, "sinusoid") ? "scale" : "noise");
     lm->stack = (int)stack;
     return true;
 }
@@ -1362,7 +1371,7 @@ static bool parse_line(Parser *p, char *line)
         return true;
     }
     strip_comment(line);
-    if (indented) {
+    if (indented && *s != '[') {           /* a '[' line starts a section, indented or not */
         if (p->rows_target) return parse_row(p, s);
         if (p->cont_target) {
             char *old = *p->cont_target;
@@ -1434,12 +1443,17 @@ static bool check_bytes(Parser *p, const char *text, size_t len)
             line++; col = 1; i++; line_start = i;
             continue;
         }
-        if (i - line_start >= LESSON_MAX_LINE)
-            return fail_at(p, col, "line is longer than %d bytes", LESSON_MAX_LINE);
+        /* the CR of a CRLF ends the line and is not part of it */
+        if (c == '\r' && (i + 1 == len || text[i + 1] == '\n')) { i++; continue; }
+        if (i - line_start >= LESSON_MAX_LINE) {
+            fail_at(p, col, "line is longer than %d bytes", LESSON_MAX_LINE);
+            p->err->kind = LESSON_ERR_LIMIT;
+            return false;
+        }
         if (c == 0) return fail_at(p, col, "NUL byte in the file (is it a text file?)");
-        /* CR only as part of CRLF (or at the very end): a lone CR is an old
-        ** Mac line ending, which would otherwise run the lines together */
-        if (c == '\r' && i + 1 < len && text[i + 1] != '\n')
+        /* any other CR is an old Mac line ending, which would otherwise
+        ** run the lines together */
+        if (c == '\r')
             return fail_at(p, col, "carriage return (0x0d) that does not end a line; "
                            "save the file with Unix (LF) or Windows (CRLF) line endings");
         if (c < 0x20 && c != '\t' && c != '\r')
@@ -1472,6 +1486,7 @@ Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonE
     if (len > LESSON_MAX_BYTES) {
         p->lineno = 1;
         ok = fail_at(p, 1, "file is %zu bytes, over the limit of %d bytes", len, LESSON_MAX_BYTES);
+        err->kind = LESSON_ERR_LIMIT;
     }
     if (ok && len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) { text += 3; len -= 3; }   /* BOM */
     if (ok) ok = check_bytes(p, text, len);
@@ -1512,42 +1527,35 @@ Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonE
 char *lesson_read(const char *path, size_t *len, LessonError *err)
 {
     memset(err, 0, sizeof *err);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err->msg, sizeof err->msg, "%s: error: cannot open: %s", path, strerror(errno));
+    FileioError fe;
+    char *text = fileio_read(path, LESSON_MAX_BYTES, len, &fe);
+    if (text) return text;
+    if (fe.kind == FILEIO_IO) {
+        err->kind = LESSON_ERR_IO;
+        snprintf(err->msg, sizeof err->msg, "%s: error: %s", path, fe.reason);
         return NULL;
     }
-    Buf b = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        buf_append(&b, chunk, n);
-        if (b.len > LESSON_MAX_BYTES) break;      /* enough to say it is too big */
+    /* Over the limit: say the file's real size when it tells it. */
+    err->kind = LESSON_ERR_LIMIT;
+    err->line = err->col = 1;
+    if (fe.size > LESSON_MAX_BYTES)
+        snprintf(err->msg, sizeof err->msg, "%s:1:1: error: file is %lld bytes, over the limit of %d bytes",
+                 path, fe.size, LESSON_MAX_BYTES);
+    else
+        snprintf(err->msg, sizeof err->msg, "%s:1:1: error: file is over the limit of %d bytes",
+                 path, LESSON_MAX_BYTES);
+    return NULL;
+}
+
+/* 1 for I/O, 2 for everything else that went wrong, 0 for nothing. */
+int lesson_exit_code(const LessonError *err)
+{
+    switch (err->kind) {
+    case LESSON_ERR_IO: return 1;
+    case LESSON_ERR_INVALID: case LESSON_ERR_LIMIT: return 2;
+    case LESSON_ERR_NONE: break;
     }
-    bool rerr = ferror(f);
-    /* Reading stopped early: say the file's real size, not how much was read
-    ** (a seekable file tells it; a pipe only that it is over the limit). */
-    long size = -1;
-    if (!rerr && b.len > LESSON_MAX_BYTES && fseek(f, 0, SEEK_END) == 0) size = ftell(f);
-    fclose(f);
-    if (rerr) {
-        buf_free(&b);
-        snprintf(err->msg, sizeof err->msg, "%s: error: cannot read: %s", path, strerror(errno));
-        return NULL;
-    }
-    if (b.len > LESSON_MAX_BYTES) {
-        buf_free(&b);
-        err->line = err->col = 1;
-        if (size > LESSON_MAX_BYTES)
-            snprintf(err->msg, sizeof err->msg, "%s:1:1: error: file is %ld bytes, over the limit of %d bytes",
-                     path, size, LESSON_MAX_BYTES);
-        else
-            snprintf(err->msg, sizeof err->msg, "%s:1:1: error: file is over the limit of %d bytes",
-                     path, LESSON_MAX_BYTES);
-        return NULL;
-    }
-    *len = b.len;
-    return b.s ? buf_take(&b) : xstrdup("");
+    return err->msg[0] ? 2 : 0;
 }
 
 /* Read a file and parse it. */

@@ -124,21 +124,34 @@ typedef struct Lesson {
     Stage *stages; int nstages;
 } Lesson;
 
+/* What went wrong, for the exit status (lesson_exit_code). */
+typedef enum LessonErrorKind {
+    LESSON_ERR_NONE,            /* no error */
+    LESSON_ERR_IO,              /* the file is missing, unreadable or not a regular file */
+    LESSON_ERR_INVALID,         /* the text is not a valid lesson */
+    LESSON_ERR_LIMIT            /* the file or the lesson is over a documented limit */
+} LessonErrorKind;
+
 typedef struct LessonError {
     char msg[600];              /* "FILE:LINE:COL: error: ..." */
     int line, col;
+    LessonErrorKind kind;
 } LessonError;
 
 /* Parse len bytes of text; filename is used in messages. NULL on error. */
 Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonError *err);
 /* The text of a lesson file (NUL-terminated, caller frees; *len its length),
-** or NULL with err filled: I/O errors have line 0, a file over
-** LESSON_MAX_BYTES is an error at 1:1. */
+** or NULL with err filled: I/O errors (kind LESSON_ERR_IO: missing, or not a
+** regular file) have line 0, a file over LESSON_MAX_BYTES is a
+** LESSON_ERR_LIMIT at 1:1. Read through fileio_read, so it never blocks. */
 char *lesson_read(const char *path, size_t *len, LessonError *err);
 /* Read and parse a file. NULL on error (I/O errors have line 0). */
 Lesson *lesson_load(const char *path, LessonError *err);
 /* Release a lesson. */
 void lesson_free(Lesson *L);
+/* The exit status for an error: 0 none, 1 I/O, 2 invalid input or over a
+** limit. An error with a message but no kind (attn_run's) is invalid input. */
+int lesson_exit_code(const LessonError *err);
 /* A matrix of a setup by name, or NULL. */
 LessonMatrix *lesson_matrix(const Setup *s, const char *name);
 /* "softmax", "raw_scores", ... */

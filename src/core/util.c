@@ -1,16 +1,14 @@
 /*
 ** util.c: allocation that aborts on failure, growable strings, number
-** formatting and atomic file writes.
+** formatting. (Files are read and written by fileio.c.)
 */
 #define _POSIX_C_SOURCE 200809L
 #include "util.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Print why we stop and abort: the one place allocation failure goes. */
 static void out_of_memory(size_t n)
@@ -151,33 +149,6 @@ void util_fmt_num(char *out, size_t n, double v, int decimals)
         while (*p == '0' || *p == '.') p++;
         if (*p == '\0') memmove(out, out + 1, strlen(out));
     }
-}
-
-/* Temporary file beside the target, fsync if durable, rename over it. */
-int util_write_file_atomic(const char *path, const void *data, size_t len, bool durable,
-                           char *errmsg, size_t n)
-{
-    size_t plen = strlen(path);
-    char *tmp = xmalloc(plen + 32);
-    snprintf(tmp, plen + 32, "%s.tmp-%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(errmsg, n, "%s: cannot write: %s", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    int ok = fwrite(data, 1, len, f) == len;
-    int err = errno;
-    if (fflush(f) != 0) { ok = 0; err = errno; }
-    if (ok && durable && fsync(fileno(f)) != 0) { ok = 0; err = errno; }
-    if (fclose(f) != 0 && ok) { ok = 0; err = errno; }
-    if (ok && rename(tmp, path) != 0) { ok = 0; err = errno; }
-    if (!ok) {
-        snprintf(errmsg, n, "%s: cannot write: %s", path, strerror(err));
-        remove(tmp);
-    }
-    free(tmp);
-    return ok ? 0 : -1;
 }
 
 /* util_fmt_num, then "0.50" shortened to ".50" and "-0.45" to "-.45" when

@@ -55,13 +55,4 @@ void util_fmt_num(char *out, size_t n, double v, int decimals);
 ** the leading zero dropped (".50", "-.45") so it fits a narrow cell. */
 void util_fmt_cell(char *out, size_t n, double v, int decimals, bool compact);
 
-/* Write data to path atomically: a temporary file in the same directory, then
-** rename. Returns 0 on success, -1 with errmsg (size n) filled on failure; no
-** partial file is left behind either way. With durable set the data is also
-** flushed to disk (fsync) before the rename, so a power cut cannot lose it:
-** worth its few milliseconds for a saved lesson, not for an image that can be
-** exported again. */
-int util_write_file_atomic(const char *path, const void *data, size_t len, bool durable,
-                           char *errmsg, size_t n);
-
 #endif

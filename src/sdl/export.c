@@ -2,6 +2,7 @@
 ** export.c: PNG encoding with libpng into memory, then an atomic write.
 */
 #include "export.h"
+#include "core/fileio.h"
 
 #include <png.h>
 
@@ -158,7 +159,7 @@ int export_png(SDL_Surface *s, const char *path, const ExportMeta *meta)
         return -1;
     }
     char msg[600];
-    int rc = util_write_file_atomic(path, b.s, b.len, false, msg, sizeof msg);
+    int rc = fileio_write_atomic(path, b.s, b.len, false, msg, sizeof msg);
     if (rc < 0) snprintf(export_err, sizeof export_err, "export: %s", msg);
     buf_free(&b);
     return rc;

@@ -4,7 +4,7 @@
 ** The image is 8-bit RGB (alpha dropped), with text chunks naming the
 ** lesson, the stage and the program, and no time chunk: the same picture
 ** always gives the same bytes. The PNG is built in memory and then written
-** with util_write_file_atomic, so a failure never leaves half a file.
+** with fileio_write_atomic, so a failure never leaves half a file.
 **
 **     Offscreen *o = render_offscreen_create(1280, 800, fonts);
 **     render_drawlist(o->render, list);

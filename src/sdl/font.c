@@ -3,6 +3,7 @@
 ** cache with its atlas pages. See font.h for how the pieces are used.
 */
 #include "font.h"
+#include "core/fileio.h"
 #include "core/util.h"
 
 #include <SDL_ttf.h>
@@ -14,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The largest font file read (DejaVu Sans is 740 KB; big CJK fonts ~20 MB). */
+#define FONT_MAX_BYTES ((size_t)64 << 20)
 /* Where Debian puts the files, tried when fontconfig cannot help. */
 #define DEJAVU_DIR "/usr/share/fonts/truetype/dejavu/"
 /* Bits of a glyph key: code point (21), pixel size (9), bold, rotated. */
@@ -59,24 +62,21 @@ const char *font_error(void)
     return font_err;
 }
 
-/* Read a whole file into memory; NULL with errno set on failure. */
-static void *read_file(const char *path, size_t *len)
+/* A font file, whole, through the one capped reader; NULL with why in reason. */
+static void *read_file(const char *path, size_t *len, char *reason, size_t n)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    Buf b = { 0 };
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&b, chunk, n);
-    int err = ferror(f) ? errno : 0;
-    fclose(f);
-    if (err || b.len == 0) {
-        buf_free(&b);
-        errno = err ? err : EINVAL;
+    FileioError e;
+    char *data = fileio_read(path, FONT_MAX_BYTES, len, &e);
+    if (data && *len == 0) {
+        free(data);
+        snprintf(reason, n, "cannot read: the file is empty");
         return NULL;
     }
-    *len = b.len;
-    return buf_take(&b);
+    if (!data && e.kind == FILEIO_TOO_BIG)
+        snprintf(reason, n, "cannot read: over the limit of %zu MiB for a font file", FONT_MAX_BYTES >> 20);
+    else if (!data)
+        snprintf(reason, n, "%s", e.reason);
+    return data;
 }
 
 /* Whether a file can be opened for reading. */
@@ -185,10 +185,11 @@ FontSet *font_create(const char *path)
     }
     int nfiles = fs->synth_bold ? 1 : 2;
     for (int i = 0; i < nfiles; i++) {
-        fs->data[i] = read_file(fs->path[i], &fs->len[i]);
+        char why[256];
+        fs->data[i] = read_file(fs->path[i], &fs->len[i], why, sizeof why);
         if (!fs->data[i]) {
-            set_error("font: %s: cannot read: %s; install DejaVu Sans with "
-                      "`apt-get install " FONT_PACKAGE "`%s", fs->path[i], strerror(errno),
+            set_error("font: %s: %s; install DejaVu Sans with "
+                      "`apt-get install " FONT_PACKAGE "`%s", fs->path[i], why,
                       path ? " and leave out --font" : "");
             font_free(fs);
             return NULL;

@@ -7,6 +7,7 @@
 ** U+FFFD so that the document always parses.
 */
 #include "svg.h"
+#include "core/fileio.h"
 #include "core/util.h"
 
 #include <stdio.h>
@@ -215,7 +216,7 @@ int svg_save(const DrawList *d, const char *path, const char *title, const char 
 {
     size_t len = 0;
     char *s = svg_write(d, title, desc, &len);
-    int rc = util_write_file_atomic(path, s, len, false, err, n);
+    int rc = fileio_write_atomic(path, s, len, false, err, n);
     free(s);
     return rc;
 }

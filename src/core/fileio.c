@@ -1,0 +1,285 @@
+/*
+** fileio.c: reading regular files with a cap, writing files atomically.
+** See fileio.h for the rules both follow.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include "fileio.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef NAME_MAX
+#define NAME_MAX 255
+#endif
+
+/* What the temporaries' names end in: TEMP_TAG and TEMP_RAND random characters. */
+#define TEMP_TAG ".attnlab-"
+#define TEMP_RAND 6
+
+static struct timespec run_start;   /* zero until fileio_start */
+static char *cleaned_dir;           /* the last directory swept for stale temporaries */
+
+/* Note the start of the run. */
+void fileio_start(void)
+{
+    clock_gettime(CLOCK_REALTIME, &run_start);
+}
+
+/* The start of the run, noted now if nobody did. */
+static const struct timespec *started(void)
+{
+    if (run_start.tv_sec == 0 && run_start.tv_nsec == 0) fileio_start();
+    return &run_start;
+}
+
+/* ------------------------------------------------------------------ reading */
+
+/* What a file that is not a regular one is, for the message. */
+static const char *kind_name(mode_t m)
+{
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISFIFO(m)) return "a named pipe (FIFO)";
+    if (S_ISCHR(m)) return "a character device";
+    if (S_ISBLK(m)) return "a block device";
+    if (S_ISSOCK(m)) return "a socket";
+    return "a special file";
+}
+
+/* Fill err and return NULL. */
+static char *read_fail(FileioError *err, FileioKind kind, long long size, const char *fmt, const char *what)
+{
+    err->kind = kind;
+    err->size = size;
+    snprintf(err->reason, sizeof err->reason, fmt, what);
+    return NULL;
+}
+
+/* Read from fd until EOF or more than max bytes; NULL with err on failure. */
+static char *read_capped(int fd, size_t max, size_t hint, size_t *len, FileioError *err)
+{
+    size_t cap = (hint < max ? hint : max) + 1;
+    if (cap < 4096) cap = 4096 <= max + 1 ? 4096 : max + 1;
+    char *b = xmalloc(cap + 1);
+    size_t n = 0;
+    for (;;) {
+        if (n == cap) {
+            if (cap > max) break;                       /* read max + 1 bytes: too big */
+            cap = cap > (max + 1) / 2 ? max + 1 : cap * 2;
+            b = xrealloc(b, cap + 1);
+        }
+        ssize_t r = read(fd, b + n, cap - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            free(b);
+            return read_fail(err, FILEIO_IO, 0, "cannot read: %s", strerror(errno));
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    if (n > max) {
+        free(b);
+        return read_fail(err, FILEIO_TOO_BIG, -1, "over the limit%s", "");
+    }
+    b[n] = '\0';
+    *len = n;
+    return b;
+}
+
+/* A regular file, whole, at most max bytes. */
+char *fileio_read(const char *path, size_t max, size_t *len, FileioError *err)
+{
+    memset(err, 0, sizeof *err);
+    started();
+    /* Look before opening: opening a device can have effects of its own. */
+    struct stat st;
+    if (stat(path, &st) != 0) return read_fail(err, FILEIO_IO, 0, "cannot open: %s", strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return read_fail(err, FILEIO_IO, 0, "cannot read: %s, not a regular file", kind_name(st.st_mode));
+    /* O_NONBLOCK: if the path was swapped for a pipe meanwhile, open must not wait. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return read_fail(err, FILEIO_IO, 0, "cannot open: %s", strerror(errno));
+    char *b = NULL;
+    if (fstat(fd, &st) != 0) {
+        read_fail(err, FILEIO_IO, 0, "cannot read: %s", strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        read_fail(err, FILEIO_IO, 0, "cannot read: %s, not a regular file", kind_name(st.st_mode));
+    } else if (st.st_size > 0 && (uintmax_t)st.st_size > max) {
+        read_fail(err, FILEIO_TOO_BIG, (long long)st.st_size, "over the limit%s", "");
+    } else {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+        b = read_capped(fd, max, (size_t)st.st_size, len, err);
+        if (!b && err->kind == FILEIO_TOO_BIG && (uintmax_t)st.st_size > max) err->size = (long long)st.st_size;
+    }
+    close(fd);
+    return b;
+}
+
+/* ------------------------------------------------------------------ writing */
+
+/* Whether name is ".<something>.attnlab-XXXXXX" with XXXXXX letters and digits. */
+bool fileio_is_temp_name(const char *name)
+{
+    size_t n = strlen(name), t = strlen(TEMP_TAG);
+    if (n < 2 + t + TEMP_RAND || name[0] != '.') return false;
+    if (memcmp(name + n - TEMP_RAND - t, TEMP_TAG, t)) return false;
+    for (size_t i = n - TEMP_RAND; i < n; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return false;
+    }
+    return true;
+}
+
+/* Whether a file last changed at m is older than the run (less the margin). */
+static bool before_run(const struct timespec *m)
+{
+    const struct timespec *s = started();
+    time_t limit = s->tv_sec - FILEIO_STALE_MARGIN;
+    return m->tv_sec < limit || (m->tv_sec == limit && m->tv_nsec < s->tv_nsec);
+}
+
+/*
+** Remove the temporaries a killed run left in dir: regular files named like
+** ours and last changed before this run began. A live writer keeps changing
+** its temporary, so it is never taken for a stale one. Done once per
+** directory in a row of writes (an export writes every stage into one).
+*/
+static void sweep_stale(const char *dir)
+{
+    if (cleaned_dir && !strcmp(cleaned_dir, dir)) return;
+    free(cleaned_dir);
+    cleaned_dir = xstrdup(dir);
+    DIR *d = opendir(dir);
+    if (!d) return;
+    int dfd = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!fileio_is_temp_name(e->d_name)) continue;
+        struct stat st;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (before_run(&st.st_mtim)) unlinkat(dfd, e->d_name, 0);
+    }
+    closedir(d);
+}
+
+/* A new temporary beside path: its name in tmp (size PATH_MAX + 1); an fd or -1. */
+static int open_temp(const char *dir, const char *base, char *tmp, size_t n)
+{
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    static uint64_t counter;
+    /* Keep ".BASE" + TEMP_TAG + XXXXXX within NAME_MAX, cutting BASE at a
+    ** character boundary (UTF-8 continuation bytes are 10xxxxxx). */
+    size_t room = NAME_MAX - 1 - strlen(TEMP_TAG) - TEMP_RAND, bl = strlen(base);
+    if (bl > room) {
+        bl = room;
+        while (bl > 0 && ((unsigned char)base[bl] & 0xc0) == 0x80) bl--;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t x = (uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 20) ^ ((uint64_t)getpid() << 40);
+    for (int attempt = 0; attempt < 100; attempt++) {
+        x ^= ++counter * 0x9e3779b97f4a7c15ULL;
+        char rnd[TEMP_RAND + 1];
+        uint64_t y = x;
+        for (int i = 0; i < TEMP_RAND; i++) {
+            y ^= y << 13; y ^= y >> 7; y ^= y << 17;
+            rnd[i] = digits[y % (sizeof digits - 1)];
+        }
+        rnd[TEMP_RAND] = '\0';
+        x = y;
+        int w = snprintf(tmp, n, "%s/.%.*s%s%s", dir, (int)bl, base, TEMP_TAG, rnd);
+        if (w < 0 || (size_t)w >= n) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
+}
+
+/* Write all of data to fd; 0 or an errno value. */
+static int write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, data, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return errno;
+        if (w == 0) return EIO;
+        data += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Flush the directory entry of a rename to disk (best effort). */
+static void sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    fsync(fd);
+    close(fd);
+}
+
+/* Fill the temporary at fd; 0 or an errno value. */
+static int fill_temp(int fd, const char *path, const void *data, size_t len, bool durable)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && fchmod(fd, st.st_mode & 07777) != 0) return errno;
+    int e = write_all(fd, data, len);
+    if (!e && durable && fsync(fd) != 0) e = errno;
+    return e;
+}
+
+/*
+** Temporary beside the target, then rename. SIGXFSZ is ignored for the
+** duration, so a write past `ulimit -f` fails with EFBIG instead of killing
+** the program with half a temporary on disk.
+*/
+int fileio_write_atomic(const char *path, const void *data, size_t len, bool durable,
+                        char *errmsg, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char *dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+    if (slash == path) { free(dir); dir = xstrdup("/"); }
+    if (!*base) {
+        snprintf(errmsg, n, "%s: cannot write: no file name", path);
+        free(dir);
+        return -1;
+    }
+    sweep_stale(dir);
+    char *tmp = xmalloc(PATH_MAX + 1);
+    int err = 0;
+    int fd = open_temp(dir, base, tmp, PATH_MAX + 1);
+    if (fd < 0) {
+        err = errno;
+    } else {
+        struct sigaction ign, old;
+        memset(&ign, 0, sizeof ign);
+        ign.sa_handler = SIG_IGN;
+        sigemptyset(&ign.sa_mask);
+        sigaction(SIGXFSZ, &ign, &old);
+        err = fill_temp(fd, path, data, len, durable);
+        if (close(fd) != 0 && !err) err = errno;
+        sigaction(SIGXFSZ, &old, NULL);
+        if (!err && rename(tmp, path) != 0) err = errno;
+        if (err) unlink(tmp);
+        else if (durable) sync_dir(dir);
+    }
+    if (err) snprintf(errmsg, n, "%s: cannot write: %s", path, strerror(err));
+    free(tmp);
+    free(dir);
+    return err ? -1 : 0;
+}

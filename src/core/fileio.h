@@ -1,0 +1,70 @@
+/*
+** fileio.h: the one way attnlab reads and writes files.
+**
+** Reading: fileio_read takes a regular file whole, up to a cap the caller
+** gives (a lesson 1 MiB, a font 64 MiB). Anything else — a directory, a
+** named pipe, a device, a socket, or a symbolic link to one — is refused
+** without being read and without blocking: a pipe with no writer or
+** /dev/zero never hangs the program or fills its memory. The cap is checked
+** against the size the file reports before anything is allocated, and again
+** while reading, since files such as those in /proc report a size of 0.
+**
+**   FileioError e;
+**   size_t len;
+**   char *text = fileio_read(path, 1 << 20, &len, &e);   // NUL-terminated
+**   if (!text) printf("%s: error: %s\n", path, e.reason);
+**
+** Writing: fileio_write_atomic writes a temporary file beside the target and
+** renames it over the target, so a reader sees the old file or the new one,
+** never half of one, and a failed write leaves the old file as it was. A
+** file-size limit (SIGXFSZ) or a full disk is an ordinary error. The
+** temporary is named `.NAME.attnlab-XXXXXX` (NAME shortened so the whole
+** stays within 255 bytes). A run killed at the wrong instant can leave one
+** behind; the first write of a later run into the same directory removes
+** those last changed before that run began (see fileio_start).
+*/
+#ifndef ATTNLAB_FILEIO_H
+#define ATTNLAB_FILEIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Why fileio_read failed. */
+typedef enum FileioKind {
+    FILEIO_OK,          /* no failure */
+    FILEIO_IO,          /* missing, unreadable, or not a regular file */
+    FILEIO_TOO_BIG      /* over the caller's cap */
+} FileioKind;
+
+typedef struct FileioError {
+    FileioKind kind;
+    long long size;     /* FILEIO_TOO_BIG: the size the file reports, or -1
+                        ** when it only showed while reading (/proc, growing) */
+    char reason[256];   /* "cannot open: No such file or directory", without the path */
+} FileioError;
+
+/* Temporaries of a run killed mid-write are removed by a later run when
+** they were last changed more than this many seconds before it began
+** (the margin covers coarse file-system clocks). */
+#define FILEIO_STALE_MARGIN 1
+
+/* Record that the run begins now (main calls it first; otherwise the first
+** read or write does). Temporaries older than this are stale. */
+void fileio_start(void);
+
+/* The bytes of the regular file at path, at most max of them, NUL-terminated
+** (the caller frees; *len excludes the NUL). NULL with err filled otherwise. */
+char *fileio_read(const char *path, size_t max, size_t *len, FileioError *err);
+
+/* Write len bytes to path atomically (temporary beside it, then rename). With
+** durable set the data and the rename reach the disk (fsync) before the
+** call returns. An existing file keeps its permission bits. Returns 0, or -1
+** with "PATH: cannot write: reason" in errmsg (size n); on failure nothing
+** is left behind and an existing file at path is unchanged. */
+int fileio_write_atomic(const char *path, const void *data, size_t len, bool durable,
+                        char *errmsg, size_t n);
+
+/* Whether name has the form of this module's temporaries. */
+bool fileio_is_temp_name(const char *name);
+
+#endif
