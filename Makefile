@@ -99,7 +99,7 @@ run: $(BUILD)/attnlab
 # The unit suites (Check) and the command-line tests, against one build.
 test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump
 	cd tests && CK_FORK=yes ../$(BUILD)/check_attnlab
-	/usr/bin/python3 tests/check_torch_rng.py $(BUILD)/trng_dump
+	/usr/bin/python3 tests/check_torch_rng.py $(BUILD)/trng_dump $(BUILD)/attnlab
 	ATTNLAB=$(BUILD)/attnlab sh tests/cli.sh
 	/usr/bin/python3 tests/check_lessons.py $(BUILD)/attnlab lessons tests/reference
 	ATTNLAB=$(BUILD)/attnlab sh tests/bad_lessons.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Compare attnlab's PyTorch generator (src/core/trng.c) with the installed torch, bit for bit.
 
-Usage: check_torch_rng.py TRNG_DUMP
+Usage: check_torch_rng.py TRNG_DUMP [ATTNLAB]
 
 For many seeds (0, 42, 2**32-1, 64-bit ones, negative ones as torch maps them),
 sizes 1..64 and a few larger ones (both paths of torch's normal_: below 16
@@ -17,11 +17,19 @@ torch chooses its normal_ and uniform_ kernels by CPU: the AVX2 build on
 machines that have AVX2, the portable build otherwise or when
 ATEN_CPU_CAPABILITY=default. The script checks the build this machine runs
 and, in a child process with ATEN_CPU_CAPABILITY=default, the portable one.
+
+With ATTNLAB, it also writes lessons that use every torch generator of the
+lesson format (torch_seed, torch_rand, torch_randn with scales and stacks,
+xavier_uniform with a gain, linear, linear_bias, transpose), one matrix per
+setup shown by an [embeddings] stage, and compares `attnlab --dump` with
+the same calls made in torch.
 """
+import json
 import math
 import os
 import subprocess
 import sys
+import tempfile
 
 import torch
 
@@ -103,11 +111,64 @@ def capability():
     return show.split("CPU capability usage:")[1].split("\n")[0].strip() if "CPU capability usage:" in show else "?"
 
 
+# One lesson per seed: (lesson lines of a setup, the tensor torch gives for it).
+def lesson_plan(seed):
+    """Setups that each show one generated X, and what torch gives for each X."""
+    torch.manual_seed(seed)
+    steps = []
+    steps.append(("tokens: a b c\ntorch_seed: %d\nX = torch_randn 3x5" % seed, torch.randn(3, 5)))
+    steps.append(("tokens: a b c d\nX = torch_rand 4x7 * 0.37", torch.rand(4, 7) * 0.37))
+    steps.append(("X = torch_randn 4x8 * sqrt(2/(64+16))", torch.randn(4, 8) * math.sqrt(2 / (64 + 16))))
+    t = torch.randn(2, 4, 3)   # a stack: matrix h is column block h
+    steps.append(("X = torch_randn 2x4x3", torch.cat([t[0], t[1]], dim=1)))
+    w = torch.empty(4, 6)
+    torch.nn.init.xavier_uniform_(w, gain=math.sqrt(2.0))
+    steps.append(("X = xavier_uniform 4x6 gain sqrt(2)", w))
+    w = torch.empty(4, 4)
+    torch.nn.init.xavier_uniform_(w)
+    steps.append(("X = xavier_uniform 4x4", w))
+    lin = torch.nn.Linear(3, 5)
+    steps.append(("tokens: a\nW = linear 5x3\nX = linear_bias 5", lin.bias.reshape(1, 5)))
+    steps.append(("tokens: a b c\nX = transpose W", lin.weight.t()))
+    lin = torch.nn.Linear(4, 3, bias=False)
+    steps.append(("X = linear 3x4", lin.weight))
+    steps.append(("tokens: a b c d e\nX = torch_rand 5x3", torch.rand(5, 3)))
+    return steps
+
+
+def compare_lessons(attnlab):
+    """Lessons through attnlab --dump against torch; the number of mismatches."""
+    bad = count = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in [0, 42, 2**32 - 1, 2**32 + 7, 2**64 - 1]:
+            steps = lesson_plan(seed)
+            text = "title: torch generators\n"
+            for lines, _ in steps:
+                text += "[setup]\n%s\n[embeddings]\n" % lines
+            path = os.path.join(tmp, "t.lesson")
+            with open(path, "w") as f:
+                f.write(text)
+            out = subprocess.run([attnlab, "--dump", path], capture_output=True, text=True)
+            if out.returncode != 0:
+                print("FAIL: attnlab --dump: %s" % out.stderr.strip())
+                return 1
+            stages = json.loads(out.stdout)["stages"]
+            for (lines, want), st in zip(steps, stages):
+                got = [m for m in st["matrices"] if m["name"] == "X"][0]["data"]
+                count += 1
+                if torch.tensor(got, dtype=torch.float64).tolist() != want.double().tolist():
+                    bad += 1
+                    print("FAIL: seed %d, %s\n  torch:   %s\n  attnlab: %s"
+                          % (seed, lines.splitlines()[-1], want.tolist(), got))
+    print("lessons through attnlab --dump: %d generated matrices, %d mismatches" % (count, bad))
+    return bad
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[2] == "--portable":
         sys.exit(1 if compare(sys.argv[1], 1) else 0)
-    if len(sys.argv) != 2:
-        sys.exit("usage: check_torch_rng.py TRNG_DUMP")
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: check_torch_rng.py TRNG_DUMP [ATTNLAB]")
     dump = sys.argv[1]
     print("torch %s" % torch.__version__)
     cap = capability()
@@ -118,6 +179,8 @@ def main():
         print("note: this machine runs torch's portable kernels (%s); the AVX2 ones are not checked here" % cap)
     env = dict(os.environ, ATEN_CPU_CAPABILITY="default")
     bad += subprocess.run([sys.executable, __file__, dump, "--portable"], env=env).returncode
+    if len(sys.argv) == 3 and cap.startswith("AVX"):
+        bad += compare_lessons(sys.argv[2])
     if bad:
         sys.exit("check_torch_rng: FAILED")
     print("check_torch_rng: all draws identical to torch")
