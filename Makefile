@@ -11,7 +11,7 @@ CC       ?= cc
 DEPS_PKGS := pkg-config libsdl2-dev libsdl2-ttf-dev check libpng-dev \
              libfontconfig-dev fonts-dejavu-core python3 python3-numpy \
              libxml2-utils xvfb xdotool imagemagick openbox procps python3-matplotlib \
-             clang libclang-rt-14-dev valgrind strace
+             clang libclang-rt-14-dev valgrind strace python3-torch
 
 WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Werror
 OPT      ?= -O2 -g
@@ -93,12 +93,17 @@ $(BUILD)/attnlab: $(LIB_OBJ) $(call obj,src/app/main.c) | deps
 $(BUILD)/check_attnlab: $(LIB_OBJ) $(TEST_OBJ) | deps
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
 
+# Draws of the PyTorch generator on request, for tests/check_torch_rng.py.
+$(BUILD)/trng_dump: $(CORE_OBJ) $(call obj,tests/tools/trng_dump.c) | deps
+	$(CC) $(CFLAGS_ALL) -o $@ $^ -lm $(EXTRA_LDFLAGS)
+
 run: $(BUILD)/attnlab
 	./$(BUILD)/attnlab lessons/01-tour.lesson
 
 # The unit suites (Check) and the command-line tests, against one build.
-test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab
+test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump
 	cd tests && CK_FORK=yes ../$(BUILD)/check_attnlab
+	/usr/bin/python3 tests/check_torch_rng.py $(BUILD)/trng_dump $(BUILD)/attnlab
 	ATTNLAB=$(BUILD)/attnlab sh tests/cli.sh
 	/usr/bin/python3 tests/check_lessons.py $(BUILD)/attnlab lessons tests/reference
 	/usr/bin/python3 tests/check_views.py $(BUILD)/attnlab 16

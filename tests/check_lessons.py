@@ -73,17 +73,124 @@ for name in names:
             check(np.all(mats["weights"][blocked] == 0.0), f"{name} stage {st['index']}: masked weights exactly 0")
             check(np.all(np.isneginf(mats["masked_scores"][blocked])), f"{name} stage {st['index']}: masked scores are null")
 
-# Lesson 2 = seed 002.
+# Lesson 2 = seed 002, rebuilt here with torch exactly as the notebook does it
+# (same seeds, same layers, same order of draws), then compared with --dump:
+# inputs bit for bit (torch's float32 weights, transposed for X @ W), every
+# computed matrix to 1e-12 against the same computation in float64 from those
+# weights, and to the notebook's printed decimals against torch's own float32
+# results. Inputs are found by name (X, W_q, W_k, W_v, W_o); computed
+# matrices by value among those their stage shows, so renaming them does not
+# break the check.
+import torch
+import torch.nn as nn
+
 d = dumps["02-one-hot-to-qkv.lesson"]
+
+
+def stages_of(kind):
+    return [{m["name"]: as_array(m) for m in st["matrices"]} for st in d["stages"] if st["id"] == kind]
+
+
+def shows(mats, want, what, tol=1e-12):
+    """Some matrix of the stage equals want (a float64 array) to tol."""
+    check(any(close(a, want, tol) for a in mats.values()), "02: " + what)
+
+
+def printed(mats, want32, decimals, what):
+    """Some matrix of the stage prints as torch's float32 result does."""
+    w = np.round(want32.astype(float), decimals)
+    check(any(a.shape == w.shape and np.array_equal(np.round(a, decimals), w) for a in mats.values()),
+          f"02: {what} to {decimals} decimals as torch prints it")
+
+
+def linear_weights(n):
+    """n bias-free nn.Linear(4, 4) layers' weights (drawing their default init)."""
+    return [nn.Linear(4, 4, bias=False).weight.detach() for _ in range(n)]
+
+
+def xavier(n):
+    """n 4x4 weights through nn.init.xavier_uniform_, one after another."""
+    ws = [torch.empty(4, 4) for _ in range(n)]
+    for w in ws:
+        nn.init.xavier_uniform_(w)
+    return ws
+
+
+def heads_forward(X, Wq, Wk, Wv, Wo, dtype):
+    """The notebook's two-head attention in dtype: per-head weights, concat, output."""
+    X, Wq, Wk, Wv = (t.to(dtype) for t in (X, Wq, Wk, Wv))
+    Q, K, V = X @ Wq.T, X @ Wk.T, X @ Wv.T
+    ws, outs = [], []
+    for h in range(2):
+        q, k, v = (t[:, 2 * h:2 * h + 2] for t in (Q, K, V))
+        w = torch.softmax(q @ k.T / math.sqrt(2), dim=-1)
+        ws.append(w)
+        outs.append(w @ v)
+    cat = torch.cat(outs, dim=-1)
+    return Q, K, V, ws, cat, (cat @ Wo.to(dtype).T if Wo is not None else None)
+
+
+X = torch.eye(3, 4)
+torch.manual_seed(42)
+Wq, Wk, Wv = xavier(3)                          # part 2: layers built before the seed
+torch.manual_seed(42)
+linear_weights(3)                               # part 3: layers built after the seed
+Wq2, Wk2, Wv2 = xavier(3)
+linear_weights(1)                               # W_o's layer, before its reseed
+torch.manual_seed(42)
+(Wo2,) = xavier(1)
+Wq3, Wk3, Wv3, Wo3 = linear_weights(4)          # the MultiHeadAttention module
+
+qkv, mh = stages_of("qkv_projection"), stages_of("multi_head")
+check(len(qkv) == 2 and len(mh) == 3, "02: two qkv_projection and three multi_head stages")
 m = stage_mats(d, 1); check(close(m["X"], s002["embeddings"], 0), "02: one-hot embeddings")
 m = stage_mats(d, 2); check(close(m["raw_scores"], s002["raw_scores"], 0), "02: raw scores")
 m = stage_mats(d, 3); check(close(m["weights"], s002["weights"]), "02: unscaled weights")
 m = stage_mats(d, 4); check(close(m["output"], s002["attended"]), "02: attended output")
-m = stage_mats(d, 5)
-check(close(m["Q"], s002["Q"], 1e-15) and close(m["K"], s002["K"], 1e-15) and close(m["V"], s002["V"], 1e-15), "02: printed Q, K, V")
-m = stage_mats(d, 6); check(close(m["scaled_scores"], s002["scaled_scores"], 1e-12), "02: scaled scores")
-m = stage_mats(d, 7); check(close(m["weights"], s002["qkv_weights"]), "02: learned weights")
-m = stage_mats(d, 8); check(close(m["output"], s002["qkv_output"]), "02: learned output")
+
+# Part 2: one head, Xavier weights after manual_seed(42).
+for name, w in (("W_q", Wq), ("W_k", Wk), ("W_v", Wv)):
+    check(close(qkv[0][name], w.double().T.numpy(), 0), f"02: {name} is torch's xavier_uniform_ weight, transposed, bit for bit")
+Q, K, V = (X.double() @ w.double().T for w in (Wq, Wk, Wv))
+Q32, K32, V32 = (X @ w.T for w in (Wq, Wk, Wv))
+for name, a, a32 in (("Q", Q, Q32), ("K", K, K32), ("V", V, V32)):
+    shows(qkv[0], a.numpy(), f"{name} = X @ W.T")
+    printed(qkv[0], a32.numpy(), 4, name)
+    check(np.abs(np.round(a.numpy(), 4) - np.array(s002[name])).max() < 1e-12, f"02: {name} as the notebook printed it")
+scaled = Q @ K.T / 2
+weights = torch.softmax(scaled, dim=-1)
+scaled32 = Q32 @ K32.T / math.sqrt(4)
+weights32 = torch.softmax(scaled32, dim=-1)
+m = stage_mats(d, 6); shows(m, scaled.numpy(), "scaled scores"); printed(m, scaled32.numpy(), 4, "scaled scores")
+m = stage_mats(d, 7); shows(m, weights.numpy(), "learned weights"); printed(m, weights32.numpy(), 4, "learned weights")
+m = stage_mats(d, 8); shows(m, (weights @ V).numpy(), "learned output"); printed(m, (weights32 @ V32).numpy(), 4, "learned output")
+
+# Part 3: two heads with fresh Xavier weights, then W_o after another reseed.
+for name, w in (("W_q", Wq2), ("W_k", Wk2), ("W_v", Wv2)):
+    check(close(qkv[1][name], w.double().T.numpy(), 0), f"02: two-head {name} is torch's weight, transposed, bit for bit")
+# W_o shows only through its product (to 1e-12, which a changed last bit of
+# any weight would miss by far), and by name if a stage shows it.
+for ms, w in ((mh[1], Wo2), (mh[2], Wo3)):
+    if "W_o" in ms:
+        check(close(ms["W_o"], w.double().T.numpy(), 0), "02: W_o is torch's weight, transposed, bit for bit")
+Q, K, V, ws, cat, out = heads_forward(X, Wq2, Wk2, Wv2, Wo2, torch.float64)
+Q32, _, _, ws32, cat32, out32 = heads_forward(X, Wq2, Wk2, Wv2, Wo2, torch.float32)
+shows(qkv[1], Q.numpy(), "two-head Q (its column blocks are the heads' queries)")
+printed(qkv[1], Q32.numpy(), 4, "two-head Q (the heads' queries side by side)")
+for h in range(2):
+    for k in (0, 1):
+        shows(mh[k], ws[h].numpy(), f"multi_head stage {k + 1}: head {h} weights")
+        printed(mh[k], ws32[h].numpy(), 4, f"head {h} weights")
+shows(mh[0], cat.numpy(), "concatenated heads"); printed(mh[0], cat32.numpy(), 4, "concatenated heads")
+shows(mh[1], out.numpy(), "output projection W_o"); printed(mh[1], out32.numpy(), 4, "output projection")
+
+# The MultiHeadAttention module: four default nn.Linear weights, drawn after W_o.
+_, _, _, ws, cat, out = heads_forward(X, Wq3, Wk3, Wv3, Wo3, torch.float64)
+_, _, _, ws32, _, _ = heads_forward(X, Wq3, Wk3, Wv3, Wo3, torch.float32)
+for h in range(2):
+    shows(mh[2], ws[h].numpy(), f"module head {h} weights")
+    printed(mh[2], ws32[h].numpy(), 3, f"module head {h} weights")
+shows(mh[2], out.numpy(), "module output")
 
 # Lesson 3 = seed 004.
 d = dumps["03-four-words-by-hand.lesson"]

@@ -11,6 +11,7 @@ int main(void)
 {
     SRunner *sr = srunner_create(mat_suite());
     srunner_add_suite(sr, rng_suite());
+    srunner_add_suite(sr, trng_suite());
     srunner_add_suite(sr, attn_suite());
     srunner_add_suite(sr, lesson_suite());
     srunner_add_suite(sr, stage_suite());

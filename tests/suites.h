@@ -10,6 +10,7 @@
 
 Suite *mat_suite(void);
 Suite *rng_suite(void);
+Suite *trng_suite(void);
 Suite *attn_suite(void);
 Suite *lesson_suite(void);
 Suite *stage_suite(void);

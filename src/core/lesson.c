@@ -10,11 +10,14 @@
 ** "FILE:LINE:COL: error: what was expected, what was found".
 **
 ** Random matrices are drawn as soon as their line is read, from one generator
-** for the whole file, so the draw order is the order of the file.
+** for the whole file, so the draw order is the order of the file. PyTorch's
+** generators (torch_seed:, torch_rand, linear, ...) draw from a second one,
+** PyTorch's own, in the same way.
 */
 #include "lesson.h"
 #include "fileio.h"
 #include "rng.h"
+#include "trng.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -39,6 +42,9 @@ typedef struct Parser {
     Rng rng;
     bool seeded;
     unsigned long seed;
+    Trng trng;                  /* PyTorch's generator, seeded by torch_seed: */
+    bool torch_seeded;
+    int linear_rows, linear_cols;   /* the last torch draw was `linear RxC` (else 0) */
     int lineno;
     const char *line;           /* current line (NUL-terminated copy) */
     /* what the current section is */
@@ -512,6 +518,136 @@ static Mat *gen_random(Parser *p, const char *kind, long stack, long rows, long 
     return m;
 }
 
+/* `torch_seed: S`: torch.manual_seed(S) for any S from 0 to 2^64-1. */
+static bool parse_torch_seed(Parser *p, const char *s)
+{
+    const char *start = s;
+    if (*s == '-') s++;
+    if (!isdigit((unsigned char)*s)) {
+        char f[48];
+        found(start, f, sizeof f);
+        return FAIL(p, start, "expected the torch seed (a whole number), found %s", f);
+    }
+    uint64_t v = 0;
+    bool over = *start == '-';
+    for (; isdigit((unsigned char)*s); s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10) over = true;
+        else v = v * 10 + d;
+    }
+    if (*s == '.' || *s == 'e' || *s == 'E') return FAIL(p, start, "expected the torch seed to be a whole number");
+    if (over)
+        return FAIL(p, start, "the torch seed must be between 0 and 18446744073709551615, found %.*s",
+                    (int)(s - start > 40 ? 40 : s - start), start);
+    if (!end_of_line(p, s)) return false;
+    trng_seed(&p->trng, v);
+    p->torch_seeded = true;
+    p->linear_rows = p->linear_cols = 0;
+    return true;
+}
+
+/*
+** PyTorch's generators, drawn from p->trng in file order:
+**   torch_rand [S x]R x C [* K]    torch.rand(S, R, C) * K (a float32 product, as torch)
+**   torch_randn [S x]R x C [* K]   torch.randn(S, R, C) * K
+**   xavier_uniform OUTxIN [gain G] nn.init.xavier_uniform_ on an OUT x IN weight
+**   linear OUTxIN                  nn.Linear(IN, OUT).weight, laid out OUT x IN
+**   linear_bias OUT                its bias (1 x OUT), right after that weight
+** A stack is one tensor of S·R·C values (which decides randn's path), laid
+** out like numpy's stacks: matrix h of the stack is column block h.
+*/
+static bool parse_torch_generator(Parser *p, LessonMatrix *lm, const char *word, const char *gen_at, const char *s)
+{
+    int col = col_of(p, gen_at);
+    bool is_bias = !strcmp(word, "linear_bias"), is_linear = !strcmp(word, "linear");
+    bool is_xavier = !strcmp(word, "xavier_uniform");
+    bool is_rand = !strcmp(word, "torch_rand"), is_randn = !strcmp(word, "torch_randn");
+    if (!is_bias && !is_linear && !is_xavier && !is_rand && !is_randn) {
+        char f[48];
+        found(gen_at, f, sizeof f);
+        return FAIL(p, gen_at, "expected a PyTorch generator (torch_rand, torch_randn, xavier_uniform, "
+                    "linear, linear_bias), found %s", f);
+    }
+    if (!p->torch_seeded)
+        return FAIL(p, gen_at, "%s needs a torch seed: add 'torch_seed: N' to the setup before this line", word);
+    long stack = 1, rows = 1, cols, n;
+    if (is_bias) {
+        const char *num = skip_ws(s);
+        if (!scan_int(p, &s, 1, LESSON_MAX_DIM, "the size of the bias", &cols) || !end_of_line(p, s)) return false;
+        if (p->linear_rows == 0)
+            return FAIL(p, gen_at, "linear_bias must come right after the linear weight it belongs to "
+                        "(nn.Linear draws its bias just after its weight)");
+        if (cols != p->linear_rows)
+            return FAIL(p, num, "linear_bias %ld does not match the linear weight above, which has %d outputs (rows)",
+                        cols, p->linear_rows);
+    } else {
+        if (!parse_shape(p, &s, &stack, &rows, &cols, is_rand || is_randn)) return false;
+    }
+    double scale = 1.0, gain = 1.0;
+    if (is_rand || is_randn) {
+        if (!parse_scale(p, s, &scale)) return false;
+    } else if (is_xavier && *skip_ws(s)) {
+        s = skip_ws(s);
+        if (strncmp(s, "gain", 4) || ident_len(s) != 4) {
+            char f[48];
+            found(s, f, sizeof f);
+            return FAIL(p, s, "expected 'gain G' or the end of the line after the size, found %s", f);
+        }
+        const char *g = skip_ws(s + 4);
+        if (!expr_line(p, s + 4, &gain)) return false;
+        if (!(gain > 0)) return FAIL(p, g, "the gain must be greater than 0, found %g", gain);
+    } else if (!is_bias && !end_of_line(p, s)) {
+        return false;
+    }
+    n = stack * rows * cols;
+    if (!add_numbers(p, p->lineno, col, n)) return false;
+    Mat *m = mat_create((int)rows, (int)(cols * stack));
+    if (is_rand || is_randn) {
+        double *v = xmalloc(sizeof *v * (size_t)n);
+        if (is_rand) trng_rand(&p->trng, v, n);
+        else trng_randn(&p->trng, v, n);
+        float f = (float)scale;
+        for (long h = 0; h < stack; h++)
+            for (long i = 0; i < rows; i++)
+                for (long j = 0; j < cols; j++) {
+                    double x = v[(h * rows + i) * cols + j];
+                    mat_set(m, (int)i, (int)(h * cols + j), scale == 1.0 ? x : (double)((float)x * f));
+                }
+        free(v);
+    } else if (is_xavier) {
+        trng_xavier_uniform(&p->trng, m, gain);
+    } else if (is_linear) {
+        trng_linear(&p->trng, m);
+    } else {
+        trng_linear_bias(&p->trng, m->data, cols, p->linear_cols);
+    }
+    p->linear_rows = is_linear ? (int)rows : 0;
+    p->linear_cols = is_linear ? (int)cols : 0;
+    lm->m = m;
+    lm->stack = (int)stack;
+    return true;
+}
+
+static char *known_matrix(Parser *p, const char **sp);
+
+/* `transpose NAME`: a matrix above in this setup, rows and columns swapped
+** (nn.Linear's OUT x IN weight becomes the IN x OUT matrix of X @ W). */
+static bool parse_transpose(Parser *p, LessonMatrix *lm, const char *s)
+{
+    const char *at = skip_ws(s);
+    char *name = known_matrix(p, &s);
+    if (!name) return false;
+    const LessonMatrix *src = lesson_matrix(cur_setup(p), name);
+    bool ok = false;
+    if (src == lm || !src->m) FAIL(p, at, "%s cannot be the transpose of itself; give the transpose a new name", name);
+    else if (src->stack > 1) FAIL(p, at, "%s is a stack of %d matrices; transpose takes one matrix", name, src->stack);
+    else if (end_of_line(p, s) && add_numbers(p, p->lineno, col_of(p, at), (long)src->m->rows * src->m->cols)) ok = true;
+    free(name);
+    if (!ok) return false;
+    lm->m = mat_transpose(src->m);
+    return true;
+}
+
 /*
 ** The right-hand side of `NAME = ...`. Either empty (rows follow), `stack N`
 ** (rows follow, side by side), or a generator.
@@ -617,11 +753,17 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
                 if (noisy) v += rng_randn(&p->rng) * noise;
                 mat_set(lm->m, i, k, v);
             }
+    } else if (!strncmp(word, "torch_", 6) || !strcmp(word, "xavier_uniform") || !strncmp(word, "linear", 6)) {
+        if (!parse_torch_generator(p, lm, word, at, s)) return false;
+        stack = lm->stack;
+    } else if (!strcmp(word, "transpose")) {
+        if (!parse_transpose(p, lm, s)) return false;
     } else {
         char f[48];
         found(at, f, sizeof f);
         return FAIL(p, at, "expected rows of numbers on the next lines or a generator "
-                    "(zeros, ones, identity, onehot, randn, rand, randint, sinusoid, stack), found %s", f);
+                    "(zeros, ones, identity, onehot, randn, rand, randint, sinusoid, stack, torch_rand, "
+                    "torch_randn, xavier_uniform, linear, linear_bias, transpose), found %s", f);
     }
     /* A scale like 1e308 turns some draws infinite: such a matrix could
     ** neither be shown nor saved (a written-out inf does not load). */
@@ -739,7 +881,7 @@ static bool parse_matrix_def(Parser *p, const char *s)
 
 static const char *const setup_keys[] = {
     "seed", "tokens", "query_tokens", "key_tokens", "queries", "keys", "values",
-    "score", "divisor", "temperature", "heads", "mask", "output", "additive", "dims", "key_dims", NULL
+    "score", "divisor", "temperature", "heads", "mask", "output", "additive", "dims", "key_dims", "torch_seed", NULL
 };
 static const char *const stage_keys[] = { "cmap", "decimals", "head", "query", "scale", NULL };
 static const char *const head_keys[] = { "title", "summary", NULL };
@@ -831,6 +973,8 @@ static bool parse_setup_key(Parser *p, const char *key, const char *key_at, cons
         p->seed = (unsigned long)seed;
         su->seed = (unsigned long)seed;
         su->seeded = true;
+    } else if (!strcmp(key, "torch_seed")) {
+        return parse_torch_seed(p, s);
     } else if (!strcmp(key, "tokens")) {
         char **t; int n;
         if (!parse_tokens(p, s, &t, &n)) return false;

@@ -5,7 +5,8 @@
 ** where queries, keys and values come from, attention settings) and an ordered
 ** list of stages, each belonging to the setup written above it. Random inputs
 ** are drawn at parse time, in the order the file declares them, from numpy's
-** legacy generator, so the Lesson holds every input value. The format is
+** legacy generator or PyTorch's CPU generator, so the Lesson holds every
+** input value. The format is
 ** documented in docs/lesson-format.md.
 **
 ** Usage:
