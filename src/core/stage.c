@@ -355,15 +355,16 @@ static void stage_qkv(Ctx *c)
         seen[nseen++] = o[i]->input;
         add_input(c, o[i]->input, o[i]->input, i == 0 ? LAB_Q : LAB_K, i == 0 ? LAB_QFEAT : LAB_KFEAT, "tokens", AX_DIMS);
     }
-    for (int i = 0; i < 3; i++)
-        if (o[i]->weight)
-            add_input(c, o[i]->weight, o[i]->weight, i == 0 ? LAB_QFEAT : LAB_KFEAT, LAB_DIM, "input dimensions",
-                      "output dimensions");
+    /* the token matrices in one row (they share their rows), the weights below */
     for (int i = 0; i < 3; i++) {
         char *t = o[i]->weight ? fmt("%s = %s\xc2\xb7%s", role[i], o[i]->input, o[i]->weight) : fmt("%s = %s", role[i], o[i]->input);
         add_heat(c, trace_ref(out[i], 0), t, i == 0 ? LAB_Q : LAB_K, LAB_DIM, i == 0 ? AX_QUERIES : "keys", AX_DIMS);
         free(t);
     }
+    for (int i = 0; i < 3; i++)
+        if (o[i]->weight)
+            add_input(c, o[i]->weight, o[i]->weight, i == 0 ? LAB_QFEAT : LAB_KFEAT, LAB_DIM, "input dimensions",
+                      "output dimensions");
     char *heads = c->H > 1 ? fmt("; %d heads take %d columns each", c->H, c->ts->d_k) : xstrdup("");
     c->v->formula = fmt("Q = %s\xc2\xb7%s    K = %s\xc2\xb7%s    V = %s\xc2\xb7%s%s",
                         o[0]->input, o[0]->weight ? o[0]->weight : "I", o[1]->input, o[1]->weight ? o[1]->weight : "I",

@@ -162,6 +162,7 @@ static bool check_finite(const TraceSetup *ts, const Setup *su, const char *file
                 if (isfinite(v) || (e->kind == TK_MASKED && v == -INFINITY)) continue;
                 char name[64];
                 trace_name(trace_ref(e->kind, e->head), ts->heads, name, sizeof name);
+                err->kind = LESSON_ERR_INVALID;
                 err->line = su->line;
                 err->col = 1;
                 snprintf(err->msg, sizeof err->msg,
@@ -225,6 +226,7 @@ Trace *attn_run(const Lesson *L, LessonError *err)
     for (int k = 0; k < L->nsetups; k++) {
         const Setup *su = &L->setups[k];
         if (!run_setup(&T->s[k], su)) {
+            err->kind = LESSON_ERR_INVALID;
             err->line = su->line;
             err->col = 1;
             snprintf(err->msg, sizeof err->msg, "%s:%d:1: error: cannot compute this setup: %s",

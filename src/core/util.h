@@ -52,7 +52,8 @@ void buf_free(Buf *b);
 ** "-0" folded to "0", infinities as "−∞"/"∞". Writes into out (size n). */
 void util_fmt_num(char *out, size_t n, double v, int decimals);
 /* A heatmap cell's text: util_fmt_num, exact 0 as "0", and with compact set
-** the leading zero dropped (".50", "-.45") so it fits a narrow cell. */
+** the leading zero dropped (".50", "-.45") so it fits a narrow cell; exact
+** 0 and 1 are "0" and "1" (so only they print without decimals). */
 void util_fmt_cell(char *out, size_t n, double v, int decimals, bool compact);
 
 #endif

@@ -79,6 +79,8 @@ typedef struct PanelPlan {
     AxisPlan rows, cols;
     double lo, hi;              /* colour scale */
     double vmin, vmax;          /* finite range of the values */
+    double nx_min, nx_max;      /* and of those printed with decimals */
+    bool any_nx;
     bool any_nonfinite;
     int decimals;               /* digits printed in cells */
     bool compact;               /* printed as ".50" (no leading zero) */
@@ -111,6 +113,8 @@ typedef struct PanelStats {
     bool any;                   /* at least one finite value */
     bool any_nonfinite;
     bool ints;                  /* every finite value is a whole number */
+    double nx_min, nx_max;      /* range of the values other than exact 0 and 1 (printed with decimals) */
+    bool any_nx;
 } PanelStats;
 
 typedef struct Page {
@@ -379,14 +383,18 @@ static Ticks make_ticks(double lo, double hi, int want)
 /* One pass over a matrix for its PanelStats. */
 static PanelStats panel_stats(const Mat *m)
 {
-    PanelStats st = { 0, 0, false, false, true };
+    PanelStats st = { 0, 0, false, false, true, 0, 0, false };
     if (!m) return st;
     st.any = mat_finite_range(m, &st.vmin, &st.vmax);
     if (!st.any) st.vmin = st.vmax = 0;
     for (long i = 0; i < (long)m->rows * m->cols; i++) {
         double x = m->data[i];
-        if (!isfinite(x)) st.any_nonfinite = true;
-        else if (x != floor(x)) st.ints = false;
+        if (!isfinite(x)) { st.any_nonfinite = true; continue; }
+        if (x != floor(x)) st.ints = false;
+        if (x == 0.0 || x == 1.0) continue;
+        if (!st.any_nx || x < st.nx_min) st.nx_min = x;
+        if (!st.any_nx || x > st.nx_max) st.nx_max = x;
+        st.any_nx = true;
     }
     return st;
 }
@@ -395,7 +403,7 @@ static PanelStats panel_stats(const Mat *m)
 ** planning may work on a copy of the view's panels. */
 static const PanelStats *stats_of(const Page *p, const Panel *pn)
 {
-    static const PanelStats none = { 0, 0, false, false, true };
+    static const PanelStats none = { 0, 0, false, false, true, 0, 0, false };
     for (int k = 0; k < p->v->npanels && k < VIEW_MAX_PANELS; k++)
         if (p->v->panels[k].m == pn->m) return &p->stats[k];
     return &none;
@@ -445,6 +453,9 @@ static void heat_scale(const Page *p, const Panel *pn, PanelPlan *pp)
     bool any = group_range(p, pn, &lo, &hi, &nonfinite);
     pp->vmin = st->vmin;
     pp->vmax = st->vmax;
+    pp->nx_min = st->nx_min;
+    pp->nx_max = st->nx_max;
+    pp->any_nx = st->any_nx;
     pp->any_nonfinite = st->any_nonfinite;
     if (pn->probabilities) { lo = 0; hi = 1; }
     else if (pn->diverging) {
@@ -564,14 +575,17 @@ static AxisPlan plan_cols(const Page *p, char **labels, int n, float cell, float
     return a;
 }
 
-/* The widest cell text at a size: the extremes have the most characters. */
+/* The widest cell text at a size: the extremes have the most characters,
+** among all values and among those printed with decimals (not 0 or 1). */
 static float widest_value(const Page *p, const PanelPlan *pp, int decimals, bool compact, float size)
 {
     char buf[64];
-    util_fmt_cell(buf, sizeof buf, pp->vmin, decimals, compact);
-    float w = tw(p, buf, size, 0);
-    util_fmt_cell(buf, sizeof buf, pp->vmax, decimals, compact);
-    w = fmaxf(w, tw(p, buf, size, 0));
+    double ends[4] = { pp->vmin, pp->vmax, pp->nx_min, pp->nx_max };
+    float w = 0;
+    for (int i = 0; i < (pp->any_nx ? 4 : 2); i++) {
+        util_fmt_cell(buf, sizeof buf, ends[i], decimals, compact);
+        w = fmaxf(w, tw(p, buf, size, 0));
+    }
     if (pp->any_nonfinite) w = fmaxf(w, tw(p, MINUS_INF, size, 0));
     return w;
 }
@@ -934,6 +948,17 @@ static float plan_panels(const Page *p, const View *v, Rect area, int split, Pan
     int first[2] = { 0, split }, counts[2] = { split, n - split };
     float H = (area.h - p->m.gap * (nrows - 1)) / nrows;
     float Hs[2] = { H, H }, row_h[2] = { 0, 0 };
+    if (nrows == 2) {           /* height in proportion to the rows of cells each holds, plus its labels */
+        float want[2] = { 0, 0 };
+        for (int r = 0; r < 2; r++) {
+            int most = 0;
+            for (int k = first[r]; k < first[r] + counts[r]; k++)
+                if (is_heat(&v->panels[k]) && v->panels[k].m->rows > most) most = v->panels[k].m->rows;
+            want[r] = (most ? most : 8) + 10;
+        }
+        Hs[0] = 2 * H * want[0] / (want[0] + want[1]);
+        Hs[1] = 2 * H - Hs[0];
+    }
     bool alike = false;
     for (int a = 0; a < split; a++)
         for (int b = split; b < n; b++) alike = alike || same_shape(&v->panels[a], &v->panels[b]);
