@@ -31,8 +31,9 @@
 
 #define TRNG_PI 3.14159265358979323846
 
-/* The float's bits, and back. */
+/* The bits of a float. */
 static uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+/* The float with these bits. */
 static float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 
 /* torch.manual_seed. */

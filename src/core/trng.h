@@ -34,7 +34,8 @@ typedef struct Trng {
     Rng mt;             /* the Mersenne Twister (same seeding as numpy's) */
     bool has_normal;    /* a cached second normal from the small-tensor path */
     double normal;      /* that cached value (double, as torch keeps it) */
-    bool portable;      /* use the portable block transform instead of AVX2's */
+    bool portable;      /* act as torch's portable kernels (no AVX2): no fused
+                        ** multiply-add in uniform_, libm's log/sin/cos in randn */
 } Trng;
 
 /* torch.manual_seed(seed): any 64-bit seed; only its low 32 bits matter.
