@@ -53,7 +53,7 @@ static void help(void)
            "attnlab teaches how attention in transformers works, one stage at a time.\n"
            "\n"
            "  LESSON             open a lesson in the window (none: pick a bundled one)\n"
-           "  --check LESSON...  validate lessons; exit 0 if all are valid, 2 if not\n"
+           "  --check LESSON...  validate lessons; exit 0 if all are valid, 2 if not (1 if one cannot be read)\n"
            "  --dump LESSON      print every matrix of every stage as JSON (17 digits, -inf as null)\n"
            "  --list [DIR]       list lessons (default: the bundled ones) with their stages\n"
            "  --export DIR       write every stage as DIR/<lesson>-<NN>-<stage>.png (no display needed)\n"
