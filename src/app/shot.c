@@ -45,6 +45,13 @@ int app_shot_check(const ShotOpts *opts, char *err, size_t n)
     return -1;
 }
 
+/* The description stored in a picture of stage k: "softmax: Attention weights". */
+void app_shot_desc(const Lesson *L, int k, char *desc, size_t n)
+{
+    snprintf(desc, n, "%s: %s", lesson_stage_name(L->stages[k].id),
+             L->stages[k].title ? L->stages[k].title : stage_default_title(L->stages[k].id));
+}
+
 /* Write one stage. */
 int app_shot_write(FontSet *fonts, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
                    const char *path, char *err, size_t n)
@@ -53,25 +60,32 @@ int app_shot_write(FontSet *fonts, const Lesson *L, const Trace *T, int k, const
     DrawList *d = draw_create(opts->width, opts->height);
     app_shot_layout(fonts, L, T, k, opts, d);
     char desc[300];
-    snprintf(desc, sizeof desc, "%s: %s", lesson_stage_name(L->stages[k].id),
-             L->stages[k].title ? L->stages[k].title : stage_default_title(L->stages[k].id));
+    app_shot_desc(L, k, desc, sizeof desc);
+    int r = app_shot_save_list(fonts, d, opts->svg, path, L->title, desc, err, n);
+    draw_free(d);
+    return r;
+}
+
+
+/* Draw a laid-out list into a PNG (or write it as SVG) at path. */
+int app_shot_save_list(FontSet *fonts, const DrawList *d, bool svg, const char *path, const char *title,
+                       const char *desc, char *err, size_t n)
+{
     int r;
-    if (opts->svg) {
-        r = svg_save(d, path, L->title, desc, err, n);
+    if (svg) {
+        r = svg_save(d, path, title, desc, err, n);
     } else {
         Offscreen *o = render_offscreen_create(d->width, d->height, fonts);
         if (!o) {
             snprintf(err, n, "%s: cannot render: %s", path, render_error());
-            draw_free(d);
             return -1;
         }
         render_drawlist(o->render, d);
-        ExportMeta meta = { L->title, desc };
+        ExportMeta meta = { title, desc };
         r = export_png(o->surface, path, &meta);
         if (r != 0) snprintf(err, n, "%s", export_error());
         render_offscreen_free(o);
     }
-    draw_free(d);
     return r;
 }
 

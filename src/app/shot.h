@@ -33,6 +33,12 @@ int app_shot_check(const ShotOpts *opts, char *err, size_t n);
 ** -1 with a one-line reason in err (size n). */
 int app_shot_write(FontSet *fonts, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
                    const char *path, char *err, size_t n);
+/* Write a laid-out list to path: a PNG drawn by the offscreen renderer, or
+** SVG. 0, or -1 with a one-line reason in err. */
+int app_shot_save_list(FontSet *fonts, const DrawList *d, bool svg, const char *path, const char *title,
+                       const char *desc, char *err, size_t n);
+/* The description a picture of stage k carries: "softmax: Attention weights". */
+void app_shot_desc(const Lesson *L, int k, char *desc, size_t n);
 /* The file name of stage k: DIR/<lesson>-<NN>-<stage-id>.<png|svg> (caller frees). */
 char *app_shot_path(const char *dir, const Lesson *L, int k, bool svg);
 

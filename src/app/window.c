@@ -11,6 +11,7 @@
 #include "shot.h"
 #include "state.h"
 #include "core/util.h"
+#include "sdl/export.h"
 #include "sdl/font.h"
 #include "sdl/icon.h"
 #include "sdl/render.h"
@@ -88,18 +89,31 @@ static void sync_fullscreen(Win *w)
     if (is != w->a->fullscreen) SDL_SetWindowFullscreen(w->win, w->a->fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
 }
 
-/* S: the current stage as a PNG, exactly as --export draws it. */
+/* S: the current stage as a PNG, as the class sees it: the window's size,
+** text scale, theme, colormap, head, toggles and pinned explanation (the
+** frame without its toast). */
 static void save_shot(Win *w)
 {
     AppState *a = w->a;
     if (!a->L) return;
-    ShotOpts o = app_shot_defaults();
-    o.dark = a->dark;
-    o.cmap = a->cmap >= 0 ? cmap_names()[a->cmap] : NULL;
     char *path = app_shot_path(a->shots_dir, a->L, a->stage, false);
-    char err[700];
-    if (app_shot_write(w->fonts, a->L, a->T, a->stage, &o, path, err, sizeof err) == 0) app_toast(a, "saved %s", path);
-    else app_toast(a, "%s", err);
+    double until = a->toast_until;
+    a->toast_until = 0;                     /* the frame as it is, without the toast */
+    app_frame(a, w->out_w, w->out_h, font_measure, w->fonts, w->list);
+    a->toast_until = until;
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w->out_w, w->out_h, 32, SDL_PIXELFORMAT_ARGB8888);
+    if (s && render_drawlist(w->rd, w->list) == 0
+        && SDL_RenderReadPixels(w->ren, NULL, SDL_PIXELFORMAT_ARGB8888, s->pixels, s->pitch) == 0) {
+        char desc[300];
+        app_shot_desc(a->L, a->stage, desc, sizeof desc);
+        ExportMeta meta = { a->L->title, desc };
+        if (export_png(s, path, &meta) == 0) app_toast(a, "saved %s", path);
+        else app_toast(a, "%s", export_error());
+    } else {
+        app_toast(a, "cannot read the window's pixels: %s", SDL_GetError());
+    }
+    SDL_FreeSurface(s);
+    w->redraw = true;
     free(path);
 }
 
