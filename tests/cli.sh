@@ -49,9 +49,9 @@ expect 0 "$bin" --export "$tmp/png1" lessons/01-tour.lesson lessons/04-heads-ent
 [ -f "$tmp/png1/01-tour-05-softmax.png" ] && ok || bad "export file name DIR/<lesson>-<NN>-<stage>.png"
 "$bin" --export "$tmp/png2" lessons/01-tour.lesson lessons/04-heads-entropy-causal.lesson >/dev/null 2>&1
 diff -r "$tmp/png1" "$tmp/png2" >/dev/null && ok || bad "exporting twice gives identical bytes"
-[ "$(identify -format '%wx%h' "$tmp/png1/01-tour-05-softmax.png")" = 1280x800 ] && ok || bad "default size 1280x800"
+[ "$(identify -format '%wx%h' "$tmp/png1/01-tour-05-softmax.png")" = 1280x720 ] && ok || bad "default size 1280x720"
 expect 0 "$bin" --export "$tmp/big" --scale 2 --theme dark --cmap magma lessons/03-four-words-by-hand.lesson
-[ "$(identify -format '%wx%h' "$tmp/big/03-four-words-by-hand-01-embeddings.png")" = 2560x1600 ] && ok || bad "--scale 2 doubles every dimension"
+[ "$(identify -format '%wx%h' "$tmp/big/03-four-words-by-hand-01-embeddings.png")" = 2560x1440 ] && ok || bad "--scale 2 doubles every dimension"
 expect 0 "$bin" --export "$tmp/svg" --format svg lessons/*.lesson
 n=0; for f in "$tmp"/svg/*.svg; do xmllint --noout "$f" 2>/dev/null || { bad "$f is not valid XML"; n=1; }; done; [ $n -eq 0 ] && ok
 grep -q '<text' "$tmp/svg/01-tour-05-softmax.svg" && ok || bad "SVG has real <text> elements"
@@ -75,6 +75,14 @@ mkdir "$tmp/nodisplay"
 [ $code -eq 0 ] && ok || bad "without a display the program exits 0 (got $code)"
 grep -q 'no display available' "$tmp/err" && grep -q 'attnlab-export' "$tmp/err" && ok || bad "without a display it says so and where the files went"
 [ -f "$tmp/nodisplay/attnlab-export/01-tour-01-embeddings.png" ] && ok || bad "without a display the tour is exported"
+[ "$(identify -format %wx%h "$tmp/nodisplay/attnlab-export/01-tour-01-embeddings.png")" = 1280x720 ] \
+    && ok || bad "exports are 16:9 slides (1280x720) by default"
+# no display with a lesson: that lesson is exported, not the tour
+mkdir "$tmp/nodisplay2"
+cp lessons/05-translation.lesson "$tmp/nodisplay2/mine.lesson"
+(cd "$tmp/nodisplay2" && env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER "$bin" mine.lesson >"$tmp/out" 2>"$tmp/err"); code=$?
+[ $code -eq 0 ] && [ -f "$tmp/nodisplay2/attnlab-export/mine-01-embeddings.png" ] && [ ! -e "$tmp/nodisplay2/attnlab-export/01-tour-01-embeddings.png" ] \
+    && ok || bad "without a display, attnlab FILE exports FILE (got $code: $(cat "$tmp/err"))"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -321,9 +321,27 @@ START_TEST(test_predict_mode)
     }
     app_hover(a, 1, 0, 0);
     ck_assert_ptr_null(app_explain(a));                 /* no spoilers while guessing */
+    app_hover(a, 0, 0, 0);
+    ck_assert_ptr_null(app_explain(a));                 /* the scores give the answer away too */
+    ck_assert(app_hidden_panels(a) & 1);                /* and are hidden */
+    ck_assert(app_hidden_panels(a) & 2);
+    DrawList *d = draw_create(1280, 800);
+    app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
+    for (int i = 0; i < d->n; i++)                      /* no number of either panel is on screen */
+        if (d->cmds[i].role == ROLE_CELL_TEXT && d->cmds[i].panel <= 1) ck_assert_str_eq(draw_str(d, &d->cmds[i]), "?");
     app_predict(a);
     ck_assert_int_eq(a->predict, PREDICT_REVEALED);
     ck_assert_int_eq(a->predict_right, W->rows - 1);
+    app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
+    int ticks = 0, crosses = 0;
+    for (int i = 0; i < d->n; i++) {
+        if (d->cmds[i].kind != DRAW_TEXT || d->cmds[i].role != ROLE_OVERLAY) continue;
+        ticks += !strcmp(draw_str(d, &d->cmds[i]), "\xe2\x9c\x93");
+        crosses += !strcmp(draw_str(d, &d->cmds[i]), "\xe2\x9c\x97");
+    }
+    ck_assert_int_eq(ticks, W->rows - 1);               /* right and wrong are told apart */
+    ck_assert_int_eq(crosses, 1);
+    draw_free(d);
     app_predict(a);
     ck_assert_int_eq(a->predict, PREDICT_OFF);
 }

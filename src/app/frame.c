@@ -59,6 +59,42 @@ static Color with_alpha(Color c, uint8_t alpha)
     return c;
 }
 
+/* The largest weight of row r of a panel (the first of equals). */
+static int row_max(const Mat *m, int r)
+{
+    int best = 0;
+    for (int j = 1; j < m->cols; j++) if (mat_get(m, r, j) > mat_get(m, r, best)) best = j;
+    return best;
+}
+
+/*
+** Predict mode on one weights cell: while guessing, the guess is outlined;
+** after the reveal, the true largest weight of each row is framed in the
+** accent colour, a right guess gets a green frame and a check mark, a wrong
+** one a red frame and a cross.
+*/
+static void predict_mark(const AppState *a, const Theme *th, const DrawCmd *c, DrawList *out)
+{
+    const Mat *m = a->view->panels[c->panel].m;
+    bool guessed = a->guesses[c->row] == c->col;
+    Rect in = { c->r.x + 2, c->r.y + 2, c->r.w - 4, c->r.h - 4 };
+    if (a->predict == PREDICT_GUESSING) {
+        if (guessed) draw_frame(out, in, th->highlight, 4.0f, ROLE_OVERLAY);
+        return;
+    }
+    bool best = row_max(m, c->row) == c->col;
+    if (best) draw_frame(out, (Rect){ c->r.x - 2, c->r.y - 2, c->r.w + 4, c->r.h + 4 }, th->accent, 3.0f, ROLE_OVERLAY);
+    if (!guessed) return;
+    bool right = mat_get(m, c->row, c->col) == mat_get(m, c->row, row_max(m, c->row));
+    Color col = right ? (Color){ 22, 163, 74, 255 } : (Color){ 220, 38, 38, 255 };
+    draw_frame(out, in, col, 4.0f, ROLE_OVERLAY);
+    float s = fminf(c->r.w, c->r.h) * 0.45f;
+    Rect badge = { c->r.x + c->r.w - s, c->r.y, s, s };
+    draw_rect(out, badge, col, ROLE_OVERLAY);
+    draw_text(out, badge, right ? "\xe2\x9c\x93" : "\xe2\x9c\x97", s * 0.8f, (Color){ 255, 255, 255, 255 },
+              ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
+}
+
 /* Mark edited cells and predict guesses on top of the cells they belong to. */
 static void mark_cells(const AppState *a, const Theme *th, DrawList *out)
 {
@@ -72,8 +108,8 @@ static void mark_cells(const AppState *a, const Theme *th, DrawList *out)
             draw_rect(out, (Rect){ c.r.x + c.r.w - s, c.r.y, s, s }, th->accent, ROLE_OVERLAY);
             draw_frame(out, c.r, th->accent, 2.0f, ROLE_OVERLAY);
         }
-        if (a->predict != PREDICT_OFF && c.panel == a->predict_panel && c.row < LESSON_MAX_TOKENS && a->guesses[c.row] == c.col)
-            draw_frame(out, (Rect){ c.r.x + 2, c.r.y + 2, c.r.w - 4, c.r.h - 4 }, th->highlight, 4.0f, ROLE_OVERLAY);
+        if (a->predict != PREDICT_OFF && c.panel == a->predict_panel && c.row >= 0 && c.row < LESSON_MAX_TOKENS)
+            predict_mark(a, th, &c, out);
     }
 }
 

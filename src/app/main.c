@@ -58,7 +58,7 @@ static void help(void)
            "  --list [DIR]       list lessons (default: the bundled ones) with their stages\n"
            "  --export DIR       write every stage as DIR/<lesson>-<NN>-<stage>.png (no display needed)\n"
            "    --format png|svg   image format (png)\n"
-           "    --size WxH         canvas size (1280x800; also the window's size)\n"
+           "    --size WxH         canvas size (1280x720, a 16:9 slide; also the window's size)\n"
            "    --scale N          multiply every dimension, e.g. 2 for print (1)\n"
            "    --theme light|dark (light)\n"
            "    --cmap NAME        viridis, cividis, plasma, magma, YlOrRd, Blues or RdBu for every panel\n"

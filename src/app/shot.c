@@ -19,7 +19,7 @@
 /* The documented defaults. */
 ShotOpts app_shot_defaults(void)
 {
-    ShotOpts o = { 1280, 800, 1, false, false, NULL };
+    ShotOpts o = { 1280, 720, 1, false, false, NULL };
     return o;
 }
 

@@ -22,7 +22,7 @@ typedef struct ShotOpts {
     const char *cmap;       /* override every panel's colormap, or NULL */
 } ShotOpts;
 
-/* Defaults: 1280x800, scale 1, light, PNG. */
+/* Defaults: 1280x720 (a 16:9 slide), scale 1, light, PNG. */
 ShotOpts app_shot_defaults(void);
 /* Lay out stage k of L on the canvas of opts into d (cleared first). */
 void app_shot_layout(FontSet *fonts, const Lesson *L, const Trace *T, int k, const ShotOpts *opts, DrawList *d);

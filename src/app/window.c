@@ -41,20 +41,24 @@ typedef struct Win {
     Uint32 last_frame;
 } Win;
 
-/* Without a display: export the tour instead, and say where it went. */
-static int no_display(const char *reason, const char *font)
+/* Without a display: export the lesson asked for (or the tour) instead,
+** and say where it went. */
+static int no_display(const char *reason, const char *path, const char *font)
 {
     char dir[PATH_MAX], tour[PATH_MAX + 32];
-    fprintf(stderr, "attnlab: no display available (%s); exporting the tour to ./attnlab-export/ instead\n", reason);
-    if (app_data_dir("lessons", dir, sizeof dir) != 0) {
-        fprintf(stderr, "attnlab: error: no bundled lessons found\n");
-        return 1;
+    const char *what = path ? path : "the tour";
+    fprintf(stderr, "attnlab: no display available (%s); exporting %s to ./attnlab-export/ instead\n", reason, what);
+    if (!path) {
+        if (app_data_dir("lessons", dir, sizeof dir) != 0) {
+            fprintf(stderr, "attnlab: error: no bundled lessons found\n");
+            return 1;
+        }
+        snprintf(tour, sizeof tour, "%s/01-tour.lesson", dir);
     }
-    snprintf(tour, sizeof tour, "%s/01-tour.lesson", dir);
-    char *paths[1] = { tour };
+    char *paths[1] = { path ? (char *)path : tour };
     ShotOpts o = app_shot_defaults();
     int code = app_export("attnlab-export", paths, 1, &o, font, true);
-    if (code == 0) fprintf(stderr, "attnlab: wrote the tour's stages to ./attnlab-export/\n");
+    if (code == 0) fprintf(stderr, "attnlab: wrote the stages of %s to ./attnlab-export/\n", what);
     return code;
 }
 
@@ -295,7 +299,7 @@ int app_window(const char *path, const char *font, const char *shots, int width,
         snprintf(reason, sizeof reason, "%s", why);
         SDL_Quit();
         app_free(a);
-        return no_display(reason, font);
+        return no_display(reason, path, font);
     }
     Win w;
     memset(&w, 0, sizeof w);
