@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "mat.h"
 
 /* Documented limits, enforced before anything is allocated. */
@@ -37,7 +38,7 @@
 /* Budgets for the whole lesson, so that a short file within every limit
 ** above still loads in about a second and a few hundred MB: */
 #define LESSON_MAX_NUMBERS   (1 << 22)   /* numbers in the matrices of all setups (inherited ones count again) */
-#define LESSON_MAX_WORK      (1L << 29)  /* multiply-adds and computed numbers, all setups together */
+#define LESSON_MAX_WORK      (INT64_C(1) << 29) /* multiply-adds and computed numbers, all setups together */
 
 /* The stage ids, in the order of docs/lesson-format.md. */
 typedef enum StageId {
@@ -95,7 +96,7 @@ typedef struct Setup {
     char *mask_matrix;          /* for MASK_ALLOW / MASK_BLOCK */
     char *output_proj;          /* W_o, or NULL */
     char *add_w1, *add_w2, *add_v;  /* additive scoring */
-    unsigned long seed;         /* the seed in force when the setup began */
+    uint32_t seed;              /* the seed in force when the setup began */
     bool seeded;
 } Setup;
 
