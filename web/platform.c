@@ -96,8 +96,9 @@ EMSCRIPTEN_KEEPALIVE DrawList *web_frame(int w, int h, double now)
     return web_list;
 }
 
-/* Byte offsets of DrawCmd and DrawList fields, so the script needs no
-** copy of the struct layout: out receives 20 ints (see attnlab.js). */
+/* Byte offsets of DrawCmd and DrawList fields and the enum values the
+** script draws by, so it needs no copy of them: out receives 31 ints in the
+** order attnlab.js reads them (WEB_LAYOUT_FIELDS there). */
 EMSCRIPTEN_KEEPALIVE void web_cmd_layout(int *out)
 {
     int i = 0;
@@ -121,6 +122,17 @@ EMSCRIPTEN_KEEPALIVE void web_cmd_layout(int *out)
     out[i++] = (int)offsetof(DrawList, n);
     out[i++] = (int)offsetof(DrawList, text);
     out[i++] = (int)offsetof(DrawList, background);
+    out[i++] = DRAW_RECT;
+    out[i++] = DRAW_LINE;
+    out[i++] = DRAW_TEXT;
+    out[i++] = ALIGN_CENTER;
+    out[i++] = ALIGN_RIGHT;
+    out[i++] = VALIGN_TOP;
+    out[i++] = VALIGN_BOTTOM;
+    out[i++] = ROLE_CELL;
+    out[i++] = ROLE_CELL_TEXT;
+    out[i++] = ROLE_TITLE;
+    out[i++] = ROLE_OVERLAY;
 }
 
 /* The cell of the last frame under pixel (x, y): -1s for none. */
