@@ -37,21 +37,61 @@
 
   /* ---- text: one font stack measures and draws ---- */
 
+  /*
+  ** Text is measured and drawn the way the desktop does it where that is
+  ** possible: sizes in whole pixels (rounded as src/sdl/font.c rounds them)
+  ** and each character at a whole-pixel advance, unkerned. Then a stage
+  ** lays out on the same cells as the desktop's and the exports. Runs that
+  ** need the browser's shaping (combining marks, right-to-left and Indic
+  ** scripts, emoji sequences...) are measured and drawn whole by the canvas
+  ** instead, so every script still comes out right. Either way the width
+  ** the layout gets is the width that is drawn.
+  */
+  const COMPLEX = /[\u0300-\u036f\u0590-\u0dff\u0e00-\u0fff\u1000-\u109f\u1100-\u11ff\u1780-\u18af\u1ab0-\u1aff\u1dc0-\u1dff\u200b-\u200f\u202a-\u202e\u2066-\u2069\u20d0-\u20ff\ud800-\udfff\ufb1d-\ufeff]/;
   const widths = new Map();
+  const px = (size) => (size >= 0.5 ? Math.floor(size + 0.5) : 0);
   function font(size, bold) {
-    return (bold ? 'bold ' : '') + size.toFixed(2) + 'px ' + FONT_STACK;
+    return (bold ? 'bold ' : '') + px(size) + 'px ' + FONT_STACK;
   }
-  /* Width of text at size px (bold 0/1); the C layout calls this. */
-  function measure(text, size, bold) {
-    const key = (bold ? 'b' : 'r') + size.toFixed(2) + '|' + text;
+  /* Whole-pixel advance of one character. */
+  function advance(ch, p, bold) {
+    const key = (bold ? 'B' : 'R') + p + '|' + ch;
     let w = widths.get(key);
     if (w === undefined) {
-      if (widths.size > 50000) widths.clear();
-      measureCtx.font = font(size, bold);
-      w = measureCtx.measureText(text).width;
+      measureCtx.font = font(p, bold);
+      measureCtx.fontKerning = 'none';
+      w = Math.round(measureCtx.measureText(ch).width);
       widths.set(key, w);
     }
     return w;
+  }
+  /* Width of text at size px (bold 0/1); the C layout calls this. */
+  function measure(text, size, bold) {
+    const p = px(size);
+    if (!p || !text) return 0;
+    if (COMPLEX.test(text)) {
+      const key = (bold ? 'b' : 'r') + p + '|' + text;
+      let w = widths.get(key);
+      if (w === undefined) {
+        if (widths.size > 50000) widths.clear();
+        measureCtx.font = font(p, bold);
+        measureCtx.fontKerning = 'none';
+        w = measureCtx.measureText(text).width;
+        widths.set(key, w);
+      }
+      return w;
+    }
+    let w = 0;
+    for (const ch of text) w += advance(ch, p, bold);
+    return w;
+  }
+  /* Draw text with its pen at (x, y) on the baseline, as measure measured it. */
+  function fillRun(g, text, x, y, p, bold) {
+    if (COMPLEX.test(text)) { g.fillText(text, x, y); return; }
+    for (const ch of text) {
+      if (ch !== ' ') g.fillText(ch, x, y);
+      x += advance(ch, p, bold);
+    }
   }
   /* Ascent, descent and digit height of the stack, per pixel of size. */
   const metrics = [0, 1].map(function (bold) {
@@ -135,7 +175,7 @@
 
   function drawText(g, c) {
     if (!c.text) return;
-    const m = metrics[c.bold ? 1 : 0], s = c.size, rot = c.rotate === 90;
+    const m = metrics[c.bold ? 1 : 0], s = px(c.size), rot = c.rotate === 90;
     const width = measure(c.text, s, c.bold);
     const along0 = rot ? c.y + c.h : c.x, alongLen = rot ? c.h : c.w;
     const across0 = rot ? c.x : c.y, acrossLen = rot ? c.w : c.h;
@@ -145,17 +185,18 @@
     const base = c.valign === L.VALIGN_TOP ? m.ascent * s
       : c.valign === L.VALIGN_BOTTOM ? acrossLen - m.descent * s : (acrossLen + m.digit * s) / 2;
     g.font = font(s, c.bold);
+    g.fontKerning = 'none';
     g.fillStyle = rgba(c.color);
     g.textBaseline = 'alphabetic';
     g.textAlign = 'left';
     if (rot) {
       g.save();
-      g.translate(across0 + base, along0 - start);
+      g.translate(snap(across0 + base), snap(along0 - start));
       g.rotate(-Math.PI / 2);
-      g.fillText(c.text, 0, 0);
+      fillRun(g, c.text, 0, 0, s, c.bold);
       g.restore();
     } else {
-      g.fillText(c.text, along0 + start, across0 + base);
+      fillRun(g, c.text, snap(along0 + start), snap(across0 + base), s, c.bold);
     }
   }
 
