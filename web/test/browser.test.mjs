@@ -17,11 +17,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, mkdirSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve, extname } from 'node:path';
+import { join, resolve, relative, extname } from 'node:path';
 import puppeteer from 'puppeteer-core';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const BUILD = process.env.BUILD || 'build';
+const BUILD = relative(ROOT, resolve(ROOT, process.env.BUILD || 'build'));
 const PAGE = join(ROOT, BUILD, 'web', 'attnlab.html');
 const NATIVE = join(ROOT, BUILD, 'attnlab');
 const SHOTS = join(ROOT, BUILD, 'web', 'shots');
@@ -234,53 +234,93 @@ test('S downloads the stage as a 1280x800 PNG and Shift+S as SVG', async () => {
   assert.match(svg, /<title>A short tour of attention<\/title>/);
 });
 
+test('Ctrl+S downloads the edited lesson, and it loads in the native program with the edit', async () => {
+  const dir = mkdtempSync(join(tmp, 'lesson-'));
+  await allowDownloads(dir);
+  await key('1');
+  const [l, L] = [await list(), await roles()];
+  const x00 = cellsOf(l, L).find((c) => c.row === 0 && c.col === 0);
+  const dpr = await page.evaluate(() => window.attnlab.devicePixelRatio());
+  await page.mouse.move((x00.x + x00.w / 2) / dpr, (x00.y + 3) / dpr);
+  await page.mouse.wheel({ deltaY: 100 });          // down: 0.9 -> 0.8
+  await page.mouse.wheel({ deltaY: 100 });          // 0.7
+  await settle();
+  await page.mouse.move(2, 2);
+  await key('s', ['Control']);
+  const saved = await waitFile(dir, '.lesson');
+  assert.match(saved, /01-tour\.lesson$/);
+  const dump = JSON.parse(execFileSync(NATIVE, ['--dump', saved], { encoding: 'utf8' }));
+  const X = dump.stages[0].matrices.find((m) => m.name === 'X');
+  assert.ok(Math.abs(X.data[0][0] - 0.7) < 1e-12, `X[0][0] = ${X.data[0][0]} in the saved lesson`);
+  assert.equal(X.data[0][1], 0.1, 'the other inputs are kept');
+  assert.ok(!((await page.evaluate(() => window.attnlab.flags())) & 16), 'saved: no longer marked edited');
+  // the saved text is now the lesson's: scroll the value back for the tests below
+  await page.mouse.move((x00.x + x00.w / 2) / dpr, (x00.y + 3) / dpr);
+  await page.mouse.wheel({ deltaY: -100 });
+  await page.mouse.wheel({ deltaY: -100 });
+  await settle();
+  await page.mouse.move(2, 2);
+  const back = await list();
+  assert.equal(cellText(back, L, cellsOf(back, L).find((c) => c.row === 0 && c.col === 0)).text, '0.90');
+});
+
 // Every filled cell of the browser's layout has a rectangle of the same
 // colour in the native SVG export within 2 px on every edge; and the native
 // PNG has the cell's colour just inside its four corners.
-test('every stage is laid out like the native export: same cells in the same places', async () => {
+test('every stage of every bundled lesson is laid out like the native export: same cells in the same places', async () => {
+  const lessons = readdirSync(join(ROOT, 'lessons')).filter((n) => n.endsWith('.lesson')).sort();
   const outSvg = mkdtempSync(join(tmp, 'svg-')), outPng = mkdtempSync(join(tmp, 'png-'));
-  execFileSync(NATIVE, ['--export', outSvg, '--format', 'svg', TOUR], { stdio: 'ignore' });
-  execFileSync(NATIVE, ['--export', outPng, TOUR], { stdio: 'ignore' });
+  const paths = lessons.map((n) => join(ROOT, 'lessons', n));
+  execFileSync(NATIVE, ['--export', outSvg, '--format', 'svg', ...paths], { stdio: 'ignore' });
+  execFileSync(NATIVE, ['--export', outPng, ...paths], { stdio: 'ignore' });
   const L = await roles();
-  let compared = 0, worst = 0;
+  let compared = 0, worst = 0, stages = 0;
   const far = [];
-  for (let k = 1; k <= 10; k++) {
-    await key(k === 10 ? 'End' : String(k));
-    const shot = await page.evaluate(() => window.attnlab.shot(1280, 800));
-    const cells = cellsOf(shot, L);
-    const base = readdirSync(outSvg).find((n) => n.startsWith(`01-tour-${String(k).padStart(2, '0')}-`));
-    const svg = readFileSync(join(outSvg, base), 'utf8');
-    const rects = [...svg.matchAll(/<rect x="([-\d.]+)" y="([-\d.]+)" width="([-\d.]+)" height="([-\d.]+)" fill="#([0-9a-f]{6})"/g)]
-      .map((m) => ({ x: +m[1], y: +m[2], w: +m[3], h: +m[4], fill: m[5] }));
-    const hex = (c) => c.slice(0, 3).map((v) => v.toString(16).padStart(2, '0')).join('');
-    for (const c of cells) {
-      // the native rectangle nearest to this cell must be a cell of the same colour
-      const off = (r) => Math.max(Math.abs(r.x - c.x), Math.abs(r.y - c.y), Math.abs(r.x + r.w - c.x - c.w), Math.abs(r.y + r.h - c.y - c.h));
-      let best = Infinity, match = null;
-      for (const r of rects) { const o = off(r); if (o < best) { best = o; match = r; } }
-      if (!(best <= 2) || match.fill !== hex(c.color))
-        far.push(`stage ${k}: cell (${c.panel},${c.row},${c.col}) at ${c.x.toFixed(1)},${c.y.toFixed(1)} ` +
-          `${c.w.toFixed(1)}x${c.h.toFixed(1)} #${hex(c.color)}: the nearest native rectangle is ${best.toFixed(2)} px away ` +
-          (match ? `at ${match.x},${match.y} ${match.w}x${match.h} #${match.fill}` : ''));
-      worst = Math.max(worst, best);
-      compared++;
-    }
-    // pixels: 3 px inside each corner of up to 40 cells
-    const some = cells.filter((c) => c.w >= 10 && c.h >= 10).slice(0, 40);
-    const pts = some.flatMap((c) => [[c.x + 3, c.y + 3], [c.x + c.w - 4, c.y + 3], [c.x + 3, c.y + c.h - 4], [c.x + c.w - 4, c.y + c.h - 4]])
-      .map(([x, y]) => [Math.round(x), Math.round(y)]);
-    const pngName = base.replace(/\.svg$/, '.png');
-    const got = await pngPixels(join(outPng, pngName), pts);
-    assert.equal(got.w, 1280);
-    some.forEach((c, i) => {
-      for (let j = 0; j < 4; j++) {
-        const px = got.px[4 * i + j];
-        const d = Math.max(...[0, 1, 2].map((ch) => Math.abs(px[ch] - c.color[ch])));
-        assert.ok(d <= 6, `stage ${k}: native PNG at ${pts[4 * i + j]} is ${px} but the browser's cell (${c.panel},${c.row},${c.col}) at ${c.x},${c.y} ${c.w}x${c.h} is ${c.color}`);
+  for (const lesson of lessons) {
+    assert.equal(await page.evaluate((n, t) => window.attnlab.openText(n, t), lesson,
+      readFileSync(join(ROOT, 'lessons', lesson), 'utf8')), 0, lesson);
+    await key('Home');
+    const n = readdirSync(outSvg).filter((f) => f.startsWith(lesson.replace(/\.lesson$/, '-'))).length;
+    assert.ok(n > 0, lesson + ' was exported');
+    for (let k = 1; k <= n; k++, stages++) {
+      if (k > 1) await key('ArrowRight');
+      const prefix = `${lesson.replace(/\.lesson$/, '')}-${String(k).padStart(2, '0')}-`;
+      const shot = await page.evaluate(() => window.attnlab.shot(1280, 800));
+      const cells = cellsOf(shot, L);
+      const base = readdirSync(outSvg).find((f) => f.startsWith(prefix));
+      const svg = readFileSync(join(outSvg, base), 'utf8');
+      const rects = [...svg.matchAll(/<rect x="([-\d.]+)" y="([-\d.]+)" width="([-\d.]+)" height="([-\d.]+)" fill="#([0-9a-f]{6})"/g)]
+        .map((m) => ({ x: +m[1], y: +m[2], w: +m[3], h: +m[4], fill: m[5] }));
+      const hex = (c) => c.slice(0, 3).map((v) => v.toString(16).padStart(2, '0')).join('');
+      for (const c of cells) {
+        // the native rectangle nearest to this cell must be a cell of the same colour
+        const off = (r) => Math.max(Math.abs(r.x - c.x), Math.abs(r.y - c.y), Math.abs(r.x + r.w - c.x - c.w), Math.abs(r.y + r.h - c.y - c.h));
+        let best = Infinity, match = null;
+        for (const r of rects) { const o = off(r); if (o < best) { best = o; match = r; } }
+        if (!(best <= 2) || match.fill !== hex(c.color))
+          far.push(`${lesson} stage ${k}: cell (${c.panel},${c.row},${c.col}) at ${c.x.toFixed(1)},${c.y.toFixed(1)} ` +
+            `${c.w.toFixed(1)}x${c.h.toFixed(1)} #${hex(c.color)}: the nearest native rectangle is ${best.toFixed(2)} px away ` +
+            (match ? `at ${match.x},${match.y} ${match.w}x${match.h} #${match.fill}` : ''));
+        worst = Math.max(worst, best);
+        compared++;
       }
-    });
+      // pixels: 3 px inside each corner of up to 40 cells
+      const some = cells.filter((c) => c.w >= 10 && c.h >= 10).slice(0, 40);
+      const pts = some.flatMap((c) => [[c.x + 3, c.y + 3], [c.x + c.w - 4, c.y + 3], [c.x + 3, c.y + c.h - 4], [c.x + c.w - 4, c.y + c.h - 4]])
+        .map(([x, y]) => [Math.round(x), Math.round(y)]);
+      const pngName = base.replace(/\.svg$/, '.png');
+      const got = await pngPixels(join(outPng, pngName), pts);
+      assert.equal(got.w, 1280);
+      some.forEach((c, i) => {
+        for (let j = 0; j < 4; j++) {
+          const px = got.px[4 * i + j];
+          const d = Math.max(...[0, 1, 2].map((ch) => Math.abs(px[ch] - c.color[ch])));
+          assert.ok(d <= 6, `${lesson} stage ${k}: native PNG at ${pts[4 * i + j]} is ${px} but the browser's cell (${c.panel},${c.row},${c.col}) at ${c.x},${c.y} ${c.w}x${c.h} is ${c.color}`);
+        }
+      });
+    }
   }
-  console.log(`# ${compared} cells compared with the native export; largest edge offset ${worst.toFixed(2)} px`);
+  console.log(`# ${compared} cells of ${stages} stages compared with the native export; largest edge offset ${worst.toFixed(2)} px`);
   assert.deepEqual(far.slice(0, 10), [], `${far.length} cells more than 2 px from the native ones`);
   assert.ok(compared > 50);
 });
