@@ -49,7 +49,9 @@
   */
   const COMPLEX = /[\u0300-\u036f\u0590-\u0dff\u0e00-\u0fff\u1000-\u109f\u1100-\u11ff\u1780-\u18af\u1ab0-\u1aff\u1dc0-\u1dff\u200b-\u200f\u202a-\u202e\u2066-\u2069\u20d0-\u20ff\ud800-\udfff\ufb1d-\ufeff]/;
   const widths = new Map();
+  /* Whole pixels for a size, rounded as font_px rounds it. */
   const px = (size) => (size >= 0.5 ? Math.floor(size + 0.5) : 0);
+  /* The CSS font of a run. */
   function font(size, bold) {
     return (bold ? 'bold ' : '') + px(size) + 'px ' + FONT_STACK;
   }
@@ -106,6 +108,7 @@
 
   /* ---- the display list, read from linear memory ---- */
 
+  /* The DrawList at address d as plain objects. */
   function readList(d) {
     const dv = new DataView(M.HEAPU8.buffer);
     const cmds = dv.getUint32(d + L.cmds, true), n = dv.getInt32(d + L.n, true);
@@ -131,15 +134,19 @@
 
   /* ---- drawing: the rules of src/sdl/render.c, on a canvas ---- */
 
+  /* Nearest whole pixel, halves up (render.c's snap). */
   const snap = (v) => Math.floor(v + 0.5);
+  /* Snapped edges of [a, b], at least one pixel apart. */
   function span(a, b) {
     if (b < a) { const t = a; a = b; b = t; }
     const lo = snap(a); let hi = snap(b);
     if (hi <= lo) hi = lo + 1;
     return [lo, hi];
   }
+  /* A CSS colour from [r, g, b, a]. */
   const rgba = (c) => 'rgba(' + c[0] + ',' + c[1] + ',' + c[2] + ',' + (c[3] / 255).toFixed(3) + ')';
 
+  /* A filled rectangle, or its outline centred on its edges, in four bands. */
   function drawRect(g, c) {
     if (!(c.w > 0) || !(c.h > 0)) return;
     g.fillStyle = rgba(c.color);
@@ -162,6 +169,7 @@
     g.fillRect(ix1, iy0, ox[1] - ix1, iy1 - iy0);
   }
 
+  /* A line, solid or dashed (4 on, 3 off, in stroke widths). */
   function drawLine(g, c) {
     const w = c.width >= 1 ? c.width : 1;
     g.strokeStyle = rgba(c.color);
@@ -173,6 +181,7 @@
     g.stroke();
   }
 
+  /* A text run aligned in its box; rotate 90 reads bottom to top. */
   function drawText(g, c) {
     if (!c.text) return;
     const m = metrics[c.bold ? 1 : 0], s = px(c.size), rot = c.rotate === 90;
@@ -214,8 +223,10 @@
 
   /* ---- frames ---- */
 
+  /* The app clock, in seconds. */
   const now = () => performance.now() / 1000;
 
+  /* Compose and draw one frame; schedule the next when a toast expires. */
   function frame() {
     pending = false;
     if (!M) return;
@@ -231,10 +242,12 @@
     clearTimeout(toastTimer);
     if (until > t) toastTimer = setTimeout(redraw, (until - t) * 1000 + 30);
   }
+  /* Ask for a frame (at most one per animation frame). */
   function redraw() {
     if (!pending) { pending = true; requestAnimationFrame(frame); }
   }
 
+  /* Size the canvas to its box in device pixels. */
   function resize() {
     dpr = window.devicePixelRatio || 1;
     const r = canvas.getBoundingClientRect();
@@ -260,18 +273,24 @@
 
   /* ---- calling the module with strings ---- */
 
+  /* Call fn with s as a C string in the module's memory. */
   function withString(s, fn) {
     const n = M.lengthBytesUTF8(s) + 1, p = M._malloc(n);
     M.stringToUTF8(s, p, n);
     try { return fn(p); } finally { M._free(p); }
   }
+  /* A C string the module handed over, as JS, freed. */
   const takeString = (p) => { if (!p) return null; const s = M.UTF8ToString(p); M._web_free(p); return s; };
+  /* A named action (web_action) and a redraw. */
   const action = (name) => { withString(name, M._web_action); redraw(); };
+  /* A two-second message at the bottom. */
   function toast(msg) { withString(msg, (p) => M._web_toast(p, now())); redraw(); }
+  /* An error line at the top, as a failed load shows it. */
   function setError(msg) { withString(msg, M._web_set_error); redraw(); }
 
   /* ---- lessons in ---- */
 
+  /* A safe file name for the in-memory file system. */
   function baseName(name) {
     const b = String(name).split(/[\\/]/).pop().replace(/[^\w.\-+ ()]/g, '_');
     return b && b !== '.' && b !== '..' ? b : 'lesson.lesson';
@@ -284,11 +303,13 @@
     redraw();
     return r;
   }
+  /* Open a File (picker or drop). */
   function openFile(file) {
     if (!file) return;
     file.arrayBuffer().then(function (buf) { openBytes(file.name, new Uint8Array(buf)); },
       function () { setError(baseName(file.name) + ': error: cannot read: the browser refused the file'); });
   }
+  /* Open a lesson from the same site; resolves to 0 or -1. */
   function openURL(spec) {
     let url;
     try { url = new URL(spec, location.href); } catch (e) { url = null; }
@@ -306,10 +327,12 @@
       return -1;
     });
   }
+  /* Show the file picker. */
   function pickFile() { document.getElementById('file').click(); }
 
   /* ---- pictures and lessons out ---- */
 
+  /* Hand a blob to the browser as a download. */
   function download(blob, name) {
     const a = document.createElement('a');
     a.href = URL.createObjectURL(blob);
@@ -339,6 +362,7 @@
       toast('downloaded ' + name + '.png');
     }, 'image/png');
   }
+  /* Ctrl+S: save the edited lesson (in memory) and download it. */
   function saveLesson() {
     if (!(M._web_flags() & 4)) { toast('open a lesson first'); return; }
     if (M._web_save(now()) === 0) {
@@ -351,10 +375,12 @@
   /* ---- input ---- */
 
   const keysBox = document.getElementById('keys');
+  /* Show, hide or toggle the list of keys. */
   function toggleKeys(show) {
     keysBox.hidden = show === undefined ? !keysBox.hidden : !show;
   }
 
+  /* A key: the page's own keys first, then the program's (web_key). */
   function onKey(e) {
     if (e.target && e.target.tagName === 'INPUT') return;
     const k = e.key, ctrl = e.ctrlKey || e.metaKey;
@@ -369,21 +395,30 @@
     if (used) { e.preventDefault(); redraw(); }
   }
 
+  /* An event's position in canvas (device) pixels. */
   function devicePoint(e) {
     const r = canvas.getBoundingClientRect();
     return { x: (e.clientX - r.left) * dpr, y: (e.clientY - r.top) * dpr };
   }
 
+  /* The wheel edits the input under the pointer: a mouse notch is one step;
+  ** a touchpad's small deltas add up to a step every 50 pixels. */
+  let wheelSum = 0;
   function onWheel(e) {
     e.preventDefault();
+    const dy = e.deltaMode === 1 ? e.deltaY * 33 : e.deltaMode === 2 ? e.deltaY * 400 : e.deltaY;
+    if (dy === 0) return;
+    wheelSum = Math.abs(dy) >= 50 ? dy : wheelSum + dy;
+    if (Math.abs(wheelSum) < 50) return;
+    const steps = wheelSum < 0 ? 1 : -1;
+    wheelSum = 0;
     const p = devicePoint(e);
-    if (e.deltaY === 0) return;
-    const steps = e.deltaY < 0 ? 1 : -1;
     if (M._web_wheel(p.x, p.y, steps, e.shiftKey ? 1 : 0)) redraw();
   }
 
   /* Touch: tap = hover and pin, swipe = next / previous, pinch = text size. */
   let touch = null;
+  /* A finger down: the start of a tap, a swipe or a pinch. */
   function onTouchStart(e) {
     e.preventDefault();
     if (e.touches.length === 2) {
@@ -394,6 +429,7 @@
       touch = { x: t.clientX, y: t.clientY, t: performance.now() };
     }
   }
+  /* Two fingers apart or together: text size, a step per 25 %. */
   function onTouchMove(e) {
     e.preventDefault();
     if (!touch || touch.pinch === undefined || e.touches.length !== 2) return;
@@ -402,6 +438,7 @@
     if (d > touch.pinch * 1.25) { action('bigger'); touch.pinch = d; }
     else if (d < touch.pinch / 1.25) { action('smaller'); touch.pinch = d; }
   }
+  /* A finger up: a swipe steps, a tap explains and pins. */
   function onTouchEnd(e) {
     e.preventDefault();
     if (!touch || e.touches.length > 0) { if (e.touches.length === 0) touch = null; return; }
@@ -418,6 +455,7 @@
     }
   }
 
+  /* Connect every event. */
   function wire() {
     window.addEventListener('keydown', onKey);
     window.addEventListener('resize', resize);
@@ -468,6 +506,7 @@
 
   /* ---- start ---- */
 
+  /* The module is ready: lessons in, events on, the first frame. */
   function boot(mod) {
     M = mod;
     const p = M._malloc(4 * WEB_LAYOUT_FIELDS.length);

@@ -1,6 +1,7 @@
 // browser.test.mjs: the browser edition in a real Chromium.
 //
-//   cd web && node --test test/browser.test.mjs      (make test-web does this)
+//   cd web && node --test test/browser.test.mjs      (make test-web does this;
+//   BUILD=dir for another build directory, CHROMIUM=path for another browser)
 //
 // Drives Debian's chromium (CHROMIUM, default /usr/bin/chromium) with
 // puppeteer-core and opens build/web/attnlab.html from file://. It steps,
@@ -31,27 +32,35 @@ let browser, page;
 const problems = [];          // console errors, page errors, network requests
 const requests = [];
 
+// Wait ms milliseconds.
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Two animation frames: the page has drawn whatever the last event changed.
 const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+// The last frame's display list, as plain objects.
 const list = () => page.evaluate(() => window.attnlab.list);
+// Field offsets and enum values the page read from the module.
 const roles = () => page.evaluate(() => window.attnlab.layout);
+// The strings of the text runs of a role (all roles when undefined).
 async function texts(role) {
   const [l, L] = [await list(), await roles()];
   return l.cmds.filter((c) => c.kind === L.DRAW_TEXT && (role === undefined || c.role === L[role])).map((c) => c.text);
 }
+// Press a key with modifiers held, then let the page draw.
 async function key(k, mods = []) {
   for (const m of mods) await page.keyboard.down(m);
   await page.keyboard.press(k);
   for (const m of mods.reverse()) await page.keyboard.up(m);
   await settle();
 }
+// The stage title and the lesson · stage N / M line.
 const stageLabel = async () => (await texts('ROLE_TITLE')).join(' | ');
 // Filled heatmap cells of a display list.
 const cellsOf = (l, L) => l.cmds.filter((c) => c.role === L.ROLE_CELL && c.kind === L.DRAW_RECT && !(c.width > 0));
+// The value printed inside a cell.
 const cellText = (l, L, c) => l.cmds.find((t) => t.role === L.ROLE_CELL_TEXT && t.kind === L.DRAW_TEXT &&
   t.x >= c.x - 0.5 && t.y >= c.y - 0.5 && t.x + t.w <= c.x + c.w + 0.5 && t.y + t.h <= c.y + c.h + 0.5);
 
+// Debian's chromium, headless, with a fresh profile and no background traffic.
 async function launch() {
   const b = await puppeteer.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -63,6 +72,7 @@ async function launch() {
   return b;
 }
 
+// A page at url, watched for errors and requests, once the first frame is drawn.
 async function openPage(url, viewport = { width: 1280, height: 800 }) {
   const p = await browser.newPage();
   p.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
@@ -96,6 +106,7 @@ async function allowDownloads(dir) {
   const cdp = await page.createCDPSession();
   await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: dir });
 }
+// The first file in dir ending in suffix, once it is there.
 async function waitFile(dir, suffix) {
   for (let i = 0; i < 100; i++) {
     const f = readdirSync(dir).find((n) => n.endsWith(suffix));
@@ -117,6 +128,9 @@ after(async () => {
 });
 
 test('the page starts offline, within a second, with the picker of bundled lessons', async () => {
+  const size = readFileSync(PAGE).length;
+  console.log(`# ${PAGE}: ${size} bytes`);
+  assert.ok(size <= 2 * 1024 * 1024, `the page is ${size} bytes, over 2 MB`);
   const t = await page.evaluate(() => ({ ready: window.attnlab.readyMs, first: window.attnlab.firstFrameMs }));
   console.log(`# ready after ${t.ready.toFixed(0)} ms, first frame after ${t.first.toFixed(0)} ms`);
   assert.ok(t.first < 1000, `first frame after ${t.first} ms`);
@@ -264,9 +278,9 @@ test('Ctrl+S downloads the edited lesson, and it loads in the native program wit
   assert.equal(cellText(back, L, cellsOf(back, L).find((c) => c.row === 0 && c.col === 0)).text, '0.90');
 });
 
-// Every filled cell of the browser's layout has a rectangle of the same
-// colour in the native SVG export within 2 px on every edge; and the native
-// PNG has the cell's colour just inside its four corners.
+// For every filled cell of the browser's layout, the nearest rectangle of
+// the native SVG export is within 2 px on every edge and has the same
+// colour; and the native PNG has that colour just inside its four corners.
 test('every stage of every bundled lesson is laid out like the native export: same cells in the same places', async () => {
   const lessons = readdirSync(join(ROOT, 'lessons')).filter((n) => n.endsWith('.lesson')).sort();
   const outSvg = mkdtempSync(join(tmp, 'svg-')), outPng = mkdtempSync(join(tmp, 'png-'));
