@@ -46,8 +46,8 @@ typedef struct Parser {
     bool stage_prose;           /* a stage's options are over */
     Buf para;                   /* the paragraph being collected */
     int key_line[32];           /* where each setting of this section was set */
-    int64_t numbers;               /* numbers held by the matrices of every setup so far */
-    int64_t work;                  /* estimated cost of computing the setups so far */
+    int64_t numbers;            /* numbers held by the matrices of every setup so far */
+    int64_t work;               /* estimated cost of computing the setups so far */
     /* a matrix whose rows follow on indented lines */
     LessonMatrix *rows_target;
     int rows_stack;

@@ -20,10 +20,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0; fail=0
 for f in lessons/*.lesson; do
-    "$native" --dump "$f" >"$tmp/n.json" 2>"$tmp/n.err"; nc=$?
-    "$wasm" --dump "$f" >"$tmp/w.json" 2>"$tmp/w.err"; wc=$?
-    if [ "$nc" -ne 0 ] || [ "$wc" -ne 0 ]; then
-        echo "FAIL: $f: exit status native $nc, wasm $wc: $(head -c 300 "$tmp/w.err")"; fail=$((fail + 1)); continue
+    "$native" --dump "$f" >"$tmp/n.json" 2>"$tmp/n.err"; ncode=$?
+    "$wasm" --dump "$f" >"$tmp/w.json" 2>"$tmp/w.err"; wcode=$?
+    if [ "$ncode" -ne 0 ] || [ "$wcode" -ne 0 ]; then
+        echo "FAIL: $f: exit status native $ncode, wasm $wcode: $(head -c 300 "$tmp/w.err")"; fail=$((fail + 1)); continue
     fi
     if cmp -s "$tmp/n.json" "$tmp/w.json"; then
         echo "ok: $f: --dump identical ($(wc -c <"$tmp/n.json") bytes)"; pass=$((pass + 1))
