@@ -25,7 +25,6 @@
     'bold', 'rotate', 'dashed', 'panel', 'row', 'col', 'cmds', 'n', 'arena', 'background',
     'DRAW_RECT', 'DRAW_LINE', 'DRAW_TEXT', 'ALIGN_CENTER', 'ALIGN_RIGHT', 'VALIGN_TOP', 'VALIGN_BOTTOM',
     'ROLE_CELL', 'ROLE_CELL_TEXT', 'ROLE_TITLE', 'ROLE_OVERLAY'];
-  const t0 = performance.now();
   const canvas = document.getElementById('stage');
   const ctx = canvas.getContext('2d');
   const measureCtx = document.createElement('canvas').getContext('2d');
@@ -236,7 +235,7 @@
     hook.list = readList(d);
     paint(ctx, hook.list, W, H);
     hook.frames++;
-    if (hook.firstFrameMs === undefined) hook.firstFrameMs = performance.now() - t0;
+    if (hook.firstFrameMs === undefined) hook.firstFrameMs = performance.now();   /* since the page was opened */
     syncPage();
     const until = M._web_toast_until(), t = now();
     clearTimeout(toastTimer);
@@ -530,7 +529,7 @@
 
     hook.module = M;
     hook.layout = L;
-    hook.readyMs = performance.now() - t0;
+    hook.readyMs = performance.now();
     hook.explain = () => takeString(M._web_explain());
     hook.flags = () => M._web_flags();
     hook.shot = (w, h) => { const d = M._web_shot(w, h); return d ? readList(d) : null; };

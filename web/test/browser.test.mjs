@@ -132,7 +132,7 @@ test('the page starts offline, within a second, with the picker of bundled lesso
   console.log(`# ${PAGE}: ${size} bytes`);
   assert.ok(size <= 2 * 1024 * 1024, `the page is ${size} bytes, over 2 MB`);
   const t = await page.evaluate(() => ({ ready: window.attnlab.readyMs, first: window.attnlab.firstFrameMs }));
-  console.log(`# ready after ${t.ready.toFixed(0)} ms, first frame after ${t.first.toFixed(0)} ms`);
+  console.log(`# from opening the page: module ready after ${t.ready.toFixed(0)} ms, first frame after ${t.first.toFixed(0)} ms`);
   assert.ok(t.first < 1000, `first frame after ${t.first} ms`);
   const all = (await texts()).join('\n');
   assert.match(all, /Choose a lesson/);
