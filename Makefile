@@ -133,5 +133,6 @@ clean:
 
 include bench/rules.mk
 include tests/fuzz/rules.mk
+include web/rules.mk
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -12,6 +12,7 @@
 ** decides for lessons). Results go to stdout, errors to stderr, one line each.
 */
 #define _POSIX_C_SOURCE 200809L
+#include "app/cli_core.h"
 #include "app/paths.h"
 #include "app/shot.h"
 #include "app/window.h"
@@ -152,41 +153,6 @@ static int parse_args(int argc, char **argv, Args *a)
     return 0;
 }
 
-/* --check: validate every file. */
-static int cmd_check(char **paths, int n)
-{
-    int code = 0;
-    for (int i = 0; i < n; i++) {
-        Trace *T = NULL;
-        int c = 0;
-        Lesson *L = app_load(paths[i], &T, &c);
-        if (!L) {
-            if (c > code) code = c;
-            continue;
-        }
-        printf("%s: ok (%d stage%s)\n", paths[i], L->nstages, L->nstages == 1 ? "" : "s");
-        trace_free(T);
-        lesson_free(L);
-    }
-    return code;
-}
-
-/* --dump: JSON of one lesson. */
-static int cmd_dump(const char *path)
-{
-    Trace *T = NULL;
-    int code = 0;
-    Lesson *L = app_load(path, &T, &code);
-    if (!L) return code;
-    Buf b = {0};
-    dump_json(L, T, &b);
-    fwrite(b.s, 1, b.len, stdout);      /* a failure is caught by close_stdout */
-    buf_free(&b);
-    trace_free(T);
-    lesson_free(L);
-    return 0;
-}
-
 /* --list: titles and stage ids of the lessons in dir. */
 static int cmd_list(const char *dir)
 {
@@ -257,8 +223,8 @@ int main(int argc, char **argv)
     if (code == 0) {
         if (!a.mode) code = app_window(a.nfiles ? a.files[0] : NULL, a.font, a.shots ? a.shots : ".",
                                        a.size_given ? a.shot.width : 1280, a.size_given ? a.shot.height : 800);
-        else if (!strcmp(a.mode, "check")) code = cmd_check(a.files, a.nfiles);
-        else if (!strcmp(a.mode, "dump")) code = cmd_dump(a.files[0]);
+        else if (!strcmp(a.mode, "check")) code = cli_check(a.files, a.nfiles);
+        else if (!strcmp(a.mode, "dump")) code = cli_dump(a.files[0]);
         else if (!strcmp(a.mode, "list")) code = cmd_list(a.dir);
         else code = app_export(a.dir, a.files, a.nfiles, &a.shot, a.font, false);
     }

@@ -97,21 +97,6 @@ char *app_shot_path(const char *dir, const Lesson *L, int k, bool svg)
     return buf_take(&b);
 }
 
-/* Load and compute a lesson; print the error and return NULL on failure. */
-Lesson *app_load(const char *path, Trace **T, int *code)
-{
-    LessonError err;
-    Lesson *L = lesson_load(path, &err);
-    if (L) {
-        *T = attn_run(L, &err);
-        if (*T) return L;
-        lesson_free(L);
-    }
-    fprintf(stderr, "%s\n", err.msg);
-    *code = lesson_exit_code(&err);
-    return NULL;
-}
-
 /* Create dir (one level) if it is missing; 0 or -1 with a message. */
 static int ensure_dir(const char *dir)
 {

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "cli_core.h"
 #include "core/lesson.h"
 #include "core/trace.h"
 #include "sdl/font.h"
@@ -42,9 +43,6 @@ void app_shot_desc(const Lesson *L, int k, char *desc, size_t n);
 /* The file name of stage k: DIR/<lesson>-<NN>-<stage-id>.<png|svg> (caller frees). */
 char *app_shot_path(const char *dir, const Lesson *L, int k, bool svg);
 
-/* Load and compute a lesson; on failure print the error line to stderr, set
-** *code (1 for I/O, 2 for an invalid lesson) and return NULL. */
-Lesson *app_load(const char *path, Trace **T, int *code);
 /* Write every stage of every lesson in paths to dir (created if missing),
 ** printing each file unless quiet. Returns the exit code: 0, 1 (I/O, font)
 ** or 2 (an invalid lesson; the others are still written). */

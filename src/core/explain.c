@@ -7,6 +7,7 @@
 #include "explain.h"
 #include "util.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +88,7 @@ static void ex_input(Ex *e, const char *name, int i, int j, double v)
         buf_printf(&e->out, "\ndrawn on line %d: %s = %s", lm->line, name, lm->how);
     else
         buf_printf(&e->out, "\nwritten in the lesson, line %d", lm->line + 1 + i);
-    if (lm->generated && e->su->seeded) buf_printf(&e->out, " (seed %lu)", e->su->seed);
+    if (lm->generated && e->su->seeded) buf_printf(&e->out, " (seed %" PRIu32 ")", e->su->seed);
     buf_puts(&e->out, "\nan input: scroll over it to change it");
 }
 

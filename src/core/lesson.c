@@ -22,6 +22,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,7 +42,7 @@ typedef struct Parser {
     Lesson *L;
     Rng rng;
     bool seeded;
-    unsigned long seed;
+    uint32_t seed;
     Trng trng;                  /* PyTorch's generator, seeded by torch_seed: */
     bool torch_seeded;
     int linear_rows, linear_cols;   /* the last torch draw was `linear RxC` (else 0) */
@@ -52,8 +53,8 @@ typedef struct Parser {
     bool stage_prose;           /* a stage's options are over */
     Buf para;                   /* the paragraph being collected */
     int key_line[32];           /* where each setting of this section was set */
-    long numbers;               /* numbers held by the matrices of every setup so far */
-    long work;                  /* estimated cost of computing the setups so far */
+    int64_t numbers;            /* numbers held by the matrices of every setup so far */
+    int64_t work;               /* estimated cost of computing the setups so far */
     /* a matrix whose rows follow on indented lines */
     LessonMatrix *rows_target;
     int rows_stack;
@@ -199,7 +200,7 @@ static bool scan_number(Parser *p, const char **sp, double *out)
 }
 
 /* A whole non-negative integer below limit, for sizes and counts. */
-static bool scan_int(Parser *p, const char **sp, long lo, long hi, const char *what, long *out)
+static bool scan_int(Parser *p, const char **sp, int64_t lo, int64_t hi, const char *what, int64_t *out)
 {
     const char *s = skip_ws(*sp);
     if (!isdigit((unsigned char)*s) && *s != '-') {
@@ -210,16 +211,17 @@ static bool scan_int(Parser *p, const char **sp, long lo, long hi, const char *w
     const char *start = s;
     bool neg = *s == '-';
     if (neg) s++;
-    long v = 0;
+    int64_t v = 0;
     while (isdigit((unsigned char)*s)) {
-        if (v > 100000000000L) return FAIL(p, start, "%s is far too large", what);
+        if (v > INT64_C(100000000000)) return FAIL(p, start, "%s is far too large", what);
         v = v * 10 + (*s++ - '0');
     }
     if (neg) v = -v;
     if (*s == '.' || *s == 'e' || *s == 'E') return FAIL(p, start, "expected %s to be a whole number", what);
     /* "-0" is as negative as it looks where only non-negative numbers go */
     if (v < lo || v > hi || (neg && lo >= 0))
-        return FAIL(p, start, "%s must be between %ld and %ld, found %s%ld", what, lo, hi, neg ? "-" : "", neg ? -v : v);
+        return FAIL(p, start, "%s must be between %" PRId64 " and %" PRId64 ", found %s%" PRId64, what, lo, hi,
+                    neg ? "-" : "", neg ? -v : v);
     *out = v;
     *sp = s;
     return true;
@@ -438,29 +440,29 @@ static void free_matrix(LessonMatrix *m)
 }
 
 /* A shape RxC or SxRxC ("3x4", "4x64x16"). */
-static bool parse_shape(Parser *p, const char **sp, long *stack, long *rows, long *cols, bool allow_stack)
+static bool parse_shape(Parser *p, const char **sp, int64_t *stack, int64_t *rows, int64_t *cols, bool allow_stack)
 {
-    long dims[3];
+    int64_t dims[3];
     int nd = 0;
     const char *s = skip_ws(*sp), *start = s;
     for (;;) {
         /* A size below 1 gets its own message: scan_int's range would have
         ** named 1048576, which is not the limit of one side. */
         const char *at = skip_ws(s);
-        if (!scan_int(p, &s, -1000000000L, 1000000000L, nd == 0 ? "a size like 3x4" : "a size", &dims[nd])) return false;
-        if (dims[nd] < 1) return FAIL(p, at, "a size must be at least 1, found %ld", dims[nd]);
+        if (!scan_int(p, &s, -1000000000, 1000000000, nd == 0 ? "a size like 3x4" : "a size", &dims[nd])) return false;
+        if (dims[nd] < 1) return FAIL(p, at, "a size must be at least 1, found %" PRId64, dims[nd]);
         nd++;
         if ((*s == 'x' || *s == 'X') && nd < 3) { s++; continue; }
         break;
     }
-    if (nd == 1) return FAIL(p, start, "expected a size like 3x4 (rows x columns), found '%ld'", dims[0]);
+    if (nd == 1) return FAIL(p, start, "expected a size like 3x4 (rows x columns), found '%" PRId64 "'", dims[0]);
     if (nd == 3 && !allow_stack) return FAIL(p, start, "a stack of matrices (HxRxC) is not possible here");
     *stack = nd == 3 ? dims[0] : 1;
     *rows = dims[nd - 2];
     *cols = dims[nd - 1];
-    if (*stack > LESSON_MAX_HEADS) return FAIL(p, start, "a stack of %ld matrices is over the limit of %d heads", *stack, LESSON_MAX_HEADS);
+    if (*stack > LESSON_MAX_HEADS) return FAIL(p, start, "a stack of %" PRId64 " matrices is over the limit of %d heads", *stack, LESSON_MAX_HEADS);
     if (*rows > LESSON_MAX_DIM || *cols * *stack > LESSON_MAX_DIM)
-        return FAIL(p, start, "size %ldx%ld is over the limit of %d rows or columns", *rows, *cols * *stack, LESSON_MAX_DIM);
+        return FAIL(p, start, "size %" PRId64 "x%" PRId64 " is over the limit of %d rows or columns", *rows, *cols * *stack, LESSON_MAX_DIM);
     if (*rows * *cols * *stack > LESSON_MAX_CELLS) return FAIL(p, start, "matrix has more than %d cells", LESSON_MAX_CELLS);
     *sp = s;
     return true;
@@ -492,7 +494,7 @@ static bool need_seed(Parser *p, const char *at, const char *gen)
 ** allocated. Every setup holds its own copy of what it inherits, and so
 ** does the trace, so the total, not one matrix, is what costs memory.
 */
-static bool add_numbers(Parser *p, int line, int col, long n)
+static bool add_numbers(Parser *p, int line, int col, int64_t n)
 {
     p->numbers += n;
     if (p->numbers <= LESSON_MAX_NUMBERS) return true;
@@ -502,12 +504,12 @@ static bool add_numbers(Parser *p, int line, int col, long n)
 }
 
 /* Fill a new stack x rows x cols matrix with randn (stack-major, numpy order). */
-static Mat *gen_random(Parser *p, const char *kind, long stack, long rows, long cols,
+static Mat *gen_random(Parser *p, const char *kind, int64_t stack, int64_t rows, int64_t cols,
                        double scale, int64_t lo, int64_t hi)
 {
     Mat *m = mat_create((int)rows, (int)(cols * stack));
     Mat *part = mat_create((int)rows, (int)cols);
-    for (long h = 0; h < stack; h++) {
+    for (int64_t h = 0; h < stack; h++) {
         if (!strcmp(kind, "randn")) rng_fill_randn(&p->rng, part, scale);
         else if (!strcmp(kind, "rand")) rng_fill_rand(&p->rng, part, scale);
         else rng_fill_randint(&p->rng, part, lo, hi);
@@ -570,7 +572,7 @@ static bool parse_torch_generator(Parser *p, LessonMatrix *lm, const char *word,
     }
     if (!p->torch_seeded)
         return FAIL(p, gen_at, "%s needs a torch seed: add 'torch_seed: N' to the setup before this line", word);
-    long stack = 1, rows = 1, cols, n;
+    int64_t stack = 1, rows = 1, cols, n;
     if (is_bias) {
         const char *num = skip_ws(s);
         if (!scan_int(p, &s, 1, LESSON_MAX_DIM, "the size of the bias", &cols) || !end_of_line(p, s)) return false;
@@ -578,7 +580,7 @@ static bool parse_torch_generator(Parser *p, LessonMatrix *lm, const char *word,
             return FAIL(p, gen_at, "linear_bias must come right after the linear weight it belongs to "
                         "(nn.Linear draws its bias just after its weight)");
         if (cols != p->linear_rows)
-            return FAIL(p, num, "linear_bias %ld does not match the linear weight above, which has %d outputs (rows)",
+            return FAIL(p, num, "linear_bias %" PRId64 " does not match the linear weight above, which has %d outputs (rows)",
                         cols, p->linear_rows);
     } else {
         if (!parse_shape(p, &s, &stack, &rows, &cols, is_rand || is_randn)) return false;
@@ -607,9 +609,9 @@ static bool parse_torch_generator(Parser *p, LessonMatrix *lm, const char *word,
         if (is_rand) trng_rand(&p->trng, v, n);
         else trng_randn(&p->trng, v, n);
         float f = (float)scale;
-        for (long h = 0; h < stack; h++)
-            for (long i = 0; i < rows; i++)
-                for (long j = 0; j < cols; j++) {
+        for (int64_t h = 0; h < stack; h++)
+            for (int64_t i = 0; i < rows; i++)
+                for (int64_t j = 0; j < cols; j++) {
                     double x = v[(h * rows + i) * cols + j];
                     mat_set(m, (int)i, (int)(h * cols + j), scale == 1.0 ? x : (double)((float)x * f));
                 }
@@ -641,7 +643,7 @@ static bool parse_transpose(Parser *p, LessonMatrix *lm, const char *s)
     bool ok = false;
     if (src == lm || !src->m) FAIL(p, at, "%s cannot be the transpose of itself; give the transpose a new name", name);
     else if (src->stack > 1) FAIL(p, at, "%s is a stack of %d matrices; transpose takes one matrix", name, src->stack);
-    else if (end_of_line(p, s) && add_numbers(p, p->lineno, col_of(p, at), (long)src->m->rows * src->m->cols)) ok = true;
+    else if (end_of_line(p, s) && add_numbers(p, p->lineno, col_of(p, at), (int64_t)src->m->rows * src->m->cols)) ok = true;
     free(name);
     if (!ok) return false;
     lm->m = mat_transpose(src->m);
@@ -659,9 +661,9 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
     size_t n = ident_len(s);
     char word[16] = "";
     if (n > 0 && n < sizeof word) memcpy(word, s, n), word[n] = '\0';
-    long stack = 1, rows = 0, cols = 0;
+    int64_t stack = 1, rows = 0, cols = 0;
     if (!*s || !strcmp(word, "stack")) {
-        long st = 1;
+        int64_t st = 1;
         if (*s) {
             s += n;
             if (!scan_int(p, &s, 1, LESSON_MAX_HEADS, "the number of matrices in the stack", &st)) return false;
@@ -683,9 +685,9 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
         if (!add_numbers(p, p->lineno, col, rows * cols * stack)) return false;
         lm->m = mat_create((int)rows, (int)(cols * stack));
         if (word[0] == 'o')
-            for (long i = 0; i < rows * cols * stack; i++) lm->m->data[i] = 1.0;
+            for (int64_t i = 0; i < rows * cols * stack; i++) lm->m->data[i] = 1.0;
     } else if (!strcmp(word, "identity")) {
-        long k;
+        int64_t k;
         if (!scan_int(p, &s, 1, LESSON_MAX_DIM, "the size of the identity", &k) || !end_of_line(p, s)) return false;
         if (!add_numbers(p, p->lineno, col, k * k)) return false;
         lm->m = mat_create((int)k, (int)k);
@@ -693,7 +695,7 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
     } else if (!strcmp(word, "onehot")) {
         const char *sh = skip_ws(s);
         if (!parse_shape(p, &s, &stack, &rows, &cols, false) || !end_of_line(p, s)) return false;
-        if (rows > cols) return FAIL(p, sh, "onehot %ldx%ld needs at least as many columns as rows", rows, cols);
+        if (rows > cols) return FAIL(p, sh, "onehot %" PRId64 "x%" PRId64 " needs at least as many columns as rows", rows, cols);
         if (!add_numbers(p, p->lineno, col, rows * cols)) return false;
         lm->m = mat_create((int)rows, (int)cols);
         for (int i = 0; i < rows; i++) mat_set(lm->m, i, i, 1.0);
@@ -704,10 +706,10 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
         if (!add_numbers(p, p->lineno, col, rows * cols * stack)) return false;
         lm->m = gen_random(p, word, stack, rows, cols, scale, 0, 0);
     } else if (!strcmp(word, "randint")) {
-        long lo = 0, hi;
+        int64_t lo = 0, hi;
         if (!need_seed(p, at, word)) return false;
         const char *first = skip_ws(s);
-        if (!scan_int(p, &s, -1000000000L, 1000000000L, "the upper bound of randint", &hi)) return false;
+        if (!scan_int(p, &s, -1000000000, 1000000000, "the upper bound of randint", &hi)) return false;
         if (*s == 'x' || *s == 'X')
             return FAIL(p, first, "randint needs its upper bound before the size: randint HIGH RxC (or LOW HIGH RxC)");
         /* a second number before the size makes the first one the lower bound */
@@ -715,9 +717,9 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
         while (isdigit((unsigned char)*q) || *q == '-') q++;
         if (*q != 'x' && *q != 'X') {
             lo = hi;
-            if (!scan_int(p, &s, -1000000000L, 1000000000L, "the upper bound of randint", &hi)) return false;
+            if (!scan_int(p, &s, -1000000000, 1000000000, "the upper bound of randint", &hi)) return false;
         }
-        if (hi <= lo) return FAIL(p, first, "randint needs low < high, found %ld and %ld", lo, hi);
+        if (hi <= lo) return FAIL(p, first, "randint needs low < high, found %" PRId64 " and %" PRId64, lo, hi);
         if (!parse_shape(p, &s, &stack, &rows, &cols, true) || !end_of_line(p, s)) return false;
         if (!add_numbers(p, p->lineno, col, rows * cols * stack)) return false;
         lm->m = gen_random(p, word, stack, rows, cols, 1.0, lo, hi);
@@ -746,7 +748,7 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
         lm->m = mat_create((int)rows, (int)cols);
         for (int i = 0; i < rows; i++)
             for (int k = 0; k < cols; k++) {
-                double angle = (double)((long)k * (i + 1)) * freq;
+                double angle = (double)((int64_t)k * (i + 1)) * freq;
                 if (!isfinite(angle))
                     return FAIL(p, at, "sinusoid freq %g makes the angle k*(i+1)*freq too large for a double; use a smaller freq", freq);
                 double v = sin(angle);
@@ -823,7 +825,7 @@ static bool finish_rows(Parser *p)
     if (p->rows_cols % p->rows_stack != 0)
         return fail_line(p, lm->line, 1, "%s is a stack of %d but its rows have %d numbers, not a multiple of %d",
                          lm->name, p->rows_stack, p->rows_cols, p->rows_stack);
-    if (!add_numbers(p, lm->line, 1, (long)p->nrows * p->rows_cols)) return false;
+    if (!add_numbers(p, lm->line, 1, (int64_t)p->nrows * p->rows_cols)) return false;
     lm->m = mat_from(p->nrows, p->rows_cols, p->rows);
     return true;
 }
@@ -861,7 +863,7 @@ static bool parse_matrix_def(Parser *p, const char *s)
     }
     LessonMatrix *lm;
     if (old) {                      /* redefining one inherited from a previous setup */
-        p->numbers -= (long)old->m->rows * old->m->cols;
+        p->numbers -= (int64_t)old->m->rows * old->m->cols;
         free_matrix(old);
         memset(old, 0, sizeof *old);
         lm = old;
@@ -966,12 +968,12 @@ static bool parse_setup_key(Parser *p, const char *key, const char *key_at, cons
         return false;
     const char *s = skip_ws(v);
     if (!strcmp(key, "seed")) {
-        long seed;
-        if (!scan_int(p, &s, 0, 4294967295L, "the seed", &seed) || !end_of_line(p, s)) return false;
+        int64_t seed;
+        if (!scan_int(p, &s, 0, INT64_C(4294967295), "the seed", &seed) || !end_of_line(p, s)) return false;
         rng_seed(&p->rng, (uint32_t)seed);
         p->seeded = true;
-        p->seed = (unsigned long)seed;
-        su->seed = (unsigned long)seed;
+        p->seed = (uint32_t)seed;
+        su->seed = (uint32_t)seed;
         su->seeded = true;
     } else if (!strcmp(key, "torch_seed")) {
         return parse_torch_seed(p, s);
@@ -1020,7 +1022,7 @@ static bool parse_setup_key(Parser *p, const char *key, const char *key_at, cons
         if (!(x > 0)) return FAIL(p, s, "%s must be greater than 0, found %g", key, x);
         if (key[0] == 'd') su->divisor = x; else su->temperature = x;
     } else if (!strcmp(key, "heads")) {
-        long h;
+        int64_t h;
         if (!scan_int(p, &s, 1, LESSON_MAX_HEADS, "the number of heads", &h) || !end_of_line(p, s)) return false;
         su->heads = (int)h;
     } else if (!strcmp(key, "mask")) {
@@ -1061,7 +1063,7 @@ static bool parse_stage_key(Parser *p, const char *key, const char *key_at, cons
                   "(leave a blank line between the options and the text)") < 0)
         return false;
     const char *s = skip_ws(v);
-    long x;
+    int64_t x;
     if (!strcmp(key, "cmap")) {
         static const char *const names[] = { "viridis", "cividis", "plasma", "magma", "YlOrRd", "Blues", "RdBu", NULL };
         size_t n = ident_len(s);
@@ -1174,19 +1176,19 @@ static int operand_stack(const Setup *su, const Operand *o)
 ** stores. With several heads attention is computed whole and again head by
 ** head; a tanh of additive scoring costs about 32 multiply-adds (measured).
 */
-static long setup_work(const Setup *su, long dq, long dk, long dv)
+static int64_t setup_work(const Setup *su, int64_t dq, int64_t dk, int64_t dv)
 {
-    long nq = su->nq, nk = su->nk, w = 0, passes = su->heads > 1 ? 2 : 1;
+    int64_t nq = su->nq, nk = su->nk, w = 0, passes = su->heads > 1 ? 2 : 1;
     const Operand *o[3] = { &su->queries, &su->keys, &su->values };
     for (int i = 0; i < 3; i++) {
         const Mat *in = lesson_matrix(su, o[i]->input)->m;
         const Mat *wt = o[i]->weight ? lesson_matrix(su, o[i]->weight)->m : NULL;
-        w += wt ? (long)in->rows * in->cols * wt->cols : 0;
-        w += passes * (long)in->rows * (wt ? wt->cols : in->cols);       /* Q, K or V, and its head slices */
+        w += wt ? (int64_t)in->rows * in->cols * wt->cols : 0;
+        w += passes * (int64_t)in->rows * (wt ? wt->cols : in->cols);       /* Q, K or V, and its head slices */
     }
     if (su->score == SCORE_ADDITIVE) {
         const Mat *v = lesson_matrix(su, su->add_v)->m;
-        long u = (long)v->rows * v->cols;
+        int64_t u = (int64_t)v->rows * v->cols;
         w += nq * dq * u + nk * dk * u + 32 * nq * nk * u;
     } else {
         w += passes * nq * nk * dq;
@@ -1283,7 +1285,7 @@ static bool check_setup(Parser *p, Setup *su)
         if (m->rows != su->nq || m->cols != su->nk)
             return fail_line(p, su->line, 1, "mask %s is %dx%d but the scores are %dx%d (queries x keys)",
                              su->mask_matrix, m->rows, m->cols, su->nq, su->nk);
-        for (long i = 0; i < (long)m->rows * m->cols; i++)
+        for (int64_t i = 0; i < (int64_t)m->rows * m->cols; i++)
             if (m->data[i] != 0.0 && m->data[i] != 1.0)
                 return fail_line(p, lesson_matrix(su, su->mask_matrix)->line, 1,
                                  "mask %s may hold only 0 and 1, found %g", su->mask_matrix, m->data[i]);
@@ -1296,8 +1298,8 @@ static bool check_setup(Parser *p, Setup *su)
     }
     p->work += setup_work(su, dq, dk, dv);
     if (p->work > LESSON_MAX_WORK)
-        return fail_line(p, su->line, 1, "computing the lesson up to this setup takes about %ld million multiplications, "
-                         "over the limit of %ld million; use fewer tokens, smaller matrices or fewer setups",
+        return fail_line(p, su->line, 1, "computing the lesson up to this setup takes about %" PRId64 " million multiplications, "
+                         "over the limit of %" PRId64 " million; use fewer tokens, smaller matrices or fewer setups",
                          p->work / 1000000, LESSON_MAX_WORK / 1000000);
     return true;
 }
@@ -1411,7 +1413,7 @@ static bool parse_section(Parser *p, const char *s)
         if (L->nsetups >= LESSON_MAX_SETUPS) return FAIL(p, open, "too many setups (the limit is %d)", LESSON_MAX_SETUPS);
         for (int i = 0; L->nsetups > 0 && i < L->setups[L->nsetups - 1].nmats; i++) {
             const Mat *m = L->setups[L->nsetups - 1].mats[i].m;
-            if (!add_numbers(p, p->lineno, 1, (long)m->rows * m->cols)) return false;
+            if (!add_numbers(p, p->lineno, 1, (int64_t)m->rows * m->cols)) return false;
         }
         L->setups = xrealloc(L->setups, sizeof *L->setups * (size_t)(L->nsetups + 1));
         Setup *su = &L->setups[L->nsetups];

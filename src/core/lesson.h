@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "mat.h"
 
 /* Documented limits, enforced before anything is allocated. */
@@ -38,7 +39,7 @@
 /* Budgets for the whole lesson, so that a short file within every limit
 ** above still loads in about a second and a few hundred MB: */
 #define LESSON_MAX_NUMBERS   (1 << 22)   /* numbers in the matrices of all setups (inherited ones count again) */
-#define LESSON_MAX_WORK      (1L << 29)  /* multiply-adds and computed numbers, all setups together */
+#define LESSON_MAX_WORK      (INT64_C(1) << 29) /* multiply-adds and computed numbers, all setups together */
 
 /* The stage ids, in the order of docs/lesson-format.md. */
 typedef enum StageId {
@@ -99,7 +100,7 @@ typedef struct Setup {
     char **dims; int ndims;     /* names of the queries' input columns (`dims:`), or NULL */
     char **key_dims; int nkey_dims; /* names of the keys' input columns (`key_dims:`), cross-attention */
     int dims_line;              /* where dims were last set (for messages) */
-    unsigned long seed;         /* the seed in force when the setup began */
+    uint32_t seed;              /* the seed in force when the setup began */
     bool seeded;
 } Setup;
 

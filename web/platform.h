@@ -1,0 +1,37 @@
+/*
+** platform.h: what the browser edition's platform layer (platform.c)
+** exports to web/attnlab.js. Every function here is kept alive in the
+** WebAssembly module and called from the script as Module._web_NAME; the
+** comments in platform.c say what each does.
+*/
+#ifndef ATTNLAB_WEB_PLATFORM_H
+#define ATTNLAB_WEB_PLATFORM_H
+
+#include "view/draw.h"
+
+int web_init(void);
+int web_open(const char *path);
+const char *web_error(void);
+void web_set_error(const char *msg);
+void web_toast(const char *msg, double now);
+DrawList *web_frame(int w, int h, double now);
+void web_cmd_layout(int *out);
+int web_hover(float x, float y);
+void web_leave(void);
+void web_click(float x, float y);
+int web_wheel(float x, float y, int steps, int fine);
+int web_key(const char *key, int ctrl, int shift);
+void web_action(const char *name);
+int web_flags(void);
+void web_set_fullscreen(int on);
+void web_set_dark(int on);
+double web_toast_until(void);
+const char *web_path(void);
+const char *web_shot_name(void);
+DrawList *web_shot(int w, int h);
+char *web_shot_svg(void);
+int web_save(double now);
+char *web_explain(void);
+void web_free(void *p);
+
+#endif

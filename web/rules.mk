@@ -1,0 +1,78 @@
+# web/rules.mk: the browser edition (docs/web.md), included by the Makefile.
+#
+#   make web            build/web/attnlab.html: one offline page, wasm inside
+#   make web-core       build/web/attnlab-cli.js (+ attnlab-node, a wrapper):
+#                       --check and --dump compiled to WebAssembly, for node
+#   make test-web-core  the wasm --dump of every bundled lesson against the
+#                       native one, the lesson figures and the bad-input corpus
+#   make test-web       test-web-core, then the page in headless Chromium
+#   make web-tools      what building needs: emscripten (apt), node if missing
+#   make web-deps       web-tools, chromium (apt), npm if missing, then the
+#                       pinned puppeteer-core (npm ci in web/)
+#
+# Sources are picked by wildcard: all of src/core and src/view, and every
+# file of src/app that includes neither SDL nor the SDL-backed exports
+# (main.c, window.c, shot.c stay out), plus web/platform.c. Debian's emcc
+# works offline with its prebuilt (frozen) system libraries; it needs
+# NODE_PATH for this node, and its output runs under node only with
+# --no-experimental-fetch.
+
+EMCC      ?= emcc
+WEB       := $(BUILD)/web
+WEB_ENV   := NODE_PATH=/usr/share/nodejs
+WEB_NODE  := node --no-experimental-fetch
+WEB_CFLAGS = $(WARN) -O2 -DATTNLAB_VERSION='"$(VERSION)"' -Isrc -I$(BUILD)/gen
+WEB_APP_SRC := $(filter-out src/app/main.c src/app/window.c,\
+               $(shell grep -LE '^\#include *[<"](SDL|sdl/|app/shot\.h|shot\.h|window\.h)' src/app/*.c))
+WEB_SRC   := $(CORE_SRC) $(VIEW_SRC) $(WEB_APP_SRC) web/platform.c
+WEB_CLI_SRC := $(CORE_SRC) src/app/cli_core.c web/cli.c
+WEB_HDRS  := $(wildcard src/*/*.h web/*.h)
+WEB_EXPORTS := _malloc,_free
+WEB_RUNTIME := FS,UTF8ToString,stringToUTF8,lengthBytesUTF8
+
+.PHONY: web web-core web-tools web-deps test-web test-web-core
+
+web: $(WEB)/attnlab.html
+web-core: $(WEB)/attnlab-node
+
+# Packages through `make deps` (apt-get, as root). Debian's node and npm only
+# when there are none: a node from elsewhere conflicts with Debian's nodejs.
+web-tools:
+	@$(MAKE) --no-print-directory deps DEPS_PKGS="emscripten"
+	@command -v node >/dev/null || $(MAKE) --no-print-directory deps DEPS_PKGS="nodejs"
+
+web-deps: web-tools
+	@$(MAKE) --no-print-directory deps DEPS_PKGS="chromium"
+	@command -v npm >/dev/null || $(MAKE) --no-print-directory deps DEPS_PKGS="npm"
+	@$(MAKE) --no-print-directory web/node_modules/.package-lock.json
+
+web/node_modules/.package-lock.json: web/package.json web/package-lock.json
+	cd web && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund
+	@touch $@
+
+$(WEB)/attnlab-cli.js: $(WEB_CLI_SRC) $(WEB_HDRS) web/rules.mk | web-tools
+	@mkdir -p $(dir $@)
+	$(WEB_ENV) $(EMCC) $(WEB_CFLAGS) $(WEB_CLI_SRC) -sNODERAWFS=1 -sEXIT_RUNTIME=1 \
+	  -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=node -o $@
+
+$(WEB)/attnlab-node: $(WEB)/attnlab-cli.js
+	printf '#!/bin/sh\n# attnlab --check/--dump, the WebAssembly build, under node\nexec node --no-experimental-fetch "$$(dirname "$$0")/attnlab-cli.js" "$$@"\n' > $@
+	chmod +x $@
+
+$(WEB)/attnlab-module.js: $(WEB_SRC) $(WEB_HDRS) $(BUILD)/gen/cmap_tables.h web/rules.mk | web-tools
+	@mkdir -p $(dir $@)
+	$(WEB_ENV) $(EMCC) $(WEB_CFLAGS) -DATTNLAB_DATADIR='"/attnlab"' $(WEB_SRC) \
+	  -sMODULARIZE=1 -sEXPORT_NAME=createAttnlab -sSINGLE_FILE=1 -sENVIRONMENT=web \
+	  -sALLOW_MEMORY_GROWTH=1 -sFORCE_FILESYSTEM=1 \
+	  -sEXPORTED_FUNCTIONS=$(WEB_EXPORTS) -sEXPORTED_RUNTIME_METHODS=$(WEB_RUNTIME) -o $@
+
+$(WEB)/attnlab.html: $(WEB)/attnlab-module.js web/attnlab.html web/attnlab.js web/bundle.mjs $(wildcard lessons/*.lesson) | web-tools
+	node web/bundle.mjs --module $(WEB)/attnlab-module.js --page web/attnlab.html \
+	  --script web/attnlab.js --version $(VERSION) --out $@ lessons/*.lesson
+
+test-web-core: $(WEB)/attnlab-node $(BUILD)/attnlab
+	sh web/test/core.sh $(BUILD)/attnlab $(WEB)/attnlab-node
+
+test-web: web-deps
+	@$(MAKE) --no-print-directory test-web-core $(WEB)/attnlab.html $(BUILD)/attnlab
+	cd web && BUILD=$(BUILD) node --test --test-reporter=spec test/browser.test.mjs
