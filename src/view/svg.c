@@ -200,6 +200,7 @@ char *svg_write(const DrawList *d, const char *title, const char *desc, size_t *
             }
             open = k;
         }
+        if (c->color.a == 0) continue;          /* an invisible hover area (plot points) */
         if (c->kind == DRAW_RECT) put_rect(&b, c);
         else if (c->kind == DRAW_LINE) put_line(&b, c);
         else if (c->kind == DRAW_TEXT) put_text(&b, d, c);

@@ -55,7 +55,7 @@ async function key(k, mods = []) {
 // The stage title and the lesson · stage N / M line.
 const stageLabel = async () => (await texts('ROLE_TITLE')).join(' | ');
 // Filled heatmap cells of a display list.
-const cellsOf = (l, L) => l.cmds.filter((c) => c.role === L.ROLE_CELL && c.kind === L.DRAW_RECT && !(c.width > 0));
+const cellsOf = (l, L) => l.cmds.filter((c) => c.role === L.ROLE_CELL && c.kind === L.DRAW_RECT && !(c.width > 0) && c.color[3] !== 0);  // not a plot point's hover area
 // The value printed inside a cell.
 const cellText = (l, L, c) => l.cmds.find((t) => t.role === L.ROLE_CELL_TEXT && t.kind === L.DRAW_TEXT &&
   t.x >= c.x - 0.5 && t.y >= c.y - 0.5 && t.x + t.w <= c.x + c.w + 0.5 && t.y + t.h <= c.y + c.h + 0.5);
@@ -285,8 +285,8 @@ test('every stage of every bundled lesson is laid out like the native export: sa
   const lessons = readdirSync(join(ROOT, 'lessons')).filter((n) => n.endsWith('.lesson')).sort();
   const outSvg = mkdtempSync(join(tmp, 'svg-')), outPng = mkdtempSync(join(tmp, 'png-'));
   const paths = lessons.map((n) => join(ROOT, 'lessons', n));
-  execFileSync(NATIVE, ['--export', outSvg, '--format', 'svg', ...paths], { stdio: 'ignore' });
-  execFileSync(NATIVE, ['--export', outPng, ...paths], { stdio: 'ignore' });
+  execFileSync(NATIVE, ['--export', outSvg, '--format', 'svg', '--size', '1280x800', ...paths], { stdio: 'ignore' });
+  execFileSync(NATIVE, ['--export', outPng, '--size', '1280x800', ...paths], { stdio: 'ignore' });
   const L = await roles();
   let compared = 0, worst = 0, stages = 0;
   const far = [];
