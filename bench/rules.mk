@@ -20,4 +20,4 @@ $(BUILD)/bench: $(LIB_OBJ) $(call obj,bench/bench.c) | deps
 
 bench: $(BUILD)/bench $(BUILD)/attnlab
 	./$(BUILD)/bench --attnlab $(BUILD)/attnlab --lessons lessons \
-	  --script bench/matplotlib_baseline.py --python /usr/bin/python3 $(BENCH_ARGS)
+	  --script bench/baseline.py --python /usr/bin/python3 $(BENCH_ARGS)
