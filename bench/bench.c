@@ -9,25 +9,38 @@
 **                        N tokens, 1920x1080, offscreen software renderer
 **   stage_switch_ms      attn_run + stage_view + layout + draw, cycling
 **                        through the stages of lessons/01-tour.lesson
+**   layout_ms_max        the slowest layout_view of any stage at 1280x720:
+**                        the largest lesson within the limits, a 256-token
+**                        16-head lesson and every bundled lesson
 **   export_png_ms        app_shot_write of a 7-token softmax stage to a PNG
-**                        file in /tmp at 1200x800 (the whole path, fsync too)
-**   matplotlib_png_ms    the seeds' matplotlib heatmap of the same weights,
-**                        saved at 1200x800 by bench/matplotlib_baseline.py
-**   export_vs_matplotlib_ratio   matplotlib_png_ms / export_png_ms
+**                        file in /tmp at 1200x800 (the whole path)
+**   matched_matplotlib_ms, matched_seaborn_ms   the same stage drawn by
+**                        bench/baseline.py (from a description of attnlab's
+**                        view), timed in the Python process, alternated
+**                        with the exports
+**   export_vs_matplotlib_matched, export_vs_seaborn_matched   their ratios
+**   lesson_export_ms     `attnlab --export DIR lessons/01-tour.lesson`
+**   lesson_matplotlib_script_ms   baseline.py drawing the same ten stages,
+**                        spawn to exit, alternated with the former
+**   lesson_vs_matplotlib_script   their ratio
 **   start_to_png_ms      a new `attnlab --export` process on the tour's first
 **                        stage, from spawn to exit
 **   peak_rss_mb          ru_maxrss of `attnlab --export DIR` on every bundled lesson
+**   peak_rss_mb_largest  ru_maxrss of `attnlab --export` on the largest lesson
+**   largest_matrices_mb  one copy of every matrix that lesson needs
 **
 ** Usage: bench [--attnlab PATH] [--lessons DIR] [--script PATH]
-**              [--python PATH] [--quick] [--detail] [--only PREFIX]
-** --quick takes fewer samples (a smoke test); --detail adds a breakdown of
-** the export path and every stage's switch time on stderr; --only runs the
-** figures whose names start with PREFIX (for profiling one of them).
+**              [--python PATH] [--quick] [--detail] [--keep] [--only PREFIX]
+** --quick takes fewer samples (a smoke test); --detail adds breakdowns (the
+** export path, every stage's switch and layout time) on stderr; --keep leaves
+** the scratch directory with both sides' pictures; --only runs the figures
+** whose names start with PREFIX (for profiling one of them).
 **
 ** Lessons for the frame and export figures are written in memory and go
-** through lesson_parse, so the benchmark depends on no file but the tour.
+** through lesson_parse; the largest and the many-heads lessons are written
+** to the scratch directory; the benchmark reads only lessons/.
 */
-#define _DEFAULT_SOURCE     /* wait4, mkdtemp, popen, clock_gettime (glibc) */
+#define _DEFAULT_SOURCE     /* wait4, mkdtemp, clock_gettime (glibc) */
 #include "core/dump.h"
 #include "core/lesson.h"
 #include "core/stage.h"

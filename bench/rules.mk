@@ -3,13 +3,14 @@
 # Included by the Makefile (`include bench/rules.mk`, after its own rules);
 # until then: make -f Makefile -f bench/rules.mk bench
 #
-# Packages: python3-matplotlib (the baseline bench/matplotlib_baseline.py
-# draws with; Debian's, run as /usr/bin/python3) on top of DEPS_PKGS.
+# Packages: python3-matplotlib and python3-seaborn (the baselines
+# bench/baseline.py draws with; Debian's, run as /usr/bin/python3) and
+# libisal-dev (the fast PNG encoder), all in DEPS_PKGS.
 #
 # The benchmark program links the same objects as build/check_attnlab, with
 # the same flags, and runs from the top of the tree: it reads lessons/ and
-# times $(BUILD)/attnlab as a child process. BENCH_ARGS passes options
-# (--quick, --detail).
+# times $(BUILD)/attnlab and the baselines as child processes. BENCH_ARGS
+# passes options (--quick, --detail, --keep, --only PREFIX).
 
 BENCH_ARGS ?=
 
