@@ -93,12 +93,15 @@ typedef struct PanelPlan {
 ** Planning measures the same strings again and again (labels at each trial
 ** cell size), so widths are remembered for the length of one layout_view:
 ** a direct-mapped table keyed by a 64-bit hash of the text, its length,
-** size and weight. It lives on the stack; nothing is allocated.
+** size and weight. The last WMEMO slots hold widest() answers, apart, so
+** that a flood of label widths cannot push them out. It lives on the stack
+** (13 KB); nothing is allocated.
 */
-#define MCACHE 512
+#define MCACHE 1024
+#define WMEMO 64
 typedef struct MeasureCache {
-    uint64_t key[MCACHE];
-    float w[MCACHE];
+    uint64_t key[MCACHE + WMEMO];
+    float w[MCACHE + WMEMO];
 } MeasureCache;
 
 /* Everything layout needs while it works. */
@@ -137,10 +140,10 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return (h ^ v) * 1099511628211ULL;
 }
 
-/* The slot of key h (bit 0 set: 0 marks an empty slot). */
-static size_t slot(uint64_t h)
+/* The slot of key h among n slots (bit 0 set: 0 marks an empty slot). */
+static size_t slot(uint64_t h, size_t n)
 {
-    return (size_t)(h >> 40) % MCACHE;
+    return (size_t)(h >> 40) % n;
 }
 
 /* The width of s at a size, from the caller's measure (remembered). */
@@ -151,7 +154,7 @@ static float tw(const Page *p, const char *s, float size, int bold)
     for (; s[n]; n++) h = mix(h, (unsigned char)s[n]);
     h = mix(mix(mix(h, n), (uint64_t)(size * 64)), (uint64_t)(bold != 0)) | 1;
     MeasureCache *c = p->cache;
-    size_t i = slot(h);
+    size_t i = slot(h, MCACHE);
     if (c->key[i] == h) return c->w[i];
     float w = p->o.measure(p->o.measure_ctx, s, size, bold);
     c->key[i] = h;
@@ -241,7 +244,7 @@ static float widest(const Page *p, char **labels, int n, int step, float size)
     uint64_t h = mix(mix(mix(mix(0x9e3779b97f4a7c15ULL, (uint64_t)(uintptr_t)labels), (uint64_t)n),
                          (uint64_t)step), (uint64_t)(size * 64)) | 1;
     MeasureCache *c = p->cache;
-    size_t k = slot(h);
+    size_t k = MCACHE + slot(h, WMEMO);
     if (c->key[k] == h) return c->w[k];
     float w = 0;
     for (int i = 0; i < n; i += step) {
