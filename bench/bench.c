@@ -402,7 +402,7 @@ static void export_detail(ExportRun *e)
         lay[i] = t1 - t0; off[i] = t2 - t1; drw[i] = t3 - t2; enc[i] = t4 - t3; wr[i] = t5 - t4;
     }
     fprintf(stderr, "  export: view+layout %.3f, offscreen %.3f, draw %.3f, png encode %.3f, "
-                    "write+fsync %.3f ms; %zu bytes\n",
+                    "write %.3f ms; %zu bytes\n",
             median(lay, N), median(off, N), median(drw, N), median(enc, N), median(wr, N), bytes);
     draw_free(d);
 }
