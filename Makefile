@@ -11,17 +11,25 @@ CC       ?= cc
 DEPS_PKGS := pkg-config libsdl2-dev libsdl2-ttf-dev check libpng-dev \
              libfontconfig-dev fonts-dejavu-core python3 python3-numpy \
              libxml2-utils xvfb xdotool imagemagick openbox procps python3-matplotlib \
-             clang libclang-rt-14-dev valgrind strace python3-torch
+             clang libclang-rt-14-dev valgrind strace python3-torch libisal-dev python3-seaborn
 
 WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Werror
 OPT      ?= -O2 -g
 EXTRA_CFLAGS ?=
 EXTRA_LDFLAGS ?=
 
+# PNG encoder: ISA-L's igzip (libisal-dev) by default; `make PNG_FAST=none`
+# builds the portable one only (libpng + zlib), for machines without ISA-L.
+PNG_FAST ?= isal
+ifeq ($(PNG_FAST),isal)
+FAST_PKG := libisal
+FAST_DEF := -DEXPORT_ISAL
+endif
+
 # pkg-config runs once, when a recipe first needs the flags: after `deps` has
 # installed pkg-config itself on a fresh machine.
-PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 SDL2_ttf libpng fontconfig))$(PKG_CFLAGS)
-PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 SDL2_ttf libpng fontconfig))$(PKG_LIBS)
+PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 SDL2_ttf libpng fontconfig $(FAST_PKG)) $(FAST_DEF))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 SDL2_ttf libpng fontconfig $(FAST_PKG)))$(PKG_LIBS)
 CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell pkg-config --cflags check))$(CHECK_CFLAGS)
 CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
 

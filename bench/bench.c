@@ -9,25 +9,39 @@
 **                        N tokens, 1920x1080, offscreen software renderer
 **   stage_switch_ms      attn_run + stage_view + layout + draw, cycling
 **                        through the stages of lessons/01-tour.lesson
+**   layout_ms_max        the slowest layout_view of any stage at 1280x720:
+**                        the largest lesson within the limits, a 256-token
+**                        16-head lesson and every bundled lesson
 **   export_png_ms        app_shot_write of a 7-token softmax stage to a PNG
-**                        file in /tmp at 1200x800 (the whole path, fsync too)
-**   matplotlib_png_ms    the seeds' matplotlib heatmap of the same weights,
-**                        saved at 1200x800 by bench/matplotlib_baseline.py
-**   export_vs_matplotlib_ratio   matplotlib_png_ms / export_png_ms
+**                        file in /tmp at 1200x800 (the whole path)
+**   matched_matplotlib_ms, matched_seaborn_ms   the same stage drawn by
+**                        bench/baseline.py (from a description of attnlab's
+**                        view), timed in the Python process, alternated
+**                        with the exports
+**   export_vs_matplotlib_matched, export_vs_seaborn_matched   their ratios
+**   lesson_export_ms     `attnlab --export DIR lessons/01-tour.lesson`
+**   lesson_matplotlib_script_ms   baseline.py drawing the same ten stages,
+**                        spawn to exit, alternated with the former
+**   lesson_vs_matplotlib_script   their ratio
 **   start_to_png_ms      a new `attnlab --export` process on the tour's first
 **                        stage, from spawn to exit
 **   peak_rss_mb          ru_maxrss of `attnlab --export DIR` on every bundled lesson
+**   peak_rss_mb_largest  ru_maxrss of `attnlab --export` on the largest lesson
+**   largest_matrices_mb  one copy of every matrix that lesson needs
 **
 ** Usage: bench [--attnlab PATH] [--lessons DIR] [--script PATH]
-**              [--python PATH] [--quick] [--detail] [--only PREFIX]
-** --quick takes fewer samples (a smoke test); --detail adds a breakdown of
-** the export path and every stage's switch time on stderr; --only runs the
-** figures whose names start with PREFIX (for profiling one of them).
+**              [--python PATH] [--quick] [--detail] [--keep] [--only PREFIX]
+** --quick takes fewer samples (a smoke test); --detail adds breakdowns (the
+** export path, every stage's switch and layout time) on stderr; --keep leaves
+** the scratch directory with both sides' pictures; --only runs the figures
+** whose names start with PREFIX (for profiling one of them).
 **
 ** Lessons for the frame and export figures are written in memory and go
-** through lesson_parse, so the benchmark depends on no file but the tour.
+** through lesson_parse; the largest and the many-heads lessons are written
+** to the scratch directory; the benchmark reads only lessons/.
 */
-#define _DEFAULT_SOURCE     /* wait4, mkdtemp, popen, clock_gettime (glibc) */
+#define _DEFAULT_SOURCE     /* wait4, mkdtemp, clock_gettime (glibc) */
+#include "core/dump.h"
 #include "core/lesson.h"
 #include "core/stage.h"
 #include "core/trace.h"
@@ -44,6 +58,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <math.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -75,6 +90,7 @@ typedef struct Bench {
     const char *python;         /* Debian's interpreter */
     int quick;                  /* fewer samples */
     int detail;                 /* breakdowns on stderr */
+    int keep;                   /* leave the scratch directory (to look at the pictures) */
     const char *only;           /* run only the figures starting with this */
     char tmp[64];               /* mkdtemp directory, removed at exit (and by die) */
     FontSet *fonts;
@@ -387,55 +403,242 @@ static void export_detail(ExportRun *e)
         lay[i] = t1 - t0; off[i] = t2 - t1; drw[i] = t3 - t2; enc[i] = t4 - t3; wr[i] = t5 - t4;
     }
     fprintf(stderr, "  export: view+layout %.3f, offscreen %.3f, draw %.3f, png encode %.3f, "
-                    "write+fsync %.3f ms; %zu bytes\n",
+                    "write %.3f ms; %zu bytes\n",
             median(lay, N), median(off, N), median(drw, N), median(enc, N), median(wr, N), bytes);
     draw_free(d);
 }
 
-/* The export figure; returns it for the ratio. */
-static double bench_export(Bench *B)
+/* ---- the baselines' figure descriptions ---- */
+
+/* The colour scale attnlab gives a panel: [0, 1] for weights, symmetric
+** about 0 for signed values, the finite range otherwise. */
+static void panel_scale(const Panel *p, double *lo, double *hi)
+{
+    double a = INFINITY, b = -INFINITY;
+    for (long i = 0; i < (long)p->m->rows * p->m->cols; i++) {
+        double x = p->m->data[i];
+        if (isfinite(x)) { a = fmin(a, x); b = fmax(b, x); }
+    }
+    if (!(b >= a)) { a = 0; b = 1; }
+    if (p->probabilities) { a = 0; b = 1; }
+    else if (p->diverging) { b = fmax(fabs(a), fabs(b)); a = -b; }
+    if (!(b > a)) { a -= 0.5; b += 0.5; }
+    *lo = a;
+    *hi = b;
+}
+
+/* A JSON array of n strings (null entries as ""). */
+static void spec_strings(Buf *b, char **s, int n)
+{
+    buf_puts(b, "[");
+    for (int i = 0; i < n; i++) {
+        if (i) buf_puts(b, ", ");
+        dump_string(b, s && s[i] ? s[i] : "");
+    }
+    buf_puts(b, "]");
+}
+
+/* One panel of a view, everything the baseline needs to draw it. */
+static void spec_panel(Buf *b, const Panel *p)
+{
+    const Mat *m = p->m;
+    double lo, hi;
+    panel_scale(p, &lo, &hi);
+    buf_printf(b, "{\"kind\": \"%s\", \"title\": ", p->kind == PANEL_PLOT ? "plot" : "heatmap");
+    dump_string(b, p->title ? p->title : "");
+    buf_puts(b, ", \"row_labels\": ");
+    spec_strings(b, p->row_labels, m->rows);
+    buf_puts(b, ", \"col_labels\": ");
+    spec_strings(b, p->col_labels, m->cols);
+    buf_puts(b, ", \"row_axis\": ");
+    dump_string(b, p->row_axis ? p->row_axis : "");
+    buf_puts(b, ", \"col_axis\": ");
+    dump_string(b, p->col_axis ? p->col_axis : "");
+    buf_puts(b, ", \"y_axis\": ");
+    dump_string(b, p->y_axis ? p->y_axis : "");
+    buf_puts(b, ", \"series\": ");
+    if (p->series) spec_strings(b, p->series, m->cols);
+    else buf_puts(b, "null");
+    if (isfinite(p->bound)) buf_printf(b, ", \"bound\": %.6g", p->bound);
+    buf_puts(b, ", \"bound_label\": ");
+    dump_string(b, p->bound_label ? p->bound_label : "");
+    buf_puts(b, ", \"cmap\": ");
+    dump_string(b, p->cmap ? p->cmap : "viridis");
+    buf_printf(b, ", \"lo\": %.9g, \"hi\": %.9g, \"decimals\": %d, \"data\": [", lo, hi,
+               p->decimals >= 0 ? p->decimals : 2);
+    for (int r = 0; r < m->rows; r++) {
+        buf_puts(b, r ? ", [" : "[");
+        for (int c = 0; c < m->cols; c++) {
+            double x = m->data[(long)r * m->cols + c];
+            if (isfinite(x)) buf_printf(b, c ? ", %.6g" : "%.6g", x);
+            else buf_puts(b, c ? ", null" : "null");
+        }
+        buf_puts(b, "]");
+    }
+    buf_puts(b, "]}");
+}
+
+/*
+** Describe stages [k0, k1) of L as attnlab lays them out, for
+** bench/baseline.py: header, formula, panels, paragraphs, canvas size. The
+** baselines draw from this, so both sides show the same content.
+*/
+static void write_spec(const char *path, const Lesson *L, const Trace *T, int k0, int k1, int w, int h)
+{
+    Buf b = { 0 };
+    buf_printf(&b, "{\"width\": %d, \"height\": %d, \"stages\": [\n", w, h);
+    for (int k = k0; k < k1; k++) {
+        View *v = stage_view(L, T, k);
+        char meta[512];
+        snprintf(meta, sizeof meta, "%s  \xc2\xb7  stage %d / %d", L->title ? L->title : "", k + 1, L->nstages);
+        buf_puts(&b, k > k0 ? ",\n{\"title\": " : "{\"title\": ");
+        dump_string(&b, v->title ? v->title : "");
+        buf_puts(&b, ", \"meta\": ");
+        dump_string(&b, meta);
+        buf_puts(&b, ", \"formula\": ");
+        dump_string(&b, v->formula ? v->formula : "");
+        buf_puts(&b, ", \"paras\": ");
+        spec_strings(&b, v->paras, v->npara);
+        buf_puts(&b, ", \"panels\": [");
+        for (int i = 0; i < v->npanels; i++) {
+            if (i) buf_puts(&b, ",\n  ");
+            spec_panel(&b, &v->panels[i]);
+        }
+        buf_puts(&b, "]}");
+        stage_view_free(v);
+    }
+    buf_puts(&b, "]}\n");
+    char msg[600];
+    if (util_write_file_atomic(path, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);
+    buf_free(&b);
+}
+
+/* ---- the baseline as a server: one figure per request ---- */
+
+typedef struct Py {
+    pid_t pid;
+    FILE *to, *from;            /* its stdin and stdout */
+    const char *style;
+} Py;
+
+/* A pipe whose ends are not inherited by later children. */
+static void cloexec_pipe(int fd[2])
+{
+    if (pipe(fd) != 0) die("pipe: %s", strerror(errno));
+    fcntl(fd[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fd[1], F_SETFD, FD_CLOEXEC);
+}
+
+/* Start bench/baseline.py --serve on a spec and wait for its "ready" (it
+** has imported everything and drawn its warm-up figures by then). */
+static void py_start(Py *py, const Bench *B, const char *spec, const char *style, const char *out)
+{
+    int in[2], outp[2];
+    cloexec_pipe(in);
+    cloexec_pipe(outp);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
+    char *argv[] = { (char *)B->python, (char *)B->script, "--serve", (char *)spec, "--style",
+                     (char *)style, "--out", (char *)out, "--warmup", B->quick ? "1" : "3", NULL };
+    int rc = posix_spawn(&py->pid, B->python, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) die("cannot start %s: %s", B->python, strerror(rc));
+    close(in[0]);
+    close(outp[1]);
+    py->to = fdopen(in[1], "w");
+    py->from = fdopen(outp[0], "r");
+    py->style = style;
+    char line[256];
+    if (!fgets(line, sizeof line, py->from) || strncmp(line, "ready", 5) != 0)
+        die("%s --style %s did not start (are python3-matplotlib and python3-seaborn installed?)",
+            B->script, style);
+    if (B->detail) fprintf(stderr, "  baseline: %s", line);
+}
+
+/* One figure drawn and saved by the baseline; its own in-process time. */
+static double py_draw(Py *py)
+{
+    char line[256];
+    double ms;
+    fputs("draw\n", py->to);
+    fflush(py->to);
+    if (!fgets(line, sizeof line, py->from) || sscanf(line, "ms %lf", &ms) != 1)
+        die("the %s baseline stopped", py->style);
+    return ms;
+}
+
+/* Ask the baseline to quit and reap it. */
+static void py_stop(Py *py)
+{
+    fputs("quit\n", py->to);
+    fclose(py->to);
+    fclose(py->from);
+    int st;
+    waitpid(py->pid, &st, 0);
+}
+
+/* Width and height from a PNG file's IHDR; dies if it cannot be read. */
+static void png_size(const char *path, int *w, int *h)
+{
+    unsigned char b[24];
+    FILE *f = fopen(path, "rb");
+    if (!f || fread(b, 1, 24, f) != 24) die("%s: cannot read", path);
+    fclose(f);
+    *w = b[16] << 24 | b[17] << 16 | b[18] << 8 | b[19];
+    *h = b[20] << 24 | b[21] << 16 | b[22] << 8 | b[23];
+}
+
+/*
+** The matched figures: attnlab's export of the 7-token softmax stage and the
+** same stage drawn by matplotlib and by seaborn, one after the other (export,
+** matplotlib, export, seaborn, ...) so that a load change on the machine
+** hits both sides alike. Medians of each side; ratios of medians.
+*/
+static void bench_matched(Bench *B)
 {
     Lesson *L = gen_lesson(7, 8, "Attention weights");
     LessonError err;
     Trace *T = attn_run(L, &err);
     if (!T) die("export lesson: %s", err.msg);
+    char spec[128], out_m[128], out_s[128];
+    snprintf(spec, sizeof spec, "%s/matched.json", B->tmp);
+    snprintf(out_m, sizeof out_m, "%s/matched-matplotlib.png", B->tmp);
+    snprintf(out_s, sizeof out_s, "%s/matched-seaborn.png", B->tmp);
+    write_spec(spec, L, T, 0, 1, EXPORT_W, EXPORT_H);
+    Py mpl, sns;
+    py_start(&mpl, B, spec, "matplotlib", out_m);
+    py_start(&sns, B, spec, "seaborn", out_s);
     ExportRun e = { B->fonts, L, T, app_shot_defaults(), "" };
     e.opts.width = EXPORT_W;
     e.opts.height = EXPORT_H;
     snprintf(e.path, sizeof e.path, "%s/export.png", B->tmp);
-    double m = measure(export_once, &e, 3, B->quick ? 5 : 30, B->quick ? 5 : 200,
-                       B->quick ? 50 : 1500);
-    figure("export_png_ms", m, "ms");
+    for (int i = 0; i < 5; i++) export_once(&e);
+    int n = B->quick ? 3 : 21;
+    double ex[2 * 21], tm[21], ts[21];
+    for (int i = 0; i < n; i++) {
+        ex[2 * i] = export_once(&e);
+        tm[i] = py_draw(&mpl);
+        ex[2 * i + 1] = export_once(&e);
+        ts[i] = py_draw(&sns);
+    }
+    py_stop(&mpl);
+    py_stop(&sns);
+    int w, h;
+    png_size(out_m, &w, &h);
+    if (w != EXPORT_W || h != EXPORT_H) die("matplotlib drew %dx%d, not %dx%d", w, h, EXPORT_W, EXPORT_H);
+    png_size(out_s, &w, &h);
+    if (w != EXPORT_W || h != EXPORT_H) die("seaborn drew %dx%d, not %dx%d", w, h, EXPORT_W, EXPORT_H);
+    double me = median(ex, 2 * n), mm = median(tm, n), ms = median(ts, n);
+    figure("export_png_ms", me, "ms");
+    figure("matched_matplotlib_ms", mm, "ms");
+    figure("matched_seaborn_ms", ms, "ms");
+    figure("export_vs_matplotlib_matched", mm / me, "x");
+    figure("export_vs_seaborn_matched", ms / me, "x");
     if (B->detail) export_detail(&e);
     trace_free(T);
     lesson_free(L);
-    return m;
-}
-
-/* ---- matplotlib_png_ms ---- */
-
-/* Run the baseline script and read the median it prints; -1 if it fails. */
-static double bench_matplotlib(Bench *B)
-{
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "'%s' '%s' --runs %d --warmup %d --out '%s/matplotlib.png'",
-             B->python, B->script, B->quick ? 3 : 15, B->quick ? 1 : 3, B->tmp);
-    FILE *p = popen(cmd, "r");
-    if (!p) die("cannot run %s: %s", B->python, strerror(errno));
-    char line[512];
-    double m = -1;
-    while (fgets(line, sizeof line, p)) {
-        double v;
-        if (sscanf(line, "median_ms %lf", &v) == 1) m = v;
-        else if (B->detail) fprintf(stderr, "  matplotlib: %s", line);
-    }
-    int st = pclose(p);
-    if (st != 0 || m < 0) {
-        fprintf(stderr, "bench: %s failed (status %d); is python3-matplotlib installed?\n", B->script, st);
-        return -1;
-    }
-    figure("matplotlib_png_ms", m, "ms");
-    return m;
 }
 
 /* ---- the process figures ---- */
@@ -524,6 +727,178 @@ static double bench_rss(Bench *B)
     return median(kb, 3) / 1024.0;
 }
 
+/*
+** The whole process: `attnlab --export DIR lessons/01-tour.lesson` (ten
+** stages to PNG files) against `baseline.py --lesson` drawing the same ten
+** stages with matplotlib, each from spawn to exit, alternated. The script
+** reads the stages' matrices from a JSON file written beforehand (untimed),
+** so it computes nothing: a slight advantage to the baseline.
+*/
+static void bench_lesson(Bench *B)
+{
+    char path[4096], spec[128], dir_a[128], dir_p[128];
+    snprintf(path, sizeof path, "%s/01-tour.lesson", B->lessons);
+    snprintf(spec, sizeof spec, "%s/tour.json", B->tmp);
+    snprintf(dir_a, sizeof dir_a, "%s/tour-attnlab", B->tmp);
+    snprintf(dir_p, sizeof dir_p, "%s/tour-matplotlib", B->tmp);
+    LessonError err;
+    Lesson *L = lesson_load(path, &err);
+    if (!L) die("%s", err.msg);
+    Trace *T = attn_run(L, &err);
+    if (!T) die("%s", err.msg);
+    ShotOpts d = app_shot_defaults();
+    write_spec(spec, L, T, 0, L->nstages, d.width, d.height);
+    trace_free(T);
+    lesson_free(L);
+    char *a[] = { (char *)B->attnlab, "--export", dir_a, path, NULL };
+    char *p[] = { (char *)B->python, (char *)B->script, "--lesson", spec, "--style", "matplotlib",
+                  "--out", dir_p, NULL };
+    run_child(a, NULL);
+    run_child(p, NULL);
+    enum { N = 7 };
+    int n = B->quick ? 1 : N;
+    double ta[N], tp[N];
+    for (int i = 0; i < n; i++) {
+        ta[i] = run_child(a, NULL);
+        tp[i] = run_child(p, NULL);
+    }
+    double ma = median(ta, n), mp = median(tp, n);
+    figure("lesson_export_ms", ma, "ms");
+    figure("lesson_matplotlib_script_ms", mp, "ms");
+    figure("lesson_vs_matplotlib_script", mp / ma, "x");
+}
+
+/* ---- the largest lesson within the limits ---- */
+
+/* Its shape: tokens and model width. The work limit (536870912 multiply-adds
+** and computed numbers) allows three 1024x1024 projections of 128 tokens,
+** not of 256; the inputs (3.28 million numbers) are within the 4194304 of
+** all matrices, and each W is at the 1024 rows/columns and 1048576 cells
+** limits. */
+#define LARGE_N 128
+#define LARGE_D 1024
+
+/* Write the largest lesson: six stages over X (n x d) and three d x d
+** projections. */
+static void write_large_lesson(const char *path)
+{
+    static const char *words[] = { "the", "old", "cat", "sat", "on", "my", "mat" };
+    Buf b = { 0 };
+    buf_printf(&b, "title: Largest lesson within the limits\n\n[setup: %d tokens, d = %d]\nseed: 7\ntokens:",
+               LARGE_N, LARGE_D);
+    for (int i = 0; i < LARGE_N; i++) buf_printf(&b, " %s%d", words[i % 7], i / 7);
+    buf_printf(&b, "\nX = randn %dx%d\n", LARGE_N, LARGE_D);
+    for (int i = 0; i < 3; i++) buf_printf(&b, "W_%c = randn %dx%d * 0.03\n", "qkv"[i], LARGE_D, LARGE_D);
+    buf_puts(&b, "queries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_v\n\n");
+    static const char *stages[] = { "embeddings", "qkv_projection", "raw_scores", "scaled_scores",
+                                    "softmax", "weighted_sum" };
+    for (int i = 0; i < 6; i++)
+        buf_printf(&b, "[%s: Stage %d]\n\nOne paragraph of prose under the panels.\n\n", stages[i], i + 1);
+    char msg[600];
+    if (util_write_file_atomic(path, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);
+    buf_free(&b);
+}
+
+/* One copy of every matrix the largest lesson needs, in MiB: the inputs
+** (X, W_q, W_k, W_v), Q, K, V, the raw and scaled scores, the weights and
+** the output. */
+static double large_matrices_mb(void)
+{
+    double n = LARGE_N, d = LARGE_D;
+    double cells = n * d + 3 * d * d + 3 * n * d + 3 * n * n + n * d;
+    return cells * sizeof(double) / (1024.0 * 1024.0);
+}
+
+/* Median ru_maxrss (MiB) and wall time of three runs of argv. */
+static double rss_of(char **argv, double *ms_out)
+{
+    double kb[3], ms[3];
+    for (int i = 0; i < 3; i++) {
+        long r = 0;
+        ms[i] = run_child(argv, &r);
+        kb[i] = (double)r;
+    }
+    if (ms_out) *ms_out = median(ms, 3);
+    return median(kb, 3) / 1024.0;
+}
+
+/* ---- layout_ms_max ---- */
+
+typedef struct LayoutRun {
+    const View *v;
+    LayoutOpts lo;
+    DrawList *d;
+} LayoutRun;
+
+/* One layout of a view. */
+static double layout_once(void *ctx)
+{
+    LayoutRun *r = ctx;
+    double t0 = now_ms();
+    layout_view(r->v, &r->lo, r->d);
+    return now_ms() - t0;
+}
+
+/* The slowest stage layout of one lesson at 1280x720; *worst is raised. */
+static void layout_lesson(Bench *B, const char *path, double *worst, char *worst_name, size_t n)
+{
+    LessonError err;
+    Lesson *L = lesson_load(path, &err);
+    if (!L) die("%s", err.msg);
+    Trace *T = attn_run(L, &err);
+    if (!T) die("%s", err.msg);
+    Theme th = layout_theme(false);
+    LayoutRun r = { NULL, layout_defaults(1280, 720, &th, font_measure, B->fonts), draw_create(1280, 720) };
+    for (int k = 0; k < L->nstages; k++) {
+        View *v = stage_view(L, T, k);
+        r.v = v;
+        double m = measure(layout_once, &r, 2, B->quick ? 3 : 7, B->quick ? 3 : 60, B->quick ? 0 : 150);
+        if (B->detail)
+            fprintf(stderr, "  layout %s stage %d %s: %.3f ms\n", L->name, k + 1,
+                    lesson_stage_name(L->stages[k].id), m);
+        if (m > *worst) {
+            *worst = m;
+            snprintf(worst_name, n, "%s stage %d (%s)", L->name, k + 1, lesson_stage_name(L->stages[k].id));
+        }
+        stage_view_free(v);
+    }
+    draw_free(r.d);
+    trace_free(T);
+    lesson_free(L);
+}
+
+/* layout_ms_max: the largest lesson, a 256-token sixteen-head lesson and
+** every bundled one, each stage at 1280x720. */
+static void bench_layout(Bench *B, const char *large)
+{
+    char wide[128];
+    snprintf(wide, sizeof wide, "%s/wide.lesson", B->tmp);
+    Buf b = { 0 };
+    buf_puts(&b, "title: Many tokens, many heads\n\n[setup: 256 tokens, 16 heads]\nseed: 7\nheads: 16\n"
+                 "mask: causal\ntokens:");
+    for (int i = 0; i < 256; i++) buf_printf(&b, " w%d", i);
+    buf_puts(&b, "\nX = randn 256x256\nW_q = randn 256x256 * 0.06\nW_k = randn 256x256 * 0.06\n"
+                 "W_v = randn 256x256 * 0.06\nW_o = randn 256x256 * 0.06\nqueries: X @ W_q\n"
+                 "keys: X @ W_k\nvalues: X @ W_v\noutput: W_o\n\n[multi_head: Heads]\n\n"
+                 "[causal_mask: Mask]\n\n[entropy: Entropy]\n");
+    char msg[600];
+    if (util_write_file_atomic(wide, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);
+    buf_free(&b);
+    double worst = 0;
+    char name[256] = "";
+    layout_lesson(B, large, &worst, name, sizeof name);
+    layout_lesson(B, wide, &worst, name, sizeof name);
+    char pat[4096];
+    snprintf(pat, sizeof pat, "%s/*.lesson", B->lessons);
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++) layout_lesson(B, g.gl_pathv[i], &worst, name, sizeof name);
+        globfree(&g);
+    }
+    figure("layout_ms_max", worst, "ms");
+    if (B->detail) fprintf(stderr, "  slowest layout: %s\n", name);
+}
+
 /* ---- scratch directory and main ---- */
 
 /* Remove a directory tree of plain files and directories. */
@@ -552,6 +927,7 @@ static void parse_args(Bench *B, int argc, char **argv)
         const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--quick")) B->quick = 1;
         else if (!strcmp(a, "--detail")) B->detail = 1;
+        else if (!strcmp(a, "--keep")) B->keep = 1;
         else if (next && !strcmp(a, "--attnlab")) { B->attnlab = next; i++; }
         else if (next && !strcmp(a, "--lessons")) { B->lessons = next; i++; }
         else if (next && !strcmp(a, "--script")) { B->script = next; i++; }
@@ -559,7 +935,7 @@ static void parse_args(Bench *B, int argc, char **argv)
         else if (next && !strcmp(a, "--only")) { B->only = next; i++; }
         else {
             fprintf(stderr, "usage: bench [--attnlab PATH] [--lessons DIR] [--script PATH] "
-                            "[--python PATH] [--quick] [--detail] [--only PREFIX]\n");
+                            "[--python PATH] [--quick] [--detail] [--keep] [--only PREFIX]\n");
             exit(2);
         }
     }
@@ -574,13 +950,23 @@ static int wanted(const Bench *B, const char *name)
 /* Every figure, in the documented order. */
 int main(int argc, char **argv)
 {
-    Bench B = { "build/attnlab", "lessons", "bench/matplotlib_baseline.py", "/usr/bin/python3",
-                0, 0, NULL, "/tmp/attnlab-bench-XXXXXX", NULL };
+    Bench B = { "build/attnlab", "lessons", "bench/baseline.py", "/usr/bin/python3",
+                0, 0, 0, NULL, "/tmp/attnlab-bench-XXXXXX", NULL };
     parse_args(&B, argc, argv);
     if (access(B.attnlab, X_OK) != 0) die("%s: not an executable (build it first)", B.attnlab);
     if (!mkdtemp(B.tmp)) die("mkdtemp: %s", strerror(errno));
     scratch = B.tmp;
-    double rss = wanted(&B, "peak_rss_mb") ? bench_rss(&B) : -1;   /* first: see bench_rss */
+    char large[128], large_dir[128];
+    snprintf(large, sizeof large, "%s/largest.lesson", B.tmp);
+    snprintf(large_dir, sizeof large_dir, "%s/largest", B.tmp);
+    write_large_lesson(large);
+    /* The memory figures first, while the benchmark is small: see bench_rss. */
+    double rss = wanted(&B, "peak_rss_mb") ? bench_rss(&B) : -1;
+    double rss_large = -1, large_ms = 0;
+    if (wanted(&B, "peak_rss_mb_largest")) {
+        char *argv_large[] = { (char *)B.attnlab, "--export", large_dir, large, NULL };
+        rss_large = rss_of(argv_large, &large_ms);
+    }
     B.fonts = font_create(NULL);
     if (!B.fonts) die("%s", font_error());
 
@@ -591,14 +977,20 @@ int main(int argc, char **argv)
         if (wanted(&B, name)) bench_frame(&B, sizes[i]);
     }
     if (wanted(&B, "stage_switch_ms")) bench_switch(&B);
-    int both = wanted(&B, "export_vs_matplotlib_ratio");
-    double ex = both || wanted(&B, "export_png_ms") ? bench_export(&B) : 0;
-    double mpl = both || wanted(&B, "matplotlib_png_ms") ? bench_matplotlib(&B) : 0;
-    if (mpl > 0 && ex > 0) figure("export_vs_matplotlib_ratio", mpl / ex, "x");
+    if (wanted(&B, "layout_ms_max")) bench_layout(&B, large);
+    if (wanted(&B, "export_png_ms") || wanted(&B, "matched") || wanted(&B, "export_vs_")) bench_matched(&B);
+    if (wanted(&B, "lesson_")) bench_lesson(&B);
     if (wanted(&B, "start_to_png_ms")) bench_start(&B);
     if (rss >= 0) figure("peak_rss_mb", rss, "MB");
+    if (rss_large >= 0) {
+        figure("peak_rss_mb_largest", rss_large, "MB");
+        figure("largest_matrices_mb", large_matrices_mb(), "MB");
+        if (B.detail) fprintf(stderr, "  largest lesson: %d tokens, d = %d, exported in %.1f ms\n",
+                              LARGE_N, LARGE_D, large_ms);
+    }
 
     font_free(B.fonts);
-    remove_tree(B.tmp);
-    return mpl < 0 ? 1 : 0;
+    if (B.keep) fprintf(stderr, "bench: kept %s\n", B.tmp);
+    else remove_tree(B.tmp);
+    return 0;
 }

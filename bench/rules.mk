@@ -3,13 +3,14 @@
 # Included by the Makefile (`include bench/rules.mk`, after its own rules);
 # until then: make -f Makefile -f bench/rules.mk bench
 #
-# Packages: python3-matplotlib (the baseline bench/matplotlib_baseline.py
-# draws with; Debian's, run as /usr/bin/python3) on top of DEPS_PKGS.
+# Packages: python3-matplotlib and python3-seaborn (the baselines
+# bench/baseline.py draws with; Debian's, run as /usr/bin/python3) and
+# libisal-dev (the fast PNG encoder), all in DEPS_PKGS.
 #
 # The benchmark program links the same objects as build/check_attnlab, with
 # the same flags, and runs from the top of the tree: it reads lessons/ and
-# times $(BUILD)/attnlab as a child process. BENCH_ARGS passes options
-# (--quick, --detail).
+# times $(BUILD)/attnlab and the baselines as child processes. BENCH_ARGS
+# passes options (--quick, --detail, --keep, --only PREFIX).
 
 BENCH_ARGS ?=
 
@@ -20,4 +21,4 @@ $(BUILD)/bench: $(LIB_OBJ) $(call obj,bench/bench.c) | deps
 
 bench: $(BUILD)/bench $(BUILD)/attnlab
 	./$(BUILD)/bench --attnlab $(BUILD)/attnlab --lessons lessons \
-	  --script bench/matplotlib_baseline.py --python /usr/bin/python3 $(BENCH_ARGS)
+	  --script bench/baseline.py --python /usr/bin/python3 $(BENCH_ARGS)

@@ -1,14 +1,42 @@
 /*
-** export.c: PNG encoding with libpng into memory, then an atomic write.
+** export.c: PNG encoding into memory, then an atomic write.
+**
+** Both encoders share everything but the deflate stream: the same row
+** conversion (ARGB8888 to RGB, filter byte NONE), the same text chunks in
+** the same order (IHDR, Title, Description, Software, IDAT..., IEND). The
+** fast one writes the chunks itself and compresses bands of rows with
+** ISA-L's stateful igzip; the portable one hands rows to libpng.
+**
+** Why ISA-L (measured on the tour's stages at 1280x800, docs/performance.md):
+** level 1 compresses 2.9 MB of RGB in 0.65 ms against 3.6 ms for
+** libdeflate's level 1 and 5.9 ms for zlib's, with files 3% smaller than
+** zlib's. Two things need care:
+**   - determinism: igzip keeps its hash table in the caller's level buffer;
+**     the buffer is zeroed before every image, so nothing of an earlier image
+**     (or of malloc's garbage) can steer the match finder;
+**   - CPU state: igzip's AVX2/AVX-512 code returns with the upper halves of
+**     the vector registers in use (XINUSE bits 2 and 6 set, read with XGETBV);
+**     SSE code that runs next (zlib, libm, the layout) then pays for merging
+**     them on many Intel cores. vzeroupper after each call clears that state.
 */
 #include "export.h"
 #include "core/fileio.h"
 
 #include <png.h>
+#ifdef EXPORT_ISAL
+#include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
+#endif
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define EXPORT_X86 1
+#include <tmmintrin.h>
+#endif
 
 static char export_err[768];
 
@@ -17,6 +45,67 @@ const char *export_error(void)
 {
     return export_err;
 }
+
+/* ------------------------------------------------------------ rows */
+
+#ifdef EXPORT_X86
+/* Four pixels a step with one byte shuffle (SSSE3); the tail in C. Each
+** 16-byte store writes 4 bytes past its 12, which the next step overwrites:
+** the loop stops while two pixels remain, so nothing lands past the row. */
+__attribute__((target("ssse3")))
+static int rgb_ssse3(const uint32_t *src, uint8_t *dst, int w)
+{
+    const __m128i m = _mm_setr_epi8(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1);
+    int x = 0;
+    for (; x + 6 <= w; x += 4)
+        _mm_storeu_si128((__m128i *)(void *)(dst + 3 * x),
+                         _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(src + x)), m));
+    return x;
+}
+#endif
+
+/* One row of ARGB8888 pixels as RGB bytes (alpha dropped). */
+static void argb_to_rgb(const uint32_t *src, uint8_t *dst, int w)
+{
+    int x = 0;
+#ifdef EXPORT_X86
+    static int ssse3 = -1;
+    if (ssse3 < 0) ssse3 = __builtin_cpu_supports("ssse3") != 0;
+    if (ssse3) x = rgb_ssse3(src, dst, w);
+#endif
+    for (; x < w; x++) {
+        dst[3 * x + 0] = (uint8_t)(src[x] >> 16);
+        dst[3 * x + 1] = (uint8_t)(src[x] >> 8);
+        dst[3 * x + 2] = (uint8_t)src[x];
+    }
+}
+
+/* Row y of a locked ARGB8888 surface. */
+static const uint32_t *surface_row(const SDL_Surface *s, int y)
+{
+    return (const uint32_t *)(const void *)((const uint8_t *)s->pixels + (size_t)y * (size_t)s->pitch);
+}
+
+/* Whether s is plain 7-bit ASCII (and so fits a Latin-1 tEXt chunk as is). */
+static int is_ascii(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s >= 0x80) return 0;
+    return 1;
+}
+
+/* The text chunks of an image, in file order; returns how many (at most 3). */
+static int text_fields(const ExportMeta *meta, const char *key[3], const char *value[3])
+{
+    int n = 0;
+    if (meta && meta->title) { key[n] = "Title"; value[n++] = meta->title; }
+    if (meta && meta->description) { key[n] = "Description"; value[n++] = meta->description; }
+    key[n] = "Software";
+    value[n++] = "attnlab " ATTNLAB_VERSION;
+    return n;
+}
+
+/* ------------------------------------------------- libpng + zlib */
 
 /* libpng hands over encoded bytes here: they go to the Buf. */
 static void write_cb(png_structp png, png_bytep data, png_size_t len)
@@ -44,14 +133,6 @@ static void warning_cb(png_structp png, png_const_charp msg)
     (void)msg;
 }
 
-/* Whether s is plain 7-bit ASCII (and so fits a Latin-1 tEXt chunk as is). */
-static int is_ascii(const char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s >= 0x80) return 0;
-    return 1;
-}
-
 /* Fill one text chunk: tEXt for ASCII, iTXt for anything else. */
 static void set_text(png_text *t, const char *key, const char *value)
 {
@@ -65,24 +146,19 @@ static void set_text(png_text *t, const char *key, const char *value)
 }
 
 /*
-** Encode. The canvas is ARGB8888 (others are converted first); each row is
-** turned into RGB in one reused buffer. Attention heatmaps are large flat
-** cells, and for them no row filter beats every filter: zlib already finds
-** the 3-byte period of a flat run, while SUB/UP/PAETH turn anti-aliased text
-** edges into noise. Measured on every stage of the bundled lessons at
-** 1280x800 (bench/, docs/performance.md), filter NONE beat SUB, UP and
-** PAETH in both size and time at every level, and adaptive filtering was
-** four times slower. Level 1 encodes in half the time of level 6 (6.9
-** against 14.3 ms a stage) for files a third larger (92 against 69 KB on
-** average): export speed is what a class waits for, so level 1.
-** Nothing set before setjmp changes after it, as libpng's longjmp requires.
+** The portable encoder. Attention heatmaps are large flat cells, and for
+** them no row filter beats every filter: deflate already finds the 3-byte
+** period of a flat run, while SUB/UP/PAETH turn anti-aliased text edges into
+** noise. Measured on every stage of the bundled lessons at 1280x800, filter
+** NONE beat SUB, UP and PAETH in both size and time at every level, and
+** adaptive filtering was four times slower. Nothing set before setjmp changes
+** after it, as libpng's longjmp requires.
 */
-static int encode_argb(SDL_Surface *s, const ExportMeta *meta, Buf *out)
+static int encode_libpng(SDL_Surface *s, const ExportMeta *meta, Buf *out)
 {
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, error_cb, warning_cb);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     png_bytep row = xmalloc((size_t)s->w * 3);
-    size_t start = out->len;
     volatile int ok = 0;
     if (!png || !info) {
         snprintf(export_err, sizeof export_err, "export: png: out of memory");
@@ -93,36 +169,172 @@ static int encode_argb(SDL_Surface *s, const ExportMeta *meta, Buf *out)
         png_set_compression_level(png, EXPORT_PNG_LEVEL);
         png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
         png_text text[3];
-        int ntext = 0;
-        if (meta && meta->title) set_text(&text[ntext++], "Title", meta->title);
-        if (meta && meta->description) set_text(&text[ntext++], "Description", meta->description);
-        set_text(&text[ntext++], "Software", "attnlab " ATTNLAB_VERSION);
+        const char *key[3], *value[3];
+        int ntext = text_fields(meta, key, value);
+        for (int i = 0; i < ntext; i++) set_text(&text[i], key[i], value[i]);
         png_set_text(png, info, text, ntext);
         png_write_info(png, info);
         for (int y = 0; y < s->h; y++) {
-            const uint32_t *src = (const uint32_t *)((const uint8_t *)s->pixels + (size_t)y * (size_t)s->pitch);
-            for (int x = 0; x < s->w; x++) {
-                row[3 * x + 0] = (png_byte)(src[x] >> 16);
-                row[3 * x + 1] = (png_byte)(src[x] >> 8);
-                row[3 * x + 2] = (png_byte)src[x];
-            }
+            argb_to_rgb(surface_row(s, y), row, s->w);
             png_write_row(png, row);
         }
         png_write_end(png, NULL);
         ok = 1;
-    }
-    if (!ok) {
-        /* Take back whatever half an image was appended. */
-        out->len = start;
-        if (out->s) out->s[start] = '\0';
     }
     png_destroy_write_struct(png ? &png : NULL, info ? &info : NULL);
     free(row);
     return ok ? 0 : -1;
 }
 
-/* Convert to ARGB8888 if needed, lock, encode. */
-int export_png_encode(SDL_Surface *s, const ExportMeta *meta, Buf *out)
+/* ------------------------------------------------------------ ISA-L */
+
+#ifdef EXPORT_ISAL
+
+/* Rows converted per band: about 256 KB of RGB, so a band stays in L2. */
+#define BAND_BYTES (256 * 1024)
+/* Compressed bytes gathered before they become one IDAT chunk. */
+#define ZOUT_BYTES (256 * 1024)
+
+/* The encoder's buffers, kept from one image to the next: allocating them
+** afresh cost up to 3 ms of page faults an export. */
+static struct {
+    uint8_t *band;              /* filter byte + RGB, rows of one band */
+    size_t band_cap;
+    uint8_t *zout;              /* ZOUT_BYTES of compressed output */
+    uint8_t *level;             /* igzip's level-1 buffer (hash table inside) */
+} enc;
+
+/* Clear the upper halves of the vector registers igzip leaves in use (see
+** the top of the file). Only on CPUs with AVX, where vzeroupper exists. */
+static void clear_upper_state(void)
+{
+#ifdef EXPORT_X86
+    static int avx = -1;
+    if (avx < 0) avx = __builtin_cpu_supports("avx") != 0;
+    if (avx) __asm__ volatile("vzeroupper");
+#endif
+}
+
+/* Append a 32-bit big-endian number. */
+static void put_u32(Buf *out, uint32_t v)
+{
+    char b[4] = { (char)(v >> 24), (char)(v >> 16), (char)(v >> 8), (char)v };
+    buf_append(out, b, 4);
+}
+
+/* Append one chunk: length, type, data (two pieces, either may be empty), CRC. */
+static void put_chunk(Buf *out, const char type[4], const void *a, size_t na, const void *b, size_t nb)
+{
+    put_u32(out, (uint32_t)(na + nb));
+    size_t from = out->len;
+    buf_append(out, type, 4);
+    if (na) buf_append(out, a, na);
+    if (nb) buf_append(out, b, nb);
+    uint32_t crc = crc32_gzip_refl(0, (const unsigned char *)out->s + from, out->len - from);
+    clear_upper_state();
+    put_u32(out, crc);
+}
+
+/* One text chunk, as libpng writes it: tEXt "key\0text", or uncompressed
+** iTXt "key\0" flag 0, method 0, empty language and translated key, text. */
+static void put_text(Buf *out, const char *key, const char *value)
+{
+    size_t nk = strlen(key);
+    char head[96];
+    memcpy(head, key, nk + 1);
+    if (is_ascii(value)) {
+        put_chunk(out, "tEXt", head, nk + 1, value, strlen(value));
+    } else {
+        memcpy(head + nk + 1, "\0\0\0", 4);     /* flag, method, "" lang, "" key */
+        put_chunk(out, "iTXt", head, nk + 5, value, strlen(value));
+    }
+}
+
+/* Run igzip on what is in z, turning every full output buffer into an IDAT
+** chunk; with last, until the stream (and its Adler-32) is complete. */
+static int deflate_band(struct isal_zstream *z, int last, Buf *out)
+{
+    for (;;) {
+        int rc = isal_deflate(z);
+        clear_upper_state();
+        if (rc != COMP_OK) {
+            snprintf(export_err, sizeof export_err, "export: igzip failed (%d)", rc);
+            return -1;
+        }
+        int done = last ? z->internal_state.state == ZSTATE_END : z->avail_in == 0;
+        if (z->avail_out == 0 || (done && last)) {
+            size_t n = ZOUT_BYTES - z->avail_out;
+            if (n) put_chunk(out, "IDAT", enc.zout, n, NULL, 0);
+            z->next_out = enc.zout;
+            z->avail_out = ZOUT_BYTES;
+        }
+        if (done) return 0;
+    }
+}
+
+/* The fast encoder: chunks written here, rows deflated band by band. */
+static int encode_isal(SDL_Surface *s, const ExportMeta *meta, Buf *out)
+{
+    size_t stride = 1 + 3 * (size_t)s->w;
+    int band_rows = (int)(BAND_BYTES / stride);
+    if (band_rows < 1) band_rows = 1;
+    if (enc.band_cap < stride * (size_t)band_rows) {
+        free(enc.band);
+        enc.band_cap = stride * (size_t)band_rows;
+        enc.band = xmalloc(enc.band_cap);
+    }
+    if (!enc.zout) enc.zout = xmalloc(ZOUT_BYTES);
+    if (!enc.level) enc.level = xmalloc(ISAL_DEF_LVL1_DEFAULT);
+    memset(enc.level, 0, ISAL_DEF_LVL1_DEFAULT);
+
+    buf_append(out, "\x89PNG\r\n\x1a\n", 8);
+    uint8_t ihdr[13] = { (uint8_t)(s->w >> 24), (uint8_t)(s->w >> 16), (uint8_t)(s->w >> 8), (uint8_t)s->w,
+                         (uint8_t)(s->h >> 24), (uint8_t)(s->h >> 16), (uint8_t)(s->h >> 8), (uint8_t)s->h,
+                         8, 2, 0, 0, 0 };          /* 8 bits, RGB, deflate, no filter, no interlace */
+    put_chunk(out, "IHDR", ihdr, sizeof ihdr, NULL, 0);
+    const char *key[3], *value[3];
+    int ntext = text_fields(meta, key, value);
+    for (int i = 0; i < ntext; i++) put_text(out, key[i], value[i]);
+
+    struct isal_zstream z;
+    isal_deflate_init(&z);
+    z.level = EXPORT_PNG_LEVEL;
+    z.level_buf = enc.level;
+    z.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
+    z.gzip_flag = IGZIP_ZLIB;
+    z.next_out = enc.zout;
+    z.avail_out = ZOUT_BYTES;
+    for (int y0 = 0; y0 < s->h; y0 += band_rows) {
+        int rows = s->h - y0 < band_rows ? s->h - y0 : band_rows;
+        for (int r = 0; r < rows; r++) {
+            enc.band[(size_t)r * stride] = 0;                     /* filter NONE */
+            argb_to_rgb(surface_row(s, y0 + r), enc.band + (size_t)r * stride + 1, s->w);
+        }
+        z.next_in = enc.band;
+        z.avail_in = (uint32_t)(stride * (size_t)rows);
+        z.end_of_stream = y0 + rows == s->h;
+        if (deflate_band(&z, z.end_of_stream, out) < 0) return -1;
+    }
+    put_chunk(out, "IEND", NULL, 0, NULL, 0);
+    return 0;
+}
+
+#endif
+
+/* ------------------------------------------------------------ API */
+
+/* Which encoder export_png_encode uses. */
+const char *export_png_encoder(void)
+{
+#ifdef EXPORT_ISAL
+    return "isa-l";
+#else
+    return "libpng";
+#endif
+}
+
+/* Convert to ARGB8888 if needed, lock, encode with the chosen encoder. */
+int export_png_encode_with(SDL_Surface *s, const ExportMeta *meta, ExportEncoder e, Buf *out)
 {
     export_err[0] = '\0';
     if (!s || s->w <= 0 || s->h <= 0) {
@@ -139,28 +351,43 @@ int export_png_encode(SDL_Surface *s, const ExportMeta *meta, Buf *out)
         }
         s = conv;
     }
+    size_t start = out->len;
     SDL_LockSurface(s);
-    int rc = encode_argb(s, meta, out);
+#ifdef EXPORT_ISAL
+    int rc = e == EXPORT_ENC_LIBPNG ? encode_libpng(s, meta, out) : encode_isal(s, meta, out);
+#else
+    (void)e;
+    int rc = encode_libpng(s, meta, out);
+#endif
     SDL_UnlockSurface(s);
     if (conv) SDL_FreeSurface(conv);
+    if (rc < 0) {
+        /* Take back whatever half an image was appended. */
+        out->len = start;
+        if (out->s) out->s[start] = '\0';
+    }
     return rc;
 }
 
-/* Encode to memory, then write the file in one atomic step. */
+/* The default encoder. */
+int export_png_encode(SDL_Surface *s, const ExportMeta *meta, Buf *out)
+{
+    return export_png_encode_with(s, meta, EXPORT_ENC_DEFAULT, out);
+}
+
+/* Encode to memory, then write the file in one atomic step. The Buf is kept
+** for the next export (cleared, not freed). */
 int export_png(SDL_Surface *s, const char *path, const ExportMeta *meta)
 {
+    static Buf b;
     if (!path || !*path) {
         snprintf(export_err, sizeof export_err, "export: no file name");
         return -1;
     }
-    Buf b = { 0 };
-    if (export_png_encode(s, meta, &b) < 0) {
-        buf_free(&b);
-        return -1;
-    }
+    buf_clear(&b);
+    if (export_png_encode(s, meta, &b) < 0) return -1;
     char msg[600];
     int rc = fileio_write_atomic(path, b.s, b.len, false, msg, sizeof msg);
     if (rc < 0) snprintf(export_err, sizeof export_err, "export: %s", msg);
-    buf_free(&b);
     return rc;
 }

@@ -16,8 +16,18 @@
 ** "Software" ("attnlab VERSION"). Pure-ASCII values go in tEXt chunks, others
 ** in uncompressed iTXt chunks (tEXt is Latin-1 only; lessons are UTF-8).
 **
+** Two encoders write the same pixels. The fast one (built unless the
+** Makefile says PNG_FAST=none) compresses with ISA-L's igzip at level 1 and
+** writes the PNG chunks itself; the portable one goes through libpng and
+** zlib. Both give byte-identical files from run to run; their files differ
+** from each other (other deflate streams), never in the decoded pixels.
+** export_png_encode uses the fast one when it is built in;
+** export_png_encode_with picks one (tests compare them).
+**
 ** Ownership: export functions only read the surface and meta; the encoded
-** bytes belong to the caller's Buf.
+** bytes belong to the caller's Buf. The scratch buffers of the encoder are
+** kept between calls (the second export of a run faults in no new pages) and
+** live until the process ends; the module is not thread-safe.
 */
 #ifndef ATTNLAB_EXPORT_H
 #define ATTNLAB_EXPORT_H
@@ -25,7 +35,7 @@
 #include <SDL.h>
 #include "core/util.h"
 
-/* zlib level: 1, the fastest; rows are not filtered, which suits flat
+/* deflate level: 1, the fastest, in both encoders; rows are not filtered, which suits flat
 ** colour (measurements in export.c and docs/performance.md). */
 #define EXPORT_PNG_LEVEL 1
 
@@ -34,6 +44,14 @@ typedef struct ExportMeta {
     const char *description;    /* stage id and title, e.g. "softmax: Attention weights", or NULL */
 } ExportMeta;
 
+/* The encoders: the default (the fast one when built in), libpng + zlib,
+** ISA-L (the same as LIBPNG when not built in). */
+typedef enum ExportEncoder { EXPORT_ENC_DEFAULT, EXPORT_ENC_LIBPNG, EXPORT_ENC_ISAL } ExportEncoder;
+
+/* The name of the encoder export_png_encode uses: "isa-l" or "libpng". */
+const char *export_png_encoder(void);
+/* Append the PNG encoding of s to out with encoder enc. 0, or -1 (export_error). */
+int export_png_encode_with(SDL_Surface *s, const ExportMeta *meta, ExportEncoder enc, Buf *out);
 /* Append the PNG encoding of s to out. Returns 0, or -1 (export_error). */
 int export_png_encode(SDL_Surface *s, const ExportMeta *meta, Buf *out);
 /* Write s as a PNG file at path, atomically. Returns 0, or -1 (export_error);

@@ -96,12 +96,15 @@ typedef struct PanelPlan {
 ** Planning measures the same strings again and again (labels at each trial
 ** cell size), so widths are remembered for the length of one layout_view:
 ** a direct-mapped table keyed by a 64-bit hash of the text, its length,
-** size and weight. It lives on the stack; nothing is allocated.
+** size and weight. The last WMEMO slots hold widest() answers, apart, so
+** that a flood of label widths cannot push them out. It lives on the stack
+** (13 KB); nothing is allocated.
 */
-#define MCACHE 512
+#define MCACHE 1024
+#define WMEMO 64
 typedef struct MeasureCache {
-    uint64_t key[MCACHE];
-    float w[MCACHE];
+    uint64_t key[MCACHE + WMEMO];
+    float w[MCACHE + WMEMO];
 } MeasureCache;
 
 /* Everything layout needs while it works. */
@@ -138,18 +141,27 @@ static float fpx(float f)
     return f < 1 ? 1 : f;
 }
 
+/* One FNV-1a step over a 64-bit value. */
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    return (h ^ v) * 1099511628211ULL;
+}
+
+/* The slot of key h among n slots (bit 0 set: 0 marks an empty slot). */
+static size_t slot(uint64_t h, size_t n)
+{
+    return (size_t)(h >> 40) % n;
+}
+
 /* The width of s at a size, from the caller's measure (remembered). */
 static float tw(const Page *p, const char *s, float size, int bold)
 {
     uint64_t h = 1469598103934665603ULL;                /* FNV-1a */
     size_t n = 0;
-    for (; s[n]; n++) h = (h ^ (unsigned char)s[n]) * 1099511628211ULL;
-    h = (h ^ n) * 1099511628211ULL;
-    h = (h ^ (uint64_t)(size * 64)) * 1099511628211ULL;
-    h = (h ^ (uint64_t)(bold != 0)) * 1099511628211ULL;
-    h |= 1;                                             /* 0 marks an empty slot */
+    for (; s[n]; n++) h = mix(h, (unsigned char)s[n]);
+    h = mix(mix(mix(h, n), (uint64_t)(size * 64)), (uint64_t)(bold != 0)) | 1;
     MeasureCache *c = p->cache;
-    size_t i = (size_t)(h >> 40) % MCACHE;
+    size_t i = slot(h, MCACHE);
     if (c->key[i] == h) return c->w[i];
     float w = p->o.measure(p->o.measure_ctx, s, size, bold);
     c->key[i] = h;
@@ -224,15 +236,31 @@ static void tag(Page *p, int i, int panel, int row, int col)
     p->d->cmds[i].col = (int16_t)col;
 }
 
-/* The widest of n labels at a size (NULL labels count as empty). */
-static float widest(const Page *p, char **labels, int n, float size)
+/*
+** The widest of labels 0, step, 2*step, ... of n at a size (NULL labels count
+** as empty): the ones a thinned axis draws. Planning asks again for every
+** trial cell size, so the answer is remembered in the measure cache under a
+** key made of the array's address, n, step and size (the View and its
+** labels do not change during a layout): each label is measured once per
+** size, and a thinned axis of 1024 labels measures only the few it shows.
+*/
+static float widest(const Page *p, char **labels, int n, int step, float size)
 {
+    if (!labels || n <= 0) return 0;
+    if (step < 1) step = 1;
+    uint64_t h = mix(mix(mix(mix(0x9e3779b97f4a7c15ULL, (uint64_t)(uintptr_t)labels), (uint64_t)n),
+                         (uint64_t)step), (uint64_t)(size * 64)) | 1;
+    MeasureCache *c = p->cache;
+    size_t k = MCACHE + slot(h, WMEMO);
+    if (c->key[k] == h) return c->w[k];
     float w = 0;
-    for (int i = 0; labels && i < n; i++) {
+    for (int i = 0; i < n; i += step) {
         if (!labels[i]) continue;
         float x = tw(p, labels[i], size, 0);
         if (x > w) w = x;
     }
+    c->key[k] = h;
+    c->w[k] = w;
     return w;
 }
 
@@ -500,7 +528,7 @@ static void fit_across(const Page *p, AxisPlan *a, char **labels, int n, float c
         a->fs = p->m.min_font;
         a->step = (int)ceilf(LH * a->fs / cell);
     }
-    a->band = fminf(widest(p, labels, n, a->fs), cap);
+    a->band = fminf(widest(p, labels, n, a->step, a->fs), cap);
 }
 
 /* Row labels: one per row at a size the rows can hold (at most fs_max), or

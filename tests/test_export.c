@@ -1,0 +1,265 @@
+/*
+** test_export.c: the PNG encoders, checked by decoding what they write.
+**
+** Every stage of every bundled lesson is drawn offscreen (1280x800, and a
+** few other canvases), encoded by both encoders (the fast one and the
+** portable libpng + zlib one) and decoded again with libpng: both must give
+** exactly the canvas's pixels, the same text chunks in the same order, and
+** the same bytes when encoded twice. With PNG_FAST=none both encoders are the
+** portable one and the test still checks it against the canvas.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include "suites.h"
+#include "app/shot.h"
+#include "core/lesson.h"
+#include "core/trace.h"
+#include "sdl/export.h"
+#include "sdl/font.h"
+#include "sdl/render.h"
+#include "view/draw.h"
+
+#include <png.h>
+
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
+
+static FontSet *fonts;
+
+/* Each test gets DejaVu Sans. */
+static void setup_fonts(void)
+{
+    fonts = font_create(NULL);
+    ck_assert_msg(fonts != NULL, "font_create: %s", font_error());
+}
+
+/* And gives it back. */
+static void teardown_fonts(void)
+{
+    font_free(fonts);
+    fonts = NULL;
+}
+
+/* Decode a PNG in memory to RGB with libpng's simplified API (caller frees). */
+static uint8_t *decode_rgb(const Buf *png, int w, int h)
+{
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    ck_assert_msg(png_image_begin_read_from_memory(&im, png->s, png->len), "libpng: %s", im.message);
+    ck_assert_int_eq((int)im.width, w);
+    ck_assert_int_eq((int)im.height, h);
+    im.format = PNG_FORMAT_RGB;
+    uint8_t *px = malloc(PNG_IMAGE_SIZE(im));
+    ck_assert_ptr_nonnull(px);
+    ck_assert_msg(png_image_finish_read(&im, NULL, px, 0, NULL), "libpng: %s", im.message);
+    return px;
+}
+
+/* Assert decoded RGB equals the ARGB8888 canvas, pixel for pixel. */
+static void assert_same_as_canvas(const uint8_t *rgb, SDL_Surface *s, const char *what)
+{
+    ck_assert_int_eq((int)s->format->format, (int)SDL_PIXELFORMAT_ARGB8888);
+    for (int y = 0; y < s->h; y++) {
+        const uint32_t *row = (const uint32_t *)(const void *)((const uint8_t *)s->pixels + (size_t)y * (size_t)s->pitch);
+        const uint8_t *d = rgb + (size_t)y * (size_t)s->w * 3;
+        for (int x = 0; x < s->w; x++) {
+            uint32_t p = row[x];
+            if (d[3 * x] != (uint8_t)(p >> 16) || d[3 * x + 1] != (uint8_t)(p >> 8) || d[3 * x + 2] != (uint8_t)p)
+                ck_abort_msg("%s: pixel (%d, %d) decodes to %d,%d,%d, the canvas has %d,%d,%d", what, x, y,
+                             d[3 * x], d[3 * x + 1], d[3 * x + 2], (int)(p >> 16 & 255), (int)(p >> 8 & 255),
+                             (int)(p & 255));
+        }
+    }
+}
+
+/* Big-endian 32-bit number at p. */
+static uint32_t be32(const char *p)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3];
+}
+
+/* Every chunk but IDAT, concatenated whole (length, type, data, CRC). */
+static void non_idat_chunks(const Buf *png, Buf *out)
+{
+    ck_assert_int_eq(memcmp(png->s, "\x89PNG\r\n\x1a\n", 8), 0);
+    size_t i = 8;
+    while (i + 12 <= png->len) {
+        uint32_t n = be32(png->s + i);
+        ck_assert_uint_le(i + 12 + n, png->len);
+        if (memcmp(png->s + i + 4, "IDAT", 4) != 0) buf_append(out, png->s + i, 12 + n);
+        i += 12 + n;
+    }
+    ck_assert_uint_eq(i, png->len);
+}
+
+/* Encode the canvas with one encoder twice (something else encoded in
+** between), check the bytes repeat and the pixels and chunks are right. */
+static void check_encoder(SDL_Surface *s, const ExportMeta *meta, ExportEncoder e, Buf *chunks, const char *what)
+{
+    Buf a = { 0 }, b = { 0 }, other = { 0 };
+    ck_assert_msg(export_png_encode_with(s, meta, e, &a) == 0, "%s", export_error());
+    SDL_Surface *noise = SDL_CreateRGBSurfaceWithFormat(0, 97, 61, 32, SDL_PIXELFORMAT_ARGB8888);
+    for (int i = 0; i < noise->h * noise->pitch / 4; i++) ((uint32_t *)noise->pixels)[i] = (uint32_t)i * 2654435761u;
+    ck_assert_int_eq(export_png_encode_with(noise, NULL, e, &other), 0);
+    SDL_FreeSurface(noise);
+    ck_assert_int_eq(export_png_encode_with(s, meta, e, &b), 0);
+    ck_assert_uint_eq(a.len, b.len);
+    ck_assert_msg(memcmp(a.s, b.s, a.len) == 0, "%s: two encodings differ", what);
+    uint8_t *rgb = decode_rgb(&a, s->w, s->h);
+    assert_same_as_canvas(rgb, s, what);
+    free(rgb);
+    non_idat_chunks(&a, chunks);
+    buf_free(&a);
+    buf_free(&b);
+    buf_free(&other);
+}
+
+/* Both encoders on one canvas: right pixels, same chunks around the data. */
+static void check_both(SDL_Surface *s, const ExportMeta *meta, const char *what)
+{
+    Buf fast = { 0 }, portable = { 0 };
+    check_encoder(s, meta, EXPORT_ENC_ISAL, &fast, what);
+    check_encoder(s, meta, EXPORT_ENC_LIBPNG, &portable, what);
+    ck_assert_uint_eq(fast.len, portable.len);
+    ck_assert_msg(memcmp(fast.s, portable.s, fast.len) == 0, "%s: chunks differ between encoders", what);
+    buf_free(&fast);
+    buf_free(&portable);
+}
+
+/* Draw stage k of a lesson as --export would and check both encoders. */
+static void check_stage(const Lesson *L, const Trace *T, int k, const ShotOpts *opts)
+{
+    DrawList *d = draw_create(opts->width * opts->scale, opts->height * opts->scale);
+    app_shot_layout(fonts, L, T, k, opts, d);
+    Offscreen *o = render_offscreen_create(d->width, d->height, fonts);
+    ck_assert_msg(o != NULL, "offscreen: %s", render_error());
+    ck_assert_int_eq(render_drawlist(o->render, d), 0);
+    char what[256];
+    snprintf(what, sizeof what, "%s stage %d at %dx%d", L->name, k + 1, d->width, d->height);
+    ExportMeta meta = { L->title, lesson_stage_name(L->stages[k].id) };
+    check_both(o->surface, &meta, what);
+    render_offscreen_free(o);
+    draw_free(d);
+}
+
+START_TEST(test_every_bundled_stage_decodes_to_its_canvas)
+{
+    DIR *dir = opendir("../lessons");
+    ck_assert_ptr_nonnull(dir);
+    struct dirent *e;
+    int stages = 0;
+    while ((e = readdir(dir)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n < 8 || strcmp(e->d_name + n - 7, ".lesson") != 0) continue;
+        char path[512];
+        snprintf(path, sizeof path, "../lessons/%s", e->d_name);
+        LessonError err;
+        Lesson *L = lesson_load(path, &err);
+        ck_assert_msg(L != NULL, "%s", err.msg);
+        Trace *T = attn_run(L, &err);
+        ck_assert_msg(T != NULL, "%s", err.msg);
+        ShotOpts opts = app_shot_defaults();
+        for (int k = 0; k < L->nstages; k++, stages++) check_stage(L, T, k, &opts);
+        /* Other canvases: odd widths (the row tail), dark, small. */
+        opts.width = 641; opts.height = 479; opts.dark = true;
+        check_stage(L, T, 0, &opts);
+        opts.width = 1; opts.height = 1;
+        check_stage(L, T, L->nstages - 1, &opts);
+        trace_free(T);
+        lesson_free(L);
+    }
+    closedir(dir);
+    ck_assert_int_ge(stages, 40);
+}
+END_TEST
+
+START_TEST(test_text_chunks_and_a_big_canvas)
+{
+    /* Non-ASCII text goes in iTXt in both; a canvas of several IDAT buffers. */
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, 2563, 1601, 32, SDL_PIXELFORMAT_ARGB8888);
+    uint32_t v = 12345;
+    for (int y = 0; y < s->h; y++) {
+        uint32_t *row = (uint32_t *)(void *)((uint8_t *)s->pixels + (size_t)y * (size_t)s->pitch);
+        for (int x = 0; x < s->w; x++) {
+            v = v * 1103515245u + 12345u;
+            row[x] = (x / 40 + y / 40) % 3 ? 0xff000000u | (uint32_t)(x * 7 + y) : v;
+        }
+    }
+    ExportMeta meta = { "Atención, paso a paso", "softmax: los pesos" };
+    check_both(s, &meta, "2563x1601 canvas");
+    ExportMeta none = { NULL, NULL };
+    check_both(s, &none, "no title");
+    SDL_FreeSurface(s);
+}
+END_TEST
+
+START_TEST(test_other_pixel_formats_are_converted)
+{
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, 33, 17, 32, SDL_PIXELFORMAT_ABGR8888);
+    SDL_FillRect(s, NULL, SDL_MapRGB(s->format, 10, 200, 30));
+    Buf a = { 0 };
+    ck_assert_int_eq(export_png_encode(s, NULL, &a), 0);
+    uint8_t *rgb = decode_rgb(&a, 33, 17);
+    ck_assert(rgb[0] == 10 && rgb[1] == 200 && rgb[2] == 30);
+    ck_assert(rgb[3 * 33 * 17 - 3] == 10);
+    free(rgb);
+    buf_free(&a);
+    SDL_FreeSurface(s);
+    ck_assert_int_eq(export_png_encode(NULL, NULL, &a), -1);
+    ck_assert_str_eq(export_error(), "export: nothing to encode");
+    ck_assert_uint_eq(a.len, 0);
+}
+END_TEST
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* XINUSE (XGETBV with ECX = 1): which register states are not in their
+** initial configuration; 0 when the CPU cannot say. */
+static unsigned xinuse(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(0xd, 1, &a, &b, &c, &d) || !(a & 4)) return 0;
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1));
+    (void)hi;
+    return lo;
+}
+#endif
+
+START_TEST(test_upper_vector_state_is_clean_after_encoding)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    /* Bit 2: upper halves of YMM0-15; bit 6: upper halves of ZMM0-15. */
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, 300, 200, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_FillRect(s, NULL, 0xff336699u);
+    Buf a = { 0 };
+    ck_assert_int_eq(export_png_encode(s, NULL, &a), 0);
+    unsigned state = xinuse();
+    ck_assert_msg((state & 0x44) == 0, "XINUSE %#x after export_png_encode", state);
+    buf_free(&a);
+    SDL_FreeSurface(s);
+#endif
+}
+END_TEST
+
+/* The export suite. */
+Suite *export_suite(void)
+{
+    Suite *s = suite_create("export");
+    TCase *core = tcase_create("core");
+    tcase_add_checked_fixture(core, setup_fonts, teardown_fonts);
+    tcase_set_timeout(core, 120);
+    tcase_add_test(core, test_every_bundled_stage_decodes_to_its_canvas);
+    tcase_add_test(core, test_text_chunks_and_a_big_canvas);
+    tcase_add_test(core, test_other_pixel_formats_are_converted);
+    tcase_add_test(core, test_upper_vector_state_is_clean_after_encoding);
+    suite_add_tcase(s, core);
+    return s;
+}
