@@ -680,31 +680,32 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
     s += n;
     lm->generated = true;
     int col = col_of(p, at);
+    double scale = 1.0;         /* `* S` after any generator but sinusoid (whose freq would swallow it) */
     if (!strcmp(word, "zeros") || !strcmp(word, "ones")) {
-        if (!parse_shape(p, &s, &stack, &rows, &cols, true) || !end_of_line(p, s)) return false;
+        if (!parse_shape(p, &s, &stack, &rows, &cols, true) || !parse_scale(p, s, &scale)) return false;
         if (!add_numbers(p, p->lineno, col, rows * cols * stack)) return false;
         lm->m = mat_create((int)rows, (int)(cols * stack));
         if (word[0] == 'o')
             for (int64_t i = 0; i < rows * cols * stack; i++) lm->m->data[i] = 1.0;
     } else if (!strcmp(word, "identity")) {
         int64_t k;
-        if (!scan_int(p, &s, 1, LESSON_MAX_DIM, "the size of the identity", &k) || !end_of_line(p, s)) return false;
+        if (!scan_int(p, &s, 1, LESSON_MAX_DIM, "the size of the identity", &k) || !parse_scale(p, s, &scale)) return false;
         if (!add_numbers(p, p->lineno, col, k * k)) return false;
         lm->m = mat_create((int)k, (int)k);
         for (int i = 0; i < k; i++) mat_set(lm->m, i, i, 1.0);
     } else if (!strcmp(word, "onehot")) {
         const char *sh = skip_ws(s);
-        if (!parse_shape(p, &s, &stack, &rows, &cols, false) || !end_of_line(p, s)) return false;
+        if (!parse_shape(p, &s, &stack, &rows, &cols, false) || !parse_scale(p, s, &scale)) return false;
         if (rows > cols) return FAIL(p, sh, "onehot %" PRId64 "x%" PRId64 " needs at least as many columns as rows", rows, cols);
         if (!add_numbers(p, p->lineno, col, rows * cols)) return false;
         lm->m = mat_create((int)rows, (int)cols);
         for (int i = 0; i < rows; i++) mat_set(lm->m, i, i, 1.0);
     } else if (!strcmp(word, "randn") || !strcmp(word, "rand")) {
-        double scale;
         if (!need_seed(p, at, word)) return false;
         if (!parse_shape(p, &s, &stack, &rows, &cols, true) || !parse_scale(p, s, &scale)) return false;
         if (!add_numbers(p, p->lineno, col, rows * cols * stack)) return false;
         lm->m = gen_random(p, word, stack, rows, cols, scale, 0, 0);
+        scale = 1.0;            /* applied while drawing, as numpy's randn(...) * S */
     } else if (!strcmp(word, "randint")) {
         int64_t lo = 0, hi;
         if (!need_seed(p, at, word)) return false;
@@ -720,7 +721,7 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
             if (!scan_int(p, &s, -1000000000, 1000000000, "the upper bound of randint", &hi)) return false;
         }
         if (hi <= lo) return FAIL(p, first, "randint needs low < high, found %" PRId64 " and %" PRId64, lo, hi);
-        if (!parse_shape(p, &s, &stack, &rows, &cols, true) || !end_of_line(p, s)) return false;
+        if (!parse_shape(p, &s, &stack, &rows, &cols, true) || !parse_scale(p, s, &scale)) return false;
         if (!add_numbers(p, p->lineno, col, rows * cols * stack)) return false;
         lm->m = gen_random(p, word, stack, rows, cols, 1.0, lo, hi);
     } else if (!strcmp(word, "sinusoid")) {
@@ -767,6 +768,8 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
                     "(zeros, ones, identity, onehot, randn, rand, randint, sinusoid, stack, torch_rand, "
                     "torch_randn, xavier_uniform, linear, linear_bias, transpose), found %s", f);
     }
+    if (scale != 1.0 && lm->m)
+        for (int64_t i = 0; i < (int64_t)lm->m->rows * lm->m->cols; i++) lm->m->data[i] *= scale;
     /* A scale like 1e308 turns some draws infinite: such a matrix could
     ** neither be shown nor saved (a written-out inf does not load). */
     if (!mat_all_finite(lm->m))
@@ -793,6 +796,7 @@ static bool parse_row(Parser *p, const char *s)
             found(s, f, sizeof f);
             return FAIL(p, s, "expected a space between numbers, found %s", f);
         }
+        s = skip_ws(s);                     /* "1 , 2" as well as "1, 2" */
         if (*s == ',') s++;
         if ((p->nrows * p->rows_cols) + count >= p->rows_cap) {
             p->rows_cap = p->rows_cap ? p->rows_cap * 2 : 64;
@@ -979,6 +983,11 @@ static bool parse_setup_key(Parser *p, const char *key, const char *key_at, cons
         return parse_torch_seed(p, s);
     } else if (!strcmp(key, "tokens")) {
         char **t; int n;
+        int other = p->key_line[key_index(setup_keys, "query_tokens")] ? p->key_line[key_index(setup_keys, "query_tokens")]
+                  : p->key_line[key_index(setup_keys, "key_tokens")];
+        if (other)
+            return FAIL(p, key_at, "this setup already set query_tokens or key_tokens (line %d): use 'tokens:' for "
+                        "self-attention, or 'query_tokens:' and 'key_tokens:' for cross-attention, not both", other);
         if (!parse_tokens(p, s, &t, &n)) return false;
         free_tokens(su->qtokens, su->nq);
         free_tokens(su->ktokens, su->nk);
@@ -989,8 +998,25 @@ static bool parse_setup_key(Parser *p, const char *key, const char *key_at, cons
         char **t; int n;
         if (!parse_tokens(p, s, &t, &n)) return false;
         bool q = key[0] == 'q';
+        if (p->key_line[key_index(setup_keys, "tokens")]) {
+            free_tokens(t, n);
+            return FAIL(p, key_at, "this setup already set tokens (line %d): use 'tokens:' for self-attention, "
+                        "or 'query_tokens:' and 'key_tokens:' for cross-attention, not both",
+                        p->key_line[key_index(setup_keys, "tokens")]);
+        }
         free_tokens(q ? su->qtokens : su->ktokens, q ? su->nq : su->nk);
         if (q) { su->qtokens = t; su->nq = n; } else { su->ktokens = t; su->nk = n; }
+        if (!su->cross) {
+            /* becoming cross-attention: keys and values now default to Y,
+            ** unless this setup says where they come from */
+            Operand *kv[2] = { &su->keys, &su->values };
+            const char *names[2] = { "keys", "values" };
+            for (int i = 0; i < 2; i++)
+                if (!p->key_line[key_index(setup_keys, names[i])]) {
+                    free(kv[i]->input); free(kv[i]->weight);
+                    kv[i]->input = kv[i]->weight = NULL;
+                }
+        }
         su->cross = true;
     } else if (!strcmp(key, "dims") || !strcmp(key, "key_dims")) {
         char **t; int n;
@@ -1507,7 +1533,8 @@ static bool parse_line(Parser *p, char *line)
     ** first line that is not `option: value` starts the prose. */
     if (p->sec == SEC_STAGE && !p->stage_prose && *s != '[' && !comment) {
         size_t kn = ident_len(s);
-        if (blank || kn == 0 || *skip_ws(s + kn) != ':') {
+        /* an option is a lowercase word: "Note: ..." is prose */
+        if (blank || kn == 0 || *skip_ws(s + kn) != ':' || isupper((unsigned char)*s)) {
             p->stage_prose = true;
             return parse_line(p, line);
         }
@@ -1536,6 +1563,11 @@ static bool parse_line(Parser *p, char *line)
     if (*s == '[') return parse_section(p, s);
 
     /* key: value  or  NAME = ... */
+    if (*s == '_') {
+        char f[48];
+        found(s, f, sizeof f);
+        return FAIL(p, s, "a name starts with a letter, found %s", f);
+    }
     size_t n = ident_len(s);
     const char *after = skip_ws(s + n);
     if (n > 0 && *after == '=' && p->sec == SEC_SETUP) return parse_matrix_def(p, s);
