@@ -12,6 +12,7 @@ Suite *mat_suite(void);
 Suite *rng_suite(void);
 Suite *attn_suite(void);
 Suite *lesson_suite(void);
+Suite *lessonsave_suite(void);
 Suite *stage_suite(void);
 Suite *state_suite(void);
 Suite *render_suite(void);

@@ -151,6 +151,17 @@ void util_fmt_num(char *out, size_t n, double v, int decimals)
     }
 }
 
+/* %.15g already gives the shortest form when one of 15 digits or fewer
+** exists (it rounds, then drops trailing zeros), so only 15, 16 and 17
+** digits need trying; 17 always reads back exactly. */
+void util_fmt_shortest(char *out, size_t n, double v)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(out, n, "%.*g", prec, v);
+        if (strtod(out, NULL) == v) return;
+    }
+}
+
 /* Temporary file beside the target, fsync if durable, rename over it. */
 int util_write_file_atomic(const char *path, const void *data, size_t len, bool durable,
                            char *errmsg, size_t n)

@@ -51,6 +51,9 @@ void buf_free(Buf *b);
 /* Format a double the way the screen and explanations show it: fixed decimals,
 ** "-0" folded to "0", infinities as "−∞"/"∞". Writes into out (size n). */
 void util_fmt_num(char *out, size_t n, double v, int decimals);
+/* The shortest decimal text that reads back (strtod) as exactly v: "1.2",
+** not "1.2000000000000002". v must be finite; out needs 32 bytes. */
+void util_fmt_shortest(char *out, size_t n, double v);
 
 /* Write data to path atomically: a temporary file in the same directory, then
 ** rename. Returns 0 on success, -1 with errmsg (size n) filled on failure; no
