@@ -812,7 +812,12 @@ static bool parse_override(Parser *p, const char *s)
     if (*s != '=') return FAIL(p, s, "expected '=' after %s[%ld,%ld]", lm->name, row, col);
     s = skip_ws(s + 1);
     const char *num_at = s;
-    if (!scan_number(p, &s, &v) || !end_of_line(p, s)) return false;
+    if (!scan_number(p, &s, &v)) return false;
+    if (*skip_ws(s)) {
+        char f[48];
+        found(num_at, f, sizeof f);
+        return FAIL(p, num_at, "the value of %s[%ld,%ld] must be one number (no expression), found %s", lm->name, row, col, f);
+    }
     if (L->novrs >= LESSON_MAX_OVERRIDES)
         return FAIL(p, name_at, "too many cell overrides (the limit is %d)", LESSON_MAX_OVERRIDES);
     for (int i = 0; i < L->novrs; i++)

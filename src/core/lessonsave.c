@@ -256,7 +256,7 @@ char *lsave_apply(const char *text, size_t len, const Lesson *base, const LsaveE
         else if (!same) ops[nops++] = op;
         if (same && k < nops) ops[k] = ops[--nops];   /* edited back to what the text says */
     }
-    qsort(ops, (size_t)nops, sizeof *ops, op_cmp);
+    if (nops > 1) qsort(ops, (size_t)nops, sizeof *ops, op_cmp);
     Buf out = { 0 }, pad = { 0 };
     unsigned at = 0;
     for (int i = 0; i < nops; i++) {
