@@ -36,7 +36,7 @@ static const char *const key_help[] = {
     "R", "back to the file as loaded",
     "mouse", "hover: explain a cell; click: pin; scroll: edit an input (Shift: finer)",
     "?", "this help",
-    "Q  Ctrl+Q", "quit",
+    "Q  Ctrl+Q", "quit (asks first if edits are not saved)",
     NULL, NULL,
 };
 

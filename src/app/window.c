@@ -195,7 +195,7 @@ static void on_event(Win *w, const SDL_Event *e)
         }
         break;
     case SDL_MOUSEBUTTONDOWN:
-        if (e->button.button != SDL_BUTTON_LEFT) break;
+        if (e->button.button != SDL_BUTTON_LEFT || a->ask) break;   /* a question is open: only keys */
         cell_at(w, e->button.x, e->button.y, &p, &r, &c);
         app_click(a, p, r, c);
         w->redraw = true;
@@ -205,7 +205,7 @@ static void on_event(Win *w, const SDL_Event *e)
         SDL_GetMouseState(&mx, &my);
         cell_at(w, mx, my, &p, &r, &c);
         int steps = e->wheel.y * (e->wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -1 : 1);
-        if (p >= 0 && steps != 0) {
+        if (p >= 0 && steps != 0 && !a->ask) {
             app_scroll_edit(a, p, r, c, steps, (SDL_GetModState() & KMOD_SHIFT) != 0);
             w->redraw = true;
         }

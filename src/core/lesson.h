@@ -5,8 +5,11 @@
 ** where queries, keys and values come from, attention settings) and an ordered
 ** list of stages, each belonging to the setup written above it. Random inputs
 ** are drawn at parse time, in the order the file declares them, from numpy's
-** legacy generator, so the Lesson holds every input value. The format is
-** documented in docs/lesson-format.md.
+** legacy generator, so the Lesson holds every input value (with the cell
+** overrides `NAME[ROW,COL] = VALUE` applied). For saving edits in place,
+** the Lesson also records where each definition, each written-out number
+** and each override is in the text (LessonDef, LessonOverride; see
+** lessonsave.h). The format is documented in docs/lesson-format.md.
 **
 ** Usage:
 **   LessonError err;
