@@ -271,6 +271,24 @@ START_TEST(test_no_final_newline)
 }
 END_TEST
 
+START_TEST(test_crlf_bom_kept)
+{
+    /* a BOM and CRLF line ends: the added override line ends in CRLF too,
+    ** a replaced number keeps its line's CRLF, the BOM stays */
+    const char *t = "\xef\xbb\xbftitle: T\r\n[setup]\r\nseed: 2\r\ntokens: a b\r\nX =\r\n  1  2\r\n  3  4\r\n"
+                    "W = randn 2x2\r\nqueries: X @ W\r\n\r\n[softmax]\r\n";
+    size_t n;
+    char *out = save_one(t, strlen(t), 0, "W", 1, 0, -0.5, &n);
+    ck_assert_str_eq(out, "\xef\xbb\xbftitle: T\r\n[setup]\r\nseed: 2\r\ntokens: a b\r\nX =\r\n  1  2\r\n  3  4\r\n"
+                          "W = randn 2x2\r\nW[2,1] = -0.5\r\nqueries: X @ W\r\n\r\n[softmax]\r\n");
+    free(out);
+    out = save_one(t, strlen(t), 0, "X", 1, 1, 40.5, &n);
+    ck_assert_str_eq(out, "\xef\xbb\xbftitle: T\r\n[setup]\r\nseed: 2\r\ntokens: a b\r\nX =\r\n  1  2\r\n  3 40.5\r\n"
+                          "W = randn 2x2\r\nqueries: X @ W\r\n\r\n[softmax]\r\n");
+    free(out);
+}
+END_TEST
+
 START_TEST(test_shortest_numbers)
 {
     char t[32];
@@ -329,6 +347,7 @@ Suite *lessonsave_suite(void)
     tcase_add_test(core, test_alignment_kept);
     tcase_add_test(core, test_override_syntax);
     tcase_add_test(core, test_no_final_newline);
+    tcase_add_test(core, test_crlf_bom_kept);
     tcase_set_timeout(core, 60);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");

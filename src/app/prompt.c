@@ -20,6 +20,14 @@ static void ask_none(AppState *a)
     a->ask_path = NULL;
 }
 
+/* Ask something: the question must be seen, so the black screen goes. */
+static void ask(AppState *a, AppAsk what)
+{
+    ask_none(a);
+    a->ask = what;
+    a->black = false;
+}
+
 /* Quit now or ask. */
 void app_request_quit(AppState *a)
 {
@@ -27,16 +35,14 @@ void app_request_quit(AppState *a)
         a->quit = true;
         return;
     }
-    ask_none(a);
-    a->ask = ASK_QUIT;
+    ask(a, ASK_QUIT);
 }
 
 /* Open now or ask. */
 void app_request_open(AppState *a, const char *path)
 {
     if (a->dirty && a->L) {
-        ask_none(a);
-        a->ask = ASK_OPEN;
+        ask(a, ASK_OPEN);
         a->ask_path = xstrdup(path);
         return;
     }
@@ -49,8 +55,7 @@ void app_request_open(AppState *a, const char *path)
 void app_save_as_start(AppState *a)
 {
     if (!a->L) return;
-    ask_none(a);
-    a->ask = ASK_SAVE_AS;
+    ask(a, ASK_SAVE_AS);
     app_save_as_default(a, a->ask_text, sizeof a->ask_text);
 }
 
