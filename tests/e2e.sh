@@ -220,6 +220,11 @@ shot r2
 sleep 1
 cpu=$(ps -o %cpu= -p "$app" | tr -d ' ' | cut -d. -f1)
 [ "${cpu:-99}" -lt 20 ] && ok || bad "idle CPU is low (got $cpu%)"
+# and while it watches the lesson file (a stat twice a second) it stays
+# asleep: CPU time over three idle seconds, in clock ticks (100 a second)
+ticks() { awk '{ print $14 + $15 }' "/proc/$app/stat"; }
+t0=$(ticks); sleep 3; t1=$(ticks); echo "e2e: idle CPU $((t1 - t0)) ticks in 3 s"
+[ $((t1 - t0)) -le 6 ] && ok || bad "idle CPU while watching the file is about 0 (got $((t1 - t0)) ticks in 3 s)"
 
 # Q quits with status 0
 key q

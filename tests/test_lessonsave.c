@@ -243,6 +243,8 @@ START_TEST(test_override_syntax)
     ck_assert_double_eq(mat_get(x1, 0, 1), 0.5);                 /* inherited with the override */
     ck_assert_double_eq(mat_get(x1, 1, 0), -2.0);
     ck_assert_int_eq(L->novrs, 2);
+    ck_assert_int_eq(L->ovrs[1].setup, 1);
+    ck_assert_int_eq(L->ovrs[1].line, 9);
     ck_assert(!lsave_shared(L, 0, 1, "X", 1, 0));                /* setup 2 reads its own line */
     ck_assert(lsave_shared(L, 0, 1, "X", 0, 1));
     ck_assert(lsave_shared(L, 0, 1, "X", 0, 0));                 /* both read the generator */
@@ -257,6 +259,20 @@ START_TEST(test_override_syntax)
     out = save_one(t, strlen(t), 0, "X", 1, 1, 0.25, &n);
     ck_assert_str_eq(out, "title: T\n[setup]\nseed: 1\ntokens: a b\nX = identity 2\nX[1,2] = 0.5\nX[2,2] = 0.25\n"
                           "[softmax]\n[setup]\nX[2,1] = -2\n[softmax]\n");
+    free(out);
+}
+END_TEST
+
+START_TEST(test_override_spacing)
+{
+    /* spaces are allowed around the brackets, the comma and '=' */
+    const char *t = "title: T\n[setup]\ntokens: a b\nX = zeros 2x2\nX [ 2 , 1 ]=7   # a comment\n[softmax]\n";
+    size_t n;
+    Lesson *L = must_parse(t, strlen(t), "t.lesson");
+    ck_assert_double_eq(mat_get(lesson_matrix(&L->setups[0], "X")->m, 1, 0), 7.0);
+    lesson_free(L);
+    char *out = save_one(t, strlen(t), 0, "X", 1, 0, 8, &n);
+    ck_assert_str_eq(out, "title: T\n[setup]\ntokens: a b\nX = zeros 2x2\nX [ 2 , 1 ]=8   # a comment\n[softmax]\n");
     free(out);
 }
 END_TEST
@@ -347,6 +363,7 @@ Suite *lessonsave_suite(void)
     tcase_add_test(core, test_alignment_kept);
     tcase_add_test(core, test_override_syntax);
     tcase_add_test(core, test_no_final_newline);
+    tcase_add_test(core, test_override_spacing);
     tcase_add_test(core, test_crlf_bom_kept);
     tcase_set_timeout(core, 60);
     suite_add_tcase(s, core);

@@ -798,7 +798,7 @@ static bool parse_override(Parser *p, const char *s)
     char what[80];
     long row, col;
     double v;
-    s = skip_ws(s + 1);                                   /* past '[' */
+    s = skip_ws(skip_ws(s) + 1);                          /* past '[' */
     snprintf(what, sizeof what, "the row of %s", lm->name);
     if (!scan_int(p, &s, 1, lm->m->rows, what, &row)) return false;
     s = skip_ws(s);
