@@ -225,8 +225,24 @@ START_TEST(test_alignment_kept)
 {
     aligned_row(0, 0, 1.25, 0, "  1.25   0.1  -0.3   # row a");   /* longer: takes a space before */
     aligned_row(1, 2, -0.45, 1, "   0.1   0.8 -0.45");             /* the last space stays */
-    aligned_row(0, 2, 2, 0, "   0.9   0.1     2   # row a");       /* shorter: padded before */
+    aligned_row(0, 2, 2, 0, "   0.9   0.1   2.0   # row a");       /* shorter: padded before, 1 decimal like the rest */
     aligned_row(1, 1, 123456.5, 1, "   0.1 123456.5   0.4");       /* too long: the row grows */
+    aligned_row(1, 0, 1.0 / 3, 1, " 0.3333333333333333   0.8   0.4"); /* no room: one space of indentation stays */
+}
+END_TEST
+
+START_TEST(test_alignment_left)
+{
+    /* a left-aligned first column before a right-aligned one: padding and
+    ** taking spaces after the number keeps the second column in place */
+    const char *t = "title: T\n[setup]\ntokens: a b\nX =\n  0.9   -0.1\n  -0.25  0.3\n[softmax]\n";
+    size_t n;
+    char *out = save_one(t, strlen(t), 0, "X", 0, 0, 0.95, &n);
+    ck_assert_str_eq(out, "title: T\n[setup]\ntokens: a b\nX =\n  0.95  -0.1\n  -0.25  0.3\n[softmax]\n");
+    free(out);
+    out = save_one(t, strlen(t), 0, "X", 1, 0, 1, &n);
+    ck_assert_str_eq(out, "title: T\n[setup]\ntokens: a b\nX =\n  0.9   -0.1\n  1.0    0.3\n[softmax]\n");
+    free(out);
 }
 END_TEST
 
@@ -255,6 +271,11 @@ START_TEST(test_override_syntax)
     ck_assert_str_eq(out, "title: T\n[setup]\nseed: 1\ntokens: a b\nX = identity 2\nX[1,2] = 0.5\n"
                           "[softmax]\n[setup]\nX[2,1] = 3.5\n[softmax]\n");
     free(out);
+    /* set back to the generator's value, an override line goes away */
+    out = save_one(t, strlen(t), 0, "X", 0, 1, 0.0, &n);
+    ck_assert_str_eq(out, "title: T\n[setup]\nseed: 1\ntokens: a b\nX = identity 2\n"
+                          "[softmax]\n[setup]\nX[2,1] = -2\n[softmax]\n");
+    free(out);
     /* a second cell of the same matrix goes after the last override of it */
     out = save_one(t, strlen(t), 0, "X", 1, 1, 0.25, &n);
     ck_assert_str_eq(out, "title: T\n[setup]\nseed: 1\ntokens: a b\nX = identity 2\nX[1,2] = 0.5\nX[2,2] = 0.25\n"
@@ -273,6 +294,25 @@ START_TEST(test_override_spacing)
     lesson_free(L);
     char *out = save_one(t, strlen(t), 0, "X", 1, 0, 8, &n);
     ck_assert_str_eq(out, "title: T\n[setup]\ntokens: a b\nX = zeros 2x2\nX [ 2 , 1 ]=8   # a comment\n[softmax]\n");
+    free(out);
+}
+END_TEST
+
+START_TEST(test_decimals_kept)
+{
+    /* 0.1350 edited to 0.235 is written 0.2350 like its neighbours: the same double, the same width */
+    const char *t = "title: T\n[setup]\ntokens: a b\nX =\n  0.6686  0.1350\n -0.2812  0.0947\n[softmax]\n";
+    size_t n;
+    char *out = save_one(t, strlen(t), 0, "X", 0, 1, 0.235, &n);
+    ck_assert_str_eq(out, "title: T\n[setup]\ntokens: a b\nX =\n  0.6686  0.2350\n -0.2812  0.0947\n[softmax]\n");
+    free(out);
+    /* its neighbours decide, not the number it replaces */
+    const char *u = "title: T\n[setup]\ntokens: a b\nX =\n  0.3333333333333333  0.1\n  0.2  0.3\n[softmax]\n";
+    out = save_one(u, strlen(u), 0, "X", 0, 0, 0.9, &n);
+    ck_assert_str_eq(out, "title: T\n[setup]\ntokens: a b\nX =\n  0.9  0.1\n  0.2  0.3\n[softmax]\n");
+    free(out);
+    out = save_one(t, strlen(t), 0, "X", 1, 0, 1e-9, &n);            /* an exponent: as it is */
+    ck_assert_str_eq(out, "title: T\n[setup]\ntokens: a b\nX =\n  0.6686  0.1350\n   1e-09  0.0947\n[softmax]\n");
     free(out);
 }
 END_TEST
@@ -361,9 +401,11 @@ Suite *lessonsave_suite(void)
     tcase_add_test(core, test_roundtrip_bundled);
     tcase_add_test(core, test_roundtrip_accepted_crlf_bom);
     tcase_add_test(core, test_alignment_kept);
+    tcase_add_test(core, test_alignment_left);
     tcase_add_test(core, test_override_syntax);
     tcase_add_test(core, test_no_final_newline);
     tcase_add_test(core, test_override_spacing);
+    tcase_add_test(core, test_decimals_kept);
     tcase_add_test(core, test_crlf_bom_kept);
     tcase_set_timeout(core, 60);
     suite_add_tcase(s, core);

@@ -15,6 +15,7 @@
 #include "tjson.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -608,6 +609,156 @@ START_TEST(test_live_reload)
 }
 END_TEST
 
+#define HAND "# Attention on three words, by hand.\n" \
+    "# Legend: column 1 = size, 2 = colour, 3 = motion\n" \
+    "title: Hand-aligned\nsummary: A lesson a teacher wrote.\n\n" \
+    "[setup: first]\nseed: 42        # numpy's seed\ntokens: the cat sat\n" \
+    "X =\n   0.90   0.10  -0.30   # the\n   0.10   0.80   0.40   # cat\n  -0.20   0.60   0.70   # sat\n" \
+    "W_q = randn 3x3 * 0.5\nW_k = identity 3\nW_k[1,2] = 0.25\nW_v = rand 3x3\n" \
+    "queries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_v\n\n" \
+    "[softmax: weights]\ncmap: viridis\n\nSome prose.\n\n" \
+    "[setup: second]\nW_v[3,3] = 2\n\n[weighted_sum]\n"
+
+/* Is t (n bytes) one number? */
+static bool is_number(const char *t, size_t n)
+{
+    char buf[64], *end;
+    if (n == 0 || n >= sizeof buf) return false;
+    memcpy(buf, t, n);
+    buf[n] = '\0';
+    strtod(buf, &end);
+    return *end == '\0';
+}
+
+/* Lines p and q hold the same words, except numbers (spacing may differ). */
+static bool same_but_numbers(const char *p, size_t na, const char *q, size_t nb)
+{
+    size_t i = 0, j = 0;
+    for (;;) {
+        while (i < na && (p[i] == ' ' || p[i] == '\t')) i++;
+        while (j < nb && (q[j] == ' ' || q[j] == '\t')) j++;
+        if (i == na || j == nb) return i == na && j == nb;
+        size_t ei = i, ej = j;
+        while (ei < na && p[ei] != ' ' && p[ei] != '\t') ei++;
+        while (ej < nb && q[ej] != ' ' && q[ej] != '\t') ej++;
+        bool same = ei - i == ej - j && !memcmp(p + i, q + j, ei - i);
+        if (!same && !(is_number(p + i, ei - i) && is_number(q + j, ej - j))) return false;
+        i = ei;
+        j = ej;
+    }
+}
+
+/* saved is orig with numbers changed and override lines added (or, set
+** back to what is underneath, removed), nothing else. */
+static void only_numbers_changed(const char *orig, const char *saved)
+{
+    const char *p = orig, *q = saved;
+    while (*p || *q) {
+        const char *ea = strchr(p, '\n'), *eb = strchr(q, '\n');
+        ck_assert_msg(eb != NULL, "the saved text lost its last line end");
+        if (ea && same_but_numbers(p, (size_t)(ea - p), q, (size_t)(eb - q))) {
+            p = ea + 1;
+            q = eb + 1;
+            continue;
+        }
+        if (strstr(q, "] = ") && strstr(q, "] = ") < eb) {
+            q = eb + 1;                          /* an override line added */
+            continue;
+        }
+        ck_assert_msg(ea && strstr(p, "] = ") && strstr(p, "] = ") < ea,
+                      "a line other than a number or an override changed: %.*s", (int)(eb - q), q);
+        p = ea + 1;                              /* an override line removed */
+    }
+}
+
+/* Every input matrix of every setup of L equals the lesson in the file, bit for bit. */
+static void file_holds(const Lesson *L, const char *path)
+{
+    LessonError err;
+    Lesson *F = lesson_load(path, &err);
+    ck_assert_msg(F != NULL, "%s", err.msg);
+    ck_assert_int_eq(F->nsetups, L->nsetups);
+    for (int s = 0; s < L->nsetups; s++)
+        for (int k = 0; k < L->setups[s].nmats; k++) {
+            const LessonMatrix *m = &L->setups[s].mats[k], *f = lesson_matrix(&F->setups[s], m->name);
+            ck_assert_ptr_nonnull(f);
+            ck_assert(mat_same_shape(m->m, f->m));
+            ck_assert_msg(!memcmp(m->m->data, f->m->data, sizeof(double) * (size_t)m->m->rows * (size_t)m->m->cols),
+                          "setup %d, %s differs from the file", s + 1, m->name);
+        }
+    lesson_free(F);
+}
+
+START_TEST(test_limits_any_sequence_keeps_the_file)
+{
+    /* random edits, undos, redos, saves, R and reloads on a commented,
+    ** hand-aligned lesson with generated matrices and overrides: every save
+    ** holds exactly the numbers of the window and differs from the original
+    ** only in numbers and override lines */
+    char dir[64], path[256];
+    make_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/hand.lesson", dir);
+    write_text(path, HAND);
+    ck_assert_msg(app_open(a, path) == 0, "%s", a->error);
+    const char *names[4] = { "X", "W_q", "W_k", "W_v" };
+    const double values[8] = { 1.2, -0.5, 1.0 / 3, 12345.678, 1e-7, 0.0, -2.25, 0.9 + 0.1 + 0.1 + 0.1 };
+    uint32_t x = 12345;
+    int saves = 0, overrides = 0;
+    for (int step = 0; step < 300; step++) {
+        x = x * 1664525u + 1013904223u;
+        int op = (int)(x >> 24) % 20;
+        if (op < 10) {
+            int s = (int)(x >> 4) % 2, r = (int)(x >> 8) % 3, c = (int)(x >> 12) % 3;
+            const char *name = names[(x >> 16) % 4];
+            double old = mat_get(lesson_matrix(&a->L->setups[s], name)->m, r, c);
+            double v = values[(x >> 20) % 8] + (double)((x >> 2) % 3);
+            if (app_set_cell(a, s, name, r, c, v) == 0) app_edit_push(a, s, name, r, c, old, v);
+        } else if (op < 12) {
+            app_undo(a);
+        } else if (op == 12) {
+            app_redo(a);
+        } else if (op < 17) {
+            ck_assert_int_eq(app_save_lesson(a), 0);
+            ck_assert(!a->dirty);
+            file_holds(a->L, path);
+            size_t len;
+            char *now = tjson_read_file(path, &len);
+            only_numbers_changed(HAND, now);
+            if (strstr(now, "\nW_q[") && strstr(now, "\nW_v[1")) overrides++;
+            free(now);
+            saves++;
+        } else if (op == 17) {
+            app_undo_all(a);
+        } else {
+            /* the file rewritten with the same bytes (an editor saving
+            ** without a change): nothing reloads, nothing is lost */
+            size_t len;
+            char *now = tjson_read_file(path, &len);
+            write_text(path, now);
+            free(now);
+            bool dirty = a->dirty;
+            app_reload_check(a);
+            ck_assert_int_eq(a->dirty, dirty);
+        }
+    }
+    ck_assert_int_gt(saves, 20);
+    ck_assert_int_gt(overrides, 5);                         /* the sequence did write overrides */
+    /* R and a save: the original numbers again */
+    app_undo_all(a);
+    ck_assert_int_eq(app_save_lesson(a), 0);
+    AppState *b = app_create();
+    ck_assert_int_eq(app_open_text(b, path, HAND, strlen(HAND)), 0);
+    file_holds(b->L, path);
+    app_free(b);
+    size_t len;
+    char *last = tjson_read_file(path, &len);
+    only_numbers_changed(HAND, last);
+    ck_assert_ptr_null(strstr(last, "\nW_q["));           /* set back: no override is left */
+    free(last);
+    rm_dir(dir);
+}
+END_TEST
+
 /* Count commands of a role whose text contains part (any text if NULL). */
 static int count_role(const DrawList *d, DrawRole role, const char *part)
 {
@@ -699,6 +850,7 @@ Suite *state_suite(void)
     tcase_add_test(limits, test_save_as);
     tcase_add_test(limits, test_read_only_saves_in_user_dir);
     tcase_add_test(limits, test_live_reload);
+    tcase_add_test(limits, test_limits_any_sequence_keeps_the_file);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -825,9 +825,10 @@ static bool parse_override(Parser *p, const char *s)
             && L->ovrs[i].row == row - 1 && L->ovrs[i].col == col - 1)
             return FAIL(p, name_at, "%s[%ld,%ld] is set twice in this setup (first on line %d)",
                         lm->name, row, col, L->ovrs[i].line);
-    mat_set(lm->m, (int)row - 1, (int)col - 1, v);
     L->ovrs = xrealloc(L->ovrs, sizeof *L->ovrs * (size_t)(L->novrs + 1));
     LessonOverride *o = &L->ovrs[L->novrs++];
+    o->under = mat_get(lm->m, (int)row - 1, (int)col - 1);
+    mat_set(lm->m, (int)row - 1, (int)col - 1, v);
     o->setup = L->nsetups - 1;
     o->line = p->lineno;
     o->def = lm->def;

@@ -98,6 +98,7 @@ typedef struct LessonOverride {
     int row, col;       /* 0-based */
     LessonSpan num;     /* the value's text */
     unsigned end;       /* just after the line and its line end */
+    double under;       /* the cell's value before this line set it */
 } LessonOverride;
 
 /* `queries: X @ W_q` or `queries: X`: a matrix, optionally times a weight. */

@@ -21,6 +21,7 @@
 typedef struct Op {
     unsigned from, to;
     bool insert;
+    bool remove;                    /* drop the whole line [from, to) */
     int key_kind, key_a, key_b;     /* what it changes, for keeping only the last edit of a place */
     int def, row, col;              /* the cell (inserted overrides are ordered by it) */
     int edit;                       /* the edit it makes */
@@ -105,20 +106,32 @@ static int char_col(const char *text, unsigned off)
 
 typedef enum Align { COL_FREE, COL_RIGHT, COL_LEFT } Align;
 
+/* Do the numbers of column col all end (right) or start (left) in the same
+** character column? */
+static void column_edges(const char *text, const LessonDef *d, int col, bool *right, bool *left)
+{
+    const LessonSpan *first = &d->cells[col];
+    int s0 = char_col(text, first->off), e0 = char_col(text, first->off + first->len);
+    *right = *left = true;
+    for (int i = 1; i < d->rows; i++) {
+        const LessonSpan *c = &d->cells[i * d->cols + col];
+        if (char_col(text, c->off + c->len) != e0) *right = false;
+        if (char_col(text, c->off) != s0) *left = false;
+    }
+}
+
 /* How column col of a written-out matrix is aligned: every number ending in
-** the same character column (right), else starting in one (left), else none. */
+** the same character column (right); else every one starting in the same
+** column, when padding after it keeps the next column in place (left: the
+** next column is aligned too, or there is none); else not at all. */
 static Align column_align(const char *text, const LessonDef *d, int col)
 {
     if (d->rows < 2) return COL_FREE;
-    bool right = true, left = true;
-    const LessonSpan *first = &d->cells[col];
-    int s0 = char_col(text, first->off), e0 = char_col(text, first->off + first->len);
-    for (int i = 1; i < d->rows; i++) {
-        const LessonSpan *c = &d->cells[i * d->cols + col];
-        if (char_col(text, c->off + c->len) != e0) right = false;
-        if (char_col(text, c->off) != s0) left = false;
-    }
-    return right ? COL_RIGHT : left ? COL_LEFT : COL_FREE;
+    bool right, left, next_right = true, next_left = true;
+    column_edges(text, d, col, &right, &left);
+    if (right) return COL_RIGHT;
+    if (col + 1 < d->cols) column_edges(text, d, col + 1, &next_right, &next_left);
+    return left && (next_right || next_left) ? COL_LEFT : COL_FREE;
 }
 
 /*
@@ -161,6 +174,43 @@ static void align_op(const char *text, size_t len, Op *op, Align al, unsigned fl
     }
 }
 
+/* Decimals of a plain number's text; -1 with an exponent. */
+static int decimals_of(const char *t, unsigned n)
+{
+    if (memchr(t, 'e', n) || memchr(t, 'E', n)) return -1;
+    const char *dot = memchr(t, '.', n);
+    return dot ? (int)(t + n - dot - 1) : 0;
+}
+
+/*
+** The teacher's style for a number of a written-out matrix: when most of
+** the other numbers in its row and column have the same count of decimals,
+** a new number with fewer gets as many (0.5 among 0.1350 and 0.0947 is
+** written 0.5000): the same double, and the column keeps its width. Only
+** the neighbours count, so one long number written once does not make
+** every later one long.
+*/
+static void keep_decimals(const char *text, const LessonDef *d, int row, int col, char *num, size_t n)
+{
+    int tally[24] = { 0 }, others = 0;
+    for (int k = 0; k < d->rows + d->cols; k++) {
+        int r = k < d->rows ? k : row, c = k < d->rows ? col : k - d->rows;
+        if (r == row && c == col) continue;
+        const LessonSpan *sp = &d->cells[r * d->cols + c];
+        int dec = decimals_of(text + sp->off, sp->len);
+        others++;
+        if (dec >= 0 && dec < 24) tally[dec]++;
+    }
+    int want = 0;
+    for (int k = 1; k < 24; k++) if (tally[k] > tally[want]) want = k;
+    int have = decimals_of(num, (unsigned)strlen(num));
+    size_t len = strlen(num);
+    if (tally[want] * 2 <= others || have < 0 || have >= want || len + (size_t)(want - have) + 2 > n) return;
+    if (have == 0) num[len++] = '.';
+    while (have++ < want) num[len++] = '0';
+    num[len] = '\0';
+}
+
 /* Order: by position, insertions first, inserted overrides by cell. */
 static int op_cmp(const void *x, const void *y)
 {
@@ -172,7 +222,7 @@ static int op_cmp(const void *x, const void *y)
 }
 
 /* Turn one edit into an operation; false (msg filled) if it names no cell. */
-static bool make_op(const Lesson *L, const LsaveEdit *e, Op *op, char *msg, size_t msg_n)
+static bool make_op(const char *text, const Lesson *L, const LsaveEdit *e, Op *op, char *msg, size_t msg_n)
 {
     LsaveSource src;
     if (!lsave_source(L, e->setup, e->matrix, e->row, e->col, &src)) {
@@ -192,6 +242,15 @@ static bool make_op(const Lesson *L, const LsaveEdit *e, Op *op, char *msg, size
         op->to = o->num.off + o->num.len;
         op->key_kind = 1;
         op->key_a = src.ovr;
+        /* set back to what is underneath (an edit undone): the line goes,
+        ** unless it says more than the number (a comment) */
+        unsigned k = op->to;
+        while (k < o->end && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r' || text[k] == '\n')) k++;
+        if (!memcmp(&o->under, &e->value, sizeof o->under) && k == o->end) {
+            op->from = line_start(text, o->num.off);
+            op->to = o->end;
+            op->remove = true;
+        }
     } else if (!d->generated) {
         const LessonSpan *c = &d->cells[e->row * d->cols + e->col];
         op->from = c->off;
@@ -245,7 +304,7 @@ char *lsave_apply(const char *text, size_t len, const Lesson *base, const LsaveE
     int nops = 0;
     for (int i = 0; i < n; i++) {
         Op op;
-        if (!make_op(base, &edits[i], &op, msg, msg_n)) { free(ops); return NULL; }
+        if (!make_op(text, base, &edits[i], &op, msg, msg_n)) { free(ops); return NULL; }
         op.edit = i;
         const LessonMatrix *lm = lesson_matrix(&base->setups[edits[i].setup], edits[i].matrix);
         double now = mat_get(lm->m, edits[i].row, edits[i].col);
@@ -264,9 +323,14 @@ char *lsave_apply(const char *text, size_t len, const Lesson *base, const LsaveE
         const LessonDef *d = &base->defs[op->def];
         Align al = op->key_kind == 2 ? column_align(text, d, op->col) : COL_FREE;
         buf_clear(&pad);
-        if (!op->insert) align_op(text, len, op, al, at, &pad);
+        if (!op->insert && !op->remove) {
+            if (op->key_kind == 2) keep_decimals(text, d, op->row, op->col, op->num, sizeof op->num);
+            align_op(text, len, op, al, at, &pad);
+        }
         buf_append(&out, text + at, op->from - at);
-        if (op->insert) {
+        if (op->remove) {
+            /* nothing: the override line is gone */
+        } else if (op->insert) {
             const char *eol = d->crlf ? "\r\n" : "\n";
             if (out.len > 0 && out.s[out.len - 1] != '\n') buf_puts(&out, eol);    /* a last line without its end */
             buf_printf(&out, "%s[%d,%d] = %s%s", op->name, op->row + 1, op->col + 1, op->num, eol);

@@ -6,13 +6,15 @@
 ** it is the original text with the edited numbers changed in place:
 **   - a cell of a written-out matrix: that number's text is replaced (padded
 **     or trimmed within the spaces around it to keep a column aligned);
-**   - a cell set by an override line `NAME[ROW,COL] = VALUE`: its number;
+**   - a cell set by an override line `NAME[ROW,COL] = VALUE`: its number
+**     (the line goes when the value is set back to the one underneath);
 **   - a cell of a generated matrix (randn, identity, ...): a new override
 **     line after the definition (after the last override of that matrix in
 **     the same setup, if there is one).
 ** Numbers are written in the shortest form that reads back to the same
-** double (util_fmt_shortest). Every other byte, line ends and a BOM
-** included, stays as it was; saving with no edits gives the same bytes.
+** double (util_fmt_shortest), with trailing zeros when the numbers around
+** it have more decimals. Every other byte, line ends and a BOM included,
+** stays as it was; saving with no edits gives the same bytes.
 **
 ** A cell's value comes from one place in the text (its "source"): the last
 ** override of that cell in its setup or an earlier one, else the matrix's
