@@ -147,6 +147,13 @@ kill -0 "$app" 2>/dev/null && ok || bad "Q with unsaved edits does not quit at o
 key Escape
 sleep 0.3
 kill -0 "$app" 2>/dev/null && ok || bad "Esc after Q stays"
+# closing the window (the window manager's close, Alt+F4) asks the same way
+xdotool key --window "$win" alt+F4 2>/dev/null
+shot q2
+kill -0 "$app" 2>/dev/null && ok || bad "closing the window with unsaved edits does not quit at once"
+[ "$(differ q0 q2)" -gt 1000 ] && ok || bad "closing the window with unsaved edits asks on screen"
+key Escape
+sleep 0.3
 key ctrl+z
 sleep 2.2                                  # the toast goes
 
