@@ -160,7 +160,8 @@ void app_update_dirty(AppState *a)
     a->dirty = n != 0;
 }
 
-/* Edits again on a reloaded lesson. */
+/* Edits again on a reloaded lesson: all set, then one recomputation; if
+** that overflows, one at a time, keeping those that compute. */
 void app_edits_replay(AppState *a)
 {
     int kept = 0;
@@ -168,10 +169,29 @@ void app_edits_replay(AppState *a)
         AppEdit e = a->edits[i];
         LsaveSource src;
         if (!lsave_source(a->L, e.setup, e.matrix, e.row, e.col, &src)) continue;
-        if (app_set_cell(a, e.setup, e.matrix, e.row, e.col, e.now) != 0) continue;
         a->edits[kept++] = e;
     }
     a->nedits = kept;
     a->nredo = 0;
+    if (kept == 0) { app_update_dirty(a); return; }
+    double *was = xmalloc(sizeof *was * (size_t)kept);
+    for (int i = 0; i < kept; i++) {
+        const AppEdit *e = &a->edits[i];
+        was[i] = mat_get(lesson_matrix(&a->L->setups[e->setup], e->matrix)->m, e->row, e->col);
+        put_cell(a, e->setup, e->matrix, e->row, e->col, e->now);
+    }
+    if (app_recompute(a) != 0) {
+        for (int i = kept - 1; i >= 0; i--) {
+            const AppEdit *e = &a->edits[i];
+            put_cell(a, e->setup, e->matrix, e->row, e->col, was[i]);
+        }
+        int n = 0;
+        for (int i = 0; i < kept; i++)
+            if (app_set_cell(a, a->edits[i].setup, a->edits[i].matrix, a->edits[i].row, a->edits[i].col, a->edits[i].now) == 0)
+                a->edits[n++] = a->edits[i];
+        a->nedits = n;
+        app_recompute(a);
+    }
+    free(was);
     app_update_dirty(a);
 }
