@@ -1,9 +1,12 @@
 #!/bin/sh
 # e2e.sh: the real window under Xvfb, driven by xdotool like a teacher and a
 # student would: step, go fullscreen, hover a cell, scroll-edit an input,
-# save a stage with S, save the edited lesson, resize, quit. Each effect is
-# checked from outside: screenshots must change (or not), the PNG from S must
-# equal --export's, the saved lesson's numbers must have moved downstream.
+# save a stage with S, save the edited lesson, undo, R, quit with unsaved
+# edits, follow the lesson file as another program rewrites it, Save as,
+# resize, quit. Each effect is checked from outside: screenshots must change
+# (or not), the PNG from S must equal --export's, the saved lesson must
+# differ from the original in one number only (and keep it as FILE~), its
+# numbers must have moved downstream, an idle window must use no CPU.
 set -u
 bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
 top=$(pwd)
@@ -161,11 +164,11 @@ sleep 2.2                                  # the toast goes
 rewrite() { /usr/bin/python3 - "$tmp/tour.lesson" "$1" <<'PY'
 import os, sys
 path, what = sys.argv[1], sys.argv[2]
-text = open(sys.argv[0] if False else os.environ['ORIG'], encoding='utf-8').read()
+text = open(os.environ['ORIG'], encoding='utf-8').read()
 if what == 'valid':
     text = text.replace('title: A short tour', 'title: A brief tour', 1)
     lines = text.split('\n')
-    i = lines.index('X =') if 'X =' in lines else [k for k, l in enumerate(lines) if l.startswith('X =')][0]
+    i = lines.index('X =')
     parts = lines[i + 2].split()
     parts[1] = '-2.5'
     lines[i + 2] = '  ' + '  '.join(parts)
