@@ -14,6 +14,7 @@ int main(void)
     srunner_add_suite(sr, trng_suite());
     srunner_add_suite(sr, attn_suite());
     srunner_add_suite(sr, lesson_suite());
+    srunner_add_suite(sr, lessonsave_suite());
     srunner_add_suite(sr, stage_suite());
     srunner_add_suite(sr, state_suite());
     srunner_add_suite(sr, render_suite());

@@ -1,9 +1,12 @@
 #!/bin/sh
 # e2e.sh: the real window under Xvfb, driven by xdotool like a teacher and a
 # student would: step, go fullscreen, hover a cell, scroll-edit an input,
-# save a stage with S, save the edited lesson, resize, quit. Each effect is
-# checked from outside: screenshots must change (or not), the PNG from S must
-# equal --export's, the saved lesson's numbers must have moved downstream.
+# save a stage with S, save the edited lesson, undo, R, quit with unsaved
+# edits, follow the lesson file as another program rewrites it, Save as,
+# resize, quit. Each effect is checked from outside: screenshots must change
+# (or not), the PNG from S must equal --export's, the saved lesson must
+# differ from the original in one number only (and keep it as FILE~), its
+# numbers must have moved downstream, an idle window must use no CPU.
 set -u
 bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
 top=$(pwd)
@@ -18,7 +21,7 @@ while [ -e "/tmp/.X$d-lock" ] || [ -e "/tmp/.X11-unix/X$d" ]; do d=$((d + 1)); d
 Xvfb ":$d" -screen 0 1600x1000x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 &
 xvfb=$!
 export DISPLAY=":$d"
-cleanup() { kill "$app" "$wm" 2>/dev/null; kill "$xvfb" 2>/dev/null; wait 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"; }
+cleanup() { kill "$app" "$wm" 2>/dev/null; kill "$xvfb" 2>/dev/null; wait 2>/dev/null; [ -n "${KEEP:-}" ] && echo "e2e: kept $tmp" || rm -rf "$tmp"; }
 trap cleanup EXIT
 for i in $(seq 50); do [ -e "/tmp/.X11-unix/X$d" ] && break; sleep 0.1; done
 # a window manager, as on a real desktop (fullscreen is its job)
@@ -50,7 +53,7 @@ n=0
 # shot NAME: a screenshot of the whole screen after the app settles
 shot() { sleep 0.4; import -window root "$tmp/$1.png"; }
 # differ A B: how many pixels differ between two screenshots
-differ() { compare -metric AE "$tmp/$1.png" "$tmp/$2.png" null: 2>&1 | cut -d' ' -f1; }
+differ() { compare -metric AE "$tmp/$1.png" "$tmp/$2.png" null: 2>&1 | awk '{ printf "%d", $1 }'; }
 key() { xdotool key --window "$win" "$@" 2>/dev/null; }
 
 xdotool mousemove --window "$win" 5 5      # the pointer away from every cell
@@ -111,6 +114,102 @@ assert m(a, "softmax", "weights") != m(b, "softmax", "weights")
 PY
 ls "$tmp"/*.tmp-* >/dev/null 2>&1 && bad "a temporary file was left behind" || ok
 
+# the save changed one number's text and nothing else, and kept the old file as FILE~
+/usr/bin/python3 - "$top/lessons/01-tour.lesson" "$tmp/tour.lesson" <<'PY' && ok || bad "Ctrl+S changed exactly one number of the file"
+import sys
+a, b = (open(p, 'rb').read().split(b'\n') for p in sys.argv[1:3])
+assert len(a) == len(b), (len(a), len(b))
+diff = [(x, y) for x, y in zip(a, b) if x != y]
+assert len(diff) == 1, diff
+x, y = (l.split() for l in diff[0])
+assert len(x) == len(y) and sum(p != q for p, q in zip(x, y)) == 1, diff
+p, q = [(p, q) for p, q in zip(x, y) if p != q][0]
+assert abs(abs(float(q) - float(p)) - 0.3) < 1e-9, (p, q)
+PY
+cmp -s "$top/lessons/01-tour.lesson" "$tmp/tour.lesson~" && ok || bad "the first save kept the previous version as tour.lesson~"
+
+# Ctrl+Z takes the edit back: saving again gives the original bytes
+key ctrl+z
+key ctrl+s
+sleep 0.4
+cmp -s "$top/lessons/01-tour.lesson" "$tmp/tour.lesson" && ok || bad "Ctrl+Z then Ctrl+S restores the original file"
+
+# an edit, then R: back to the file as loaded (saving has nothing to write)
+xdotool click 5 click 5
+shot unsaved
+[ "$(differ s7 unsaved)" -gt 100 ] && ok || bad "an unsaved edit shows on screen"
+key r
+key ctrl+s
+sleep 0.4
+cmp -s "$top/lessons/01-tour.lesson" "$tmp/tour.lesson" && ok || bad "R drops the edit (Ctrl+S after R leaves the file as it was)"
+
+# Q with unsaved edits asks instead of quitting; Esc stays
+xdotool click 4
+shot q0
+key q
+shot q1
+kill -0 "$app" 2>/dev/null && ok || bad "Q with unsaved edits does not quit at once"
+[ "$(differ q0 q1)" -gt 1000 ] && ok || bad "Q with unsaved edits asks on screen"
+key Escape
+sleep 0.3
+kill -0 "$app" 2>/dev/null && ok || bad "Esc after Q stays"
+# closing the window (the window manager's close, Alt+F4) asks the same way
+xdotool key --window "$win" alt+F4 2>/dev/null
+shot q2
+kill -0 "$app" 2>/dev/null && ok || bad "closing the window with unsaved edits does not quit at once"
+[ "$(differ q0 q2)" -gt 1000 ] && ok || bad "closing the window with unsaved edits asks on screen"
+key Escape
+sleep 0.3
+key ctrl+z
+sleep 2.2                                  # the toast goes
+
+# live reload: the file rewritten by another program (by rename, as editors do)
+rewrite() { /usr/bin/python3 - "$tmp/tour.lesson" "$1" <<'PY'
+import os, sys
+path, what = sys.argv[1], sys.argv[2]
+text = open(os.environ['ORIG'], encoding='utf-8').read()
+if what == 'valid':
+    text = text.replace('title: A short tour', 'title: A brief tour', 1)
+    lines = text.split('\n')
+    i = lines.index('X =')
+    parts = lines[i + 2].split()
+    parts[1] = '-2.5'
+    lines[i + 2] = '  ' + '  '.join(parts)
+    text = '\n'.join(lines)
+elif what == 'invalid':
+    text = text.replace('title: A short tour', 'title: A brief tour', 1).replace('tokens:', 'tokens: "unclosed', 1)
+open(path + '.new', 'w', encoding='utf-8').write(text)
+os.rename(path + '.new', path)
+PY
+}
+export ORIG="$top/lessons/01-tour.lesson"
+shot l0
+rewrite valid
+sleep 1.2
+shot l1
+[ "$(differ l0 l1)" -gt 100 ] && ok || bad "a changed file is reloaded within a second"
+sleep 2
+shot l1b
+rewrite invalid
+sleep 1.2
+shot l2
+kill -0 "$app" 2>/dev/null && ok || bad "an invalid file does not stop the window"
+[ "$(differ l1b l2)" -gt 1000 ] && ok || bad "an invalid file shows its error"
+rewrite valid
+sleep 1.2
+shot l3
+[ "$(differ l1b l3)" -eq 0 ] && ok || bad "the fixed file is picked up again (same picture as before the error)"
+
+# Save as: Ctrl+Shift+S proposes NAME-edited.lesson; Enter saves there
+xdotool click 4
+key ctrl+shift+s
+shot saveas
+key Return
+sleep 0.5
+[ -f "$tmp/tour-edited.lesson" ] && ok || bad "Save as wrote tour-edited.lesson"
+"$bin" --check "$tmp/tour-edited.lesson" >/dev/null 2>&1 && ok || bad "the lesson saved as loads"
+[ "$(cmp -l "$tmp/tour.lesson" "$tmp/tour-edited.lesson" 2>/dev/null | wc -l)" -ge 1 ] && ok || bad "Save as saved the edit"
+
 # fullscreen and back
 key f
 sleep 0.6
@@ -134,6 +233,11 @@ shot r2
 sleep 1
 cpu=$(ps -o %cpu= -p "$app" | tr -d ' ' | cut -d. -f1)
 [ "${cpu:-99}" -lt 20 ] && ok || bad "idle CPU is low (got $cpu%)"
+# and while it watches the lesson file (a stat twice a second) it stays
+# asleep: CPU time over three idle seconds, in clock ticks (100 a second)
+ticks() { awk '{ print $14 + $15 }' "/proc/$app/stat"; }
+t0=$(ticks); sleep 3; t1=$(ticks); echo "e2e: idle CPU $((t1 - t0)) ticks in 3 s"
+[ $((t1 - t0)) -le 6 ] && ok || bad "idle CPU while watching the file is about 0 (got $((t1 - t0)) ticks in 3 s)"
 
 # Q quits with status 0
 key q

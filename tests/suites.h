@@ -13,6 +13,7 @@ Suite *rng_suite(void);
 Suite *trng_suite(void);
 Suite *attn_suite(void);
 Suite *lesson_suite(void);
+Suite *lessonsave_suite(void);
 Suite *stage_suite(void);
 Suite *state_suite(void);
 Suite *render_suite(void);

@@ -361,51 +361,6 @@ START_TEST(test_limits_error_kinds)
 }
 END_TEST
 
-START_TEST(test_serialize_roundtrip_bundled)
-{
-    /* every bundled lesson, written back and read again, computes the very
-    ** same numbers in every setup */
-    DIR *d = opendir("../lessons");
-    ck_assert_ptr_nonnull(d);
-    struct dirent *e;
-    int count = 0;
-    while ((e = readdir(d)) != NULL) {
-        if (!strstr(e->d_name, ".lesson")) continue;
-        char path[512];
-        snprintf(path, sizeof path, "../lessons/%s", e->d_name);
-        LessonError err;
-        Lesson *A = lesson_load(path, &err);
-        ck_assert_msg(A != NULL, "%s", err.msg);
-        char *text = lesson_serialize(A);
-        Lesson *B = lesson_parse(text, strlen(text), "saved.lesson", &err);
-        ck_assert_msg(B != NULL, "%s: %s", path, err.msg);
-        Trace *ta = attn_run(A, &err), *tb = attn_run(B, &err);
-        ck_assert(ta && tb);
-        ck_assert_int_eq(B->nstages, A->nstages);
-        for (int s = 0; s < ta->nsetups; s++)
-            for (int i = 0; i < ta->s[s].n; i++) {
-                const TraceMat *tm = &ta->s[s].mats[i];
-                char name[64];
-                trace_name(trace_ref(tm->kind, tm->head), ta->s[s].heads, name, sizeof name);
-                const Mat *mb = trace_at(tb, s, trace_ref(tm->kind, tm->head));
-                ck_assert_msg(mb != NULL, "%s: %s missing after saving", path, name);
-                ck_assert_msg(mat_max_abs_diff(tm->m, mb) == 0.0 || !mat_all_finite(mb),
-                              "%s: %s changed after saving", path, name);
-            }
-        for (int k = 0; k < A->nstages; k++) {
-            ck_assert_int_eq(A->stages[k].npara, B->stages[k].npara);
-            for (int p = 0; p < A->stages[k].npara; p++) ck_assert_str_eq(A->stages[k].paras[p], B->stages[k].paras[p]);
-        }
-        trace_free(ta); trace_free(tb);
-        lesson_free(A); lesson_free(B);
-        free(text);
-        count++;
-    }
-    closedir(d);
-    ck_assert_int_ge(count, 6);
-}
-END_TEST
-
 /* The parser suite. */
 Suite *lesson_suite(void)
 {
@@ -420,7 +375,6 @@ Suite *lesson_suite(void)
     tcase_add_test(core, test_errors_duplicates_and_missing);
     tcase_add_test(core, test_errors_numbers);
     tcase_add_test(core, test_errors_shapes);
-    tcase_add_test(core, test_serialize_roundtrip_bundled);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_limits_sizes);

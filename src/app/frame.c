@@ -2,6 +2,8 @@
 ** frame.c: composing a frame: the stage's layout plus the program's overlays.
 */
 #include "frame.h"
+#include "edits.h"
+#include "prompt.h"
 #include "core/util.h"
 #include "view/cmap.h"
 
@@ -27,11 +29,14 @@ static const char *const key_help[] = {
     "[  ]", "temperature down / up",
     "P", "predict the largest weights, then reveal",
     "S", "save this stage as PNG",
-    "Ctrl+S", "save the edited lesson",
-    "R", "undo all edits",
+    "Ctrl+S", "save the edited lesson (only the edited numbers change)",
+    "Ctrl+Shift+S", "save the lesson under another name",
+    "Ctrl+Z", "undo the last edit",
+    "Ctrl+Shift+Z  Ctrl+Y", "redo",
+    "R", "back to the file as loaded",
     "mouse", "hover: explain a cell; click: pin; scroll: edit an input (Shift: finer)",
     "?", "this help",
-    "Q  Ctrl+Q", "quit",
+    "Q  Ctrl+Q", "quit (asks first if edits are not saved)",
     NULL, NULL,
 };
 
@@ -277,4 +282,5 @@ void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, Dr
     if (a->toast[0] && a->now < a->toast_until) banner(out, a->toast, false, false, &th, w, h, size, measure, ctx);
     if (a->picker) picker_overlay(a, &th, w, h, size, measure, ctx, out);
     if (a->help) help_overlay(&th, w, h, size * 0.9f, measure, ctx, out);
+    app_prompt_draw(a, &th, w, h, size, measure, ctx, out);
 }

@@ -4,7 +4,8 @@
 ** app_frame lays out the current stage (layout_view) and adds what belongs
 ** to the program rather than the stage: marks on edited cells, predict-mode
 ** guesses, the explain panel beside the focused cell, the toast, a load
-** error, the key overlay and the lesson picker. No SDL: the result is a
+** error, the key overlay, the lesson picker, and the "edited, not saved"
+** mark and any question the window asks (src/app/prompt.c). No SDL: the result is a
 ** DrawList any backend can draw, and tests can read.
 */
 #ifndef ATTNLAB_FRAME_H

@@ -6,7 +6,10 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "state.h"
+#include "edits.h"
 #include "paths.h"
+#include "prompt.h"
+#include "save.h"
 #include "core/explain.h"
 #include "core/fileio.h"
 #include "core/util.h"
@@ -55,6 +58,9 @@ void app_free(AppState *a)
     lesson_free(a->L);
     free(a->path);
     free(a->source);
+    free(a->disk);
+    lesson_free(a->disk_L);
+    free(a->ask_path);
     free(a->shots_dir);
     for (int i = 0; i < LESSON_MAX_SETUPS; i++) free(a->saved_mask_matrix[i]);
     free_picker(a);
@@ -132,6 +138,28 @@ static int recompute(AppState *a)
     return 0;
 }
 
+/* Recompute, for the other action modules. */
+int app_recompute(AppState *a)
+{
+    return recompute(a);
+}
+
+/* Swap in a new lesson and trace, keeping stage and head if they exist. */
+void app_adopt(AppState *a, Lesson *L, Trace *T)
+{
+    stage_view_free(a->view);
+    a->view = NULL;
+    trace_free(a->T);
+    lesson_free(a->L);
+    a->L = L;
+    a->T = T;
+    if (a->stage >= L->nstages) a->stage = L->nstages - 1;
+    if (a->stage < 0) a->stage = 0;
+    if (a->head > L->setups[L->stages[a->stage].setup].heads) a->head = 0;
+    reset_stage_state(a);
+    refresh_view(a);
+}
+
 /* Open lesson text. */
 int app_open_text(AppState *a, const char *path, const char *text, size_t len)
 {
@@ -144,28 +172,22 @@ int app_open_text(AppState *a, const char *path, const char *text, size_t len)
         a->error_code = lesson_exit_code(&err);
         return -1;
     }
-    stage_view_free(a->view);
-    a->view = NULL;
-    trace_free(a->T);
-    lesson_free(a->L);
-    free(a->path);
-    free(a->source);
-    a->L = L;
-    a->T = T;
-    a->path = xstrdup(path);
-    a->source = xstrndup(text, len);
     a->stage = 0;
     a->head = 0;
-    a->nedits = 0;
-    a->dirty = false;
+    app_adopt(a, L, T);
+    free(a->path);
+    free(a->source);
+    a->path = xstrdup(path);
+    a->source = xstrndup(text, len);
+    a->nedits = a->nredo = 0;
+    a->backed_up = false;
     a->error[0] = '\0';
     for (int i = 0; i < LESSON_MAX_SETUPS; i++) {
         free(a->saved_mask_matrix[i]);
         a->saved_mask_matrix[i] = NULL;
         a->saved_mask[i] = MASK_NONE;
     }
-    reset_stage_state(a);
-    refresh_view(a);
+    app_disk_set(a, text, len);
     return 0;
 }
 
@@ -264,7 +286,8 @@ void app_next_head(AppState *a)
 /* Escape closes the innermost thing. */
 void app_escape(AppState *a)
 {
-    if (a->help) a->help = false;
+    if (a->ask) app_ask_cancel(a);
+    else if (a->help) a->help = false;
     else if (a->picker) a->picker = false;
     else if (a->black) a->black = false;
     else if (a->fullscreen) a->fullscreen = false;
@@ -357,31 +380,12 @@ void app_click(AppState *a, int panel, int row, int col)
     a->pin_col = col;
 }
 
-/* Remember an edited cell (once). */
-static void mark_edit(AppState *a, int setup, const char *matrix, int row, int col)
-{
-    if (app_is_edited(a, setup, matrix, row, col) || a->nedits >= APP_MAX_EDITS) return;
-    AppEdit *e = &a->edits[a->nedits++];
-    e->setup = setup;
-    snprintf(e->matrix, sizeof e->matrix, "%s", matrix);
-    e->row = row;
-    e->col = col;
-}
-
-/* Was this cell edited? */
-bool app_is_edited(const AppState *a, int setup, const char *matrix, int row, int col)
-{
-    for (int i = 0; i < a->nedits; i++) {
-        const AppEdit *e = &a->edits[i];
-        if (e->setup == setup && e->row == row && e->col == col && !strcmp(e->matrix, matrix)) return true;
-    }
-    return false;
-}
-
 /*
-** Scroll-editing an input. The matrix lives in the Lesson; later setups that
-** inherited it (same defining line) get the same change, so "edit X" means
-** the X every later stage uses, as a student expects.
+** Scroll-editing an input. The matrix lives in the Lesson; every setup that
+** reads the cell from the same place of the text (a matrix inherited from
+** the setup that defines it) gets the same change (app_set_cell), so "edit
+** X" means the X every later stage uses, as a student expects, and exactly
+** what saving writes.
 */
 bool app_scroll_edit(AppState *a, int panel, int row, int col, int steps, bool fine)
 {
@@ -391,75 +395,17 @@ bool app_scroll_edit(AppState *a, int panel, int row, int col, int steps, bool f
     int s0 = a->view->setup;
     LessonMatrix *lm = lesson_matrix(&a->L->setups[s0], p->matrix);
     if (!lm) return false;
-    int r = row + p->row_offset, line = lm->line;
+    int r = row + p->row_offset;
     double old = mat_get(lm->m, r, col);
-    double v = old + steps * (fine ? 0.01 : 0.1);
+    double v = app_edit_step(old, steps, fine);
     if (fabs(v) < 1e-12) v = 0.0;                   /* land on 0 exactly, not 1e-17 */
     if (v > EDIT_LIMIT) v = EDIT_LIMIT;
     if (v < -EDIT_LIMIT) v = -EDIT_LIMIT;
     char name[LESSON_MAX_NAME + 1];
     snprintf(name, sizeof name, "%s", p->matrix);
-    for (int s = s0; s < a->L->nsetups; s++) {
-        LessonMatrix *m = lesson_matrix(&a->L->setups[s], name);
-        if (m && m->line == line) mat_set(m->m, r, col, v);
-    }
-    if (recompute(a) != 0) {                        /* would overflow: put it back */
-        for (int s = s0; s < a->L->nsetups; s++) {
-            LessonMatrix *m = lesson_matrix(&a->L->setups[s], name);
-            if (m && m->line == line) mat_set(m->m, r, col, old);
-        }
-        recompute(a);
-        return false;
-    }
-    mark_edit(a, s0, name, r, col);
-    a->dirty = true;
+    if (app_set_cell(a, s0, name, r, col, v) != 0) return false;   /* would overflow: left as it was */
+    app_edit_push(a, s0, name, r, col, old, v);
     return true;
-}
-
-/* Undo every edit and setting by reloading the text as it was loaded. */
-void app_undo_all(AppState *a)
-{
-    if (!a->source) return;
-    int stage = a->stage;
-    char *text = xstrdup(a->source), *path = xstrdup(a->path);
-    if (app_open_text(a, path, text, strlen(text)) == 0) {
-        go(a, stage);
-        app_toast(a, "all edits undone");
-    }
-    free(text);
-    free(path);
-}
-
-/* Save the edited lesson atomically over its file. */
-int app_save_lesson(AppState *a)
-{
-    if (!a->L) return -1;
-    char *text = lesson_serialize(a->L);
-    size_t len = strlen(text);
-    /* Never replace a lesson with one that would not load again. */
-    LessonError perr;
-    Lesson *back = len <= LESSON_MAX_BYTES ? lesson_parse(text, len, a->path, &perr) : NULL;
-    if (!back) {
-        if (len > LESSON_MAX_BYTES)
-            app_toast(a, "not saved: written out, the lesson would be %zu bytes, over the limit of %d", len, LESSON_MAX_BYTES);
-        else
-            app_toast(a, "not saved: the written lesson would not load (%s)", perr.msg);
-        free(text);
-        return -1;
-    }
-    lesson_free(back);
-    char err[600];
-    int r = fileio_write_atomic(a->path, text, len, true, err, sizeof err);
-    if (r == 0) {
-        free(a->source);
-        a->source = text;
-        a->dirty = false;
-        app_toast(a, "saved %s", a->path);
-    } else {
-        free(text);
-        app_toast(a, "%s", err);
-    }
-    return r;
 }
 
 /* Predict mode cycle. */
@@ -586,7 +532,5 @@ void app_picker_move(AppState *a, int dir)
 void app_picker_open(AppState *a)
 {
     if (!a->picker || a->picker_n == 0) return;
-    char *path = xstrdup(a->picker_items[a->picker_sel]);
-    if (app_open(a, path) == 0) a->picker = false;
-    free(path);
+    app_request_open(a, a->picker_items[a->picker_sel]);   /* asks first if there are unsaved edits */
 }

@@ -25,18 +25,25 @@
 
 #define APP_MAX_EDITS 4096
 
-/* One edited input cell. */
+/* One edit of an input cell, as the undo stack keeps it (src/app/edits.c). */
 typedef struct AppEdit {
     int setup;
     char matrix[LESSON_MAX_NAME + 1];
     int row, col;
+    double old, now;        /* the value before and after */
 } AppEdit;
+
+/* What the window is asking (src/app/prompt.c). */
+typedef enum AppAsk { ASK_NONE, ASK_QUIT, ASK_OPEN, ASK_SAVE_AS, ASK_OVERWRITE } AppAsk;
+
+/* What identifies a version of a file on disk (src/app/reload.c). */
+typedef struct AppFileSig { long long dev, ino, size, mtime_ns; bool exists; } AppFileSig;
 
 typedef enum PredictPhase { PREDICT_OFF, PREDICT_GUESSING, PREDICT_REVEALED } PredictPhase;
 
 typedef struct AppState {
     char *path;             /* the open lesson's file */
-    char *source;           /* its text as loaded (R reparses it) */
+    char *source;           /* its text as loaded (R returns to it, saved since or not) */
     Lesson *L;
     Trace *T;
     View *view;             /* the current stage */
@@ -61,10 +68,24 @@ typedef struct AppState {
     bool pinned;
     int pin_panel, pin_row, pin_col;
 
-    /* edits */
+    /* edits: an undo stack; edits[0 .. nedits) are applied, the nredo after them can be redone */
     AppEdit edits[APP_MAX_EDITS];
-    int nedits;
-    bool dirty;             /* edited since loading or saving */
+    int nedits, nredo;
+    bool dirty;             /* the numbers differ from the file on disk: unsaved edits */
+    char *disk;             /* the file's text as last read or written (saves edit it) */
+    size_t disk_len;
+    Lesson *disk_L;         /* disk, parsed: where each number is in it */
+    bool backed_up;         /* FILE~ was written this session for path */
+
+    /* asking: a confirmation or the save-as text field */
+    AppAsk ask;
+    char ask_text[1024];    /* the file name being typed */
+    char *ask_path;         /* the lesson to open (ASK_OPEN) or the file to replace (ASK_OVERWRITE) */
+
+    /* live reload */
+    AppFileSig watch_sig;   /* the file as last seen */
+    double watch_next;      /* when to look again (app clock) */
+    bool disk_bad;          /* the file on disk does not load: a->error says why */
 
     /* predict mode */
     PredictPhase predict;
@@ -127,12 +148,12 @@ void app_hover(AppState *a, int panel, int row, int col);
 void app_click(AppState *a, int panel, int row, int col);
 /* Scroll over an editable cell: change it by steps of 0.1 (fine: 0.01). */
 bool app_scroll_edit(AppState *a, int panel, int row, int col, int steps, bool fine);
-/* Undo every edit. */
-void app_undo_all(AppState *a);
-/* Whether (setup, matrix, row, col) was edited. */
-bool app_is_edited(const AppState *a, int setup, const char *matrix, int row, int col);
-/* Save the edited lesson over its file, atomically. 0 or -1 (toast says why). */
-int app_save_lesson(AppState *a);
+/* Recompute the trace and view after a change of the lesson; -1 (toast
+** says why) if the numbers would overflow. */
+int app_recompute(AppState *a);
+/* Put a parsed lesson and its trace in place of the open one (the state
+** takes them), keeping the stage and head where they still exist. */
+void app_adopt(AppState *a, Lesson *L, Trace *T);
 
 /* Predict mode: off -> guessing -> revealed -> off. */
 void app_predict(AppState *a);

@@ -6,8 +6,12 @@
 ** positions are scaled from window points to those pixels.
 */
 #include "window.h"
+#include "edits.h"
 #include "frame.h"
 #include "paths.h"
+#include "prompt.h"
+#include "reload.h"
+#include "save.h"
 #include "shot.h"
 #include "state.h"
 #include "core/util.h"
@@ -121,12 +125,28 @@ static void save_shot(Win *w)
     free(path);
 }
 
+/* A key while the window asks something (prompt.h): true if it was taken. */
+static bool on_ask_key(AppState *a, SDL_Keycode key, bool ctrl)
+{
+    if (!a->ask) return false;
+    switch (key) {
+    case SDLK_ESCAPE: app_ask_cancel(a); break;
+    case SDLK_RETURN: case SDLK_KP_ENTER: app_ask_accept(a); break;
+    case SDLK_BACKSPACE: app_ask_backspace(a); break;
+    case SDLK_q: if (a->ask == ASK_QUIT) app_ask_accept(a); break;
+    case SDLK_s: if (ctrl && a->ask == ASK_QUIT && app_save_lesson(a) == 0) app_ask_cancel(a); break;
+    default: break;
+    }
+    return true;                               /* nothing else happens while asking */
+}
+
 /* One key press. */
 static void on_key(Win *w, const SDL_KeyboardEvent *k)
 {
     AppState *a = w->a;
     SDL_Keycode key = k->keysym.sym;
     bool ctrl = (k->keysym.mod & KMOD_CTRL) != 0, shift = (k->keysym.mod & KMOD_SHIFT) != 0;
+    if (on_ask_key(a, key, ctrl)) return;
     if (a->picker) {                       /* the picker takes the arrows */
         switch (key) {
         case SDLK_UP: app_picker_move(a, -1); return;
@@ -141,8 +161,11 @@ static void on_key(Win *w, const SDL_KeyboardEvent *k)
         }
     }
     if ((key == SDLK_SLASH && shift) || key == SDLK_QUESTION) { app_toggle_help(a); return; }
-    if (ctrl && key == SDLK_q) { a->quit = true; return; }
-    if (ctrl && key == SDLK_s) { app_save_lesson(a); return; }
+    if (ctrl && key == SDLK_q) { app_request_quit(a); return; }
+    if (ctrl && key == SDLK_s) { if (shift) app_save_as_start(a); else app_save_lesson(a); return; }
+    if (ctrl && key == SDLK_z) { if (shift) app_redo(a); else app_undo(a); return; }
+    if (ctrl && key == SDLK_y) { app_redo(a); return; }
+    if (ctrl && key >= SDLK_a && key <= SDLK_z) return;    /* Ctrl+letter is not the letter */
     switch (key) {
     case SDLK_RIGHT: case SDLK_SPACE: case SDLK_PAGEDOWN: case SDLK_RETURN: case SDLK_KP_ENTER: app_next(a); break;
     case SDLK_LEFT: case SDLK_BACKSPACE: case SDLK_PAGEUP: app_prev(a); break;
@@ -164,7 +187,7 @@ static void on_key(Win *w, const SDL_KeyboardEvent *k)
     case SDLK_p: app_predict(a); break;
     case SDLK_s: save_shot(w); break;
     case SDLK_r: app_undo_all(a); break;
-    case SDLK_q: a->quit = true; break;
+    case SDLK_q: app_request_quit(a); break;
     default:
         if (key >= SDLK_1 && key <= SDLK_9) app_goto(a, key - SDLK_0);
         else return;
@@ -177,8 +200,11 @@ static void on_event(Win *w, const SDL_Event *e)
     AppState *a = w->a;
     int p, r, c;
     switch (e->type) {
-    case SDL_QUIT: a->quit = true; break;
+    case SDL_QUIT: app_request_quit(a); w->redraw = true; break;
     case SDL_KEYDOWN: on_key(w, &e->key); sync_fullscreen(w); w->redraw = true; break;
+    case SDL_TEXTINPUT:
+        if (a->ask == ASK_SAVE_AS) { app_ask_type(a, e->text.text); w->redraw = true; }
+        break;
     case SDL_MOUSEMOTION:
         cell_at(w, e->motion.x, e->motion.y, &p, &r, &c);
         if (p != a->hover_panel || r != a->hover_row || c != a->hover_col) {
@@ -187,7 +213,7 @@ static void on_event(Win *w, const SDL_Event *e)
         }
         break;
     case SDL_MOUSEBUTTONDOWN:
-        if (e->button.button != SDL_BUTTON_LEFT) break;
+        if (e->button.button != SDL_BUTTON_LEFT || a->ask) break;   /* a question is open: only keys */
         cell_at(w, e->button.x, e->button.y, &p, &r, &c);
         app_click(a, p, r, c);
         w->redraw = true;
@@ -197,7 +223,7 @@ static void on_event(Win *w, const SDL_Event *e)
         SDL_GetMouseState(&mx, &my);
         cell_at(w, mx, my, &p, &r, &c);
         int steps = e->wheel.y * (e->wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -1 : 1);
-        if (p >= 0 && steps != 0) {
+        if (p >= 0 && steps != 0 && !a->ask) {
             app_scroll_edit(a, p, r, c, steps, (SDL_GetModState() & KMOD_SHIFT) != 0);
             w->redraw = true;
         }
@@ -260,6 +286,9 @@ static void run(Win *w)
         double now = SDL_GetTicks() / 1000.0;
         int timeout = -1;                        /* nothing scheduled: sleep */
         if (a->toast[0] && a->toast_until > now) timeout = (int)((a->toast_until - now) * 1000) + 20;
+        a->now = now;
+        int watch = app_watch_due_ms(a);         /* a look at the lesson file twice a second */
+        if (watch >= 0 && (timeout < 0 || watch < timeout)) timeout = watch;
         bool toast_was = a->toast[0] && a->toast_until > now;
         int got = timeout < 0 ? SDL_WaitEvent(&e) : SDL_WaitEventTimeout(&e, timeout);
         a->now = SDL_GetTicks() / 1000.0;
@@ -268,6 +297,7 @@ static void run(Win *w)
             while (!a->quit && SDL_PollEvent(&e)) on_event(w, &e);
         }
         if (toast_was && a->now >= a->toast_until) w->redraw = true;   /* the toast expired */
+        if (app_watch_poll(a)) w->redraw = true;
         if (w->redraw && !a->quit) {
             Uint32 since = SDL_GetTicks() - w->last_frame;
             if (since < FRAME_MS) SDL_Delay(FRAME_MS - since);

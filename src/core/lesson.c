@@ -61,6 +61,10 @@ typedef struct Parser {
     double *rows; int nrows, rows_cols, rows_cap;
     /* a text key whose value continues on indented lines */
     char **cont_target;
+    /* where the current line is in the text (for saving edits in place) */
+    unsigned line_off, line_end;    /* its first byte; just after its line end */
+    bool line_crlf;
+    LessonSpan *spans; int spans_cap;   /* the numbers of the rows being read */
 } Parser;
 
 /* Record an error at a column of the current line (1-based, in characters). */
@@ -779,6 +783,18 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
     return true;
 }
 
+/* Remember where the number at [from, to) of the current line is: cell k of
+** the matrix being written out. */
+static void add_span(Parser *p, int k, const char *from, const char *to)
+{
+    if (k >= p->spans_cap) {
+        p->spans_cap = k < 32 ? 64 : k * 2;
+        p->spans = xrealloc(p->spans, sizeof *p->spans * (size_t)p->spans_cap);
+    }
+    p->spans[k].off = p->line_off + (unsigned)(from - p->line);
+    p->spans[k].len = (unsigned)(to - from);
+}
+
 /* One indented row of numbers for the matrix being written out. */
 static bool parse_row(Parser *p, const char *s)
 {
@@ -790,7 +806,9 @@ static bool parse_row(Parser *p, const char *s)
     while (*s) {
         double v;
         if (count >= LESSON_MAX_DIM) return FAIL(p, s, "row has more than %d numbers", LESSON_MAX_DIM);
+        const char *num_at = s;
         if (!scan_number(p, &s, &v)) return false;
+        add_span(p, (p->nrows * p->rows_cols) + count, num_at, s);
         if (*s && *s != ' ' && *s != '\t' && *s != ',') {
             char f[48];
             found(s, f, sizeof f);
@@ -815,6 +833,7 @@ static bool parse_row(Parser *p, const char *s)
     }
     p->nrows++;
     p->rows_target->end_line = p->lineno;
+    p->L->defs[p->rows_target->def].end = p->line_end;
     return true;
 }
 
@@ -831,10 +850,29 @@ static bool finish_rows(Parser *p)
                          lm->name, p->rows_stack, p->rows_cols, p->rows_stack);
     if (!add_numbers(p, lm->line, 1, (int64_t)p->nrows * p->rows_cols)) return false;
     lm->m = mat_from(p->nrows, p->rows_cols, p->rows);
+    LessonDef *d = &p->L->defs[lm->def];
+    d->rows = p->nrows;
+    d->cols = p->rows_cols;
+    d->cells = xmalloc(sizeof *d->cells * (size_t)p->nrows * (size_t)p->rows_cols);
+    memcpy(d->cells, p->spans, sizeof *d->cells * (size_t)p->nrows * (size_t)p->rows_cols);
     return true;
 }
 
 static int key_index(const char *const *keys, const char *k);
+
+/* A new definition record for the current line; its index. */
+static int add_def(Parser *p)
+{
+    Lesson *L = p->L;
+    L->defs = xrealloc(L->defs, sizeof *L->defs * (size_t)(L->ndefs + 1));
+    LessonDef *d = &L->defs[L->ndefs];
+    memset(d, 0, sizeof *d);
+    d->setup = L->nsetups - 1;
+    d->line = p->lineno;
+    d->end = p->line_end;
+    d->crlf = p->line_crlf;
+    return L->ndefs++;
+}
 
 /* `NAME = ...` in a setup. */
 static bool parse_matrix_def(Parser *p, const char *s)
@@ -865,6 +903,13 @@ static bool parse_matrix_def(Parser *p, const char *s)
         free(name);
         return FAIL(p, name_at, "too many matrices in one setup (the limit is %d)", LESSON_MAX_MATRICES);
     }
+    for (int i = 0; old && i < p->L->novrs; i++)
+        if (p->L->ovrs[i].setup == p->L->nsetups - 1 && p->L->ovrs[i].def == old->def) {
+            int at = p->L->ovrs[i].line;
+            free(name);
+            return FAIL(p, name_at, "%s is redefined after a cell override on line %d, which would be lost; "
+                        "put the override after this line", old->name, at);
+        }
     LessonMatrix *lm;
     if (old) {                      /* redefining one inherited from a previous setup */
         p->numbers -= (int64_t)old->m->rows * old->m->cols;
@@ -880,7 +925,76 @@ static bool parse_matrix_def(Parser *p, const char *s)
     lm->line = lm->end_line = p->lineno;
     lm->how = xstrdup(skip_ws(s + 1));
     lm->stack = 1;
-    return parse_generator(p, lm, s + 1);
+    lm->def = add_def(p);
+    if (!parse_generator(p, lm, s + 1)) return false;
+    LessonDef *d = &p->L->defs[lm->def];
+    d->generated = lm->generated;
+    if (lm->m) { d->rows = lm->m->rows; d->cols = lm->m->cols; }
+    return true;
+}
+
+/*
+** `NAME[ROW,COL] = VALUE`: one cell of a matrix of this setup (its own or
+** inherited), 1-based, set after the matrix was made. It changes this
+** setup's copy, which later setups inherit. A cell may be set once per
+** setup. Saving an edit of a generated matrix writes one of these.
+*/
+static bool parse_override(Parser *p, const char *s)
+{
+    Lesson *L = p->L;
+    const char *name_at = s;
+    char *name = take_ident(p, &s, "a matrix name");
+    if (!name) return false;
+    LessonMatrix *lm = lesson_matrix(cur_setup(p), name);
+    if (!lm) {
+        FAIL(p, name_at, "%s is not a matrix of this setup; a cell can be set only after its matrix is defined", name);
+        free(name);
+        return false;
+    }
+    free(name);
+    char what[80];
+    long row, col;
+    double v;
+    s = skip_ws(skip_ws(s) + 1);                          /* past '[' */
+    snprintf(what, sizeof what, "the row of %s", lm->name);
+    if (!scan_int(p, &s, 1, lm->m->rows, what, &row)) return false;
+    s = skip_ws(s);
+    if (*s != ',') return FAIL(p, s, "expected ',' between the row and the column, as in %s[1,2]", lm->name);
+    s++;
+    snprintf(what, sizeof what, "the column of %s", lm->name);
+    if (!scan_int(p, &s, 1, lm->m->cols, what, &col)) return false;
+    s = skip_ws(s);
+    if (*s != ']') return FAIL(p, s, "expected ']' after the column, as in %s[1,2]", lm->name);
+    s = skip_ws(s + 1);
+    if (*s != '=') return FAIL(p, s, "expected '=' after %s[%ld,%ld]", lm->name, row, col);
+    s = skip_ws(s + 1);
+    const char *num_at = s;
+    if (!scan_number(p, &s, &v)) return false;
+    if (*skip_ws(s)) {
+        char f[48];
+        found(num_at, f, sizeof f);
+        return FAIL(p, num_at, "the value of %s[%ld,%ld] must be one number (no expression), found %s", lm->name, row, col, f);
+    }
+    if (L->novrs >= LESSON_MAX_OVERRIDES)
+        return FAIL(p, name_at, "too many cell overrides (the limit is %d)", LESSON_MAX_OVERRIDES);
+    for (int i = 0; i < L->novrs; i++)
+        if (L->ovrs[i].setup == L->nsetups - 1 && L->ovrs[i].def == lm->def
+            && L->ovrs[i].row == row - 1 && L->ovrs[i].col == col - 1)
+            return FAIL(p, name_at, "%s[%ld,%ld] is set twice in this setup (first on line %d)",
+                        lm->name, row, col, L->ovrs[i].line);
+    L->ovrs = xrealloc(L->ovrs, sizeof *L->ovrs * (size_t)(L->novrs + 1));
+    LessonOverride *o = &L->ovrs[L->novrs++];
+    o->under = mat_get(lm->m, (int)row - 1, (int)col - 1);
+    mat_set(lm->m, (int)row - 1, (int)col - 1, v);
+    o->setup = L->nsetups - 1;
+    o->line = p->lineno;
+    o->def = lm->def;
+    o->row = (int)row - 1;
+    o->col = (int)col - 1;
+    o->num.off = p->line_off + (unsigned)(num_at - p->line);
+    o->num.len = (unsigned)(s - num_at);
+    o->end = p->line_end;
+    return true;
 }
 
 /* ----------------------------------------------------------------- settings */
@@ -1571,6 +1685,7 @@ static bool parse_line(Parser *p, char *line)
     size_t n = ident_len(s);
     const char *after = skip_ws(s + n);
     if (n > 0 && *after == '=' && p->sec == SEC_SETUP) return parse_matrix_def(p, s);
+    if (n > 0 && *after == '[' && p->sec == SEC_SETUP) return parse_override(p, s);
     if (n == 0 || *after != ':') {
         char f[48];
         found(s, f, sizeof f);
@@ -1666,7 +1781,8 @@ Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonE
         ok = fail_at(p, 1, "file is %zu bytes, over the limit of %d bytes", len, LESSON_MAX_BYTES);
         err->kind = LESSON_ERR_LIMIT;
     }
-    if (ok && len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) { text += 3; len -= 3; }   /* BOM */
+    unsigned bom = 0;
+    if (ok && len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) { text += 3; len -= 3; bom = 3; }   /* BOM */
     if (ok) ok = check_bytes(p, text, len);
     char *line = ok ? xmalloc(LESSON_MAX_LINE + 1) : NULL;
     size_t i = 0;
@@ -1675,7 +1791,10 @@ Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonE
         size_t j = i;
         while (j < len && text[j] != '\n') j++;
         size_t n = j - i;
-        if (n > 0 && text[i + n - 1] == '\r') n--;                          /* CRLF */
+        p->line_crlf = n > 0 && text[i + n - 1] == '\r';
+        if (p->line_crlf) n--;                                             /* CRLF */
+        p->line_off = bom + (unsigned)i;
+        p->line_end = bom + (unsigned)(j < len ? j + 1 : j);
         memcpy(line, text + i, n);
         line[n] = '\0';
         p->lineno++;
@@ -1693,6 +1812,7 @@ Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonE
     if (ok && p->L->nstages == 0) { p->lineno = 1; ok = fail_at(p, 1, "the lesson has no stages: add a section such as [softmax]"); }
     for (int k = 0; ok && k < p->L->nstages; k++) ok = check_stage(p, &p->L->stages[k]);
     free(p->rows);
+    free(p->spans);
     buf_free(&p->para);
     if (!ok) {
         lesson_free(p->L);
@@ -1778,190 +1898,12 @@ void lesson_free(Lesson *L)
         free(st->paras);
     }
     free(L->stages);
+    for (int i = 0; i < L->ndefs; i++) free(L->defs[i].cells);
+    free(L->defs);
+    free(L->ovrs);
     free(L->path);
     free(L->name);
     free(L->title);
     free(L->summary);
     free(L);
-}
-
-/* ------------------------------------------------------------- writing back */
-
-/* A token, quoted when it holds a space. */
-static void put_token(Buf *b, const char *t)
-{
-    if (strchr(t, ' ') || strchr(t, '\t') || t[0] == '"' || t[0] == '#') buf_printf(b, " \"%s\"", t);
-    else buf_printf(b, " %s", t);
-}
-
-/* The shortest decimal form that reads back as the same double. %.15g
-** already gives the shortest form when one of 15 digits or fewer exists (it
-** rounds, then drops trailing zeros), so only 15, 16 and 17 digits need
-** trying: trying 1 to 17 made saving a million numbers take seconds. */
-static void put_number(Buf *b, double v)
-{
-    char t[40];
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(t, sizeof t, "%.*g", prec, v);
-        if (strtod(t, NULL) == v) break;
-    }
-    buf_puts(b, t);
-}
-
-/*
-** Text wrapped at about 76 columns, each new line starting with indent.
-** A line must not start with a word that begins with '[' (it would start a
-** section) or '#' (a comment): such a word stays on the line before. The
-** author's own lines could not start with one either, so the lines written
-** are never longer than the longest line read. Runs of spaces are kept: a
-** continued title or summary (trailing spaces trimmed, lines joined with
-** one space) breaks only at single spaces; prose (trailing spaces kept)
-** breaks anywhere, leaving all but one of the spaces at the end of the line.
-*/
-static void put_wrapped(Buf *b, const char *text, const char *indent, bool prose)
-{
-    int col = 0;
-    const char *s = text;
-    while (*s) {
-        const char *w = s;                  /* the spaces before the next word */
-        while (*w == ' ') w++;
-        const char *e = w;
-        while (*e && *e != ' ') e++;
-        int spaces = (int)(w - s), n = (int)(e - w);
-        /* a tab is not a space here, but line starts lose it, and so do the
-        ** ends of title and summary lines */
-        bool can_break = col > 0 && n > 0 && *w != '[' && *w != '#' && *w != '\t'
-                      && (prose ? spaces >= 1 : spaces == 1 && s[-1] != '\t');
-        if (can_break && col + spaces + n > 76) {
-            buf_append(b, s, (size_t)(spaces - 1));
-            buf_puts(b, "\n");
-            buf_puts(b, indent);
-            col = 0;
-        } else {
-            buf_append(b, s, (size_t)spaces);
-            col += spaces;
-        }
-        buf_append(b, w, (size_t)n);
-        col += n;
-        s = e;
-    }
-    buf_puts(b, "\n");
-}
-
-/* What goes between a key or section name and its text: ": ", or ":" when
-** the text starts with '#', which after a space would begin a comment. */
-static const char *colon(const char *text)
-{
-    return !text ? "" : text[0] == '#' ? ":" : ": ";
-}
-
-/* An operand line. */
-static void put_operand(Buf *b, const char *key, const Operand *o)
-{
-    if (!o->input) return;
-    if (o->weight) buf_printf(b, "%s: %s @ %s\n", key, o->input, o->weight);
-    else buf_printf(b, "%s: %s\n", key, o->input);
-}
-
-/* True when a and b are the same matrix, value for value. */
-static bool same_matrix(const LessonMatrix *a, const LessonMatrix *b)
-{
-    return a && b && a->stack == b->stack && mat_same_shape(a->m, b->m)
-        && !memcmp(a->m->data, b->m->data, sizeof(double) * (size_t)a->m->rows * (size_t)a->m->cols);
-}
-
-/*
-** One setup: every setting explicit, every matrix written out, except the
-** matrices it inherits unchanged from prev (the setup above, or NULL): a
-** setup starts as a copy of the one above, so writing them again would only
-** multiply the size of the file by the number of setups.
-*/
-static void put_setup(Buf *b, const Setup *su, const Setup *prev)
-{
-    buf_printf(b, "\n[setup%s%s]\n", colon(su->title), su->title ? su->title : "");
-    if (su->cross) {
-        buf_puts(b, "query_tokens:");
-        for (int i = 0; i < su->nq; i++) put_token(b, su->qtokens[i]);
-        buf_puts(b, "\nkey_tokens:");
-        for (int i = 0; i < su->nk; i++) put_token(b, su->ktokens[i]);
-    } else {
-        buf_puts(b, "tokens:");
-        for (int i = 0; i < su->nq; i++) put_token(b, su->qtokens[i]);
-    }
-    buf_puts(b, "\n");
-    for (int k = 0; k < su->nmats; k++) {
-        const LessonMatrix *lm = &su->mats[k];
-        if (prev && same_matrix(lm, lesson_matrix(prev, lm->name))) continue;
-        if (lm->generated) {
-            /* the generator as a reminder, cut so the comment stays a short line */
-            size_t n = strlen(lm->how);
-            if (n > 200) n = 200;
-            while (n > 0 && ((unsigned char)lm->how[n] & 0xc0) == 0x80) n--;
-            buf_printf(b, "# was: %.*s%s\n", (int)n, lm->how, lm->how[n] ? " ..." : "");
-        }
-        if (lm->stack > 1) buf_printf(b, "%s = stack %d\n", lm->name, lm->stack);
-        else buf_printf(b, "%s =\n", lm->name);
-        for (int i = 0; i < lm->m->rows; i++) {
-            buf_puts(b, " ");
-            for (int j = 0; j < lm->m->cols; j++) {
-                buf_puts(b, " ");
-                put_number(b, mat_get(lm->m, i, j));
-            }
-            buf_puts(b, "\n");
-        }
-    }
-    put_operand(b, "queries", &su->queries);
-    put_operand(b, "keys", &su->keys);
-    put_operand(b, "values", &su->values);
-    static const char *const scores[] = { "scaled_dot", "dot", "additive" };
-    buf_printf(b, "score: %s\n", scores[su->score]);
-    if (su->divisor > 0) { buf_puts(b, "divisor: "); put_number(b, su->divisor); buf_puts(b, "\n"); }
-    /* written when it is 1 again after a setup that changed it */
-    if (su->temperature != 1.0 || (prev && prev->temperature != 1.0)) {
-        buf_puts(b, "temperature: ");
-        put_number(b, su->temperature);
-        buf_puts(b, "\n");
-    }
-    buf_printf(b, "heads: %d\n", su->heads);
-    switch (su->mask) {
-    case MASK_NONE: buf_puts(b, "mask: none\n"); break;
-    case MASK_CAUSAL: buf_puts(b, "mask: causal\n"); break;
-    case MASK_ALLOW: buf_printf(b, "mask: allow %s\n", su->mask_matrix); break;
-    case MASK_BLOCK: buf_printf(b, "mask: block %s\n", su->mask_matrix); break;
-    }
-    if (su->output_proj) buf_printf(b, "output: %s\n", su->output_proj);
-    if (su->add_w1) buf_printf(b, "additive: %s %s %s\n", su->add_w1, su->add_w2, su->add_v);
-}
-
-/* The whole lesson as text that parses back to the same numbers. */
-char *lesson_serialize(const Lesson *L)
-{
-    Buf b = {0};
-    buf_printf(&b, "# %s, saved by attnlab with every matrix written out\n\n", L->name);
-    /* title and summary may have been joined from many lines: wrap them
-    ** again on indented continuation lines so no line grows too long */
-    buf_printf(&b, "title%s", colon(L->title));
-    put_wrapped(&b, L->title, "  ", false);
-    if (L->summary) {
-        buf_printf(&b, "summary%s", colon(L->summary));
-        put_wrapped(&b, L->summary, "  ", false);
-    }
-    int setup = -1;
-    for (int k = 0; k < L->nstages; k++) {
-        const Stage *st = &L->stages[k];
-        while (setup < st->setup) {
-            setup++;
-            put_setup(&b, &L->setups[setup], setup > 0 ? &L->setups[setup - 1] : NULL);
-        }
-        buf_printf(&b, "\n[%s%s%s]\n", lesson_stage_name(st->id), colon(st->title), st->title ? st->title : "");
-        if (st->cmap) buf_printf(&b, "cmap: %s\n", st->cmap);
-        if (st->decimals >= 0) buf_printf(&b, "decimals: %d\n", st->decimals);
-        if (st->head > 0) buf_printf(&b, "head: %d\n", st->head);
-        if (st->query > 0) buf_printf(&b, "query: %d\n", st->query);
-        for (int i = 0; i < st->npara; i++) {
-            buf_puts(&b, "\n");
-            put_wrapped(&b, st->paras[i], "", true);
-        }
-    }
-    return buf_take(&b);
 }

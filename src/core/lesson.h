@@ -6,8 +6,11 @@
 ** list of stages, each belonging to the setup written above it. Random inputs
 ** are drawn at parse time, in the order the file declares them, from numpy's
 ** legacy generator or PyTorch's CPU generator, so the Lesson holds every
-** input value. The format is
-** documented in docs/lesson-format.md.
+** input value (with the cell overrides `NAME[ROW,COL] = VALUE` applied).
+** For saving edits in place, the Lesson also records where each
+** definition, each written-out number and each override is in the text
+** (LessonDef, LessonOverride; see lessonsave.h). The format is documented
+** in docs/lesson-format.md.
 **
 ** Usage:
 **   LessonError err;
@@ -36,6 +39,7 @@
 #define LESSON_MAX_CELLS     (1 << 20)   /* rows x cols of one matrix */
 #define LESSON_MAX_NAME      32          /* bytes in a matrix name */
 #define LESSON_MAX_TOKEN     64          /* bytes in one token */
+#define LESSON_MAX_OVERRIDES 4096        /* `NAME[ROW,COL] = VALUE` lines in a lesson */
 /* Budgets for the whole lesson, so that a short file within every limit
 ** above still loads in about a second and a few hundred MB: */
 #define LESSON_MAX_NUMBERS   (1 << 22)   /* numbers in the matrices of all setups (inherited ones count again) */
@@ -72,7 +76,32 @@ typedef struct LessonMatrix {
     int end_line;       /* its last line (rows written out) */
     char *how;          /* the definition as written, e.g. "randn 4x4 * 0.5" */
     bool generated;     /* drawn or built rather than written out */
+    int def;            /* index into Lesson.defs of the line that defines it (inherited copies share it) */
 } LessonMatrix;
+
+/* Bytes [off, off + len) of the text a lesson was parsed from (a BOM counted). */
+typedef struct LessonSpan { unsigned off, len; } LessonSpan;
+
+/* Where a `NAME = ...` definition sits in the text, for saving edits in place
+** (src/core/lessonsave.c). */
+typedef struct LessonDef {
+    int setup, line;    /* the setup it is written in, its first line */
+    bool generated;
+    int rows, cols;     /* of the matrix (a stack side by side) */
+    LessonSpan *cells;  /* written out: every number's text, row by row; NULL if generated */
+    unsigned end;       /* just after the definition's last line and its line end */
+    bool crlf;          /* its first line ends with CR LF */
+} LessonDef;
+
+/* `NAME[ROW,COL] = VALUE`: a cell set after the matrix was defined. */
+typedef struct LessonOverride {
+    int setup, line;
+    int def;            /* the definition of the matrix it changes */
+    int row, col;       /* 0-based */
+    LessonSpan num;     /* the value's text */
+    unsigned end;       /* just after the line and its line end */
+    double under;       /* the cell's value before this line set it */
+} LessonOverride;
 
 /* `queries: X @ W_q` or `queries: X`: a matrix, optionally times a weight. */
 typedef struct Operand {
@@ -124,6 +153,8 @@ typedef struct Lesson {
     char *summary;
     Setup *setups; int nsetups;
     Stage *stages; int nstages;
+    LessonDef *defs; int ndefs;             /* every matrix definition, in file order */
+    LessonOverride *ovrs; int novrs;        /* every cell override, in file order */
 } Lesson;
 
 /* What went wrong, for the exit status (lesson_exit_code). */
@@ -160,8 +191,5 @@ LessonMatrix *lesson_matrix(const Setup *s, const char *name);
 const char *lesson_stage_name(StageId id);
 /* The id for a name; returns false if there is none. */
 bool lesson_stage_from_name(const char *name, StageId *id);
-/* Write the lesson back as text with every matrix written out as rows of
-** numbers (17 significant digits), so edited values load back exactly. */
-char *lesson_serialize(const Lesson *L);
 
 #endif

@@ -151,11 +151,22 @@ void util_fmt_num(char *out, size_t n, double v, int decimals)
     }
 }
 
+/* %.15g already gives the shortest form when one of 15 digits or fewer
+** exists (it rounds, then drops trailing zeros), so only 15, 16 and 17
+** digits need trying; 17 always reads back exactly. */
+void util_fmt_shortest(char *out, size_t n, double v)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(out, n, "%.*g", prec, v);
+        if (strtod(out, NULL) == v) return;
+    }
+}
+
 /* util_fmt_num, then "0.50" shortened to ".50" and "-0.45" to "-.45" when
-** compact is set; an exact 0 is "0" whatever the decimals. */
+** compact is set; an exact 0 or 1 is "0" or "1" whatever the decimals. */
 void util_fmt_cell(char *out, size_t n, double v, int decimals, bool compact)
 {
-    if (v == 0.0) { snprintf(out, n, "0"); return; }
+    if (v == 0.0 || v == 1.0) { snprintf(out, n, "%d", (int)v); return; }
     util_fmt_num(out, n, v, decimals);
     if (!compact) return;
     char *z = out[0] == '-' ? out + 1 : out;

@@ -55,5 +55,8 @@ void util_fmt_num(char *out, size_t n, double v, int decimals);
 ** the leading zero dropped (".50", "-.45") so it fits a narrow cell; exact
 ** 0 and 1 are "0" and "1" (so only they print without decimals). */
 void util_fmt_cell(char *out, size_t n, double v, int decimals, bool compact);
+/* The shortest decimal text that reads back (strtod) as exactly v: "1.2",
+** not "1.2000000000000002". v must be finite; out needs 32 bytes. */
+void util_fmt_shortest(char *out, size_t n, double v);
 
 #endif

@@ -1,0 +1,200 @@
+/*
+** prompt.c: confirmations and the Save as field (see prompt.h).
+*/
+#define _POSIX_C_SOURCE 200809L
+#include "prompt.h"
+#include "save.h"
+#include "core/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Forget what was asked. */
+static void ask_none(AppState *a)
+{
+    a->ask = ASK_NONE;
+    free(a->ask_path);
+    a->ask_path = NULL;
+}
+
+/* Ask something: the question must be seen, so the black screen goes. */
+static void ask(AppState *a, AppAsk what)
+{
+    ask_none(a);
+    a->ask = what;
+    a->black = false;
+}
+
+/* Quit now or ask. */
+void app_request_quit(AppState *a)
+{
+    if (a->ask == ASK_QUIT || !a->dirty || !a->L) {
+        a->quit = true;
+        return;
+    }
+    ask(a, ASK_QUIT);
+}
+
+/* Open now or ask. */
+void app_request_open(AppState *a, const char *path)
+{
+    if (a->dirty && a->L) {
+        ask(a, ASK_OPEN);
+        a->ask_path = xstrdup(path);
+        return;
+    }
+    char *p = xstrdup(path);                  /* path may be a picker item, freed by opening */
+    if (app_open(a, p) == 0) a->picker = false;
+    free(p);
+}
+
+/* The name field, filled with the proposal. */
+void app_save_as_start(AppState *a)
+{
+    if (!a->L) return;
+    ask(a, ASK_SAVE_AS);
+    app_save_as_default(a, a->ask_text, sizeof a->ask_text);
+}
+
+/* Typing (control characters are not part of a file name). */
+void app_ask_type(AppState *a, const char *text)
+{
+    if (a->ask != ASK_SAVE_AS) return;
+    size_t n = strlen(a->ask_text);
+    for (const char *c = text; *c && n + 1 < sizeof a->ask_text; c++)
+        if ((unsigned char)*c >= 0x20 && *c != 0x7f) a->ask_text[n++] = *c;
+    a->ask_text[n] = '\0';
+}
+
+/* Backspace: one UTF-8 character. */
+void app_ask_backspace(AppState *a)
+{
+    if (a->ask != ASK_SAVE_AS) return;
+    size_t n = strlen(a->ask_text);
+    while (n > 0 && ((unsigned char)a->ask_text[n - 1] & 0xc0) == 0x80) n--;
+    if (n > 0) n--;
+    a->ask_text[n] = '\0';
+}
+
+/* Enter. */
+void app_ask_accept(AppState *a)
+{
+    switch (a->ask) {
+    case ASK_NONE: return;
+    case ASK_QUIT: a->quit = true; return;
+    case ASK_OPEN: {
+        char *p = a->ask_path;
+        a->ask_path = NULL;
+        ask_none(a);
+        if (app_open(a, p) == 0) a->picker = false;
+        free(p);
+        return;
+    }
+    case ASK_SAVE_AS:
+        if (!a->ask_text[0]) return;
+        if (access(a->ask_text, F_OK) == 0) {      /* never replace a file without asking */
+            free(a->ask_path);
+            a->ask_path = xstrdup(a->ask_text);
+            a->ask = ASK_OVERWRITE;
+            return;
+        }
+        if (app_save_as(a, a->ask_text) == 0) ask_none(a);
+        return;
+    case ASK_OVERWRITE: {
+        char *p = a->ask_path;
+        a->ask_path = NULL;
+        if (app_save_as(a, p) == 0) ask_none(a);
+        else a->ask = ASK_SAVE_AS;
+        free(p);
+        return;
+    }
+    }
+}
+
+/* Esc. */
+void app_ask_cancel(AppState *a)
+{
+    if (a->ask == ASK_OVERWRITE) {
+        free(a->ask_path);
+        a->ask_path = NULL;
+        a->ask = ASK_SAVE_AS;
+        return;
+    }
+    ask_none(a);
+}
+
+/* The longest tail of text that fits in maxw, so the end of a long path shows. */
+static const char *fit_tail(const char *text, float size, float maxw, MeasureFn measure, void *ctx)
+{
+    while (*text && measure(ctx, text, size, 0) > maxw) {
+        text++;
+        while (((unsigned char)*text & 0xc0) == 0x80) text++;
+    }
+    return text;
+}
+
+/* "edited, not saved" at the top right. */
+static void unsaved_mark(const Theme *th, int w, float size, MeasureFn measure, void *ctx, DrawList *out)
+{
+    const char *label = "\xe2\x97\x8f edited, not saved";
+    float s = size * 0.8f, tw = measure(ctx, label, s, 1), pad = s * 0.6f;
+    Rect r = { (float)w - tw - 2 * pad - size * 0.6f, size * 0.5f, tw + 2 * pad, s * 1.8f };
+    draw_rect(out, r, th->accent, ROLE_OVERLAY);
+    int t = draw_text(out, (Rect){ r.x + pad, r.y, tw, r.h }, label, s, th->bg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
+    out->cmds[t].bold = 1;
+}
+
+/* The question box, centred. */
+void app_prompt_draw(const AppState *a, const Theme *th, int w, int h, float size,
+                     MeasureFn measure, void *ctx, DrawList *out)
+{
+    if (a->dirty && a->view && !a->black) unsaved_mark(th, w, size, measure, ctx, out);
+    if (a->ask == ASK_NONE) return;
+    char title[1200];
+    const char *hint = "Enter: yes    Esc: no";
+    switch (a->ask) {
+    case ASK_QUIT:
+        snprintf(title, sizeof title, "Quit without saving the edits?");
+        hint = "Q or Enter: quit without saving    Ctrl+S: save    Esc: stay";
+        break;
+    case ASK_OPEN:
+        snprintf(title, sizeof title, "Open another lesson without saving the edits?");
+        hint = "Enter: open it, dropping the edits    Esc: stay";
+        break;
+    case ASK_SAVE_AS:
+        snprintf(title, sizeof title, "Save the lesson as:");
+        hint = "Enter: save    Esc: cancel";
+        break;
+    case ASK_OVERWRITE:
+        snprintf(title, sizeof title, "%s exists. Replace it?", a->ask_path ? a->ask_path : "");
+        hint = "Enter: replace it (the old one is kept as FILE~)    Esc: choose another name";
+        break;
+    default: break;
+    }
+    float lh = size * 1.6f, pad = size * 1.2f;
+    float bw = fminf((float)w - 40, fmaxf(measure(ctx, hint, size * 0.85f, 0), size * 30) + 2 * pad);
+    int lines = a->ask == ASK_SAVE_AS ? 3 : 2;
+    float bh = lh * lines + 2 * pad, x = ((float)w - bw) / 2, y = ((float)h - bh) / 2;
+    draw_rect(out, (Rect){ 0, 0, (float)w, (float)h }, (Color){ 0, 0, 0, 120 }, ROLE_OVERLAY);
+    draw_rect(out, (Rect){ x, y, bw, bh }, th->panel_bg, ROLE_OVERLAY);
+    draw_frame(out, (Rect){ x, y, bw, bh }, th->accent, 2.0f, ROLE_OVERLAY);
+    float iw = bw - 2 * pad;
+    int t = draw_text(out, (Rect){ x + pad, y + pad, iw, lh }, fit_tail(title, size, iw, measure, ctx), size, th->fg,
+                      ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
+    out->cmds[t].bold = 1;
+    float hy = y + pad + lh;
+    if (a->ask == ASK_SAVE_AS) {
+        Rect f = { x + pad, y + pad + lh + size * 0.1f, iw, lh - size * 0.2f };
+        draw_rect(out, f, th->bg, ROLE_OVERLAY);
+        draw_frame(out, f, th->accent, 1.5f, ROLE_OVERLAY);
+        char shown[1100];
+        snprintf(shown, sizeof shown, "%s|", a->ask_text);           /* the caret at the end */
+        draw_text(out, (Rect){ f.x + size * 0.4f, f.y, f.w - size * 0.8f, f.h },
+                  fit_tail(shown, size, f.w - size * 0.8f, measure, ctx), size, th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
+        hy += lh;
+    }
+    draw_text(out, (Rect){ x + pad, hy, iw, lh }, hint, size * 0.85f, th->muted, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
+}

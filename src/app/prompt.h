@@ -1,0 +1,43 @@
+/*
+** prompt.h: what the window asks before it loses work, and the Save as field.
+**
+** Quitting (Q, Ctrl+Q, closing the window) or opening another lesson from
+** the picker with unsaved edits asks first: Q again or Enter goes ahead,
+** Esc stays. Ctrl+Shift+S asks for a file name in a one-line text field
+** (the lesson's name plus "-edited" to start with); a file that exists is
+** replaced only after a second question. The questions are plain state
+** (AppState.ask); the window feeds keys and typed text in, and the frame
+** draws them with app_prompt_draw, together with the "edited, not saved"
+** mark.
+**
+** Usage (the event loop):
+**   if (a->ask) { Esc: app_ask_cancel(a); Enter: app_ask_accept(a); ... }
+**   app_request_quit(a);            // Q: asks, or sets a->quit
+*/
+#ifndef ATTNLAB_PROMPT_H
+#define ATTNLAB_PROMPT_H
+
+#include "state.h"
+#include "view/draw.h"
+#include "view/layout.h"
+
+/* Q, Ctrl+Q, closing the window: quit, or ask if edits are not saved (a
+** second request while asking quits). */
+void app_request_quit(AppState *a);
+/* Open another lesson, or ask first if edits are not saved. */
+void app_request_open(AppState *a, const char *path);
+/* Ctrl+Shift+S: ask for a file name. */
+void app_save_as_start(AppState *a);
+/* Typed text (UTF-8) into the file name field. */
+void app_ask_type(AppState *a, const char *text);
+/* Backspace in the file name field: remove the last character. */
+void app_ask_backspace(AppState *a);
+/* Enter: do what is asked (quit, open, save as, replace). */
+void app_ask_accept(AppState *a);
+/* Esc: do not (from replacing a file, back to the name field). */
+void app_ask_cancel(AppState *a);
+/* Draw the unsaved-edits mark and the question, if any, over the frame. */
+void app_prompt_draw(const AppState *a, const Theme *th, int w, int h, float size,
+                     MeasureFn measure, void *ctx, DrawList *out);
+
+#endif
