@@ -11,7 +11,7 @@ CC       ?= cc
 DEPS_PKGS := pkg-config libsdl2-dev libsdl2-ttf-dev check libpng-dev \
              libfontconfig-dev fonts-dejavu-core python3 python3-numpy \
              libxml2-utils xvfb xdotool imagemagick openbox procps python3-matplotlib \
-             clang libclang-rt-14-dev valgrind
+             clang libclang-rt-14-dev valgrind libzip-dev
 
 WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Werror
 OPT      ?= -O2 -g
@@ -20,8 +20,8 @@ EXTRA_LDFLAGS ?=
 
 # pkg-config runs once, when a recipe first needs the flags: after `deps` has
 # installed pkg-config itself on a fresh machine.
-PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 SDL2_ttf libpng fontconfig))$(PKG_CFLAGS)
-PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 SDL2_ttf libpng fontconfig))$(PKG_LIBS)
+PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 SDL2_ttf libpng fontconfig libzip))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 SDL2_ttf libpng fontconfig libzip))$(PKG_LIBS)
 CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell pkg-config --cflags check))$(CHECK_CFLAGS)
 CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
 
@@ -97,6 +97,7 @@ test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab
 	cd tests && CK_FORK=yes ../$(BUILD)/check_attnlab
 	ATTNLAB=$(BUILD)/attnlab sh tests/cli.sh
 	/usr/bin/python3 tests/check_lessons.py $(BUILD)/attnlab lessons tests/reference
+	/usr/bin/python3 tests/check_npy.py $(BUILD)/attnlab
 	ATTNLAB=$(BUILD)/attnlab sh tests/bad_lessons.sh
 	ATTNLAB=$(BUILD)/attnlab sh tests/e2e.sh
 

@@ -13,6 +13,7 @@
 ** for the whole file, so the draw order is the order of the file.
 */
 #include "lesson.h"
+#include "npy.h"
 #include "rng.h"
 #include "util.h"
 
@@ -47,6 +48,7 @@ typedef struct Parser {
     int key_line[32];           /* where each setting of this section was set */
     long numbers;               /* numbers held by the matrices of every setup so far */
     long work;                  /* estimated cost of computing the setups so far */
+    long npy_bytes;             /* data read from NumPy files so far */
     /* a matrix whose rows follow on indented lines */
     LessonMatrix *rows_target;
     int rows_stack;
@@ -507,6 +509,127 @@ static Mat *gen_random(Parser *p, const char *kind, long stack, long rows, long 
     return m;
 }
 
+/* ------------------------------------------------------------ NumPy files */
+
+/* The path of a file a lesson names: relative to the lesson's directory. */
+static char *lesson_relative(const char *lesson_file, const char *path)
+{
+    const char *slash = strrchr(lesson_file, '/');
+    if (path[0] == '/' || !slash) return xstrdup(path);
+    Buf b = { 0 };
+    buf_printf(&b, "%.*s/%s", (int)(slash - lesson_file), lesson_file, path);
+    return buf_take(&b);
+}
+
+/* `layer N` or `head N` at *sp, if there: its 0-based index into the leading
+** axis of the array (of size dim, described as what). 0 when absent, -1 on error. */
+static int parse_selector(Parser *p, const char **sp, const char *word, long dim, const char *file, long *index)
+{
+    const char *s = skip_ws(*sp);
+    size_t n = strlen(word);
+    if (strncmp(s, word, n) || ident_len(s) != n) return 0;
+    const char *num = skip_ws(s + n);
+    if (dim < 1) return FAIL(p, s, "%s: '%s' picks from the first axis, but no axis is left", file, word), -1;
+    if (!scan_int(p, &num, 1, dim, word, index)) return -1;
+    (*index)--;
+    *sp = num;
+    return 1;
+}
+
+/*
+** `load "FILE.npy"` or `load "FILE.npz" KEY`, then optional selectors
+** `layer L` and `head H`, each picking one index (1-based) of the leading
+** axis. What is left must be 1-D (one row), 2-D (a matrix) or 3-D (a stack,
+** as `randn HxRxC` makes). Every shape and budget check is made on the
+** header, before the data is read.
+*/
+static bool gen_load(Parser *p, LessonMatrix *lm, const char *s)
+{
+    s = skip_ws(s);
+    const char *q = s;
+    if (*s != '"') return FAIL(p, s, "expected the file in double quotes after load, e.g. load \"weights.npz\" W_q");
+    const char *end = strchr(s + 1, '"');
+    if (!end) return FAIL(p, s, "the file name has no closing '\"'");
+    char file[1024];
+    size_t fl = (size_t)(end - s - 1);
+    if (fl == 0 || fl >= sizeof file) return FAIL(p, s, "expected a file name of 1 to %zu bytes", sizeof file - 1);
+    memcpy(file, s + 1, fl);
+    file[fl] = '\0';
+    bool npz = fl > 4 && !strcmp(file + fl - 4, ".npz");
+    if (!npz && !(fl > 4 && !strcmp(file + fl - 4, ".npy")))
+        return FAIL(p, s, "expected a .npy or .npz file, found \"%s\"", file);
+    s = skip_ws(end + 1);
+    char key[72] = "";
+    if (npz) {
+        size_t kn = 0;
+        while (isalnum((unsigned char)s[kn]) || s[kn] == '_' || s[kn] == '.' || s[kn] == '-') kn++;
+        if (kn == 0 || kn >= sizeof key) {
+            char f[48];
+            found(s, f, sizeof f);
+            return FAIL(p, s, "expected the name of an array in %s after the file (as given to np.savez), found %s", file, f);
+        }
+        memcpy(key, s, kn);
+        key[kn] = '\0';
+        s += kn;
+    }
+    char *path = lesson_relative(p->file, file);
+    char why[400];
+    NpyFile *f = npy_open(path, npz ? key : NULL, why, sizeof why);
+    free(path);
+    if (!f) return FAIL(p, q, "%s: %s", file, why);
+    NpyHeader h = *npy_header(f);
+    long layer = -1, head = -1, skip = 0;
+    int r;
+    if ((r = parse_selector(p, &s, "layer", h.ndim > 0 ? h.shape[0] : 0, file, &layer)) < 0) goto fail;
+    skip += r;
+    if ((r = parse_selector(p, &s, "head", h.ndim > skip ? h.shape[skip] : 0, file, &head)) < 0) goto fail;
+    skip += r;
+    if (!end_of_line(p, s)) goto fail;
+    int left = h.ndim - (int)skip;
+    long dims[3] = { 1, 1, 1 };                       /* stack, rows, cols */
+    for (int a = 0; a < left && left <= 3; a++) dims[3 - left + a] = h.shape[skip + a];
+    if (left < 1 || left > 3) {
+        FAIL(p, q, "%s%s%s is %d-D; expected 1 to 3 dimensions after the selectors%s", file, npz ? " " : "", key, h.ndim,
+             left > 3 ? " (pick one with 'layer N', then 'head N')" : "");
+        goto fail;
+    }
+    if (h.count == 0) { FAIL(p, q, "%s%s%s is empty (a dimension of size 0)", file, npz ? " " : "", key); goto fail; }
+    if (dims[0] > LESSON_MAX_HEADS) { FAIL(p, q, "%s: a stack of %ld matrices is over the limit of %d heads", file, dims[0], LESSON_MAX_HEADS); goto fail; }
+    if (dims[1] > LESSON_MAX_DIM || dims[2] * dims[0] > LESSON_MAX_DIM) {
+        FAIL(p, q, "%s: size %ldx%ld is over the limit of %d rows or columns", file, dims[1], dims[2] * dims[0], LESSON_MAX_DIM);
+        goto fail;
+    }
+    p->npy_bytes += (long)h.data_len;
+    if (p->npy_bytes > NPY_MAX_FILE) {
+        FAIL(p, q, "%s: the NumPy data this lesson loads would be over %ld bytes in all", file, NPY_MAX_FILE);
+        goto fail;
+    }
+    long cells = dims[0] * dims[1] * dims[2];
+    if (!add_numbers(p, p->lineno, col_of(p, q), cells)) goto fail;
+    double *all = xmalloc(sizeof *all * (size_t)h.count);
+    if (npy_read(f, all, why, sizeof why) < 0) {
+        free(all);
+        FAIL(p, q, "%s: %s", file, why);
+        goto fail;
+    }
+    npy_close(f);
+    /* the selected block is contiguous in C order; a stack goes side by side */
+    long at = (layer >= 0 ? layer : 0), per = cells;
+    if (head >= 0) at = at * (skip == 2 ? h.shape[1] : 1) + head;
+    lm->m = mat_create((int)dims[1], (int)(dims[2] * dims[0]));
+    for (long k = 0; k < dims[0]; k++)
+        for (long i = 0; i < dims[1]; i++)
+            memcpy(mat_row(lm->m, (int)i) + k * dims[2], all + at * per + (k * dims[1] + i) * dims[2],
+                   sizeof(double) * (size_t)dims[2]);
+    free(all);
+    lm->stack = (int)dims[0];
+    lm->generated = true;
+    return true;
+fail:
+    npy_close(f);
+    return false;
+}
+
 /*
 ** The right-hand side of `NAME = ...`. Either empty (rows follow), `stack N`
 ** (rows follow, side by side), or a generator.
@@ -580,6 +703,9 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
         if (!parse_shape(p, &s, &stack, &rows, &cols, true) || !end_of_line(p, s)) return false;
         if (!add_numbers(p, p->lineno, col, rows * cols * stack)) return false;
         lm->m = gen_random(p, word, stack, rows, cols, 1.0, lo, hi);
+    } else if (!strcmp(word, "load")) {
+        if (!gen_load(p, lm, s)) return false;
+        return true;
     } else if (!strcmp(word, "sinusoid")) {
         /* X[i][k] = sin(k·(i+1)·freq) + noise·randn, row by row (seed 001) */
         double freq = 0, noise = 0;
@@ -613,7 +739,7 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
         char f[48];
         found(at, f, sizeof f);
         return FAIL(p, at, "expected rows of numbers on the next lines or a generator "
-                    "(zeros, ones, identity, onehot, randn, rand, randint, sinusoid, stack), found %s", f);
+                    "(zeros, ones, identity, onehot, randn, rand, randint, sinusoid, stack, load), found %s", f);
     }
     /* A scale like 1e308 turns some draws infinite: such a matrix could
     ** neither be shown nor saved (a written-out inf does not load). */
