@@ -134,6 +134,11 @@ START_TEST(test_header_errors)
                         "bad header: key 'shape' appears twice");
     expect_header_error("{'descr': '<f8', 'fortran_order': none, 'shape': (1,)}",
                         "bad header: expected True or False for 'fortran_order', found 'none'");
+    /* found by fuzz_npy: a line break in the dict made a two-line message */
+    expect_header_error("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2\n, }",
+                        "bad header: expected ',' or ')' in the shape, found a line break");
+    expect_header_error("{'descr': '<f\n8', 'fortran_order': False, 'shape': (1,)}",
+                        "bad header: a line break in the dtype ('descr')");
     expect_header_error("['descr', '<f8']", "bad header: expected '{' to start the header dict, found '['descr''");
     expect_header_error("{'descr': '<f8', 'fortran_order': False, 'shape': (1,)\x01}",
                         "bad header: byte 0x01 at offset 64 is not printable ASCII");

@@ -70,6 +70,7 @@ static void sc_ws(Scan *c)
 static void sc_found(const Scan *c, char *out, size_t n)
 {
     if (c->s >= c->end) { snprintf(out, n, "the end of the header"); return; }
+    if (*c->s == '\n') { snprintf(out, n, "a line break"); return; }   /* messages are one line */
     int len = 1;                /* one literal: up to a separator */
     while (c->s + len < c->end && len < 24 && !strchr(" ,:}\n", c->s[len])) len++;
     snprintf(out, n, "'%.*s'", len, c->s);
@@ -98,6 +99,7 @@ static int sc_string(Scan *c, char *out, size_t cap, const char *what)
     const char *start = c->s;
     while (c->s < c->end && *c->s != q) {
         if (*c->s == '\\') return fail(c->err, c->n, "bad header: unexpected '\\' in %s", what);
+        if (*c->s == '\n') return fail(c->err, c->n, "bad header: a line break in %s", what);
         c->s++;
     }
     if (c->s >= c->end) return fail(c->err, c->n, "bad header: %s has no closing quote", what);
