@@ -98,6 +98,7 @@ test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab
 	ATTNLAB=$(BUILD)/attnlab sh tests/cli.sh
 	/usr/bin/python3 tests/check_lessons.py $(BUILD)/attnlab lessons tests/reference
 	/usr/bin/python3 tests/check_npy.py $(BUILD)/attnlab
+	/usr/bin/python3 tests/check_trained_model.py $(BUILD)/attnlab lessons/07-induction-head.lesson tests/reference/induction_forward.npz
 	ATTNLAB=$(BUILD)/attnlab sh tests/bad_lessons.sh
 	ATTNLAB=$(BUILD)/attnlab sh tests/e2e.sh
 
@@ -114,6 +115,8 @@ install: $(BUILD)/attnlab
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/attnlab/lessons
 	install -m 755 $(BUILD)/attnlab $(DESTDIR)$(PREFIX)/bin/attnlab
 	install -m 644 lessons/*.lesson $(DESTDIR)$(PREFIX)/share/attnlab/lessons/
+	install -d $(DESTDIR)$(PREFIX)/share/attnlab/lessons/models
+	install -m 644 lessons/models/*.npz $(DESTDIR)$(PREFIX)/share/attnlab/lessons/models/
 	install -d $(DESTDIR)$(PREFIX)/share/applications $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps
 	install -m 644 assets/attnlab.desktop $(DESTDIR)$(PREFIX)/share/applications/attnlab.desktop
 	install -m 644 assets/attnlab.svg $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/attnlab.svg

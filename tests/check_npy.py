@@ -219,6 +219,8 @@ cases = [
      "10: error: four-d.npy is 4-D; expected 1 to 3 dimensions after the selectors (pick one with 'layer N', then 'head N')"),
     ("sel-range.npy", npy_bytes(shape=(2, 3, 4)), 'X = load "sel-range.npy" layer 3', 3,
      "32: error: layer must be between 1 and 2, found 3"),
+    ("vec.npy", npy_bytes(shape=(3,)), 'X = load "vec.npy" layer 1 head 1', 1,
+     "28: error: vec.npy: 'head' picks an index of the first axis left, but there is none (or it is empty)"),
     ("scalar.npy", npy_bytes(shape=()), 'X = load "scalar.npy"', 1,
      "10: error: scalar.npy is 0-D; expected 1 to 3 dimensions after the selectors"),
     ("many-heads.npy", npy_bytes(shape=(17, 2, 2)), 'X = load "many-heads.npy"', 2,

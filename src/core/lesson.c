@@ -529,7 +529,10 @@ static int parse_selector(Parser *p, const char **sp, const char *word, long dim
     size_t n = strlen(word);
     if (strncmp(s, word, n) || ident_len(s) != n) return 0;
     const char *num = skip_ws(s + n);
-    if (dim < 1) return FAIL(p, s, "%s: '%s' picks from the first axis, but no axis is left", file, word), -1;
+    if (dim < 1) {
+        FAIL(p, s, "%s: '%s' picks an index of the first axis left, but there is none (or it is empty)", file, word);
+        return -1;
+    }
     if (!scan_int(p, &num, 1, dim, word, index)) return -1;
     (*index)--;
     *sp = num;
