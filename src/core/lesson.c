@@ -539,6 +539,60 @@ static int parse_selector(Parser *p, const char **sp, const char *word, long dim
     return 1;
 }
 
+/* The quoted file name after `load` and, for a .npz, the KEY after it:
+** into file and key (size 72; "" for a .npy), advancing *sp. */
+static bool parse_load_source(Parser *p, const char **sp, char *file, size_t fn, char *key)
+{
+    const char *s = skip_ws(*sp);
+    if (*s != '"') return FAIL(p, s, "expected the file in double quotes after load, e.g. load \"weights.npz\" W_q");
+    const char *end = strchr(s + 1, '"');
+    if (!end) return FAIL(p, s, "the file name has no closing '\"'");
+    size_t fl = (size_t)(end - s - 1);
+    if (fl == 0 || fl >= fn) return FAIL(p, s, "expected a file name of 1 to %zu bytes", fn - 1);
+    memcpy(file, s + 1, fl);
+    file[fl] = '\0';
+    bool npz = fl > 4 && !strcmp(file + fl - 4, ".npz");
+    if (!npz && !(fl > 4 && !strcmp(file + fl - 4, ".npy")))
+        return FAIL(p, s, "expected a .npy or .npz file, found \"%s\"", file);
+    s = skip_ws(end + 1);
+    key[0] = '\0';
+    if (npz) {
+        size_t kn = 0;
+        while (isalnum((unsigned char)s[kn]) || s[kn] == '_' || s[kn] == '.' || s[kn] == '-') kn++;
+        if (kn == 0 || kn >= 72) {
+            char f[48];
+            found(s, f, sizeof f);
+            return FAIL(p, s, "expected the name of an array in %s after the file (as given to np.savez), found %s", file, f);
+        }
+        memcpy(key, s, kn);
+        key[kn] = '\0';
+        s += kn;
+    }
+    *sp = s;
+    return true;
+}
+
+/* The shape left after skip selectors, as (stack, rows, cols), within the
+** lesson's limits; q is where errors point. */
+static bool load_dims(Parser *p, const char *q, const NpyHeader *h, int skip, const char *file, const char *key, long dims[3])
+{
+    int left = h->ndim - skip;
+    dims[0] = dims[1] = dims[2] = 1;
+    if (left < 1 || left > 3)
+        return FAIL(p, q, "%s%s%s is %d-D; expected 1 to 3 dimensions after the selectors%s", file, *key ? " " : "", key,
+                    h->ndim, left > 3 ? " (pick one with 'layer N', then 'head N')" : "");
+    for (int a = 0; a < left; a++) dims[3 - left + a] = h->shape[skip + a];
+    if (h->count == 0) return FAIL(p, q, "%s%s%s is empty (a dimension of size 0)", file, *key ? " " : "", key);
+    if (dims[0] > LESSON_MAX_HEADS)
+        return FAIL(p, q, "%s: a stack of %ld matrices is over the limit of %d heads", file, dims[0], LESSON_MAX_HEADS);
+    if (dims[1] > LESSON_MAX_DIM || dims[2] * dims[0] > LESSON_MAX_DIM)
+        return FAIL(p, q, "%s: size %ldx%ld is over the limit of %d rows or columns", file, dims[1], dims[2] * dims[0], LESSON_MAX_DIM);
+    p->npy_bytes += (long)h->data_len;
+    if (p->npy_bytes > NPY_MAX_FILE)
+        return FAIL(p, q, "%s: the NumPy data this lesson loads would be over %ld bytes in all", file, NPY_MAX_FILE);
+    return add_numbers(p, p->lineno, col_of(p, q), dims[0] * dims[1] * dims[2]);
+}
+
 /*
 ** `load "FILE.npy"` or `load "FILE.npz" KEY`, then optional selectors
 ** `layer L` and `head H`, each picking one index (1-based) of the leading
@@ -548,89 +602,37 @@ static int parse_selector(Parser *p, const char **sp, const char *word, long dim
 */
 static bool gen_load(Parser *p, LessonMatrix *lm, const char *s)
 {
-    s = skip_ws(s);
-    const char *q = s;
-    if (*s != '"') return FAIL(p, s, "expected the file in double quotes after load, e.g. load \"weights.npz\" W_q");
-    const char *end = strchr(s + 1, '"');
-    if (!end) return FAIL(p, s, "the file name has no closing '\"'");
-    char file[1024];
-    size_t fl = (size_t)(end - s - 1);
-    if (fl == 0 || fl >= sizeof file) return FAIL(p, s, "expected a file name of 1 to %zu bytes", sizeof file - 1);
-    memcpy(file, s + 1, fl);
-    file[fl] = '\0';
-    bool npz = fl > 4 && !strcmp(file + fl - 4, ".npz");
-    if (!npz && !(fl > 4 && !strcmp(file + fl - 4, ".npy")))
-        return FAIL(p, s, "expected a .npy or .npz file, found \"%s\"", file);
-    s = skip_ws(end + 1);
-    char key[72] = "";
-    if (npz) {
-        size_t kn = 0;
-        while (isalnum((unsigned char)s[kn]) || s[kn] == '_' || s[kn] == '.' || s[kn] == '-') kn++;
-        if (kn == 0 || kn >= sizeof key) {
-            char f[48];
-            found(s, f, sizeof f);
-            return FAIL(p, s, "expected the name of an array in %s after the file (as given to np.savez), found %s", file, f);
-        }
-        memcpy(key, s, kn);
-        key[kn] = '\0';
-        s += kn;
-    }
+    const char *q = skip_ws(s);
+    char file[1024], key[72], why[400];
+    if (!parse_load_source(p, &s, file, sizeof file, key)) return false;
     char *path = lesson_relative(p->file, file);
-    char why[400];
-    NpyFile *f = npy_open(path, npz ? key : NULL, why, sizeof why);
+    NpyFile *f = npy_open(path, *key ? key : NULL, why, sizeof why);
     free(path);
     if (!f) return FAIL(p, q, "%s: %s", file, why);
-    NpyHeader h = *npy_header(f);
-    long layer = -1, head = -1, skip = 0;
-    int r;
-    if ((r = parse_selector(p, &s, "layer", h.ndim > 0 ? h.shape[0] : 0, file, &layer)) < 0) goto fail;
-    skip += r;
-    if ((r = parse_selector(p, &s, "head", h.ndim > skip ? h.shape[skip] : 0, file, &head)) < 0) goto fail;
-    skip += r;
-    if (!end_of_line(p, s)) goto fail;
-    int left = h.ndim - (int)skip;
-    long dims[3] = { 1, 1, 1 };                       /* stack, rows, cols */
-    for (int a = 0; a < left && left <= 3; a++) dims[3 - left + a] = h.shape[skip + a];
-    if (left < 1 || left > 3) {
-        FAIL(p, q, "%s%s%s is %d-D; expected 1 to 3 dimensions after the selectors%s", file, npz ? " " : "", key, h.ndim,
-             left > 3 ? " (pick one with 'layer N', then 'head N')" : "");
-        goto fail;
+    const NpyHeader *h = npy_header(f);
+    long layer = -1, head = -1, dims[3];
+    int skip = 0, r;
+    bool ok = (r = parse_selector(p, &s, "layer", h->ndim > 0 ? h->shape[0] : 0, file, &layer)) >= 0;
+    skip += ok ? r : 0;
+    ok = ok && (r = parse_selector(p, &s, "head", h->ndim > skip ? h->shape[skip] : 0, file, &head)) >= 0;
+    skip += ok ? r : 0;
+    ok = ok && end_of_line(p, s) && load_dims(p, q, h, skip, file, key, dims);
+    double *all = ok ? xmalloc(sizeof *all * (size_t)h->count) : NULL;
+    if (ok && npy_read(f, all, why, sizeof why) < 0) ok = FAIL(p, q, "%s: %s", file, why);
+    if (ok) {
+        /* the selected block is contiguous in C order; a stack goes side by side */
+        long cells = dims[0] * dims[1] * dims[2];
+        long at = (layer >= 0 ? layer : 0) * (skip == 2 ? h->shape[1] : 1) + (head >= 0 ? head : 0);
+        lm->m = mat_create((int)dims[1], (int)(dims[2] * dims[0]));
+        for (long k = 0; k < dims[0]; k++)
+            for (long i = 0; i < dims[1]; i++)
+                memcpy(mat_row(lm->m, (int)i) + k * dims[2], all + at * cells + (k * dims[1] + i) * dims[2],
+                       sizeof(double) * (size_t)dims[2]);
+        lm->stack = (int)dims[0];
     }
-    if (h.count == 0) { FAIL(p, q, "%s%s%s is empty (a dimension of size 0)", file, npz ? " " : "", key); goto fail; }
-    if (dims[0] > LESSON_MAX_HEADS) { FAIL(p, q, "%s: a stack of %ld matrices is over the limit of %d heads", file, dims[0], LESSON_MAX_HEADS); goto fail; }
-    if (dims[1] > LESSON_MAX_DIM || dims[2] * dims[0] > LESSON_MAX_DIM) {
-        FAIL(p, q, "%s: size %ldx%ld is over the limit of %d rows or columns", file, dims[1], dims[2] * dims[0], LESSON_MAX_DIM);
-        goto fail;
-    }
-    p->npy_bytes += (long)h.data_len;
-    if (p->npy_bytes > NPY_MAX_FILE) {
-        FAIL(p, q, "%s: the NumPy data this lesson loads would be over %ld bytes in all", file, NPY_MAX_FILE);
-        goto fail;
-    }
-    long cells = dims[0] * dims[1] * dims[2];
-    if (!add_numbers(p, p->lineno, col_of(p, q), cells)) goto fail;
-    double *all = xmalloc(sizeof *all * (size_t)h.count);
-    if (npy_read(f, all, why, sizeof why) < 0) {
-        free(all);
-        FAIL(p, q, "%s: %s", file, why);
-        goto fail;
-    }
-    npy_close(f);
-    /* the selected block is contiguous in C order; a stack goes side by side */
-    long at = (layer >= 0 ? layer : 0), per = cells;
-    if (head >= 0) at = at * (skip == 2 ? h.shape[1] : 1) + head;
-    lm->m = mat_create((int)dims[1], (int)(dims[2] * dims[0]));
-    for (long k = 0; k < dims[0]; k++)
-        for (long i = 0; i < dims[1]; i++)
-            memcpy(mat_row(lm->m, (int)i) + k * dims[2], all + at * per + (k * dims[1] + i) * dims[2],
-                   sizeof(double) * (size_t)dims[2]);
     free(all);
-    lm->stack = (int)dims[0];
-    lm->generated = true;
-    return true;
-fail:
     npy_close(f);
-    return false;
+    return ok;
 }
 
 /*
