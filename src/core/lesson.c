@@ -511,6 +511,9 @@ static Mat *gen_random(Parser *p, const char *kind, long stack, long rows, long 
 
 /* ------------------------------------------------------------ NumPy files */
 
+/* One array may hold as many numbers as a whole lesson (docs/lesson-format.md). */
+_Static_assert(NPY_MAX_COUNT == LESSON_MAX_NUMBERS, "npy.h and lesson.h disagree on the numbers budget");
+
 /* The path of a file a lesson names: relative to the lesson's directory. */
 static char *lesson_relative(const char *lesson_file, const char *path)
 {
