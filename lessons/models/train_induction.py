@@ -7,8 +7,8 @@ lesson sequence to tests/reference/induction_forward.npz.
 
 Needs Debian's python3-torch and python3-numpy. CPU only, one thread, fixed
 seeds and deterministic algorithms: the same torch build writes the same
-files, byte for byte. It takes a few minutes. docs/trained-model.md says what the files
-hold and why the model looks the way it does.
+files, byte for byte. It takes a few minutes. docs/trained-model.md says
+what the files hold and why the model looks the way it does.
 
 The model: token and learned positional embeddings, two attention-only
 layers (causal, no MLP, no layer norm, no biases), unembedding. Each layer
