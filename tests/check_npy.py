@@ -122,6 +122,30 @@ for saver, kind in ((np.savez, "stored"), (np.savez_compressed, "deflated")):
     x = dumped_x('X = load "m.npz" x.b', 3)
     check(x is not None and np.array_equal(x, b.astype(np.float64)), "npz %s: key x.b" % kind)
 
+# An archive written to a stream that cannot seek: sizes come after the data
+# (zip data descriptors), as other tools than np.savez may write them.
+class Stream(io.RawIOBase):
+    def __init__(self):
+        self.data = bytearray()
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        self.data += b
+        return len(b)
+
+
+stream = Stream()
+with zipfile.ZipFile(stream, "w", zipfile.ZIP_DEFLATED) as z:
+    with z.open("W.npy", "w") as f:
+        np.lib.format.write_array(f, b)
+write_to = os.path.join(tmp, "stream.npz")
+with open(write_to, "wb") as f:
+    f.write(bytes(stream.data))
+x = dumped_x('X = load "stream.npz" W', 3)
+check(x is not None and np.array_equal(x, b.astype(np.float64)), "npz with data descriptors")
+
 # A lesson in another directory finds its files next to itself.
 os.makedirs(os.path.join(tmp, "sub"), exist_ok=True)
 save("sub/near.npy", np.arange(6.0).reshape(2, 3))
