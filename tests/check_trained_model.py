@@ -15,7 +15,9 @@ From `attnlab --dump LESSON`:
     earlier occurrence of the query's token, for every query of the
     repeated run; the averages must match the reference's.
 Per-head matrices are found by name pattern: a name with 'weights' and a
-head number ('head3.weights' and the like); W_o's output is 'final'.
+head number ('head3.weights' and the like); W_o's output is 'final' (or,
+if renamed, the last tokens x d_model matrix of the stage that is not the
+concatenation).
 """
 import json
 import re
@@ -69,6 +71,10 @@ for st in d["stages"]:
             check(m["row_labels"] == tokens, "%s is labelled with the lesson's tokens" % m["name"])
         if "final" in m["name"]:
             final = as_array(m)
+    if final is None:       # renamed: W_o's output is the last (tokens x d_model) matrix that is not the concatenation
+        outs = [m for m in st["matrices"] if "concat" not in m["name"] and m["rows"] == len(tokens)
+                and m["cols"] == resid.shape[2] and not head_of(m["name"])]
+        final = as_array(outs[-1]) if outs else None
     layers.append((heads, final))
 check(len(layers) == 2, "two multi_head stages (layer 1, layer 2), found %d" % len(layers))
 
