@@ -11,7 +11,7 @@ CC       ?= cc
 DEPS_PKGS := pkg-config libsdl2-dev libsdl2-ttf-dev check libpng-dev \
              libfontconfig-dev fonts-dejavu-core python3 python3-numpy \
              libxml2-utils xvfb xdotool imagemagick openbox procps python3-matplotlib \
-             clang libclang-rt-14-dev valgrind strace python3-torch libisal-dev python3-seaborn
+             clang libclang-rt-14-dev valgrind strace python3-torch libisal-dev python3-seaborn libzip-dev
 
 WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Werror
 OPT      ?= -O2 -g
@@ -28,8 +28,8 @@ endif
 
 # pkg-config runs once, when a recipe first needs the flags: after `deps` has
 # installed pkg-config itself on a fresh machine.
-PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 SDL2_ttf libpng fontconfig $(FAST_PKG)) $(FAST_DEF))$(PKG_CFLAGS)
-PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 SDL2_ttf libpng fontconfig $(FAST_PKG)))$(PKG_LIBS)
+PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 SDL2_ttf libpng fontconfig libzip $(FAST_PKG)) $(FAST_DEF))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 SDL2_ttf libpng fontconfig libzip $(FAST_PKG)))$(PKG_LIBS)
 CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell pkg-config --cflags check))$(CHECK_CFLAGS)
 CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
 
@@ -103,7 +103,7 @@ $(BUILD)/check_attnlab: $(LIB_OBJ) $(TEST_OBJ) | deps
 
 # Draws of the PyTorch generator on request, for tests/check_torch_rng.py.
 $(BUILD)/trng_dump: $(CORE_OBJ) $(call obj,tests/tools/trng_dump.c) | deps
-	$(CC) $(CFLAGS_ALL) -o $@ $^ -lm $(EXTRA_LDFLAGS)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
 
 run: $(BUILD)/attnlab
 	./$(BUILD)/attnlab lessons/01-tour.lesson
@@ -115,6 +115,8 @@ test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump
 	ATTNLAB=$(BUILD)/attnlab sh tests/cli.sh
 	/usr/bin/python3 tests/check_lessons.py $(BUILD)/attnlab lessons tests/reference
 	/usr/bin/python3 tests/check_views.py $(BUILD)/attnlab 16
+	/usr/bin/python3 tests/check_npy.py $(BUILD)/attnlab
+	/usr/bin/python3 tests/check_trained_model.py $(BUILD)/attnlab lessons/07-induction-head.lesson tests/reference/induction_forward.npz
 	ATTNLAB=$(BUILD)/attnlab sh tests/bad_lessons.sh
 	ATTNLAB=$(BUILD)/attnlab FAULTS_TIMEOUT=$(FAULTS_TIMEOUT) sh tests/faults.sh
 	ATTNLAB=$(BUILD)/attnlab sh tests/e2e.sh
@@ -132,6 +134,8 @@ install: $(BUILD)/attnlab
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/attnlab/lessons
 	install -m 755 $(BUILD)/attnlab $(DESTDIR)$(PREFIX)/bin/attnlab
 	install -m 644 lessons/*.lesson $(DESTDIR)$(PREFIX)/share/attnlab/lessons/
+	install -d $(DESTDIR)$(PREFIX)/share/attnlab/lessons/models
+	install -m 644 lessons/models/*.npz $(DESTDIR)$(PREFIX)/share/attnlab/lessons/models/
 	install -d $(DESTDIR)$(PREFIX)/share/applications $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps
 	install -m 644 assets/attnlab.desktop $(DESTDIR)$(PREFIX)/share/applications/attnlab.desktop
 	install -m 644 assets/attnlab.svg $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/attnlab.svg

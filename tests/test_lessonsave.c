@@ -50,11 +50,14 @@ static void set_cell(Lesson *L, int setup, const char *name, int r, int c, doubl
         if (lsave_shared(L, setup, s, name, r, c)) mat_set(lesson_matrix(&L->setups[s], name)->m, r, c, v);
 }
 
+/* The name lessons are parsed under: files they load are found beside it. */
+static const char *lesson_name = "t.lesson";
+
 /* Save one edit of text; check the saved text dumps like the edited lesson.
 ** Returns the saved text (caller frees). */
 static char *save_one(const char *text, size_t len, int setup, const char *name, int r, int c, double v, size_t *out_len)
 {
-    Lesson *base = must_parse(text, len, "t.lesson"), *edited = must_parse(text, len, "t.lesson");
+    Lesson *base = must_parse(text, len, lesson_name), *edited = must_parse(text, len, lesson_name);
     set_cell(edited, setup, name, r, c, v);
     LsaveEdit *e;
     int n = lsave_diff(base, edited, &e);
@@ -62,7 +65,7 @@ static char *save_one(const char *text, size_t len, int setup, const char *name,
     char msg[700];
     char *out = lsave_apply(text, len, base, e, n, out_len, msg, sizeof msg);
     ck_assert_msg(out != NULL, "%s", msg);
-    Lesson *back = must_parse(out, *out_len, "t.lesson");
+    Lesson *back = must_parse(out, *out_len, lesson_name);
     char *d1 = dump_of(edited), *d2 = dump_of(back);
     ck_assert_msg(!strcmp(d1, d2), "the saved lesson does not dump like the edited one (%s[%d,%d])", name, r, c);
     free(d1); free(d2); free(e);
@@ -111,7 +114,8 @@ static void roundtrip_file(const char *path)
     size_t len;
     char *text = tjson_read_file(path, &len);
     ck_assert_ptr_nonnull(text);
-    Lesson *base = must_parse(text, len, "t.lesson");
+    lesson_name = path;
+    Lesson *base = must_parse(text, len, lesson_name);
     char msg[700];
     size_t out_len;
 
@@ -160,7 +164,7 @@ static void roundtrip_file(const char *path)
         }
         if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) ck_assert(!memcmp(out, "\xef\xbb\xbf", 3));
         /* saving the saved text again with no edits changes nothing */
-        Lesson *again = must_parse(out, out_len, "t.lesson");
+        Lesson *again = must_parse(out, out_len, lesson_name);
         size_t n2;
         char *twice = lsave_apply(out, out_len, again, NULL, 0, &n2, msg, sizeof msg);
         ck_assert(twice && n2 == out_len && !memcmp(twice, out, n2));
@@ -170,6 +174,7 @@ static void roundtrip_file(const char *path)
     }
     lesson_free(base);
     free(text);
+    lesson_name = "t.lesson";
 }
 
 /* Every .lesson file of a directory. */

@@ -17,6 +17,8 @@
 */
 #include "platform.h"
 #include "app/frame.h"
+#include "app/edits.h"
+#include "app/save.h"
 #include "app/state.h"
 #include "core/stage.h"
 #include "core/util.h"

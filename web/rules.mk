@@ -21,7 +21,7 @@ EMCC      ?= emcc
 WEB       := $(BUILD)/web
 WEB_ENV   := NODE_PATH=/usr/share/nodejs
 WEB_NODE  := node --no-experimental-fetch
-WEB_CFLAGS = $(WARN) -O2 -DATTNLAB_VERSION='"$(VERSION)"' -Isrc -I$(BUILD)/gen
+WEB_CFLAGS = $(WARN) -O2 -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_NO_ZIP -Isrc -I$(BUILD)/gen
 WEB_APP_SRC := $(filter-out src/app/main.c src/app/window.c,\
                $(shell grep -LE '^\#include *[<"](SDL|sdl/|app/shot\.h|shot\.h|window\.h)' src/app/*.c))
 WEB_SRC   := $(CORE_SRC) $(VIEW_SRC) $(WEB_APP_SRC) web/platform.c

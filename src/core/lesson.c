@@ -16,6 +16,7 @@
 */
 #include "lesson.h"
 #include "fileio.h"
+#include "npy.h"
 #include "rng.h"
 #include "trng.h"
 #include "util.h"
@@ -55,6 +56,7 @@ typedef struct Parser {
     int key_line[32];           /* where each setting of this section was set */
     int64_t numbers;            /* numbers held by the matrices of every setup so far */
     int64_t work;               /* estimated cost of computing the setups so far */
+    int64_t npy_bytes;          /* data read from NumPy files so far */
     /* a matrix whose rows follow on indented lines */
     LessonMatrix *rows_target;
     int rows_stack;
@@ -654,6 +656,135 @@ static bool parse_transpose(Parser *p, LessonMatrix *lm, const char *s)
     return true;
 }
 
+/* ------------------------------------------------------------ NumPy files */
+
+/* One array may hold as many numbers as a whole lesson (docs/lesson-format.md). */
+_Static_assert(NPY_MAX_COUNT == LESSON_MAX_NUMBERS, "npy.h and lesson.h disagree on the numbers budget");
+
+/* The path of a file a lesson names: relative to the lesson's directory. */
+static char *lesson_relative(const char *lesson_file, const char *path)
+{
+    const char *slash = strrchr(lesson_file, '/');
+    if (path[0] == '/' || !slash) return xstrdup(path);
+    Buf b = { 0 };
+    buf_printf(&b, "%.*s/%s", (int)(slash - lesson_file), lesson_file, path);
+    return buf_take(&b);
+}
+
+/* `layer N` or `head N` at *sp, if there: its 0-based index into the leading
+** axis of the array (of size dim, described as what). 0 when absent, -1 on error. */
+static int parse_selector(Parser *p, const char **sp, const char *word, int64_t dim, const char *file, int64_t *index)
+{
+    const char *s = skip_ws(*sp);
+    size_t n = strlen(word);
+    if (strncmp(s, word, n) || ident_len(s) != n) return 0;
+    const char *num = skip_ws(s + n);
+    if (dim < 1) {
+        FAIL(p, s, "%s: '%s' picks an index of the first axis left, but there is none (or it is empty)", file, word);
+        return -1;
+    }
+    if (!scan_int(p, &num, 1, dim, word, index)) return -1;
+    (*index)--;
+    *sp = num;
+    return 1;
+}
+
+/* The quoted file name after `load` and, for a .npz, the KEY after it:
+** into file and key (size 72; "" for a .npy), advancing *sp. */
+static bool parse_load_source(Parser *p, const char **sp, char *file, size_t fn, char *key)
+{
+    const char *s = skip_ws(*sp);
+    if (*s != '"') return FAIL(p, s, "expected the file in double quotes after load, e.g. load \"weights.npz\" W_q");
+    const char *end = strchr(s + 1, '"');
+    if (!end) return FAIL(p, s, "the file name has no closing '\"'");
+    size_t fl = (size_t)(end - s - 1);
+    if (fl == 0 || fl >= fn) return FAIL(p, s, "expected a file name of 1 to %zu bytes", fn - 1);
+    memcpy(file, s + 1, fl);
+    file[fl] = '\0';
+    bool npz = fl > 4 && !strcmp(file + fl - 4, ".npz");
+    if (!npz && !(fl > 4 && !strcmp(file + fl - 4, ".npy")))
+        return FAIL(p, s, "expected a .npy or .npz file, found \"%s\"", file);
+    s = skip_ws(end + 1);
+    key[0] = '\0';
+    if (npz) {
+        size_t kn = 0;
+        while (isalnum((unsigned char)s[kn]) || s[kn] == '_' || s[kn] == '.' || s[kn] == '-') kn++;
+        if (kn == 0 || kn >= 72) {
+            char f[48];
+            found(s, f, sizeof f);
+            return FAIL(p, s, "expected the name of an array in %s after the file (as given to np.savez), found %s", file, f);
+        }
+        memcpy(key, s, kn);
+        key[kn] = '\0';
+        s += kn;
+    }
+    *sp = s;
+    return true;
+}
+
+/* The shape left after skip selectors, as (stack, rows, cols), within the
+** lesson's limits; q is where errors point. */
+static bool load_dims(Parser *p, const char *q, const NpyHeader *h, int skip, const char *file, const char *key, int64_t dims[3])
+{
+    int left = h->ndim - skip;
+    dims[0] = dims[1] = dims[2] = 1;
+    if (left < 1 || left > 3)
+        return FAIL(p, q, "%s%s%s is %d-D; expected 1 to 3 dimensions after the selectors%s", file, *key ? " " : "", key,
+                    h->ndim, left > 3 ? " (pick one with 'layer N', then 'head N')" : "");
+    for (int a = 0; a < left; a++) dims[3 - left + a] = h->shape[skip + a];
+    if (h->count == 0) return FAIL(p, q, "%s%s%s is empty (a dimension of size 0)", file, *key ? " " : "", key);
+    if (dims[0] > LESSON_MAX_HEADS)
+        return FAIL(p, q, "%s: a stack of %" PRId64 " matrices is over the limit of %d heads", file, dims[0], LESSON_MAX_HEADS);
+    if (dims[1] > LESSON_MAX_DIM || dims[2] * dims[0] > LESSON_MAX_DIM)
+        return FAIL(p, q, "%s: size %" PRId64 "x%" PRId64 " is over the limit of %d rows or columns", file, dims[1], dims[2] * dims[0], LESSON_MAX_DIM);
+    p->npy_bytes += (int64_t)h->data_len;
+    if (p->npy_bytes > NPY_MAX_FILE)
+        return FAIL(p, q, "%s: the NumPy data this lesson loads would be over %" PRId64 " bytes in all", file, NPY_MAX_FILE);
+    return add_numbers(p, p->lineno, col_of(p, q), dims[0] * dims[1] * dims[2]);
+}
+
+/*
+** `load "FILE.npy"` or `load "FILE.npz" KEY`, then optional selectors
+** `layer L` and `head H`, each picking one index (1-based) of the leading
+** axis. What is left must be 1-D (one row), 2-D (a matrix) or 3-D (a stack,
+** as `randn HxRxC` makes). Every shape and budget check is made on the
+** header, before the data is read.
+*/
+static bool gen_load(Parser *p, LessonMatrix *lm, const char *s)
+{
+    const char *q = skip_ws(s);
+    char file[1024], key[72], why[400];
+    if (!parse_load_source(p, &s, file, sizeof file, key)) return false;
+    char *path = lesson_relative(p->file, file);
+    NpyFile *f = npy_open(path, *key ? key : NULL, why, sizeof why);
+    free(path);
+    if (!f) return FAIL(p, q, "%s: %s", file, why);
+    const NpyHeader *h = npy_header(f);
+    int64_t layer = -1, head = -1, dims[3];
+    int skip = 0, r;
+    bool ok = (r = parse_selector(p, &s, "layer", h->ndim > 0 ? h->shape[0] : 0, file, &layer)) >= 0;
+    skip += ok ? r : 0;
+    ok = ok && (r = parse_selector(p, &s, "head", h->ndim > skip ? h->shape[skip] : 0, file, &head)) >= 0;
+    skip += ok ? r : 0;
+    ok = ok && end_of_line(p, s) && load_dims(p, q, h, skip, file, key, dims);
+    double *all = ok ? xmalloc(sizeof *all * (size_t)h->count) : NULL;
+    if (ok && npy_read(f, all, why, sizeof why) < 0) ok = FAIL(p, q, "%s: %s", file, why);
+    if (ok) {
+        /* the selected block is contiguous in C order; a stack goes side by side */
+        int64_t cells = dims[0] * dims[1] * dims[2];
+        int64_t at = (layer >= 0 ? layer : 0) * (skip == 2 ? h->shape[1] : 1) + (head >= 0 ? head : 0);
+        lm->m = mat_create((int)dims[1], (int)(dims[2] * dims[0]));
+        for (int64_t k = 0; k < dims[0]; k++)
+            for (int64_t i = 0; i < dims[1]; i++)
+                memcpy(mat_row(lm->m, (int)i) + k * dims[2], all + at * cells + (k * dims[1] + i) * dims[2],
+                       sizeof(double) * (size_t)dims[2]);
+        lm->stack = (int)dims[0];
+    }
+    free(all);
+    npy_close(f);
+    return ok;
+}
+
 /*
 ** The right-hand side of `NAME = ...`. Either empty (rows follow), `stack N`
 ** (rows follow, side by side), or a generator.
@@ -728,6 +859,9 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
         if (!parse_shape(p, &s, &stack, &rows, &cols, true) || !parse_scale(p, s, &scale)) return false;
         if (!add_numbers(p, p->lineno, col, rows * cols * stack)) return false;
         lm->m = gen_random(p, word, stack, rows, cols, 1.0, lo, hi);
+    } else if (!strcmp(word, "load")) {
+        if (!gen_load(p, lm, s)) return false;
+        return true;
     } else if (!strcmp(word, "sinusoid")) {
         /* X[i][k] = sin(k·(i+1)·freq) + noise·randn, row by row (seed 001) */
         double freq = 0, noise = 0;
@@ -769,7 +903,7 @@ static bool parse_generator(Parser *p, LessonMatrix *lm, const char *s)
         char f[48];
         found(at, f, sizeof f);
         return FAIL(p, at, "expected rows of numbers on the next lines or a generator "
-                    "(zeros, ones, identity, onehot, randn, rand, randint, sinusoid, stack, torch_rand, "
+                    "(zeros, ones, identity, onehot, randn, rand, randint, sinusoid, stack, load, torch_rand, "
                     "torch_randn, xavier_uniform, linear, linear_bias, transpose), found %s", f);
     }
     if (scale != 1.0 && lm->m)
@@ -953,7 +1087,7 @@ static bool parse_override(Parser *p, const char *s)
     }
     free(name);
     char what[80];
-    long row, col;
+    int64_t row, col;
     double v;
     s = skip_ws(skip_ws(s) + 1);                          /* past '[' */
     snprintf(what, sizeof what, "the row of %s", lm->name);
@@ -966,21 +1100,21 @@ static bool parse_override(Parser *p, const char *s)
     s = skip_ws(s);
     if (*s != ']') return FAIL(p, s, "expected ']' after the column, as in %s[1,2]", lm->name);
     s = skip_ws(s + 1);
-    if (*s != '=') return FAIL(p, s, "expected '=' after %s[%ld,%ld]", lm->name, row, col);
+    if (*s != '=') return FAIL(p, s, "expected '=' after %s[%" PRId64 ",%" PRId64 "]", lm->name, row, col);
     s = skip_ws(s + 1);
     const char *num_at = s;
     if (!scan_number(p, &s, &v)) return false;
     if (*skip_ws(s)) {
         char f[48];
         found(num_at, f, sizeof f);
-        return FAIL(p, num_at, "the value of %s[%ld,%ld] must be one number (no expression), found %s", lm->name, row, col, f);
+        return FAIL(p, num_at, "the value of %s[%" PRId64 ",%" PRId64 "] must be one number (no expression), found %s", lm->name, row, col, f);
     }
     if (L->novrs >= LESSON_MAX_OVERRIDES)
         return FAIL(p, name_at, "too many cell overrides (the limit is %d)", LESSON_MAX_OVERRIDES);
     for (int i = 0; i < L->novrs; i++)
         if (L->ovrs[i].setup == L->nsetups - 1 && L->ovrs[i].def == lm->def
             && L->ovrs[i].row == row - 1 && L->ovrs[i].col == col - 1)
-            return FAIL(p, name_at, "%s[%ld,%ld] is set twice in this setup (first on line %d)",
+            return FAIL(p, name_at, "%s[%" PRId64 ",%" PRId64 "] is set twice in this setup (first on line %d)",
                         lm->name, row, col, L->ovrs[i].line);
     L->ovrs = xrealloc(L->ovrs, sizeof *L->ovrs * (size_t)(L->novrs + 1));
     LessonOverride *o = &L->ovrs[L->novrs++];

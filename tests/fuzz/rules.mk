@@ -9,6 +9,8 @@
 #
 #   make fuzz                  build build/fuzz/fuzz_lesson, seed build/fuzz/corpus
 #                              and fuzz for $(FUZZ_SECONDS) seconds; fails on a crash
+#   make fuzz-npy              build build/fuzz/fuzz_npy (the .npy/.npz reader), seed
+#                              build/fuzz/npy-corpus and fuzz for $(FUZZ_SECONDS) seconds
 #   make fuzz-regressions      replay tests/fuzz/regressions/* (no fuzzing)
 #   make test-valgrind         memcheck over --export (PNG and SVG) and --check
 #   make test-bad-lessons      tests/bad_lessons.sh against $(BUILD)/attnlab
@@ -21,12 +23,12 @@ FUZZ_CFLAGS  := $(WARN) -g -O1 -Isrc -I$(BUILD)/gen $(FUZZ_SAN)
 FUZZ_SRC     := tests/fuzz/fuzz_lesson.c $(CORE_SRC) $(VIEW_SRC)
 FUZZ_ARGS    := -max_len=65536 -timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/lesson.dict
 
-.PHONY: fuzz fuzz-build fuzz-corpus fuzz-regressions test-valgrind test-bad-lessons
+.PHONY: fuzz fuzz-build fuzz-corpus fuzz-npy fuzz-regressions test-valgrind test-bad-lessons
 
 # The harness links the SDL-free modules only: src/core and src/view.
 $(FUZZ_DIR)/fuzz_lesson: $(FUZZ_SRC) $(wildcard src/core/*.h src/view/*.h) $(BUILD)/gen/cmap_tables.h tests/fuzz/rules.mk | deps
 	@mkdir -p $(FUZZ_DIR)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRC) -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRC) -lzip -lm
 
 fuzz-build: $(FUZZ_DIR)/fuzz_lesson
 
@@ -45,6 +47,21 @@ fuzz: $(FUZZ_DIR)/fuzz_lesson fuzz-corpus
 	@mkdir -p $(FUZZ_DIR)/artifacts
 	$(FUZZ_DIR)/fuzz_lesson $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/corpus
+
+# The NumPy reader on its own: header parser, decoder, .npy files and .npz
+# members (libzip). Seeds are written by numpy (make_npy_corpus.py).
+FUZZ_NPY_SRC := tests/fuzz/fuzz_npy.c src/core/npy.c src/core/util.c
+$(FUZZ_DIR)/fuzz_npy: $(FUZZ_NPY_SRC) src/core/npy.h src/core/util.h tests/fuzz/rules.mk | deps
+	@mkdir -p $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_NPY_SRC) -lzip -lm
+
+fuzz-npy: $(FUZZ_DIR)/fuzz_npy
+	$(FUZZ_DIR)/fuzz_npy -runs=1 -timeout=10 tests/fuzz/npy-regressions/*
+	/usr/bin/python3 tests/fuzz/make_npy_corpus.py $(FUZZ_DIR)/npy-corpus
+	@mkdir -p $(FUZZ_DIR)/npy-artifacts
+	$(FUZZ_DIR)/fuzz_npy -max_len=4096 -timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/npy.dict \
+	  -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  -artifact_prefix=$(FUZZ_DIR)/npy-artifacts/ $(FUZZ_DIR)/npy-corpus
 
 # Inputs that once crashed, minimised: each must now run clean.
 fuzz-regressions: $(FUZZ_DIR)/fuzz_lesson

@@ -1,0 +1,558 @@
+/*
+** npy.c: the .npy header parser, the data decoder, and reading arrays from
+** .npy files and .npz archives (libzip).
+**
+** The format (numpy's NEP 1): the magic "\x93NUMPY", a major and a minor
+** version byte, the header length (2 bytes little-endian for version 1.0,
+** 4 bytes for 2.0 and 3.0), then that many bytes of a Python dict literal
+**   {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }
+** padded with spaces and ended by '\n', then the numbers. The dict is parsed
+** with a small scanner that knows exactly these three keys and the literals
+** they take; anything else is an error that says what was expected.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include "npy.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifndef ATTNLAB_NO_ZIP
+#include <zip.h>
+#else
+typedef struct zip zip_t;           /* a build without libzip (the browser edition) */
+typedef struct zip_file zip_file_t;
+#endif
+
+#define MAGIC "\x93NUMPY"
+#define MAGIC_LEN 6
+
+struct NpyFile {
+    NpyHeader h;
+    int fd;                     /* a .npy file, or -1 */
+    zip_t *zip;                 /* a .npz archive, or NULL */
+    zip_file_t *member;
+    char key[80];               /* "KEY.npy in FILE" for a member, "" for a .npy */
+    unsigned char *head;        /* the bytes read so far: the header and maybe some data */
+    size_t head_len;
+    size_t avail;               /* bytes after the header (file size or member size) */
+};
+
+/* Write a reason into err (size n); returns -1 for `return fail(...)`. */
+static int fail(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (n) vsnprintf(err, n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* ---------------------------------------------------------------- header */
+
+/* The dict scanner: a position in the header text and where it ends. */
+typedef struct Scan {
+    const char *s, *end;
+    char *err;
+    size_t n;
+} Scan;
+
+/* Skip spaces (the padding) and tabs. */
+static void sc_ws(Scan *c)
+{
+    while (c->s < c->end && (*c->s == ' ' || *c->s == '\t')) c->s++;
+}
+
+/* Describe what is at the scan position, for "found ...". */
+static void sc_found(const Scan *c, char *out, size_t n)
+{
+    if (c->s >= c->end) { snprintf(out, n, "the end of the header"); return; }
+    if (*c->s == '\n') { snprintf(out, n, "a line break"); return; }   /* messages are one line */
+    int len = 1;                /* one literal: up to a separator */
+    while (c->s + len < c->end && len < 24 && !strchr(" ,:}\n", c->s[len])) len++;
+    snprintf(out, n, "'%.*s'", len, c->s);
+}
+
+/* Expect one character. */
+static int sc_char(Scan *c, char ch, const char *what)
+{
+    sc_ws(c);
+    if (c->s < c->end && *c->s == ch) { c->s++; return 0; }
+    char f[40];
+    sc_found(c, f, sizeof f);
+    return fail(c->err, c->n, "bad header: expected %s, found %s", what, f);
+}
+
+/* A quoted string ('...' or "...") of at most cap-1 bytes, into out. */
+static int sc_string(Scan *c, char *out, size_t cap, const char *what)
+{
+    sc_ws(c);
+    if (c->s >= c->end || (*c->s != '\'' && *c->s != '"')) {
+        char f[40];
+        sc_found(c, f, sizeof f);
+        return fail(c->err, c->n, "bad header: expected %s in quotes, found %s", what, f);
+    }
+    char q = *c->s++;
+    const char *start = c->s;
+    while (c->s < c->end && *c->s != q) {
+        if (*c->s == '\\') return fail(c->err, c->n, "bad header: unexpected '\\' in %s", what);
+        if (*c->s == '\n') return fail(c->err, c->n, "bad header: a line break in %s", what);
+        c->s++;
+    }
+    if (c->s >= c->end) return fail(c->err, c->n, "bad header: %s has no closing quote", what);
+    size_t len = (size_t)(c->s - start);
+    c->s++;
+    if (len >= cap) return fail(c->err, c->n, "bad header: %s '%.20s...' is too long", what, start);
+    memcpy(out, start, len);
+    out[len] = '\0';
+    return 0;
+}
+
+/* True if the next word is w (followed by a non-identifier character). */
+static bool sc_word(Scan *c, const char *w)
+{
+    size_t k = strlen(w);
+    if ((size_t)(c->end - c->s) < k || memcmp(c->s, w, k)) return false;
+    if (c->s + k < c->end && (c->s[k] == '_' || (c->s[k] >= 'a' && c->s[k] <= 'z') || (c->s[k] >= 'A' && c->s[k] <= 'Z')
+                              || (c->s[k] >= '0' && c->s[k] <= '9')))
+        return false;
+    c->s += k;
+    return true;
+}
+
+/* The descr string: byte order, kind and size of a supported dtype. */
+static int parse_descr(Scan *c, NpyHeader *h)
+{
+    sc_ws(c);
+    if (c->s < c->end && (*c->s == '[' || *c->s == '{'))
+        return fail(c->err, c->n, "unsupported dtype: a structured array (a list of fields); "
+                    "expected one number per element (float, int, uint or bool)");
+    if (sc_string(c, h->descr, sizeof h->descr, "the dtype ('descr')") < 0) return -1;
+    const char *d = h->descr;
+    static const uint16_t one = 1;
+    bool native_big = *(const unsigned char *)&one == 0;
+    char order = d[0];
+    if (order == '<' || order == '>' || order == '|' || order == '=') d++;
+    else order = '?';
+    char kind = d[0];
+    int size = 0;
+    if (kind && d[1] >= '1' && d[1] <= '8' && d[2] == '\0') size = d[1] - '0';
+    bool ok = order != '?' &&
+              ((kind == 'f' && (size == 2 || size == 4 || size == 8)) ||
+               ((kind == 'i' || kind == 'u') && (size == 1 || size == 2 || size == 4 || size == 8)) ||
+               (kind == 'b' && size == 1));
+    if (ok && order == '|' && size != 1) ok = false;      /* "not applicable" only fits one byte */
+    if (!ok)
+        return fail(c->err, c->n, "unsupported dtype '%s'; expected float16/32/64, int8/16/32/64, uint8/16/32/64 "
+                    "or bool ('<f8', '>f4', '<i8', '|u1', '|b1', ...)", h->descr);
+    h->kind = kind;
+    h->itemsize = size;
+    h->big_endian = order == '>' || (order == '=' && native_big);
+    return 0;
+}
+
+/* The shape tuple: (), (N,), (N, M), ... Sizes past the budget stop early. */
+static int parse_shape(Scan *c, NpyHeader *h)
+{
+    if (sc_char(c, '(', "the shape as a tuple '(...)'") < 0) return -1;
+    h->ndim = 0;
+    h->count = 1;
+    for (;;) {
+        sc_ws(c);
+        if (c->s < c->end && *c->s == ')') { c->s++; return 0; }
+        if (c->s >= c->end || *c->s < '0' || *c->s > '9') {
+            char f[40];
+            sc_found(c, f, sizeof f);
+            return fail(c->err, c->n, "bad header: expected a size (a whole number >= 0) in the shape, found %s", f);
+        }
+        long v = 0;
+        while (c->s < c->end && *c->s >= '0' && *c->s <= '9') {
+            if (v > NPY_MAX_COUNT)
+                return fail(c->err, c->n, "shape has a dimension over %ld, the most numbers an array may hold", NPY_MAX_COUNT);
+            v = v * 10 + (*c->s++ - '0');
+        }
+        if (c->s < c->end && *c->s == 'L') c->s++;          /* Python 2's long */
+        if (v > NPY_MAX_COUNT)
+            return fail(c->err, c->n, "shape has a dimension over %ld, the most numbers an array may hold", NPY_MAX_COUNT);
+        if (h->ndim == NPY_MAX_DIMS)
+            return fail(c->err, c->n, "shape has more than %d dimensions", NPY_MAX_DIMS);
+        h->shape[h->ndim++] = v;
+        h->count *= v;                      /* both <= 2^22: no overflow */
+        if (h->count > NPY_MAX_COUNT)
+            return fail(c->err, c->n, "shape holds more than %ld numbers, over the limit", NPY_MAX_COUNT);
+        sc_ws(c);
+        if (c->s < c->end && *c->s == ',') { c->s++; continue; }
+        if (sc_char(c, ')', "',' or ')' in the shape") < 0) return -1;
+        return 0;
+    }
+}
+
+/* The dict between the braces: each of the three keys exactly once. */
+static int parse_dict(Scan *c, NpyHeader *h)
+{
+    bool seen[3] = { false, false, false };
+    static const char *const keys[3] = { "descr", "fortran_order", "shape" };
+    if (sc_char(c, '{', "'{' to start the header dict") < 0) return -1;
+    for (;;) {
+        sc_ws(c);
+        if (c->s < c->end && *c->s == '}') { c->s++; break; }
+        char key[24];
+        if (sc_string(c, key, sizeof key, "a key") < 0) return -1;
+        int k = 0;
+        while (k < 3 && strcmp(key, keys[k])) k++;
+        if (k == 3) return fail(c->err, c->n, "bad header: unknown key '%s'; expected 'descr', 'fortran_order' and 'shape'", key);
+        if (seen[k]) return fail(c->err, c->n, "bad header: key '%s' appears twice", key);
+        seen[k] = true;
+        if (sc_char(c, ':', "':' after the key") < 0) return -1;
+        sc_ws(c);
+        if (k == 0 && parse_descr(c, h) < 0) return -1;
+        if (k == 1) {
+            if (sc_word(c, "True")) h->fortran = true;
+            else if (sc_word(c, "False")) h->fortran = false;
+            else {
+                char f[40];
+                sc_found(c, f, sizeof f);
+                return fail(c->err, c->n, "bad header: expected True or False for 'fortran_order', found %s", f);
+            }
+        }
+        if (k == 2 && parse_shape(c, h) < 0) return -1;
+        sc_ws(c);
+        if (c->s < c->end && *c->s == ',') { c->s++; continue; }
+        if (sc_char(c, '}', "',' or '}' after a value") < 0) return -1;
+        break;
+    }
+    for (int k = 0; k < 3; k++)
+        if (!seen[k]) return fail(c->err, c->n, "bad header: the key '%s' is missing", keys[k]);
+    sc_ws(c);
+    if (c->s < c->end && *c->s == '\n') c->s++;
+    sc_ws(c);
+    if (c->s != c->end) {
+        char f[40];
+        sc_found(c, f, sizeof f);
+        return fail(c->err, c->n, "bad header: expected only padding after the dict, found %s", f);
+    }
+    return 0;
+}
+
+/* Parse the magic, version, header length and dict at the start of buf. */
+int npy_parse_header(const unsigned char *buf, size_t len, NpyHeader *h, size_t *need, char *err, size_t n)
+{
+    memset(h, 0, sizeof *h);
+    *need = 0;
+    size_t pre = 10;
+    if (len < MAGIC_LEN || memcmp(buf, MAGIC, MAGIC_LEN)) {
+        if (len < MAGIC_LEN && !memcmp(buf, MAGIC, len)) { *need = MAGIC_LEN; return fail(err, n, "truncated: the file ends inside the magic string"); }
+        return fail(err, n, "not a NumPy .npy file: it does not start with the magic string \\x93NUMPY");
+    }
+    if (len < 8) { *need = 8; return fail(err, n, "truncated: the file ends before the format version"); }
+    h->major = buf[6];
+    h->minor = buf[7];
+    if (h->major < 1 || h->major > 3 || h->minor != 0)
+        return fail(err, n, "unsupported .npy format version %d.%d; expected 1.0, 2.0 or 3.0", h->major, h->minor);
+    if (h->major > 1) pre = 12;
+    if (len < pre) { *need = pre; return fail(err, n, "truncated: the file ends inside the header length"); }
+    size_t hlen = (size_t)buf[8] | (size_t)buf[9] << 8;
+    if (h->major > 1) hlen |= (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
+    if (hlen > NPY_MAX_HEADER)
+        return fail(err, n, "header is %zu bytes, over the limit of %d bytes", hlen, NPY_MAX_HEADER);
+    if (len < pre + hlen) {
+        *need = pre + hlen;
+        return fail(err, n, "truncated: the header says it is %zu bytes, the file ends after %zu", hlen, len - pre);
+    }
+    const char *text = (const char *)buf + pre;
+    if (hlen == 0 || text[hlen - 1] != '\n') return fail(err, n, "bad header: it does not end with a newline");
+    for (size_t i = 0; i < hlen; i++) {
+        unsigned char ch = (unsigned char)text[i];
+        if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch >= 0x7f)
+            return fail(err, n, "bad header: byte 0x%02x at offset %zu is not printable ASCII", ch, pre + i);
+    }
+    Scan c = { text, text + hlen, err, n };
+    if (parse_dict(&c, h) < 0) return -1;
+    h->header_len = pre + hlen;
+    h->data_len = (size_t)h->count * (size_t)h->itemsize;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ data */
+
+/* An IEEE half-precision number. */
+static double half_to_double(uint16_t b)
+{
+    int e = (b >> 10) & 0x1f, m = b & 0x3ff;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+    return (b & 0x8000) ? -v : v;
+}
+
+/* Element k of the data as a double. */
+static double element(const NpyHeader *h, const unsigned char *p)
+{
+    unsigned char b[8];
+    int s = h->itemsize;
+    static const uint16_t one = 1;
+    bool little_host = *(const unsigned char *)&one == 1;
+    for (int i = 0; i < s; i++) b[i] = p[(h->big_endian == little_host) ? s - 1 - i : i];
+    uint64_t u = 0;
+    if (h->kind == 'f') {
+        if (s == 2) { uint16_t x; memcpy(&x, b, 2); return half_to_double(x); }
+        if (s == 4) { float x; memcpy(&x, b, 4); return x; }
+        double x; memcpy(&x, b, 8); return x;
+    }
+    switch (s) {
+    case 1: { uint8_t x = b[0]; return h->kind == 'i' ? (double)(int8_t)x : (double)x; }
+    case 2: { uint16_t x; memcpy(&x, b, 2); return h->kind == 'i' ? (double)(int16_t)x : (double)x; }
+    case 4: { uint32_t x; memcpy(&x, b, 4); return h->kind == 'i' ? (double)(int32_t)x : (double)x; }
+    default: memcpy(&u, b, 8); return h->kind == 'i' ? (double)(int64_t)u : (double)u;
+    }
+}
+
+/* The C-order index of a multi-index, as "(i, j, ...)" into out. */
+static void index_text(const NpyHeader *h, const long *idx, char *out, size_t n)
+{
+    size_t k = (size_t)snprintf(out, n, "(");
+    for (int a = 0; a < h->ndim && k < n; a++)
+        k += (size_t)snprintf(out + k, n - k, "%s%ld", a ? ", " : "", idx[a]);
+    if (k < n) snprintf(out + k, n - k, h->ndim == 1 ? ",)" : ")");
+}
+
+/* Convert the data to doubles in C order. */
+int npy_decode(const NpyHeader *h, const unsigned char *data, size_t len, double *out, char *err, size_t n)
+{
+    if (len < h->data_len)
+        return fail(err, n, "truncated: the shape and dtype need %zu bytes of data, found %zu", h->data_len, len);
+    long idx[NPY_MAX_DIMS] = { 0 }, stride[NPY_MAX_DIMS];
+    long st = 1;
+    for (int a = h->ndim - 1; a >= 0; a--) { stride[a] = st; st *= h->shape[a]; }
+    for (long k = 0; k < h->count; k++) {
+        /* the file's k-th number sits at idx; in Fortran order the first axis runs fastest */
+        long off = 0;
+        for (int a = 0; a < h->ndim; a++) off += idx[a] * stride[a];
+        const unsigned char *p = data + (size_t)k * (size_t)h->itemsize;
+        double v = element(h, p);
+        if (h->kind == 'b' && p[0] > 1) {
+            char at[64];
+            index_text(h, idx, at, sizeof at);
+            return fail(err, n, "bool at index %s is %d, expected 0 or 1", at, p[0]);
+        }
+        if (!isfinite(v)) {
+            char at[64];
+            index_text(h, idx, at, sizeof at);
+            return fail(err, n, "the number at index %s is %s; NaN and infinity are not allowed",
+                        at, isnan(v) ? "NaN" : "infinite");
+        }
+        out[off] = v;
+        if (h->fortran) {
+            for (int a = 0; a < h->ndim && ++idx[a] == h->shape[a]; a++) idx[a] = 0;
+        } else {
+            for (int a = h->ndim - 1; a >= 0 && ++idx[a] == h->shape[a]; a--) idx[a] = 0;
+        }
+    }
+    return 0;
+}
+
+/* ----------------------------------------------------------------- files */
+
+/*
+** Open path for reading without ever blocking: O_NONBLOCK keeps a FIFO from
+** waiting for a writer, and only a regular file within NPY_MAX_FILE bytes
+** is accepted. Returns the descriptor (its size in *size), or -1.
+*/
+static int open_regular(const char *path, off_t *size, char *err, size_t n)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return fail(err, n, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        int e = errno;
+        close(fd);
+        return fail(err, n, "cannot read: %s", strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return fail(err, n, "not a regular file");
+    }
+    if (st.st_size > NPY_MAX_FILE) {
+        close(fd);
+        return fail(err, n, "file is %lld bytes, over the limit of %lld bytes", (long long)st.st_size, (long long)NPY_MAX_FILE);
+    }
+    *size = st.st_size;
+    return fd;
+}
+
+#ifndef ATTNLAB_NO_ZIP
+/* Up to len bytes of the archive member; bytes read, or -1. */
+static long member_read(NpyFile *f, void *buf, size_t len)
+{
+    return (long)zip_fread(f->member, buf, len);
+}
+
+/* Why the member could not be read. */
+static const char *member_error(const NpyFile *f)
+{
+    return zip_file_strerror(f->member);
+}
+
+/* Close the member and its archive. */
+static void member_close(NpyFile *f)
+{
+    if (f->member) zip_fclose(f->member);
+    if (f->zip) zip_discard(f->zip);
+}
+#else
+/* Without libzip there is never a member. */
+static long member_read(NpyFile *f, void *buf, size_t len) { (void)f; (void)buf; (void)len; return -1; }
+/* No member, no error of its own. */
+static const char *member_error(const NpyFile *f) { (void)f; return "no zip support"; }
+/* Nothing to close. */
+static void member_close(NpyFile *f) { (void)f; }
+#endif
+
+/* Read up to len bytes at offset from a file or the member; bytes read, or -1. */
+static long read_some(NpyFile *f, unsigned char *buf, size_t len, size_t offset)
+{
+    size_t got = 0;
+    while (got < len) {
+        long r = f->member ? member_read(f, buf + got, len - got)
+                           : (long)pread(f->fd, buf + got, len - got, (off_t)(offset + got));
+        if (r < 0 && !f->member && errno == EINTR) continue;
+        if (r < 0) return -1;
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    return (long)got;
+}
+
+/* The reason the last read failed. */
+static const char *read_error(const NpyFile *f)
+{
+    return f->member ? member_error(f) : strerror(errno);
+}
+
+/* Open the member KEY.npy of an archive already open as fd. */
+static int open_member(NpyFile *f, int fd, const char *key, char *err, size_t n)
+{
+#ifdef ATTNLAB_NO_ZIP
+    (void)f; (void)key;
+    close(fd);
+    return fail(err, n, ".npz archives cannot be read by this build (made without libzip); save the array as a .npy file");
+#else
+    int ze = 0;
+    f->zip = zip_fdopen(fd, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
+    if (!f->zip) {
+        close(fd);
+        zip_error_t e;
+        zip_error_init_with_code(&e, ze);
+        fail(err, n, "not a readable .npz (zip) archive: %s", zip_error_strerror(&e));
+        zip_error_fini(&e);
+        return -1;
+    }
+    snprintf(f->key, sizeof f->key, "%.70s.npy", key);
+    zip_int64_t i = zip_name_locate(f->zip, f->key, 0);
+    if (i < 0) return fail(err, n, "the archive has no member %s (np.savez names it after the keyword)", f->key);
+    zip_stat_t st;
+    zip_stat_init(&st);
+    if (zip_stat_index(f->zip, (zip_uint64_t)i, 0, &st) < 0 || !(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_METHOD))
+        return fail(err, n, "%s: cannot read its entry in the archive: %s", f->key, zip_strerror(f->zip));
+    if (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE)
+        return fail(err, n, "%s is compressed with zip method %u; expected stored or deflated (np.savez, np.savez_compressed)",
+                    f->key, (unsigned)st.comp_method);
+    if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
+        return fail(err, n, "%s is encrypted", f->key);
+    if (st.size > (zip_uint64_t)NPY_MAX_FILE)
+        return fail(err, n, "%s is %llu bytes uncompressed, over the limit of %lld bytes",
+                    f->key, (unsigned long long)st.size, (long long)NPY_MAX_FILE);
+    f->member = zip_fopen_index(f->zip, (zip_uint64_t)i, 0);
+    if (!f->member) return fail(err, n, "%s: cannot open: %s", f->key, zip_strerror(f->zip));
+    f->avail = (size_t)st.size;
+    return 0;
+#endif
+}
+
+/* Open a .npy file or an archive member and read its header. */
+NpyFile *npy_open(const char *path, const char *key, char *err, size_t n)
+{
+    off_t size = 0;
+    int fd = open_regular(path, &size, err, n);
+    if (fd < 0) return NULL;
+    NpyFile *f = xcalloc(1, sizeof *f);
+    f->fd = -1;
+    if (key) {
+        if (open_member(f, fd, key, err, n) < 0) { npy_close(f); return NULL; }
+    } else {
+        f->fd = fd;
+        f->avail = (size_t)size;
+    }
+    /* the header is at most 12 + NPY_MAX_HEADER bytes: read that much (or
+    ** all there is) and parse it */
+    size_t want = f->avail < 12 + NPY_MAX_HEADER ? f->avail : 12 + NPY_MAX_HEADER;
+    f->head = xmalloc(want ? want : 1);
+    long got = read_some(f, f->head, want, 0);
+    char why[200];
+    size_t need;
+    if (got < 0) {
+        fail(err, n, "%s%scannot read: %s", f->key, *f->key ? ": " : "", read_error(f));
+    } else if (f->head_len = (size_t)got, npy_parse_header(f->head, f->head_len, &f->h, &need, why, sizeof why) < 0) {
+        fail(err, n, "%s%s%s", f->key, *f->key ? ": " : "", why);
+    } else if (f->avail - f->h.header_len != f->h.data_len) {
+        size_t have = f->avail - f->h.header_len;
+        if (have < f->h.data_len)
+            fail(err, n, "%s%struncated: the header's shape and dtype '%s' need %zu bytes of data, found %zu",
+                 f->key, *f->key ? ": " : "", f->h.descr, f->h.data_len, have);
+        else
+            fail(err, n, "%s%sthe header's shape and dtype '%s' need %zu bytes of data, but %zu follow it",
+                 f->key, *f->key ? ": " : "", f->h.descr, f->h.data_len, have);
+    } else {
+        return f;
+    }
+    npy_close(f);
+    return NULL;
+}
+
+/* The header of an open file. */
+const NpyHeader *npy_header(const NpyFile *f)
+{
+    return &f->h;
+}
+
+/* Read and decode all the numbers. */
+int npy_read(NpyFile *f, double *out, char *err, size_t n)
+{
+    const NpyHeader *h = &f->h;
+    unsigned char *data = xmalloc(h->data_len ? h->data_len : 1);
+    size_t have = f->head_len - h->header_len;        /* data already read with the header */
+    memcpy(data, f->head + h->header_len, have);
+    long got = read_some(f, data + have, h->data_len - have, f->head_len);
+    int rc = 0;
+    char why[200];
+    if (got < 0)
+        rc = fail(err, n, "%s%scannot read: %s", f->key, *f->key ? ": " : "", read_error(f));
+    else if (have + (size_t)got < h->data_len)
+        rc = fail(err, n, "%s%struncated: the data ends after %zu of %zu bytes",
+                  f->key, *f->key ? ": " : "", have + (size_t)got, h->data_len);
+    else if (f->member && (got = member_read(f, why, 1)) != 0)
+        /* one byte more: at the end libzip checks the CRC; a member whose
+        ** directory entry understates its size has more (never inflated) */
+        rc = got > 0 ? fail(err, n, "%s holds more data than the archive's directory says (%zu bytes)", f->key, f->avail)
+                     : fail(err, n, "%s is damaged: %s", f->key, member_error(f));
+    else if (npy_decode(h, data, h->data_len, out, why, sizeof why) < 0)
+        rc = fail(err, n, "%s%s%s", f->key, *f->key ? ": " : "", why);
+    free(data);
+    return rc;
+}
+
+/* Close everything. */
+void npy_close(NpyFile *f)
+{
+    if (!f) return;
+    member_close(f);
+    if (f->fd >= 0) close(f->fd);
+    free(f->head);
+    free(f);
+}

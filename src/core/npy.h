@@ -1,0 +1,77 @@
+/*
+** npy.h: NumPy arrays from .npy files and .npz archives, as doubles.
+**
+** A .npy file is a small text header (a Python dict literal saying the
+** dtype, the memory order and the shape) followed by the raw array. The
+** header is parsed by hand and checked before any data is read: dtypes
+** float16/32/64, int8/16/32/64, uint8/16/32/64 and bool, little- or
+** big-endian; C or Fortran order; 1 to NPY_MAX_DIMS dimensions. A .npz is a
+** zip archive of .npy members (np.savez stores them, np.savez_compressed
+** deflates them); members are read through libzip.
+**
+** Reading is in two steps, so a caller can check the shape against its own
+** budgets before anything is allocated for the data:
+**
+**   char err[256];
+**   NpyFile *f = npy_open("model.npz", "W_q", err, sizeof err);   // key NULL for a .npy
+**   if (!f) fprintf(stderr, "%s\n", err);                         // "W_q.npy in model.npz: ..."
+**   const NpyHeader *h = npy_header(f);                           // shape, dtype
+**   double *v = xmalloc(sizeof *v * h->count);
+**   if (npy_read(f, v, err, sizeof err) < 0) ...                  // C order, all finite
+**   npy_close(f);
+**
+** Messages never start with the file name: the caller says which file (the
+** lesson parser prefixes its own FILE:LINE:COL and the path as written).
+** Files are opened without blocking (a FIFO or a device is refused, not
+** waited on) and must be regular files of at most NPY_MAX_FILE bytes; an
+** archive member is at most NPY_MAX_FILE bytes uncompressed, checked before
+** it is inflated, and never inflated past what its header announces.
+*/
+#ifndef ATTNLAB_NPY_H
+#define ATTNLAB_NPY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Documented limits (docs/lesson-format.md). */
+#define NPY_MAX_FILE    ((int64_t)64 << 20)   /* bytes of a .npy file, a .npz archive, or one member uncompressed */
+#define NPY_MAX_HEADER  65536         /* bytes of the header dict */
+#define NPY_MAX_DIMS    4
+#define NPY_MAX_COUNT   (1L << 22)    /* numbers in one array (LESSON_MAX_NUMBERS) */
+
+/* What the header says. */
+typedef struct NpyHeader {
+    int major, minor;           /* format version: 1.0, 2.0 or 3.0 */
+    char descr[16];             /* as written, e.g. "<f8" */
+    char kind;                  /* 'f' float, 'i' signed, 'u' unsigned, 'b' bool */
+    int itemsize;               /* bytes per number: 1, 2, 4 or 8 */
+    bool big_endian;
+    bool fortran;               /* column-major data */
+    int ndim;
+    long shape[NPY_MAX_DIMS];
+    long count;                 /* numbers in the array (product of the shape) */
+    size_t header_len;          /* bytes before the data (magic, lengths, dict) */
+    size_t data_len;            /* count · itemsize */
+} NpyHeader;
+
+typedef struct NpyFile NpyFile;
+
+/* Parse the header at the start of buf (len bytes, which may hold more than
+** the header). 0 on success; -1 with a reason in err (size n), e.g. when
+** more bytes are needed: *need is then set to how many (0 if none help). */
+int npy_parse_header(const unsigned char *buf, size_t len, NpyHeader *h, size_t *need, char *err, size_t n);
+/* Convert the data of an array with header h (len bytes at data) into
+** doubles in C order; 0, or -1 with a reason (short data, a NaN or an
+** infinity, a bool that is not 0 or 1). */
+int npy_decode(const NpyHeader *h, const unsigned char *data, size_t len, double *out, char *err, size_t n);
+/* Open a .npy file (key NULL) or the member KEY.npy of a .npz archive and
+** read its header. NULL with a reason in err on any problem. */
+NpyFile *npy_open(const char *path, const char *key, char *err, size_t n);
+/* The header of an open file. */
+const NpyHeader *npy_header(const NpyFile *f);
+/* Read all h->count numbers into out, in C order. 0, or -1 with a reason. */
+int npy_read(NpyFile *f, double *out, char *err, size_t n);
+/* Close (NULL is fine). */
+void npy_close(NpyFile *f);
+
+#endif

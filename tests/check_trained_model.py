@@ -1,0 +1,109 @@
+#!/usr/bin/python3
+"""check_trained_model.py: the bundled trained-model lesson against the
+training script's own forward pass (tests/reference/induction_forward.npz,
+written by lessons/models/train_induction.py).
+
+Run: check_trained_model.py ATTNLAB_BINARY LESSON REFERENCE_NPZ
+
+From `attnlab --dump LESSON`:
+  - the first multi_head stage is layer 1, the second layer 2; each head's
+    weights must equal the reference attention pattern to 1e-6, and layer
+    1's output after W_o plus its input must equal the reference residual
+    stream entering layer 2;
+  - the previous-token head (layer 1) puts most of its weight on the
+    previous token, and the induction head (layer 2) on the token after the
+    earlier occurrence of the query's token, for every query of the
+    repeated run; the averages must match the reference's.
+Per-head matrices are found by name pattern: a name with 'weights' and a
+head number ('head3.weights' and the like); W_o's output is 'final' (or,
+if renamed, the last tokens x d_model matrix of the stage that is not the
+concatenation).
+"""
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+binary, lesson, refpath = sys.argv[1:4]
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what)
+
+
+def as_array(m):
+    return np.array([[-np.inf if v is None else v for v in row] for row in m["data"]], dtype=float)
+
+
+def head_of(name):
+    """The head number in a per-head matrix name, or None."""
+    m = re.search(r"head\D{0,3}(\d+)", name, re.I) or re.search(r"\bh(\d+)\b", name, re.I)
+    return int(m.group(1)) if m else None
+
+
+ref = np.load(refpath)
+W, resid = ref["weights"], ref["resid"]
+tokens = [str(t) for t in ref["tokens"]]
+pre, L = int(ref["run_start"]), int(ref["run_length"])
+prev_head, ind_head = int(ref["previous_token_head"]), int(ref["induction_head"])
+second = range(pre + L, pre + 2 * L)              # the queries of the repeated run
+
+out = subprocess.run([binary, "--dump", lesson], capture_output=True, text=True)
+check(out.returncode == 0, "--dump exits 0: " + out.stderr.strip())
+d = json.loads(out.stdout)
+
+layers = []                                       # per multi_head stage: {head: weights}, final
+for st in d["stages"]:
+    if st["id"] != "multi_head":
+        continue
+    heads, final = {}, None
+    for m in st["matrices"]:
+        if "weights" in m["name"] and head_of(m["name"]):
+            heads[head_of(m["name"])] = as_array(m)
+            check(m["row_labels"] == tokens, "%s is labelled with the lesson's tokens" % m["name"])
+        if "final" in m["name"]:
+            final = as_array(m)
+    if final is None:       # renamed: W_o's output is the last (tokens x d_model) matrix that is not the concatenation
+        outs = [m for m in st["matrices"] if "concat" not in m["name"] and m["rows"] == len(tokens)
+                and m["cols"] == resid.shape[2] and not head_of(m["name"])]
+        final = as_array(outs[-1]) if outs else None
+    layers.append((heads, final))
+check(len(layers) == 2, "two multi_head stages (layer 1, layer 2), found %d" % len(layers))
+
+for l, (heads, final) in enumerate(layers[:2]):
+    check(sorted(heads) == [1, 2, 3, 4], "layer %d shows heads 1-4, found %s" % (l + 1, sorted(heads)))
+    for h, w in heads.items():
+        diff = np.abs(w - W[l, h - 1]).max() if w.shape == W[l, h - 1].shape else np.inf
+        check(diff <= 1e-6, "layer %d head %d weights equal the reference (max diff %g)" % (l + 1, h, diff))
+    if final is not None and l == 0:
+        diff = np.abs(resid[0] + final - resid[1]).max()
+        check(diff <= 1e-6, "layer 1: X + output·W_o is the residual stream entering layer 2 (max diff %g)" % diff)
+    else:
+        check(final is not None or l == 1, "layer 1 shows W_o's output ('final')")
+
+if len(layers) >= 2 and prev_head in layers[0][0] and ind_head in layers[1][0]:
+    p, q = layers[0][0][prev_head], layers[1][0][ind_head]
+    on_prev = np.array([p[i, i - 1] for i in second])
+    on_next = np.array([q[i, i - L + 1] for i in second])
+    ref_prev = np.mean([W[0, prev_head - 1, i, i - 1] for i in second])
+    ref_next = np.mean([W[1, ind_head - 1, i, i - L + 1] for i in second])
+    print("check_trained_model: layer 1 head %d puts %.4f on the previous token; layer 2 head %d puts %.4f "
+          "on the token after the earlier occurrence (second run, mean)" % (prev_head, on_prev.mean(), ind_head, on_next.mean()))
+    check(abs(on_prev.mean() - ref_prev) <= 1e-6, "previous-token weight matches the reference")
+    check(abs(on_next.mean() - ref_next) <= 1e-6, "induction weight matches the reference")
+    check(on_prev.mean() > 0.9 and on_prev.min() > 0.5, "previous-token head: most weight on the previous token")
+    check(on_next.mean() > 0.8 and on_next.min() > 0.5, "induction head: most weight on the token after the earlier occurrence")
+    check(all(int(np.argmax(q[i])) == i - L + 1 for i in second), "induction head: the largest weight of every repeated query")
+    check(all(int(np.argmax(p[i])) == i - 1 for i in range(1, len(tokens))), "previous-token head: the largest weight of every query")
+    check(all(tokens[i - L] == tokens[i] for i in second), "the reference sequence repeats its run")
+
+print("check_trained_model: %d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
