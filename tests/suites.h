@@ -23,6 +23,7 @@ Suite *svg_suite(void);
 Suite *fileio_suite(void);
 Suite *export_suite(void);
 Suite *npy_suite(void);
+Suite *highlight_suite(void);
 
 /* Assert two matrices have the same shape and agree to tol everywhere
 ** (-∞ must meet -∞). */
