@@ -18,6 +18,8 @@ Suite *render_suite(void);
 Suite *cmap_suite(void);
 Suite *layout_suite(void);
 Suite *svg_suite(void);
+Suite *utf8_suite(void);
+Suite *text_suite(void);
 
 /* Assert two matrices have the same shape and agree to tol everywhere
 ** (-∞ must meet -∞). */

@@ -11,6 +11,7 @@
 ** or invalid input. Results go to stdout, errors to stderr, one line each.
 */
 #define _POSIX_C_SOURCE 200809L
+#include "app/glyphs.h"
 #include "app/paths.h"
 #include "app/shot.h"
 #include "app/window.h"
@@ -160,6 +161,7 @@ static int cmd_check(char **paths, int n)
             if (c > code) code = c;
             continue;
         }
+        app_check_glyphs(paths[i], NULL, NULL);
         printf("%s: ok (%d stage%s)\n", paths[i], L->nstages, L->nstages == 1 ? "" : "s");
         trace_free(T);
         lesson_free(L);

@@ -3,6 +3,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "shot.h"
+#include "app/glyphs.h"
 #include "core/stage.h"
 #include "core/util.h"
 #include "sdl/export.h"
@@ -46,7 +47,9 @@ int app_shot_write(FontSet *fonts, const Lesson *L, const Trace *T, int k, const
              L->stages[k].title ? L->stages[k].title : stage_default_title(L->stages[k].id));
     int r;
     if (opts->svg) {
-        r = svg_save(d, path, L->title, desc, err, n);
+        char *families = font_families(fonts, d);
+        r = svg_save(d, path, L->title, desc, families, err, n);
+        free(families);
     } else {
         Offscreen *o = render_offscreen_create(d->width, d->height, fonts);
         if (!o) {
@@ -118,6 +121,7 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
             if (c > code) code = c;
             continue;
         }
+        app_check_glyphs(paths[i], fonts, NULL);
         for (int k = 0; k < L->nstages && code != 1; k++) {
             char *path = app_shot_path(dir, L, k, opts->svg);
             char err[700];
