@@ -102,6 +102,7 @@ test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab
 	ATTNLAB=$(BUILD)/attnlab sh tests/bad_lessons.sh
 	ATTNLAB=$(BUILD)/attnlab sh tests/scripts.sh
 	ATTNLAB=$(BUILD)/attnlab sh tests/e2e.sh
+	ATTNLAB=$(BUILD)/attnlab sh tests/e2e_text.sh
 
 test: deps
 	@$(MAKE) --no-print-directory test-unit
