@@ -20,6 +20,7 @@ Suite *layout_suite(void);
 Suite *svg_suite(void);
 Suite *utf8_suite(void);
 Suite *text_suite(void);
+Suite *textbreak_suite(void);
 
 /* Assert two matrices have the same shape and agree to tol everywhere
 ** (-∞ must meet -∞). */

@@ -238,7 +238,7 @@ FontSet *font_create(const char *path)
     for (int i = 0; i < 2; i++) {
         if (open_face(fs, i) < 0 || font_metrics(fs, 16, i).px == 0) {
             char why[600];
-            snprintf(why, sizeof why, "%s", font_err[0] ? font_err : "font: cannot open the font");
+            snprintf(why, sizeof why, "%.560s", font_err[0] ? font_err : "font: cannot open the font");
             font_set_error("%s; %s", why, path ? "omit --font to use DejaVu Sans (package " FONT_PACKAGE ")"
                                                : "install DejaVu Sans with `apt-get install " FONT_PACKAGE "`");
             font_free(fs);
