@@ -273,6 +273,50 @@ START_TEST(test_frame_filling_several_atlas_pages)
 }
 END_TEST
 
+START_TEST(test_one_run_larger_than_the_whole_atlas)
+{
+    /* 600 distinct ideographs at 200 px in one run: the atlas fills and
+    ** starts over several times while this one run is drawn. The glyphs on
+    ** the canvas must look as a fresh cache draws them, and nothing drawn
+    ** may come from a page freed or emptied underneath it (under ASan this
+    ** once read freed memory). */
+    char s600[2000], s4[16];
+    int n = 0;
+    for (int i = 0; i < 600; i++) n += utf8_encode(0x4E00 + (uint32_t)i, s600 + n);
+    s600[n] = '\0';
+    memcpy(s4, s600, 12);
+    s4[12] = '\0';
+    for (int batched = 0; batched < 2; batched++) {
+        DrawList *d = draw_create(800, 300), *ref = draw_create(800, 300);
+        draw_clear(d, 800, 300, WHITE);
+        draw_clear(ref, 800, 300, WHITE);
+        draw_text(d, (Rect){ 0, 0, 800, 300 }, s600, 200, BLACK, ALIGN_LEFT, VALIGN_TOP, ROLE_BODY);
+        draw_text(ref, (Rect){ 0, 0, 800, 300 }, s4, 200, BLACK, ALIGN_LEFT, VALIGN_TOP, ROLE_BODY);
+        FontSet *fresh = font_create(NULL);
+        Offscreen *a = render_offscreen_create(800, 300, fonts), *b = render_offscreen_create(800, 300, fresh);
+        render_set_batched(a->render, batched);
+        uint32_t gen = font_cache_generation(fonts);
+        ck_assert_int_eq(render_drawlist(a->render, d), 0);
+        ck_assert_uint_ge(font_cache_generation(fonts), gen + 2);     /* started over at least twice */
+        ck_assert_int_eq(render_drawlist(b->render, ref), 0);
+        int diff = 0, ink = 0;
+        for (int y = 0; y < 300; y++)
+            for (int x = 0; x < 800; x++) {
+                Color p = render_offscreen_pixel(a, x, y), q = render_offscreen_pixel(b, x, y);
+                diff += p.r != q.r || p.g != q.g || p.b != q.b;
+                ink += q.r < 128;
+            }
+        ck_assert_int_gt(ink, 1000);
+        ck_assert_msg(diff == 0, "batched=%d: %d pixels differ", batched, diff);
+        render_offscreen_free(a);
+        render_offscreen_free(b);
+        font_free(fresh);
+        draw_free(d);
+        draw_free(ref);
+    }
+}
+END_TEST
+
 START_TEST(test_font_files_are_checked_before_reading)
 {
     FontSet *fs = font_create("/dev/zero");         /* a device: refused, not read forever */
@@ -372,6 +416,7 @@ Suite *text_suite(void)
     tcase_set_timeout(limits, 120);
     tcase_add_checked_fixture(limits, setup_fonts, teardown_fonts);
     tcase_add_test(limits, test_frame_filling_several_atlas_pages);
+    tcase_add_test(limits, test_one_run_larger_than_the_whole_atlas);
     tcase_add_test(limits, test_font_files_are_checked_before_reading);
     suite_add_tcase(s, limits);
     return s;
