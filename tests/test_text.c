@@ -178,6 +178,34 @@ START_TEST(test_measured_width_is_the_ink)
 }
 END_TEST
 
+START_TEST(test_colour_emoji_are_drawn_untinted)
+{
+    /* 😀 in black text: its face is still yellow; at half opacity it is paler. */
+    for (int batched = 0; batched < 2; batched++) {
+        for (int alpha = 255; alpha >= 128; alpha -= 127) {
+            DrawList *d = draw_create(100, 100);
+            draw_clear(d, 100, 100, WHITE);
+            draw_text(d, (Rect){ 0, 0, 100, 100 }, "😀", 64, (Color){ 0, 0, 0, (uint8_t)alpha }, ALIGN_CENTER,
+                      VALIGN_MIDDLE, ROLE_BODY);
+            Offscreen *o = render_offscreen_create(100, 100, fonts);
+            render_set_batched(o->render, batched);
+            ck_assert_int_eq(render_drawlist(o->render, d), 0);
+            int yellow = 0, dark = 0;
+            for (int y = 0; y < 100; y++)
+                for (int x = 0; x < 100; x++) {
+                    Color c = render_offscreen_pixel(o, x, y);
+                    yellow += c.r > 200 && c.g > 150 && c.r - c.b > 60;
+                    dark += c.r < 100 && c.g < 80;
+                }
+            ck_assert_msg(yellow > 1000, "batched=%d alpha=%d: %d yellow pixels", batched, alpha, yellow);
+            if (alpha < 255) ck_assert_int_eq(dark, 0);     /* the eyes blend with white */
+            render_offscreen_free(o);
+            draw_free(d);
+        }
+    }
+}
+END_TEST
+
 START_TEST(test_fallback_faces_and_missing_characters)
 {
     ck_assert(font_can_draw(fonts, 'a'));
@@ -317,6 +345,48 @@ START_TEST(test_one_run_larger_than_the_whole_atlas)
 }
 END_TEST
 
+START_TEST(test_arbitrary_bytes_shape_and_draw)
+{
+    /* Random bytes, weighted towards lead and continuation bytes of every
+    ** length, marks, joiners, bidi controls and emoji pieces: every string
+    ** shapes to a run whose glyphs exist, measures what it draws, and draws
+    ** without a crash (ASan in `make test-sanitize`). */
+    static const char *pieces[] = { "\xcc\x81", "\xe2\x80\x8d", "\xe2\x80\xae", "\xe2\x80\x8f", "\xef\xb8\x8f",
+                                    "\xf0\x9f\x8f\xbd", "\xf0\x9f\x87\xaf", "\xe0\xa5\x8d", "\xd9\x84", "\xd7\x90",
+                                    "\xe0\xb8\xb1", "\xe7\x8c\xab", "\xf0\x9f\x98\x80", "a", " ", "3", "\xff", "\x80",
+                                    "\xc3", "\xe2\x88", "\xf4\x90\x80\x80", "\xed\xa0\x80", "\x01", "\t" };
+    const int np = (int)(sizeof pieces / sizeof *pieces);
+    uint32_t seed = 12345;
+    Offscreen *o = render_offscreen_create(300, 100, fonts);
+    DrawList *d = draw_create(300, 100);
+    for (int k = 0; k < 600; k++) {
+        char buf[400];
+        size_t len = 0;
+        int n = 1 + (int)((seed = seed * 1664525u + 1013904223u) >> 27);
+        for (int i = 0; i < n; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            const char *p = pieces[(seed >> 16) % (uint32_t)np];
+            size_t l = strlen(p);
+            memcpy(buf + len, p, l);
+            len += l;
+        }
+        buf[len] = '\0';
+        int px = 6 + (int)(seed % 40);
+        FontRun r = font_shape(fonts, buf, px, (int)(k & 1));
+        ck_assert_int_ge(r.width, 0);
+        for (int i = 0; i < r.n; i++) ck_assert(font_glyph(fonts, r.g[i].face, r.g[i].gid, px, 0, 0).advance >= 0);
+        ck_assert_int_eq((int)font_measure(fonts, buf, (float)px, (int)(k & 1)), r.width);
+        draw_clear(d, 300, 100, WHITE);
+        int c = draw_text(d, (Rect){ 10, 10, 280, 80 }, buf, (float)px, BLACK, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_BODY);
+        d->cmds[c].rotate = (uint8_t)(k % 3 == 0 ? 90 : 0);
+        render_set_batched(o->render, k & 2);
+        ck_assert_int_eq(render_drawlist(o->render, d), 0);
+    }
+    draw_free(d);
+    render_offscreen_free(o);
+}
+END_TEST
+
 START_TEST(test_font_files_are_checked_before_reading)
 {
     FontSet *fs = font_create("/dev/zero");         /* a device: refused, not read forever */
@@ -410,6 +480,7 @@ Suite *text_suite(void)
     tcase_add_test(core, test_mixed_bidi_visual_order);
     tcase_add_test(core, test_measured_width_is_the_ink);
     tcase_add_test(core, test_fallback_faces_and_missing_characters);
+    tcase_add_test(core, test_colour_emoji_are_drawn_untinted);
     tcase_add_test(core, test_script_lessons_lay_out_cleanly);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
@@ -417,6 +488,7 @@ Suite *text_suite(void)
     tcase_add_checked_fixture(limits, setup_fonts, teardown_fonts);
     tcase_add_test(limits, test_frame_filling_several_atlas_pages);
     tcase_add_test(limits, test_one_run_larger_than_the_whole_atlas);
+    tcase_add_test(limits, test_arbitrary_bytes_shape_and_draw);
     tcase_add_test(limits, test_font_files_are_checked_before_reading);
     suite_add_tcase(s, limits);
     return s;

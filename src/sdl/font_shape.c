@@ -112,8 +112,7 @@ static int shape_simple(FontSet *fs, const uint32_t *cp, int n, int px, int bold
     int pen = 0;
     for (int i = 0; i < n; i++) {
         if (font_invisible(cp[i])) continue;
-        FT_Face ft = font_face_at(fs, bold, px);
-        uint32_t gid = FT_Get_Char_Index(ft, cp[i]);
+        uint32_t gid = FT_Get_Char_Index(f, cp[i]);
         push(out, gid, bold, pen, 0);
         pen += font_glyph(fs, bold, gid, px, 0, 0).advance;
     }
