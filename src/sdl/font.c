@@ -469,12 +469,9 @@ int font_can_draw(FontSet *fs, uint32_t cp)
 {
     if (font_invisible(cp)) return 1;
     hb_unicode_general_category_t gc = hb_unicode_general_category(hb_unicode_funcs_get_default(), cp);
-    if (gc == HB_UNICODE_GENERAL_CATEGORY_UNASSIGNED || gc == HB_UNICODE_GENERAL_CATEGORY_PRIVATE_USE
-        || gc == HB_UNICODE_GENERAL_CATEGORY_SURROGATE)
-        return font_face_for(fs, cp, 0, 0) >= 0;
     if (gc == HB_UNICODE_GENERAL_CATEGORY_SPACE_SEPARATOR || gc == HB_UNICODE_GENERAL_CATEGORY_LINE_SEPARATOR
-        || gc == HB_UNICODE_GENERAL_CATEGORY_PARAGRAPH_SEPARATOR)
-        return 1;
+        || gc == HB_UNICODE_GENERAL_CATEGORY_PARAGRAPH_SEPARATOR || gc == HB_UNICODE_GENERAL_CATEGORY_FORMAT)
+        return 1;                       /* spaces and format characters need no glyph */
     return font_face_for(fs, cp, 0, 0) >= 0;
 }
 
