@@ -8,8 +8,10 @@ BUILD    ?= build
 CC       ?= cc
 
 # Debian packages the build, the tests and the tools need.
-DEPS_PKGS := pkg-config libsdl2-dev libsdl2-ttf-dev check libpng-dev \
+DEPS_PKGS := pkg-config libsdl2-dev check libpng-dev \
              libfontconfig-dev fonts-dejavu-core python3 python3-numpy \
+             libfreetype-dev libharfbuzz-dev libfribidi-dev libraqm-dev libunibreak-dev libharfbuzz-bin \
+             fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji \
              libxml2-utils xvfb xdotool imagemagick openbox procps python3-matplotlib \
              clang libclang-rt-14-dev valgrind strace python3-torch libisal-dev python3-seaborn libzip-dev
 
@@ -28,8 +30,8 @@ endif
 
 # pkg-config runs once, when a recipe first needs the flags: after `deps` has
 # installed pkg-config itself on a fresh machine.
-PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 SDL2_ttf libpng fontconfig libzip $(FAST_PKG)) $(FAST_DEF))$(PKG_CFLAGS)
-PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 SDL2_ttf libpng fontconfig libzip $(FAST_PKG)))$(PKG_LIBS)
+PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 libpng fontconfig freetype2 harfbuzz raqm libunibreak libzip $(FAST_PKG)) $(FAST_DEF))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 libpng fontconfig freetype2 harfbuzz raqm libunibreak libzip $(FAST_PKG)))$(PKG_LIBS)
 CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell pkg-config --cflags check))$(CHECK_CFLAGS)
 CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
 
@@ -119,7 +121,9 @@ test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump
 	/usr/bin/python3 tests/check_trained_model.py $(BUILD)/attnlab lessons/07-induction-head.lesson tests/reference/induction_forward.npz
 	ATTNLAB=$(BUILD)/attnlab sh tests/bad_lessons.sh
 	ATTNLAB=$(BUILD)/attnlab FAULTS_TIMEOUT=$(FAULTS_TIMEOUT) sh tests/faults.sh
+	ATTNLAB=$(BUILD)/attnlab sh tests/scripts.sh
 	ATTNLAB=$(BUILD)/attnlab sh tests/e2e.sh
+	ATTNLAB=$(BUILD)/attnlab sh tests/e2e_text.sh
 
 test: deps
 	@$(MAKE) --no-print-directory test-unit

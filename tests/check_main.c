@@ -25,6 +25,9 @@ int main(void)
     srunner_add_suite(sr, export_suite());
     srunner_add_suite(sr, npy_suite());
     srunner_add_suite(sr, highlight_suite());
+    srunner_add_suite(sr, utf8_suite());
+    srunner_add_suite(sr, text_suite());
+    srunner_add_suite(sr, textbreak_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

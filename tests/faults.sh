@@ -75,7 +75,7 @@ run "$quick" 1 "$bin" --list "$tmp/list"
 grep -q '^a-good.lesson  *A short tour of attention' "$tmp/out" && ok || bad "--list still lists the good lesson"
 
 # fonts: a pipe, /dev/zero and a directory are refused without reading them
-hint="; install DejaVu Sans with \`apt-get install fonts-dejavu-core\` and leave out --font"
+hint="; omit --font to use DejaVu Sans (package fonts-dejavu-core)"
 run "$quick" 1 "$bin" --export "$tmp/x2" --font "$tmp/pipe.lesson" "$tour" \
     && one_line "attnlab: error: font: $tmp/pipe.lesson: cannot read: a named pipe (FIFO), not a regular file$hint"
 run "$quick" 1 "$bin" --export "$tmp/x3" --font /dev/zero "$tour" \

@@ -24,6 +24,9 @@ Suite *fileio_suite(void);
 Suite *export_suite(void);
 Suite *npy_suite(void);
 Suite *highlight_suite(void);
+Suite *utf8_suite(void);
+Suite *text_suite(void);
+Suite *textbreak_suite(void);
 
 /* Assert two matrices have the same shape and agree to tol everywhere
 ** (-∞ must meet -∞). */

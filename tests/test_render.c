@@ -6,6 +6,7 @@
 */
 #define _POSIX_C_SOURCE 200809L    /* mkdtemp, chmod, geteuid */
 #include "suites.h"
+#include "core/utf8.h"
 #include "sdl/font.h"
 #include "sdl/render.h"
 #include "sdl/export.h"
@@ -245,7 +246,7 @@ START_TEST(test_unicode_signs_have_glyphs_and_ink)
     static const char *signs[] = { "−", "∞", "·", "ᵀ", "√", "…", "Σ", "á", "é", "í", "ó", "ú", "ñ", "¿" };
     for (size_t i = 0; i < sizeof signs / sizeof signs[0]; i++) {
         const char *p = signs[i];
-        uint32_t cp = font_utf8_next(&p);
+        uint32_t cp = utf8_next(&p);
         ck_assert_int_eq(*p, '\0');             /* one code point each */
         ck_assert_msg(font_has_glyph(fonts, cp, 0), "no glyph for %s", signs[i]);
         ck_assert_msg(font_has_glyph(fonts, cp, 1), "no bold glyph for %s", signs[i]);
@@ -620,28 +621,6 @@ START_TEST(test_degenerate_commands_draw_nothing)
 }
 END_TEST
 
-START_TEST(test_utf8_decoder)
-{
-    const char *s = "a\xc3\xa1\xe2\x88\x9e\xf0\x9d\x90\x80";     /* a á ∞ 𝐀 */
-    ck_assert_uint_eq(font_utf8_next(&s), 'a');
-    ck_assert_uint_eq(font_utf8_next(&s), 0xE1);
-    ck_assert_uint_eq(font_utf8_next(&s), 0x221E);
-    ck_assert_uint_eq(font_utf8_next(&s), 0x1D400);
-    ck_assert_uint_eq(font_utf8_next(&s), 0);
-    ck_assert_uint_eq(font_utf8_next(&s), 0);   /* stays at the end */
-    const char *bad = "\xc0\xaf|\xed\xa0\x80|\xe2\x88";      /* overlong, surrogate, cut short */
-    int fffd = 0, bars = 0;
-    uint32_t c;
-    while ((c = font_utf8_next(&bad)) != 0) {
-        if (c == 0xFFFD) fffd++;
-        else if (c == '|') bars++;
-        else ck_abort_msg("unexpected U+%04X", (unsigned)c);
-    }
-    ck_assert_int_eq(bars, 2);
-    ck_assert_int_ge(fffd, 3);
-}
-END_TEST
-
 /* Whether two canvases agree on [x0,x1)x[y0,y1). */
 static int same_region(const Offscreen *a, const Offscreen *b, int x0, int y0, int x1, int y1)
 {
@@ -711,7 +690,6 @@ Suite *render_suite(void)
     tcase_add_test(limits, test_missing_font_says_what_to_install);
     tcase_add_test(limits, test_offscreen_bad_sizes);
     tcase_add_test(limits, test_degenerate_commands_draw_nothing);
-    tcase_add_test(limits, test_utf8_decoder);
     tcase_add_test(limits, test_glyph_cache_starts_over_cleanly);
     suite_add_tcase(s, limits);
     return s;

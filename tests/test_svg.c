@@ -200,13 +200,13 @@ START_TEST(test_limits_save)
     DrawList *d = draw_create(10, 10);
     draw_rect(d, (Rect){ 0, 0, 5, 5 }, (Color){ 9, 9, 9, 255 }, ROLE_DECOR);
     char err[256] = "";
-    ck_assert_int_eq(svg_save(d, "/nonexistent-dir/x/out.svg", NULL, NULL, err, sizeof err), -1);
+    ck_assert_int_eq(svg_save(d, "/nonexistent-dir/x/out.svg", NULL, NULL, NULL, err, sizeof err), -1);
     ck_assert(strlen(err) > 0);
     const char *tmp = to_temp("", 0);
     char path[300];
     snprintf(path, sizeof path, "%s.svg", tmp);
     unlink(tmp);
-    ck_assert_int_eq(svg_save(d, path, "t", "d", err, sizeof err), 0);
+    ck_assert_int_eq(svg_save(d, path, "t", "d", NULL, err, sizeof err), 0);
     size_t len = 0;
     char *want = svg_write(d, "t", "d", &len);
     FILE *f = fopen(path, "rb");

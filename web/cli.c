@@ -23,7 +23,7 @@ int main(int argc, char **argv)
         printf("attnlab %s (WebAssembly)\n", ATTNLAB_VERSION);
         return 0;
     }
-    if (argc >= 3 && !strcmp(argv[1], "--check")) return cli_check(argv + 2, argc - 2);
+    if (argc >= 3 && !strcmp(argv[1], "--check")) return cli_check(argv + 2, argc - 2, NULL);
     if (argc == 3 && !strcmp(argv[1], "--dump")) return cli_dump(argv[2]);
     fprintf(stderr, "attnlab: error: the WebAssembly build runs only --check and --dump\n%s", USAGE);
     return 2;

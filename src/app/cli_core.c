@@ -26,7 +26,7 @@ Lesson *app_load(const char *path, Trace **T, int *code)
 }
 
 /* --check: validate every file. */
-int cli_check(char **paths, int n)
+int cli_check(char **paths, int n, void (*also)(const char *path))
 {
     int code = 0;
     for (int i = 0; i < n; i++) {
@@ -37,6 +37,7 @@ int cli_check(char **paths, int n)
             if (c > code) code = c;
             continue;
         }
+        if (also) also(paths[i]);
         printf("%s: ok (%d stage%s)\n", paths[i], L->nstages, L->nstages == 1 ? "" : "s");
         trace_free(T);
         lesson_free(L);

@@ -5,7 +5,8 @@
 ** (web/cli.c), so both print the same bytes and exit with the same codes.
 **
 ** Usage:
-**   int code = cli_check(paths, n);    every file; 0, 1 (I/O) or 2 (invalid)
+**   int code = cli_check(paths, n, NULL);  every file; 0, 1 (I/O) or 2 (invalid);
+**                                          also(path) runs for each valid one
 **   int code = cli_dump(path);         JSON of every stage on stdout
 */
 #ifndef ATTNLAB_CLI_CORE_H
@@ -19,7 +20,7 @@
 Lesson *app_load(const char *path, Trace **T, int *code);
 /* --check: validate every file, printing "PATH: ok (N stages)" for each
 ** good one. Returns the worst exit code. */
-int cli_check(char **paths, int n);
+int cli_check(char **paths, int n, void (*also)(const char *path));
 /* --dump: every matrix of every stage of one lesson as JSON on stdout.
 ** Returns the exit code. */
 int cli_dump(const char *path);

@@ -13,6 +13,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "app/cli_core.h"
+#include "app/glyphs.h"
 #include "app/paths.h"
 #include "app/shot.h"
 #include "app/window.h"
@@ -206,6 +207,12 @@ static int close_stdout(int code)
     return code ? code : 1;
 }
 
+/* --check also warns about characters no installed font can draw. */
+static void warn_glyphs(const char *path)
+{
+    app_check_glyphs(path, NULL, NULL);
+}
+
 /* Parse arguments and dispatch. */
 int main(int argc, char **argv)
 {
@@ -223,7 +230,7 @@ int main(int argc, char **argv)
     if (code == 0) {
         if (!a.mode) code = app_window(a.nfiles ? a.files[0] : NULL, a.font, a.shots ? a.shots : ".",
                                        a.size_given ? a.shot.width : 1280, a.size_given ? a.shot.height : 800);
-        else if (!strcmp(a.mode, "check")) code = cli_check(a.files, a.nfiles);
+        else if (!strcmp(a.mode, "check")) code = cli_check(a.files, a.nfiles, warn_glyphs);
         else if (!strcmp(a.mode, "dump")) code = cli_dump(a.files[0]);
         else if (!strcmp(a.mode, "list")) code = cmd_list(a.dir);
         else code = app_export(a.dir, a.files, a.nfiles, &a.shot, a.font, false);

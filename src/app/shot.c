@@ -3,6 +3,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "shot.h"
+#include "app/glyphs.h"
 #include "core/stage.h"
 #include "core/util.h"
 #include "sdl/export.h"
@@ -73,7 +74,9 @@ int app_shot_save_list(FontSet *fonts, const DrawList *d, bool svg, const char *
 {
     int r;
     if (svg) {
-        r = svg_save(d, path, title, desc, err, n);
+        char *families = font_families(fonts, d);
+        r = svg_save(d, path, title, desc, families, err, n);
+        free(families);
     } else {
         Offscreen *o = render_offscreen_create(d->width, d->height, fonts);
         if (!o) {
@@ -128,6 +131,7 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
             if (c > code) code = c;
             continue;
         }
+        app_check_glyphs(paths[i], fonts, NULL);
         for (int k = 0; k < L->nstages && code != 1; k++) {
             char *path = app_shot_path(dir, L, k, opts->svg);
             char err[700];

@@ -97,19 +97,18 @@ static char *read_capped(int fd, size_t max, size_t hint, size_t *len, FileioErr
 }
 
 /* A regular file, whole, at most max bytes. */
-char *fileio_read(const char *path, size_t max, size_t *len, FileioError *err)
+int fileio_open(const char *path, size_t max, size_t *size, FileioError *err)
 {
     memset(err, 0, sizeof *err);
     started();
     /* Look before opening: opening a device can have effects of its own. */
     struct stat st;
-    if (stat(path, &st) != 0) return read_fail(err, FILEIO_IO, 0, "cannot open: %s", strerror(errno));
+    if (stat(path, &st) != 0) return read_fail(err, FILEIO_IO, 0, "cannot open: %s", strerror(errno)), -1;
     if (!S_ISREG(st.st_mode))
-        return read_fail(err, FILEIO_IO, 0, "cannot read: %s, not a regular file", kind_name(st.st_mode));
+        return read_fail(err, FILEIO_IO, 0, "cannot read: %s, not a regular file", kind_name(st.st_mode)), -1;
     /* O_NONBLOCK: if the path was swapped for a pipe meanwhile, open must not wait. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return read_fail(err, FILEIO_IO, 0, "cannot open: %s", strerror(errno));
-    char *b = NULL;
+    if (fd < 0) return read_fail(err, FILEIO_IO, 0, "cannot open: %s", strerror(errno)), -1;
     if (fstat(fd, &st) != 0) {
         read_fail(err, FILEIO_IO, 0, "cannot read: %s", strerror(errno));
     } else if (!S_ISREG(st.st_mode)) {
@@ -119,9 +118,21 @@ char *fileio_read(const char *path, size_t max, size_t *len, FileioError *err)
     } else {
         int fl = fcntl(fd, F_GETFL);
         if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-        b = read_capped(fd, max, (size_t)st.st_size, len, err);
-        if (!b && err->kind == FILEIO_TOO_BIG && (uintmax_t)st.st_size > max) err->size = (long long)st.st_size;
+        *size = (size_t)st.st_size;
+        return fd;
     }
+    close(fd);
+    return -1;
+}
+
+/* The bytes of a regular file, capped. */
+char *fileio_read(const char *path, size_t max, size_t *len, FileioError *err)
+{
+    size_t size;
+    int fd = fileio_open(path, max, &size, err);
+    if (fd < 0) return NULL;
+    char *b = read_capped(fd, max, size, len, err);
+    if (!b && err->kind == FILEIO_TOO_BIG && size > max) err->size = (long long)size;
     close(fd);
     return b;
 }

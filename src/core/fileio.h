@@ -52,6 +52,12 @@ typedef struct FileioError {
 ** read or write does). Temporaries older than this are stale. */
 void fileio_start(void);
 
+/* The one way the program opens a file to read it: path must be a regular
+** file (not a directory, pipe, device or socket, nor a link to one) of at
+** most max bytes by its size. Never blocks. A descriptor in blocking mode
+** (*size its size; the caller closes it), or -1 with err filled. */
+int fileio_open(const char *path, size_t max, size_t *size, FileioError *err);
+
 /* The bytes of the regular file at path, at most max of them, NUL-terminated
 ** (the caller frees; *len excludes the NUL). NULL with err filled otherwise. */
 char *fileio_read(const char *path, size_t max, size_t *len, FileioError *err);

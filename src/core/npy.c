@@ -12,6 +12,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "npy.h"
+#include "fileio.h"
 #include "util.h"
 
 #include <errno.h>
@@ -366,23 +367,13 @@ int npy_decode(const NpyHeader *h, const unsigned char *data, size_t len, double
 */
 static int open_regular(const char *path, off_t *size, char *err, size_t n)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return fail(err, n, "cannot open: %s", strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) < 0) {
-        int e = errno;
-        close(fd);
-        return fail(err, n, "cannot read: %s", strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return fail(err, n, "not a regular file");
-    }
-    if (st.st_size > NPY_MAX_FILE) {
-        close(fd);
-        return fail(err, n, "file is %lld bytes, over the limit of %lld bytes", (long long)st.st_size, (long long)NPY_MAX_FILE);
-    }
-    *size = st.st_size;
+    FileioError e;
+    size_t len = 0;
+    int fd = fileio_open(path, (size_t)NPY_MAX_FILE, &len, &e);
+    if (fd < 0 && e.kind == FILEIO_TOO_BIG)
+        return fail(err, n, "file is %lld bytes, over the limit of %lld bytes", e.size, (long long)NPY_MAX_FILE);
+    if (fd < 0) return fail(err, n, "%s", e.reason);
+    *size = (off_t)len;
     return fd;
 }
 

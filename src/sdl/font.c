@@ -1,54 +1,33 @@
 /*
-** font.c: finding DejaVu Sans, SDL_ttf fonts per pixel size, and the glyph
-** cache with its atlas pages. See font.h for how the pieces are used.
+** font.c: finding DejaVu Sans and its fallbacks, opening font files safely,
+** FreeType faces per pixel size, and vertical metrics. Shaping lives in
+** font_shape.c, the glyph atlas in font_atlas.c; font.h has the whole story.
 */
-#include "font.h"
+#define _POSIX_C_SOURCE 200809L
+#include "font_impl.h"
 #include "core/fileio.h"
 #include "core/util.h"
 
-#include <SDL_ttf.h>
-#include <fontconfig/fontconfig.h>
+#include FT_SIZES_H
+#include <hb.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-/* The largest font file read (DejaVu Sans is 740 KB; big CJK fonts ~20 MB). */
-#define FONT_MAX_BYTES ((size_t)64 << 20)
 /* Where Debian puts the files, tried when fontconfig cannot help. */
 #define DEJAVU_DIR "/usr/share/fonts/truetype/dejavu/"
-/* Bits of a glyph key: code point (21), pixel size (9), bold, rotated. */
-#define KEY(cp, px, bold, rot) \
-    ((uint32_t)(cp) | (uint32_t)(px) << 21 | (uint32_t)(bold) << 30 | (uint32_t)(rot) << 31)
-
-struct FontSet {
-    char *path[2];                  /* regular, bold */
-    int synth_bold;                 /* one file: bold made by SDL_ttf */
-    void *data[2];                  /* the font files, read once */
-    size_t len[2];
-    TTF_Font *ttf[2][FONT_MAX_PX + 1];
-    FontMetrics met[2][FONT_MAX_PX + 1];    /* px == 0: not computed yet */
-
-    FontGlyph *glyphs;              /* every glyph seen, in order of arrival */
-    uint32_t *keys;                 /* KEY of each glyph */
-    int nglyphs, capglyphs;
-    uint32_t *slots;                /* open addressing: glyph index + 1, 0 = empty */
-    uint32_t nslots;                /* a power of two */
-
-    FontPage pages[FONT_MAX_PAGES];
-    int shelf_x[FONT_MAX_PAGES];    /* next free column on the current shelf */
-    int shelf_h[FONT_MAX_PAGES];    /* height of the current shelf */
-    int npages;
-    uint32_t generation;
-    int full;
-};
+#define CEIL26(x) ((int)(((x) + 63) >> 6))
 
 static char font_err[768];
 
 /* Record why the current call fails. */
-static void set_error(const char *fmt, ...)
+void font_set_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -62,38 +41,54 @@ const char *font_error(void)
     return font_err;
 }
 
-/* A font file, whole, through the one capped reader; NULL with why in reason. */
-static void *read_file(const char *path, size_t *len, char *reason, size_t n)
+/*
+** The check every font file passes before FreeType opens it, through the
+** program's one reader: a regular file of at most FONT_MAX_FILE bytes,
+** opened without blocking (a FIFO cannot hang us) and not read (so
+** /dev/zero cannot run forever). 0, or -1 with the reason in why.
+*/
+static int check_font_file(const char *path, char *why, size_t n)
 {
+    size_t size = 0;
     FileioError e;
-    char *data = fileio_read(path, FONT_MAX_BYTES, len, &e);
-    if (data && *len == 0) {
-        free(data);
-        snprintf(reason, n, "cannot read: the file is empty");
-        return NULL;
+    int fd = fileio_open(path, FONT_MAX_FILE, &size, &e);
+    if (fd < 0) {
+        snprintf(why, n, "%s", e.kind == FILEIO_TOO_BIG ? "larger than 64 MiB" : e.reason);
+        return -1;
     }
-    if (!data && e.kind == FILEIO_TOO_BIG)
-        snprintf(reason, n, "cannot read: over the limit of %zu MiB for a font file", FONT_MAX_BYTES >> 20);
-    else if (!data)
-        snprintf(reason, n, "%s", e.reason);
-    return data;
+    close(fd);
+    if (size == 0) {
+        snprintf(why, n, "cannot read: the file is empty");
+        return -1;
+    }
+    return 0;
 }
 
-/* Whether a file can be opened for reading. */
+/* Whether a path names a regular file we may read. */
 static int readable(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    fclose(f);
-    return 1;
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
+/* Add a face record (not opened yet); returns its index or -1 when full. */
+static int add_face(FontSet *fs, const char *path, int index, const char *family, int embolden)
+{
+    if (fs->nfaces == FONT_MAX_FACES) return -1;
+    Face *f = &fs->face[fs->nfaces];
+    memset(f, 0, sizeof *f);
+    f->path = xstrdup(path);
+    f->index = index;
+    f->family = xstrdup(family ? family : "");
+    f->embolden = embolden;
+    return fs->nfaces++;
 }
 
 /*
 ** Ask fontconfig for DejaVu Sans at a weight. fontconfig always answers with
 ** *something*, so the family of the match is checked: a substitute font
-** would lack the signs the lessons print (−∞, ᵀ, √). A private FcConfig keeps
-** the library's global state out of it. Returns a malloc'd path or NULL, with
-** what fontconfig offered instead (if anything) in other.
+** would lack the signs the lessons print (−∞, ᵀ, √). Returns a malloc'd path
+** or NULL, with what fontconfig offered instead (if anything) in other.
 */
 static char *fc_find(FcConfig *cfg, int bold, int *got_bold, char *other, size_t n)
 {
@@ -130,77 +125,124 @@ static char *fc_find(FcConfig *cfg, int bold, int *got_bold, char *other, size_t
     return found;
 }
 
-/* Fill fs->path[] with DejaVu Sans regular and bold; -1 with the error set. */
+/* Faces 0 and 1: DejaVu Sans regular and bold; -1 with the error set. */
 static int find_dejavu(FontSet *fs)
 {
     char other[512] = "";
     int got_bold = 0;
-    FcConfig *cfg = FcInitLoadConfigAndFonts();
-    if (cfg) {
-        fs->path[0] = fc_find(cfg, 0, &got_bold, other, sizeof other);
-        if (fs->path[0]) {
+    char *path[2] = { NULL, NULL };
+    if (fs->fc) {
+        path[0] = fc_find(fs->fc, 0, &got_bold, other, sizeof other);
+        if (path[0]) {
             char dummy[8];
-            fs->path[1] = fc_find(cfg, 1, &got_bold, dummy, sizeof dummy);
-            if (fs->path[1] && (!got_bold || !strcmp(fs->path[1], fs->path[0]))) {
-                free(fs->path[1]);
-                fs->path[1] = NULL;
+            path[1] = fc_find(fs->fc, 1, &got_bold, dummy, sizeof dummy);
+            if (path[1] && (!got_bold || !strcmp(path[1], path[0]))) {
+                free(path[1]);
+                path[1] = NULL;
             }
         }
-        FcConfigDestroy(cfg);
     }
     /* fontconfig may be unconfigured (a bare container): try Debian's path. */
-    if (!fs->path[0] && readable(DEJAVU_DIR "DejaVuSans.ttf"))
-        fs->path[0] = xstrdup(DEJAVU_DIR "DejaVuSans.ttf");
-    if (fs->path[0] && !fs->path[1]) {
-        if (readable(DEJAVU_DIR "DejaVuSans-Bold.ttf"))
-            fs->path[1] = xstrdup(DEJAVU_DIR "DejaVuSans-Bold.ttf");
-        else
-            fs->synth_bold = 1;
-    }
-    if (!fs->path[0]) {
-        set_error("font: DejaVu Sans was not found by fontconfig%s%s%s; install it with "
-                  "`apt-get install " FONT_PACKAGE "` or pass --font PATH to a TTF file",
-                  other[0] ? " (it offered " : "", other, other[0] ? " instead)" : "");
+    if (!path[0] && readable(DEJAVU_DIR "DejaVuSans.ttf")) path[0] = xstrdup(DEJAVU_DIR "DejaVuSans.ttf");
+    if (path[0] && !path[1] && readable(DEJAVU_DIR "DejaVuSans-Bold.ttf"))
+        path[1] = xstrdup(DEJAVU_DIR "DejaVuSans-Bold.ttf");
+    if (!path[0]) {
+        font_set_error("font: DejaVu Sans was not found by fontconfig%s%s%s; install it with "
+                       "`apt-get install " FONT_PACKAGE "` or pass --font PATH to a TTF file",
+                       other[0] ? " (it offered " : "", other, other[0] ? " instead)" : "");
         return -1;
     }
+    add_face(fs, path[0], 0, "DejaVu Sans", 0);
+    add_face(fs, path[1] ? path[1] : path[0], 0, "DejaVu Sans", path[1] == NULL);
+    free(path[0]);
+    free(path[1]);
     return 0;
 }
 
-/* A new FontSet with its files read and checked. */
+/* Check and open a face; 0, or -1 with the error set. */
+static int open_face(FontSet *fs, int i)
+{
+    Face *f = &fs->face[i];
+    if (f->state) return f->state > 0 ? 0 : -1;
+    f->state = -1;
+    char why[300];
+    if (check_font_file(f->path, why, sizeof why) != 0) {
+        font_set_error("font: %s: %s", f->path, why);
+        return -1;
+    }
+    if (FT_New_Face(fs->lib, f->path, f->index, &f->ft) != 0) {
+        f->ft = NULL;
+        font_set_error("font: %s: not a usable TrueType/OpenType font", f->path);
+        return -1;
+    }
+    f->color = FT_HAS_COLOR(f->ft) ? 1 : 0;
+    if (!FT_IS_SCALABLE(f->ft)) {
+        /* A bitmap font (Noto Color Emoji): one strike, scaled when drawn. */
+        if (f->ft->num_fixed_sizes < 1 || FT_Select_Size(f->ft, 0) != 0) {
+            font_set_error("font: %s: no usable size", f->path);
+            return -1;
+        }
+        f->strike = f->ft->size->metrics.y_ppem;
+        if (f->strike <= 0) return -1;
+    }
+    if (!f->family[0] && f->ft->family_name) {
+        free(f->family);
+        f->family = xstrdup(f->ft->family_name);
+    }
+    f->state = 1;
+    return 0;
+}
+
+/* Open and size a face. */
+FT_Face font_face_at(FontSet *fs, int i, int px)
+{
+    if (i < 0 || i >= fs->nfaces || px < FONT_MIN_PX || px > FONT_MAX_PX) return NULL;
+    Face *f = &fs->face[i];
+    if (f->state == 0) open_face(fs, i);
+    if (f->state < 0) return NULL;
+    if (f->strike) return f->ft;
+    if (f->cur_px == px) return f->ft;
+    if (!f->size[px]) {
+        FT_Size s;
+        if (FT_New_Size(f->ft, &s) != 0) return NULL;
+        if (FT_Activate_Size(s) != 0 || FT_Set_Pixel_Sizes(f->ft, 0, (FT_UInt)px) != 0) {
+            FT_Done_Size(s);
+            f->cur_px = 0;
+            return NULL;
+        }
+        f->size[px] = s;
+    } else if (FT_Activate_Size(f->size[px]) != 0) {
+        return NULL;
+    }
+    f->cur_px = px;
+    return f->ft;
+}
+
+/* A new FontSet with its main files read and checked. */
 FontSet *font_create(const char *path)
 {
     FontSet *fs = xcalloc(1, sizeof *fs);
     font_err[0] = '\0';
-    if (TTF_Init() < 0) {
-        set_error("font: SDL_ttf cannot start: %s", TTF_GetError());
+    if (FT_Init_FreeType(&fs->lib) != 0) {
+        font_set_error("font: FreeType cannot start");
         free(fs);
         return NULL;
     }
+    fs->fc = FcInitLoadConfigAndFonts();
     if (path) {
-        fs->path[0] = xstrdup(path);
-        fs->synth_bold = 1;
+        add_face(fs, path, 0, NULL, 0);
+        add_face(fs, path, 0, NULL, 1);
     } else if (find_dejavu(fs) < 0) {
         font_free(fs);
         return NULL;
     }
-    int nfiles = fs->synth_bold ? 1 : 2;
-    for (int i = 0; i < nfiles; i++) {
-        char why[256];
-        fs->data[i] = read_file(fs->path[i], &fs->len[i], why, sizeof why);
-        if (!fs->data[i]) {
-            set_error("font: %s: %s; install DejaVu Sans with "
-                      "`apt-get install " FONT_PACKAGE "`%s", fs->path[i], why,
-                      path ? " and leave out --font" : "");
-            font_free(fs);
-            return NULL;
-        }
-    }
     /* Open one size now, so a file that is not a font fails here, not mid-frame. */
     for (int i = 0; i < 2; i++) {
-        if (font_metrics(fs, 16, i).px == 0) {
-            set_error("font: %s: not a usable TrueType/OpenType font: %s%s",
-                      fs->path[i < nfiles ? i : 0], TTF_GetError(),
-                      path ? "; omit --font to use DejaVu Sans (package " FONT_PACKAGE ")" : "");
+        if (open_face(fs, i) < 0 || font_metrics(fs, 16, i).px == 0) {
+            char why[600];
+            snprintf(why, sizeof why, "%.560s", font_err[0] ? font_err : "font: cannot open the font");
+            font_set_error("%s; %s", why, path ? "omit --font to use DejaVu Sans (package " FONT_PACKAGE ")"
+                                               : "install DejaVu Sans with `apt-get install " FONT_PACKAGE "`");
             font_free(fs);
             return NULL;
         }
@@ -208,29 +250,47 @@ FontSet *font_create(const char *path)
     return fs;
 }
 
-/* Close every font, free every page, and release SDL_ttf. */
+/* Close every font, free the caches, and release FreeType. */
 void font_free(FontSet *fs)
 {
     if (!fs) return;
-    for (int b = 0; b < 2; b++)
-        for (int px = 0; px <= FONT_MAX_PX; px++)
-            if (fs->ttf[b][px]) TTF_CloseFont(fs->ttf[b][px]);
-    for (int i = 0; i < fs->npages; i++) SDL_FreeSurface(fs->pages[i].surface);
-    for (int i = 0; i < 2; i++) {
-        free(fs->path[i]);
-        free(fs->data[i]);
+    font_runs_free(fs);
+    font_atlas_free(fs);
+    for (int i = 0; i < fs->nfaces; i++) {
+        Face *f = &fs->face[i];
+        if (f->ft) FT_Done_Face(f->ft);        /* frees its sizes too */
     }
-    free(fs->glyphs);
-    free(fs->keys);
-    free(fs->slots);
+    for (int i = 0; i < fs->nfaces; i++) {
+        free(fs->face[i].path);
+        free(fs->face[i].family);
+    }
+    for (int b = 0; b < 2; b++)
+        if (fs->sorted[b]) FcFontSetDestroy(fs->sorted[b]);
+    if (fs->fc) FcConfigDestroy(fs->fc);
+    free(fs->fb_keys);
+    free(fs->fb_face);
+    FT_Done_FreeType(fs->lib);
     free(fs);
-    TTF_Quit();     /* reference counted by SDL_ttf: pairs with font_create */
 }
 
 /* The file behind a weight. */
 const char *font_path(const FontSet *fs, int bold)
 {
-    return fs->path[bold && !fs->synth_bold ? 1 : 0];
+    return fs->face[bold ? 1 : 0].path;
+}
+
+/* The family of a face. */
+const char *font_face_family(const FontSet *fs, int face)
+{
+    return face >= 0 && face < fs->nfaces ? fs->face[face].family : "";
+}
+
+/* The file of a face. */
+const char *font_face_path(const FontSet *fs, int face, int *index)
+{
+    if (face < 0 || face >= fs->nfaces) return NULL;
+    if (index) *index = fs->face[face].index;
+    return fs->face[face].path;
 }
 
 /* Whole pixels for a DrawList size. */
@@ -241,24 +301,11 @@ int font_px(float size)
     return (int)(size + 0.5f);
 }
 
-/* The SDL_ttf font for (px, bold), opened on first use; NULL if it fails. */
-static TTF_Font *face(FontSet *fs, int px, int bold)
-{
-    bold = bold ? 1 : 0;
-    TTF_Font *f = fs->ttf[bold][px];
-    if (f) return f;
-    int file = bold && !fs->synth_bold ? 1 : 0;
-    SDL_RWops *rw = SDL_RWFromConstMem(fs->data[file], (int)fs->len[file]);
-    if (!rw) return NULL;
-    f = TTF_OpenFontRW(rw, 1, px);      /* 72 dpi: points are pixels */
-    if (!f) return NULL;
-    if (bold && fs->synth_bold) TTF_SetFontStyle(f, TTF_STYLE_BOLD);
-    TTF_SetFontKerning(f, 0);           /* we place glyphs ourselves, unkerned */
-    fs->ttf[bold][px] = f;
-    return f;
-}
-
-/* Vertical metrics, computed once per (px, bold). */
+/*
+** Vertical metrics, computed once per (px, bold), the way the program has
+** always measured DejaVu Sans: the font's ascender, descender and line gap
+** scaled and rounded up to whole pixels, and the top of the hinted '0'.
+*/
 FontMetrics font_metrics(FontSet *fs, float size, int bold)
 {
     FontMetrics none = { 0, 0, 0, 0, 0 };
@@ -267,56 +314,102 @@ FontMetrics font_metrics(FontSet *fs, float size, int bold)
     if (!fs || px == 0) return none;
     FontMetrics *m = &fs->met[bold][px];
     if (m->px) return *m;
-    TTF_Font *f = face(fs, px, bold);
+    FT_Face f = font_face_at(fs, bold, px);
     if (!f) return none;
-    m->ascent = TTF_FontAscent(f);
-    m->descent = -TTF_FontDescent(f);
+    if (fs->face[bold].strike) {
+        m->ascent = px * 4 / 5;
+        m->descent = px - m->ascent;
+        m->line_height = px * 6 / 5;
+    } else {
+        FT_Fixed scale = f->size->metrics.y_scale;
+        m->ascent = CEIL26(FT_MulFix(f->ascender, scale));
+        m->descent = -CEIL26(FT_MulFix(f->descender, scale));
+        m->line_height = CEIL26(FT_MulFix(f->height, scale));
+    }
     if (m->descent < 0) m->descent = 0;
-    m->line_height = TTF_FontLineSkip(f);
-    int minx, maxx, miny, maxy, adv;
-    if (TTF_GlyphMetrics32(f, '0', &minx, &maxx, &miny, &maxy, &adv) == 0 && maxy > 0)
-        m->digit_top = maxy;
+    if (m->ascent <= 0) m->ascent = 1;
+    FT_UInt zero = FT_Get_Char_Index(f, '0');
+    if (zero && FT_Load_Glyph(f, zero, FT_LOAD_DEFAULT | FT_LOAD_RENDER) == 0 && f->glyph->bitmap_top > 0
+        && f->glyph->bitmap.rows > 0)
+        m->digit_top = f->glyph->bitmap_top;
     else
         m->digit_top = (m->ascent * 3 + 2) / 4;
     m->px = px;
     return *m;
 }
 
-/* Whether cp maps to a real glyph. */
+/* Whether the main font maps cp. */
 int font_has_glyph(FontSet *fs, uint32_t cp, int bold)
 {
-    TTF_Font *f = fs ? face(fs, 16, bold) : NULL;
-    return f && TTF_GlyphIsProvided32(f, cp) != 0;
+    FT_Face f = fs ? font_face_at(fs, bold ? 1 : 0, 16) : NULL;
+    return f && FT_Get_Char_Index(f, cp) != 0;
 }
 
-/*
-** UTF-8, decoded by hand: the lead byte says how many continuation bytes
-** follow; overlong forms, surrogates and values past U+10FFFF are rejected
-** so that a malformed lesson shows U+FFFD instead of garbage.
-*/
-uint32_t font_utf8_next(const char **s)
+/* Controls and default-ignorable format characters draw nothing. */
+int font_invisible(uint32_t cp)
 {
-    const unsigned char *p = (const unsigned char *)*s;
-    uint32_t c = p[0];
-    if (c == 0) return 0;
-    int n;
-    uint32_t min;
-    if (c < 0x80) { *s += 1; return c; }
-    else if ((c & 0xE0) == 0xC0) { n = 1; c &= 0x1F; min = 0x80; }
-    else if ((c & 0xF0) == 0xE0) { n = 2; c &= 0x0F; min = 0x800; }
-    else if ((c & 0xF8) == 0xF0) { n = 3; c &= 0x07; min = 0x10000; }
-    else { *s += 1; return 0xFFFD; }
-    for (int i = 1; i <= n; i++) {
-        if ((p[i] & 0xC0) != 0x80) { *s += 1; return 0xFFFD; }
-        c = (c << 6) | (p[i] & 0x3F);
+    return cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || cp == 0xAD || (cp >= 0x200B && cp <= 0x200F)
+        || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF
+        || (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0000 && cp <= 0xE0FFF) || cp == 0x034F
+        || (cp >= 0x180B && cp <= 0x180F);
+}
+
+/* DejaVu Sans's fallback list at a weight, asked of fontconfig once. */
+static FcFontSet *sorted_list(FontSet *fs, int bold)
+{
+    if (fs->sorted_done[bold]) return fs->sorted[bold];
+    fs->sorted_done[bold] = 1;
+    if (!fs->fc) return NULL;
+    FcPattern *pat = FcPatternBuild(NULL,
+        FC_FAMILY, FcTypeString, (const FcChar8 *)"DejaVu Sans",
+        FC_WEIGHT, FcTypeInteger, bold ? FC_WEIGHT_BOLD : FC_WEIGHT_REGULAR,
+        FC_SLANT, FcTypeInteger, FC_SLANT_ROMAN,
+        (char *)0);
+    if (!pat) return NULL;
+    FcConfigSubstitute(fs->fc, pat, FcMatchPattern);
+    FcDefaultSubstitute(pat);
+    FcResult res = FcResultNoMatch;
+    fs->sorted[bold] = FcFontSort(fs->fc, pat, FcTrue, NULL, &res);
+    FcPatternDestroy(pat);
+    return fs->sorted[bold];
+}
+
+/* The face for a fontconfig pattern, added on first sight; -1 if full. */
+static int face_of_pattern(FontSet *fs, FcPattern *p, int bold)
+{
+    FcChar8 *file = NULL, *fam = NULL;
+    int index = 0, weight = FC_WEIGHT_REGULAR;
+    if (FcPatternGetString(p, FC_FILE, 0, &file) != FcResultMatch) return -1;
+    FcPatternGetInteger(p, FC_INDEX, 0, &index);
+    FcPatternGetInteger(p, FC_WEIGHT, 0, &weight);
+    FcPatternGetString(p, FC_FAMILY, 0, &fam);
+    int embolden = bold && weight < FC_WEIGHT_DEMIBOLD;
+    for (int i = 2; i < fs->nfaces; i++)
+        if (fs->face[i].index == index && fs->face[i].embolden == embolden && !strcmp(fs->face[i].path, (const char *)file))
+            return i;
+    return add_face(fs, (const char *)file, index, fam ? (const char *)fam : NULL, embolden);
+}
+
+/* Search the fallback list for cp (colour fonts only, when color is set). */
+static int search_fallback(FontSet *fs, uint32_t cp, int bold, int color)
+{
+    FcFontSet *set = sorted_list(fs, bold);
+    if (!set) return -1;
+    for (int i = 0; i < set->nfont; i++) {
+        FcPattern *p = set->fonts[i];
+        FcCharSet *cs = NULL;
+        FcBool col = FcFalse;
+        if (FcPatternGetCharSet(p, FC_CHARSET, 0, &cs) != FcResultMatch || !FcCharSetHasChar(cs, cp)) continue;
+        if (color && (FcPatternGetBool(p, FC_COLOR, 0, &col) != FcResultMatch || !col)) continue;
+        /* fontconfig's coverage is trusted: no file is opened to ask. */
+        int f = face_of_pattern(fs, p, bold);
+        if (f >= 0) return f;
     }
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) { *s += 1; return 0xFFFD; }
-    *s += n + 1;
-    return c;
+    return -1;
 }
 
 /* Spread the bits of a key (a 32-bit finaliser from MurmurHash3). */
-static uint32_t mix(uint32_t k)
+static uint32_t mix32(uint32_t k)
 {
     k ^= k >> 16; k *= 0x85ebca6bu;
     k ^= k >> 13; k *= 0xc2b2ae35u;
@@ -324,243 +417,72 @@ static uint32_t mix(uint32_t k)
     return k;
 }
 
-/* Double the slot table and re-insert every glyph. */
-static void grow_slots(FontSet *fs)
+/* Remember the face for a key in the fallback table. */
+static void fb_put(FontSet *fs, uint32_t key, int face)
 {
-    uint32_t n = fs->nslots ? fs->nslots * 2 : 1024;
-    free(fs->slots);
-    fs->slots = xcalloc(n, sizeof *fs->slots);
-    fs->nslots = n;
-    for (int i = 0; i < fs->nglyphs; i++) {
-        uint32_t h = mix(fs->keys[i]) & (n - 1);
-        while (fs->slots[h]) h = (h + 1) & (n - 1);
-        fs->slots[h] = (uint32_t)i + 1;
+    if ((fs->fb_n + 1) * 2 >= fs->fb_cap) {
+        uint32_t ncap = fs->fb_cap ? fs->fb_cap * 2 : 256;
+        uint32_t *k = xcalloc(ncap, sizeof *k);
+        int16_t *v = xcalloc(ncap, sizeof *v);
+        for (uint32_t i = 0; i < fs->fb_cap; i++) {
+            if (!fs->fb_keys[i]) continue;
+            uint32_t h = mix32(fs->fb_keys[i]) & (ncap - 1);
+            while (k[h]) h = (h + 1) & (ncap - 1);
+            k[h] = fs->fb_keys[i];
+            v[h] = fs->fb_face[i];
+        }
+        free(fs->fb_keys);
+        free(fs->fb_face);
+        fs->fb_keys = k;
+        fs->fb_face = v;
+        fs->fb_cap = ncap;
     }
+    uint32_t h = mix32(key) & (fs->fb_cap - 1);
+    while (fs->fb_keys[h] && fs->fb_keys[h] != key) h = (h + 1) & (fs->fb_cap - 1);
+    if (!fs->fb_keys[h]) fs->fb_n++;
+    fs->fb_keys[h] = key;
+    fs->fb_face[h] = (int16_t)face;
 }
 
-/* The cached glyph (metrics only until rasterised), added on first sight. */
-static FontGlyph *glyph_ref(FontSet *fs, uint32_t cp, int px, int bold, int rot)
+/* The face that draws cp. */
+int font_face_for(FontSet *fs, uint32_t cp, int bold, int color)
 {
-    uint32_t key = KEY(cp, px, bold, rot);
-    if ((uint32_t)fs->nglyphs * 2 >= fs->nslots) grow_slots(fs);
-    uint32_t h = mix(key) & (fs->nslots - 1);
-    while (fs->slots[h]) {
-        uint32_t i = fs->slots[h] - 1;
-        if (fs->keys[i] == key) return &fs->glyphs[i];
-        h = (h + 1) & (fs->nslots - 1);
-    }
-    if (fs->nglyphs == fs->capglyphs) {
-        fs->capglyphs = fs->capglyphs ? fs->capglyphs * 2 : 512;
-        fs->glyphs = xrealloc(fs->glyphs, sizeof *fs->glyphs * (size_t)fs->capglyphs);
-        fs->keys = xrealloc(fs->keys, sizeof *fs->keys * (size_t)fs->capglyphs);
-    }
-    FontGlyph *g = &fs->glyphs[fs->nglyphs];
-    memset(g, 0, sizeof *g);
-    g->cp = cp;
-    g->page = -1;
-    g->rotated = (uint8_t)rot;
-    /* Control characters take no room and draw nothing. */
-    TTF_Font *f = (cp >= 0x20 && cp != 0x7F) ? face(fs, px, bold) : NULL;
-    int minx, maxx, miny, maxy, adv;
-    if (f && TTF_GlyphMetrics32(f, cp, &minx, &maxx, &miny, &maxy, &adv) == 0)
-        g->advance = (int16_t)adv;
-    fs->keys[fs->nglyphs] = key;
-    fs->slots[h] = (uint32_t)fs->nglyphs + 1;
-    fs->nglyphs++;
-    return g;
-}
-
-/* Text width: the sum of the advances, as render.c places the glyphs. */
-float font_measure(void *ctx, const char *text, float size, int bold)
-{
-    FontSet *fs = ctx;
-    int px = font_px(size);
-    if (!fs || !text || px == 0) return 0;
     bold = bold ? 1 : 0;
-    long w = 0;
-    uint32_t cp;
-    while ((cp = font_utf8_next(&text)) != 0) w += glyph_ref(fs, cp, px, bold, 0)->advance;
-    return (float)w;
-}
-
-/* Empty page i and put the opaque white block in its top-left corner. */
-static void clear_page(FontSet *fs, int i)
-{
-    FontPage *p = &fs->pages[i];
-    SDL_Surface *s = p->surface;
-    SDL_memset(s->pixels, 0, (size_t)s->pitch * (size_t)s->h);
-    for (int y = 0; y < FONT_WHITE; y++) {
-        uint32_t *row = (uint32_t *)((uint8_t *)s->pixels + y * s->pitch);
-        for (int x = 0; x < FONT_WHITE; x++) row[x] = 0xFFFFFFFFu;
+    if (!color) {
+        FT_Face f = font_face_at(fs, bold, 16);
+        if (f && FT_Get_Char_Index(f, cp) != 0) return bold;
     }
-    /* The block and its gutter open the first shelf. */
-    p->shelf_y = 0;
-    p->used_h = FONT_WHITE + 1;
-    p->version++;
-    fs->shelf_x[i] = fs->shelf_h[i] = FONT_WHITE + 1;
-}
-
-/* A fresh page; -1 when there is no room for another. */
-static int add_page(FontSet *fs)
-{
-    if (fs->npages == FONT_MAX_PAGES) return -1;
-    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, FONT_PAGE_SIZE, FONT_PAGE_SIZE, 32,
-                                                    SDL_PIXELFORMAT_ARGB8888);
-    if (!s) return -1;
-    int i = fs->npages++;
-    fs->pages[i] = (FontPage){ s, 0, 0, 0 };
-    clear_page(fs, i);
-    return i;
-}
-
-/* Make sure page 0 exists (it carries the white block even with no glyphs). */
-int font_first_page(FontSet *fs)
-{
-    return fs->npages > 0 ? 0 : add_page(fs);
-}
-
-/*
-** Shelf packing: glyphs go left to right along a shelf as tall as the
-** tallest glyph on it; a glyph that does not fit starts a new shelf below,
-** and a full page starts a new page. Glyphs of one size have similar heights,
-** so little space is lost, and everything above the current shelf never
-** changes again, which lets a renderer upload only the rows below it.
-*/
-static int pack(FontSet *fs, int w, int h, int *x, int *y)
-{
-    if (w > FONT_PAGE_SIZE || h > FONT_PAGE_SIZE) return -1;
-    int i = fs->npages - 1;
-    if (i >= 0 && fs->shelf_x[i] + w > FONT_PAGE_SIZE) {
-        fs->pages[i].shelf_y += fs->shelf_h[i];
-        fs->shelf_x[i] = fs->shelf_h[i] = 0;
-    }
-    if (i < 0 || fs->pages[i].shelf_y + h > FONT_PAGE_SIZE) {
-        if (i >= 0) fs->pages[i].shelf_y = FONT_PAGE_SIZE;   /* closed for good */
-        i = add_page(fs);
-        if (i < 0) { fs->full = 1; return -1; }
-    }
-    FontPage *p = &fs->pages[i];
-    *x = fs->shelf_x[i];
-    *y = p->shelf_y;
-    fs->shelf_x[i] += w;
-    if (h > fs->shelf_h[i]) fs->shelf_h[i] = h;
-    if (p->shelf_y + h > p->used_h) p->used_h = p->shelf_y + h;
-    p->version++;
-    return i;
-}
-
-/*
-** Rasterise a glyph into a page. SDL_ttf renders one glyph as a line of
-** text: a surface as tall as the font, with the pen at x = max(0, -minx)
-** and the baseline at ascent + max(0, maxy - ascent). From there the
-** glyph's own box [minx, maxx) x [miny, maxy) is cut out and copied, as
-** plain coverage (white, alpha), turned when the glyph is rotated.
-*/
-static void raster(FontSet *fs, FontGlyph *g, int px, int bold)
-{
-    g->rastered = 1;
-    if (g->cp < 0x20 || g->cp == 0x7F) return;
-    TTF_Font *f = face(fs, px, bold);
-    int minx, maxx, miny, maxy, adv;
-    if (!f || TTF_GlyphMetrics32(f, g->cp, &minx, &maxx, &miny, &maxy, &adv) < 0) return;
-    int gw = maxx - minx, gh = maxy - miny;
-    if (gw <= 0 || gh <= 0) return;                 /* a space */
-    SDL_Surface *s = TTF_RenderGlyph32_Blended(f, g->cp, (SDL_Color){ 255, 255, 255, 255 });
-    if (!s) return;
-    if (s->format->format != SDL_PIXELFORMAT_ARGB8888) {
-        SDL_Surface *c = SDL_ConvertSurfaceFormat(s, SDL_PIXELFORMAT_ARGB8888, 0);
-        SDL_FreeSurface(s);
-        if (!c) return;
-        s = c;
-    }
-    int ascent = TTF_FontAscent(f);
-    int ox = minx < 0 ? -minx : 0;
-    int oy = ascent + (maxy > ascent ? maxy - ascent : 0);
-    int sx = ox + minx, sy = oy - maxy;
-    int rot = g->rotated;
-    int dw = rot ? gh : gw, dh = rot ? gw : gh;
-    int ax, ay;
-    int page = pack(fs, dw + 1, dh + 1, &ax, &ay);  /* +1: a clear gutter */
-    if (page < 0) { SDL_FreeSurface(s); g->rastered = 0; return; }
-    SDL_Surface *dst = fs->pages[page].surface;
-    SDL_LockSurface(s);
-    for (int j = 0; j < gh; j++) {
-        int y = sy + j;
-        for (int i = 0; i < gw; i++) {
-            int x = sx + i;
-            uint32_t a = 0;
-            if (x >= 0 && x < s->w && y >= 0 && y < s->h)
-                a = ((const uint32_t *)((const uint8_t *)s->pixels + y * s->pitch))[x] >> 24;
-            /* Counter-clockwise: column i of the glyph becomes row gw-1-i. */
-            int tx = rot ? j : i, ty = rot ? gw - 1 - i : j;
-            uint32_t *row = (uint32_t *)((uint8_t *)dst->pixels + (ay + ty) * dst->pitch);
-            row[ax + tx] = a << 24 | 0xFFFFFFu;
+    uint32_t key = ((cp << 2) | (uint32_t)bold << 1 | (uint32_t)(color != 0)) + 1;
+    if (fs->fb_cap) {
+        uint32_t h = mix32(key) & (fs->fb_cap - 1);
+        while (fs->fb_keys[h]) {
+            if (fs->fb_keys[h] == key) return fs->fb_face[h];
+            h = (h + 1) & (fs->fb_cap - 1);
         }
     }
-    SDL_UnlockSurface(s);
-    SDL_FreeSurface(s);
-    g->page = (int16_t)page;
-    g->ax = (uint16_t)ax;
-    g->ay = (uint16_t)ay;
-    g->w = (uint16_t)dw;
-    g->h = (uint16_t)dh;
-    /* The unrotated box is (minx, -maxy) from the pen; turning it
-    ** counter-clockwise maps an offset (u, v) to (v, -u). */
-    g->dx = (int16_t)(rot ? -maxy : minx);
-    g->dy = (int16_t)(rot ? -(minx + gw) : -maxy);
+    int face = search_fallback(fs, cp, bold, color);
+    if (face < 0 && color) face = font_face_for(fs, cp, bold, 0);
+    fb_put(fs, key, face);
+    return face;
 }
 
-/* A copy of the glyph, rasterised first when asked. */
-FontGlyph font_glyph(FontSet *fs, uint32_t cp, int px, int bold, int rotated, int raster_it)
+/* Drawable by some installed font. */
+int font_can_draw(FontSet *fs, uint32_t cp)
 {
-    FontGlyph none;
-    memset(&none, 0, sizeof none);
-    none.page = -1;
-    if (!fs || px < FONT_MIN_PX || px > FONT_MAX_PX || cp > 0x10FFFF) return none;
-    bold = bold ? 1 : 0;
-    rotated = rotated ? 1 : 0;
-    FontGlyph *g = glyph_ref(fs, cp, px, bold, rotated);
-    if (raster_it && !g->rastered) raster(fs, g, px, bold);
-    return *g;
+    if (font_invisible(cp)) return 1;
+    hb_unicode_general_category_t gc = hb_unicode_general_category(hb_unicode_funcs_get_default(), cp);
+    if (gc == HB_UNICODE_GENERAL_CATEGORY_SPACE_SEPARATOR || gc == HB_UNICODE_GENERAL_CATEGORY_LINE_SEPARATOR
+        || gc == HB_UNICODE_GENERAL_CATEGORY_PARAGRAPH_SEPARATOR || gc == HB_UNICODE_GENERAL_CATEGORY_FORMAT)
+        return 1;                       /* spaces and format characters need no glyph */
+    return font_face_for(fs, cp, 0, 0) >= 0;
 }
 
-/* Pages in use. */
-int font_page_count(const FontSet *fs)
+/* The package to suggest for a character no font has. */
+const char *font_package_for(uint32_t cp)
 {
-    return fs->npages;
-}
-
-/* One page. */
-const FontPage *font_page(const FontSet *fs, int i)
-{
-    return &fs->pages[i];
-}
-
-/* How many times the cache has started over. */
-uint32_t font_cache_generation(const FontSet *fs)
-{
-    return fs->generation;
-}
-
-/* Whether a glyph found no room. */
-int font_cache_full(const FontSet *fs)
-{
-    return fs->full;
-}
-
-/* Drop all bitmaps: the pages are cleared and refilled from the top. */
-void font_cache_reset(FontSet *fs)
-{
-    for (int i = 0; i < fs->nglyphs; i++) {
-        FontGlyph *g = &fs->glyphs[i];
-        g->rastered = 0;
-        g->page = -1;
-        g->w = g->h = 0;
-    }
-    /* Keep the first page, free the others: a reset is rare, memory is not. */
-    for (int i = 1; i < fs->npages; i++) SDL_FreeSurface(fs->pages[i].surface);
-    if (fs->npages > 1) fs->npages = 1;
-    if (fs->npages == 1) clear_page(fs, 0);
-    fs->generation++;
-    fs->full = 0;
+    if ((cp >= 0x1100 && cp <= 0x11FF) || (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF)
+        || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF) || (cp >= 0x20000 && cp <= 0x3FFFF))
+        return "fonts-noto-cjk";
+    if (cp >= 0x1F000 && cp <= 0x1FAFF) return "fonts-noto-color-emoji";
+    return "fonts-noto-core";
 }

@@ -1,10 +1,15 @@
 /*
-** font.h: the program's typeface, its measurements and a glyph cache.
+** font.h: text in any script: fonts, fallback, shaping, glyph atlas.
 **
-** attnlab draws all its text in DejaVu Sans (regular and bold). font_create
-** finds the two files with fontconfig, or takes an explicit path (the app's
-** --font option), and returns a FontSet; when the font cannot be found it
-** returns NULL and font_error() says what to install. Nothing exits.
+** attnlab draws its text in DejaVu Sans (regular and bold). A character
+** DejaVu Sans lacks is drawn from the first font in DejaVu Sans's fontconfig
+** fallback list that has it (Noto Sans CJK, Noto Sans Devanagari, ...;
+** emoji from a colour font such as Noto Color Emoji). Fallback fonts are
+** opened only when a string needs them, so Latin lessons start as fast as
+** ever. font_create finds DejaVu Sans with fontconfig, or takes an explicit
+** file (the app's --font option, which then comes first, before DejaVu
+** Sans's fallbacks); on failure it returns NULL and font_error() says what
+** to install. Nothing exits.
 **
 **     FontSet *fs = font_create(NULL);          // or font_create("/x/y.ttf")
 **     if (!fs) { fprintf(stderr, "%s\n", font_error()); return 1; }
@@ -12,25 +17,38 @@
 **     ...
 **     font_free(fs);
 **
-** Sizes arrive as floats (DrawList pixels) and are rounded to whole pixels:
-** one SDL_ttf font object is opened per (pixel size, weight), lazily. Every
-** glyph is rasterised once per (code point, pixel size, weight, rotation) into
-** atlas pages: plain ARGB8888 surfaces, white with coverage in alpha, that
-** the renderer (render.h) mirrors into textures. Bitmaps of rotated text are
-** stored already turned, so drawing never rotates anything. Text width is
-** the sum of the glyphs' integer advances, exactly how render.c places them,
-** so what layout measures is what the screen shows. No kerning, no shaping:
-** the lessons are Latin text, digits and a handful of mathematical signs.
+** Shaping. font_shape turns (string, pixel size, weight) into a FontRun:
+** glyph ids of particular fonts, each at a whole-pixel offset from the pen,
+** in visual (left-to-right) order. Complex text goes through libraqm
+** (HarfBuzz for shaping, FriBidi for bidirectional order): Arabic joins,
+** Devanagari conjuncts form, Hebrew and Arabic read right to left with
+** numbers and Latin words in between kept left to right. Plain text that
+** DejaVu Sans covers and that needs no shaping (Latin, Greek, Cyrillic,
+** mathematical signs) takes a fast path: one glyph per character, hinted
+** advances, no kerning, exactly as the program always placed it. Runs are
+** cached by (string, size, weight), so measuring (font_measure, given to the
+** layout) and drawing use the very same result and a steady frame does no
+** shaping at all.
 **
-** Ownership: the FontSet owns its fonts, glyphs and pages. font_glyph returns
-** a copy. font_page points into a fixed array, but font_cache_reset keeps
-** only page 0 (and empties it): re-read font_page_count after a reset.
+** Glyphs. Every glyph is rasterised once per (font, glyph id, pixel size,
+** rotation) into atlas pages: ARGB8888 surfaces that the renderer (render.h)
+** mirrors into textures. Outline glyphs are white with coverage in alpha and
+** are tinted when drawn; colour glyphs (emoji) hold their own colours and
+** are drawn untinted. Bitmaps of rotated text are stored already turned.
+**
+** Ownership: the FontSet owns its fonts, runs, glyphs and pages. font_glyph
+** returns a copy. A FontRun from font_shape stays valid until the next
+** font_shape or font_measure call. Page surfaces are created on demand and
+** live as long as the FontSet: font_cache_reset empties them in place but
+** never frees one, so a page a frame is drawing from cannot disappear
+** under it.
 */
 #ifndef ATTNLAB_FONT_H
 #define ATTNLAB_FONT_H
 
 #include <stdint.h>
 #include <SDL.h>
+#include "view/draw.h"
 
 /* The Debian package that provides the default font. */
 #define FONT_PACKAGE "fonts-dejavu-core"
@@ -45,6 +63,9 @@
 ** renderer draws rectangles and lines with it, tinted, so that they share
 ** one texture (and one draw call) with the text. */
 #define FONT_WHITE 4
+/* Font files larger than this are refused (the biggest CJK collections are
+** about 20 MiB). */
+#define FONT_MAX_FILE ((size_t)64 << 20)
 
 typedef struct FontSet FontSet;
 
@@ -57,10 +78,23 @@ typedef struct FontMetrics {
     int digit_top;      /* baseline to the top of the digit '0' (for centring) */
 } FontMetrics;
 
-/* One cached glyph: where it sits relative to the pen and in the atlas. */
+/* One glyph of a shaped run. */
+typedef struct FontRunGlyph {
+    uint32_t gid;       /* glyph id in its font */
+    uint16_t face;      /* which font of the FontSet */
+    int32_t x, y;       /* pen position from the run's origin, whole pixels (y down) */
+} FontRunGlyph;
+
+/* A shaped run: glyphs in visual order, left to right. */
+typedef struct FontRun {
+    int width;          /* advance width of the whole run, in pixels */
+    int n;              /* glyphs */
+    const FontRunGlyph *g;
+} FontRun;
+
+/* One cached glyph: where it sits relative to its pen and in the atlas. */
 typedef struct FontGlyph {
-    uint32_t cp;        /* code point */
-    int16_t advance;    /* pen advance along the text, in pixels */
+    int16_t advance;    /* hinted advance (the fast path's pen step), in pixels */
     int16_t dx, dy;     /* top-left of the bitmap relative to the pen on the baseline
                            (already rotated when the glyph is) */
     uint16_t w, h;      /* bitmap size on screen; 0 when there is no ink */
@@ -68,17 +102,18 @@ typedef struct FontGlyph {
     int16_t page;       /* atlas page, or -1 when not rasterised (or no ink) */
     uint8_t rotated;    /* 1: bitmap turned 90 degrees counter-clockwise */
     uint8_t rastered;   /* 1: raster attempt done (page may still be -1: no ink) */
+    uint8_t color;      /* 1: a colour bitmap, drawn untinted */
 } FontGlyph;
 
 /* One atlas page: the glyph bitmaps and what changed since when. */
 typedef struct FontPage {
-    SDL_Surface *surface;   /* FONT_PAGE_SIZE square, ARGB8888, white + alpha */
+    SDL_Surface *surface;   /* FONT_PAGE_SIZE square, ARGB8888 */
     uint32_t version;       /* bumped whenever a glyph is added */
     int shelf_y;            /* top of the shelf being filled: rows above are final */
     int used_h;             /* rows [0, used_h) may hold ink */
 } FontPage;
 
-/* Load DejaVu Sans via fontconfig (path NULL) or the TTF file at path (used
+/* Load DejaVu Sans via fontconfig (path NULL) or the font file at path (used
 ** for both weights, bold synthesised). Returns NULL on failure: see font_error. */
 FontSet *font_create(const char *path);
 /* Release a FontSet and everything it owns (NULL is fine). */
@@ -94,17 +129,30 @@ int font_px(float size);
 float font_measure(void *ctx, const char *text, float size, int bold);
 /* Vertical metrics at a size (all zero if size draws nothing). */
 FontMetrics font_metrics(FontSet *fs, float size, int bold);
-/* Whether the font has a real glyph (not the missing-glyph box) for cp. */
+/* Whether the main font (DejaVu Sans, or --font's) has a glyph for cp. */
 int font_has_glyph(FontSet *fs, uint32_t cp, int bold);
+/* Whether any installed font (the main one or a fallback) can draw cp.
+** Controls and invisible format characters count as drawable. */
+int font_can_draw(FontSet *fs, uint32_t cp);
+/* The Debian package that would bring a font for cp (a best guess by script). */
+const char *font_package_for(uint32_t cp);
 
-/* Decode one UTF-8 code point at *s and advance *s past it; malformed input
-** gives U+FFFD and skips one byte. Returns 0 at the terminating NUL. */
-uint32_t font_utf8_next(const char **s);
+/* The shaped run of UTF-8 text at a pixel size and weight (cached; see
+** above for how long it stays valid). px out of range gives an empty run. */
+FontRun font_shape(FontSet *fs, const char *text, int px, int bold);
+/* A comma-separated CSS font-family list of the fonts that the text
+** commands of d are drawn with, main font first, ending in "sans-serif"
+** (caller frees). */
+char *font_families(FontSet *fs, const DrawList *d);
+/* The family name of font i of a run's glyphs. */
+const char *font_face_family(const FontSet *fs, int face);
+/* The file of font i, and its face index in that file (a .ttc collection). */
+const char *font_face_path(const FontSet *fs, int face, int *index);
 
-/* The glyph for cp at a pixel size, weight and rotation (0 or 1 = 90 degrees
-** counter-clockwise); rasterised into a page on first use when raster is set.
-** For px out of range the glyph is empty (advance 0, page -1). */
-FontGlyph font_glyph(FontSet *fs, uint32_t cp, int px, int bold, int rotated, int raster);
+/* The glyph gid of font face at a pixel size and rotation (0, or 1 = 90
+** degrees counter-clockwise); rasterised into a page on first use when
+** raster is set. For px out of range the glyph is empty (page -1). */
+FontGlyph font_glyph(FontSet *fs, int face, uint32_t gid, int px, int rotated, int raster);
 /* Create page 0 if there is none yet; returns 0, or -1 without memory. */
 int font_first_page(FontSet *fs);
 /* Number of atlas pages in use. */
@@ -113,10 +161,9 @@ int font_page_count(const FontSet *fs);
 const FontPage *font_page(const FontSet *fs, int i);
 /* Bumped each time the cache starts over (every page must be re-uploaded). */
 uint32_t font_cache_generation(const FontSet *fs);
-/* True when a raster attempt found every page full: call font_cache_reset
-** between frames. */
+/* True when a raster attempt found every page full: call font_cache_reset. */
 int font_cache_full(const FontSet *fs);
-/* Forget every bitmap (metrics are kept) and empty the pages. */
+/* Forget every bitmap (metrics are kept) and empty the pages in place. */
 void font_cache_reset(FontSet *fs);
 
 #endif

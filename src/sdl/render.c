@@ -35,8 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Glyphs of one text run kept between measuring and drawing it. */
-#define RUN_GLYPHS 128
 /* Coordinates are clamped to this before rounding: far off-canvas anyway. */
 #define COORD_LIMIT 1.0e6f
 /* Quads queued before the batch is handed to SDL (bounds its memory). */
@@ -140,6 +138,7 @@ static SDL_Texture *sync_page(Render *rd, int i)
         render_invalidate(rd);
         rd->generation = font_cache_generation(rd->fonts);
     }
+    if (i < 0 || i >= font_page_count(rd->fonts)) return NULL;
     const FontPage *p = font_page(rd->fonts, i);
     PageTex *t = &rd->page[i];
     if (!t->tex) {
@@ -425,13 +424,15 @@ static void fill_edges(Render *rd, int x0, int y0, int x1, int y1, Color c)
     rd->sdl_pending = 1;
 }
 
-/* Copy one glyph with its pen at (x, y), tinted with c. */
+/* Copy one glyph with its pen at (x, y), tinted with c; a colour glyph
+** keeps its own colours and takes only c's opacity. */
 static void glyph_at(Render *rd, const FontGlyph *g, int x, int y, Color c, int cw, int ch)
 {
     if (g->page < 0 || g->w == 0) return;
     SDL_Rect dst = { x + g->dx, y + g->dy, g->w, g->h };
     if (dst.x >= cw || dst.y >= ch || dst.x + dst.w <= 0 || dst.y + dst.h <= 0) return;
-    if (rd->target && !rd->batched && blend_matches_sdl()) {
+    if (g->color) c = (Color){ 255, 255, 255, c.a };
+    if (rd->target && !rd->batched && !g->color && blend_matches_sdl()) {
         direct_glyph(rd, g, dst.x, dst.y, c);
         return;
     }
@@ -616,24 +617,29 @@ int render_text_origin(FontSet *fonts, const DrawCmd *c, const char *text, int *
     return width;
 }
 
-/* The glyph, rasterised; a full cache starts over once and tries again. */
-static FontGlyph get_glyph(Render *rd, uint32_t cp, int px, int bold, int rot)
+/*
+** The glyph, rasterised. When every page is full mid-frame the cache starts
+** over: the quads already queued are handed to SDL first (SDL runs queued
+** draws before a texture they read is updated), and the pages are emptied
+** in place, never freed, so nothing this frame holds can dangle.
+*/
+static FontGlyph get_glyph(Render *rd, int face, uint32_t gid, int px, int rot)
 {
-    FontGlyph g = font_glyph(rd->fonts, cp, px, bold, rot, 1);
+    FontGlyph g = font_glyph(rd->fonts, face, gid, px, rot, 1);
     if (!g.rastered && font_cache_full(rd->fonts)) {
-        /* Quads already queued sample the old pages: send them first. SDL
-        ** itself runs queued draws before a texture they read is updated. */
         flush(rd);
-        rd->bpage = -1;                 /* that page may be gone now */
+        SDL_RenderFlush(rd->r);
         font_cache_reset(rd->fonts);
-        g = font_glyph(rd->fonts, cp, px, bold, rot, 1);
+        g = font_glyph(rd->fonts, face, gid, px, rot, 1);
     }
     return g;
 }
 
 /*
-** A text run: decode and fetch its glyphs once (keeping up to RUN_GLYPHS of
-** them), add up the advances, place the pen, then put glyph after glyph.
+** A text run: the shaped run (from the cache: the very one the layout
+** measured), the pen placed for its width, then each glyph at its offset.
+** A rotated run is the same run turned counter-clockwise: an offset (u, v)
+** along and across the text lands at (v, -u) on screen.
 */
 static void draw_text_cmd(Render *rd, const DrawList *d, const DrawCmd *c)
 {
@@ -641,34 +647,15 @@ static void draw_text_cmd(Render *rd, const DrawList *d, const DrawCmd *c)
     int px = font_px(c->size);
     if (px == 0 || !*s) return;
     if (!isfinite(c->r.x) || !isfinite(c->r.y) || !isfinite(c->r.w) || !isfinite(c->r.h)) return;
-    int bold = c->bold ? 1 : 0, rot = c->rotate == 90;
-    FontGlyph run[RUN_GLYPHS];
-    int width = 0;
-    const char *p;
-    uint32_t cp;
-    /* A cache reset halfway through would leave stale atlas places in run[]:
-    ** then fetch again (a second reset within one run cannot happen). */
-    for (int tries = 0; tries < 2; tries++) {
-        uint32_t gen = font_cache_generation(rd->fonts);
-        int n = 0;
-        width = 0;
-        p = s;
-        while ((cp = font_utf8_next(&p)) != 0) {
-            FontGlyph g = get_glyph(rd, cp, px, bold, rot);
-            if (n < RUN_GLYPHS) run[n] = g;
-            n++;
-            width += g.advance;
-        }
-        if (gen == font_cache_generation(rd->fonts)) break;
-    }
+    int rot = c->rotate == 90;
+    FontRun run = font_shape(rd->fonts, s, px, c->bold);
     int x, y;
-    text_origin(rd->fonts, c, width, &x, &y);
-    p = s;
-    for (int i = 0; (cp = font_utf8_next(&p)) != 0; i++) {
-        FontGlyph g = i < RUN_GLYPHS ? run[i] : get_glyph(rd, cp, px, bold, rot);
-        glyph_at(rd, &g, x, y, c->color, d->width, d->height);
-        if (rot) y -= g.advance;
-        else x += g.advance;
+    text_origin(rd->fonts, c, run.width, &x, &y);
+    for (int i = 0; i < run.n; i++) {
+        const FontRunGlyph *rg = &run.g[i];
+        FontGlyph g = get_glyph(rd, rg->face, rg->gid, px, rot);
+        if (rot) glyph_at(rd, &g, x + rg->y, y - rg->x, c->color, d->width, d->height);
+        else glyph_at(rd, &g, x + rg->x, y + rg->y, c->color, d->width, d->height);
     }
 }
 
@@ -679,6 +666,8 @@ int render_drawlist(Render *rd, const DrawList *d)
     rd->failed = 0;
     rd->nquads = 0;
     rd->bpage = -1;
+    /* A cache that filled up last frame starts over now, between frames. */
+    if (font_cache_full(rd->fonts)) font_cache_reset(rd->fonts);
     SDL_Renderer *r = rd->r;
     SDL_RenderSetClipRect(r, NULL);
     SDL_SetRenderDrawColor(r, d->background.r, d->background.g, d->background.b, 255);

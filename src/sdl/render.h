@@ -28,8 +28,10 @@
 **   with butt ends. Horizontal and vertical lines snap like rectangles;
 **   others are filled quads. Dashed: RENDER_DASH_ON*w drawn, RENDER_DASH_OFF*w
 **   skipped, starting with a dash at (x0, y0).
-** - Text sits at whole pixels, unkerned, at font_px(size). Horizontally the
-**   run's advance width is aligned in the box. Vertically TOP puts the font's
+** - Text is the shaped run of font_shape (font.h) at font_px(size), each
+**   glyph at whole pixels; colour glyphs (emoji) keep their colours and
+**   take only the text colour's opacity. Horizontally the run's advance
+**   width is aligned in the box. Vertically TOP puts the font's
 **   ascent at the box top, BOTTOM its descent at the box bottom, and MIDDLE
 **   centres the digits (baseline to the top of '0') in the box.
 ** - Rotated text (rotate 90) is the same run turned 90 degrees counter-

@@ -104,7 +104,8 @@ const char *draw_str(const DrawList *d, const DrawCmd *c);
 int draw_hit_cell(const DrawList *d, float x, float y);
 
 /* How wide text is at a size, in pixels: supplied by the caller of layout
-** (SDL_ttf in the program, a fixed-width stand-in in tests). */
+** (the width of the shaped run the SDL side will draw, font_measure, in the
+** program; a fixed-width stand-in in tests). */
 typedef float (*MeasureFn)(void *ctx, const char *text, float size, int bold);
 
 #endif

@@ -8,6 +8,7 @@
 */
 #include "svg.h"
 #include "core/fileio.h"
+#include "core/utf8.h"
 #include "core/util.h"
 
 #include <stdio.h>
@@ -50,26 +51,6 @@ static void put_paint(Buf *b, const char *name, Color c)
     }
 }
 
-/* The length of the valid UTF-8 sequence at s, or 0 if it is not one. */
-static int utf8_len(const unsigned char *s)
-{
-    int n;
-    unsigned cp;
-    if (s[0] < 0x80) return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF) { n = 2; cp = s[0] & 0x1F; }
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF) { n = 3; cp = s[0] & 0x0F; }
-    else if (s[0] >= 0xF0 && s[0] <= 0xF4) { n = 4; cp = s[0] & 0x07; }
-    else return 0;
-    for (int i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return 0;
-    if (cp >= 0xD800 && cp <= 0xDFFF) return 0;            /* surrogates */
-    if (cp == 0xFFFE || cp == 0xFFFF) return 0;            /* not XML characters */
-    return n;
-}
-
 /* Text content or an attribute value, escaped and made valid. */
 static void put_escaped(Buf *b, const char *text)
 {
@@ -88,9 +69,14 @@ static void put_escaped(Buf *b, const char *text)
             s++;
             continue;
         }
-        int n = utf8_len(s);
-        if (n == 0) { buf_puts(b, "\xef\xbf\xbd"); s++; continue; }
-        buf_append(b, (const char *)s, (size_t)n);
+        uint32_t cp = 0;
+        size_t n = utf8_seq_len((const char *)s, 4) ? utf8_decode((const char *)s, 4, &cp) : 0;
+        if (n == 0 || cp == 0xFFFE || cp == 0xFFFF) {     /* malformed, or not an XML character */
+            buf_puts(b, "\xef\xbf\xbd");
+            s += n ? n : 1;
+            continue;
+        }
+        buf_append(b, (const char *)s, n);
         s += n;
     }
 }
@@ -171,8 +157,14 @@ static void put_text(Buf *b, const DrawList *d, const DrawCmd *c)
     buf_puts(b, "</text>\n");
 }
 
-/* The whole document. */
+/* The whole document, text in the default font list. */
 char *svg_write(const DrawList *d, const char *title, const char *desc, size_t *len)
+{
+    return svg_write_fonts(d, title, desc, NULL, len);
+}
+
+/* The whole document. */
+char *svg_write_fonts(const DrawList *d, const char *title, const char *desc, const char *families, size_t *len)
 {
     Buf b = { 0 };
     buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
@@ -183,7 +175,9 @@ char *svg_write(const DrawList *d, const char *title, const char *desc, size_t *
     if (desc) { buf_puts(&b, "<desc>"); put_escaped(&b, desc); buf_puts(&b, "</desc>\n"); }
     buf_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\"", d->width, d->height);
     put_paint(&b, "fill", d->background);
-    buf_puts(&b, "/>\n<g font-family=\"DejaVu Sans, sans-serif\">\n");
+    buf_puts(&b, "/>\n<g font-family=\"");
+    put_escaped(&b, families && *families ? families : SVG_FAMILIES);
+    buf_puts(&b, "\">\n");
     int open = -1;              /* the panel whose <g> is open */
     for (int i = 0; i < d->n; i++) {
         const DrawCmd *c = &d->cmds[i];
@@ -213,10 +207,10 @@ char *svg_write(const DrawList *d, const char *title, const char *desc, size_t *
 
 /* Write the document to a file, atomically. */
 int svg_save(const DrawList *d, const char *path, const char *title, const char *desc,
-             char *err, size_t n)
+             const char *families, char *err, size_t n)
 {
     size_t len = 0;
-    char *s = svg_write(d, title, desc, &len);
+    char *s = svg_write_fonts(d, title, desc, families, &len);
     int rc = fileio_write_atomic(path, s, len, false, err, n);
     free(s);
     return rc;

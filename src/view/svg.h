@@ -3,8 +3,11 @@
 **
 ** The exported picture is the very display list the window draws: filled
 ** rectangles become <rect>, outlines <rect fill="none">, lines <line> (dashed
-** ones with stroke-dasharray), text runs real <text> elements in DejaVu Sans,
-** so the text stays selectable and searchable. Output is deterministic:
+** ones with stroke-dasharray), text runs real <text> elements, so the text
+** stays selectable and searchable. Their font-family list is the caller's
+** (the SDL side knows which fallback fonts the strings needed, e.g. "DejaVu
+** Sans, Noto Sans CJK JP, Noto Color Emoji, sans-serif"); without one it is
+** SVG_FAMILIES. Widths in the layout were measured with the same fonts. Output is deterministic:
 ** coordinates are printed with two decimals, nothing depends on time or
 ** locale, the same list gives the same bytes.
 **
@@ -29,13 +32,19 @@
 #include <stddef.h>
 #include "draw.h"
 
+/* The font-family list when the caller gives none. */
+#define SVG_FAMILIES "DejaVu Sans, sans-serif"
+
 /* The document for d, NUL-terminated; the caller frees it. title and desc
 ** (NULL to leave out) become its <title> and <desc>. If len is not NULL it
 ** receives the length in bytes. */
 char *svg_write(const DrawList *d, const char *title, const char *desc, size_t *len);
-/* Write the document to path atomically. 0 on success; -1 with a one-line
-** reason in err (size n). */
+/* The same with the text's font-family list (NULL: SVG_FAMILIES). */
+char *svg_write_fonts(const DrawList *d, const char *title, const char *desc, const char *families,
+                      size_t *len);
+/* Write the document to path atomically, text in families (NULL:
+** SVG_FAMILIES). 0 on success; -1 with a one-line reason in err (size n). */
 int svg_save(const DrawList *d, const char *path, const char *title, const char *desc,
-             char *err, size_t n);
+             const char *families, char *err, size_t n);
 
 #endif

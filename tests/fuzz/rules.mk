@@ -28,7 +28,7 @@ FUZZ_ARGS    := -max_len=65536 -timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/l
 # The harness links the SDL-free modules only: src/core and src/view.
 $(FUZZ_DIR)/fuzz_lesson: $(FUZZ_SRC) $(wildcard src/core/*.h src/view/*.h) $(BUILD)/gen/cmap_tables.h tests/fuzz/rules.mk | deps
 	@mkdir -p $(FUZZ_DIR)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRC) -lzip -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRC) -lzip -lunibreak -lm
 
 fuzz-build: $(FUZZ_DIR)/fuzz_lesson
 

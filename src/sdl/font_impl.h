@@ -1,0 +1,94 @@
+/*
+** font_impl.h: the inside of a FontSet, shared by the three files of the
+** font module: font.c (finding and opening fonts, fallback, metrics),
+** font_shape.c (runs and their cache) and font_atlas.c (glyphs and pages).
+** Nothing outside src/sdl/font*.c includes it.
+*/
+#ifndef ATTNLAB_FONT_IMPL_H
+#define ATTNLAB_FONT_IMPL_H
+
+#include "font.h"
+
+#include <ft2build.h>
+#include FT_FREETYPE_H
+#include <fontconfig/fontconfig.h>
+
+/* At most this many fonts in one FontSet (main, bold, fallbacks). */
+#define FONT_MAX_FACES 64
+
+/* One font file (one face of a collection), opened on first use. */
+typedef struct Face {
+    char *path;
+    int index;                  /* face index inside a .ttc collection */
+    char *family;               /* its family name, for SVG */
+    FT_Face ft;                 /* NULL until opened */
+    int state;                  /* 0 not tried yet, 1 open, -1 unusable */
+    int embolden;               /* bold made by emboldening the outlines */
+    int color;                  /* colour bitmaps (emoji) */
+    int strike;                 /* bitmap-only font: ppem of its strike; 0 scalable */
+    FT_Size size[FONT_MAX_PX + 1];
+    int cur_px;                 /* the FT_Size now active, 0 none */
+} Face;
+
+/* One cached glyph and its key. */
+typedef struct GlyphSlot {
+    uint64_t key;
+    FontGlyph g;
+} GlyphSlot;
+
+/* One cached run: its string, size, weight and glyphs. */
+typedef struct RunEntry {
+    char *text;
+    uint32_t hash;
+    int px, bold;
+    int width, n;
+    FontRunGlyph *g;
+} RunEntry;
+
+struct FontSet {
+    FT_Library lib;
+    FcConfig *fc;                   /* kept for fallback queries; NULL if unavailable */
+    Face face[FONT_MAX_FACES];      /* 0 regular, 1 bold, then fallbacks as found */
+    int nfaces;
+    FcFontSet *sorted[2];           /* DejaVu Sans's fallback list per weight, lazily */
+    int sorted_done[2];
+    /* code point -> face cache for characters the main font lacks */
+    uint32_t *fb_keys;              /* cp << 1 | bold, plus 1 (0 = empty) */
+    int16_t *fb_face;               /* face, or -1 for none */
+    uint32_t fb_n, fb_cap;          /* used, slots (a power of two) */
+    FontMetrics met[2][FONT_MAX_PX + 1];
+
+    /* glyph cache: open addressing on GlyphSlot keys */
+    GlyphSlot *glyphs;
+    uint32_t nglyphs, capglyphs;    /* capglyphs is a power of two */
+
+    /* run cache: open addressing; entries own their text and glyphs */
+    RunEntry *runs;
+    uint32_t nruns, capruns;
+    size_t run_bytes;
+
+    FontPage pages[FONT_MAX_PAGES];
+    int shelf_x[FONT_MAX_PAGES];    /* next free column on the current shelf */
+    int shelf_h[FONT_MAX_PAGES];    /* height of the current shelf */
+    int npages;                     /* surfaces allocated (never freed before font_free) */
+    int cur;                        /* the page being filled */
+    uint32_t generation;
+    int full;
+};
+
+/* Record why the current call fails (font.c). */
+void font_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Face i opened and sized to px (its FT_Size active); NULL if unusable. */
+FT_Face font_face_at(FontSet *fs, int face, int px);
+/* The face that draws cp at a weight: the main one if it can, else the
+** first fallback that has it (colour fonts first when color is set);
+** -1 when none can. */
+int font_face_for(FontSet *fs, uint32_t cp, int bold, int color);
+/* Whether cp takes no glyph of its own (controls, format characters). */
+int font_invisible(uint32_t cp);
+/* Free the run cache (font_shape.c). */
+void font_runs_free(FontSet *fs);
+/* Free the glyph cache and pages (font_atlas.c). */
+void font_atlas_free(FontSet *fs);
+
+#endif

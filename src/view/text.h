@@ -1,0 +1,33 @@
+/*
+** text.h: where a line of UTF-8 text may be broken.
+**
+** Line breaking follows the Unicode line breaking algorithm (UAX #14, by
+** libunibreak): between words at spaces, after hyphens, and between any two
+** ideographs or kana, so Chinese and Japanese wrap without spaces; never
+** before closing punctuation such as 。or ). On top of it no break ever
+** splits a user-perceived character: not before a combining mark, variation
+** selector or emoji modifier, not after a zero-width joiner, not inside a
+** pair of regional indicators (a flag).
+**
+**     uint8_t *brk = xmalloc(len + 1);
+**     text_breaks(s, len, NULL, brk);
+**     // brk[i] for 0 <= i <= len: the boundary before byte i
+**     //   TEXT_BREAK_NO, TEXT_BREAK_ALLOW or TEXT_BREAK_MUST (a newline, and the end)
+**
+** Malformed UTF-8 is read as the utf8 module reads it: each bad byte is a
+** character of its own (U+FFFD), and breaks may fall around it.
+*/
+#ifndef ATTNLAB_TEXT_H
+#define ATTNLAB_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { TEXT_BREAK_NO = 0, TEXT_BREAK_ALLOW = 1, TEXT_BREAK_MUST = 2 };
+
+/* Fill brk[0..len] with the kind of boundary before each byte of s (len
+** bytes; lang is a BCP 47 tag such as "ja", or NULL). Boundaries inside a
+** character are TEXT_BREAK_NO; brk[0] is NO and brk[len] is MUST. */
+void text_breaks(const char *s, size_t len, const char *lang, uint8_t *brk);
+
+#endif

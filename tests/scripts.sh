@@ -1,0 +1,60 @@
+#!/bin/sh
+# scripts.sh: lessons in many writing systems (tests/scripts/*.lesson) export
+# without a missing-glyph warning, name their fallback fonts in SVG, and a
+# character no installed font has is reported once, at its line and column,
+# without changing the exit status. --font refuses devices and FIFOs at once.
+set -u
+bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+for f in tests/scripts/*.lesson; do
+    name=$(basename "$f" .lesson)
+    "$bin" --check "$f" >"$tmp/out" 2>"$tmp/err" && ok || bad "$f: --check exits 0"
+    [ ! -s "$tmp/err" ] && ok || { bad "$f: --check warns"; cat "$tmp/err"; }
+    "$bin" --export "$tmp/png" "$f" >/dev/null 2>"$tmp/err" && ok || bad "$f: PNG export exits 0"
+    [ ! -s "$tmp/err" ] && ok || { bad "$f: PNG export warns"; cat "$tmp/err"; }
+    "$bin" --export "$tmp/svg" --format svg "$f" >/dev/null 2>"$tmp/err" && ok || bad "$f: SVG export exits 0"
+    fam=$(grep -o '<g font-family="[^"]*"' "$tmp/svg/$name-01-embeddings.svg" | head -1)
+    case "$name" in
+        zh|ja|ko) want="Noto Sans CJK" ;;
+        hi) want="Noto Sans Devanagari" ;;
+        th) want="Noto Sans Thai" ;;
+        emoji) want="Noto Color Emoji" ;;
+        *) want="DejaVu Sans, sans-serif\"" ;;
+    esac
+    case "$fam" in *"\"DejaVu Sans, "*) ok ;; *) bad "$name: SVG fonts start with DejaVu Sans: $fam" ;; esac
+    case "$fam" in *"$want"*) ok ;; *) bad "$name: SVG fonts name $want: $fam" ;; esac
+done
+# A Latin lesson's SVG keeps the plain list.
+"$bin" --export "$tmp/latin" --format svg lessons/01-tour.lesson >/dev/null 2>&1
+grep -q '<g font-family="DejaVu Sans, sans-serif">' "$tmp/latin/tour-01-embeddings.svg" 2>/dev/null \
+    || grep -q '<g font-family="DejaVu Sans, sans-serif">' "$tmp"/latin/*-01-*.svg && ok || bad "Latin SVG font list"
+
+# Nag Mundari (U+1E4D0): no font in the Debian packages draws it.
+printf 'title: Missing \360\236\223\220 here\n[setup]\nseed: 1\ntokens: a \360\236\223\220b \360\236\223\220\nX = randn 3x2\n[softmax]\n' >"$tmp/miss.lesson"
+"$bin" --check "$tmp/miss.lesson" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] && ok || bad "--check with a missing glyph still exits 0"
+[ "$(cat "$tmp/err")" = "$tmp/miss.lesson:1:16: warning: no installed font has U+1E4D0; install fonts-noto-core" ] \
+    && ok || { bad "one warning at the first place"; cat "$tmp/err"; }
+"$bin" --export "$tmp/m" "$tmp/miss.lesson" >/dev/null 2>"$tmp/err"
+[ $? -eq 0 ] && ok || bad "--export with a missing glyph still exits 0"
+[ "$(grep -c 'warning: no installed font has U+1E4D0' "$tmp/err")" -eq 1 ] && ok || bad "--export warns once"
+
+# --font: devices, directories and FIFOs are refused at once, never read.
+for f in /dev/zero /tmp; do
+    timeout 5 "$bin" --export "$tmp/z" --font "$f" lessons/01-tour.lesson >/dev/null 2>"$tmp/err"
+    [ $? -eq 1 ] && ok || bad "--font $f exits 1"
+    grep -q "$f" "$tmp/err" && ok || bad "--font $f names the file"
+done
+mkfifo "$tmp/fifo"
+timeout 5 "$bin" --export "$tmp/z" --font "$tmp/fifo" lessons/01-tour.lesson >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && ok || bad "--font FIFO exits 1 without hanging"
+timeout 10 "$bin" --export "$tmp/f" --font /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf tests/scripts/ja.lesson >/dev/null 2>"$tmp/err"
+[ $? -eq 0 ] && [ ! -s "$tmp/err" ] && ok || bad "--font with a Latin font still falls back for Japanese"
+
+echo "scripts.sh: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,82 @@
+/*
+** test_textbreak.c: line-break opportunities of view/text.c: spaces, CJK
+** between characters but not before closing punctuation, and never inside
+** a user-perceived character (marks, emoji sequences, flags).
+*/
+#include "suites.h"
+#include "view/text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The break kinds of s, as a string: one letter per boundary, '|' allowed,
+** '!' mandatory, '.' none, for boundaries at character starts only. */
+static char *kinds(const char *s)
+{
+    size_t len = strlen(s);
+    uint8_t *brk = malloc(len + 1);
+    text_breaks(s, len, NULL, brk);
+    char *out = malloc(len + 2);
+    size_t k = 0;
+    for (size_t i = 1; i <= len; i++) {
+        if (i < len && ((unsigned char)s[i] & 0xC0) == 0x80) {
+            ck_assert_int_eq(brk[i], TEXT_BREAK_NO);        /* never inside a character */
+            continue;
+        }
+        out[k++] = brk[i] == TEXT_BREAK_MUST ? '!' : brk[i] == TEXT_BREAK_ALLOW ? '|' : '.';
+    }
+    out[k] = '\0';
+    free(brk);
+    return out;
+}
+
+/* Assert the boundary string of s. */
+#define ck_kinds(s, want) do { char *got_ = kinds(s); ck_assert_str_eq(got_, want); free(got_); } while (0)
+
+START_TEST(test_words_and_ideographs)
+{
+    ck_kinds("the cat", "...|..!");                 /* after the space, before "cat" */
+    ck_kinds("猫が座った", "||||!");                  /* between any two characters */
+    ck_kinds("猫。犬", ".|!");                      /* never before 。 */
+    ck_kinds("고양이가 앉았다", "|||.|||!");          /* between syllables (UAX 14), not before a space */
+    ck_kinds("a\nb", ".!!");                         /* after a newline: mandatory */
+}
+END_TEST
+
+START_TEST(test_graphemes_stay_whole)
+{
+    ck_kinds("e\xcc\x81 x", "..|!");               /* e + combining acute, then a space */
+    ck_kinds("शिक्षक कक्षा", "......|....!");         /* no break inside a conjunct or before a vowel sign */
+    ck_kinds("👍🏽👍", ".|!");                        /* the skin tone stays with its hand */
+    ck_kinds("👨‍👩‍👧😀", "....|!");                  /* a family is one character */
+    ck_kinds("🇯🇵🇫🇷", ".|.!");                       /* two flags: a break only between them */
+}
+END_TEST
+
+START_TEST(test_malformed_and_empty)
+{
+    uint8_t brk[8];
+    text_breaks("", 0, NULL, brk);
+    ck_assert_int_eq(brk[0], TEXT_BREAK_MUST);
+    text_breaks("a\xff b", 4, NULL, brk);            /* a bad byte is a character of its own */
+    ck_assert_int_eq(brk[0], TEXT_BREAK_NO);
+    ck_assert_int_eq(brk[3], TEXT_BREAK_ALLOW);
+    ck_assert_int_eq(brk[4], TEXT_BREAK_MUST);
+    /* Characters libunibreak 2.2 cannot take (it aborts): handled. */
+    ck_kinds("\xef\xbf\xbf\xf0\x9f\x87\xaf x", "|.|!");    /* U+FFFF, a lone regional indicator */
+}
+END_TEST
+
+/* The text-breaking suite. */
+Suite *textbreak_suite(void)
+{
+    Suite *s = suite_create("textbreak");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, test_words_and_ideographs);
+    tcase_add_test(core, test_graphemes_stay_whole);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, test_malformed_and_empty);
+    suite_add_tcase(s, limits);
+    return s;
+}
