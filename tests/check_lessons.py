@@ -9,6 +9,7 @@ Needs Debian's python3-numpy (installed by `make deps`).
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -55,6 +56,8 @@ s004 = ref["004_4afb324a14ca080a.txt"]
 
 # Invariants over every lesson: shapes, labels, rows of weights, masks.
 names = sorted(f for f in os.listdir(lessons) if f.endswith(".lesson"))
+if os.environ.get("ATTNLAB_NO_LOAD"):       # a build that reads no NumPy files (the browser's)
+    names = [n for n in names if not re.search(r"=\s*load\s", open(os.path.join(lessons, n), encoding="utf-8").read())]
 dumps = {}
 for name in names:
     d = dumps[name] = dump(name)

@@ -197,6 +197,19 @@ START_TEST(test_scroll_edit_recomputes_downstream)
     ck_assert(app_scroll_edit(a, 0, 0, 0, -1, true));
     ck_assert_double_eq_tol(mat_get(a->view->panels[0].m, 0, 0), x0 + 0.29, 1e-12);
     ck_assert(a->dirty);
+    /* hovering the edited cell tells what it was and what it is, not the
+    ** line of the file it no longer matches */
+    app_hover(a, 0, 0, 0);
+    char *t = app_explain(a), want[120], was[40], now[40];
+    util_fmt_shortest(was, sizeof was, x0);
+    util_fmt_shortest(now, sizeof now, mat_get(a->view->panels[0].m, 0, 0));
+    snprintf(want, sizeof want, "edited: was %s, now %s", was, now);
+    ck_assert_msg(t && strstr(t, want) && !strstr(t, "written in the lesson"), "%s", t ? t : "(none)");
+    free(t);
+    app_hover(a, 0, 0, 1);
+    t = app_explain(a);
+    ck_assert(t && strstr(t, "written in the lesson"));
+    free(t);
     app_undo_all(a);
     ck_assert_double_eq(mat_get(a->view->panels[0].m, 0, 0), x0);
     ck_assert_int_eq(a->nedits, 0);

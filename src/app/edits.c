@@ -147,6 +147,17 @@ bool app_is_edited(const AppState *a, int setup, const char *matrix, int row, in
     return false;
 }
 
+/* The value a cell had before its first applied edit; false if unedited. */
+bool app_edit_origin(const AppState *a, int setup, const char *matrix, int row, int col, double *was)
+{
+    for (int i = 0; i < a->nedits; i++)
+        if (same_cell(a, &a->edits[i], setup, matrix, row, col)) {
+            *was = a->edits[i].old;
+            return true;
+        }
+    return false;
+}
+
 /* Compare the lesson with the file on disk. */
 void app_update_dirty(AppState *a)
 {

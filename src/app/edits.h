@@ -37,6 +37,9 @@ bool app_redo(AppState *a);
 void app_undo_all(AppState *a);
 /* Whether (setup, matrix, row, col) holds an edit. */
 bool app_is_edited(const AppState *a, int setup, const char *matrix, int row, int col);
+/* The value (setup, matrix, row, col) had before its first edit still
+** applied; false when the cell holds no edit. */
+bool app_edit_origin(const AppState *a, int setup, const char *matrix, int row, int col, double *was);
 /* Re-derive a->dirty: do the numbers differ from the file on disk? */
 void app_update_dirty(AppState *a);
 /* Apply the edits on the stack again (after the lesson was reloaded); those

@@ -452,7 +452,21 @@ bool app_explain_full(const AppState *a, Explain *ex)
     if (!a->view || !app_focus_cell(a, &p, &r, &c) || p < 0 || p >= a->view->npanels) return false;
     if (p < 64 && (app_hidden_panels(a) >> p) & 1) return false;       /* no spoilers */
     const Panel *pn = &a->view->panels[p];
-    return explain_at(a->L, a->T, a->view->setup, pn->ref, r + pn->row_offset, c + pn->col_offset, ex);
+    int row = r + pn->row_offset, col = c + pn->col_offset;
+    if (!explain_at(a->L, a->T, a->view->setup, pn->ref, row, col, ex)) return false;
+    double was;
+    if (pn->ref.kind == TK_INPUT && app_edit_origin(a, a->view->setup, pn->ref.name, row, col, &was)) {
+        /* an edited input: what it was and what it is, not where the file had it */
+        char before[48], now[48];
+        util_fmt_shortest(before, sizeof before, was);
+        util_fmt_shortest(now, sizeof now, mat_get(pn->m, r, c));
+        Buf b = { 0 };
+        buf_printf(&b, "%s[%d][%d] = %s\nedited: was %s, now %s\nCtrl+Z takes the edit back, R returns to the file",
+                   pn->ref.name, row + 1, col + 1, now, before, now);
+        free(ex->text);
+        ex->text = buf_take(&b);
+    }
+    return true;
 }
 
 /* Explanation of the focused cell. */
