@@ -226,6 +226,42 @@ START_TEST(test_limits_non_finite_is_an_error)
 }
 END_TEST
 
+START_TEST(test_residual_stream)
+{
+    /* two layers: layer 2's X is layer 1's X plus layer 1's output after W_o,
+    ** and everything of layer 2 is computed from it */
+    static const char text[] =
+        "title: t\n[setup]\nseed: 5\ntokens: a b c d\nX = randn 4x4\nW_q = randn 4x4\nW_k = randn 4x4\n"
+        "W_v = randn 4x4\nW_o = randn 4x4 * 0.5\nqueries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_v\nheads: 2\n"
+        "mask: causal\noutput: W_o\n[softmax]\n[setup]\nresidual: yes\nW_q = randn 4x4\n[softmax]\n"
+        "[setup]\n[embeddings]\n";
+    LessonError err;
+    Lesson *l = lesson_parse(text, sizeof text - 1, "r.lesson", &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    Trace *t = attn_run(l, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    for (int s = 1; s <= 2; s++) {
+        const Mat *x0 = trace_get(t, s - 1, "X"), *f0 = trace_get(t, s - 1, "final"), *x1 = trace_get(t, s, "X");
+        ck_assert(trace_input_computed(t, s, "X"));
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) ck_assert(mat_get(x1, i, j) == mat_get(x0, i, j) + mat_get(f0, i, j));
+        /* and layer s's queries come from it */
+        Mat *q = mat_matmul(x1, lesson_matrix(&l->setups[s], "W_q")->m);
+        ck_assert(mat_max_abs_diff(q, trace_get(t, s, "Q")) == 0.0);
+        mat_free(q);
+    }
+    ck_assert(!trace_input_computed(t, 0, "X"));
+    View *v = stage_view(l, t, 2);
+    ck_assert(!v->panels[0].editable);                 /* a computed X is not scroll-edited */
+    stage_view_free(v);
+    char *x = explain_cell(l, t, 1, "X", 2, 3);
+    has(x, "the residual stream");
+    free(x);
+    trace_free(t);
+    lesson_free(l);
+}
+END_TEST
+
 START_TEST(test_custom_divisor_and_temperature)
 {
     /* divisor replaces √d_k for scaled_dot; temperature divides after it; a
@@ -271,6 +307,7 @@ Suite *stage_suite(void)
     tcase_add_test(limits, test_explain_all_masked_row);
     tcase_add_test(limits, test_limits_non_finite_is_an_error);
     tcase_add_test(limits, test_custom_divisor_and_temperature);
+    tcase_add_test(core, test_residual_stream);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -80,6 +80,22 @@ static const char *ktok(const Ex *e, int j) { return j < e->su->nk ? e->su->ktok
 /* Inputs: where the number comes from. */
 static void ex_input(Ex *e, const char *name, int i, int j, double v)
 {
+    if (trace_input_computed(e->T, e->s, name)) {
+        /* the residual stream: the one above, plus what the setup above added */
+        const TraceSetup *up = &e->T->s[e->s - 1];
+        TraceRef xin = trace_input_ref(up->su->queries.input);
+        const Mat *x = trace_at(e->T, e->s - 1, xin), *o = trace_stream_out(e->T, e->s - 1);
+        /* its operands belong to the setup above, not to this slide: none are outlined */
+        buf_printf(&e->out, "%s[%d][%d] = the residual stream: %s of the setup above + its output%s\n= ", name, i + 1,
+                   j + 1, up->su->queries.input, up->su->output_proj ? " after W_o" : "");
+        num(&e->out, mat_get(x, i, j), false);
+        buf_puts(&e->out, " + ");
+        num(&e->out, mat_get(o, i, j), true);
+        buf_puts(&e->out, " = ");
+        num(&e->out, v, false);
+        buf_puts(&e->out, "\ncomputed, not written in the lesson: edit the setup above to change it");
+        return;
+    }
     const LessonMatrix *lm = lesson_matrix(e->su, name);
     buf_printf(&e->out, "%s[%d][%d] = ", name, i + 1, j + 1);
     num(&e->out, v, false);

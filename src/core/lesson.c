@@ -1135,7 +1135,8 @@ static bool parse_override(Parser *p, const char *s)
 
 static const char *const setup_keys[] = {
     "seed", "tokens", "query_tokens", "key_tokens", "queries", "keys", "values",
-    "score", "divisor", "temperature", "heads", "mask", "output", "additive", "dims", "key_dims", "torch_seed", NULL
+    "score", "divisor", "temperature", "heads", "mask", "output", "additive", "dims", "key_dims", "torch_seed",
+    "residual", NULL
 };
 static const char *const stage_keys[] = { "cmap", "decimals", "head", "query", "scale", NULL };
 static const char *const head_keys[] = { "title", "summary", NULL };
@@ -1266,6 +1267,16 @@ static bool parse_setup_key(Parser *p, const char *key, const char *key_at, cons
                 }
         }
         su->cross = true;
+    } else if (!strcmp(key, "residual")) {
+        size_t n = ident_len(s);
+        if ((n == 3 && !strncmp(s, "yes", 3)) || (n == 2 && !strncmp(s, "no", 2))) {
+            su->residual = n == 3;
+            su->residual_line = p->lineno;
+            return end_of_line(p, s + n);
+        }
+        char f[48];
+        found(s, f, sizeof f);
+        return FAIL(p, s, "expected residual to be yes or no, found %s", f);
     } else if (!strcmp(key, "dims") || !strcmp(key, "key_dims")) {
         char **t; int n;
         if (!parse_tokens(p, s, &t, &n)) return false;
@@ -1373,6 +1384,30 @@ static bool parse_stage_key(Parser *p, const char *key, const char *key_at, cons
 }
 
 /* ------------------------------------------------------------------ checks */
+
+/* `residual: yes` continues the stream of the setup above: it needs one,
+** with the same tokens, and its output (after W_o) as wide as this
+** setup's queries' input, which the stream replaces. */
+static bool check_residual(Parser *p, const Setup *su, int dq)
+{
+    int line = su->residual_line > su->line ? su->residual_line : su->line;
+    if (p->L->nsetups < 2)
+        return fail_line(p, line, 1, "residual: yes continues the setup above, but this is the first setup");
+    const Setup *prev = &p->L->setups[p->L->nsetups - 2];
+    if (su->cross || prev->cross || su->nq != prev->nq)
+        return fail_line(p, line, 1, "residual: yes needs the same tokens as the setup above (self-attention on one sequence)");
+    const LessonMatrix *px = lesson_matrix(prev, prev->queries.input), *x = lesson_matrix(su, su->queries.input);
+    int out = prev->output_proj ? lesson_matrix(prev, prev->output_proj)->m->cols
+                                : lesson_matrix(prev, prev->values.input)->m->cols;
+    if (prev->values.weight) {
+        const LessonMatrix *w = lesson_matrix(prev, prev->values.weight);
+        if (!prev->output_proj) out = w->m->cols;
+    }
+    if (!px || !x || px->m->cols != out || x->m->cols != out || dq < 0)
+        return fail_line(p, line, 1, "residual: yes adds the output of the setup above (%d wide) to %s (%d wide): "
+                         "they must be as wide as each other", out, su->queries.input, x ? x->m->cols : 0);
+    return true;
+}
 
 /* Where to point at an operand: its line, or the [setup] line when it was
 ** inherited from an earlier setup (the problem is in this one: it changed
@@ -1539,6 +1574,7 @@ static bool check_setup(Parser *p, Setup *su)
             return fail_line(p, line, col, "%s is a stack of %d matrices but the setup has %d head%s",
                              all[i]->weight, st, su->heads, su->heads == 1 ? "" : "s");
     }
+    if (su->residual && !check_residual(p, su, dq)) return false;
     if (su->mask == MASK_CAUSAL && su->cross)
         return fail_line(p, su->line, 1, "a causal mask needs one sequence, but this setup has query_tokens and key_tokens "
                          "(cross-attention sees the whole source sentence); use 'mask: allow NAME' to block keys");

@@ -129,6 +129,8 @@ typedef struct Setup {
     char **dims; int ndims;     /* names of the queries' input columns (`dims:`), or NULL */
     char **key_dims; int nkey_dims; /* names of the keys' input columns (`key_dims:`), cross-attention */
     int dims_line;              /* where dims were last set (for messages) */
+    bool residual;              /* `residual: yes`: the queries' input is the stream above plus its output */
+    int residual_line;
     uint32_t seed;              /* the seed in force when the setup began */
     bool seeded;
 } Setup;

@@ -119,7 +119,7 @@ static Panel *add_heat(Ctx *c, TraceRef ref, const char *title, LabelKind rows, 
     p->diverging = true;
     p->cmap = xstrdup(c->st->cmap ? c->st->cmap : "RdBu");
     p->decimals = c->st->decimals;
-    p->editable = ref.kind == TK_INPUT;
+    p->editable = ref.kind == TK_INPUT && !trace_input_computed(c->T, c->s, ref.name);
     return p;
 }
 

@@ -22,7 +22,7 @@
 
 static const char *const kind_names[TK_COUNT] = {
     "input", "Q", "K", "V", "mask", "raw_scores", "scaled_scores", "masked_scores",
-    "weights", "output", "concat", "final", "entropy",
+    "weights", "output", "concat", "final", "entropy", "residual",
 };
 
 /* The kind's name without a head. */
@@ -75,11 +75,22 @@ static const Mat *find(const TraceSetup *ts, TraceKind k, int head)
     return NULL;
 }
 
-/* An input of the setup by name, or NULL. */
+/* An input of the setup by name (the residual stream when it replaces
+** it), or NULL. */
 static const Mat *input(const TraceSetup *ts, const char *name)
 {
+    if (ts->resid && name && !strcmp(name, ts->resid_name)) return ts->resid;
     const LessonMatrix *lm = name ? lesson_matrix(ts->su, name) : NULL;
     return lm ? lm->m : NULL;
+}
+
+/* What a setup hands on to the residual stream: its output after W_o, or
+** the joined heads (or the one head's output) without one. */
+static const Mat *stream_out(const TraceSetup *ts)
+{
+    const Mat *m = find(ts, TK_FINAL, 0);
+    if (!m) m = find(ts, ts->heads > 1 ? TK_CONCAT : TK_OUTPUT, ts->heads > 1 ? 0 : 1);
+    return m;
 }
 
 /* Store a computed matrix (the trace owns it unless borrowed). NULL m is
@@ -174,12 +185,19 @@ static bool check_finite(const TraceSetup *ts, const Setup *su, const char *file
     return true;
 }
 
-/* Compute one setup into ts. */
-static bool run_setup(TraceSetup *ts, const Setup *su)
+/* Compute one setup into ts; prev is the setup above (NULL for the first). */
+static bool run_setup(TraceSetup *ts, const Setup *su, const TraceSetup *prev)
 {
     ts->su = su;
     ts->heads = su->heads > 0 ? su->heads : 1;
     ts->temperature = su->temperature;
+    if (su->residual && prev) {
+        /* this setup's X is the stream above: its X plus its output */
+        Mat *r = mat_add(input(prev, prev->su->queries.input), stream_out(prev));
+        if (!r) return false;
+        ts->resid = put(ts, TK_RESIDUAL, 0, r, true);
+        ts->resid_name = su->queries.input;
+    }
     /* all three from the inputs (an input called Q is the queries) */
     const Mat *Q = operand(ts, TK_Q, &su->queries);
     const Mat *K = operand(ts, TK_K, &su->keys);
@@ -225,7 +243,7 @@ Trace *attn_run(const Lesson *L, LessonError *err)
     T->s = xcalloc((size_t)(L->nsetups ? L->nsetups : 1), sizeof *T->s);
     for (int k = 0; k < L->nsetups; k++) {
         const Setup *su = &L->setups[k];
-        if (!run_setup(&T->s[k], su)) {
+        if (!run_setup(&T->s[k], su, k > 0 ? &T->s[k - 1] : NULL)) {
             err->kind = LESSON_ERR_INVALID;
             err->line = su->line;
             err->col = 1;
@@ -310,6 +328,19 @@ const Mat *trace_get(const Trace *T, int s, const char *name)
 {
     TraceRef r;
     return trace_parse_name(T, s, name, &r) ? trace_at(T, s, r) : NULL;
+}
+
+/* What setup s hands on to the stream. */
+const Mat *trace_stream_out(const Trace *T, int s)
+{
+    return T && s >= 0 && s < T->nsetups ? stream_out(&T->s[s]) : NULL;
+}
+
+/* Is input name of setup s the computed residual stream? */
+bool trace_input_computed(const Trace *T, int s, const char *name)
+{
+    if (!T || s < 0 || s >= T->nsetups || !name) return false;
+    return T->s[s].resid && !strcmp(name, T->s[s].resid_name);
 }
 
 /* Is name an input of setup s? */

@@ -40,6 +40,7 @@ typedef enum TraceKind {
     TK_CONCAT,          /* the heads' outputs side by side (H ≥ 2) */
     TK_FINAL,           /* concat (or output)·W_o */
     TK_ENTROPY,         /* one column per head */
+    TK_RESIDUAL,        /* `residual: yes`: the queries' input, computed (the stream above plus its output) */
     TK_COUNT
 } TraceKind;
 
@@ -68,6 +69,8 @@ typedef struct TraceSetup {
     int d_v;                    /* width of one head's values */
     double divisor;             /* what each head's scores are divided by (√d_k, custom or 1) */
     double temperature;         /* and then by this */
+    const Mat *resid;           /* `residual: yes`: the input it replaces, computed */
+    const char *resid_name;     /* the name of that input (the queries' input) */
 } TraceSetup;
 
 typedef struct Trace {
@@ -98,6 +101,12 @@ bool trace_parse_name(const Trace *T, int s, const char *name, TraceRef *out);
 const Mat *trace_get(const Trace *T, int s, const char *name);
 /* True if name is one of setup s's inputs. */
 bool trace_is_input(const Trace *T, int s, const char *name);
+/* What setup s hands on to the residual stream: its output after W_o, or
+** the joined heads without one (NULL if s is out of range). */
+const Mat *trace_stream_out(const Trace *T, int s);
+/* True if input name of setup s is computed (the residual stream of
+** `residual: yes`) rather than the lesson's own numbers. */
+bool trace_input_computed(const Trace *T, int s, const char *name);
 /* The kind's name without a head: "raw_scores", "weights", ... */
 const char *trace_kind_name(TraceKind k);
 
