@@ -95,7 +95,7 @@ static void refresh_view(AppState *a)
     stage_view_free(a->view);
     a->view = NULL;
     if (!a->L || !a->T) return;
-    StageOpts o = { a->head };
+    StageOpts o = { a->head, a->step };
     a->view = stage_view_with(a->L, a->T, a->stage, &o);
     if (a->predict != PREDICT_OFF) a->predict_panel = weights_panel(a->view);
 }
@@ -155,6 +155,7 @@ int app_open_text(AppState *a, const char *path, const char *text, size_t len)
     a->path = xstrdup(path);
     a->source = xstrndup(text, len);
     a->stage = 0;
+    a->step = 0;
     a->head = 0;
     a->nedits = 0;
     a->dirty = false;
@@ -194,14 +195,38 @@ static void go(AppState *a, int k)
     if (k == a->stage && a->view) return;
     a->stage = k;
     a->head = 0;
+    a->step = 0;
     reset_stage_state(a);
     refresh_view(a);
 }
 
-/* Next stage. */
-void app_next(AppState *a) { go(a, a->stage + 1); }
-/* Previous stage. */
-void app_prev(AppState *a) { go(a, a->stage - 1); }
+/* Move to sub-step a->step + dir of the current stage; false when the
+** stage has no such sub-step. */
+static bool substep(AppState *a, int dir)
+{
+    if (!a->view || a->step + dir < 0 || a->step + dir >= a->view->nsteps) return false;
+    a->step += dir;
+    reset_stage_state(a);
+    refresh_view(a);
+    return true;
+}
+
+/* Next sub-step, else next stage. */
+void app_next(AppState *a)
+{
+    if (!substep(a, 1)) go(a, a->stage + 1);
+}
+
+/* Previous sub-step, else the last sub-step of the previous stage. */
+void app_prev(AppState *a)
+{
+    if (substep(a, -1) || a->stage == 0) return;
+    go(a, a->stage - 1);
+    if (a->view && a->view->nsteps > 1) {
+        a->step = a->view->nsteps - 1;
+        refresh_view(a);
+    }
+}
 /* First stage. */
 void app_first(AppState *a) { go(a, 0); }
 /* Last stage. */

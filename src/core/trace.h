@@ -40,6 +40,21 @@ typedef enum TraceKind {
     TK_CONCAT,          /* the heads' outputs side by side (H ≥ 2) */
     TK_FINAL,           /* concat (or output)·W_o */
     TK_ENTROPY,         /* one column per head */
+    /* masks made of parts (head 0): each part, TK_MASK is their combination */
+    TK_MASK_CAUSAL, TK_MASK_WINDOW, TK_MASK_PREFIX, TK_MASK_PAD,
+    TK_PE,              /* sinusoidal positional encoding (head 0) */
+    TK_XPE,             /* the input plus PE: what the projections read (head 0) */
+    TK_ROPE_ANGLES,     /* position·θ_i, one column per pair of a head (head 0) */
+    TK_QROT, TK_KROT,   /* per head: Q_h and K_h rotated by RoPE */
+    TK_ALIBI,           /* per head: −m_h·|i − j| */
+    TK_BIASED,          /* per head: scaled scores + ALiBi's bias */
+    TK_KV_WEIGHTS,      /* per head: row t = the weights decoding token t computes from the cache */
+    TK_KV_OUTPUT,       /* per head: row t = its output */
+    TK_KV_GROUPS,       /* H x G: 1 where query head h reads K/V head g (head 0) */
+    TK_KV_SIZE,         /* 2 x 3: numbers a K/V cache holds, multi-head vs grouped (head 0) */
+    /* per head and block size: FlashAttention's online softmax (attn_online_softmax) */
+    TK_OS_MAX, TK_OS_SUM, TK_OS_RESCALE, TK_OS_ACC, TK_OS_OUT,
+    TK_OS_DIFF,         /* online output − weights·V */
     TK_COUNT
 } TraceKind;
 
@@ -47,6 +62,7 @@ typedef enum TraceKind {
 typedef struct TraceRef {
     TraceKind kind;
     int head;                           /* 0: not per head; 1 … H */
+    int block;                          /* TK_OS_*: the block size; else 0 */
     char name[LESSON_MAX_NAME + 1];     /* TK_INPUT only */
 } TraceRef;
 
@@ -54,6 +70,7 @@ typedef struct TraceRef {
 typedef struct TraceMat {
     TraceKind kind;
     int head;
+    int block;
     Mat *m;
     bool owned;         /* false when m is an input used as it is (Q = X) */
 } TraceMat;
@@ -66,6 +83,7 @@ typedef struct TraceSetup {
     int heads;
     int d_k;                    /* width of one head's queries and keys */
     int d_v;                    /* width of one head's values */
+    int kv_heads;               /* K/V heads G (= heads unless grouped-query) */
     double divisor;             /* what each head's scores are divided by (√d_k, custom or 1) */
     double temperature;         /* and then by this */
 } TraceSetup;
@@ -83,6 +101,8 @@ void trace_free(Trace *T);
 
 /* A reference to a computed matrix. */
 TraceRef trace_ref(TraceKind kind, int head);
+/* A reference to an online-softmax matrix of block size b. */
+TraceRef trace_block_ref(TraceKind kind, int head, int block);
 /* A reference to an input by name. */
 TraceRef trace_input_ref(const char *name);
 /* True when two references name the same matrix of a setup with H heads. */
@@ -100,5 +120,16 @@ const Mat *trace_get(const Trace *T, int s, const char *name);
 bool trace_is_input(const Trace *T, int s, const char *name);
 /* The kind's name without a head: "raw_scores", "weights", ... */
 const char *trace_kind_name(TraceKind k);
+/* True for kinds that exist once per head (scores, weights, RoPE'd Q, ...). */
+bool trace_kind_per_head(TraceKind k);
+/* The 1-based K/V head that query head h reads: ⌊(h−1)·G/H⌋ + 1. */
+int trace_kv_head(const TraceSetup *ts, int h);
+/* What the scores are made from: TK_QROT/TK_KROT with RoPE, else TK_Q/TK_K. */
+TraceKind trace_score_q(const Setup *su);
+TraceKind trace_score_k(const Setup *su);
+/* What the mask is applied to (TK_BIASED with ALiBi, else TK_SCALED), and
+** what softmax reads (TK_MASKED with a mask, else the former). */
+TraceKind trace_mask_input(const Setup *su);
+TraceKind trace_softmax_input(const Setup *su);
 
 #endif
