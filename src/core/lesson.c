@@ -1196,7 +1196,7 @@ static bool parse_setup_key(Parser *p, const char *key, const char *key_at, cons
         }
         char f[48];
         found(s, f, sizeof f);
-        return FAIL(p, s, "expected mask to be none, allow NAME, block NAME, or parts: causal, sliding W, prefix P, padding TOKEN; found %s", f);
+        return FAIL(p, s, "expected mask to be none, causal, allow NAME or block NAME (parts combine: causal sliding W prefix P padding TOKEN), found %s", f);
     } else if (!strcmp(key, "positions") || !strcmp(key, "kv_heads")) {
         return parse_modern_key(p, su, key, s);
     } else if (!strcmp(key, "output")) {
