@@ -115,6 +115,7 @@ test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump
 	ATTNLAB=$(BUILD)/attnlab sh tests/cli.sh
 	/usr/bin/python3 tests/check_lessons.py $(BUILD)/attnlab lessons tests/reference
 	/usr/bin/python3 tests/check_views.py $(BUILD)/attnlab 16
+	/usr/bin/python3 tests/check_modern.py $(BUILD)/attnlab lessons 120
 	ATTNLAB=$(BUILD)/attnlab sh tests/bad_lessons.sh
 	ATTNLAB=$(BUILD)/attnlab FAULTS_TIMEOUT=$(FAULTS_TIMEOUT) sh tests/faults.sh
 	ATTNLAB=$(BUILD)/attnlab sh tests/e2e.sh
