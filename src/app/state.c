@@ -550,9 +550,11 @@ static int op_marks(const AppState *a, const ExplainOp *op, LayoutMark *out, int
         const Panel *pn = &a->view->panels[i];
         if (!trace_ref_eq(pn->ref, op->ref, heads)) continue;
         int r = op->row, c = op->col;
-        if (pn->owned && pn->kind == PANEL_HEATMAP) {               /* one row of the matrix */
-            if (r >= 0 && r != pn->row_offset) continue;
-            r = r >= 0 ? 0 : -1;
+        if (pn->owned && pn->kind == PANEL_HEATMAP) {               /* a part of the matrix */
+            if (r >= 0 && (r < pn->row_offset || r >= pn->row_offset + pn->m->rows)) continue;
+            if (c >= 0 && (c < pn->col_offset || c >= pn->col_offset + pn->m->cols)) continue;
+            r = r >= 0 ? r - pn->row_offset : -1;
+            c = c >= 0 ? c - pn->col_offset : -1;
         }
         if (pn->kind == PANEL_PLOT && c >= 0) {
             c -= pn->col_offset;
