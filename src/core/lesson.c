@@ -987,6 +987,7 @@ static bool mask_part_word(const char *s)
 static bool parse_mask_parts(Parser *p, Setup *su, const char *s)
 {
     unsigned parts = 0;
+    su->mask_line = p->lineno;
     free(su->pad_token);
     su->pad_token = NULL;
     su->window = su->prefix = 0;
@@ -1032,12 +1033,14 @@ static bool parse_modern_key(Parser *p, Setup *su, const char *key, const char *
 {
     if (!strcmp(key, "kv_heads")) {
         int64_t g;
+        su->kv_line = p->lineno;
         if (!scan_int(p, &s, 1, LESSON_MAX_HEADS, "the number of K/V heads", &g) || !end_of_line(p, s)) return false;
         su->kv_heads = (int)g;
         return true;
     }
     static const char *const kinds[] = { "none", "sinusoidal", "rope", "alibi", NULL };
     size_t n = ident_len(s);
+    su->positions_line = p->lineno;
     for (int i = 0; kinds[i]; i++) {
         if (n != strlen(kinds[i]) || strncmp(s, kinds[i], n)) continue;
         su->positions = (PositionKind)i;
@@ -1075,42 +1078,46 @@ int lesson_stage_block(const Lesson *L, const Stage *st)
 static bool check_modern(Parser *p, const Setup *su, int dq, int dk, int dv)
 {
     int H = su->heads, G = lesson_kv_heads(su);
+    /* point at the setting when this setup wrote it, else at [setup] */
+    int kv_at = su->kv_line > su->line ? su->kv_line : su->line;
+    int mask_at = su->mask_line > su->line ? su->mask_line : su->line;
+    int pos_at = su->positions_line > su->line ? su->positions_line : su->line;
     if (su->kv_heads) {
         if (H % G)
-            return fail_line(p, su->line, 1, "kv_heads: %d does not divide heads: %d; every K/V head must serve "
+            return fail_line(p, kv_at, 1, "kv_heads: %d does not divide heads: %d; every K/V head must serve "
                              "the same number of query heads", G, H);
         if (dk != dq / H * G)
-            return fail_line(p, su->line, 1, "with heads: %d and kv_heads: %d the keys must be %d wide "
+            return fail_line(p, kv_at, 1, "with heads: %d and kv_heads: %d the keys must be %d wide "
                              "(%d K/V heads of the query heads' width %d), found %d",
                              H, G, dq / H * G, G, dq / H, dk);
         if (dv % G)
-            return fail_line(p, su->line, 1, "kv_heads: %d does not divide the width of the values (%d)", G, dv);
+            return fail_line(p, kv_at, 1, "kv_heads: %d does not divide the width of the values (%d)", G, dv);
     }
     if (su->mask == MASK_PARTS && su->cross && (su->mask_parts & MASKP_CAUSAL))
-        return fail_line(p, su->line, 1, "causal, sliding and prefix masks need one sequence, but this setup has "
+        return fail_line(p, mask_at, 1, "causal, sliding and prefix masks need one sequence, but this setup has "
                          "query_tokens and key_tokens; only 'mask: padding TOKEN' works across two");
     if (su->mask == MASK_PARTS && (su->mask_parts & MASKP_PREFIX) && su->prefix > su->nq)
-        return fail_line(p, su->line, 1, "mask: prefix %d is longer than the %d tokens", su->prefix, su->nq);
+        return fail_line(p, mask_at, 1, "mask: prefix %d is longer than the %d tokens", su->prefix, su->nq);
     if (su->mask == MASK_PARTS && (su->mask_parts & MASKP_PADDING)) {
         bool any = false;
         for (int i = 0; i < su->nq; i++) any |= !strcmp(su->qtokens[i], su->pad_token);
         for (int i = 0; i < su->nk; i++) any |= !strcmp(su->ktokens[i], su->pad_token);
         if (!any)
-            return fail_line(p, su->line, 1, "mask: padding %s names the pad token, but no token is %s", su->pad_token,
+            return fail_line(p, mask_at, 1, "mask: padding %s names the pad token, but no token is %s", su->pad_token,
                              su->pad_token);
     }
     if (su->positions == POS_NONE) return true;
     static const char *const pos[] = { "none", "sinusoidal", "rope", "alibi" };
     if (su->cross)
-        return fail_line(p, su->line, 1, "positions: %s needs one sequence, but this setup has query_tokens and key_tokens",
+        return fail_line(p, pos_at, 1, "positions: %s needs one sequence, but this setup has query_tokens and key_tokens",
                          pos[su->positions]);
     if (su->positions == POS_SINUSOIDAL && (strcmp(su->queries.input, su->keys.input) || strcmp(su->queries.input, su->values.input)))
-        return fail_line(p, su->line, 1, "positions: sinusoidal adds positions to the one input of queries, keys and "
+        return fail_line(p, pos_at, 1, "positions: sinusoidal adds positions to the one input of queries, keys and "
                          "values, but they come from %s, %s and %s", su->queries.input, su->keys.input, su->values.input);
     if (su->positions == POS_ROPE && su->score == SCORE_ADDITIVE)
-        return fail_line(p, su->line, 1, "positions: rope rotates queries and keys for dot products; it does not work with score: additive");
+        return fail_line(p, pos_at, 1, "positions: rope rotates queries and keys for dot products; it does not work with score: additive");
     if (su->positions == POS_ROPE && (dq / H) % 2)
-        return fail_line(p, su->line, 1, "positions: rope turns pairs of dimensions, but one head's queries and keys are %d wide "
+        return fail_line(p, pos_at, 1, "positions: rope turns pairs of dimensions, but one head's queries and keys are %d wide "
                          "(an odd number)", dq / H);
     (void)dv;
     return true;

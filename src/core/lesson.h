@@ -115,6 +115,7 @@ typedef struct Setup {
     PositionKind positions;
     double rope_base;           /* POS_ROPE: θ_i = base^(−2i/d_k); 10000 unless set */
     int kv_heads;               /* K/V heads (grouped-query); 0 = as many as heads */
+    int mask_line, positions_line, kv_line;   /* where mask:, positions: and kv_heads: were last set */
     char *output_proj;          /* W_o, or NULL */
     char *add_w1, *add_w2, *add_v;  /* additive scoring */
     char **dims; int ndims;     /* names of the queries' input columns (`dims:`), or NULL */
