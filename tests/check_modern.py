@@ -239,7 +239,7 @@ def reference(su, X, Wq, Wk, Wv, blocks):
             out = np.where(last[:, None] > 0, ac[:, -v.shape[1]:] / np.where(last > 0, last, 1)[:, None], 0.0)
             ref.update({pre + "online_max" + tag: mx, pre + "online_sum" + tag: sm, pre + "online_rescale" + tag: rs,
                         pre + "online_acc" + tag: ac, pre + "online_output" + tag: out,
-                        pre + "online_diff" + tag: out - W @ v})
+                        pre + "online_diff" + tag: (out - W @ v) / np.finfo(float).eps})
     return ref
 
 
@@ -264,6 +264,8 @@ def compare(label, mats, ref):
         kind = re.sub(r"^head\d+\.|\.b\d+$", "", base)
         kinds_seen.add(kind)
         tol = 1e-12 * np.maximum(1.0, np.abs(np.where(np.isfinite(want), want, 0)))
+        if kind == "online_diff":       # in units of ε: 1e-12 of the outputs
+            tol = np.full(want.shape, 1e-12 / np.finfo(float).eps)
         fin = np.isfinite(want)
         ok = got.shape == want.shape and np.array_equal(np.isfinite(got), fin) and \
             np.all(got[~fin] == want[~fin]) and np.all(np.abs(got[fin] - want[fin]) <= tol[fin])

@@ -594,8 +594,9 @@ static void ex_online(Ex *e, TraceRef r, int i, int j, double v)
         num(&e->out, mat_get(O, i, j), false);
         buf_puts(&e->out, "\nordinary softmax\xc2\xb7V gives ");
         num(&e->out, ord, false);
-        buf_printf(&e->out, "; the difference is %.3g (rounding in the last bits)", mat_get(O, i, j) - ord);
-        (void)v;
+        buf_printf(&e->out, "\nthe difference is %.3g = ", mat_get(O, i, j) - ord);
+        num(&e->out, v, false);
+        buf_puts(&e->out, " \xc3\x97 \xce\xb5 (\xce\xb5 = 2\xe2\x81\xbb\xe2\x81\xb5\xc2\xb2): rounding in the last bits");
     }
     }
 }

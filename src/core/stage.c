@@ -379,7 +379,7 @@ static void stage_causal_mask(Ctx *c)
 {
     if (c->su->mask == MASK_PARTS) stage_mask_parts(c);
     stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK, 0), c->su->mask == MASK_CAUSAL ? "causal mask (1 = may attend)"
-                                : c->su->mask == MASK_PARTS ? "combined mask (1 = may attend)" : "mask (1 = may attend)",
+                                : c->su->mask == MASK_PARTS ? "combined mask" : "mask (1 = may attend)",
                                 LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
     if (c->sel || c->H == 1) {
         int h = c->sel ? c->sel : 1;

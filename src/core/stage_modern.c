@@ -14,6 +14,7 @@
 #include "attn.h"
 #include "util.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,13 @@ static void label_rows(Panel *p, const char *word)
     }
 }
 
+/* A slope as people write it: "1/4" when it is one over a whole number. */
+static char *slope_text(double m)
+{
+    double inv = 1.0 / m;
+    return fabs(inv - round(inv)) < 1e-9 * inv ? stage_fmt("1/%.0f", inv) : stage_fmt("%.3g", m);
+}
+
 /* The head a one-head stage shows: the chosen one, else head 1. */
 static int shown_head(const Ctx *c)
 {
@@ -62,9 +70,9 @@ void stage_mask_parts(Ctx *c)
     unsigned parts = su->mask_parts;
     char *t;
     if (parts & MASKP_CAUSAL)
-        stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK_CAUSAL, 0), "causal: key j \xe2\x89\xa4 query i", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+        stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK_CAUSAL, 0), "causal: j \xe2\x89\xa4 i", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
     if (parts & MASKP_PREFIX) {
-        t = stage_fmt("prefix: the first %d see each other", su->prefix);
+        t = stage_fmt("prefix: first %d", su->prefix);
         stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK_PREFIX, 0), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
         free(t);
     }
@@ -74,15 +82,16 @@ void stage_mask_parts(Ctx *c)
         free(t);
     }
     if (parts & MASKP_PADDING) {
-        t = stage_fmt("padding: no %s query or key", su->pad_token);
+        t = stage_fmt("padding: no %s", su->pad_token);
         stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK_PAD, 0), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
         free(t);
         int npad = 0;
         for (int i = 0; i < su->nq; i++) npad += !strcmp(su->qtokens[i], su->pad_token);
         if (npad)
-            c->v->note = stage_fmt("%d %s quer%s %s padding: %s row is fully masked, so %s weights and output are 0 "
-                                   "(a model ignores them)", npad, su->pad_token, npad == 1 ? "y" : "ies",
-                                   npad == 1 ? "is" : "are", npad == 1 ? "its" : "each", npad == 1 ? "its" : "their");
+            c->v->note = npad == 1 ? stage_fmt("the %s query is padding: its row is fully masked, so its weights and output "
+                                               "are 0 (a model ignores them)", su->pad_token)
+                                   : stage_fmt("%d %s queries are padding: their rows are fully masked, so their weights and "
+                                               "outputs are 0 (a model ignores them)", npad, su->pad_token);
     }
     Buf b = {0};
     buf_puts(&b, "mask = ");
@@ -115,6 +124,15 @@ void stage_rope(Ctx *c)
     Panel *a = stage_heat(c, trace_ref(TK_ROPE_ANGLES, 0), "angle p" TIMES "\xce\xb8_i (radians)", LAB_Q, LAB_DIM, "positions",
                           "pairs (2i, 2i+1)");
     label_cols(a, "pair", 1);
+    for (int i = 0; a && i < a->m->rows; i++) {
+        free(a->row_labels[i]);
+        a->row_labels[i] = stage_fmt("p = %d", i);
+    }
+    if (a) {
+        a->diverging = false;
+        free(a->cmap);
+        a->cmap = xstrdup(c->st->cmap ? c->st->cmap : "YlOrRd");
+    }
     char *t[4] = { stage_fmt("Q%s", sx), stage_fmt("Q rotated%s", sx), stage_fmt("K%s", sx), stage_fmt("K rotated%s", sx) };
     static const TraceKind k[4] = { TK_Q, TK_QROT, TK_K, TK_KROT };
     for (int i = 0; i < 4; i++) {
@@ -131,20 +149,27 @@ void stage_rope(Ctx *c)
 void stage_alibi(Ctx *c)
 {
     Buf slopes = {0};
-    for (int h = 1; h <= c->H && h <= 8; h++) buf_printf(&slopes, "%s%g", h > 1 ? ", " : "", attn_alibi_slope(h, c->H));
+    for (int h = 1; h <= c->H && h <= 8; h++) {
+        char *t = slope_text(attn_alibi_slope(h, c->H));
+        buf_printf(&slopes, "%s%s", h > 1 ? ", " : "", t);
+        free(t);
+    }
     if (c->H > 8) buf_puts(&slopes, ", \xe2\x80\xa6");
     if (c->sel || c->H == 1) {
         int h = shown_head(c);
         char *sx = stage_head_suffix(c, h);
-        char *t1 = stage_fmt("bias, m = %g%s", attn_alibi_slope(h, c->H), sx), *t2 = stage_fmt("%s%s", stage_scores_word(c), sx);
+        char *m = slope_text(attn_alibi_slope(h, c->H));
+        char *t1 = stage_fmt("bias, m = %s%s", m, sx), *t2 = stage_fmt("%s%s", stage_scores_word(c), sx);
         char *t3 = stage_fmt("%s + bias%s", stage_scores_word(c), sx);
         stage_heat(c, trace_ref(TK_ALIBI, h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
         stage_grouped(c, stage_heat(c, trace_ref(TK_SCALED, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
         stage_grouped(c, stage_heat(c, trace_ref(TK_BIASED, h), t3, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
-        free(sx); free(t1); free(t2); free(t3);
+        free(sx); free(t1); free(t2); free(t3); free(m);
     } else {
         for (int h = 1; h <= c->H; h++) {
-            char *t = stage_fmt("head %d bias, m = %g", h, attn_alibi_slope(h, c->H));
+            char *m = slope_text(attn_alibi_slope(h, c->H));
+            char *t = stage_fmt("head %d bias, m = %s", h, m);
+            free(m);
             stage_grouped(c, stage_heat(c, trace_ref(TK_ALIBI, h), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
             free(t);
         }
@@ -165,16 +190,16 @@ void stage_grouped_query(Ctx *c)
 {
     const TraceSetup *ts = c->ts;
     int H = c->H, G = ts->kv_heads;
-    Panel *m = stage_as_mask(c, stage_heat(c, trace_ref(TK_KV_GROUPS, 0), "query head h reads K/V head g", LAB_DIM, LAB_DIM,
+    Panel *m = stage_as_mask(c, stage_heat(c, trace_ref(TK_KV_GROUPS, 0), "who reads which", LAB_DIM, LAB_DIM,
                                            "query heads", "K/V heads"));
     label_rows(m, "head");
     label_cols(m, "K/V", 1);
-    Panel *sz = stage_heat(c, trace_ref(TK_KV_SIZE, 0), "numbers in the K/V cache", LAB_DIM, LAB_DIM, "", "");
+    Panel *sz = stage_heat(c, trace_ref(TK_KV_SIZE, 0), "numbers in the K/V cache", LAB_DIM, LAB_DIM, "K/V heads", "");
     if (sz) {
         static const char *const cols[3] = { "K", "V", "K + V" };
         for (int j = 0; j < 3; j++) { free(sz->col_labels[j]); sz->col_labels[j] = xstrdup(cols[j]); }
-        free(sz->row_labels[0]); sz->row_labels[0] = stage_fmt("multi-head (%d K/V heads)", H);
-        free(sz->row_labels[1]); sz->row_labels[1] = stage_fmt("grouped (%d)", G);
+        free(sz->row_labels[0]); sz->row_labels[0] = stage_fmt("H = %d", H);
+        free(sz->row_labels[1]); sz->row_labels[1] = stage_fmt("G = %d", G);
         sz->diverging = false;
         sz->decimals = 0;
         free(sz->cmap);
@@ -182,14 +207,15 @@ void stage_grouped_query(Ctx *c)
     }
     for (int g = 1; G <= 4 && g <= G; g++) {
         int first = (g - 1) * H / G + 1, last = g * H / G;
-        char *t = first == last ? stage_fmt("K/V head %d: K (query head %d)", g, first)
-                                : stage_fmt("K/V head %d: K (query heads %d\xe2\x80\x93%d)", g, first, last);
+        char *t = first == last ? stage_fmt("K for head %d", first) : stage_fmt("K for heads %d\xe2\x80\x93%d", first, last);
         stage_grouped(c, stage_heat(c, trace_ref(TK_K, first), t, LAB_K, LAB_DIM, "keys", AX_DIMS), 1);
         free(t);
     }
-    c->v->formula = stage_fmt("%d query heads share %d K/V head%s (%d per group): the cache holds %d/%d of multi-head's "
-                              "numbers, %d per token instead of %d", H, G, G == 1 ? "" : "s", H / G, G, H,
+    char *part = G == H ? xstrdup("all") : stage_fmt("1/%d", H / G);
+    c->v->formula = stage_fmt("%d query heads share %d K/V head%s (%d per group): the cache holds %s of multi-head's "
+                              "numbers, %d per token instead of %d", H, G, G == 1 ? "" : "s", H / G, part,
                               (ts->d_k + ts->d_v) * G, (ts->d_k + ts->d_v) * H);
+    free(part);
 }
 
 /* Decoding token t: its q, k, v, the cache, its one row of weights. */
@@ -256,21 +282,24 @@ static void online_step(Ctx *c, int h, int B, int b)
 {
     int nk = c->su->nk, nq = c->su->nq, dv = c->ts->d_v, j0 = b * B, j1 = j0 + B < nk ? j0 + B : nk;
     char *sx = stage_head_suffix(c, h);
-    char *t0 = j1 - j0 > 1 ? stage_fmt("scores of block %d (keys %d\xe2\x80\x93%d)%s", b + 1, j0 + 1, j1, sx)
-                           : stage_fmt("scores of block %d (key %d)%s", b + 1, j0 + 1, sx);
-    stage_part(c, trace_ref(trace_softmax_input(c->su), h), 0, nq, j0, j1, t0, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
+    char *t0 = stage_fmt("block %d scores%s", b + 1, sx);
+    stage_part(c, trace_ref(trace_softmax_input(c->su), h), 0, nq, j0, j1, t0, LAB_Q, LAB_K, AX_QUERIES, "keys");
     static const TraceKind k[3] = { TK_OS_MAX, TK_OS_RESCALE, TK_OS_SUM };
-    static const char *const what[3] = { "running max m", "rescale exp(m_old " UMINUS " m_new)", "running sum \xe2\x84\x93" };
+    static const char *const what[3] = { "max m", "rescale r", "sum \xe2\x84\x93" };
     for (int i = 0; i < 3; i++)
-        label_cols(stage_part(c, trace_block_ref(k[i], h, B), 0, nq, 0, b + 1, what[i], LAB_Q, LAB_DIM, AX_QUERIES,
-                              "after block"), "block", 1);
-    char *t4 = stage_fmt("accumulator after block %d", b + 1);
-    stage_part(c, trace_block_ref(TK_OS_ACC, h, B), 0, nq, b * dv, (b + 1) * dv, t4, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+        label_cols(stage_part(c, trace_block_ref(k[i], h, B), 0, nq, 0, b + 1, what[i], LAB_Q, LAB_DIM, AX_QUERIES, ""),
+                   "block", 1);
+    char *t4 = stage_fmt("acc after block %d", b + 1);
+    Panel *acc = stage_part(c, trace_block_ref(TK_OS_ACC, h, B), 0, nq, b * dv, (b + 1) * dv, t4, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+    for (int j = 0; acc && j < dv; j++) {           /* the dimensions of V, not columns of the whole history */
+        free(acc->col_labels[j]);
+        acc->col_labels[j] = stage_fmt("d%d", j + 1);
+    }
     free(t0); free(t4); free(sx);
     c->v->formula = xstrdup("m_new = max(m_old, max s); r = exp(m_old " UMINUS " m_new); \xe2\x84\x93 = \xe2\x84\x93" TIMES "r + "
                             "\xce\xa3 exp(s " UMINUS " m_new); acc = acc" TIMES "r + \xce\xa3 exp(s " UMINUS " m_new)" TIMES "v");
-    c->v->note = stage_fmt("block %d of %d (%d key%s a block): only this block's scores are in memory", b + 1,
-                           (nk + B - 1) / B, B, B == 1 ? "" : "s");
+    c->v->note = stage_fmt("block %d of %d: keys %d\xe2\x80\x93%d (%d a block); only this block's scores are in memory", b + 1,
+                           (nk + B - 1) / B, j0 + 1, j1, B);
 }
 
 /* The division and the comparison with the ordinary softmax. */
@@ -278,7 +307,7 @@ static void online_final(Ctx *c, int h, int B)
 {
     char *sx = stage_head_suffix(c, h);
     char *t[3] = { stage_fmt("online: acc \xc3\xb7 \xe2\x84\x93%s", sx), stage_fmt("ordinary: softmax" TIMES "V%s", sx),
-                   stage_fmt("online " UMINUS " ordinary%s", sx) };
+                   stage_fmt("(online " UMINUS " ordinary) \xc3\xb7 \xce\xb5%s", sx) };
     stage_grouped(c, stage_heat(c, trace_block_ref(TK_OS_OUT, h, B), t[0], LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS), 1);
     stage_grouped(c, stage_heat(c, trace_ref(TK_OUTPUT, h), t[1], LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS), 1);
     Panel *d = stage_heat(c, trace_block_ref(TK_OS_DIFF, h, B), t[2], LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
@@ -288,7 +317,9 @@ static void online_final(Ctx *c, int h, int B)
     double mx = 0;
     for (long i = 0; D && i < (long)D->rows * D->cols; i++) mx = fmax(mx, fabs(D->data[i]));
     c->v->formula = xstrdup("output = acc \xc3\xb7 \xe2\x84\x93 after the last block: softmax" TIMES "V without ever holding a whole row of weights");
-    c->v->note = stage_fmt("largest |online " UMINUS " ordinary| = %.3g: the same up to rounding", mx);
+    c->v->note = stage_fmt("largest |online " UMINUS " ordinary| = %.3g (\xce\xb5 = 2\xe2\x81\xbb\xe2\x81\xb5\xc2\xb2 "
+                           "\xe2\x89\x88 2.2e" UMINUS "16, the spacing of doubles near 1): the same up to rounding",
+                           mx * DBL_EPSILON);
 }
 
 /* FlashAttention's online softmax: a sub-step per block, then the end. */

@@ -15,6 +15,7 @@
 #include "attn.h"
 #include "util.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -364,9 +365,12 @@ static bool online(TraceSetup *ts, const Setup *su, int h, int b)
     put_b(ts, TK_OS_RESCALE, h, b, os.rescale, true);
     put_b(ts, TK_OS_ACC, h, b, os.acc, true);
     put_b(ts, TK_OS_OUT, h, b, os.out, true);
+    /* the difference in units of DBL_EPSILON (2⁻⁵²), so that rounding reads as small numbers */
     Mat *d = mat_scale(find(ts, TK_OUTPUT, h), -1.0), *diff = mat_add(os.out, d);
+    Mat *units = mat_scale(diff, 1.0 / DBL_EPSILON);
     mat_free(d);
-    return put_b(ts, TK_OS_DIFF, h, b, diff, true) != NULL;
+    mat_free(diff);
+    return put_b(ts, TK_OS_DIFF, h, b, units, true) != NULL;
 }
 
 /* The computations only some stages show: decoding and the online softmax. */

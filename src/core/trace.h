@@ -54,7 +54,7 @@ typedef enum TraceKind {
     TK_KV_SIZE,         /* 2 x 3: numbers a K/V cache holds, multi-head vs grouped (head 0) */
     /* per head and block size: FlashAttention's online softmax (attn_online_softmax) */
     TK_OS_MAX, TK_OS_SUM, TK_OS_RESCALE, TK_OS_ACC, TK_OS_OUT,
-    TK_OS_DIFF,         /* online output − weights·V */
+    TK_OS_DIFF,         /* (online output − weights·V) ÷ DBL_EPSILON, rounding made readable */
     TK_COUNT
 } TraceKind;
 
