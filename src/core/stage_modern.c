@@ -252,8 +252,8 @@ static void kv_step(Ctx *c, int h, int t)
 static void kv_all(Ctx *c, int h)
 {
     char *sx = stage_head_suffix(c, h);
-    char *t[4] = { stage_fmt("decoded weights, row by row%s", sx), stage_fmt("weights of the full computation%s", sx),
-                   stage_fmt("decoded outputs%s", sx), stage_fmt("outputs of the full computation%s", sx) };
+    char *t[4] = { stage_fmt("decoded weights%s", sx), stage_fmt("full weights%s", sx),
+                   stage_fmt("decoded outputs%s", sx), stage_fmt("full outputs%s", sx) };
     static const TraceKind k[4] = { TK_KV_WEIGHTS, TK_WEIGHTS, TK_KV_OUTPUT, TK_OUTPUT };
     for (int i = 0; i < 4; i++) {
         Panel *p = stage_heat(c, trace_ref(k[i], h), t[i], LAB_Q, i < 2 ? LAB_K : LAB_DIM, AX_QUERIES, i < 2 ? AX_KEYS : AX_DIMS);
@@ -263,7 +263,7 @@ static void kv_all(Ctx *c, int h)
     }
     double dw = mat_max_abs_diff(trace_at(c->T, c->s, trace_ref(k[0], h)), trace_at(c->T, c->s, trace_ref(k[1], h)));
     double dout = mat_max_abs_diff(trace_at(c->T, c->s, trace_ref(k[2], h)), trace_at(c->T, c->s, trace_ref(k[3], h)));
-    c->v->formula = xstrdup("row t decoded from the cache = row t of softmax(masked scores): the cache changes the cost, not the result");
+    c->v->formula = xstrdup("row t decoded from the cache = row t of the full computation: the cache changes the cost, not the result");
     c->v->note = stage_fmt("largest difference: %.3g in the weights, %.3g in the outputs", dw, dout);
     free(sx);
 }
