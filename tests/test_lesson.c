@@ -386,8 +386,9 @@ START_TEST(test_serialize_roundtrip_bundled)
             for (int i = 0; i < ta->s[s].n; i++) {
                 const TraceMat *tm = &ta->s[s].mats[i];
                 char name[64];
-                trace_name(trace_ref(tm->kind, tm->head), ta->s[s].heads, name, sizeof name);
-                const Mat *mb = trace_at(tb, s, trace_ref(tm->kind, tm->head));
+                TraceRef r = trace_block_ref(tm->kind, tm->head, tm->block);
+                trace_name(r, ta->s[s].heads, name, sizeof name);
+                const Mat *mb = trace_at(tb, s, r);
                 ck_assert_msg(mb != NULL, "%s: %s missing after saving", path, name);
                 ck_assert_msg(mat_max_abs_diff(tm->m, mb) == 0.0 || !mat_all_finite(mb),
                               "%s: %s changed after saving", path, name);
