@@ -161,7 +161,8 @@ static char *scores_formula(const Ctx *c)
 {
     char *dv = stage_division_text(c);
     const char *base = c->su->score == SCORE_ADDITIVE ? "score(q, k)" : "Q\xc2\xb7K\xe1\xb5\x80";
-    char *f = stage_fmt("%s%s%s", base, dv, c->su->mask != MASK_NONE ? " + mask (\xe2\x88\x92\xe2\x88\x9e where blocked)" : "");
+    char *f = stage_fmt("%s%s%s%s", base, dv, c->su->positions == POS_ALIBI ? " + ALiBi bias" : "",
+                        c->su->mask != MASK_NONE ? " + mask (\xe2\x88\x92\xe2\x88\x9e where blocked)" : "");
     free(dv);
     return f;
 }

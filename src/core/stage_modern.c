@@ -221,13 +221,12 @@ void stage_grouped_query(Ctx *c)
 /* Decoding token t: its q, k, v, the cache, its one row of weights. */
 static void kv_step(Ctx *c, int h, int t)
 {
-    const char *tok = c->su->qtokens[t];
     TraceKind qk = trace_score_q(c->su), kk = trace_score_k(c->su);
     char *sx = stage_head_suffix(c, h);
     char *tt[7] = {
-        stage_fmt("new q (%s)%s", tok, sx), stage_fmt("new k"), stage_fmt("new v"),
+        stage_fmt("new q%s", sx), stage_fmt("new k"), stage_fmt("new v"),
         stage_fmt("K cache: %d key%s", t + 1, t ? "s" : ""), stage_fmt("V cache: %d value%s", t + 1, t ? "s" : ""),
-        stage_fmt("weights of %s over the cache", tok), stage_fmt("output of %s", tok),
+        stage_fmt("weights"), stage_fmt("output"),
     };
     int dk = c->ts->d_k, dv = c->ts->d_v;
     stage_part(c, trace_ref(qk, h), t, t + 1, 0, dk, tt[0], LAB_Q, LAB_DIM, "", AX_DIMS);
