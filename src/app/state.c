@@ -109,7 +109,8 @@ unsigned long long app_hidden_panels(const AppState *a)
     for (int i = 0; i < a->view->npanels && i < 64; i++) {
         TraceKind k = a->view->panels[i].ref.kind;
         if (k == TK_RAW || k == TK_SCALED || k == TK_MASKED || k == TK_WEIGHTS || k == TK_OUTPUT
-            || k == TK_CONCAT || k == TK_FINAL || k == TK_ENTROPY)
+            || k == TK_CONCAT || k == TK_FINAL || k == TK_ENTROPY || k == TK_BIASED || k == TK_KV_WEIGHTS
+            || k == TK_KV_OUTPUT || (k >= TK_OS_MAX && k <= TK_OS_DIFF))
             bits |= 1ULL << i;
     }
     return bits;

@@ -379,6 +379,10 @@ static void stage_multi_head(Ctx *c)
 static void stage_causal_mask(Ctx *c)
 {
     if (c->su->mask == MASK_PARTS) stage_mask_parts(c);
+    if (c->su->mask == MASK_PARTS && !c->st->title) {
+        free(c->v->title);
+        c->v->title = xstrdup("The mask, part by part");
+    }
     stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK, 0), c->su->mask == MASK_CAUSAL ? "causal mask (1 = may attend)"
                                 : c->su->mask == MASK_PARTS ? "combined mask" : "mask (1 = may attend)",
                                 LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));

@@ -17,6 +17,15 @@
 **   are the same matrix. No matrix is ever computed across heads that no
 **   model computes: with H ≥ 2 there is no full-width softmax.
 **
+** Positions, masks made of parts, grouped-query heads, decoding and the
+** online softmax add their own kinds (TK_PE … TK_OS_DIFF). With kv_heads G
+** < H, (TK_K, h) and (TK_V, h) are the K/V head that query head h reads:
+** heads of one group share one matrix (computed once, borrowed by the
+** others). Decoding (TK_KV_*) is computed when a kv_cache stage uses the
+** setup, the online softmax (TK_OS_*) once per block size its stages ask
+** for; their references carry the block size (trace_block_ref), named
+** "head1.online_max.b3".
+**
 ** One function names a matrix for people and for --dump (trace_name):
 ** with one head "Q", "raw_scores", "weights", ...; with several heads the
 ** per-head ones are "head2.Q", "head2.weights", ... and the whole ones keep
