@@ -168,14 +168,14 @@ void stage_alibi(Ctx *c)
     } else {
         for (int h = 1; h <= c->H; h++) {
             char *m = slope_text(attn_alibi_slope(h, c->H));
-            char *t = stage_fmt("head %d bias, m = %s", h, m);
+            char *t = stage_fmt("head %d: m = %s", h, m);
             free(m);
             stage_grouped(c, stage_heat(c, trace_ref(TK_ALIBI, h), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
             free(t);
         }
         if (c->H <= 4) stage_heads(c, TK_BIASED, "biased scores", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, false, 2);
         for (int i = c->H; c->H <= 4 && i < c->v->npanels; i++) {
-            char *t = stage_fmt("head %d: scores + bias", c->v->panels[i].ref.head);
+            char *t = stage_fmt("head %d biased", c->v->panels[i].ref.head);
             free(c->v->panels[i].title);
             c->v->panels[i].title = t;
         }
