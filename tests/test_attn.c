@@ -403,6 +403,111 @@ START_TEST(test_limits_huge_logits)
 }
 END_TEST
 
+/* A sliding window of w: causal and window together keep keys i−w+1 … i. */
+START_TEST(test_window_prefix_padding_masks)
+{
+    Mat *C = attn_causal_mask(5, 5), *W = attn_window_mask(5, 2), *S = attn_mask_and(C, W);
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 5; j++) ck_assert_double_eq(mat_get(S, i, j), j <= i && i - j < 2 ? 1.0 : 0.0);
+    Mat *P = attn_prefix_mask(5, 3), *LM = attn_mask_or(C, P);
+    ck_assert_double_eq(mat_get(LM, 0, 2), 1.0);    /* inside the prefix: both ways */
+    ck_assert_double_eq(mat_get(LM, 2, 0), 1.0);
+    ck_assert_double_eq(mat_get(LM, 2, 3), 0.0);    /* a prefix token does not see the rest */
+    ck_assert_double_eq(mat_get(LM, 3, 4), 0.0);    /* the rest is causal */
+    ck_assert_double_eq(mat_get(LM, 4, 3), 1.0);
+    bool pad[5] = { false, false, false, true, true };
+    Mat *D = attn_padding_mask(pad, 5, pad, 5);
+    ck_assert_double_eq(mat_get(D, 0, 3), 0.0);
+    ck_assert_double_eq(mat_get(D, 3, 0), 0.0);
+    ck_assert_double_eq(mat_get(D, 2, 1), 1.0);
+    /* a window as wide as the sequence is the causal mask itself */
+    Mat *Wn = attn_window_mask(5, 5), *Sn = attn_mask_and(C, Wn);
+    ck_assert_double_eq(mat_max_abs_diff(Sn, C), 0.0);
+    ck_assert_ptr_null(attn_mask_and(C, D = (mat_free(D), attn_causal_mask(4, 5))));
+    Mat *ms[] = { C, W, S, P, LM, D, Wn, Sn };
+    for (int i = 0; i < 8; i++) mat_free(ms[i]);
+}
+END_TEST
+
+/* PE by its formula at a few cells; RoPE keeps lengths and makes q·k
+** depend on the distance only. */
+START_TEST(test_sinusoidal_and_rope)
+{
+    Mat *PE = attn_sinusoidal(6, 8);
+    ck_assert_double_eq(mat_get(PE, 0, 0), 0.0);
+    ck_assert_double_eq(mat_get(PE, 0, 1), 1.0);
+    ck_assert_double_eq_tol(mat_get(PE, 3, 2), sin(3 / pow(10000.0, 2.0 / 8)), 1e-15);
+    ck_assert_double_eq_tol(mat_get(PE, 5, 7), cos(5 / pow(10000.0, 6.0 / 8)), 1e-15);
+    Mat *A = attn_rope_angles(6, 4, 10000.0);
+    ck_assert_double_eq_tol(mat_get(A, 2, 1), 2 * pow(10000.0, -0.5), 1e-15);
+    double row[4] = { 0.3, -1.2, 0.7, 0.25 };
+    Mat *X = mat_create(6, 4);
+    for (int p = 0; p < 6; p++) memcpy(mat_row(X, p), row, sizeof row);
+    Mat *R = attn_rope(X, A), *S = attn_scores(R, R);
+    for (int p = 0; p < 6; p++) {
+        double n0 = 0, n1 = 0;
+        for (int c = 0; c < 4; c++) { n0 += row[c] * row[c]; n1 += mat_get(R, p, c) * mat_get(R, p, c); }
+        ck_assert_double_eq_tol(n1, n0, 1e-14);
+    }
+    for (int m = 0; m < 6; m++)         /* identical vectors: the score depends on m − n only */
+        for (int n = 0; n < 6; n++)
+            if (m > 0 && n > 0) ck_assert_double_eq_tol(mat_get(S, m, n), mat_get(S, m - 1, n - 1), 1e-14);
+    Mat *odd = mat_create(6, 3);
+    ck_assert_ptr_null(attn_rope(odd, A));
+    Mat *ms[] = { PE, A, X, R, S, odd };
+    for (int i = 0; i < 6; i++) mat_free(ms[i]);
+}
+END_TEST
+
+/* The paper's slopes for 8 heads are 1/2, 1/4, …, 1/256. */
+START_TEST(test_alibi)
+{
+    for (int h = 1; h <= 8; h++) ck_assert_double_eq(attn_alibi_slope(h, 8), 1.0 / (1 << h));
+    ck_assert_double_eq(attn_alibi_slope(1, 4), 0.25);
+    Mat *B = attn_alibi_bias(4, 4, 0.5);
+    ck_assert_double_eq(mat_get(B, 3, 0), -1.5);
+    ck_assert_double_eq(mat_get(B, 0, 3), -1.5);
+    ck_assert_double_eq(mat_get(B, 2, 2), 0.0);
+    mat_free(B);
+}
+END_TEST
+
+/* Online softmax equals softmax·V for every block size, masked rows
+** included, and its last running sum is the row's Σ exp(s − max). */
+START_TEST(test_online_softmax)
+{
+    Rng r;
+    rng_seed(&r, 7);
+    int n = 7, d = 3;
+    Mat *S = mat_create(n, n), *V = mat_create(n, d);
+    for (long i = 0; i < (long)n * n; i++) S->data[i] = 3 * rng_randn(&r);
+    for (long i = 0; i < (long)n * d; i++) V->data[i] = rng_randn(&r);
+    Mat *C = attn_causal_mask(n, n), *M = attn_apply_mask(S, C);
+    for (int j = 0; j < n; j++) mat_set(M, 4, j, -INFINITY);       /* a row that sees nothing */
+    Mat *W = attn_softmax(M), *O = attn_weighted_sum(W, V);
+    for (int b = 1; b <= n; b++) {
+        OnlineSoftmax os;
+        ck_assert(attn_online_softmax(M, V, b, &os));
+        ck_assert_int_eq(os.max->cols, (n + b - 1) / b);
+        ck_assert_mat_near(os.out, O, 1e-14);
+        ck_assert_double_eq(mat_get(os.out, 4, 0), 0.0);
+        ck_assert_double_eq(mat_get(os.sum, 4, os.sum->cols - 1), 0.0);
+        ck_assert(mat_get(os.max, 4, 0) == -INFINITY);
+        double mx = mat_get(M, 6, 0), sum = 0;
+        for (int j = 1; j < n; j++) mx = fmax(mx, mat_get(M, 6, j));
+        for (int j = 0; j < n; j++) sum += exp(mat_get(M, 6, j) - mx);
+        ck_assert_double_eq_tol(mat_get(os.sum, 6, os.sum->cols - 1), sum, 1e-13);
+        for (long i = 0; i < (long)os.rescale->rows * os.rescale->cols; i++)
+            ck_assert(os.rescale->data[i] >= 0 && os.rescale->data[i] <= 1);
+        attn_online_free(&os);
+    }
+    OnlineSoftmax bad;
+    ck_assert(!attn_online_softmax(M, V, 0, &bad));
+    Mat *ms[] = { S, V, C, M, W, O };
+    for (int i = 0; i < 6; i++) mat_free(ms[i]);
+}
+END_TEST
+
 /* The attention suite. */
 Suite *attn_suite(void)
 {
@@ -421,6 +526,10 @@ Suite *attn_suite(void)
     tcase_add_test(core, test_sqrt_dk_normalises_variance);
     tcase_add_test(core, test_additive_scores_by_hand);
     tcase_add_test(core, test_entropy_uniform_is_ln_n);
+    tcase_add_test(core, test_window_prefix_padding_masks);
+    tcase_add_test(core, test_sinusoidal_and_rope);
+    tcase_add_test(core, test_alibi);
+    tcase_add_test(core, test_online_softmax);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_limits_one_by_one_dk1);

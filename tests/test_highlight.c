@@ -52,9 +52,9 @@ static const char SIXTEEN[] =
 /* The head of a reference, as the trace normalises it. */
 static int head_of(TraceRef r, int heads)
 {
-    if (r.kind >= TK_RAW && r.kind <= TK_OUTPUT) return r.head < 1 ? 1 : r.head;
     if (r.kind == TK_Q || r.kind == TK_K || r.kind == TK_V) return heads <= 1 ? 1 : r.head;
-    return 0;
+    if (r.head >= 1) return r.head;
+    return r.kind >= TK_RAW && r.kind <= TK_OUTPUT ? 1 : 0;
 }
 
 /* Find operand (kind, head, row, col) among ex's; -2 for "any head". */
@@ -84,7 +84,9 @@ static void check_ops(const AppState *s, TraceRef ref, int i, int j, const Expla
         break;
     case TK_Q: case TK_K: case TK_V: {
         const Operand *o = ref.kind == TK_Q ? &su->queries : ref.kind == TK_K ? &su->keys : &su->values;
-        int w = ref.kind == TK_V ? ts->d_v : ts->d_k, col = j + (H > 1 && h > 0 ? (h - 1) * w : 0);
+        /* with grouped-query heads, K and V of head h are those of its K/V head */
+        int g = ref.kind == TK_Q ? h : h > 0 ? trace_kv_head(ts, h) : 0;
+        int w = ref.kind == TK_V ? ts->d_v : ts->d_k, col = j + (H > 1 && g > 0 ? (g - 1) * w : 0);
         bool row = false, wcol = !o->weight;
         for (int k = 0; k < ex->nops; k++) {
             const ExplainOp *op = &ex->ops[k];
@@ -96,11 +98,12 @@ static void check_ops(const AppState *s, TraceRef ref, int i, int j, const Expla
         break;
     }
     case TK_RAW:
-        ck_assert_msg(has_op(ex, TK_Q, h, i, -1, H) && has_op(ex, TK_K, h, j, -1, H),
+        ck_assert_msg(has_op(ex, trace_score_q(su), h, i, -1, H) && has_op(ex, trace_score_k(su), h, j, -1, H),
                       "%s: a score reads row %d of Q and row %d of K in head %d", where, i, j, h);
         break;
     case TK_SCALED:
-        ck_assert_msg(has_op(ex, TK_RAW, h, i, j, H) && has_op(ex, TK_Q, h, i, -1, H) && has_op(ex, TK_K, h, j, -1, H),
+        ck_assert_msg(has_op(ex, TK_RAW, h, i, j, H) && has_op(ex, trace_score_q(su), h, i, -1, H)
+                      && has_op(ex, trace_score_k(su), h, j, -1, H),
                       "%s: a scaled score reads its raw score and the rows of Q and K", where);
         break;
     case TK_MASKED:
@@ -133,6 +136,26 @@ static void check_ops(const AppState *s, TraceRef ref, int i, int j, const Expla
     }
 }
 
+/* Where operand o shows on panel pn (a part of a matrix shows its rows and
+** columns from row_offset and col_offset on); false if it does not. */
+static bool on_panel(const Panel *pn, const ExplainOp *o, int H, int *r, int *c)
+{
+    if (!trace_ref_eq(pn->ref, o->ref, H)) return false;
+    *r = o->row;
+    *c = o->col;
+    if (pn->owned && pn->kind == PANEL_HEATMAP) {
+        if (*r >= 0 && (*r < pn->row_offset || *r >= pn->row_offset + pn->m->rows)) return false;
+        if (*c >= 0 && (*c < pn->col_offset || *c >= pn->col_offset + pn->m->cols)) return false;
+        *r = *r >= 0 ? *r - pn->row_offset : -1;
+        *c = *c >= 0 ? *c - pn->col_offset : -1;
+    }
+    if (pn->kind == PANEL_PLOT && *c >= 0) {
+        *c -= pn->col_offset;
+        if (*c < 0 || *c >= pn->m->cols) return false;
+    }
+    return true;
+}
+
 /* Is mark m one of the operands (mapped onto the slide's panels)? */
 static bool mark_is_op(const AppState *s, const LayoutMark *m, const Explain *ex)
 {
@@ -140,11 +163,8 @@ static bool mark_is_op(const AppState *s, const LayoutMark *m, const Explain *ex
     int H = s->T->s[s->view->setup].heads;
     for (int k = 0; k < ex->nops; k++) {
         const ExplainOp *o = &ex->ops[k];
-        if (!trace_ref_eq(pn->ref, o->ref, H)) continue;
-        int r = o->row, c = o->col;
-        if (pn->owned && pn->kind == PANEL_HEATMAP) { if (r >= 0 && r != pn->row_offset) continue; r = r >= 0 ? 0 : -1; }
-        if (pn->kind == PANEL_PLOT && c >= 0) c -= pn->col_offset;
-        if (r == m->row && c == m->col) return true;
+        int r, c;
+        if (on_panel(pn, o, H, &r, &c) && r == m->row && c == m->col) return true;
     }
     return false;
 }
@@ -175,10 +195,8 @@ static int walk_lesson(AppState *s, const char *name)
                     int H = s->T->s[s->view->setup].heads;
                     for (int o = 0; o < ex.nops; o++)
                         for (int q = 0; q < s->view->npanels; q++) {
-                            const Panel *qn = &s->view->panels[q];
-                            if (!trace_ref_eq(qn->ref, ex.ops[o].ref, H)) continue;
-                            if (qn->owned && qn->kind == PANEL_HEATMAP && ex.ops[o].row >= 0 && ex.ops[o].row != qn->row_offset)
-                                continue;
+                            int rr, cc;
+                            if (!on_panel(&s->view->panels[q], &ex.ops[o], H, &rr, &cc)) continue;
                             bool lit = false;
                             for (int m = 0; m < n; m++) lit |= marks[m].panel == q;
                             ck_assert_msg(lit, "%s: operand %d is on panel %d but not outlined", where, o, q);

@@ -289,6 +289,95 @@ START_TEST(test_custom_divisor_and_temperature)
 }
 END_TEST
 
+/* A lesson with every new setting and stage. */
+static const char *const MODERN_LESSON =
+    "title: Modern\n"
+    "[setup]\nseed: 3\ntokens: a b c d <pad>\nX = randn 5x8\nW_q = randn 8x8\nW_k = randn 8x4\nW_v = randn 8x2\n"
+    "queries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_v\nheads: 2\nkv_heads: 1\nmask: causal sliding 2 padding <pad>\n"
+    "positions: rope base 100\n"
+    "[causal_mask]\n[rope]\n[raw_scores]\n[grouped_query]\n[kv_cache]\n[online_softmax]\nblock: 2\n[online_softmax]\nblock: 5\n"
+    "[setup]\npositions: alibi\nmask: prefix 2\nkv_heads: 2\nW_k = randn 8x8\nW_v = randn 8x4\n[alibi]\n[causal_mask]\n[softmax]\n[alibi]\nhead: 2\n"
+    "[setup]\npositions: sinusoidal\nmask: causal\n[positional_encoding]\n[qkv_projection]\n[kv_cache]\n";
+
+/* Every cell of every panel of every sub-step explains itself, and every
+** operand it names is a cell (or row, or column) of a matrix the trace has. */
+START_TEST(test_modern_explain_every_cell)
+{
+    LessonError err;
+    Lesson *l = lesson_parse(MODERN_LESSON, strlen(MODERN_LESSON), "m.lesson", &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    Trace *t = attn_run(l, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    int cells = 0;
+    for (int k = 0; k < l->nstages; k++) {
+        View *v0 = stage_view(l, t, k);
+        int n = v0->nsteps;
+        stage_view_free(v0);
+        for (int st = 0; st < n; st++) {
+            StageOpts o = { 0, st };
+            View *v = stage_view_with(l, t, k, &o);
+            ck_assert_msg(v->npanels > 0, "stage %d step %d has no panels", k + 1, st);
+            ck_assert(n == 1 || v->step_name);
+            for (int p = 0; p < v->npanels; p++) {
+                const Panel *pn = &v->panels[p];
+                for (int i = 0; i < pn->m->rows; i++)
+                    for (int j = 0; j < pn->m->cols; j++) {
+                        Explain ex;
+                        ck_assert_msg(explain_at(l, t, v->setup, pn->ref, i + pn->row_offset, j + pn->col_offset, &ex),
+                                      "%s[%d][%d]", pn->matrix, i, j);
+                        ck_assert_msg(strlen(ex.text) > 8 && strcmp(ex.text, "?") && !strstr(ex.text, "nan"),
+                                      "%s[%d][%d]: %s", pn->matrix, i, j, ex.text);
+                        for (int q = 0; q < ex.nops; q++) {
+                            const Mat *m = trace_at(t, v->setup, ex.ops[q].ref);
+                            ck_assert_msg(m != NULL, "%s: operand %d missing", pn->matrix, q);
+                            ck_assert(ex.ops[q].row < m->rows && ex.ops[q].col < m->cols);
+                        }
+                        explain_free(&ex);
+                        cells++;
+                    }
+            }
+            stage_view_free(v);
+        }
+    }
+    ck_assert_int_gt(cells, 1000);
+    trace_free(t);
+    lesson_free(l);
+}
+END_TEST
+
+/* Explanations say what the numbers are: a rotated entry, a bias, a masked
+** window key, a cache step. */
+START_TEST(test_modern_explain_words)
+{
+    LessonError err;
+    Lesson *l = lesson_parse(MODERN_LESSON, strlen(MODERN_LESSON), "m.lesson", &err);
+    Trace *t = attn_run(l, &err);
+    ck_assert_ptr_nonnull(t);
+    char *x = explain_cell(l, t, 0, "head1.Q_rot", 3, 1);
+    has(x, "turns by a = ");
+    has(x, "y' = x\xc2\xb7sin a + y\xc2\xb7" "cos a");
+    free(x);
+    x = explain_cell(l, t, 0, "mask", 3, 1);
+    has(x, "outside the window of 2");
+    free(x);
+    x = explain_cell(l, t, 0, "mask", 4, 0);
+    has(x, "is padding (<pad>)");
+    free(x);
+    x = explain_cell(l, t, 0, "head2.kv_weights", 1, 3);
+    has(x, "not in the cache yet");
+    free(x);
+    x = explain_cell(l, t, 1, "head2.alibi", 3, 0);
+    has(x, "slope m = 2^(\xe2\x88\x92" "8\xc2\xb7" "2/2) = 0.0039");
+    free(x);
+    x = explain_cell(l, t, 0, "head1.online_output.b2", 2, 0);
+    has(x, "acc \xc3\xb7 \xe2\x84\x93");
+    free(x);
+    ck_assert_ptr_null(explain_cell(l, t, 0, "head1.online_output.b3", 2, 0));
+    trace_free(t);
+    lesson_free(l);
+}
+END_TEST
+
 /* The stage/explain/dump suite. */
 Suite *stage_suite(void)
 {
@@ -302,6 +391,8 @@ Suite *stage_suite(void)
     tcase_add_test(core, test_explain_weight_and_output);
     tcase_add_test(core, test_explain_masked_cells);
     tcase_add_test(core, test_dump_is_json_with_nulls);
+    tcase_add_test(core, test_modern_explain_every_cell);
+    tcase_add_test(core, test_modern_explain_words);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_explain_all_masked_row);

@@ -900,6 +900,47 @@ START_TEST(test_frame_marks_edits_and_errors)
 }
 END_TEST
 
+/* → and ← walk through the sub-steps of a stage before leaving it, and a
+** hovered cache cell outlines its operands inside the cache panels. */
+START_TEST(test_substeps)
+{
+    static const char *const text =
+        "title: Steps\n[setup]\nseed: 1\ntokens: a b c\nX = randn 3x4\nW_q = randn 4x4\nW_k = randn 4x4\nW_v = randn 4x2\n"
+        "queries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_v\nmask: causal\n[softmax]\n[kv_cache]\n[online_softmax]\nblock: 2\n";
+    ck_assert_int_eq(app_open_text(a, "steps.lesson", text, strlen(text)), 0);
+    app_next(a);
+    ck_assert_int_eq(a->stage, 1);
+    ck_assert_int_eq(a->view->nsteps, 4);                   /* three tokens, then the comparison */
+    ck_assert_str_eq(a->view->step_name, "t1");
+    app_next(a);
+    app_next(a);
+    ck_assert_int_eq(a->stage, 1);
+    ck_assert_str_eq(a->view->step_name, "t3");
+    int k = -1;                                             /* the K cache of step 3: rows 0-2 */
+    for (int i = 0; i < a->view->npanels; i++)
+        if (a->view->panels[i].ref.kind == TK_KV_WEIGHTS) k = i;
+    ck_assert_int_ge(k, 0);
+    app_hover(a, k, 0, 1);                                  /* the weight of key b for query c */
+    LayoutMark marks[16];
+    int n = app_marks(a, marks, 16), in_cache = 0;
+    for (int i = 0; i < n; i++) in_cache += a->view->panels[marks[i].panel].m->rows == 3 && marks[i].row == 1;
+    ck_assert_int_ge(in_cache, 1);                          /* key b's row, inside the K cache */
+    app_next(a);
+    ck_assert_str_eq(a->view->step_name, "all");
+    app_next(a);
+    ck_assert_int_eq(a->stage, 2);
+    ck_assert_str_eq(a->view->step_name, "b1");
+    app_prev(a);                                            /* back: the last sub-step of kv_cache */
+    ck_assert_int_eq(a->stage, 1);
+    ck_assert_str_eq(a->view->step_name, "all");
+    app_prev(a);
+    ck_assert_str_eq(a->view->step_name, "t3");
+    app_goto(a, 1);
+    ck_assert_int_eq(a->view->nsteps, 1);
+    ck_assert_ptr_null(a->view->step_name);
+}
+END_TEST
+
 /* The app-state suite. */
 Suite *state_suite(void)
 {
@@ -907,6 +948,7 @@ Suite *state_suite(void)
     TCase *core = tcase_create("core");
     tcase_add_checked_fixture(core, open_tour, close_tour);
     tcase_add_test(core, test_stepping);
+    tcase_add_test(core, test_substeps);
     tcase_add_test(core, test_toggles);
     tcase_add_test(core, test_scaling_and_temperature_recompute);
     tcase_add_test(core, test_mask_toggle);

@@ -13,8 +13,8 @@
 #include <string.h>
 
 static const char *const key_help[] = {
-    "\xe2\x86\x92  Space  PgDn  Enter", "next stage",
-    "\xe2\x86\x90  Backspace  PgUp", "previous stage",
+    "\xe2\x86\x92  Space  PgDn  Enter", "next stage (or sub-step)",
+    "\xe2\x86\x90  Backspace  PgUp", "previous stage (or sub-step)",
     "Home  End", "first, last stage",
     "1 \xe2\x80\xa6 9", "jump to a stage",
     "L", "lesson picker",

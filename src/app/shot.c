@@ -20,7 +20,7 @@
 /* The documented defaults. */
 ShotOpts app_shot_defaults(void)
 {
-    ShotOpts o = { 1280, 720, 1, false, false, NULL };
+    ShotOpts o = { 1280, 720, 1, false, false, NULL, 0 };
     return o;
 }
 
@@ -31,7 +31,8 @@ void app_shot_layout(FontSet *fonts, const Lesson *L, const Trace *T, int k, con
     Theme th = layout_theme(opts->dark);
     LayoutOpts lo = layout_defaults(w, h, &th, font_measure, fonts);
     lo.cmap = opts->cmap;
-    View *v = stage_view(L, T, k);
+    StageOpts so = { 0, opts->step };
+    View *v = stage_view_with(L, T, k, &so);
     layout_view(v, &lo, d);
     stage_view_free(v);
 }
@@ -92,12 +93,43 @@ int app_shot_save_list(FontSet *fonts, const DrawList *d, bool svg, const char *
     return r;
 }
 
+/* DIR/<lesson>-<NN>-<stage-id>[-<step>].<ext>. */
+char *app_shot_step_path(const char *dir, const Lesson *L, int k, const char *step, bool svg)
+{
+    Buf b = {0};
+    buf_printf(&b, "%s/%s-%02d-%s%s%s.%s", dir, L->name, k + 1, lesson_stage_name(L->stages[k].id), step ? "-" : "",
+               step ? step : "", svg ? "svg" : "png");
+    return buf_take(&b);
+}
+
 /* DIR/<lesson>-<NN>-<stage-id>.<ext>. */
 char *app_shot_path(const char *dir, const Lesson *L, int k, bool svg)
 {
-    Buf b = {0};
-    buf_printf(&b, "%s/%s-%02d-%s.%s", dir, L->name, k + 1, lesson_stage_name(L->stages[k].id), svg ? "svg" : "png");
-    return buf_take(&b);
+    return app_shot_step_path(dir, L, k, NULL, svg);
+}
+
+/* Write every sub-step of stage k (one file when it has none); 0 or 1. */
+static int export_stage(FontSet *fonts, const char *dir, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
+                        bool quiet)
+{
+    View *v = stage_view(L, T, k);
+    int n = v->nsteps;
+    stage_view_free(v);
+    for (int t = 0; t < n; t++) {
+        ShotOpts o = *opts;
+        o.step = t;
+        StageOpts so = { 0, t };
+        View *w = stage_view_with(L, T, k, &so);
+        char *path = app_shot_step_path(dir, L, k, n > 1 ? w->step_name : NULL, opts->svg);
+        stage_view_free(w);
+        char err[700];
+        int r = app_shot_write(fonts, L, T, k, &o, path, err, sizeof err);
+        if (r != 0) fprintf(stderr, "%s\n", err);
+        else if (!quiet) printf("%s\n", path);
+        free(path);
+        if (r != 0) return 1;
+    }
+    return 0;
 }
 
 /* Create dir (one level) if it is missing; 0 or -1 with a message. */
@@ -132,17 +164,8 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
             continue;
         }
         app_check_glyphs(paths[i], fonts, NULL);
-        for (int k = 0; k < L->nstages && code != 1; k++) {
-            char *path = app_shot_path(dir, L, k, opts->svg);
-            char err[700];
-            if (app_shot_write(fonts, L, T, k, opts, path, err, sizeof err) != 0) {
-                fprintf(stderr, "%s\n", err);
-                code = 1;
-            } else if (!quiet) {
-                printf("%s\n", path);
-            }
-            free(path);
-        }
+        for (int k = 0; k < L->nstages && code != 1; k++)
+            if (export_stage(fonts, dir, L, T, k, opts, quiet) != 0) code = 1;
         trace_free(T);
         lesson_free(L);
     }

@@ -21,6 +21,7 @@ typedef struct ShotOpts {
     bool dark;
     bool svg;               /* SVG instead of PNG */
     const char *cmap;       /* override every panel's colormap, or NULL */
+    int step;               /* the sub-step of a stage that has them (0-based) */
 } ShotOpts;
 
 /* Defaults: 1280x720 (a 16:9 slide), scale 1, light, PNG. */
@@ -42,8 +43,11 @@ int app_shot_save_list(FontSet *fonts, const DrawList *d, bool svg, const char *
 void app_shot_desc(const Lesson *L, int k, char *desc, size_t n);
 /* The file name of stage k: DIR/<lesson>-<NN>-<stage-id>.<png|svg> (caller frees). */
 char *app_shot_path(const char *dir, const Lesson *L, int k, bool svg);
+/* The same for one sub-step: DIR/<lesson>-<NN>-<stage-id>-<step>.<ext>
+** (step is the view's step_name, e.g. "t3"; NULL for none). */
+char *app_shot_step_path(const char *dir, const Lesson *L, int k, const char *step, bool svg);
 
-/* Write every stage of every lesson in paths to dir (created if missing),
+/* Write every stage (every sub-step of those that have them) of every lesson in paths to dir (created if missing),
 ** printing each file unless quiet. Returns the exit code: 0, 1 (I/O, font)
 ** or 2 (an invalid lesson; the others are still written). */
 int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const char *font, bool quiet);

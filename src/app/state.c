@@ -101,7 +101,7 @@ static void refresh_view(AppState *a)
     stage_view_free(a->view);
     a->view = NULL;
     if (!a->L || !a->T) return;
-    StageOpts o = { a->head };
+    StageOpts o = { a->head, a->step };
     a->view = stage_view_with(a->L, a->T, a->stage, &o);
     if (a->predict != PREDICT_OFF) a->predict_panel = weights_panel(a->view);
 }
@@ -115,7 +115,8 @@ unsigned long long app_hidden_panels(const AppState *a)
     for (int i = 0; i < a->view->npanels && i < 64; i++) {
         TraceKind k = a->view->panels[i].ref.kind;
         if (k == TK_RAW || k == TK_SCALED || k == TK_MASKED || k == TK_WEIGHTS || k == TK_OUTPUT
-            || k == TK_CONCAT || k == TK_FINAL || k == TK_ENTROPY)
+            || k == TK_CONCAT || k == TK_FINAL || k == TK_ENTROPY || k == TK_BIASED || k == TK_KV_WEIGHTS
+            || k == TK_KV_OUTPUT || (k >= TK_OS_MAX && k <= TK_OS_DIFF))
             bits |= 1ULL << i;
     }
     return bits;
@@ -173,6 +174,7 @@ int app_open_text(AppState *a, const char *path, const char *text, size_t len)
         return -1;
     }
     a->stage = 0;
+    a->step = 0;
     a->head = 0;
     app_adopt(a, L, T);
     free(a->path);
@@ -216,14 +218,38 @@ static void go(AppState *a, int k)
     if (k == a->stage && a->view) return;
     a->stage = k;
     a->head = 0;
+    a->step = 0;
     reset_stage_state(a);
     refresh_view(a);
 }
 
-/* Next stage. */
-void app_next(AppState *a) { go(a, a->stage + 1); }
-/* Previous stage. */
-void app_prev(AppState *a) { go(a, a->stage - 1); }
+/* Move to sub-step a->step + dir of the current stage; false when the
+** stage has no such sub-step. */
+static bool substep(AppState *a, int dir)
+{
+    if (!a->view || a->step + dir < 0 || a->step + dir >= a->view->nsteps) return false;
+    a->step += dir;
+    reset_stage_state(a);
+    refresh_view(a);
+    return true;
+}
+
+/* Next sub-step, else next stage. */
+void app_next(AppState *a)
+{
+    if (!substep(a, 1)) go(a, a->stage + 1);
+}
+
+/* Previous sub-step, else the last sub-step of the previous stage. */
+void app_prev(AppState *a)
+{
+    if (substep(a, -1) || a->stage == 0) return;
+    go(a, a->stage - 1);
+    if (a->view && a->view->nsteps > 1) {
+        a->step = a->view->nsteps - 1;
+        refresh_view(a);
+    }
+}
 /* First stage. */
 void app_first(AppState *a) { go(a, 0); }
 /* Last stage. */
@@ -485,9 +511,11 @@ static int op_marks(const AppState *a, const ExplainOp *op, LayoutMark *out, int
         const Panel *pn = &a->view->panels[i];
         if (!trace_ref_eq(pn->ref, op->ref, heads)) continue;
         int r = op->row, c = op->col;
-        if (pn->owned && pn->kind == PANEL_HEATMAP) {               /* one row of the matrix */
-            if (r >= 0 && r != pn->row_offset) continue;
-            r = r >= 0 ? 0 : -1;
+        if (pn->owned && pn->kind == PANEL_HEATMAP) {               /* a part of the matrix */
+            if (r >= 0 && (r < pn->row_offset || r >= pn->row_offset + pn->m->rows)) continue;
+            if (c >= 0 && (c < pn->col_offset || c >= pn->col_offset + pn->m->cols)) continue;
+            r = r >= 0 ? r - pn->row_offset : -1;
+            c = c >= 0 ? c - pn->col_offset : -1;
         }
         if (pn->kind == PANEL_PLOT && c >= 0) {
             c -= pn->col_offset;

@@ -62,6 +62,7 @@ typedef struct AppState {
     int cmap;               /* -1: the lesson's colormaps, else an index into cmap names */
     float text_scale;
     int head;               /* H: 0 = the stage's own choice, else a head to show */
+    int step;               /* the sub-step of stages that have them (kv_cache, online_softmax) */
 
     /* pointer */
     int hover_panel, hover_row, hover_col;
@@ -115,7 +116,8 @@ int app_open(AppState *a, const char *path);
 /* Open lesson text already in memory (path names it in messages). */
 int app_open_text(AppState *a, const char *path, const char *text, size_t len);
 
-/* Stepping. */
+/* Stepping: → and ← move through a stage's sub-steps before leaving it
+** (arriving backwards at a stage with sub-steps shows its last one). */
 void app_next(AppState *a);
 void app_prev(AppState *a);
 void app_first(AppState *a);

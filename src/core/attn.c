@@ -4,9 +4,12 @@
 ** finite or ±∞ inputs: softmax handles -∞ (masked), all-masked rows and +∞.
 */
 #include "attn.h"
+#include "util.h"
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Q·Kᵀ without building Kᵀ: each score is a dot product of two rows. */
 Mat *attn_scores(const Mat *Q, const Mat *K)
@@ -183,4 +186,186 @@ Mat *attn_entropy(const Mat *W)
         mat_set(E, i, 0, h == 0.0 ? 0.0 : h);
     }
     return E;
+}
+
+/* i − j < w. */
+Mat *attn_window_mask(int n, int w)
+{
+    Mat *M = mat_create(n, n);
+    if (!M) return NULL;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) mat_set(M, i, j, i - j < w ? 1.0 : 0.0);
+    return M;
+}
+
+/* The top-left p x p block. */
+Mat *attn_prefix_mask(int n, int p)
+{
+    Mat *M = mat_create(n, n);
+    if (!M) return NULL;
+    for (int i = 0; i < n && i < p; i++)
+        for (int j = 0; j < n && j < p; j++) mat_set(M, i, j, 1.0);
+    return M;
+}
+
+/* Neither the query nor the key is padding. */
+Mat *attn_padding_mask(const bool *qpad, int nq, const bool *kpad, int nk)
+{
+    Mat *M = mat_create(nq, nk);
+    if (!M) return NULL;
+    for (int i = 0; i < nq; i++)
+        for (int j = 0; j < nk; j++) mat_set(M, i, j, qpad[i] || kpad[j] ? 0.0 : 1.0);
+    return M;
+}
+
+/* a and b, or a or b, elementwise (any nonzero counts as 1). */
+static Mat *mask_combine(const Mat *a, const Mat *b, bool both)
+{
+    if (!mat_same_shape(a, b)) {
+        mat_fail("cannot combine a %dx%d mask with a %dx%d one", a->rows, a->cols, b->rows, b->cols);
+        return NULL;
+    }
+    Mat *M = mat_create(a->rows, a->cols);
+    for (long i = 0; i < (long)a->rows * a->cols; i++) {
+        bool x = a->data[i] != 0.0, y = b->data[i] != 0.0;
+        M->data[i] = (both ? x && y : x || y) ? 1.0 : 0.0;
+    }
+    return M;
+}
+
+/* Both masks allow. */
+Mat *attn_mask_and(const Mat *a, const Mat *b) { return mask_combine(a, b, true); }
+/* Either mask allows. */
+Mat *attn_mask_or(const Mat *a, const Mat *b) { return mask_combine(a, b, false); }
+
+/*
+** The sinusoidal encoding. Column pairs share a frequency 1/10000^(2i/d),
+** from one turn per 2π positions down to one per 2π·10000: every position
+** gets a distinct pattern, and PE[p + k] is a fixed rotation of PE[p].
+** The exponent is computed as numpy writes it, 2i/d, then pow.
+*/
+Mat *attn_sinusoidal(int n, int d)
+{
+    Mat *M = mat_create(n, d);
+    if (!M) return NULL;
+    for (int p = 0; p < n; p++)
+        for (int c = 0; c < d; c++) {
+            int i2 = c - c % 2;
+            double a = p / pow(10000.0, (double)i2 / d);
+            mat_set(M, p, c, c % 2 ? cos(a) : sin(a));
+        }
+    return M;
+}
+
+/* p·θ_i with θ_i = base^(−2i/d). */
+Mat *attn_rope_angles(int n, int d, double base)
+{
+    Mat *M = mat_create(n, d / 2);
+    if (!M) return NULL;
+    for (int p = 0; p < n; p++)
+        for (int i = 0; i < d / 2; i++) mat_set(M, p, i, p * pow(base, -2.0 * i / d));
+    return M;
+}
+
+/* Turn each pair of a row by its angle. */
+Mat *attn_rope(const Mat *M, const Mat *angles)
+{
+    if (M->cols % 2 || angles->cols != M->cols / 2 || angles->rows != M->rows) {
+        mat_fail("cannot rotate a %dx%d matrix by %dx%d angles", M->rows, M->cols, angles->rows, angles->cols);
+        return NULL;
+    }
+    Mat *R = mat_create(M->rows, M->cols);
+    for (int p = 0; p < M->rows; p++)
+        for (int i = 0; i < M->cols / 2; i++) {
+            double a = mat_get(angles, p, i), c = cos(a), s = sin(a);
+            double x = mat_get(M, p, 2 * i), y = mat_get(M, p, 2 * i + 1);
+            mat_set(R, p, 2 * i, x * c - y * s);
+            mat_set(R, p, 2 * i + 1, x * s + y * c);
+        }
+    return R;
+}
+
+/* 2^(−8h/H). */
+double attn_alibi_slope(int h, int heads)
+{
+    return pow(2.0, -8.0 * h / heads);
+}
+
+/* −slope·|i − j|. */
+Mat *attn_alibi_bias(int n, int m, double slope)
+{
+    Mat *B = mat_create(n, m);
+    if (!B) return NULL;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) mat_set(B, i, j, -slope * fabs((double)(i - j)));
+    return B;
+}
+
+/* Release an OnlineSoftmax's matrices. */
+void attn_online_free(OnlineSoftmax *os)
+{
+    mat_free(os->max); mat_free(os->sum); mat_free(os->rescale); mat_free(os->acc); mat_free(os->out);
+    os->max = os->sum = os->rescale = os->acc = os->out = NULL;
+}
+
+/* One block of keys [j0, j1) for row i: update m, ℓ and the accumulator
+** acc (d values) in place; returns the rescale factor. */
+static double online_block(const double *s, const Mat *V, int j0, int j1, double *m, double *l, double *acc)
+{
+    double mx = *m;
+    for (int j = j0; j < j1; j++) if (s[j] > mx) mx = s[j];
+    /* nothing visible yet: nothing to rescale (and exp(−∞ − −∞) is NaN) */
+    double r = mx == -INFINITY ? 1.0 : exp(*m - mx);
+    *l *= r;
+    for (int c = 0; c < V->cols; c++) acc[c] *= r;
+    for (int j = j0; j < j1; j++) {
+        if (s[j] == -INFINITY) continue;
+        double e = exp(s[j] - mx);
+        *l += e;
+        for (int c = 0; c < V->cols; c++) acc[c] += e * mat_get(V, j, c);
+    }
+    *m = mx;
+    return r;
+}
+
+/*
+** FlashAttention's softmax, one block of keys at a time. Each row keeps a
+** running maximum m, a running sum ℓ of exp(s − m) and a running weighted
+** sum of values. When a block raises the maximum from m_old to m_new, the
+** sum and the accumulator so far were computed against the old maximum, so
+** both are multiplied by exp(m_old − m_new) before the block's own terms are
+** added. After the last block, acc ÷ ℓ is softmax(S)·V, up to rounding.
+*/
+bool attn_online_softmax(const Mat *S, const Mat *V, int block, OnlineSoftmax *os)
+{
+    memset(os, 0, sizeof *os);
+    if (block < 1 || S->cols != V->rows) {
+        mat_fail("online softmax needs a block of at least 1 and as many value rows (%d) as keys (%d)", V->rows, S->cols);
+        return false;
+    }
+    int n = S->rows, nk = S->cols, d = V->cols, nb = (nk + block - 1) / block;
+    os->max = mat_create(n, nb);
+    os->sum = mat_create(n, nb);
+    os->rescale = mat_create(n, nb);
+    os->acc = mat_create(n, nb * d);
+    os->out = mat_create(n, d);
+    if (!os->max || !os->sum || !os->rescale || !os->acc || !os->out) {
+        attn_online_free(os);
+        return false;
+    }
+    double *acc = xcalloc((size_t)(d ? d : 1), sizeof *acc);
+    for (int i = 0; i < n; i++) {
+        double m = -INFINITY, l = 0.0;
+        for (int c = 0; c < d; c++) acc[c] = 0.0;
+        for (int b = 0; b < nb; b++) {
+            int j1 = (b + 1) * block < nk ? (b + 1) * block : nk;
+            mat_set(os->rescale, i, b, online_block(mat_row(S, i), V, b * block, j1, &m, &l, acc));
+            mat_set(os->max, i, b, m);
+            mat_set(os->sum, i, b, l);
+            for (int c = 0; c < d; c++) mat_set(os->acc, i, b * d + c, acc[c]);
+        }
+        for (int c = 0; c < d; c++) mat_set(os->out, i, c, l > 0 ? acc[c] / l : 0.0);
+    }
+    free(acc);
+    return true;
 }

@@ -11,6 +11,7 @@
 #ifndef ATTNLAB_ATTN_H
 #define ATTNLAB_ATTN_H
 
+#include <stdbool.h>
 #include "mat.h"
 
 /* Raw similarity scores Q·Kᵀ (n x m). NULL if Q and K widths differ. */
@@ -43,5 +44,49 @@ Mat *attn_concat_heads(Mat *const *outs, int heads);
 Mat *attn_additive_scores(const Mat *Q, const Mat *K, const Mat *W1, const Mat *W2, const Mat *v);
 /* Entropy in nats of each row of weights, -Σ w·ln w with 0·ln 0 = 0 (n x 1). */
 Mat *attn_entropy(const Mat *W);
+
+/* ---- masks built from parts (1 = may attend) ---- */
+/* The window part of a sliding-window mask: 1 where i − j < w (a key at
+** most w − 1 places back; later keys are left to the causal part). */
+Mat *attn_window_mask(int n, int w);
+/* The prefix part of a prefix-LM mask: 1 where both i and j are below p. */
+Mat *attn_prefix_mask(int n, int p);
+/* The padding part: 0 in the rows of pad queries and the columns of pad
+** keys (qpad[i], kpad[j] true for padding), 1 elsewhere. */
+Mat *attn_padding_mask(const bool *qpad, int nq, const bool *kpad, int nk);
+/* Elementwise and (both) or or (either) of two 0/1 masks of one shape. */
+Mat *attn_mask_and(const Mat *a, const Mat *b);
+Mat *attn_mask_or(const Mat *a, const Mat *b);
+
+/* ---- positions ---- */
+/* The sinusoidal encoding of "Attention Is All You Need" (n x d):
+** PE[p][2i] = sin(p / 10000^(2i/d)), PE[p][2i+1] = cos(the same). */
+Mat *attn_sinusoidal(int n, int d);
+/* RoPE's angles (n x d/2): angle[p][i] = p·θ_i with θ_i = base^(−2i/d). */
+Mat *attn_rope_angles(int n, int d, double base);
+/* Rotate each pair (2i, 2i+1) of row p of M by angle[p][i]:
+** (x, y) -> (x·cos a − y·sin a, x·sin a + y·cos a). NULL if shapes differ. */
+Mat *attn_rope(const Mat *M, const Mat *angles);
+/* ALiBi's slope for head h of H (1-based): 2^(−8h/H). */
+double attn_alibi_slope(int h, int heads);
+/* ALiBi's bias (n x m): −slope·|i − j|. */
+Mat *attn_alibi_bias(int n, int m, double slope);
+
+/* ---- FlashAttention's online softmax ---- */
+/* The states after each block of keys: for nb blocks of `block` keys,
+** max, sum and rescale are n x nb (column b: after block b), acc is
+** n x nb·d_v (block b's accumulator in columns b·d_v …), out n x d_v. */
+typedef struct OnlineSoftmax {
+    Mat *max;       /* running maximum m (−∞ until a visible key is seen) */
+    Mat *sum;       /* running sum ℓ of exp(s − m) */
+    Mat *rescale;   /* exp(m_old − m_new): how much the old sum and accumulator shrink */
+    Mat *acc;       /* running Σ exp(s − m)·v */
+    Mat *out;       /* acc ÷ ℓ after the last block (0 for a row that sees no key) */
+} OnlineSoftmax;
+/* Softmax(S)·V in blocks of keys, never holding a whole row of weights.
+** False (os zeroed) if shapes do not fit or block < 1. */
+bool attn_online_softmax(const Mat *S, const Mat *V, int block, OnlineSoftmax *os);
+/* Release the matrices of an OnlineSoftmax. */
+void attn_online_free(OnlineSoftmax *os);
 
 #endif

@@ -37,15 +37,21 @@ static void number(Buf *out, double v)
     else buf_puts(out, "null");
 }
 
-/* One panel's matrix. */
-static void panel(Buf *out, const Panel *p)
+/* One panel's matrix: a part of a trace matrix is named "weights[3]" (its
+** row 3, 1-based, whole) or "K[0:3,0:4]" (rows and columns as Python
+** slices of the whole). */
+static void panel(Buf *out, const Panel *p, const Mat *whole)
 {
     const Mat *m = p->m;
     buf_puts(out, "{\"name\": ");
     if (p->owned) {
-        char name[80];
+        char name[120];
         if (p->kind == PANEL_PLOT) snprintf(name, sizeof name, "%s[head %d]", p->matrix, p->col_offset + 1);
-        else snprintf(name, sizeof name, "%s[%d]", p->matrix, p->row_offset + 1);
+        else if (m->rows == 1 && p->col_offset == 0 && whole && m->cols == whole->cols)
+            snprintf(name, sizeof name, "%s[%d]", p->matrix, p->row_offset + 1);
+        else
+            snprintf(name, sizeof name, "%s[%d:%d,%d:%d]", p->matrix, p->row_offset, p->row_offset + m->rows,
+                     p->col_offset, p->col_offset + m->cols);
         dump_string(out, name);
     } else {
         dump_string(out, p->matrix);
@@ -66,7 +72,18 @@ static void panel(Buf *out, const Panel *p)
     buf_puts(out, "]}");
 }
 
-/* Every stage. */
+/* The panels of a view as a JSON list. */
+static void panels(Buf *out, const View *v, const Trace *T)
+{
+    buf_puts(out, "[");
+    for (int i = 0; i < v->npanels; i++) {
+        buf_puts(out, i ? ",\n    " : "\n    ");
+        panel(out, &v->panels[i], trace_at(T, v->setup, v->panels[i].ref));
+    }
+    buf_puts(out, "]");
+}
+
+/* Every stage; a stage with sub-steps also lists each one's panels. */
 void dump_json(const Lesson *L, const Trace *T, Buf *out)
 {
     buf_puts(out, "{\"lesson\": ");
@@ -78,12 +95,24 @@ void dump_json(const Lesson *L, const Trace *T, Buf *out)
         View *v = stage_view(L, T, k);
         buf_printf(out, "%s\n  {\"index\": %d, \"id\": \"%s\", \"title\": ", k ? "," : "", k + 1, lesson_stage_name(v->id));
         dump_string(out, v->title);
-        buf_puts(out, ", \"matrices\": [");
-        for (int i = 0; i < v->npanels; i++) {
-            buf_puts(out, i ? ",\n    " : "\n    ");
-            panel(out, &v->panels[i]);
+        buf_puts(out, ", \"matrices\": ");
+        panels(out, v, T);
+        int n = v->nsteps;
+        if (n > 1) buf_puts(out, ", \"steps\": [");
+        for (int t = 0; t < n && n > 1; t++) {
+            StageOpts o = { 0, t };
+            View *w = stage_view_with(L, T, k, &o);
+            buf_printf(out, "%s\n   {\"step\": ", t ? "," : "");
+            dump_string(out, w->step_name ? w->step_name : "");
+            buf_puts(out, ", \"note\": ");
+            dump_string(out, w->note ? w->note : "");
+            buf_puts(out, ", \"matrices\": ");
+            panels(out, w, T);
+            buf_puts(out, "}");
+            stage_view_free(w);
         }
-        buf_puts(out, "]}");
+        if (n > 1) buf_puts(out, "]");
+        buf_puts(out, "}");
         stage_view_free(v);
     }
     buf_puts(out, "\n]}\n");

@@ -5,6 +5,7 @@
 ** reads is exactly what the heatmap shows.
 */
 #include "explain.h"
+#include "attn.h"
 #include "util.h"
 
 #include <inttypes.h>
@@ -114,13 +115,17 @@ static void ex_projection(Ex *e, TraceKind k, int i, int j, double v)
 {
     const Operand *o = k == TK_Q ? &e->su->queries : k == TK_K ? &e->su->keys : &e->su->values;
     const char *which = trace_kind_name(k);
-    const Mat *X = trace_at(e->T, e->s, trace_input_ref(o->input));
+    bool pe = e->su->positions == POS_SINUSOIDAL;
+    TraceRef xr = pe ? trace_ref(TK_XPE, 0) : trace_input_ref(o->input);
+    const char *xname = pe ? "(X + PE)" : o->input;
+    const Mat *X = trace_at(e->T, e->s, xr);
     int w = k == TK_V ? e->ts->d_v : e->ts->d_k;
-    int col = j + (e->head > 0 && e->ts->heads > 1 ? (e->head - 1) * w : 0);
-    op(e, trace_input_ref(o->input), i, -1);
+    int slot = e->head > 0 && k != TK_Q ? trace_kv_head(e->ts, e->head) : e->head;    /* K and V: the head's K/V head */
+    int col = j + (e->head > 0 && e->ts->heads > 1 ? (slot - 1) * w : 0);
+    op(e, xr, i, -1);
     if (!o->weight) {
-        buf_printf(&e->out, "%s = %s, so %s[%d][%d] = %s[%d][%d] = ", which, o->input, which, i + 1, j + 1,
-                   o->input, i + 1, col + 1);
+        buf_printf(&e->out, "%s = %s, so %s[%d][%d] = %s[%d][%d] = ", which, xname, which, i + 1, j + 1,
+                   xname, i + 1, col + 1);
         num(&e->out, v, false);
         e->ex->ops[e->ex->nops - 1].col = col;
         return;
@@ -129,9 +134,12 @@ static void ex_projection(Ex *e, TraceKind k, int i, int j, double v)
     op(e, trace_input_ref(o->weight), -1, col);
     if (e->head > 0 && e->ts->heads > 1) buf_printf(&e->out, "head %d of %d: ", e->head, e->ts->heads);
     buf_printf(&e->out, "%s[%d][%d] = row %d of %s \xc2\xb7 column %d of %s\n= ", which, i + 1, j + 1, i + 1,
-               o->input, col + 1, o->weight);
+               xname, col + 1, o->weight);
     dot_line(&e->out, mat_row(X, i), 1, W->data + col, W->cols, X->cols, v);
-    if (e->head > 0 && e->ts->heads > 1)
+    if (e->head > 0 && e->ts->heads > 1 && slot != e->head)
+        buf_printf(&e->out, "\n(head %d shares K/V head %d: columns %d\xe2\x80\x93%d of %s)", e->head, slot,
+                   (slot - 1) * w + 1, slot * w, o->weight);
+    else if (e->head > 0 && e->ts->heads > 1)
         buf_printf(&e->out, "\n(head %d uses columns %d\xe2\x80\x93%d of %s)", e->head, (e->head - 1) * w + 1,
                    e->head * w, o->weight);
 }
@@ -140,9 +148,10 @@ static void ex_projection(Ex *e, TraceKind k, int i, int j, double v)
 ** additive form. */
 static void ex_raw(Ex *e, int i, int j, double raw)
 {
-    const Mat *Q = mat_of(e, TK_Q), *K = mat_of(e, TK_K);
-    op(e, trace_ref(TK_Q, e->head), i, -1);
-    op(e, trace_ref(TK_K, e->head), j, -1);
+    TraceKind qk = trace_score_q(e->su), kk = trace_score_k(e->su);
+    const Mat *Q = mat_of(e, qk), *K = mat_of(e, kk);
+    op(e, trace_ref(qk, e->head), i, -1);
+    op(e, trace_ref(kk, e->head), j, -1);
     if (e->su->score == SCORE_ADDITIVE) {
         const Mat *W1 = trace_at(e->T, e->s, trace_input_ref(e->su->add_w1));
         const Mat *W2 = trace_at(e->T, e->s, trace_input_ref(e->su->add_w2));
@@ -167,7 +176,8 @@ static void ex_raw(Ex *e, int i, int j, double raw)
         return;
     }
     if (e->ts->heads > 1) buf_printf(&e->out, "head %d of %d: ", e->head, e->ts->heads);
-    buf_printf(&e->out, "q\xc2\xb7k for query \xe2\x80\x9c%s\xe2\x80\x9d and key \xe2\x80\x9c%s\xe2\x80\x9d\n= ", qtok(e, i), ktok(e, j));
+    buf_printf(&e->out, "q\xc2\xb7k for query \xe2\x80\x9c%s\xe2\x80\x9d and key \xe2\x80\x9c%s\xe2\x80\x9d%s\n= ", qtok(e, i), ktok(e, j),
+               qk == TK_QROT ? " (both rotated by RoPE)" : "");
     dot_line(&e->out, mat_row(Q, i), 1, mat_row(K, j), 1, Q->cols, raw);
 }
 
@@ -211,9 +221,33 @@ static bool masked(const Ex *e, int i, int j)
     return M && mat_get(M, i, j) == 0.0;
 }
 
+/* Which part of a mask made of parts hides key j from query i. */
+static void why_parts(Ex *e, int i, int j)
+{
+    const Setup *su = e->su;
+    unsigned p = su->mask_parts;
+    bool prefix = (p & MASKP_PREFIX) && i < su->prefix && j < su->prefix;
+    if ((p & MASKP_PADDING) && !strcmp(qtok(e, i), su->pad_token))
+        buf_printf(&e->out, "query %d is padding (%s): the padding mask blocks its whole row", i + 1, su->pad_token);
+    else if ((p & MASKP_PADDING) && !strcmp(ktok(e, j), su->pad_token))
+        buf_printf(&e->out, "key %d is padding (%s): the padding mask blocks it for every query", j + 1, su->pad_token);
+    else if ((p & MASKP_CAUSAL) && j > i && !prefix)
+        buf_printf(&e->out, "key \xe2\x80\x9c%s\xe2\x80\x9d (position %d) comes after query \xe2\x80\x9c%s\xe2\x80\x9d (position %d)%s",
+                   ktok(e, j), j + 1, qtok(e, i), i + 1, p & MASKP_PREFIX ? ", and not both are in the prefix" : ": blocked by the causal mask");
+    else if ((p & MASKP_SLIDING) && i - j >= su->window)
+        buf_printf(&e->out, "key %d is %d places back from query %d, outside the window of %d (it sees keys %d\xe2\x80\x93%d)",
+                   j + 1, i - j, i + 1, su->window, i - su->window + 2, i + 1);
+    else
+        buf_puts(&e->out, "the mask blocks this key");
+}
+
 /* Why a key is hidden from a query. */
 static void why_masked(Ex *e, int i, int j)
 {
+    if (e->su->mask == MASK_PARTS) {
+        why_parts(e, i, j);
+        return;
+    }
     if (e->su->mask == MASK_CAUSAL)
         buf_printf(&e->out, "key \xe2\x80\x9c%s\xe2\x80\x9d (position %d) comes after query \xe2\x80\x9c%s\xe2\x80\x9d (position %d): "
                    "blocked by the causal mask", ktok(e, j), j + 1, qtok(e, i), i + 1);
@@ -230,6 +264,19 @@ static void ex_mask(Ex *e, int i, int j, double v)
     else buf_printf(&e->out, "query \xe2\x80\x9c%s\xe2\x80\x9d may attend to key \xe2\x80\x9c%s\xe2\x80\x9d", qtok(e, i), ktok(e, j));
 }
 
+/* A biased score: the scaled score plus ALiBi's distance penalty. */
+static void ex_biased(Ex *e, int i, int j, double v)
+{
+    double sc = mat_get(mat_of(e, TK_SCALED), i, j), b = mat_get(mat_of(e, TK_ALIBI), i, j);
+    op(e, trace_ref(TK_SCALED, e->head), i, j);
+    op(e, trace_ref(TK_ALIBI, e->head), i, j);
+    ex_scaled(e, i, j, sc);
+    buf_puts(&e->out, "\n+ ALiBi bias ");
+    num(&e->out, b, true);
+    buf_puts(&e->out, " = ");
+    num(&e->out, v, false);
+}
+
 /* A masked score: the scaled score, or −∞. */
 static void ex_masked(Ex *e, int i, int j, double v)
 {
@@ -240,15 +287,16 @@ static void ex_masked(Ex *e, int i, int j, double v)
         buf_puts(&e->out, "\nexp(\xe2\x88\x92\xe2\x88\x9e) = 0, so this key's weight is exactly 0");
         return;
     }
-    op(e, trace_ref(TK_SCALED, e->head), i, j);
-    ex_scaled(e, i, j, v);
+    op(e, trace_ref(trace_mask_input(e->su), e->head), i, j);
+    if (e->su->positions == POS_ALIBI) ex_biased(e, i, j, v);
+    else ex_scaled(e, i, j, v);
     buf_puts(&e->out, "\nnot masked: the score passes through");
 }
 
 /* A weight: the softmax of its row of scores. */
 static void ex_weight(Ex *e, int i, int j, double w)
 {
-    TraceKind in = e->su->mask != MASK_NONE ? TK_MASKED : TK_SCALED;
+    TraceKind in = trace_softmax_input(e->su);
     const Mat *S = mat_of(e, in);
     op(e, trace_ref(in, e->head), i, -1);
     const double *row = mat_row(S, i);
@@ -348,6 +396,243 @@ static void ex_entropy(Ex *e, int i, int j, double v)
                     seen, log((double)seen), seen, seen == 1 ? "" : "s");
 }
 
+/* A cell of one part of a mask. */
+static void ex_mask_part(Ex *e, TraceKind k, int i, int j, double v)
+{
+    const Setup *su = e->su;
+    buf_printf(&e->out, "%s[%d][%d] = %.0f\n", trace_kind_name(k), i + 1, j + 1, v);
+    if (k == TK_MASK_CAUSAL)
+        buf_printf(&e->out, "causal: key %d %s query %d", j + 1, j <= i ? "is not after" : "comes after", i + 1);
+    else if (k == TK_MASK_WINDOW)
+        buf_printf(&e->out, "window: query %d minus key %d is %d, %s %d (the causal part takes care of later keys)",
+                   i + 1, j + 1, i - j, i - j < su->window ? "below" : "not below", su->window);
+    else if (k == TK_MASK_PREFIX)
+        buf_printf(&e->out, "prefix: %s (the first %d tokens see each other both ways; elsewhere the causal part decides)",
+                   i < su->prefix && j < su->prefix ? "both are in the prefix" : "not both in the prefix", su->prefix);
+    else
+        buf_printf(&e->out, "padding: query \xe2\x80\x9c%s\xe2\x80\x9d and key \xe2\x80\x9c%s\xe2\x80\x9d: %s", qtok(e, i), ktok(e, j),
+                   v != 0.0 ? "neither is padding" : "padding takes part, so the pair is blocked");
+}
+
+/* A cell of the sinusoidal encoding, or of X + PE. */
+static void ex_positions(Ex *e, TraceKind k, int i, int j, double v)
+{
+    const Mat *P = trace_at(e->T, e->s, trace_ref(TK_PE, 0));
+    double pe = mat_get(P, i, j);
+    if (k == TK_XPE) {
+        const char *x = e->su->queries.input;
+        double xv = mat_get(trace_at(e->T, e->s, trace_input_ref(x)), i, j);
+        op(e, trace_input_ref(x), i, j);
+        op(e, trace_ref(TK_PE, 0), i, j);
+        buf_printf(&e->out, "%s[%d][%d] + PE[%d][%d] = ", x, i + 1, j + 1, i + 1, j + 1);
+        num(&e->out, xv, false);
+        buf_puts(&e->out, " + ");
+        num(&e->out, pe, true);
+        buf_puts(&e->out, " = ");
+        num(&e->out, v, false);
+        buf_puts(&e->out, "\nthe projections read this sum, so every query, key and value knows its position");
+        return;
+    }
+    int d = P->cols, i2 = j - j % 2;
+    double f = pow(10000.0, (double)i2 / d);
+    buf_printf(&e->out, "PE[%d][%d]: position p = %d, column %d of %d\n= %s(%d / 10000^(%d/%d)) = %s(%d / ", i + 1, j + 1, i,
+               j + 1, d, j % 2 ? "cos" : "sin", i, i2, d, j % 2 ? "cos" : "sin", i);
+    num(&e->out, f, false);
+    buf_puts(&e->out, ") = ");
+    num(&e->out, v, false);
+    buf_printf(&e->out, "\ncolumns %d and %d share this frequency; later columns turn more slowly", i2 + 1, i2 + 2);
+}
+
+/* A RoPE angle, or a rotated entry of Q or K. */
+static void ex_rope(Ex *e, TraceKind k, int i, int j, double v)
+{
+    const Mat *A = trace_at(e->T, e->s, trace_ref(TK_ROPE_ANGLES, 0));
+    int dk = e->ts->d_k, pair = k == TK_ROPE_ANGLES ? j : j / 2;
+    double a = mat_get(A, i, pair), theta = pow(e->su->rope_base, -2.0 * pair / dk);
+    if (k == TK_ROPE_ANGLES) {
+        buf_printf(&e->out, "angle of pair %d at position p = %d\n= p\xc2\xb7\xce\xb8 with \xce\xb8 = %g^(\xe2\x88\x92%d/%d) = ",
+                   j + 1, i, e->su->rope_base, 2 * pair, dk);
+        num(&e->out, theta, false);
+        buf_printf(&e->out, "\n= %d \xc3\x97 ", i);
+        num(&e->out, theta, false);
+        buf_puts(&e->out, " = ");
+        num(&e->out, v, false);
+        buf_puts(&e->out, " radians");
+        return;
+    }
+    TraceKind src = k == TK_QROT ? TK_Q : TK_K;
+    const Mat *M = mat_of(e, src);
+    double x = mat_get(M, i, 2 * pair), y = mat_get(M, i, 2 * pair + 1);
+    op(e, trace_ref(src, e->head), i, 2 * pair);
+    op(e, trace_ref(src, e->head), i, 2 * pair + 1);
+    op(e, trace_ref(TK_ROPE_ANGLES, 0), i, pair);
+    if (e->ts->heads > 1) buf_printf(&e->out, "head %d of %d: ", e->head, e->ts->heads);
+    buf_printf(&e->out, "%s rotated, row \xe2\x80\x9c%s\xe2\x80\x9d: pair (x, y) = (", trace_kind_name(src), qtok(e, i));
+    num(&e->out, x, false);
+    buf_puts(&e->out, ", ");
+    num(&e->out, y, false);
+    buf_puts(&e->out, ") turns by a = ");
+    num(&e->out, a, false);
+    buf_puts(&e->out, j % 2 ? "\ny' = x\xc2\xb7" "sin a + y\xc2\xb7" "cos a = " : "\nx' = x\xc2\xb7" "cos a \xe2\x88\x92 y\xc2\xb7" "sin a = ");
+    num(&e->out, x, true);
+    buf_puts(&e->out, j % 2 ? "\xc3\x97" : "\xc3\x97");
+    num(&e->out, j % 2 ? sin(a) : cos(a), true);
+    buf_puts(&e->out, j % 2 ? " + " : " \xe2\x88\x92 ");
+    num(&e->out, y, true);
+    buf_puts(&e->out, "\xc3\x97");
+    num(&e->out, j % 2 ? cos(a) : sin(a), true);
+    buf_puts(&e->out, " = ");
+    num(&e->out, v, false);
+    buf_puts(&e->out, "\na turn keeps the length; q\xc2\xb7k then depends on the difference of the two positions");
+}
+
+/* ALiBi's bias for query i and key j. */
+static void ex_alibi(Ex *e, int i, int j, double v)
+{
+    double m = attn_alibi_slope(e->head, e->ts->heads);
+    buf_printf(&e->out, "head %d of %d: slope m = 2^(\xe2\x88\x92" "8\xc2\xb7%d/%d) = ", e->head, e->ts->heads, e->head, e->ts->heads);
+    num(&e->out, m, false);
+    buf_printf(&e->out, "\nbias = \xe2\x88\x92m\xc2\xb7|%d \xe2\x88\x92 %d| = \xe2\x88\x92", i + 1, j + 1);
+    num(&e->out, m, false);
+    buf_printf(&e->out, "\xc3\x97%d = ", abs(i - j));
+    num(&e->out, v, false);
+    buf_puts(&e->out, "\nthe farther the key, the lower its score; steeper slopes make a head more local");
+}
+
+/* Which query heads share a K/V head, and what a cache holds. */
+static void ex_kv_tables(Ex *e, TraceKind k, int i, int j, double v)
+{
+    const TraceSetup *ts = e->ts;
+    if (k == TK_KV_GROUPS) {
+        buf_printf(&e->out, "query head %d reads K/V head \xe2\x8c\x8a(%d\xe2\x88\x92" "1)\xc2\xb7%d/%d\xe2\x8c\x8b + 1 = %d\n", i + 1, i + 1,
+                   ts->kv_heads, ts->heads, trace_kv_head(ts, i + 1));
+        buf_puts(&e->out, v != 0.0 ? "so this cell is 1" : "not this one, so this cell is 0");
+        return;
+    }
+    int heads = i == 0 ? ts->heads : ts->kv_heads, w = j == 0 ? ts->d_k : j == 1 ? ts->d_v : ts->d_k + ts->d_v;
+    buf_printf(&e->out, "%d tokens \xc3\x97 %d K/V head%s \xc3\x97 %d numbers (%s) = %.0f numbers per layer", e->su->nk, heads,
+               heads == 1 ? "" : "s", w, j == 0 ? "a key" : j == 1 ? "a value" : "a key and a value", v);
+}
+
+/* Decoding step i: a weight over the cached keys, or an output. */
+static void ex_kv(Ex *e, TraceKind k, int i, int j, double v)
+{
+    const Mat *W = mat_of(e, TK_KV_WEIGHTS);
+    if (k == TK_KV_OUTPUT) {
+        const Mat *V = mat_of(e, TK_V);
+        op(e, trace_ref(TK_KV_WEIGHTS, e->head), i, -1);
+        op(e, trace_ref(TK_V, e->head), -1, j);
+        buf_printf(&e->out, "step %d: output[%d] = \xce\xa3 weight \xc3\x97 cached V[key][%d] over %d cached key%s\n= ", i + 1, j + 1,
+                   j + 1, i + 1, i ? "s" : "");
+        dot_line(&e->out, mat_row(W, i), 1, V->data + j, V->cols, i + 1, v);
+        return;
+    }
+    if (j > i) {
+        buf_printf(&e->out, "step %d: key %d is not in the cache yet (it arrives at step %d), so there is no weight: 0", i + 1,
+                   j + 1, j + 1);
+        return;
+    }
+    TraceKind in = trace_softmax_input(e->su);
+    const Mat *S = mat_of(e, in);
+    op(e, trace_ref(trace_score_q(e->su), e->head), i, -1);
+    op(e, trace_ref(trace_score_k(e->su), e->head), j, -1);
+    op(e, trace_ref(in, e->head), i, j);
+    double mx = -INFINITY, sum = 0;
+    for (int c = 0; c <= i; c++) if (mat_get(S, i, c) > mx) mx = mat_get(S, i, c);
+    buf_printf(&e->out, "step %d (\xe2\x80\x9c%s\xe2\x80\x9d): its q against cached key %d gives the score ", i + 1, qtok(e, i), j + 1);
+    num(&e->out, mat_get(S, i, j), false);
+    if (mx == -INFINITY) {
+        buf_puts(&e->out, "\nevery cached key is masked: the weights are 0");
+        return;
+    }
+    for (int c = 0; c <= i; c++) if (mat_get(S, i, c) != -INFINITY) sum += exp(mat_get(S, i, c) - mx);
+    buf_printf(&e->out, "\nsoftmax over the %d cached keys: exp(s \xe2\x88\x92 ", i + 1);
+    num(&e->out, mx, true);
+    buf_puts(&e->out, ") / ");
+    num(&e->out, sum, false);
+    buf_puts(&e->out, " = ");
+    num(&e->out, v, false);
+    buf_puts(&e->out, "\nthe same row the full causal computation gives, computed from the cache alone");
+}
+
+/* The online softmax: running max, rescale, sum, accumulator, output. */
+static void ex_online(Ex *e, TraceRef r, int i, int j, double v)
+{
+    int B = r.block, dv = e->ts->d_v, b = r.kind == TK_OS_ACC ? j / dv : j, nk = e->su->nk;
+    int j0 = b * B, j1 = j0 + B < nk ? j0 + B : nk;
+    TraceKind in = trace_softmax_input(e->su);
+    const Mat *Mx = trace_at(e->T, e->s, trace_block_ref(TK_OS_MAX, e->head, B));
+    const Mat *Sm = trace_at(e->T, e->s, trace_block_ref(TK_OS_SUM, e->head, B));
+    double mold = b ? mat_get(Mx, i, b - 1) : -INFINITY, mnew = r.kind == TK_OS_OUT || r.kind == TK_OS_DIFF ? 0 : mat_get(Mx, i, b);
+    if (r.kind != TK_OS_OUT && r.kind != TK_OS_DIFF) {
+        op(e, trace_ref(in, e->head), i, -1);
+        buf_printf(&e->out, "row \xe2\x80\x9c%s\xe2\x80\x9d, block %d (keys %d\xe2\x80\x93%d): m_old = ", qtok(e, i), b + 1, j0 + 1, j1);
+        num(&e->out, mold, false);
+        buf_puts(&e->out, ", m_new = max(m_old, block's scores) = ");
+        num(&e->out, mnew, false);
+        buf_puts(&e->out, "\n");
+    }
+    switch (r.kind) {
+    case TK_OS_MAX:
+        buf_puts(&e->out, mnew == -INFINITY ? "no key visible yet: m stays \xe2\x88\x92\xe2\x88\x9e" : "the largest score seen so far");
+        break;
+    case TK_OS_RESCALE:
+        if (mnew == -INFINITY) buf_puts(&e->out, "nothing seen yet: nothing to rescale, factor 1");
+        else { buf_puts(&e->out, "exp(m_old \xe2\x88\x92 m_new) = "); num(&e->out, v, false); }
+        buf_puts(&e->out, "\nthe old sum and accumulator were taken against m_old; this factor moves them to m_new");
+        break;
+    case TK_OS_SUM:
+        buf_puts(&e->out, "\xe2\x84\x93 = \xe2\x84\x93_old\xc3\x97rescale + \xce\xa3 exp(s \xe2\x88\x92 m_new) over the block = ");
+        num(&e->out, b ? mat_get(Sm, i, b - 1) : 0.0, false);
+        buf_puts(&e->out, "\xc3\x97");
+        num(&e->out, mat_get(trace_at(e->T, e->s, trace_block_ref(TK_OS_RESCALE, e->head, B)), i, b), false);
+        buf_puts(&e->out, " + \xe2\x80\xa6 = ");
+        num(&e->out, v, false);
+        break;
+    case TK_OS_ACC:
+        buf_printf(&e->out, "acc[%d] = acc_old\xc3\x97rescale + \xce\xa3 exp(s \xe2\x88\x92 m_new)\xc3\x97V[key][%d] over the block = ", j % dv + 1,
+                   j % dv + 1);
+        num(&e->out, v, false);
+        op(e, trace_ref(TK_V, e->head), -1, j % dv);
+        break;
+    default: {
+        const Mat *O = trace_at(e->T, e->s, trace_block_ref(TK_OS_OUT, e->head, B)), *A = trace_at(e->T, e->s, trace_block_ref(TK_OS_ACC, e->head, B));
+        int last = Mx->cols - 1;
+        double l = mat_get(Sm, i, last), acc = mat_get(A, i, last * dv + j), ord = mat_get(mat_of(e, TK_OUTPUT), i, j);
+        op(e, trace_block_ref(TK_OS_SUM, e->head, B), i, last);
+        op(e, trace_block_ref(TK_OS_ACC, e->head, B), i, last * dv + j);
+        op(e, trace_ref(TK_OUTPUT, e->head), i, j);
+        buf_puts(&e->out, "online output = acc \xc3\xb7 \xe2\x84\x93 = ");
+        num(&e->out, acc, false);
+        buf_puts(&e->out, " \xc3\xb7 ");
+        num(&e->out, l, false);
+        buf_puts(&e->out, " = ");
+        num(&e->out, mat_get(O, i, j), false);
+        buf_puts(&e->out, "\nordinary softmax\xc2\xb7V gives ");
+        num(&e->out, ord, false);
+        buf_printf(&e->out, "\nthe difference is %.3g = ", mat_get(O, i, j) - ord);
+        num(&e->out, v, false);
+        buf_puts(&e->out, " \xc3\x97 \xce\xb5 (\xce\xb5 = 2\xe2\x81\xbb\xe2\x81\xb5\xc2\xb2): rounding in the last bits");
+    }
+    }
+}
+
+/* The kinds of masks made of parts, positions, K/V heads, decoding and the
+** online softmax; false for a kind it does not know. */
+static bool explain_modern(Ex *e, TraceRef r, int i, int j, double v)
+{
+    switch (r.kind) {
+    case TK_MASK_CAUSAL: case TK_MASK_WINDOW: case TK_MASK_PREFIX: case TK_MASK_PAD: ex_mask_part(e, r.kind, i, j, v); return true;
+    case TK_PE: case TK_XPE: ex_positions(e, r.kind, i, j, v); return true;
+    case TK_ROPE_ANGLES: case TK_QROT: case TK_KROT: ex_rope(e, r.kind, i, j, v); return true;
+    case TK_ALIBI: ex_alibi(e, i, j, v); return true;
+    case TK_KV_GROUPS: case TK_KV_SIZE: ex_kv_tables(e, r.kind, i, j, v); return true;
+    case TK_KV_WEIGHTS: case TK_KV_OUTPUT: ex_kv(e, r.kind, i, j, v); return true;
+    case TK_OS_MAX: case TK_OS_SUM: case TK_OS_RESCALE: case TK_OS_ACC: case TK_OS_OUT: case TK_OS_DIFF: ex_online(e, r, i, j, v); return true;
+    default: return false;
+    }
+}
+
 /* Explain one cell of ref. */
 bool explain_at(const Lesson *L, const Trace *T, int setup, TraceRef ref, int i, int j, Explain *ex)
 {
@@ -362,7 +647,7 @@ bool explain_at(const Lesson *L, const Trace *T, int setup, TraceRef ref, int i,
     e.ts = &T->s[setup];
     e.su = &L->setups[setup];
     e.ex = ex;
-    e.head = ref.head > 0 ? ref.head : (ref.kind >= TK_RAW && ref.kind <= TK_OUTPUT) || e.ts->heads == 1 ? 1 : 0;
+    e.head = ref.head > 0 ? ref.head : trace_kind_per_head(ref.kind) || e.ts->heads == 1 ? 1 : 0;
     double v = mat_get(m, i, j);
     switch (ref.kind) {
     case TK_INPUT: ex_input(&e, ref.name, i, j, v); break;
@@ -376,7 +661,8 @@ bool explain_at(const Lesson *L, const Trace *T, int setup, TraceRef ref, int i,
     case TK_CONCAT: ex_concat(&e, i, j, v); break;
     case TK_FINAL: ex_final(&e, i, j, v); break;
     case TK_ENTROPY: ex_entropy(&e, i, j, v); break;
-    default: buf_puts(&e.out, "?"); break;
+    case TK_BIASED: ex_biased(&e, i, j, v); break;
+    default: if (!explain_modern(&e, ref, i, j, v)) buf_puts(&e.out, "?"); break;
     }
     ex->text = buf_take(&e.out);
     return true;

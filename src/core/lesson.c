@@ -34,6 +34,7 @@ static const char *const stage_names[STAGE_COUNT] = {
     "embeddings", "raw_scores", "scaled_scores", "softmax", "weighted_sum",
     "qkv_projection", "multi_head", "causal_mask", "entropy",
     "cross_attention", "additive_scores", "per_token",
+    "positional_encoding", "rope", "alibi", "grouped_query", "kv_cache", "online_softmax",
 };
 
 /* The parser's state. */
@@ -1021,7 +1022,12 @@ static bool parse_matrix_def(Parser *p, const char *s)
     ** entry, so an input called "weights" would be shown (and labelled with
     ** tokens) in place of the real weights. */
     static const char *const computed[] = { "raw_scores", "scaled_scores", "mask", "masked_scores",
-                                            "weights", "output", "concat", "final", "entropy", NULL };
+                                            "weights", "output", "concat", "final", "entropy",
+                                            "mask_causal", "mask_window", "mask_prefix", "mask_padding", "pe",
+                                            "x_plus_pe", "rope_angles", "Q_rot", "K_rot", "alibi", "biased_scores",
+                                            "kv_weights", "kv_output", "kv_groups", "kv_cache_size", "online_max",
+                                            "online_sum", "online_rescale", "online_acc", "online_output",
+                                            "online_diff", NULL };
     if (key_index(computed, name) >= 0) {
         FAIL(p, name_at, "%s is the name of a matrix the lesson computes; call this one something else", name);
         free(name);
@@ -1136,9 +1142,9 @@ static bool parse_override(Parser *p, const char *s)
 static const char *const setup_keys[] = {
     "seed", "tokens", "query_tokens", "key_tokens", "queries", "keys", "values",
     "score", "divisor", "temperature", "heads", "mask", "output", "additive", "dims", "key_dims", "torch_seed",
-    "residual", NULL
+    "residual", "positions", "kv_heads", NULL
 };
-static const char *const stage_keys[] = { "cmap", "decimals", "head", "query", "scale", NULL };
+static const char *const stage_keys[] = { "cmap", "decimals", "head", "query", "scale", "block", NULL };
 static const char *const head_keys[] = { "title", "summary", NULL };
 
 /* Index of key in a NULL-terminated list, or -1. */
@@ -1210,6 +1216,163 @@ static char *known_matrix(Parser *p, const char **sp)
         return NULL;
     }
     return name;
+}
+
+/* ------------------------------------------ masks, positions, K/V heads */
+
+/* Is s one of the words that start mask parts? */
+static bool mask_part_word(const char *s)
+{
+    static const char *const words[] = { "causal", "sliding", "prefix", "padding", NULL };
+    size_t n = ident_len(s);
+    for (int i = 0; words[i]; i++)
+        if (n == strlen(words[i]) && !strncmp(s, words[i], n)) return true;
+    return false;
+}
+
+/*
+** `mask: causal sliding 3 padding <pad> prefix 2`: parts in any order, each
+** at most once. A lone `causal` is the plain causal mask (MASK_CAUSAL);
+** sliding and prefix are kinds of causal masks and bring the causal part
+** with them.
+*/
+static bool parse_mask_parts(Parser *p, Setup *su, const char *s)
+{
+    unsigned parts = 0;
+    su->mask_line = p->lineno;
+    free(su->pad_token);
+    su->pad_token = NULL;
+    su->window = su->prefix = 0;
+    while (*(s = skip_ws(s))) {
+        const char *at = s;
+        size_t n = ident_len(s);
+        unsigned bit = n == 6 && !strncmp(s, "causal", 6) ? MASKP_CAUSAL
+                     : n == 7 && !strncmp(s, "sliding", 7) ? MASKP_SLIDING
+                     : n == 6 && !strncmp(s, "prefix", 6) ? MASKP_PREFIX
+                     : n == 7 && !strncmp(s, "padding", 7) ? MASKP_PADDING : 0;
+        if (!bit) {
+            char f[48];
+            found(s, f, sizeof f);
+            return FAIL(p, s, "expected a mask part (causal, sliding W, prefix P or padding TOKEN), found %s", f);
+        }
+        if (parts & bit) return FAIL(p, at, "mask part '%.*s' is given twice", (int)n, s);
+        parts |= bit;
+        s += n;
+        int64_t x;
+        if (bit == MASKP_SLIDING) {
+            if (!scan_int(p, &s, 1, LESSON_MAX_TOKENS, "the window (keys each query sees)", &x)) return false;
+            su->window = (int)x;
+        } else if (bit == MASKP_PREFIX) {
+            if (!scan_int(p, &s, 1, LESSON_MAX_TOKENS, "the prefix length", &x)) return false;
+            su->prefix = (int)x;
+        } else if (bit == MASKP_PADDING) {
+            s = skip_ws(s);
+            const char *t = s;
+            while (*s && *s != ' ' && *s != '\t') s++;
+            if (s == t) return FAIL(p, s, "expected the pad token after 'padding', e.g. padding <pad>");
+            if (s - t > LESSON_MAX_TOKEN) return FAIL(p, t, "token is longer than %d bytes", LESSON_MAX_TOKEN);
+            su->pad_token = xstrndup(t, (size_t)(s - t));
+        }
+    }
+    if (parts & (MASKP_SLIDING | MASKP_PREFIX)) parts |= MASKP_CAUSAL;
+    su->mask_parts = parts;
+    su->mask = parts == MASKP_CAUSAL ? MASK_CAUSAL : MASK_PARTS;
+    return true;
+}
+
+/* `positions: none | sinusoidal | rope [base B] | alibi` and `kv_heads: G`. */
+static bool parse_modern_key(Parser *p, Setup *su, const char *key, const char *s)
+{
+    if (!strcmp(key, "kv_heads")) {
+        int64_t g;
+        su->kv_line = p->lineno;
+        if (!scan_int(p, &s, 1, LESSON_MAX_HEADS, "the number of K/V heads", &g) || !end_of_line(p, s)) return false;
+        su->kv_heads = (int)g;
+        return true;
+    }
+    static const char *const kinds[] = { "none", "sinusoidal", "rope", "alibi", NULL };
+    size_t n = ident_len(s);
+    su->positions_line = p->lineno;
+    for (int i = 0; kinds[i]; i++) {
+        if (n != strlen(kinds[i]) || strncmp(s, kinds[i], n)) continue;
+        su->positions = (PositionKind)i;
+        su->rope_base = 10000.0;
+        s = skip_ws(s + n);
+        if (i == POS_ROPE && !strncmp(s, "base", 4) && ident_len(s) == 4) {
+            const char *at = skip_ws(s + 4);
+            if (!expr_line(p, at, &su->rope_base)) return false;
+            if (!(su->rope_base > 1)) return FAIL(p, at, "the RoPE base must be greater than 1, found %g", su->rope_base);
+            return true;
+        }
+        return end_of_line(p, s);
+    }
+    char f[48];
+    found(s, f, sizeof f);
+    return FAIL(p, s, "expected positions to be none, sinusoidal, rope [base B] or alibi, found %s", f);
+}
+
+/* The K/V heads of a setup. */
+int lesson_kv_heads(const Setup *su)
+{
+    return su->kv_heads > 0 ? su->kv_heads : su->heads;
+}
+
+/* The block size of an online_softmax stage. */
+int lesson_stage_block(const Lesson *L, const Stage *st)
+{
+    if (st->block > 0) return st->block;
+    int n = L->setups[st->setup].nk;
+    return n >= 4 ? (n + 3) / 4 : 1;
+}
+
+/* What a setup's masks, positions and K/V heads need (after the widths
+** are known: dq, dk, dv). */
+static bool check_modern(Parser *p, const Setup *su, int dq, int dk, int dv)
+{
+    int H = su->heads, G = lesson_kv_heads(su);
+    /* point at the setting when this setup wrote it, else at [setup] */
+    int kv_at = su->kv_line > su->line ? su->kv_line : su->line;
+    int mask_at = su->mask_line > su->line ? su->mask_line : su->line;
+    int pos_at = su->positions_line > su->line ? su->positions_line : su->line;
+    if (su->kv_heads) {
+        if (H % G)
+            return fail_line(p, kv_at, 1, "kv_heads: %d does not divide heads: %d; every K/V head must serve "
+                             "the same number of query heads", G, H);
+        if (dk != dq / H * G)
+            return fail_line(p, kv_at, 1, "with heads: %d and kv_heads: %d the keys must be %d wide "
+                             "(%d K/V heads of the query heads' width %d), found %d",
+                             H, G, dq / H * G, G, dq / H, dk);
+        if (dv % G)
+            return fail_line(p, kv_at, 1, "kv_heads: %d does not divide the width of the values (%d)", G, dv);
+    }
+    if (su->mask == MASK_PARTS && su->cross && (su->mask_parts & MASKP_CAUSAL))
+        return fail_line(p, mask_at, 1, "causal, sliding and prefix masks need one sequence, but this setup has "
+                         "query_tokens and key_tokens; only 'mask: padding TOKEN' works across two");
+    if (su->mask == MASK_PARTS && (su->mask_parts & MASKP_PREFIX) && su->prefix > su->nq)
+        return fail_line(p, mask_at, 1, "mask: prefix %d is longer than the %d tokens", su->prefix, su->nq);
+    if (su->mask == MASK_PARTS && (su->mask_parts & MASKP_PADDING)) {
+        bool any = false;
+        for (int i = 0; i < su->nq; i++) any |= !strcmp(su->qtokens[i], su->pad_token);
+        for (int i = 0; i < su->nk; i++) any |= !strcmp(su->ktokens[i], su->pad_token);
+        if (!any)
+            return fail_line(p, mask_at, 1, "mask: padding %s names the pad token, but no token is %s", su->pad_token,
+                             su->pad_token);
+    }
+    if (su->positions == POS_NONE) return true;
+    static const char *const pos[] = { "none", "sinusoidal", "rope", "alibi" };
+    if (su->cross)
+        return fail_line(p, pos_at, 1, "positions: %s needs one sequence, but this setup has query_tokens and key_tokens",
+                         pos[su->positions]);
+    if (su->positions == POS_SINUSOIDAL && (strcmp(su->queries.input, su->keys.input) || strcmp(su->queries.input, su->values.input)))
+        return fail_line(p, pos_at, 1, "positions: sinusoidal adds positions to the one input of queries, keys and "
+                         "values, but they come from %s, %s and %s", su->queries.input, su->keys.input, su->values.input);
+    if (su->positions == POS_ROPE && su->score == SCORE_ADDITIVE)
+        return fail_line(p, pos_at, 1, "positions: rope rotates queries and keys for dot products; it does not work with score: additive");
+    if (su->positions == POS_ROPE && (dq / H) % 2)
+        return fail_line(p, pos_at, 1, "positions: rope turns pairs of dimensions, but one head's queries and keys are %d wide "
+                         "(an odd number)", dq / H);
+    (void)dv;
+    return true;
 }
 
 /* One `key: value` line in a setup. */
@@ -1315,7 +1478,7 @@ static bool parse_setup_key(Parser *p, const char *key, const char *key_at, cons
         free(su->mask_matrix);
         su->mask_matrix = NULL;
         if (n == 4 && !strncmp(s, "none", 4)) { su->mask = MASK_NONE; return end_of_line(p, s + n); }
-        if (n == 6 && !strncmp(s, "causal", 6)) { su->mask = MASK_CAUSAL; return end_of_line(p, s + n); }
+        if (mask_part_word(s)) return parse_mask_parts(p, su, s);
         if ((n == 5 && !strncmp(s, "allow", 5)) || (n == 5 && !strncmp(s, "block", 5))) {
             su->mask = s[0] == 'a' ? MASK_ALLOW : MASK_BLOCK;
             s += n;
@@ -1324,7 +1487,9 @@ static bool parse_setup_key(Parser *p, const char *key, const char *key_at, cons
         }
         char f[48];
         found(s, f, sizeof f);
-        return FAIL(p, s, "expected mask to be none, causal, allow NAME or block NAME, found %s", f);
+        return FAIL(p, s, "expected mask to be none, causal, allow NAME or block NAME (parts combine: causal sliding W prefix P padding TOKEN), found %s", f);
+    } else if (!strcmp(key, "positions") || !strcmp(key, "kv_heads")) {
+        return parse_modern_key(p, su, key, s);
     } else if (!strcmp(key, "output")) {
         free(su->output_proj);
         su->output_proj = known_matrix(p, &s);
@@ -1370,6 +1535,9 @@ static bool parse_stage_key(Parser *p, const char *key, const char *key_at, cons
     } else if (!strcmp(key, "query")) {
         if (!scan_int(p, &s, 1, LESSON_MAX_TOKENS, "query", &x) || !end_of_line(p, s)) return false;
         st->query = (int)x;
+    } else if (!strcmp(key, "block")) {
+        if (!scan_int(p, &s, 1, LESSON_MAX_TOKENS, "block (keys per block)", &x) || !end_of_line(p, s)) return false;
+        st->block = (int)x;
     } else if (!strcmp(key, "scale")) {
         size_t n = ident_len(s);
         if ((n == 6 && !strncmp(s, "shared", 6)) || (n == 3 && !strncmp(s, "own", 3))) {
@@ -1554,7 +1722,7 @@ static bool check_setup(Parser *p, Setup *su)
             return fail_line(p, su->line, 1, "%s must be %dx%d (key width x length of %s), found %dx%d", su->add_w2, dk, u, su->add_v, w2->rows, w2->cols);
         if (su->heads != 1)
             return fail_line(p, su->line, 1, "additive scoring works with one head, found heads: %d", su->heads);
-    } else if (dq != dk) {
+    } else if (dq != dk && !su->kv_heads) {
         /* a line the author wrote in this setup: keys, else queries, else [setup] */
         int line, col;
         operand_at(su, su->keys.line > su->line ? &su->keys : &su->queries, &line, &col);
@@ -1562,7 +1730,7 @@ static bool check_setup(Parser *p, Setup *su)
                          "they must match to take dot products", dq, dk);
     }
     if (su->heads > 1) {
-        if (dq % su->heads || dv % su->heads)
+        if (dq % su->heads || (dv % su->heads && !su->kv_heads))
             return fail_line(p, su->line, 1, "%d heads do not divide the width of the queries (%d) and values (%d)",
                              su->heads, dq, dv);
     }
@@ -1570,9 +1738,10 @@ static bool check_setup(Parser *p, Setup *su)
     for (int i = 0; i < 3; i++) {
         int st = operand_stack(su, all[i]), line, col;
         operand_at(su, all[i], &line, &col);
-        if (st > 1 && st != su->heads)
-            return fail_line(p, line, col, "%s is a stack of %d matrices but the setup has %d head%s",
-                             all[i]->weight, st, su->heads, su->heads == 1 ? "" : "s");
+        int want = i > 0 ? lesson_kv_heads(su) : su->heads;
+        if (st > 1 && st != want)
+            return fail_line(p, line, col, "%s is a stack of %d matrices but the setup has %d %shead%s",
+                             all[i]->weight, st, want, i > 0 && su->kv_heads ? "K/V " : "", want == 1 ? "" : "s");
     }
     if (su->residual && !check_residual(p, su, dq)) return false;
     if (su->mask == MASK_CAUSAL && su->cross)
@@ -1600,17 +1769,47 @@ static bool check_setup(Parser *p, Setup *su)
                 return fail_line(p, lesson_matrix(su, su->mask_matrix)->line, 1,
                                  "mask %s may hold only 0 and 1, found %g", su->mask_matrix, m->data[i]);
     }
+    if (!check_modern(p, su, dq, dk, dv)) return false;
     if (su->output_proj) {
         const Mat *wo = lesson_matrix(su, su->output_proj)->m;
-        if (wo->rows != dv)
+        if (wo->rows != dv / lesson_kv_heads(su) * su->heads)
             return fail_line(p, su->line, 1, "output projection %s has %d rows but the attention output it multiplies is %d wide",
-                             su->output_proj, wo->rows, dv);
+                             su->output_proj, wo->rows, dv / lesson_kv_heads(su) * su->heads);
     }
     p->work += setup_work(su, dq, dk, dv);
     if (p->work > LESSON_MAX_WORK)
         return fail_line(p, su->line, 1, "computing the lesson up to this setup takes about %" PRId64 " million multiplications, "
                          "over the limit of %" PRId64 " million; use fewer tokens, smaller matrices or fewer setups",
                          p->work / 1000000, LESSON_MAX_WORK / 1000000);
+    return true;
+}
+
+/* What the stages of masks, positions, K/V heads and inference need. */
+static bool check_modern_stage(Parser *p, const Stage *st, const Setup *su)
+{
+    static const char *const need[] = { "positions: sinusoidal", "positions: rope", "positions: alibi", "kv_heads: G" };
+    static const PositionKind pk[] = { POS_SINUSOIDAL, POS_ROPE, POS_ALIBI };
+    const char *id = lesson_stage_name(st->id);
+    int k = st->id - STAGE_POSITIONAL_ENCODING;
+    if (k < 3 && su->positions != pk[k])
+        return fail_line(p, st->line, 2, "stage %s needs '%s' in its setup", id, need[k]);
+    if (st->id == STAGE_GROUPED_QUERY && !su->kv_heads)
+        return fail_line(p, st->line, 2, "stage grouped_query needs '%s' in its setup (G K/V heads shared by the query heads)", need[3]);
+    if (st->id == STAGE_KV_CACHE && !(su->mask == MASK_CAUSAL || (su->mask == MASK_PARTS && (su->mask_parts & MASKP_CAUSAL)
+                                                                    && !(su->mask_parts & MASKP_PREFIX))))
+        return fail_line(p, st->line, 2, "stage kv_cache decodes one token at a time, so its setup needs a mask that hides "
+                         "later tokens: 'mask: causal' (sliding and padding may join it; prefix may not)");
+    int64_t nq = su->nq, nk = su->nk, d = 0;
+    for (int i = 0; i < su->nmats; i++) if (su->mats[i].m->cols > d) d = su->mats[i].m->cols;
+    if (st->id == STAGE_ONLINE_SOFTMAX) {
+        if (st->block > su->nk)
+            return fail_line(p, st->line, 2, "stage online_softmax has block: %d but the setup has %d keys", st->block, su->nk);
+        p->work += 4 * nq * nk * d;
+    }
+    if (st->id == STAGE_KV_CACHE) p->work += 4 * nq * nk * d;
+    if (p->work > LESSON_MAX_WORK)
+        return fail_line(p, st->line, 2, "computing the lesson up to this stage takes about %" PRId64 " million multiplications, "
+                         "over the limit of %" PRId64 " million", p->work / 1000000, LESSON_MAX_WORK / 1000000);
     return true;
 }
 
@@ -1635,6 +1834,10 @@ static bool check_stage(Parser *p, const Stage *st)
         break;
     case STAGE_CROSS_ATTENTION:
         if (!su->cross) return fail_line(p, st->line, 2, "stage cross_attention needs query_tokens and key_tokens in its setup");
+        break;
+    case STAGE_POSITIONAL_ENCODING: case STAGE_ROPE: case STAGE_ALIBI: case STAGE_GROUPED_QUERY:
+    case STAGE_KV_CACHE: case STAGE_ONLINE_SOFTMAX:
+        if (!check_modern_stage(p, st, su)) return false;
         break;
     case STAGE_SCALED_SCORES:
         if (su->score == SCORE_ADDITIVE) return fail_line(p, st->line, 2, "stage scaled_scores needs dot-product scores, but the setup says score: additive");
@@ -1689,7 +1892,7 @@ static void inherit_setup(Setup *dst, const Setup *src)
         o[i]->input = o[i]->input ? xstrdup(o[i]->input) : NULL;
         o[i]->weight = o[i]->weight ? xstrdup(o[i]->weight) : NULL;
     }
-    char **strs[] = { &dst->mask_matrix, &dst->output_proj, &dst->add_w1, &dst->add_w2, &dst->add_v };
+    char **strs[] = { &dst->mask_matrix, &dst->output_proj, &dst->add_w1, &dst->add_w2, &dst->add_v, &dst->pad_token };
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         if (*strs[i]) *strs[i] = xstrdup(*strs[i]);
 }
@@ -2050,6 +2253,7 @@ static void free_setup(Setup *s)
     Operand *o[3] = { &s->queries, &s->keys, &s->values };
     for (int i = 0; i < 3; i++) { free(o[i]->input); free(o[i]->weight); }
     free(s->mask_matrix);
+    free(s->pad_token);
     free(s->output_proj);
     free(s->add_w1); free(s->add_w2); free(s->add_v);
 }

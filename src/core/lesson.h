@@ -59,11 +59,24 @@ typedef enum StageId {
     STAGE_CROSS_ATTENTION,
     STAGE_ADDITIVE_SCORES,
     STAGE_PER_TOKEN,
+    STAGE_POSITIONAL_ENCODING,
+    STAGE_ROPE,
+    STAGE_ALIBI,
+    STAGE_GROUPED_QUERY,
+    STAGE_KV_CACHE,
+    STAGE_ONLINE_SOFTMAX,
     STAGE_COUNT
 } StageId;
 
 typedef enum ScoreKind { SCORE_SCALED_DOT, SCORE_DOT, SCORE_ADDITIVE } ScoreKind;
-typedef enum MaskKind { MASK_NONE, MASK_CAUSAL, MASK_ALLOW, MASK_BLOCK } MaskKind;
+/* MASK_PARTS: built from the parts in Setup.mask_parts (causal, sliding
+** window, prefix, padding), combined as (causal or prefix) and window and
+** not padding. A lone `mask: causal` stays MASK_CAUSAL. */
+typedef enum MaskKind { MASK_NONE, MASK_CAUSAL, MASK_ALLOW, MASK_BLOCK, MASK_PARTS } MaskKind;
+enum { MASKP_CAUSAL = 1, MASKP_SLIDING = 2, MASKP_PREFIX = 4, MASKP_PADDING = 8 };
+/* How positions enter: none, sinusoidal (added to X), RoPE (rotates Q and
+** K), ALiBi (a distance bias on the scores). */
+typedef enum PositionKind { POS_NONE, POS_SINUSOIDAL, POS_ROPE, POS_ALIBI } PositionKind;
 
 /* A named input matrix. Stacks of per-head matrices, drawn as a numpy array
 ** of shape (stack, rows, cols), are kept side by side: m is rows x stack·cols
@@ -124,6 +137,14 @@ typedef struct Setup {
     int heads;
     MaskKind mask;
     char *mask_matrix;          /* for MASK_ALLOW / MASK_BLOCK */
+    unsigned mask_parts;        /* MASK_PARTS: MASKP_* bits */
+    int window;                 /* MASKP_SLIDING: keys a query sees, itself included */
+    int prefix;                 /* MASKP_PREFIX: tokens that see each other both ways */
+    char *pad_token;            /* MASKP_PADDING: the token that marks padding */
+    PositionKind positions;
+    double rope_base;           /* POS_ROPE: θ_i = base^(−2i/d_k); 10000 unless set */
+    int kv_heads;               /* K/V heads (grouped-query); 0 = as many as heads */
+    int mask_line, positions_line, kv_line;   /* where mask:, positions: and kv_heads: were last set */
     char *output_proj;          /* W_o, or NULL */
     char *add_w1, *add_w2, *add_v;  /* additive scoring */
     char **dims; int ndims;     /* names of the queries' input columns (`dims:`), or NULL */
@@ -145,6 +166,7 @@ typedef struct Stage {
     int head;                   /* 1-based head to show first; 0: all */
     int query;                  /* per_token: 1-based query row; 0: the first */
     bool own_scale;             /* `scale: own`: panels meant to be compared keep their own colour scales */
+    int block;                  /* online_softmax: keys per block; 0: ⌈keys/4⌉ (lesson_stage_block) */
     char **paras; int npara;    /* explanation paragraphs */
 } Stage;
 
@@ -193,5 +215,10 @@ LessonMatrix *lesson_matrix(const Setup *s, const char *name);
 const char *lesson_stage_name(StageId id);
 /* The id for a name; returns false if there is none. */
 bool lesson_stage_from_name(const char *name, StageId *id);
+/* The block size online_softmax uses for stage st: its `block:`, else
+** ⌈keys/4⌉ (at least 1). */
+int lesson_stage_block(const Lesson *L, const Stage *st);
+/* The K/V heads of a setup: kv_heads, or heads when not set. */
+int lesson_kv_heads(const Setup *su);
 
 #endif

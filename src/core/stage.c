@@ -12,6 +12,7 @@
 ** head), variances and the entropy bounds.
 */
 #include "stage.h"
+#include "stage_int.h"
 #include "util.h"
 
 #include <math.h>
@@ -26,25 +27,9 @@ static const char *const default_titles[STAGE_COUNT] = {
     "Projections: queries, keys and values", "Multi-head attention",
     "The causal mask", "How focused is each query?", "Cross-attention",
     "Additive (Bahdanau) scores", "One query at a time",
+    "Sinusoidal positions", "Rotary positions (RoPE)", "ALiBi: a distance penalty",
+    "Grouped-query heads", "Decoding with a K/V cache", "FlashAttention's online softmax",
 };
-
-#define AX_QUERIES "queries"
-#define AX_KEYS "keys (attended to)"
-#define AX_DIMS "dimensions"
-#define MAX_GRID_PAIRS 8        /* scaled_scores shows raw and scaled per head up to this many heads */
-
-/* Everything stage builders need. */
-typedef struct Ctx {
-    const Lesson *L;
-    const Trace *T;
-    const TraceSetup *ts;
-    const Stage *st;
-    const Setup *su;
-    View *v;
-    int s;
-    int H;              /* heads of the setup */
-    int sel;            /* the head shown alone (1 … H), or 0 for every head */
-} Ctx;
 
 /* The default title of a stage id. */
 const char *stage_default_title(StageId id)
@@ -53,8 +38,7 @@ const char *stage_default_title(StageId id)
 }
 
 /* printf into a new string. */
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
+char *stage_fmt(const char *f, ...)
 {
     Buf b = {0};
     va_list ap;
@@ -68,7 +52,7 @@ static char *fmt(const char *f, ...)
 static char **dim_labels(int n, char *const *names, int nnames)
 {
     char **l = xmalloc(sizeof *l * (size_t)n);
-    for (int i = 0; i < n; i++) l[i] = names && i < nnames ? xstrdup(names[i]) : fmt("d%d", i + 1);
+    for (int i = 0; i < n; i++) l[i] = names && i < nnames ? xstrdup(names[i]) : stage_fmt("d%d", i + 1);
     return l;
 }
 
@@ -79,10 +63,6 @@ static char **tok_labels(char *const *t, int n)
     for (int i = 0; i < n; i++) l[i] = xstrdup(t[i]);
     return l;
 }
-
-/* What labels a side of a heatmap: query tokens, key tokens, dimensions
-** (d1 …), or the named features of the queries' or keys' input. */
-typedef enum { LAB_Q, LAB_K, LAB_DIM, LAB_QFEAT, LAB_KFEAT } LabelKind;
 
 /* Labels of one side. */
 static char **side_labels(const Ctx *c, LabelKind k, int n)
@@ -99,7 +79,7 @@ static char **side_labels(const Ctx *c, LabelKind k, int n)
 
 /* Append a heatmap of ref; returns it, or NULL when the trace has no such
 ** matrix or the view is full. */
-static Panel *add_heat(Ctx *c, TraceRef ref, const char *title, LabelKind rows, LabelKind cols,
+Panel *stage_heat(Ctx *c, TraceRef ref, const char *title, LabelKind rows, LabelKind cols,
                        const char *row_axis, const char *col_axis)
 {
     const Mat *m = trace_at(c->T, c->s, ref);
@@ -124,14 +104,14 @@ static Panel *add_heat(Ctx *c, TraceRef ref, const char *title, LabelKind rows, 
 }
 
 /* An input matrix by name. */
-static Panel *add_input(Ctx *c, const char *name, const char *title, LabelKind rows, LabelKind cols,
+Panel *stage_input(Ctx *c, const char *name, const char *title, LabelKind rows, LabelKind cols,
                         const char *row_axis, const char *col_axis)
 {
-    return add_heat(c, trace_input_ref(name), title, rows, cols, row_axis, col_axis);
+    return stage_heat(c, trace_input_ref(name), title, rows, cols, row_axis, col_axis);
 }
 
 /* Make a panel show probabilities (weights): fixed [0, 1] scale, viridis. */
-static Panel *as_weights(Ctx *c, Panel *p)
+Panel *stage_as_weights(Ctx *c, Panel *p)
 {
     if (!p) return NULL;
     p->probabilities = true;
@@ -142,26 +122,20 @@ static Panel *as_weights(Ctx *c, Panel *p)
 }
 
 /* Put a panel in a colour-scale group, unless the stage says `scale: own`. */
-static Panel *grouped(Ctx *c, Panel *p, int group)
+Panel *stage_grouped(Ctx *c, Panel *p, int group)
 {
     if (p && !c->st->own_scale) p->scale_group = group;
     return p;
 }
 
 /* " (head 2 of 4)" when one head of several is shown, else "". */
-static char *head_suffix(const Ctx *c, int h)
+char *stage_head_suffix(const Ctx *c, int h)
 {
-    return c->H > 1 ? fmt(" (head %d of %d)", h, c->H) : xstrdup("");
-}
-
-/* The scores the softmax reads, and their word for titles. */
-static TraceKind softmax_in(const Ctx *c)
-{
-    return c->su->mask != MASK_NONE ? TK_MASKED : TK_SCALED;
+    return c->H > 1 ? stage_fmt(" (head %d of %d)", h, c->H) : xstrdup("");
 }
 
 /* What the scores before masking are called, following the setup now. */
-static const char *scores_word(const Ctx *c)
+const char *stage_scores_word(const Ctx *c)
 {
     if (c->su->score == SCORE_ADDITIVE) return "additive scores";
     if (c->ts->divisor == 1.0 && c->ts->temperature == 1.0) return "scores (not scaled)";
@@ -172,7 +146,7 @@ static const char *scores_word(const Ctx *c)
 ** The division the setup applies, for formulas: "÷ √4", "÷ 2.5",
 ** "÷ √4 ÷ 1.5625 (temperature)", or "" when scores are not divided.
 */
-static char *division_text(const Ctx *c)
+char *stage_division_text(const Ctx *c)
 {
     Buf b = {0};
     if (c->su->score == SCORE_SCALED_DOT && c->su->divisor > 0) buf_printf(&b, " \xc3\xb7 %g", c->su->divisor);
@@ -185,9 +159,10 @@ static char *division_text(const Ctx *c)
 /* The scores as a formula: "Q·Kᵀ ÷ √4", "vᵀ·tanh(…)", with the mask when on. */
 static char *scores_formula(const Ctx *c)
 {
-    char *dv = division_text(c);
+    char *dv = stage_division_text(c);
     const char *base = c->su->score == SCORE_ADDITIVE ? "score(q, k)" : "Q\xc2\xb7K\xe1\xb5\x80";
-    char *f = fmt("%s%s%s", base, dv, c->su->mask != MASK_NONE ? " + mask (\xe2\x88\x92\xe2\x88\x9e where blocked)" : "");
+    char *f = stage_fmt("%s%s%s%s", base, dv, c->su->positions == POS_ALIBI ? " + ALiBi bias" : "",
+                        c->su->mask != MASK_NONE ? " + mask (\xe2\x88\x92\xe2\x88\x9e where blocked)" : "");
     free(dv);
     return f;
 }
@@ -214,23 +189,23 @@ static double variance(const Mat *m)
 static char *variance_text(const Mat *m)
 {
     double x = variance(m);
-    return isfinite(x) ? fmt("var %.3g", x) : xstrdup("var too large for a double");
+    return isfinite(x) ? stage_fmt("var %.3g", x) : xstrdup("var too large for a double");
 }
 
 /* Panels for one per-head kind: the chosen head, or every head titled
 ** "head h of H" in one colour-scale group. Returns the first panel. */
-static Panel *add_heads(Ctx *c, TraceKind k, const char *title, LabelKind rows, LabelKind cols,
+Panel *stage_heads(Ctx *c, TraceKind k, const char *title, LabelKind rows, LabelKind cols,
                         const char *row_axis, const char *col_axis, bool weights, int group)
 {
     Panel *first = NULL;
     for (int h = 1; h <= c->H; h++) {
         if (c->sel && h != c->sel) continue;
-        char *t = c->H == 1 ? xstrdup(title) : c->sel ? fmt("%s (head %d of %d)", title, h, c->H)
-                                                      : fmt("head %d of %d", h, c->H);
-        Panel *p = add_heat(c, trace_ref(k, h), t, rows, cols, row_axis, col_axis);
+        char *t = c->H == 1 ? xstrdup(title) : c->sel ? stage_fmt("%s (head %d of %d)", title, h, c->H)
+                                                      : stage_fmt("head %d of %d", h, c->H);
+        Panel *p = stage_heat(c, trace_ref(k, h), t, rows, cols, row_axis, col_axis);
         free(t);
-        if (weights) as_weights(c, p);
-        if (!c->sel && c->H > 1) grouped(c, p, group);
+        if (weights) stage_as_weights(c, p);
+        if (!c->sel && c->H > 1) stage_grouped(c, p, group);
         if (!first) first = p;
     }
     return first;
@@ -247,13 +222,13 @@ static void stage_embeddings(Ctx *c)
         for (int k = 0; k < nseen; k++) dup |= !strcmp(seen[k], o[i]->input);
         if (dup) continue;
         seen[nseen++] = o[i]->input;
-        char *t = fmt("%s%s", o[i]->input,
+        char *t = stage_fmt("%s%s", o[i]->input,
                       i == 0 ? (c->su->cross ? " (query sentence)" : "") : i == 1 ? (c->su->cross ? " (key sentence)" : " (keys)") : " (values)");
-        add_input(c, o[i]->input, t, i == 0 ? LAB_Q : LAB_K, i == 0 ? LAB_QFEAT : LAB_KFEAT, "tokens", AX_DIMS);
+        stage_input(c, o[i]->input, t, i == 0 ? LAB_Q : LAB_K, i == 0 ? LAB_QFEAT : LAB_KFEAT, "tokens", AX_DIMS);
         free(t);
     }
     const Mat *X = trace_at(c->T, c->s, trace_input_ref(c->su->queries.input));
-    c->v->formula = fmt("%s: one row per token, %d numbers per row", c->su->queries.input, X ? X->cols : 0);
+    c->v->formula = stage_fmt("%s: one row per token, %d numbers per row", c->su->queries.input, X ? X->cols : 0);
 }
 
 /* Q·Kᵀ, with Q and K beside it when they are narrow enough to read. */
@@ -261,22 +236,24 @@ static void stage_raw_scores(Ctx *c)
 {
     int h = c->sel ? c->sel : c->H == 1 ? 1 : 0;
     if (h) {
-        const Mat *Q = trace_at(c->T, c->s, trace_ref(TK_Q, h)), *K = trace_at(c->T, c->s, trace_ref(TK_K, h));
-        char *sx = head_suffix(c, h);
+        TraceKind qk = trace_score_q(c->su), kk = trace_score_k(c->su);
+        const Mat *Q = trace_at(c->T, c->s, trace_ref(qk, h)), *K = trace_at(c->T, c->s, trace_ref(kk, h));
+        char *sx = stage_head_suffix(c, h);
         if (Q && K && Q->cols <= 16 && K->cols <= 16) {
-            char *t1 = fmt("Q (queries)%s", sx), *t2 = fmt("K (keys)%s", sx);
-            add_heat(c, trace_ref(TK_Q, h), t1, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
-            add_heat(c, trace_ref(TK_K, h), t2, LAB_K, LAB_DIM, "keys", AX_DIMS);
+            bool rot = qk == TK_QROT;
+            char *t1 = stage_fmt("Q (queries%s)%s", rot ? ", rotated" : "", sx), *t2 = stage_fmt("K (keys%s)%s", rot ? ", rotated" : "", sx);
+            stage_heat(c, trace_ref(qk, h), t1, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+            stage_heat(c, trace_ref(kk, h), t2, LAB_K, LAB_DIM, "keys", AX_DIMS);
             free(t1); free(t2);
         }
         free(sx);
     }
-    add_heads(c, TK_RAW, c->su->score == SCORE_ADDITIVE ? "additive scores" : "Q\xc2\xb7K\xe1\xb5\x80",
+    stage_heads(c, TK_RAW, c->su->score == SCORE_ADDITIVE ? "additive scores" : "Q\xc2\xb7K\xe1\xb5\x80",
               LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, false, 1);
     bool self = !c->su->queries.weight && !c->su->keys.weight && !strcmp(c->su->queries.input, c->su->keys.input);
-    c->v->formula = self ? fmt("scores = %s\xc2\xb7%s\xe1\xb5\x80: the dot product of every token with every token",
+    c->v->formula = self ? stage_fmt("scores = %s\xc2\xb7%s\xe1\xb5\x80: the dot product of every token with every token",
                                c->su->queries.input, c->su->keys.input)
-                  : c->H > 1 ? fmt("scores_h = Q_h\xc2\xb7K_h\xe1\xb5\x80: in each head, every query dotted with every key "
+                  : c->H > 1 ? stage_fmt("scores_h = Q_h\xc2\xb7K_h\xe1\xb5\x80: in each head, every query dotted with every key "
                                    "(%d numbers each)", c->ts->d_k)
                   : xstrdup("scores = Q\xc2\xb7K\xe1\xb5\x80: the dot product of every query with every key");
 }
@@ -284,20 +261,20 @@ static void stage_raw_scores(Ctx *c)
 /* Raw and scaled scores on one colour scale, with their variances. */
 static void stage_scaled_scores(Ctx *c)
 {
-    char *dv = division_text(c);
+    char *dv = stage_division_text(c);
     int first = c->sel ? c->sel : 1, last = c->sel ? c->sel : c->H;
     bool pairs = c->sel || c->H <= MAX_GRID_PAIRS;
     for (int pass = pairs ? 0 : 1; pass < 2; pass++)
         for (int h = first; h <= last; h++) {
             const Mat *m = trace_at(c->T, c->s, trace_ref(pass ? TK_SCALED : TK_RAW, h));
             if (!m) continue;
-            char *var = variance_text(m), *who = c->H > 1 ? fmt("head %d: ", h) : xstrdup("");
-            char *t = pass ? fmt("%s%s%s, %s", who, dv[0] ? "" : "scores", dv[0] ? dv + 1 : " (not scaled)", var)
-                           : fmt("%sQ\xc2\xb7K\xe1\xb5\x80, %s", who, var);
-            grouped(c, add_heat(c, trace_ref(pass ? TK_SCALED : TK_RAW, h), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
+            char *var = variance_text(m), *who = c->H > 1 ? stage_fmt("head %d: ", h) : xstrdup("");
+            char *t = pass ? stage_fmt("%s%s%s, %s", who, dv[0] ? "" : "scores", dv[0] ? dv + 1 : " (not scaled)", var)
+                           : stage_fmt("%sQ\xc2\xb7K\xe1\xb5\x80, %s", who, var);
+            stage_grouped(c, stage_heat(c, trace_ref(pass ? TK_SCALED : TK_RAW, h), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
             free(var); free(who); free(t);
         }
-    c->v->formula = dv[0] ? fmt("scaled = Q\xc2\xb7K\xe1\xb5\x80%s   (d_k = %d, the width of %s)", dv, c->ts->d_k,
+    c->v->formula = dv[0] ? stage_fmt("scaled = Q\xc2\xb7K\xe1\xb5\x80%s   (d_k = %d, the width of %s)", dv, c->ts->d_k,
                                 c->H > 1 ? "one head's keys" : "the keys")
                           : xstrdup("scaled = Q\xc2\xb7K\xe1\xb5\x80 \xc3\xb7 1: scaling is off");
     free(dv);
@@ -308,17 +285,17 @@ static void stage_softmax(Ctx *c)
 {
     if (c->sel || c->H == 1) {
         int h = c->sel ? c->sel : 1;
-        char *sx = head_suffix(c, h);
-        char *t1 = fmt("%s%s", c->su->mask != MASK_NONE ? "masked scores" : scores_word(c), sx);
-        char *t2 = fmt("attention weights%s", sx);
-        add_heat(c, trace_ref(softmax_in(c), h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
-        as_weights(c, add_heat(c, trace_ref(TK_WEIGHTS, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+        char *sx = stage_head_suffix(c, h);
+        char *t1 = stage_fmt("%s%s", c->su->mask != MASK_NONE ? "masked scores" : stage_scores_word(c), sx);
+        char *t2 = stage_fmt("attention weights%s", sx);
+        stage_heat(c, trace_ref(trace_softmax_input(c->su), h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
+        stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
         free(sx); free(t1); free(t2);
     } else {
-        add_heads(c, TK_WEIGHTS, "attention weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
+        stage_heads(c, TK_WEIGHTS, "attention weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
     }
     char *sf = scores_formula(c);
-    c->v->formula = fmt("weights = softmax(%s), each row sums to 1", sf);
+    c->v->formula = stage_fmt("weights = softmax(%s), each row sums to 1", sf);
     free(sf);
 }
 
@@ -327,14 +304,14 @@ static void stage_weighted_sum(Ctx *c)
 {
     if (c->sel || c->H == 1) {
         int h = c->sel ? c->sel : 1;
-        char *sx = head_suffix(c, h);
-        char *t1 = fmt("weights%s", sx), *t2 = fmt("V (values)%s", sx), *t3 = fmt("output = weights\xc2\xb7V%s", sx);
-        as_weights(c, add_heat(c, trace_ref(TK_WEIGHTS, h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
-        add_heat(c, trace_ref(TK_V, h), t2, LAB_K, LAB_DIM, "keys", AX_DIMS);
-        add_heat(c, trace_ref(TK_OUTPUT, h), t3, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+        char *sx = stage_head_suffix(c, h);
+        char *t1 = stage_fmt("weights%s", sx), *t2 = stage_fmt("V (values)%s", sx), *t3 = stage_fmt("output = weights\xc2\xb7V%s", sx);
+        stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+        stage_heat(c, trace_ref(TK_V, h), t2, LAB_K, LAB_DIM, "keys", AX_DIMS);
+        stage_heat(c, trace_ref(TK_OUTPUT, h), t3, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
         free(sx); free(t1); free(t2); free(t3);
     } else {
-        add_heads(c, TK_OUTPUT, "output", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS, false, 1);
+        stage_heads(c, TK_OUTPUT, "output", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS, false, 1);
     }
     c->v->formula = xstrdup(c->H > 1 ? "output_h = weights_h\xc2\xb7V_h: in each head, each query's output is a blend of the value rows"
                                      : "output = weights\xc2\xb7V: each query's output is a blend of the value rows");
@@ -353,20 +330,20 @@ static void stage_qkv(Ctx *c)
         for (int k = 0; k < nseen; k++) dup |= !strcmp(seen[k], o[i]->input);
         if (dup) continue;
         seen[nseen++] = o[i]->input;
-        add_input(c, o[i]->input, o[i]->input, i == 0 ? LAB_Q : LAB_K, i == 0 ? LAB_QFEAT : LAB_KFEAT, "tokens", AX_DIMS);
+        stage_input(c, o[i]->input, o[i]->input, i == 0 ? LAB_Q : LAB_K, i == 0 ? LAB_QFEAT : LAB_KFEAT, "tokens", AX_DIMS);
     }
     /* the token matrices in one row (they share their rows), the weights below */
     for (int i = 0; i < 3; i++) {
-        char *t = o[i]->weight ? fmt("%s = %s\xc2\xb7%s", role[i], o[i]->input, o[i]->weight) : fmt("%s = %s", role[i], o[i]->input);
-        add_heat(c, trace_ref(out[i], 0), t, i == 0 ? LAB_Q : LAB_K, LAB_DIM, i == 0 ? AX_QUERIES : "keys", AX_DIMS);
+        char *t = o[i]->weight ? stage_fmt("%s = %s\xc2\xb7%s", role[i], o[i]->input, o[i]->weight) : stage_fmt("%s = %s", role[i], o[i]->input);
+        stage_heat(c, trace_ref(out[i], 0), t, i == 0 ? LAB_Q : LAB_K, LAB_DIM, i == 0 ? AX_QUERIES : "keys", AX_DIMS);
         free(t);
     }
     for (int i = 0; i < 3; i++)
         if (o[i]->weight)
-            add_input(c, o[i]->weight, o[i]->weight, i == 0 ? LAB_QFEAT : LAB_KFEAT, LAB_DIM, "input dimensions",
+            stage_input(c, o[i]->weight, o[i]->weight, i == 0 ? LAB_QFEAT : LAB_KFEAT, LAB_DIM, "input dimensions",
                       "output dimensions");
-    char *heads = c->H > 1 ? fmt("; %d heads take %d columns each", c->H, c->ts->d_k) : xstrdup("");
-    c->v->formula = fmt("Q = %s\xc2\xb7%s    K = %s\xc2\xb7%s    V = %s\xc2\xb7%s%s",
+    char *heads = c->H > 1 ? stage_fmt("; %d heads take %d columns each", c->H, c->ts->d_k) : xstrdup("");
+    c->v->formula = stage_fmt("Q = %s\xc2\xb7%s    K = %s\xc2\xb7%s    V = %s\xc2\xb7%s%s",
                         o[0]->input, o[0]->weight ? o[0]->weight : "I", o[1]->input, o[1]->weight ? o[1]->weight : "I",
                         o[2]->input, o[2]->weight ? o[2]->weight : "I", heads);
     free(heads);
@@ -380,19 +357,19 @@ static void stage_multi_head(Ctx *c)
         static const TraceKind parts[4] = { TK_Q, TK_K, TK_WEIGHTS, TK_OUTPUT };
         static const char *const names[4] = { "Q", "K", "weights", "output" };
         for (int i = 0; i < 4; i++) {
-            char *t = fmt("head %d of %d: %s", h, c->H, names[i]);
-            Panel *p = add_heat(c, trace_ref(parts[i], h), t, i == 1 ? LAB_K : LAB_Q, i == 2 ? LAB_K : LAB_DIM,
+            char *t = stage_fmt("head %d of %d: %s", h, c->H, names[i]);
+            Panel *p = stage_heat(c, trace_ref(parts[i], h), t, i == 1 ? LAB_K : LAB_Q, i == 2 ? LAB_K : LAB_DIM,
                                 i == 1 ? "keys" : AX_QUERIES, i == 2 ? AX_KEYS : AX_DIMS);
-            if (i == 2) as_weights(c, p);
+            if (i == 2) stage_as_weights(c, p);
             free(t);
         }
     } else {
-        add_heads(c, TK_WEIGHTS, "weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
+        stage_heads(c, TK_WEIGHTS, "weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
     }
-    add_heat(c, trace_ref(TK_CONCAT, 0), "concatenated heads", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
-    if (c->su->output_proj) add_heat(c, trace_ref(TK_FINAL, 0), "output = concat\xc2\xb7W_o", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
-    char *dv = division_text(c);
-    c->v->formula = fmt("head_h = softmax(Q_h\xc2\xb7K_h\xe1\xb5\x80%s)\xc2\xb7V_h    "
+    stage_heat(c, trace_ref(TK_CONCAT, 0), "concatenated heads", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+    if (c->su->output_proj) stage_heat(c, trace_ref(TK_FINAL, 0), "output = concat\xc2\xb7W_o", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+    char *dv = stage_division_text(c);
+    c->v->formula = stage_fmt("head_h = softmax(Q_h\xc2\xb7K_h\xe1\xb5\x80%s)\xc2\xb7V_h    "
                         "MultiHead = Concat(head_1 \xe2\x80\xa6 head_%d)%s", dv, c->H,
                         c->su->output_proj ? "\xc2\xb7W_o" : "");
     free(dv);
@@ -401,26 +378,26 @@ static void stage_multi_head(Ctx *c)
 /* Mask, scores before and after it on one scale, and the weights. */
 static void stage_causal_mask(Ctx *c)
 {
-    Panel *m = add_heat(c, trace_ref(TK_MASK, 0), c->su->mask == MASK_CAUSAL ? "causal mask (1 = may attend)" : "mask (1 = may attend)",
-                        LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
-    if (m) {
-        m->diverging = false;
-        m->probabilities = true;
-        free(m->cmap);
-        m->cmap = xstrdup("Blues");
-        m->decimals = 0;
+    if (c->su->mask == MASK_PARTS) stage_mask_parts(c);
+    if (c->su->mask == MASK_PARTS && !c->st->title) {
+        free(c->v->title);
+        c->v->title = xstrdup("The mask, part by part");
     }
+    stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK, 0), c->su->mask == MASK_CAUSAL ? "causal mask (1 = may attend)"
+                                : c->su->mask == MASK_PARTS ? "combined mask" : "mask (1 = may attend)",
+                                LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
     if (c->sel || c->H == 1) {
         int h = c->sel ? c->sel : 1;
-        char *sx = head_suffix(c, h);
-        char *t1 = fmt("%s, before%s", scores_word(c), sx), *t2 = fmt("masked scores%s", sx), *t3 = fmt("weights%s", sx);
-        grouped(c, add_heat(c, trace_ref(TK_SCALED, h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
-        grouped(c, add_heat(c, trace_ref(TK_MASKED, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
-        as_weights(c, add_heat(c, trace_ref(TK_WEIGHTS, h), t3, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+        char *sx = stage_head_suffix(c, h);
+        char *t1 = stage_fmt("%s, before%s", stage_scores_word(c), sx), *t2 = stage_fmt("masked scores%s", sx), *t3 = stage_fmt("weights%s", sx);
+        stage_grouped(c, stage_heat(c, trace_ref(trace_mask_input(c->su), h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
+        stage_grouped(c, stage_heat(c, trace_ref(TK_MASKED, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
+        stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t3, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
         free(sx); free(t1); free(t2); free(t3);
     } else {
-        add_heads(c, TK_WEIGHTS, "weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
+        stage_heads(c, TK_WEIGHTS, "weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
     }
+    if (c->su->mask == MASK_PARTS) return;      /* stage_mask_parts wrote it */
     c->v->formula = xstrdup(c->su->mask == MASK_BLOCK
         ? "masked = scores where the lesson's mask is 0, \xe2\x88\x92\xe2\x88\x9e where it is 1 (blocked); weights = softmax(masked)"
         : "masked = scores where mask = 1, \xe2\x88\x92\xe2\x88\x9e where mask = 0; weights = softmax(masked)");
@@ -459,13 +436,13 @@ static void stage_entropy(Ctx *c)
         col0 = c->sel - 1;
     }
     p->col_offset = col0;
-    p->title = c->sel && c->H > 1 ? fmt("entropy of each query's weights (head %d of %d)", c->sel, c->H)
+    p->title = c->sel && c->H > 1 ? stage_fmt("entropy of each query's weights (head %d of %d)", c->sel, c->H)
                                   : xstrdup("entropy of each query's weights");
     p->row_labels = tok_labels(c->su->qtokens, E->rows);
     p->col_labels = xmalloc(sizeof *p->col_labels * (size_t)ncol);
     p->series = xmalloc(sizeof *p->series * (size_t)ncol);
     for (int k = 0; k < ncol; k++) {
-        p->series[k] = c->H == 1 ? xstrdup("single head") : fmt("head %d", col0 + k + 1);
+        p->series[k] = c->H == 1 ? xstrdup("single head") : stage_fmt("head %d", col0 + k + 1);
         p->col_labels[k] = xstrdup(p->series[k]);
     }
     p->row_axis = xstrdup("query");
@@ -480,10 +457,10 @@ static void stage_entropy(Ctx *c)
         p->bounds[r] = n > 0 ? log((double)n) : 0;
         varies |= n != c->su->nk;
     }
-    p->bound_label = varies ? xstrdup("ln(keys it can see)") : fmt("ln %d = %.2f", c->su->nk, log((double)c->su->nk));
+    p->bound_label = varies ? xstrdup("ln(keys it can see)") : stage_fmt("ln %d = %.2f", c->su->nk, log((double)c->su->nk));
     v->formula = varies
         ? xstrdup("H(row) = \xe2\x88\x92\xce\xa3 w\xc2\xb7ln w: 0 when one key takes all, ln n when the n keys a query can see share equally")
-        : fmt("H(row) = \xe2\x88\x92\xce\xa3 w\xc2\xb7ln w: 0 when one key takes all, ln %d = %.2f when all %d share equally",
+        : stage_fmt("H(row) = \xe2\x88\x92\xce\xa3 w\xc2\xb7ln w: 0 when one key takes all, ln %d = %.2f when all %d share equally",
               c->su->nk, log((double)c->su->nk), c->su->nk);
 }
 
@@ -492,17 +469,17 @@ static void stage_cross(Ctx *c)
 {
     if (c->sel || c->H == 1) {
         int h = c->sel ? c->sel : 1;
-        char *sx = head_suffix(c, h);
-        char *t1 = fmt("attention weights%s", sx), *t2 = fmt("output = weights\xc2\xb7V%s", sx);
-        as_weights(c, add_heat(c, trace_ref(TK_WEIGHTS, h), t1, LAB_Q, LAB_K, "queries (target sentence)", "keys (source sentence)"));
-        add_heat(c, trace_ref(TK_OUTPUT, h), t2, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+        char *sx = stage_head_suffix(c, h);
+        char *t1 = stage_fmt("attention weights%s", sx), *t2 = stage_fmt("output = weights\xc2\xb7V%s", sx);
+        stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t1, LAB_Q, LAB_K, "queries (target sentence)", "keys (source sentence)"));
+        stage_heat(c, trace_ref(TK_OUTPUT, h), t2, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
         free(sx); free(t1); free(t2);
     } else {
-        add_heads(c, TK_WEIGHTS, "attention weights", LAB_Q, LAB_K, "queries (target sentence)",
+        stage_heads(c, TK_WEIGHTS, "attention weights", LAB_Q, LAB_K, "queries (target sentence)",
                   "keys (source sentence)", true, 1);
     }
     char *sf = scores_formula(c);
-    c->v->formula = fmt("queries from %s, keys and values from %s: weights = softmax(%s)",
+    c->v->formula = stage_fmt("queries from %s, keys and values from %s: weights = softmax(%s)",
                         c->su->queries.input, c->su->keys.input, sf);
     free(sf);
 }
@@ -510,19 +487,19 @@ static void stage_cross(Ctx *c)
 /* Bahdanau scores and the weights they give. */
 static void stage_additive(Ctx *c)
 {
-    add_input(c, c->su->add_w1, c->su->add_w1, LAB_DIM, LAB_DIM, "query dimensions", "hidden units");
-    add_input(c, c->su->add_w2, c->su->add_w2, LAB_DIM, LAB_DIM, "key dimensions", "hidden units");
-    add_heat(c, trace_ref(TK_RAW, 1), "additive scores", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
-    as_weights(c, add_heat(c, trace_ref(TK_WEIGHTS, 1), "attention weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
-    c->v->formula = fmt("score(q, k) = %s\xe1\xb5\x80\xc2\xb7tanh(q\xc2\xb7%s + k\xc2\xb7%s)", c->su->add_v, c->su->add_w1, c->su->add_w2);
+    stage_input(c, c->su->add_w1, c->su->add_w1, LAB_DIM, LAB_DIM, "query dimensions", "hidden units");
+    stage_input(c, c->su->add_w2, c->su->add_w2, LAB_DIM, LAB_DIM, "key dimensions", "hidden units");
+    stage_heat(c, trace_ref(TK_RAW, 1), "additive scores", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
+    stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, 1), "attention weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+    c->v->formula = stage_fmt("score(q, k) = %s\xe1\xb5\x80\xc2\xb7tanh(q\xc2\xb7%s + k\xc2\xb7%s)", c->su->add_v, c->su->add_w1, c->su->add_w2);
 }
 
 /* A one-row panel: row r of a trace matrix. */
-static Panel *add_row(Ctx *c, TraceRef ref, int r, const char *title, LabelKind cols, const char *col_axis)
+Panel *stage_row(Ctx *c, TraceRef ref, int r, const char *title, LabelKind cols, const char *col_axis)
 {
     const Mat *m = trace_at(c->T, c->s, ref);
     if (!m || r >= m->rows) return NULL;
-    Panel *p = add_heat(c, ref, title, LAB_Q, cols, AX_QUERIES, col_axis);
+    Panel *p = stage_heat(c, ref, title, LAB_Q, cols, AX_QUERIES, col_axis);
     if (!p) return NULL;
     Mat *row = mat_create(1, m->cols);
     memcpy(row->data, mat_row(m, r), sizeof(double) * (size_t)m->cols);
@@ -534,29 +511,73 @@ static Panel *add_row(Ctx *c, TraceRef ref, int r, const char *title, LabelKind 
     return p;
 }
 
+/* Rows [r0, r1) and columns [c0, c1) of a trace matrix, as a panel of its
+** own (row_offset and col_offset say where it sits in the whole). */
+Panel *stage_part(Ctx *c, TraceRef ref, int r0, int r1, int c0, int c1, const char *title, LabelKind rows,
+                  LabelKind cols, const char *row_axis, const char *col_axis)
+{
+    const Mat *m = trace_at(c->T, c->s, ref);
+    if (!m || r0 < 0 || c0 < 0 || r1 > m->rows || c1 > m->cols || r0 >= r1 || c0 >= c1) return NULL;
+    Panel *p = stage_heat(c, ref, title, rows, cols, row_axis, col_axis);
+    if (!p) return NULL;
+    Mat *part = mat_create(r1 - r0, c1 - c0);
+    for (int i = r0; i < r1; i++)
+        memcpy(mat_row(part, i - r0), mat_row(m, i) + c0, sizeof(double) * (size_t)(c1 - c0));
+    char **rl = p->row_labels, **cl = p->col_labels;
+    p->row_labels = xmalloc(sizeof *rl * (size_t)(r1 - r0));
+    p->col_labels = xmalloc(sizeof *cl * (size_t)(c1 - c0));
+    for (int i = 0; i < m->rows; i++) {
+        if (i >= r0 && i < r1) p->row_labels[i - r0] = rl[i];
+        else free(rl[i]);
+    }
+    for (int j = 0; j < m->cols; j++) {
+        if (j >= c0 && j < c1) p->col_labels[j - c0] = cl[j];
+        else free(cl[j]);
+    }
+    free(rl);
+    free(cl);
+    p->owned = part;
+    p->m = part;
+    p->row_offset = r0;
+    p->col_offset = c0;
+    return p;
+}
+
+/* A 0/1 mask panel. */
+Panel *stage_as_mask(Ctx *c, Panel *p)
+{
+    if (!p) return NULL;
+    p->diverging = false;
+    p->probabilities = true;
+    free(p->cmap);
+    p->cmap = xstrdup(c->st->cmap ? c->st->cmap : "Blues");
+    p->decimals = 0;
+    return p;
+}
+
 /* Seed 004's walk-through: one query's scores, weights and output. */
 static void stage_per_token(Ctx *c)
 {
     int r = c->st->query > 0 ? c->st->query - 1 : 0;
     if (c->sel || c->H == 1) {
         int h = c->sel ? c->sel : 1;
-        char *sx = head_suffix(c, h);
-        char *t1 = fmt("scores q\xc2\xb7k%s", sx), *t2 = fmt("%s%s", c->su->mask != MASK_NONE ? "masked, scaled" : scores_word(c), sx);
-        char *t3 = fmt("weights%s", sx), *t4 = fmt("output%s", sx);
-        add_row(c, trace_ref(TK_RAW, h), r, t1, LAB_K, AX_KEYS);
+        char *sx = stage_head_suffix(c, h);
+        char *t1 = stage_fmt("scores q\xc2\xb7k%s", sx), *t2 = stage_fmt("%s%s", c->su->mask != MASK_NONE ? "masked, scaled" : stage_scores_word(c), sx);
+        char *t3 = stage_fmt("weights%s", sx), *t4 = stage_fmt("output%s", sx);
+        stage_row(c, trace_ref(TK_RAW, h), r, t1, LAB_K, AX_KEYS);
         if (c->ts->divisor != 1.0 || c->ts->temperature != 1.0 || c->su->mask != MASK_NONE)
-            add_row(c, trace_ref(softmax_in(c), h), r, t2, LAB_K, AX_KEYS);
-        as_weights(c, add_row(c, trace_ref(TK_WEIGHTS, h), r, t3, LAB_K, AX_KEYS));
-        add_row(c, trace_ref(TK_OUTPUT, h), r, t4, LAB_DIM, AX_DIMS);
+            stage_row(c, trace_ref(trace_softmax_input(c->su), h), r, t2, LAB_K, AX_KEYS);
+        stage_as_weights(c, stage_row(c, trace_ref(TK_WEIGHTS, h), r, t3, LAB_K, AX_KEYS));
+        stage_row(c, trace_ref(TK_OUTPUT, h), r, t4, LAB_DIM, AX_DIMS);
         free(sx); free(t1); free(t2); free(t3); free(t4);
     } else {
         for (int h = 1; h <= c->H; h++) {
-            char *t = fmt("head %d of %d: weights", h, c->H);
-            as_weights(c, add_row(c, trace_ref(TK_WEIGHTS, h), r, t, LAB_K, AX_KEYS));
+            char *t = stage_fmt("head %d of %d: weights", h, c->H);
+            stage_as_weights(c, stage_row(c, trace_ref(TK_WEIGHTS, h), r, t, LAB_K, AX_KEYS));
             free(t);
         }
     }
-    c->v->formula = fmt("for the query \xe2\x80\x9c%s\xe2\x80\x9d: a score per key, softmax, then the weighted sum of the values",
+    c->v->formula = stage_fmt("for the query \xe2\x80\x9c%s\xe2\x80\x9d: a score per key, softmax, then the weighted sum of the values",
                         c->su->qtokens[r]);
 }
 
@@ -568,9 +589,9 @@ static char *blind_rows_note(const Ctx *c)
     for (int r = 0; r < c->su->nq; r++)
         if (visible_keys(c, r) == 0) { if (first < 0) first = r; n++; }
     if (!n) return NULL;
-    return n == 1 ? fmt("\xe2\x80\x9c%s\xe2\x80\x9d sees no key: the mask blocks its whole row, so its weights and output are all 0",
+    return n == 1 ? stage_fmt("\xe2\x80\x9c%s\xe2\x80\x9d sees no key: the mask blocks its whole row, so its weights and output are all 0",
                         c->su->qtokens[first])
-                  : fmt("%d queries see no key (the first is \xe2\x80\x9c%s\xe2\x80\x9d): their weights and outputs are all 0",
+                  : stage_fmt("%d queries see no key (the first is \xe2\x80\x9c%s\xe2\x80\x9d): their weights and outputs are all 0",
                         n, c->su->qtokens[first]);
 }
 
@@ -580,7 +601,7 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     if (!L || !T || k < 0 || k >= L->nstages) return NULL;
     View *v = xcalloc(1, sizeof *v);
     const Stage *st = &L->stages[k];
-    Ctx c = { L, T, &T->s[st->setup], st, &L->setups[st->setup], v, st->setup, 1, 0 };
+    Ctx c = { L, T, &T->s[st->setup], st, &L->setups[st->setup], v, st->setup, 1, 0, o && o->step > 0 ? o->step : 0 };
     c.H = c.ts->heads;
     int want = o && o->head > 0 ? o->head : st->head;
     c.sel = c.H > 1 && want >= 1 && want <= c.H ? want : 0;
@@ -604,10 +625,17 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     case STAGE_CROSS_ATTENTION: stage_cross(&c); break;
     case STAGE_ADDITIVE_SCORES: stage_additive(&c); break;
     case STAGE_PER_TOKEN: stage_per_token(&c); break;
+    case STAGE_POSITIONAL_ENCODING: stage_positional(&c); break;
+    case STAGE_ROPE: stage_rope(&c); break;
+    case STAGE_ALIBI: stage_alibi(&c); break;
+    case STAGE_GROUPED_QUERY: stage_grouped_query(&c); break;
+    case STAGE_KV_CACHE: stage_kv_cache(&c); break;
+    case STAGE_ONLINE_SOFTMAX: stage_online(&c); break;
     default: break;
     }
+    if (v->nsteps < 1) v->nsteps = 1;
     if (!v->formula) v->formula = xstrdup("");
-    if (st->id != STAGE_EMBEDDINGS && st->id != STAGE_QKV_PROJECTION) v->note = blind_rows_note(&c);
+    if (st->id != STAGE_EMBEDDINGS && st->id != STAGE_QKV_PROJECTION && !v->note) v->note = blind_rows_note(&c);
     v->npara = st->npara;
     v->paras = xmalloc(sizeof *v->paras * (size_t)(v->npara ? v->npara : 1));
     for (int i = 0; i < v->npara; i++) v->paras[i] = xstrdup(st->paras[i]);
@@ -663,6 +691,7 @@ void stage_view_free(View *v)
     free(v->title);
     free(v->formula);
     free(v->note);
+    free(v->step_name);
     free_strs(v->paras, v->npara);
     free(v);
 }

@@ -14,6 +14,10 @@
 ** shows each head (panels titled "head h of H" that share one colour scale)
 ** or only the head the options or the stage's `head:` choose, and says so.
 ** Panels that are meant to be compared share a colour scale (scale_group).
+**
+** Stages that unfold in time (kv_cache: one token per sub-step; online_softmax:
+** one block of keys per sub-step) have sub-steps: StageOpts.step picks one,
+** View.nsteps says how many there are and View.step_name names it.
 */
 #ifndef ATTNLAB_STAGE_H
 #define ATTNLAB_STAGE_H
@@ -65,11 +69,15 @@ typedef struct View {
     char **paras; int npara;
     Panel panels[VIEW_MAX_PANELS];
     int npanels;
+    int step;                   /* the sub-step shown (0-based) */
+    int nsteps;                 /* 1, or the sub-steps of kv_cache and online_softmax */
+    char *step_name;            /* "t3", "b2", "all", "final" (for file names), or NULL */
 } View;
 
 /* What the viewer chose on top of the lesson. */
 typedef struct StageOpts {
     int head;                   /* 0: the stage's own `head:` (else all); h: show head h */
+    int step;                   /* the sub-step (0-based; clamped to the stage's last) */
 } StageOpts;
 
 /* The view of stage k (0-based) of L, reading matrices from T, with the

@@ -15,6 +15,7 @@
 #include "attn.h"
 #include "util.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,33 @@
 static const char *const kind_names[TK_COUNT] = {
     "input", "Q", "K", "V", "mask", "raw_scores", "scaled_scores", "masked_scores",
     "weights", "output", "concat", "final", "entropy", "residual",
+    "mask_causal", "mask_window", "mask_prefix", "mask_padding", "pe", "x_plus_pe", "rope_angles",
+    "Q_rot", "K_rot", "alibi", "biased_scores", "kv_weights", "kv_output", "kv_groups", "kv_cache_size",
+    "online_max", "online_sum", "online_rescale", "online_acc", "online_output", "online_diff",
 };
+
+/* Kinds that exist once per head. */
+bool trace_kind_per_head(TraceKind k)
+{
+    return (k >= TK_RAW && k <= TK_OUTPUT) || k == TK_QROT || k == TK_KROT || k == TK_ALIBI || k == TK_BIASED
+        || k == TK_KV_WEIGHTS || k == TK_KV_OUTPUT || (k >= TK_OS_MAX && k <= TK_OS_DIFF);
+}
+
+/* The K/V head of query head h. */
+int trace_kv_head(const TraceSetup *ts, int h)
+{
+    int G = ts->kv_heads > 0 ? ts->kv_heads : ts->heads;
+    return (h - 1) * G / ts->heads + 1;
+}
+
+/* Queries and keys as the scores see them. */
+TraceKind trace_score_q(const Setup *su) { return su->positions == POS_ROPE ? TK_QROT : TK_Q; }
+/* The keys as the scores see them. */
+TraceKind trace_score_k(const Setup *su) { return su->positions == POS_ROPE ? TK_KROT : TK_K; }
+/* What the mask applies to. */
+TraceKind trace_mask_input(const Setup *su) { return su->positions == POS_ALIBI ? TK_BIASED : TK_SCALED; }
+/* What softmax reads. */
+TraceKind trace_softmax_input(const Setup *su) { return su->mask != MASK_NONE ? TK_MASKED : trace_mask_input(su); }
 
 /* The kind's name without a head. */
 const char *trace_kind_name(TraceKind k)
@@ -41,6 +68,14 @@ TraceRef trace_ref(TraceKind kind, int head)
     return r;
 }
 
+/* A reference to an online-softmax matrix. */
+TraceRef trace_block_ref(TraceKind kind, int head, int block)
+{
+    TraceRef r = trace_ref(kind, head);
+    r.block = block;
+    return r;
+}
+
 /* A reference to an input. */
 TraceRef trace_input_ref(const char *name)
 {
@@ -54,7 +89,7 @@ TraceRef trace_input_ref(const char *name)
 static int norm_head(TraceKind k, int head, int heads)
 {
     if (k == TK_Q || k == TK_K || k == TK_V) return heads <= 1 ? 0 : head;
-    if (k >= TK_RAW && k <= TK_OUTPUT) return head < 1 ? 1 : head;
+    if (trace_kind_per_head(k)) return head < 1 ? 1 : head;
     return 0;
 }
 
@@ -63,16 +98,23 @@ bool trace_ref_eq(TraceRef a, TraceRef b, int heads)
 {
     if (a.kind != b.kind) return false;
     if (a.kind == TK_INPUT) return strcmp(a.name, b.name) == 0;
+    if (a.block != b.block) return false;
     return norm_head(a.kind, a.head, heads) == norm_head(b.kind, b.head, heads);
 }
 
 /* The stored matrix for (kind, head), or NULL. */
-static const Mat *find(const TraceSetup *ts, TraceKind k, int head)
+static const Mat *find_b(const TraceSetup *ts, TraceKind k, int head, int block)
 {
     head = norm_head(k, head, ts->heads);
     for (int i = 0; i < ts->n; i++)
-        if (ts->mats[i].kind == k && ts->mats[i].head == head) return ts->mats[i].m;
+        if (ts->mats[i].kind == k && ts->mats[i].head == head && ts->mats[i].block == block) return ts->mats[i].m;
     return NULL;
+}
+
+/* The stored matrix for (kind, head) outside the online softmax. */
+static const Mat *find(const TraceSetup *ts, TraceKind k, int head)
+{
+    return find_b(ts, k, head, 0);
 }
 
 /* An input of the setup by name (the residual stream when it replaces
@@ -95,21 +137,28 @@ static const Mat *stream_out(const TraceSetup *ts)
 
 /* Store a computed matrix (the trace owns it unless borrowed). NULL m is
 ** a failure passed through. */
-static const Mat *put(TraceSetup *ts, TraceKind k, int head, Mat *m, bool owned)
+static const Mat *put_b(TraceSetup *ts, TraceKind k, int head, int block, Mat *m, bool owned)
 {
     if (!m) return NULL;
     if (ts->n == ts->cap) {
         ts->cap = ts->cap ? 2 * ts->cap : 16;
         ts->mats = xrealloc(ts->mats, sizeof *ts->mats * (size_t)ts->cap);
     }
-    ts->mats[ts->n++] = (TraceMat){ k, head, m, owned };
+    ts->mats[ts->n++] = (TraceMat){ k, head, block, m, owned };
     return m;
+}
+
+/* Store a matrix that has no block size. */
+static const Mat *put(TraceSetup *ts, TraceKind k, int head, Mat *m, bool owned)
+{
+    return put_b(ts, k, head, 0, m, owned);
 }
 
 /* An operand: the input itself (borrowed), or input @ weight. */
 static const Mat *operand(TraceSetup *ts, TraceKind k, const Operand *o)
 {
-    const Mat *in = input(ts, o->input);
+    const Mat *in = find(ts, TK_XPE, 0);     /* sinusoidal positions: X + PE for all three */
+    if (!in) in = input(ts, o->input);
     if (!in) return NULL;
     if (!o->weight) return put(ts, k, 0, (Mat *)in, false);
     const Mat *w = input(ts, o->weight);
@@ -125,13 +174,49 @@ static double divisor_for(const Setup *su, int d)
     return su->divisor > 0 ? su->divisor : attn_sqrt_dk(d);
 }
 
+/*
+** A mask made of parts: each part is kept in the trace so the mask stage
+** can show it, and the mask is (causal or prefix) and window and padding.
+** Sliding and prefix always come with the causal part (the parser adds it).
+*/
+static Mat *mask_parts(TraceSetup *ts, const Setup *su)
+{
+    unsigned parts = su->mask_parts;
+    int nq = su->nq, nk = su->nk;
+    Mat *M = NULL;
+    if (parts & MASKP_CAUSAL) M = mat_copy(put(ts, TK_MASK_CAUSAL, 0, attn_causal_mask(nq, nk), true));
+    if (M && (parts & MASKP_PREFIX)) {
+        Mat *t = attn_mask_or(M, put(ts, TK_MASK_PREFIX, 0, attn_prefix_mask(nq, su->prefix), true));
+        mat_free(M);
+        M = t;
+    }
+    if (M && (parts & MASKP_SLIDING)) {
+        Mat *t = attn_mask_and(M, put(ts, TK_MASK_WINDOW, 0, attn_window_mask(nq, su->window), true));
+        mat_free(M);
+        M = t;
+    }
+    if (parts & MASKP_PADDING) {
+        bool *qp = xcalloc((size_t)nq, sizeof *qp), *kp = xcalloc((size_t)nk, sizeof *kp);
+        for (int i = 0; i < nq; i++) qp[i] = !strcmp(su->qtokens[i], su->pad_token);
+        for (int j = 0; j < nk; j++) kp[j] = !strcmp(su->ktokens[j], su->pad_token);
+        const Mat *P = put(ts, TK_MASK_PAD, 0, attn_padding_mask(qp, nq, kp, nk), true);
+        free(qp);
+        free(kp);
+        Mat *t = M ? attn_mask_and(M, P) : mat_copy(P);
+        mat_free(M);
+        M = t;
+    }
+    return M;
+}
+
 /* The mask matrix of a setup (new), or NULL for none. */
-static Mat *make_mask(const TraceSetup *ts, const Setup *su)
+static Mat *make_mask(TraceSetup *ts, const Setup *su)
 {
     switch (su->mask) {
     case MASK_CAUSAL: return attn_causal_mask(su->nq, su->nk);
     case MASK_ALLOW: return mat_copy(input(ts, su->mask_matrix));
     case MASK_BLOCK: return attn_mask_from_blocked(input(ts, su->mask_matrix));
+    case MASK_PARTS: return mask_parts(ts, su);
     default: return NULL;
     }
 }
@@ -152,6 +237,11 @@ static bool attend(TraceSetup *ts, const Setup *su, int h, const Mat *Q, const M
         scaled = t;
     }
     const Mat *S = put(ts, TK_SCALED, h, scaled, true);
+    if (su->positions == POS_ALIBI) {
+        const Mat *B = put(ts, TK_ALIBI, h, attn_alibi_bias(su->nq, su->nk, attn_alibi_slope(h, ts->heads)), true);
+        S = B ? put(ts, TK_BIASED, h, mat_add(S, B), true) : NULL;
+        if (!S) return false;
+    }
     if (mask) {
         S = put(ts, TK_MASKED, h, attn_apply_mask(S, mask), true);
         if (!S) return false;
@@ -170,7 +260,7 @@ static bool check_finite(const TraceSetup *ts, const Setup *su, const char *file
         for (int r = 0; r < m->rows; r++)
             for (int c = 0; c < m->cols; c++) {
                 double v = mat_get(m, r, c);
-                if (isfinite(v) || (e->kind == TK_MASKED && v == -INFINITY)) continue;
+                if (isfinite(v) || ((e->kind == TK_MASKED || e->kind == TK_OS_MAX) && v == -INFINITY)) continue;
                 char name[64];
                 trace_name(trace_ref(e->kind, e->head), ts->heads, name, sizeof name);
                 err->kind = LESSON_ERR_INVALID;
@@ -185,11 +275,137 @@ static bool check_finite(const TraceSetup *ts, const Setup *su, const char *file
     return true;
 }
 
-/* Compute one setup into ts; prev is the setup above (NULL for the first). */
-static bool run_setup(TraceSetup *ts, const Setup *su, const TraceSetup *prev)
+/* Head h's slice of M (of `heads`), or M itself with one head. */
+static Mat *slice(const Mat *M, int heads, int h, bool *owned)
 {
+    *owned = heads > 1;
+    return heads > 1 ? attn_head_slice(M, heads, h - 1) : (Mat *)M;
+}
+
+/*
+** Q_h, K_h and V_h for query head h. With grouped-query attention (G K/V
+** heads), query heads that share a K/V head are given the same matrices:
+** the first head of a group computes them, the others borrow them, so
+** (TK_K, h) is always the keys head h really reads. RoPE rotates them
+** once per head (keys once per group) by the angles of their positions.
+*/
+static bool head_inputs(TraceSetup *ts, const Setup *su, int h, const Mat *Q, const Mat *K, const Mat *V,
+                        const Mat **q, const Mat **k, const Mat **v)
+{
+    int H = ts->heads, G = ts->kv_heads, g = trace_kv_head(ts, h), first = h;
+    while (first > 1 && trace_kv_head(ts, first - 1) == g) first--;
+    bool own;
+    Mat *m = slice(Q, H, h, &own);
+    *q = H > 1 ? put(ts, TK_Q, h, m, own) : m;
+    if (first == h) {
+        bool multi = H > 1;
+        m = multi ? attn_head_slice(K, G, g - 1) : (Mat *)K;
+        *k = multi ? put(ts, TK_K, h, m, true) : m;
+        m = multi ? attn_head_slice(V, G, g - 1) : (Mat *)V;
+        *v = multi ? put(ts, TK_V, h, m, true) : m;
+    } else {
+        *k = put(ts, TK_K, h, (Mat *)find(ts, TK_K, first), false);
+        *v = put(ts, TK_V, h, (Mat *)find(ts, TK_V, first), false);
+    }
+    if (!*q || !*k || !*v) return false;
+    if (su->positions != POS_ROPE) return true;
+    const Mat *A = find(ts, TK_ROPE_ANGLES, 0);
+    *q = put(ts, TK_QROT, h, attn_rope(*q, A), true);
+    *k = first == h ? put(ts, TK_KROT, h, attn_rope(*k, A), true)
+                    : put(ts, TK_KROT, h, (Mat *)find(ts, TK_KROT, first), false);
+    return *q && *k;
+}
+
+/* Which query heads read which K/V head, and what a K/V cache holds. */
+static void kv_tables(TraceSetup *ts, const Setup *su)
+{
+    int H = ts->heads, G = ts->kv_heads;
+    Mat *map = mat_create(H, G);
+    for (int h = 1; h <= H; h++) mat_set(map, h - 1, trace_kv_head(ts, h) - 1, 1.0);
+    put(ts, TK_KV_GROUPS, 0, map, true);
+    Mat *size = mat_create(2, 3);
+    double n = su->nk, heads[2] = { H, G };
+    for (int r = 0; r < 2; r++) {
+        mat_set(size, r, 0, n * ts->d_k * heads[r]);
+        mat_set(size, r, 1, n * ts->d_v * heads[r]);
+        mat_set(size, r, 2, n * (ts->d_k + ts->d_v) * heads[r]);
+    }
+    put(ts, TK_KV_SIZE, 0, size, true);
+}
+
+/*
+** Decoding with a K/V cache, head h: token t brings its query, key and
+** value; the key and value join the cache, and the query attends to the
+** t + 1 cached rows only, through the same steps as the whole computation
+** (divide, ALiBi, mask row, softmax, weighted sum). Row t of the results
+** holds step t's weights (zeros past t) and output.
+*/
+static bool kv_decode(TraceSetup *ts, const Setup *su, int h, const Mat *mask)
+{
+    const Mat *Q = find(ts, trace_score_q(su), h), *K = find(ts, trace_score_k(su), h), *V = find(ts, TK_V, h);
+    const Mat *B = find(ts, TK_ALIBI, h);
+    int n = su->nq;
+    Mat *W = mat_create(n, su->nk), *O = mat_create(n, V->cols);
+    for (int t = 0; t < n; t++) {
+        Mat *q = mat_from(1, Q->cols, mat_row(Q, t)), *kc = mat_from(t + 1, K->cols, K->data);
+        Mat *vc = mat_from(t + 1, V->cols, V->data), *s = attn_scores(q, kc), *x = attn_scale(s, ts->divisor);
+        mat_free(s);
+        if (ts->temperature != 1.0) { s = attn_scale(x, ts->temperature); mat_free(x); x = s; }
+        for (int j = 0; j <= t; j++) {
+            if (B) x->data[j] += mat_get(B, t, j);
+            if (mask && mat_get(mask, t, j) == 0.0) x->data[j] = -INFINITY;
+        }
+        Mat *w = attn_softmax(x), *o = attn_weighted_sum(w, vc);
+        memcpy(mat_row(W, t), w->data, sizeof(double) * (size_t)(t + 1));
+        memcpy(mat_row(O, t), o->data, sizeof(double) * (size_t)V->cols);
+        mat_free(q); mat_free(kc); mat_free(vc); mat_free(x); mat_free(w); mat_free(o);
+    }
+    put(ts, TK_KV_WEIGHTS, h, W, true);
+    return put(ts, TK_KV_OUTPUT, h, O, true) != NULL;
+}
+
+/* The online softmax of head h in blocks of b keys, and its difference
+** from the ordinary output. */
+static bool online(TraceSetup *ts, const Setup *su, int h, int b)
+{
+    if (find_b(ts, TK_OS_OUT, h, b)) return true;          /* two stages with one block size */
+    OnlineSoftmax os;
+    if (!attn_online_softmax(find(ts, trace_softmax_input(su), h), find(ts, TK_V, h), b, &os)) return false;
+    put_b(ts, TK_OS_MAX, h, b, os.max, true);
+    put_b(ts, TK_OS_SUM, h, b, os.sum, true);
+    put_b(ts, TK_OS_RESCALE, h, b, os.rescale, true);
+    put_b(ts, TK_OS_ACC, h, b, os.acc, true);
+    put_b(ts, TK_OS_OUT, h, b, os.out, true);
+    /* the difference in units of DBL_EPSILON (2⁻⁵²), so that rounding reads as small numbers */
+    Mat *d = mat_scale(find(ts, TK_OUTPUT, h), -1.0), *diff = mat_add(os.out, d);
+    Mat *units = mat_scale(diff, 1.0 / DBL_EPSILON);
+    mat_free(d);
+    mat_free(diff);
+    return put_b(ts, TK_OS_DIFF, h, b, units, true) != NULL;
+}
+
+/* The computations only some stages show: decoding and the online softmax. */
+static bool stage_extras(TraceSetup *ts, const Lesson *L, int k, const Mat *mask)
+{
+    const Setup *su = ts->su;
+    for (int i = 0; i < L->nstages; i++) {
+        const Stage *st = &L->stages[i];
+        if (st->setup != k) continue;
+        for (int h = 1; h <= ts->heads; h++) {
+            if (st->id == STAGE_KV_CACHE && !find(ts, TK_KV_WEIGHTS, h) && !kv_decode(ts, su, h, mask)) return false;
+            if (st->id == STAGE_ONLINE_SOFTMAX && !online(ts, su, h, lesson_stage_block(L, st))) return false;
+        }
+    }
+    return true;
+}
+
+/* Compute setup k of L into ts; prev is the setup above (NULL for the first). */
+static bool run_setup(TraceSetup *ts, const Lesson *L, int k, const TraceSetup *prev)
+{
+    const Setup *su = &L->setups[k];
     ts->su = su;
     ts->heads = su->heads > 0 ? su->heads : 1;
+    ts->kv_heads = lesson_kv_heads(su);
     ts->temperature = su->temperature;
     if (su->residual && prev) {
         /* this setup's X is the stream above: its X plus its output */
@@ -198,27 +414,30 @@ static bool run_setup(TraceSetup *ts, const Setup *su, const TraceSetup *prev)
         ts->resid = put(ts, TK_RESIDUAL, 0, r, true);
         ts->resid_name = su->queries.input;
     }
+    if (su->positions == POS_SINUSOIDAL) {
+        const Mat *X = input(ts, su->queries.input);
+        const Mat *P = X ? put(ts, TK_PE, 0, attn_sinusoidal(X->rows, X->cols), true) : NULL;
+        if (!P || !put(ts, TK_XPE, 0, mat_add(X, P), true)) return false;
+    }
     /* all three from the inputs (an input called Q is the queries) */
     const Mat *Q = operand(ts, TK_Q, &su->queries);
     const Mat *K = operand(ts, TK_K, &su->keys);
     const Mat *V = operand(ts, TK_V, &su->values);
     if (!Q || !K || !V) return false;
     int H = ts->heads;
-    ts->d_k = K->cols / H;
-    ts->d_v = V->cols / H;
+    ts->d_k = K->cols / ts->kv_heads;
+    ts->d_v = V->cols / ts->kv_heads;
     ts->divisor = divisor_for(su, ts->d_k);
+    if (su->kv_heads) kv_tables(ts, su);
+    if (su->positions == POS_ROPE && !put(ts, TK_ROPE_ANGLES, 0, attn_rope_angles(su->nq, ts->d_k, su->rope_base), true))
+        return false;
     const Mat *M = put(ts, TK_MASK, 0, make_mask(ts, su), true);
     if (su->mask != MASK_NONE && !M) return false;
     Mat *outs[LESSON_MAX_HEADS], *ents[LESSON_MAX_HEADS];
     for (int h = 1; h <= H; h++) {
-        const Mat *qh = Q, *kh = K, *vh = V;
-        if (H > 1) {
-            qh = put(ts, TK_Q, h, attn_head_slice(Q, H, h - 1), true);
-            kh = put(ts, TK_K, h, attn_head_slice(K, H, h - 1), true);
-            vh = put(ts, TK_V, h, attn_head_slice(V, H, h - 1), true);
-        }
-        if (!qh || !kh || !vh || !attend(ts, su, h, qh, kh, vh, M)) {
-            for (int k = 1; k < h; k++) mat_free(ents[k - 1]);
+        const Mat *qh, *kh, *vh;
+        if (!head_inputs(ts, su, h, Q, K, V, &qh, &kh, &vh) || !attend(ts, su, h, qh, kh, vh, M)) {
+            for (int e = 1; e < h; e++) mat_free(ents[e - 1]);
             return false;
         }
         outs[h - 1] = (Mat *)find(ts, TK_OUTPUT, h);
@@ -231,7 +450,7 @@ static bool run_setup(TraceSetup *ts, const Setup *su, const TraceSetup *prev)
     if (!joined) return false;
     if (su->output_proj && !put(ts, TK_FINAL, 0, attn_project(joined, input(ts, su->output_proj)), true))
         return false;
-    return true;
+    return stage_extras(ts, L, k, M);
 }
 
 /* Run every setup. */
@@ -243,7 +462,7 @@ Trace *attn_run(const Lesson *L, LessonError *err)
     T->s = xcalloc((size_t)(L->nsetups ? L->nsetups : 1), sizeof *T->s);
     for (int k = 0; k < L->nsetups; k++) {
         const Setup *su = &L->setups[k];
-        if (!run_setup(&T->s[k], su, k > 0 ? &T->s[k - 1] : NULL)) {
+        if (!run_setup(&T->s[k], L, k, k > 0 ? &T->s[k - 1] : NULL)) {
             err->kind = LESSON_ERR_INVALID;
             err->line = su->line;
             err->col = 1;
@@ -280,7 +499,7 @@ const Mat *trace_at(const Trace *T, int s, TraceRef r)
     const TraceSetup *ts = &T->s[s];
     if (r.kind == TK_INPUT) return input(ts, r.name);
     if (r.head < 0 || r.head > ts->heads) return NULL;
-    return find(ts, r.kind, r.head);
+    return find_b(ts, r.kind, r.head, r.block);
 }
 
 /* "weights" with one head, "head2.weights" with several. */
@@ -288,8 +507,10 @@ void trace_name(TraceRef r, int heads, char *out, size_t n)
 {
     if (r.kind == TK_INPUT) { snprintf(out, n, "%s", r.name); return; }
     int h = norm_head(r.kind, r.head, heads);
-    if (heads > 1 && h > 0) snprintf(out, n, "head%d.%s", h, trace_kind_name(r.kind));
-    else snprintf(out, n, "%s", trace_kind_name(r.kind));
+    char blk[16] = "";
+    if (r.block > 0) snprintf(blk, sizeof blk, ".b%d", r.block);
+    if (heads > 1 && h > 0) snprintf(out, n, "head%d.%s%s", h, trace_kind_name(r.kind), blk);
+    else snprintf(out, n, "%s%s", trace_kind_name(r.kind), blk);
 }
 
 /* A name back into a reference (inputs win over computed names: an input
@@ -312,10 +533,20 @@ bool trace_parse_name(const Trace *T, int s, const char *name, TraceRef *out)
         *out = trace_input_ref(name);
         return true;
     }
+    int block = 0;
+    size_t blen = strlen(base);
+    const char *dot = strstr(base, ".b");
+    if (dot && dot[2] >= '1' && dot[2] <= '9') {            /* online_max.b3: block size 3 */
+        char *end;
+        long b = strtol(dot + 2, &end, 10);
+        if (*end || b > LESSON_MAX_TOKENS) return false;
+        block = (int)b;
+        blen = (size_t)(dot - base);
+    }
     for (int k = TK_Q; k < TK_COUNT; k++)
-        if (!strcmp(base, kind_names[k])) {
-            TraceRef r = trace_ref((TraceKind)k, head);
-            if (k >= TK_RAW && k <= TK_OUTPUT && head == 0 && ts->heads > 1) return false;
+        if (strlen(kind_names[k]) == blen && !strncmp(base, kind_names[k], blen)) {
+            TraceRef r = trace_block_ref((TraceKind)k, head, block);
+            if (trace_kind_per_head((TraceKind)k) && head == 0 && ts->heads > 1) return false;
             if (!trace_at(T, s, r)) return false;
             *out = r;
             return true;

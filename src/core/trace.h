@@ -17,6 +17,15 @@
 **   are the same matrix. No matrix is ever computed across heads that no
 **   model computes: with H ≥ 2 there is no full-width softmax.
 **
+** Positions, masks made of parts, grouped-query heads, decoding and the
+** online softmax add their own kinds (TK_PE … TK_OS_DIFF). With kv_heads G
+** < H, (TK_K, h) and (TK_V, h) are the K/V head that query head h reads:
+** heads of one group share one matrix (computed once, borrowed by the
+** others). Decoding (TK_KV_*) is computed when a kv_cache stage uses the
+** setup, the online softmax (TK_OS_*) once per block size its stages ask
+** for; their references carry the block size (trace_block_ref), named
+** "head1.online_max.b3".
+**
 ** One function names a matrix for people and for --dump (trace_name):
 ** with one head "Q", "raw_scores", "weights", ...; with several heads the
 ** per-head ones are "head2.Q", "head2.weights", ... and the whole ones keep
@@ -41,6 +50,21 @@ typedef enum TraceKind {
     TK_FINAL,           /* concat (or output)·W_o */
     TK_ENTROPY,         /* one column per head */
     TK_RESIDUAL,        /* `residual: yes`: the queries' input, computed (the stream above plus its output) */
+    /* masks made of parts (head 0): each part, TK_MASK is their combination */
+    TK_MASK_CAUSAL, TK_MASK_WINDOW, TK_MASK_PREFIX, TK_MASK_PAD,
+    TK_PE,              /* sinusoidal positional encoding (head 0) */
+    TK_XPE,             /* the input plus PE: what the projections read (head 0) */
+    TK_ROPE_ANGLES,     /* position·θ_i, one column per pair of a head (head 0) */
+    TK_QROT, TK_KROT,   /* per head: Q_h and K_h rotated by RoPE */
+    TK_ALIBI,           /* per head: −m_h·|i − j| */
+    TK_BIASED,          /* per head: scaled scores + ALiBi's bias */
+    TK_KV_WEIGHTS,      /* per head: row t = the weights decoding token t computes from the cache */
+    TK_KV_OUTPUT,       /* per head: row t = its output */
+    TK_KV_GROUPS,       /* H x G: 1 where query head h reads K/V head g (head 0) */
+    TK_KV_SIZE,         /* 2 x 3: numbers a K/V cache holds, multi-head vs grouped (head 0) */
+    /* per head and block size: FlashAttention's online softmax (attn_online_softmax) */
+    TK_OS_MAX, TK_OS_SUM, TK_OS_RESCALE, TK_OS_ACC, TK_OS_OUT,
+    TK_OS_DIFF,         /* (online output − weights·V) ÷ DBL_EPSILON, rounding made readable */
     TK_COUNT
 } TraceKind;
 
@@ -48,6 +72,7 @@ typedef enum TraceKind {
 typedef struct TraceRef {
     TraceKind kind;
     int head;                           /* 0: not per head; 1 … H */
+    int block;                          /* TK_OS_*: the block size; else 0 */
     char name[LESSON_MAX_NAME + 1];     /* TK_INPUT only */
 } TraceRef;
 
@@ -55,6 +80,7 @@ typedef struct TraceRef {
 typedef struct TraceMat {
     TraceKind kind;
     int head;
+    int block;
     Mat *m;
     bool owned;         /* false when m is an input used as it is (Q = X) */
 } TraceMat;
@@ -67,6 +93,7 @@ typedef struct TraceSetup {
     int heads;
     int d_k;                    /* width of one head's queries and keys */
     int d_v;                    /* width of one head's values */
+    int kv_heads;               /* K/V heads G (= heads unless grouped-query) */
     double divisor;             /* what each head's scores are divided by (√d_k, custom or 1) */
     double temperature;         /* and then by this */
     const Mat *resid;           /* `residual: yes`: the input it replaces, computed */
@@ -86,6 +113,8 @@ void trace_free(Trace *T);
 
 /* A reference to a computed matrix. */
 TraceRef trace_ref(TraceKind kind, int head);
+/* A reference to an online-softmax matrix of block size b. */
+TraceRef trace_block_ref(TraceKind kind, int head, int block);
 /* A reference to an input by name. */
 TraceRef trace_input_ref(const char *name);
 /* True when two references name the same matrix of a setup with H heads. */
@@ -109,5 +138,16 @@ const Mat *trace_stream_out(const Trace *T, int s);
 bool trace_input_computed(const Trace *T, int s, const char *name);
 /* The kind's name without a head: "raw_scores", "weights", ... */
 const char *trace_kind_name(TraceKind k);
+/* True for kinds that exist once per head (scores, weights, RoPE'd Q, ...). */
+bool trace_kind_per_head(TraceKind k);
+/* The 1-based K/V head that query head h reads: ⌊(h−1)·G/H⌋ + 1. */
+int trace_kv_head(const TraceSetup *ts, int h);
+/* What the scores are made from: TK_QROT/TK_KROT with RoPE, else TK_Q/TK_K. */
+TraceKind trace_score_q(const Setup *su);
+TraceKind trace_score_k(const Setup *su);
+/* What the mask is applied to (TK_BIASED with ALiBi, else TK_SCALED), and
+** what softmax reads (TK_MASKED with a mask, else the former). */
+TraceKind trace_mask_input(const Setup *su);
+TraceKind trace_softmax_input(const Setup *su);
 
 #endif

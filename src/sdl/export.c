@@ -296,7 +296,10 @@ static int encode_isal(SDL_Surface *s, const ExportMeta *meta, Buf *out)
     int ntext = text_fields(meta, key, value);
     for (int i = 0; i < ntext; i++) put_text(out, key[i], value[i]);
 
-    struct isal_zstream z;
+    /* every byte of the stream state zeroed, history window included: what
+    ** isal_deflate_init leaves alone must not depend on the heap's past */
+    static struct isal_zstream z;
+    memset(&z, 0, sizeof z);
     isal_deflate_init(&z);
     z.level = EXPORT_PNG_LEVEL;
     z.level_buf = enc.level;

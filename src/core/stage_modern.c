@@ -1,0 +1,331 @@
+/*
+** stage_modern.c: the stages of attention as today's models use it.
+**
+** Masks made of parts (sliding window, prefix, padding), positions
+** (sinusoidal, RoPE, ALiBi), grouped-query heads, decoding with a K/V
+** cache and FlashAttention's online softmax. Like stage.c, nothing is
+** computed here but slices of trace matrices and the largest difference
+** between two of them (for a note); the builders share stage.c's helpers
+** through stage_int.h. The K/V cache and the online softmax unfold in
+** sub-steps: c->step picks one, clamped to the last, and the view says how
+** many there are (nsteps) and what the one shown is called (step_name).
+*/
+#include "stage_int.h"
+#include "attn.h"
+#include "util.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UMINUS "\xe2\x88\x92"
+#define TIMES "\xc2\xb7"
+#define NOTIN "\xc2\xac"
+
+/* Replace a panel's column labels by "<word> k" for k = first, first + 1, … */
+static void label_cols(Panel *p, const char *word, int first)
+{
+    for (int j = 0; p && j < p->m->cols; j++) {
+        free(p->col_labels[j]);
+        p->col_labels[j] = stage_fmt("%s %d", word, first + j);
+    }
+}
+
+/* Replace a panel's row labels by "<word> k" for k = 1, 2, … */
+static void label_rows(Panel *p, const char *word)
+{
+    for (int i = 0; p && i < p->m->rows; i++) {
+        free(p->row_labels[i]);
+        p->row_labels[i] = stage_fmt("%s %d", word, i + 1);
+    }
+}
+
+/* A slope as people write it: "1/4" when it is one over a whole number. */
+static char *slope_text(double m)
+{
+    double inv = 1.0 / m;
+    return fabs(inv - round(inv)) < 1e-9 * inv ? stage_fmt("1/%.0f", inv) : stage_fmt("%.3g", m);
+}
+
+/* The head a one-head stage shows: the chosen one, else head 1. */
+static int shown_head(const Ctx *c)
+{
+    return c->sel ? c->sel : 1;
+}
+
+/* The sub-step to show among n, and the view's count. */
+static int take_step(Ctx *c, int n)
+{
+    c->v->nsteps = n;
+    c->v->step = c->step < n ? c->step : n - 1;
+    return c->v->step;
+}
+
+/* Each part of a mask, then the combination (stage causal_mask). */
+void stage_mask_parts(Ctx *c)
+{
+    const Setup *su = c->su;
+    unsigned parts = su->mask_parts;
+    char *t;
+    if (parts & MASKP_CAUSAL)
+        stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK_CAUSAL, 0), "causal: j \xe2\x89\xa4 i", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+    if (parts & MASKP_PREFIX) {
+        t = stage_fmt("prefix: first %d", su->prefix);
+        stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK_PREFIX, 0), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+        free(t);
+    }
+    if (parts & MASKP_SLIDING) {
+        t = stage_fmt("window: i " UMINUS " j < %d", su->window);
+        stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK_WINDOW, 0), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+        free(t);
+    }
+    if (parts & MASKP_PADDING) {
+        t = stage_fmt("padding: no %s", su->pad_token);
+        stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK_PAD, 0), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+        free(t);
+        int npad = 0;
+        for (int i = 0; i < su->nq; i++) npad += !strcmp(su->qtokens[i], su->pad_token);
+        if (npad)
+            c->v->note = npad == 1 ? stage_fmt("the %s query is padding: its row is fully masked, so its weights and output "
+                                               "are 0 (a model ignores them)", su->pad_token)
+                                   : stage_fmt("%d %s queries are padding: their rows are fully masked, so their weights and "
+                                               "outputs are 0 (a model ignores them)", npad, su->pad_token);
+    }
+    Buf b = {0};
+    buf_puts(&b, "mask = ");
+    if (parts & MASKP_PREFIX) buf_puts(&b, "(causal or prefix)");
+    else if (parts & MASKP_CAUSAL) buf_puts(&b, "causal");
+    if (parts & MASKP_SLIDING) buf_puts(&b, " and window");
+    if (parts & MASKP_PADDING) buf_printf(&b, "%sno padding", parts & MASKP_CAUSAL ? " and " : "");
+    buf_puts(&b, "; masked scores are " UMINUS "\xe2\x88\x9e where it is 0, weights = softmax(masked)");
+    c->v->formula = buf_take(&b);
+}
+
+/* PE, X and X + PE. */
+void stage_positional(Ctx *c)
+{
+    const char *x = c->su->queries.input;
+    stage_heat(c, trace_ref(TK_PE, 0), "PE (sinusoidal)", LAB_Q, LAB_QFEAT, "positions", AX_DIMS);
+    stage_input(c, x, x, LAB_Q, LAB_QFEAT, "tokens", AX_DIMS);
+    char *t = stage_fmt("%s + PE (what the projections read)", x);
+    stage_heat(c, trace_ref(TK_XPE, 0), t, LAB_Q, LAB_QFEAT, "tokens", AX_DIMS);
+    free(t);
+    c->v->formula = stage_fmt("PE[p][2i] = sin(p / 10000^(2i/d)), PE[p][2i+1] = cos(p / 10000^(2i/d)), d = %d; "
+                              "Q, K, V are computed from %s + PE", c->ts->d_k * c->ts->kv_heads, x);
+}
+
+/* The angles, then Q and K before and after turning. */
+void stage_rope(Ctx *c)
+{
+    int h = shown_head(c);
+    char *sx = stage_head_suffix(c, h);
+    Panel *a = stage_heat(c, trace_ref(TK_ROPE_ANGLES, 0), "angle p" TIMES "\xce\xb8_i (radians)", LAB_Q, LAB_DIM, "positions",
+                          "pairs (2i, 2i+1)");
+    label_cols(a, "pair", 1);
+    for (int i = 0; a && i < a->m->rows; i++) {
+        free(a->row_labels[i]);
+        a->row_labels[i] = stage_fmt("p = %d", i);
+    }
+    if (a) {
+        a->diverging = false;
+        free(a->cmap);
+        a->cmap = xstrdup(c->st->cmap ? c->st->cmap : "YlOrRd");
+    }
+    char *t[4] = { stage_fmt("Q%s", sx), stage_fmt("Q rotated%s", sx), stage_fmt("K%s", sx), stage_fmt("K rotated%s", sx) };
+    static const TraceKind k[4] = { TK_Q, TK_QROT, TK_K, TK_KROT };
+    for (int i = 0; i < 4; i++) {
+        stage_grouped(c, stage_heat(c, trace_ref(k[i], h), t[i], LAB_Q, LAB_DIM, i < 2 ? AX_QUERIES : "keys", AX_DIMS), 1 + i / 2);
+        free(t[i]);
+    }
+    free(sx);
+    c->v->formula = stage_fmt("\xce\xb8_i = %g^(" UMINUS "2i/%d); the pair (x, y) of position p turns by p" TIMES "\xce\xb8_i: "
+                              "(x" TIMES "cos " UMINUS " y" TIMES "sin, x" TIMES "sin + y" TIMES "cos); "
+                              "q_m" TIMES "k_n then depends on m " UMINUS " n only", c->su->rope_base, c->ts->d_k);
+}
+
+/* The bias of each head and the scores it changes. */
+void stage_alibi(Ctx *c)
+{
+    Buf slopes = {0};
+    for (int h = 1; h <= c->H && h <= 8; h++) {
+        char *t = slope_text(attn_alibi_slope(h, c->H));
+        buf_printf(&slopes, "%s%s", h > 1 ? ", " : "", t);
+        free(t);
+    }
+    if (c->H > 8) buf_puts(&slopes, ", \xe2\x80\xa6");
+    if (c->sel || c->H == 1) {
+        int h = shown_head(c);
+        char *sx = stage_head_suffix(c, h);
+        char *m = slope_text(attn_alibi_slope(h, c->H));
+        char *t1 = stage_fmt("bias, m = %s%s", m, sx), *t2 = stage_fmt("%s%s", stage_scores_word(c), sx);
+        char *t3 = stage_fmt("%s + bias%s", stage_scores_word(c), sx);
+        stage_heat(c, trace_ref(TK_ALIBI, h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
+        stage_grouped(c, stage_heat(c, trace_ref(TK_SCALED, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
+        stage_grouped(c, stage_heat(c, trace_ref(TK_BIASED, h), t3, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
+        free(sx); free(t1); free(t2); free(t3); free(m);
+    } else {
+        for (int h = 1; h <= c->H; h++) {
+            char *m = slope_text(attn_alibi_slope(h, c->H));
+            char *t = stage_fmt("head %d: m = %s", h, m);
+            free(m);
+            stage_grouped(c, stage_heat(c, trace_ref(TK_ALIBI, h), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
+            free(t);
+        }
+        if (c->H <= 4) stage_heads(c, TK_BIASED, "biased scores", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, false, 2);
+        for (int i = c->H; c->H <= 4 && i < c->v->npanels; i++) {
+            char *t = stage_fmt("head %d biased", c->v->panels[i].ref.head);
+            free(c->v->panels[i].title);
+            c->v->panels[i].title = t;
+        }
+    }
+    c->v->formula = stage_fmt("bias_h[i][j] = " UMINUS "m_h" TIMES "|i " UMINUS " j|, m_h = 2^(" UMINUS "8h/%d) = %s; "
+                              "added to the scaled scores before the mask", c->H, slopes.s);
+    buf_free(&slopes);
+}
+
+/* Which query heads share which K/V head, and what the cache holds. */
+void stage_grouped_query(Ctx *c)
+{
+    const TraceSetup *ts = c->ts;
+    int H = c->H, G = ts->kv_heads;
+    Panel *m = stage_as_mask(c, stage_heat(c, trace_ref(TK_KV_GROUPS, 0), "who reads which", LAB_DIM, LAB_DIM,
+                                           "query heads", "K/V heads"));
+    label_rows(m, "head");
+    label_cols(m, "K/V", 1);
+    Panel *sz = stage_heat(c, trace_ref(TK_KV_SIZE, 0), "numbers in the K/V cache", LAB_DIM, LAB_DIM, "K/V heads", "");
+    if (sz) {
+        static const char *const cols[3] = { "K", "V", "K + V" };
+        for (int j = 0; j < 3; j++) { free(sz->col_labels[j]); sz->col_labels[j] = xstrdup(cols[j]); }
+        free(sz->row_labels[0]); sz->row_labels[0] = stage_fmt("H = %d", H);
+        free(sz->row_labels[1]); sz->row_labels[1] = stage_fmt("G = %d", G);
+        sz->diverging = false;
+        sz->decimals = 0;
+        free(sz->cmap);
+        sz->cmap = xstrdup(c->st->cmap ? c->st->cmap : "Blues");
+    }
+    for (int g = 1; G <= 4 && g <= G; g++) {
+        int first = (g - 1) * H / G + 1, last = g * H / G;
+        char *t = first == last ? stage_fmt("K for head %d", first) : stage_fmt("K for heads %d\xe2\x80\x93%d", first, last);
+        stage_grouped(c, stage_heat(c, trace_ref(TK_K, first), t, LAB_K, LAB_DIM, "keys", AX_DIMS), 1);
+        free(t);
+    }
+    char *part = G == H ? xstrdup("all") : stage_fmt("1/%d", H / G);
+    c->v->formula = stage_fmt("%d query heads share %d K/V head%s (%d per group): the cache holds %s of multi-head's "
+                              "numbers, %d per token instead of %d", H, G, G == 1 ? "" : "s", H / G, part,
+                              (ts->d_k + ts->d_v) * G, (ts->d_k + ts->d_v) * H);
+    free(part);
+}
+
+/* Decoding token t: its q, k, v, the cache, its one row of weights. */
+static void kv_step(Ctx *c, int h, int t)
+{
+    TraceKind qk = trace_score_q(c->su), kk = trace_score_k(c->su);
+    char *sx = stage_head_suffix(c, h);
+    char *tt[7] = {
+        stage_fmt("new q%s", sx), stage_fmt("new k"), stage_fmt("new v"),
+        stage_fmt("K cache: %d key%s", t + 1, t ? "s" : ""), stage_fmt("V cache: %d value%s", t + 1, t ? "s" : ""),
+        stage_fmt("weights"), stage_fmt("output"),
+    };
+    int dk = c->ts->d_k, dv = c->ts->d_v;
+    stage_part(c, trace_ref(qk, h), t, t + 1, 0, dk, tt[0], LAB_Q, LAB_DIM, "", AX_DIMS);
+    stage_part(c, trace_ref(kk, h), t, t + 1, 0, dk, tt[1], LAB_K, LAB_DIM, "", AX_DIMS);
+    stage_part(c, trace_ref(TK_V, h), t, t + 1, 0, dv, tt[2], LAB_K, LAB_DIM, "", AX_DIMS);
+    stage_part(c, trace_ref(kk, h), 0, t + 1, 0, dk, tt[3], LAB_K, LAB_DIM, "cached keys", AX_DIMS);
+    stage_part(c, trace_ref(TK_V, h), 0, t + 1, 0, dv, tt[4], LAB_K, LAB_DIM, "cached values", AX_DIMS);
+    stage_as_weights(c, stage_part(c, trace_ref(TK_KV_WEIGHTS, h), t, t + 1, 0, t + 1, tt[5], LAB_Q, LAB_K, "", AX_KEYS));
+    stage_part(c, trace_ref(TK_KV_OUTPUT, h), t, t + 1, 0, dv, tt[6], LAB_Q, LAB_DIM, "", AX_DIMS);
+    for (int i = 0; i < 7; i++) free(tt[i]);
+    char *dv_text = stage_division_text(c);
+    c->v->formula = stage_fmt("step %d: append k and v to the cache; weights = softmax(q" TIMES "K_cache\xe1\xb5\x80%s%s%s); "
+                              "output = weights" TIMES "V_cache", t + 1, dv_text,
+                              c->su->positions == POS_ALIBI ? " + bias" : "", c->su->mask == MASK_CAUSAL ? "" : " + mask");
+    free(dv_text);
+    c->v->note = stage_fmt("token %d of %d: %d key%s and value%s cached; nothing about the earlier tokens is computed again",
+                           t + 1, c->su->nq, t + 1, t ? "s" : "", t ? "s" : "");
+    free(sx);
+}
+
+/* The decoded rows beside the whole causal computation. */
+static void kv_all(Ctx *c, int h)
+{
+    char *sx = stage_head_suffix(c, h);
+    char *t[4] = { stage_fmt("decoded weights%s", sx), stage_fmt("full weights%s", sx),
+                   stage_fmt("decoded outputs%s", sx), stage_fmt("full outputs%s", sx) };
+    static const TraceKind k[4] = { TK_KV_WEIGHTS, TK_WEIGHTS, TK_KV_OUTPUT, TK_OUTPUT };
+    for (int i = 0; i < 4; i++) {
+        Panel *p = stage_heat(c, trace_ref(k[i], h), t[i], LAB_Q, i < 2 ? LAB_K : LAB_DIM, AX_QUERIES, i < 2 ? AX_KEYS : AX_DIMS);
+        if (i < 2) stage_as_weights(c, p);
+        else stage_grouped(c, p, 1);
+        free(t[i]);
+    }
+    double dw = mat_max_abs_diff(trace_at(c->T, c->s, trace_ref(k[0], h)), trace_at(c->T, c->s, trace_ref(k[1], h)));
+    double dout = mat_max_abs_diff(trace_at(c->T, c->s, trace_ref(k[2], h)), trace_at(c->T, c->s, trace_ref(k[3], h)));
+    c->v->formula = xstrdup("row t decoded from the cache = row t of the full computation: the cache changes the cost, not the result");
+    c->v->note = stage_fmt("largest difference: %.3g in the weights, %.3g in the outputs", dw, dout);
+    free(sx);
+}
+
+/* Decoding with a K/V cache: a sub-step per token, then the comparison. */
+void stage_kv_cache(Ctx *c)
+{
+    int n = c->su->nq, t = take_step(c, n + 1), h = shown_head(c);
+    c->v->step_name = t < n ? stage_fmt("t%d", t + 1) : xstrdup("all");
+    if (t < n) kv_step(c, h, t);
+    else kv_all(c, h);
+}
+
+/* Block b of the online softmax: its scores and the running state. */
+static void online_step(Ctx *c, int h, int B, int b)
+{
+    int nk = c->su->nk, nq = c->su->nq, dv = c->ts->d_v, j0 = b * B, j1 = j0 + B < nk ? j0 + B : nk;
+    char *sx = stage_head_suffix(c, h);
+    char *t0 = stage_fmt("block %d scores%s", b + 1, sx);
+    stage_part(c, trace_ref(trace_softmax_input(c->su), h), 0, nq, j0, j1, t0, LAB_Q, LAB_K, AX_QUERIES, "keys");
+    static const TraceKind k[3] = { TK_OS_MAX, TK_OS_RESCALE, TK_OS_SUM };
+    static const char *const what[3] = { "max m", "rescale r", "sum \xe2\x84\x93" };
+    for (int i = 0; i < 3; i++)
+        label_cols(stage_part(c, trace_block_ref(k[i], h, B), 0, nq, 0, b + 1, what[i], LAB_Q, LAB_DIM, AX_QUERIES, ""),
+                   "block", 1);
+    char *t4 = stage_fmt("acc after block %d", b + 1);
+    Panel *acc = stage_part(c, trace_block_ref(TK_OS_ACC, h, B), 0, nq, b * dv, (b + 1) * dv, t4, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+    for (int j = 0; acc && j < dv; j++) {           /* the dimensions of V, not columns of the whole history */
+        free(acc->col_labels[j]);
+        acc->col_labels[j] = stage_fmt("d%d", j + 1);
+    }
+    free(t0); free(t4); free(sx);
+    c->v->formula = xstrdup("m_new = max(m_old, max s); r = exp(m_old " UMINUS " m_new); \xe2\x84\x93 = \xe2\x84\x93" TIMES "r + "
+                            "\xce\xa3 exp(s " UMINUS " m_new); acc = acc" TIMES "r + \xce\xa3 exp(s " UMINUS " m_new)" TIMES "v");
+    c->v->note = stage_fmt("block %d of %d: keys %d\xe2\x80\x93%d (%d a block); only this block's scores are in memory", b + 1,
+                           (nk + B - 1) / B, j0 + 1, j1, B);
+}
+
+/* The division and the comparison with the ordinary softmax. */
+static void online_final(Ctx *c, int h, int B)
+{
+    char *sx = stage_head_suffix(c, h);
+    char *t[3] = { stage_fmt("online: acc \xc3\xb7 \xe2\x84\x93%s", sx), stage_fmt("ordinary: softmax" TIMES "V%s", sx),
+                   stage_fmt("(online " UMINUS " ordinary) \xc3\xb7 \xce\xb5%s", sx) };
+    stage_grouped(c, stage_heat(c, trace_block_ref(TK_OS_OUT, h, B), t[0], LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS), 1);
+    stage_grouped(c, stage_heat(c, trace_ref(TK_OUTPUT, h), t[1], LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS), 1);
+    Panel *d = stage_heat(c, trace_block_ref(TK_OS_DIFF, h, B), t[2], LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+    for (int i = 0; i < 3; i++) free(t[i]);
+    free(sx);
+    const Mat *D = d ? d->m : NULL;
+    double mx = 0;
+    for (long i = 0; D && i < (long)D->rows * D->cols; i++) mx = fmax(mx, fabs(D->data[i]));
+    c->v->formula = xstrdup("output = acc \xc3\xb7 \xe2\x84\x93 after the last block: softmax" TIMES "V without ever holding a whole row of weights");
+    c->v->note = stage_fmt("largest |online " UMINUS " ordinary| = %.3g (\xce\xb5 = 2\xe2\x81\xbb\xe2\x81\xb5\xc2\xb2 "
+                           "\xe2\x89\x88 2.2e" UMINUS "16, the spacing of doubles near 1): the same up to rounding",
+                           mx * DBL_EPSILON);
+}
+
+/* FlashAttention's online softmax: a sub-step per block, then the end. */
+void stage_online(Ctx *c)
+{
+    int B = lesson_stage_block(c->L, c->st), nb = (c->su->nk + B - 1) / B, b = take_step(c, nb + 1), h = shown_head(c);
+    c->v->step_name = b < nb ? stage_fmt("b%d", b + 1) : xstrdup("final");
+    if (b < nb) online_step(c, h, B, b);
+    else online_final(c, h, B);
+}
