@@ -3,6 +3,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "shot.h"
+#include "lang.h"
 #include "core/stage.h"
 #include "core/util.h"
 #include "sdl/export.h"
@@ -128,6 +129,7 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
             if (c > code) code = c;
             continue;
         }
+        app_use_language(L->language);
         for (int k = 0; k < L->nstages && code != 1; k++) {
             char *path = app_shot_path(dir, L, k, opts->svg);
             char err[700];

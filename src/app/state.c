@@ -7,8 +7,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "state.h"
 #include "paths.h"
+#include "lang.h"
 #include "core/explain.h"
 #include "core/fileio.h"
+#include "core/i18n.h"
 #include "core/util.h"
 #include "view/cmap.h"
 
@@ -152,6 +154,7 @@ int app_open_text(AppState *a, const char *path, const char *text, size_t len)
     free(a->source);
     a->L = L;
     a->T = T;
+    app_use_language(L->language);
     a->path = xstrdup(path);
     a->source = xstrndup(text, len);
     a->stage = 0;
@@ -229,7 +232,7 @@ void app_cycle_cmap(AppState *a)
     int n = 0;
     while (names[n]) n++;
     a->cmap = a->cmap + 1 >= n ? -1 : a->cmap + 1;
-    app_toast(a, "colormap: %s", a->cmap < 0 ? "as the lesson says" : names[a->cmap]);
+    app_toast(a, _("colormap: %s"), a->cmap < 0 ? _("as the lesson says") : names[a->cmap]);
 }
 
 /* Bigger or smaller text. */
@@ -252,13 +255,13 @@ void app_next_head(AppState *a)
 {
     Setup *su = cur_setup(a);
     if (!su || su->heads < 2) {
-        if (su) app_toast(a, "this stage has one head");
+        if (su) app_toast(a, _("this stage has one head"));
         return;
     }
     a->head = a->head >= su->heads ? 0 : a->head + 1;
     refresh_view(a);
-    if (a->head) app_toast(a, "head %d of %d", a->head, su->heads);
-    else app_toast(a, "all %d heads", su->heads);
+    if (a->head) app_toast(a, _("head %d of %d"), a->head, su->heads);
+    else app_toast(a, _("all %d heads"), su->heads);
 }
 
 /* Escape closes the innermost thing. */
@@ -289,7 +292,7 @@ void app_toggle_mask(AppState *a)
         a->saved_mask_matrix[s] = NULL;
     }
     recompute(a);
-    app_toast(a, "mask: %s", su->mask == MASK_NONE ? "off" : su->mask == MASK_CAUSAL ? "causal" : "the lesson's");
+    app_toast(a, _("mask: %s"), su->mask == MASK_NONE ? _("off") : su->mask == MASK_CAUSAL ? _("causal") : _("the lesson's"));
 }
 
 /* √d_k scaling on/off (additive scores have none to toggle). */
@@ -298,7 +301,7 @@ void app_toggle_scaling(AppState *a)
     Setup *su = cur_setup(a);
     if (!su) return;
     if (su->score == SCORE_ADDITIVE) {
-        app_toast(a, "additive scores are not scaled");
+        app_toast(a, _("additive scores are not scaled"));
         return;
     }
     ScoreKind old = su->score;
@@ -307,7 +310,7 @@ void app_toggle_scaling(AppState *a)
         su->score = old;
         return;
     }
-    app_toast(a, "scaling by \xe2\x88\x9a" "d_k: %s", su->score == SCORE_SCALED_DOT ? "on" : "off");
+    app_toast(a, _("scaling by \xe2\x88\x9a" "d_k: %s"), su->score == SCORE_SCALED_DOT ? _("on") : _("off"));
 }
 
 /* Temperature down or up. */
@@ -325,7 +328,7 @@ void app_temperature(AppState *a, int dir)
         su->temperature = old;
         return;
     }
-    app_toast(a, "temperature %.2f", t);
+    app_toast(a, _("temperature %.2f"), t);
 }
 
 /* Hover. */
@@ -424,7 +427,7 @@ void app_undo_all(AppState *a)
     char *text = xstrdup(a->source), *path = xstrdup(a->path);
     if (app_open_text(a, path, text, strlen(text)) == 0) {
         go(a, stage);
-        app_toast(a, "all edits undone");
+        app_toast(a, _("all edits undone"));
     }
     free(text);
     free(path);
@@ -441,9 +444,9 @@ int app_save_lesson(AppState *a)
     Lesson *back = len <= LESSON_MAX_BYTES ? lesson_parse(text, len, a->path, &perr) : NULL;
     if (!back) {
         if (len > LESSON_MAX_BYTES)
-            app_toast(a, "not saved: written out, the lesson would be %zu bytes, over the limit of %d", len, LESSON_MAX_BYTES);
+            app_toast(a, _("not saved: written out, the lesson would be %zu bytes, over the limit of %d"), len, LESSON_MAX_BYTES);
         else
-            app_toast(a, "not saved: the written lesson would not load (%s)", perr.msg);
+            app_toast(a, _("not saved: the written lesson would not load (%s)"), perr.msg);
         free(text);
         return -1;
     }
@@ -454,7 +457,7 @@ int app_save_lesson(AppState *a)
         free(a->source);
         a->source = text;
         a->dirty = false;
-        app_toast(a, "saved %s", a->path);
+        app_toast(a, _("saved %s"), a->path);
     } else {
         free(text);
         app_toast(a, "%s", err);
@@ -469,8 +472,8 @@ void app_predict(AppState *a)
         a->predict = PREDICT_GUESSING;
         for (int i = 0; i < LESSON_MAX_TOKENS; i++) a->guesses[i] = -1;
         a->predict_panel = weights_panel(a->view);
-        if (a->predict_panel < 0) app_toast(a, "predict: go to a stage with weights");
-        else app_toast(a, "predict: click the cell you expect to be largest in each row, then P");
+        if (a->predict_panel < 0) app_toast(a, _("predict: go to a stage with weights"));
+        else app_toast(a, _("predict: click the cell you expect to be largest in each row, then P"));
         return;
     }
     if (a->predict == PREDICT_GUESSING && a->predict_panel >= 0) {
@@ -484,7 +487,7 @@ void app_predict(AppState *a)
         }
         a->predict_right = right;
         a->predict = PREDICT_REVEALED;
-        app_toast(a, "%d of %d rows right (%d guessed)", right, m->rows, guessed);
+        app_toast(a, _("%d of %d rows right (%d guessed)"), right, m->rows, guessed);
         return;
     }
     a->predict = PREDICT_OFF;
@@ -567,7 +570,7 @@ void app_toggle_picker(AppState *a)
         LessonError err;
         Lesson *L = lesson_load(list[i], &err);
         a->picker_items[i] = xstrdup(list[i]);
-        a->picker_titles[i] = xstrdup(L ? L->title : "(cannot be read)");
+        a->picker_titles[i] = xstrdup(L ? L->title : _("(cannot be read)"));
         if (a->path && !strcmp(a->path, list[i])) a->picker_sel = i;
         lesson_free(L);
     }
