@@ -22,6 +22,7 @@ int main(void)
     srunner_add_suite(sr, svg_suite());
     srunner_add_suite(sr, fileio_suite());
     srunner_add_suite(sr, export_suite());
+    srunner_add_suite(sr, i18n_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -21,6 +21,7 @@ Suite *layout_suite(void);
 Suite *svg_suite(void);
 Suite *fileio_suite(void);
 Suite *export_suite(void);
+Suite *i18n_suite(void);
 
 /* Assert two matrices have the same shape and agree to tol everywhere
 ** (-∞ must meet -∞). */
