@@ -1,6 +1,7 @@
 /*
 ** lang.c: finding and installing the catalogue for a lesson's language.
 */
+#define _DEFAULT_SOURCE
 #include "lang.h"
 #include "paths.h"
 #include "core/i18n.h"
