@@ -132,7 +132,7 @@ $(BUILD)/check_attnlab: $(LIB_OBJ) $(TEST_OBJ) | deps
 $(BUILD)/trng_dump: $(CORE_OBJ) $(call obj,tests/tools/trng_dump.c) | deps
 	$(CC) $(CFLAGS_ALL) -o $@ $^ -lm $(EXTRA_LDFLAGS)
 
-run: $(BUILD)/attnlab
+run: $(BUILD)/attnlab locale
 	./$(BUILD)/attnlab lessons/01-tour.lesson
 
 # The unit suites (Check) and the command-line tests, against one build,

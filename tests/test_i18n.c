@@ -11,6 +11,10 @@
 #include "core/i18n.h"
 #include "core/fileio.h"
 #include "core/lesson.h"
+#include "core/attn.h"
+#include "core/explain.h"
+#include "core/stage.h"
+#include "core/trace.h"
 
 #include <dirent.h>
 #include <stdint.h>
@@ -399,6 +403,45 @@ START_TEST(test_shipped_catalogues)
 }
 END_TEST
 
+START_TEST(test_explain_and_views_follow_the_catalogue)
+{
+    /* lesson 11 with the Japanese catalogue: the explanation of "ate"'s
+    ** weight on 食べた is the translated sentence with the numbers numpy
+    ** gives (max scaled score 3.2, weight 0.84497 printed as 0.845), and
+    ** the slide's axis and counter are the catalogue's */
+    const char *root = getenv("ATTNLAB_LOCALE") ? getenv("ATTNLAB_LOCALE") : "../build/locale";
+    char path[512];
+    snprintf(path, sizeof path, "%s/ja/LC_MESSAGES/attnlab.mo", root);
+    I18nError ierr;
+    I18nCatalog *c = i18n_catalog_load(path, &ierr);
+    ck_assert_msg(c != NULL, "%s", ierr.reason);
+    i18n_use("ja", c);
+    LessonError err;
+    Lesson *L = lesson_load("../lessons/11-japanese-to-english.lesson", &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_str_eq(L->language, "ja");
+    Trace *T = attn_run(L, &err);
+    ck_assert_ptr_nonnull(T);
+    char *text = explain_cell(L, T, 1, "weights", 2, 4);
+    ck_assert_ptr_nonnull(text);
+    const char *want = "\xe3\x80\x8c" "ate" "\xe3\x80\x8d\xe3\x81\xae\xe8\xa1\x8c\xe3\x81\xa7";   /* 「ate」の行で */
+    ck_assert_msg(!strncmp(text, want, strlen(want)), "%s", text);
+    ck_assert_msg(strstr(text, " 3.2 ") && strstr(text, "= 0.845\n"), "%s", text);
+    ck_assert_msg(!strstr(text, "softmax over") && !strstr(text, "weights of"), "English left in: %s", text);
+    free(text);
+    View *v = stage_view(L, T, 3);              /* cross_attention */
+    ck_assert_str_eq(v->panels[0].row_axis, "\xe3\x82\xaf\xe3\x82\xa8\xe3\x83\xaa\xef\xbc\x88\xe8\xa8\xb3\xe6\x96\x87\xef\xbc\x89"); /* クエリ（訳文） */
+    stage_view_free(v);
+    i18n_use_none();
+    text = explain_cell(L, T, 1, "weights", 2, 4);
+    ck_assert_msg(!strncmp(text, "softmax over the row of \xe2\x80\x9c" "ate" "\xe2\x80\x9d", 28), "%s", text);
+    free(text);
+    trace_free(T);
+    lesson_free(L);
+    i18n_reset();
+}
+END_TEST
+
 /* The suite. */
 Suite *i18n_suite(void)
 {
@@ -409,6 +452,7 @@ Suite *i18n_suite(void)
     tcase_add_test(core, test_hand_built_both_orders_and_empty);
     tcase_add_test(core, test_lesson_language_key);
     tcase_add_test(core, test_shipped_catalogues);
+    tcase_add_test(core, test_explain_and_views_follow_the_catalogue);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_corrupt_offsets_and_lengths);

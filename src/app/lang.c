@@ -41,15 +41,18 @@ static int candidates(const char *code, char c[3][I18N_LANG_MAX + 1])
     return k;
 }
 
-/* Beside the program, then the installed locale directory. */
+/* Beside the program (build/locale), in PREFIX/share/locale relative to it
+** (an installed tree that was moved), then the configured locale directory. */
 int app_catalogue_path(const char *code, char *out, size_t n)
 {
-    char c[3][I18N_LANG_MAX + 1], dir[PATH_MAX];
+    char c[3][I18N_LANG_MAX + 1], dir[2][PATH_MAX];
     if (!i18n_lang_valid(code)) return -1;
     int nc = candidates(code, c);
-    bool beside = app_data_dir("locale", dir, sizeof dir) == 0;
+    bool found[2] = { app_data_dir("locale", dir[0], sizeof dir[0]) == 0,
+                      app_data_dir("../share/locale", dir[1], sizeof dir[1]) == 0 };
     for (int i = 0; i < nc; i++) {
-        if (beside && try_dir(dir, c[i], out, n)) return 0;
+        for (int d = 0; d < 2; d++)
+            if (found[d] && try_dir(dir[d], c[i], out, n)) return 0;
         if (try_dir(ATTNLAB_LOCALEDIR, c[i], out, n)) return 0;
     }
     return -1;
