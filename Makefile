@@ -13,7 +13,8 @@ DEPS_PKGS := pkg-config libsdl2-dev check libpng-dev \
              libfreetype-dev libharfbuzz-dev libfribidi-dev libraqm-dev libunibreak-dev libharfbuzz-bin \
              fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji \
              libxml2-utils xvfb xdotool imagemagick openbox procps python3-matplotlib \
-             clang libclang-rt-14-dev valgrind strace python3-torch libisal-dev python3-seaborn libzip-dev
+             clang libclang-rt-14-dev valgrind strace python3-torch libisal-dev python3-seaborn libzip-dev \
+             gettext
 
 WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Werror
 OPT      ?= -O2 -g
@@ -35,7 +36,8 @@ PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 libpng fontconfi
 CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell pkg-config --cflags check))$(CHECK_CFLAGS)
 CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
 
-CFLAGS_ALL = $(WARN) $(OPT) -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_DATADIR='"$(PREFIX)/share/attnlab"' -Isrc $(EXTRA_CFLAGS)
+CFLAGS_ALL = $(WARN) $(OPT) -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_DATADIR='"$(PREFIX)/share/attnlab"' \
+             -DATTNLAB_LOCALEDIR='"$(PREFIX)/share/locale"' -Isrc $(EXTRA_CFLAGS)
 
 CORE_SRC := $(wildcard src/core/*.c)
 VIEW_SRC := $(wildcard src/view/*.c)
@@ -57,9 +59,34 @@ FAULTS_TIMEOUT ?= 2
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps run test test-unit test-sanitize clean install
+# Message catalogues: po/LANG.po, compiled to $(BUILD)/locale/LANG/LC_MESSAGES/attnlab.mo
+# (where the program looks beside itself) and installed under $(PREFIX)/share/locale.
+PO_LANGS := $(sort $(basename $(notdir $(wildcard po/*.po))))
+MO_FILES := $(patsubst %,$(BUILD)/locale/%/LC_MESSAGES/attnlab.mo,$(PO_LANGS))
+I18N_SRC := $(sort $(wildcard src/core/*.c src/view/*.c src/app/*.c))
+XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --keyword=_ --keyword=N_ --add-comments=TRANSLATORS: \
+                  --flag=_:1:pass-c-format --flag=fmt:1:c-format --flag=buf_printf:2:c-format \
+                  --flag=app_toast:2:c-format --flag=snprintf:3:c-format --sort-by-file \
+                  --package-name=attnlab --package-version=$(VERSION) --msgid-bugs-address=none
 
-all: $(BUILD)/attnlab
+.PHONY: all deps run test test-unit test-sanitize clean install locale pot po-update
+
+all: $(BUILD)/attnlab locale
+
+locale: $(MO_FILES)
+
+$(BUILD)/locale/%/LC_MESSAGES/attnlab.mo: po/%.po | deps
+	@mkdir -p $(dir $@)
+	msgfmt --check -o $@.tmp $<
+	mv $@.tmp $@
+
+# po/attnlab.pot: every string marked _() or N_() in the sources. Run after
+# changing a marked string, then `make po-update` merges it into every .po.
+pot:
+	xgettext $(XGETTEXT_FLAGS) -o po/attnlab.pot $(I18N_SRC)
+
+po-update: pot
+	for f in po/*.po; do msgmerge --quiet --update --backup=none --no-fuzzy-matching $$f po/attnlab.pot; done
 
 # Check every package with one dpkg-query; install the missing ones (as root)
 # or say exactly what to run (as anyone else).
@@ -107,12 +134,16 @@ $(BUILD)/check_attnlab: $(LIB_OBJ) $(TEST_OBJ) | deps
 $(BUILD)/trng_dump: $(CORE_OBJ) $(call obj,tests/tools/trng_dump.c) | deps
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
 
-run: $(BUILD)/attnlab
+run: $(BUILD)/attnlab locale
 	./$(BUILD)/attnlab lessons/01-tour.lesson
 
-# The unit suites (Check) and the command-line tests, against one build.
-test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump
-	cd tests && CK_FORK=yes ../$(BUILD)/check_attnlab
+# The unit suites (Check) and the command-line tests, against one build,
+# in the untranslated interface whatever the user's locale (the tests of
+# translations choose their language themselves).
+test-unit: export LC_ALL = C.UTF-8
+test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(MO_FILES)
+	cd tests && CK_FORK=yes ATTNLAB_LOCALE=../$(BUILD)/locale ../$(BUILD)/check_attnlab
+	XGETTEXT_FLAGS="$(XGETTEXT_FLAGS)" sh tests/po.sh $(I18N_SRC)
 	/usr/bin/python3 tests/check_torch_rng.py $(BUILD)/trng_dump $(BUILD)/attnlab
 	ATTNLAB=$(BUILD)/attnlab sh tests/cli.sh
 	/usr/bin/python3 tests/check_lessons.py $(BUILD)/attnlab lessons tests/reference
@@ -135,12 +166,16 @@ test-sanitize: deps
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp test-unit
 
-install: $(BUILD)/attnlab
+install: $(BUILD)/attnlab $(MO_FILES)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/attnlab/lessons
 	install -m 755 $(BUILD)/attnlab $(DESTDIR)$(PREFIX)/bin/attnlab
 	install -m 644 lessons/*.lesson $(DESTDIR)$(PREFIX)/share/attnlab/lessons/
 	install -d $(DESTDIR)$(PREFIX)/share/attnlab/lessons/models
 	install -m 644 lessons/models/*.npz $(DESTDIR)$(PREFIX)/share/attnlab/lessons/models/
+	for l in $(PO_LANGS); do \
+	  install -d $(DESTDIR)$(PREFIX)/share/locale/$$l/LC_MESSAGES && \
+	  install -m 644 $(BUILD)/locale/$$l/LC_MESSAGES/attnlab.mo $(DESTDIR)$(PREFIX)/share/locale/$$l/LC_MESSAGES/attnlab.mo || exit 1; \
+	done
 	install -d $(DESTDIR)$(PREFIX)/share/applications $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps
 	install -m 644 assets/attnlab.desktop $(DESTDIR)$(PREFIX)/share/applications/attnlab.desktop
 	install -m 644 assets/attnlab.svg $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/attnlab.svg

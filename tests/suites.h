@@ -27,6 +27,7 @@ Suite *highlight_suite(void);
 Suite *utf8_suite(void);
 Suite *text_suite(void);
 Suite *textbreak_suite(void);
+Suite *i18n_suite(void);
 
 /* Assert two matrices have the same shape and agree to tol everywhere
 ** (-∞ must meet -∞). */

@@ -13,6 +13,9 @@
 #include "core/util.h"
 #include "core/lesson.h"
 #include "core/trace.h"
+#include "core/i18n.h"
+#include "app/frame.h"
+#include "app/state.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -440,6 +443,100 @@ START_TEST(test_bundled_lessons_clean)
 }
 END_TEST
 
+/* Lay out every stage of the lesson at path in the language in use. */
+static int lessons_clean_in(const char *path, const char *lang)
+{
+    LessonError err;
+    Lesson *L = lesson_load(path, &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    Trace *T = attn_run(L, &err);
+    ck_assert_ptr_nonnull(T);
+    const int sizes[][2] = { { 1280, 720 }, { 1920, 1080 } };
+    for (int k = 0; k < L->nstages; k++) {
+        View *v = stage_view(L, T, k);
+        for (int s = 0; s < 2; s++) {
+            char what[1200];
+            snprintf(what, sizeof what, "[%.200s] %.600s stage %d at %dx%d", lang, path, k + 1, sizes[s][0], sizes[s][1]);
+            DrawList *d = lay(v, sizes[s][0], sizes[s][1], s == 1);
+            assert_page_clean(d, what);
+            draw_free(d);
+        }
+        stage_view_free(v);
+    }
+    int n = L->nstages;
+    trace_free(T);
+    lesson_free(L);
+    return n;
+}
+
+/* The help overlay and the lesson picker in the language in use: every
+** line of them on a 1280x720 canvas, none over another. */
+static void overlays_fit_in(const char *lang)
+{
+    AppState *a = app_create();
+    for (int which = 0; which < 2; which++) {
+        if (which == 0) app_toggle_help(a);
+        else app_toggle_picker(a);
+        DrawList *d = draw_create(1280, 720);
+        app_frame(a, 1280, 720, layout_measure_fixed, NULL, d);
+        char what[300];
+        snprintf(what, sizeof what, "[%.200s] %s", lang, which ? "picker" : "help");
+        for (int i = 0; i < d->n; i++) {
+            const DrawCmd *c = &d->cmds[i];
+            if (c->kind != DRAW_TEXT || c->role != ROLE_OVERLAY) continue;
+            Box b = ink(d, c);
+            ck_assert_msg(b.x0 >= -0.5f && b.x1 <= d->width + 0.5f && b.y0 >= -0.5f && b.y1 <= d->height + 0.5f,
+                          "%s: '%s' leaves the canvas", what, draw_str(d, c));
+            for (int j = i + 1; j < d->n; j++)
+                if (d->cmds[j].kind == DRAW_TEXT && d->cmds[j].role == ROLE_OVERLAY)
+                    ck_assert_msg(!overlap(b, ink(d, &d->cmds[j])), "%s: '%s' overlaps '%s'", what, draw_str(d, c),
+                                  draw_str(d, &d->cmds[j]));
+        }
+        draw_free(d);
+    }
+    app_free(a);
+}
+
+START_TEST(test_bundled_lessons_every_language)
+{
+    /* the bundled lessons once per shipped catalogue ($ATTNLAB_LOCALE, as
+    ** the Makefile sets it): translated titles, axes, formulas, notes and
+    ** overlays stay on the canvas and clear of each other */
+    const char *root = getenv("ATTNLAB_LOCALE") ? getenv("ATTNLAB_LOCALE") : "../build/locale";
+    DIR *ld = opendir(root);
+    ck_assert_msg(ld != NULL, "no catalogues in %s", root);
+    struct dirent *le;
+    int langs = 0;
+    while ((le = readdir(ld)) != NULL) {
+        if (le->d_name[0] == '.') continue;
+        char mo[512];
+        snprintf(mo, sizeof mo, "%s/%s/LC_MESSAGES/attnlab.mo", root, le->d_name);
+        I18nError ierr;
+        I18nCatalog *cat = i18n_catalog_load(mo, &ierr);
+        ck_assert_msg(cat != NULL, "%s", ierr.reason);
+        i18n_use(le->d_name, cat);
+        ck_assert_str_ne(_("queries"), "queries");
+        DIR *dir = opendir("../lessons");
+        ck_assert_ptr_nonnull(dir);
+        struct dirent *e;
+        int stages = 0;
+        while ((e = readdir(dir)) != NULL) {
+            if (!strstr(e->d_name, ".lesson")) continue;
+            char path[512];
+            snprintf(path, sizeof path, "../lessons/%s", e->d_name);
+            stages += lessons_clean_in(path, le->d_name);
+        }
+        closedir(dir);
+        ck_assert_int_ge(stages, 46);
+        overlays_fit_in(le->d_name);
+        langs++;
+    }
+    closedir(ld);
+    i18n_reset();
+    ck_assert_int_ge(langs, 8);
+}
+END_TEST
+
 START_TEST(test_plot_panel)
 {
     Mat *E = mat_create(8, 5);
@@ -814,6 +911,7 @@ Suite *layout_suite(void)
     tcase_add_test(core, test_no_overlap_at_every_size);
     tcase_add_test(core, test_plot_panel);
     tcase_add_test(core, test_bundled_lessons_clean);
+    tcase_add_test(core, test_bundled_lessons_every_language);
     tcase_add_test(core, test_header_formula_body);
     tcase_add_test(core, test_hover_highlights_related_cells);
     tcase_add_test(core, test_hidden_panel_shows_no_values);

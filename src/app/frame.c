@@ -4,6 +4,7 @@
 #include "frame.h"
 #include "edits.h"
 #include "prompt.h"
+#include "core/i18n.h"
 #include "core/util.h"
 #include "view/cmap.h"
 
@@ -13,30 +14,30 @@
 #include <string.h>
 
 static const char *const key_help[] = {
-    "\xe2\x86\x92  Space  PgDn  Enter", "next stage (or sub-step)",
-    "\xe2\x86\x90  Backspace  PgUp", "previous stage (or sub-step)",
-    "Home  End", "first, last stage",
-    "1 \xe2\x80\xa6 9", "jump to a stage",
-    "L", "lesson picker",
-    "F  F11", "fullscreen (Esc leaves)",
-    "+  \xe2\x88\x92", "text size",
-    "T", "light / dark",
-    "C", "cycle colormap",
-    "B", "black screen",
-    "H", "next head",
-    "M", "causal mask on / off",
-    "K", "\xe2\x88\x9a" "d_k scaling on / off",
-    "[  ]", "temperature down / up",
-    "P", "predict the largest weights, then reveal",
-    "S", "save this stage as PNG",
-    "Ctrl+S", "save the edited lesson (only the edited numbers change)",
-    "Ctrl+Shift+S", "save the lesson under another name",
-    "Ctrl+Z", "undo the last edit",
-    "Ctrl+Shift+Z  Ctrl+Y", "redo",
-    "R", "back to the file as loaded",
-    "mouse", "hover: explain a cell; click: pin; scroll: edit an input (Shift: finer)",
-    "?", "this help",
-    "Q  Ctrl+Q", "quit (asks first if edits are not saved)",
+    N_("\xe2\x86\x92  Space  PgDn  Enter"), N_("next stage (or sub-step)"),
+    N_("\xe2\x86\x90  Backspace  PgUp"), N_("previous stage (or sub-step)"),
+    N_("Home  End"), N_("first, last stage"),
+    "1 \xe2\x80\xa6 9", N_("jump to a stage"),
+    "L", N_("lesson picker"),
+    "F  F11", N_("fullscreen (Esc leaves)"),
+    "+  \xe2\x88\x92", N_("text size"),
+    "T", N_("light / dark"),
+    "C", N_("cycle colormap"),
+    "B", N_("black screen"),
+    "H", N_("next head"),
+    "M", N_("causal mask on / off"),
+    "K", N_("\xe2\x88\x9a" "d_k scaling on / off"),
+    "[  ]", N_("temperature down / up"),
+    "P", N_("predict the largest weights, then reveal"),
+    "S", N_("save this stage as PNG"),
+    N_("Ctrl+S"), N_("save the edited lesson (only the edited numbers change)"),
+    "Ctrl+Shift+S", N_("save the lesson under another name"),
+    "Ctrl+Z", N_("undo the last edit"),
+    "Ctrl+Shift+Z  Ctrl+Y", N_("redo"),
+    "R", N_("back to the file as loaded"),
+    N_("mouse"), N_("hover: explain a cell; click: pin; scroll: edit an input (Shift: finer)"),
+    "?", N_("this help"),
+    N_("Q  Ctrl+Q"), N_("quit (asks first if edits are not saved)"),
     NULL, NULL,
 };
 
@@ -203,39 +204,39 @@ static void help_overlay(const Theme *th, int w, int h, float size, MeasureFn me
     while (key_help[2 * n]) n++;
     float lh = size * 1.5f, kw = 0, dw = 0;
     for (int i = 0; i < n; i++) {
-        kw = fmaxf(kw, measure(ctx, key_help[2 * i], size, 1));
-        dw = fmaxf(dw, measure(ctx, key_help[2 * i + 1], size, 0));
+        kw = fmaxf(kw, measure(ctx, _(key_help[2 * i]), size, 1));
+        dw = fmaxf(dw, measure(ctx, _(key_help[2 * i + 1]), size, 0));
     }
     float bw = kw + dw + size * 4, bh = lh * (n + 2);
     float x = ((float)w - bw) / 2, y = ((float)h - bh) / 2;
     draw_rect(out, (Rect){ 0, 0, (float)w, (float)h }, (Color){ 0, 0, 0, 120 }, ROLE_OVERLAY);
     draw_rect(out, (Rect){ x, y, bw, bh }, th->panel_bg, ROLE_OVERLAY);
     draw_frame(out, (Rect){ x, y, bw, bh }, th->accent, 2.0f, ROLE_OVERLAY);
-    int t = draw_text(out, (Rect){ x, y + lh * 0.3f, bw, lh }, "Keys", size * 1.1f, th->fg, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
+    int t = draw_text(out, (Rect){ x, y + lh * 0.3f, bw, lh }, _("Keys"), size * 1.1f, th->fg, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
     out->cmds[t].bold = 1;
     for (int i = 0; i < n; i++) {
         float ty = y + lh * (i + 1.4f);
-        int k = draw_text(out, (Rect){ x + size * 1.5f, ty, kw, lh }, key_help[2 * i], size, th->accent, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
+        int k = draw_text(out, (Rect){ x + size * 1.5f, ty, kw, lh }, _(key_help[2 * i]), size, th->accent, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
         out->cmds[k].bold = 1;
-        draw_text(out, (Rect){ x + size * 2.5f + kw, ty, dw, lh }, key_help[2 * i + 1], size, th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
+        draw_text(out, (Rect){ x + size * 2.5f + kw, ty, dw, lh }, _(key_help[2 * i + 1]), size, th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
     }
 }
 
 /* The lesson picker: titles, the selected one highlighted. */
 static void picker_overlay(const AppState *a, const Theme *th, int w, int h, float size, MeasureFn measure, void *ctx, DrawList *out)
 {
-    float lh = size * 1.8f, tw = measure(ctx, "Choose a lesson (\xe2\x86\x91 \xe2\x86\x93 Enter, Esc)", size, 1);
+    float lh = size * 1.8f, tw = measure(ctx, _("Choose a lesson (\xe2\x86\x91 \xe2\x86\x93 Enter, Esc)"), size, 1);
     for (int i = 0; i < a->picker_n; i++) tw = fmaxf(tw, measure(ctx, a->picker_titles[i], size, 0) + size * 3);
     float bw = fminf(tw + size * 3, (float)w - 40), bh = lh * (a->picker_n + 2);
     float x = ((float)w - bw) / 2, y = fmaxf(20, ((float)h - bh) / 2);
     draw_rect(out, (Rect){ 0, 0, (float)w, (float)h }, (Color){ 0, 0, 0, 120 }, ROLE_OVERLAY);
     draw_rect(out, (Rect){ x, y, bw, bh }, th->panel_bg, ROLE_OVERLAY);
     draw_frame(out, (Rect){ x, y, bw, bh }, th->accent, 2.0f, ROLE_OVERLAY);
-    int t = draw_text(out, (Rect){ x, y + lh * 0.2f, bw, lh }, "Choose a lesson (\xe2\x86\x91 \xe2\x86\x93 Enter, Esc)",
+    int t = draw_text(out, (Rect){ x, y + lh * 0.2f, bw, lh }, _("Choose a lesson (\xe2\x86\x91 \xe2\x86\x93 Enter, Esc)"),
                       size, th->fg, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
     out->cmds[t].bold = 1;
     if (a->picker_n == 0)
-        draw_text(out, (Rect){ x, y + lh * 1.2f, bw, lh }, "no bundled lessons found", size, th->muted, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
+        draw_text(out, (Rect){ x, y + lh * 1.2f, bw, lh }, _("no bundled lessons found"), size, th->muted, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
     for (int i = 0; i < a->picker_n; i++) {
         Rect row = { x + size, y + lh * (i + 1.2f), bw - 2 * size, lh };
         if (i == a->picker_sel) draw_rect(out, row, th->highlight, ROLE_OVERLAY);
@@ -275,7 +276,7 @@ void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, Dr
     } else {
         draw_clear(out, w, h, th.bg);
         draw_text(out, (Rect){ 0, 0, (float)w, (float)h * 0.45f }, "attnlab", size * 2.5f, th.fg, ALIGN_CENTER, VALIGN_BOTTOM, ROLE_TITLE);
-        draw_text(out, (Rect){ 0, (float)h * 0.5f, (float)w, size * 2 }, "Press L to choose a lesson", size, th.muted,
+        draw_text(out, (Rect){ 0, (float)h * 0.5f, (float)w, size * 2 }, _("Press L to choose a lesson"), size, th.muted,
                   ALIGN_CENTER, VALIGN_MIDDLE, ROLE_BODY);
     }
     if (a->error[0]) banner(out, a->error, true, true, &th, w, h, size * 0.85f, measure, ctx);

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "shot.h"
 #include "app/glyphs.h"
+#include "lang.h"
 #include "core/stage.h"
 #include "core/util.h"
 #include "sdl/export.h"
@@ -164,6 +165,7 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
             continue;
         }
         app_check_glyphs(paths[i], fonts, NULL);
+        app_use_language(L->language);
         for (int k = 0; k < L->nstages && code != 1; k++)
             if (export_stage(fonts, dir, L, T, k, opts, quiet) != 0) code = 1;
         trace_free(T);

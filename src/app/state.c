@@ -10,8 +10,10 @@
 #include "paths.h"
 #include "prompt.h"
 #include "save.h"
+#include "lang.h"
 #include "core/explain.h"
 #include "core/fileio.h"
+#include "core/i18n.h"
 #include "core/util.h"
 #include "view/cmap.h"
 
@@ -154,6 +156,7 @@ void app_adopt(AppState *a, Lesson *L, Trace *T)
     lesson_free(a->L);
     a->L = L;
     a->T = T;
+    app_use_language(L->language);          /* the lesson's language, else the user's */
     if (a->stage >= L->nstages) a->stage = L->nstages - 1;
     if (a->stage < 0) a->stage = 0;
     if (a->head > L->setups[L->stages[a->stage].setup].heads) a->head = 0;
@@ -277,7 +280,7 @@ void app_cycle_cmap(AppState *a)
     int n = 0;
     while (names[n]) n++;
     a->cmap = a->cmap + 1 >= n ? -1 : a->cmap + 1;
-    app_toast(a, "colormap: %s", a->cmap < 0 ? "as the lesson says" : names[a->cmap]);
+    app_toast(a, _("colormap: %s"), a->cmap < 0 ? _("as the lesson says") : names[a->cmap]);
 }
 
 /* Bigger or smaller text. */
@@ -300,13 +303,13 @@ void app_next_head(AppState *a)
 {
     Setup *su = cur_setup(a);
     if (!su || su->heads < 2) {
-        if (su) app_toast(a, "this stage has one head");
+        if (su) app_toast(a, _("this stage has one head"));
         return;
     }
     a->head = a->head >= su->heads ? 0 : a->head + 1;
     refresh_view(a);
-    if (a->head) app_toast(a, "head %d of %d", a->head, su->heads);
-    else app_toast(a, "all %d heads", su->heads);
+    if (a->head) app_toast(a, _("head %d of %d"), a->head, su->heads);
+    else app_toast(a, _("all %d heads"), su->heads);
 }
 
 /* Escape closes the innermost thing. */
@@ -338,7 +341,7 @@ void app_toggle_mask(AppState *a)
         a->saved_mask_matrix[s] = NULL;
     }
     recompute(a);
-    app_toast(a, "mask: %s", su->mask == MASK_NONE ? "off" : su->mask == MASK_CAUSAL ? "causal" : "the lesson's");
+    app_toast(a, _("mask: %s"), su->mask == MASK_NONE ? _("off") : su->mask == MASK_CAUSAL ? _("causal") : _("the lesson's"));
 }
 
 /* √d_k scaling on/off (additive scores have none to toggle). */
@@ -347,7 +350,7 @@ void app_toggle_scaling(AppState *a)
     Setup *su = cur_setup(a);
     if (!su) return;
     if (su->score == SCORE_ADDITIVE) {
-        app_toast(a, "additive scores are not scaled");
+        app_toast(a, _("additive scores are not scaled"));
         return;
     }
     ScoreKind old = su->score;
@@ -356,7 +359,7 @@ void app_toggle_scaling(AppState *a)
         su->score = old;
         return;
     }
-    app_toast(a, "scaling by \xe2\x88\x9a" "d_k: %s", su->score == SCORE_SCALED_DOT ? "on" : "off");
+    app_toast(a, _("scaling by \xe2\x88\x9a" "d_k: %s"), su->score == SCORE_SCALED_DOT ? _("on") : _("off"));
 }
 
 /* Temperature down or up. */
@@ -374,7 +377,7 @@ void app_temperature(AppState *a, int dir)
         su->temperature = old;
         return;
     }
-    app_toast(a, "temperature %.2f", t);
+    app_toast(a, _("temperature %.2f"), t);
 }
 
 /* Hover. */
@@ -441,8 +444,8 @@ void app_predict(AppState *a)
         a->predict = PREDICT_GUESSING;
         for (int i = 0; i < LESSON_MAX_TOKENS; i++) a->guesses[i] = -1;
         a->predict_panel = weights_panel(a->view);
-        if (a->predict_panel < 0) app_toast(a, "predict: go to a stage with weights");
-        else app_toast(a, "predict: click the cell you expect to be largest in each row, then P");
+        if (a->predict_panel < 0) app_toast(a, _("predict: go to a stage with weights"));
+        else app_toast(a, _("predict: click the cell you expect to be largest in each row, then P"));
         return;
     }
     if (a->predict == PREDICT_GUESSING && a->predict_panel >= 0) {
@@ -456,7 +459,7 @@ void app_predict(AppState *a)
         }
         a->predict_right = right;
         a->predict = PREDICT_REVEALED;
-        app_toast(a, "%d of %d rows right (%d guessed)", right, m->rows, guessed);
+        app_toast(a, _("%d of %d rows right (%d guessed)"), right, m->rows, guessed);
         return;
     }
     a->predict = PREDICT_OFF;
@@ -555,7 +558,7 @@ void app_toggle_picker(AppState *a)
         LessonError err;
         Lesson *L = lesson_load(list[i], &err);
         a->picker_items[i] = xstrdup(list[i]);
-        a->picker_titles[i] = xstrdup(L ? L->title : "(cannot be read)");
+        a->picker_titles[i] = xstrdup(L ? L->title : _("(cannot be read)"));
         if (a->path && !strcmp(a->path, list[i])) a->picker_sel = i;
         lesson_free(L);
     }

@@ -8,12 +8,14 @@
 #include "window.h"
 #include "edits.h"
 #include "frame.h"
+#include "lang.h"
 #include "paths.h"
 #include "prompt.h"
 #include "reload.h"
 #include "save.h"
 #include "shot.h"
 #include "state.h"
+#include "core/i18n.h"
 #include "core/util.h"
 #include "sdl/export.h"
 #include "sdl/font.h"
@@ -115,10 +117,10 @@ static void save_shot(Win *w)
         char desc[300];
         app_shot_desc(a->L, a->stage, desc, sizeof desc);
         ExportMeta meta = { a->L->title, desc };
-        if (export_png(s, path, &meta) == 0) app_toast(a, "saved %s", path);
+        if (export_png(s, path, &meta) == 0) app_toast(a, _("saved %s"), path);
         else app_toast(a, "%s", export_error());
     } else {
-        app_toast(a, "cannot read the window's pixels: %s", SDL_GetError());
+        app_toast(a, _("cannot read the window's pixels: %s"), SDL_GetError());
     }
     SDL_FreeSurface(s);
     w->redraw = true;
@@ -310,6 +312,7 @@ static void run(Win *w)
 int app_window(const char *path, const char *font, const char *shots, int width, int height)
 {
     AppState *a = app_create();
+    app_use_language(NULL);            /* until a lesson says otherwise */
     if (path && app_open(a, path) != 0) {
         fprintf(stderr, "%s\n", a->error);
         int code = a->error_code;

@@ -6,6 +6,7 @@
 */
 #include "explain.h"
 #include "attn.h"
+#include "i18n.h"
 #include "util.h"
 
 #include <inttypes.h>
@@ -69,7 +70,7 @@ static void dot_line(Buf *b, const double *a, int sa, const double *c, int sc, i
         buf_puts(b, "\xc3\x97");
         num(b, c[k * sc], true);
     }
-    if (shown < n) buf_printf(b, " + \xe2\x80\xa6 (%d products in all)", n);
+    if (shown < n) buf_printf(b, _(" + \xe2\x80\xa6 (%d products in all)"), n);
     buf_puts(b, " = ");
     num(b, result, false);
 }
@@ -102,11 +103,11 @@ static void ex_input(Ex *e, const char *name, int i, int j, double v)
     num(&e->out, v, false);
     if (!lm) return;
     if (lm->generated)
-        buf_printf(&e->out, "\ndrawn on line %d: %s = %s", lm->line, name, lm->how);
+        buf_printf(&e->out, _("\ndrawn on line %d: %s = %s"), lm->line, name, lm->how);
     else
-        buf_printf(&e->out, "\nwritten in the lesson, line %d", lm->line + 1 + i);
-    if (lm->generated && e->su->seeded) buf_printf(&e->out, " (seed %" PRIu32 ")", e->su->seed);
-    buf_puts(&e->out, "\nan input: scroll over it to change it");
+        buf_printf(&e->out, _("\nwritten in the lesson, line %d"), lm->line + 1 + i);
+    if (lm->generated && e->su->seeded) buf_printf(&e->out, _(" (seed %lu)"), (unsigned long)e->su->seed);
+    buf_puts(&e->out, _("\nan input: scroll over it to change it"));
 }
 
 /* Q, K, V: a projection X·W, or the input itself; a head's slice reads
@@ -124,7 +125,7 @@ static void ex_projection(Ex *e, TraceKind k, int i, int j, double v)
     int col = j + (e->head > 0 && e->ts->heads > 1 ? (slot - 1) * w : 0);
     op(e, xr, i, -1);
     if (!o->weight) {
-        buf_printf(&e->out, "%s = %s, so %s[%d][%d] = %s[%d][%d] = ", which, xname, which, i + 1, j + 1,
+        buf_printf(&e->out, _("%s = %s, so %s[%d][%d] = %s[%d][%d] = "), which, xname, which, i + 1, j + 1,
                    xname, i + 1, col + 1);
         num(&e->out, v, false);
         e->ex->ops[e->ex->nops - 1].col = col;
@@ -132,15 +133,15 @@ static void ex_projection(Ex *e, TraceKind k, int i, int j, double v)
     }
     const Mat *W = trace_at(e->T, e->s, trace_input_ref(o->weight));
     op(e, trace_input_ref(o->weight), -1, col);
-    if (e->head > 0 && e->ts->heads > 1) buf_printf(&e->out, "head %d of %d: ", e->head, e->ts->heads);
-    buf_printf(&e->out, "%s[%d][%d] = row %d of %s \xc2\xb7 column %d of %s\n= ", which, i + 1, j + 1, i + 1,
+    if (e->head > 0 && e->ts->heads > 1) buf_printf(&e->out, _("head %d of %d: "), e->head, e->ts->heads);
+    buf_printf(&e->out, _("%s[%d][%d] = row %d of %s \xc2\xb7 column %d of %s\n= "), which, i + 1, j + 1, i + 1,
                xname, col + 1, o->weight);
     dot_line(&e->out, mat_row(X, i), 1, W->data + col, W->cols, X->cols, v);
     if (e->head > 0 && e->ts->heads > 1 && slot != e->head)
         buf_printf(&e->out, "\n(head %d shares K/V head %d: columns %d\xe2\x80\x93%d of %s)", e->head, slot,
                    (slot - 1) * w + 1, slot * w, o->weight);
     else if (e->head > 0 && e->ts->heads > 1)
-        buf_printf(&e->out, "\n(head %d uses columns %d\xe2\x80\x93%d of %s)", e->head, (e->head - 1) * w + 1,
+        buf_printf(&e->out, _("\n(head %d uses columns %d\xe2\x80\x93%d of %s)"), e->head, (e->head - 1) * w + 1,
                    e->head * w, o->weight);
 }
 
@@ -170,12 +171,12 @@ static void ex_raw(Ex *e, int i, int j, double raw)
             num(&e->out, a + b, false);
             buf_puts(&e->out, ")");
         }
-        if (shown < u) buf_printf(&e->out, " + \xe2\x80\xa6 (%d terms)", u);
+        if (shown < u) buf_printf(&e->out, _(" + \xe2\x80\xa6 (%d terms)"), u);
         buf_puts(&e->out, " = ");
         num(&e->out, raw, false);
         return;
     }
-    if (e->ts->heads > 1) buf_printf(&e->out, "head %d of %d: ", e->head, e->ts->heads);
+    if (e->ts->heads > 1) buf_printf(&e->out, _("head %d of %d: "), e->head, e->ts->heads);
     buf_printf(&e->out, "q\xc2\xb7k for query \xe2\x80\x9c%s\xe2\x80\x9d and key \xe2\x80\x9c%s\xe2\x80\x9d%s\n= ", qtok(e, i), ktok(e, j),
                qk == TK_QROT ? " (both rotated by RoPE)" : "");
     dot_line(&e->out, mat_row(Q, i), 1, mat_row(K, j), 1, Q->cols, raw);
@@ -193,21 +194,21 @@ static void ex_scaled(Ex *e, int i, int j, double v)
         buf_puts(&e->out, "\n\xc3\xb7 ");
         if (e->su->divisor > 0) {
             num(&e->out, div, false);
-            buf_puts(&e->out, " (the lesson's divisor)");
+            buf_puts(&e->out, _(" (the lesson's divisor)"));
         } else {
             int dk = e->ts->d_k;
-            buf_printf(&e->out, "\xe2\x88\x9a%d (d_k = %d, %s; \xe2\x88\x9a%d = ", dk, dk,
-                       e->ts->heads > 1 ? "one head's width" : "the width of the keys", dk);
+            buf_printf(&e->out, _("\xe2\x88\x9a%d (d_k = %d, %s; \xe2\x88\x9a%d = "), dk, dk,
+                       e->ts->heads > 1 ? _("one head's width") : _("the width of the keys"), dk);
             num(&e->out, div, false);
             buf_puts(&e->out, ")");
         }
         buf_puts(&e->out, " = ");
         num(&e->out, raw / div, false);
     } else if (e->su->score == SCORE_DOT) {
-        buf_puts(&e->out, "\nnot divided: scaling is off");
+        buf_puts(&e->out, _("\nnot divided: scaling is off"));
     }
     if (e->ts->temperature != 1.0) {
-        buf_puts(&e->out, "\n\xc3\xb7 temperature ");
+        buf_puts(&e->out, _("\n\xc3\xb7 temperature "));
         num(&e->out, e->ts->temperature, false);
         buf_puts(&e->out, " = ");
         num(&e->out, v, false);
@@ -249,10 +250,10 @@ static void why_masked(Ex *e, int i, int j)
         return;
     }
     if (e->su->mask == MASK_CAUSAL)
-        buf_printf(&e->out, "key \xe2\x80\x9c%s\xe2\x80\x9d (position %d) comes after query \xe2\x80\x9c%s\xe2\x80\x9d (position %d): "
-                   "blocked by the causal mask", ktok(e, j), j + 1, qtok(e, i), i + 1);
+        buf_printf(&e->out, _("key \xe2\x80\x9c%s\xe2\x80\x9d (position %d) comes after query \xe2\x80\x9c%s\xe2\x80\x9d (position %d): "
+                   "blocked by the causal mask"), ktok(e, j), j + 1, qtok(e, i), i + 1);
     else
-        buf_printf(&e->out, "the lesson's mask %s blocks key \xe2\x80\x9c%s\xe2\x80\x9d for query \xe2\x80\x9c%s\xe2\x80\x9d",
+        buf_printf(&e->out, _("the lesson's mask %s blocks key \xe2\x80\x9c%s\xe2\x80\x9d for query \xe2\x80\x9c%s\xe2\x80\x9d"),
                    e->su->mask_matrix, ktok(e, j), qtok(e, i));
 }
 
@@ -261,7 +262,7 @@ static void ex_mask(Ex *e, int i, int j, double v)
 {
     buf_printf(&e->out, "mask[%d][%d] = %.0f\n", i + 1, j + 1, v);
     if (v == 0.0) why_masked(e, i, j);
-    else buf_printf(&e->out, "query \xe2\x80\x9c%s\xe2\x80\x9d may attend to key \xe2\x80\x9c%s\xe2\x80\x9d", qtok(e, i), ktok(e, j));
+    else buf_printf(&e->out, _("query \xe2\x80\x9c%s\xe2\x80\x9d may attend to key \xe2\x80\x9c%s\xe2\x80\x9d"), qtok(e, i), ktok(e, j));
 }
 
 /* A biased score: the scaled score plus ALiBi's distance penalty. */
@@ -284,13 +285,13 @@ static void ex_masked(Ex *e, int i, int j, double v)
     if (masked(e, i, j)) {
         buf_puts(&e->out, "\xe2\x88\x92\xe2\x88\x9e: ");
         why_masked(e, i, j);
-        buf_puts(&e->out, "\nexp(\xe2\x88\x92\xe2\x88\x9e) = 0, so this key's weight is exactly 0");
+        buf_puts(&e->out, _("\nexp(\xe2\x88\x92\xe2\x88\x9e) = 0, so this key's weight is exactly 0"));
         return;
     }
     op(e, trace_ref(trace_mask_input(e->su), e->head), i, j);
     if (e->su->positions == POS_ALIBI) ex_biased(e, i, j, v);
     else ex_scaled(e, i, j, v);
-    buf_puts(&e->out, "\nnot masked: the score passes through");
+    buf_puts(&e->out, _("\nnot masked: the score passes through"));
 }
 
 /* A weight: the softmax of its row of scores. */
@@ -303,14 +304,14 @@ static void ex_weight(Ex *e, int i, int j, double w)
     int n = S->cols, seen = 0;
     double mx = -INFINITY, sum = 0;
     for (int k = 0; k < n; k++) if (row[k] > mx) mx = row[k];
-    if (e->ts->heads > 1) buf_printf(&e->out, "head %d of %d: ", e->head, e->ts->heads);
+    if (e->ts->heads > 1) buf_printf(&e->out, _("head %d of %d: "), e->head, e->ts->heads);
     if (mx == -INFINITY) {
-        buf_printf(&e->out, "every key is masked for query \xe2\x80\x9c%s\xe2\x80\x9d: there is nothing to attend to, "
-                   "so all its weights are 0 (not NaN)", qtok(e, i));
+        buf_printf(&e->out, _("every key is masked for query \xe2\x80\x9c%s\xe2\x80\x9d: there is nothing to attend to, "
+                   "so all its weights are 0 (not NaN)"), qtok(e, i));
         return;
     }
     if (row[j] == -INFINITY) {
-        buf_puts(&e->out, "weight 0 exactly: ");
+        buf_puts(&e->out, _("weight 0 exactly: "));
         why_masked(e, i, j);
         return;
     }
@@ -318,9 +319,9 @@ static void ex_weight(Ex *e, int i, int j, double w)
         sum += exp(row[k] - mx);
         seen += row[k] != -INFINITY;
     }
-    buf_printf(&e->out, "softmax over the row of \xe2\x80\x9c%s\xe2\x80\x9d (subtract its max ", qtok(e, i));
+    buf_printf(&e->out, _("softmax over the row of \xe2\x80\x9c%s\xe2\x80\x9d (subtract its max "), qtok(e, i));
     num(&e->out, mx, false);
-    buf_puts(&e->out, ", then exponentiate)\nexp(");
+    buf_puts(&e->out, _(", then exponentiate)\nexp("));
     num(&e->out, row[j], false);
     buf_puts(&e->out, " \xe2\x88\x92 ");
     num(&e->out, mx, true);
@@ -330,8 +331,8 @@ static void ex_weight(Ex *e, int i, int j, double w)
     num(&e->out, sum, false);
     buf_puts(&e->out, " = ");
     num(&e->out, w, false);
-    if (seen < n) buf_printf(&e->out, "\nthe %d weights of the keys it can see sum to 1", seen);
-    else buf_printf(&e->out, "\nthe %d weights of this row sum to 1", n);
+    if (seen < n) buf_printf(&e->out, _("\nthe %d weights of the keys it can see sum to 1"), seen);
+    else buf_printf(&e->out, _("\nthe %d weights of this row sum to 1"), n);
 }
 
 /* An output cell: the weights of its row times a value column. */
@@ -340,8 +341,8 @@ static void ex_output(Ex *e, int i, int j, double v)
     const Mat *W = mat_of(e, TK_WEIGHTS), *V = mat_of(e, TK_V);
     op(e, trace_ref(TK_WEIGHTS, e->head), i, -1);
     op(e, trace_ref(TK_V, e->head), -1, j);
-    if (e->ts->heads > 1) buf_printf(&e->out, "head %d of %d: ", e->head, e->ts->heads);
-    buf_printf(&e->out, "output[%d][%d] = \xce\xa3 weight \xc3\x97 V[key][%d]\n= ", i + 1, j + 1, j + 1);
+    if (e->ts->heads > 1) buf_printf(&e->out, _("head %d of %d: "), e->head, e->ts->heads);
+    buf_printf(&e->out, _("output[%d][%d] = \xce\xa3 weight \xc3\x97 V[key][%d]\n= "), i + 1, j + 1, j + 1);
     dot_line(&e->out, mat_row(W, i), 1, V->data + j, V->cols, W->cols, v);
 }
 
@@ -350,9 +351,9 @@ static void ex_concat(Ex *e, int i, int j, double v)
 {
     int w = e->ts->d_v, h = j / w;
     op(e, trace_ref(TK_OUTPUT, h + 1), i, j - h * w);
-    buf_printf(&e->out, "concat[%d][%d] = head %d's output[%d][%d] = ", i + 1, j + 1, h + 1, i + 1, j - h * w + 1);
+    buf_printf(&e->out, _("concat[%d][%d] = head %d's output[%d][%d] = "), i + 1, j + 1, h + 1, i + 1, j - h * w + 1);
     num(&e->out, v, false);
-    buf_printf(&e->out, "\ncolumns %d\xe2\x80\x93%d come from head %d", h * w + 1, (h + 1) * w, h + 1);
+    buf_printf(&e->out, _("\ncolumns %d\xe2\x80\x93%d come from head %d"), h * w + 1, (h + 1) * w, h + 1);
 }
 
 /* The output projection. */
@@ -363,7 +364,7 @@ static void ex_final(Ex *e, int i, int j, double v)
     const Mat *W = trace_at(e->T, e->s, trace_input_ref(e->su->output_proj));
     op(e, cr, i, -1);
     op(e, trace_input_ref(e->su->output_proj), -1, j);
-    buf_printf(&e->out, "final[%d][%d] = row %d of %s \xc2\xb7 column %d of %s\n= ", i + 1, j + 1, i + 1,
+    buf_printf(&e->out, _("final[%d][%d] = row %d of %s \xc2\xb7 column %d of %s\n= "), i + 1, j + 1, i + 1,
                e->ts->heads > 1 ? "concat" : "output", j + 1, e->su->output_proj);
     dot_line(&e->out, mat_row(C, i), 1, W->data + j, W->cols, C->cols, v);
 }
@@ -376,8 +377,8 @@ static void ex_entropy(Ex *e, int i, int j, double v)
     op(e, trace_ref(TK_WEIGHTS, e->head), i, -1);
     int n = W->cols, shown = 0, seen = 0;
     for (int k = 0; k < n; k++) seen += !masked(e, i, k);
-    buf_printf(&e->out, "entropy of \xe2\x80\x9c%s\xe2\x80\x9d", qtok(e, i));
-    if (e->ts->heads > 1) buf_printf(&e->out, " in head %d of %d", j + 1, e->ts->heads);
+    buf_printf(&e->out, _("entropy of \xe2\x80\x9c%s\xe2\x80\x9d"), qtok(e, i));
+    if (e->ts->heads > 1) buf_printf(&e->out, _(" in head %d of %d"), j + 1, e->ts->heads);
     buf_puts(&e->out, " = \xe2\x88\x92\xce\xa3 w\xc2\xb7ln w\n= \xe2\x88\x92(");
     for (int k = 0; k < n && shown < SHOWN_TERMS + (seen <= MAX_TERMS ? MAX_TERMS : 0); k++) {
         double w = mat_get(W, i, k);
@@ -387,13 +388,14 @@ static void ex_entropy(Ex *e, int i, int j, double v)
         buf_puts(&e->out, "\xc2\xb7ln ");
         num(&e->out, w, false);
     }
-    if (shown < seen) buf_printf(&e->out, " + \xe2\x80\xa6 (%d terms)", seen);
+    if (shown < seen) buf_printf(&e->out, _(" + \xe2\x80\xa6 (%d terms)"), seen);
     buf_puts(&e->out, ") = ");
     num(&e->out, v, false);
-    buf_puts(&e->out, " nats");
-    if (seen == 0) buf_puts(&e->out, "\nthe mask hides every key from this query: no weights, entropy 0");
-    else buf_printf(&e->out, "\n0 if one key takes everything; at most ln %d = %.3f, when the %d key%s it can see share equally",
-                    seen, log((double)seen), seen, seen == 1 ? "" : "s");
+    buf_puts(&e->out, _(" nats"));
+    if (seen == 0) buf_puts(&e->out, _("\nthe mask hides every key from this query: no weights, entropy 0"));
+    else buf_printf(&e->out, seen == 1 ? _("\n0 if one key takes everything; at most ln %d = %.3f, when the %d key it can see share equally")
+                                       : _("\n0 if one key takes everything; at most ln %d = %.3f, when the %d keys it can see share equally"),
+                    seen, log((double)seen), seen);
 }
 
 /* A cell of one part of a mask. */
@@ -466,7 +468,7 @@ static void ex_rope(Ex *e, TraceKind k, int i, int j, double v)
     op(e, trace_ref(src, e->head), i, 2 * pair);
     op(e, trace_ref(src, e->head), i, 2 * pair + 1);
     op(e, trace_ref(TK_ROPE_ANGLES, 0), i, pair);
-    if (e->ts->heads > 1) buf_printf(&e->out, "head %d of %d: ", e->head, e->ts->heads);
+    if (e->ts->heads > 1) buf_printf(&e->out, _("head %d of %d: "), e->head, e->ts->heads);
     buf_printf(&e->out, "%s rotated, row \xe2\x80\x9c%s\xe2\x80\x9d: pair (x, y) = (", trace_kind_name(src), qtok(e, i));
     num(&e->out, x, false);
     buf_puts(&e->out, ", ");

@@ -15,6 +15,7 @@
 ** PyTorch's own, in the same way.
 */
 #include "lesson.h"
+#include "i18n.h"
 #include "fileio.h"
 #include "npy.h"
 #include "rng.h"
@@ -1145,7 +1146,7 @@ static const char *const setup_keys[] = {
     "residual", "positions", "kv_heads", NULL
 };
 static const char *const stage_keys[] = { "cmap", "decimals", "head", "query", "scale", "block", NULL };
-static const char *const head_keys[] = { "title", "summary", NULL };
+static const char *const head_keys[] = { "title", "summary", "language", NULL };
 
 /* Index of key in a NULL-terminated list, or -1. */
 static int key_index(const char *const *keys, const char *k)
@@ -1968,6 +1969,21 @@ static bool parse_section(Parser *p, const char *s)
     return true;
 }
 
+/* `language: ja`: a code for the interface's catalogue (see i18n.h). */
+static bool parse_language(Parser *p, const char *v)
+{
+    char code[64];
+    size_t n = strcspn(v, " \t");
+    snprintf(code, sizeof code, "%.*s", (int)(n < sizeof code - 1 ? n : sizeof code - 1), v);
+    if (!i18n_lang_valid(code))
+        return FAIL(p, v, "'%s' is not a language code; write two or three lowercase letters, "
+                    "optionally with a region (ja, es, ar, pt_BR)", code);
+    if (v[n]) return FAIL(p, skip_ws(v + n), "expected one language code after 'language:'");
+    p->L->language = xstrdup(code);
+    p->cont_target = NULL;
+    return true;
+}
+
 /* A `key: value` line before the first section. */
 static bool parse_head_key(Parser *p, const char *key, const char *key_at, const char *v)
 {
@@ -1975,12 +1991,13 @@ static bool parse_head_key(Parser *p, const char *key, const char *key_at, const
     if (k < 0) {
         if (key_index(setup_keys, key) >= 0)
             return FAIL(p, key_at, "'%s' belongs in a [setup] section; add '[setup]' above it", key);
-        return FAIL(p, key_at, "unknown key '%s' at the top of the lesson; expected title or summary", key);
+        return FAIL(p, key_at, "unknown key '%s' at the top of the lesson; expected title, summary or language", key);
     }
     if (p->key_line[k]) return FAIL(p, key_at, "'%s' is set twice (first on line %d)", key, p->key_line[k]);
     p->key_line[k] = p->lineno;
     v = skip_ws(v);
     if (!*v) return FAIL(p, v, "expected text after '%s:'", key);
+    if (k == 2) return parse_language(p, v);
     char **dst = k == 0 ? &p->L->title : &p->L->summary;
     *dst = xstrdup(v);
     p->cont_target = dst;
@@ -2279,5 +2296,6 @@ void lesson_free(Lesson *L)
     free(L->name);
     free(L->title);
     free(L->summary);
+    free(L->language);
     free(L);
 }

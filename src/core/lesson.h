@@ -175,6 +175,7 @@ typedef struct Lesson {
     char *name;                 /* file name without directory and .lesson */
     char *title;
     char *summary;
+    char *language;             /* `language: ja`: the interface's language, or NULL */
     Setup *setups; int nsetups;
     Stage *stages; int nstages;
     LessonDef *defs; int ndefs;             /* every matrix definition, in file order */

@@ -13,6 +13,7 @@
 */
 #include "stage.h"
 #include "stage_int.h"
+#include "i18n.h"
 #include "util.h"
 
 #include <math.h>
@@ -22,11 +23,11 @@
 #include <string.h>
 
 static const char *const default_titles[STAGE_COUNT] = {
-    "Token embeddings", "Raw attention scores", "Scaling the scores",
-    "Softmax: scores become weights", "The weighted sum of values",
-    "Projections: queries, keys and values", "Multi-head attention",
-    "The causal mask", "How focused is each query?", "Cross-attention",
-    "Additive (Bahdanau) scores", "One query at a time",
+    N_("Token embeddings"), N_("Raw attention scores"), N_("Scaling the scores"),
+    N_("Softmax: scores become weights"), N_("The weighted sum of values"),
+    N_("Projections: queries, keys and values"), N_("Multi-head attention"),
+    N_("The causal mask"), N_("How focused is each query?"), N_("Cross-attention"),
+    N_("Additive (Bahdanau) scores"), N_("One query at a time"),
     "Sinusoidal positions", "Rotary positions (RoPE)", "ALiBi: a distance penalty",
     "Grouped-query heads", "Decoding with a K/V cache", "FlashAttention's online softmax",
 };
@@ -34,7 +35,7 @@ static const char *const default_titles[STAGE_COUNT] = {
 /* The default title of a stage id. */
 const char *stage_default_title(StageId id)
 {
-    return (unsigned)id < STAGE_COUNT ? default_titles[id] : "";
+    return (unsigned)id < STAGE_COUNT ? _(default_titles[id]) : "";
 }
 
 /* printf into a new string. */
@@ -131,15 +132,15 @@ Panel *stage_grouped(Ctx *c, Panel *p, int group)
 /* " (head 2 of 4)" when one head of several is shown, else "". */
 char *stage_head_suffix(const Ctx *c, int h)
 {
-    return c->H > 1 ? stage_fmt(" (head %d of %d)", h, c->H) : xstrdup("");
+    return c->H > 1 ? stage_fmt(_(" (head %d of %d)"), h, c->H) : xstrdup("");
 }
 
 /* What the scores before masking are called, following the setup now. */
 const char *stage_scores_word(const Ctx *c)
 {
-    if (c->su->score == SCORE_ADDITIVE) return "additive scores";
-    if (c->ts->divisor == 1.0 && c->ts->temperature == 1.0) return "scores (not scaled)";
-    return "scaled scores";
+    if (c->su->score == SCORE_ADDITIVE) return _("additive scores");
+    if (c->ts->divisor == 1.0 && c->ts->temperature == 1.0) return _("scores (not scaled)");
+    return _("scaled scores");
 }
 
 /*
@@ -151,7 +152,7 @@ char *stage_division_text(const Ctx *c)
     Buf b = {0};
     if (c->su->score == SCORE_SCALED_DOT && c->su->divisor > 0) buf_printf(&b, " \xc3\xb7 %g", c->su->divisor);
     else if (c->su->score == SCORE_SCALED_DOT) buf_printf(&b, " \xc3\xb7 \xe2\x88\x9a%d", c->ts->d_k);
-    if (c->ts->temperature != 1.0) buf_printf(&b, " \xc3\xb7 %g (temperature)", c->ts->temperature);
+    if (c->ts->temperature != 1.0) buf_printf(&b, _(" \xc3\xb7 %g (temperature)"), c->ts->temperature);
     if (!b.s) buf_puts(&b, "");
     return buf_take(&b);
 }
@@ -162,7 +163,7 @@ static char *scores_formula(const Ctx *c)
     char *dv = stage_division_text(c);
     const char *base = c->su->score == SCORE_ADDITIVE ? "score(q, k)" : "Q\xc2\xb7K\xe1\xb5\x80";
     char *f = stage_fmt("%s%s%s%s", base, dv, c->su->positions == POS_ALIBI ? " + ALiBi bias" : "",
-                        c->su->mask != MASK_NONE ? " + mask (\xe2\x88\x92\xe2\x88\x9e where blocked)" : "");
+                        c->su->mask != MASK_NONE ? _(" + mask (\xe2\x88\x92\xe2\x88\x9e where blocked)") : "");
     free(dv);
     return f;
 }
@@ -189,7 +190,7 @@ static double variance(const Mat *m)
 static char *variance_text(const Mat *m)
 {
     double x = variance(m);
-    return isfinite(x) ? stage_fmt("var %.3g", x) : xstrdup("var too large for a double");
+    return isfinite(x) ? stage_fmt(_("var %.3g"), x) : xstrdup(_("var too large for a double"));
 }
 
 /* Panels for one per-head kind: the chosen head, or every head titled
@@ -200,8 +201,8 @@ Panel *stage_heads(Ctx *c, TraceKind k, const char *title, LabelKind rows, Label
     Panel *first = NULL;
     for (int h = 1; h <= c->H; h++) {
         if (c->sel && h != c->sel) continue;
-        char *t = c->H == 1 ? xstrdup(title) : c->sel ? stage_fmt("%s (head %d of %d)", title, h, c->H)
-                                                      : stage_fmt("head %d of %d", h, c->H);
+        char *t = c->H == 1 ? xstrdup(title) : c->sel ? stage_fmt(_("%s (head %d of %d)"), title, h, c->H)
+                                                      : stage_fmt(_("head %d of %d"), h, c->H);
         Panel *p = stage_heat(c, trace_ref(k, h), t, rows, cols, row_axis, col_axis);
         free(t);
         if (weights) stage_as_weights(c, p);
@@ -223,12 +224,12 @@ static void stage_embeddings(Ctx *c)
         if (dup) continue;
         seen[nseen++] = o[i]->input;
         char *t = stage_fmt("%s%s", o[i]->input,
-                      i == 0 ? (c->su->cross ? " (query sentence)" : "") : i == 1 ? (c->su->cross ? " (key sentence)" : " (keys)") : " (values)");
-        stage_input(c, o[i]->input, t, i == 0 ? LAB_Q : LAB_K, i == 0 ? LAB_QFEAT : LAB_KFEAT, "tokens", AX_DIMS);
+                      i == 0 ? (c->su->cross ? _(" (query sentence)") : "") : i == 1 ? (c->su->cross ? _(" (key sentence)") : _(" (keys)")) : _(" (values)"));
+        stage_input(c, o[i]->input, t, i == 0 ? LAB_Q : LAB_K, i == 0 ? LAB_QFEAT : LAB_KFEAT, _("tokens"), AX_DIMS);
         free(t);
     }
     const Mat *X = trace_at(c->T, c->s, trace_input_ref(c->su->queries.input));
-    c->v->formula = stage_fmt("%s: one row per token, %d numbers per row", c->su->queries.input, X ? X->cols : 0);
+    c->v->formula = stage_fmt(_("%s: one row per token, %d numbers per row"), c->su->queries.input, X ? X->cols : 0);
 }
 
 /* Q·Kᵀ, with Q and K beside it when they are narrow enough to read. */
@@ -243,19 +244,19 @@ static void stage_raw_scores(Ctx *c)
             bool rot = qk == TK_QROT;
             char *t1 = stage_fmt("Q (queries%s)%s", rot ? ", rotated" : "", sx), *t2 = stage_fmt("K (keys%s)%s", rot ? ", rotated" : "", sx);
             stage_heat(c, trace_ref(qk, h), t1, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
-            stage_heat(c, trace_ref(kk, h), t2, LAB_K, LAB_DIM, "keys", AX_DIMS);
+            stage_heat(c, trace_ref(kk, h), t2, LAB_K, LAB_DIM, _("keys"), AX_DIMS);
             free(t1); free(t2);
         }
         free(sx);
     }
-    stage_heads(c, TK_RAW, c->su->score == SCORE_ADDITIVE ? "additive scores" : "Q\xc2\xb7K\xe1\xb5\x80",
+    stage_heads(c, TK_RAW, c->su->score == SCORE_ADDITIVE ? _("additive scores") : "Q\xc2\xb7K\xe1\xb5\x80",
               LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, false, 1);
     bool self = !c->su->queries.weight && !c->su->keys.weight && !strcmp(c->su->queries.input, c->su->keys.input);
-    c->v->formula = self ? stage_fmt("scores = %s\xc2\xb7%s\xe1\xb5\x80: the dot product of every token with every token",
+    c->v->formula = self ? stage_fmt(_("scores = %s\xc2\xb7%s\xe1\xb5\x80: the dot product of every token with every token"),
                                c->su->queries.input, c->su->keys.input)
-                  : c->H > 1 ? stage_fmt("scores_h = Q_h\xc2\xb7K_h\xe1\xb5\x80: in each head, every query dotted with every key "
-                                   "(%d numbers each)", c->ts->d_k)
-                  : xstrdup("scores = Q\xc2\xb7K\xe1\xb5\x80: the dot product of every query with every key");
+                  : c->H > 1 ? stage_fmt(_("scores_h = Q_h\xc2\xb7K_h\xe1\xb5\x80: in each head, every query dotted with every key "
+                                   "(%d numbers each)"), c->ts->d_k)
+                  : xstrdup(_("scores = Q\xc2\xb7K\xe1\xb5\x80: the dot product of every query with every key"));
 }
 
 /* Raw and scaled scores on one colour scale, with their variances. */
@@ -268,15 +269,15 @@ static void stage_scaled_scores(Ctx *c)
         for (int h = first; h <= last; h++) {
             const Mat *m = trace_at(c->T, c->s, trace_ref(pass ? TK_SCALED : TK_RAW, h));
             if (!m) continue;
-            char *var = variance_text(m), *who = c->H > 1 ? stage_fmt("head %d: ", h) : xstrdup("");
-            char *t = pass ? stage_fmt("%s%s%s, %s", who, dv[0] ? "" : "scores", dv[0] ? dv + 1 : " (not scaled)", var)
+            char *var = variance_text(m), *who = c->H > 1 ? stage_fmt(_("head %d: "), h) : xstrdup("");
+            char *t = pass ? stage_fmt("%s%s%s, %s", who, dv[0] ? "" : _("scores"), dv[0] ? dv + 1 : _(" (not scaled)"), var)
                            : stage_fmt("%sQ\xc2\xb7K\xe1\xb5\x80, %s", who, var);
             stage_grouped(c, stage_heat(c, trace_ref(pass ? TK_SCALED : TK_RAW, h), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
             free(var); free(who); free(t);
         }
-    c->v->formula = dv[0] ? stage_fmt("scaled = Q\xc2\xb7K\xe1\xb5\x80%s   (d_k = %d, the width of %s)", dv, c->ts->d_k,
-                                c->H > 1 ? "one head's keys" : "the keys")
-                          : xstrdup("scaled = Q\xc2\xb7K\xe1\xb5\x80 \xc3\xb7 1: scaling is off");
+    c->v->formula = dv[0] ? stage_fmt(_("scaled = Q\xc2\xb7K\xe1\xb5\x80%s   (d_k = %d, the width of %s)"), dv, c->ts->d_k,
+                                c->H > 1 ? _("one head's keys") : _("the keys"))
+                          : xstrdup(_("scaled = Q\xc2\xb7K\xe1\xb5\x80 \xc3\xb7 1: scaling is off"));
     free(dv);
 }
 
@@ -286,16 +287,16 @@ static void stage_softmax(Ctx *c)
     if (c->sel || c->H == 1) {
         int h = c->sel ? c->sel : 1;
         char *sx = stage_head_suffix(c, h);
-        char *t1 = stage_fmt("%s%s", c->su->mask != MASK_NONE ? "masked scores" : stage_scores_word(c), sx);
-        char *t2 = stage_fmt("attention weights%s", sx);
+        char *t1 = stage_fmt("%s%s", c->su->mask != MASK_NONE ? _("masked scores") : stage_scores_word(c), sx);
+        char *t2 = stage_fmt(_("attention weights%s"), sx);
         stage_heat(c, trace_ref(trace_softmax_input(c->su), h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
         stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
         free(sx); free(t1); free(t2);
     } else {
-        stage_heads(c, TK_WEIGHTS, "attention weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
+        stage_heads(c, TK_WEIGHTS, _("attention weights"), LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
     }
     char *sf = scores_formula(c);
-    c->v->formula = stage_fmt("weights = softmax(%s), each row sums to 1", sf);
+    c->v->formula = stage_fmt(_("weights = softmax(%s), each row sums to 1"), sf);
     free(sf);
 }
 
@@ -305,16 +306,16 @@ static void stage_weighted_sum(Ctx *c)
     if (c->sel || c->H == 1) {
         int h = c->sel ? c->sel : 1;
         char *sx = stage_head_suffix(c, h);
-        char *t1 = stage_fmt("weights%s", sx), *t2 = stage_fmt("V (values)%s", sx), *t3 = stage_fmt("output = weights\xc2\xb7V%s", sx);
+        char *t1 = stage_fmt(_("weights%s"), sx), *t2 = stage_fmt(_("V (values)%s"), sx), *t3 = stage_fmt(_("output = weights\xc2\xb7V%s"), sx);
         stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
-        stage_heat(c, trace_ref(TK_V, h), t2, LAB_K, LAB_DIM, "keys", AX_DIMS);
+        stage_heat(c, trace_ref(TK_V, h), t2, LAB_K, LAB_DIM, _("keys"), AX_DIMS);
         stage_heat(c, trace_ref(TK_OUTPUT, h), t3, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
         free(sx); free(t1); free(t2); free(t3);
     } else {
-        stage_heads(c, TK_OUTPUT, "output", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS, false, 1);
+        stage_heads(c, TK_OUTPUT, N_("output"), LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS, false, 1);
     }
-    c->v->formula = xstrdup(c->H > 1 ? "output_h = weights_h\xc2\xb7V_h: in each head, each query's output is a blend of the value rows"
-                                     : "output = weights\xc2\xb7V: each query's output is a blend of the value rows");
+    c->v->formula = xstrdup(c->H > 1 ? _("output_h = weights_h\xc2\xb7V_h: in each head, each query's output is a blend of the value rows")
+                                     : _("output = weights\xc2\xb7V: each query's output is a blend of the value rows"));
 }
 
 /* Inputs, weights and projections. */
@@ -330,19 +331,19 @@ static void stage_qkv(Ctx *c)
         for (int k = 0; k < nseen; k++) dup |= !strcmp(seen[k], o[i]->input);
         if (dup) continue;
         seen[nseen++] = o[i]->input;
-        stage_input(c, o[i]->input, o[i]->input, i == 0 ? LAB_Q : LAB_K, i == 0 ? LAB_QFEAT : LAB_KFEAT, "tokens", AX_DIMS);
+        stage_input(c, o[i]->input, o[i]->input, i == 0 ? LAB_Q : LAB_K, i == 0 ? LAB_QFEAT : LAB_KFEAT, _("tokens"), AX_DIMS);
     }
     /* the token matrices in one row (they share their rows), the weights below */
     for (int i = 0; i < 3; i++) {
         char *t = o[i]->weight ? stage_fmt("%s = %s\xc2\xb7%s", role[i], o[i]->input, o[i]->weight) : stage_fmt("%s = %s", role[i], o[i]->input);
-        stage_heat(c, trace_ref(out[i], 0), t, i == 0 ? LAB_Q : LAB_K, LAB_DIM, i == 0 ? AX_QUERIES : "keys", AX_DIMS);
+        stage_heat(c, trace_ref(out[i], 0), t, i == 0 ? LAB_Q : LAB_K, LAB_DIM, i == 0 ? AX_QUERIES : _("keys"), AX_DIMS);
         free(t);
     }
     for (int i = 0; i < 3; i++)
         if (o[i]->weight)
-            stage_input(c, o[i]->weight, o[i]->weight, i == 0 ? LAB_QFEAT : LAB_KFEAT, LAB_DIM, "input dimensions",
-                      "output dimensions");
-    char *heads = c->H > 1 ? stage_fmt("; %d heads take %d columns each", c->H, c->ts->d_k) : xstrdup("");
+            stage_input(c, o[i]->weight, o[i]->weight, i == 0 ? LAB_QFEAT : LAB_KFEAT, LAB_DIM, _("input dimensions"),
+                      _("output dimensions"));
+    char *heads = c->H > 1 ? stage_fmt(_("; %d heads take %d columns each"), c->H, c->ts->d_k) : xstrdup("");
     c->v->formula = stage_fmt("Q = %s\xc2\xb7%s    K = %s\xc2\xb7%s    V = %s\xc2\xb7%s%s",
                         o[0]->input, o[0]->weight ? o[0]->weight : "I", o[1]->input, o[1]->weight ? o[1]->weight : "I",
                         o[2]->input, o[2]->weight ? o[2]->weight : "I", heads);
@@ -355,19 +356,19 @@ static void stage_multi_head(Ctx *c)
     if (c->sel) {
         int h = c->sel;
         static const TraceKind parts[4] = { TK_Q, TK_K, TK_WEIGHTS, TK_OUTPUT };
-        static const char *const names[4] = { "Q", "K", "weights", "output" };
+        static const char *const names[4] = { "Q", "K", N_("weights"), N_("output") };
         for (int i = 0; i < 4; i++) {
-            char *t = stage_fmt("head %d of %d: %s", h, c->H, names[i]);
+            char *t = stage_fmt(_("head %d of %d: %s"), h, c->H, names[i]);
             Panel *p = stage_heat(c, trace_ref(parts[i], h), t, i == 1 ? LAB_K : LAB_Q, i == 2 ? LAB_K : LAB_DIM,
-                                i == 1 ? "keys" : AX_QUERIES, i == 2 ? AX_KEYS : AX_DIMS);
+                                i == 1 ? _("keys") : AX_QUERIES, i == 2 ? AX_KEYS : AX_DIMS);
             if (i == 2) stage_as_weights(c, p);
             free(t);
         }
     } else {
-        stage_heads(c, TK_WEIGHTS, "weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
+        stage_heads(c, TK_WEIGHTS, _("weights"), LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
     }
-    stage_heat(c, trace_ref(TK_CONCAT, 0), "concatenated heads", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
-    if (c->su->output_proj) stage_heat(c, trace_ref(TK_FINAL, 0), "output = concat\xc2\xb7W_o", LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+    stage_heat(c, trace_ref(TK_CONCAT, 0), _("concatenated heads"), LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+    if (c->su->output_proj) stage_heat(c, trace_ref(TK_FINAL, 0), _("output = concat\xc2\xb7W_o"), LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
     char *dv = stage_division_text(c);
     c->v->formula = stage_fmt("head_h = softmax(Q_h\xc2\xb7K_h\xe1\xb5\x80%s)\xc2\xb7V_h    "
                         "MultiHead = Concat(head_1 \xe2\x80\xa6 head_%d)%s", dv, c->H,
@@ -383,24 +384,24 @@ static void stage_causal_mask(Ctx *c)
         free(c->v->title);
         c->v->title = xstrdup("The mask, part by part");
     }
-    stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK, 0), c->su->mask == MASK_CAUSAL ? "causal mask (1 = may attend)"
-                                : c->su->mask == MASK_PARTS ? "combined mask" : "mask (1 = may attend)",
+    stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK, 0), c->su->mask == MASK_CAUSAL ? _("causal mask (1 = may attend)")
+                                : c->su->mask == MASK_PARTS ? "combined mask" : _("mask (1 = may attend)"),
                                 LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
     if (c->sel || c->H == 1) {
         int h = c->sel ? c->sel : 1;
         char *sx = stage_head_suffix(c, h);
-        char *t1 = stage_fmt("%s, before%s", stage_scores_word(c), sx), *t2 = stage_fmt("masked scores%s", sx), *t3 = stage_fmt("weights%s", sx);
+        char *t1 = stage_fmt(_("%s, before%s"), stage_scores_word(c), sx), *t2 = stage_fmt(_("masked scores%s"), sx), *t3 = stage_fmt(_("weights%s"), sx);
         stage_grouped(c, stage_heat(c, trace_ref(trace_mask_input(c->su), h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
         stage_grouped(c, stage_heat(c, trace_ref(TK_MASKED, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
         stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t3, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
         free(sx); free(t1); free(t2); free(t3);
     } else {
-        stage_heads(c, TK_WEIGHTS, "weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
+        stage_heads(c, TK_WEIGHTS, _("weights"), LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
     }
     if (c->su->mask == MASK_PARTS) return;      /* stage_mask_parts wrote it */
     c->v->formula = xstrdup(c->su->mask == MASK_BLOCK
-        ? "masked = scores where the lesson's mask is 0, \xe2\x88\x92\xe2\x88\x9e where it is 1 (blocked); weights = softmax(masked)"
-        : "masked = scores where mask = 1, \xe2\x88\x92\xe2\x88\x9e where mask = 0; weights = softmax(masked)");
+        ? _("masked = scores where the lesson's mask is 0, \xe2\x88\x92\xe2\x88\x9e where it is 1 (blocked); weights = softmax(masked)")
+        : _("masked = scores where mask = 1, \xe2\x88\x92\xe2\x88\x9e where mask = 0; weights = softmax(masked)"));
 }
 
 /* Keys query row r may see: all without a mask, else the 1s of its mask row. */
@@ -436,18 +437,18 @@ static void stage_entropy(Ctx *c)
         col0 = c->sel - 1;
     }
     p->col_offset = col0;
-    p->title = c->sel && c->H > 1 ? stage_fmt("entropy of each query's weights (head %d of %d)", c->sel, c->H)
-                                  : xstrdup("entropy of each query's weights");
+    p->title = c->sel && c->H > 1 ? stage_fmt(_("entropy of each query's weights (head %d of %d)"), c->sel, c->H)
+                                  : xstrdup(_("entropy of each query's weights"));
     p->row_labels = tok_labels(c->su->qtokens, E->rows);
     p->col_labels = xmalloc(sizeof *p->col_labels * (size_t)ncol);
     p->series = xmalloc(sizeof *p->series * (size_t)ncol);
     for (int k = 0; k < ncol; k++) {
-        p->series[k] = c->H == 1 ? xstrdup("single head") : stage_fmt("head %d", col0 + k + 1);
+        p->series[k] = c->H == 1 ? xstrdup(_("single head")) : stage_fmt(_("head %d"), col0 + k + 1);
         p->col_labels[k] = xstrdup(p->series[k]);
     }
-    p->row_axis = xstrdup("query");
-    p->col_axis = xstrdup("head");
-    p->y_axis = xstrdup("entropy (nats)");
+    p->row_axis = xstrdup(_("query"));
+    p->col_axis = xstrdup(_("head"));
+    p->y_axis = xstrdup(_("entropy (nats)"));
     p->cmap = xstrdup("viridis");
     p->decimals = c->st->decimals >= 0 ? c->st->decimals : 2;
     p->bounds = xmalloc(sizeof *p->bounds * (size_t)E->rows);
@@ -457,10 +458,10 @@ static void stage_entropy(Ctx *c)
         p->bounds[r] = n > 0 ? log((double)n) : 0;
         varies |= n != c->su->nk;
     }
-    p->bound_label = varies ? xstrdup("ln(keys it can see)") : stage_fmt("ln %d = %.2f", c->su->nk, log((double)c->su->nk));
+    p->bound_label = varies ? xstrdup(_("ln(keys it can see)")) : stage_fmt("ln %d = %.2f", c->su->nk, log((double)c->su->nk));
     v->formula = varies
-        ? xstrdup("H(row) = \xe2\x88\x92\xce\xa3 w\xc2\xb7ln w: 0 when one key takes all, ln n when the n keys a query can see share equally")
-        : stage_fmt("H(row) = \xe2\x88\x92\xce\xa3 w\xc2\xb7ln w: 0 when one key takes all, ln %d = %.2f when all %d share equally",
+        ? xstrdup(_("H(row) = \xe2\x88\x92\xce\xa3 w\xc2\xb7ln w: 0 when one key takes all, ln n when the n keys a query can see share equally"))
+        : stage_fmt(_("H(row) = \xe2\x88\x92\xce\xa3 w\xc2\xb7ln w: 0 when one key takes all, ln %d = %.2f when all %d share equally"),
               c->su->nk, log((double)c->su->nk), c->su->nk);
 }
 
@@ -470,16 +471,16 @@ static void stage_cross(Ctx *c)
     if (c->sel || c->H == 1) {
         int h = c->sel ? c->sel : 1;
         char *sx = stage_head_suffix(c, h);
-        char *t1 = stage_fmt("attention weights%s", sx), *t2 = stage_fmt("output = weights\xc2\xb7V%s", sx);
-        stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t1, LAB_Q, LAB_K, "queries (target sentence)", "keys (source sentence)"));
+        char *t1 = stage_fmt(_("attention weights%s"), sx), *t2 = stage_fmt(_("output = weights\xc2\xb7V%s"), sx);
+        stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t1, LAB_Q, LAB_K, _("queries (target sentence)"), _("keys (source sentence)")));
         stage_heat(c, trace_ref(TK_OUTPUT, h), t2, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
         free(sx); free(t1); free(t2);
     } else {
-        stage_heads(c, TK_WEIGHTS, "attention weights", LAB_Q, LAB_K, "queries (target sentence)",
-                  "keys (source sentence)", true, 1);
+        stage_heads(c, TK_WEIGHTS, _("attention weights"), LAB_Q, LAB_K, _("queries (target sentence)"),
+                  _("keys (source sentence)"), true, 1);
     }
     char *sf = scores_formula(c);
-    c->v->formula = stage_fmt("queries from %s, keys and values from %s: weights = softmax(%s)",
+    c->v->formula = stage_fmt(_("queries from %s, keys and values from %s: weights = softmax(%s)"),
                         c->su->queries.input, c->su->keys.input, sf);
     free(sf);
 }
@@ -487,10 +488,10 @@ static void stage_cross(Ctx *c)
 /* Bahdanau scores and the weights they give. */
 static void stage_additive(Ctx *c)
 {
-    stage_input(c, c->su->add_w1, c->su->add_w1, LAB_DIM, LAB_DIM, "query dimensions", "hidden units");
-    stage_input(c, c->su->add_w2, c->su->add_w2, LAB_DIM, LAB_DIM, "key dimensions", "hidden units");
-    stage_heat(c, trace_ref(TK_RAW, 1), "additive scores", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
-    stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, 1), "attention weights", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+    stage_input(c, c->su->add_w1, c->su->add_w1, LAB_DIM, LAB_DIM, _("query dimensions"), _("hidden units"));
+    stage_input(c, c->su->add_w2, c->su->add_w2, LAB_DIM, LAB_DIM, _("key dimensions"), _("hidden units"));
+    stage_heat(c, trace_ref(TK_RAW, 1), _("additive scores"), LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
+    stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, 1), _("attention weights"), LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
     c->v->formula = stage_fmt("score(q, k) = %s\xe1\xb5\x80\xc2\xb7tanh(q\xc2\xb7%s + k\xc2\xb7%s)", c->su->add_v, c->su->add_w1, c->su->add_w2);
 }
 
@@ -562,8 +563,8 @@ static void stage_per_token(Ctx *c)
     if (c->sel || c->H == 1) {
         int h = c->sel ? c->sel : 1;
         char *sx = stage_head_suffix(c, h);
-        char *t1 = stage_fmt("scores q\xc2\xb7k%s", sx), *t2 = stage_fmt("%s%s", c->su->mask != MASK_NONE ? "masked, scaled" : stage_scores_word(c), sx);
-        char *t3 = stage_fmt("weights%s", sx), *t4 = stage_fmt("output%s", sx);
+        char *t1 = stage_fmt(_("scores q\xc2\xb7k%s"), sx), *t2 = stage_fmt("%s%s", c->su->mask != MASK_NONE ? _("masked, scaled") : stage_scores_word(c), sx);
+        char *t3 = stage_fmt(_("weights%s"), sx), *t4 = stage_fmt(_("output%s"), sx);
         stage_row(c, trace_ref(TK_RAW, h), r, t1, LAB_K, AX_KEYS);
         if (c->ts->divisor != 1.0 || c->ts->temperature != 1.0 || c->su->mask != MASK_NONE)
             stage_row(c, trace_ref(trace_softmax_input(c->su), h), r, t2, LAB_K, AX_KEYS);
@@ -572,12 +573,12 @@ static void stage_per_token(Ctx *c)
         free(sx); free(t1); free(t2); free(t3); free(t4);
     } else {
         for (int h = 1; h <= c->H; h++) {
-            char *t = stage_fmt("head %d of %d: weights", h, c->H);
+            char *t = stage_fmt(_("head %d of %d: weights"), h, c->H);
             stage_as_weights(c, stage_row(c, trace_ref(TK_WEIGHTS, h), r, t, LAB_K, AX_KEYS));
             free(t);
         }
     }
-    c->v->formula = stage_fmt("for the query \xe2\x80\x9c%s\xe2\x80\x9d: a score per key, softmax, then the weighted sum of the values",
+    c->v->formula = stage_fmt(_("for the query \xe2\x80\x9c%s\xe2\x80\x9d: a score per key, softmax, then the weighted sum of the values"),
                         c->su->qtokens[r]);
 }
 
@@ -589,9 +590,9 @@ static char *blind_rows_note(const Ctx *c)
     for (int r = 0; r < c->su->nq; r++)
         if (visible_keys(c, r) == 0) { if (first < 0) first = r; n++; }
     if (!n) return NULL;
-    return n == 1 ? stage_fmt("\xe2\x80\x9c%s\xe2\x80\x9d sees no key: the mask blocks its whole row, so its weights and output are all 0",
+    return n == 1 ? stage_fmt(_("\xe2\x80\x9c%s\xe2\x80\x9d sees no key: the mask blocks its whole row, so its weights and output are all 0"),
                         c->su->qtokens[first])
-                  : stage_fmt("%d queries see no key (the first is \xe2\x80\x9c%s\xe2\x80\x9d): their weights and outputs are all 0",
+                  : stage_fmt(_("%d queries see no key (the first is \xe2\x80\x9c%s\xe2\x80\x9d): their weights and outputs are all 0"),
                         n, c->su->qtokens[first]);
 }
 

@@ -32,6 +32,7 @@
 */
 #include "layout.h"
 #include "cmap.h"
+#include "core/i18n.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -1488,7 +1489,7 @@ static void draw_empty(Page *p, const View *v, int k, const PanelPlan *pp)
     draw_panel_title(p, &v->panels[k], k, pp->box);
     Rect b = { pp->box.x, pp->box.y + LH * p->m.ptitle + p->m.gs, pp->box.w, LH * p->m.axis };
     char buf[64];
-    fit_text(p, "(no values)", p->m.axis, 0, b.w, buf, sizeof buf);
+    fit_text(p, _("(no values)"), p->m.axis, 0, b.w, buf, sizeof buf);
     tag(p, put_text(p, b, buf, p->m.axis, p->th->muted, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_DECOR, 0, 0),
         k, -1, -1);
 }
@@ -1539,7 +1540,7 @@ static float draw_header(Page *p, const View *v, float x0, float x1, float y)
     const Metrics *m = &p->m;
     char count[64], lesson[300], meta[400], buf[300];
     count[0] = lesson[0] = meta[0] = '\0';
-    if (v->nstages > 0) snprintf(count, sizeof count, "stage %d / %d", v->stage + 1, v->nstages);
+    if (v->nstages > 0) snprintf(count, sizeof count, _("stage %d / %d"), v->stage + 1, v->nstages);
     const char *title = v->title ? v->title : "", *sep = "  \xc2\xb7  ";
     float w = x1 - x0, th = LH * m->title, fs = m->title;
     float count_w = count[0] ? tw(p, count, m->meta, 0) : 0;
@@ -1585,7 +1586,7 @@ static void draw_footer(Page *p, const View *v, float x0, float x1, float y)
 {
     char line[600], buf[600];
     snprintf(line, sizeof line, "%s%s%s", v->note ? v->note : "", v->note && p->hidden_values ? "   \xc2\xb7   " : "",
-             p->hidden_values ? "some numbers are too small to print here: hover a cell to read it, or press \xe2\x88\x92 for smaller text" : "");
+             p->hidden_values ? _("some numbers are too small to print here: hover a cell to read it, or press \xe2\x88\x92 for smaller text") : "");
     fit_text(p, line, p->m.meta, 0, x1 - x0, buf, sizeof buf);
     put_text(p, (Rect){ x0, y, x1 - x0, LH * p->m.meta }, buf, p->m.meta, p->th->muted, ALIGN_LEFT, VALIGN_MIDDLE,
              ROLE_BODY, 0, 0);

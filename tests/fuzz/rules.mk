@@ -82,3 +82,18 @@ test-valgrind: $(BUILD)/attnlab
 
 test-bad-lessons: $(BUILD)/attnlab
 	ATTNLAB=$(BUILD)/attnlab sh tests/bad_lessons.sh
+
+# The .mo catalogue reader alone (src/core/i18n.c and fileio.c, util.c),
+# seeded with the shipped catalogues: `make fuzz-mo FUZZ_SECONDS=60`.
+FUZZ_MO_SRC := tests/fuzz/fuzz_mo.c src/core/i18n.c src/core/fileio.c src/core/util.c
+
+.PHONY: fuzz-mo
+$(FUZZ_DIR)/fuzz_mo: $(FUZZ_MO_SRC) src/core/i18n.h tests/fuzz/rules.mk | deps
+	@mkdir -p $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_MO_SRC)
+
+fuzz-mo: $(FUZZ_DIR)/fuzz_mo $(MO_FILES)
+	@mkdir -p $(FUZZ_DIR)/mo-corpus $(FUZZ_DIR)/artifacts
+	for f in $(MO_FILES); do cp $$f $(FUZZ_DIR)/mo-corpus/$$(echo $$f | tr / _); done
+	$(FUZZ_DIR)/fuzz_mo -max_len=65536 -timeout=10 -rss_limit_mb=2048 -max_total_time=$(FUZZ_SECONDS) \
+	  -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/mo-corpus

@@ -1,0 +1,24 @@
+/*
+** lang.h: choosing the interface's language for a lesson.
+**
+** A lesson's `language:` setting wins; without one, the user's locale
+** (LC_ALL, LC_MESSAGES, LANG). The catalogue LANG/LC_MESSAGES/attnlab.mo is
+** looked for beside the program (build/locale in the source tree), then in
+** the installed $(PREFIX)/share/locale. With none found the interface stays
+** in English, the language the program is written in.
+**
+**   app_use_language(L->language);     // before building the lesson's views
+*/
+#ifndef ATTNLAB_LANG_H
+#define ATTNLAB_LANG_H
+
+#include <stddef.h>
+
+/* Use the catalogue for code (NULL: the user's locale). Returns 0 when one
+** was found and is in use, -1 when the interface falls back to English. */
+int app_use_language(const char *code);
+/* The path of the catalogue for code (ja, pt_BR; then its language part),
+** written to out (size n): 0 when that file exists, -1 otherwise. */
+int app_catalogue_path(const char *code, char *out, size_t n);
+
+#endif
