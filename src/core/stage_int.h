@@ -12,10 +12,11 @@
 #define ATTNLAB_STAGE_INT_H
 
 #include "stage.h"
+#include "i18n.h"
 
-#define AX_QUERIES "queries"
-#define AX_KEYS "keys (attended to)"
-#define AX_DIMS "dimensions"
+#define AX_QUERIES _("queries")
+#define AX_KEYS _("keys (attended to)")
+#define AX_DIMS _("dimensions")
 #define MAX_GRID_PAIRS 8        /* scaled_scores shows raw and scaled per head up to this many heads */
 
 /* Everything stage builders need. */
