@@ -15,17 +15,9 @@ import sys
 
 import numpy as np
 
+from tcheck import check, finish
+
 binary, lessons, refdir = sys.argv[1:4]
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def dump(name):
@@ -263,5 +255,4 @@ check(np.all(m6["weights"][:, 4] == 0) and np.all(m6["mask"][:, 4] == 0), "06: p
 m7 = stage_mats(d, 7)
 check(close(m7["mask"], np.tril(np.ones((5, 5))), 0), "06: allow-convention causal mask")
 
-print(f"lessons: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish("lessons")

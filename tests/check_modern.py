@@ -31,21 +31,12 @@ import sys
 import tempfile
 
 import numpy as np
+from tcheck import check, finish
 
 binary, lessons = sys.argv[1], sys.argv[2]
 count = int(sys.argv[3]) if len(sys.argv) > 3 else 40
 seed = int(sys.argv[4]) if len(sys.argv) > 4 else 13
-passed = failed = 0
 kinds_seen = set()
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def dump_text(text, name):
@@ -410,5 +401,4 @@ want = {"mask_causal", "mask_window", "mask_prefix", "mask_padding", "pe", "x_pl
         "alibi", "biased_scores", "kv_weights", "kv_output", "kv_groups", "kv_cache_size", "online_max", "online_sum",
         "online_rescale", "online_acc", "online_output", "online_diff"}
 check(want <= kinds_seen, f"every new kind was compared (missing: {sorted(want - kinds_seen)})")
-print(f"modern: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish("modern")

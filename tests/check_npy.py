@@ -22,19 +22,10 @@ import tempfile
 import zipfile
 
 import numpy as np
+from tcheck import check, finish
 
 binary = os.path.abspath(sys.argv[1])
-passed = failed = 0
 tmp = tempfile.mkdtemp(prefix="check_npy.")
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def lesson(body, tokens):
@@ -334,5 +325,4 @@ check(out.returncode == 2 and out.stderr.strip() ==
       "t.lesson:21:12: error: big.npy: the NumPy data this lesson loads would be over 67108864 bytes in all",
       "load budget: %r" % out.stderr.strip())
 
-print("check_npy: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+finish("check_npy")

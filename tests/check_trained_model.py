@@ -25,18 +25,9 @@ import subprocess
 import sys
 
 import numpy as np
+from tcheck import check, finish
 
 binary, lesson, refpath = sys.argv[1:4]
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def as_array(m):
@@ -105,5 +96,4 @@ if len(layers) >= 2 and prev_head in layers[0][0] and ind_head in layers[1][0]:
     check(all(int(np.argmax(p[i])) == i - 1 for i in range(1, len(tokens))), "previous-token head: the largest weight of every query")
     check(all(tokens[i - L] == tokens[i] for i in second), "the reference sequence repeats its run")
 
-print("check_trained_model: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+finish("check_trained_model")

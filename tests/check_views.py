@@ -31,21 +31,12 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 import numpy as np
+from tcheck import check, finish
 
 WORDS = ["the", "cat", "sat", "on", "mat", "it", "was", "tired", "dog", "ran",
          "猫", "座った", "القطة", "חתול", "बिल्ली", "кот", "γάτα", "고양이"]
 PER_HEAD = ("raw_scores", "scaled_scores", "masked_scores", "weights", "output")
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def rows(m):
@@ -199,8 +190,7 @@ def main():
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
             check_lesson(attnlab, path, heads, weights, tmp)
-    print(f"views: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    finish("views")
 
 
 if __name__ == "__main__":
