@@ -4,6 +4,7 @@
 #include "edits.h"
 #include "save.h"
 #include "core/lessonsave.h"
+#include "core/i18n.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -85,7 +86,7 @@ void app_edit_push(AppState *a, int setup, const char *matrix, int row, int col,
 bool app_undo(AppState *a)
 {
     if (a->nedits == 0) {
-        app_toast(a, "nothing to undo");
+        app_toast(a, _("nothing to undo"));
         return false;
     }
     AppEdit *e = &a->edits[a->nedits - 1];
@@ -94,7 +95,7 @@ bool app_undo(AppState *a)
     a->nredo++;
     char v[32];
     util_fmt_shortest(v, sizeof v, e->old);
-    app_toast(a, "undone: %s[%d,%d] is %s again", e->matrix, e->row + 1, e->col + 1, v);
+    app_toast(a, _("undone: %s[%d,%d] is %s again"), e->matrix, e->row + 1, e->col + 1, v);
     app_update_dirty(a);
     return true;
 }
@@ -103,7 +104,7 @@ bool app_undo(AppState *a)
 bool app_redo(AppState *a)
 {
     if (a->nredo == 0) {
-        app_toast(a, "nothing to redo");
+        app_toast(a, _("nothing to redo"));
         return false;
     }
     AppEdit *e = &a->edits[a->nedits];
@@ -112,7 +113,7 @@ bool app_redo(AppState *a)
     a->nredo--;
     char v[32];
     util_fmt_shortest(v, sizeof v, e->now);
-    app_toast(a, "redone: %s[%d,%d] = %s", e->matrix, e->row + 1, e->col + 1, v);
+    app_toast(a, _("redone: %s[%d,%d] = %s"), e->matrix, e->row + 1, e->col + 1, v);
     app_update_dirty(a);
     return true;
 }
@@ -136,7 +137,7 @@ void app_undo_all(AppState *a)
     app_adopt(a, L, T);
     a->nedits = a->nredo = 0;
     app_update_dirty(a);
-    app_toast(a, a->dirty ? "back to the file as loaded (not saved)" : "back to the file as loaded");
+    app_toast(a, a->dirty ? _("back to the file as loaded (not saved)") : _("back to the file as loaded"));
 }
 
 /* Is this cell edited? */

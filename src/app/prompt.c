@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "prompt.h"
 #include "save.h"
+#include "core/i18n.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -139,7 +140,7 @@ static const char *fit_tail(const char *text, float size, float maxw, MeasureFn 
 /* "edited, not saved" at the top right. */
 static void unsaved_mark(const Theme *th, int w, float size, MeasureFn measure, void *ctx, DrawList *out)
 {
-    const char *label = "\xe2\x97\x8f edited, not saved";
+    const char *label = _("\xe2\x97\x8f edited, not saved");
     float s = size * 0.8f, tw = measure(ctx, label, s, 1), pad = s * 0.6f;
     Rect r = { (float)w - tw - 2 * pad - size * 0.6f, size * 0.5f, tw + 2 * pad, s * 1.8f };
     draw_rect(out, r, th->accent, ROLE_OVERLAY);
@@ -154,23 +155,23 @@ void app_prompt_draw(const AppState *a, const Theme *th, int w, int h, float siz
     if (a->dirty && a->view && !a->black) unsaved_mark(th, w, size, measure, ctx, out);
     if (a->ask == ASK_NONE) return;
     char title[1200];
-    const char *hint = "Enter: yes    Esc: no";
+    const char *hint = _("Enter: yes    Esc: no");
     switch (a->ask) {
     case ASK_QUIT:
-        snprintf(title, sizeof title, "Quit without saving the edits?");
-        hint = "Q or Enter: quit without saving    Ctrl+S: save    Esc: stay";
+        snprintf(title, sizeof title, _("Quit without saving the edits?"));
+        hint = _("Q or Enter: quit without saving    Ctrl+S: save    Esc: stay");
         break;
     case ASK_OPEN:
-        snprintf(title, sizeof title, "Open another lesson without saving the edits?");
-        hint = "Enter: open it, dropping the edits    Esc: stay";
+        snprintf(title, sizeof title, _("Open another lesson without saving the edits?"));
+        hint = _("Enter: open it, dropping the edits    Esc: stay");
         break;
     case ASK_SAVE_AS:
-        snprintf(title, sizeof title, "Save the lesson as:");
-        hint = "Enter: save    Esc: cancel";
+        snprintf(title, sizeof title, _("Save the lesson as:"));
+        hint = _("Enter: save    Esc: cancel");
         break;
     case ASK_OVERWRITE:
-        snprintf(title, sizeof title, "%s exists. Replace it?", a->ask_path ? a->ask_path : "");
-        hint = "Enter: replace it (the old one is kept as FILE~)    Esc: choose another name";
+        snprintf(title, sizeof title, _("%s exists. Replace it?"), a->ask_path ? a->ask_path : "");
+        hint = _("Enter: replace it (the old one is kept as FILE~)    Esc: choose another name");
         break;
     default: break;
     }

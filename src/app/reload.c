@@ -5,6 +5,7 @@
 #include "reload.h"
 #include "edits.h"
 #include "save.h"
+#include "core/i18n.h"
 #include "core/util.h"
 
 #include <stdio.h>
@@ -115,7 +116,7 @@ bool app_reload_check(AppState *a)
             changed = true;
         }
     } else if (take_new_text(a, text, len)) {
-        app_toast(a, "reloaded %s", a->path);
+        app_toast(a, _("reloaded %s"), a->path);
         changed = true;
     } else {
         changed = true;

@@ -7,6 +7,7 @@
 #include "reload.h"
 #include "core/fileio.h"
 #include "core/lessonsave.h"
+#include "core/i18n.h"
 #include "core/util.h"
 
 #include <errno.h>
@@ -70,19 +71,19 @@ void app_save_as_default(const AppState *a, char *out, size_t n)
 static char *saved_text(AppState *a, size_t *len)
 {
     if (!a->disk_L) {
-        app_toast(a, "not saved: the file as read does not load");
+        app_toast(a, _("not saved: the file as read does not load"));
         return NULL;
     }
     LsaveEdit *e;
     int n = lsave_diff(a->disk_L, a->L, &e);
     if (n < 0) {
-        app_toast(a, "not saved: the lesson no longer matches its file");
+        app_toast(a, _("not saved: the lesson no longer matches its file"));
         return NULL;
     }
     char msg[700];
     char *text = lsave_apply(a->disk, a->disk_len, a->disk_L, e, n, len, msg, sizeof msg);
     free(e);
-    if (!text) app_toast(a, "not saved: %s", msg);
+    if (!text) app_toast(a, _("not saved: %s"), msg);
     return text;
 }
 
@@ -99,7 +100,7 @@ static int write_with_backup(AppState *a, const char *path, const char *text, si
         int r = fileio_write_atomic(bak, old, old_len, true, err, sizeof err);
         free(old);
         if (r != 0) {
-            app_toast(a, "not saved: cannot keep the previous version: %s", err);
+            app_toast(a, _("not saved: cannot keep the previous version: %s"), err);
             return -1;
         }
         *backed_up = true;
@@ -162,11 +163,11 @@ int app_save_lesson(AppState *a)
     if (!a->L || !a->path) return -1;
     app_reload_check(a);                       /* changed on disk? take that first */
     if (a->disk_bad) {
-        app_toast(a, "not saved: the file on disk does not load (see above); fix it, or save under another name with Ctrl+Shift+S");
+        app_toast(a, _("not saved: the file on disk does not load (see above); fix it, or save under another name with Ctrl+Shift+S"));
         return -1;
     }
     if (!a->dirty) {
-        app_toast(a, "nothing to save: %s already holds these numbers", a->path);
+        app_toast(a, _("nothing to save: %s already holds these numbers"), a->path);
         return 0;
     }
     size_t len;
@@ -176,14 +177,14 @@ int app_save_lesson(AppState *a)
     if (read_only(a->path)) {
         char dest[PATH_MAX];
         if (user_copy_path(a, dest, sizeof dest) != 0) {
-            app_toast(a, "not saved: %s is read-only and there is no user lesson directory", a->path);
+            app_toast(a, _("not saved: %s is read-only and there is no user lesson directory"), a->path);
             free(text);
             return -1;
         }
         bool none = true;                      /* a new file: nothing to keep */
         r = write_with_backup(a, dest, text, len, &none);
         if (r == 0) {
-            app_toast(a, "%s is read-only: saved as %s", a->path, dest);
+            app_toast(a, _("%s is read-only: saved as %s"), a->path, dest);
             switch_file(a, dest, text, len);
             a->backed_up = true;
         }
@@ -191,8 +192,8 @@ int app_save_lesson(AppState *a)
         bool first = !a->backed_up;
         r = write_with_backup(a, a->path, text, len, &a->backed_up);
         if (r == 0) {
-            if (first && a->backed_up) app_toast(a, "saved %s (the previous version is %s~)", a->path, a->path);
-            else app_toast(a, "saved %s", a->path);
+            if (first && a->backed_up) app_toast(a, _("saved %s (the previous version is %s~)"), a->path, a->path);
+            else app_toast(a, _("saved %s"), a->path);
             switch_file(a, a->path, text, len);
         }
     }
@@ -214,7 +215,7 @@ int app_save_as(AppState *a, const char *path)
     if (r == 0) {
         switch_file(a, dest, text, len);
         a->backed_up = true;
-        app_toast(a, "saved as %s", dest);
+        app_toast(a, _("saved as %s"), dest);
     }
     free(dest);
     free(text);

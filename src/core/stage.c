@@ -28,8 +28,8 @@ static const char *const default_titles[STAGE_COUNT] = {
     N_("Projections: queries, keys and values"), N_("Multi-head attention"),
     N_("The causal mask"), N_("How focused is each query?"), N_("Cross-attention"),
     N_("Additive (Bahdanau) scores"), N_("One query at a time"),
-    "Sinusoidal positions", "Rotary positions (RoPE)", "ALiBi: a distance penalty",
-    "Grouped-query heads", "Decoding with a K/V cache", "FlashAttention's online softmax",
+    N_("Sinusoidal positions"), N_("Rotary positions (RoPE)"), N_("ALiBi: a distance penalty"),
+    N_("Grouped-query heads"), N_("Decoding with a K/V cache"), N_("FlashAttention's online softmax"),
 };
 
 /* The default title of a stage id. */
@@ -385,7 +385,7 @@ static void stage_causal_mask(Ctx *c)
         c->v->title = xstrdup("The mask, part by part");
     }
     stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK, 0), c->su->mask == MASK_CAUSAL ? _("causal mask (1 = may attend)")
-                                : c->su->mask == MASK_PARTS ? "combined mask" : _("mask (1 = may attend)"),
+                                : c->su->mask == MASK_PARTS ? _("combined mask") : _("mask (1 = may attend)"),
                                 LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
     if (c->sel || c->H == 1) {
         int h = c->sel ? c->sel : 1;

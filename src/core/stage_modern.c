@@ -70,36 +70,36 @@ void stage_mask_parts(Ctx *c)
     unsigned parts = su->mask_parts;
     char *t;
     if (parts & MASKP_CAUSAL)
-        stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK_CAUSAL, 0), "causal: j \xe2\x89\xa4 i", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+        stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK_CAUSAL, 0), _("causal: j \xe2\x89\xa4 i"), LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
     if (parts & MASKP_PREFIX) {
-        t = stage_fmt("prefix: first %d", su->prefix);
+        t = stage_fmt(_("prefix: first %d"), su->prefix);
         stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK_PREFIX, 0), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
         free(t);
     }
     if (parts & MASKP_SLIDING) {
-        t = stage_fmt("window: i " UMINUS " j < %d", su->window);
+        t = stage_fmt(_("window: i \xe2\x88\x92 j < %d"), su->window);
         stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK_WINDOW, 0), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
         free(t);
     }
     if (parts & MASKP_PADDING) {
-        t = stage_fmt("padding: no %s", su->pad_token);
+        t = stage_fmt(_("padding: no %s"), su->pad_token);
         stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK_PAD, 0), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
         free(t);
         int npad = 0;
         for (int i = 0; i < su->nq; i++) npad += !strcmp(su->qtokens[i], su->pad_token);
         if (npad)
-            c->v->note = npad == 1 ? stage_fmt("the %s query is padding: its row is fully masked, so its weights and output "
-                                               "are 0 (a model ignores them)", su->pad_token)
-                                   : stage_fmt("%d %s queries are padding: their rows are fully masked, so their weights and "
-                                               "outputs are 0 (a model ignores them)", npad, su->pad_token);
+            c->v->note = npad == 1 ? stage_fmt(_("the %s query is padding: its row is fully masked, so its weights and output "
+                                               "are 0 (a model ignores them)"), su->pad_token)
+                                   : stage_fmt(_("%d %s queries are padding: their rows are fully masked, so their weights and "
+                                               "outputs are 0 (a model ignores them)"), npad, su->pad_token);
     }
     Buf b = {0};
-    buf_puts(&b, "mask = ");
-    if (parts & MASKP_PREFIX) buf_puts(&b, "(causal or prefix)");
-    else if (parts & MASKP_CAUSAL) buf_puts(&b, "causal");
-    if (parts & MASKP_SLIDING) buf_puts(&b, " and window");
-    if (parts & MASKP_PADDING) buf_printf(&b, "%sno padding", parts & MASKP_CAUSAL ? " and " : "");
-    buf_puts(&b, "; masked scores are " UMINUS "\xe2\x88\x9e where it is 0, weights = softmax(masked)");
+    buf_puts(&b, _("mask = "));
+    if (parts & MASKP_PREFIX) buf_puts(&b, _("(causal or prefix)"));
+    else if (parts & MASKP_CAUSAL) buf_puts(&b, _("causal"));
+    if (parts & MASKP_SLIDING) buf_puts(&b, _(" and window"));
+    if (parts & MASKP_PADDING) buf_printf(&b, _("%sno padding"), parts & MASKP_CAUSAL ? _(" and ") : "");
+    buf_puts(&b, _("; masked scores are \xe2\x88\x92\xe2\x88\x9e where it is 0, weights = softmax(masked)"));
     c->v->formula = buf_take(&b);
 }
 
@@ -107,13 +107,13 @@ void stage_mask_parts(Ctx *c)
 void stage_positional(Ctx *c)
 {
     const char *x = c->su->queries.input;
-    stage_heat(c, trace_ref(TK_PE, 0), "PE (sinusoidal)", LAB_Q, LAB_QFEAT, "positions", AX_DIMS);
-    stage_input(c, x, x, LAB_Q, LAB_QFEAT, "tokens", AX_DIMS);
-    char *t = stage_fmt("%s + PE (what the projections read)", x);
-    stage_heat(c, trace_ref(TK_XPE, 0), t, LAB_Q, LAB_QFEAT, "tokens", AX_DIMS);
+    stage_heat(c, trace_ref(TK_PE, 0), _("PE (sinusoidal)"), LAB_Q, LAB_QFEAT, _("positions"), AX_DIMS);
+    stage_input(c, x, x, LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
+    char *t = stage_fmt(_("%s + PE (what the projections read)"), x);
+    stage_heat(c, trace_ref(TK_XPE, 0), t, LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
     free(t);
-    c->v->formula = stage_fmt("PE[p][2i] = sin(p / 10000^(2i/d)), PE[p][2i+1] = cos(p / 10000^(2i/d)), d = %d; "
-                              "Q, K, V are computed from %s + PE", c->ts->d_k * c->ts->kv_heads, x);
+    c->v->formula = stage_fmt(_("PE[p][2i] = sin(p / 10000^(2i/d)), PE[p][2i+1] = cos(p / 10000^(2i/d)), d = %d; "
+                              "Q, K, V are computed from %s + PE"), c->ts->d_k * c->ts->kv_heads, x);
 }
 
 /* The angles, then Q and K before and after turning. */
@@ -121,9 +121,9 @@ void stage_rope(Ctx *c)
 {
     int h = shown_head(c);
     char *sx = stage_head_suffix(c, h);
-    Panel *a = stage_heat(c, trace_ref(TK_ROPE_ANGLES, 0), "angle p" TIMES "\xce\xb8_i (radians)", LAB_Q, LAB_DIM, "positions",
-                          "pairs (2i, 2i+1)");
-    label_cols(a, "pair", 1);
+    Panel *a = stage_heat(c, trace_ref(TK_ROPE_ANGLES, 0), _("angle p\xc2\xb7\xce\xb8_i (radians)"), LAB_Q, LAB_DIM, _("positions"),
+                          _("pairs (2i, 2i+1)"));
+    label_cols(a, _("pair"), 1);
     for (int i = 0; a && i < a->m->rows; i++) {
         free(a->row_labels[i]);
         a->row_labels[i] = stage_fmt("p = %d", i);
@@ -133,16 +133,16 @@ void stage_rope(Ctx *c)
         free(a->cmap);
         a->cmap = xstrdup(c->st->cmap ? c->st->cmap : "YlOrRd");
     }
-    char *t[4] = { stage_fmt("Q%s", sx), stage_fmt("Q rotated%s", sx), stage_fmt("K%s", sx), stage_fmt("K rotated%s", sx) };
+    char *t[4] = { stage_fmt("Q%s", sx), stage_fmt(_("Q rotated%s"), sx), stage_fmt("K%s", sx), stage_fmt(_("K rotated%s"), sx) };
     static const TraceKind k[4] = { TK_Q, TK_QROT, TK_K, TK_KROT };
     for (int i = 0; i < 4; i++) {
-        stage_grouped(c, stage_heat(c, trace_ref(k[i], h), t[i], LAB_Q, LAB_DIM, i < 2 ? AX_QUERIES : "keys", AX_DIMS), 1 + i / 2);
+        stage_grouped(c, stage_heat(c, trace_ref(k[i], h), t[i], LAB_Q, LAB_DIM, i < 2 ? AX_QUERIES : _("keys"), AX_DIMS), 1 + i / 2);
         free(t[i]);
     }
     free(sx);
-    c->v->formula = stage_fmt("\xce\xb8_i = %g^(" UMINUS "2i/%d); the pair (x, y) of position p turns by p" TIMES "\xce\xb8_i: "
-                              "(x" TIMES "cos " UMINUS " y" TIMES "sin, x" TIMES "sin + y" TIMES "cos); "
-                              "q_m" TIMES "k_n then depends on m " UMINUS " n only", c->su->rope_base, c->ts->d_k);
+    c->v->formula = stage_fmt(_("\xce\xb8_i = %g^(\xe2\x88\x92" "2i/%d); the pair (x, y) of position p turns by p\xc2\xb7\xce\xb8_i: "
+                              "(x\xc2\xb7" "cos \xe2\x88\x92 y\xc2\xb7sin, x\xc2\xb7sin + y\xc2\xb7" "cos); "
+                              "q_m\xc2\xb7k_n then depends on m \xe2\x88\x92 n only"), c->su->rope_base, c->ts->d_k);
 }
 
 /* The bias of each head and the scores it changes. */
@@ -159,8 +159,8 @@ void stage_alibi(Ctx *c)
         int h = shown_head(c);
         char *sx = stage_head_suffix(c, h);
         char *m = slope_text(attn_alibi_slope(h, c->H));
-        char *t1 = stage_fmt("bias, m = %s%s", m, sx), *t2 = stage_fmt("%s%s", stage_scores_word(c), sx);
-        char *t3 = stage_fmt("%s + bias%s", stage_scores_word(c), sx);
+        char *t1 = stage_fmt(_("bias, m = %s%s"), m, sx), *t2 = stage_fmt("%s%s", stage_scores_word(c), sx);
+        char *t3 = stage_fmt(_("%s + bias%s"), stage_scores_word(c), sx);
         stage_heat(c, trace_ref(TK_ALIBI, h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
         stage_grouped(c, stage_heat(c, trace_ref(TK_SCALED, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
         stage_grouped(c, stage_heat(c, trace_ref(TK_BIASED, h), t3, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
@@ -168,20 +168,20 @@ void stage_alibi(Ctx *c)
     } else {
         for (int h = 1; h <= c->H; h++) {
             char *m = slope_text(attn_alibi_slope(h, c->H));
-            char *t = stage_fmt("head %d: m = %s", h, m);
+            char *t = stage_fmt(_("head %d: m = %s"), h, m);
             free(m);
             stage_grouped(c, stage_heat(c, trace_ref(TK_ALIBI, h), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
             free(t);
         }
-        if (c->H <= 4) stage_heads(c, TK_BIASED, "biased scores", LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, false, 2);
+        if (c->H <= 4) stage_heads(c, TK_BIASED, _("biased scores"), LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, false, 2);
         for (int i = c->H; c->H <= 4 && i < c->v->npanels; i++) {
-            char *t = stage_fmt("head %d biased", c->v->panels[i].ref.head);
+            char *t = stage_fmt(_("head %d biased"), c->v->panels[i].ref.head);
             free(c->v->panels[i].title);
             c->v->panels[i].title = t;
         }
     }
-    c->v->formula = stage_fmt("bias_h[i][j] = " UMINUS "m_h" TIMES "|i " UMINUS " j|, m_h = 2^(" UMINUS "8h/%d) = %s; "
-                              "added to the scaled scores before the mask", c->H, slopes.s);
+    c->v->formula = stage_fmt(_("bias_h[i][j] = \xe2\x88\x92m_h\xc2\xb7|i \xe2\x88\x92 j|, m_h = 2^(\xe2\x88\x92" "8h/%d) = %s; "
+                              "added to the scaled scores before the mask"), c->H, slopes.s);
     buf_free(&slopes);
 }
 
@@ -190,11 +190,11 @@ void stage_grouped_query(Ctx *c)
 {
     const TraceSetup *ts = c->ts;
     int H = c->H, G = ts->kv_heads;
-    Panel *m = stage_as_mask(c, stage_heat(c, trace_ref(TK_KV_GROUPS, 0), "who reads which", LAB_DIM, LAB_DIM,
-                                           "query heads", "K/V heads"));
-    label_rows(m, "head");
+    Panel *m = stage_as_mask(c, stage_heat(c, trace_ref(TK_KV_GROUPS, 0), _("who reads which"), LAB_DIM, LAB_DIM,
+                                           _("query heads"), _("K/V heads")));
+    label_rows(m, _("head"));
     label_cols(m, "K/V", 1);
-    Panel *sz = stage_heat(c, trace_ref(TK_KV_SIZE, 0), "numbers in the K/V cache", LAB_DIM, LAB_DIM, "K/V heads", "");
+    Panel *sz = stage_heat(c, trace_ref(TK_KV_SIZE, 0), _("numbers in the K/V cache"), LAB_DIM, LAB_DIM, _("K/V heads"), "");
     if (sz) {
         static const char *const cols[3] = { "K", "V", "K + V" };
         for (int j = 0; j < 3; j++) { free(sz->col_labels[j]); sz->col_labels[j] = xstrdup(cols[j]); }
@@ -207,13 +207,13 @@ void stage_grouped_query(Ctx *c)
     }
     for (int g = 1; G <= 4 && g <= G; g++) {
         int first = (g - 1) * H / G + 1, last = g * H / G;
-        char *t = first == last ? stage_fmt("K for head %d", first) : stage_fmt("K for heads %d\xe2\x80\x93%d", first, last);
-        stage_grouped(c, stage_heat(c, trace_ref(TK_K, first), t, LAB_K, LAB_DIM, "keys", AX_DIMS), 1);
+        char *t = first == last ? stage_fmt(_("K for head %d"), first) : stage_fmt(_("K for heads %d\xe2\x80\x93%d"), first, last);
+        stage_grouped(c, stage_heat(c, trace_ref(TK_K, first), t, LAB_K, LAB_DIM, _("keys"), AX_DIMS), 1);
         free(t);
     }
-    char *part = G == H ? xstrdup("all") : stage_fmt("1/%d", H / G);
-    c->v->formula = stage_fmt("%d query heads share %d K/V head%s (%d per group): the cache holds %s of multi-head's "
-                              "numbers, %d per token instead of %d", H, G, G == 1 ? "" : "s", H / G, part,
+    char *part = G == H ? xstrdup(_("all")) : stage_fmt("1/%d", H / G);
+    c->v->formula = stage_fmt(_("%d query heads share %d K/V head%s (%d per group): the cache holds %s of multi-head's "
+                              "numbers, %d per token instead of %d"), H, G, G == 1 ? "" : "s", H / G, part,
                               (ts->d_k + ts->d_v) * G, (ts->d_k + ts->d_v) * H);
     free(part);
 }
@@ -224,25 +224,25 @@ static void kv_step(Ctx *c, int h, int t)
     TraceKind qk = trace_score_q(c->su), kk = trace_score_k(c->su);
     char *sx = stage_head_suffix(c, h);
     char *tt[7] = {
-        stage_fmt("new q%s", sx), stage_fmt("new k"), stage_fmt("new v"),
-        stage_fmt("K cache: %d key%s", t + 1, t ? "s" : ""), stage_fmt("V cache: %d value%s", t + 1, t ? "s" : ""),
-        stage_fmt("weights"), stage_fmt("output"),
+        stage_fmt(_("new q%s"), sx), stage_fmt(_("new k")), stage_fmt(_("new v")),
+        stage_fmt(_("K cache: %d key%s"), t + 1, t ? "s" : ""), stage_fmt(_("V cache: %d value%s"), t + 1, t ? "s" : ""),
+        stage_fmt(_("weights")), stage_fmt(_("output")),
     };
     int dk = c->ts->d_k, dv = c->ts->d_v;
     stage_part(c, trace_ref(qk, h), t, t + 1, 0, dk, tt[0], LAB_Q, LAB_DIM, "", AX_DIMS);
     stage_part(c, trace_ref(kk, h), t, t + 1, 0, dk, tt[1], LAB_K, LAB_DIM, "", AX_DIMS);
     stage_part(c, trace_ref(TK_V, h), t, t + 1, 0, dv, tt[2], LAB_K, LAB_DIM, "", AX_DIMS);
-    stage_part(c, trace_ref(kk, h), 0, t + 1, 0, dk, tt[3], LAB_K, LAB_DIM, "cached keys", AX_DIMS);
-    stage_part(c, trace_ref(TK_V, h), 0, t + 1, 0, dv, tt[4], LAB_K, LAB_DIM, "cached values", AX_DIMS);
+    stage_part(c, trace_ref(kk, h), 0, t + 1, 0, dk, tt[3], LAB_K, LAB_DIM, _("cached keys"), AX_DIMS);
+    stage_part(c, trace_ref(TK_V, h), 0, t + 1, 0, dv, tt[4], LAB_K, LAB_DIM, _("cached values"), AX_DIMS);
     stage_as_weights(c, stage_part(c, trace_ref(TK_KV_WEIGHTS, h), t, t + 1, 0, t + 1, tt[5], LAB_Q, LAB_K, "", AX_KEYS));
     stage_part(c, trace_ref(TK_KV_OUTPUT, h), t, t + 1, 0, dv, tt[6], LAB_Q, LAB_DIM, "", AX_DIMS);
     for (int i = 0; i < 7; i++) free(tt[i]);
     char *dv_text = stage_division_text(c);
-    c->v->formula = stage_fmt("step %d: append k and v to the cache; weights = softmax(q" TIMES "K_cache\xe1\xb5\x80%s%s%s); "
-                              "output = weights" TIMES "V_cache", t + 1, dv_text,
-                              c->su->positions == POS_ALIBI ? " + bias" : "", c->su->mask == MASK_CAUSAL ? "" : " + mask");
+    c->v->formula = stage_fmt(_("step %d: append k and v to the cache; weights = softmax(q\xc2\xb7K_cache\xe1\xb5\x80%s%s%s); "
+                              "output = weights\xc2\xb7V_cache"), t + 1, dv_text,
+                              c->su->positions == POS_ALIBI ? _(" + bias") : "", c->su->mask == MASK_CAUSAL ? "" : _(" + mask"));
     free(dv_text);
-    c->v->note = stage_fmt("token %d of %d: %d key%s and value%s cached; nothing about the earlier tokens is computed again",
+    c->v->note = stage_fmt(_("token %d of %d: %d key%s and value%s cached; nothing about the earlier tokens is computed again"),
                            t + 1, c->su->nq, t + 1, t ? "s" : "", t ? "s" : "");
     free(sx);
 }
@@ -251,8 +251,8 @@ static void kv_step(Ctx *c, int h, int t)
 static void kv_all(Ctx *c, int h)
 {
     char *sx = stage_head_suffix(c, h);
-    char *t[4] = { stage_fmt("decoded weights%s", sx), stage_fmt("full weights%s", sx),
-                   stage_fmt("decoded outputs%s", sx), stage_fmt("full outputs%s", sx) };
+    char *t[4] = { stage_fmt(_("decoded weights%s"), sx), stage_fmt(_("full weights%s"), sx),
+                   stage_fmt(_("decoded outputs%s"), sx), stage_fmt(_("full outputs%s"), sx) };
     static const TraceKind k[4] = { TK_KV_WEIGHTS, TK_WEIGHTS, TK_KV_OUTPUT, TK_OUTPUT };
     for (int i = 0; i < 4; i++) {
         Panel *p = stage_heat(c, trace_ref(k[i], h), t[i], LAB_Q, i < 2 ? LAB_K : LAB_DIM, AX_QUERIES, i < 2 ? AX_KEYS : AX_DIMS);
@@ -262,8 +262,8 @@ static void kv_all(Ctx *c, int h)
     }
     double dw = mat_max_abs_diff(trace_at(c->T, c->s, trace_ref(k[0], h)), trace_at(c->T, c->s, trace_ref(k[1], h)));
     double dout = mat_max_abs_diff(trace_at(c->T, c->s, trace_ref(k[2], h)), trace_at(c->T, c->s, trace_ref(k[3], h)));
-    c->v->formula = xstrdup("row t decoded from the cache = row t of the full computation: the cache changes the cost, not the result");
-    c->v->note = stage_fmt("largest difference: %.3g in the weights, %.3g in the outputs", dw, dout);
+    c->v->formula = xstrdup(_("row t decoded from the cache = row t of the full computation: the cache changes the cost, not the result"));
+    c->v->note = stage_fmt(_("largest difference: %.3g in the weights, %.3g in the outputs"), dw, dout);
     free(sx);
 }
 
@@ -281,14 +281,14 @@ static void online_step(Ctx *c, int h, int B, int b)
 {
     int nk = c->su->nk, nq = c->su->nq, dv = c->ts->d_v, j0 = b * B, j1 = j0 + B < nk ? j0 + B : nk;
     char *sx = stage_head_suffix(c, h);
-    char *t0 = stage_fmt("block %d scores%s", b + 1, sx);
-    stage_part(c, trace_ref(trace_softmax_input(c->su), h), 0, nq, j0, j1, t0, LAB_Q, LAB_K, AX_QUERIES, "keys");
+    char *t0 = stage_fmt(_("block %d scores%s"), b + 1, sx);
+    stage_part(c, trace_ref(trace_softmax_input(c->su), h), 0, nq, j0, j1, t0, LAB_Q, LAB_K, AX_QUERIES, _("keys"));
     static const TraceKind k[3] = { TK_OS_MAX, TK_OS_RESCALE, TK_OS_SUM };
-    static const char *const what[3] = { "max m", "rescale r", "sum \xe2\x84\x93" };
+    static const char *const what[3] = { N_("max m"), N_("rescale r"), N_("sum \xe2\x84\x93") };
     for (int i = 0; i < 3; i++)
-        label_cols(stage_part(c, trace_block_ref(k[i], h, B), 0, nq, 0, b + 1, what[i], LAB_Q, LAB_DIM, AX_QUERIES, ""),
-                   "block", 1);
-    char *t4 = stage_fmt("acc after block %d", b + 1);
+        label_cols(stage_part(c, trace_block_ref(k[i], h, B), 0, nq, 0, b + 1, _(what[i]), LAB_Q, LAB_DIM, AX_QUERIES, ""),
+                   _("block"), 1);
+    char *t4 = stage_fmt(_("acc after block %d"), b + 1);
     Panel *acc = stage_part(c, trace_block_ref(TK_OS_ACC, h, B), 0, nq, b * dv, (b + 1) * dv, t4, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
     for (int j = 0; acc && j < dv; j++) {           /* the dimensions of V, not columns of the whole history */
         free(acc->col_labels[j]);
@@ -297,7 +297,7 @@ static void online_step(Ctx *c, int h, int B, int b)
     free(t0); free(t4); free(sx);
     c->v->formula = xstrdup("m_new = max(m_old, max s); r = exp(m_old " UMINUS " m_new); \xe2\x84\x93 = \xe2\x84\x93" TIMES "r + "
                             "\xce\xa3 exp(s " UMINUS " m_new); acc = acc" TIMES "r + \xce\xa3 exp(s " UMINUS " m_new)" TIMES "v");
-    c->v->note = stage_fmt("block %d of %d: keys %d\xe2\x80\x93%d (%d a block); only this block's scores are in memory", b + 1,
+    c->v->note = stage_fmt(_("block %d of %d: keys %d\xe2\x80\x93%d (%d a block); only this block's scores are in memory"), b + 1,
                            (nk + B - 1) / B, j0 + 1, j1, B);
 }
 
@@ -305,8 +305,8 @@ static void online_step(Ctx *c, int h, int B, int b)
 static void online_final(Ctx *c, int h, int B)
 {
     char *sx = stage_head_suffix(c, h);
-    char *t[3] = { stage_fmt("online: acc \xc3\xb7 \xe2\x84\x93%s", sx), stage_fmt("ordinary: softmax" TIMES "V%s", sx),
-                   stage_fmt("(online " UMINUS " ordinary) \xc3\xb7 \xce\xb5%s", sx) };
+    char *t[3] = { stage_fmt(_("online: acc \xc3\xb7 \xe2\x84\x93%s"), sx), stage_fmt(_("ordinary: softmax\xc2\xb7V%s"), sx),
+                   stage_fmt(_("(online \xe2\x88\x92 ordinary) \xc3\xb7 \xce\xb5%s"), sx) };
     stage_grouped(c, stage_heat(c, trace_block_ref(TK_OS_OUT, h, B), t[0], LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS), 1);
     stage_grouped(c, stage_heat(c, trace_ref(TK_OUTPUT, h), t[1], LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS), 1);
     Panel *d = stage_heat(c, trace_block_ref(TK_OS_DIFF, h, B), t[2], LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
@@ -315,9 +315,9 @@ static void online_final(Ctx *c, int h, int B)
     const Mat *D = d ? d->m : NULL;
     double mx = 0;
     for (long i = 0; D && i < (long)D->rows * D->cols; i++) mx = fmax(mx, fabs(D->data[i]));
-    c->v->formula = xstrdup("output = acc \xc3\xb7 \xe2\x84\x93 after the last block: softmax" TIMES "V without ever holding a whole row of weights");
-    c->v->note = stage_fmt("largest |online " UMINUS " ordinary| = %.3g (\xce\xb5 = 2\xe2\x81\xbb\xe2\x81\xb5\xc2\xb2 "
-                           "\xe2\x89\x88 2.2e" UMINUS "16, the spacing of doubles near 1): the same up to rounding",
+    c->v->formula = xstrdup(_("output = acc \xc3\xb7 \xe2\x84\x93 after the last block: softmax\xc2\xb7V without ever holding a whole row of weights"));
+    c->v->note = stage_fmt(_("largest |online \xe2\x88\x92 ordinary| = %.3g (\xce\xb5 = 2\xe2\x81\xbb\xe2\x81\xb5\xc2\xb2 "
+                           "\xe2\x89\x88 2.2e\xe2\x88\x92" "16, the spacing of doubles near 1): the same up to rounding"),
                            mx * DBL_EPSILON);
 }
 
