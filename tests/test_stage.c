@@ -11,6 +11,7 @@
 #include "core/trace.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,6 +227,42 @@ START_TEST(test_limits_non_finite_is_an_error)
 }
 END_TEST
 
+/* Variances of scores near the top of the doubles: computed without
+** squaring the values themselves (1.3e154 squared sums past 1e308 though the
+** variance, 1.69e308, is a double), and said in words when it overflows. */
+START_TEST(test_limits_variance_of_huge_scores)
+{
+    static const char *const cases[2][2] = {
+        { "1.14e77", "var 1.69e+308" },
+        { "1e154", "var too large for a double" },
+    };
+    for (int i = 0; i < 2; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "title: T\n[setup]\ntokens: a b\nX =\n  %s\n  -%s\n[scaled_scores]\n",
+                 cases[i][0], cases[i][0]);
+        LessonError err;
+        Lesson *l = lesson_parse(text, strlen(text), "v.lesson", &err);
+        ck_assert_msg(l != NULL, "%s", err.msg);
+        Trace *t = attn_run(l, &err);
+        ck_assert_msg(t != NULL, "%s", err.msg);
+        View *v = stage_view(l, t, 0);
+        ck_assert_int_eq(v->npanels, 2);
+        for (int k = 0; k < 2; k++) {
+            has(v->panels[k].title, cases[i][1]);
+            ck_assert_ptr_null(strstr(v->panels[k].title, "inf"));
+            ck_assert_ptr_null(strstr(v->panels[k].title, "nan"));
+        }
+        stage_view_free(v);
+        char *x = explain_cell(l, t, 0, "scaled_scores", 0, 1);
+        ck_assert_ptr_null(strstr(x, "inf"));
+        ck_assert_ptr_null(strstr(x, "nan"));
+        free(x);
+        trace_free(t);
+        lesson_free(l);
+    }
+}
+END_TEST
+
 START_TEST(test_custom_divisor_and_temperature)
 {
     /* divisor replaces √d_k for scaled_dot; temperature divides after it; a
@@ -271,6 +308,7 @@ Suite *stage_suite(void)
     tcase_add_test(limits, test_explain_all_masked_row);
     tcase_add_test(limits, test_limits_non_finite_is_an_error);
     tcase_add_test(limits, test_custom_divisor_and_temperature);
+    tcase_add_test(limits, test_limits_variance_of_huge_scores);
     suite_add_tcase(s, limits);
     return s;
 }

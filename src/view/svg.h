@@ -33,6 +33,11 @@
 ** (NULL to leave out) become its <title> and <desc>. If len is not NULL it
 ** receives the length in bytes. */
 char *svg_write(const DrawList *d, const char *title, const char *desc, size_t *len);
+/* How many numbers (coordinates, sizes) that were not finite svg_write has
+** written as 0 since the program started. The layout never produces one;
+** this guard only keeps "nan" out of a file should it ever happen, and
+** tests assert that the count stays 0. */
+long svg_nonfinite_count(void);
 /* Write the document to path atomically. 0 on success; -1 with a one-line
 ** reason in err (size n). */
 int svg_save(const DrawList *d, const char *path, const char *title, const char *desc,

@@ -9,6 +9,8 @@
 ** panel are explained, the whole lesson is dumped as JSON, and finally it is
 ** serialized and parsed again. The invariants checked besides "no crash, no
 ** sanitizer report":
+**   - no coordinate the layout gives the SVG writer is NaN or infinite
+**     (svg_nonfinite_count stays 0);
 **   - an error message is one line "fuzz.lesson:LINE:COL: error: ..." with
 **     LINE >= 1 and COL >= 1;
 **   - a serialized valid lesson parses again to the same stages, tokens and
@@ -103,6 +105,7 @@ static void draw_view(const View *v, DrawList *d)
     layout_view(v, &o, d);
     svg = svg_write(d, NULL, NULL, NULL);
     free(svg);
+    if (svg_nonfinite_count() != 0) die("the layout gave a coordinate that is not finite", v->title);
 }
 
 /* Two parses of the same lesson hold the same data. */
