@@ -44,6 +44,7 @@
 #define INK       1.17f   /* height the glyphs of a line really cover */
 #define BAR_STEPS 64      /* thin rectangles in a colour bar */
 #define MAX_TICKS 8
+#define HEAT_BLOCK 3.0f        /* side of a block of sub-pixel cells, in pixels at 1280x800 */
 #define CELL_ASPECT 1.6f  /* cells may be this much wider than tall */
 
 static const char ELLIPSIS[] = "\xe2\x80\xa6";
@@ -1287,10 +1288,13 @@ static void draw_heat(Page *p, const View *v, int k, const PanelPlan *pp)
     draw_heat_labels(p, pn, k, pp);
     if (pp->value_fs <= 0 && !hidden) p->hidden_values = true;
     /* Cells narrower than a pixel cannot be told apart: draw one rectangle
-    ** per pixel-sized block of them (the colour of its first cell), so a
-    ** 1024x1024 matrix costs thousands of commands, not a million. */
-    int rstep = pp->ch >= 1 ? 1 : (int)ceilf(1.0f / fmaxf(pp->ch, 1e-3f));
-    int cstep = pp->cw >= 1 ? 1 : (int)ceilf(1.0f / fmaxf(pp->cw, 1e-3f));
+    ** per block of them HEAT_BLOCK units on a side (the colour of its first
+    ** cell), so a 1024x1024 matrix costs thousands of commands, not a
+    ** million, and a page of such panels at most one command per
+    ** HEAT_BLOCK² units of its area (a bounded SVG). */
+    float blk = HEAT_BLOCK * p->m.u;
+    int rstep = pp->ch >= 1 ? 1 : (int)ceilf(blk / fmaxf(pp->ch, 1e-3f));
+    int cstep = pp->cw >= 1 ? 1 : (int)ceilf(blk / fmaxf(pp->cw, 1e-3f));
     for (int r = 0; r < m->rows; r += rstep) {
         for (int c = 0; c < m->cols; c += cstep) {
             double x = mat_get(m, r, c);
