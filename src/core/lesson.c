@@ -1571,7 +1571,7 @@ static int utf8_len(const unsigned char *s, size_t avail)
 {
     unsigned c = s[0];
     if (c < 0x80) return 1;
-    int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
     if (n == 0 || (size_t)n > avail) return 0;
     for (int i = 1; i < n; i++)
         if ((s[i] & 0xc0) != 0x80) return 0;
