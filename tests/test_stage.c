@@ -263,6 +263,29 @@ START_TEST(test_limits_variance_of_huge_scores)
 }
 END_TEST
 
+/* An additive score whose hidden units overflow (tanh of them is still 1):
+** the explanation says "overflow", never "inf". */
+START_TEST(test_limits_explain_additive_overflow)
+{
+    const char *text = "title: T\n[setup]\ntokens: a b\nX =\n  1e200 1\n  1 1\n"
+                       "W1 =\n  1e200 1\n  1 1\nW2 =\n  1e200 1\n  1 1\nv =\n  1\n  1\n"
+                       "score: additive\nadditive: W1 W2 v\n[raw_scores]\n";
+    LessonError err;
+    Lesson *l = lesson_parse(text, strlen(text), "a.lesson", &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    Trace *t = attn_run(l, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    ck_assert_double_eq(mat_get(trace_get(t, 0, "raw_scores"), 0, 0), 2.0);
+    char *x = explain_cell(l, t, 0, "raw_scores", 0, 0);
+    has(x, "tanh(overflow)");
+    ck_assert_ptr_null(strstr(x, "inf"));
+    ck_assert_ptr_null(strstr(x, "nan"));
+    free(x);
+    trace_free(t);
+    lesson_free(l);
+}
+END_TEST
+
 START_TEST(test_custom_divisor_and_temperature)
 {
     /* divisor replaces √d_k for scaled_dot; temperature divides after it; a
@@ -309,6 +332,7 @@ Suite *stage_suite(void)
     tcase_add_test(limits, test_limits_non_finite_is_an_error);
     tcase_add_test(limits, test_custom_divisor_and_temperature);
     tcase_add_test(limits, test_limits_variance_of_huge_scores);
+    tcase_add_test(limits, test_limits_explain_additive_overflow);
     suite_add_tcase(s, limits);
     return s;
 }
