@@ -14,8 +14,9 @@
 ** Numbers carry 17 significant digits (they read back as the same doubles);
 ** −∞ (a masked score) is written as null. At most DUMP_MAX_NUMBERS numbers
 ** are written in all; a matrix that would go past them is null as a whole
-** ("data": null, or null in the table), so that a dump stays within about
-** 100 MB whatever the lesson.
+** ("data": null, or null in the table), so that the numbers of a dump take
+** about 100 MB at most whatever the lesson (labels, repeated by every
+** stage, add at most as much again).
 **
 ** Names (trace_name): with one head "Q", "K", "V", "raw_scores",
 ** "scaled_scores", "masked_scores", "weights", "output", "mask", "final",

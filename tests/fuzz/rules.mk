@@ -10,6 +10,7 @@
 #   make fuzz                  build build/fuzz/fuzz_lesson, seed build/fuzz/corpus
 #                              and fuzz for $(FUZZ_SECONDS) seconds; fails on a crash
 #   make fuzz-regressions      replay tests/fuzz/regressions/* (no fuzzing)
+#   make fuzz-memory           the heavy lessons through the harness under the 2 GB limit
 #   make test-valgrind         memcheck over --export (PNG and SVG) and --check
 #   make test-bad-lessons      tests/bad_lessons.sh against $(BUILD)/attnlab
 
@@ -23,7 +24,7 @@ FUZZ_SRC     := tests/fuzz/fuzz_lesson.c $(CORE_SRC) $(VIEW_SRC)
 # normal build) takes 10-20 s under ASan and UBSan at -O1.
 FUZZ_ARGS    := -max_len=65536 -timeout=30 -rss_limit_mb=2048 -dict=tests/fuzz/lesson.dict
 
-.PHONY: fuzz fuzz-build fuzz-corpus fuzz-regressions test-valgrind test-bad-lessons
+.PHONY: fuzz fuzz-build fuzz-corpus fuzz-memory fuzz-regressions test-valgrind test-bad-lessons
 
 # The harness links the SDL-free modules only: src/core and src/view.
 $(FUZZ_DIR)/fuzz_lesson: $(FUZZ_SRC) $(wildcard src/core/*.h src/view/*.h) $(BUILD)/gen/cmap_tables.h tests/fuzz/rules.mk | deps
@@ -47,6 +48,13 @@ fuzz: $(FUZZ_DIR)/fuzz_lesson fuzz-corpus
 	@mkdir -p $(FUZZ_DIR)/artifacts
 	$(FUZZ_DIR)/fuzz_lesson $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/corpus
+
+# The heaviest lessons within the documented limits (tests/heavy-lessons/),
+# each through the whole harness once: libFuzzer stops with "out-of-memory"
+# if one takes the process past 2 GB (the default -rss_limit_mb) or asks for
+# that much in one allocation.
+fuzz-memory: $(FUZZ_DIR)/fuzz_lesson
+	$(FUZZ_DIR)/fuzz_lesson -runs=1 -timeout=120 -rss_limit_mb=2048 -malloc_limit_mb=2048 tests/heavy-lessons/*.lesson
 
 # Inputs that once crashed, minimised: each must now run clean.
 fuzz-regressions: $(FUZZ_DIR)/fuzz_lesson
