@@ -400,13 +400,13 @@ static double scale_frac(double x, double lo, double hi)
 
 /* Ticks in scientific notation with enough significant digits (3 at
 ** least) that neighbours read differently: for values of 1e9 and more, or
-** non-zero ones that fixed decimals would print as 0. */
+** non-zero ones that even 6 decimals would print as 0. */
 static void ticks_notation(Ticks *t)
 {
     t->sci = 0;
     bool need = false;
     for (int i = 0; i < t->n; i++)
-        need |= fabs(t->v[i]) >= 1e9 || (t->v[i] != 0 && fabs(t->v[i]) < 0.5 * pow(10, -t->decimals));
+        need |= fabs(t->v[i]) >= 1e9 || (t->v[i] != 0 && fabs(t->v[i]) < 0.5e-6);
     if (!need) return;
     for (t->sci = 3; t->sci < 17; t->sci++) {
         bool distinct = true;
