@@ -214,6 +214,55 @@ START_TEST(test_dump_is_json_with_nulls)
 }
 END_TEST
 
+/* A matrix over DUMP_INLINE_CELLS is written once per setup, in the
+** top-level table, and every stage that shows it refers to it; a small one
+** stays in place. */
+START_TEST(test_limits_dump_writes_big_matrices_once)
+{
+    const char *text = "title: T\n[setup]\nseed: 1\ntokens: a b c\nX = randn 3x400\nW = randn 400x3\n"
+                       "queries: X @ W\nkeys: X @ W\nvalues: X @ W\n"
+                       "[qkv_projection]\n[embeddings]\n[setup]\n[embeddings]\n";
+    LessonError err;
+    Lesson *l = lesson_parse(text, strlen(text), "big.lesson", &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    Trace *t = attn_run(l, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    Buf b = {0};
+    dump_json(l, t, &b);
+    Tj *j = tjson_parse(b.s);
+    ck_assert_msg(j != NULL, "dump is not valid JSON");
+    Tj *stages = tjson_get(j, "stages"), *table = tjson_get(j, "matrices");
+    int refs = 0;
+    for (int k = 0; k < stages->n; k++) {
+        Tj *st = tjson_at(stages, k), *ms = tjson_get(st, "matrices");
+        ck_assert_int_eq((int)tjson_get(st, "setup")->num, k < 2 ? 1 : 2);
+        for (int i = 0; i < ms->n; i++) {
+            Tj *m = tjson_at(ms, i);
+            const char *name = tjson_get(m, "name")->str;
+            bool big = tjson_get(m, "rows")->num * tjson_get(m, "cols")->num > DUMP_INLINE_CELLS;
+            ck_assert_msg(big == (tjson_get(m, "data") == NULL), "%s: data in place iff small", name);
+            if (!big) continue;
+            ck_assert_int_eq(tjson_get(m, "shared")->kind, TJ_BOOL);
+            refs++;
+        }
+    }
+    ck_assert_int_eq(refs, 6);          /* qkv_projection: X, and W for each of Q, K, V; X in both embeddings */
+    ck_assert_int_eq(table->n, 2);      /* setups 1 and 2 */
+    Tj *one = tjson_get(table, "1"), *two = tjson_get(table, "2");
+    ck_assert_int_eq(one->n, 2);
+    ck_assert_int_eq(two->n, 1);
+    Mat *x = tjson_mat(tjson_get(one, "X")), *w = tjson_mat(tjson_get(one, "W"));
+    ck_assert(mat_max_abs_diff(x, trace_get(t, 0, "X")) == 0.0);
+    ck_assert(mat_max_abs_diff(w, trace_get(t, 0, "W")) == 0.0);
+    mat_free(x); mat_free(w);
+    ck_assert_ptr_nonnull(tjson_get(two, "X"));
+    tjson_free(j);
+    buf_free(&b);
+    trace_free(t);
+    lesson_free(l);
+}
+END_TEST
+
 START_TEST(test_limits_non_finite_is_an_error)
 {
     const char *text = "title: T\n[setup]\ntokens: a b\nX =\n  1e200 1\n  1 1e200\n[softmax]\n";
@@ -330,6 +379,7 @@ Suite *stage_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_explain_all_masked_row);
     tcase_add_test(limits, test_limits_non_finite_is_an_error);
+    tcase_add_test(limits, test_limits_dump_writes_big_matrices_once);
     tcase_add_test(limits, test_custom_divisor_and_temperature);
     tcase_add_test(limits, test_limits_variance_of_huge_scores);
     tcase_add_test(limits, test_limits_explain_additive_overflow);
