@@ -56,6 +56,10 @@ LIB_OBJ  := $(CORE_OBJ) $(VIEW_OBJ) $(SDL_OBJ) $(APP_OBJ)
 # How long a refusal (a pipe, a device as input) may take before the fault
 # tests call it a hang; sanitizer builds start more slowly.
 FAULTS_TIMEOUT ?= 2
+# Time budgets of tests/heavy_lessons.sh, in seconds: reading a lesson, and
+# each --dump or --export of one (sanitizer builds are several times slower).
+HEAVY_CHECK_TIMEOUT ?= 3
+HEAVY_TIMEOUT ?= 20
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -154,6 +158,7 @@ test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(MO_FILES
 	ATTNLAB=$(BUILD)/attnlab sh tests/bad_lessons.sh
 	ATTNLAB=$(BUILD)/attnlab FAULTS_TIMEOUT=$(FAULTS_TIMEOUT) sh tests/faults.sh
 	ATTNLAB=$(BUILD)/attnlab sh tests/scripts.sh
+	ATTNLAB=$(BUILD)/attnlab HEAVY_CHECK_TIMEOUT=$(HEAVY_CHECK_TIMEOUT) HEAVY_TIMEOUT=$(HEAVY_TIMEOUT) sh tests/heavy_lessons.sh
 	ATTNLAB=$(BUILD)/attnlab sh tests/e2e.sh
 	ATTNLAB=$(BUILD)/attnlab sh tests/e2e_text.sh
 
@@ -162,6 +167,7 @@ test: deps
 
 test-sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build/san OPT="-O1 -g" FAULTS_TIMEOUT=10 \
+	  HEAVY_CHECK_TIMEOUT=30 HEAVY_TIMEOUT=300 \
 	  EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)" \
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp test-unit

@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from tcheck import check, finish
+from tcheck import check, finish, inline_shared
 
 binary, lessons, refdir = sys.argv[1:4]
 
@@ -24,7 +24,7 @@ def dump(name):
     out = subprocess.run([binary, "--dump", os.path.join(lessons, name)],
                          capture_output=True, text=True)
     check(out.returncode == 0, f"{name}: --dump exits 0 ({out.stderr.strip()})")
-    return json.loads(out.stdout)   # raises on invalid JSON
+    return inline_shared(json.loads(out.stdout))   # raises on invalid JSON
 
 
 def as_array(m):

@@ -31,7 +31,7 @@ import sys
 import tempfile
 
 import numpy as np
-from tcheck import check, finish
+from tcheck import check, finish, inline_shared
 
 binary, lessons = sys.argv[1], sys.argv[2]
 count = int(sys.argv[3]) if len(sys.argv) > 3 else 40
@@ -48,7 +48,7 @@ def dump_text(text, name):
     if out.returncode != 0:
         check(False, f"{name}: --dump failed: {out.stderr.strip()}")
         return None
-    return json.loads(out.stdout)
+    return inline_shared(json.loads(out.stdout))
 
 
 def arr(m):

@@ -22,7 +22,7 @@ import tempfile
 import zipfile
 
 import numpy as np
-from tcheck import check, finish
+from tcheck import check, finish, inline_shared
 
 binary = os.path.abspath(sys.argv[1])
 tmp = tempfile.mkdtemp(prefix="check_npy.")
@@ -46,7 +46,7 @@ def dumped_x(body, rows):
     if out.returncode != 0:
         print("   ", out.stderr.strip())
         return None
-    d = json.loads(out.stdout)
+    d = inline_shared(json.loads(out.stdout))
     for m in d["stages"][0]["matrices"]:
         if m["name"] == "X":
             return np.array(m["data"], dtype=np.float64)

@@ -33,6 +33,8 @@ import tempfile
 
 import torch
 
+from tcheck import inline_shared
+
 SEEDS = [0, 1, 7, 42, 1234, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**32 + 42,
          2**40 + 3, 2**63, 2**64 - 1, 67280421310721, -1, -42]
 SIZES = list(range(1, 65)) + [100, 255, 1000]
@@ -152,7 +154,7 @@ def compare_lessons(attnlab):
             if out.returncode != 0:
                 print("FAIL: attnlab --dump: %s" % out.stderr.strip())
                 return 1
-            stages = json.loads(out.stdout)["stages"]
+            stages = inline_shared(json.loads(out.stdout))["stages"]
             for (lines, want), st in zip(steps, stages):
                 got = [m for m in st["matrices"] if m["name"] == "X"][0]["data"]
                 count += 1

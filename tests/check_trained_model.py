@@ -25,7 +25,7 @@ import subprocess
 import sys
 
 import numpy as np
-from tcheck import check, finish
+from tcheck import check, finish, inline_shared
 
 binary, lesson, refpath = sys.argv[1:4]
 
@@ -49,7 +49,7 @@ second = range(pre + L, pre + 2 * L)              # the queries of the repeated 
 
 out = subprocess.run([binary, "--dump", lesson], capture_output=True, text=True)
 check(out.returncode == 0, "--dump exits 0: " + out.stderr.strip())
-d = json.loads(out.stdout)
+d = inline_shared(json.loads(out.stdout))
 
 layers = []                                       # per multi_head stage: {head: weights}, final
 for st in d["stages"]:

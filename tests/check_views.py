@@ -131,7 +131,8 @@ def check_lesson(attnlab, path, heads, weights, tmp):
             nm = m["name"]
             if heads > 1:
                 check(nm not in PER_HEAD, f"{name}: stage {st['id']} shows {nm}, a matrix across {heads} heads")
-            data = np.array([[np.nan if x is None else x for x in r] for r in m["data"]])
+            rows = m["data"] if "data" in m else dump["matrices"][str(st["setup"])][nm]   # big ones: once per setup
+            data = np.array([[np.nan if x is None else x for x in r] for r in rows])
             mats.setdefault(nm, []).append((st["id"], data))
             mt = re.fullmatch(r"(?:head(\d+)\.)?weights(?:\[(\d+)\])?", nm)
             if mt:

@@ -10,6 +10,7 @@
 #include "suites.h"
 #include "view/layout.h"
 #include "view/cmap.h"
+#include "view/svg.h"
 #include "core/util.h"
 #include "core/lesson.h"
 #include "core/trace.h"
@@ -761,6 +762,66 @@ START_TEST(test_limits_constant_and_degenerate)
 }
 END_TEST
 
+/* Every text of role r on panel k (up to 16) into out; returns how many. */
+static int texts_of(const DrawList *d, DrawRole r, int k, const char *out[16])
+{
+    int n = 0;
+    for (int i = 0; i < d->n && n < 16; i++)
+        if (d->cmds[i].kind == DRAW_TEXT && d->cmds[i].role == r && d->cmds[i].panel == k)
+            out[n++] = draw_str(d, &d->cmds[i]);
+    return n;
+}
+
+/* Scales of ±1e308 (whose width overflows a double), of subnormal numbers
+** (whose halves round to 0) and of one huge constant: positive and
+** negative cells get the two ends of the map, tick labels are short,
+** scientific where fixed decimals would not do, and nothing is NaN. */
+START_TEST(test_limits_extreme_values)
+{
+    static const double cases[3][2] = { { 1e308, -1e308 }, { 4.9e-324, -4.9e-324 }, { 1.7e308, 1.7e308 } };
+    const Cmap *rdbu = cmap_get("RdBu");
+    long bad = svg_nonfinite_count();
+    for (int t = 0; t < 3; t++) {
+        Mat *m = mat_create(2, 2);
+        mat_set(m, 0, 0, cases[t][0]); mat_set(m, 0, 1, cases[t][1]);
+        mat_set(m, 1, 0, cases[t][1]); mat_set(m, 1, 1, cases[t][0]);
+        View v = view("Extreme");
+        v.panels[0] = heat("Signed", m, tok3, tok3, "RdBu", true, false, -1);
+        v.panels[1] = heat("Sequential", m, tok3, tok3, "viridis", false, false, -1);
+        v.npanels = 2;
+        DrawList *d = lay(&v, 1280, 800, false);
+        if (t < 2) {
+            ck_assert(same_color(find_cell(d, 0, 0, 0)->color, cmap_at(rdbu, 1)));
+            ck_assert(same_color(find_cell(d, 0, 0, 1)->color, cmap_at(rdbu, 0)));
+            ck_assert(!same_color(find_cell(d, 1, 0, 0)->color, find_cell(d, 1, 0, 1)->color));
+        }
+        const char *ticks[16];
+        for (int k = 0; k < 2; k++) {
+            int n = texts_of(d, ROLE_TICK_LABEL, k, ticks);
+            ck_assert_int_ge(n, 1);
+            for (int i = 0; i < n; i++) {
+                ck_assert_msg(strlen(ticks[i]) <= 12, "tick label '%s' is too long", ticks[i]);
+                ck_assert_msg(!strstr(ticks[i], "nan") && !strstr(ticks[i], "inf"), "tick '%s'", ticks[i]);
+                double x = strtod(ticks[i], NULL);
+                ck_assert_msg(x == 0 || fabs(x) >= 1e300 || (fabs(x) > 0 && fabs(x) < 1e-300),
+                              "tick '%s' does not read as the ends of the scale", ticks[i]);
+            }
+            for (int i = 1; i < n; i++) ck_assert_str_ne(ticks[i - 1], ticks[i]);
+        }
+        if (t == 0) ck_assert_ptr_nonnull(find_text(d, "1.00e+308"));
+        if (t == 1) ck_assert_ptr_nonnull(find_text(d, "4.94e-324"));
+        char *svg = svg_write(d, NULL, NULL, NULL);
+        ck_assert_ptr_null(strstr(svg, "nan"));
+        ck_assert_ptr_null(strstr(svg, "inf"));
+        free(svg);
+        assert_page_clean(d, "extreme values");
+        draw_free(d);
+        mat_free(m);
+    }
+    ck_assert_int_eq(svg_nonfinite_count(), bad);
+}
+END_TEST
+
 START_TEST(test_limits_auto_decimals)
 {
     double big[] = { 123.456, -45.25, 0.5, 99.04 }, tiny[] = { 0.0012, 0.0301, 0.004, 0.011 };
@@ -921,6 +982,7 @@ Suite *layout_suite(void)
     tcase_add_test(limits, test_limits_tiny_cells_hide_text);
     tcase_add_test(limits, test_limits_many_labels_thin_out);
     tcase_add_test(limits, test_limits_constant_and_degenerate);
+    tcase_add_test(limits, test_limits_extreme_values);
     tcase_add_test(limits, test_limits_auto_decimals);
     tcase_add_test(limits, test_limits_small_canvas_and_big_text);
     tcase_add_test(limits, test_limits_many_panels_wrap);

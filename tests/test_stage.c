@@ -11,6 +11,7 @@
 #include "core/trace.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,6 +214,55 @@ START_TEST(test_dump_is_json_with_nulls)
 }
 END_TEST
 
+/* A matrix over DUMP_INLINE_CELLS is written once per setup, in the
+** top-level table, and every stage that shows it refers to it; a small one
+** stays in place. */
+START_TEST(test_limits_dump_writes_big_matrices_once)
+{
+    const char *text = "title: T\n[setup]\nseed: 1\ntokens: a b c\nX = randn 3x400\nW = randn 400x3\n"
+                       "queries: X @ W\nkeys: X @ W\nvalues: X @ W\n"
+                       "[qkv_projection]\n[embeddings]\n[setup]\n[embeddings]\n";
+    LessonError err;
+    Lesson *l = lesson_parse(text, strlen(text), "big.lesson", &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    Trace *t = attn_run(l, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    Buf b = {0};
+    dump_json(l, t, &b);
+    Tj *j = tjson_parse(b.s);
+    ck_assert_msg(j != NULL, "dump is not valid JSON");
+    Tj *stages = tjson_get(j, "stages"), *table = tjson_get(j, "matrices");
+    int refs = 0;
+    for (int k = 0; k < stages->n; k++) {
+        Tj *st = tjson_at(stages, k), *ms = tjson_get(st, "matrices");
+        ck_assert_int_eq((int)tjson_get(st, "setup")->num, k < 2 ? 1 : 2);
+        for (int i = 0; i < ms->n; i++) {
+            Tj *m = tjson_at(ms, i);
+            const char *name = tjson_get(m, "name")->str;
+            bool big = tjson_get(m, "rows")->num * tjson_get(m, "cols")->num > DUMP_INLINE_CELLS;
+            ck_assert_msg(big == (tjson_get(m, "data") == NULL), "%s: data in place iff small", name);
+            if (!big) continue;
+            ck_assert_int_eq(tjson_get(m, "shared")->kind, TJ_BOOL);
+            refs++;
+        }
+    }
+    ck_assert_int_eq(refs, 6);          /* qkv_projection: X, and W for each of Q, K, V; X in both embeddings */
+    ck_assert_int_eq(table->n, 2);      /* setups 1 and 2 */
+    Tj *one = tjson_get(table, "1"), *two = tjson_get(table, "2");
+    ck_assert_int_eq(one->n, 2);
+    ck_assert_int_eq(two->n, 1);
+    Mat *x = tjson_mat(tjson_get(one, "X")), *w = tjson_mat(tjson_get(one, "W"));
+    ck_assert(mat_max_abs_diff(x, trace_get(t, 0, "X")) == 0.0);
+    ck_assert(mat_max_abs_diff(w, trace_get(t, 0, "W")) == 0.0);
+    mat_free(x); mat_free(w);
+    ck_assert_ptr_nonnull(tjson_get(two, "X"));
+    tjson_free(j);
+    buf_free(&b);
+    trace_free(t);
+    lesson_free(l);
+}
+END_TEST
+
 START_TEST(test_limits_non_finite_is_an_error)
 {
     const char *text = "title: T\n[setup]\ntokens: a b\nX =\n  1e200 1\n  1 1e200\n[softmax]\n";
@@ -256,6 +306,65 @@ START_TEST(test_residual_stream)
     stage_view_free(v);
     char *x = explain_cell(l, t, 1, "X", 2, 3);
     has(x, "the residual stream");
+    free(x);
+    trace_free(t);
+    lesson_free(l);
+}
+END_TEST
+
+/* Variances of scores near the top of the doubles: computed without
+** squaring the values themselves (1.3e154 squared sums past 1e308 though the
+** variance, 1.69e308, is a double), and said in words when it overflows. */
+START_TEST(test_limits_variance_of_huge_scores)
+{
+    static const char *const cases[2][2] = {
+        { "1.14e77", "var 1.69e+308" },
+        { "1e154", "var too large for a double" },
+    };
+    for (int i = 0; i < 2; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "title: T\n[setup]\ntokens: a b\nX =\n  %s\n  -%s\n[scaled_scores]\n",
+                 cases[i][0], cases[i][0]);
+        LessonError err;
+        Lesson *l = lesson_parse(text, strlen(text), "v.lesson", &err);
+        ck_assert_msg(l != NULL, "%s", err.msg);
+        Trace *t = attn_run(l, &err);
+        ck_assert_msg(t != NULL, "%s", err.msg);
+        View *v = stage_view(l, t, 0);
+        ck_assert_int_eq(v->npanels, 2);
+        for (int k = 0; k < 2; k++) {
+            has(v->panels[k].title, cases[i][1]);
+            ck_assert_ptr_null(strstr(v->panels[k].title, "inf"));
+            ck_assert_ptr_null(strstr(v->panels[k].title, "nan"));
+        }
+        stage_view_free(v);
+        char *x = explain_cell(l, t, 0, "scaled_scores", 0, 1);
+        ck_assert_ptr_null(strstr(x, "inf"));
+        ck_assert_ptr_null(strstr(x, "nan"));
+        free(x);
+        trace_free(t);
+        lesson_free(l);
+    }
+}
+END_TEST
+
+/* An additive score whose hidden units overflow (tanh of them is still 1):
+** the explanation says "overflow", never "inf". */
+START_TEST(test_limits_explain_additive_overflow)
+{
+    const char *text = "title: T\n[setup]\ntokens: a b\nX =\n  1e200 1\n  1 1\n"
+                       "W1 =\n  1e200 1\n  1 1\nW2 =\n  1e200 1\n  1 1\nv =\n  1\n  1\n"
+                       "score: additive\nadditive: W1 W2 v\n[raw_scores]\n";
+    LessonError err;
+    Lesson *l = lesson_parse(text, strlen(text), "a.lesson", &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    Trace *t = attn_run(l, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    ck_assert_double_eq(mat_get(trace_get(t, 0, "raw_scores"), 0, 0), 2.0);
+    char *x = explain_cell(l, t, 0, "raw_scores", 0, 0);
+    has(x, "tanh(overflow)");
+    ck_assert_ptr_null(strstr(x, "inf"));
+    ck_assert_ptr_null(strstr(x, "nan"));
     free(x);
     trace_free(t);
     lesson_free(l);
@@ -397,8 +506,11 @@ Suite *stage_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_explain_all_masked_row);
     tcase_add_test(limits, test_limits_non_finite_is_an_error);
+    tcase_add_test(limits, test_limits_dump_writes_big_matrices_once);
     tcase_add_test(limits, test_custom_divisor_and_temperature);
     tcase_add_test(core, test_residual_stream);
+    tcase_add_test(limits, test_limits_variance_of_huge_scores);
+    tcase_add_test(limits, test_limits_explain_additive_overflow);
     suite_add_tcase(s, limits);
     return s;
 }

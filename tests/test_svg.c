@@ -195,6 +195,27 @@ START_TEST(test_limits_bad_bytes_still_parse)
 }
 END_TEST
 
+/* The last line of defence: a coordinate that is not finite is written
+** as 0 and counted, never as "nan" or "inf". */
+START_TEST(test_limits_nonfinite_written_as_zero)
+{
+    DrawList *d = draw_create(100, 100);
+    long before = svg_nonfinite_count();
+    draw_rect(d, (Rect){ NAN, 2, INFINITY, 4 }, (Color){ 255, 0, 0, 255 }, ROLE_DECOR);
+    draw_line(d, 0, -INFINITY, 10, 10, (Color){ 0, 0, 255, 255 }, NAN, ROLE_PLOT);
+    size_t len = 0;
+    char *svg = svg_write(d, NULL, NULL, &len);
+    ck_assert(xml_ok(svg, len));
+    ck_assert_ptr_null(strstr(svg, "nan"));
+    ck_assert_ptr_null(strstr(svg, "inf"));
+    ck_assert_ptr_nonnull(strstr(svg, "<rect x=\"0\" y=\"2\" width=\"0\" height=\"4\""));
+    /* x, width (clamped from inf to itself), y1, y2 (-inf + 10) */
+    ck_assert_int_ge(svg_nonfinite_count() - before, 3);
+    free(svg);
+    draw_free(d);
+}
+END_TEST
+
 START_TEST(test_limits_save)
 {
     DrawList *d = draw_create(10, 10);
@@ -236,6 +257,7 @@ Suite *svg_suite(void)
     tcase_add_test(limits, test_limits_empty_list);
     tcase_add_test(limits, test_limits_bad_bytes_still_parse);
     tcase_add_test(limits, test_limits_save);
+    tcase_add_test(limits, test_limits_nonfinite_written_as_zero);
     suite_add_tcase(s, limits);
     return s;
 }

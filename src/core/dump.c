@@ -1,11 +1,18 @@
 /*
-** dump.c: JSON output of every matrix every stage shows.
+** dump.c: JSON output of every matrix every stage shows. Small matrices are
+** written where each stage shows them; big ones once per setup, in the
+** "matrices" table at the end, so that 64 stages over the same 256x1024
+** embeddings write them once (see dump.h for the shape and the budget).
 */
 #include "dump.h"
 #include "stage.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* A JSON string literal; control characters escaped as \u00XX. */
 void dump_string(Buf *out, const char *s)
@@ -30,18 +37,73 @@ static void labels(Buf *out, char *const *l, int n)
     buf_puts(out, "]");
 }
 
-/* One number: 17 significant digits, null for −∞. */
+/* What one dump keeps track of: its output, the big matrices the stages
+** referred to (written once per setup at the end) and the numbers left in
+** its budget. */
+typedef struct Shared {
+    int setup;                  /* 0-based */
+    char *name;
+    const Mat *m;               /* borrowed from the trace */
+} Shared;
+
+typedef struct Dump {
+    Buf *out;
+    Shared *shared;
+    int nshared, cap;
+    int64_t budget;             /* numbers still allowed (DUMP_MAX_NUMBERS) */
+} Dump;
+
+/* One number: 17 significant digits, null for −∞. (snprintf into a local
+** buffer: half the cost of buf_printf, which formats twice.) */
 static void number(Buf *out, double v)
 {
-    if (isfinite(v)) buf_printf(out, "%.17g", v);
-    else buf_puts(out, "null");
+    char s[32];
+    if (!isfinite(v)) { buf_append(out, "null", 4); return; }
+    int n = snprintf(s, sizeof s, "%.17g", v);
+    buf_append(out, s, (size_t)n);
 }
 
-/* One panel's matrix: a part of a trace matrix is named "weights[3]" (its
-** row 3, 1-based, whole) or "K[0:3,0:4]" (rows and columns as Python
-** slices of the whole). */
-static void panel(Buf *out, const Panel *p, const Mat *whole)
+/* The rows of m as a JSON array of arrays, or null when they would go past
+** the budget. */
+static void data(Dump *d, const Mat *m)
 {
+    Buf *out = d->out;
+    int64_t cells = (int64_t)m->rows * m->cols;
+    if (cells > d->budget) { buf_puts(out, "null"); return; }
+    d->budget -= cells;
+    buf_puts(out, "[");
+    for (int i = 0; i < m->rows; i++) {
+        buf_puts(out, i ? ",\n        [" : "\n        [");
+        for (int j = 0; j < m->cols; j++) {
+            if (j) buf_append(out, ", ", 2);
+            number(out, mat_get(m, i, j));
+        }
+        buf_puts(out, "]");
+    }
+    buf_puts(out, "]");
+}
+
+/* Remember that a stage of setup s showed the big matrix name; true the
+** first time. */
+static bool share(Dump *d, int s, const char *name, const Mat *m)
+{
+    for (int i = d->nshared - 1; i >= 0 && d->shared[i].setup == s; i--)
+        if (!strcmp(d->shared[i].name, name)) return false;
+    if (d->nshared == d->cap) {
+        d->cap = d->cap ? 2 * d->cap : 16;
+        d->shared = xrealloc(d->shared, sizeof *d->shared * (size_t)d->cap);
+    }
+    d->shared[d->nshared++] = (Shared){ s, xstrdup(name), m };
+    return true;
+}
+
+/* One panel's matrix: its numbers inline when it is small (or a part the
+** view made), else "shared": true and its numbers in the setup's table. A
+** part of a trace matrix is named "weights[3]" (its row 3, 1-based, whole)
+** or "K[0:3,0:4]" (rows and columns as Python slices of the whole). */
+static void panel(Dump *d, int setup, const Panel *p, const Mat *whole)
+{
+    Buf *out = d->out;
     const Mat *m = p->m;
     buf_puts(out, "{\"name\": ");
     if (p->owned) {
@@ -60,32 +122,52 @@ static void panel(Buf *out, const Panel *p, const Mat *whole)
     labels(out, p->row_labels, m->rows);
     buf_puts(out, ", \"col_labels\": ");
     labels(out, p->col_labels, m->cols);
-    buf_puts(out, ", \"data\": [");
-    for (int i = 0; i < m->rows; i++) {
-        buf_puts(out, i ? ",\n        [" : "\n        [");
-        for (int j = 0; j < m->cols; j++) {
-            if (j) buf_puts(out, ", ");
-            number(out, mat_get(m, i, j));
-        }
-        buf_puts(out, "]");
+    if (!p->owned && (long)m->rows * m->cols > DUMP_INLINE_CELLS) {
+        share(d, setup, p->matrix, m);
+        buf_puts(out, ", \"shared\": true}");
+        return;
     }
-    buf_puts(out, "]}");
+    buf_puts(out, ", \"data\": ");
+    data(d, m);
+    buf_puts(out, "}");
+}
+
+/* The table of big matrices: {"SETUP": {"NAME": rows, ...}, ...}, setups
+** 1-based, in the order the stages first showed them. */
+static void shared_table(Dump *d)
+{
+    Buf *out = d->out;
+    buf_puts(out, "{");
+    for (int i = 0; i < d->nshared; i++) {
+        const Shared *x = &d->shared[i];
+        bool first = i == 0 || d->shared[i - 1].setup != x->setup;
+        if (first) buf_printf(out, "%s\n  \"%d\": {", i ? "}," : "", x->setup + 1);
+        buf_puts(out, first ? "\n    " : ",\n    ");
+        dump_string(out, x->name);
+        buf_puts(out, ": ");
+        data(d, x->m);
+        free(x->name);
+    }
+    buf_puts(out, d->nshared ? "}\n}" : "}");
 }
 
 /* The panels of a view as a JSON list. */
-static void panels(Buf *out, const View *v, const Trace *T)
+static void panels(Dump *d, const View *v, const Trace *T)
 {
+    Buf *out = d->out;
     buf_puts(out, "[");
     for (int i = 0; i < v->npanels; i++) {
         buf_puts(out, i ? ",\n    " : "\n    ");
-        panel(out, &v->panels[i], trace_at(T, v->setup, v->panels[i].ref));
+        panel(d, v->setup, &v->panels[i], trace_at(T, v->setup, v->panels[i].ref));
     }
     buf_puts(out, "]");
 }
 
-/* Every stage; a stage with sub-steps also lists each one's panels. */
+/* Every stage (a stage with sub-steps also lists each one's panels), then
+** the shared matrices. */
 void dump_json(const Lesson *L, const Trace *T, Buf *out)
 {
+    Dump d = { out, NULL, 0, 0, DUMP_MAX_NUMBERS };
     buf_puts(out, "{\"lesson\": ");
     dump_string(out, L->name);
     buf_puts(out, ", \"title\": ");
@@ -93,10 +175,11 @@ void dump_json(const Lesson *L, const Trace *T, Buf *out)
     buf_puts(out, ", \"stages\": [");
     for (int k = 0; k < L->nstages; k++) {
         View *v = stage_view(L, T, k);
-        buf_printf(out, "%s\n  {\"index\": %d, \"id\": \"%s\", \"title\": ", k ? "," : "", k + 1, lesson_stage_name(v->id));
+        buf_printf(out, "%s\n  {\"index\": %d, \"id\": \"%s\", \"setup\": %d, \"title\": ", k ? "," : "", k + 1,
+                   lesson_stage_name(v->id), v->setup + 1);
         dump_string(out, v->title);
         buf_puts(out, ", \"matrices\": ");
-        panels(out, v, T);
+        panels(&d, v, T);
         int n = v->nsteps;
         if (n > 1) buf_puts(out, ", \"steps\": [");
         for (int t = 0; t < n && n > 1; t++) {
@@ -107,7 +190,7 @@ void dump_json(const Lesson *L, const Trace *T, Buf *out)
             buf_puts(out, ", \"note\": ");
             dump_string(out, w->note ? w->note : "");
             buf_puts(out, ", \"matrices\": ");
-            panels(out, w, T);
+            panels(&d, w, T);
             buf_puts(out, "}");
             stage_view_free(w);
         }
@@ -115,5 +198,8 @@ void dump_json(const Lesson *L, const Trace *T, Buf *out)
         buf_puts(out, "}");
         stage_view_free(v);
     }
-    buf_puts(out, "\n]}\n");
+    buf_puts(out, "\n], \"matrices\": ");
+    shared_table(&d);
+    buf_puts(out, "}\n");
+    free(d.shared);
 }

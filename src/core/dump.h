@@ -1,11 +1,22 @@
 /*
 ** dump.h: a lesson's stages as JSON, for checking numbers outside the
 ** program. Shape:
-**   {"lesson": NAME, "title": TITLE, "stages": [{"index": 1, "id": "softmax",
-**    "title": ..., "matrices": [{"name", "rows", "cols", "row_labels",
-**    "col_labels", "data": [[...], ...]}]}]}
+**   {"lesson": NAME, "title": TITLE,
+**    "stages": [{"index": 1, "id": "softmax", "setup": 1, "title": ...,
+**                "matrices": [{"name", "rows", "cols", "row_labels",
+**                              "col_labels", "data": [[...], ...]}]}],
+**    "matrices": {"1": {"X": [[...], ...], ...}, ...}}
+** A matrix of more than DUMP_INLINE_CELLS cells has "shared": true instead
+** of "data": its rows are in the top-level "matrices" table, under its
+** stage's setup (1-based, as a string) and its name, written once however
+** many stages show it. A one-row slice a stage made (per_token) is always
+** written in place.
 ** Numbers carry 17 significant digits (they read back as the same doubles);
-** −∞ (a masked score) is written as null.
+** −∞ (a masked score) is written as null. At most DUMP_MAX_NUMBERS numbers
+** are written in all; a matrix that would go past them is null as a whole
+** ("data": null, or null in the table), so that the numbers of a dump take
+** about 100 MB at most whatever the lesson (labels, repeated by every
+** stage, add at most as much again).
 **
 ** Names (trace_name): with one head "Q", "K", "V", "raw_scores",
 ** "scaled_scores", "masked_scores", "weights", "output", "mask", "final",
@@ -23,6 +34,11 @@
 #include "lesson.h"
 #include "trace.h"
 #include "util.h"
+
+/* Matrices with more cells than this are written once per setup. */
+#define DUMP_INLINE_CELLS 1024
+/* The most numbers one dump writes (the input-number limit of a lesson). */
+#define DUMP_MAX_NUMBERS 4194304L
 
 /* Append the JSON of every stage of L to out. */
 void dump_json(const Lesson *L, const Trace *T, Buf *out);

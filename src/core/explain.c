@@ -47,6 +47,9 @@ static void num(Buf *b, double v, bool paren)
 {
     char t[48];
     if (v == -INFINITY) { buf_puts(b, "\xe2\x88\x92\xe2\x88\x9e"); return; }
+    /* a step whose value went past the doubles (an additive score's hidden
+    ** units, whose tanh is still exact): said so, never "inf" or "nan" */
+    if (!isfinite(v)) { buf_puts(b, "overflow"); return; }
     if (v == floor(v) && fabs(v) < 1e9) snprintf(t, sizeof t, "%.0f", v);
     else snprintf(t, sizeof t, "%.4g", v);
     if (!strcmp(t, "-0")) snprintf(t, sizeof t, "0");

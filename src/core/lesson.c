@@ -69,6 +69,7 @@ typedef struct Parser {
     unsigned line_off, line_end;    /* its first byte; just after its line end */
     bool line_crlf;
     LessonSpan *spans; int spans_cap;   /* the numbers of the rows being read */
+    size_t cont_len, cont_cap;  /* its length and allocation: joining grows it by doubling */
 } Parser;
 
 /* Record an error at a column of the current line (1-based, in characters). */
@@ -1858,7 +1859,8 @@ static void flush_para(Parser *p)
 {
     if (p->para.len == 0) return;
     Stage *st = &p->L->stages[p->L->nstages - 1];
-    st->paras = xrealloc(st->paras, sizeof *st->paras * (size_t)(st->npara + 1));
+    if ((st->npara & (st->npara - 1)) == 0)     /* 0, 1, 2, 4, ...: the array doubles */
+        st->paras = xrealloc(st->paras, sizeof *st->paras * (size_t)(st->npara ? 2 * st->npara : 1));
     st->paras[st->npara++] = buf_take(&p->para);
 }
 
@@ -2001,6 +2003,8 @@ static bool parse_head_key(Parser *p, const char *key, const char *key_at, const
     char **dst = k == 0 ? &p->L->title : &p->L->summary;
     *dst = xstrdup(v);
     p->cont_target = dst;
+    p->cont_len = strlen(v);
+    p->cont_cap = p->cont_len + 1;
     return true;
 }
 
@@ -2050,15 +2054,16 @@ static bool parse_line(Parser *p, char *line)
     strip_comment(line);
     if (indented && *s != '[') {           /* a '[' line starts a section, indented or not */
         if (p->rows_target) return parse_row(p, s);
-        if (p->cont_target) {
-            char *old = *p->cont_target;
-            size_t a = strlen(old), b = strlen(s);
-            char *joined = xmalloc(a + b + 2);
-            memcpy(joined, old, a);
-            joined[a] = ' ';
-            memcpy(joined + a + 1, s, b + 1);
-            free(old);
-            *p->cont_target = joined;
+        if (p->cont_target) {          /* joined with a space, in amortised O(line) */
+            size_t b = strlen(s), need = p->cont_len + b + 2;
+            if (need > p->cont_cap) {
+                p->cont_cap = need > 2 * p->cont_cap ? need : 2 * p->cont_cap;
+                *p->cont_target = xrealloc(*p->cont_target, p->cont_cap);
+            }
+            char *t = *p->cont_target;
+            t[p->cont_len] = ' ';
+            memcpy(t + p->cont_len + 1, s, b + 1);
+            p->cont_len += b + 1;
             return true;
         }
     }
@@ -2103,7 +2108,7 @@ static int utf8_len(const unsigned char *s, size_t avail)
 {
     unsigned c = s[0];
     if (c < 0x80) return 1;
-    int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
     if (n == 0 || (size_t)n > avail) return 0;
     for (int i = 1; i < n; i++)
         if ((s[i] & 0xc0) != 0x80) return 0;

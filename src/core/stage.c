@@ -186,7 +186,7 @@ static double variance(const Mat *m)
     return sq / n * big * big;      /* may be +∞ for values near 1e308: the caller says "overflow" */
 }
 
-/* "variance 1.23", or "variance overflows" when it is beyond a double. */
+/* "var 1.23", or "var too large for a double" when it overflows one. */
 static char *variance_text(const Mat *m)
 {
     double x = variance(m);

@@ -313,6 +313,10 @@ static int encode_isal(SDL_Surface *s, const ExportMeta *meta, Buf *out)
             enc.band[(size_t)r * stride] = 0;                     /* filter NONE */
             argb_to_rgb(surface_row(s, y0 + r), enc.band + (size_t)r * stride + 1, s->w);
         }
+        /* igzip's vector code may look a few bytes past avail_in: what lies
+        ** there must not depend on earlier pictures, or the bytes (not the
+        ** pixels) of a PNG would depend on what was exported before it */
+        memset(enc.band + stride * (size_t)rows, 0, enc.band_cap - stride * (size_t)rows);
         z.next_in = enc.band;
         z.avail_in = (uint32_t)(stride * (size_t)rows);
         z.end_of_stream = y0 + rows == s->h;

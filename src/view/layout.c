@@ -35,6 +35,7 @@
 #include "core/i18n.h"
 #include "core/util.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +45,7 @@
 #define INK       1.17f   /* height the glyphs of a line really cover */
 #define BAR_STEPS 64      /* thin rectangles in a colour bar */
 #define MAX_TICKS 8
+#define HEAT_BLOCK 3.0f        /* side of a block of sub-pixel cells, in pixels at 1280x800 */
 #define CELL_ASPECT 1.6f  /* cells may be this much wider than tall */
 
 static const char ELLIPSIS[] = "\xe2\x80\xa6";
@@ -61,6 +63,7 @@ typedef struct Metrics {
 typedef struct Ticks {
     double v[MAX_TICKS];
     int n, decimals;
+    int sci;                    /* > 0: labels in scientific notation, this many significant digits */
 } Ticks;
 
 /* How the labels along one side of a grid are set. */
@@ -361,11 +364,13 @@ static float body_block(Page *p, const View *v, float size, float x, float y,
 
 /* ----------------------------------------------------------- numbers */
 
-/* A "nice" step (1, 2, 2.5 or 5 times a power of ten) near raw. */
+/* A "nice" step (1, 2, 2.5 or 5 times a power of ten) near raw; 0 when raw
+** is not a positive number whose power of ten is a normal double. */
 static double nice_step(double raw)
 {
-    if (!(raw > 0) || !isfinite(raw)) return 1;
+    if (!(raw > 0) || !isfinite(raw)) return 0;
     double e = pow(10, floor(log10(raw)));
+    if (!(e >= DBL_MIN) || !isfinite(e)) return 0;
     double f = raw / e;
     double nf = f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10;
     return nf * e;
@@ -381,18 +386,64 @@ static int step_decimals(double step)
     return 6;
 }
 
+/* Where x falls between lo and hi, 0..1 (0.5 when the range is empty).
+** Computed on values divided by the largest magnitude, so that neither a
+** range of ±1e308 (whose width overflows) nor one of subnormal numbers
+** (whose halves round to 0) gives infinity or NaN. */
+static double scale_frac(double x, double lo, double hi)
+{
+    double s = fmax(fabs(lo), fabs(hi));
+    if (!(s > 0) || !isfinite(s) || !isfinite(x)) return 0.5;
+    double den = hi / s - lo / s, t = (x / s - lo / s) / den;
+    if (!(den > 0) || isnan(t)) return 0.5;
+    return t < 0 ? 0 : t > 1 ? 1 : t;
+}
+
+/* Ticks in scientific notation with enough significant digits (3 at
+** least) that neighbours read differently: for values of 1e9 and more, or
+** non-zero ones that even 6 decimals would print as 0. */
+static void ticks_notation(Ticks *t)
+{
+    t->sci = 0;
+    bool need = false;
+    for (int i = 0; i < t->n; i++)
+        need |= fabs(t->v[i]) >= 1e9 || (t->v[i] != 0 && fabs(t->v[i]) < 0.5e-6);
+    if (!need) return;
+    for (t->sci = 3; t->sci < 17; t->sci++) {
+        bool distinct = true;
+        char a[48], b[48];
+        for (int i = 1; i < t->n && distinct; i++) {
+            snprintf(a, sizeof a, "%.*e", t->sci - 1, t->v[i - 1]);
+            snprintf(b, sizeof b, "%.*e", t->sci - 1, t->v[i]);
+            distinct = strcmp(a, b) != 0;
+        }
+        if (distinct) return;
+    }
+}
+
+/* Tick i's label: util_fmt_num, or scientific notation (ticks_notation). */
+static void tick_text(char *buf, size_t n, const Ticks *t, int i)
+{
+    if (t->sci && t->v[i] != 0) snprintf(buf, n, "%.*e", t->sci - 1, t->v[i]);
+    else util_fmt_num(buf, n, t->v[i], t->sci ? 0 : t->decimals);
+}
+
 /* Up to want (2..MAX_TICKS) round values inside [lo, hi]; if none fit, the
-** ends themselves (and 0 when it lies between). */
+** ends themselves (and 0 when it lies between). Round values are looked for
+** only where a step and its multiples are normal doubles (half-ranges from
+** 1e-290 to 1e290); the ends serve beyond. */
 static Ticks make_ticks(double lo, double hi, int want)
 {
-    Ticks t = { { 0 }, 0, 0 };
+    Ticks t = { { 0 }, 0, 0, 0 };
     if (want > MAX_TICKS) want = MAX_TICKS;
-    if (want >= 2 && hi > lo) {
+    double half = hi / 2 - lo / 2;      /* never overflows, unlike hi - lo */
+    if (want >= 2 && hi > lo && half > 1e-290 && half < 1e290) {
         for (int w = want; w >= 2 && t.n == 0; w--) {
             double step = nice_step((hi - lo) / (w - 1));
-            double first = ceil(lo / step - 1e-9) * step;
+            if (step <= 0) continue;
+            double first = ceil(lo / step - 1e-9);
             int n = 0;
-            for (double x = first; x <= hi + step * 1e-9 && n < MAX_TICKS; x = first + step * ++n)
+            for (double x = first * step; x <= hi + step * 1e-9 && n < MAX_TICKS; x = (first + ++n) * step)
                 t.v[n] = fabs(x) < step * 1e-9 ? 0 : x;
             if (n >= 2 && n <= want) { t.n = n; t.decimals = step_decimals(step); }
         }
@@ -402,10 +453,11 @@ static Ticks make_ticks(double lo, double hi, int want)
         t.n = 1;
         if (want >= 3 && lo < 0 && hi > 0) t.v[t.n++] = 0;
         if (hi > lo && want >= 2) t.v[t.n++] = hi;
-        double span = fabs(hi - lo) > 0 ? fabs(hi - lo) : fabs(hi);
-        t.decimals = span >= 10 ? 0 : span >= 1 ? 1 : span > 0 ? 1 - (int)floor(log10(span)) : 1;
+        double span = half > 0 ? half : fabs(hi) / 2;
+        t.decimals = span >= 5 ? 0 : span >= 0.5 ? 1 : span > 0 ? 1 - (int)floor(log10(2 * span)) : 1;
         if (t.decimals > 6) t.decimals = 6;
     }
+    ticks_notation(&t);
     return t;
 }
 
@@ -500,12 +552,10 @@ static void heat_scale(const Page *p, const Panel *pn, PanelPlan *pp)
     pp->hi = hi;
 }
 
-/* Where a value falls on the panel's scale, 0..1 (halves first, so that
-** a scale of ±1e308 does not overflow). */
+/* Where a value falls on the panel's scale, 0..1 (scale_frac). */
 static double heat_t(const PanelPlan *pp, double x)
 {
-    double t = (x / 2 - pp->lo / 2) / (pp->hi / 2 - pp->lo / 2);
-    return t < 0 ? 0 : t > 1 ? 1 : t;
+    return scale_frac(x, pp->lo, pp->hi);
 }
 
 /* The colormap a panel is drawn with. */
@@ -709,7 +759,7 @@ static void plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, f
         pp->ext = gh < min_bar(p) ? (min_bar(p) - gh) / 2 : 0;
         Ticks t = bar_ticks(p, pp, gh + 2 * pp->ext);
         for (int i = 0; i < t.n; i++) {
-            util_fmt_num(buf, sizeof buf, t.v[i], t.decimals);
+            tick_text(buf, sizeof buf, &t, i);
             pp->tick_w = fmaxf(pp->tick_w, tw(p, buf, m->tick, 0));
         }
     }
@@ -1184,7 +1234,7 @@ static void draw_colorbar(Page *p, const Panel *pn, int k, const PanelPlan *pp, 
         last = y;
         tag(p, draw_line(p->d, bar.x + bar.w, y, bar.x + bar.w + 0.7f * m->gs, y, p->th->muted,
                          fmaxf(1, p->m.u), ROLE_DECOR), k, -1, -1);
-        util_fmt_num(buf, sizeof buf, t.v[i], t.decimals);
+        tick_text(buf, sizeof buf, &t, i);
         char cut[64];
         fit_text(p, buf, m->tick, 0, pp->tick_w, cut, sizeof cut);
         Rect b = { bar.x + bar.w + 1.2f * m->gs, y - lh / 2, pp->tick_w, lh };
@@ -1239,10 +1289,13 @@ static void draw_heat(Page *p, const View *v, int k, const PanelPlan *pp)
     draw_heat_labels(p, pn, k, pp);
     if (pp->value_fs <= 0 && !hidden) p->hidden_values = true;
     /* Cells narrower than a pixel cannot be told apart: draw one rectangle
-    ** per pixel-sized block of them (the colour of its first cell), so a
-    ** 1024x1024 matrix costs thousands of commands, not a million. */
-    int rstep = pp->ch >= 1 ? 1 : (int)ceilf(1.0f / fmaxf(pp->ch, 1e-3f));
-    int cstep = pp->cw >= 1 ? 1 : (int)ceilf(1.0f / fmaxf(pp->cw, 1e-3f));
+    ** per block of them HEAT_BLOCK units on a side (the colour of its first
+    ** cell), so a 1024x1024 matrix costs thousands of commands, not a
+    ** million, and a page of such panels at most one command per
+    ** HEAT_BLOCK² units of its area (a bounded SVG). */
+    float blk = HEAT_BLOCK * p->m.u;
+    int rstep = pp->ch >= 1 ? 1 : (int)ceilf(blk / fmaxf(pp->ch, 1e-3f));
+    int cstep = pp->cw >= 1 ? 1 : (int)ceilf(blk / fmaxf(pp->cw, 1e-3f));
     for (int r = 0; r < m->rows; r += rstep) {
         for (int c = 0; c < m->cols; c += cstep) {
             double x = mat_get(m, r, c);
@@ -1324,10 +1377,13 @@ static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
     if (lo > 0) lo = 0;
     for (int r = 0; pn->bounds && r < mm->rows; r++)
         if (isfinite(pn->bounds[r])) { hi = fmax(hi, pn->bounds[r]); lo = fmin(lo, pn->bounds[r]); }
-    if (!(hi > lo)) hi = lo + 1;
-    double step = nice_step((hi - lo) / 4);
-    hi = ceil((hi + 0.04 * (hi - lo)) / step) * step;
-    lo = floor(lo / step) * step;
+    if (!(hi > lo)) hi = lo + fmax(1, fabs(lo) * 1e-9);
+    if (!(hi > lo)) hi = nextafter(lo, INFINITY);
+    /* rounded out to a step when that stays finite (see make_ticks) */
+    double step = nice_step(hi / 4 - lo / 4);
+    double rhi = step > 0 ? ceil((hi + 0.08 * (hi / 2 - lo / 2)) / step) * step : hi;
+    double rlo = step > 0 ? floor(lo / step) * step : lo;
+    if (isfinite(rhi) && isfinite(rlo) && rhi > rlo) { hi = rhi; lo = rlo; }
     Ticks t = make_ticks(lo, hi, 7);
 
     /* legend column at the right */
@@ -1344,7 +1400,7 @@ static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
     /* left: y axis title and tick labels */
     float yt_w = 0;
     for (int i = 0; i < t.n; i++) {
-        util_fmt_num(buf, sizeof buf, t.v[i], t.decimals);
+        tick_text(buf, sizeof buf, &t, i);
         yt_w = fmaxf(yt_w, tw(p, buf, m->tick, 0));
     }
     bool has_y = pn->y_axis && pn->y_axis[0], has_x = pn->row_axis && pn->row_axis[0];
@@ -1361,12 +1417,12 @@ static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
     /* gridlines and y ticks (never two labels closer than a line) */
     float last = INFINITY;
     for (int i = 0; i < t.n; i++) {
-        float y = bottom - ph * (float)((t.v[i] - lo) / (hi - lo));
+        float y = bottom - ph * (float)scale_frac(t.v[i], lo, hi);
         tag(p, draw_line(p->d, px, y, px + pw, y, th->frame, 1, ROLE_DECOR), k, -1, -1);
         if (fabsf(last - y) < LH * m->tick) continue;
         last = y;
         char cut[64];
-        util_fmt_num(buf, sizeof buf, t.v[i], t.decimals);
+        tick_text(buf, sizeof buf, &t, i);
         fit_text(p, buf, m->tick, 0, yt_w, cut, sizeof cut);
         Rect b = { px - m->gs - yt_w, y - LH * m->tick / 2, yt_w, LH * m->tick };
         tag(p, put_text(p, b, cut, m->tick, th->muted, ALIGN_RIGHT, VALIGN_MIDDLE, ROLE_TICK_LABEL, 0, 0),
@@ -1417,7 +1473,7 @@ static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
     if (pn->bounds) {
         float last_y = 0;
         for (int r = 0; r < rows; r++) {
-            float y = bottom - ph * (float)((pn->bounds[r] - lo) / (hi - lo));
+            float y = bottom - ph * (float)scale_frac(pn->bounds[r], lo, hi);
             int i = draw_line(p->d, px + r * sx, y, px + (r + 1) * sx, y, th->fg, fmaxf(1.5f, 2 * m->u), ROLE_PLOT);
             p->d->cmds[i].dashed = 1;
             tag(p, i, k, -1, -1);
@@ -1440,7 +1496,7 @@ static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
             double x = mat_get(mm, r, s);
             if (!isfinite(x)) continue;
             float X = px + r * sx + (nser > 1 ? (s + 0.5f) * slot : 0.5f * sx);
-            float Y = bottom - ph * (float)((x - lo) / (hi - lo));
+            float Y = bottom - ph * (float)scale_frac(x, lo, hi);
             Rect hit = { X - fmaxf(slot, ms) / 2, Y - ms, fmaxf(slot, ms), 2 * ms };
             int i = draw_rect(p->d, hit, (Color){ 0, 0, 0, 0 }, ROLE_CELL);
             tag(p, i, k, r, s);

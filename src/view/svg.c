@@ -11,6 +11,7 @@
 #include "core/utf8.h"
 #include "core/util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +20,25 @@
 #define DESCENT 0.236f
 #define DIGIT   0.729f      /* height of the digits */
 
-/* A coordinate with two decimals, trailing zeros and "-0" dropped. */
+/* Numbers that were not finite when written (see svg.h). */
+static long nonfinite_count;
+
+/* How many non-finite numbers svg_write has replaced by 0 so far. */
+long svg_nonfinite_count(void)
+{
+    return nonfinite_count;
+}
+
+/* A coordinate with two decimals, trailing zeros and "-0" dropped; a value
+** that is not finite is written as 0 and counted: the last line of defence,
+** since the layout must never produce one. */
 static void put_num(Buf *b, float v)
 {
     char s[48];
+    if (!isfinite(v)) {
+        nonfinite_count++;
+        v = 0;
+    }
     snprintf(s, sizeof s, "%.2f", (double)v);
     size_t n = strlen(s);
     while (n > 0 && s[n - 1] == '0') n--;

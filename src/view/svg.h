@@ -39,6 +39,11 @@
 ** (NULL to leave out) become its <title> and <desc>. If len is not NULL it
 ** receives the length in bytes. */
 char *svg_write(const DrawList *d, const char *title, const char *desc, size_t *len);
+/* How many numbers (coordinates, sizes) that were not finite svg_write has
+** written as 0 since the program started. The layout never produces one;
+** this guard only keeps "nan" out of a file should it ever happen, and
+** tests assert that the count stays 0. */
+long svg_nonfinite_count(void);
 /* The same with the text's font-family list (NULL: SVG_FAMILIES). */
 char *svg_write_fonts(const DrawList *d, const char *title, const char *desc, const char *families,
                       size_t *len);

@@ -12,6 +12,7 @@
 #   make fuzz-npy              build build/fuzz/fuzz_npy (the .npy/.npz reader), seed
 #                              build/fuzz/npy-corpus and fuzz for $(FUZZ_SECONDS) seconds
 #   make fuzz-regressions      replay tests/fuzz/regressions/* (no fuzzing)
+#   make fuzz-memory           the heavy lessons through the harness under the 2 GB limit
 #   make test-valgrind         memcheck over --export (PNG and SVG) and --check
 #   make test-bad-lessons      tests/bad_lessons.sh against $(BUILD)/attnlab
 
@@ -21,9 +22,11 @@ FUZZ_SECONDS ?= 60
 FUZZ_SAN     := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS  := $(WARN) -g -O1 -Isrc -I$(BUILD)/gen $(FUZZ_SAN)
 FUZZ_SRC     := tests/fuzz/fuzz_lesson.c $(CORE_SRC) $(VIEW_SRC)
-FUZZ_ARGS    := -max_len=65536 -timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/lesson.dict
+# -timeout: a lesson at the edge of the work budget (about a second in a
+# normal build) takes 10-20 s under ASan and UBSan at -O1.
+FUZZ_ARGS    := -max_len=65536 -timeout=30 -rss_limit_mb=2048 -dict=tests/fuzz/lesson.dict
 
-.PHONY: fuzz fuzz-build fuzz-corpus fuzz-npy fuzz-regressions test-valgrind test-bad-lessons
+.PHONY: fuzz fuzz-build fuzz-corpus fuzz-npy fuzz-memory fuzz-regressions test-valgrind test-bad-lessons
 
 # The harness links the SDL-free modules only: src/core and src/view.
 $(FUZZ_DIR)/fuzz_lesson: $(FUZZ_SRC) $(wildcard src/core/*.h src/view/*.h) $(BUILD)/gen/cmap_tables.h tests/fuzz/rules.mk | deps
@@ -62,6 +65,13 @@ fuzz-npy: $(FUZZ_DIR)/fuzz_npy
 	$(FUZZ_DIR)/fuzz_npy -max_len=4096 -timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/npy.dict \
 	  -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=$(FUZZ_DIR)/npy-artifacts/ $(FUZZ_DIR)/npy-corpus
+
+# The heaviest lessons within the documented limits (tests/heavy-lessons/),
+# each through the whole harness once: libFuzzer stops with "out-of-memory"
+# if one takes the process past 2 GB (the default -rss_limit_mb) or asks for
+# that much in one allocation.
+fuzz-memory: $(FUZZ_DIR)/fuzz_lesson
+	$(FUZZ_DIR)/fuzz_lesson -runs=1 -timeout=120 -rss_limit_mb=2048 -malloc_limit_mb=2048 tests/heavy-lessons/*.lesson
 
 # Inputs that once crashed, minimised: each must now run clean.
 fuzz-regressions: $(FUZZ_DIR)/fuzz_lesson

@@ -1,0 +1,40 @@
+#!/bin/sh
+# generate.sh DIR: the heavy lessons too big to keep in git, written to DIR.
+# Each is just under the 1 MiB file limit and valid; parsing one must cost
+# time linear in its size (tests/heavy_lessons.sh runs them with a budget).
+#   summary-continuations.lesson   a summary of 349,000 one-character lines
+#   title-continuations.lesson     the same under title:
+#   paragraphs-349k.lesson          349,000 paragraphs of one word
+#   long-lines.lesson               31 prose lines of 32,768 bytes
+set -eu
+dir=$1
+mkdir -p "$dir"
+tail='[setup]
+tokens: a b
+X =
+  1 0
+  0 1
+[softmax]'
+awk -v tail="$tail" 'BEGIN {
+    printf "title: A long summary\nsummary: s\n"
+    for (i = 0; i < 349000; i++) printf " x\n"
+    print tail
+}' >"$dir/summary-continuations.lesson"
+awk -v tail="$tail" 'BEGIN {
+    printf "title: t\n"
+    for (i = 0; i < 349000; i++) printf " x\n"
+    print tail
+}' >"$dir/title-continuations.lesson"
+awk -v tail="$tail" 'BEGIN {
+    printf "title: Many paragraphs\n%s\n\n", tail
+    for (i = 0; i < 349000; i++) printf "a\n\n"
+}' >"$dir/paragraphs-349k.lesson"
+awk -v tail="$tail" 'BEGIN {
+    printf "title: Long lines\n%s\n\n", tail
+    w = "attention "
+    for (l = 0; l < 31; l++) {
+        line = ""
+        while (length(line) + length(w) <= 32768) line = line w
+        printf "%s\n", substr(line, 1, length(line) - 1)
+    }
+}' >"$dir/long-lines.lesson"
