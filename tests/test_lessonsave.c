@@ -322,6 +322,25 @@ START_TEST(test_decimals_kept)
 }
 END_TEST
 
+START_TEST(test_edit_source_of_transpose)
+{
+    /* B is A transposed when its line is read: an edit of A, written out or
+    ** drawn, is saved after B's line, so B reloads as the screen shows it */
+    const char *texts[2] = {
+        "title: t\n[setup]\ntokens: a b\nA =\n  1 2\n  3 4\nB = transpose A\nX = identity 2\n[embeddings]\n",
+        "title: t\n[setup]\nseed: 1\ntokens: a b\nA = randn 2x2\nB = transpose A\nX = identity 2\n[embeddings]\n",
+    };
+    for (int k = 0; k < 2; k++) {
+        size_t n;
+        char *out = save_one(texts[k], strlen(texts[k]), 0, "A", 0, 1, 7.5, &n);
+        const char *b = strstr(out, "B = transpose A"), *o = strstr(out, "A[1,2] = 7.5");
+        ck_assert_msg(b && o && o > b, "%s", out);
+        ck_assert_ptr_nonnull(strstr(out, k == 0 ? "  1 2\n" : "A = randn 2x2"));   /* the definition untouched */
+        free(out);
+    }
+}
+END_TEST
+
 START_TEST(test_no_final_newline)
 {
     const char *t = "title: T\n[setup]\ntokens: a b\nX = ones 2x2\n[softmax]\n[setup]\nX = ones 2x2";
@@ -409,6 +428,7 @@ Suite *lessonsave_suite(void)
     tcase_add_test(core, test_alignment_left);
     tcase_add_test(core, test_override_syntax);
     tcase_add_test(core, test_no_final_newline);
+    tcase_add_test(core, test_edit_source_of_transpose);
     tcase_add_test(core, test_override_spacing);
     tcase_add_test(core, test_decimals_kept);
     tcase_add_test(core, test_crlf_bom_kept);

@@ -328,6 +328,24 @@ START_TEST(test_bad_lesson_keeps_previous)
 }
 END_TEST
 
+START_TEST(test_no_edit_of_a_transposed_matrix)
+{
+    /* B = transpose A was taken when its line was read: editing A could not
+    ** be saved so that both read back as shown, so the window refuses it */
+    static const char text[] = "title: t\n[setup]\ntokens: a b\nA =\n  1 2\n  3 4\nB = transpose A\n"
+                               "queries: A\nkeys: B\nvalues: A\n[embeddings]\n";
+    AppState *s = app_create();
+    ck_assert_msg(app_open_text(s, "t.lesson", text, sizeof text - 1) == 0, "%s", s->error);
+    ck_assert_str_eq(s->view->panels[0].matrix, "A");
+    ck_assert(!app_scroll_edit(s, 0, 0, 1, 1, false));
+    ck_assert_double_eq(mat_get(s->view->panels[0].m, 0, 1), 2.0);
+    ck_assert_ptr_nonnull(strstr(s->toast, "transpose"));
+    ck_assert(!s->dirty);
+    ck_assert(app_scroll_edit(s, 1, 0, 1, 1, false));        /* B itself is fine */
+    app_free(s);
+}
+END_TEST
+
 START_TEST(test_predict_mode)
 {
     app_goto(a, find_stage(STAGE_SOFTMAX) + 1);
@@ -956,6 +974,7 @@ Suite *state_suite(void)
     tcase_add_test(core, test_hover_pin_explain);
     tcase_add_test(core, test_scroll_edit_recomputes_downstream);
     tcase_add_test(core, test_predict_mode);
+    tcase_add_test(core, test_no_edit_of_a_transposed_matrix);
     tcase_add_test(core, test_shot_name);
     tcase_add_test(core, test_picker);
     tcase_add_test(core, test_frame_overlays);

@@ -41,6 +41,10 @@ int app_set_cell(AppState *a, int setup, const char *matrix, int row, int col, d
 {
     LsaveSource src;
     if (!a->L || !lsave_source(a->L, setup, matrix, row, col, &src)) return -1;
+    if (lsave_feeds_transpose(a->L, setup, matrix)) {
+        app_toast(a, _("%s is read by a transpose line: change it in the lesson's text"), matrix);
+        return -1;
+    }
     char name[LESSON_MAX_NAME + 1];          /* matrix may point into the lesson */
     snprintf(name, sizeof name, "%s", matrix);
     double old = mat_get(lesson_matrix(&a->L->setups[setup], name)->m, row, col);

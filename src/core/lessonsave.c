@@ -52,6 +52,21 @@ bool lsave_shared(const Lesson *L, int s1, int s2, const char *matrix, int row, 
         && a.def == b.def && a.ovr == b.ovr;
 }
 
+/* Does a transpose read this matrix, here or in a later setup that has it
+** from the same text? */
+bool lsave_feeds_transpose(const Lesson *L, int s, const char *matrix)
+{
+    for (int t = s; t < L->nsetups; t++) {
+        if (t > s && !lsave_shared(L, s, t, matrix, 0, 0)) continue;
+        const Setup *su = &L->setups[t];
+        for (int k = 0; k < su->nmats; k++) {
+            const char *how = su->mats[k].how;
+            if (how && !strncmp(how, "transpose", 9) && !strcmp(how + 9 + strspn(how + 9, " \t"), matrix)) return true;
+        }
+    }
+    return false;
+}
+
 /* Cells that differ between two parses. */
 int lsave_diff(const Lesson *base, const Lesson *edited, LsaveEdit **out)
 {
@@ -221,6 +236,24 @@ static int op_cmp(const void *x, const void *y)
     return (a->col > b->col) - (a->col < b->col);
 }
 
+/* The end of the last `transpose NAME` definition in setup s that reads
+** matrix name, or 0 if none does. A transpose is taken when its line is
+** read, so an edit of its source must be written after it to leave it as
+** the screen shows it. */
+static unsigned transposes_end(const Lesson *L, int s, const char *name)
+{
+    unsigned end = 0;
+    const Setup *su = &L->setups[s];
+    for (int k = 0; k < su->nmats; k++) {
+        const LessonMatrix *lm = &su->mats[k];
+        if (!lm->how || strncmp(lm->how, "transpose", 9) || strcmp(lm->how + 9 + strspn(lm->how + 9, " \t"), name))
+            continue;
+        for (int i = 0; i < L->ndefs; i++)
+            if (L->defs[i].setup == s && L->defs[i].line == lm->line && L->defs[i].end > end) end = L->defs[i].end;
+    }
+    return end;
+}
+
 /* Turn one edit into an operation; false (msg filled) if it names no cell. */
 static bool make_op(const char *text, const Lesson *L, const LsaveEdit *e, Op *op, char *msg, size_t msg_n)
 {
@@ -251,7 +284,7 @@ static bool make_op(const char *text, const Lesson *L, const LsaveEdit *e, Op *o
             op->to = o->end;
             op->remove = true;
         }
-    } else if (!d->generated) {
+    } else if (!d->generated && !transposes_end(L, d->setup, e->matrix)) {
         const LessonSpan *c = &d->cells[e->row * d->cols + e->col];
         op->from = c->off;
         op->to = c->off + c->len;
@@ -259,8 +292,11 @@ static bool make_op(const char *text, const Lesson *L, const LsaveEdit *e, Op *o
         op->key_a = src.def;
         op->key_b = e->row * d->cols + e->col;
     } else {
-        /* after the definition, or after the last override of this matrix in its setup */
-        unsigned at = d->end;
+        /* after the definition, or after the last override of this matrix in
+        ** its setup, or after the transposes of it in that setup (a written-
+        ** out matrix read by one is edited this way too, not in place) */
+        unsigned at = d->end, t = transposes_end(L, d->setup, e->matrix);
+        if (t > at) at = t;
         for (int i = 0; i < L->novrs; i++)
             if (L->ovrs[i].def == src.def && L->ovrs[i].setup == d->setup && L->ovrs[i].end > at) at = L->ovrs[i].end;
         op->from = op->to = at;
