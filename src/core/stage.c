@@ -183,7 +183,7 @@ static double variance(const Mat *m)
     double mean = sum / n;
     for (long i = 0; i < total; i++)
         if (isfinite(m->data[i])) sq += (m->data[i] / big - mean) * (m->data[i] / big - mean);
-    return sq / n * big * big;      /* may be +∞ for values near 1e308: the caller says "overflow" */
+    return sq / n * big * big;      /* may be +∞ for values near 1e308: the caller says so in words */
 }
 
 /* "var 1.23", or "var too large for a double" when it overflows one. */
