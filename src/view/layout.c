@@ -1552,18 +1552,23 @@ static void draw_empty(Page *p, const View *v, int k, const PanelPlan *pp)
 
 /* ------------------------------------------------------------- page */
 
+/* The text scale asked for, within 0.5 … 3. */
+static float text_scale_of(const LayoutOpts *o)
+{
+    float ts = o->text_scale > 0 ? o->text_scale : 1;
+    return ts < 0.5f ? 0.5f : ts > 3 ? 3 : ts;
+}
+
 /* Sizes for the canvas: everything scales with the smaller of the canvas
 ** ratios to 1280x800, fonts also with text_scale and shrink (below 1 only
 ** when the page did not fit). */
-static Metrics metrics(const LayoutOpts *o, float shrink)
+static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale)
 {
     Metrics m;
     float u = fminf(o->width / 1280.0f, o->height / 800.0f);
     if (u < 0.3f) u = 0.3f;
-    float ts = o->text_scale > 0 ? o->text_scale : 1;
-    if (ts < 0.5f) ts = 0.5f;
-    if (ts > 3) ts = 3;
-    float s = u * ts * shrink;
+    float ts = text_scale_of(o);
+    float s = u * fminf(ts, label_scale) * shrink, sv = u * ts * shrink;
     m.u = u;
     m.margin = 36 * u;
     m.gap = 30 * u;
@@ -1576,11 +1581,11 @@ static Metrics metrics(const LayoutOpts *o, float shrink)
     m.ptitle = fpx(22 * s);
     m.axis = fpx(17 * s);
     m.label = fpx(19 * s);
-    m.value = fpx(23 * s);
+    m.value = fpx(23 * sv);
     m.tick = fpx(16 * s);
     m.legend = fpx(17 * s);
     m.min_font = fpx(9 * fmaxf(1, u));
-    m.max_cell = 100 * s;
+    m.max_cell = 100 * sv;
     m.bar_w = 18 * u;
     return m;
 }
@@ -1787,9 +1792,47 @@ static bool layout_page(Page *p, const View *v)
     return fits;
 }
 
+/* One layout of the page with labels and titles at label_scale (cell
+** numbers at the full text scale): smaller fonts until it fits, and a line
+** for notes when some numbers could not be printed. */
+static void lay_page(Page *p, const View *v, float label_scale)
+{
+    DrawList *out = p->d;
+    for (float shrink = 1;; shrink *= 0.85f) {
+        p->m = metrics(&p->o, shrink, label_scale);
+        p->foot = v && v->note;
+        draw_clear(out, p->o.width, p->o.height, p->th->bg);
+        p->hidden_values = false;
+        bool ok = !v || layout_page(p, v);
+        if (v && p->hidden_values && !p->foot && p->o.height >= 360) {   /* again, with room to say so */
+            p->foot = true;
+            draw_clear(out, p->o.width, p->o.height, p->th->bg);
+            if (!layout_page(p, v)) {                  /* no room for the note: without it */
+                p->foot = false;
+                draw_clear(out, p->o.width, p->o.height, p->th->bg);
+                layout_page(p, v);
+            }
+        }
+        if (ok || shrink < 0.4f) break;
+    }
+}
+
+/* The font of the numbers of panel k in d, or 0 when none is printed. */
+static float cell_font(const DrawList *d, int k)
+{
+    for (int i = 0; i < d->n; i++)
+        if (d->cmds[i].role == ROLE_CELL_TEXT && d->cmds[i].panel == k) return d->cmds[i].size;
+    return 0;
+}
+
 /*
 ** Lay out v. A page whose panels do not find room (a small window, a big
 ** text scale) is laid out again with every font 15% smaller, down to 40%.
+** Bigger text (+, for the back row) must never print the numbers in the
+** cells smaller: the page is laid out at scale 1 first, and when a panel's
+** numbers come out smaller at the scale asked for, titles and labels grow
+** only half as much, then not at all, while the numbers keep the full scale;
+** a slide where even that shrinks them stays as it was at scale 1.
 */
 void layout_view(const View *v, const LayoutOpts *opts, DrawList *out)
 {
@@ -1804,22 +1847,24 @@ void layout_view(const View *v, const LayoutOpts *opts, DrawList *out)
     p.d = out;
     p.v = v;
     for (int k = 0; v && k < v->npanels && k < VIEW_MAX_PANELS; k++) p.stats[k] = panel_stats(v->panels[k].m);
-    for (float shrink = 1;; shrink *= 0.85f) {
-        p.m = metrics(&p.o, shrink);
-        p.foot = v && v->note;
-        draw_clear(out, p.o.width, p.o.height, p.th->bg);
-        p.hidden_values = false;
-        bool ok = !v || layout_page(&p, v);
-        if (v && p.hidden_values && !p.foot && p.o.height >= 360) {   /* again, with room to say so */
-            p.foot = true;
-            draw_clear(out, p.o.width, p.o.height, p.th->bg);
-            if (!layout_page(&p, v)) {                  /* no room for the note: without it */
-                p.foot = false;
-                draw_clear(out, p.o.width, p.o.height, p.th->bg);
-                layout_page(&p, v);
-            }
+    float ts = text_scale_of(&p.o);
+    if (!v || ts <= 1) {
+        lay_page(&p, v, ts);
+    } else {
+        float base[VIEW_MAX_PANELS];
+        Page q = p;
+        q.o.text_scale = 1;
+        lay_page(&q, v, 1);
+        for (int k = 0; k < v->npanels && k < VIEW_MAX_PANELS; k++) base[k] = cell_font(out, k);
+        const float tries[3] = { ts, 1 + (ts - 1) / 2, 1 };
+        bool smaller = true;
+        for (int t = 0; t < 3 && smaller; t++) {
+            lay_page(&p, v, tries[t]);
+            smaller = false;
+            for (int k = 0; k < v->npanels && k < VIEW_MAX_PANELS; k++)
+                smaller |= base[k] > 0 && cell_font(out, k) < base[k];
         }
-        if (ok || shrink < 0.4f) break;
+        if (smaller) lay_page(&q, v, 1);        /* bigger text does not fit this slide: as it was */
     }
     for (int k = 0; v && k < v->npanels && k < DRAW_MAX_PANELS; k++) {
         snprintf(out->panels[k].matrix, sizeof out->panels[k].matrix, "%s", v->panels[k].matrix);
