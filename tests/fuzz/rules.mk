@@ -26,7 +26,7 @@ FUZZ_SRC     := tests/fuzz/fuzz_lesson.c $(CORE_SRC) $(VIEW_SRC)
 # normal build) takes 10-30 s under ASan and UBSan at -O1 on a busy machine.
 FUZZ_ARGS    := -max_len=65536 -timeout=60 -rss_limit_mb=2048 -dict=tests/fuzz/lesson.dict
 
-.PHONY: fuzz fuzz-build fuzz-corpus fuzz-npy fuzz-memory fuzz-regressions test-valgrind test-bad-lessons
+.PHONY: fuzz fuzz-build fuzz-corpus fuzz-npy fuzz-shape fuzz-memory fuzz-regressions test-valgrind test-bad-lessons
 
 # The harness links the SDL-free modules only: src/core and src/view.
 $(FUZZ_DIR)/fuzz_lesson: $(FUZZ_SRC) $(wildcard src/core/*.h src/view/*.h) $(BUILD)/gen/cmap_tables.h tests/fuzz/rules.mk | deps
@@ -107,3 +107,19 @@ fuzz-mo: $(FUZZ_DIR)/fuzz_mo $(MO_FILES)
 	for f in $(MO_FILES); do cp $$f $(FUZZ_DIR)/mo-corpus/$$(echo $$f | tr / _); done
 	$(FUZZ_DIR)/fuzz_mo -max_len=65536 -timeout=10 -rss_limit_mb=2048 -max_total_time=$(FUZZ_SECONDS) \
 	  -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/mo-corpus
+
+# Text shaping and drawing on their own: any bytes measured and drawn with
+# the program's fonts (fontconfig fallback, libraqm, the glyph atlas) on an
+# offscreen canvas. Seeds: the strings of the lessons in many scripts.
+FUZZ_SHAPE_SRC := tests/fuzz/fuzz_shape.c src/sdl/font.c src/sdl/font_shape.c src/sdl/font_atlas.c src/sdl/render.c \
+                  src/view/draw.c src/core/fileio.c src/core/util.c src/core/utf8.c
+$(FUZZ_DIR)/fuzz_shape: $(FUZZ_SHAPE_SRC) $(wildcard src/sdl/*.h src/core/*.h src/view/*.h) tests/fuzz/rules.mk | deps
+	@mkdir -p $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $@ $(FUZZ_SHAPE_SRC) $(PKG_LIBS) -lm
+
+fuzz-shape: $(FUZZ_DIR)/fuzz_shape
+	@mkdir -p $(FUZZ_DIR)/shape-corpus $(FUZZ_DIR)/shape-artifacts
+	for f in lessons/*.lesson tests/scripts/*.lesson; do \
+	  grep -v '^#' "$$f" | grep -v '^ *$$' | head -c 4000 > "$(FUZZ_DIR)/shape-corpus/$$(basename $$f)"; done
+	$(FUZZ_DIR)/fuzz_shape -max_len=512 -timeout=30 -rss_limit_mb=2048 -max_total_time=$(FUZZ_SECONDS) \
+	  -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/shape-artifacts/ $(FUZZ_DIR)/shape-corpus
