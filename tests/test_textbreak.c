@@ -1,7 +1,8 @@
 /*
 ** test_textbreak.c: line-break opportunities of view/text.c: spaces, CJK
 ** between characters but not before closing punctuation, and never inside
-** a user-perceived character (marks, emoji sequences, flags).
+** a user-perceived character (marks, emoji sequences, flags); the greedy
+** wrap that uses them.
 */
 #include "suites.h"
 #include "view/text.h"
@@ -67,6 +68,53 @@ START_TEST(test_malformed_and_empty)
 }
 END_TEST
 
+/* Width for text_wrap: one unit per code point. */
+static float per_cp(void *ctx, const char *s, size_t len)
+{
+    (void)ctx;
+    float w = 0;
+    for (size_t i = 0; i < len; i++) w += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return w;
+}
+
+/* The lines of s wrapped to width w, joined with '/'. */
+static char *wrapped(const char *s, float w)
+{
+    TextLine lines[32];
+    int n = text_wrap(s, strlen(s), w, w, per_cp, NULL, lines, 32);
+    ck_assert_int_le(n, 32);
+    char *out = calloc(strlen(s) + 34, 1);
+    for (int i = 0; i < n; i++) {
+        if (i) strcat(out, "/");
+        strncat(out, s + lines[i].start, lines[i].end - lines[i].start);
+    }
+    return out;
+}
+
+/* Assert the wrapped lines of s. */
+#define ck_wrap(s, w, want) do { char *got_ = wrapped(s, w); ck_assert_str_eq(got_, want); free(got_); } while (0)
+
+START_TEST(test_wrap_lines)
+{
+    ck_wrap("the cat sat on the mat", 7, "the cat/sat on/the mat");    /* spaces dropped at the ends */
+    ck_wrap("  a\n\nb  ", 10, "a/b");                    /* newlines break; blank lines go */
+    ck_wrap("猫が魚を食べた。", 3, "猫が魚/を食べ/た。");          /* between ideographs, 。 kept with its word */
+    ck_wrap("abcdefgh ij", 3, "abc/def/gh/ij");            /* a word wider than the line is cut */
+    ck_wrap("e\xcc\x81" "e\xcc\x81" "e\xcc\x81", 1, "e\xcc\x81/e\xcc\x81/e\xcc\x81");   /* never a mark alone */
+    ck_wrap("🇯🇵🇫🇷🇯🇵", 3, "🇯🇵/🇫🇷/🇯🇵");                 /* a flag is one character */
+    ck_wrap("", 5, "");
+    /* The count covers the whole text even when fewer lines are kept. */
+    TextLine one;
+    ck_assert_int_eq(text_wrap("a b c", 5, 1, 1, per_cp, NULL, &one, 1), 3);
+    ck_assert_int_eq((int)one.start, 0);
+    ck_assert_int_eq((int)one.end, 1);
+    /* A narrower width after the first line (the window's indented continuations). */
+    TextLine two[4];
+    ck_assert_int_eq(text_wrap("ab cd efg", 9, 5, 2, per_cp, NULL, two, 4), 3);
+    ck_assert_int_eq((int)two[0].end, 5);
+}
+END_TEST
+
 /* The text-breaking suite. */
 Suite *textbreak_suite(void)
 {
@@ -74,6 +122,7 @@ Suite *textbreak_suite(void)
     TCase *core = tcase_create("core");
     tcase_add_test(core, test_words_and_ideographs);
     tcase_add_test(core, test_graphemes_stay_whole);
+    tcase_add_test(core, test_wrap_lines);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_malformed_and_empty);

@@ -21,11 +21,11 @@ EMCC      ?= emcc
 WEB       := $(BUILD)/web
 WEB_ENV   := NODE_PATH=/usr/share/nodejs
 WEB_NODE  := node --no-experimental-fetch
-WEB_CFLAGS = $(WARN) -O2 -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_NO_ZIP -Isrc -I$(BUILD)/gen
+WEB_CFLAGS = $(WARN) -O2 -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_NO_ZIP -DATTNLAB_NO_UNIBREAK -Isrc -I$(BUILD)/gen
 WEB_APP_SRC := $(filter-out src/app/main.c src/app/window.c,\
                $(shell grep -LE '^\#include *[<"](SDL|sdl/|app/shot\.h|shot\.h|window\.h)' src/app/*.c))
-# src/view/text.c (line breaks from libunibreak) stays out: the browser breaks lines itself.
-WEB_SRC   := $(CORE_SRC) $(filter-out src/view/text.c,$(VIEW_SRC)) $(WEB_APP_SRC) web/platform.c
+# src/view/text.c breaks lines without libunibreak here (ATTNLAB_NO_UNIBREAK).
+WEB_SRC   := $(CORE_SRC) $(VIEW_SRC) $(WEB_APP_SRC) web/platform.c
 WEB_CLI_SRC := $(CORE_SRC) src/app/cli_core.c web/cli.c
 WEB_HDRS  := $(wildcard src/*/*.h web/*.h)
 WEB_EXPORTS := _malloc,_free

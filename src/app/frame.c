@@ -7,7 +7,9 @@
 #include "core/i18n.h"
 #include "core/util.h"
 #include "view/cmap.h"
+#include "view/text.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,43 +121,48 @@ static void mark_cells(const AppState *a, const Theme *th, DrawList *out)
     }
 }
 
-/* Text broken into lines no wider than maxw: at newlines, and at spaces
-** when a line is too long (continuations are indented). Returns the number
-** of lines written to lines (each NUL-terminated, at most 256 bytes). */
+#define BOX_LINES 24
+
+/* What text_wrap measures with in an overlay: the window's font at one size. */
+typedef struct {
+    MeasureFn measure;
+    void *ctx;
+    float size;
+} BoxFont;
+
+/* Width of len bytes of s for text_wrap; more than 200 bytes is too wide. */
+static float box_measure(void *ctx, const char *s, size_t len)
+{
+    const BoxFont *f = ctx;
+    char buf[256];
+    if (len > 200) return FLT_MAX;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    return f->measure(f->ctx, buf, f->size, 0);
+}
+
+/* Text broken into lines no wider than maxw: at newlines, and where
+** text_wrap breaks a line that is too long (continuations are indented).
+** Returns the number of lines written to lines (each NUL-terminated, at
+** most 256 bytes). */
 static int wrap_lines(const char *text, float size, float maxw, MeasureFn measure, void *ctx,
                       char lines[][256], int max_lines)
 {
+    BoxFont f = { measure, ctx, size };
+    float indent = measure(ctx, "    ", size, 0);
     int n = 0;
     const char *s = text;
     while (*s && n < max_lines) {
         const char *e = strchr(s, '\n');
         size_t len = e ? (size_t)(e - s) : strlen(s);
-        bool cont = false;
-        while (len > 0 && n < max_lines) {
-            /* the longest prefix ending at a space (or the whole rest) that fits */
-            size_t take = len, last_space = 0;
-            char buf[256];
-            for (size_t k = 0; k <= len && k < 200; k++) {
-                if (k < len && s[k] != ' ') continue;
-                snprintf(buf, sizeof buf, "%s%.*s", cont ? "    " : "", (int)k, s);
-                if (measure(ctx, buf, size, 0) > maxw && last_space > 0) break;
-                last_space = k;
-                if (k == len) break;
-            }
-            if (last_space > 0) take = last_space;
-            if (take > 200) take = 200;
-            snprintf(lines[n++], 256, "%s%.*s", cont ? "    " : "", (int)take, s);
-            s += take;
-            len -= take;
-            while (len > 0 && *s == ' ') { s++; len--; }
-            cont = true;
-        }
+        TextLine part[BOX_LINES];
+        int k = text_wrap(s, len, maxw, maxw - indent, box_measure, &f, part, BOX_LINES);
+        for (int i = 0; i < k && i < BOX_LINES && n < max_lines; i++)
+            snprintf(lines[n++], 256, "%s%.*s", i ? "    " : "", (int)(part[i].end - part[i].start), s + part[i].start);
         s = e ? e + 1 : s + len;
     }
     return n;
 }
-
-#define BOX_LINES 24
 
 /* Draw lines in a framed box at (x, y) of size bw x bh. */
 static void text_box(DrawList *out, char lines[][256], int n, float x, float y, float bw, float bh, float size,

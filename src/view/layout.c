@@ -34,10 +34,12 @@
 #include "cmap.h"
 #include "core/i18n.h"
 #include "core/util.h"
+#include "text.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LH        1.25f   /* a line band, in font sizes */
@@ -268,68 +270,50 @@ static float widest(const Page *p, char **labels, int n, int step, float size)
     return w;
 }
 
-/*
-** Greedy word wrap of one paragraph to width w, one text run per line.
-** Words longer than a line are broken between characters. With max_lines
-** > 0 the last allowed line ends in "…" when text remains. Draws only when
-** draw is set; returns the number of lines.
-*/
-static int wrap_para(Page *p, const char *s, float size, Rect first, float lh,
-                     int max_lines, bool draw, Color c, DrawRole role)
+/* What text_wrap measures with: the page's font at one size. */
+typedef struct {
+    const Page *p;
+    float size;
+} WrapFont;
+
+/* Width of len bytes of s for text_wrap; a line too long to measure is too
+** wide. */
+static float wrap_measure(void *ctx, const char *s, size_t len)
 {
+    const WrapFont *f = ctx;
     char line[1024];
-    int nl = 0;
-    const char *q = s;
-    for (;;) {
-        while (*q == ' ' || *q == '\n') q++;
-        if (!*q) break;
-        const char *end = q;
-        for (;;) {
-            const char *t = end;
-            while (*t == ' ') t++;
-            if (!*t || *t == '\n') break;
-            const char *we = t;
-            while (*we && *we != ' ' && *we != '\n') we++;
-            size_t len = (size_t)(we - q);
-            if (len >= sizeof line) break;
-            memcpy(line, q, len);
-            line[len] = '\0';
-            if (tw(p, line, size, 0) > first.w) break;
-            end = we;
-        }
-        if (end == q) {
-            /* one word wider than the line: as many characters as fit */
-            size_t k = 0, best = 0;
-            while (q[k] && q[k] != ' ' && q[k] != '\n' && k < sizeof line - 1) {
-                k++;
-                while (((unsigned char)q[k] & 0xC0) == 0x80) k++;
-                if (k >= sizeof line) break;
-                memcpy(line, q, k);
-                line[k] = '\0';
-                if (tw(p, line, size, 0) > first.w && best > 0) break;
-                best = k;
-            }
-            end = q + best;
-        }
-        const char *rest = end;
-        while (*rest == ' ' || *rest == '\n') rest++;
-        bool last = max_lines > 0 && nl == max_lines - 1 && *rest;
-        if (draw) {
-            if (last) {
-                fit_text(p, q, size, 0, first.w, line, sizeof line);
-            } else {
-                size_t len = (size_t)(end - q);
-                memcpy(line, q, len);
-                line[len] = '\0';
-            }
-            Rect r = { first.x, first.y + nl * lh, first.w, lh };
-            put_text(p, r, line, size, c, ALIGN_LEFT, VALIGN_MIDDLE, role, 0, 0);
-        }
-        nl++;
-        if (last) break;
-        q = end;
+    if (len >= sizeof line) return FLT_MAX;
+    memcpy(line, s, len);
+    line[len] = '\0';
+    return tw(f->p, line, f->size, 0);
+}
+
+/* One paragraph wrapped to width w (text.h's rules: breaks between words,
+** between CJK characters, never inside a character): the number of lines,
+** their bytes in *out (free it). */
+static int wrap_para(const Page *p, const char *s, float size, float w, TextLine **out)
+{
+    WrapFont f = { p, size };
+    size_t len = strlen(s);
+    TextLine first[64];
+    int n = text_wrap(s, len, w, w, wrap_measure, &f, first, 64);
+    *out = xmalloc(sizeof **out * (size_t)(n > 0 ? n : 1));
+    if (n <= 64) memcpy(*out, first, sizeof *first * (size_t)n);
+    else text_wrap(s, len, w, w, wrap_measure, &f, *out, n);
+    return n;
+}
+
+/* Copy line l of s into buf as a string, cut at a character
+** boundary when it is too long. */
+static void line_copy(const char *s, TextLine l, char *buf, size_t cap)
+{
+    size_t len = l.end - l.start;
+    if (len >= cap) {
+        len = cap - 1;
+        while (len > 0 && ((unsigned char)s[l.start + len] & 0xC0) == 0x80) len--;
     }
-    return nl;
+    memcpy(buf, s + l.start, len);
+    buf[len] = '\0';
 }
 
 /*
@@ -349,13 +333,20 @@ static float body_block(Page *p, const View *v, float size, float x, float y,
             max_lines = (int)((max_h - top + (lh - INK * size) / 2) / lh);
             if (max_lines <= 0) break;
         }
-        int all = wrap_para(p, v->paras[i], size, (Rect){ x, y + top, w, lh }, lh,
-                            0, false, p->th->fg, ROLE_BODY);
+        TextLine *lines;
+        int all = wrap_para(p, v->paras[i], size, w, &lines);
         int n = all;
         if (max_lines > 0 && all > max_lines) n = max_lines;
-        if (draw)
-            wrap_para(p, v->paras[i], size, (Rect){ x, y + top, w, lh }, lh,
-                      n < all ? n : 0, true, p->th->fg, ROLE_BODY);
+        for (int k = 0; draw && k < n; k++) {
+            char line[1024];
+            if (k == n - 1 && n < all)                  /* the last line there is room for: "…" */
+                fit_text(p, v->paras[i] + lines[k].start, size, 0, w, line, sizeof line);
+            else
+                line_copy(v->paras[i], lines[k], line, sizeof line);
+            put_text(p, (Rect){ x, y + top + k * lh, w, lh }, line, size, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE,
+                     ROLE_BODY, 0, 0);
+        }
+        free(lines);
         h = top + n * lh;
         if (n < all) break;
     }

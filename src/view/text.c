@@ -1,12 +1,17 @@
 /*
-** text.c: line-break opportunities (text.h): libunibreak's UAX #14 answer,
-** then the grapheme rules it lacks (its tables predate emoji sequences).
+** text.c: line breaking (text.h): libunibreak's UAX #14 answer, then the
+** grapheme rules it lacks (its tables predate emoji sequences); and the
+** greedy wrap built on it. The browser build has no libunibreak
+** (ATTNLAB_NO_UNIBREAK): there breaks fall after spaces and around
+** ideographs and kana, under the same grapheme rules.
 */
 #include "text.h"
 #include "core/utf8.h"
 #include "core/util.h"
 
+#ifndef ATTNLAB_NO_UNIBREAK
 #include <linebreak.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,12 +28,10 @@ static int clings(uint32_t cp)
     return (utf8_cp_columns(cp) == 0 && cp != 0x200B) || (cp >= 0x1F3FB && cp <= 0x1F3FF);
 }
 
-/* Fill the boundaries. */
-void text_breaks(const char *s, size_t len, const char *lang, uint8_t *brk)
+#ifndef ATTNLAB_NO_UNIBREAK
+/* UAX #14's answer for s: lb[i] about the boundary after byte i. */
+static void uax14(const char *s, size_t len, const char *lang, char *lb)
 {
-    memset(brk, TEXT_BREAK_NO, len + 1);
-    brk[len] = TEXT_BREAK_MUST;
-    if (len == 0) return;
     /* libunibreak gets a well-formed copy of the same length: each
     ** malformed byte becomes '?'. Its version 2.2 also aborts on regional
     ** indicators and on U+FFFF, so those (and every noncharacter) become an
@@ -47,8 +50,51 @@ void text_breaks(const char *s, size_t len, const char *lang, uint8_t *brk)
     }
     static int ready;
     if (!ready) { init_linebreak(); ready = 1; }
-    char *lb = xmalloc(len);
     set_linebreaks_utf8((const utf8_t *)clean, len, lang, lb);
+    free(clean);
+}
+#else
+enum { LINEBREAK_MUSTBREAK = 0, LINEBREAK_ALLOWBREAK = 1, LINEBREAK_NOBREAK = 2 };
+
+/* Whether cp is wide (ideographs, kana, hangul, fullwidth forms) and not
+** punctuation that must stay with its neighbour. */
+static int ideographic(uint32_t cp)
+{
+    return utf8_cp_columns(cp) == 2 && !(cp >= 0x3000 && cp <= 0x303F) && !(cp >= 0xFF00 && cp <= 0xFF0F)
+        && !(cp >= 0xFF1A && cp <= 0xFF1F);
+}
+
+/* A plain answer without libunibreak: after spaces and newlines, and on
+** either side of an ideograph; lb[i] about the boundary after byte i. */
+static void uax14(const char *s, size_t len, const char *lang, char *lb)
+{
+    (void)lang;
+    memset(lb, LINEBREAK_NOBREAK, len);
+    uint32_t prev = 0;
+    size_t prev_end = 0;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = utf8_decode(s + i, len - i, &cp);
+        if (i > 0) {
+            if (prev == '\n') lb[prev_end - 1] = LINEBREAK_MUSTBREAK;
+            else if ((prev == ' ' && cp != ' ') || ideographic(prev) || ideographic(cp)) lb[prev_end - 1] = LINEBREAK_ALLOWBREAK;
+        }
+        prev = cp;
+        prev_end = i + n;
+        i += n;
+    }
+    lb[len - 1] = LINEBREAK_MUSTBREAK;
+}
+#endif
+
+/* Fill the boundaries. */
+void text_breaks(const char *s, size_t len, const char *lang, uint8_t *brk)
+{
+    memset(brk, TEXT_BREAK_NO, len + 1);
+    brk[len] = TEXT_BREAK_MUST;
+    if (len == 0) return;
+    char *lb = xmalloc(len);
+    uax14(s, len, lang, lb);
     /* lb[i] is about the boundary after byte i, given at a character's last byte. */
     uint32_t prev = 0;
     int ri_run = 0;
@@ -69,5 +115,70 @@ void text_breaks(const char *s, size_t len, const char *lang, uint8_t *brk)
     }
     /* A final newline's MUST is the end itself. */
     free(lb);
-    free(clean);
+}
+
+/* The end of the user-perceived character that starts at byte i: one code
+** point and what clings to it (marks, a joiner and what it joins, the
+** second half of a flag). */
+static size_t cluster_end(const char *s, size_t len, size_t i)
+{
+    uint32_t cp;
+    size_t e = i + utf8_decode(s + i, len - i, &cp);
+    uint32_t prev = cp;
+    int flag = regional(cp);
+    while (e < len) {
+        uint32_t next;
+        size_t n = utf8_decode(s + e, len - e, &next);
+        if (!(clings(next) || next == 0x200D || prev == 0x200D || (flag && regional(next)))) break;
+        flag = 0;
+        prev = next;
+        e += n;
+    }
+    return e;
+}
+
+/* Whether c is a space or newline a line may drop at its ends. */
+static int blank(char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* Wrap greedily (text.h). */
+int text_wrap(const char *s, size_t len, float first_w, float rest_w, TextMeasure measure, void *ctx,
+              TextLine *lines, int max)
+{
+    uint8_t *brk = xmalloc(len + 1);
+    text_breaks(s, len, NULL, brk);
+    int n = 0;
+    size_t pos = 0;
+    for (;;) {
+        while (pos < len && blank(s[pos])) pos++;
+        if (pos >= len) break;
+        float w = n == 0 ? first_w : rest_w;
+        size_t best = 0, best_end = 0;
+        for (size_t e = pos + 1; e <= len; e++) {
+            if (brk[e] == TEXT_BREAK_NO) continue;
+            size_t te = e;
+            while (te > pos && blank(s[te - 1])) te--;
+            if (te > pos && measure(ctx, s + pos, te - pos) > w) break;
+            best = e;
+            best_end = te;
+            if (brk[e] == TEXT_BREAK_MUST) break;
+        }
+        if (best == 0) {                                /* a word wider than the line */
+            size_t e = cluster_end(s, len, pos);
+            for (;;) {
+                if (e >= len || blank(s[e])) break;
+                size_t e2 = cluster_end(s, len, e);
+                if (measure(ctx, s + pos, e2 - pos) > w) break;
+                e = e2;
+            }
+            best = best_end = e;
+        }
+        if (n < max) lines[n] = (TextLine){ pos, best_end };
+        n++;
+        pos = best;
+    }
+    free(brk);
+    return n;
 }

@@ -1,5 +1,7 @@
 /*
-** text.h: where a line of UTF-8 text may be broken.
+** text.h: breaking UTF-8 text into lines: where a line may end, and the
+** greedy wrap of a paragraph to a width that the layout's paragraphs and
+** the window's overlays share.
 **
 ** Line breaking follows the Unicode line breaking algorithm (UAX #14, by
 ** libunibreak): between words at spaces, after hyphens, and between any two
@@ -13,6 +15,10 @@
 **     text_breaks(s, len, NULL, brk);
 **     // brk[i] for 0 <= i <= len: the boundary before byte i
 **     //   TEXT_BREAK_NO, TEXT_BREAK_ALLOW or TEXT_BREAK_MUST (a newline, and the end)
+**
+**     TextLine lines[8];
+**     int n = text_wrap(s, len, w, w, measure, ctx, lines, 8);
+**     // n lines in all; the first min(n, 8) are lines[i].start .. .end
 **
 ** Malformed UTF-8 is read as the utf8 module reads it: each bad byte is a
 ** character of its own (U+FFFD), and breaks may fall around it.
@@ -29,5 +35,23 @@ enum { TEXT_BREAK_NO = 0, TEXT_BREAK_ALLOW = 1, TEXT_BREAK_MUST = 2 };
 ** bytes; lang is a BCP 47 tag such as "ja", or NULL). Boundaries inside a
 ** character are TEXT_BREAK_NO; brk[0] is NO and brk[len] is MUST. */
 void text_breaks(const char *s, size_t len, const char *lang, uint8_t *brk);
+
+/* One line of a wrapped text: bytes [start, end), without the spaces and
+** newline it was broken at. */
+typedef struct {
+    size_t start, end;
+} TextLine;
+
+/* The width of len bytes of s (not NUL-terminated) in the caller's font. */
+typedef float (*TextMeasure)(void *ctx, const char *s, size_t len);
+
+/* Wrap len bytes of s greedily: each line ends at the last break
+** opportunity that fits (first_w for the first line, rest_w after), at
+** every newline, and a word wider than a line is cut between user-perceived
+** characters (at least one per line). Blank lines and spaces at the start
+** of a line are dropped. Stores the first max lines in lines (may be NULL
+** with max 0) and returns how many lines the whole text takes. */
+int text_wrap(const char *s, size_t len, float first_w, float rest_w, TextMeasure measure, void *ctx,
+              TextLine *lines, int max);
 
 #endif
