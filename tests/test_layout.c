@@ -557,6 +557,41 @@ static void overlays_fit_in(const char *lang)
     app_free(a);
 }
 
+/* Paragraphs in Arabic end their lines on the left: every body line of
+** lesson 12 is aligned right on one edge, and the tour's lines left. */
+START_TEST(test_rtl_paragraphs_align_right)
+{
+    const char *files[2] = { "../lessons/12-arabic-pronoun.lesson", "../lessons/01-tour.lesson" };
+    for (int f = 0; f < 2; f++) {
+        LessonError err;
+        Lesson *L = lesson_load(files[f], &err);
+        ck_assert_msg(L != NULL, "%s", err.msg);
+        Trace *T = attn_run(L, &err);
+        ck_assert_ptr_nonnull(T);
+        int lines = 0;
+        for (int k = 0; k < L->nstages; k++) {
+            View *v = stage_view(L, T, k);
+            DrawList *d = lay(v, 1280, 720, false);
+            float edge = -1;
+            for (int i = 0; i < d->n; i++) {
+                const DrawCmd *c = &d->cmds[i];
+                if (c->role != ROLE_BODY || c->kind != DRAW_TEXT) continue;
+                lines++;
+                ck_assert_int_eq(c->halign, f == 0 ? ALIGN_RIGHT : ALIGN_LEFT);
+                float e = f == 0 ? c->r.x + c->r.w : c->r.x;
+                if (edge < 0) edge = e;
+                ck_assert_float_eq_tol(e, edge, 0.01f);
+            }
+            draw_free(d);
+            stage_view_free(v);
+        }
+        ck_assert_int_gt(lines, 3);
+        trace_free(T);
+        lesson_free(L);
+    }
+}
+END_TEST
+
 START_TEST(test_bundled_lessons_every_language)
 {
     /* the bundled lessons once per shipped catalogue ($ATTNLAB_LOCALE, as
@@ -1031,6 +1066,7 @@ Suite *layout_suite(void)
     tcase_add_test(core, test_no_overlap_at_every_size);
     tcase_add_test(core, test_plot_panel);
     tcase_add_test(core, test_bundled_lessons_clean);
+    tcase_add_test(core, test_rtl_paragraphs_align_right);
     tcase_add_test(core, test_bigger_text_never_shrinks_numbers);
     tcase_add_test(core, test_bundled_lessons_every_language);
     tcase_add_test(core, test_header_formula_body);

@@ -115,6 +115,19 @@ START_TEST(test_wrap_lines)
 }
 END_TEST
 
+START_TEST(test_paragraph_direction)
+{
+    ck_assert(text_rtl("انظر إلى الصف"));
+    ck_assert(text_rtl("«القطة» cat"));                  /* punctuation first: the first letter decides */
+    ck_assert(text_rtl("0.5 שלום"));                     /* digits are not strong */
+    ck_assert(!text_rtl("(0.30) cat القطة"));
+    ck_assert(!text_rtl("猫が座った"));
+    ck_assert(!text_rtl("Élan"));
+    ck_assert(!text_rtl("√4 = 2"));
+    ck_assert(!text_rtl(""));
+}
+END_TEST
+
 /* The text-breaking suite. */
 Suite *textbreak_suite(void)
 {
@@ -123,6 +136,7 @@ Suite *textbreak_suite(void)
     tcase_add_test(core, test_words_and_ideographs);
     tcase_add_test(core, test_graphemes_stay_whole);
     tcase_add_test(core, test_wrap_lines);
+    tcase_add_test(core, test_paragraph_direction);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_malformed_and_empty);

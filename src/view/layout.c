@@ -337,14 +337,15 @@ static float body_block(Page *p, const View *v, float size, float x, float y,
         int all = wrap_para(p, v->paras[i], size, w, &lines);
         int n = all;
         if (max_lines > 0 && all > max_lines) n = max_lines;
+        bool rtl = draw && text_rtl(v->paras[i]);       /* Arabic, Hebrew: lines end on the left */
         for (int k = 0; draw && k < n; k++) {
             char line[1024];
             if (k == n - 1 && n < all)                  /* the last line there is room for: "…" */
                 fit_text(p, v->paras[i] + lines[k].start, size, 0, w, line, sizeof line);
             else
                 line_copy(v->paras[i], lines[k], line, sizeof line);
-            put_text(p, (Rect){ x, y + top + k * lh, w, lh }, line, size, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE,
-                     ROLE_BODY, 0, 0);
+            put_text(p, (Rect){ x, y + top + k * lh, w, lh }, line, size, p->th->fg, rtl ? ALIGN_RIGHT : ALIGN_LEFT,
+                     VALIGN_MIDDLE, ROLE_BODY, 0, 0);
         }
         free(lines);
         h = top + n * lh;

@@ -182,3 +182,37 @@ int text_wrap(const char *s, size_t len, float first_w, float rest_w, TextMeasur
     free(brk);
     return n;
 }
+
+/* Whether cp is a right-to-left letter, by block. */
+static bool rtl_letter(uint32_t cp)
+{
+    return (cp >= 0x05D0 && cp <= 0x05FF) || (cp >= 0x0600 && cp <= 0x07FF && !(cp >= 0x0660 && cp <= 0x0669)
+            && !(cp >= 0x06F0 && cp <= 0x06F9) && !(cp >= 0x064B && cp <= 0x065F) && cp != 0x060C)
+        || (cp >= 0x0800 && cp <= 0x08FF) || (cp >= 0xFB1D && cp <= 0xFDFF) || (cp >= 0xFE70 && cp <= 0xFEFF);
+}
+
+/* Whether cp is a left-to-right letter: Latin, Greek, Cyrillic and the
+** scripts after them, ideographs and kana; not digits, marks or symbols. */
+static bool ltr_letter(uint32_t cp)
+{
+    if (cp < 0x80) return (cp | 0x20) >= 'a' && (cp | 0x20) <= 'z';
+    if (cp < 0xC0 || rtl_letter(cp) || clings(cp)) return false;
+    if (cp >= 0x0590 && cp <= 0x08FF) return false;          /* RTL blocks' digits and marks */
+    if (cp >= 0x2000 && cp <= 0x2BFF) return false;          /* punctuation, arrows, maths, symbols */
+    if (cp >= 0x3000 && cp <= 0x303F) return false;          /* CJK punctuation */
+    if (cp >= 0xFE00 && cp <= 0xFE6F) return false;          /* variation selectors, small forms */
+    if (cp >= 0xFF00 && cp <= 0xFF20) return false;          /* fullwidth punctuation and digits */
+    if (cp >= 0x1F000) return false;                         /* emoji and symbols */
+    return true;
+}
+
+/* The first strong character decides (text.h). */
+bool text_rtl(const char *s)
+{
+    uint32_t cp;
+    while ((cp = utf8_next(&s)) != 0) {
+        if (rtl_letter(cp)) return true;
+        if (ltr_letter(cp)) return false;
+    }
+    return false;
+}

@@ -26,6 +26,7 @@
 #ifndef ATTNLAB_TEXT_H
 #define ATTNLAB_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,5 +54,10 @@ typedef float (*TextMeasure)(void *ctx, const char *s, size_t len);
 ** with max 0) and returns how many lines the whole text takes. */
 int text_wrap(const char *s, size_t len, float first_w, float rest_w, TextMeasure measure, void *ctx,
               TextLine *lines, int max);
+
+/* Whether a paragraph reads right to left: its first strong character
+** (a letter, not a digit, space or punctuation) is Hebrew, Arabic, Syriac,
+** Thaana or N'Ko (the paragraph rule of the bidi algorithm, by block). */
+bool text_rtl(const char *s);
 
 #endif
