@@ -7,6 +7,8 @@
 #include "suites.h"
 #include "view/text.h"
 
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,6 +130,76 @@ START_TEST(test_paragraph_direction)
 }
 END_TEST
 
+/* Compare text_breaks with the plain rule on line s: 1 when they differ
+** (the first such line described in first). */
+static int differs(const char *s, char *first, size_t cap)
+{
+    size_t len = strlen(s);
+    uint8_t *a = malloc(len + 1), *b = malloc(len + 1);
+    text_breaks(s, len, NULL, a);
+    text_breaks_plain(s, len, b);
+    int bad = 0;
+    for (size_t i = 0; i <= len && !bad; i++)
+        if (a[i] != b[i]) {
+            bad = 1;
+            if (!first[0]) snprintf(first, cap, "byte %zu (%s here, %s in the browser) of: %s", i,
+                                    a[i] == TEXT_BREAK_NO ? "no break" : "a break",
+                                    b[i] == TEXT_BREAK_NO ? "no break" : "a break", s);
+        }
+    free(a);
+    free(b);
+    return bad;
+}
+
+/* The desktop (libunibreak) and the browser (the plain rule) break every
+** line of every bundled lesson and every catalogue in the same places, so
+** both editions lay the lessons out alike. */
+START_TEST(test_browser_breaks_alike)
+{
+    const char *dirs[2] = { "../lessons", "../po" };
+    int lines = 0, bad = 0;
+    char first[1200] = "";
+    for (int d = 0; d < 2; d++) {
+        DIR *dir = opendir(dirs[d]);
+        ck_assert_ptr_nonnull(dir);
+        struct dirent *e;
+        while ((e = readdir(dir))) {
+            if (!strstr(e->d_name, ".lesson") && !strstr(e->d_name, ".po")) continue;
+            char path[600];
+            snprintf(path, sizeof path, "%s/%s", dirs[d], e->d_name);
+            FILE *f = fopen(path, "r");
+            ck_assert_ptr_nonnull(f);
+            char line[8192];
+            while (fgets(line, sizeof line, f)) {
+                line[strcspn(line, "\r\n")] = '\0';
+                char *text = line;
+                if (d == 1) {                           /* a catalogue: the strings only */
+                    char *q = strchr(line, '"'), *z = strrchr(line, '"');
+                    if (line[0] == '#' || !q || z == q) continue;
+                    *z = '\0';
+                    text = q + 1;
+                    char *o = text;                     /* \n and \" as the program has them */
+                    for (char *c = text; *c; c++) {
+                        if (c[0] == '\\' && (c[1] == 'n' || c[1] == '"')) { *o++ = c[1] == 'n' ? '\n' : '"'; c++; }
+                        else *o++ = *c;
+                    }
+                    *o = '\0';
+                }
+                lines++;
+                bad += differs(text, first, sizeof first);
+            }
+            fclose(f);
+        }
+        closedir(dir);
+    }
+    const char *more[] = { "the cat-like one/two", "猫が座った。「猫」（ねこ）ー", "고양이가 앉았다", "👍🏽👍 🇯🇵🇫🇷",
+                           "شيء ما 3.14 cat", "e\xcc\x81 x", NULL };
+    for (int i = 0; more[i]; i++, lines++) bad += differs(more[i], first, sizeof first);
+    ck_assert_int_gt(lines, 1000);
+    ck_assert_msg(bad == 0, "%d of %d lines break differently in the browser, e.g. %s", bad, lines, first);
+}
+END_TEST
+
 /* The text-breaking suite. */
 Suite *textbreak_suite(void)
 {
@@ -137,6 +209,7 @@ Suite *textbreak_suite(void)
     tcase_add_test(core, test_graphemes_stay_whole);
     tcase_add_test(core, test_wrap_lines);
     tcase_add_test(core, test_paragraph_direction);
+    tcase_add_test(core, test_browser_breaks_alike);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_malformed_and_empty);

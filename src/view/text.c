@@ -28,6 +28,121 @@ static int clings(uint32_t cp)
     return (utf8_cp_columns(cp) == 0 && cp != 0x200B) || (cp >= 0x1F3FB && cp <= 0x1F3FF);
 }
 
+/* Whether a line may break next to cp without a space: ideographs, kana,
+** hangul, emoji and flags (wide characters). */
+static bool wide(uint32_t cp)
+{
+    return utf8_cp_columns(cp) == 2 || regional(cp);
+}
+
+/* Whether a line may not start with cp next to a wide character: closing
+** brackets, CJK full stops and commas, iteration marks (small kana and the
+** prolonged sound mark may, as UAX #14 has it by default). */
+static bool no_start(uint32_t cp)
+{
+    static const uint32_t set[] = { 0x3001, 0x3002, 0x3009, 0x300B, 0x300D, 0x300F, 0x3011, 0x3015, 0x3017, 0x3019,
+                                    0x301B, 0x301E, 0x301F, 0x3005, 0x303B, 0x309D, 0x309E, 0x30FB, 0x30FD, 0x30FE,
+                                    0xFF01, 0xFF09, 0xFF0C, 0xFF0E, 0xFF1A, 0xFF1B, 0xFF1F, 0xFF3D, 0xFF5D, 0xFF60,
+                                    0xFF61, 0xFF63, 0xFF64 };
+    for (size_t i = 0; i < sizeof set / sizeof *set; i++)
+        if (cp == set[i]) return true;
+    return false;
+}
+
+/* Whether cp is a quotation mark that may open or close (UAX #14's QU):
+** no break on either side of it next to a wide character. */
+static bool quote(uint32_t cp)
+{
+    return cp == '"' || cp == '\'' || cp == 0x00AB || cp == 0x00BB || (cp >= 0x2018 && cp <= 0x201F)
+        || cp == 0x2039 || cp == 0x203A;
+}
+
+/* Whether no line may start with cp even after a space (UAX #14's rule
+** LB13): closing brackets, full stops, commas, colons, ! ? and /. */
+static bool closes(uint32_t cp)
+{
+    if (cp < 0x80) return cp && strchr(")]}!?,.:;/", (int)cp);
+    static const uint32_t set[] = { 0x060C, 0x061B, 0x061F, 0x06D4, 0x3001, 0x3002, 0x3009, 0x300B, 0x300D, 0x300F,
+                                    0x3011, 0x3015, 0x3017, 0x3019, 0x301B, 0xFF01, 0xFF09, 0xFF0C, 0xFF0E, 0xFF1F,
+                                    0xFF3D, 0xFF5D, 0xFF60, 0xFF61, 0xFF63 };
+    for (size_t i = 0; i < sizeof set / sizeof *set; i++)
+        if (cp == set[i]) return true;
+    return false;
+}
+
+/* Whether cp follows a number (UAX #14's PO: %, ‰, °). */
+static bool suffix(uint32_t cp)
+{
+    return cp == '%' || cp == 0x2030 || cp == 0x00B0;
+}
+
+/* Whether cp comes before a number (PR: $, +, \\, −, £, ¥, €, №). */
+static bool prefix(uint32_t cp)
+{
+    return cp == '$' || cp == '+' || cp == '\\' || (cp >= 0xA3 && cp <= 0xA5) || cp == 0x20AC || cp == 0x2212
+        || cp == 0x2116;
+}
+
+/* Whether a line may not start with cp (UAX #14's BA and HY): bars,
+** hyphens, dashes, dandas. */
+static bool hyphen(uint32_t cp)
+{
+    return cp == '|' || cp == '-' || cp == 0x2010 || cp == 0x2012 || cp == 0x2013 || cp == 0x0964 || cp == 0x0965;
+}
+
+/* Whether a line may not end with cp: opening brackets and quotes. */
+static bool no_end(uint32_t cp)
+{
+    if (cp < 0x80) return cp && strchr("([{", (int)cp);
+    static const uint32_t set[] = { 0x3008, 0x300A, 0x300C, 0x300E, 0x3010, 0x3014, 0x3016, 0x3018, 0x301A, 0x301D,
+                                    0xFF08, 0xFF3B, 0xFF5B, 0xFF5F, 0xFF62 };
+    for (size_t i = 0; i < sizeof set / sizeof *set; i++)
+        if (cp == set[i]) return true;
+    return false;
+}
+
+/* Whether cp is part of a word written with spaces (UAX #14's AL and NU:
+** letters, digits and most symbols, not punctuation that rules of its own
+** bind). */
+static bool word(uint32_t cp)
+{
+    return !wide(cp) && cp > ' ' && !closes(cp) && !no_end(cp) && !quote(cp) && !hyphen(cp) && !prefix(cp)
+        && !suffix(cp) && cp != 0x2026;
+}
+
+/* The plain rule, the browser build's whole answer: after spaces, and on
+** either side of a wide character unless the next one may not start a line
+** or the last may not end one; lb[i] about the boundary after byte i, with
+** libunibreak's values. */
+static void plain_breaks(const char *s, size_t len, char *lb)
+{
+    memset(lb, 2, len);                                 /* no break */
+    uint32_t prev = 0, last = 0;                        /* last: the character before the spaces */
+    size_t prev_end = 0;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = utf8_decode(s + i, len - i, &cp);
+        if (i > 0) {
+            bool may;
+            if (prev == '\n') lb[prev_end - 1] = 0;       /* must break */
+            if (prev == '\n') may = false;
+            else if (cp == ' ' || cp == '\n' || closes(cp)) may = false;
+            else if (prev == ' ') may = last && !no_end(last) && !(quote(last) && no_end(cp));
+            else may = (wide(prev) || wide(cp)) && !no_start(cp) && !no_end(prev) && !quote(prev) && !quote(cp)
+                    && !(no_end(cp) && word(prev))              /* "d（": a word keeps its bracket */
+                    && !(suffix(cp) && ((wide(prev) && !no_start(prev)) || closes(prev)))   /* "個%", "、%" */
+                    && !prefix(prev) && !(prefix(cp) && (no_start(prev) || closes(prev)))   /* "−를", "。−" */
+                    && !hyphen(cp);                     /* "常|", "語-" */
+            if (may) lb[prev_end - 1] = 1;              /* may break */
+        }
+        if (cp != ' ') last = cp;
+        prev = cp;
+        prev_end = i + n;
+        i += n;
+    }
+    lb[len - 1] = 0;
+}
+
 #ifndef ATTNLAB_NO_UNIBREAK
 /* UAX #14's answer for s: lb[i] about the boundary after byte i. */
 static void uax14(const char *s, size_t len, const char *lang, char *lb)
@@ -56,36 +171,43 @@ static void uax14(const char *s, size_t len, const char *lang, char *lb)
 #else
 enum { LINEBREAK_MUSTBREAK = 0, LINEBREAK_ALLOWBREAK = 1, LINEBREAK_NOBREAK = 2 };
 
-/* Whether cp is wide (ideographs, kana, hangul, fullwidth forms) and not
-** punctuation that must stay with its neighbour. */
-static int ideographic(uint32_t cp)
-{
-    return utf8_cp_columns(cp) == 2 && !(cp >= 0x3000 && cp <= 0x303F) && !(cp >= 0xFF00 && cp <= 0xFF0F)
-        && !(cp >= 0xFF1A && cp <= 0xFF1F);
-}
-
-/* A plain answer without libunibreak: after spaces and newlines, and on
-** either side of an ideograph; lb[i] about the boundary after byte i. */
+/* Without libunibreak: the plain rule. */
 static void uax14(const char *s, size_t len, const char *lang, char *lb)
 {
     (void)lang;
-    memset(lb, LINEBREAK_NOBREAK, len);
+    plain_breaks(s, len, lb);
+}
+#endif
+
+/* brk from lb (an answer about the boundary after each byte, given at a
+** character's last byte), with the grapheme rules on top. */
+static void fill(const char *s, size_t len, const char *lb, uint8_t *brk)
+{
     uint32_t prev = 0;
-    size_t prev_end = 0;
+    int ri_run = 0;
+    bool text = false;                                  /* past the leading spaces */
     for (size_t i = 0; i < len;) {
         uint32_t cp;
         size_t n = utf8_decode(s + i, len - i, &cp);
+        size_t end = i + n;
         if (i > 0) {
-            if (prev == '\n') lb[prev_end - 1] = LINEBREAK_MUSTBREAK;
-            else if ((prev == ' ' && cp != ' ') || ideographic(prev) || ideographic(cp)) lb[prev_end - 1] = LINEBREAK_ALLOWBREAK;
+            text |= prev != ' ';
+            int b = lb[i - 1] == LINEBREAK_MUSTBREAK ? TEXT_BREAK_MUST
+                  : lb[i - 1] == LINEBREAK_ALLOWBREAK ? TEXT_BREAK_ALLOW : TEXT_BREAK_NO;
+            if (b == TEXT_BREAK_ALLOW && (clings(cp) || prev == 0x200D || (regional(prev) && regional(cp) && ri_run % 2)))
+                b = TEXT_BREAK_NO;
+            /* after a space or next to a wide character only: no break after
+            ** a hyphen or a slash, so the browser build (the plain rule)
+            ** wraps lessons as the desktop does */
+            if (b == TEXT_BREAK_ALLOW && ((prev != ' ' && !wide(prev) && !wide(cp)) || !text)) b = TEXT_BREAK_NO;
+            brk[i] = (uint8_t)b;
         }
+        ri_run = regional(cp) ? ri_run + 1 : 0;
         prev = cp;
-        prev_end = i + n;
-        i += n;
+        i = end;
     }
-    lb[len - 1] = LINEBREAK_MUSTBREAK;
+    /* A final newline's MUST is the end itself. */
 }
-#endif
 
 /* Fill the boundaries. */
 void text_breaks(const char *s, size_t len, const char *lang, uint8_t *brk)
@@ -95,25 +217,19 @@ void text_breaks(const char *s, size_t len, const char *lang, uint8_t *brk)
     if (len == 0) return;
     char *lb = xmalloc(len);
     uax14(s, len, lang, lb);
-    /* lb[i] is about the boundary after byte i, given at a character's last byte. */
-    uint32_t prev = 0;
-    int ri_run = 0;
-    for (size_t i = 0; i < len;) {
-        uint32_t cp;
-        size_t n = utf8_decode(s + i, len - i, &cp);
-        size_t end = i + n;
-        if (i > 0) {
-            int b = lb[i - 1] == LINEBREAK_MUSTBREAK ? TEXT_BREAK_MUST
-                  : lb[i - 1] == LINEBREAK_ALLOWBREAK ? TEXT_BREAK_ALLOW : TEXT_BREAK_NO;
-            if (b == TEXT_BREAK_ALLOW && (clings(cp) || prev == 0x200D || (regional(prev) && regional(cp) && ri_run % 2)))
-                b = TEXT_BREAK_NO;
-            brk[i] = (uint8_t)b;
-        }
-        ri_run = regional(cp) ? ri_run + 1 : 0;
-        prev = cp;
-        i = end;
-    }
-    /* A final newline's MUST is the end itself. */
+    fill(s, len, lb, brk);
+    free(lb);
+}
+
+/* The browser build's boundaries (text.h). */
+void text_breaks_plain(const char *s, size_t len, uint8_t *brk)
+{
+    memset(brk, TEXT_BREAK_NO, len + 1);
+    brk[len] = TEXT_BREAK_MUST;
+    if (len == 0) return;
+    char *lb = xmalloc(len);
+    plain_breaks(s, len, lb);
+    fill(s, len, lb, brk);
     free(lb);
 }
 

@@ -4,9 +4,9 @@
 ** the window's overlays share.
 **
 ** Line breaking follows the Unicode line breaking algorithm (UAX #14, by
-** libunibreak): between words at spaces, after hyphens, and between any two
-** ideographs or kana, so Chinese and Japanese wrap without spaces; never
-** before closing punctuation such as 。or ). On top of it no break ever
+** libunibreak), kept to breaks at spaces and between ideographs or kana, so
+** Chinese and Japanese wrap without spaces; never before closing
+** punctuation such as 。or ). On top of it no break ever
 ** splits a user-perceived character: not before a combining mark, variation
 ** selector or emoji modifier, not after a zero-width joiner, not inside a
 ** pair of regional indicators (a flag).
@@ -36,6 +36,14 @@ enum { TEXT_BREAK_NO = 0, TEXT_BREAK_ALLOW = 1, TEXT_BREAK_MUST = 2 };
 ** bytes; lang is a BCP 47 tag such as "ja", or NULL). Boundaries inside a
 ** character are TEXT_BREAK_NO; brk[0] is NO and brk[len] is MUST. */
 void text_breaks(const char *s, size_t len, const char *lang, uint8_t *brk);
+
+/* The same from the plain rule alone, which is all the browser build has:
+** after spaces and next to wide characters (ideographs, kana, hangul,
+** emoji), with UAX #14's rules for brackets, stops, quotes, hyphens and a
+** number's prefix and suffix. text_breaks keeps only breaks of these two
+** kinds, so both builds wrap lessons alike (a test holds them equal on
+** every line of every bundled lesson and catalogue). */
+void text_breaks_plain(const char *s, size_t len, uint8_t *brk);
 
 /* One line of a wrapped text: bytes [start, end), without the spaces and
 ** newline it was broken at. */
