@@ -284,7 +284,13 @@ test('Ctrl+S downloads the edited lesson, and it loads in the native program wit
 // the native SVG export is within 2 px on every edge and has the same
 // colour; and the native PNG has that colour just inside its four corners.
 test('every stage of every bundled lesson is laid out like the native export: same cells in the same places', async () => {
-  const lessons = readdirSync(join(ROOT, 'lessons')).filter(webLesson).sort();
+  // Runs the browser shapes (Arabic, Hebrew, Indic scripts, marks: the page's COMPLEX
+  // pattern) are measured by the browser's own fonts, so those lessons lay out on
+  // their own widths; every other lesson must land on the native cells.
+  const COMPLEX = /[\u0300-\u036f\u0590-\u0dff\u0e00-\u0fff\u1000-\u109f\u1100-\u11ff\u1780-\u18af\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufb1d-\ufeff]/;
+  const all = readdirSync(join(ROOT, 'lessons')).filter(webLesson).sort();
+  const lessons = all.filter((n) => !COMPLEX.test(readFileSync(join(ROOT, 'lessons', n), 'utf8')));
+  assert.ok(lessons.length >= all.length - 2, 'at most two bundled lessons are shaped by the browser');
   const outSvg = mkdtempSync(join(tmp, 'svg-')), outPng = mkdtempSync(join(tmp, 'png-'));
   const paths = lessons.map((n) => join(ROOT, 'lessons', n));
   execFileSync(NATIVE, ['--export', outSvg, '--format', 'svg', '--size', '1280x800', ...paths], { stdio: 'ignore' });
@@ -296,14 +302,22 @@ test('every stage of every bundled lesson is laid out like the native export: sa
     assert.equal(await page.evaluate((n, t) => window.attnlab.openText(n, t), lesson,
       readFileSync(join(ROOT, 'lessons', lesson), 'utf8')), 0, lesson);
     await key('Home');
-    const n = readdirSync(outSvg).filter((f) => f.startsWith(lesson.replace(/\.lesson$/, '-'))).length;
-    assert.ok(n > 0, lesson + ' was exported');
-    for (let k = 1; k <= n; k++, stages++) {
+    // one file per stage, or per sub-step (NN-kv_cache-t1 … -t6, -all; NN-online_softmax-b1 …, -final):
+    // in the order the arrow key visits them
+    const stem = lesson.replace(/\.lesson$/, '-');
+    const order = (f) => {
+      const m = f.slice(stem.length).match(/^(\d+)-[a-z_]+(?:-([tb])(\d+)|-(all|final))?\.svg$/);
+      assert.ok(m, 'an exported file name: ' + f);
+      return [+m[1], m[3] !== undefined ? +m[3] : m[4] !== undefined ? 1e9 : 0];
+    };
+    const files = readdirSync(outSvg).filter((f) => f.startsWith(stem))
+      .sort((a, b) => { const x = order(a), y = order(b); return x[0] - y[0] || x[1] - y[1]; });
+    assert.ok(files.length > 0, lesson + ' was exported');
+    for (let k = 1; k <= files.length; k++, stages++) {
       if (k > 1) await key('ArrowRight');
-      const prefix = `${lesson.replace(/\.lesson$/, '')}-${String(k).padStart(2, '0')}-`;
       const shot = await page.evaluate(() => window.attnlab.shot(1280, 800));
       const cells = cellsOf(shot, L);
-      const base = readdirSync(outSvg).find((f) => f.startsWith(prefix));
+      const base = files[k - 1];
       const svg = readFileSync(join(outSvg, base), 'utf8');
       const rects = [...svg.matchAll(/<rect x="([-\d.]+)" y="([-\d.]+)" width="([-\d.]+)" height="([-\d.]+)" fill="#([0-9a-f]{6})"/g)]
         .map((m) => ({ x: +m[1], y: +m[2], w: +m[3], h: +m[4], fill: m[5] }));
@@ -314,7 +328,7 @@ test('every stage of every bundled lesson is laid out like the native export: sa
         let best = Infinity, match = null;
         for (const r of rects) { const o = off(r); if (o < best) { best = o; match = r; } }
         if (!(best <= 2) || match.fill !== hex(c.color))
-          far.push(`${lesson} stage ${k}: cell (${c.panel},${c.row},${c.col}) at ${c.x.toFixed(1)},${c.y.toFixed(1)} ` +
+          far.push(`${base}: cell (${c.panel},${c.row},${c.col}) at ${c.x.toFixed(1)},${c.y.toFixed(1)} ` +
             `${c.w.toFixed(1)}x${c.h.toFixed(1)} #${hex(c.color)}: the nearest native rectangle is ${best.toFixed(2)} px away ` +
             (match ? `at ${match.x},${match.y} ${match.w}x${match.h} #${match.fill}` : ''));
         worst = Math.max(worst, best);
@@ -331,7 +345,7 @@ test('every stage of every bundled lesson is laid out like the native export: sa
         for (let j = 0; j < 4; j++) {
           const px = got.px[4 * i + j];
           const d = Math.max(...[0, 1, 2].map((ch) => Math.abs(px[ch] - c.color[ch])));
-          assert.ok(d <= 6, `${lesson} stage ${k}: native PNG at ${pts[4 * i + j]} is ${px} but the browser's cell (${c.panel},${c.row},${c.col}) at ${c.x},${c.y} ${c.w}x${c.h} is ${c.color}`);
+          assert.ok(d <= 6, `${base}: native PNG at ${pts[4 * i + j]} is ${px} but the browser's cell (${c.panel},${c.row},${c.col}) at ${c.x},${c.y} ${c.w}x${c.h} is ${c.color}`);
         }
       });
     }
@@ -398,6 +412,9 @@ test('from a web server: ?lesson= opens a lesson of the same site', async () => 
   try {
     await p.waitForFunction(() => window.attnlab.flags() & 4, { timeout: 5000 });
     const title = readFileSync(join(ROOT, 'lessons', '03-four-words-by-hand.lesson'), 'utf8').match(/^title:\s*(.*)$/m)[1].trim();
+    // the fetch and the first frame of the lesson come after the page is ready
+    await p.waitForFunction((t) => (window.attnlab.list?.cmds || []).some((c) => (c.text || '').includes(t)),
+      { timeout: 10000 }, title).catch(() => {});
     const shown = await p.evaluate(() => window.attnlab.list.cmds.map((c) => c.text).join('\n'));
     assert.ok(shown.includes(title), 'the lesson from ?lesson= is open');
     const missing = await p.evaluate(() => window.attnlab.openURL('/lessons/no-such.lesson'));
