@@ -6,6 +6,8 @@
 */
 #include "suites.h"
 #include "view/text.h"
+#include "core/stage.h"
+#include "core/trace.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -192,6 +194,28 @@ START_TEST(test_browser_breaks_alike)
         }
         closedir(dir);
     }
+    /* and every paragraph as the slides show it (joined lines, numbers filled in) */
+    DIR *dir = opendir("../lessons");
+    ck_assert_ptr_nonnull(dir);
+    struct dirent *e;
+    while ((e = readdir(dir))) {
+        if (!strstr(e->d_name, ".lesson")) continue;
+        char path[600];
+        snprintf(path, sizeof path, "../lessons/%s", e->d_name);
+        LessonError err;
+        Lesson *L = lesson_load(path, &err);
+        ck_assert_msg(L != NULL, "%s", err.msg);
+        Trace *T = attn_run(L, &err);
+        ck_assert_ptr_nonnull(T);
+        for (int k = 0; k < L->nstages; k++) {
+            View *v = stage_view(L, T, k);
+            for (int i = 0; i < v->npara; i++, lines++) bad += v->paras[i] && differs(v->paras[i], first, sizeof first);
+            stage_view_free(v);
+        }
+        trace_free(T);
+        lesson_free(L);
+    }
+    closedir(dir);
     const char *more[] = { "the cat-like one/two", "猫が座った。「猫」（ねこ）ー", "고양이가 앉았다", "👍🏽👍 🇯🇵🇫🇷",
                            "شيء ما 3.14 cat", "e\xcc\x81 x", NULL };
     for (int i = 0; more[i]; i++, lines++) bad += differs(more[i], first, sizeof first);
