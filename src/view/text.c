@@ -124,9 +124,10 @@ static void plain_breaks(const char *s, size_t len, char *lb)
         size_t n = utf8_decode(s + i, len - i, &cp);
         if (i > 0) {
             bool may;
-            if (prev == '\n') lb[prev_end - 1] = 0;       /* must break */
-            if (prev == '\n') may = false;
-            else if (cp == ' ' || cp == '\n' || closes(cp)) may = false;
+            if (prev == '\n') {
+                lb[prev_end - 1] = 0;                   /* must break */
+                may = false;
+            } else if (cp == ' ' || cp == '\n' || closes(cp)) may = false;
             else if (prev == ' ') may = last && !no_end(last) && !(quote(last) && no_end(cp));
             else may = (wide(prev) || wide(cp)) && !no_start(cp) && !no_end(prev) && !quote(prev) && !quote(cp)
                     && !(no_end(cp) && word(prev))              /* "d（": a word keeps its bracket */
@@ -259,7 +260,31 @@ static int blank(char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-/* Wrap greedily (text.h). */
+/* The longest line from pos that fits w by measuring each candidate whole:
+** its end after the blanks in *end_out, the end of its text returned (0 when
+** not even the first piece fits). */
+static size_t exact_line(const char *s, size_t len, const uint8_t *brk, size_t pos, float w, TextMeasure measure,
+                         void *ctx, size_t *end_out)
+{
+    size_t best = 0, best_end = 0;
+    for (size_t e = pos + 1; e <= len; e++) {
+        if (brk[e] == TEXT_BREAK_NO) continue;
+        size_t te = e;
+        while (te > pos && blank(s[te - 1])) te--;
+        if (te > pos && measure(ctx, s + pos, te - pos) > w) break;
+        best = e;
+        best_end = te;
+        if (brk[e] == TEXT_BREAK_MUST) break;
+    }
+    *end_out = best;
+    return best_end;
+}
+
+/* Wrap greedily (text.h). A line's width is taken as the sum of its pieces
+** (the text between two break opportunities, and the blanks after it), each
+** measured once, so a paragraph costs one measure per piece and one per
+** line rather than one per piece per line; the line found is then measured
+** whole, and measured candidate by candidate when the sum misjudged it. */
 int text_wrap(const char *s, size_t len, float first_w, float rest_w, TextMeasure measure, void *ctx,
               TextLine *lines, int max)
 {
@@ -270,17 +295,22 @@ int text_wrap(const char *s, size_t len, float first_w, float rest_w, TextMeasur
     for (;;) {
         while (pos < len && blank(s[pos])) pos++;
         if (pos >= len) break;
-        float w = n == 0 ? first_w : rest_w;
-        size_t best = 0, best_end = 0;
+        float w = n == 0 ? first_w : rest_w, acc = 0;
+        size_t best = 0, best_end = 0, seg = pos;
         for (size_t e = pos + 1; e <= len; e++) {
             if (brk[e] == TEXT_BREAK_NO) continue;
             size_t te = e;
-            while (te > pos && blank(s[te - 1])) te--;
-            if (te > pos && measure(ctx, s + pos, te - pos) > w) break;
+            while (te > seg && blank(s[te - 1])) te--;
+            float piece = te > seg ? measure(ctx, s + seg, te - seg) : 0;
+            if (te > seg && acc + piece > w) break;
             best = e;
-            best_end = te;
+            if (te > seg) best_end = te;
+            acc += piece + (e > te ? measure(ctx, s + te, e - te) : 0);
+            seg = e;
             if (brk[e] == TEXT_BREAK_MUST) break;
         }
+        if (best && measure(ctx, s + pos, best_end - pos) > w)     /* the pieces misjudged it */
+            best_end = exact_line(s, len, brk, pos, w, measure, ctx, &best);
         if (best == 0) {                                /* a word wider than the line */
             size_t e = cluster_end(s, len, pos);
             for (;;) {

@@ -6,6 +6,8 @@
 #   title-continuations.lesson     the same under title:
 #   paragraphs-349k.lesson          349,000 paragraphs of one word
 #   long-lines.lesson               31 prose lines of 32,768 bytes
+#   long-japanese-lines.lesson      31 prose lines of 32,760 bytes of Japanese,
+#                                   no spaces: a break opportunity every character
 set -eu
 dir=$1
 mkdir -p "$dir"
@@ -38,3 +40,12 @@ awk -v tail="$tail" 'BEGIN {
         printf "%s\n", substr(line, 1, length(line) - 1)
     }
 }' >"$dir/long-lines.lesson"
+awk -v tail="$tail" 'BEGIN {
+    printf "title: Long Japanese lines\n%s\n\n", tail
+    w = "猫が魚を食べた。"
+    for (l = 0; l < 31; l++) {
+        line = ""
+        for (k = 0; k < 1365; k++) line = line w
+        printf "%s\n", line
+    }
+}' >"$dir/long-japanese-lines.lesson"
