@@ -10,6 +10,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "suites.h"
+#include "tstages.h"
 #include "app/shot.h"
 #include "core/lesson.h"
 #include "core/trace.h"
@@ -20,7 +21,6 @@
 
 #include <png.h>
 
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,34 +150,27 @@ static void check_stage(const Lesson *L, const Trace *T, int k, const ShotOpts *
     draw_free(d);
 }
 
+/* One stage at the default canvas; the first of a lesson also at an odd
+** width (the row tail) in the dark theme, the last at 1x1 (a TStageFn). */
+static void decode_stage(const char *name, const Lesson *L, const Trace *T, int k, View *v, void *ctx)
+{
+    (void)name; (void)v; (void)ctx;
+    ShotOpts opts = app_shot_defaults();
+    check_stage(L, T, k, &opts);
+    if (k == 0) {
+        opts.width = 641; opts.height = 479; opts.dark = true;
+        check_stage(L, T, k, &opts);
+    }
+    if (k == L->nstages - 1) {
+        opts = app_shot_defaults();
+        opts.width = 1; opts.height = 1; opts.dark = true;
+        check_stage(L, T, k, &opts);
+    }
+}
+
 START_TEST(test_every_bundled_stage_decodes_to_its_canvas)
 {
-    DIR *dir = opendir("../lessons");
-    ck_assert_ptr_nonnull(dir);
-    struct dirent *e;
-    int stages = 0;
-    while ((e = readdir(dir)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (n < 8 || strcmp(e->d_name + n - 7, ".lesson") != 0) continue;
-        char path[512];
-        snprintf(path, sizeof path, "../lessons/%s", e->d_name);
-        LessonError err;
-        Lesson *L = lesson_load(path, &err);
-        ck_assert_msg(L != NULL, "%s", err.msg);
-        Trace *T = attn_run(L, &err);
-        ck_assert_msg(T != NULL, "%s", err.msg);
-        ShotOpts opts = app_shot_defaults();
-        for (int k = 0; k < L->nstages; k++, stages++) check_stage(L, T, k, &opts);
-        /* Other canvases: odd widths (the row tail), dark, small. */
-        opts.width = 641; opts.height = 479; opts.dark = true;
-        check_stage(L, T, 0, &opts);
-        opts.width = 1; opts.height = 1;
-        check_stage(L, T, L->nstages - 1, &opts);
-        trace_free(T);
-        lesson_free(L);
-    }
-    closedir(dir);
-    ck_assert_int_ge(stages, 40);
+    ck_assert_int_ge(tstages_each(decode_stage, NULL), 40);
 }
 END_TEST
 

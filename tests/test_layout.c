@@ -8,6 +8,7 @@
 ** measured width by 1.17 times the font size, aligned in the command's box.
 */
 #include "suites.h"
+#include "tstages.h"
 #include "view/layout.h"
 #include "view/cmap.h"
 #include "view/svg.h"
@@ -401,54 +402,46 @@ static float value_size(const DrawList *d, int k)
     return 0;
 }
 
+/* Panels compared, panels whose numbers got smaller, the first of those. */
+typedef struct {
+    int worse, compared;
+    char first[700];
+} Shrunk;
+
+/* One stage at the normal size and one and two steps of + (a TStageFn). */
+static void bigger_text_stage(const char *name, const Lesson *L, const Trace *T, int k, View *v, void *ctx)
+{
+    (void)L; (void)T;
+    Shrunk *s = ctx;
+    Theme th = layout_theme(false);
+    float prev[VIEW_MAX_PANELS] = { 0 };
+    for (int step = 0; step < 3; step++) {
+        LayoutOpts o = layout_defaults(1280, 720, &th, layout_measure_fixed, NULL);
+        o.text_scale = step == 0 ? 1.0f : step == 1 ? 1.15f : 1.3225f;
+        DrawList *d = lay_with(v, &o);
+        for (int p = 0; p < v->npanels; p++) {
+            float fs = value_size(d, p);
+            if (step > 0 && prev[p] > 0) {
+                s->compared++;
+                if (fs < prev[p] && !s->worse++)
+                    snprintf(s->first, sizeof s->first, "%s stage %d panel %d: %.0f px at scale %.2f, %.0f before",
+                             name, k + 1, p, fs, o.text_scale, prev[p]);
+            }
+            if (step == 0) prev[p] = fs;               /* compared with the normal size */
+        }
+        draw_free(d);
+    }
+}
+
 /* The back row asks for bigger text with +: the numbers in the cells never
 ** get smaller than at the normal size (every stage of every bundled lesson,
 ** 1280x720, one and two steps of +). */
 START_TEST(test_bigger_text_never_shrinks_numbers)
 {
-    DIR *dir = opendir("../lessons");
-    ck_assert_ptr_nonnull(dir);
-    struct dirent *e;
-    int worse = 0, compared = 0;
-    char first[700] = "";
-    while ((e = readdir(dir))) {
-        if (!strstr(e->d_name, ".lesson")) continue;
-        char path[512];
-        snprintf(path, sizeof path, "../lessons/%s", e->d_name);
-        LessonError err;
-        Lesson *L = lesson_load(path, &err);
-        ck_assert_msg(L != NULL, "%s", err.msg);
-        Trace *T = attn_run(L, &err);
-        ck_assert_ptr_nonnull(T);
-        for (int k = 0; k < L->nstages; k++) {
-            View *v = stage_view(L, T, k);
-            Theme th = layout_theme(false);
-            float prev[VIEW_MAX_PANELS] = { 0 };
-            for (int step = 0; step < 3; step++) {
-                LayoutOpts o = layout_defaults(1280, 720, &th, layout_measure_fixed, NULL);
-                o.text_scale = step == 0 ? 1.0f : step == 1 ? 1.15f : 1.3225f;
-                DrawList *d = lay_with(v, &o);
-                for (int p = 0; p < v->npanels; p++) {
-                    float fs = value_size(d, p);
-                    if (step > 0 && prev[p] > 0) {
-                        compared++;
-                        if (fs < prev[p]) {
-                            if (!worse++) snprintf(first, sizeof first, "%s stage %d panel %d: %.0f px at scale %.2f, %.0f before",
-                                                   e->d_name, k + 1, p, fs, o.text_scale, prev[p]);
-                        }
-                    }
-                    if (step == 0) prev[p] = fs;       /* compared with the normal size */
-                }
-                draw_free(d);
-            }
-            stage_view_free(v);
-        }
-        trace_free(T);
-        lesson_free(L);
-    }
-    closedir(dir);
-    ck_assert_int_gt(compared, 50);
-    ck_assert_msg(worse == 0, "%d panels print smaller numbers with bigger text, e.g. %s", worse, first);
+    Shrunk s = { 0, 0, "" };
+    tstages_each(bigger_text_stage, &s);
+    ck_assert_int_gt(s.compared, 50);
+    ck_assert_msg(s.worse == 0, "%d panels print smaller numbers with bigger text, e.g. %s", s.worse, s.first);
 }
 END_TEST
 

@@ -1,0 +1,19 @@
+/*
+** tstages.h: every stage of every bundled lesson, for the tests that check
+** a property over all of them (loaded from ../lessons, traced, viewed).
+*/
+#ifndef ATTNLAB_TSTAGES_H
+#define ATTNLAB_TSTAGES_H
+
+#include "core/lesson.h"
+#include "core/stage.h"
+#include "core/trace.h"
+
+/* What tstages_each calls for stage k of lesson file name. */
+typedef void (*TStageFn)(const char *name, const Lesson *L, const Trace *T, int k, View *v, void *ctx);
+
+/* Call fn for every stage of every lesson in ../lessons; the number of
+** stages visited. A lesson that does not load or compute fails the test. */
+int tstages_each(TStageFn fn, void *ctx);
+
+#endif
