@@ -214,7 +214,11 @@ test('a bad lesson opened from disk shows FILE:LINE:COL, as on the desktop', asy
     const expected = readFileSync(join(dir, name.replace(/\.lesson$/, '.expected')), 'utf8').trim()
       .replace('tests/bad-lessons/', '');
     if (i % 2 === 0) {                              // the file picker (O)
-      const [chooser] = await Promise.all([page.waitForFileChooser(), page.keyboard.press('o')]);
+      // the interception starts asynchronously: a round trip makes sure it is on before the key
+      const waiting = page.waitForFileChooser();
+      await page.evaluate(() => 0);
+      await page.keyboard.press('o');
+      const chooser = await waiting;
       await chooser.accept([join(dir, name)]);
     } else {                                        // drag and drop
       const b64 = readFileSync(join(dir, name)).toString('base64');
