@@ -170,7 +170,7 @@ static void decode_stage(const char *name, const Lesson *L, const Trace *T, int 
 
 START_TEST(test_every_bundled_stage_decodes_to_its_canvas)
 {
-    ck_assert_int_ge(tstages_each(decode_stage, NULL), 40);
+    ck_assert_int_ge(tstages_each("../lessons", decode_stage, NULL), 40);
 }
 END_TEST
 

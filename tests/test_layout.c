@@ -434,12 +434,13 @@ static void bigger_text_stage(const char *name, const Lesson *L, const Trace *T,
 }
 
 /* The back row asks for bigger text with +: the numbers in the cells never
-** get smaller than at the normal size (every stage of every bundled lesson,
-** 1280x720, one and two steps of +). */
+** get smaller than at the normal size (every stage of every bundled lesson
+** and script lesson, 1280x720, one and two steps of +). */
 START_TEST(test_bigger_text_never_shrinks_numbers)
 {
     Shrunk s = { 0, 0, "" };
-    tstages_each(bigger_text_stage, &s);
+    tstages_each("../lessons", bigger_text_stage, &s);
+    tstages_each("scripts", bigger_text_stage, &s);
     ck_assert_int_gt(s.compared, 50);
     ck_assert_msg(s.worse == 0, "%d panels print smaller numbers with bigger text, e.g. %s", s.worse, s.first);
 }

@@ -8,6 +8,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "suites.h"
+#include "tstages.h"
 #include "core/utf8.h"
 #include "sdl/font.h"
 #include "sdl/render.h"
@@ -18,7 +19,6 @@
 #include "core/stage.h"
 #include "core/trace.h"
 
-#include <dirent.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -417,54 +417,39 @@ static void text_box(const DrawCmd *c, const char *s, float b[4])
     else { b[0] = (float)x; b[1] = (float)(y - m.ascent); b[2] = (float)(x + w); b[3] = (float)(y + m.descent); }
 }
 
+/* One stage laid out with the real shaped widths: text stays on the
+** canvas and no two runs overlap (a TStageFn). */
+static void clean_stage(const char *name, const Lesson *L, const Trace *T, int k, View *v, void *ctx)
+{
+    (void)L; (void)T; (void)ctx;
+    Theme th = layout_theme(false);
+    LayoutOpts lo = layout_defaults(1280, 800, &th, font_measure, fonts);
+    DrawList *d = draw_create(1280, 800);
+    layout_view(v, &lo, d);
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->kind != DRAW_TEXT || !draw_str(d, c)[0]) continue;
+        float a[4];
+        text_box(c, draw_str(d, c), a);
+        ck_assert_msg(a[0] >= -1 && a[1] >= -1 && a[2] <= 1281 && a[3] <= 801,
+                      "%s stage %d: '%s' leaves the canvas", name, k + 1, draw_str(d, c));
+        for (int j = i + 1; j < d->n; j++) {
+            const DrawCmd *o = &d->cmds[j];
+            if (o->kind != DRAW_TEXT || !draw_str(d, o)[0]) continue;
+            float b[4];
+            text_box(o, draw_str(d, o), b);
+            int hit = a[0] < b[2] - 1 && b[0] < a[2] - 1 && a[1] < b[3] - 1 && b[1] < a[3] - 1;
+            ck_assert_msg(!hit, "%s stage %d: '%s' overlaps '%s'", name, k + 1, draw_str(d, c), draw_str(d, o));
+        }
+    }
+    draw_free(d);
+}
+
 START_TEST(test_script_lessons_lay_out_cleanly)
 {
     /* Every stage of every lesson in tests/scripts, laid out with the real
     ** shaped widths: text stays on the canvas and no two runs overlap. */
-    DIR *dir = opendir("scripts");
-    ck_assert_ptr_nonnull(dir);
-    struct dirent *e;
-    int stages = 0;
-    while ((e = readdir(dir)) != NULL) {
-        if (!strstr(e->d_name, ".lesson")) continue;
-        char path[512];
-        snprintf(path, sizeof path, "scripts/%s", e->d_name);
-        LessonError err;
-        Lesson *L = lesson_load(path, &err);
-        ck_assert_msg(L != NULL, "%s", err.msg);
-        Trace *T = attn_run(L, &err);
-        ck_assert_ptr_nonnull(T);
-        for (int k = 0; k < L->nstages; k++, stages++) {
-            View *v = stage_view(L, T, k);
-            Theme th = layout_theme(false);
-            LayoutOpts lo = layout_defaults(1280, 800, &th, font_measure, fonts);
-            DrawList *d = draw_create(1280, 800);
-            layout_view(v, &lo, d);
-            for (int i = 0; i < d->n; i++) {
-                const DrawCmd *c = &d->cmds[i];
-                if (c->kind != DRAW_TEXT || !draw_str(d, c)[0]) continue;
-                float a[4];
-                text_box(c, draw_str(d, c), a);
-                ck_assert_msg(a[0] >= -1 && a[1] >= -1 && a[2] <= 1281 && a[3] <= 801,
-                              "%s stage %d: '%s' leaves the canvas", path, k + 1, draw_str(d, c));
-                for (int j = i + 1; j < d->n; j++) {
-                    const DrawCmd *o = &d->cmds[j];
-                    if (o->kind != DRAW_TEXT || !draw_str(d, o)[0]) continue;
-                    float b[4];
-                    text_box(o, draw_str(d, o), b);
-                    int hit = a[0] < b[2] - 1 && b[0] < a[2] - 1 && a[1] < b[3] - 1 && b[1] < a[3] - 1;
-                    ck_assert_msg(!hit, "%s stage %d: '%s' overlaps '%s'", path, k + 1, draw_str(d, c),
-                                  draw_str(d, o));
-                }
-            }
-            draw_free(d);
-            stage_view_free(v);
-        }
-        trace_free(T);
-        lesson_free(L);
-    }
-    closedir(dir);
-    ck_assert_int_ge(stages, 20);
+    ck_assert_int_ge(tstages_each("scripts", clean_stage, NULL), 20);
 }
 END_TEST
 

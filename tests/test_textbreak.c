@@ -209,7 +209,8 @@ START_TEST(test_browser_breaks_alike)
     }
     /* and every paragraph as the slides show it (joined lines, numbers filled in) */
     BreakTally t = { 0, 0, first };
-    tstages_each(para_breaks, &t);
+    tstages_each("../lessons", para_breaks, &t);
+    tstages_each("scripts", para_breaks, &t);
     lines += t.lines;
     bad += t.bad;
     const char *more[] = { "the cat-like one/two", "猫が座った。「猫」（ねこ）ー", "고양이가 앉았다", "👍🏽👍 🇯🇵🇫🇷",

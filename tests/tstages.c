@@ -1,5 +1,5 @@
 /*
-** tstages.c: every stage of every bundled lesson (tstages.h).
+** tstages.c: every stage of every lesson in a directory (tstages.h).
 */
 #include "tstages.h"
 #include "suites.h"
@@ -8,17 +8,17 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Walk ../lessons. */
-int tstages_each(TStageFn fn, void *ctx)
+/* Walk dirname. */
+int tstages_each(const char *dirname, TStageFn fn, void *ctx)
 {
-    DIR *dir = opendir("../lessons");
+    DIR *dir = opendir(dirname);
     ck_assert_ptr_nonnull(dir);
     int n = 0;
     struct dirent *e;
     while ((e = readdir(dir))) {
         if (!strstr(e->d_name, ".lesson")) continue;
         char path[600];
-        snprintf(path, sizeof path, "../lessons/%s", e->d_name);
+        snprintf(path, sizeof path, "%s/%s", dirname, e->d_name);
         LessonError err;
         Lesson *L = lesson_load(path, &err);
         ck_assert_msg(L != NULL, "%s", err.msg);

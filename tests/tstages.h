@@ -1,6 +1,7 @@
 /*
-** tstages.h: every stage of every bundled lesson, for the tests that check
-** a property over all of them (loaded from ../lessons, traced, viewed).
+** tstages.h: every stage of every lesson in a directory (the bundled ones,
+** the script lessons), for the tests that check a property over all of
+** them: loaded, traced, viewed.
 */
 #ifndef ATTNLAB_TSTAGES_H
 #define ATTNLAB_TSTAGES_H
@@ -12,8 +13,9 @@
 /* What tstages_each calls for stage k of lesson file name. */
 typedef void (*TStageFn)(const char *name, const Lesson *L, const Trace *T, int k, View *v, void *ctx);
 
-/* Call fn for every stage of every lesson in ../lessons; the number of
+/* Call fn for every stage of every lesson in dir ("../lessons" for the
+** bundled ones, "scripts" for the lessons in other scripts); the number of
 ** stages visited. A lesson that does not load or compute fails the test. */
-int tstages_each(TStageFn fn, void *ctx);
+int tstages_each(const char *dir, TStageFn fn, void *ctx);
 
 #endif
