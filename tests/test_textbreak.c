@@ -118,6 +118,32 @@ START_TEST(test_wrap_lines)
 }
 END_TEST
 
+/* text_fit with one unit per code point, into a buffer of n bytes. */
+static char *fitted(const char *s, float w, size_t n, float *kept)
+{
+    char *out = malloc(n ? n : 1);
+    *kept = text_fit(s, w, per_cp, NULL, out, n);
+    return out;
+}
+
+/* Assert what text_fit keeps of s in width w (buffer n) and its width. */
+#define ck_fit(s, w, n, want, want_w) do { float k_; char *got_ = fitted(s, w, n, &k_); \
+    ck_assert_str_eq(got_, want); ck_assert_float_eq(k_, want_w); free(got_); } while (0)
+
+START_TEST(test_fit_with_ellipsis)
+{
+    ck_fit("attention", 9, 64, "attention", 9);                 /* fits: unchanged */
+    ck_fit("attention", 5, 64, "atte\xe2\x80\xa6", 5);          /* four letters and "…" */
+    ck_fit("the cat sat", 5, 64, "the\xe2\x80\xa6", 4);          /* no space before "…" */
+    ck_fit("e\xcc\x81" "e\xcc\x81" "e\xcc\x81", 4, 64, "e\xcc\x81\xe2\x80\xa6", 3);   /* never a letter without its mark */
+    ck_fit("शिक्षक", 5, 64, "शि\xe2\x80\xa6", 3);                     /* क्ष is one conjunct: never क् alone */
+    ck_fit("👨‍👩‍👧👨‍👩‍👧", 6, 64, "👨‍👩‍👧\xe2\x80\xa6", 6);               /* a family stays whole */
+    ck_fit("attention", 0.5f, 64, "", 0);                        /* not even "…" fits */
+    ck_fit("attention", 100, 8, "atte\xe2\x80\xa6", 5);          /* the buffer bounds it too */
+    ck_fit("attention", 100, 3, "", 0);                          /* no room for "…" */
+}
+END_TEST
+
 START_TEST(test_paragraph_direction)
 {
     ck_assert(text_rtl("انظر إلى الصف"));
@@ -229,6 +255,7 @@ Suite *textbreak_suite(void)
     tcase_add_test(core, test_words_and_ideographs);
     tcase_add_test(core, test_graphemes_stay_whole);
     tcase_add_test(core, test_wrap_lines);
+    tcase_add_test(core, test_fit_with_ellipsis);
     tcase_add_test(core, test_paragraph_direction);
     tcase_add_test(core, test_browser_breaks_alike);
     suite_add_tcase(s, core);

@@ -87,6 +87,21 @@ START_TEST(test_prev_steps_to_boundaries)
 }
 END_TEST
 
+START_TEST(test_floor_and_count_n)
+{
+    const char *s = "a\xc3\xa1\xe2\x88\x9e";                /* a á ∞ */
+    size_t len = strlen(s);
+    size_t want[] = { 0, 1, 1, 3, 3, 3 };
+    for (size_t i = 0; i < len; i++) ck_assert_uint_eq(utf8_floor(s, len, i), want[i]);
+    ck_assert_uint_eq(utf8_floor(s, len, len), len);
+    ck_assert_uint_eq(utf8_floor(s, 4, 3), 3);                 /* ∞ cut short: its bytes are characters of their own */
+    ck_assert_uint_eq(utf8_floor("x\x88", 2, 1), 1);          /* a stray continuation byte is a boundary */
+    ck_assert_uint_eq(utf8_count_n(s, len), 3);
+    ck_assert_uint_eq(utf8_count_n(s, 2), 2);                  /* half of á: one malformed byte */
+    ck_assert_uint_eq(utf8_count_n(s, 0), 0);
+}
+END_TEST
+
 START_TEST(test_encode_round_trips)
 {
     uint32_t cps[] = { 'A', 0xE9, 0x221E, 0x1F431, 0x10FFFF };
@@ -116,6 +131,7 @@ Suite *utf8_suite(void)
     tcase_add_test(limits, test_malformed_bytes_cost_one_byte_each);
     tcase_add_test(limits, test_bounded_decode_and_validate);
     tcase_add_test(limits, test_prev_steps_to_boundaries);
+    tcase_add_test(limits, test_floor_and_count_n);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -5,6 +5,7 @@
 #include "prompt.h"
 #include "save.h"
 #include "core/i18n.h"
+#include "core/utf8.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -75,9 +76,7 @@ void app_ask_backspace(AppState *a)
 {
     if (a->ask != ASK_SAVE_AS) return;
     size_t n = strlen(a->ask_text);
-    while (n > 0 && ((unsigned char)a->ask_text[n - 1] & 0xc0) == 0x80) n--;
-    if (n > 0) n--;
-    a->ask_text[n] = '\0';
+    a->ask_text[utf8_prev(a->ask_text, a->ask_text + n) - a->ask_text] = '\0';
 }
 
 /* Enter. */
@@ -130,10 +129,7 @@ void app_ask_cancel(AppState *a)
 /* The longest tail of text that fits in maxw, so the end of a long path shows. */
 static const char *fit_tail(const char *text, float size, float maxw, MeasureFn measure, void *ctx)
 {
-    while (*text && measure(ctx, text, size, 0) > maxw) {
-        text++;
-        while (((unsigned char)*text & 0xc0) == 0x80) text++;
-    }
+    while (*text && measure(ctx, text, size, 0) > maxw) utf8_next(&text);
     return text;
 }
 

@@ -4,6 +4,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "fileio.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -190,12 +191,9 @@ static int open_temp(const char *dir, const char *base, char *tmp, size_t n)
     static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     static uint64_t counter;
     /* Keep ".BASE" + TEMP_TAG + XXXXXX within NAME_MAX, cutting BASE at a
-    ** character boundary (UTF-8 continuation bytes are 10xxxxxx). */
+    ** character boundary. */
     size_t room = NAME_MAX - 1 - strlen(TEMP_TAG) - TEMP_RAND, bl = strlen(base);
-    if (bl > room) {
-        bl = room;
-        while (bl > 0 && ((unsigned char)base[bl] & 0xc0) == 0x80) bl--;
-    }
+    if (bl > room) bl = utf8_floor(base, bl, room);
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     uint64_t x = (uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 20) ^ ((uint64_t)getpid() << 40);

@@ -20,6 +20,7 @@
 #include "npy.h"
 #include "rng.h"
 #include "trng.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -107,10 +108,9 @@ static bool fail_line(Parser *p, int line, int col, const char *fmt, ...)
 /* The 1-based character column of pointer s within the current line. */
 static int col_of(const Parser *p, const char *s)
 {
-    int col = 1;
-    for (const char *c = p->line; c < s && *c; c++)
-        if (((unsigned char)*c & 0xc0) != 0x80) col++;
-    return col;
+    size_t n = 0;
+    while (p->line + n < s && p->line[n]) n++;
+    return 1 + (int)utf8_count_n(p->line, n);
 }
 
 /* Record an error pointing at s in the current line. */
@@ -144,7 +144,7 @@ static void found(const char *s, char *out, size_t n)
     if (!*s) { snprintf(out, n, "the end of the line"); return; }
     size_t len = 0;
     while (s[len] && s[len] != ' ' && s[len] != '\t' && len < 24) len++;
-    while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80) len--;   /* never cut a character in two */
+    len = utf8_floor(s, strlen(s), len);            /* never cut a character in two */
     snprintf(out, n, "'%.*s'", (int)len, s);
 }
 
@@ -2103,22 +2103,6 @@ static bool parse_line(Parser *p, char *line)
 
 /* ----------------------------------------------------------------- file */
 
-/* Length of a valid UTF-8 sequence at s (1-4), or 0 if invalid. */
-static int utf8_len(const unsigned char *s, size_t avail)
-{
-    unsigned c = s[0];
-    if (c < 0x80) return 1;
-    int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-    if (n == 0 || (size_t)n > avail) return 0;
-    for (int i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80) return 0;
-    unsigned cp = n == 2 ? ((c & 0x1f) << 6) | (s[1] & 0x3f)
-                : n == 3 ? ((c & 0x0f) << 12) | ((s[1] & 0x3f) << 6) | (s[2] & 0x3f)
-                : ((c & 0x07) << 18) | ((s[1] & 0x3f) << 12) | ((s[2] & 0x3f) << 6) | (s[3] & 0x3f);
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-    return n;
-}
-
 /* Whole-file checks: NUL bytes, UTF-8, control characters, line lengths. */
 static bool check_bytes(Parser *p, const char *text, size_t len)
 {
@@ -2146,7 +2130,7 @@ static bool check_bytes(Parser *p, const char *text, size_t len)
                            "save the file with Unix (LF) or Windows (CRLF) line endings");
         if (c < 0x20 && c != '\t' && c != '\r')
             return fail_at(p, col, "control character 0x%02x in the file (is it a text file?)", c);
-        int n = utf8_len((const unsigned char *)text + i, len - i);
+        int n = utf8_seq_len(text + i, len - i);
         if (n == 0) return fail_at(p, col, "invalid UTF-8 byte 0x%02x (save the file as UTF-8)", c);
         i += (size_t)n;
         col++;

@@ -10,6 +10,7 @@
 ** to other numbers than the ones on screen.
 */
 #include "lessonsave.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -110,13 +111,11 @@ static unsigned line_start(const char *text, unsigned off)
     return off;
 }
 
-/* The character column of off within its line (UTF-8 continuation bytes do not count). */
+/* The character column of off within its line (0-based). */
 static int char_col(const char *text, unsigned off)
 {
-    int c = 0;
-    for (unsigned i = line_start(text, off); i < off; i++)
-        if (((unsigned char)text[i] & 0xc0) != 0x80) c++;
-    return c;
+    unsigned ls = line_start(text, off);
+    return (int)utf8_count_n(text + ls, off - ls);
 }
 
 typedef enum Align { COL_FREE, COL_RIGHT, COL_LEFT } Align;

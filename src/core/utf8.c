@@ -76,6 +76,15 @@ bool utf8_valid(const char *s, size_t len)
     return true;
 }
 
+/* Characters in len bytes. */
+size_t utf8_count_n(const char *s, size_t len)
+{
+    size_t n = 0;
+    uint32_t cp;
+    for (size_t i = 0; i < len; n++) i += utf8_decode(s + i, len - i, &cp);
+    return n;
+}
+
 /* Characters. */
 size_t utf8_count(const char *s)
 {
@@ -162,6 +171,19 @@ const char *utf8_prev(const char *start, const char *p)
     while (q > start && back < 3 && cont((unsigned char)*q)) { q--; back++; }
     if (utf8_seq_len(q, (size_t)(p - q)) == (int)(p - q)) return q;
     return p - 1;
+}
+
+/* The boundary at or before i: a well-formed sequence that starts up to
+** three bytes back and reaches past i contains it. */
+size_t utf8_floor(const char *s, size_t len, size_t i)
+{
+    if (i >= len) return len;
+    for (size_t back = 1; back <= 3 && back <= i; back++) {
+        if (!cont((unsigned char)s[i - back + 1])) break;
+        int n = utf8_seq_len(s + i - back, len - (i - back));
+        if (n > (int)back) return i - back;
+    }
+    return i;
 }
 
 /* Encode one scalar value. */

@@ -39,6 +39,8 @@ int utf8_seq_len(const char *s, size_t len);
 bool utf8_valid(const char *s, size_t len);
 /* Characters in a NUL-terminated string (each malformed byte counts one). */
 size_t utf8_count(const char *s);
+/* Characters in len bytes of s (each malformed byte counts one). */
+size_t utf8_count_n(const char *s, size_t len);
 /* Display columns of a NUL-terminated string (see above). */
 size_t utf8_columns(const char *s);
 /* Columns of one character: 0, 1 or 2. */
@@ -46,6 +48,9 @@ int utf8_cp_columns(uint32_t cp);
 /* The start of the character before p, not before start (p itself if p == start).
 ** A stray continuation byte counts as a character of its own. */
 const char *utf8_prev(const char *start, const char *p);
+/* Byte offset i of s (len bytes) moved back to the start of the character
+** it falls inside; i itself when it is already a boundary. */
+size_t utf8_floor(const char *s, size_t len, size_t i);
 /* Encode cp (a scalar value; others give U+FFFD) into out; returns 1..4. */
 int utf8_encode(uint32_t cp, char out[4]);
 

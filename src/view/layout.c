@@ -33,6 +33,7 @@
 #include "layout.h"
 #include "cmap.h"
 #include "core/i18n.h"
+#include "core/utf8.h"
 #include "core/util.h"
 #include "text.h"
 
@@ -50,7 +51,6 @@
 #define HEAT_BLOCK 3.0f        /* side of a block of sub-pixel cells, in pixels at 1280x800 */
 #define CELL_ASPECT 1.6f  /* cells may be this much wider than tall */
 
-static const char ELLIPSIS[] = "\xe2\x80\xa6";
 static const char MINUS_INF[] = "\xe2\x88\x92\xe2\x88\x9e";
 
 /* Sizes in pixels for this canvas and text scale. */
@@ -175,53 +175,32 @@ static float tw(const Page *p, const char *s, float size, int bold)
     return w;
 }
 
-/* n moved back to the first byte of the UTF-8 character it is in. */
-static size_t utf8_floor(const char *s, size_t n)
+/* What text_wrap and text_fit measure with: the page's font at one size. */
+typedef struct {
+    const Page *p;
+    float size;
+    int bold;
+} WrapFont;
+
+/* Width of len bytes of s for text.h; a line too long to measure is too
+** wide. */
+static float wrap_measure(void *ctx, const char *s, size_t len)
 {
-    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
-    return n;
+    const WrapFont *f = ctx;
+    char line[1024];
+    if (len >= sizeof line) return FLT_MAX;
+    memcpy(line, s, len);
+    line[len] = '\0';
+    return tw(f->p, line, f->size, f->bold);
 }
 
-/* The first k bytes of s, trailing spaces dropped, then an ellipsis, into out. */
-static void cut_with_ellipsis(const char *s, size_t k, char *out)
-{
-    memcpy(out, s, k);
-    while (k > 0 && out[k - 1] == ' ') k--;
-    memcpy(out + k, ELLIPSIS, sizeof ELLIPSIS);
-}
-
-/*
-** Copy s into out (n bytes), cut so that it is at most maxw pixels wide:
-** the longest prefix followed by "…" that fits, found by binary search over
-** character boundaries. Returns the width kept (0 when not even "…" fits).
-*/
+/* Copy s into out (n bytes), cut with "…" to at most maxw pixels wide
+** (text_fit, in the page's font). Returns the width kept. */
 static float fit_text(const Page *p, const char *s, float size, int bold,
                       float maxw, char *out, size_t n)
 {
-    size_t len = strlen(s);
-    if (len < n) {
-        memcpy(out, s, len + 1);
-        float w = tw(p, out, size, bold);
-        if (w <= maxw) return w;
-    }
-    if (n < sizeof ELLIPSIS) { if (n) out[0] = '\0'; return 0; }
-    size_t room = n - sizeof ELLIPSIS;
-    if (len > room) len = utf8_floor(s, room);
-    size_t lo = 0, hi = len;
-    while (lo < hi) {
-        size_t mid = utf8_floor(s, (lo + hi + 1) / 2);
-        if (mid <= lo) {
-            mid = (lo + hi + 1) / 2;
-            while (mid < hi && ((unsigned char)s[mid] & 0xC0) == 0x80) mid++;
-        }
-        cut_with_ellipsis(s, mid, out);
-        if (tw(p, out, size, bold) <= maxw) lo = mid;
-        else hi = utf8_floor(s, mid - 1);
-    }
-    cut_with_ellipsis(s, lo, out);
-    float w = tw(p, out, size, bold);
-    if (w > maxw) { out[0] = '\0'; return 0; }
-    return w;
+    WrapFont f = { p, size, bold };
+    return text_fit(s, maxw, wrap_measure, &f, out, n);
 }
 
 /* Push a text run with its style bits; returns the command's index. */
@@ -270,30 +249,12 @@ static float widest(const Page *p, char **labels, int n, int step, float size)
     return w;
 }
 
-/* What text_wrap measures with: the page's font at one size. */
-typedef struct {
-    const Page *p;
-    float size;
-} WrapFont;
-
-/* Width of len bytes of s for text_wrap; a line too long to measure is too
-** wide. */
-static float wrap_measure(void *ctx, const char *s, size_t len)
-{
-    const WrapFont *f = ctx;
-    char line[1024];
-    if (len >= sizeof line) return FLT_MAX;
-    memcpy(line, s, len);
-    line[len] = '\0';
-    return tw(f->p, line, f->size, 0);
-}
-
 /* One paragraph wrapped to width w (text.h's rules: breaks between words,
 ** between CJK characters, never inside a character): the number of lines,
 ** their bytes in *out (free it). */
 static int wrap_para(const Page *p, const char *s, float size, float w, TextLine **out)
 {
-    WrapFont f = { p, size };
+    WrapFont f = { p, size, 0 };
     size_t len = strlen(s);
     TextLine first[64];
     int n = text_wrap(s, len, w, w, wrap_measure, &f, first, 64);
@@ -308,10 +269,7 @@ static int wrap_para(const Page *p, const char *s, float size, float w, TextLine
 static void line_copy(const char *s, TextLine l, char *buf, size_t cap)
 {
     size_t len = l.end - l.start;
-    if (len >= cap) {
-        len = cap - 1;
-        while (len > 0 && ((unsigned char)s[l.start + len] & 0xC0) == 0x80) len--;
-    }
+    if (len >= cap) len = utf8_floor(s + l.start, l.end - l.start, cap - 1);
     memcpy(buf, s + l.start, len);
     buf[len] = '\0';
 }
@@ -1694,15 +1652,12 @@ LayoutOpts layout_defaults(int width, int height, const Theme *theme,
     return o;
 }
 
-/* 0.55 x size per character (UTF-8 continuation bytes do not count). */
+/* 0.55 x size per character (utf8_count). */
 float layout_measure_fixed(void *ctx, const char *text, float size, int bold)
 {
     (void)ctx;
     (void)bold;
-    int n = 0;
-    for (const unsigned char *s = (const unsigned char *)text; *s; s++)
-        if ((*s & 0xC0) != 0x80) n++;
-    return 0.55f * size * n;
+    return 0.55f * size * (float)utf8_count(text);
 }
 
 /*

@@ -234,9 +234,18 @@ void text_breaks_plain(const char *s, size_t len, uint8_t *brk)
     free(lb);
 }
 
+/* Whether a virama joins cp to the consonant before it (क्ष, ক্ষ, ...):
+** Unicode's extended grapheme rule GB9c, for the Brahmic scripts from
+** Devanagari to Malayalam, whose viramas sit at offset 0x4D of their block. */
+static bool conjunct(uint32_t virama, uint32_t cp)
+{
+    return virama >= 0x0900 && virama < 0x0D80 && (virama & 0x7F) == 0x4D && (cp >> 7) == (virama >> 7)
+        && (cp & 0x7F) >= 0x15 && (cp & 0x7F) <= 0x39;
+}
+
 /* The end of the user-perceived character that starts at byte i: one code
 ** point and what clings to it (marks, a joiner and what it joins, the
-** second half of a flag). */
+** second half of a flag, the consonants a virama joins). */
 static size_t cluster_end(const char *s, size_t len, size_t i)
 {
     uint32_t cp;
@@ -246,12 +255,56 @@ static size_t cluster_end(const char *s, size_t len, size_t i)
     while (e < len) {
         uint32_t next;
         size_t n = utf8_decode(s + e, len - e, &next);
-        if (!(clings(next) || next == 0x200D || prev == 0x200D || (flag && regional(next)))) break;
+        if (!(clings(next) || next == 0x200D || prev == 0x200D || (flag && regional(next)) || conjunct(prev, next))) break;
         flag = 0;
         prev = next;
         e += n;
     }
     return e;
+}
+
+/* The first k bytes of s without trailing spaces, then "…", into out. */
+static size_t cut_with_ellipsis(const char *s, size_t k, char *out)
+{
+    static const char ellipsis[] = "\xe2\x80\xa6";
+    memcpy(out, s, k);
+    while (k > 0 && out[k - 1] == ' ') k--;
+    memcpy(out + k, ellipsis, sizeof ellipsis);
+    return k + sizeof ellipsis - 1;
+}
+
+/* Cut a line short with "…" (text.h): a binary search over the ends of
+** user-perceived characters, so no cut splits a mark from its letter, a
+** conjunct or an emoji sequence. */
+float text_fit(const char *s, float maxw, TextMeasure measure, void *ctx, char *out, size_t n)
+{
+    size_t len = strlen(s);
+    if (n == 0) return 0;
+    if (len < n) {
+        memcpy(out, s, len + 1);
+        float w = measure(ctx, out, len);
+        if (w <= maxw) return w;
+    }
+    out[0] = '\0';
+    if (n < 4) return 0;                        /* no room for "…" */
+    size_t room = n - 4, nb = 1, *ends = xmalloc(sizeof *ends * (len + 1));
+    ends[0] = 0;                                /* the cuts that may be tried: 0 and each character's end */
+    for (size_t i = 0; i < len;) {
+        i = cluster_end(s, len, i);
+        if (i > room) break;
+        ends[nb++] = i;
+    }
+    size_t lo = 0, hi = nb - 1;                 /* ends[lo] fits (or is 0); past ends[hi] nothing is tried */
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        if (measure(ctx, out, cut_with_ellipsis(s, ends[mid], out)) <= maxw) lo = mid;
+        else hi = mid - 1;
+    }
+    size_t k = cut_with_ellipsis(s, ends[lo], out);
+    free(ends);
+    float w = measure(ctx, out, k);
+    if (w > maxw) { out[0] = '\0'; return 0; }
+    return w;
 }
 
 /* Whether c is a space or newline a line may drop at its ends. */

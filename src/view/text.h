@@ -16,6 +16,9 @@
 **     // brk[i] for 0 <= i <= len: the boundary before byte i
 **     //   TEXT_BREAK_NO, TEXT_BREAK_ALLOW or TEXT_BREAK_MUST (a newline, and the end)
 **
+**     char cut[64];
+**     float w = text_fit(title, 300, measure, ctx, cut, sizeof cut);   // "A long ti…"
+**
 **     TextLine lines[8];
 **     int n = text_wrap(s, len, w, w, measure, ctx, lines, 8);
 **     // n lines in all; the first min(n, 8) are lines[i].start .. .end
@@ -62,6 +65,12 @@ typedef float (*TextMeasure)(void *ctx, const char *s, size_t len);
 ** with max 0) and returns how many lines the whole text takes. */
 int text_wrap(const char *s, size_t len, float first_w, float rest_w, TextMeasure measure, void *ctx,
               TextLine *lines, int max);
+
+/* Copy s (NUL-terminated) into out (n bytes), cut so that it measures at
+** most maxw: s itself when it fits, else its longest prefix that ends
+** between user-perceived characters, without trailing spaces, followed by
+** "…". Returns the width kept; 0 with out empty when not even "…" fits. */
+float text_fit(const char *s, float maxw, TextMeasure measure, void *ctx, char *out, size_t n);
 
 /* Whether a paragraph reads right to left: its first strong character
 ** (a letter, not a digit, space or punctuation) is Hebrew, Arabic, Syriac,
