@@ -40,7 +40,8 @@ static char *kinds(const char *s)
 START_TEST(test_words_and_ideographs)
 {
     ck_kinds("the cat", "...|..!");                 /* after the space, before "cat" */
-    ck_kinds("猫が座った", "||||!");                  /* between any two characters */
+    ck_kinds("猫が座った", "||.|!");                  /* between two characters, not before a small kana */
+    ck_kinds("ラーメンをちょっと", ".||||..|!");        /* nor before ー, ょ or っ (strict Japanese rule) */
     ck_kinds("猫。犬", ".|!");                      /* never before 。 */
     ck_kinds("고양이가 앉았다", "|||.|||!");          /* between syllables (UAX 14), not before a space */
     ck_kinds("a\nb", ".!!");                         /* after a newline: mandatory */

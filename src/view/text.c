@@ -37,13 +37,28 @@ static bool wide(uint32_t cp)
 
 /* Whether a line may not start with cp next to a wide character: closing
 ** brackets, CJK full stops and commas, iteration marks (small kana and the
-** prolonged sound mark may, as UAX #14 has it by default). */
+** prolonged sound mark: see small_kana). */
 static bool no_start(uint32_t cp)
 {
     static const uint32_t set[] = { 0x3001, 0x3002, 0x3009, 0x300B, 0x300D, 0x300F, 0x3011, 0x3015, 0x3017, 0x3019,
                                     0x301B, 0x301E, 0x301F, 0x3005, 0x303B, 0x309D, 0x309E, 0x30FB, 0x30FD, 0x30FE,
                                     0xFF01, 0xFF09, 0xFF0C, 0xFF0E, 0xFF1A, 0xFF1B, 0xFF1F, 0xFF3D, 0xFF5D, 0xFF60,
                                     0xFF61, 0xFF63, 0xFF64 };
+    for (size_t i = 0; i < sizeof set / sizeof *set; i++)
+        if (cp == set[i]) return true;
+    return false;
+}
+
+/* Whether cp is a small kana or the prolonged sound mark ー (UAX #14's CJ
+** class). UAX #14 lets a line start with them by default; Japanese
+** typesetting does not (the strict rule of JIS X 4051, and CSS's
+** line-break: strict), so no build breaks before them. */
+static bool small_kana(uint32_t cp)
+{
+    static const uint32_t set[] = { 0x3041, 0x3043, 0x3045, 0x3047, 0x3049, 0x3063, 0x3083, 0x3085, 0x3087, 0x308E,
+                                    0x3095, 0x3096, 0x30A1, 0x30A3, 0x30A5, 0x30A7, 0x30A9, 0x30C3, 0x30E3, 0x30E5,
+                                    0x30E7, 0x30EE, 0x30F5, 0x30F6, 0x30FC };
+    if ((cp >= 0x31F0 && cp <= 0x31FF) || (cp >= 0xFF67 && cp <= 0xFF70)) return true;
     for (size_t i = 0; i < sizeof set / sizeof *set; i++)
         if (cp == set[i]) return true;
     return false;
@@ -195,7 +210,8 @@ static void fill(const char *s, size_t len, const char *lb, uint8_t *brk)
             text |= prev != ' ';
             int b = lb[i - 1] == LINEBREAK_MUSTBREAK ? TEXT_BREAK_MUST
                   : lb[i - 1] == LINEBREAK_ALLOWBREAK ? TEXT_BREAK_ALLOW : TEXT_BREAK_NO;
-            if (b == TEXT_BREAK_ALLOW && (clings(cp) || prev == 0x200D || (regional(prev) && regional(cp) && ri_run % 2)))
+            if (b == TEXT_BREAK_ALLOW && (clings(cp) || prev == 0x200D || (regional(prev) && regional(cp) && ri_run % 2)
+                                          || small_kana(cp)))
                 b = TEXT_BREAK_NO;
             /* after a space or next to a wide character only: no break after
             ** a hyphen or a slash, so the browser build (the plain rule)

@@ -1,12 +1,13 @@
 /*
-** text.h: breaking UTF-8 text into lines: where a line may end, and the
-** greedy wrap of a paragraph to a width that the layout's paragraphs and
-** the window's overlays share.
+** text.h: fitting UTF-8 text to a width: where a line may end, the greedy
+** wrap of a paragraph that the layout's paragraphs and the window's
+** overlays share, and cutting one line short with "…".
 **
 ** Line breaking follows the Unicode line breaking algorithm (UAX #14, by
 ** libunibreak), kept to breaks at spaces and between ideographs or kana, so
 ** Chinese and Japanese wrap without spaces; never before closing
-** punctuation such as 。or ). On top of it no break ever
+** punctuation such as 。or ), nor (Japanese's strict rule) before a small
+** kana or ー. On top of it no break ever
 ** splits a user-perceived character: not before a combining mark, variation
 ** selector or emoji modifier, not after a zero-width joiner, not inside a
 ** pair of regional indicators (a flag).
