@@ -96,4 +96,31 @@ if len(layers) >= 2 and prev_head in layers[0][0] and ind_head in layers[1][0]:
     check(all(int(np.argmax(p[i])) == i - 1 for i in range(1, len(tokens))), "previous-token head: the largest weight of every query")
     check(all(tokens[i - L] == tokens[i] for i in second), "the reference sequence repeats its run")
 
+# The setup given the exported patterns of layer 2.
+given = [st for st in d["stages"] if st["setup"] == 3]
+check([st["id"] for st in given] == ["per_token", "entropy"], "setup 3 shows per_token and entropy, found %s"
+      % [st["id"] for st in given])
+exported = np.load(lesson.rsplit("/", 1)[0] + "/models/induction-attention.npz")["attention"]
+check(exported.dtype == np.float32 and exported.shape == W.shape, "the exported patterns are float32, shaped %s"
+      % (W.shape,))
+check(np.abs(exported - W).max() <= 1e-6, "the exported patterns equal the reference to 1e-6 (max diff %g)"
+      % np.abs(exported - W).max())
+for st in given:
+    m = st["matrices"][0]
+    if st["id"] == "per_token":
+        row = as_array(m)[0]
+        q = tokens.index(m["row_labels"][0], pre + L)      # the query shown: in the repeated run
+        check(head_of(m["name"]) == ind_head, "per_token shows the induction head, found %s" % m["name"])
+        diff = np.abs(row - exported[1, ind_head - 1, q]).max()
+        check(diff == 0, "per_token shows the file's row exactly (max diff %g)" % diff)
+        check(int(np.argmax(row)) == q - L + 1 and row[q - L + 1] > 0.99,
+              "the given row puts %.4f on the token after the earlier occurrence" % row[q - L + 1])
+    else:
+        e = as_array(m)
+        w = exported[1].astype(float)
+        ref_e = -np.where(w > 0, w * np.log(np.where(w > 0, w, 1)), 0).sum(-1).T
+        check(np.abs(e - ref_e).max() <= 1e-12, "entropy of the given patterns (max diff %g)" % np.abs(e - ref_e).max())
+        check(e[pre + L:].max() < 0.1, "every head of layer 2 is sharp on the repeated run (largest entropy %.3f)"
+              % e[pre + L:].max())
+
 finish("check_trained_model")

@@ -297,9 +297,39 @@ static void ex_masked(Ex *e, int i, int j, double v)
     buf_puts(&e->out, _("\nnot masked: the score passes through"));
 }
 
+/* A weight the lesson gives (`attention: A`): where it comes from, and what
+** its row sums to. */
+static void ex_given_weight(Ex *e, int i, int j, double w)
+{
+    const LessonMatrix *A = lesson_matrix(e->su, e->su->attention);
+    const Mat *W = mat_of(e, TK_WEIGHTS);
+    int col = (e->head - 1) * e->su->nk + j, seen = 0;
+    op(e, trace_input_ref(e->su->attention), i, col);
+    if (e->ts->heads > 1) buf_printf(&e->out, _("head %d of %d: "), e->head, e->ts->heads);
+    if (masked(e, i, j)) {
+        buf_puts(&e->out, _("weight 0 exactly: "));
+        why_masked(e, i, j);
+        return;
+    }
+    double sum = 0;
+    for (int k = 0; k < W->cols; k++) {
+        sum += mat_get(W, i, k);
+        seen += !masked(e, i, k);
+    }
+    buf_printf(&e->out, _("weight given by the lesson, not computed here: %s[%d][%d] = "), A->name, i + 1, col + 1);
+    num(&e->out, w, false);
+    if (A->generated) buf_printf(&e->out, _("\n%s = %s (line %d)"), A->name, A->how, A->line);
+    else buf_printf(&e->out, _("\nwritten in the lesson, line %d"), A->line + 1 + i);
+    buf_printf(&e->out, _("\nthe %d weights of \xe2\x80\x9c%s\xe2\x80\x9d sum to %.4f"), seen, qtok(e, i), sum);
+}
+
 /* A weight: the softmax of its row of scores. */
 static void ex_weight(Ex *e, int i, int j, double w)
 {
+    if (e->su->attention) {
+        ex_given_weight(e, i, j, w);
+        return;
+    }
     TraceKind in = trace_softmax_input(e->su);
     const Mat *S = mat_of(e, in);
     op(e, trace_ref(in, e->head), i, -1);

@@ -1144,7 +1144,7 @@ static bool parse_override(Parser *p, const char *s)
 static const char *const setup_keys[] = {
     "seed", "tokens", "query_tokens", "key_tokens", "queries", "keys", "values",
     "score", "divisor", "temperature", "heads", "mask", "output", "additive", "dims", "key_dims", "torch_seed",
-    "residual", "positions", "kv_heads", NULL
+    "residual", "positions", "kv_heads", "attention", NULL
 };
 static const char *const stage_keys[] = { "cmap", "decimals", "head", "query", "scale", "block", NULL };
 static const char *const head_keys[] = { "title", "summary", "language", NULL };
@@ -1442,6 +1442,14 @@ static bool parse_setup_key(Parser *p, const char *key, const char *key_at, cons
         char f[48];
         found(s, f, sizeof f);
         return FAIL(p, s, "expected residual to be yes or no, found %s", f);
+    } else if (!strcmp(key, "attention")) {
+        size_t n = ident_len(s);
+        free(su->attention);
+        su->attention = NULL;
+        su->attention_line = p->lineno;
+        if (n == 4 && !strncmp(s, "none", 4)) return end_of_line(p, s + n);
+        su->attention = known_matrix(p, &s);
+        return su->attention && end_of_line(p, s);
     } else if (!strcmp(key, "dims") || !strcmp(key, "key_dims")) {
         char **t; int n;
         if (!parse_tokens(p, s, &t, &n)) return false;
@@ -1564,6 +1572,9 @@ static bool check_residual(Parser *p, const Setup *su, int dq)
     if (p->L->nsetups < 2)
         return fail_line(p, line, 1, "residual: yes continues the setup above, but this is the first setup");
     const Setup *prev = &p->L->setups[p->L->nsetups - 2];
+    if (prev->attention)
+        return fail_line(p, line, 1, "residual: yes continues the stream of the setup above, but that setup is given its "
+                         "weights (attention: %s) and has no input X to continue", prev->attention);
     if (su->cross || prev->cross || su->nq != prev->nq)
         return fail_line(p, line, 1, "residual: yes needs the same tokens as the setup above (self-attention on one sequence)");
     const LessonMatrix *px = lesson_matrix(prev, prev->queries.input), *x = lesson_matrix(su, su->queries.input);
@@ -1680,9 +1691,141 @@ static int64_t setup_work(const Setup *su, int64_t dq, int64_t dk, int64_t dv)
     return w;
 }
 
+/* `mask: allow NAME` or `block NAME`: NAME is queries x keys and holds only 0 and 1. */
+static bool check_mask_matrix(Parser *p, const Setup *su)
+{
+    if (su->mask != MASK_ALLOW && su->mask != MASK_BLOCK) return true;
+    const Mat *m = lesson_matrix(su, su->mask_matrix)->m;
+    if (m->rows != su->nq || m->cols != su->nk)
+        return fail_line(p, su->line, 1, "mask %s is %dx%d but the scores are %dx%d (queries x keys)",
+                         su->mask_matrix, m->rows, m->cols, su->nq, su->nk);
+    for (int64_t i = 0; i < (int64_t)m->rows * m->cols; i++)
+        if (m->data[i] != 0.0 && m->data[i] != 1.0)
+            return fail_line(p, lesson_matrix(su, su->mask_matrix)->line, 1,
+                             "mask %s may hold only 0 and 1, found %g", su->mask_matrix, m->data[i]);
+    return true;
+}
+
+/* Count a setup's work against LESSON_MAX_WORK. */
+static bool add_work(Parser *p, const Setup *su, int64_t work)
+{
+    p->work += work;
+    if (p->work > LESSON_MAX_WORK)
+        return fail_line(p, su->line, 1, "computing the lesson up to this setup takes about %" PRId64 " million multiplications, "
+                         "over the limit of %" PRId64 " million; use fewer tokens, smaller matrices or fewer setups",
+                         p->work / 1000000, LESSON_MAX_WORK / 1000000);
+    return true;
+}
+
+/* Free an operand's names (a setup given its weights has no queries or keys). */
+static void clear_operand(Operand *o)
+{
+    free(o->input);
+    free(o->weight);
+    memset(o, 0, sizeof *o);
+}
+
+/*
+** A setup given its attention weights (`attention: A`): A holds one block
+** of nk columns per head (a stack of heads, or heads: H side by side), and
+** every row of every head is a distribution: numbers in [0, 1] that sum to
+** 1. Nothing about queries, keys or scores applies, so settings for them
+** written in this setup are errors and inherited ones are dropped; values
+** (and W_o after them) are optional.
+*/
+static bool check_given(Parser *p, Setup *su)
+{
+    static const char *const no[] = { "queries", "keys", "score", "divisor", "temperature", "positions", "kv_heads",
+                                      "additive", "residual", NULL };
+    for (int i = 0; no[i]; i++) {
+        int line = p->key_line[key_index(setup_keys, no[i])];
+        if (line)
+            return fail_line(p, line, 1, "'%s' does not apply to a setup with 'attention: %s' (line %d): its weights are given, "
+                             "not computed from queries and keys", no[i], su->attention, su->attention_line);
+    }
+    clear_operand(&su->queries);
+    clear_operand(&su->keys);
+    if (!p->key_line[key_index(setup_keys, "values")]) clear_operand(&su->values);
+    if (!su->values.input && !p->key_line[key_index(setup_keys, "output")]) {
+        free(su->output_proj);          /* inherited, with the values it multiplied */
+        su->output_proj = NULL;
+    }
+    su->score = SCORE_SCALED_DOT;
+    su->divisor = 0;
+    su->temperature = 1.0;
+    su->positions = POS_NONE;
+    su->kv_heads = 0;
+    su->residual = false;
+    free(su->add_w1); free(su->add_w2); free(su->add_v);
+    su->add_w1 = su->add_w2 = su->add_v = NULL;
+    const LessonMatrix *A = lesson_matrix(su, su->attention);
+    int line = su->attention_line > su->line ? su->attention_line : A->line;
+    int heads_line = p->key_line[key_index(setup_keys, "heads")];
+    if (A->stack > 1) {
+        if (heads_line && su->heads != A->stack)
+            return fail_line(p, heads_line, 1, "heads: %d, but attention %s is a stack of %d heads", su->heads, su->attention, A->stack);
+        su->heads = A->stack;
+    } else if (!heads_line) {
+        su->heads = 1;
+    }
+    int H = su->heads;
+    if (A->m->rows != su->nq || A->m->cols != H * su->nk) {
+        char has[64];
+        if (A->stack > 1) snprintf(has, sizeof has, "%d heads of %dx%d", A->stack, A->m->rows, A->m->cols / A->stack);
+        else snprintf(has, sizeof has, "%dx%d", A->m->rows, A->m->cols);
+        return fail_line(p, line, 1, "attention %s is %s, but %d queries attending to %d keys need %dx%d%s", su->attention,
+                         has, su->nq, su->nk, su->nq, su->nk,
+                         H > 1 ? " in each head" : " (a (heads, queries, keys) array loads as a stack of heads)");
+    }
+    for (int h = 0; h < H; h++)
+        for (int r = 0; r < su->nq; r++) {
+            const double *row = mat_row(A->m, r) + (int64_t)h * su->nk;
+            double sum = 0;
+            for (int j = 0; j < su->nk; j++) {
+                if (!(row[j] >= -1e-6 && row[j] <= 1 + 1e-6))
+                    return fail_line(p, line, 1, "attention %s holds %g at row %d, key %d%s: attention weights lie between 0 and 1",
+                                     su->attention, row[j], r + 1, j + 1, H > 1 ? " of a head" : "");
+                sum += row[j];
+            }
+            if (fabs(sum - 1) > 0.01) {
+                char who[32] = "";
+                if (H > 1) snprintf(who, sizeof who, " in head %d", h + 1);
+                return fail_line(p, line, 1, "row %d of attention %s%s sums to %.4g, not 1: each row of attention "
+                                 "weights is a softmax over the keys", r + 1, su->attention, who, sum);
+            }
+        }
+    int dv = 0;
+    if (su->values.input) {
+        dv = operand_check(p, su, &su->values, "values", su->nk, su->cross ? "key tokens" : "tokens");
+        if (dv < 0) return false;
+        if (dv % H) return fail_line(p, su->line, 1, "%d heads do not divide the width of the values (%d)", H, dv);
+        int st = operand_stack(su, &su->values);
+        if (st > 1 && st != H) {
+            int vl, vc;
+            operand_at(su, &su->values, &vl, &vc);
+            return fail_line(p, vl, vc, "%s is a stack of %d matrices but the setup has %d heads", su->values.weight, st, H);
+        }
+    }
+    if (su->output_proj) {
+        if (!dv)
+            return fail_line(p, su->line, 1, "output: %s multiplies the heads' outputs, but this setup has no values: "
+                             "add 'values: ...'", su->output_proj);
+        const Mat *wo = lesson_matrix(su, su->output_proj)->m;
+        if (wo->rows != dv)
+            return fail_line(p, su->line, 1, "output projection %s has %d rows but the attention output it multiplies is %d wide",
+                             su->output_proj, wo->rows, dv);
+    }
+    if (su->mask == MASK_CAUSAL && su->cross)
+        return fail_line(p, su->line, 1, "a causal mask needs one sequence, but this setup has query_tokens and key_tokens");
+    if (!check_mask_matrix(p, su)) return false;
+    int64_t out = su->output_proj ? lesson_matrix(su, su->output_proj)->m->cols : 0;
+    return add_work(p, su, (int64_t)su->nq * su->nk * H * (3 + dv) + (int64_t)su->nq * dv * (out + 1));
+}
+
 /* Fill in defaults and check that everything in a setup fits together. */
 static bool check_setup(Parser *p, Setup *su)
 {
+    if (su->attention && su->qtokens && su->ktokens) return check_given(p, su);
     if (!su->qtokens || !su->ktokens) {
         if (su->qtokens || su->ktokens)
             return fail_line(p, su->line, 1, "this setup has %s but no %s", su->qtokens ? "query_tokens" : "key_tokens",
@@ -1761,16 +1904,7 @@ static bool check_setup(Parser *p, Setup *su)
     if (su->nkey_dims && !su->cross)
         return fail_line(p, su->dims_line > su->line ? su->dims_line : su->line, 1,
                          "key_dims names the columns of the key sentence's input, but this setup has no key_tokens; use dims");
-    if (su->mask == MASK_ALLOW || su->mask == MASK_BLOCK) {
-        const Mat *m = lesson_matrix(su, su->mask_matrix)->m;
-        if (m->rows != su->nq || m->cols != su->nk)
-            return fail_line(p, su->line, 1, "mask %s is %dx%d but the scores are %dx%d (queries x keys)",
-                             su->mask_matrix, m->rows, m->cols, su->nq, su->nk);
-        for (int64_t i = 0; i < (int64_t)m->rows * m->cols; i++)
-            if (m->data[i] != 0.0 && m->data[i] != 1.0)
-                return fail_line(p, lesson_matrix(su, su->mask_matrix)->line, 1,
-                                 "mask %s may hold only 0 and 1, found %g", su->mask_matrix, m->data[i]);
-    }
+    if (!check_mask_matrix(p, su)) return false;
     if (!check_modern(p, su, dq, dk, dv)) return false;
     if (su->output_proj) {
         const Mat *wo = lesson_matrix(su, su->output_proj)->m;
@@ -1778,12 +1912,7 @@ static bool check_setup(Parser *p, Setup *su)
             return fail_line(p, su->line, 1, "output projection %s has %d rows but the attention output it multiplies is %d wide",
                              su->output_proj, wo->rows, dv / lesson_kv_heads(su) * su->heads);
     }
-    p->work += setup_work(su, dq, dk, dv);
-    if (p->work > LESSON_MAX_WORK)
-        return fail_line(p, su->line, 1, "computing the lesson up to this setup takes about %" PRId64 " million multiplications, "
-                         "over the limit of %" PRId64 " million; use fewer tokens, smaller matrices or fewer setups",
-                         p->work / 1000000, LESSON_MAX_WORK / 1000000);
-    return true;
+    return add_work(p, su, setup_work(su, dq, dk, dv));
 }
 
 /* What the stages of masks, positions, K/V heads and inference need. */
@@ -1815,11 +1944,32 @@ static bool check_modern_stage(Parser *p, const Stage *st, const Setup *su)
     return true;
 }
 
+/* The stages a setup given its weights can show: those that start from
+** the weights (values and a mask where the stage needs them). */
+static bool check_given_stage(Parser *p, const Stage *st, const Setup *su)
+{
+    const char *id = lesson_stage_name(st->id);
+    switch (st->id) {
+    case STAGE_SOFTMAX: case STAGE_MULTI_HEAD: case STAGE_PER_TOKEN: case STAGE_ENTROPY:
+    case STAGE_CAUSAL_MASK: case STAGE_CROSS_ATTENTION:
+        return true;
+    case STAGE_WEIGHTED_SUM:
+        if (su->values.input) return true;
+        return fail_line(p, st->line, 2, "stage weighted_sum needs values, but this setup is given only its weights "
+                         "(attention: %s); add 'values: ...'", su->attention);
+    default:
+        return fail_line(p, st->line, 2, "stage %s computes what comes before the weights, but this setup is given its weights "
+                         "(attention: %s, line %d); it can show softmax, multi_head, per_token, entropy, causal_mask, "
+                         "cross_attention and, with values, weighted_sum", id, su->attention, su->attention_line);
+    }
+}
+
 /* Check that a stage can be shown with its setup. */
 static bool check_stage(Parser *p, const Stage *st)
 {
     const Setup *su = &p->L->setups[st->setup];
     const char *id = lesson_stage_name(st->id);
+    if (su->attention && !check_given_stage(p, st, su)) return false;
     switch (st->id) {
     case STAGE_MULTI_HEAD:
         if (su->heads < 2) return fail_line(p, st->line, 2, "stage multi_head needs 'heads:' of 2 or more in its setup, found %d", su->heads);
@@ -1895,7 +2045,8 @@ static void inherit_setup(Setup *dst, const Setup *src)
         o[i]->input = o[i]->input ? xstrdup(o[i]->input) : NULL;
         o[i]->weight = o[i]->weight ? xstrdup(o[i]->weight) : NULL;
     }
-    char **strs[] = { &dst->mask_matrix, &dst->output_proj, &dst->add_w1, &dst->add_w2, &dst->add_v, &dst->pad_token };
+    char **strs[] = { &dst->mask_matrix, &dst->output_proj, &dst->add_w1, &dst->add_w2, &dst->add_v, &dst->pad_token,
+                      &dst->attention };
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         if (*strs[i]) *strs[i] = xstrdup(*strs[i]);
 }
@@ -2260,6 +2411,7 @@ static void free_setup(Setup *s)
     for (int i = 0; i < 3; i++) { free(o[i]->input); free(o[i]->weight); }
     free(s->mask_matrix);
     free(s->pad_token);
+    free(s->attention);
     free(s->output_proj);
     free(s->add_w1); free(s->add_w2); free(s->add_v);
 }

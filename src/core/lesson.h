@@ -152,6 +152,9 @@ typedef struct Setup {
     int dims_line;              /* where dims were last set (for messages) */
     bool residual;              /* `residual: yes`: the queries' input is the stream above plus its output */
     int residual_line;
+    char *attention;            /* `attention: A`: the weights are given (A, one block of nk columns per head), not
+                                ** computed; the setup has no queries, keys or scores. NULL otherwise */
+    int attention_line;         /* where attention: was last set */
     uint32_t seed;              /* the seed in force when the setup began */
     bool seeded;
 } Setup;

@@ -596,6 +596,51 @@ static char *blind_rows_note(const Ctx *c)
                         n, c->su->qtokens[first]);
 }
 
+/*
+** A setup given its weights (`attention: A`): the stages show the same
+** panels (those of scores are absent from the trace), but the formula
+** says where the weights came from, and the softmax stage's default title
+** does not claim a softmax happened here.
+*/
+static void given_texts(Ctx *c)
+{
+    const LessonMatrix *A = lesson_matrix(c->su, c->su->attention);
+    char *how = A->generated ? xstrdup(A->how) : stage_fmt(_("written on line %d"), A->line);
+    bool values = c->su->values.input != NULL;
+    char *f = NULL;
+    switch (c->st->id) {
+    case STAGE_SOFTMAX: case STAGE_CROSS_ATTENTION:
+        if (!c->st->title) {
+            free(c->v->title);
+            c->v->title = xstrdup(_("Attention weights, as given"));
+        }
+        f = stage_fmt(_("weights = %s, given by the lesson (%s): each row sums to 1"), c->su->attention, how);
+        break;
+    case STAGE_MULTI_HEAD:
+        f = values ? stage_fmt(_("head_h = weights_h\xc2\xb7V_h with the weights given by the lesson (%s)    "
+                                 "MultiHead = Concat(head_1 \xe2\x80\xa6 head_%d)%s"), how, c->H,
+                               c->su->output_proj ? "\xc2\xb7W_o" : "")
+                   : stage_fmt(_("%d heads, each with its own weights, given by the lesson (%s)"), c->H, how);
+        break;
+    case STAGE_PER_TOKEN: {
+        int r = c->st->query > 0 ? c->st->query - 1 : 0;
+        f = values ? stage_fmt(_("for the query \xe2\x80\x9c%s\xe2\x80\x9d: its row of the given weights, then the weighted sum "
+                                 "of the values"), c->su->qtokens[r])
+                   : stage_fmt(_("for the query \xe2\x80\x9c%s\xe2\x80\x9d: its row of the given weights"), c->su->qtokens[r]);
+        break;
+    }
+    case STAGE_CAUSAL_MASK:
+        f = xstrdup(_("the given weights are 0 wherever the mask is 0: the model could not look there"));
+        break;
+    default:
+        break;
+    }
+    free(how);
+    if (!f) return;
+    free(c->v->formula);
+    c->v->formula = f;
+}
+
 /* Build the view of stage k with options. */
 View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o)
 {
@@ -634,6 +679,7 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     case STAGE_ONLINE_SOFTMAX: stage_online(&c); break;
     default: break;
     }
+    if (c.su->attention) given_texts(&c);
     if (v->nsteps < 1) v->nsteps = 1;
     if (!v->formula) v->formula = xstrdup("");
     if (st->id != STAGE_EMBEDDINGS && st->id != STAGE_QKV_PROJECTION && !v->note) v->note = blind_rows_note(&c);

@@ -399,14 +399,73 @@ static bool stage_extras(TraceSetup *ts, const Lesson *L, int k, const Mat *mask
     return true;
 }
 
+/* After every head: the entropies; with outputs, the joined heads and W_o. */
+static bool join_heads(TraceSetup *ts, const Setup *su)
+{
+    int H = ts->heads;
+    Mat *outs[LESSON_MAX_HEADS], *ents[LESSON_MAX_HEADS];
+    bool have_out = true;
+    for (int h = 1; h <= H; h++) {
+        outs[h - 1] = (Mat *)find(ts, TK_OUTPUT, h);
+        have_out &= outs[h - 1] != NULL;
+        ents[h - 1] = attn_entropy(find(ts, TK_WEIGHTS, h));
+    }
+    put(ts, TK_ENTROPY, 0, H > 1 ? mat_hconcat(ents, H) : mat_copy(ents[0]), true);
+    for (int h = 0; h < H; h++) mat_free(ents[h]);
+    if (!have_out) return true;             /* weights given without values */
+    const Mat *joined = H > 1 ? put(ts, TK_CONCAT, 0, attn_concat_heads(outs, H), true) : outs[0];
+    if (!joined) return false;
+    return !su->output_proj || put(ts, TK_FINAL, 0, attn_project(joined, input(ts, su->output_proj)), true);
+}
+
+/*
+** A setup given its weights (`attention: A`, checked by the parser): head
+** h's weights are A's h-th block of columns, used as they are; with values,
+** each head's output is its weights times its slice of V. A weight the
+** mask blocks must be 0, else the pattern and the mask disagree.
+*/
+static bool run_given(TraceSetup *ts, const Setup *su, LessonError *err, const char *file)
+{
+    int H = ts->heads;
+    const Mat *A = input(ts, su->attention);
+    const Mat *M = put(ts, TK_MASK, 0, make_mask(ts, su), true);
+    if (!A || (su->mask != MASK_NONE && !M)) return false;
+    const Mat *V = su->values.input ? operand(ts, TK_V, &su->values) : NULL;
+    if (su->values.input && !V) return false;
+    ts->divisor = 1.0;
+    ts->d_v = V ? V->cols / H : 0;
+    for (int h = 1; h <= H; h++) {
+        const Mat *W = put(ts, TK_WEIGHTS, h, H > 1 ? attn_head_slice(A, H, h - 1) : (Mat *)A, H > 1);
+        if (!W) return false;
+        for (int i = 0; M && i < W->rows; i++)
+            for (int j = 0; j < W->cols; j++)
+                if (mat_get(M, i, j) == 0.0 && mat_get(W, i, j) != 0.0) {
+                    char head[32] = "";
+                    if (H > 1) snprintf(head, sizeof head, " in head %d", h);
+                    err->kind = LESSON_ERR_INVALID;
+                    err->line = su->attention_line > su->line ? su->attention_line : su->line;
+                    err->col = 1;
+                    snprintf(err->msg, sizeof err->msg, "%s:%d:1: error: attention %s gives %g to key %d of row %d%s, "
+                             "which the mask blocks; a blocked weight must be 0 (is this the mask the model used?)",
+                             file, err->line, su->attention, mat_get(W, i, j), j + 1, i + 1, head);
+                    return false;
+                }
+        if (!V) continue;
+        const Mat *vh = H > 1 ? put(ts, TK_V, h, attn_head_slice(V, H, h - 1), true) : V;
+        if (!vh || !put(ts, TK_OUTPUT, h, attn_weighted_sum(W, vh), true)) return false;
+    }
+    return join_heads(ts, su);
+}
+
 /* Compute setup k of L into ts; prev is the setup above (NULL for the first). */
-static bool run_setup(TraceSetup *ts, const Lesson *L, int k, const TraceSetup *prev)
+static bool run_setup(TraceSetup *ts, const Lesson *L, int k, const TraceSetup *prev, LessonError *err)
 {
     const Setup *su = &L->setups[k];
     ts->su = su;
     ts->heads = su->heads > 0 ? su->heads : 1;
     ts->kv_heads = lesson_kv_heads(su);
     ts->temperature = su->temperature;
+    if (su->attention) return run_given(ts, su, err, L->path);
     if (su->residual && prev) {
         /* this setup's X is the stream above: its X plus its output */
         Mat *r = mat_add(input(prev, prev->su->queries.input), stream_out(prev));
@@ -433,24 +492,11 @@ static bool run_setup(TraceSetup *ts, const Lesson *L, int k, const TraceSetup *
         return false;
     const Mat *M = put(ts, TK_MASK, 0, make_mask(ts, su), true);
     if (su->mask != MASK_NONE && !M) return false;
-    Mat *outs[LESSON_MAX_HEADS], *ents[LESSON_MAX_HEADS];
     for (int h = 1; h <= H; h++) {
         const Mat *qh, *kh, *vh;
-        if (!head_inputs(ts, su, h, Q, K, V, &qh, &kh, &vh) || !attend(ts, su, h, qh, kh, vh, M)) {
-            for (int e = 1; e < h; e++) mat_free(ents[e - 1]);
-            return false;
-        }
-        outs[h - 1] = (Mat *)find(ts, TK_OUTPUT, h);
-        ents[h - 1] = attn_entropy(find(ts, TK_WEIGHTS, h));
+        if (!head_inputs(ts, su, h, Q, K, V, &qh, &kh, &vh) || !attend(ts, su, h, qh, kh, vh, M)) return false;
     }
-    const Mat *joined = outs[0];
-    if (H > 1) joined = put(ts, TK_CONCAT, 0, attn_concat_heads(outs, H), true);
-    put(ts, TK_ENTROPY, 0, H > 1 ? mat_hconcat(ents, H) : mat_copy(ents[0]), true);
-    for (int h = 0; h < H; h++) mat_free(ents[h]);
-    if (!joined) return false;
-    if (su->output_proj && !put(ts, TK_FINAL, 0, attn_project(joined, input(ts, su->output_proj)), true))
-        return false;
-    return stage_extras(ts, L, k, M);
+    return join_heads(ts, su) && stage_extras(ts, L, k, M);
 }
 
 /* Run every setup. */
@@ -462,12 +508,14 @@ Trace *attn_run(const Lesson *L, LessonError *err)
     T->s = xcalloc((size_t)(L->nsetups ? L->nsetups : 1), sizeof *T->s);
     for (int k = 0; k < L->nsetups; k++) {
         const Setup *su = &L->setups[k];
-        if (!run_setup(&T->s[k], L, k, k > 0 ? &T->s[k - 1] : NULL)) {
-            err->kind = LESSON_ERR_INVALID;
-            err->line = su->line;
-            err->col = 1;
-            snprintf(err->msg, sizeof err->msg, "%s:%d:1: error: cannot compute this setup: %s",
-                     L->path, su->line, mat_error());
+        if (!run_setup(&T->s[k], L, k, k > 0 ? &T->s[k - 1] : NULL, err)) {
+            if (!err->msg[0]) {
+                err->kind = LESSON_ERR_INVALID;
+                err->line = su->line;
+                err->col = 1;
+                snprintf(err->msg, sizeof err->msg, "%s:%d:1: error: cannot compute this setup: %s",
+                         L->path, su->line, mat_error());
+            }
             trace_free(T);
             return NULL;
         }

@@ -26,6 +26,12 @@
 ** for; their references carry the block size (trace_block_ref), named
 ** "head1.online_max.b3".
 **
+** A setup given its weights (`attention: A`) computes none of the above:
+** (TK_WEIGHTS, h) is A's block of columns for head h (borrowed with one
+** head), TK_MASK is the setup's mask (a weight it blocks must be 0, else
+** attn_run fails), and with values there are (TK_V, h), outputs, the
+** joined heads and W_o's output; entropies always.
+**
 ** One function names a matrix for people and for --dump (trace_name):
 ** with one head "Q", "raw_scores", "weights", ...; with several heads the
 ** per-head ones are "head2.Q", "head2.weights", ... and the whole ones keep
