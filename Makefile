@@ -67,7 +67,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fr
 # (where the program looks beside itself) and installed under $(PREFIX)/share/locale.
 PO_LANGS := $(sort $(basename $(notdir $(wildcard po/*.po))))
 MO_FILES := $(patsubst %,$(BUILD)/locale/%/LC_MESSAGES/attnlab.mo,$(PO_LANGS))
-I18N_SRC := $(sort $(wildcard src/core/*.c src/view/*.c src/app/*.c src/core/*.h src/view/*.h src/app/*.h))
+I18N_SRC := $(sort $(wildcard src/core/*.c src/view/*.c src/app/*.c src/core/*.h src/view/*.h src/app/*.h)) web/platform.c
 XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --keyword=_ --keyword=N_ --add-comments=TRANSLATORS: \
                   --flag=_:1:pass-c-format --flag=fmt:1:c-format --flag=buf_printf:2:c-format \
                   --flag=app_toast:2:c-format --flag=snprintf:3:c-format --sort-by-file \

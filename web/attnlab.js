@@ -12,7 +12,11 @@
 **
 ** Page-only features: S downloads the stage as PNG, Shift+S as SVG, Ctrl+S
 ** downloads the edited lesson, O (or dropping a file) opens a lesson from
-** disk, ?lesson=URL opens one from the same site, ? lists these keys.
+** disk, ?lesson=URL opens one from the same site. ? shows the keys, drawn
+** by the program like the desktop's. The page speaks the interface's
+** language: the catalogues are written into the module's file system, the
+** browser's language becomes LANG, and the buttons' words come from the
+** catalogues too (web_tr).
 **
 ** window.attnlab is a small debug hook the browser test reads (the display
 ** list as plain objects, the explain text, timings).
@@ -268,6 +272,32 @@
       }
     }
     document.body.classList.toggle('dark', (f & 2) !== 0);
+    relabel();
+  }
+
+  /* The buttons in the interface's language (the lesson's, else the
+  ** browser's): label and tooltip, each a message of the catalogues, with
+  ** the key that does the same. Redone when the language changes. */
+  const BUTTONS = {
+    prev: [null, 'previous stage (or sub-step)', '\u2190'], next: [null, 'next stage (or sub-step)', '\u2192'],
+    smaller: [null, 'text size', '\u2212'], bigger: [null, 'text size', '+'],
+    picker: ['Lessons', 'lesson picker', 'L'], open: ['Open\u2026', 'open a lesson file (or drop one on the page)', 'O'],
+    png: [null, 'download this stage as PNG', 'S'], theme: [null, 'light / dark', 'T'],
+    fullscreen: [null, 'fullscreen (Esc leaves)', 'F'], keys: [null, 'this help', '?'],
+  };
+  let labelled = null;
+  function relabel() {
+    const lang = M.UTF8ToString(M._web_language());
+    if (lang === labelled) return;
+    labelled = lang;
+    const tr = (msg) => withString(msg, (p) => M.UTF8ToString(M._web_tr(p)));
+    document.documentElement.lang = lang.replace('_', '-');
+    for (const b of document.querySelectorAll('#bar button')) {
+      const w = BUTTONS[b.dataset.act];
+      if (!w) continue;
+      if (w[0]) b.textContent = tr(w[0]);
+      b.title = tr(w[1]) + ' (' + w[2] + ')';
+    }
   }
 
   /* ---- calling the module with strings ---- */
@@ -283,7 +313,13 @@
   /* A named action (web_action) and a redraw. */
   const action = (name) => { withString(name, M._web_action); redraw(); };
   /* A two-second message at the bottom. */
-  function toast(msg) { withString(msg, (p) => M._web_toast(p, now())); redraw(); }
+  /* A toast in the interface's language: msg is its English text (a message
+  ** of the catalogues), arg fills its %s. */
+  function toast(msg, arg) {
+    withString(msg, (p) => withString(arg === undefined ? '' : arg,
+                                      (q) => M._web_toast(p, arg === undefined ? 0 : q, now())));
+    redraw();
+  }
   /* An error line at the top, as a failed load shows it. */
   function setError(msg) { withString(msg, M._web_set_error); redraw(); }
 
@@ -349,7 +385,7 @@
     if (svg) {
       const text = takeString(M._web_shot_svg());
       download(new Blob([text], { type: 'image/svg+xml' }), name + '.svg');
-      toast('downloaded ' + name + '.svg');
+      toast('downloaded %s', name + '.svg');
       return;
     }
     const off = document.createElement('canvas');
@@ -358,7 +394,7 @@
     paint(off.getContext('2d'), readList(d), SHOT_W, SHOT_H);
     off.toBlob(function (blob) {
       download(blob, name + '.png');
-      toast('downloaded ' + name + '.png');
+      toast('downloaded %s', name + '.png');
     }, 'image/png');
   }
   /* Ctrl+S: save the edited lesson (in memory) and download it. */
@@ -373,18 +409,10 @@
 
   /* ---- input ---- */
 
-  const keysBox = document.getElementById('keys');
-  /* Show, hide or toggle the list of keys. */
-  function toggleKeys(show) {
-    keysBox.hidden = show === undefined ? !keysBox.hidden : !show;
-  }
-
   /* A key: the page's own keys first, then the program's (web_key). */
   function onKey(e) {
     if (e.target && e.target.tagName === 'INPUT') return;
     const k = e.key, ctrl = e.ctrlKey || e.metaKey;
-    if (!keysBox.hidden && (k === 'Escape' || k === '?')) { toggleKeys(false); e.preventDefault(); return; }
-    if (k === '?') { toggleKeys(); e.preventDefault(); return; }
     if (ctrl && (k === 's' || k === 'S')) { e.preventDefault(); saveLesson(); return; }
     if (ctrl && (k === 'o' || k === 'O')) { e.preventDefault(); pickFile(); return; }
     if (!ctrl && !e.altKey && (k === 's' || k === 'S')) { e.preventDefault(); saveStage(e.shiftKey); return; }
@@ -495,12 +523,11 @@
       b.addEventListener('click', function () {
         const a = b.dataset.act;
         if (a === 'open') pickFile();
-        else if (a === 'keys') toggleKeys();
+        else if (a === 'keys') action('help');
         else if (a === 'png') saveStage(false);
         else action(a);
       });
     }
-    keysBox.addEventListener('click', function () { toggleKeys(false); });
   }
 
   /* ---- start ---- */
@@ -541,7 +568,23 @@
   }
 
   window.addEventListener('error', function (e) { hook.errors.push(String(e.message)); });
+  /* Before the module starts: the interface's catalogues into its file
+  ** system, where the program looks for them, and the browser's language
+  ** as LANG (a lesson's language: still wins). */
+  function preRun(mod) {
+    const cats = JSON.parse(document.getElementById('catalogues').textContent);
+    for (const c of cats) {
+      const dir = '/attnlab/locale/' + c.lang + '/LC_MESSAGES';
+      mod.FS.mkdirTree(dir);
+      mod.FS.writeFile(dir + '/attnlab.mo', Uint8Array.from(atob(c.mo), (ch) => ch.charCodeAt(0)));
+    }
+    const nav = (navigator.languages && navigator.languages[0]) || navigator.language || 'en';
+    const m = /^([a-z]{2,3})(?:-([A-Za-z]{2}))?/.exec(nav.toLowerCase());
+    mod.ENV.LANG = m ? m[1] + (m[2] ? '_' + m[2].toUpperCase() : '') + '.UTF-8' : 'C.UTF-8';
+  }
+
   createAttnlab({
+    preRun: [preRun],
     attnlabMeasure: measure,
     print: function (s) { console.log(s); },
     printErr: function (s) { console.warn(s); },

@@ -17,9 +17,11 @@
 */
 #include "platform.h"
 #include "app/frame.h"
+#include "app/lang.h"
 #include "app/edits.h"
 #include "app/save.h"
 #include "app/state.h"
+#include "core/i18n.h"
 #include "core/stage.h"
 #include "core/util.h"
 #include "view/cmap.h"
@@ -54,10 +56,33 @@ EMSCRIPTEN_KEEPALIVE int web_init(void)
 {
     if (!web_app) {
         web_app = app_create();
+        web_app->web = true;
         web_list = draw_create(web_w, web_h);
         web_shot_list = draw_create(web_w, web_h);
+        app_use_language(NULL);          /* the browser's (LANG, set by the page), until a lesson says */
     }
     return 0;
+}
+
+/* The page's own words, marked here so that they are in the catalogues:
+** its buttons and the toasts attnlab.js shows (web_tr translates them). */
+static const char *const page_words[] = {
+    N_("Lessons"), N_("Open\xe2\x80\xa6"), N_("open a lesson first"), N_("downloaded %s"),
+};
+
+/* msgid in the interface's language now (the page's button labels and
+** titles, its toasts): a translation, or msgid itself. */
+EMSCRIPTEN_KEEPALIVE const char *web_tr(const char *msgid)
+{
+    (void)page_words;
+    return _(msgid);
+}
+
+/* The interface's language now ("ja", "zh_CN"), or "en" without a catalogue. */
+EMSCRIPTEN_KEEPALIVE const char *web_language(void)
+{
+    const char *l = i18n_language();
+    return l && *l ? l : "en";
 }
 
 /* Open a lesson file of the in-memory file system; 0, or -1 (see web_error). */
@@ -81,11 +106,14 @@ EMSCRIPTEN_KEEPALIVE void web_set_error(const char *msg)
     snprintf(web_app->error, sizeof web_app->error, "%s", msg);
 }
 
-/* Show a toast for two seconds. */
-EMSCRIPTEN_KEEPALIVE void web_toast(const char *msg, double now)
+/* Show a toast for two seconds: msg in the interface's language, with arg
+** for its %s (NULL: none). */
+EMSCRIPTEN_KEEPALIVE void web_toast(const char *msg, const char *arg, double now)
 {
     web_app->now = now;
-    app_toast(web_app, "%s", msg);
+    const char *t = _(msg);
+    if (arg && strstr(t, "%s") && !strchr(strstr(t, "%s") + 2, '%')) app_toast(web_app, t, arg);
+    else app_toast(web_app, "%s", t);
 }
 
 /* Compose a frame of w x h pixels at app time now (seconds). */
@@ -197,8 +225,8 @@ static bool picker_key(AppState *a, const char *k)
 }
 
 /* One key (KeyboardEvent.key) mapped to the actions window.c maps it to.
-** S, Shift+S, Ctrl+S, O and ? belong to the page (downloads, the file
-** picker, the browser's key list) and are handled in attnlab.js.
+** S, Shift+S, Ctrl+S and O belong to the page (downloads, the file
+** picker) and are handled in attnlab.js.
 ** Returns 1 if the key did something. */
 EMSCRIPTEN_KEEPALIVE int web_key(const char *key, int ctrl, int shift)
 {
@@ -229,6 +257,7 @@ EMSCRIPTEN_KEEPALIVE int web_key(const char *key, int ctrl, int shift)
     case ']': app_temperature(a, +1); break;
     case 'p': app_predict(a); break;
     case 'r': app_undo_all(a); break;
+    case '?': app_toggle_help(a); break;
     default:
         if (k >= '1' && k <= '9') app_goto(a, k - '0');
         else return 0;
@@ -248,14 +277,17 @@ EMSCRIPTEN_KEEPALIVE void web_action(const char *name)
     else if (!strcmp(name, "theme")) app_toggle_theme(a);
     else if (!strcmp(name, "fullscreen")) app_toggle_fullscreen(a);
     else if (!strcmp(name, "unpin")) app_click(a, -1, -1, -1);
+    else if (!strcmp(name, "help")) app_toggle_help(a);
 }
 
 /* State the page follows: bit 0 fullscreen, bit 1 dark, bit 2 a lesson is
-** open, bit 3 the picker is up, bit 4 the lesson has unsaved edits. */
+** open, bit 3 the picker is up, bit 4 the lesson has unsaved edits, bit 5
+** the keys are shown. */
 EMSCRIPTEN_KEEPALIVE int web_flags(void)
 {
     AppState *a = web_app;
-    return (a->fullscreen ? 1 : 0) | (a->dark ? 2 : 0) | (a->L ? 4 : 0) | (a->picker ? 8 : 0) | (a->dirty ? 16 : 0);
+    return (a->fullscreen ? 1 : 0) | (a->dark ? 2 : 0) | (a->L ? 4 : 0) | (a->picker ? 8 : 0) | (a->dirty ? 16 : 0)
+         | (a->help ? 32 : 0);
 }
 
 /* The browser entered or left fullscreen on its own (Esc, a gesture). */

@@ -29,7 +29,7 @@ WEB_SRC   := $(CORE_SRC) $(VIEW_SRC) $(WEB_APP_SRC) web/platform.c
 WEB_CLI_SRC := $(CORE_SRC) src/app/cli_core.c web/cli.c
 WEB_HDRS  := $(wildcard src/*/*.h web/*.h)
 WEB_EXPORTS := _malloc,_free
-WEB_RUNTIME := FS,UTF8ToString,stringToUTF8,lengthBytesUTF8
+WEB_RUNTIME := FS,ENV,UTF8ToString,stringToUTF8,lengthBytesUTF8
 
 .PHONY: web web-core web-tools web-deps test-web test-web-core
 
@@ -70,9 +70,13 @@ $(WEB)/attnlab-module.js: $(WEB_SRC) $(WEB_HDRS) $(BUILD)/gen/cmap_tables.h web/
 # Lessons that load NumPy files (lesson 07's trained model) stay on the
 # desktop: the page holds lesson texts only.
 WEB_LESSONS = $(shell grep -L '= *load ' lessons/*.lesson)
-$(WEB)/attnlab.html: $(WEB)/attnlab-module.js web/attnlab.html web/attnlab.js web/bundle.mjs $(wildcard lessons/*.lesson) | web-tools
+# The interface's catalogues go in too: the page speaks the lesson's
+# language, else the browser's.
+$(WEB)/attnlab.html: $(WEB)/attnlab-module.js web/attnlab.html web/attnlab.js web/bundle.mjs $(wildcard lessons/*.lesson) \
+                     $(MO_FILES) | web-tools
 	node web/bundle.mjs --module $(WEB)/attnlab-module.js --page web/attnlab.html \
-	  --script web/attnlab.js --version $(VERSION) --out $@ $(WEB_LESSONS)
+	  --script web/attnlab.js --version $(VERSION) --out $@ \
+	  $(foreach l,$(PO_LANGS),--catalogue $(l)=$(BUILD)/locale/$(l)/LC_MESSAGES/attnlab.mo) $(WEB_LESSONS)
 
 test-web-core: $(WEB)/attnlab-node $(BUILD)/attnlab
 	sh web/test/core.sh $(BUILD)/attnlab $(WEB)/attnlab-node

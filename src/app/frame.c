@@ -15,32 +15,45 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const key_help[] = {
-    N_("\xe2\x86\x92  Space  PgDn  Enter"), N_("next stage (or sub-step)"),
-    N_("\xe2\x86\x90  Backspace  PgUp"), N_("previous stage (or sub-step)"),
-    N_("Home  End"), N_("first, last stage"),
-    "1 \xe2\x80\xa6 9", N_("jump to a stage"),
-    "L", N_("lesson picker"),
-    "F  F11", N_("fullscreen (Esc leaves)"),
-    "+  \xe2\x88\x92", N_("text size"),
-    "T", N_("light / dark"),
-    "C", N_("cycle colormap"),
-    "B", N_("black screen"),
-    "H", N_("next head"),
-    "M", N_("causal mask on / off"),
-    "K", N_("\xe2\x88\x9a" "d_k scaling on / off"),
-    "[  ]", N_("temperature down / up"),
-    "P", N_("predict the largest weights, then reveal"),
-    "S", N_("save this stage as PNG"),
-    N_("Ctrl+S"), N_("save the edited lesson (only the edited numbers change)"),
-    N_("Ctrl+Shift+S"), N_("save the lesson under another name"),
-    N_("Ctrl+Z"), N_("undo the last edit"),
-    N_("Ctrl+Shift+Z  Ctrl+Y"), N_("redo"),
-    "R", N_("back to the file as loaded"),
-    N_("mouse"), N_("hover: explain a cell; click: pin; scroll: edit an input (Shift: finer)"),
-    "?", N_("this help"),
-    N_("Q  Ctrl+Q"), N_("quit (asks first if edits are not saved)"),
-    NULL, NULL,
+/* Where a key works: the desktop window, the browser edition, or both. */
+enum { KEYS_DESKTOP = 1, KEYS_WEB = 2, KEYS_BOTH = 3 };
+
+/* The help overlay's rows (keys, what they do, where), one table for both
+** editions. */
+static const struct KeyHelp {
+    const char *keys, *what;
+    unsigned where;
+} key_help[] = {
+    { N_("\xe2\x86\x92  Space  PgDn  Enter"), N_("next stage (or sub-step)"), KEYS_BOTH },
+    { N_("\xe2\x86\x90  Backspace  PgUp"), N_("previous stage (or sub-step)"), KEYS_BOTH },
+    { N_("Home  End"), N_("first, last stage"), KEYS_BOTH },
+    { "1 \xe2\x80\xa6 9", N_("jump to a stage"), KEYS_BOTH },
+    { "L", N_("lesson picker"), KEYS_BOTH },
+    { N_("O  Ctrl+O"), N_("open a lesson file (or drop one on the page)"), KEYS_WEB },
+    { "F  F11", N_("fullscreen (Esc leaves)"), KEYS_BOTH },
+    { "+  \xe2\x88\x92", N_("text size"), KEYS_BOTH },
+    { "T", N_("light / dark"), KEYS_BOTH },
+    { "C", N_("cycle colormap"), KEYS_BOTH },
+    { "B", N_("black screen"), KEYS_BOTH },
+    { "H", N_("next head"), KEYS_BOTH },
+    { "M", N_("causal mask on / off"), KEYS_BOTH },
+    { "K", N_("\xe2\x88\x9a" "d_k scaling on / off"), KEYS_BOTH },
+    { "[  ]", N_("temperature down / up"), KEYS_BOTH },
+    { "P", N_("predict the largest weights, then reveal"), KEYS_BOTH },
+    { "S", N_("save this stage as PNG"), KEYS_DESKTOP },
+    { "S", N_("download this stage as PNG"), KEYS_WEB },
+    { N_("Shift+S"), N_("download this stage as SVG"), KEYS_WEB },
+    { N_("Ctrl+S"), N_("save the edited lesson (only the edited numbers change)"), KEYS_DESKTOP },
+    { N_("Ctrl+S"), N_("download the edited lesson"), KEYS_WEB },
+    { N_("Ctrl+Shift+S"), N_("save the lesson under another name"), KEYS_DESKTOP },
+    { N_("Ctrl+Z"), N_("undo the last edit"), KEYS_DESKTOP },
+    { N_("Ctrl+Shift+Z  Ctrl+Y"), N_("redo"), KEYS_DESKTOP },
+    { "R", N_("back to the file as loaded"), KEYS_BOTH },
+    { N_("mouse"), N_("hover: explain a cell; click: pin; scroll: edit an input (Shift: finer)"), KEYS_BOTH },
+    { N_("touch"), N_("tap: explain and pin; swipe: next / previous; pinch: text size"), KEYS_WEB },
+    { "?", N_("this help"), KEYS_BOTH },
+    { N_("Q  Ctrl+Q"), N_("quit (asks first if edits are not saved)"), KEYS_DESKTOP },
+    { "?lesson=URL", N_("after the page's address: open a lesson from the same web site"), KEYS_WEB },
 };
 
 /* Layout options from the state. */
@@ -204,17 +217,27 @@ static void explain_panel(const AppState *a, const Theme *th, int w, int h, floa
     text_box(out, lines, n, x, y, bw, bh, size, th);
 }
 
-/* A two-column overlay of the keys. */
-static void help_overlay(const Theme *th, int w, int h, float size, MeasureFn measure, void *ctx, DrawList *out)
+/* A two-column overlay of the keys of this edition (web: the browser's),
+** scaled down to fit the window when it must. */
+static void help_overlay(const Theme *th, int w, int h, float size, bool web, MeasureFn measure, void *ctx,
+                         DrawList *out)
 {
+    const struct KeyHelp *rows[sizeof key_help / sizeof *key_help];
     int n = 0;
-    while (key_help[2 * n]) n++;
-    float lh = size * 1.5f, kw = 0, dw = 0;
+    for (size_t i = 0; i < sizeof key_help / sizeof *key_help; i++)
+        if (key_help[i].where & (web ? KEYS_WEB : KEYS_DESKTOP)) rows[n++] = &key_help[i];
+    float kw = 0, dw = 0;
     for (int i = 0; i < n; i++) {
-        kw = fmaxf(kw, measure(ctx, _(key_help[2 * i]), size, 1));
-        dw = fmaxf(dw, measure(ctx, _(key_help[2 * i + 1]), size, 0));
+        kw = fmaxf(kw, measure(ctx, _(rows[i]->keys), size, 1));
+        dw = fmaxf(dw, measure(ctx, _(rows[i]->what), size, 0));
     }
-    float bw = kw + dw + size * 4, bh = lh * (n + 2);
+    float fit = fminf(((float)w - 16) / (kw + dw + size * 4), ((float)h - 16) / (size * 1.5f * (n + 2)));
+    if (fit < 1) {                                   /* text scales with its size: scale once */
+        size *= fit;
+        kw *= fit;
+        dw *= fit;
+    }
+    float lh = size * 1.5f, bw = kw + dw + size * 4, bh = lh * (n + 2);
     float x = ((float)w - bw) / 2, y = ((float)h - bh) / 2;
     draw_rect(out, (Rect){ 0, 0, (float)w, (float)h }, (Color){ 0, 0, 0, 120 }, ROLE_OVERLAY);
     draw_rect(out, (Rect){ x, y, bw, bh }, th->panel_bg, ROLE_OVERLAY);
@@ -223,9 +246,9 @@ static void help_overlay(const Theme *th, int w, int h, float size, MeasureFn me
     out->cmds[t].bold = 1;
     for (int i = 0; i < n; i++) {
         float ty = y + lh * (i + 1.4f);
-        int k = draw_text(out, (Rect){ x + size * 1.5f, ty, kw, lh }, _(key_help[2 * i]), size, th->accent, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
+        int k = draw_text(out, (Rect){ x + size * 1.5f, ty, kw, lh }, _(rows[i]->keys), size, th->accent, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
         out->cmds[k].bold = 1;
-        draw_text(out, (Rect){ x + size * 2.5f + kw, ty, dw, lh }, _(key_help[2 * i + 1]), size, th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
+        draw_text(out, (Rect){ x + size * 2.5f + kw, ty, dw, lh }, _(rows[i]->what), size, th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
     }
 }
 
@@ -289,6 +312,6 @@ void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, Dr
     if (a->error[0]) banner(out, a->error, true, true, &th, w, h, size * 0.85f, measure, ctx);
     if (a->toast[0] && a->now < a->toast_until) banner(out, a->toast, false, false, &th, w, h, size, measure, ctx);
     if (a->picker) picker_overlay(a, &th, w, h, size, measure, ctx, out);
-    if (a->help) help_overlay(&th, w, h, size * 0.9f, measure, ctx, out);
+    if (a->help) help_overlay(&th, w, h, size * 0.9f, a->web, measure, ctx, out);
     app_prompt_draw(a, &th, w, h, size, measure, ctx, out);
 }

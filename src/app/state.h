@@ -54,6 +54,7 @@ typedef struct AppState {
     bool fullscreen;
     bool black;             /* B: a blank screen */
     bool help;              /* ?: the key overlay */
+    bool web;               /* the browser edition: its keys in the overlay */
     bool picker;            /* L: the lesson picker */
     int picker_sel;
     char **picker_items;    /* bundled lesson paths */

@@ -368,14 +368,54 @@ test('F asks the browser for fullscreen; leaving it clears the state', async () 
   await page.waitForFunction(() => !document.fullscreenElement && !(window.attnlab.flags() & 1), { timeout: 3000 });
 });
 
-test('? lists the browser keys', async () => {
+test('? shows the browser edition\'s keys, drawn by the program', async () => {
   await key('?');
-  const shown = await page.evaluate(() => !document.getElementById('keys').hidden &&
-    document.getElementById('keys').innerText);
+  assert.ok((await page.evaluate(() => window.attnlab.flags())) & 32, 'the keys are shown');
+  const shown = (await list()).cmds.map((c) => c.text || '').join('\n');   /* in the open lesson's language */
   assert.match(shown, /Shift\+S/);
-  assert.match(shown, /swipe/);
+  assert.match(shown, /\?lesson=URL/);
+  assert.doesNotMatch(shown, /Ctrl\+Q|Ctrl\+Shift\+S/, 'not the desktop\'s quit and save-as keys');
   await key('Escape');
-  assert.ok(await page.evaluate(() => document.getElementById('keys').hidden));
+  assert.ok(!((await page.evaluate(() => window.attnlab.flags())) & 32), 'Esc hides them');
+});
+
+test('the page speaks the browser\'s language, and a lesson\'s language wins', async () => {
+  const p = await browser.newPage();
+  const old = page;
+  page = p;
+  try {
+    await p.evaluateOnNewDocument(() => {
+      Object.defineProperty(navigator, 'language', { get: () => 'de-DE' });
+      Object.defineProperty(navigator, 'languages', { get: () => ['de-DE', 'de'] });
+    });
+    p.on('pageerror', (e) => problems.push('page error: ' + e.message));
+    await p.setViewport({ width: 1280, height: 800 });
+    await p.goto('file://' + PAGE);
+    await p.waitForFunction('window.attnlab && window.attnlab.ready === true && window.attnlab.frames > 0', { timeout: 10000 });
+    await settle();
+    const bar = () => p.evaluate(() => [document.documentElement.lang,
+      ...[...document.querySelectorAll('#bar button')].map((b) => b.textContent + '|' + b.title)]);
+    let b = await bar();
+    assert.match(b[0], /^de\b/);
+    assert.ok(b.includes('Lektionen|Lektion wählen (L)'), 'the lessons button in German: ' + b.join(', '));
+    assert.match((await list()).cmds.map((c) => c.text || '').join('\n'), /Lektion/, 'the picker in German');
+    await key('?');
+    assert.match((await list()).cmds.map((c) => c.text || '').join('\n'), /diese Stufe als SVG herunterladen/);
+    await key('Escape');
+    await p.evaluate(() => window.attnlab.openText('ja.lesson',
+      'title: 猫\nlanguage: ja\n[setup]\ntokens: 猫 が\nX =\n  1 0\n  0 1\n[softmax]\n'));
+    await settle();
+    await p.evaluate(() => window.attnlab.frame());
+    b = await bar();
+    assert.equal(b[0], 'ja', 'a lesson with language: ja switches the page');
+    assert.ok(b.includes('レッスン|レッスンを選ぶ (L)'), 'the lessons button in Japanese: ' + b.join(', '));
+    await p.keyboard.press('s');
+    await settle();
+    assert.match((await list()).cmds.map((c) => c.text || '').join('\n'), /ダウンロードしました/, 'the download toast in Japanese');
+  } finally {
+    page = old;
+    await p.close();
+  }
 });
 
 test('touch: a swipe steps, a tap pins a cell', async () => {
