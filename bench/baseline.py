@@ -7,7 +7,7 @@ own stage views (stage_view), so both sides draw the same content: the
 stage title and the lesson/position line, a rule, the formula on a tinted
 strip, every panel side by side (heatmaps with a value in every cell, tick
 labels, axis titles, a colour bar on the same scale attnlab uses; line plots
-with their bound), and the paragraphs, wrapped, under the panels. The canvas
+with their per-row bound), and the paragraphs, wrapped, under the panels. The canvas
 is the same size in pixels (figsize = size / dpi, dpi 100, saved without
 bbox_inches so the PNG has exactly that size).
 
@@ -24,8 +24,8 @@ bbox_inches so the PNG has exactly that size).
 SPEC: {"width", "height", "stages": [{"title", "meta", "formula",
 "paras": [...], "panels": [{"kind": "heatmap"|"plot", "title", "data"
 (rows of numbers, null for -inf), "row_labels", "col_labels", "row_axis",
-"col_axis", "cmap", "lo", "hi", "decimals", "y_axis", "series", "bound",
-"bound_label"}]}]}.
+"col_axis", "cmap", "lo", "hi", "decimals", "y_axis", "series", "bounds"
+(one per row), "bound_label"}]}]}.
 
 Needs Debian's python3-matplotlib, python3-numpy and (for --style seaborn)
 python3-seaborn; run as /usr/bin/python3.
@@ -104,13 +104,22 @@ def heatmap_sns(fig, ax, p):
 
 
 def plot_panel(ax, p):
-    """A line plot: one line per series, the dashed bound, a legend."""
+    """Points per series with their values (no line joins tokens), the
+    dashed step line of the per-row bound, a legend."""
     m = cells(p)
     x = np.arange(m.shape[0])
-    for j, name in enumerate(p["series"] or [f"series {k + 1}" for k in range(m.shape[1])]):
-        ax.plot(x, m[:, j], marker="o", label=name)
-    if p.get("bound") is not None:
-        ax.axhline(p["bound"], ls="--", color="0.4", label=p.get("bound_label") or None)
+    names = p["series"] or [f"series {k + 1}" for k in range(m.shape[1])]
+    for j, name in enumerate(names):
+        xs = x + (j - (len(names) - 1) / 2) * 0.8 / max(len(names), 1)
+        ax.plot(xs, m[:, j], marker="s", ls="none", label=name)
+        for xi, yi in zip(xs, m[:, j]):
+            if np.isfinite(yi):
+                ax.annotate(f"{yi:.{p['decimals']}f}", (xi, yi), textcoords="offset points", xytext=(0, 5),
+                            ha="center", fontsize=8)
+    if p.get("bounds") is not None:
+        b = np.array([np.nan if v is None else v for v in p["bounds"]], dtype=float)
+        ax.step(np.append(x - 0.5, x[-1] + 0.5), np.append(b, b[-1]), where="post", ls="--", color="0.2",
+                label=p.get("bound_label") or None)
     ax.set_xticks(x, p["row_labels"])
     ax.set_ylabel(p.get("y_axis") or "")
     ax.legend(fontsize=9)

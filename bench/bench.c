@@ -459,7 +459,12 @@ static void spec_panel(Buf *b, const Panel *p)
     buf_puts(b, ", \"series\": ");
     if (p->series) spec_strings(b, p->series, m->cols);
     else buf_puts(b, "null");
-    if (isfinite(p->bound)) buf_printf(b, ", \"bound\": %.6g", p->bound);
+    if (p->bounds) {                            /* one per row: a step line */
+        buf_puts(b, ", \"bounds\": [");
+        for (int r = 0; r < m->rows; r++)
+            buf_printf(b, isfinite(p->bounds[r]) ? "%s%.6g" : "%snull", r ? ", " : "", p->bounds[r]);
+        buf_puts(b, "]");
+    }
     buf_puts(b, ", \"bound_label\": ");
     dump_string(b, p->bound_label ? p->bound_label : "");
     buf_puts(b, ", \"cmap\": ");
@@ -509,7 +514,7 @@ static void write_spec(const char *path, const Lesson *L, const Trace *T, int k0
     }
     buf_puts(&b, "]}\n");
     char msg[600];
-    if (util_write_file_atomic(path, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);
+    if (fileio_write_atomic(path, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);
     buf_free(&b);
 }
 
@@ -795,7 +800,7 @@ static void write_large_lesson(const char *path)
     for (int i = 0; i < 6; i++)
         buf_printf(&b, "[%s: Stage %d]\n\nOne paragraph of prose under the panels.\n\n", stages[i], i + 1);
     char msg[600];
-    if (util_write_file_atomic(path, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);
+    if (fileio_write_atomic(path, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);
     buf_free(&b);
 }
 
@@ -882,7 +887,7 @@ static void bench_layout(Bench *B, const char *large)
                  "keys: X @ W_k\nvalues: X @ W_v\noutput: W_o\n\n[multi_head: Heads]\n\n"
                  "[causal_mask: Mask]\n\n[entropy: Entropy]\n");
     char msg[600];
-    if (util_write_file_atomic(wide, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);
+    if (fileio_write_atomic(wide, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);
     buf_free(&b);
     double worst = 0;
     char name[256] = "";
