@@ -36,14 +36,15 @@ static bool wide(uint32_t cp)
 }
 
 /* Whether a line may not start with cp next to a wide character: closing
-** brackets, CJK full stops and commas, iteration marks (small kana and the
+** brackets, CJK full stops and commas, iteration marks, ellipses (small kana and the
 ** prolonged sound mark: see small_kana). */
 static bool no_start(uint32_t cp)
 {
     static const uint32_t set[] = { 0x3001, 0x3002, 0x3009, 0x300B, 0x300D, 0x300F, 0x3011, 0x3015, 0x3017, 0x3019,
                                     0x301B, 0x301E, 0x301F, 0x3005, 0x303B, 0x309D, 0x309E, 0x30FB, 0x30FD, 0x30FE,
                                     0xFF01, 0xFF09, 0xFF0C, 0xFF0E, 0xFF1A, 0xFF1B, 0xFF1F, 0xFF3D, 0xFF5D, 0xFF60,
-                                    0xFF61, 0xFF63, 0xFF64 };
+                                    0xFF61, 0xFF63, 0xFF64,
+                                    0x2025, 0x2026 };   /* ‥ and … (UAX #14's IN: "開く…" keeps its dots) */
     for (size_t i = 0; i < sizeof set / sizeof *set; i++)
         if (cp == set[i]) return true;
     return false;
