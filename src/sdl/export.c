@@ -192,6 +192,9 @@ static int encode_libpng(SDL_Surface *s, const ExportMeta *meta, Buf *out)
 
 /* Rows converted per band: about 256 KB of RGB, so a band stays in L2. */
 #define BAND_BYTES (256 * 1024)
+/* Zero bytes kept after the band buffer (see encode_isal). */
+#define BAND_SLACK 256
+
 /* Compressed bytes gathered before they become one IDAT chunk. */
 #define ZOUT_BYTES (256 * 1024)
 
@@ -281,7 +284,10 @@ static int encode_isal(SDL_Surface *s, const ExportMeta *meta, Buf *out)
     if (enc.band_cap < stride * (size_t)band_rows) {
         free(enc.band);
         enc.band_cap = stride * (size_t)band_rows;
-        enc.band = xmalloc(enc.band_cap);
+        /* igzip's vector loads may also run past the end of a full band:
+        ** BAND_SLACK zero bytes there, never written, keep them from
+        ** reading whatever the heap held */
+        enc.band = xcalloc(1, enc.band_cap + BAND_SLACK);
     }
     if (!enc.zout) enc.zout = xmalloc(ZOUT_BYTES);
     if (!enc.level) enc.level = xmalloc(ISAL_DEF_LVL1_DEFAULT);
