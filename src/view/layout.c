@@ -102,11 +102,15 @@ typedef struct PanelPlan {
 ** Planning measures the same strings again and again (labels at each trial
 ** cell size), so widths are remembered for the length of one layout_view:
 ** a direct-mapped table keyed by a 64-bit hash of the text, its length,
-** size and weight. The last WMEMO slots hold widest() answers, apart, so
-** that a flood of label widths cannot push them out. It lives on the stack
-** (13 KB); nothing is allocated.
+** size, weight and the layout's number (so a new layout never reads an old
+** answer, and nothing is cleared between layouts). The last WMEMO slots
+** hold widest() answers, apart, so that a flood of label widths cannot push
+** them out. 32768 slots (384 KB, static) hold the three sizes planning
+** tries of a thousand labels with room to spare: with 1024 slots, the
+** largest layout measured most labels again at every trial, and took a
+** quarter longer.
 */
-#define MCACHE 1024
+#define MCACHE 32768
 #define WMEMO 64
 typedef struct MeasureCache {
     uint64_t key[MCACHE + WMEMO];
@@ -132,6 +136,7 @@ typedef struct Page {
     DrawList *d;
     Metrics m;
     MeasureCache *cache;
+    uint64_t gen;               /* this layout's number, part of every cache key */
     const View *v;
     PanelStats stats[VIEW_MAX_PANELS];
     bool foot;                  /* a line is kept at the bottom for notes */
@@ -165,7 +170,7 @@ static float tw(const Page *p, const char *s, float size, int bold)
     uint64_t h = 1469598103934665603ULL;                /* FNV-1a */
     size_t n = 0;
     for (; s[n]; n++) h = mix(h, (unsigned char)s[n]);
-    h = mix(mix(mix(h, n), (uint64_t)(size * 64)), (uint64_t)(bold != 0)) | 1;
+    h = mix(mix(mix(mix(h, n), (uint64_t)(size * 64)), (uint64_t)(bold != 0)), p->gen) | 1;
     MeasureCache *c = p->cache;
     size_t i = slot(h, MCACHE);
     if (c->key[i] == h) return c->w[i];
@@ -233,8 +238,8 @@ static float widest(const Page *p, char **labels, int n, int step, float size)
 {
     if (!labels || n <= 0) return 0;
     if (step < 1) step = 1;
-    uint64_t h = mix(mix(mix(mix(0x9e3779b97f4a7c15ULL, (uint64_t)(uintptr_t)labels), (uint64_t)n),
-                         (uint64_t)step), (uint64_t)(size * 64)) | 1;
+    uint64_t h = mix(mix(mix(mix(mix(0x9e3779b97f4a7c15ULL, (uint64_t)(uintptr_t)labels), (uint64_t)n),
+                             (uint64_t)step), (uint64_t)(size * 64)), p->gen) | 1;
     MeasureCache *c = p->cache;
     size_t k = MCACHE + slot(h, WMEMO);
     if (c->key[k] == h) return c->w[k];
@@ -604,19 +609,38 @@ static AxisPlan plan_cols(const Page *p, char **labels, int n, float cell, float
     return a;
 }
 
-/* The widest cell text at a size: the extremes have the most characters,
-** among all values and among those printed with decimals (not 0 or 1). */
+/* The texts that can be the widest in a cell: the extremes have the most
+** characters, among all values and among those printed with decimals (not
+** 0 or 1), and "−∞" when a value is masked. Formatted once, measured at
+** each size the planning tries. */
+typedef struct {
+    char s[5][64];
+    int n;
+} CellTexts;
+
+/* Fill t for a panel's values printed with decimals (compact or not). */
+static void cell_texts(const PanelPlan *pp, int decimals, bool compact, CellTexts *t)
+{
+    double ends[4] = { pp->vmin, pp->vmax, pp->nx_min, pp->nx_max };
+    t->n = 0;
+    for (int i = 0; i < (pp->any_nx ? 4 : 2); i++) util_fmt_cell(t->s[t->n++], sizeof t->s[0], ends[i], decimals, compact);
+    if (pp->any_nonfinite) snprintf(t->s[t->n++], sizeof t->s[0], "%s", MINUS_INF);
+}
+
+/* The widest of t at a size. */
+static float widest_text(const Page *p, const CellTexts *t, float size)
+{
+    float w = 0;
+    for (int i = 0; i < t->n; i++) w = fmaxf(w, tw(p, t->s[i], size, 0));
+    return w;
+}
+
+/* The widest cell text at a size (cell_texts). */
 static float widest_value(const Page *p, const PanelPlan *pp, int decimals, bool compact, float size)
 {
-    char buf[64];
-    double ends[4] = { pp->vmin, pp->vmax, pp->nx_min, pp->nx_max };
-    float w = 0;
-    for (int i = 0; i < (pp->any_nx ? 4 : 2); i++) {
-        util_fmt_cell(buf, sizeof buf, ends[i], decimals, compact);
-        w = fmaxf(w, tw(p, buf, size, 0));
-    }
-    if (pp->any_nonfinite) w = fmaxf(w, tw(p, MINUS_INF, size, 0));
-    return w;
+    CellTexts t;
+    cell_texts(pp, decimals, compact, &t);
+    return widest_text(p, &t, size);
 }
 
 /* The smallest legible cell number on this canvas. */
@@ -629,10 +653,12 @@ static float value_floor(const Page *p)
 ** cell of room_w x room_h, or 0 below the legible floor. */
 static float value_font(const Page *p, const PanelPlan *pp, int dec, bool compact, float room_w, float room_h)
 {
-    float w100 = widest_value(p, pp, dec, compact, 100) / 100;
+    CellTexts t;
+    cell_texts(pp, dec, compact, &t);
+    float w100 = widest_text(p, &t, 100) / 100;
     float fs = fpx(fminf(p->m.value, room_h / INK));
     if (w100 > 0) fs = fminf(fs, fpx(room_w / w100));
-    while (fs >= value_floor(p) && widest_value(p, pp, dec, compact, fs) > room_w) fs -= 1;
+    while (fs >= value_floor(p) && widest_text(p, &t, fs) > room_w) fs -= 1;
     return fs >= value_floor(p) ? fs : 0;
 }
 
@@ -1783,11 +1809,12 @@ static float cell_font(const DrawList *d, int k)
 */
 void layout_view(const View *v, const LayoutOpts *opts, DrawList *out)
 {
+    static MeasureCache cache;          /* one layout at a time; keys carry the layout's number */
+    static uint64_t layouts;
     Theme light = layout_theme(false);
-    MeasureCache cache;
-    memset(cache.key, 0, sizeof cache.key);
     Page p;
     p.cache = &cache;
+    p.gen = ++layouts;
     p.o = *opts;
     if (!p.o.measure) p.o.measure = layout_measure_fixed;
     p.th = p.o.theme ? p.o.theme : &light;
