@@ -42,7 +42,9 @@ static const Mat *mat_of(const Ex *e, TraceKind k)
     return trace_at(e->T, e->s, trace_ref(k, e->head));
 }
 
-/* A number for the explain panel: 4 significant digits, typographic minus. */
+/* A number for the explain panel: 4 significant digits, typographic minus;
+** more digits when 4 would make a fraction look whole (0.99999994 is not
+** "1": only an exact whole number prints as one). */
 static void num(Buf *b, double v, bool paren)
 {
     char t[48];
@@ -51,7 +53,11 @@ static void num(Buf *b, double v, bool paren)
     ** units, whose tanh is still exact): said so, never "inf" or "nan" */
     if (!isfinite(v)) { buf_puts(b, "overflow"); return; }
     if (v == floor(v) && fabs(v) < 1e9) snprintf(t, sizeof t, "%.0f", v);
-    else snprintf(t, sizeof t, "%.4g", v);
+    else
+        for (int digits = 4; digits <= 17; digits++) {
+            snprintf(t, sizeof t, "%.*g", digits, v);
+            if (strpbrk(t, ".e")) break;
+        }
     if (!strcmp(t, "-0")) snprintf(t, sizeof t, "0");
     if (t[0] == '-') {
         if (paren) buf_puts(b, "(");
