@@ -371,6 +371,34 @@ START_TEST(test_limits_explain_additive_overflow)
 }
 END_TEST
 
+/* Weights given by the lesson (`attention: A`): the hover says which cell
+** of A a weight is, with enough digits that 0.99999994 is not "1". */
+START_TEST(test_explain_given_weights)
+{
+    const char *text = "title: T\n[setup]\ntokens: a b\nA = stack 2\n  1 0  1 0\n  0.00000006 0.99999994  0.5 0.5\n"
+                       "attention: A\nmask: causal\n[softmax]\n";
+    LessonError err;
+    Lesson *l = lesson_parse(text, strlen(text), "g.lesson", &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    Trace *t = attn_run(l, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    ck_assert_double_eq(mat_get(trace_get(t, 0, "head2.weights"), 1, 0), 0.5);
+    char *x = explain_cell(l, t, 0, "head1.weights", 1, 1);
+    has(x, "head 1 of 2: weight given by the lesson, not computed here: A[2][2] = 0.9999999");   /* not "= 1" */
+    has(x, "written in the lesson, line 6");
+    has(x, "the 2 weights of \xe2\x80\x9c" "b\xe2\x80\x9d sum to 1.0000");
+    free(x);
+    x = explain_cell(l, t, 0, "head2.weights", 0, 1);
+    has(x, "head 2 of 2: weight 0 exactly: key \xe2\x80\x9c" "b\xe2\x80\x9d (position 2) comes after query");
+    free(x);
+    x = explain_cell(l, t, 0, "head2.weights", 1, 0);
+    has(x, "A[2][3] = 0.5");
+    free(x);
+    trace_free(t);
+    lesson_free(l);
+}
+END_TEST
+
 START_TEST(test_custom_divisor_and_temperature)
 {
     /* divisor replaces √d_k for scaled_dot; temperature divides after it; a
@@ -511,6 +539,7 @@ Suite *stage_suite(void)
     tcase_add_test(core, test_residual_stream);
     tcase_add_test(limits, test_limits_variance_of_huge_scores);
     tcase_add_test(limits, test_limits_explain_additive_overflow);
+    tcase_add_test(core, test_explain_given_weights);
     suite_add_tcase(s, limits);
     return s;
 }
