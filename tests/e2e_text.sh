@@ -52,7 +52,7 @@ start() {
     "$bin" --size "$3" --shots "$tmp" "$2" >"$tmp/$1.log" 2>&1 &
     app=$!
     win=""
-    for i in $(seq 100); do
+    for i in $(seq 300); do             # 30 s: a busy machine lays out the first frame slowly
         win=$(xdotool search --name '^attnlab$' 2>/dev/null | head -1)
         [ -n "$win" ] && break
         sleep 0.1

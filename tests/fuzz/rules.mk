@@ -53,8 +53,8 @@ fuzz: $(FUZZ_DIR)/fuzz_lesson fuzz-corpus
 
 # The NumPy reader on its own: header parser, decoder, .npy files and .npz
 # members (libzip). Seeds are written by numpy (make_npy_corpus.py).
-FUZZ_NPY_SRC := tests/fuzz/fuzz_npy.c src/core/npy.c src/core/util.c
-$(FUZZ_DIR)/fuzz_npy: $(FUZZ_NPY_SRC) src/core/npy.h src/core/util.h tests/fuzz/rules.mk | deps
+FUZZ_NPY_SRC := tests/fuzz/fuzz_npy.c src/core/npy.c src/core/fileio.c src/core/utf8.c src/core/util.c
+$(FUZZ_DIR)/fuzz_npy: $(FUZZ_NPY_SRC) src/core/npy.h src/core/fileio.h src/core/util.h tests/fuzz/rules.mk | deps
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_NPY_SRC) -lzip -lm
 
@@ -73,9 +73,14 @@ fuzz-npy: $(FUZZ_DIR)/fuzz_npy
 fuzz-memory: $(FUZZ_DIR)/fuzz_lesson
 	$(FUZZ_DIR)/fuzz_lesson -runs=1 -timeout=120 -rss_limit_mb=2048 -malloc_limit_mb=2048 tests/heavy-lessons/*.lesson
 
-# Inputs that once crashed, minimised: each must now run clean.
-fuzz-regressions: $(FUZZ_DIR)/fuzz_lesson
+# Inputs that once crashed, minimised: each must now run clean. Every other
+# harness is built and run once over a few seeds too, so none of them stops
+# building unnoticed.
+fuzz-regressions: $(FUZZ_DIR)/fuzz_lesson $(FUZZ_DIR)/fuzz_npy $(FUZZ_DIR)/fuzz_mo $(FUZZ_DIR)/fuzz_shape $(MO_FILES)
 	$(FUZZ_DIR)/fuzz_lesson -runs=1 -timeout=10 -rss_limit_mb=2048 tests/fuzz/regressions/*
+	$(FUZZ_DIR)/fuzz_npy -runs=1 -timeout=10 tests/fuzz/npy-regressions/*
+	$(FUZZ_DIR)/fuzz_mo -runs=1 -timeout=10 $(MO_FILES)
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(FUZZ_DIR)/fuzz_shape -runs=1 -timeout=30 tests/scripts/*.lesson
 
 # valgrind over the real program (build it with the normal flags first):
 # every lesson exported as PNG and as SVG, and every bad lesson checked.
@@ -95,7 +100,7 @@ test-bad-lessons: $(BUILD)/attnlab
 
 # The .mo catalogue reader alone (src/core/i18n.c and fileio.c, util.c),
 # seeded with the shipped catalogues: `make fuzz-mo FUZZ_SECONDS=60`.
-FUZZ_MO_SRC := tests/fuzz/fuzz_mo.c src/core/i18n.c src/core/fileio.c src/core/util.c
+FUZZ_MO_SRC := tests/fuzz/fuzz_mo.c src/core/i18n.c src/core/fileio.c src/core/utf8.c src/core/util.c
 
 .PHONY: fuzz-mo
 $(FUZZ_DIR)/fuzz_mo: $(FUZZ_MO_SRC) src/core/i18n.h tests/fuzz/rules.mk | deps
@@ -121,5 +126,5 @@ fuzz-shape: $(FUZZ_DIR)/fuzz_shape
 	@mkdir -p $(FUZZ_DIR)/shape-corpus $(FUZZ_DIR)/shape-artifacts
 	for f in lessons/*.lesson tests/scripts/*.lesson; do \
 	  grep -v '^#' "$$f" | grep -v '^ *$$' | head -c 4000 > "$(FUZZ_DIR)/shape-corpus/$$(basename $$f)"; done
-	$(FUZZ_DIR)/fuzz_shape -max_len=512 -timeout=30 -rss_limit_mb=2048 -max_total_time=$(FUZZ_SECONDS) \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(FUZZ_DIR)/fuzz_shape -max_len=512 -timeout=30 -rss_limit_mb=2048 -max_total_time=$(FUZZ_SECONDS) \
 	  -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/shape-artifacts/ $(FUZZ_DIR)/shape-corpus
