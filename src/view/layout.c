@@ -130,12 +130,26 @@ typedef struct PanelStats {
     bool any_nx;
 } PanelStats;
 
+/* Planning's other repeated work, remembered for one layout_view (keys
+** carry the layout's number, like the measure cache's): the cell texts of
+** a panel's extremes (formatted for each decimals and form asked), and the
+** number of lines a paragraph wraps to at a size and width. */
+#define TMEMO 64
+#define WRAPMEMO 256
+typedef struct PlanMemo {
+    uint64_t text_key[TMEMO];
+    struct CellTexts *texts;    /* TMEMO of them */
+    uint64_t wrap_key[WRAPMEMO];
+    int wrap_lines[WRAPMEMO];
+} PlanMemo;
+
 typedef struct Page {
     LayoutOpts o;
     const Theme *th;
     DrawList *d;
     Metrics m;
     MeasureCache *cache;
+    PlanMemo *memo;
     uint64_t gen;               /* this layout's number, part of every cache key */
     const View *v;
     PanelStats stats[VIEW_MAX_PANELS];
@@ -269,6 +283,21 @@ static int wrap_para(const Page *p, const char *s, float size, float w, TextLine
     return n;
 }
 
+/* How many lines a paragraph wraps to (planning asks again and again, at
+** the few sizes and widths it tries: remembered for the layout). */
+static int para_lines(const Page *p, const char *s, float size, float w)
+{
+    uint64_t h = mix(mix(mix(mix(0x2545f4914f6cdd1dULL, (uint64_t)(uintptr_t)s), (uint64_t)(size * 64)),
+                         (uint64_t)(w * 64)), p->gen) | 1;
+    size_t k = slot(h, WRAPMEMO);
+    if (p->memo->wrap_key[k] == h) return p->memo->wrap_lines[k];
+    WrapFont f = { p, size, 0 };
+    int n = text_wrap(s, strlen(s), w, w, wrap_measure, &f, NULL, 0);
+    p->memo->wrap_key[k] = h;
+    p->memo->wrap_lines[k] = n;
+    return n;
+}
+
 /* Copy line l of s into buf as a string, cut at a character
 ** boundary when it is too long. */
 static void line_copy(const char *s, TextLine l, char *buf, size_t cap)
@@ -296,8 +325,8 @@ static float body_block(Page *p, const View *v, float size, float x, float y,
             max_lines = (int)((max_h - top + (lh - INK * size) / 2) / lh);
             if (max_lines <= 0) break;
         }
-        TextLine *lines;
-        int all = wrap_para(p, v->paras[i], size, w, &lines);
+        TextLine *lines = NULL;
+        int all = draw ? wrap_para(p, v->paras[i], size, w, &lines) : para_lines(p, v->paras[i], size, w);
         int n = all;
         if (max_lines > 0 && all > max_lines) n = max_lines;
         bool rtl = draw && text_rtl(v->paras[i]);       /* Arabic, Hebrew: lines end on the left */
@@ -613,18 +642,31 @@ static AxisPlan plan_cols(const Page *p, char **labels, int n, float cell, float
 ** characters, among all values and among those printed with decimals (not
 ** 0 or 1), and "−∞" when a value is masked. Formatted once, measured at
 ** each size the planning tries. */
-typedef struct {
+typedef struct CellTexts {
     char s[5][64];
     int n;
 } CellTexts;
 
-/* Fill t for a panel's values printed with decimals (compact or not). */
-static void cell_texts(const PanelPlan *pp, int decimals, bool compact, CellTexts *t)
+/* The texts for a panel's values printed with decimals (compact or not),
+** formatted the first time a layout asks (PlanMemo). */
+static const CellTexts *cell_texts(const Page *p, const PanelPlan *pp, int decimals, bool compact)
 {
     double ends[4] = { pp->vmin, pp->vmax, pp->nx_min, pp->nx_max };
+    uint64_t h = mix(mix(0x51afd7ed558ccd1ULL, p->gen), (uint64_t)decimals * 4 + compact * 2 + pp->any_nx);
+    for (int i = 0; i < 4; i++) {
+        uint64_t bits;
+        memcpy(&bits, &ends[i], sizeof bits);
+        h = mix(h, bits);
+    }
+    h = mix(h, (uint64_t)pp->any_nonfinite) | 1;
+    size_t k = slot(h, TMEMO);
+    CellTexts *t = &p->memo->texts[k];
+    if (p->memo->text_key[k] == h) return t;
     t->n = 0;
     for (int i = 0; i < (pp->any_nx ? 4 : 2); i++) util_fmt_cell(t->s[t->n++], sizeof t->s[0], ends[i], decimals, compact);
     if (pp->any_nonfinite) snprintf(t->s[t->n++], sizeof t->s[0], "%s", MINUS_INF);
+    p->memo->text_key[k] = h;
+    return t;
 }
 
 /* The widest of t at a size. */
@@ -638,9 +680,7 @@ static float widest_text(const Page *p, const CellTexts *t, float size)
 /* The widest cell text at a size (cell_texts). */
 static float widest_value(const Page *p, const PanelPlan *pp, int decimals, bool compact, float size)
 {
-    CellTexts t;
-    cell_texts(pp, decimals, compact, &t);
-    return widest_text(p, &t, size);
+    return widest_text(p, cell_texts(p, pp, decimals, compact), size);
 }
 
 /* The smallest legible cell number on this canvas. */
@@ -653,12 +693,11 @@ static float value_floor(const Page *p)
 ** cell of room_w x room_h, or 0 below the legible floor. */
 static float value_font(const Page *p, const PanelPlan *pp, int dec, bool compact, float room_w, float room_h)
 {
-    CellTexts t;
-    cell_texts(pp, dec, compact, &t);
-    float w100 = widest_text(p, &t, 100) / 100;
+    const CellTexts *t = cell_texts(p, pp, dec, compact);
+    float w100 = widest_text(p, t, 100) / 100;
     float fs = fpx(fminf(p->m.value, room_h / INK));
     if (w100 > 0) fs = fminf(fs, fpx(room_w / w100));
-    while (fs >= value_floor(p) && widest_text(p, &t, fs) > room_w) fs -= 1;
+    while (fs >= value_floor(p) && widest_text(p, t, fs) > room_w) fs -= 1;
     return fs >= value_floor(p) ? fs : 0;
 }
 
@@ -1810,10 +1849,13 @@ static float cell_font(const DrawList *d, int k)
 void layout_view(const View *v, const LayoutOpts *opts, DrawList *out)
 {
     static MeasureCache cache;          /* one layout at a time; keys carry the layout's number */
+    static CellTexts texts[TMEMO];
+    static PlanMemo memo = { .texts = texts };
     static uint64_t layouts;
     Theme light = layout_theme(false);
     Page p;
     p.cache = &cache;
+    p.memo = &memo;
     p.gen = ++layouts;
     p.o = *opts;
     if (!p.o.measure) p.o.measure = layout_measure_fixed;
