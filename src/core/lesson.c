@@ -1780,19 +1780,18 @@ static bool check_given(Parser *p, Setup *su)
     for (int h = 0; h < H; h++)
         for (int r = 0; r < su->nq; r++) {
             const double *row = mat_row(A->m, r) + (int64_t)h * su->nk;
+            char who[32] = "";
+            if (H > 1) snprintf(who, sizeof who, " in head %d", h + 1);
             double sum = 0;
             for (int j = 0; j < su->nk; j++) {
                 if (!(row[j] >= -1e-6 && row[j] <= 1 + 1e-6))
                     return fail_line(p, line, 1, "attention %s holds %g at row %d, key %d%s: attention weights lie between 0 and 1",
-                                     su->attention, row[j], r + 1, j + 1, H > 1 ? " of a head" : "");
+                                     su->attention, row[j], r + 1, j + 1, who);
                 sum += row[j];
             }
-            if (fabs(sum - 1) > 0.01) {
-                char who[32] = "";
-                if (H > 1) snprintf(who, sizeof who, " in head %d", h + 1);
+            if (fabs(sum - 1) > 0.01)
                 return fail_line(p, line, 1, "row %d of attention %s%s sums to %.4g, not 1: each row of attention "
                                  "weights is a softmax over the keys", r + 1, su->attention, who, sum);
-            }
         }
     int dv = 0;
     if (su->values.input) {
