@@ -887,6 +887,26 @@ START_TEST(test_frame_overlays)
     app_toggle_help(a);
     app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
     ck_assert_int_eq(count_role(d, ROLE_OVERLAY, "causal mask on / off"), 1);
+    ck_assert_int_eq(count_role(d, ROLE_OVERLAY, "quit (asks first if edits are not saved)"), 1);   /* the desktop's keys */
+    ck_assert_int_eq(count_role(d, ROLE_OVERLAY, "download this stage as SVG"), 0);
+    a->web = true;                                               /* the browser edition's keys instead */
+    app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
+    ck_assert_int_eq(count_role(d, ROLE_OVERLAY, "download this stage as SVG"), 1);
+    ck_assert_int_eq(count_role(d, ROLE_OVERLAY, "quit (asks first if edits are not saved)"), 0);
+    a->web = false;
+    app_hover(a, -1, -1, -1);                                    /* the explain box has its own rules */
+    int sizes[3][2] = { { 480, 300 }, { 200, 120 }, { 8, 8 } };  /* the key list shrinks to fit small windows */
+    for (int k = 0; k < 3; k++) {
+        int w = sizes[k][0], h = sizes[k][1];
+        app_frame(a, w, h, layout_measure_fixed, NULL, d);
+        for (int i = 0; i < d->n; i++) {
+            const DrawCmd *c = &d->cmds[i];
+            if (c->role != ROLE_OVERLAY || c->kind != DRAW_TEXT) continue;
+            ck_assert_msg(c->size >= 1, "%dx%d: text of size %g", w, h, c->size);
+            if (k < 2) ck_assert_msg(c->r.x >= 0 && c->r.y >= 0 && c->r.x + c->r.w <= w + 1 && c->r.y + c->r.h <= h + 1,
+                                     "%dx%d: key list text leaves the window: %g,%g %gx%g size %g", w, h, c->r.x, c->r.y, c->r.w, c->r.h, c->size);
+        }
+    }
     app_toggle_help(a);
     app_toggle_black(a);
     app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);

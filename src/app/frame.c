@@ -233,9 +233,10 @@ static void help_overlay(const Theme *th, int w, int h, float size, bool web, Me
     }
     float fit = fminf(((float)w - 16) / (kw + dw + size * 4), ((float)h - 16) / (size * 1.5f * (n + 2)));
     if (fit < 1) {                                   /* text scales with its size: scale once */
-        size *= fit;
-        kw *= fit;
-        dw *= fit;
+        float k = fmaxf(fit * size, 1.0f) / size;    /* a window too small for even 1 px text: 1 px */
+        size *= k;
+        kw *= k;
+        dw *= k;
     }
     float lh = size * 1.5f, bw = kw + dw + size * 4, bh = lh * (n + 2);
     float x = ((float)w - bw) / 2, y = ((float)h - bh) / 2;
