@@ -5,10 +5,12 @@ Usage: check_views.py ATTNLAB [COUNT] [SEED]
 
 Writes COUNT random lessons (8-32 tokens, 1-16 heads, 6-64 dimensions,
 with and without a causal mask, some cross-attention, tokens in several
-scripts) with every input written out, then checks against numpy:
+scripts) with every input written out, some with a second setup given
+numpy's weights (`attention: A`), then checks against numpy:
 
 - every per-head weight matrix in --dump equals softmax(Q_h K_hᵀ / √d_k
-  + mask) recomputed here with d_k = the head width, to 1e-12;
+  + mask) recomputed here with d_k = the head width, to 1e-12 (exactly,
+  in a setup given those numbers);
 - with two heads or more, no stage shows scores, weights or outputs across
   heads (Q, K and V are whole projections; no plain
   "weights", "raw_scores" ...), and the same (head, query, key) weight is
@@ -95,6 +97,17 @@ def make_lesson(rng, k):
         m = s.max(axis=1, keepdims=True)
         e = np.exp(s - m)
         weights[h + 1] = e / e.sum(axis=1, keepdims=True)
+    # a second setup given numpy's weights (attention: A), as a model exports them
+    if rng.random() < 0.4:
+        text += ["[setup]", "A = stack %d" % heads]
+        text += ["  " + " ".join(repr(float(weights[h + 1][r, c])) for h in range(heads) for c in range(nk))
+                 for r in range(nq)]
+        text += ["attention: A", f"values: {src} @ W_v"]
+        given = ["softmax", "per_token", "entropy", "weighted_sum"] + (["multi_head"] if heads > 1 else []) \
+            + (["causal_mask"] if causal else []) + (["cross_attention"] if cross else [])
+        for st in given:
+            text += ["", f"[{st}]"] + ([f"query: {rng.randint(1, nq)}"] if st == "per_token" else [])
+        text += [""]
     return "\n".join(text), heads, weights
 
 
@@ -126,6 +139,7 @@ def check_lesson(attnlab, path, heads, weights, tmp):
         return
     dump = json.loads(out.stdout)
     mats = {}
+    setup_of = {st["index"]: st["setup"] for st in dump["stages"]}
     for st in dump["stages"]:
         for m in st["matrices"]:
             nm = m["name"]
@@ -133,27 +147,30 @@ def check_lesson(attnlab, path, heads, weights, tmp):
                 check(nm not in PER_HEAD, f"{name}: stage {st['id']} shows {nm}, a matrix across {heads} heads")
             rows = m["data"] if "data" in m else dump["matrices"][str(st["setup"])][nm]   # big ones: once per setup
             data = np.array([[np.nan if x is None else x for x in r] for r in rows])
-            mats.setdefault(nm, []).append((st["id"], data))
+            mats.setdefault((st["setup"], nm), []).append((st["id"], data))
             mt = re.fullmatch(r"(?:head(\d+)\.)?weights(?:\[(\d+)\])?", nm)
             if mt:
                 h = int(mt.group(1) or 1)
                 want = weights[h] if not mt.group(2) else weights[h][int(mt.group(2)) - 1:int(mt.group(2))]
                 err = float(np.max(np.abs(data - want)))
-                check(err <= 1e-12, f"{name}: {nm} in {st['id']} differs from numpy by {err:g}")
-    for nm, shows in mats.items():
+                # computed: numpy's to rounding; given (setup 2): numpy's own numbers, read back exactly
+                check(err <= (0 if st["setup"] == 2 else 1e-12),
+                      f"{name}: {nm} in {st['id']} (setup {st['setup']}) differs from numpy by {err:g}")
+    for (su, nm), shows in mats.items():
         first = shows[0][1]
         for sid, data in shows[1:]:
             same = first.shape == data.shape and np.array_equal(np.nan_to_num(first, nan=7), np.nan_to_num(data, nan=7))
-            check(same, f"{name}: {nm} differs between {shows[0][0]} and {sid}")
+            check(same, f"{name}: {nm} of setup {su} differs between {shows[0][0]} and {sid}")
     # every printed number, read back from the SVG
     svgdir = os.path.join(tmp, "svg-" + name)
     out = subprocess.run([attnlab, "--export", svgdir, "--format", "svg", path], capture_output=True, text=True)
     if out.returncode != 0:
         check(False, f"{name}: --export failed: {out.stderr.strip()}")
         return
-    full = {nm: shows[0][1] for nm, shows in mats.items()}
     ns = "{http://www.w3.org/2000/svg}"
     for f in sorted(os.listdir(svgdir)):
+        su = setup_of[int(re.search(r"-(\d+)-[a-z_]+\.svg$", f).group(1))]
+        full = {nm: shows[0][1] for (s, nm), shows in mats.items() if s == su}
         root = ET.parse(os.path.join(svgdir, f)).getroot()
         for g in root.iter(ns + "g"):
             nm = g.get("data-matrix")
