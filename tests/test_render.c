@@ -6,6 +6,7 @@
 */
 #define _POSIX_C_SOURCE 200809L    /* mkdtemp, chmod, geteuid */
 #include "suites.h"
+#include "view/svg.h"
 #include "core/utf8.h"
 #include "sdl/font.h"
 #include "sdl/render.h"
@@ -154,6 +155,46 @@ START_TEST(test_fractional_cells_tile_without_gaps)
     ck_assert(same(render_offscreen_pixel(o, last + 1, 15), WHITE));
     render_offscreen_free(o);
     draw_free(d);
+}
+END_TEST
+
+/* An image command (a heatmap in blocks) draws exactly what one filled
+** rectangle per block draws, pixel for pixel and in SVG, with fractional
+** cell sizes and blocks cut at the grid's edge. */
+START_TEST(test_image_draws_as_its_blocks)
+{
+    enum { ROWS = 37, COLS = 53, RSTEP = 2, CSTEP = 3 };
+    int br = (ROWS + RSTEP - 1) / RSTEP, bc = (COLS + CSTEP - 1) / CSTEP;
+    Color *px = malloc(sizeof *px * (size_t)(br * bc));
+    for (int i = 0; i < br * bc; i++) px[i] = (Color){ (uint8_t)(i * 37), (uint8_t)(i * 91 + 7), (uint8_t)(255 - i), 255 };
+    DrawImage im = { ROWS, COLS, RSTEP, CSTEP, 1.37f, 0.93f };
+    DrawList *a = canvas(120, 80), *b = canvas(120, 80);
+    draw_image(a, 10.3f, 7.6f, &im, px, ROLE_CELL);
+    int blocks = 0;
+    for (int i = 0; i < br; i++)
+        for (int j = 0; j < bc; j++, blocks++) {
+            DrawCmd r = draw_image_block(a, &a->cmds[0], i, j);
+            ck_assert(r.color.r == px[i * bc + j].r && r.color.g == px[i * bc + j].g);
+            draw_rect(b, r.r, r.color, ROLE_CELL);
+        }
+    ck_assert_int_eq(blocks, br * bc);
+    Offscreen *oa = paint(a), *ob = paint(b);
+    int colored = 0;
+    for (int y = 0; y < 80; y++)
+        for (int x = 0; x < 120; x++) {
+            Color ca = render_offscreen_pixel(oa, x, y), cb = render_offscreen_pixel(ob, x, y);
+            ck_assert_msg(same(ca, cb), "pixel %d,%d differs", x, y);
+            colored += !same(ca, WHITE);
+        }
+    ck_assert_int_gt(colored, 70 * 30);                         /* the grid is there: about 72 x 34 px */
+    char *sa = svg_write(a, NULL, NULL, NULL), *sb = svg_write(b, NULL, NULL, NULL);
+    ck_assert_str_eq(sa, sb);
+    free(sa); free(sb);
+    render_offscreen_free(oa);
+    render_offscreen_free(ob);
+    draw_free(a);
+    draw_free(b);
+    free(px);
 }
 END_TEST
 
@@ -670,6 +711,7 @@ Suite *render_suite(void)
     tcase_add_checked_fixture(core, setup_fonts, teardown_fonts);
     tcase_add_test(core, test_cell_centre_exact_colour);
     tcase_add_test(core, test_fractional_cells_tile_without_gaps);
+    tcase_add_test(core, test_image_draws_as_its_blocks);
     tcase_add_test(core, test_translucent_rect_blends);
     tcase_add_test(core, test_outline_is_a_frame);
     tcase_add_test(core, test_text_ink_stays_in_its_box);

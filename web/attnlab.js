@@ -28,7 +28,7 @@
   const WEB_LAYOUT_FIELDS = ['size', 'kind', 'role', 'color', 'r', 'width', 'text', 'fsize', 'halign', 'valign',
     'bold', 'rotate', 'dashed', 'panel', 'row', 'col', 'cmds', 'n', 'arena', 'background',
     'DRAW_RECT', 'DRAW_LINE', 'DRAW_TEXT', 'ALIGN_CENTER', 'ALIGN_RIGHT', 'VALIGN_TOP', 'VALIGN_BOTTOM',
-    'ROLE_CELL', 'ROLE_CELL_TEXT', 'ROLE_TITLE', 'ROLE_OVERLAY'];
+    'ROLE_CELL', 'ROLE_CELL_TEXT', 'ROLE_TITLE', 'ROLE_OVERLAY', 'pix', 'DRAW_IMAGE'];
   const canvas = document.getElementById('stage');
   const ctx = canvas.getContext('2d');
   const measureCtx = document.createElement('canvas').getContext('2d');
@@ -111,6 +111,33 @@
 
   /* ---- the display list, read from linear memory ---- */
 
+  /* An image command (a heatmap in blocks, draw.h's DrawImage) as the
+  ** filled rectangles it stands for, in the same float32 arithmetic as
+  ** draw_image_block, so the page draws what the desktop draws. */
+  function readImage(dv, d, b, out) {
+    const f = Math.fround, r = b + L.r;
+    const im = dv.getUint32(d + L.pix, true) + dv.getUint32(b + L.text, true);
+    const rows = dv.getInt32(im, true), cols = dv.getInt32(im + 4, true);
+    const rstep = dv.getInt32(im + 8, true), cstep = dv.getInt32(im + 12, true);
+    const cw = dv.getFloat32(im + 16, true), ch = dv.getFloat32(im + 20, true);
+    const x0 = dv.getFloat32(r, true), y0 = dv.getFloat32(r + 4, true);
+    const role = dv.getInt32(b + L.role, true), panel = dv.getInt16(b + L.panel, true);
+    const bcols = Math.ceil(cols / cstep);
+    for (let i = 0, row = 0; row < rows; i++, row += rstep) {
+      for (let j = 0, col = 0; col < cols; j++, col += cstep) {
+        const px = im + 24 + 4 * (i * bcols + j);
+        out.push({
+          kind: L.DRAW_RECT, role: role,
+          color: [dv.getUint8(px), dv.getUint8(px + 1), dv.getUint8(px + 2), dv.getUint8(px + 3)],
+          x: f(x0 + f(col * cw)), y: f(y0 + f(row * ch)),
+          w: f(cw * (col + cstep <= cols ? cstep : cols - col)), h: f(ch * (row + rstep <= rows ? rstep : rows - row)),
+          width: 0, text: '', size: 0, halign: 0, valign: 0, bold: 0, rotate: 0, dashed: 0,
+          panel: panel, row: row, col: col,
+        });
+      }
+    }
+  }
+
   /* The DrawList at address d as plain objects. */
   function readList(d) {
     const dv = new DataView(M.HEAPU8.buffer);
@@ -120,6 +147,7 @@
     for (let i = 0; i < n; i++) {
       const b = cmds + i * L.size, c = b + L.color, r = b + L.r;
       const kind = dv.getInt32(b + L.kind, true);
+      if (kind === L.DRAW_IMAGE) { readImage(dv, d, b, out.cmds); continue; }
       out.cmds.push({
         kind: kind, role: dv.getInt32(b + L.role, true),
         color: [dv.getUint8(c), dv.getUint8(c + 1), dv.getUint8(c + 2), dv.getUint8(c + 3)],

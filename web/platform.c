@@ -127,7 +127,7 @@ EMSCRIPTEN_KEEPALIVE DrawList *web_frame(int w, int h, double now)
 }
 
 /* Byte offsets of DrawCmd and DrawList fields and the enum values the
-** script draws by, so it needs no copy of them: out receives 31 ints in the
+** script draws by, so it needs no copy of them: out receives 33 ints in the
 ** order attnlab.js reads them (WEB_LAYOUT_FIELDS there). */
 EMSCRIPTEN_KEEPALIVE void web_cmd_layout(int *out)
 {
@@ -163,17 +163,8 @@ EMSCRIPTEN_KEEPALIVE void web_cmd_layout(int *out)
     out[i++] = ROLE_CELL_TEXT;
     out[i++] = ROLE_TITLE;
     out[i++] = ROLE_OVERLAY;
-}
-
-/* The cell of the last frame under pixel (x, y): -1s for none. */
-static void cell_at(float x, float y, int *panel, int *row, int *col)
-{
-    int i = draw_hit_cell(web_list, x, y);
-    *panel = *row = *col = -1;
-    if (i < 0) return;
-    *panel = web_list->cmds[i].panel;
-    *row = web_list->cmds[i].row;
-    *col = web_list->cmds[i].col;
+    out[i++] = (int)offsetof(DrawList, pix);
+    out[i++] = DRAW_IMAGE;
 }
 
 /* The pointer moved to (x, y); 1 if the hovered cell changed. */
@@ -181,7 +172,7 @@ EMSCRIPTEN_KEEPALIVE int web_hover(float x, float y)
 {
     AppState *a = web_app;
     int p, r, c;
-    cell_at(x, y, &p, &r, &c);
+    draw_cell_at(web_list, x, y, &p, &r, &c);
     if (p == a->hover_panel && r == a->hover_row && c == a->hover_col) return 0;
     app_hover(a, p, r, c);
     return 1;
@@ -197,7 +188,7 @@ EMSCRIPTEN_KEEPALIVE void web_leave(void)
 EMSCRIPTEN_KEEPALIVE void web_click(float x, float y)
 {
     int p, r, c;
-    cell_at(x, y, &p, &r, &c);
+    draw_cell_at(web_list, x, y, &p, &r, &c);
     app_hover(web_app, p, r, c);
     app_click(web_app, p, r, c);
 }
@@ -206,7 +197,7 @@ EMSCRIPTEN_KEEPALIVE void web_click(float x, float y)
 EMSCRIPTEN_KEEPALIVE int web_wheel(float x, float y, int steps, int fine)
 {
     int p, r, c;
-    cell_at(x, y, &p, &r, &c);
+    draw_cell_at(web_list, x, y, &p, &r, &c);
     if (p < 0 || steps == 0) return 0;
     return app_scroll_edit(web_app, p, r, c, steps, fine != 0);
 }

@@ -198,10 +198,7 @@ static void explain_panel(const AppState *a, const Theme *th, int w, int h, floa
     int p, r, c;
     app_focus_cell(a, &p, &r, &c);
     Rect cell = { (float)w / 2, (float)h / 2, 0, 0 };
-    for (int i = 0; i < out->n; i++) {
-        const DrawCmd *d = &out->cmds[i];
-        if (d->role == ROLE_CELL && d->panel == p && d->row == r && d->col == c) { cell = d->r; break; }
-    }
+    draw_cell_rect(out, p, r, c, &cell);
     static char lines[BOX_LINES][256];
     float pad = size * 0.7f, maxw = fminf((float)w * 0.7f, size * 52);
     int n = wrap_lines(text, size, maxw - 2 * pad, measure, ctx, lines, BOX_LINES);

@@ -84,12 +84,7 @@ static bool real_display(void)
 /* The cell under a window point, in pixels of the last frame. */
 static void cell_at(const Win *w, int x, int y, int *panel, int *row, int *col)
 {
-    int i = draw_hit_cell(w->list, (float)x * w->sx, (float)y * w->sy);
-    *panel = *row = *col = -1;
-    if (i < 0) return;
-    *panel = w->list->cmds[i].panel;
-    *row = w->list->cmds[i].row;
-    *col = w->list->cmds[i].col;
+    draw_cell_at(w->list, (float)x * w->sx, (float)y * w->sy, panel, row, col);
 }
 
 /* Make the window follow the state's fullscreen flag. */

@@ -659,6 +659,12 @@ static void draw_text_cmd(Render *rd, const DrawList *d, const DrawCmd *c)
     }
 }
 
+/* One block of an image, drawn as a rectangle (draw_image_each). */
+static void image_block(void *rd, const DrawCmd *rect)
+{
+    draw_rect_cmd(rd, rect);
+}
+
 /* Clear, then every command in order. */
 int render_drawlist(Render *rd, const DrawList *d)
 {
@@ -686,6 +692,7 @@ int render_drawlist(Render *rd, const DrawList *d)
         case DRAW_RECT: draw_rect_cmd(rd, c); break;
         case DRAW_LINE: draw_line_cmd(rd, c); break;
         case DRAW_TEXT: draw_text_cmd(rd, d, c); break;
+        case DRAW_IMAGE: draw_image_each(d, c, image_block, rd); break;
         }
     }
     flush(rd);

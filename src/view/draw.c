@@ -1,5 +1,6 @@
 /*
-** draw.c: the display list: a growable array of commands and a string arena.
+** draw.c: the display list: a growable array of commands, a string arena
+** and an image arena.
 */
 #include "draw.h"
 #include "core/util.h"
@@ -23,6 +24,7 @@ void draw_free(DrawList *d)
     if (!d) return;
     free(d->cmds);
     free(d->text);
+    free(d->pix);
     free(d);
 }
 
@@ -31,6 +33,7 @@ void draw_clear(DrawList *d, int width, int height, Color background)
 {
     d->n = 0;
     d->tlen = 0;
+    d->plen = 0;
     d->width = width;
     d->height = height;
     d->background = background;
@@ -114,13 +117,124 @@ const char *draw_str(const DrawList *d, const DrawCmd *c)
     return c->kind == DRAW_TEXT ? d->text + c->text : "";
 }
 
-/* Last-drawn cell under a point. */
-int draw_hit_cell(const DrawList *d, float x, float y)
+/* A grid drawn in blocks: header and colours into the image arena. */
+int draw_image(DrawList *d, float x, float y, const DrawImage *im, const Color *px, DrawRole role)
 {
+    int br, bc;
+    draw_image_size(im, &br, &bc);
+    size_t need = sizeof *im + sizeof *px * (size_t)br * (size_t)bc;
+    if (d->plen + need > d->pcap) {
+        size_t cap = d->pcap ? d->pcap : 65536;
+        while (cap < d->plen + need) cap *= 2;
+        d->pix = xrealloc(d->pix, cap);
+        d->pcap = cap;
+    }
+    memcpy(d->pix + d->plen, im, sizeof *im);
+    memcpy(d->pix + d->plen + sizeof *im, px, need - sizeof *im);
+    DrawCmd cmd = base_cmd(DRAW_IMAGE, (Rect){ x, y, im->cw * (float)im->cols, im->ch * (float)im->rows },
+                           (Color){ 0, 0, 0, 255 }, role);
+    cmd.text = (uint32_t)d->plen;
+    d->plen += need;
+    return draw_push(d, &cmd, NULL);
+}
+
+/* An image command's header and colours. */
+const DrawImage *draw_image_of(const DrawList *d, const DrawCmd *c, const Color **px)
+{
+    if (c->kind != DRAW_IMAGE) return NULL;
+    const DrawImage *im = (const DrawImage *)(const void *)(d->pix + c->text);
+    if (px) *px = (const Color *)(const void *)(d->pix + c->text + sizeof *im);
+    return im;
+}
+
+/* Blocks down and across. */
+void draw_image_size(const DrawImage *im, int *brows, int *bcols)
+{
+    *brows = (im->rows + im->rstep - 1) / im->rstep;
+    *bcols = (im->cols + im->cstep - 1) / im->cstep;
+}
+
+/* Block (i, j) as the rectangle it stands for, computed as the layout
+** computes a block's rectangle, so both are the same floats. */
+DrawCmd draw_image_block(const DrawList *d, const DrawCmd *c, int i, int j)
+{
+    const Color *px;
+    const DrawImage *im = draw_image_of(d, c, &px);
+    int br, bc, r = i * im->rstep, k = j * im->cstep;
+    draw_image_size(im, &br, &bc);
+    Rect b = { c->r.x + (float)k * im->cw, c->r.y + (float)r * im->ch, im->cw, im->ch };
+    b.w *= (float)(k + im->cstep <= im->cols ? im->cstep : im->cols - k);
+    b.h *= (float)(r + im->rstep <= im->rows ? im->rstep : im->rows - r);
+    DrawCmd out = base_cmd(DRAW_RECT, b, px[(size_t)i * (size_t)bc + (size_t)j], c->role);
+    out.panel = c->panel;
+    out.row = (int16_t)r;
+    out.col = (int16_t)k;
+    return out;
+}
+
+/* Every visible block of an image, as its rectangle. */
+void draw_image_each(const DrawList *d, const DrawCmd *c, void (*fn)(void *ctx, const DrawCmd *rect), void *ctx)
+{
+    int br, bc;
+    draw_image_size(draw_image_of(d, c, NULL), &br, &bc);
+    for (int i = 0; i < br; i++)
+        for (int j = 0; j < bc; j++) {
+            DrawCmd r = draw_image_block(d, c, i, j);
+            if (r.color.a) fn(ctx, &r);
+        }
+}
+
+/* The cell of an image under a point (false when outside it). */
+static bool image_cell_at(const DrawList *d, const DrawCmd *c, float x, float y, int *row, int *col)
+{
+    const DrawImage *im = draw_image_of(d, c, NULL);
+    if (!(x >= c->r.x && x < c->r.x + c->r.w && y >= c->r.y && y < c->r.y + c->r.h)) return false;
+    int r = (int)((y - c->r.y) / im->ch), k = (int)((x - c->r.x) / im->cw);
+    if (r >= im->rows) r = im->rows - 1;
+    if (k >= im->cols) k = im->cols - 1;
+    *row = r / im->rstep * im->rstep;
+    *col = k / im->cstep * im->cstep;
+    return true;
+}
+
+/* Last-drawn cell under a point. */
+bool draw_cell_at(const DrawList *d, float x, float y, int *panel, int *row, int *col)
+{
+    *panel = *row = *col = -1;
     for (int i = d->n - 1; i >= 0; i--) {
         const DrawCmd *c = &d->cmds[i];
-        if (c->role != ROLE_CELL || c->kind != DRAW_RECT || c->width != 0) continue;
-        if (x >= c->r.x && x < c->r.x + c->r.w && y >= c->r.y && y < c->r.y + c->r.h) return i;
+        if (c->role != ROLE_CELL) continue;
+        if (c->kind == DRAW_IMAGE) {
+            if (!image_cell_at(d, c, x, y, row, col)) continue;
+            *panel = c->panel;
+            return true;
+        }
+        if (c->kind != DRAW_RECT || c->width != 0) continue;
+        if (x >= c->r.x && x < c->r.x + c->r.w && y >= c->r.y && y < c->r.y + c->r.h) {
+            *panel = c->panel;
+            *row = c->row;
+            *col = c->col;
+            return true;
+        }
     }
-    return -1;
+    return false;
+}
+
+/* Where a cell is drawn. */
+bool draw_cell_rect(const DrawList *d, int panel, int row, int col, Rect *out)
+{
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->role != ROLE_CELL || c->panel != panel) continue;
+        if (c->kind == DRAW_RECT && c->row == row && c->col == col) {
+            *out = c->r;
+            return true;
+        }
+        const DrawImage *im = draw_image_of(d, c, NULL);
+        if (im && row >= 0 && col >= 0 && row < im->rows && col < im->cols) {
+            *out = draw_image_block(d, c, row / im->rstep, col / im->cstep).r;
+            return true;
+        }
+    }
+    return false;
 }

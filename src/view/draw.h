@@ -14,13 +14,14 @@
 #ifndef ATTNLAB_DRAW_H
 #define ATTNLAB_DRAW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct Color { uint8_t r, g, b, a; } Color;
 typedef struct Rect { float x, y, w, h; } Rect;
 
-typedef enum DrawKind { DRAW_RECT, DRAW_LINE, DRAW_TEXT } DrawKind;
+typedef enum DrawKind { DRAW_RECT, DRAW_LINE, DRAW_TEXT, DRAW_IMAGE } DrawKind;
 typedef enum HAlign { ALIGN_LEFT, ALIGN_CENTER, ALIGN_RIGHT } HAlign;
 typedef enum VAlign { VALIGN_TOP, VALIGN_MIDDLE, VALIGN_BOTTOM } VAlign;
 
@@ -48,9 +49,11 @@ typedef struct DrawCmd {
     DrawRole role;
     Color color;
     Rect r;             /* RECT: the area. LINE: from (x, y) to (x+w, y+h).
-                           TEXT: the box the text is aligned in */
+                           TEXT: the box the text is aligned in.
+                           IMAGE: the grid (x, y: its first cell's corner) */
     float width;        /* LINE: stroke width; RECT: 0 = filled, else outline width */
-    uint32_t text;      /* TEXT: offset of the NUL-terminated UTF-8 string in DrawList.text */
+    uint32_t text;      /* TEXT: offset of the NUL-terminated UTF-8 string in DrawList.text;
+                           IMAGE: offset of its DrawImage in DrawList.pix */
     float size;         /* TEXT: font size in pixels */
     uint8_t halign, valign;
     uint8_t bold;
@@ -60,6 +63,21 @@ typedef struct DrawCmd {
     uint8_t dashed;     /* LINE: dashed stroke */
     int16_t panel, row, col;   /* -1 when not applicable */
 } DrawCmd;
+
+/*
+** DRAW_IMAGE: a heatmap too fine for a command per cell, as one command. Its
+** cells (rows x cols, each cw x ch pixels, cell (r, c) at x + c·cw,
+** y + r·ch) are drawn in blocks of rstep x cstep cells (cut at the grid's
+** edge), block (i, j) in colour px[i·bcols + j], exactly as one filled
+** rectangle per block would be: draw_image_block gives that rectangle,
+** and the backends draw it with their rectangle code. The header and the
+** colours follow each other in DrawList.pix (4-byte fields, then RGBA).
+*/
+typedef struct DrawImage {
+    int32_t rows, cols;         /* cells */
+    int32_t rstep, cstep;       /* cells per block, down and across */
+    float cw, ch;               /* a cell's size in pixels */
+} DrawImage;
 
 /* What panel k of the list shows, for scripts reading an exported figure. */
 #define DRAW_MAX_PANELS 40
@@ -74,6 +92,8 @@ typedef struct DrawList {
     int n, cap;
     char *text;         /* string arena */
     size_t tlen, tcap;
+    unsigned char *pix; /* image arena: DrawImage headers and their colours */
+    size_t plen, pcap;
     int width, height;  /* canvas size in pixels */
     Color background;
     DrawPanel panels[DRAW_MAX_PANELS];  /* set by layout_view */
@@ -100,8 +120,26 @@ int draw_text(DrawList *d, Rect r, const char *text, float size, Color c,
               HAlign ha, VAlign va, DrawRole role);
 /* The string of a text command. */
 const char *draw_str(const DrawList *d, const DrawCmd *c);
-/* The topmost ROLE_CELL command containing (x, y), or -1. */
-int draw_hit_cell(const DrawList *d, float x, float y);
+/* A grid of cells drawn in blocks (DrawImage above) with its corner at
+** (x, y); px holds one colour per block, row by row. Returns its index. */
+int draw_image(DrawList *d, float x, float y, const DrawImage *im, const Color *px, DrawRole role);
+/* The header of an image command (NULL for other kinds); *px gets its colours. */
+const DrawImage *draw_image_of(const DrawList *d, const DrawCmd *c, const Color **px);
+/* Blocks of an image down (*brows) and across (*bcols). */
+void draw_image_size(const DrawImage *im, int *brows, int *bcols);
+/* Block (i, j) of image command c as the filled rectangle it stands for:
+** colour, area, and the panel, row and column of its first cell. */
+DrawCmd draw_image_block(const DrawList *d, const DrawCmd *c, int i, int j);
+/* Call fn with each block of image command c, as a filled rectangle
+** (draw_image_block), skipping transparent ones: how backends draw it. */
+void draw_image_each(const DrawList *d, const DrawCmd *c, void (*fn)(void *ctx, const DrawCmd *rect), void *ctx);
+/* The cell under (x, y): the last-drawn ROLE_CELL rectangle or image
+** containing it (an image answers with the first cell of the block under
+** the point, the cell whose colour the block shows). False if none. */
+bool draw_cell_at(const DrawList *d, float x, float y, int *panel, int *row, int *col);
+/* Where cell (row, col) of a panel is drawn (its rectangle, or its block
+** in an image); false when it is not drawn. */
+bool draw_cell_rect(const DrawList *d, int panel, int row, int col, Rect *out);
 
 /* How wide text is at a size, in pixels: supplied by the caller of layout
 ** (the width of the shaped run the SDL side will draw, font_measure, in the

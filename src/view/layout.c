@@ -49,6 +49,7 @@
 #define BAR_STEPS 64      /* thin rectangles in a colour bar */
 #define MAX_TICKS 8
 #define HEAT_BLOCK 3.0f        /* side of a block of sub-pixel cells, in pixels at 1280x800 */
+#define HEAT_IMAGE_MIN 1024    /* more blocks than this, without numbers: one image command */
 #define CELL_ASPECT 1.6f  /* cells may be this much wider than tall */
 
 static const char MINUS_INF[] = "\xe2\x88\x92\xe2\x88\x9e";
@@ -1305,37 +1306,56 @@ static void draw_heat(Page *p, const View *v, int k, const PanelPlan *pp)
     if (pp->value_fs <= 0 && !hidden) p->hidden_values = true;
     /* Cells narrower than a pixel cannot be told apart: draw one rectangle
     ** per block of them HEAT_BLOCK units on a side (the colour of its first
-    ** cell), so a 1024x1024 matrix costs thousands of commands, not a
-    ** million, and a page of such panels at most one command per
-    ** HEAT_BLOCK² units of its area (a bounded SVG). */
+    ** cell), so a 1024x1024 matrix costs thousands of blocks, not a
+    ** million, and a page of such panels at most one block per HEAT_BLOCK²
+    ** units of its area (a bounded SVG). More than HEAT_IMAGE_MIN blocks
+    ** without numbers or gaps are one image command (draw.h), which the
+    ** backends draw block by block: the same pixels and SVG, a fraction of
+    ** the commands. */
     float blk = HEAT_BLOCK * p->m.u;
     int rstep = pp->ch >= 1 ? 1 : (int)ceilf(blk / fmaxf(pp->ch, 1e-3f));
     int cstep = pp->cw >= 1 ? 1 : (int)ceilf(blk / fmaxf(pp->cw, 1e-3f));
-    for (int r = 0; r < m->rows; r += rstep) {
-        for (int c = 0; c < m->cols; c += cstep) {
-            double x = mat_get(m, r, c);
-            Rect b = cell_rect(p, pp, r, c);
-            b.w *= (float)(c + cstep <= m->cols ? cstep : m->cols - c);
-            b.h *= (float)(r + rstep <= m->rows ? rstep : m->rows - r);
-            if (hidden) {
-                tag(p, draw_rect(p->d, b, p->th->panel_bg, ROLE_CELL), k, r, c);
-                if (pp->value_fs > 0)
-                    tag(p, put_text(p, b, "?", pp->value_fs, p->th->muted, ALIGN_CENTER, VALIGN_MIDDLE,
-                                    ROLE_CELL_TEXT, 0, 0), k, r, c);
-            } else if (!isfinite(x)) {
-                tag(p, draw_rect(p->d, b, p->th->masked_bg, ROLE_MASKED), k, r, c);
-                if (pp->value_fs > 0) {
-                    util_fmt_num(buf, sizeof buf, x, 0);
-                    tag(p, put_text(p, b, buf, pp->value_fs, p->th->masked_fg, ALIGN_CENTER,
-                                    VALIGN_MIDDLE, ROLE_MASKED, 0, 0), k, r, c);
-                }
-            } else {
-                Color col = cmap_at(cm, heat_t(pp, x));
-                tag(p, draw_rect(p->d, b, col, ROLE_CELL), k, r, c);
-                if (pp->value_fs > 0) {
-                    util_fmt_cell(buf, sizeof buf, x, pp->decimals, pp->compact);
-                    tag(p, put_text(p, b, buf, pp->value_fs, cmap_text_for(col), ALIGN_CENTER,
-                                    VALIGN_MIDDLE, ROLE_CELL_TEXT, 0, 0), k, r, c);
+    int brows = (m->rows + rstep - 1) / rstep, bcols = (m->cols + cstep - 1) / cstep;
+    Rect c0 = cell_rect(p, pp, 0, 0);
+    if (!hidden && pp->value_fs <= 0 && brows * bcols > HEAT_IMAGE_MIN && c0.w == pp->cw && c0.h == pp->ch) {
+        /* no numbers and no gaps between cells: the blocks as one image
+        ** command, drawn by the backends exactly as these rectangles were */
+        Color *px = xmalloc(sizeof *px * (size_t)brows * (size_t)bcols);
+        for (int i = 0; i < brows; i++)
+            for (int j = 0; j < bcols; j++) {
+                double x = mat_get(m, i * rstep, j * cstep);
+                px[(size_t)i * (size_t)bcols + (size_t)j] = isfinite(x) ? cmap_at(cm, heat_t(pp, x)) : p->th->masked_bg;
+            }
+        DrawImage im = { m->rows, m->cols, rstep, cstep, pp->cw, pp->ch };
+        tag(p, draw_image(p->d, c0.x, c0.y, &im, px, ROLE_CELL), k, 0, 0);
+        free(px);
+    } else {
+        for (int r = 0; r < m->rows; r += rstep) {
+            for (int c = 0; c < m->cols; c += cstep) {
+                double x = mat_get(m, r, c);
+                Rect b = cell_rect(p, pp, r, c);
+                b.w *= (float)(c + cstep <= m->cols ? cstep : m->cols - c);
+                b.h *= (float)(r + rstep <= m->rows ? rstep : m->rows - r);
+                if (hidden) {
+                    tag(p, draw_rect(p->d, b, p->th->panel_bg, ROLE_CELL), k, r, c);
+                    if (pp->value_fs > 0)
+                        tag(p, put_text(p, b, "?", pp->value_fs, p->th->muted, ALIGN_CENTER, VALIGN_MIDDLE,
+                                        ROLE_CELL_TEXT, 0, 0), k, r, c);
+                } else if (!isfinite(x)) {
+                    tag(p, draw_rect(p->d, b, p->th->masked_bg, ROLE_MASKED), k, r, c);
+                    if (pp->value_fs > 0) {
+                        util_fmt_num(buf, sizeof buf, x, 0);
+                        tag(p, put_text(p, b, buf, pp->value_fs, p->th->masked_fg, ALIGN_CENTER,
+                                        VALIGN_MIDDLE, ROLE_MASKED, 0, 0), k, r, c);
+                    }
+                } else {
+                    Color col = cmap_at(cm, heat_t(pp, x));
+                    tag(p, draw_rect(p->d, b, col, ROLE_CELL), k, r, c);
+                    if (pp->value_fs > 0) {
+                        util_fmt_cell(buf, sizeof buf, x, pp->decimals, pp->compact);
+                        tag(p, put_text(p, b, buf, pp->value_fs, cmap_text_for(col), ALIGN_CENTER,
+                                        VALIGN_MIDDLE, ROLE_CELL_TEXT, 0, 0), k, r, c);
+                    }
                 }
             }
         }

@@ -115,6 +115,14 @@ static void put_rect(Buf *b, const DrawCmd *c)
     buf_puts(b, "/>\n");
 }
 
+/* One block of an image as a rectangle (draw_image_each): an image is
+** written as the rectangles its blocks stand for, so the document is the
+** one the blocks made before there were images. */
+static void image_block(void *b, const DrawCmd *rect)
+{
+    put_rect(b, rect);
+}
+
 /* A line; dashes are proportional to the stroke. */
 static void put_line(Buf *b, const DrawCmd *c)
 {
@@ -214,6 +222,7 @@ char *svg_write_fonts(const DrawList *d, const char *title, const char *desc, co
         if (c->kind == DRAW_RECT) put_rect(&b, c);
         else if (c->kind == DRAW_LINE) put_line(&b, c);
         else if (c->kind == DRAW_TEXT) put_text(&b, d, c);
+        else if (c->kind == DRAW_IMAGE) draw_image_each(d, c, image_block, &b);
     }
     if (open >= 0) buf_puts(&b, "</g>\n");
     buf_puts(&b, "</g>\n</svg>\n");

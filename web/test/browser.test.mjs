@@ -359,6 +359,42 @@ test('every stage of every bundled lesson is laid out like the native export: sa
   assert.ok(compared > 50);
 });
 
+test('a heatmap too fine for a rectangle a cell (one image command) is drawn as the native export draws it', async () => {
+  const n = 150, toks = Array.from({ length: n }, (_, i) => 't' + i).join(' ');
+  const text = `title: Fine\n[setup]\nseed: 4\ntokens: ${toks}\nX = randn ${n}x8\nqueries: X\nmask: causal\n[softmax]\n`;
+  const dir = mkdtempSync(join(tmp, 'fine-')), path = join(dir, 'fine.lesson');
+  writeFileSync(path, text);
+  execFileSync(NATIVE, ['--export', dir, '--format', 'svg', '--size', '1280x800', path], { stdio: 'ignore' });
+  const svg = readFileSync(join(dir, 'fine-01-softmax.svg'), 'utf8');
+  // the native rectangles, bucketed by their corner's whole pixel
+  const grid = new Map();
+  for (const m of svg.matchAll(/<rect x="([-\d.]+)" y="([-\d.]+)" width="([-\d.]+)" height="([-\d.]+)" fill="#([0-9a-f]{6})"/g)) {
+    const r = { x: +m[1], y: +m[2], w: +m[3], h: +m[4], fill: m[5] }, k = Math.round(r.x) + ',' + Math.round(r.y);
+    if (!grid.has(k)) grid.set(k, []);
+    grid.get(k).push(r);
+  }
+  assert.equal(await page.evaluate((t) => window.attnlab.openText('fine.lesson', t), text), 0);
+  const L = await roles();
+  const cells = cellsOf(await page.evaluate(() => window.attnlab.shot(1280, 800)), L);
+  assert.ok(cells.length >= 2 * n * n, 'every cell of both panels is drawn, found ' + cells.length);
+  // each cell: a native rectangle of the same colour within 2 px (the browser measures
+  // labels with its own fonts, so the grid may sit a little apart), as for the bundled lessons
+  const hex = (c) => c.slice(0, 3).map((v) => v.toString(16).padStart(2, '0')).join('');
+  let missing = 0;
+  for (const c of cells) {
+    let ok = false;
+    for (let dx = -2; dx <= 2 && !ok; dx++)
+      for (let dy = -2; dy <= 2 && !ok; dy++)
+        for (const r of grid.get((Math.round(c.x) + dx) + ',' + (Math.round(c.y) + dy)) || [])
+          ok = ok || (r.fill === hex(c.color) && Math.abs(r.x - c.x) <= 2 && Math.abs(r.y - c.y) <= 2
+                      && Math.abs(r.w - c.w) <= 0.5 && Math.abs(r.h - c.h) <= 0.5);
+    missing += !ok;
+  }
+  assert.equal(missing, 0, missing + ' of ' + cells.length + ' cells have no native rectangle of their colour');
+  const live = await list();
+  assert.ok(cellsOf(live, L).length >= 2 * n * n, 'the live frame draws them too');
+});
+
 test('F asks the browser for fullscreen; leaving it clears the state', async () => {
   await key('f');
   await page.waitForFunction(() => !!document.fullscreenElement, { timeout: 3000 }).catch(() => {});
