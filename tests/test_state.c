@@ -386,6 +386,39 @@ START_TEST(test_predict_mode)
 }
 END_TEST
 
+/* Predict marks on a weights panel drawn as one image command (edit marks
+** take the same path): 48 tokens in a small window, too fine for numbers. */
+START_TEST(test_predict_marks_on_an_image)
+{
+    char text[4096] = "title: Fine\n[setup]\nseed: 2\ntokens:";
+    for (int i = 0; i < 48; i++) snprintf(text + strlen(text), sizeof text - strlen(text), " t%d", i);
+    strcat(text, "\nX = randn 48x4\nqueries: X\n[softmax]\n");
+    AppState *s = app_create();
+    ck_assert_msg(app_open_text(s, "fine.lesson", text, strlen(text)) == 0, "%s", s->error);
+    DrawList *d = draw_create(480, 300);
+    app_frame(s, 480, 300, layout_measure_fixed, NULL, d);
+    int images = 0;
+    for (int i = 0; i < d->n; i++) images += d->cmds[i].kind == DRAW_IMAGE && d->cmds[i].panel == 1;
+    ck_assert_int_eq(images, 1);                                 /* the weights: one image */
+    app_predict(s);
+    const Mat *W = s->view->panels[1].m;
+    for (int i = 0; i < W->rows; i++) app_click(s, 1, i, 0);     /* guess the first key everywhere */
+    app_predict(s);
+    int right = s->predict_right;
+    app_frame(s, 480, 300, layout_measure_fixed, NULL, d);
+    int ticks = 0, crosses = 0;
+    for (int i = 0; i < d->n; i++) {
+        if (d->cmds[i].kind != DRAW_TEXT || d->cmds[i].role != ROLE_OVERLAY) continue;
+        ticks += !strcmp(draw_str(d, &d->cmds[i]), "\xe2\x9c\x93");
+        crosses += !strcmp(draw_str(d, &d->cmds[i]), "\xe2\x9c\x97");
+    }
+    ck_assert_int_eq(ticks, right);                              /* a mark per guessed row, on the image */
+    ck_assert_int_eq(crosses, W->rows - right);
+    draw_free(d);
+    app_free(s);
+}
+END_TEST
+
 START_TEST(test_shot_name)
 {
     app_goto(a, 5);
@@ -1013,6 +1046,7 @@ Suite *state_suite(void)
     tcase_add_test(limits, test_R_returns_to_the_file_after_save);
     tcase_add_test(limits, test_save_as);
     tcase_add_test(limits, test_read_only_saves_in_user_dir);
+    tcase_add_test(core, test_predict_marks_on_an_image);
     tcase_add_test(limits, test_live_reload);
     tcase_add_test(limits, test_limits_any_sequence_keeps_the_file);
     suite_add_tcase(s, limits);

@@ -116,21 +116,41 @@ static void predict_mark(const AppState *a, const Theme *th, const DrawCmd *c, D
               ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
 }
 
+/* What marking one cell needs. */
+typedef struct {
+    const AppState *a;
+    const Theme *th;
+    DrawList *out;
+} MarkCtx;
+
+/* Mark one cell (a rectangle, or a block of an image as its rectangle):
+** an edited input, a predict-mode guess. */
+static void mark_cell(void *ctx, const DrawCmd *c)
+{
+    const MarkCtx *m = ctx;
+    const AppState *a = m->a;
+    if (c->panel < 0 || c->panel >= a->view->npanels) return;
+    const Panel *p = &a->view->panels[c->panel];
+    if (a->nedits && app_is_edited(a, a->view->setup, p->matrix, c->row + p->row_offset, c->col)) {
+        float s = fminf(c->r.w, c->r.h) * 0.28f;
+        draw_rect(m->out, (Rect){ c->r.x + c->r.w - s, c->r.y, s, s }, m->th->accent, ROLE_OVERLAY);
+        draw_frame(m->out, c->r, m->th->accent, 2.0f, ROLE_OVERLAY);
+    }
+    if (a->predict != PREDICT_OFF && c->panel == a->predict_panel && c->row >= 0 && c->row < LESSON_MAX_TOKENS)
+        predict_mark(a, m->th, c, m->out);
+}
+
 /* Mark edited cells and predict guesses on top of the cells they belong to. */
 static void mark_cells(const AppState *a, const Theme *th, DrawList *out)
 {
+    MarkCtx m = { a, th, out };
+    if (!a->nedits && a->predict == PREDICT_OFF) return;
     int n = out->n;
     for (int i = 0; i < n; i++) {
-        DrawCmd c = out->cmds[i];
-        if (c.role != ROLE_CELL || c.kind != DRAW_RECT || c.width != 0 || c.panel < 0 || c.panel >= a->view->npanels) continue;
-        const Panel *p = &a->view->panels[c.panel];
-        if (app_is_edited(a, a->view->setup, p->matrix, c.row + p->row_offset, c.col)) {
-            float s = fminf(c.r.w, c.r.h) * 0.28f;
-            draw_rect(out, (Rect){ c.r.x + c.r.w - s, c.r.y, s, s }, th->accent, ROLE_OVERLAY);
-            draw_frame(out, c.r, th->accent, 2.0f, ROLE_OVERLAY);
-        }
-        if (a->predict != PREDICT_OFF && c.panel == a->predict_panel && c.row >= 0 && c.row < LESSON_MAX_TOKENS)
-            predict_mark(a, th, &c, out);
+        DrawCmd c = out->cmds[i];                   /* a copy: marks are appended to out */
+        if (c.role != ROLE_CELL) continue;
+        if (c.kind == DRAW_IMAGE) draw_image_each(out, &c, mark_cell, &m);
+        else if (c.kind == DRAW_RECT && c.width == 0) mark_cell(&m, &c);
     }
 }
 
