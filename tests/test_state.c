@@ -328,6 +328,25 @@ START_TEST(test_bad_lesson_keeps_previous)
 }
 END_TEST
 
+START_TEST(test_no_edit_of_given_attention)
+{
+    /* attention: A: a cell edit would leave a row that is not a distribution
+    ** (found by the fuzzer), so the window refuses it, in this setup and in
+    ** a setup before that shares A's text; the values stay editable */
+    static const char text[] = "title: t\n[setup]\ntokens: a b\nA =\n  1 0\n  0.5 0.5\nX =\n  1 2\n  3 4\n"
+                               "queries: X\n[embeddings]\n[setup]\nattention: A\nvalues: X\n[weighted_sum]\n";
+    AppState *s = app_create();
+    ck_assert_msg(app_open_text(s, "t.lesson", text, sizeof text - 1) == 0, "%s", s->error);
+    ck_assert_int_eq(app_set_cell(s, 1, "A", 1, 0, 0.7), -1);
+    ck_assert_ptr_nonnull(strstr(s->toast, "given attention weights"));
+    ck_assert_int_eq(app_set_cell(s, 0, "A", 1, 0, 0.7), -1);      /* the first setup's A is the same text */
+    ck_assert_double_eq(mat_get(lesson_matrix(&s->L->setups[1], "A")->m, 1, 0), 0.5);
+    ck_assert(!s->dirty);
+    ck_assert_int_eq(app_set_cell(s, 1, "X", 0, 0, 1.5), 0);        /* the values are inputs like any other */
+    app_free(s);
+}
+END_TEST
+
 START_TEST(test_no_edit_of_a_transposed_matrix)
 {
     /* B = transpose A was taken when its line was read: editing A could not
@@ -1028,6 +1047,7 @@ Suite *state_suite(void)
     tcase_add_test(core, test_scroll_edit_recomputes_downstream);
     tcase_add_test(core, test_predict_mode);
     tcase_add_test(core, test_no_edit_of_a_transposed_matrix);
+    tcase_add_test(core, test_no_edit_of_given_attention);
     tcase_add_test(core, test_shot_name);
     tcase_add_test(core, test_picker);
     tcase_add_test(core, test_frame_overlays);

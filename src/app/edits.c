@@ -45,6 +45,11 @@ int app_set_cell(AppState *a, int setup, const char *matrix, int row, int col, d
         app_toast(a, _("%s is read by a transpose line: change it in the lesson's text"), matrix);
         return -1;
     }
+    if (lsave_gives_attention(a->L, setup, matrix)) {
+        app_toast(a, _("%s holds given attention weights, whose rows must each sum to 1: change it in the lesson's text"),
+                  matrix);
+        return -1;
+    }
     char name[LESSON_MAX_NAME + 1];          /* matrix may point into the lesson */
     snprintf(name, sizeof name, "%s", matrix);
     double old = mat_get(lesson_matrix(&a->L->setups[setup], name)->m, row, col);

@@ -68,6 +68,17 @@ bool lsave_feeds_transpose(const Lesson *L, int s, const char *matrix)
     return false;
 }
 
+/* Is this matrix a setup's given attention (`attention: NAME`), here or in
+** a later setup that has it from the same text? */
+bool lsave_gives_attention(const Lesson *L, int s, const char *matrix)
+{
+    for (int t = s; t < L->nsetups; t++) {
+        if (t > s && !lsave_shared(L, s, t, matrix, 0, 0)) continue;
+        if (L->setups[t].attention && !strcmp(L->setups[t].attention, matrix)) return true;
+    }
+    return false;
+}
+
 /* Cells that differ between two parses. */
 int lsave_diff(const Lesson *base, const Lesson *edited, LsaveEdit **out)
 {

@@ -55,6 +55,10 @@ bool lsave_shared(const Lesson *L, int s1, int s2, const char *matrix, int row, 
 ** later setup. Such a cell is not edited: the transpose was taken when its
 ** line was read, and no saved text could keep both as the screen showed. */
 bool lsave_feeds_transpose(const Lesson *L, int s, const char *matrix);
+/* True if the matrix is given attention weights (`attention: NAME`) in setup
+** s or in a later setup sharing its text: each of its rows must stay a
+** distribution, so the window does not edit it cell by cell either. */
+bool lsave_gives_attention(const Lesson *L, int s, const char *matrix);
 /* The cells of input matrices whose values differ (bit for bit) between
 ** base and edited, two parses of the same structure: their count, and an
 ** array in *out (caller frees; NULL when 0). -1 if the structures differ

@@ -193,7 +193,8 @@ static void save_edits(const char *text, size_t size, Lesson *L)
     for (int s = 0; s < E->nsetups; s++)
         for (int k = 0; k < E->setups[s].nmats && k < 4; k++) {
             LessonMatrix *lm = &E->setups[s].mats[k];
-            if (lsave_feeds_transpose(E, s, lm->name)) continue;     /* the window refuses these edits */
+            if (lsave_feeds_transpose(E, s, lm->name) || lsave_gives_attention(E, s, lm->name))
+                continue;                                           /* the window refuses these edits */
             int rows = lm->m->rows, cols = lm->m->cols;
             int cells[3][2] = { { 0, 0 }, { rows - 1, cols - 1 }, { rows / 2, cols / 2 } };
             for (int c = 0; c < 3; c++) {
