@@ -1691,9 +1691,13 @@ static int64_t setup_work(const Setup *su, int64_t dq, int64_t dk, int64_t dv)
     return w;
 }
 
-/* `mask: allow NAME` or `block NAME`: NAME is queries x keys and holds only 0 and 1. */
-static bool check_mask_matrix(Parser *p, const Setup *su)
+/* A causal mask needs one sequence; `mask: allow NAME` or `block NAME`:
+** NAME is queries x keys and holds only 0 and 1. */
+static bool check_mask(Parser *p, const Setup *su)
 {
+    if (su->mask == MASK_CAUSAL && su->cross)
+        return fail_line(p, su->line, 1, "a causal mask needs one sequence, but this setup has query_tokens and key_tokens "
+                         "(cross-attention sees the whole source sentence); use 'mask: allow NAME' to block keys");
     if (su->mask != MASK_ALLOW && su->mask != MASK_BLOCK) return true;
     const Mat *m = lesson_matrix(su, su->mask_matrix)->m;
     if (m->rows != su->nq || m->cols != su->nk)
@@ -1704,6 +1708,26 @@ static bool check_mask_matrix(Parser *p, const Setup *su)
             return fail_line(p, lesson_matrix(su, su->mask_matrix)->line, 1,
                              "mask %s may hold only 0 and 1, found %g", su->mask_matrix, m->data[i]);
     return true;
+}
+
+/* A stack of weights (one per head) has as many matrices as the heads that
+** use it: want, query heads or (kv) K/V heads. */
+static bool check_operand_stack(Parser *p, const Setup *su, const Operand *o, int want, bool kv)
+{
+    int st = operand_stack(su, o), line, col;
+    if (st <= 1 || st == want) return true;
+    operand_at(su, o, &line, &col);
+    return fail_line(p, line, col, "%s is a stack of %d matrices but the setup has %d %shead%s",
+                     o->weight, st, want, kv ? "K/V " : "", want == 1 ? "" : "s");
+}
+
+/* W_o (when set) has a row per number of the attention output it multiplies. */
+static bool check_output_rows(Parser *p, const Setup *su, int width)
+{
+    const Mat *wo = su->output_proj ? lesson_matrix(su, su->output_proj)->m : NULL;
+    if (!wo || wo->rows == width) return true;
+    return fail_line(p, su->line, 1, "output projection %s has %d rows but the attention output it multiplies is %d wide",
+                     su->output_proj, wo->rows, width);
 }
 
 /* Count a setup's work against LESSON_MAX_WORK. */
@@ -1798,25 +1822,12 @@ static bool check_given(Parser *p, Setup *su)
         dv = operand_check(p, su, &su->values, "values", su->nk, su->cross ? "key tokens" : "tokens");
         if (dv < 0) return false;
         if (dv % H) return fail_line(p, su->line, 1, "%d heads do not divide the width of the values (%d)", H, dv);
-        int st = operand_stack(su, &su->values);
-        if (st > 1 && st != H) {
-            int vl, vc;
-            operand_at(su, &su->values, &vl, &vc);
-            return fail_line(p, vl, vc, "%s is a stack of %d matrices but the setup has %d heads", su->values.weight, st, H);
-        }
+        if (!check_operand_stack(p, su, &su->values, H, false)) return false;
     }
-    if (su->output_proj) {
-        if (!dv)
-            return fail_line(p, su->line, 1, "output: %s multiplies the heads' outputs, but this setup has no values: "
-                             "add 'values: ...'", su->output_proj);
-        const Mat *wo = lesson_matrix(su, su->output_proj)->m;
-        if (wo->rows != dv)
-            return fail_line(p, su->line, 1, "output projection %s has %d rows but the attention output it multiplies is %d wide",
-                             su->output_proj, wo->rows, dv);
-    }
-    if (su->mask == MASK_CAUSAL && su->cross)
-        return fail_line(p, su->line, 1, "a causal mask needs one sequence, but this setup has query_tokens and key_tokens");
-    if (!check_mask_matrix(p, su)) return false;
+    if (su->output_proj && !dv)
+        return fail_line(p, su->line, 1, "output: %s multiplies the heads' outputs, but this setup has no values: "
+                         "add 'values: ...'", su->output_proj);
+    if (!check_output_rows(p, su, dv) || !check_mask(p, su)) return false;
     int64_t out = su->output_proj ? lesson_matrix(su, su->output_proj)->m->cols : 0;
     return add_work(p, su, (int64_t)su->nq * su->nk * H * (3 + dv) + (int64_t)su->nq * dv * (out + 1));
 }
@@ -1879,18 +1890,10 @@ static bool check_setup(Parser *p, Setup *su)
                              su->heads, dq, dv);
     }
     Operand *all[3] = { &su->queries, &su->keys, &su->values };
-    for (int i = 0; i < 3; i++) {
-        int st = operand_stack(su, all[i]), line, col;
-        operand_at(su, all[i], &line, &col);
-        int want = i > 0 ? lesson_kv_heads(su) : su->heads;
-        if (st > 1 && st != want)
-            return fail_line(p, line, col, "%s is a stack of %d matrices but the setup has %d %shead%s",
-                             all[i]->weight, st, want, i > 0 && su->kv_heads ? "K/V " : "", want == 1 ? "" : "s");
-    }
+    for (int i = 0; i < 3; i++)
+        if (!check_operand_stack(p, su, all[i], i > 0 ? lesson_kv_heads(su) : su->heads, i > 0 && su->kv_heads))
+            return false;
     if (su->residual && !check_residual(p, su, dq)) return false;
-    if (su->mask == MASK_CAUSAL && su->cross)
-        return fail_line(p, su->line, 1, "a causal mask needs one sequence, but this setup has query_tokens and key_tokens "
-                         "(cross-attention sees the whole source sentence); use 'mask: allow NAME' to block keys");
     const Operand *src[2] = { &su->queries, &su->keys };
     int nd[2] = { su->ndims, su->nkey_dims };
     for (int i = 0; i < 2; i++) {
@@ -1903,14 +1906,8 @@ static bool check_setup(Parser *p, Setup *su)
     if (su->nkey_dims && !su->cross)
         return fail_line(p, su->dims_line > su->line ? su->dims_line : su->line, 1,
                          "key_dims names the columns of the key sentence's input, but this setup has no key_tokens; use dims");
-    if (!check_mask_matrix(p, su)) return false;
-    if (!check_modern(p, su, dq, dk, dv)) return false;
-    if (su->output_proj) {
-        const Mat *wo = lesson_matrix(su, su->output_proj)->m;
-        if (wo->rows != dv / lesson_kv_heads(su) * su->heads)
-            return fail_line(p, su->line, 1, "output projection %s has %d rows but the attention output it multiplies is %d wide",
-                             su->output_proj, wo->rows, dv / lesson_kv_heads(su) * su->heads);
-    }
+    if (!check_mask(p, su) || !check_modern(p, su, dq, dk, dv)) return false;
+    if (!check_output_rows(p, su, dv / lesson_kv_heads(su) * su->heads)) return false;
     return add_work(p, su, setup_work(su, dq, dk, dv));
 }
 

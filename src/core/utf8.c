@@ -4,6 +4,8 @@
 */
 #include "utf8.h"
 
+#include <string.h>
+
 /* Whether b is a continuation byte (10xxxxxx). */
 static int cont(unsigned char b)
 {
@@ -88,9 +90,7 @@ size_t utf8_count_n(const char *s, size_t len)
 /* Characters. */
 size_t utf8_count(const char *s)
 {
-    size_t n = 0;
-    while (utf8_next(&s) != 0) n++;
-    return n;
+    return utf8_count_n(s, strlen(s));
 }
 
 /* A range of code points. */
