@@ -169,7 +169,9 @@ START_TEST(test_image_draws_as_its_blocks)
     for (int i = 0; i < br * bc; i++) px[i] = (Color){ (uint8_t)(i * 37), (uint8_t)(i * 91 + 7), (uint8_t)(255 - i), 255 };
     DrawImage im = { ROWS, COLS, RSTEP, CSTEP, 1.37f, 0.93f };
     DrawList *a = canvas(120, 80), *b = canvas(120, 80);
-    draw_image(a, 10.3f, 7.6f, &im, px, ROLE_CELL);
+    Color *arena;
+    draw_image(a, 10.3f, 7.6f, &im, ROLE_CELL, &arena);
+    memcpy(arena, px, sizeof *px * (size_t)(br * bc));
     int blocks = 0;
     for (int i = 0; i < br; i++)
         for (int j = 0; j < bc; j++, blocks++) {

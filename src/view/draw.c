@@ -118,11 +118,11 @@ const char *draw_str(const DrawList *d, const DrawCmd *c)
 }
 
 /* A grid drawn in blocks: header and colours into the image arena. */
-int draw_image(DrawList *d, float x, float y, const DrawImage *im, const Color *px, DrawRole role)
+int draw_image(DrawList *d, float x, float y, const DrawImage *im, DrawRole role, Color **px)
 {
     int br, bc;
     draw_image_size(im, &br, &bc);
-    size_t need = sizeof *im + sizeof *px * (size_t)br * (size_t)bc;
+    size_t need = sizeof *im + sizeof **px * (size_t)br * (size_t)bc;
     if (d->plen + need > d->pcap) {
         size_t cap = d->pcap ? d->pcap : 65536;
         while (cap < d->plen + need) cap *= 2;
@@ -130,7 +130,7 @@ int draw_image(DrawList *d, float x, float y, const DrawImage *im, const Color *
         d->pcap = cap;
     }
     memcpy(d->pix + d->plen, im, sizeof *im);
-    memcpy(d->pix + d->plen + sizeof *im, px, need - sizeof *im);
+    *px = (Color *)(void *)(d->pix + d->plen + sizeof *im);
     DrawCmd cmd = base_cmd(DRAW_IMAGE, (Rect){ x, y, im->cw * (float)im->cols, im->ch * (float)im->rows },
                            (Color){ 0, 0, 0, 255 }, role);
     cmd.text = (uint32_t)d->plen;

@@ -121,8 +121,10 @@ int draw_text(DrawList *d, Rect r, const char *text, float size, Color c,
 /* The string of a text command. */
 const char *draw_str(const DrawList *d, const DrawCmd *c);
 /* A grid of cells drawn in blocks (DrawImage above) with its corner at
-** (x, y); px holds one colour per block, row by row. Returns its index. */
-int draw_image(DrawList *d, float x, float y, const DrawImage *im, const Color *px, DrawRole role);
+** (x, y). Its colours, one per block row by row, are for the caller to
+** fill in *px (in the list's arena: valid until the next image). Returns
+** the command's index. */
+int draw_image(DrawList *d, float x, float y, const DrawImage *im, DrawRole role, Color **px);
 /* The header of an image command (NULL for other kinds); *px gets its colours. */
 const DrawImage *draw_image_of(const DrawList *d, const DrawCmd *c, const Color **px);
 /* Blocks of an image down (*brows) and across (*bcols). */

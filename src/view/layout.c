@@ -1320,15 +1320,14 @@ static void draw_heat(Page *p, const View *v, int k, const PanelPlan *pp)
     if (!hidden && pp->value_fs <= 0 && brows * bcols > HEAT_IMAGE_MIN && c0.w == pp->cw && c0.h == pp->ch) {
         /* no numbers and no gaps between cells: the blocks as one image
         ** command, drawn by the backends exactly as these rectangles were */
-        Color *px = xmalloc(sizeof *px * (size_t)brows * (size_t)bcols);
-        for (int i = 0; i < brows; i++)
+        DrawImage im = { m->rows, m->cols, rstep, cstep, pp->cw, pp->ch };
+        Color *px;
+        tag(p, draw_image(p->d, c0.x, c0.y, &im, ROLE_CELL, &px), k, 0, 0);
+        for (int i = 0; i < brows; i++)         /* straight into the list's arena: nothing allocated a frame */
             for (int j = 0; j < bcols; j++) {
                 double x = mat_get(m, i * rstep, j * cstep);
                 px[(size_t)i * (size_t)bcols + (size_t)j] = isfinite(x) ? cmap_at(cm, heat_t(pp, x)) : p->th->masked_bg;
             }
-        DrawImage im = { m->rows, m->cols, rstep, cstep, pp->cw, pp->ch };
-        tag(p, draw_image(p->d, c0.x, c0.y, &im, px, ROLE_CELL), k, 0, 0);
-        free(px);
     } else {
         for (int r = 0; r < m->rows; r += rstep) {
             for (int c = 0; c < m->cols; c += cstep) {
