@@ -23,6 +23,7 @@
 #define ATTNLAB_STAGE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include "lesson.h"
 #include "trace.h"
 
@@ -57,6 +58,8 @@ typedef struct Panel {
 } Panel;
 
 typedef struct View {
+    uint64_t serial;            /* no other view has it (0: a view made by hand): what is computed
+                                ** from its matrices, which do not change while it lives, can be kept */
     int stage;                  /* 0-based index in the lesson */
     int nstages;
     int setup;

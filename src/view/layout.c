@@ -28,7 +28,9 @@
 ** fonts are chosen so the text fits its band (ink height is 1.17 times the
 ** font size for DejaVu Sans), and what still does not fit is cut with an
 ** ellipsis or, for cell values, hidden. Nothing here allocates except the
-** DrawList growing; scratch strings live on the stack.
+** DrawList growing and the block colours of huge heatmaps, kept for the
+** view's next layout; scratch strings live on the stack, and the planning
+** memos (PlanMemo) in static tables.
 */
 #include "layout.h"
 #include "cmap.h"
@@ -100,22 +102,18 @@ typedef struct PanelPlan {
 } PanelPlan;
 
 /*
-** Planning measures the same strings again and again (labels at each trial
-** cell size), so widths are remembered for the length of one layout_view:
-** a direct-mapped table keyed by a 64-bit hash of the text, its length,
-** size, weight and the layout's number (so a new layout never reads an old
-** answer, and nothing is cleared between layouts). The last WMEMO slots
-** hold widest() answers, apart, so that a flood of label widths cannot push
-** them out. 32768 slots (384 KB, static) hold the three sizes planning
-** tries of a thousand labels with room to spare: with 1024 slots, the
-** largest layout measured most labels again at every trial, and took a
-** quarter longer.
+** Planning measures the same strings again and again (titles, tick labels,
+** cell texts at each trial size), so widths are remembered for the length
+** of one layout_view: a direct-mapped table keyed by a 64-bit hash of the
+** text, its length, size, weight and the layout's number (so a new layout
+** never reads an old answer, and nothing is cleared between layouts).
+** Row and column labels, which can be a thousand to an axis, have tables
+** of their own (PlanMemo).
 */
-#define MCACHE 32768
-#define WMEMO 64
+#define MCACHE 4096
 typedef struct MeasureCache {
-    uint64_t key[MCACHE + WMEMO];
-    float w[MCACHE + WMEMO];
+    uint64_t key[MCACHE];
+    float w[MCACHE];
 } MeasureCache;
 
 /* Everything layout needs while it works. */
@@ -131,16 +129,44 @@ typedef struct PanelStats {
     bool any_nx;
 } PanelStats;
 
-/* Planning's other repeated work, remembered for one layout_view (keys
-** carry the layout's number, like the measure cache's): the cell texts of
-** a panel's extremes (formatted for each decimals and form asked), and the
-** number of lines a paragraph wraps to at a size and width. */
-#define TMEMO 64
+/*
+** Planning's other repeated work, remembered for one layout_view in tables
+** of keys (hashes of what was asked) with the layout each slot belongs to:
+** open addressing (memo_slot), where a slot of an earlier layout is free,
+** so nothing is cleared between layouts and, within one, nothing is pushed
+** out. Remembered:
+**   - the widths of one axis's labels at one size (a run of the pool, each
+**     measured the first time planning asks for it, -1 until then, indexed
+**     by the label's position): planning tries many cell sizes but only a
+**     few font sizes, and at each it reads a thinned axis's few drawn
+**     labels or the labels up to the first that does not fit; with a table
+**     each costs an array read instead of hashing the text, and no label
+**     is measured twice at one size;
+**   - the widest label a thinned axis draws, for each step and size;
+**   - the cell texts of a panel's extremes, for each decimals and form;
+**   - the widest tick label of a colour bar, for each scale and tick count;
+**   - the number of lines a paragraph wraps to at a size and width.
+*/
+#define LWSLOTS 256
+#define LWPOOL (1 << 17)
+#define WIDEMEMO 512
+#define TMEMO 128
+#define TICKMEMO 256
 #define WRAPMEMO 256
 typedef struct PlanMemo {
-    uint64_t text_key[TMEMO];
+    uint64_t lw_key[LWSLOTS], lw_gen[LWSLOTS];
+    uint32_t lw_off[LWSLOTS];   /* the table's first width in the pool */
+    float lw_inner[LWSLOTS];    /* the widest of its labels 1 .. n-2, or -1: not known yet */
+    float *pool;                /* LWPOOL widths */
+    uint32_t pool_used;
+    uint64_t pool_gen;          /* the layout pool_used counts for */
+    uint64_t wide_key[WIDEMEMO], wide_gen[WIDEMEMO];
+    float wide_w[WIDEMEMO];
+    uint64_t text_key[TMEMO], text_gen[TMEMO];
     struct CellTexts *texts;    /* TMEMO of them */
-    uint64_t wrap_key[WRAPMEMO];
+    uint64_t tick_key[TICKMEMO], tick_gen[TICKMEMO];
+    float tick_w[TICKMEMO];
+    uint64_t wrap_key[WRAPMEMO], wrap_gen[WRAPMEMO];
     int wrap_lines[WRAPMEMO];
 } PlanMemo;
 
@@ -154,6 +180,7 @@ typedef struct Page {
     uint64_t gen;               /* this layout's number, part of every cache key */
     const View *v;
     PanelStats stats[VIEW_MAX_PANELS];
+    bool rows_as_prev[VIEW_MAX_PANELS];     /* heatmap k labels its rows as heatmap k − 1 does */
     bool foot;                  /* a line is kept at the bottom for notes */
     bool hidden_values;         /* some panel's numbers could not be printed */
 } Page;
@@ -177,6 +204,25 @@ static uint64_t mix(uint64_t h, uint64_t v)
 static size_t slot(uint64_t h, size_t n)
 {
     return (size_t)(h >> 40) % n;
+}
+
+/*
+** The slot of key h in a memo table of n slots (keys, and the layout each
+** slot belongs to): where h is (*hit), else the first free slot from h's
+** place on, a slot of an earlier layout being free (slots are never freed
+** within a layout, so h is not further on). n when the table is full.
+*/
+static size_t memo_slot(const uint64_t *keys, const uint64_t *gens, size_t n, uint64_t h, uint64_t gen, bool *hit)
+{
+    *hit = false;
+    for (size_t i = slot(h, n), tries = 0; tries < n; i = i + 1 == n ? 0 : i + 1, tries++) {
+        if (gens[i] != gen) return i;
+        if (keys[i] == h) {
+            *hit = true;
+            return i;
+        }
+    }
+    return n;
 }
 
 /* The width of s at a size, from the caller's measure (remembered). */
@@ -241,31 +287,76 @@ static void tag(Page *p, int i, int panel, int row, int col)
     p->d->cmds[i].col = (int16_t)col;
 }
 
-/*
-** The widest of labels 0, step, 2*step, ... of n at a size (NULL labels count
-** as empty): the ones a thinned axis draws. Planning asks again for every
-** trial cell size, so the answer is remembered in the measure cache under a
-** key made of the array's address, n, step and size (the View and its
-** labels do not change during a layout): each label is measured once per
-** size, and a thinned axis of 1024 labels measures only the few it shows.
-*/
+/* One axis's labels at one size, and their widths (NULL when the pool
+** is full: then each is measured through tw). */
+typedef struct LabelTable {
+    const Page *p;
+    char **labels;
+    float size;
+    float *w;
+    float *inner;               /* its LabelWidths' inner */
+} LabelTable;
+
+/* The width table of labels (n of them) at a size, for this layout. */
+static LabelTable label_table(const Page *p, char **labels, int n, float size)
+{
+    LabelTable t = { p, labels, size, NULL, NULL };
+    PlanMemo *m = p->memo;
+    if (!labels || n <= 0) return t;
+    if (m->pool_gen != p->gen) {
+        m->pool_gen = p->gen;
+        m->pool_used = 0;
+    }
+    uint64_t h = mix(mix(mix(0x9e3779b97f4a7c15ULL, (uint64_t)(uintptr_t)labels), (uint64_t)n), (uint64_t)(size * 64));
+    bool hit;
+    size_t i = memo_slot(m->lw_key, m->lw_gen, LWSLOTS, h, p->gen, &hit);
+    if (i == LWSLOTS || (!hit && (uint32_t)n > LWPOOL - m->pool_used)) return t;
+    if (!hit) {
+        m->lw_key[i] = h;
+        m->lw_gen[i] = p->gen;
+        m->lw_off[i] = m->pool_used;
+        m->lw_inner[i] = -1;
+        m->pool_used += (uint32_t)n;
+        for (int j = 0; j < n; j++) m->pool[m->lw_off[i] + (uint32_t)j] = -1;
+    }
+    t.w = m->pool + m->lw_off[i];
+    t.inner = &m->lw_inner[i];
+    return t;
+}
+
+/* The width of label i of a table (NULL labels are empty). */
+static float label_w(const LabelTable *t, int i)
+{
+    if (!t->labels[i]) return 0;
+    if (!t->w) return tw(t->p, t->labels[i], t->size, 0);
+    if (t->w[i] < 0) t->w[i] = t->p->o.measure(t->p->o.measure_ctx, t->labels[i], t->size, 0);
+    return t->w[i];
+}
+
+/* The widest of labels 0, step, 2*step, ... of n at a size: the ones a
+** thinned axis draws, so a thinned axis of 1024 labels measures only the
+** few it shows (remembered for each step and size). */
 static float widest(const Page *p, char **labels, int n, int step, float size)
 {
     if (!labels || n <= 0) return 0;
     if (step < 1) step = 1;
-    uint64_t h = mix(mix(mix(mix(mix(0x9e3779b97f4a7c15ULL, (uint64_t)(uintptr_t)labels), (uint64_t)n),
-                             (uint64_t)step), (uint64_t)(size * 64)), p->gen) | 1;
-    MeasureCache *c = p->cache;
-    size_t k = MCACHE + slot(h, WMEMO);
-    if (c->key[k] == h) return c->w[k];
+    PlanMemo *m = p->memo;
+    uint64_t h = mix(mix(mix(mix(0x6a09e667f3bcc909ULL, (uint64_t)(uintptr_t)labels), (uint64_t)n), (uint64_t)step),
+                     (uint64_t)(size * 64));
+    bool hit;
+    size_t k = memo_slot(m->wide_key, m->wide_gen, WIDEMEMO, h, p->gen, &hit);
+    if (hit) return m->wide_w[k];
+    LabelTable t = label_table(p, labels, n, size);
     float w = 0;
     for (int i = 0; i < n; i += step) {
-        if (!labels[i]) continue;
-        float x = tw(p, labels[i], size, 0);
+        float x = label_w(&t, i);
         if (x > w) w = x;
     }
-    c->key[k] = h;
-    c->w[k] = w;
+    if (k < WIDEMEMO) {
+        m->wide_key[k] = h;
+        m->wide_gen[k] = p->gen;
+        m->wide_w[k] = w;
+    }
     return w;
 }
 
@@ -288,14 +379,18 @@ static int wrap_para(const Page *p, const char *s, float size, float w, TextLine
 ** the few sizes and widths it tries: remembered for the layout). */
 static int para_lines(const Page *p, const char *s, float size, float w)
 {
-    uint64_t h = mix(mix(mix(mix(0x2545f4914f6cdd1dULL, (uint64_t)(uintptr_t)s), (uint64_t)(size * 64)),
-                         (uint64_t)(w * 64)), p->gen) | 1;
-    size_t k = slot(h, WRAPMEMO);
-    if (p->memo->wrap_key[k] == h) return p->memo->wrap_lines[k];
+    PlanMemo *m = p->memo;
+    uint64_t h = mix(mix(mix(0x2545f4914f6cdd1dULL, (uint64_t)(uintptr_t)s), (uint64_t)(size * 64)), (uint64_t)(w * 64));
+    bool hit;
+    size_t k = memo_slot(m->wrap_key, m->wrap_gen, WRAPMEMO, h, p->gen, &hit);
+    if (hit) return m->wrap_lines[k];
     WrapFont f = { p, size, 0 };
     int n = text_wrap(s, strlen(s), w, w, wrap_measure, &f, NULL, 0);
-    p->memo->wrap_key[k] = h;
-    p->memo->wrap_lines[k] = n;
+    if (k < WRAPMEMO) {
+        m->wrap_key[k] = h;
+        m->wrap_gen[k] = p->gen;
+        m->wrap_lines[k] = n;
+    }
     return n;
 }
 
@@ -371,17 +466,40 @@ static int step_decimals(double step)
     return 6;
 }
 
-/* Where x falls between lo and hi, 0..1 (0.5 when the range is empty).
-** Computed on values divided by the largest magnitude, so that neither a
-** range of ±1e308 (whose width overflows) nor one of subnormal numbers
-** (whose halves round to 0) gives infinity or NaN. */
+/* A range lo..hi prepared for placing many values in it (scale_at):
+** both ends divided by the larger magnitude, so that neither a range of
+** ±1e308 (whose width overflows) nor one of subnormal numbers (whose
+** halves round to 0) gives infinity or NaN. */
+typedef struct Scale {
+    double s, ls, den;          /* the magnitude, lo / s, hi / s − lo / s */
+    bool ok;                    /* a range with room in it */
+} Scale;
+
+/* The prepared range lo..hi. */
+static Scale scale_of(double lo, double hi)
+{
+    Scale k = { fmax(fabs(lo), fabs(hi)), 0, 0, false };
+    if (!(k.s > 0) || !isfinite(k.s)) return k;
+    k.ls = lo / k.s;
+    k.den = hi / k.s - k.ls;
+    k.ok = k.den > 0;
+    return k;
+}
+
+/* Where x falls in a prepared range, 0..1 (0.5 when the range is empty). */
+static double scale_at(const Scale *k, double x)
+{
+    if (!k->ok || !isfinite(x)) return 0.5;
+    double t = (x / k->s - k->ls) / k->den;
+    if (isnan(t)) return 0.5;
+    return t < 0 ? 0 : t > 1 ? 1 : t;
+}
+
+/* Where x falls between lo and hi, 0..1 (0.5 when the range is empty). */
 static double scale_frac(double x, double lo, double hi)
 {
-    double s = fmax(fabs(lo), fabs(hi));
-    if (!(s > 0) || !isfinite(s) || !isfinite(x)) return 0.5;
-    double den = hi / s - lo / s, t = (x / s - lo / s) / den;
-    if (!(den > 0) || isnan(t)) return 0.5;
-    return t < 0 ? 0 : t > 1 ? 1 : t;
+    Scale k = scale_of(lo, hi);
+    return scale_at(&k, x);
 }
 
 /* Ticks in scientific notation with enough significant digits (3 at
@@ -446,23 +564,50 @@ static Ticks make_ticks(double lo, double hi, int want)
     return t;
 }
 
-/* One pass over a matrix for its PanelStats. */
+/* One pass over a matrix for its PanelStats (in locals, which the
+** compiler keeps in registers). */
 static PanelStats panel_stats(const Mat *m)
 {
     PanelStats st = { 0, 0, false, false, true, 0, 0, false };
     if (!m) return st;
-    st.any = mat_finite_range(m, &st.vmin, &st.vmax);
-    if (!st.any) st.vmin = st.vmax = 0;
-    for (long i = 0; i < (long)m->rows * m->cols; i++) {
-        double x = m->data[i];
-        if (!isfinite(x)) { st.any_nonfinite = true; continue; }
-        if (x != floor(x)) st.ints = false;
+    double vmin = 0, vmax = 0, nx_min = 0, nx_max = 0;
+    bool any = false, any_nx = false, ints = true, nonfinite = false;
+    const double *d = m->data;
+    for (long i = 0, n = (long)m->rows * m->cols; i < n; i++) {
+        double x = d[i];
+        if (!isfinite(x)) { nonfinite = true; continue; }
+        if (!any || x < vmin) vmin = x;
+        if (!any || x > vmax) vmax = x;
+        any = true;
+        if (ints && x != floor(x)) ints = false;
         if (x == 0.0 || x == 1.0) continue;
-        if (!st.any_nx || x < st.nx_min) st.nx_min = x;
-        if (!st.any_nx || x > st.nx_max) st.nx_max = x;
-        st.any_nx = true;
+        if (!any_nx || x < nx_min) nx_min = x;
+        if (!any_nx || x > nx_max) nx_max = x;
+        any_nx = true;
     }
-    return st;
+    return (PanelStats){ vmin, vmax, any, nonfinite, ints, nx_min, nx_max, any_nx };
+}
+
+/* The stats of panel k of v: remembered for the last view laid out (its
+** serial number says it is the same view, whose matrices have not changed),
+** so that hovering, resizing and presenting do not read every value of a
+** large lesson again at each layout. */
+static PanelStats view_stats(const View *v, int k)
+{
+    static uint64_t serial;
+    static const Mat *mats[VIEW_MAX_PANELS];
+    static PanelStats memo[VIEW_MAX_PANELS];
+    const Mat *m = v->panels[k].m;
+    if (v->serial == 0) return panel_stats(m);
+    if (serial != v->serial) {
+        serial = v->serial;
+        memset(mats, 0, sizeof mats);
+    }
+    if (!m || mats[k] != m) {
+        memo[k] = panel_stats(m);
+        mats[k] = m;
+    }
+    return memo[k];
 }
 
 /* The stats of panel pn (computed by layout_view). Found by its matrix, since
@@ -577,12 +722,12 @@ static AxisPlan plan_rows(const Page *p, char **labels, int n, float cell, float
     return a;
 }
 
-/* Half the width a level neighbour label takes: its own half when it fits
-** its column, half the column when it is long (it may be cut or spread). */
-static float neighbour_half(const Page *p, const char *label, float size, float cell)
+/* Half the width level label i takes: its own half when it fits its
+** column, half the column when it is long (it may be cut or spread). */
+static float neighbour_half(const LabelTable *t, int i, float cell)
 {
-    float w = label ? tw(p, label, size, 0) : 0;
-    return w <= cell - 2 * p->m.pad ? w / 2 : cell / 2;
+    float w = label_w(t, i);
+    return w <= cell - 2 * t->p->m.pad ? w / 2 : cell / 2;
 }
 
 /*
@@ -591,22 +736,51 @@ static float neighbour_half(const Page *p, const char *label, float size, float 
 ** empty), or at the first and last column by lo_room and hi_room beyond the
 ** grid. Labels stay centred, so two neighbours never meet.
 */
-static float level_room(const Page *p, char **labels, int n, int c, float size, float cell,
-                        float lo_room, float hi_room)
+static float level_room(const LabelTable *t, int n, int c, float cell, float lo_room, float hi_room)
 {
-    float pad = p->m.pad;
-    float left = c == 0 ? cell / 2 + lo_room - pad : cell - pad - neighbour_half(p, labels[c - 1], size, cell);
-    float right = c == n - 1 ? cell / 2 + hi_room - pad
-                             : cell - pad - neighbour_half(p, labels[c + 1], size, cell);
+    float pad = t->p->m.pad;
+    float left = c == 0 ? cell / 2 + lo_room - pad : cell - pad - neighbour_half(t, c - 1, cell);
+    float right = c == n - 1 ? cell / 2 + hi_room - pad : cell - pad - neighbour_half(t, c + 1, cell);
     return fmaxf(2 * fminf(left, right), cell - 2 * pad);
 }
 
-/* True when every label fits its level room at a size. */
+/* The widest of labels 1 .. n-2 of a table (all measured, once). */
+static float inner_widest(const LabelTable *t, int n)
+{
+    if (*t->inner < 0) {
+        float w = 0;
+        for (int i = 1; i < n - 1; i++) w = fmaxf(w, label_w(t, i));
+        *t->inner = w;
+    }
+    return *t->inner;
+}
+
+/* Whether label c fits its level room. */
+static bool level_fits_at(const LabelTable *t, int n, int c, float cell, float lo, float hi)
+{
+    return !t->labels[c] || label_w(t, c) <= level_room(t, n, c, cell, lo, hi);
+}
+
+/*
+** True when every label fits its level room at a size. Planning asks at
+** many cell sizes: narrow cells fail at the first columns; past them, the
+** widest inner label decides at once when it fits its own column (every
+** inner label then does) or is wider than any room (2 × (cell − pad): it
+** cannot fit), so only the cell sizes in between scan every label.
+*/
 static bool level_fits(const Page *p, char **labels, int n, float size, float cell, float lo, float hi)
 {
-    for (int c = 0; c < n; c++)
-        if (labels[c] && tw(p, labels[c], size, 0) > level_room(p, labels, n, c, size, cell, lo, hi))
-            return false;
+    LabelTable t = label_table(p, labels, n, size);
+    int c = 0;
+    for (; c < n && c < 2; c++)
+        if (!level_fits_at(&t, n, c, cell, lo, hi)) return false;
+    if (n > 8 && t.inner) {
+        float inner = inner_widest(&t, n), pad = p->m.pad;
+        if (inner > 2 * (cell - pad)) return false;
+        if (inner <= cell - 2 * pad) return level_fits_at(&t, n, n - 1, cell, lo, hi);
+    }
+    for (; c < n; c++)
+        if (!level_fits_at(&t, n, c, cell, lo, hi)) return false;
     return true;
 }
 
@@ -652,21 +826,27 @@ typedef struct CellTexts {
 ** formatted the first time a layout asks (PlanMemo). */
 static const CellTexts *cell_texts(const Page *p, const PanelPlan *pp, int decimals, bool compact)
 {
+    static CellTexts spare;                     /* when the memo is full */
+    PlanMemo *m = p->memo;
     double ends[4] = { pp->vmin, pp->vmax, pp->nx_min, pp->nx_max };
-    uint64_t h = mix(mix(0x51afd7ed558ccd1ULL, p->gen), (uint64_t)decimals * 4 + compact * 2 + pp->any_nx);
+    uint64_t h = mix(0x51afd7ed558ccd1ULL, (uint64_t)decimals * 4 + compact * 2 + pp->any_nx);
     for (int i = 0; i < 4; i++) {
         uint64_t bits;
         memcpy(&bits, &ends[i], sizeof bits);
         h = mix(h, bits);
     }
-    h = mix(h, (uint64_t)pp->any_nonfinite) | 1;
-    size_t k = slot(h, TMEMO);
-    CellTexts *t = &p->memo->texts[k];
-    if (p->memo->text_key[k] == h) return t;
+    h = mix(h, (uint64_t)pp->any_nonfinite);
+    bool hit;
+    size_t k = memo_slot(m->text_key, m->text_gen, TMEMO, h, p->gen, &hit);
+    if (hit) return &m->texts[k];
+    CellTexts *t = k < TMEMO ? &m->texts[k] : &spare;
     t->n = 0;
     for (int i = 0; i < (pp->any_nx ? 4 : 2); i++) util_fmt_cell(t->s[t->n++], sizeof t->s[0], ends[i], decimals, compact);
     if (pp->any_nonfinite) snprintf(t->s[t->n++], sizeof t->s[0], "%s", MINUS_INF);
-    p->memo->text_key[k] = h;
+    if (k < TMEMO) {
+        m->text_key[k] = h;
+        m->text_gen[k] = p->gen;
+    }
     return t;
 }
 
@@ -723,13 +903,44 @@ static void plan_values(const Page *p, const Panel *pn, PanelPlan *pp, float cw,
     }
 }
 
+/* How many ticks a colour bar of height h asks for (1 to 5). */
+static int bar_want(const Page *p, float h)
+{
+    int want = (int)(h / (1.5f * LH * p->m.tick)) + 1;
+    return want > 5 ? 5 : want < 1 ? 1 : want;
+}
+
 /* Colour-bar ticks for a bar of height h. */
 static Ticks bar_ticks(const Page *p, const PanelPlan *pp, float h)
 {
-    int want = (int)(h / (1.5f * LH * p->m.tick)) + 1;
-    if (want > 5) want = 5;
-    if (want < 1) want = 1;
-    return make_ticks(pp->lo, pp->hi, want);
+    return make_ticks(pp->lo, pp->hi, bar_want(p, h));
+}
+
+/* The widest tick label of a colour bar of height h (bar_ticks), formatted
+** and measured once per layout for each scale and number of ticks. */
+static float ticks_width(const Page *p, const PanelPlan *pp, float h)
+{
+    uint64_t lo, hi;
+    memcpy(&lo, &pp->lo, sizeof lo);
+    memcpy(&hi, &pp->hi, sizeof hi);
+    PlanMemo *m = p->memo;
+    uint64_t key = mix(mix(mix(mix(0x2127599bf4325c37ULL, lo), hi), (uint64_t)bar_want(p, h)), (uint64_t)(p->m.tick * 64));
+    bool hit;
+    size_t k = memo_slot(m->tick_key, m->tick_gen, TICKMEMO, key, p->gen, &hit);
+    if (hit) return m->tick_w[k];
+    Ticks t = bar_ticks(p, pp, h);
+    float w = 0;
+    char buf[64];
+    for (int i = 0; i < t.n; i++) {
+        tick_text(buf, sizeof buf, &t, i);
+        w = fmaxf(w, tw(p, buf, p->m.tick, 0));
+    }
+    if (k < TICKMEMO) {
+        m->tick_key[k] = key;
+        m->tick_gen[k] = p->gen;
+        m->tick_w[k] = w;
+    }
+    return w;
 }
 
 /* The shortest colour bar that holds two tick labels. */
@@ -770,14 +981,8 @@ static void plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, f
     pp->tick_w = 0;
     pp->ext = 0;
     if (!pp->share_bar) {
-        /* the tick labels the bar will carry, measured */
-        char buf[64];
         pp->ext = gh < min_bar(p) ? (min_bar(p) - gh) / 2 : 0;
-        Ticks t = bar_ticks(p, pp, gh + 2 * pp->ext);
-        for (int i = 0; i < t.n; i++) {
-            tick_text(buf, sizeof buf, &t, i);
-            pp->tick_w = fmaxf(pp->tick_w, tw(p, buf, m->tick, 0));
-        }
+        pp->tick_w = ticks_width(p, pp, gh + 2 * pp->ext);
     }
 
     float title = LH * m->ptitle + m->gs;
@@ -821,7 +1026,7 @@ static void plan_sharing(const Page *p, const View *v, int k, int first, int end
 {
     const Panel *pn = &v->panels[k];
     heat_scale(p, pn, pp);
-    pp->share_rows = k > first && is_heat(&v->panels[k - 1]) && same_rows(&v->panels[k - 1], pn);
+    pp->share_rows = k > first && p->rows_as_prev[k];
     pp->share_bar = false;
     if (k + 1 < end && is_heat(&v->panels[k + 1])) {
         PanelPlan next;
@@ -1198,8 +1403,8 @@ static void draw_heat_labels(Page *p, const Panel *pn, int k, const PanelPlan *p
                 fit_text(p, pn->col_labels[c], fs, 0, band, buf, sizeof buf);
                 b = (Rect){ cx - lh / 2, gy - m->gs - band, lh, band };
             } else {
-                float room = level_room(p, pn->col_labels, cols, c, fs, pp->cw, pp->cols.lo_room,
-                                        pp->cols.hi_room);
+                LabelTable t = label_table(p, pn->col_labels, cols, fs);
+                float room = level_room(&t, cols, c, pp->cw, pp->cols.lo_room, pp->cols.hi_room);
                 fit_text(p, pn->col_labels[c], fs, 0, room, buf, sizeof buf);
                 b = (Rect){ cx - room / 2, gy - m->gs - band, room, band };
             }
@@ -1289,6 +1494,54 @@ static void draw_highlights(Page *p, const View *v, int k, const PanelPlan *pp)
     }
 }
 
+/* What the block colours of a heatmap image were computed from. */
+typedef struct ImageKey {
+    uint64_t serial;            /* the view (View.serial, not 0) */
+    const Mat *m;
+    int rstep, cstep;
+    double lo, hi;
+    const Cmap *cm;
+    Color masked;
+} ImageKey;
+
+/* The block colours of image panel k (brows x bcols blocks, each the
+** colour of its first cell) into px, the draw list's arena. Remembered
+** per panel for the last view: a layout of a large lesson would otherwise
+** read a block's first cell in every row of blocks of every matrix again,
+** one cache miss a block. */
+static void image_colors(Page *p, const View *v, int k, const PanelPlan *pp, int rstep, int cstep, Color *px)
+{
+    static ImageKey keys[VIEW_MAX_PANELS];
+    static Color *memo[VIEW_MAX_PANELS];
+    static size_t cap[VIEW_MAX_PANELS];
+    const Mat *m = v->panels[k].m;
+    const Cmap *cm = panel_cmap(p, &v->panels[k]);
+    size_t brows = (size_t)((m->rows + rstep - 1) / rstep), bcols = (size_t)((m->cols + cstep - 1) / cstep);
+    size_t n = brows * bcols;
+    ImageKey key = { v->serial, m, rstep, cstep, pp->lo, pp->hi, cm, p->th->masked_bg };
+    bool keep = v->serial != 0 && k < VIEW_MAX_PANELS;
+    const ImageKey *o = &keys[k];
+    if (keep && memo[k] && o->serial == key.serial && o->m == m && o->rstep == rstep && o->cstep == cstep
+        && o->lo == key.lo && o->hi == key.hi && o->cm == cm && !memcmp(&o->masked, &key.masked, sizeof key.masked)) {
+        memcpy(px, memo[k], n * sizeof *px);
+        return;
+    }
+    Scale sc = scale_of(pp->lo, pp->hi);
+    for (size_t i = 0; i < brows; i++)
+        for (size_t j = 0; j < bcols; j++) {
+            double x = mat_get(m, (int)i * rstep, (int)j * cstep);
+            px[i * bcols + j] = isfinite(x) ? cmap_at(cm, scale_at(&sc, x)) : p->th->masked_bg;
+        }
+    if (!keep) return;
+    if (cap[k] < n) {
+        free(memo[k]);
+        memo[k] = xmalloc(n * sizeof *px);
+        cap[k] = n;
+    }
+    memcpy(memo[k], px, n * sizeof *px);
+    keys[k] = key;
+}
+
 /*
 ** A heatmap panel: title, labels, one cell per value coloured on the
 ** panel's scale with its value printed in a colour that reads on it,
@@ -1323,11 +1576,7 @@ static void draw_heat(Page *p, const View *v, int k, const PanelPlan *pp)
         DrawImage im = { m->rows, m->cols, rstep, cstep, pp->cw, pp->ch };
         Color *px;
         tag(p, draw_image(p->d, c0.x, c0.y, &im, ROLE_CELL, &px), k, 0, 0);
-        for (int i = 0; i < brows; i++)         /* straight into the list's arena: nothing allocated a frame */
-            for (int j = 0; j < bcols; j++) {
-                double x = mat_get(m, i * rstep, j * cstep);
-                px[(size_t)i * (size_t)bcols + (size_t)j] = isfinite(x) ? cmap_at(cm, heat_t(pp, x)) : p->th->masked_bg;
-            }
+        image_colors(p, v, k, pp, rstep, cstep, px);
     } else {
         for (int r = 0; r < m->rows; r += rstep) {
             for (int c = 0; c < m->cols; c += cstep) {
@@ -1479,7 +1728,8 @@ static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
                 fit_text(p, pn->row_labels[r], xl.fs, 0, xl.band, buf, sizeof buf);
                 b = (Rect){ cx - lh / 2, bottom + m->gs, lh, xl.band };
             } else {
-                float room = level_room(p, pn->row_labels, rows, r, xl.fs, sx, 0, 0);
+                LabelTable lt = label_table(p, pn->row_labels, rows, xl.fs);
+                float room = level_room(&lt, rows, r, sx, 0, 0);
                 fit_text(p, pn->row_labels[r], xl.fs, 0, room, buf, sizeof buf);
                 b = (Rect){ cx - room / 2, bottom + m->gs, room, xl.band };
             }
@@ -1869,7 +2119,8 @@ void layout_view(const View *v, const LayoutOpts *opts, DrawList *out)
 {
     static MeasureCache cache;          /* one layout at a time; keys carry the layout's number */
     static CellTexts texts[TMEMO];
-    static PlanMemo memo = { .texts = texts };
+    static float pool[LWPOOL];
+    static PlanMemo memo = { .texts = texts, .pool = pool };
     static uint64_t layouts;
     Theme light = layout_theme(false);
     Page p;
@@ -1881,7 +2132,11 @@ void layout_view(const View *v, const LayoutOpts *opts, DrawList *out)
     p.th = p.o.theme ? p.o.theme : &light;
     p.d = out;
     p.v = v;
-    for (int k = 0; v && k < v->npanels && k < VIEW_MAX_PANELS; k++) p.stats[k] = panel_stats(v->panels[k].m);
+    for (int k = 0; v && k < v->npanels && k < VIEW_MAX_PANELS; k++) {
+        const Panel *pn = &v->panels[k];
+        p.stats[k] = view_stats(v, k);
+        p.rows_as_prev[k] = k > 0 && is_heat(pn) && is_heat(pn - 1) && same_rows(pn - 1, pn);
+    }
     float ts = text_scale_of(&p.o);
     if (!v || ts <= 1) {
         lay_page(&p, v, ts);
