@@ -1000,6 +1000,7 @@ int main(int argc, char **argv)
                               LARGE_N, LARGE_D, large_ms);
     }
 
+    app_shot_release();
     font_free(B.fonts);
     if (B.keep) fprintf(stderr, "bench: kept %s\n", B.tmp);
     else remove_tree(B.tmp);

@@ -70,6 +70,31 @@ int app_shot_write(FontSet *fonts, const Lesson *L, const Trace *T, int k, const
 }
 
 
+/* The canvas of the last PNG, kept for the next one of the same size and
+** fonts: a batch export draws every stage on one canvas instead of
+** allocating and clearing megabytes a picture. */
+static Offscreen *canvas;
+static FontSet *canvas_fonts;
+
+/* Free the kept canvas. */
+void app_shot_release(void)
+{
+    render_offscreen_free(canvas);
+    canvas = NULL;
+    canvas_fonts = NULL;
+}
+
+/* A canvas of w x h drawing with fonts: the kept one, or a new one kept. */
+static Offscreen *canvas_for(int w, int h, FontSet *fonts)
+{
+    if (canvas && (canvas->w != w || canvas->h != h || canvas_fonts != fonts)) app_shot_release();
+    if (!canvas) {
+        canvas = render_offscreen_create(w, h, fonts);
+        canvas_fonts = canvas ? fonts : NULL;
+    }
+    return canvas;
+}
+
 /* Draw a laid-out list into a PNG (or write it as SVG) at path. */
 int app_shot_save_list(FontSet *fonts, const DrawList *d, bool svg, const char *path, const char *title,
                        const char *desc, char *err, size_t n)
@@ -80,7 +105,7 @@ int app_shot_save_list(FontSet *fonts, const DrawList *d, bool svg, const char *
         r = svg_save(d, path, title, desc, families, err, n);
         free(families);
     } else {
-        Offscreen *o = render_offscreen_create(d->width, d->height, fonts);
+        Offscreen *o = canvas_for(d->width, d->height, fonts);
         if (!o) {
             snprintf(err, n, "%s: cannot render: %s", path, render_error());
             return -1;
@@ -89,7 +114,6 @@ int app_shot_save_list(FontSet *fonts, const DrawList *d, bool svg, const char *
         ExportMeta meta = { title, desc };
         r = export_png(o->surface, path, &meta);
         if (r != 0) snprintf(err, n, "%s", export_error());
-        render_offscreen_free(o);
     }
     return r;
 }
@@ -171,6 +195,7 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
         trace_free(T);
         lesson_free(L);
     }
+    app_shot_release();
     font_free(fonts);
     return code;
 }

@@ -36,9 +36,12 @@ int app_shot_check(const ShotOpts *opts, char *err, size_t n);
 int app_shot_write(FontSet *fonts, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
                    const char *path, char *err, size_t n);
 /* Write a laid-out list to path: a PNG drawn by the offscreen renderer, or
-** SVG. 0, or -1 with a one-line reason in err. */
+** SVG. 0, or -1 with a one-line reason in err. The PNG's canvas is kept for
+** the next picture of its size: call app_shot_release before freeing fonts. */
 int app_shot_save_list(FontSet *fonts, const DrawList *d, bool svg, const char *path, const char *title,
                        const char *desc, char *err, size_t n);
+/* Free the canvas kept by the last PNG (nothing when there is none). */
+void app_shot_release(void);
 /* The description a picture of stage k carries: "softmax: Attention weights". */
 void app_shot_desc(const Lesson *L, int k, char *desc, size_t n);
 /* The file name of stage k: DIR/<lesson>-<NN>-<stage-id>.<png|svg> (caller frees). */

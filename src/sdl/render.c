@@ -678,9 +678,12 @@ int render_drawlist(Render *rd, const DrawList *d)
     SDL_RenderSetClipRect(r, NULL);
     SDL_SetRenderDrawColor(r, d->background.r, d->background.g, d->background.b, 255);
     if (rd->target && !rd->batched) {
-        /* What SDL_RenderClear does on a software renderer, minus the queue. */
+        /* What SDL_RenderClear does on a software renderer, minus the queue,
+        ** with ordinary stores: SDL_FillRect's SSE loop streams past the
+        ** cache, so every later fill, glyph and the PNG's conversion read
+        ** the canvas back from memory (a third of a 1200x800 export). */
         SDL_RenderFlush(r);
-        SDL_FillRect(rd->target, NULL, argb(d->background));
+        direct_fill(rd, 0, 0, rd->target->w, rd->target->h, d->background);
         rd->sdl_pending = 0;
     } else {
         SDL_RenderClear(r);
