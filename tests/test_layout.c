@@ -1055,6 +1055,83 @@ START_TEST(test_limits_steady_state_does_not_grow)
 }
 END_TEST
 
+/* The block colours of the first image command of d, as 0xRRGGBB, in n. */
+static unsigned *image_colors_of(const DrawList *d, int *n)
+{
+    for (int i = 0; i < d->n; i++) {
+        const Color *px;
+        const DrawImage *im = draw_image_of(d, &d->cmds[i], &px);
+        if (!im) continue;
+        int br, bc;
+        draw_image_size(im, &br, &bc);
+        *n = br * bc;
+        unsigned *out = xmalloc(sizeof *out * (size_t)*n);
+        for (int k = 0; k < *n; k++) out[k] = (unsigned)px[k].r << 16 | (unsigned)px[k].g << 8 | px[k].b;
+        return out;
+    }
+    *n = 0;
+    return NULL;
+}
+
+/*
+** Layout remembers a view's value ranges and the colours of its huge
+** heatmaps from one layout to the next, by the view's serial number. A view
+** made by hand (serial 0) is read afresh every time, and a new serial means
+** new values even when the matrix sits at the same address: changed values
+** change the colours and the colour bar at once.
+*/
+START_TEST(test_layout_memos_follow_the_view)
+{
+    Mat *M = pattern(64, 64, 0, 1);
+    View v = view("Remembered");
+    v.panels[0] = heat("values", M, NULL, NULL, "viridis", false, false, 2);
+    v.npanels = 1;
+    Theme th = layout_theme(false);
+    LayoutOpts o = layout_defaults(640, 400, &th, NULL, NULL);
+    DrawList *d = draw_create(640, 400);
+    for (unsigned long long serial = 0; serial < 2; serial++) {
+        v.serial = serial ? 1000000007ULL : 0;
+        for (long i = 0; i < 64L * 64; i++) M->data[i] = (double)(i % 97) / 96.0;
+        layout_view(&v, &o, d);
+        int n1, n2, n3;
+        unsigned *a = image_colors_of(d, &n1);
+        ck_assert_msg(a && n1 > 1024, "a 64x64 panel on 640x400 is one image (%d blocks)", n1);
+        layout_view(&v, &o, d);                 /* the same view again: the same picture */
+        unsigned *b = image_colors_of(d, &n2);
+        ck_assert_int_eq(n1, n2);
+        ck_assert(memcmp(a, b, sizeof *a * (size_t)n1) == 0);
+        /* new values in the same matrix: a view made by hand sees them; a
+        ** view from stage_view would be a new one, with a new serial */
+        for (long i = 0; i < 64L * 64; i++) M->data[i] = 10.0 * (double)((i * 7) % 89) - 400.0;
+        if (serial) v.serial++;
+        layout_view(&v, &o, d);
+        unsigned *c = image_colors_of(d, &n3);
+        ck_assert_int_eq(n1, n3);
+        const Color *px;
+        const DrawImage *im = NULL;
+        for (int i = 0; i < d->n && !im; i++) im = draw_image_of(d, &d->cmds[i], &px);
+        const Cmap *cm = cmap_get("viridis");
+        int br, bc;
+        draw_image_size(im, &br, &bc);
+        for (int i = 0; i < br; i++)
+            for (int j = 0; j < bc; j++) {
+                double x = mat_get(M, i * im->rstep, j * im->cstep);
+                double t = (x + 400.0) / 880.0;     /* either side of a bin's edge */
+                ck_assert_msg(same_color(px[i * bc + j], cmap_at(cm, t - 1e-9))
+                              || same_color(px[i * bc + j], cmap_at(cm, t + 1e-9)),
+                              "block (%d, %d) of serial %llu", i, j, serial);
+            }
+        ck_assert(memcmp(a, c, sizeof *a * (size_t)n1) != 0);
+        ck_assert_ptr_nonnull(find_text(d, "-250"));        /* the colour bar's new ticks */
+        free(a);
+        free(b);
+        free(c);
+    }
+    draw_free(d);
+    mat_free(M);
+}
+END_TEST
+
 START_TEST(test_limits_fixed_measure)
 {
     ck_assert_float_eq(layout_measure_fixed(NULL, "", 20, 0), 0);
@@ -1103,6 +1180,7 @@ Suite *layout_suite(void)
     tcase_add_test(limits, test_limits_empty_view_and_missing_parts);
     tcase_add_test(limits, test_limits_steady_state_does_not_grow);
     tcase_add_test(limits, test_limits_fixed_measure);
+    tcase_add_test(limits, test_layout_memos_follow_the_view);
     suite_add_tcase(s, limits);
     return s;
 }
