@@ -347,6 +347,60 @@ START_TEST(test_no_edit_of_given_attention)
 }
 END_TEST
 
+/* A cell set as the window sets it: changed, recomputed, put on the undo list. */
+static bool set(AppState *s, int setup, const char *matrix, int row, int col, double v)
+{
+    double old = mat_get(lesson_matrix(&s->L->setups[setup], matrix)->m, row, col);
+    if (app_set_cell(s, setup, matrix, row, col, v) != 0) return false;
+    app_edit_push(s, setup, matrix, row, col, old, v);
+    return true;
+}
+
+START_TEST(test_edits_of_inherited_matrices)
+{
+    /* setups 2 and 3 inherit X and W without copies; setup 2's override
+    ** gives it (and setup 3, which inherits from it) a W of its own */
+    static const char text[] = "title: t\n[setup]\nseed: 3\ntokens: a b\nX = randn 2x3\nW = randn 3x3\n"
+                               "queries: X @ W\nkeys: X\nvalues: X\n[softmax]\n"
+                               "[setup]\nW[1,1] = 7\n[softmax]\n[setup]\ntemperature: 2\n[softmax]\n";
+    AppState *s = app_create();
+    ck_assert_msg(app_open_text(s, "t.lesson", text, sizeof text - 1) == 0, "%s", s->error);
+    const Setup *su = s->L->setups;
+    const Mat *x[3], *w[3];
+    for (int i = 0; i < 3; i++) {
+        x[i] = lesson_matrix(&su[i], "X")->m;
+        w[i] = lesson_matrix(&su[i], "W")->m;
+    }
+    ck_assert(x[0] == x[1] && x[1] == x[2]);                    /* one X for the three */
+    ck_assert(w[0] != w[1] && w[1] == w[2]);
+    double w00 = mat_get(w[0], 0, 0);
+    ck_assert(w00 != 7.0);
+    ck_assert_double_eq(mat_get(w[2], 0, 0), 7.0);
+    /* X[0][1] edited in setup 1 is every setup's X[0][1]: every trace changes */
+    double before = mat_get(trace_at(s->T, 2, trace_ref(TK_WEIGHTS, 1)), 0, 0);
+    ck_assert(set(s, 0, "X", 0, 1, 2.5));
+    for (int i = 0; i < 3; i++) ck_assert_double_eq(mat_get(lesson_matrix(&s->L->setups[i], "X")->m, 0, 1), 2.5);
+    ck_assert(mat_get(trace_at(s->T, 2, trace_ref(TK_WEIGHTS, 1)), 0, 0) != before);
+    /* W[0][0] in setup 1 is not the overridden cell of setups 2 and 3 */
+    ck_assert(set(s, 0, "W", 0, 0, 0.25));
+    ck_assert_double_eq(mat_get(lesson_matrix(&s->L->setups[0], "W")->m, 0, 0), 0.25);
+    ck_assert_double_eq(mat_get(lesson_matrix(&s->L->setups[1], "W")->m, 0, 0), 7.0);
+    ck_assert_double_eq(mat_get(lesson_matrix(&s->L->setups[2], "W")->m, 0, 0), 7.0);
+    /* ... and its other cells are every setup's */
+    ck_assert(set(s, 0, "W", 2, 2, -1.5));
+    for (int i = 0; i < 3; i++) ck_assert_double_eq(mat_get(lesson_matrix(&s->L->setups[i], "W")->m, 2, 2), -1.5);
+    /* the override edited in setup 3 is setup 2's line too, not setup 1's */
+    ck_assert(set(s, 2, "W", 0, 0, 8));
+    ck_assert_double_eq(mat_get(lesson_matrix(&s->L->setups[0], "W")->m, 0, 0), 0.25);
+    ck_assert_double_eq(mat_get(lesson_matrix(&s->L->setups[1], "W")->m, 0, 0), 8.0);
+    for (int i = 0; i < 4; i++) ck_assert(app_undo(s));
+    ck_assert_double_eq(mat_get(lesson_matrix(&s->L->setups[0], "W")->m, 0, 0), w00);
+    ck_assert_double_eq(mat_get(lesson_matrix(&s->L->setups[1], "W")->m, 0, 0), 7.0);
+    ck_assert_double_eq(mat_get(lesson_matrix(&s->L->setups[2], "X")->m, 0, 1), mat_get(x[0], 0, 1));
+    app_free(s);
+}
+END_TEST
+
 START_TEST(test_no_edit_of_a_transposed_matrix)
 {
     /* B = transpose A was taken when its line was read: editing A could not
@@ -1065,6 +1119,7 @@ Suite *state_suite(void)
     tcase_add_test(limits, test_limits_big_generated_saves_one_line);
     tcase_add_test(limits, test_R_returns_to_the_file_after_save);
     tcase_add_test(limits, test_save_as);
+    tcase_add_test(limits, test_edits_of_inherited_matrices);
     tcase_add_test(limits, test_read_only_saves_in_user_dir);
     tcase_add_test(core, test_predict_marks_on_an_image);
     tcase_add_test(limits, test_live_reload);

@@ -440,12 +440,21 @@ LessonMatrix *lesson_matrix(const Setup *s, const char *name)
     return NULL;
 }
 
-/* Release one matrix definition's contents. */
+/* Release one matrix definition's contents (the matrix only if it is its own). */
 static void free_matrix(LessonMatrix *m)
 {
     free(m->name);
     free(m->how);
-    mat_free(m->m);
+    if (!m->borrowed) mat_free(m->m);
+}
+
+/* Give a setup its own copy of a matrix it shares with an earlier setup,
+** before changing it. */
+static void own_matrix(LessonMatrix *m)
+{
+    if (!m->borrowed) return;
+    m->m = mat_copy(m->m);
+    m->borrowed = false;
 }
 
 /* A shape RxC or SxRxC ("3x4", "4x64x16"). */
@@ -517,15 +526,15 @@ static Mat *gen_random(Parser *p, const char *kind, int64_t stack, int64_t rows,
                        double scale, int64_t lo, int64_t hi)
 {
     Mat *m = mat_create((int)rows, (int)(cols * stack));
-    Mat *part = mat_create((int)rows, (int)cols);
+    Mat *part = stack > 1 ? mat_create((int)rows, (int)cols) : m;     /* one block: drawn in place */
     for (int64_t h = 0; h < stack; h++) {
         if (!strcmp(kind, "randn")) rng_fill_randn(&p->rng, part, scale);
         else if (!strcmp(kind, "rand")) rng_fill_rand(&p->rng, part, scale);
         else rng_fill_randint(&p->rng, part, lo, hi);
-        for (int i = 0; i < rows; i++)
+        for (int i = 0; part != m && i < rows; i++)
             memcpy(mat_row(m, i) + h * cols, mat_row(part, i), sizeof(double) * (size_t)cols);
     }
-    mat_free(part);
+    if (part != m) mat_free(part);
     return m;
 }
 
@@ -1126,6 +1135,7 @@ static bool parse_override(Parser *p, const char *s)
                         lm->name, row, col, L->ovrs[i].line);
     L->ovrs = xrealloc(L->ovrs, sizeof *L->ovrs * (size_t)(L->novrs + 1));
     LessonOverride *o = &L->ovrs[L->novrs++];
+    own_matrix(lm);                     /* the setups before keep their value */
     o->under = mat_get(lm->m, (int)row - 1, (int)col - 1);
     mat_set(lm->m, (int)row - 1, (int)col - 1, v);
     o->setup = L->nsetups - 1;
@@ -2030,11 +2040,11 @@ static void inherit_setup(Setup *dst, const Setup *src)
     dst->dims = copy_tokens(src->dims, src->ndims);
     dst->key_dims = copy_tokens(src->key_dims, src->nkey_dims);
     dst->mats = src->nmats ? xmalloc(sizeof *dst->mats * (size_t)src->nmats) : NULL;
-    for (int i = 0; i < src->nmats; i++) {
+    for (int i = 0; i < src->nmats; i++) {      /* the matrices shared until one is changed (own_matrix) */
         dst->mats[i] = src->mats[i];
         dst->mats[i].name = xstrdup(src->mats[i].name);
         dst->mats[i].how = xstrdup(src->mats[i].how);
-        dst->mats[i].m = mat_copy(src->mats[i].m);
+        dst->mats[i].borrowed = true;
     }
     Operand *o[3] = { &dst->queries, &dst->keys, &dst->values };
     for (int i = 0; i < 3; i++) {

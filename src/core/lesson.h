@@ -80,7 +80,11 @@ typedef enum PositionKind { POS_NONE, POS_SINUSOIDAL, POS_ROPE, POS_ALIBI } Posi
 
 /* A named input matrix. Stacks of per-head matrices, drawn as a numpy array
 ** of shape (stack, rows, cols), are kept side by side: m is rows x stack·cols
-** and column block h is matrix h of the stack. */
+** and column block h is matrix h of the stack. A setup inherits the matrices
+** of the one above it without copying them (borrowed: the same Mat) until a
+** cell override in the later setup changes one, which then gets its own
+** copy; a cell changed in a borrowed matrix (app_set_cell) changes every
+** setup that has it from the same text, which is what the text says. */
 typedef struct LessonMatrix {
     char *name;
     Mat *m;
@@ -90,6 +94,7 @@ typedef struct LessonMatrix {
     char *how;          /* the definition as written, e.g. "randn 4x4 * 0.5" */
     bool generated;     /* drawn or built rather than written out */
     int def;            /* index into Lesson.defs of the line that defines it (inherited copies share it) */
+    bool borrowed;      /* m belongs to an earlier setup that has it from the same text (see below) */
 } LessonMatrix;
 
 /* Bytes [off, off + len) of the text a lesson was parsed from (a BOM counted). */
