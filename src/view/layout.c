@@ -294,7 +294,7 @@ typedef struct LabelTable {
     char **labels;
     float size;
     float *w;
-    float *inner;               /* its LabelWidths' inner */
+    float *inner;               /* the widest of labels 1 .. n-2 (PlanMemo.lw_inner) */
 } LabelTable;
 
 /* The width table of labels (n of them) at a size, for this layout. */
@@ -755,10 +755,10 @@ static float inner_widest(const LabelTable *t, int n)
     return *t->inner;
 }
 
-/* Whether label c fits its level room. */
+/* Whether label c fits its level room (is not wider than it). */
 static bool level_fits_at(const LabelTable *t, int n, int c, float cell, float lo, float hi)
 {
-    return !t->labels[c] || label_w(t, c) <= level_room(t, n, c, cell, lo, hi);
+    return !t->labels[c] || !(label_w(t, c) > level_room(t, n, c, cell, lo, hi));
 }
 
 /*
