@@ -94,7 +94,7 @@ typedef struct LessonMatrix {
     char *how;          /* the definition as written, e.g. "randn 4x4 * 0.5" */
     bool generated;     /* drawn or built rather than written out */
     int def;            /* index into Lesson.defs of the line that defines it (inherited copies share it) */
-    bool borrowed;      /* m belongs to an earlier setup that has it from the same text (see below) */
+    bool borrowed;      /* m belongs to an earlier setup that has it from the same text (see above) */
 } LessonMatrix;
 
 /* Bytes [off, off + len) of the text a lesson was parsed from (a BOM counted). */
