@@ -11,6 +11,7 @@
 #include "app/save.h"
 #include "app/frame.h"
 #include "view/layout.h"
+#include "view/cmap.h"
 #include "core/fileio.h"
 #include "core/util.h"
 #include "tjson.h"
@@ -461,6 +462,57 @@ END_TEST
 
 /* Predict marks on a weights panel drawn as one image command (edit marks
 ** take the same path): 48 tokens in a small window, too fine for numbers. */
+/* The first image command of panel k in d, with its colours. */
+static const DrawImage *panel_image(const DrawList *d, int k, const Color **px)
+{
+    for (int i = 0; i < d->n; i++) {
+        const DrawImage *im = draw_image_of(d, &d->cmds[i], px);
+        if (im && d->cmds[i].panel == k) return im;
+    }
+    return NULL;
+}
+
+START_TEST(test_edit_redraws_a_kept_image)
+{
+    /* layout keeps an image's colours for the view's next frame; an edit
+    ** makes a new view, so the next frame shows the new value at once, even
+    ** when the matrix is the same object and its colour scale is unchanged */
+    char text[4096] = "title: Big\n[setup]\nseed: 5\ntokens:";
+    for (int i = 0; i < 60; i++) snprintf(text + strlen(text), sizeof text - strlen(text), " t%d", i);
+    strcat(text, "\nX = randn 60x40\nqueries: X\n[embeddings]\n");
+    AppState *s = app_create();
+    ck_assert_msg(app_open_text(s, "big.lesson", text, strlen(text)) == 0, "%s", s->error);
+    DrawList *d = draw_create(640, 400);
+    app_frame(s, 640, 400, layout_measure_fixed, NULL, d);
+    const Color *px;
+    const DrawImage *im = panel_image(d, 0, &px);
+    ck_assert_msg(im != NULL, "60x40 embeddings on 640x400 are one image");
+    ck_assert_int_eq(im->rstep, 1);
+    ck_assert_int_eq(im->cstep, 1);
+    const Mat *X = s->view->panels[0].m;
+    double amax = 0;
+    for (long i = 1; i < 60L * 40; i++) amax = fmax(amax, fabs(X->data[i]));
+    ck_assert(fabs(X->data[0]) < amax);                         /* the scale does not hang on X[0][0] */
+    int far = 0;                                                /* a cell drawn in another colour */
+    while (++far < 60 * 40 && !memcmp(&px[far], &px[0], sizeof *px)) continue;
+    ck_assert_int_lt(far, 60 * 40);
+    Color before = px[0], want = px[far];
+    double v = X->data[far];
+    app_frame(s, 640, 400, layout_measure_fixed, NULL, d);     /* the same view: the same colours */
+    im = panel_image(d, 0, &px);
+    ck_assert(!memcmp(&px[0], &before, sizeof before));
+    ck_assert_int_eq(app_set_cell(s, 0, "X", 0, 0, v), 0);
+    ck_assert_ptr_eq(s->view->panels[0].m, X);                  /* the same matrix, a new view */
+    app_frame(s, 640, 400, layout_measure_fixed, NULL, d);
+    im = panel_image(d, 0, &px);
+    ck_assert_ptr_nonnull(im);
+    ck_assert_msg(!memcmp(&px[0], &want, sizeof want), "X[0][0] = %g is drawn %d,%d,%d, not %d,%d,%d", v,
+                  px[0].r, px[0].g, px[0].b, want.r, want.g, want.b);
+    draw_free(d);
+    app_free(s);
+}
+END_TEST
+
 START_TEST(test_predict_marks_on_an_image)
 {
     char text[4096] = "title: Fine\n[setup]\nseed: 2\ntokens:";
@@ -1122,6 +1174,7 @@ Suite *state_suite(void)
     tcase_add_test(limits, test_edits_of_inherited_matrices);
     tcase_add_test(limits, test_read_only_saves_in_user_dir);
     tcase_add_test(core, test_predict_marks_on_an_image);
+    tcase_add_test(core, test_edit_redraws_a_kept_image);
     tcase_add_test(limits, test_live_reload);
     tcase_add_test(limits, test_limits_any_sequence_keeps_the_file);
     suite_add_tcase(s, limits);
