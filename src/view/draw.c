@@ -154,17 +154,24 @@ void draw_image_size(const DrawImage *im, int *brows, int *bcols)
     *bcols = (im->cols + im->cstep - 1) / im->cstep;
 }
 
-/* Block (i, j) as the rectangle it stands for, computed as the layout
-** computes a block's rectangle, so both are the same floats. */
+/* A block's rectangle from its first cell's: steps of cells, cut at the grid's edge. */
+Rect draw_block_rect(Rect cell, int row, int col, const DrawImage *g)
+{
+    cell.w *= (float)(col + g->cstep <= g->cols ? g->cstep : g->cols - col);
+    cell.h *= (float)(row + g->rstep <= g->rows ? g->rstep : g->rows - row);
+    return cell;
+}
+
+/* Block (i, j) as the rectangle it stands for (draw_block_rect, as the
+** layout's blocks of rectangles, so both are the same floats). */
 DrawCmd draw_image_block(const DrawList *d, const DrawCmd *c, int i, int j)
 {
     const Color *px;
     const DrawImage *im = draw_image_of(d, c, &px);
     int br, bc, r = i * im->rstep, k = j * im->cstep;
     draw_image_size(im, &br, &bc);
-    Rect b = { c->r.x + (float)k * im->cw, c->r.y + (float)r * im->ch, im->cw, im->ch };
-    b.w *= (float)(k + im->cstep <= im->cols ? im->cstep : im->cols - k);
-    b.h *= (float)(r + im->rstep <= im->rows ? im->rstep : im->rows - r);
+    Rect cell = { c->r.x + (float)k * im->cw, c->r.y + (float)r * im->ch, im->cw, im->ch };
+    Rect b = draw_block_rect(cell, r, k, im);
     DrawCmd out = base_cmd(DRAW_RECT, b, px[(size_t)i * (size_t)bc + (size_t)j], c->role);
     out.panel = c->panel;
     out.row = (int16_t)r;

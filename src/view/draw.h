@@ -129,6 +129,11 @@ int draw_image(DrawList *d, float x, float y, const DrawImage *im, DrawRole role
 const DrawImage *draw_image_of(const DrawList *d, const DrawCmd *c, const Color **px);
 /* Blocks of an image down (*brows) and across (*bcols). */
 void draw_image_size(const DrawImage *im, int *brows, int *bcols);
+/* The rectangle of the block whose first cell, (row, col) of grid g
+** (g's rows, cols and steps; its cell size is cell's), is drawn at cell:
+** rstep x cstep cells, fewer at the grid's edge. The layout's blocks of
+** rectangles and the image blocks both come from here. */
+Rect draw_block_rect(Rect cell, int row, int col, const DrawImage *g);
 /* Block (i, j) of image command c as the filled rectangle it stands for:
 ** colour, area, and the panel, row and column of its first cell. */
 DrawCmd draw_image_block(const DrawList *d, const DrawCmd *c, int i, int j);

@@ -1504,20 +1504,21 @@ typedef struct ImageKey {
     Color masked;
 } ImageKey;
 
-/* The block colours of image panel k (brows x bcols blocks, each the
-** colour of its first cell) into px, the draw list's arena. Remembered
+/* The block colours of image panel k, drawn as grid g (each block the
+** colour of its first cell), into px, the draw list's arena. Remembered
 ** per panel for the last view: a layout of a large lesson would otherwise
 ** read a block's first cell in every row of blocks of every matrix again,
 ** one cache miss a block. */
-static void image_colors(Page *p, const View *v, int k, const PanelPlan *pp, int rstep, int cstep, Color *px)
+static void image_colors(Page *p, const View *v, int k, const PanelPlan *pp, const DrawImage *g, Color *px)
 {
     static ImageKey keys[VIEW_MAX_PANELS];
     static Color *memo[VIEW_MAX_PANELS];
     static size_t cap[VIEW_MAX_PANELS];
     const Mat *m = v->panels[k].m;
     const Cmap *cm = panel_cmap(p, &v->panels[k]);
-    size_t brows = (size_t)((m->rows + rstep - 1) / rstep), bcols = (size_t)((m->cols + cstep - 1) / cstep);
-    size_t n = brows * bcols;
+    int rstep = g->rstep, cstep = g->cstep, brows, bcols;
+    draw_image_size(g, &brows, &bcols);
+    size_t n = (size_t)brows * (size_t)bcols;
     ImageKey key = { v->serial, m, rstep, cstep, pp->lo, pp->hi, cm, p->th->masked_bg };
     bool keep = v->serial != 0 && k < VIEW_MAX_PANELS;
     const ImageKey *o = &keys[k];
@@ -1527,10 +1528,10 @@ static void image_colors(Page *p, const View *v, int k, const PanelPlan *pp, int
         return;
     }
     Scale sc = scale_of(pp->lo, pp->hi);
-    for (size_t i = 0; i < brows; i++)
-        for (size_t j = 0; j < bcols; j++) {
-            double x = mat_get(m, (int)i * rstep, (int)j * cstep);
-            px[i * bcols + j] = isfinite(x) ? cmap_at(cm, scale_at(&sc, x)) : p->th->masked_bg;
+    for (int i = 0; i < brows; i++)
+        for (int j = 0; j < bcols; j++) {
+            double x = mat_get(m, i * rstep, j * cstep);
+            px[(size_t)i * (size_t)bcols + (size_t)j] = isfinite(x) ? cmap_at(cm, scale_at(&sc, x)) : p->th->masked_bg;
         }
     if (!keep) return;
     if (cap[k] < n) {
@@ -1568,22 +1569,21 @@ static void draw_heat(Page *p, const View *v, int k, const PanelPlan *pp)
     float blk = HEAT_BLOCK * p->m.u;
     int rstep = pp->ch >= 1 ? 1 : (int)ceilf(blk / fmaxf(pp->ch, 1e-3f));
     int cstep = pp->cw >= 1 ? 1 : (int)ceilf(blk / fmaxf(pp->cw, 1e-3f));
-    int brows = (m->rows + rstep - 1) / rstep, bcols = (m->cols + cstep - 1) / cstep;
+    DrawImage g = { m->rows, m->cols, rstep, cstep, pp->cw, pp->ch };
+    int brows, bcols;
+    draw_image_size(&g, &brows, &bcols);
     Rect c0 = cell_rect(p, pp, 0, 0);
     if (!hidden && pp->value_fs <= 0 && brows * bcols > HEAT_IMAGE_MIN && c0.w == pp->cw && c0.h == pp->ch) {
         /* no numbers and no gaps between cells: the blocks as one image
         ** command, drawn by the backends exactly as these rectangles were */
-        DrawImage im = { m->rows, m->cols, rstep, cstep, pp->cw, pp->ch };
         Color *px;
-        tag(p, draw_image(p->d, c0.x, c0.y, &im, ROLE_CELL, &px), k, 0, 0);
-        image_colors(p, v, k, pp, rstep, cstep, px);
+        tag(p, draw_image(p->d, c0.x, c0.y, &g, ROLE_CELL, &px), k, 0, 0);
+        image_colors(p, v, k, pp, &g, px);
     } else {
         for (int r = 0; r < m->rows; r += rstep) {
             for (int c = 0; c < m->cols; c += cstep) {
                 double x = mat_get(m, r, c);
-                Rect b = cell_rect(p, pp, r, c);
-                b.w *= (float)(c + cstep <= m->cols ? cstep : m->cols - c);
-                b.h *= (float)(r + rstep <= m->rows ? rstep : m->rows - r);
+                Rect b = draw_block_rect(cell_rect(p, pp, r, c), r, c, &g);
                 if (hidden) {
                     tag(p, draw_rect(p->d, b, p->th->panel_bg, ROLE_CELL), k, r, c);
                     if (pp->value_fs > 0)
