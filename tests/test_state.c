@@ -462,6 +462,19 @@ END_TEST
 
 /* Predict marks on a weights panel drawn as one image command (edit marks
 ** take the same path): 48 tokens in a small window, too fine for numbers. */
+/* A new state on a lesson of n tokens t0 t1 ... drawn with seed, the
+** setup's other lines and its stages in rest. */
+static AppState *open_generated(int seed, int n, const char *rest)
+{
+    char text[4096];
+    snprintf(text, sizeof text, "title: Generated\n[setup]\nseed: %d\ntokens:", seed);
+    for (int i = 0; i < n; i++) snprintf(text + strlen(text), sizeof text - strlen(text), " t%d", i);
+    snprintf(text + strlen(text), sizeof text - strlen(text), "\n%s", rest);
+    AppState *s = app_create();
+    ck_assert_msg(app_open_text(s, "generated.lesson", text, strlen(text)) == 0, "%s", s->error);
+    return s;
+}
+
 /* The first image command of panel k in d, with its colours. */
 static const DrawImage *panel_image(const DrawList *d, int k, const Color **px)
 {
@@ -477,11 +490,7 @@ START_TEST(test_edit_redraws_a_kept_image)
     /* layout keeps an image's colours for the view's next frame; an edit
     ** makes a new view, so the next frame shows the new value at once, even
     ** when the matrix is the same object and its colour scale is unchanged */
-    char text[4096] = "title: Big\n[setup]\nseed: 5\ntokens:";
-    for (int i = 0; i < 60; i++) snprintf(text + strlen(text), sizeof text - strlen(text), " t%d", i);
-    strcat(text, "\nX = randn 60x40\nqueries: X\n[embeddings]\n");
-    AppState *s = app_create();
-    ck_assert_msg(app_open_text(s, "big.lesson", text, strlen(text)) == 0, "%s", s->error);
+    AppState *s = open_generated(5, 60, "X = randn 60x40\nqueries: X\n[embeddings]\n");
     DrawList *d = draw_create(640, 400);
     app_frame(s, 640, 400, layout_measure_fixed, NULL, d);
     const Color *px;
@@ -515,11 +524,7 @@ END_TEST
 
 START_TEST(test_predict_marks_on_an_image)
 {
-    char text[4096] = "title: Fine\n[setup]\nseed: 2\ntokens:";
-    for (int i = 0; i < 48; i++) snprintf(text + strlen(text), sizeof text - strlen(text), " t%d", i);
-    strcat(text, "\nX = randn 48x4\nqueries: X\n[softmax]\n");
-    AppState *s = app_create();
-    ck_assert_msg(app_open_text(s, "fine.lesson", text, strlen(text)) == 0, "%s", s->error);
+    AppState *s = open_generated(2, 48, "X = randn 48x4\nqueries: X\n[softmax]\n");
     DrawList *d = draw_create(480, 300);
     app_frame(s, 480, 300, layout_measure_fixed, NULL, d);
     int images = 0;
