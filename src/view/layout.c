@@ -208,14 +208,17 @@ static size_t slot(uint64_t h, size_t n)
 
 /*
 ** The slot of key h in a memo table of n slots (keys, and the layout each
-** slot belongs to): where h is (*hit), else the first free slot from h's
-** place on, a slot of an earlier layout being free (slots are never freed
-** within a layout, so h is not further on). n when the table is full.
+** slot belongs to): where h is (*hit), else the first free slot among the
+** MEMO_PROBES from h's place on, a slot of an earlier layout being free
+** (slots are never freed within a layout, so h is not further on). n when
+** those are all taken by other keys: the caller then works without the
+** memo, and a full table never costs more than MEMO_PROBES reads.
 */
+#define MEMO_PROBES 16
 static size_t memo_slot(const uint64_t *keys, const uint64_t *gens, size_t n, uint64_t h, uint64_t gen, bool *hit)
 {
     *hit = false;
-    for (size_t i = slot(h, n), tries = 0; tries < n; i = i + 1 == n ? 0 : i + 1, tries++) {
+    for (size_t i = slot(h, n), tries = 0; tries < n && tries < MEMO_PROBES; i = i + 1 == n ? 0 : i + 1, tries++) {
         if (gens[i] != gen) return i;
         if (keys[i] == h) {
             *hit = true;
