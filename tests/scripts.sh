@@ -38,11 +38,34 @@ grep -q '<g font-family="DejaVu Sans, sans-serif">' "$tmp/latin/tour-01-embeddin
 printf 'title: Missing \360\236\223\220 here\n[setup]\nseed: 1\ntokens: a \360\236\223\220b \360\236\223\220\nX = randn 3x2\n[softmax]\n' >"$tmp/miss.lesson"
 "$bin" --check "$tmp/miss.lesson" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 0 ] && ok || bad "--check with a missing glyph still exits 0"
-[ "$(cat "$tmp/err")" = "$tmp/miss.lesson:1:16: warning: no installed font has U+1E4D0; install fonts-noto-core" ] \
+# fonts-noto-core is installed and lacks it: no package would bring it
+[ "$(cat "$tmp/err")" = "$tmp/miss.lesson:1:16: warning: no installed font has U+1E4D0" ] \
     && ok || { bad "one warning at the first place"; cat "$tmp/err"; }
 "$bin" --export "$tmp/m" "$tmp/miss.lesson" >/dev/null 2>"$tmp/err"
 [ $? -eq 0 ] && ok || bad "--export with a missing glyph still exits 0"
 [ "$(grep -c 'warning: no installed font has U+1E4D0' "$tmp/err")" -eq 1 ] && ok || bad "--export warns once"
+
+# With only DejaVu Sans visible to fontconfig, the warning names the package
+# of the character's script; never one for a noncharacter (U+FFFE).
+cat >"$tmp/fonts.conf" <<EOF
+<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig><dir>/usr/share/fonts/truetype/dejavu</dir><cachedir>$tmp/fccache</cachedir></fontconfig>
+EOF
+printf 'title: x \347\214\253 \357\277\276 \360\236\223\220\n[setup]\nseed: 1\ntokens: a b\nX = randn 2x2\n[softmax]\n' >"$tmp/pkg.lesson"
+FONTCONFIG_FILE="$tmp/fonts.conf" "$bin" --check "$tmp/pkg.lesson" >"$tmp/out" 2>"$tmp/err"
+printf '%s\n' "$tmp/pkg.lesson:1:10: warning: no installed font has U+732B; install fonts-noto-cjk" \
+    "$tmp/pkg.lesson:1:12: warning: no installed font has U+FFFE" \
+    "$tmp/pkg.lesson:1:14: warning: no installed font has U+1E4D0; install fonts-noto-core" >"$tmp/want"
+cmp -s "$tmp/want" "$tmp/err" && ok || { bad "packages named only when they would bring the glyph"; cat "$tmp/err"; }
+# Thousands of characters no font has: eight warnings and one line for the rest.
+/usr/bin/python3 -c 'import sys; sys.stdout.write("title: many\n[setup]\nseed: 1\ntokens: a b\nX = randn 2x2\n[softmax]\n\n"
+    + " ".join(chr(0xF0000 + i) for i in range(2000)) + "\n")' >"$tmp/many.lesson"
+"$bin" --check "$tmp/many.lesson" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] && ok || bad "--check with 2000 missing characters exits 0"
+[ "$(wc -l <"$tmp/err")" -eq 9 ] && ok || bad "2000 missing characters give 9 lines, got $(wc -l <"$tmp/err")"
+[ "$(tail -1 "$tmp/err")" = "$tmp/many.lesson:8:17: warning: no installed font has U+F0008, nor 1991 more characters after it; they show as boxes" ] \
+    && ok || { bad "the summary line"; tail -1 "$tmp/err"; }
 
 # --font: devices, directories and FIFOs are refused at once, never read.
 for f in /dev/zero /tmp; do

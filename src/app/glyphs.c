@@ -4,12 +4,16 @@
 #include "glyphs.h"
 #include "core/lesson.h"
 #include "core/utf8.h"
+#include "core/util.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-/* At most this many distinct characters are remembered as warned about. */
-#define MAX_WARNED 256
+/* Characters warned about one by one; the rest get one summary line. */
+#define LISTED 8
+/* One bit per code point: which characters were already looked at. */
+#define CODE_POINTS 0x110000u
 
 /* Whether a line is a comment (its first non-blank character is '#'). */
 static int comment_line(const char *s, const char *end)
@@ -18,7 +22,22 @@ static int comment_line(const char *s, const char *end)
     return s < end && *s == '#';
 }
 
-/* Walk the file's lines and characters. */
+/* The warning for one character: with the package that would bring it,
+** when there is one (glyphs.h). */
+static void warn_one(const char *path, int line, int col, uint32_t cp, FontSet *fs)
+{
+    const char *pkg = font_package_for(fs, cp);
+    fprintf(stderr, "%s:%d:%d: warning: no installed font has U+%04X%s%s\n", path, line, col, (unsigned)cp,
+            pkg ? "; install " : "", pkg ? pkg : "");
+}
+
+/*
+** Walk the file's lines and characters. Each distinct character is asked
+** about once (a bitmap of every code point remembers which were), however
+** many the lesson holds; the first LISTED missing ones get a line each, and
+** the others one line at the first of them with their count (a lesson of
+** emoji no font has warns in nine lines, not thousands).
+*/
 int app_check_glyphs(const char *path, FontSet *fonts, const char *font_path)
 {
     LessonError err;
@@ -26,8 +45,9 @@ int app_check_glyphs(const char *path, FontSet *fonts, const char *font_path)
     char *text = lesson_read(path, &len, &err);
     if (!text) return 0;
     FontSet *own = NULL;
-    uint32_t warned[MAX_WARNED];
-    int nwarned = 0, line = 1;
+    unsigned char *seen = NULL;
+    int missing = 0, line = 1, more_line = 0, more_col = 0;
+    uint32_t more_cp = 0;
     const char *p = text, *end = text + len;
     while (p < end) {
         const char *eol = p;
@@ -37,26 +57,37 @@ int app_check_glyphs(const char *path, FontSet *fonts, const char *font_path)
             for (const char *q = p; q < eol; col++) {
                 uint32_t cp;
                 q += utf8_decode(q, (size_t)(eol - q), &cp);
-                if (cp < 0x80) continue;
-                if (!fonts && !own) {
-                    own = font_create(font_path);
-                    if (!own) goto done;
+                if (cp < 0x80 || cp >= CODE_POINTS) continue;
+                if (!seen) {
+                    seen = xcalloc(CODE_POINTS / 8, 1);
+                    if (!fonts) own = font_create(font_path);
+                    if (!fonts && !own) goto done;
                 }
+                if (seen[cp >> 3] & (1u << (cp & 7))) continue;
+                seen[cp >> 3] |= (unsigned char)(1u << (cp & 7));
                 FontSet *fs = fonts ? fonts : own;
-                int seen = 0;
-                for (int i = 0; i < nwarned && !seen; i++) seen = warned[i] == cp;
-                if (seen || font_can_draw(fs, cp)) continue;
-                fprintf(stderr, "%s:%d:%d: warning: no installed font has U+%04X; install %s\n",
-                        path, line, col, (unsigned)cp, font_package_for(cp));
-                if (nwarned < MAX_WARNED) warned[nwarned] = cp;
-                nwarned++;
+                if (font_can_draw(fs, cp)) continue;
+                if (missing++ < LISTED) {
+                    warn_one(path, line, col, cp, fs);
+                } else if (!more_line) {
+                    more_line = line;
+                    more_col = col;
+                    more_cp = cp;
+                }
             }
         }
         p = eol < end ? eol + 1 : end;
         line++;
     }
+    if (missing == LISTED + 1)
+        warn_one(path, more_line, more_col, more_cp, fonts ? fonts : own);
+    else if (missing > LISTED)
+        fprintf(stderr, "%s:%d:%d: warning: no installed font has U+%04X, nor %d more character%s after it; "
+                "they show as boxes\n", path, more_line, more_col, (unsigned)more_cp, missing - LISTED - 1,
+                missing - LISTED - 1 == 1 ? "" : "s");
 done:
     font_free(own);
+    free(seen);
     free(text);
-    return nwarned;
+    return missing;
 }

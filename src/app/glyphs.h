@@ -7,6 +7,11 @@
 **
 ** prints, once per distinct character, to stderr:
 **     x.lesson:12:7: warning: no installed font has U+1E4D0; install fonts-noto-core
+** naming a package only when one would bring the character (font.h's
+** font_package_for): not for a noncharacter or an unassigned code point,
+** and not when the package for its script is installed already. After
+** eight such lines, one more line counts the rest:
+**     x.lesson:14:3: warning: no installed font has U+1F6D9, nor 1991 more characters after it; they show as boxes
 ** The lesson's text is read again and every line but comment lines is
 ** walked, so tokens, titles, setup titles and prose are all covered.
 */
@@ -18,7 +23,8 @@
 /* Warn about the characters of the lesson at path that no font has. fonts:
 ** the FontSet to ask, or NULL to open one (with font_path, NULL for DejaVu
 ** Sans) only if the lesson has any non-ASCII text. Returns the number of
-** warnings printed (0 also when the file or the fonts cannot be read). */
+** distinct characters no font has (0 also when the file or the fonts cannot
+** be read). */
 int app_check_glyphs(const char *path, FontSet *fonts, const char *font_path);
 
 #endif

@@ -477,12 +477,49 @@ int font_can_draw(FontSet *fs, uint32_t cp)
     return font_face_for(fs, cp, 0, 0) >= 0;
 }
 
-/* The package to suggest for a character no font has. */
-const char *font_package_for(uint32_t cp)
+/*
+** The Debian packages a missing character could come from: each with the
+** ranges it covers (a guess by script; the first match wins) and the family
+** fontconfig lists once it is installed. A package already installed
+** evidently lacks the character, so it is never suggested again.
+*/
+static const struct {
+    uint32_t lo, hi;
+    int pkg;
+} pkg_ranges[] = {
+    { 0x1100, 0x11FF, 1 }, { 0x2E80, 0x9FFF, 1 }, { 0xAC00, 0xD7AF, 1 }, { 0xF900, 0xFAFF, 1 },
+    { 0xFF00, 0xFFEF, 1 }, { 0x20000, 0x3FFFF, 1 }, { 0x1F000, 0x1FAFF, 2 }, { 0, 0x10FFFF, 0 },
+};
+static const char *const pkg_names[FONT_PACKAGES] = { "fonts-noto-core", "fonts-noto-cjk", "fonts-noto-color-emoji" };
+static const char *const pkg_families[FONT_PACKAGES] = { "Noto Sans", "Noto Sans CJK SC", "Noto Color Emoji" };
+
+/* Whether fontconfig lists a font of the family, asked once per package. */
+static int package_installed(FontSet *fs, int pkg)
 {
-    if ((cp >= 0x1100 && cp <= 0x11FF) || (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF)
-        || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF) || (cp >= 0x20000 && cp <= 0x3FFFF))
-        return "fonts-noto-cjk";
-    if (cp >= 0x1F000 && cp <= 0x1FAFF) return "fonts-noto-color-emoji";
-    return "fonts-noto-core";
+    if (fs->pkg_state[pkg]) return fs->pkg_state[pkg] > 0;
+    fs->pkg_state[pkg] = -1;
+    if (!fs->fc) return 0;
+    FcPattern *pat = FcPatternBuild(NULL, FC_FAMILY, FcTypeString, (const FcChar8 *)pkg_families[pkg], (char *)0);
+    FcObjectSet *os = FcObjectSetBuild(FC_FAMILY, (char *)0);
+    FcFontSet *set = pat && os ? FcFontList(fs->fc, pat, os) : NULL;
+    if (set && set->nfont > 0) fs->pkg_state[pkg] = 1;
+    if (set) FcFontSetDestroy(set);
+    if (os) FcObjectSetDestroy(os);
+    if (pat) FcPatternDestroy(pat);
+    return fs->pkg_state[pkg] > 0;
+}
+
+/* The package that would bring a glyph for cp, or NULL: none for a code
+** point that is not a character (unassigned, a noncharacter, private use)
+** and none when the package for its script is installed already. */
+const char *font_package_for(FontSet *fs, uint32_t cp)
+{
+    hb_unicode_general_category_t gc = hb_unicode_general_category(hb_unicode_funcs_get_default(), cp);
+    if (gc == HB_UNICODE_GENERAL_CATEGORY_UNASSIGNED || gc == HB_UNICODE_GENERAL_CATEGORY_PRIVATE_USE
+        || gc == HB_UNICODE_GENERAL_CATEGORY_SURROGATE || cp > 0x10FFFF)
+        return NULL;
+    int pkg = 0;
+    for (size_t i = 0; i < sizeof pkg_ranges / sizeof pkg_ranges[0]; i++)
+        if (cp >= pkg_ranges[i].lo && cp <= pkg_ranges[i].hi) { pkg = pkg_ranges[i].pkg; break; }
+    return fs && package_installed(fs, pkg) ? NULL : pkg_names[pkg];
 }

@@ -52,6 +52,8 @@
 
 /* The Debian package that provides the default font. */
 #define FONT_PACKAGE "fonts-dejavu-core"
+/* The packages font_package_for may suggest. */
+#define FONT_PACKAGES 3
 /* Pixel sizes are clamped to this range (text smaller than 1 px is skipped). */
 #define FONT_MIN_PX 1
 #define FONT_MAX_PX 256
@@ -134,8 +136,12 @@ int font_has_glyph(FontSet *fs, uint32_t cp, int bold);
 /* Whether any installed font (the main one or a fallback) can draw cp.
 ** Controls and invisible format characters count as drawable. */
 int font_can_draw(FontSet *fs, uint32_t cp);
-/* The Debian package that would bring a font for cp (a best guess by script). */
-const char *font_package_for(uint32_t cp);
+/* The Debian package that would bring a font for cp (a best guess by
+** script), or NULL when none would: cp is not an assigned character (a
+** noncharacter such as U+FFFE, private use, unassigned) or the package for
+** its script is installed and still lacks it. fs NULL: do not ask which
+** packages are installed. */
+const char *font_package_for(FontSet *fs, uint32_t cp);
 
 /* The shaped run of UTF-8 text at a pixel size and weight (cached; see
 ** above for how long it stays valid). px out of range gives an empty run. */

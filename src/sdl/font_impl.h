@@ -57,6 +57,7 @@ struct FontSet {
     int16_t *fb_face;               /* face, or -1 for none */
     uint32_t fb_n, fb_cap;          /* used, slots (a power of two) */
     FontMetrics met[2][FONT_MAX_PX + 1];
+    int pkg_state[FONT_PACKAGES];   /* font_package_for: 0 not asked, 1 installed, -1 not */
 
     /* glyph cache: open addressing on GlyphSlot keys */
     GlyphSlot *glyphs;
