@@ -515,6 +515,55 @@ START_TEST(test_modern_explain_words)
 }
 END_TEST
 
+/* Decoding from a K/V cache gives the rows of the full causal computation
+** whatever the scores: dot, scaled (by √d_k or a divisor, with a
+** temperature), additive with queries and keys of the same or different
+** widths, and with every kind of position. */
+static const char *const DECODE_LESSON =
+    "title: Decoding\n"
+    "[setup: scaled]\nseed: 5\ntokens: a b c d\nX = randn 4x4\nY = randn 4x2\nW1 = randn 4x3\nW2 = randn 2x3\n"
+    "v = randn 1x3\nmask: causal\n[kv_cache]\n"
+    "[setup: dot]\nscore: dot\n[kv_cache]\n"
+    "[setup: divisor and temperature]\nscore: scaled_dot\ndivisor: 3\ntemperature: 0.7\n[kv_cache]\n"
+    "[setup: additive]\nscore: additive\ntemperature: 1\nW2 = randn 4x3\nadditive: W1 W2 v\n[kv_cache]\n"
+    "[setup: additive, keys narrower than queries]\nkeys: Y\nvalues: Y\nW2 = randn 2x3\n[kv_cache]\n"
+    "[setup: additive with a temperature]\ntemperature: 2.5\n[kv_cache]\n"
+    "[setup: additive with sinusoidal positions]\nkeys: X\nvalues: X\nW2 = randn 4x3\ntemperature: 1\npositions: sinusoidal\n"
+    "[kv_cache]\n"
+    "[setup: additive with ALiBi]\npositions: alibi\n[kv_cache]\n"
+    "[setup: rope]\nscore: scaled_dot\npositions: rope\nheads: 2\n[kv_cache]\n"
+    "[setup: alibi, two heads, a window]\npositions: alibi\nmask: sliding 2\n[kv_cache]\n";
+
+START_TEST(test_kv_cache_decodes_every_score_kind)
+{
+    LessonError err;
+    Lesson *l = lesson_parse(DECODE_LESSON, strlen(DECODE_LESSON), "decode.lesson", &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    Trace *t = attn_run(l, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    ck_assert_int_eq(l->nsetups, 10);
+    for (int s = 0; s < l->nsetups; s++)
+        for (int h = 1; h <= t->s[s].heads; h++) {
+            const Mat *kw = trace_at(t, s, trace_ref(TK_KV_WEIGHTS, h)), *w = trace_at(t, s, trace_ref(TK_WEIGHTS, h));
+            const Mat *ko = trace_at(t, s, trace_ref(TK_KV_OUTPUT, h)), *o = trace_at(t, s, trace_ref(TK_OUTPUT, h));
+            ck_assert_msg(kw && w && ko && o, "setup %d head %d", s + 1, h);
+            ck_assert_msg(mat_max_abs_diff(kw, w) == 0.0, "setup %d (%s) head %d: decoded weights differ by %g",
+                          s + 1, l->setups[s].title, h, mat_max_abs_diff(kw, w));
+            ck_assert_msg(mat_max_abs_diff(ko, o) == 0.0, "setup %d (%s) head %d: decoded outputs differ by %g",
+                          s + 1, l->setups[s].title, h, mat_max_abs_diff(ko, o));
+        }
+    /* the additive setups decode with additive scores, shown as such, with q as wide as it is */
+    int k = 4;                          /* [kv_cache] of the narrow keys */
+    View *v = stage_view(l, t, k);
+    has(v->formula, "v\xe1\xb5\x80\xc2\xb7tanh(q\xc2\xb7W1 + K_cache\xc2\xb7W2)");
+    ck_assert_int_eq(v->panels[0].m->cols, 4);          /* q: X is 4 wide */
+    ck_assert_int_eq(v->panels[1].m->cols, 2);          /* k: Y is 2 wide */
+    stage_view_free(v);
+    trace_free(t);
+    lesson_free(l);
+}
+END_TEST
+
 /* The stage/explain/dump suite. */
 Suite *stage_suite(void)
 {
@@ -530,6 +579,7 @@ Suite *stage_suite(void)
     tcase_add_test(core, test_dump_is_json_with_nulls);
     tcase_add_test(core, test_modern_explain_every_cell);
     tcase_add_test(core, test_modern_explain_words);
+    tcase_add_test(core, test_kv_cache_decodes_every_score_kind);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_explain_all_masked_row);

@@ -228,8 +228,10 @@ static void kv_step(Ctx *c, int h, int t)
         stage_fmt(_("K cache: %d key%s"), t + 1, t ? "s" : ""), stage_fmt(_("V cache: %d value%s"), t + 1, t ? "s" : ""),
         stage_fmt(_("weights")), stage_fmt(_("output")),
     };
-    int dk = c->ts->d_k, dv = c->ts->d_v;
-    stage_part(c, trace_ref(qk, h), t, t + 1, 0, dk, tt[0], LAB_Q, LAB_DIM, "", AX_DIMS);
+    /* each as wide as it is: additive scores may read queries and keys of different widths */
+    const Mat *Q = trace_at(c->T, c->s, trace_ref(qk, h));
+    int dq = Q ? Q->cols : c->ts->d_k, dk = c->ts->d_k, dv = c->ts->d_v;
+    stage_part(c, trace_ref(qk, h), t, t + 1, 0, dq, tt[0], LAB_Q, LAB_DIM, "", AX_DIMS);
     stage_part(c, trace_ref(kk, h), t, t + 1, 0, dk, tt[1], LAB_K, LAB_DIM, "", AX_DIMS);
     stage_part(c, trace_ref(TK_V, h), t, t + 1, 0, dv, tt[2], LAB_K, LAB_DIM, "", AX_DIMS);
     stage_part(c, trace_ref(kk, h), 0, t + 1, 0, dk, tt[3], LAB_K, LAB_DIM, _("cached keys"), AX_DIMS);
@@ -238,9 +240,13 @@ static void kv_step(Ctx *c, int h, int t)
     stage_part(c, trace_ref(TK_KV_OUTPUT, h), t, t + 1, 0, dv, tt[6], LAB_Q, LAB_DIM, "", AX_DIMS);
     for (int i = 0; i < 7; i++) free(tt[i]);
     char *dv_text = stage_division_text(c);
-    c->v->formula = stage_fmt(_("step %d: append k and v to the cache; weights = softmax(q\xc2\xb7K_cache\xe1\xb5\x80%s%s%s); "
-                              "output = weights\xc2\xb7V_cache"), t + 1, dv_text,
+    char *score = c->su->score == SCORE_ADDITIVE
+        ? stage_fmt("%s\xe1\xb5\x80\xc2\xb7tanh(q\xc2\xb7%s + K_cache\xc2\xb7%s)", c->su->add_v, c->su->add_w1, c->su->add_w2)
+        : xstrdup("q\xc2\xb7K_cache\xe1\xb5\x80");
+    c->v->formula = stage_fmt(_("step %d: append k and v to the cache; weights = softmax(%s%s%s%s); "
+                              "output = weights\xc2\xb7V_cache"), t + 1, score, dv_text,
                               c->su->positions == POS_ALIBI ? _(" + bias") : "", c->su->mask == MASK_CAUSAL ? "" : _(" + mask"));
+    free(score);
     free(dv_text);
     c->v->note = stage_fmt(_("token %d of %d: %d key%s and value%s cached; nothing about the earlier tokens is computed again"),
                            t + 1, c->su->nq, t + 1, t ? "s" : "", t ? "s" : "");

@@ -221,22 +221,35 @@ static Mat *make_mask(TraceSetup *ts, const Setup *su)
     }
 }
 
-/* Scores -> scaled -> masked -> weights -> output for head h. */
-static bool attend(TraceSetup *ts, const Setup *su, int h, const Mat *Q, const Mat *K, const Mat *V,
-                   const Mat *mask)
+/* The setup's own scores of queries Q against keys K (new): additive
+** (Bahdanau) or the dot products. The whole computation and decoding
+** with a K/V cache both score through here, so they cannot differ. */
+static Mat *raw_scores(const TraceSetup *ts, const Setup *su, const Mat *Q, const Mat *K)
 {
-    const Mat *raw = su->score == SCORE_ADDITIVE
-        ? put(ts, TK_RAW, h, attn_additive_scores(Q, K, input(ts, su->add_w1), input(ts, su->add_w2),
-                                                  input(ts, su->add_v)), true)
-        : put(ts, TK_RAW, h, attn_scores(Q, K), true);
-    if (!raw) return false;
+    if (su->score == SCORE_ADDITIVE)
+        return attn_additive_scores(Q, K, input(ts, su->add_w1), input(ts, su->add_w2), input(ts, su->add_v));
+    return attn_scores(Q, K);
+}
+
+/* Raw scores divided by the divisor, then by the temperature (new). */
+static Mat *scaled_scores(const TraceSetup *ts, const Mat *raw)
+{
     Mat *scaled = attn_scale(raw, ts->divisor);
     if (ts->temperature != 1.0) {
         Mat *t = attn_scale(scaled, ts->temperature);
         mat_free(scaled);
         scaled = t;
     }
-    const Mat *S = put(ts, TK_SCALED, h, scaled, true);
+    return scaled;
+}
+
+/* Scores -> scaled -> masked -> weights -> output for head h. */
+static bool attend(TraceSetup *ts, const Setup *su, int h, const Mat *Q, const Mat *K, const Mat *V,
+                   const Mat *mask)
+{
+    const Mat *raw = put(ts, TK_RAW, h, raw_scores(ts, su, Q, K), true);
+    if (!raw) return false;
+    const Mat *S = put(ts, TK_SCALED, h, scaled_scores(ts, raw), true);
     if (su->positions == POS_ALIBI) {
         const Mat *B = put(ts, TK_ALIBI, h, attn_alibi_bias(su->nq, su->nk, attn_alibi_slope(h, ts->heads)), true);
         S = B ? put(ts, TK_BIASED, h, mat_add(S, B), true) : NULL;
@@ -337,8 +350,9 @@ static void kv_tables(TraceSetup *ts, const Setup *su)
 ** Decoding with a K/V cache, head h: token t brings its query, key and
 ** value; the key and value join the cache, and the query attends to the
 ** t + 1 cached rows only, through the same steps as the whole computation
-** (divide, ALiBi, mask row, softmax, weighted sum). Row t of the results
-** holds step t's weights (zeros past t) and output.
+** (the setup's own scores, divisor and temperature, ALiBi, mask row,
+** softmax, weighted sum). Row t of the results holds step t's weights
+** (zeros past t) and output.
 */
 static bool kv_decode(TraceSetup *ts, const Setup *su, int h, const Mat *mask)
 {
@@ -348,9 +362,13 @@ static bool kv_decode(TraceSetup *ts, const Setup *su, int h, const Mat *mask)
     Mat *W = mat_create(n, su->nk), *O = mat_create(n, V->cols);
     for (int t = 0; t < n; t++) {
         Mat *q = mat_from(1, Q->cols, mat_row(Q, t)), *kc = mat_from(t + 1, K->cols, K->data);
-        Mat *vc = mat_from(t + 1, V->cols, V->data), *s = attn_scores(q, kc), *x = attn_scale(s, ts->divisor);
+        Mat *vc = mat_from(t + 1, V->cols, V->data), *s = raw_scores(ts, su, q, kc);
+        Mat *x = s ? scaled_scores(ts, s) : NULL;
         mat_free(s);
-        if (ts->temperature != 1.0) { s = attn_scale(x, ts->temperature); mat_free(x); x = s; }
+        if (!x) {
+            mat_free(q); mat_free(kc); mat_free(vc); mat_free(W); mat_free(O);
+            return false;
+        }
         for (int j = 0; j <= t; j++) {
             if (B) x->data[j] += mat_get(B, t, j);
             if (mask && mat_get(mask, t, j) == 0.0) x->data[j] = -INFINITY;
