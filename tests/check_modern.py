@@ -12,7 +12,7 @@ compared with numpy's own computation to 1e-12 (relative beyond 1). The
 inputs of a bundled lesson are read back from a copy of it with a
 [qkv_projection] stage added to each setup. The numpy side follows the
 definitions, not attnlab's code: the mask from its parts, RoPE by its
-rotation, ALiBi's slopes 2^(-8h/H), decoding one token at a time with its
+rotation, ALiBi's slopes by the paper's get_slopes, decoding one token at a time with its
 own softmax over the cached keys, and the online softmax's states in closed
 form (the running max after block b is the max of the keys so far, and so
 on). Then properties: RoPE scores of identical vectors depend only on m-n;
@@ -141,6 +141,18 @@ def mask_parts(words, tokens):
     return parts, M
 
 
+def alibi_slopes(n):
+    """The ALiBi paper's get_slopes: a power of two's geometric sequence,
+    else the power below's slopes and every other slope of the power above."""
+    def power_of_2(n):
+        start = 2 ** (-2 ** -(math.log2(n) - 3))
+        return [start * start ** i for i in range(n)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    p = 2 ** math.floor(math.log2(n))
+    return power_of_2(p) + alibi_slopes(2 * p)[0::2][:n - p]
+
+
 def reference(su, X, Wq, Wk, Wv, blocks):
     """Every matrix of the new kinds a setup computes, by dump name."""
     tokens = su["tokens"].split()
@@ -190,7 +202,7 @@ def reference(su, X, Wq, Wk, Wv, blocks):
             ref[pre + "Q_rot"], ref[pre + "K_rot"] = q, k
         S = (q @ k.T) / math.sqrt(dk)
         if pos[0] == "alibi":
-            m = 2 ** (-8 * h / H)
+            m = alibi_slopes(H)[h - 1]
             i, j = np.indices((n, n))
             ref[pre + "alibi"] = -m * np.abs(i - j)
             S = S + ref[pre + "alibi"]
@@ -204,7 +216,7 @@ def reference(su, X, Wq, Wk, Wv, blocks):
         for t in range(n):
             s = (q[t] @ k[:t + 1].T) / math.sqrt(dk)
             if pos[0] == "alibi":
-                s = s - 2 ** (-8 * h / H) * (t - np.arange(t + 1))
+                s = s - alibi_slopes(H)[h - 1] * (t - np.arange(t + 1))
             if M is not None:
                 s = np.where(M[t, :t + 1], s, -np.inf)
             w = softmax_rows(s[None, :])[0]

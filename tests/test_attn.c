@@ -459,11 +459,21 @@ START_TEST(test_sinusoidal_and_rope)
 }
 END_TEST
 
-/* The paper's slopes for 8 heads are 1/2, 1/4, …, 1/256. */
+/* The paper's slopes: for 8 heads 1/2, 1/4, …, 1/256; for a head count
+** that is not a power of two, those of the power below, then every other
+** slope of the power above (the paper's code, get_slopes). */
 START_TEST(test_alibi)
 {
     for (int h = 1; h <= 8; h++) ck_assert_double_eq(attn_alibi_slope(h, 8), 1.0 / (1 << h));
     ck_assert_double_eq(attn_alibi_slope(1, 4), 0.25);
+    /* not a power of two: the slopes of 4 heads, then every other slope of 8 */
+    static const double six[6] = { 0.25, 0.0625, 0.015625, 0.00390625, 0.5, 0.125 };
+    for (int h = 1; h <= 6; h++) ck_assert_double_eq(attn_alibi_slope(h, 6), six[h - 1]);
+    static const double three[3] = { 1.0 / 16, 1.0 / 256, 0.25 };
+    for (int h = 1; h <= 3; h++) ck_assert_double_eq(attn_alibi_slope(h, 3), three[h - 1]);
+    ck_assert_double_eq(attn_alibi_slope(1, 1), 1.0 / 256);
+    /* 12 heads: 8's slopes, then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5 */
+    for (int h = 9; h <= 12; h++) ck_assert_double_eq_tol(attn_alibi_slope(h, 12), pow(2.0, -(2 * (h - 8) - 1) / 2.0), 1e-16);
     Mat *B = attn_alibi_bias(4, 4, 0.5);
     ck_assert_double_eq(mat_get(B, 3, 0), -1.5);
     ck_assert_double_eq(mat_get(B, 0, 3), -1.5);

@@ -6,6 +6,7 @@
 #include "attn.h"
 #include "util.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -285,10 +286,34 @@ Mat *attn_rope(const Mat *M, const Mat *angles)
     return R;
 }
 
-/* 2^(−8h/H). */
+/*
+** The ALiBi paper's slopes (Press et al., and its code's get_slopes): for
+** H a power of two, the geometric sequence 2^(−8h/H). For other H, the
+** first P = the largest power of two below H heads take P's slopes, and
+** the other H − P take every other slope of 2P heads, the odd ones:
+** 2^(−8(2k − 1)/2P) for k = 1 … H − P. Six heads: 1/4, 1/16, 1/64, 1/256,
+** then 1/2 and 1/8.
+*/
+void attn_alibi_exponent(int h, int heads, int *num, int *den)
+{
+    assert(heads >= 1 && h >= 1 && h <= heads);
+    int p = 1;
+    while (2 * p <= heads) p *= 2;
+    if (h <= p) {
+        *num = h;
+        *den = p;
+    } else {
+        *num = 2 * (h - p) - 1;
+        *den = 2 * p;
+    }
+}
+
+/* 2^(−8·num/den) of attn_alibi_exponent. */
 double attn_alibi_slope(int h, int heads)
 {
-    return pow(2.0, -8.0 * h / heads);
+    int num, den;
+    attn_alibi_exponent(h, heads, &num, &den);
+    return pow(2.0, -8.0 * num / den);
 }
 
 /* −slope·|i − j|. */

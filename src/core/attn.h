@@ -67,8 +67,13 @@ Mat *attn_rope_angles(int n, int d, double base);
 /* Rotate each pair (2i, 2i+1) of row p of M by angle[p][i]:
 ** (x, y) -> (x·cos a − y·sin a, x·sin a + y·cos a). NULL if shapes differ. */
 Mat *attn_rope(const Mat *M, const Mat *angles);
-/* ALiBi's slope for head h of H (1-based): 2^(−8h/H). */
+/* ALiBi's slope for head h of H (1-based), as the paper assigns them:
+** 2^(−8h/H) when H is a power of two; otherwise the slopes of the largest
+** power of two P below H, then every other slope of 2P (see attn.c). */
 double attn_alibi_slope(int h, int heads);
+/* The slope as 2^(−8·num/den): (h, H) for a power of two, else (h, P) for
+** h ≤ P and (2(h − P) − 1, 2P) after. */
+void attn_alibi_exponent(int h, int heads, int *num, int *den);
 /* ALiBi's bias (n x m): −slope·|i − j|. */
 Mat *attn_alibi_bias(int n, int m, double slope);
 

@@ -531,7 +531,9 @@ static void ex_rope(Ex *e, TraceKind k, int i, int j, double v)
 static void ex_alibi(Ex *e, int i, int j, double v)
 {
     double m = attn_alibi_slope(e->head, e->ts->heads);
-    buf_printf(&e->out, "head %d of %d: slope m = 2^(\xe2\x88\x92" "8\xc2\xb7%d/%d) = ", e->head, e->ts->heads, e->head, e->ts->heads);
+    int a, b;
+    attn_alibi_exponent(e->head, e->ts->heads, &a, &b);
+    buf_printf(&e->out, "head %d of %d: slope m = 2^(\xe2\x88\x92" "8\xc2\xb7%d/%d) = ", e->head, e->ts->heads, a, b);
     num(&e->out, m, false);
     buf_printf(&e->out, "\nbias = \xe2\x88\x92m\xc2\xb7|%d \xe2\x88\x92 %d| = \xe2\x88\x92", i + 1, j + 1);
     num(&e->out, m, false);

@@ -145,6 +145,16 @@ void stage_rope(Ctx *c)
                               "q_m\xc2\xb7k_n then depends on m \xe2\x88\x92 n only"), c->su->rope_base, c->ts->d_k);
 }
 
+/* ALiBi's slopes as a formula in h: "2^(−8h/8)" for a power of two, else
+** "2^(−8h/4) (h ≤ 4), 2^(−8(2h − 9)/8) (h > 4)" (attn_alibi_exponent). */
+static char *alibi_rule(int H)
+{
+    int p = 1;
+    while (2 * p <= H) p *= 2;
+    if (p == H) return stage_fmt("2^(" UMINUS "8h/%d)", H);
+    return stage_fmt("2^(" UMINUS "8h/%d) (h \xe2\x89\xa4 %d), 2^(" UMINUS "8(2h " UMINUS " %d)/%d) (h > %d)", p, p, 2 * p + 1, 2 * p, p);
+}
+
 /* The bias of each head and the scores it changes. */
 void stage_alibi(Ctx *c)
 {
@@ -180,8 +190,10 @@ void stage_alibi(Ctx *c)
             c->v->panels[i].title = t;
         }
     }
-    c->v->formula = stage_fmt(_("bias_h[i][j] = \xe2\x88\x92m_h\xc2\xb7|i \xe2\x88\x92 j|, m_h = 2^(\xe2\x88\x92" "8h/%d) = %s; "
-                              "added to the scaled scores before the mask"), c->H, slopes.s);
+    char *rule = alibi_rule(c->H);
+    c->v->formula = stage_fmt(_("bias_h[i][j] = \xe2\x88\x92m_h\xc2\xb7|i \xe2\x88\x92 j|, m_h = %s = %s; "
+                              "added to the scaled scores before the mask"), rule, slopes.s);
+    free(rule);
     buf_free(&slopes);
 }
 
