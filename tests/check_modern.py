@@ -9,8 +9,8 @@ For the bundled lessons 08-10 and COUNT generated lessons (1-64 tokens,
 prefixes of 1…n, blocks of 1…n, pad tokens, every kind of position), every
 matrix --dump shows (every sub-step too) whose name this script knows is
 compared with numpy's own computation to 1e-12 (relative beyond 1). The
-inputs of a bundled lesson are read back from a copy of it with a
-[qkv_projection] stage added to each setup. The numpy side follows the
+inputs of a bundled lesson are read back from a copy of it with
+[embeddings] and [qkv_projection] stages added to each setup. The numpy side follows the
 definitions, not attnlab's code: the mask from its parts, RoPE by its
 rotation, ALiBi's slopes by the paper's get_slopes, decoding one token at a time with its
 own softmax over the cached keys, and the online softmax's states in closed
@@ -76,10 +76,11 @@ def setups_of(text):
 
 
 def instrument(text):
-    """The lesson with a [qkv_projection] stage closing every setup, so that
-    the dump shows every setup's inputs."""
+    """The lesson with [embeddings] and [qkv_projection] stages closing every
+    setup, so that the dump shows every setup's inputs (X, and its weights)."""
     parts = re.split(r"(?m)^(?=\[setup)", text)
-    return "\n".join(p.rstrip("\n") + ("\n\n[qkv_projection]\n" if p.startswith("[setup") else "") for p in parts) + "\n"
+    return "\n".join(p.rstrip("\n") + ("\n\n[embeddings]\n[qkv_projection]\n" if p.startswith("[setup") else "")
+                     for p in parts) + "\n"
 
 
 def blocks_of(text):
@@ -297,7 +298,7 @@ def check_lesson(text, label):
             counts[-1] += 1
     for k, su in enumerate(sus):
         group = [next(stages) for _ in range(counts[k])]
-        ins = {m["name"]: arr(m) for m in group[-1]["matrices"]}     # the added [qkv_projection]
+        ins = {m["name"]: arr(m) for g in group[-2:] for m in g["matrices"]}   # the added stages
         X = ins[su["queries"].split("@")[0].strip()]
         W = [ins[su[key].split("@")[1].strip()] for key in ("queries", "keys", "values")]
         ref = reference(su, X, *W, blocks[k])

@@ -564,6 +564,48 @@ START_TEST(test_kv_cache_decodes_every_score_kind)
 }
 END_TEST
 
+/* qkv_projection shows what the projections read: with sinusoidal
+** positions X + PE, so that the product on the slide holds; and each
+** matrix once, a role used as it is with its input's own labels. */
+START_TEST(test_qkv_projection_shows_its_inputs)
+{
+    const char *text = "title: T\n[setup]\nseed: 2\ntokens: a b c\nX = randn 3x4\nW_q = randn 4x2\nW_k = randn 4x2\n"
+                       "queries: X @ W_q\nkeys: X @ W_k\nvalues: X\npositions: sinusoidal\n[qkv_projection]\n"
+                       "[setup]\npositions: none\nQ = randn 3x4\nK = randn 3x4\nW_v = randn 4x2\nqueries: Q\nkeys: K\n"
+                       "values: X @ W_v\ndims: p q r s\n[qkv_projection]\n";
+    LessonError err;
+    Lesson *l = lesson_parse(text, strlen(text), "qkv.lesson", &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    Trace *t = attn_run(l, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    View *v = stage_view(l, t, 0);
+    ck_assert(v->panels[0].ref.kind == TK_XPE);
+    ck_assert_str_eq(v->panels[0].title, "X + PE = V");
+    has(v->formula, "Q = (X + PE)\xc2\xb7W_q");
+    int q = stage_find_panel(v, trace_ref(TK_Q, 0), 1, -1);
+    ck_assert_int_ge(q, 0);
+    ck_assert_str_eq(v->panels[q].title, "Q = (X + PE)\xc2\xb7W_q");
+    Mat *prod = mat_matmul(v->panels[0].m, trace_get(t, 0, "W_q"));     /* the slide's product holds */
+    ck_assert(mat_max_abs_diff(prod, v->panels[q].m) == 0.0);
+    mat_free(prod);
+    for (int i = 0; i < v->npanels; i++) ck_assert_str_ne(v->panels[i].matrix, "X");
+    stage_view_free(v);
+    v = stage_view(l, t, 1);
+    for (int i = 0; i < v->npanels; i++)
+        for (int k = 0; k < i; k++)
+            ck_assert_msg(trace_get(t, 1, v->panels[i].matrix) != trace_get(t, 1, v->panels[k].matrix),
+                          "%s and %s are one matrix, shown twice", v->panels[i].matrix, v->panels[k].matrix);
+    int qi = stage_find_panel(v, trace_input_ref("Q"), 1, -1);
+    ck_assert_int_ge(qi, 0);
+    ck_assert_str_eq(v->panels[qi].title, "Q = Q");
+    ck_assert_str_eq(v->panels[qi].col_labels[0], "p");
+    ck_assert(v->panels[qi].editable);
+    stage_view_free(v);
+    trace_free(t);
+    lesson_free(l);
+}
+END_TEST
+
 /* The stage/explain/dump suite. */
 Suite *stage_suite(void)
 {
@@ -580,6 +622,7 @@ Suite *stage_suite(void)
     tcase_add_test(core, test_modern_explain_every_cell);
     tcase_add_test(core, test_modern_explain_words);
     tcase_add_test(core, test_kv_cache_decodes_every_score_kind);
+    tcase_add_test(core, test_qkv_projection_shows_its_inputs);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_explain_all_masked_row);

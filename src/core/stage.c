@@ -318,25 +318,52 @@ static void stage_weighted_sum(Ctx *c)
                                      : _("output = weights\xc2\xb7V: each query's output is a blend of the value rows"));
 }
 
-/* Inputs, weights and projections. */
+/*
+** Inputs, weights and projections. Each matrix is shown once: the input of
+** every projection (X + PE with sinusoidal positions, which is what the
+** projections read), then Q, K and V, then the weights. A role that is an
+** input used as it is (`keys: K`) is that input's own panel, titled with
+** the role, and keeps its feature labels; an input both projected and used
+** as a role is shown once, titled with both.
+*/
 static void stage_qkv(Ctx *c)
 {
     const Operand *o[3] = { &c->su->queries, &c->su->keys, &c->su->values };
     static const TraceKind out[3] = { TK_Q, TK_K, TK_V };
     static const char *const role[3] = { "Q", "K", "V" };
-    const char *seen[3];
-    int nseen = 0;
-    for (int i = 0; i < 3; i++) {           /* every input a projection uses, once */
-        bool dup = false;
-        for (int k = 0; k < nseen; k++) dup |= !strcmp(seen[k], o[i]->input);
-        if (dup) continue;
-        seen[nseen++] = o[i]->input;
-        stage_input(c, o[i]->input, o[i]->input, i == 0 ? LAB_Q : LAB_K, i == 0 ? LAB_QFEAT : LAB_KFEAT, _("tokens"), AX_DIMS);
+    bool pe = c->su->positions == POS_SINUSOIDAL;
+    char *in[3];                            /* what each role reads, as the slide writes it */
+    for (int i = 0; i < 3; i++) in[i] = pe ? stage_fmt("%s + PE", o[i]->input) : xstrdup(o[i]->input);
+    Panel *shown[3] = { NULL, NULL, NULL };     /* the panel of role i's input, once shown */
+    for (int i = 0; i < 3; i++) {           /* every input a projection reads, once */
+        if (!o[i]->weight) continue;
+        for (int k = 0; k < 3 && !shown[i]; k++) if (shown[k] && !strcmp(o[k]->input, o[i]->input)) shown[i] = shown[k];
+        if (shown[i]) continue;
+        TraceRef r = pe ? trace_ref(TK_XPE, 0) : trace_input_ref(o[i]->input);
+        shown[i] = stage_heat(c, r, in[i], i == 0 ? LAB_Q : LAB_K, i == 0 ? LAB_QFEAT : LAB_KFEAT, _("tokens"), AX_DIMS);
     }
     /* the token matrices in one row (they share their rows), the weights below */
     for (int i = 0; i < 3; i++) {
-        char *t = o[i]->weight ? stage_fmt("%s = %s\xc2\xb7%s", role[i], o[i]->input, o[i]->weight) : stage_fmt("%s = %s", role[i], o[i]->input);
-        stage_heat(c, trace_ref(out[i], 0), t, i == 0 ? LAB_Q : LAB_K, LAB_DIM, i == 0 ? AX_QUERIES : _("keys"), AX_DIMS);
+        LabelKind rows = i == 0 ? LAB_Q : LAB_K;
+        const char *axis = i == 0 ? AX_QUERIES : _("keys");
+        if (o[i]->weight) {
+            char *t = stage_fmt(pe ? "%s = (%s)\xc2\xb7%s" : "%s = %s\xc2\xb7%s", role[i], in[i], o[i]->weight);
+            stage_heat(c, trace_ref(out[i], 0), t, rows, LAB_DIM, axis, AX_DIMS);
+            free(t);
+            continue;
+        }
+        Panel *same = NULL;                 /* the input shown already: add the role to its title */
+        for (int k = 0; k < 3 && !same; k++)
+            if (shown[k] && !strcmp(o[k]->input, o[i]->input)) same = shown[k];
+        if (same) {
+            char *t = stage_fmt("%s = %s", same->title, role[i]);
+            free(same->title);
+            same->title = t;
+            continue;
+        }
+        char *t = stage_fmt("%s = %s", role[i], in[i]);
+        TraceRef r = pe ? trace_ref(TK_XPE, 0) : trace_input_ref(o[i]->input);
+        shown[i] = stage_heat(c, r, t, rows, i == 0 ? LAB_QFEAT : LAB_KFEAT, axis, AX_DIMS);
         free(t);
     }
     for (int i = 0; i < 3; i++)
@@ -344,10 +371,12 @@ static void stage_qkv(Ctx *c)
             stage_input(c, o[i]->weight, o[i]->weight, i == 0 ? LAB_QFEAT : LAB_KFEAT, LAB_DIM, _("input dimensions"),
                       _("output dimensions"));
     char *heads = c->H > 1 ? stage_fmt(_("; %d heads take %d columns each"), c->H, c->ts->d_k) : xstrdup("");
-    c->v->formula = stage_fmt("Q = %s\xc2\xb7%s    K = %s\xc2\xb7%s    V = %s\xc2\xb7%s%s",
-                        o[0]->input, o[0]->weight ? o[0]->weight : "I", o[1]->input, o[1]->weight ? o[1]->weight : "I",
-                        o[2]->input, o[2]->weight ? o[2]->weight : "I", heads);
+    const char *fmt = pe ? "Q = (%s)\xc2\xb7%s    K = (%s)\xc2\xb7%s    V = (%s)\xc2\xb7%s%s"
+                         : "Q = %s\xc2\xb7%s    K = %s\xc2\xb7%s    V = %s\xc2\xb7%s%s";
+    c->v->formula = stage_fmt(fmt, in[0], o[0]->weight ? o[0]->weight : "I", in[1], o[1]->weight ? o[1]->weight : "I",
+                              in[2], o[2]->weight ? o[2]->weight : "I", heads);
     free(heads);
+    for (int i = 0; i < 3; i++) free(in[i]);
 }
 
 /* Every head's weights, then the concatenation and the output projection. */
