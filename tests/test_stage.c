@@ -4,6 +4,7 @@
 */
 #include "suites.h"
 #include "tjson.h"
+#include "core/attn.h"
 #include "core/dump.h"
 #include "core/explain.h"
 #include "core/lesson.h"
@@ -606,6 +607,33 @@ START_TEST(test_qkv_projection_shows_its_inputs)
 }
 END_TEST
 
+/* per_token shows the scores its weights come from: with ALiBi and no
+** divisor or mask, the biased scores beside the raw ones. */
+START_TEST(test_per_token_shows_biased_scores)
+{
+    const char *text = "title: T\n[setup]\ntokens: a b c\nX =\n  1 0\n  0 1\n  1 1\nscore: dot\npositions: alibi\n"
+                       "[per_token]\nquery: 3\n";
+    LessonError err;
+    Lesson *l = lesson_parse(text, strlen(text), "pt.lesson", &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    Trace *t = attn_run(l, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    View *v = stage_view(l, t, 0);
+    ck_assert_int_eq(v->npanels, 4);
+    ck_assert(v->panels[0].ref.kind == TK_RAW);
+    ck_assert_double_eq(v->panels[0].m->data[0], 1.0);
+    ck_assert(v->panels[1].ref.kind == TK_BIASED);
+    ck_assert_str_eq(v->panels[1].title, "scores (not scaled) + bias");
+    ck_assert_double_eq(v->panels[1].m->data[0], 1.0 - 2.0 / 256);      /* one head's slope: 1/256 */
+    Mat *w = attn_softmax(v->panels[1].m);                               /* the weights beside it come from it */
+    ck_assert(mat_max_abs_diff(w, v->panels[2].m) == 0.0);
+    mat_free(w);
+    stage_view_free(v);
+    trace_free(t);
+    lesson_free(l);
+}
+END_TEST
+
 /* The stage/explain/dump suite. */
 Suite *stage_suite(void)
 {
@@ -623,6 +651,7 @@ Suite *stage_suite(void)
     tcase_add_test(core, test_modern_explain_words);
     tcase_add_test(core, test_kv_cache_decodes_every_score_kind);
     tcase_add_test(core, test_qkv_projection_shows_its_inputs);
+    tcase_add_test(core, test_per_token_shows_biased_scores);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_explain_all_masked_row);

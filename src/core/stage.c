@@ -592,10 +592,14 @@ static void stage_per_token(Ctx *c)
     if (c->sel || c->H == 1) {
         int h = c->sel ? c->sel : 1;
         char *sx = stage_head_suffix(c, h);
-        char *t1 = stage_fmt(_("scores q\xc2\xb7k%s"), sx), *t2 = stage_fmt("%s%s", c->su->mask != MASK_NONE ? _("masked, scaled") : stage_scores_word(c), sx);
+        bool alibi = c->su->positions == POS_ALIBI;
+        char *t1 = stage_fmt(_("scores q\xc2\xb7k%s"), sx);
+        char *t2 = c->su->mask != MASK_NONE ? stage_fmt("%s%s", _("masked, scaled"), sx)
+                 : alibi ? stage_fmt(_("%s + bias%s"), stage_scores_word(c), sx) : stage_fmt("%s%s", stage_scores_word(c), sx);
         char *t3 = stage_fmt(_("weights%s"), sx), *t4 = stage_fmt(_("output%s"), sx);
         stage_row(c, trace_ref(TK_RAW, h), r, t1, LAB_K, AX_KEYS);
-        if (c->ts->divisor != 1.0 || c->ts->temperature != 1.0 || c->su->mask != MASK_NONE)
+        /* the scores softmax reads, whenever they are not the raw ones */
+        if (c->ts->divisor != 1.0 || c->ts->temperature != 1.0 || c->su->mask != MASK_NONE || alibi)
             stage_row(c, trace_ref(trace_softmax_input(c->su), h), r, t2, LAB_K, AX_KEYS);
         stage_as_weights(c, stage_row(c, trace_ref(TK_WEIGHTS, h), r, t3, LAB_K, AX_KEYS));
         stage_row(c, trace_ref(TK_OUTPUT, h), r, t4, LAB_DIM, AX_DIMS);
