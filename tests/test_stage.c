@@ -634,6 +634,31 @@ START_TEST(test_per_token_shows_biased_scores)
 }
 END_TEST
 
+/* grouped_query shows the keys of the first four K/V heads, however many
+** there are. */
+START_TEST(test_grouped_query_shows_keys)
+{
+    for (int G = 1; G <= 8; G *= 2) {
+        char text[400];
+        snprintf(text, sizeof text, "title: T\n[setup]\nseed: 1\ntokens: a b\nX = randn 2x16\nW_q = randn 16x16\n"
+                 "W_k = randn 16x%d\nqueries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_k\nheads: 8\nkv_heads: %d\n"
+                 "[grouped_query]\n", 2 * G, G);
+        LessonError err;
+        Lesson *l = lesson_parse(text, strlen(text), "gq.lesson", &err);
+        ck_assert_msg(l != NULL, "%s", err.msg);
+        Trace *t = attn_run(l, &err);
+        ck_assert_msg(t != NULL, "%s", err.msg);
+        View *v = stage_view(l, t, 0);
+        int keys = 0;
+        for (int i = 0; i < v->npanels; i++) keys += v->panels[i].ref.kind == TK_K;
+        ck_assert_msg(keys == (G < 4 ? G : 4), "G = %d: %d panels of keys", G, keys);
+        stage_view_free(v);
+        trace_free(t);
+        lesson_free(l);
+    }
+}
+END_TEST
+
 /* The stage/explain/dump suite. */
 Suite *stage_suite(void)
 {
@@ -652,6 +677,7 @@ Suite *stage_suite(void)
     tcase_add_test(core, test_kv_cache_decodes_every_score_kind);
     tcase_add_test(core, test_qkv_projection_shows_its_inputs);
     tcase_add_test(core, test_per_token_shows_biased_scores);
+    tcase_add_test(core, test_grouped_query_shows_keys);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_explain_all_masked_row);

@@ -217,7 +217,7 @@ void stage_grouped_query(Ctx *c)
         free(sz->cmap);
         sz->cmap = xstrdup(c->st->cmap ? c->st->cmap : "Blues");
     }
-    for (int g = 1; G <= 4 && g <= G; g++) {
+    for (int g = 1; g <= G && g <= 4; g++) {          /* the keys of the first four K/V heads */
         int first = (g - 1) * H / G + 1, last = g * H / G;
         char *t = first == last ? stage_fmt(_("K for head %d"), first) : stage_fmt(_("K for heads %d\xe2\x80\x93%d"), first, last);
         stage_grouped(c, stage_heat(c, trace_ref(TK_K, first), t, LAB_K, LAB_DIM, _("keys"), AX_DIMS), 1);
