@@ -14,7 +14,8 @@ inputs of a bundled lesson are read back from a copy of it with
 definitions, not attnlab's code: the mask from its parts, RoPE by its
 rotation, ALiBi's slopes by the paper's get_slopes, decoding one token at a time with its
 own softmax over the cached keys, and the online softmax's states in closed
-form (the running max after block b is the max of the keys so far, and so
+form (the running max after block b is the max of the keys so far, the
+running output the softmax of the keys so far times their values, and so
 on). Then properties: RoPE scores of identical vectors depend only on m-n;
 decoded rows equal the causal weights; the online softmax equals softmax;
 kv_heads equal to heads is multi-head attention; a window of n is causal.
@@ -237,10 +238,10 @@ def reference(su, X, Wq, Wk, Wv, blocks):
                     e = np.where(seen == -np.inf, 0.0, np.exp(seen - mb[:, None]))
                     rs[:, b] = np.where(mb == -np.inf, 1.0, np.exp(mold - mb))
                 mx[:, b], sm[:, b] = mb, e.sum(axis=1)
-                ac[:, b * v.shape[1]:(b + 1) * v.shape[1]] = e @ v[:end]
+                # the running output: the values seen so far, weighted by exp(s - m) / l
+                ac[:, b * v.shape[1]:(b + 1) * v.shape[1]] = (e @ v[:end]) / np.where(sm[:, b] > 0, sm[:, b], 1)[:, None]
             tag = f".b{B}"
-            last = sm[:, -1]
-            out = np.where(last[:, None] > 0, ac[:, -v.shape[1]:] / np.where(last > 0, last, 1)[:, None], 0.0)
+            out = ac[:, -v.shape[1]:]
             ref.update({pre + "online_max" + tag: mx, pre + "online_sum" + tag: sm, pre + "online_rescale" + tag: rs,
                         pre + "online_acc" + tag: ac, pre + "online_output" + tag: out,
                         pre + "online_diff" + tag: (out - W @ v) / np.finfo(float).eps})

@@ -518,6 +518,31 @@ START_TEST(test_online_softmax)
 }
 END_TEST
 
+/* Values near the largest double: softmax·V is finite, and so is every
+** state of the online softmax, which keeps its accumulator divided by ℓ. */
+START_TEST(test_limits_online_softmax_huge_values)
+{
+    Mat *S = mat_create(2, 3), *V = mat_create(3, 2);
+    mat_set(S, 1, 2, 1.0);
+    for (int j = 0; j < 3; j++) {
+        mat_set(V, j, 0, 1.5e308);
+        mat_set(V, j, 1, j == 1 ? -1.7e308 : 1.7e308);
+    }
+    Mat *W = attn_softmax(S), *O = attn_weighted_sum(W, V);
+    ck_assert(mat_all_finite(O));
+    for (int b = 1; b <= 3; b++) {
+        OnlineSoftmax os;
+        ck_assert(attn_online_softmax(S, V, b, &os));
+        ck_assert_msg(mat_all_finite(os.acc) && mat_all_finite(os.out), "block %d overflows", b);
+        for (int i = 0; i < 2; i++)
+            for (int c = 0; c < 2; c++)
+                ck_assert_double_eq_tol(mat_get(os.out, i, c) / 1e308, mat_get(O, i, c) / 1e308, 1e-15);
+        attn_online_free(&os);
+    }
+    mat_free(S); mat_free(V); mat_free(W); mat_free(O);
+}
+END_TEST
+
 /* The attention suite. */
 Suite *attn_suite(void)
 {
@@ -546,6 +571,7 @@ Suite *attn_suite(void)
     tcase_add_test(limits, test_limits_cross_attention_shapes);
     tcase_add_test(limits, test_limits_shape_mismatch_reported);
     tcase_add_test(limits, test_limits_huge_logits);
+    tcase_add_test(limits, test_limits_online_softmax_huge_values);
     suite_add_tcase(s, limits);
     return s;
 }

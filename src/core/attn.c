@@ -333,33 +333,43 @@ void attn_online_free(OnlineSoftmax *os)
     os->max = os->sum = os->rescale = os->acc = os->out = NULL;
 }
 
-/* One block of keys [j0, j1) for row i: update m, ℓ and the accumulator
-** acc (d values) in place; returns the rescale factor. */
+/* One block of keys [j0, j1) for row i: update m, ℓ and the running
+** output acc (d values) in place; returns the rescale factor. */
 static double online_block(const double *s, const Mat *V, int j0, int j1, double *m, double *l, double *acc)
 {
     double mx = *m;
     for (int j = j0; j < j1; j++) if (s[j] > mx) mx = s[j];
     /* nothing visible yet: nothing to rescale (and exp(−∞ − −∞) is NaN) */
     double r = mx == -INFINITY ? 1.0 : exp(*m - mx);
-    *l *= r;
-    for (int c = 0; c < V->cols; c++) acc[c] *= r;
+    double old = *l * r, lnew = old;
+    for (int j = j0; j < j1; j++)
+        if (s[j] != -INFINITY) lnew += exp(s[j] - mx);
+    *m = mx;
+    *l = lnew;
+    if (lnew == 0.0) return r;              /* still nothing seen: acc stays 0 */
+    /* acc = (acc·ℓ_old·r + Σ e·v) ÷ ℓ, as old/ℓ·acc + Σ (e/ℓ)·v: the factors
+    ** sum to 1, so no partial sum goes past the largest |v| */
+    double keep = old / lnew;
+    for (int c = 0; c < V->cols; c++) acc[c] *= keep;
     for (int j = j0; j < j1; j++) {
         if (s[j] == -INFINITY) continue;
-        double e = exp(s[j] - mx);
-        *l += e;
-        for (int c = 0; c < V->cols; c++) acc[c] += e * mat_get(V, j, c);
+        double w = exp(s[j] - mx) / lnew;
+        for (int c = 0; c < V->cols; c++) acc[c] += w * mat_get(V, j, c);
     }
-    *m = mx;
     return r;
 }
 
 /*
 ** FlashAttention's softmax, one block of keys at a time. Each row keeps a
-** running maximum m, a running sum ℓ of exp(s − m) and a running weighted
-** sum of values. When a block raises the maximum from m_old to m_new, the
-** sum and the accumulator so far were computed against the old maximum, so
-** both are multiplied by exp(m_old − m_new) before the block's own terms are
-** added. After the last block, acc ÷ ℓ is softmax(S)·V, up to rounding.
+** running maximum m, a running sum ℓ of exp(s − m) and the running output
+** acc: the values seen so far, weighted by exp(s − m) ÷ ℓ. When a block
+** raises the maximum from m_old to m_new, the sum so far was computed
+** against the old maximum, so it is multiplied by r = exp(m_old − m_new)
+** before the block's own terms are added; acc, already divided by the old
+** ℓ, is multiplied by ℓ_old·r ÷ ℓ_new. Keeping acc divided by ℓ, as
+** FlashAttention does, keeps it a weighted average of values: it cannot
+** overflow when softmax(S)·V does not. After the last block, acc is
+** softmax(S)·V, up to rounding.
 */
 bool attn_online_softmax(const Mat *S, const Mat *V, int block, OnlineSoftmax *os)
 {
@@ -389,7 +399,7 @@ bool attn_online_softmax(const Mat *S, const Mat *V, int block, OnlineSoftmax *o
             mat_set(os->sum, i, b, l);
             for (int c = 0; c < d; c++) mat_set(os->acc, i, b * d + c, acc[c]);
         }
-        for (int c = 0; c < d; c++) mat_set(os->out, i, c, l > 0 ? acc[c] / l : 0.0);
+        for (int c = 0; c < d; c++) mat_set(os->out, i, c, acc[c]);
     }
     free(acc);
     return true;

@@ -84,9 +84,9 @@ Mat *attn_alibi_bias(int n, int m, double slope);
 typedef struct OnlineSoftmax {
     Mat *max;       /* running maximum m (−∞ until a visible key is seen) */
     Mat *sum;       /* running sum ℓ of exp(s − m) */
-    Mat *rescale;   /* exp(m_old − m_new): how much the old sum and accumulator shrink */
-    Mat *acc;       /* running Σ exp(s − m)·v */
-    Mat *out;       /* acc ÷ ℓ after the last block (0 for a row that sees no key) */
+    Mat *rescale;   /* exp(m_old − m_new): how much the old sum shrinks */
+    Mat *acc;       /* running output Σ exp(s − m)·v ÷ ℓ, a weighted average of the values seen */
+    Mat *out;       /* acc after the last block (0 for a row that sees no key) */
 } OnlineSoftmax;
 /* Softmax(S)·V in blocks of keys, never holding a whole row of weights.
 ** False (os zeroed) if shapes do not fit or block < 1. */

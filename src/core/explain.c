@@ -622,7 +622,7 @@ static void ex_online(Ex *e, TraceRef r, int i, int j, double v)
     case TK_OS_RESCALE:
         if (mnew == -INFINITY) buf_puts(&e->out, "nothing seen yet: nothing to rescale, factor 1");
         else { buf_puts(&e->out, "exp(m_old \xe2\x88\x92 m_new) = "); num(&e->out, v, false); }
-        buf_puts(&e->out, "\nthe old sum and accumulator were taken against m_old; this factor moves them to m_new");
+        buf_puts(&e->out, "\nthe old sum was taken against m_old; this factor moves it to m_new");
         break;
     case TK_OS_SUM:
         buf_puts(&e->out, "\xe2\x84\x93 = \xe2\x84\x93_old\xc3\x97rescale + \xce\xa3 exp(s \xe2\x88\x92 m_new) over the block = ");
@@ -633,24 +633,22 @@ static void ex_online(Ex *e, TraceRef r, int i, int j, double v)
         num(&e->out, v, false);
         break;
     case TK_OS_ACC:
-        buf_printf(&e->out, "acc[%d] = acc_old\xc3\x97rescale + \xce\xa3 exp(s \xe2\x88\x92 m_new)\xc3\x97V[key][%d] over the block = ", j % dv + 1,
-                   j % dv + 1);
+        buf_printf(&e->out, "acc[%d] = (acc_old\xc3\x97\xe2\x84\x93_old\xc3\x97rescale + \xce\xa3 exp(s \xe2\x88\x92 m_new)\xc3\x97V[key][%d] "
+                   "over the block) \xc3\xb7 \xe2\x84\x93 = ", j % dv + 1, j % dv + 1);
         num(&e->out, v, false);
+        buf_puts(&e->out, "\nkept divided by \xe2\x84\x93: a weighted average of the values seen so far");
         op(e, trace_ref(TK_V, e->head), -1, j % dv);
         break;
     default: {
         const Mat *O = trace_at(e->T, e->s, trace_block_ref(TK_OS_OUT, e->head, B)), *A = trace_at(e->T, e->s, trace_block_ref(TK_OS_ACC, e->head, B));
         int last = Mx->cols - 1;
-        double l = mat_get(Sm, i, last), acc = mat_get(A, i, last * dv + j), ord = mat_get(mat_of(e, TK_OUTPUT), i, j);
-        op(e, trace_block_ref(TK_OS_SUM, e->head, B), i, last);
+        double ord = mat_get(mat_of(e, TK_OUTPUT), i, j);
         op(e, trace_block_ref(TK_OS_ACC, e->head, B), i, last * dv + j);
         op(e, trace_ref(TK_OUTPUT, e->head), i, j);
-        buf_puts(&e->out, "online output = acc \xc3\xb7 \xe2\x84\x93 = ");
-        num(&e->out, acc, false);
-        buf_puts(&e->out, " \xc3\xb7 ");
-        num(&e->out, l, false);
-        buf_puts(&e->out, " = ");
-        num(&e->out, mat_get(O, i, j), false);
+        buf_printf(&e->out, "online output = acc after block %d (already divided by \xe2\x84\x93 = ", last + 1);
+        num(&e->out, mat_get(Sm, i, last), false);
+        buf_puts(&e->out, ") = ");
+        num(&e->out, mat_get(A, i, last * dv + j), false);
         buf_puts(&e->out, "\nordinary softmax\xc2\xb7V gives ");
         num(&e->out, ord, false);
         buf_printf(&e->out, "\nthe difference is %.3g = ", mat_get(O, i, j) - ord);

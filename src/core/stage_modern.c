@@ -313,8 +313,9 @@ static void online_step(Ctx *c, int h, int B, int b)
         acc->col_labels[j] = stage_fmt("d%d", j + 1);
     }
     free(t0); free(t4); free(sx);
-    c->v->formula = xstrdup("m_new = max(m_old, max s); r = exp(m_old " UMINUS " m_new); \xe2\x84\x93 = \xe2\x84\x93" TIMES "r + "
-                            "\xce\xa3 exp(s " UMINUS " m_new); acc = acc" TIMES "r + \xce\xa3 exp(s " UMINUS " m_new)" TIMES "v");
+    c->v->formula = xstrdup("m_new = max(m_old, max s); r = exp(m_old " UMINUS " m_new); \xe2\x84\x93 = \xe2\x84\x93_old" TIMES "r + "
+                            "\xce\xa3 exp(s " UMINUS " m_new); acc = (acc" TIMES "\xe2\x84\x93_old" TIMES "r + \xce\xa3 exp(s " UMINUS " m_new)"
+                            TIMES "v) \xc3\xb7 \xe2\x84\x93");
     c->v->note = stage_fmt(_("block %d of %d: keys %d\xe2\x80\x93%d (%d a block); only this block's scores are in memory"), b + 1,
                            (nk + B - 1) / B, j0 + 1, j1, B);
 }
@@ -323,7 +324,7 @@ static void online_step(Ctx *c, int h, int B, int b)
 static void online_final(Ctx *c, int h, int B)
 {
     char *sx = stage_head_suffix(c, h);
-    char *t[3] = { stage_fmt(_("online: acc \xc3\xb7 \xe2\x84\x93%s"), sx), stage_fmt(_("ordinary: softmax\xc2\xb7V%s"), sx),
+    char *t[3] = { stage_fmt(_("online: acc%s"), sx), stage_fmt(_("ordinary: softmax\xc2\xb7V%s"), sx),
                    stage_fmt(_("(online \xe2\x88\x92 ordinary) \xc3\xb7 \xce\xb5%s"), sx) };
     stage_grouped(c, stage_heat(c, trace_block_ref(TK_OS_OUT, h, B), t[0], LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS), 1);
     stage_grouped(c, stage_heat(c, trace_ref(TK_OUTPUT, h), t[1], LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS), 1);
@@ -333,7 +334,7 @@ static void online_final(Ctx *c, int h, int B)
     const Mat *D = d ? d->m : NULL;
     double mx = 0;
     for (long i = 0; D && i < (long)D->rows * D->cols; i++) mx = fmax(mx, fabs(D->data[i]));
-    c->v->formula = xstrdup(_("output = acc \xc3\xb7 \xe2\x84\x93 after the last block: softmax\xc2\xb7V without ever holding a whole row of weights"));
+    c->v->formula = xstrdup(_("output = acc after the last block: softmax\xc2\xb7V without ever holding a whole row of weights"));
     c->v->note = stage_fmt(_("largest |online \xe2\x88\x92 ordinary| = %.3g (\xce\xb5 = 2\xe2\x81\xbb\xe2\x81\xb5\xc2\xb2 "
                            "\xe2\x89\x88 2.2e\xe2\x88\x92" "16, the spacing of doubles near 1): the same up to rounding"),
                            mx * DBL_EPSILON);
