@@ -60,6 +60,8 @@ typedef struct Parser {
     int64_t numbers;            /* numbers held by the matrices of every setup so far */
     int64_t work;               /* estimated cost of computing the setups so far */
     int64_t npy_bytes;          /* data read from NumPy files so far */
+    int64_t pages;              /* pages of the stages so far (LESSON_MAX_PAGES) */
+    int64_t step_cells;         /* cells their sub-step pages show (LESSON_MAX_STEP_CELLS) */
     /* a matrix whose rows follow on indented lines */
     LessonMatrix *rows_target;
     int rows_stack;
@@ -1921,6 +1923,81 @@ static bool check_setup(Parser *p, Setup *su)
     return add_work(p, su, setup_work(su, dq, dk, dv));
 }
 
+/* The width of an operand's result in a checked setup. */
+static int64_t operand_width(const Setup *su, const Operand *o)
+{
+    const char *name = o->weight ? o->weight : o->input;
+    const LessonMatrix *m = name ? lesson_matrix(su, name) : NULL;     /* a setup given its weights has none */
+    return m ? m->m->cols : 0;
+}
+
+/* The cells of a kv_cache stage's pages: per token t, its q, k and v, the
+** t + 1 cached keys and values, its row of weights and its output; then
+** the comparison (decoded and full weights and outputs). dq, dk, dv: one
+** head's widths. */
+static int64_t kv_cache_cells(int64_t n, int64_t nk, int64_t dq, int64_t dk, int64_t dv)
+{
+    return n * (dq + dk + 2 * dv) + (dk + dv + 1) * n * (n + 1) / 2 + 2 * n * nk + 2 * n * dv;
+}
+
+/* The cells of an online_softmax stage's pages for blocks of b keys: per
+** block its scores, the max, rescale and sum of every block so far and the
+** running output; then the output, softmax·V and their difference. */
+static int64_t online_cells(int64_t nq, int64_t nk, int64_t b, int64_t dv)
+{
+    int64_t nb = (nk + b - 1) / b;
+    return nq * nk + 3 * nq * nb * (nb + 1) / 2 + nq * nb * dv + 3 * nq * dv;
+}
+
+/*
+** The budgets of what stages unfold into (lesson.h), checked before
+** anything is computed: every stage is a page, kv_cache one per token and
+** online_softmax one per block (each one more for its last page), and the
+** panels of those sub-step pages hold cells that --dump writes and the
+** exports draw. The online softmax also keeps its running output after
+** every block, for each query a row of blocks × one head's value width
+** numbers, which must be a matrix (at most MAT_MAX_DIM wide). Each
+** message says which stage goes past which limit and what makes it fit.
+*/
+static bool check_pages(Parser *p, const Stage *st, const Setup *su)
+{
+    int64_t pages = 1, cells = 0, nq = su->nq, nk = su->nk, H = su->heads, G = lesson_kv_heads(su);
+    int64_t dq = operand_width(su, &su->queries) / H, dk = operand_width(su, &su->keys) / G;
+    int64_t dv = operand_width(su, &su->values) / G;
+    const char *id = lesson_stage_name(st->id);
+    if (st->id == STAGE_KV_CACHE) {
+        pages = nq + 1;
+        cells = kv_cache_cells(nq, nk, dq, dk, dv);
+    } else if (st->id == STAGE_ONLINE_SOFTMAX) {
+        int64_t b = lesson_stage_block(p->L, st), nb = (nk + b - 1) / b;
+        pages = nb + 1;
+        cells = online_cells(nq, nk, b, dv);
+        if (nb * dv > MAT_MAX_DIM) {
+            int64_t fit = (nk + MAT_MAX_DIM / dv - 1) / (MAT_MAX_DIM / dv);      /* the smallest block with few enough blocks */
+            return fail_line(p, st->line, 2, "stage online_softmax keeps its running output after each of its %" PRId64
+                             " blocks, %" PRId64 " numbers a query (blocks x the %" PRId64 " values of a head), over the "
+                             "limit of %d; use block: %" PRId64 " or more", nb, nb * dv, dv, MAT_MAX_DIM, fit);
+        }
+    }
+    p->pages += pages;
+    if (p->pages > LESSON_MAX_PAGES)
+        return fail_line(p, st->line, 2, "stage %s brings the lesson to %" PRId64 " pages (this stage %" PRId64 "), over the "
+                         "limit of %d; %s", id, p->pages, pages, LESSON_MAX_PAGES,
+                         pages > 1 ? "kv_cache shows a page per token and online_softmax one per block: use fewer tokens, "
+                                     "larger blocks or fewer such stages" : "use fewer stages");
+    p->step_cells += cells;
+    if (p->step_cells <= LESSON_MAX_STEP_CELLS) return true;
+    int64_t before = p->step_cells - cells, fit = 0;
+    for (int64_t b = lesson_stage_block(p->L, st) + 1; st->id == STAGE_ONLINE_SOFTMAX && b <= nk && !fit; b++)
+        if (before + online_cells(nq, nk, b, dv) <= LESSON_MAX_STEP_CELLS) fit = b;
+    char with[80] = "", hint[64];
+    if (before) snprintf(with, sizeof with, ", %" PRId64 " with the sub-steps above it", p->step_cells);
+    if (fit) snprintf(hint, sizeof hint, "use block: %" PRId64 " or more", fit);
+    else snprintf(hint, sizeof hint, "%s", st->id == STAGE_KV_CACHE ? "use fewer tokens or narrower heads" : "use fewer tokens");
+    return fail_line(p, st->line, 2, "stage %s unfolds into %" PRId64 " pages that show %" PRId64 " numbers%s, over the "
+                     "limit of %d for the sub-steps of a lesson; %s", id, pages, cells, with, LESSON_MAX_STEP_CELLS, hint);
+}
+
 /* What the stages of masks, positions, K/V heads and inference need. */
 static bool check_modern_stage(Parser *p, const Stage *st, const Setup *su)
 {
@@ -2005,7 +2082,7 @@ static bool check_stage(Parser *p, const Stage *st)
     }
     if (st->head > su->heads) return fail_line(p, st->line, 2, "stage %s asks for head %d but the setup has %d", id, st->head, su->heads);
     if (st->query > su->nq) return fail_line(p, st->line, 2, "stage %s asks for query %d but there are %d", id, st->query, su->nq);
-    return true;
+    return check_pages(p, st, su);
 }
 
 /* ---------------------------------------------------------------- sections */

@@ -44,6 +44,11 @@
 ** above still loads in about a second and a few hundred MB: */
 #define LESSON_MAX_NUMBERS   (1 << 22)   /* numbers in the matrices of all setups (inherited ones count again) */
 #define LESSON_MAX_WORK      (INT64_C(1) << 29) /* multiply-adds and computed numbers, all setups together */
+/* ... and in what its stages unfold into: kv_cache shows a page per token,
+** online_softmax one per block (and each one more), so that --dump and the
+** exports of any lesson stay within seconds and their documented sizes: */
+#define LESSON_MAX_PAGES     1024        /* pages of all stages (a stage without sub-steps is one) */
+#define LESSON_MAX_STEP_CELLS (1 << 22)  /* cells of the panels of every sub-step page of the lesson */
 
 /* The stage ids, in the order of docs/lesson-format.md. */
 typedef enum StageId {
