@@ -659,6 +659,53 @@ START_TEST(test_grouped_query_shows_keys)
 }
 END_TEST
 
+/* The numbers of a JSON value: every number, and every null in an array
+** (−∞ in a row of numbers; a matrix over the budget is "data": null). */
+static int64_t json_numbers(const Tj *t)
+{
+    if (!t) return 0;
+    if (t->kind == TJ_NUM) return 1;
+    if (t->kind != TJ_ARR && t->kind != TJ_OBJ) return 0;
+    int64_t n = 0;
+    for (int i = 0; i < t->n; i++)
+        n += t->kind == TJ_ARR && t->items[i]->kind == TJ_NULL ? 1 : json_numbers(t->items[i]);
+    return n;
+}
+
+/* The sub-step pages count against the dump's budget like any other
+** panel: with 3.9 million numbers on the pages of an online softmax and a
+** K/V cache, and two big embeddings, the dump writes at most
+** DUMP_MAX_NUMBERS in all. */
+START_TEST(test_limits_dump_budget_counts_sub_steps)
+{
+    Buf text = {0};
+    buf_puts(&text, "title: T\n[setup]\nseed: 1\ntokens:");
+    for (int i = 0; i < 256; i++) buf_printf(&text, " t%d", i);
+    buf_puts(&text, "\nX = randn 256x8\nmask: causal\n[online_softmax]\nblock: 3\n[kv_cache]\n");
+    for (int k = 0; k < 2; k++) buf_puts(&text, "[setup]\nmask: none\nX = randn 256x1024\n[embeddings]\n");
+    LessonError err;
+    Lesson *l = lesson_parse(text.s, strlen(text.s), "budget.lesson", &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    Trace *t = attn_run(l, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    Buf b = {0};
+    dump_json(l, t, &b);
+    Tj *j = tjson_parse(b.s);
+    ck_assert_ptr_nonnull(j);
+    Tj *steps = tjson_get(tjson_at(tjson_get(j, "stages"), 0), "steps");
+    ck_assert_int_eq(steps->n, 87);
+    int64_t in_steps = json_numbers(steps), all = json_numbers(tjson_get(j, "stages")) + json_numbers(tjson_get(j, "matrices"));
+    ck_assert_int_gt(in_steps, 3000000);
+    ck_assert_msg(all <= DUMP_MAX_NUMBERS, "the dump writes %lld numbers", (long long)all);
+    ck_assert_int_gt(all, DUMP_MAX_NUMBERS - 262144);       /* and stops only at a matrix that would not fit */
+    tjson_free(j);
+    buf_free(&b);
+    trace_free(t);
+    lesson_free(l);
+    buf_free(&text);
+}
+END_TEST
+
 /* The stage/explain/dump suite. */
 Suite *stage_suite(void)
 {
@@ -683,6 +730,7 @@ Suite *stage_suite(void)
     tcase_add_test(limits, test_explain_all_masked_row);
     tcase_add_test(limits, test_limits_non_finite_is_an_error);
     tcase_add_test(limits, test_limits_dump_writes_big_matrices_once);
+    tcase_add_test(limits, test_limits_dump_budget_counts_sub_steps);
     tcase_add_test(limits, test_custom_divisor_and_temperature);
     tcase_add_test(core, test_residual_stream);
     tcase_add_test(limits, test_limits_variance_of_huge_scores);
