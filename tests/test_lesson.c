@@ -191,6 +191,24 @@ START_TEST(test_errors_duplicates_and_missing)
 }
 END_TEST
 
+/* The typographic minus is a sign wherever '-' is one, in an exponent too,
+** in written-out rows and in expressions. */
+START_TEST(test_typographic_minus)
+{
+    LessonError err;
+    Lesson *L = parse("title: T\n[setup]\ntokens: a b\nX =\n  \xe2\x88\x92" "1e\xe2\x88\x92" "3 2E\xe2\x88\x92" "1\n"
+                      "  3 \xe2\x88\x92" "4.5e+1\ntemperature: 2e\xe2\x88\x92" "1 * 5\n[softmax]\n", &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    const Mat *X = lesson_matrix(&L->setups[0], "X")->m;
+    ck_assert_double_eq(mat_get(X, 0, 0), -1e-3);
+    ck_assert_double_eq(mat_get(X, 0, 1), 2e-1);
+    ck_assert_double_eq(mat_get(X, 1, 1), -45.0);
+    ck_assert_double_eq(L->setups[0].temperature, 1.0);
+    lesson_free(L);
+    expect(BASE "Y =\n  1 2e\xe2\x88\x92\n", "t.lesson:8:6: error: expected digits after the exponent 'e'");
+}
+END_TEST
+
 START_TEST(test_errors_numbers)
 {
     expect(BASE "Y =\n  1 x\n", "t.lesson:8:5: error: expected a number, found 'x'");
@@ -367,6 +385,7 @@ Suite *lesson_suite(void)
     Suite *s = suite_create("lesson");
     TCase *core = tcase_create("core");
     tcase_add_test(core, test_minimal_lesson);
+    tcase_add_test(core, test_typographic_minus);
     tcase_add_test(core, test_prose_options_and_comments);
     tcase_add_test(core, test_setups_inherit_and_draws_continue);
     tcase_add_test(core, test_crlf_and_bom_accepted);

@@ -162,7 +162,8 @@ static bool starts_nocase(const char *s, const char *w)
 
 /*
 ** A number is [sign] digits [. digits] [e [sign] digits], with U+2212 (the
-** typographic minus) accepted as a sign since lessons get pasted from slides.
+** typographic minus) accepted as either sign since lessons get pasted from
+** slides (−1e−3).
 ** nan, inf and hex floats are not numbers here; a literal that overflows a
 ** double is an error too.
 */
@@ -191,6 +192,7 @@ static bool scan_number(Parser *p, const char **sp, double *out)
         const char *e = s;
         buf[n++] = *s++;
         if (*s == '+' || *s == '-') buf[n++] = *s++;
+        else if (!strncmp(s, "\xe2\x88\x92", 3)) { buf[n++] = '-'; s += 3; }      /* −1e−3 */
         if (!isdigit((unsigned char)*s)) return FAIL(p, e, "expected digits after the exponent 'e'");
         while (isdigit((unsigned char)*s) && n < 60) buf[n++] = *s++;
     }
