@@ -272,22 +272,31 @@ END_TEST
 START_TEST(test_format_mismatch_is_dropped)
 {
     /* sorted by bytes: the translation is kept only when it consumes the
-    ** same arguments in the same order as the original */
-    const char *orig[] = { "%d keys", "%s of %d", "100%% sure", "plain", "w %.2f" };
-    const char *trans[] = { "%s Schl\xc3\xbc" "ssel", "%d von %s", "100%% s\xc3\xbbr", "%n", "w %5.3f" };
+    ** same arguments in the same order as the original, with the same
+    ** widths and precisions (a width the original lacks could pad a slide
+    ** with a hundred million spaces); "%.0s" may swallow a "%s" */
+    const char *orig[] = { "%d key%s", "%d keys", "%s of %d", "100%% sure", "head %d of %d", "plain", "w %.2f",
+                           "x %d", "y %.2f" };
+    const char *trans[] = { "%d Schl\xc3\xbc" "ssel%.0s", "%s Schl\xc3\xbc" "ssel", "%d von %s", "100%% s\xc3\xbbr",
+                            "Kopf %99999999d von %d", "%n", "w %5.3f", "x %2147483647d", "y: %.2f" };
     size_t len;
-    unsigned char *d = build_mo(orig, trans, 5, false, &len);
+    unsigned char *d = build_mo(orig, trans, 9, false, &len);
     I18nError err;
     I18nCatalog *c = i18n_catalog_parse(d, len, "fmt.mo", &err);
     ck_assert_msg(c != NULL, "%s", err.reason);
+    ck_assert_str_eq(i18n_catalog_lookup(c, "%d key%s"), "%d Schl\xc3\xbc" "ssel%.0s");
     ck_assert_ptr_null(i18n_catalog_lookup(c, "%d keys"));     /* %d became %s */
     ck_assert_ptr_null(i18n_catalog_lookup(c, "%s of %d"));    /* swapped */
     ck_assert_str_eq(i18n_catalog_lookup(c, "100%% sure"), "100%% s\xc3\xbbr");
+    ck_assert_ptr_null(i18n_catalog_lookup(c, "head %d of %d"));   /* a width the original lacks */
     ck_assert_ptr_null(i18n_catalog_lookup(c, "plain"));       /* %n never */
-    ck_assert_str_eq(i18n_catalog_lookup(c, "w %.2f"), "w %5.3f");
-    ck_assert_int_eq(i18n_catalog_count(c), 2);
+    ck_assert_ptr_null(i18n_catalog_lookup(c, "w %.2f"));      /* another width and precision */
+    ck_assert_ptr_null(i18n_catalog_lookup(c, "x %d"));
+    ck_assert_str_eq(i18n_catalog_lookup(c, "y %.2f"), "y: %.2f");
+    ck_assert_int_eq(i18n_catalog_count(c), 3);
     i18n_use("de", c);
     ck_assert_str_eq(_("%d keys"), "%d keys");
+    ck_assert_str_eq(_("head %d of %d"), "head %d of %d");
     i18n_reset();
     free(d);
 }

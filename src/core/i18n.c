@@ -85,45 +85,68 @@ static int cmp_counted(const char *a, size_t alen, const char *b, size_t blen)
     return r ? r : alen < blen ? -1 : alen > blen;
 }
 
+/* One printf conversion: its width and precision as written ("" when
+** absent, "*" for an int argument) and its length modifier and class. */
+typedef struct Conv {
+    char width[12], prec[12], type[8];
+} Conv;
+
 /*
-** The printf conversions of s as a signature, one "length modifier +
-** class" pair per argument consumed (an asterisk counts as an int), into
-** sig (size n). Returns false when s is not a format we accept: a
-** conversion we do not know, %n, or positional arguments.
+** The printf conversions of s, at most max, into c; their number, or -1
+** when s is not a format we accept: a conversion we do not know, %n,
+** positional arguments, a width or precision of more than 10 characters,
+** or more than max conversions.
 */
-static bool format_sig(const char *s, char *sig, size_t n)
+static int conversions(const char *s, Conv *c, int max)
 {
-    size_t k = 0;
-    sig[0] = '\0';
+    int k = 0;
     for (const char *p = s; *p; p++) {
         if (*p != '%') continue;
         if (*++p == '%') continue;
-        char arg[8];
-        size_t a = 0;
+        if (k == max) return -1;
+        Conv *v = &c[k++];
+        memset(v, 0, sizeof *v);
         while (*p && strchr("-+ #0'", *p)) p++;
-        if (*p == '*') { arg[a++] = 'i'; p++; } else while (*p >= '0' && *p <= '9') p++;
-        if (*p == '$') return false;
+        const char *w = p;
+        if (*p == '*') p++;
+        else while (*p >= '0' && *p <= '9') p++;
+        if (*p == '$' || p - w > 10) return -1;
+        memcpy(v->width, w, (size_t)(p - w));
         if (*p == '.') {
-            p++;
-            if (*p == '*') { arg[a++] = 'i'; p++; } else while (*p >= '0' && *p <= '9') p++;
+            const char *q = p++;
+            if (*p == '*') p++;
+            else while (*p >= '0' && *p <= '9') p++;
+            if (p - q > 10) return -1;
+            memcpy(v->prec, q, (size_t)(p - q));
         }
-        while (*p && strchr("hlLqjzt", *p) && a < 6) arg[a++] = *p++;
-        if (!*p || !strchr("diouxXcseEfFgGaAp", *p)) return false;
-        arg[a++] = strchr("diouxXc", *p) ? 'd' : strchr("eEfFgGaA", *p) ? 'f' : *p;
-        if (k + a + 2 > n) return false;
-        memcpy(sig + k, arg, a);
-        k += a;
-        sig[k++] = ',';
-        sig[k] = '\0';
+        size_t a = 0;
+        while (*p && strchr("hlLqjzt", *p) && a < 4) v->type[a++] = *p++;
+        if (!*p || !strchr("diouxXcseEfFgGaAp", *p)) return -1;
+        v->type[a] = strchr("diouxXc", *p) ? 'd' : strchr("eEfFgGaA", *p) ? 'f' : *p;
     }
-    return true;
+    return k;
 }
 
-/* True when the translation consumes the same arguments as the original. */
+/*
+** True when the translation consumes the same arguments as the original,
+** with the same widths and precisions: "%99999999d" in a translation of
+** "%d" would pad every slide with a hundred million spaces, so a width or
+** a precision the original does not have drops the translation. The one
+** exception costs nothing: "%.0s" for a "%s" prints no part of its string,
+** as languages without plurals write "%d key%.0s" for "%d key%s".
+*/
 static bool same_format(const char *orig, const char *trans)
 {
-    char a[128], b[128];
-    return format_sig(orig, a, sizeof a) && format_sig(trans, b, sizeof b) && !strcmp(a, b);
+    enum { MAX_CONV = 32 };
+    Conv a[MAX_CONV], b[MAX_CONV];
+    int na = conversions(orig, a, MAX_CONV), nb = conversions(trans, b, MAX_CONV);
+    if (na < 0 || na != nb) return false;
+    for (int i = 0; i < na; i++) {
+        bool swallow = !strcmp(b[i].type, "s") && !b[i].width[0] && !strcmp(b[i].prec, ".0") && !a[i].width[0];
+        if (strcmp(a[i].type, b[i].type)) return false;
+        if (!swallow && (strcmp(a[i].width, b[i].width) || strcmp(a[i].prec, b[i].prec))) return false;
+    }
+    return true;
 }
 
 /* Parse a .mo file's bytes. */

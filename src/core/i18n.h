@@ -19,7 +19,8 @@
 ** the file's size, originals must be sorted (lookups are a binary search),
 ** and a translation whose printf conversions differ from its original's is
 ** dropped (the original is used), so a corrupt file can never make a format
-** read the wrong arguments. Both byte orders are accepted.
+** read the wrong arguments, nor pad a number to a width the original does
+** not have ("%99999999d" for "%d"). Both byte orders are accepted.
 **
 ** Strings returned by i18n_get stay valid until i18n_reset: catalogues once
 ** used are kept (a few kilobytes each), so switching language never leaves a
