@@ -84,5 +84,23 @@ cp lessons/05-translation.lesson "$tmp/nodisplay2/mine.lesson"
 [ $code -eq 0 ] && [ -f "$tmp/nodisplay2/attnlab-export/mine-01-embeddings.png" ] && [ ! -e "$tmp/nodisplay2/attnlab-export/01-tour-01-embeddings.png" ] \
     && ok || bad "without a display, attnlab FILE exports FILE (got $code: $(cat "$tmp/err"))"
 
+# Catalogues come from the build's own locale/ beside the program and the
+# installed LOCALEDIR only: never from a share/locale above the program
+# (which anyone may create in /tmp), nor from a directory others can write.
+de=$(dirname "$bin")/locale/de/LC_MESSAGES/attnlab.mo
+printf 'title: T\nlanguage: de\n[setup]\ntokens: a b\nX =\n  1 2\n  3 4\n[softmax]\n' >"$tmp/de.lesson"
+# title TREE: the softmax slide's title exported by TREE/bin/attnlab
+title() { rm -rf "$tmp/lang-out"; "$1/bin/attnlab" --export "$tmp/lang-out" --format svg "$tmp/de.lesson" >/dev/null 2>&1
+          grep -o 'Softmax: [^<]*' "$tmp/lang-out/de-01-softmax.svg" | head -1; }
+mkdir -p "$tmp/own/bin/locale/de/LC_MESSAGES" "$tmp/up/bin" "$tmp/up/share/locale/de/LC_MESSAGES" "$tmp/ww/bin/locale/de/LC_MESSAGES"
+for t in own up ww; do cp "$bin" "$tmp/$t/bin/attnlab"; done
+cp "$de" "$tmp/own/bin/locale/de/LC_MESSAGES/"
+cp "$de" "$tmp/up/share/locale/de/LC_MESSAGES/"
+cp "$de" "$tmp/ww/bin/locale/de/LC_MESSAGES/"
+chmod o+w "$tmp/ww/bin/locale/de"
+[ "$(title "$tmp/own")" = "Softmax: aus Scores werden Gewichte" ] && ok || bad "the build's own catalogue is read: $(title "$tmp/own")"
+[ "$(title "$tmp/up")" = "Softmax: scores become weights" ] && ok || bad "a share/locale above the program is not read: $(title "$tmp/up")"
+[ "$(title "$tmp/ww")" = "Softmax: scores become weights" ] && ok || bad "a catalogue others can write is not read: $(title "$tmp/ww")"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -10,23 +10,37 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef ATTNLAB_LOCALEDIR
 #define ATTNLAB_LOCALEDIR "/usr/local/share/locale"
 #endif
 
-/* True if path is a regular file. */
-static int is_file(const char *path)
+/*
+** Whether a directory or file may hold our catalogues: owned by the user
+** or by root, and writable by no one else (the user's own group aside, for
+** a umask of 002). A catalogue decides every word on a slide, so one that
+** another user could have put there (a `locale` folder anyone can create
+** in /tmp, beside a build there) is never read.
+*/
+static int trusted(const char *path, int want_dir)
 {
     struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    if (stat(path, &st) != 0 || (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) return 0;
+    if (st.st_uid != getuid() && st.st_uid != 0) return 0;
+    return !(st.st_mode & S_IWOTH) && (!(st.st_mode & S_IWGRP) || st.st_gid == getgid());
 }
 
-/* DIR/CODE/LC_MESSAGES/attnlab.mo into out, and whether it exists. */
+/* DIR/CODE/LC_MESSAGES/attnlab.mo into out, and whether it exists with
+** every directory from DIR down trusted. */
 static int try_dir(const char *dir, const char *code, char *out, size_t n)
 {
+    snprintf(out, n, "%s/%s", dir, code);
+    if (!trusted(dir, 1) || !trusted(out, 1)) return 0;
+    snprintf(out, n, "%s/%s/LC_MESSAGES", dir, code);
+    if (!trusted(out, 1)) return 0;
     snprintf(out, n, "%s/%s/LC_MESSAGES/attnlab.mo", dir, code);
-    return is_file(out);
+    return trusted(out, 0);
 }
 
 /* The codes to try for code: itself, its language part, and for a bare
@@ -41,18 +55,18 @@ static int candidates(const char *code, char c[3][I18N_LANG_MAX + 1])
     return k;
 }
 
-/* Beside the program (build/locale), in PREFIX/share/locale relative to it
-** (an installed tree that was moved), then the configured locale directory. */
+/* The build's own catalogues (DIR/locale beside the program: build/locale
+** in the source tree), then the installed ones (ATTNLAB_LOCALEDIR), and
+** nowhere else. */
 int app_catalogue_path(const char *code, char *out, size_t n)
 {
-    char c[3][I18N_LANG_MAX + 1], dir[2][PATH_MAX];
+    char c[3][I18N_LANG_MAX + 1], dir[PATH_MAX];
     if (!i18n_lang_valid(code)) return -1;
     int nc = candidates(code, c);
-    bool found[2] = { app_data_dir("locale", dir[0], sizeof dir[0]) == 0,
-                      app_data_dir("../share/locale", dir[1], sizeof dir[1]) == 0 };
+    bool own = app_exe_dir(dir, sizeof dir) == 0 && strlen(dir) + sizeof "/locale" <= sizeof dir;
+    if (own) strcat(dir, "/locale");
     for (int i = 0; i < nc; i++) {
-        for (int d = 0; d < 2; d++)
-            if (found[d] && try_dir(dir[d], c[i], out, n)) return 0;
+        if (own && try_dir(dir, c[i], out, n)) return 0;
         if (try_dir(ATTNLAB_LOCALEDIR, c[i], out, n)) return 0;
     }
     return -1;

@@ -3,9 +3,12 @@
 **
 ** A lesson's `language:` setting wins; without one, the user's locale
 ** (LC_ALL, LC_MESSAGES, LANG). The catalogue LANG/LC_MESSAGES/attnlab.mo is
-** looked for beside the program (build/locale in the source tree), then in
-** the installed $(PREFIX)/share/locale. With none found the interface stays
-** in English, the language the program is written in.
+** looked for in the build's own locale directory (locale/ beside the
+** program: build/locale in the source tree), then in the installed
+** $(PREFIX)/share/locale, and nowhere else; a directory or file that a user
+** other than the owner (or root) could have written is skipped. With none
+** found the interface stays in English, the language the program is
+** written in.
 **
 **   app_use_language(L->language);     // before building the lesson's views
 */

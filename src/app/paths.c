@@ -24,15 +24,25 @@ static int is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* The directory of the running program. */
+int app_exe_dir(char *out, size_t n)
+{
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0) return -1;
+    exe[len] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return -1;
+    *slash = '\0';
+    if ((size_t)snprintf(out, n, "%s", exe) >= n) return -1;
+    return 0;
+}
+
 /* Next to the executable, one level up, then the installed data directory. */
 int app_data_dir(const char *sub, char *out, size_t n)
 {
     char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len > 0) {
-        exe[len] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = '\0';
+    if (app_exe_dir(exe, sizeof exe) == 0) {
         const char *rel[] = { "%s/%s", "%s/../%s", "%s/../../%s", "%s/../share/attnlab/%s" };
         for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
             snprintf(out, n, rel[i], exe, sub);
