@@ -164,18 +164,66 @@ run 60 0 "$bin" --export "$tmp/long" "$tmp/$long.lesson"
 name=$(ls -A "$tmp/long")
 [ ${#name} -eq 251 ] && [ "$name" = "$long-01-embeddings.png" ] && ok || bad "251-byte output name: got '$name'"
 
+# temp_name BASE RAND: the name fileio gives a temporary of BASE with the
+# four random characters RAND (two check characters follow: FNV-1a of the
+# name so far, as two of the 62 letters and digits).
+temp_name() {
+    /usr/bin/python3 -c 'import sys
+d = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+n = "." + sys.argv[1] + ".attnlab-" + sys.argv[2]
+h = 2166136261
+for b in n.encode():
+    h = ((h ^ b) * 16777619) & 0xffffffff
+print(n + d[h % 62] + d[h // 62 % 62])' "$1" "$2"
+}
+
 # stale temporaries: one left by a run killed an hour ago is removed by the
-# next export into that directory; a fresh one (a live writer's) is not
+# next export into that directory; a fresh one (a live writer's) is not, nor
+# a user's file whose name only looks like ours, nor another user's
 mkdir "$tmp/stale"
-: >"$tmp/stale/.$first.attnlab-Dead01"
-touch -d '1 hour ago' "$tmp/stale/.$first.attnlab-Dead01"
-: >"$tmp/stale/.other.png.attnlab-Live01"
+dead=$(temp_name "$first" Dead) live=$(temp_name other.png Live) mine=$(temp_name notes.txt Mine)
+mine=$(echo "$mine" | sed 's/.$/-/; s/-$/0/')
+[ "$mine" != "$(temp_name notes.txt Mine)" ] || mine=$(echo "$mine" | sed 's/.$/1/')
+theirs=$(temp_name theirs.png Othr)
+: >"$tmp/stale/$dead"
+touch -d '1 hour ago' "$tmp/stale/$dead"
+: >"$tmp/stale/$live"
 : >"$tmp/stale/.other.png.tmp-123"
 touch -d '1 hour ago' "$tmp/stale/.other.png.tmp-123"
+echo "my notes" >"$tmp/stale/$mine"
+touch -d '1 hour ago' "$tmp/stale/$mine"
+gave=0
+if [ "$(id -u)" -eq 0 ]; then
+    : >"$tmp/stale/$theirs"
+    touch -d '1 hour ago' "$tmp/stale/$theirs"
+    chown nobody "$tmp/stale/$theirs" 2>/dev/null && gave=1
+fi
 run 60 0 "$bin" --export "$tmp/stale" "$tour"
-[ ! -e "$tmp/stale/.$first.attnlab-Dead01" ] && ok || bad "a stale temporary was not removed"
-[ -e "$tmp/stale/.other.png.attnlab-Live01" ] && ok || bad "a fresh temporary was removed"
+[ ! -e "$tmp/stale/$dead" ] && ok || bad "a stale temporary was not removed"
+[ -e "$tmp/stale/$live" ] && ok || bad "a fresh temporary was removed"
 [ -e "$tmp/stale/.other.png.tmp-123" ] && ok || bad "a file not named like ours was removed"
+[ -e "$tmp/stale/$mine" ] && ok || bad "a user's file whose name only looks like a temporary was removed"
+[ $gave = 0 ] || { [ -e "$tmp/stale/$theirs" ] && ok || bad "another user's file named like a temporary was removed"; }
+
+# SIGTERM, SIGINT and SIGHUP mid-export remove the temporary being written
+# before the program dies of the signal (strace delivers the signal as the
+# temporary's data is written, or as a finished one is renamed): nothing
+# is left behind, and the files already written are complete.
+if strace -o /dev/null -e trace=none true 2>/dev/null; then
+    for case in "TERM write 1 143" "INT write 3 130" "HUP write 2 129" "TERM rename 2 143" "INT rename 4 130"; do
+        set -- $case
+        rm -rf "$tmp/sig"; mkdir "$tmp/sig"
+        strace -f -o /dev/null -e trace="$2" -e inject="$2":signal="$1":when="$3" \
+            "$bin" --export "$tmp/sig" "$tour" >/dev/null 2>&1
+        got=$?
+        [ $got -eq "$4" ] && ok || bad "SIG$1 at $2 $3: exit status $got, expected $4"
+        no_temps "$tmp/sig"
+        for f in "$tmp"/sig/*.png; do
+            [ -e "$f" ] || continue
+            same_png "$tmp/ref/$(basename "$f")" "$f" || bad "SIG$1 at $2 $3: $(basename "$f") is not complete"
+        done
+    done
+fi
 
 # SIGKILL mid-export, at the worst instant: the third stage's temporary is
 # complete but not yet renamed (strace kills the process as it calls

@@ -303,28 +303,59 @@ static void put_aged(const char *path, int age)
     ck_assert_int_eq(utimensat(AT_FDCWD, path, t, 0), 0);
 }
 
+/* A temporary's name as the module makes it, for base with random rnd. */
+static const char *temp_name(const char *base, const char *rnd)
+{
+    static char out[300];
+    fileio_temp_name(base, rnd, out, sizeof out);
+    return out;
+}
+
 START_TEST(test_write_sweeps_stale_temporaries)
 {
-    char dir[64], p[400], msg[300];
+    char dir[64], p[1000], msg[300], stale[2][300], live[300], sub[300], other[300], linked[300];
     make_dir(dir);
     fileio_start();
-    const char *stale[] = { ".out.png.attnlab-AbC123", ".x.attnlab-000000" };
+    snprintf(stale[0], sizeof stale[0], "%s", temp_name("out.png", "AbC1"));
+    snprintf(stale[1], sizeof stale[1], "%s", temp_name("x", "0000"));
+    snprintf(live, sizeof live, "%s", temp_name("live", "Live"));
+    snprintf(sub, sizeof sub, "%s", temp_name("d", "dir1"));
+    snprintf(other, sizeof other, "%s", temp_name("theirs.png", "Othr"));
+    snprintf(linked, sizeof linked, "%s", temp_name("linked.png", "Link"));
+    char wrong[300];
+    snprintf(wrong, sizeof wrong, "%s", temp_name("mine.png", "Mine"));
+    wrong[strlen(wrong) - 1] ^= 1;                          /* a check character off by one */
     const char *kept[] = {
-        ".y.attnlab-ZZZZZ",          /* five random characters: not ours */
+        ".y.attnlab-ZZZZZ",          /* five characters: not ours */
         "z.attnlab-ABCDEF",          /* no leading dot */
         ".w.attnlab-ABC-EF",         /* a character we never use */
         ".v.tmp-1234",               /* someone else's */
+        wrong,                       /* our pattern, but a person's name: the check fails */
     };
+    int nkept = (int)(sizeof kept / sizeof kept[0]);
     for (int i = 0; i < 2; i++) { snprintf(p, sizeof p, "%s/%s", dir, stale[i]); put_aged(p, 3600); }
-    for (int i = 0; i < 4; i++) { snprintf(p, sizeof p, "%s/%s", dir, kept[i]); put_aged(p, 3600); }
+    for (int i = 0; i < nkept; i++) { snprintf(p, sizeof p, "%s/%s", dir, kept[i]); put_aged(p, 3600); }
     /* one of ours, but written during this run: a live writer's */
-    snprintf(p, sizeof p, "%s/.live.attnlab-Live42", dir);
+    snprintf(p, sizeof p, "%s/%s", dir, live);
     put(p, "", 0);
     /* a directory with our name form is not touched either */
-    snprintf(p, sizeof p, "%s/.d.attnlab-dir123", dir);
+    snprintf(p, sizeof p, "%s/%s", dir, sub);
     ck_assert_int_eq(mkdir(p, 0700), 0);
     struct timespec t[2] = { { 1000, 0 }, { 1000, 0 } };
     ck_assert_int_eq(utimensat(AT_FDCWD, p, t, 0), 0);
+    /* nor a file with a second name (a hard link is a person's doing) */
+    snprintf(p, sizeof p, "%s/%s", dir, linked);
+    put_aged(p, 3600);
+    char p2[1000];
+    snprintf(p2, sizeof p2, "%s/keep-link", dir);
+    ck_assert_int_eq(link(p, p2), 0);
+    /* nor another user's (when the test may give a file away) */
+    bool chowned = false;
+    if (getuid() == 0) {
+        snprintf(p, sizeof p, "%s/%s", dir, other);
+        put_aged(p, 3600);
+        chowned = lchown(p, 65534, 65534) == 0;
+    }
 
     snprintf(p, sizeof p, "%s/out.png", dir);
     ck_assert_int_eq(fileio_write_atomic(p, "new", 3, false, msg, sizeof msg), 0);
@@ -333,26 +364,34 @@ START_TEST(test_write_sweeps_stale_temporaries)
         snprintf(p, sizeof p, "%s/%s", dir, stale[i]);
         ck_assert_msg(stat(p, &st) != 0, "%s was not removed", stale[i]);
     }
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < nkept; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, kept[i]);
         ck_assert_msg(stat(p, &st) == 0, "%s was removed", kept[i]);
     }
-    snprintf(p, sizeof p, "%s/.live.attnlab-Live42", dir);
-    ck_assert_int_eq(stat(p, &st), 0);
-    snprintf(p, sizeof p, "%s/.d.attnlab-dir123", dir);
-    ck_assert_int_eq(stat(p, &st), 0);
+    const char *also[] = { live, sub, linked, chowned ? other : live };
+    for (int i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, also[i]);
+        ck_assert_msg(stat(p, &st) == 0, "%s was removed", also[i]);
+    }
     remove_dir(dir);
 }
 END_TEST
 
 START_TEST(test_temp_names)
 {
-    ck_assert(fileio_is_temp_name(".a.attnlab-abcXYZ"));
-    ck_assert(fileio_is_temp_name(".a b.png.attnlab-012345"));
+    char a[300], b[300];
+    snprintf(a, sizeof a, "%s", temp_name("a", "abcX"));
+    ck_assert_int_eq((int)strlen(a), (int)strlen(".a.attnlab-abcXYZ"));
+    ck_assert(!strncmp(a, ".a.attnlab-abcX", 15));
+    ck_assert(fileio_is_temp_name(a));
+    snprintf(b, sizeof b, "%s", temp_name("a b.png", "0123"));
+    ck_assert(fileio_is_temp_name(b));
+    b[strlen(b) - 3] = '9';                                 /* a random character changed: the check fails */
+    ck_assert(!fileio_is_temp_name(b));
     ck_assert(!fileio_is_temp_name(".attnlab-abcXYZ"));     /* nothing before the tag */
     ck_assert(!fileio_is_temp_name(".a.attnlab-abcXY"));
     ck_assert(!fileio_is_temp_name(".a.attnlab-abcXYZ1"));
-    ck_assert(!fileio_is_temp_name("a.attnlab-abcXYZ"));
+    ck_assert(!fileio_is_temp_name(a + 1));                 /* no leading dot */
     ck_assert(!fileio_is_temp_name(".a.attnlab_abcXYZ"));
     ck_assert(!fileio_is_temp_name(""));
 }

@@ -24,12 +24,23 @@
 #define NAME_MAX 255
 #endif
 
-/* What the temporaries' names end in: TEMP_TAG and TEMP_RAND random characters. */
+/* What the temporaries' names end in: TEMP_TAG and TEMP_RAND characters,
+** TEMP_CHECK of which check the rest of the name (see temp_check). */
 #define TEMP_TAG ".attnlab-"
 #define TEMP_RAND 6
+#define TEMP_CHECK 2
+_Static_assert(TEMP_RAND == FILEIO_TEMP_RANDOM + TEMP_CHECK, "six characters: the random ones and the check");
 
+static const char temp_digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 static struct timespec run_start;   /* zero until fileio_start */
 static char *cleaned_dir;           /* the last directory swept for stale temporaries */
+
+/* The temporary being written, which a SIGINT, SIGTERM or SIGHUP removes
+** before the program dies (remove_inflight). */
+static char inflight[PATH_MAX + 1];
+static volatile sig_atomic_t inflight_set;
+static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define NFATAL ((int)(sizeof fatal_signals / sizeof fatal_signals[0]))
 
 /* Note the start of the run. */
 void fileio_start(void)
@@ -140,7 +151,18 @@ char *fileio_read(const char *path, size_t max, size_t *len, FileioError *err)
 
 /* ------------------------------------------------------------------ writing */
 
-/* Whether name is ".<something>.attnlab-XXXXXX" with XXXXXX letters and digits. */
+/* The check characters of a temporary's name: FNV-1a of its first len
+** bytes, as two of temp_digits, into out. */
+static void temp_check(const char *name, size_t len, char out[TEMP_CHECK])
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)name[i]) * 16777619u;
+    for (int i = 0; i < TEMP_CHECK; i++, h /= sizeof temp_digits - 1) out[i] = temp_digits[h % (sizeof temp_digits - 1)];
+}
+
+/* Whether name is ".<something>.attnlab-XXXXXX": XXXXXX letters and digits
+** whose last two check the rest of the name (a name a person gave a file
+** of theirs passes one time in 3844). */
 bool fileio_is_temp_name(const char *name)
 {
     size_t n = strlen(name), t = strlen(TEMP_TAG);
@@ -150,7 +172,21 @@ bool fileio_is_temp_name(const char *name)
         char c = name[i];
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return false;
     }
-    return true;
+    char check[TEMP_CHECK];
+    temp_check(name, n - TEMP_CHECK, check);
+    return !memcmp(check, name + n - TEMP_CHECK, TEMP_CHECK);
+}
+
+/* The name of a temporary for base with random characters rnd. */
+void fileio_temp_name(const char *base, const char rnd[FILEIO_TEMP_RANDOM], char *out, size_t n)
+{
+    int w = snprintf(out, n, ".%s%s%.*s", base, TEMP_TAG, FILEIO_TEMP_RANDOM, rnd);
+    if (w < 0 || (size_t)w + TEMP_CHECK >= n) {
+        if (n) out[0] = '\0';
+        return;
+    }
+    temp_check(out, (size_t)w, out + w);
+    out[w + TEMP_CHECK] = '\0';
 }
 
 /* Whether a file last changed at m is older than the run (less the margin). */
@@ -162,10 +198,12 @@ static bool before_run(const struct timespec *m)
 }
 
 /*
-** Remove the temporaries a killed run left in dir: regular files named like
-** ours and last changed before this run began. A live writer keeps changing
-** its temporary, so it is never taken for a stale one. Done once per
-** directory in a row of writes (an export writes every stage into one).
+** Remove the temporaries a killed run left in dir: regular files of this
+** user, with one link, named like ours (their check characters included)
+** and last changed before this run began. A live writer keeps changing its
+** temporary, so it is never taken for a stale one; a file of another user,
+** or one a person named by hand, is never ours. Done once per directory in
+** a row of writes (an export writes every stage into one).
 */
 static void sweep_stale(const char *dir)
 {
@@ -180,6 +218,7 @@ static void sweep_stale(const char *dir)
         if (!fileio_is_temp_name(e->d_name)) continue;
         struct stat st;
         if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (st.st_uid != getuid() || st.st_nlink != 1) continue;
         if (before_run(&st.st_mtim)) unlinkat(dfd, e->d_name, 0);
     }
     closedir(d);
@@ -188,34 +227,95 @@ static void sweep_stale(const char *dir)
 /* A new temporary beside path: its name in tmp (size PATH_MAX + 1); an fd or -1. */
 static int open_temp(const char *dir, const char *base, char *tmp, size_t n)
 {
-    static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     static uint64_t counter;
     /* Keep ".BASE" + TEMP_TAG + XXXXXX within NAME_MAX, cutting BASE at a
     ** character boundary. */
     size_t room = NAME_MAX - 1 - strlen(TEMP_TAG) - TEMP_RAND, bl = strlen(base);
     if (bl > room) bl = utf8_floor(base, bl, room);
+    char *cut = xstrndup(base, bl), name[NAME_MAX + 1];
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     uint64_t x = (uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 20) ^ ((uint64_t)getpid() << 40);
+    int fd = -1;
     for (int attempt = 0; attempt < 100; attempt++) {
         x ^= ++counter * 0x9e3779b97f4a7c15ULL;
-        char rnd[TEMP_RAND + 1];
+        char rnd[FILEIO_TEMP_RANDOM];
         uint64_t y = x;
-        for (int i = 0; i < TEMP_RAND; i++) {
+        for (int i = 0; i < FILEIO_TEMP_RANDOM; i++) {
             y ^= y << 13; y ^= y >> 7; y ^= y << 17;
-            rnd[i] = digits[y % (sizeof digits - 1)];
+            rnd[i] = temp_digits[y % (sizeof temp_digits - 1)];
         }
-        rnd[TEMP_RAND] = '\0';
         x = y;
-        int w = snprintf(tmp, n, "%s/.%.*s%s%s", dir, (int)bl, base, TEMP_TAG, rnd);
-        if (w < 0 || (size_t)w >= n) {
+        fileio_temp_name(cut, rnd, name, sizeof name);
+        int w = snprintf(tmp, n, "%s/%s", dir, name);
+        if (!name[0] || w < 0 || (size_t)w >= n) {
             errno = ENAMETOOLONG;
-            return -1;
+            break;
         }
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
-        if (fd >= 0 || errno != EEXIST) return fd;
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+        if (fd >= 0 || errno != EEXIST) break;
     }
-    return -1;
+    int e = errno;
+    free(cut);
+    errno = e;
+    return fd;
+}
+
+/*
+** A fatal signal during a write: remove the temporary in flight, then die
+** of the signal as the program would have without this handler. Only
+** async-signal-safe calls: unlink, sigaction, raise.
+*/
+static void remove_inflight(int sig)
+{
+    if (inflight_set) unlink(inflight);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig);
+}
+
+/* Take over the fatal signals that would kill the program as it is (those
+** still at their default action: a window that handles SIGINT itself keeps
+** its handler); which were taken, in taken. */
+static void catch_fatal(bool taken[NFATAL])
+{
+    struct sigaction h, cur;
+    memset(&h, 0, sizeof h);
+    h.sa_handler = remove_inflight;
+    sigemptyset(&h.sa_mask);
+    for (int i = 0; i < NFATAL; i++) sigaddset(&h.sa_mask, fatal_signals[i]);
+    for (int i = 0; i < NFATAL; i++) {
+        taken[i] = sigaction(fatal_signals[i], NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL;
+        if (taken[i]) sigaction(fatal_signals[i], &h, NULL);
+    }
+}
+
+/* Give the fatal signals taken back their default action. */
+static void release_fatal(const bool taken[NFATAL])
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    for (int i = 0; i < NFATAL; i++)
+        if (taken[i]) sigaction(fatal_signals[i], &dfl, NULL);
+}
+
+/* Block (or unblock, restoring old) the fatal signals around a change of
+** what is in flight, so the handler never sees half of one. */
+static void block_fatal(bool block, sigset_t *old)
+{
+    if (!block) {
+        sigprocmask(SIG_SETMASK, old, NULL);
+        return;
+    }
+    sigset_t set;
+    sigemptyset(&set);
+    for (int i = 0; i < NFATAL; i++) sigaddset(&set, fatal_signals[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
 }
 
 /* Write all of data to fd; 0 or an errno value. */
@@ -254,7 +354,10 @@ static int fill_temp(int fd, const char *path, const void *data, size_t len, boo
 /*
 ** Temporary beside the target, then rename. SIGXFSZ is ignored for the
 ** duration, so a write past `ulimit -f` fails with EFBIG instead of killing
-** the program with half a temporary on disk.
+** the program with half a temporary on disk; SIGINT, SIGTERM and SIGHUP
+** remove the temporary before they kill it. The temporary is in flight
+** from the moment it is created to the moment it is renamed or removed,
+** both done with those signals blocked.
 */
 int fileio_write_atomic(const char *path, const void *data, size_t len, bool durable,
                         char *errmsg, size_t n)
@@ -271,10 +374,18 @@ int fileio_write_atomic(const char *path, const void *data, size_t len, bool dur
     sweep_stale(dir);
     char *tmp = xmalloc(PATH_MAX + 1);
     int err = 0;
+    bool taken[NFATAL];
+    sigset_t mask;
+    catch_fatal(taken);
+    block_fatal(true, &mask);
     int fd = open_temp(dir, base, tmp, PATH_MAX + 1);
     if (fd < 0) {
         err = errno;
+        block_fatal(false, &mask);
     } else {
+        snprintf(inflight, sizeof inflight, "%s", tmp);
+        inflight_set = 1;
+        block_fatal(false, &mask);
         struct sigaction ign, old;
         memset(&ign, 0, sizeof ign);
         ign.sa_handler = SIG_IGN;
@@ -283,10 +394,14 @@ int fileio_write_atomic(const char *path, const void *data, size_t len, bool dur
         err = fill_temp(fd, path, data, len, durable);
         if (close(fd) != 0 && !err) err = errno;
         sigaction(SIGXFSZ, &old, NULL);
+        block_fatal(true, &mask);
         if (!err && rename(tmp, path) != 0) err = errno;
         if (err) unlink(tmp);
-        else if (durable) sync_dir(dir);
+        inflight_set = 0;
+        block_fatal(false, &mask);
+        if (!err && durable) sync_dir(dir);
     }
+    release_fatal(taken);
     if (err) snprintf(errmsg, n, "%s: cannot write: %s", path, strerror(err));
     free(tmp);
     free(dir);

@@ -19,9 +19,13 @@
 ** never half of one, and a failed write leaves the old file as it was. A
 ** file-size limit (SIGXFSZ) or a full disk is an ordinary error. The
 ** temporary is named `.NAME.attnlab-XXXXXX` (NAME shortened so the whole
-** stays within 255 bytes). A run killed at the wrong instant can leave one
-** behind; the first write of a later run into the same directory removes
-** those last changed before that run began (see fileio_start).
+** stays within 255 bytes; the last two of the six characters check the
+** rest of the name). SIGINT, SIGTERM and SIGHUP (when the program has not
+** taken them over itself) remove the temporary in flight before they end
+** the program; only SIGKILL or a crash at the wrong instant can leave one
+** behind, and the first write of a later run into the same directory
+** removes those of this user last changed before that run began (see
+** fileio_start), never a file another user owns or a person named.
 */
 #ifndef ATTNLAB_FILEIO_H
 #define ATTNLAB_FILEIO_H
@@ -70,7 +74,13 @@ char *fileio_read(const char *path, size_t max, size_t *len, FileioError *err);
 int fileio_write_atomic(const char *path, const void *data, size_t len, bool durable,
                         char *errmsg, size_t n);
 
-/* Whether name has the form of this module's temporaries. */
+/* Whether name has the form of this module's temporaries, its check
+** characters included. */
 bool fileio_is_temp_name(const char *name);
+/* The random characters of a temporary's name (the check makes six). */
+#define FILEIO_TEMP_RANDOM 4
+/* The name of a temporary for base with the random characters rnd (letters
+** and digits), into out (size n; "" when it does not fit). */
+void fileio_temp_name(const char *base, const char rnd[FILEIO_TEMP_RANDOM], char *out, size_t n);
 
 #endif
