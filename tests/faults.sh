@@ -260,6 +260,25 @@ else
     echo "faults: strace cannot trace here; the SIGKILL case is skipped (stale temporaries are still checked above)"
 fi
 
+# a dangling symbolic link as the export directory is named as one
+ln -s "$tmp/nowhere" "$tmp/dangling"
+run "$quick" 1 "$bin" --export "$tmp/dangling" "$tour"
+one_line "$tmp/dangling: error: is a symbolic link to $tmp/nowhere, which does not exist: create that directory, or remove the link"
+[ ! -e "$tmp/nowhere" ] && ok || bad "the link's target was created"
+
+# a newline in a file name is written \n: every message stays one line
+nl='
+'
+printf 'title: T\n[setup]\ntokens: a b\nX =\n  1 2\n  3 x\n[softmax]\n' >"$tmp/two${nl}lines.lesson"
+run "$quick" 2 "$bin" --check "$tmp/two${nl}lines.lesson"
+one_line "$tmp/two\\nlines.lesson:6:5: error: expected a number, found 'x'"
+run "$quick" 1 "$bin" --check "$tmp/no${nl}such.lesson"
+one_line "$tmp/no\\nsuch.lesson: error: cannot open: No such file or directory"
+printf 'title: T\n[setup]\ntokens: a b\nX =\n  1 2\n  3 4\n[softmax]\n' >"$tmp/ok${nl}name.lesson"
+run 60 0 "$bin" --export "$tmp/nl-out" "$tmp/ok${nl}name.lesson"
+[ "$(cat "$tmp/out")" = "$tmp/nl-out/ok\\nname-01-softmax.png" ] && ok || bad "an exported file with a newline in its name is listed on one line: $(cat "$tmp/out")"
+[ -f "$tmp/nl-out/ok${nl}name-01-softmax.png" ] && ok || bad "the file keeps its real name"
+
 # ---------------------------------------------------------------- stdout
 full_msg="attnlab: error: cannot write to standard output: No space left on device"
 for args in "--check $tour" "--list" "--list lessons" "--export $tmp/out-full $tour" "--dump $tour" "--help" "--version"; do

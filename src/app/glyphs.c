@@ -38,12 +38,13 @@ static void warn_one(const char *path, int line, int col, uint32_t cp, FontSet *
 ** the others one line at the first of them with their count (a lesson of
 ** emoji no font has warns in nine lines, not thousands).
 */
-int app_check_glyphs(const char *path, FontSet *fonts, const char *font_path)
+int app_check_glyphs(const char *file, FontSet *fonts, const char *font_path)
 {
     LessonError err;
     size_t len = 0;
-    char *text = lesson_read(path, &len, &err);
+    char *text = lesson_read(file, &len, &err);
     if (!text) return 0;
+    char *path = util_shown(file);          /* the name as messages print it */
     FontSet *own = NULL;
     unsigned char *seen = NULL;
     int missing = 0, line = 1, more_line = 0, more_col = 0;
@@ -88,6 +89,7 @@ int app_check_glyphs(const char *path, FontSet *fonts, const char *font_path)
 done:
     font_free(own);
     free(seen);
+    free(path);
     free(text);
     return missing;
 }

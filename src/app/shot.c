@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The documented defaults. */
 ShotOpts app_shot_defaults(void)
@@ -149,26 +151,42 @@ static int export_stage(FontSet *fonts, const char *dir, const Lesson *L, const 
         stage_view_free(w);
         char err[700];
         int r = app_shot_write(fonts, L, T, k, &o, path, err, sizeof err);
-        if (r != 0) fprintf(stderr, "%s\n", err);
-        else if (!quiet) printf("%s\n", path);
+        char *line = util_shown(r != 0 ? err : path);      /* a name with a newline stays on its line */
+        if (r != 0) fprintf(stderr, "%s\n", line);
+        else if (!quiet) printf("%s\n", line);
+        free(line);
         free(path);
         if (r != 0) return 1;
     }
     return 0;
 }
 
-/* Create dir (one level) if it is missing; 0 or -1 with a message. */
+/* Create dir (one level) if it is missing; 0 or -1 with a message. A
+** symbolic link whose target does not exist is said to be one (mkdir
+** would only say "File exists"). */
 static int ensure_dir(const char *dir)
 {
     struct stat st;
+    char *shown = util_shown(dir);
+    int r = -1;
     if (stat(dir, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) return 0;
-        fprintf(stderr, "%s: error: exists and is not a directory\n", dir);
-        return -1;
+        if (S_ISDIR(st.st_mode)) r = 0;
+        else fprintf(stderr, "%s: error: exists and is not a directory\n", shown);
+    } else if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)) {
+        char target[PATH_MAX];
+        ssize_t n = readlink(dir, target, sizeof target - 1);
+        target[n > 0 ? n : 0] = '\0';
+        char *to = util_shown(target);
+        fprintf(stderr, "%s: error: is a symbolic link to %s, which does not exist: create that directory, "
+                "or remove the link\n", shown, to);
+        free(to);
+    } else if (mkdir(dir, 0777) == 0) {
+        r = 0;
+    } else {
+        fprintf(stderr, "%s: error: cannot create the directory: %s\n", shown, strerror(errno));
     }
-    if (mkdir(dir, 0777) == 0) return 0;
-    fprintf(stderr, "%s: error: cannot create the directory: %s\n", dir, strerror(errno));
-    return -1;
+    free(shown);
+    return r;
 }
 
 /* Every stage of every lesson to dir; headless. */

@@ -771,7 +771,7 @@ static bool gen_load(Parser *p, LessonMatrix *lm, const char *s)
     const char *q = skip_ws(s);
     char file[1024], key[72], why[400];
     if (!parse_load_source(p, &s, file, sizeof file, key)) return false;
-    char *path = lesson_relative(p->file, file);
+    char *path = lesson_relative(p->L->path, file);
     NpyFile *f = npy_open(path, *key ? key : NULL, why, sizeof why);
     free(path);
     if (!f) return FAIL(p, q, "%s: %s", file, why);
@@ -2380,11 +2380,12 @@ Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonE
     Parser P;
     memset(&P, 0, sizeof P);
     Parser *p = &P;
-    p->file = filename;
     p->err = err;
     memset(err, 0, sizeof *err);
     p->L = xcalloc(1, sizeof *p->L);
     p->L->path = xstrdup(filename);
+    p->L->shown = util_shown(filename);
+    p->file = p->L->shown;                  /* messages name the file on one line */
     const char *base = strrchr(filename, '/');
     base = base ? base + 1 : filename;
     size_t bl = strlen(base);
@@ -2436,6 +2437,25 @@ Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonE
     return p->L;
 }
 
+/* The message of a lesson that cannot be read (path as shown). */
+static void lesson_read_error(LessonError *err, const char *path, const FileioError *fe)
+{
+    if (fe->kind == FILEIO_IO) {
+        err->kind = LESSON_ERR_IO;
+        snprintf(err->msg, sizeof err->msg, "%s: error: %s", path, fe->reason);
+        return;
+    }
+    /* Over the limit: say the file's real size when it tells it. */
+    err->kind = LESSON_ERR_LIMIT;
+    err->line = err->col = 1;
+    if (fe->size > LESSON_MAX_BYTES)
+        snprintf(err->msg, sizeof err->msg, "%s:1:1: error: file is %lld bytes, over the limit of %d bytes",
+                 path, fe->size, LESSON_MAX_BYTES);
+    else
+        snprintf(err->msg, sizeof err->msg, "%s:1:1: error: file is over the limit of %d bytes",
+                 path, LESSON_MAX_BYTES);
+}
+
 /* The bytes of a lesson file, within the size limit. */
 char *lesson_read(const char *path, size_t *len, LessonError *err)
 {
@@ -2443,20 +2463,9 @@ char *lesson_read(const char *path, size_t *len, LessonError *err)
     FileioError fe;
     char *text = fileio_read(path, LESSON_MAX_BYTES, len, &fe);
     if (text) return text;
-    if (fe.kind == FILEIO_IO) {
-        err->kind = LESSON_ERR_IO;
-        snprintf(err->msg, sizeof err->msg, "%s: error: %s", path, fe.reason);
-        return NULL;
-    }
-    /* Over the limit: say the file's real size when it tells it. */
-    err->kind = LESSON_ERR_LIMIT;
-    err->line = err->col = 1;
-    if (fe.size > LESSON_MAX_BYTES)
-        snprintf(err->msg, sizeof err->msg, "%s:1:1: error: file is %lld bytes, over the limit of %d bytes",
-                 path, fe.size, LESSON_MAX_BYTES);
-    else
-        snprintf(err->msg, sizeof err->msg, "%s:1:1: error: file is over the limit of %d bytes",
-                 path, LESSON_MAX_BYTES);
+    char *shown = util_shown(path);
+    lesson_read_error(err, shown, &fe);
+    free(shown);
     return NULL;
 }
 
@@ -2519,6 +2528,7 @@ void lesson_free(Lesson *L)
     free(L->defs);
     free(L->ovrs);
     free(L->path);
+    free(L->shown);
     free(L->name);
     free(L->title);
     free(L->summary);

@@ -185,6 +185,7 @@ typedef struct Stage {
 
 typedef struct Lesson {
     char *path;                 /* as given to lesson_load, or the name passed to lesson_parse */
+    char *shown;                /* path as messages print it: control characters escaped (util_shown) */
     char *name;                 /* file name without directory and .lesson */
     char *title;
     char *summary;

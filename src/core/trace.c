@@ -483,7 +483,7 @@ static bool run_setup(TraceSetup *ts, const Lesson *L, int k, const TraceSetup *
     ts->heads = su->heads > 0 ? su->heads : 1;
     ts->kv_heads = lesson_kv_heads(su);
     ts->temperature = su->temperature;
-    if (su->attention) return run_given(ts, su, err, L->path);
+    if (su->attention) return run_given(ts, su, err, L->shown);
     if (su->residual && prev) {
         /* this setup's X is the stream above: its X plus its output */
         Mat *r = mat_add(input(prev, prev->su->queries.input), stream_out(prev));
@@ -532,12 +532,12 @@ Trace *attn_run(const Lesson *L, LessonError *err)
                 err->line = su->line;
                 err->col = 1;
                 snprintf(err->msg, sizeof err->msg, "%s:%d:1: error: cannot compute this setup: %s",
-                         L->path, su->line, mat_error());
+                         L->shown, su->line, mat_error());
             }
             trace_free(T);
             return NULL;
         }
-        if (!check_finite(&T->s[k], su, L->path, err)) {
+        if (!check_finite(&T->s[k], su, L->shown, err)) {
             trace_free(T);
             return NULL;
         }

@@ -172,3 +172,18 @@ void util_fmt_cell(char *out, size_t n, double v, int decimals, bool compact)
     char *z = out[0] == '-' ? out + 1 : out;
     if (z[0] == '0' && z[1] == '.') memmove(z, z + 1, strlen(z));
 }
+
+/* Control characters escaped, so that a name never breaks a message's line. */
+char *util_shown(const char *s)
+{
+    Buf b = {0};
+    buf_puts(&b, "");
+    for (const unsigned char *c = (const unsigned char *)s; c && *c; c++) {
+        if (*c >= 0x20 && *c != 0x7f) buf_append(&b, (const char *)c, 1);
+        else if (*c == '\n') buf_puts(&b, "\\n");
+        else if (*c == '\r') buf_puts(&b, "\\r");
+        else if (*c == '\t') buf_puts(&b, "\\t");
+        else buf_printf(&b, "\\x%02x", *c);
+    }
+    return buf_take(&b);
+}

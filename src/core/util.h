@@ -48,6 +48,11 @@ char *buf_take(Buf *b);
 /* Release the memory. */
 void buf_free(Buf *b);
 
+/* A copy of s (a file name) fit for a one-line message: control
+** characters written as C escapes ("\n", "\t", "\x1b"), everything else
+** as it is. The caller frees it. */
+char *util_shown(const char *s);
+
 /* Format a double the way the screen and explanations show it: fixed decimals,
 ** "-0" folded to "0", infinities as "−∞"/"∞". Writes into out (size n). */
 void util_fmt_num(char *out, size_t n, double v, int decimals);
