@@ -113,6 +113,18 @@ for saver, kind in ((np.savez, "stored"), (np.savez_compressed, "deflated")):
     x = dumped_x('X = load "m.npz" x.b', 3)
     check(x is not None and np.array_equal(x, b.astype(np.float64)), "npz %s: key x.b" % kind)
 
+# Keys of any length: 70 A's and 70 A's then a B are two members, each
+# loaded as itself (no name is cut short), and so is a key of 1000 letters
+c = values("<f8", (3, 2), rng)
+long_keys = {"A" * 70: a[0, 0], "A" * 70 + "B": c, "K" * 1000: b}
+np.savez(os.path.join(tmp, "long.npz"), **long_keys)
+for key, arr in long_keys.items():
+    x = dumped_x('X = load "long.npz" %s' % key, 3)
+    check(x is not None and np.array_equal(x, arr.astype(np.float64)), "npz key of %d characters" % len(key))
+out = run(["--check", lesson('X = load "long.npz" %s' % ("A" * 71), ["a", "b", "c"])])
+check(out.returncode == 2 and out.stderr.endswith("the archive has no member %s.npy (np.savez names it after the keyword)\n"
+                                                  % ("A" * 71)), "a key no member has is not loaded as another one")
+
 # An archive written to a stream that cannot seek: sizes come after the data
 # (zip data descriptors), as other tools than np.savez may write them.
 class Stream(io.RawIOBase):

@@ -705,10 +705,12 @@ static int parse_selector(Parser *p, const char **sp, const char *word, int64_t 
     return 1;
 }
 
-/* The quoted file name after `load` and, for a .npz, the KEY after it:
-** into file and key (size 72; "" for a .npy), advancing *sp. */
-static bool parse_load_source(Parser *p, const char **sp, char *file, size_t fn, char *key)
+/* The quoted file name after `load` and, for a .npz, the KEY after it, of
+** any length (np.savez's member KEY.npy): into file and a new *key ("" for
+** a .npy), advancing *sp. */
+static bool parse_load_source(Parser *p, const char **sp, char *file, size_t fn, char **key)
 {
+    *key = NULL;
     const char *s = skip_ws(*sp);
     if (*s != '"') return FAIL(p, s, "expected the file in double quotes after load, e.g. load \"weights.npz\" W_q");
     const char *end = strchr(s + 1, '"');
@@ -721,20 +723,17 @@ static bool parse_load_source(Parser *p, const char **sp, char *file, size_t fn,
     if (!npz && !(fl > 4 && !strcmp(file + fl - 4, ".npy")))
         return FAIL(p, s, "expected a .npy or .npz file, found \"%s\"", file);
     s = skip_ws(end + 1);
-    key[0] = '\0';
+    size_t kn = 0;
     if (npz) {
-        size_t kn = 0;
         while (isalnum((unsigned char)s[kn]) || s[kn] == '_' || s[kn] == '.' || s[kn] == '-') kn++;
-        if (kn == 0 || kn >= 72) {
+        if (kn == 0) {
             char f[48];
             found(s, f, sizeof f);
             return FAIL(p, s, "expected the name of an array in %s after the file (as given to np.savez), found %s", file, f);
         }
-        memcpy(key, s, kn);
-        key[kn] = '\0';
-        s += kn;
     }
-    *sp = s;
+    *key = xstrndup(s, kn);
+    *sp = s + kn;
     return true;
 }
 
@@ -769,12 +768,15 @@ static bool load_dims(Parser *p, const char *q, const NpyHeader *h, int skip, co
 static bool gen_load(Parser *p, LessonMatrix *lm, const char *s)
 {
     const char *q = skip_ws(s);
-    char file[1024], key[72], why[400];
-    if (!parse_load_source(p, &s, file, sizeof file, key)) return false;
+    char file[1024], *key, why[400];
+    if (!parse_load_source(p, &s, file, sizeof file, &key)) return false;
     char *path = lesson_relative(p->L->path, file);
     NpyFile *f = npy_open(path, *key ? key : NULL, why, sizeof why);
     free(path);
-    if (!f) return FAIL(p, q, "%s: %s", file, why);
+    if (!f) {
+        free(key);
+        return FAIL(p, q, "%s: %s", file, why);
+    }
     const NpyHeader *h = npy_header(f);
     int64_t layer = -1, head = -1, dims[3];
     int skip = 0, r;
@@ -797,6 +799,7 @@ static bool gen_load(Parser *p, LessonMatrix *lm, const char *s)
         lm->stack = (int)dims[0];
     }
     free(all);
+    free(key);
     npy_close(f);
     return ok;
 }

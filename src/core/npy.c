@@ -40,7 +40,7 @@ struct NpyFile {
     int fd;                     /* a .npy file, or -1 */
     zip_t *zip;                 /* a .npz archive, or NULL */
     zip_file_t *member;
-    char key[80];               /* "KEY.npy in FILE" for a member, "" for a .npy */
+    char *key;                  /* the member's name "KEY.npy", whole; "" for a .npy */
     unsigned char *head;        /* the bytes read so far: the header and maybe some data */
     size_t head_len;
     size_t avail;               /* bytes after the header (file size or member size) */
@@ -444,7 +444,11 @@ static int open_member(NpyFile *f, int fd, const char *key, char *err, size_t n)
         zip_error_fini(&e);
         return -1;
     }
-    snprintf(f->key, sizeof f->key, "%.70s.npy", key);
+    /* np.savez names the member KEY.npy, whatever the length of KEY */
+    free(f->key);
+    f->key = xmalloc(strlen(key) + 5);
+    memcpy(f->key, key, strlen(key));
+    memcpy(f->key + strlen(key), ".npy", 5);
     zip_int64_t i = zip_name_locate(f->zip, f->key, 0);
     if (i < 0) return fail(err, n, "the archive has no member %s (np.savez names it after the keyword)", f->key);
     zip_stat_t st;
@@ -474,6 +478,7 @@ NpyFile *npy_open(const char *path, const char *key, char *err, size_t n)
     if (fd < 0) return NULL;
     NpyFile *f = xcalloc(1, sizeof *f);
     f->fd = -1;
+    f->key = xstrdup("");
     if (key) {
         if (open_member(f, fd, key, err, n) < 0) { npy_close(f); return NULL; }
     } else {
@@ -545,5 +550,6 @@ void npy_close(NpyFile *f)
     member_close(f);
     if (f->fd >= 0) close(f->fd);
     free(f->head);
+    free(f->key);
     free(f);
 }
