@@ -706,6 +706,32 @@ START_TEST(test_limits_dump_budget_counts_sub_steps)
 }
 END_TEST
 
+/* Given weights with a padded query's row of zeros are accepted under
+** `mask: padding TOKEN`, and hovering such a weight says why it is 0. */
+START_TEST(test_given_padded_query)
+{
+    const char *text = "title: T\n[setup]\ntokens: the cat <pad>\nA =\n  1 0 0\n  0.5 0.5 0\n  0 0 0\nattention: A\n"
+                       "mask: causal padding <pad>\n[softmax]\n";
+    LessonError err;
+    Lesson *l = lesson_parse(text, strlen(text), "pad.lesson", &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    Trace *t = attn_run(l, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    char *x = explain_cell(l, t, 0, "weights", 2, 0);
+    has(x, "every key is masked for query \xe2\x80\x9c<pad>\xe2\x80\x9d: there is nothing to attend to");
+    has(x, "query 3 is padding (<pad>): the padding mask blocks its whole row");
+    free(x);
+    x = explain_cell(l, t, 0, "weights", 1, 0);
+    has(x, "weight given by the lesson");
+    free(x);
+    View *v = stage_view(l, t, 0);
+    has(v->note, "sees no key");
+    stage_view_free(v);
+    trace_free(t);
+    lesson_free(l);
+}
+END_TEST
+
 /* The stage/explain/dump suite. */
 Suite *stage_suite(void)
 {
@@ -736,6 +762,7 @@ Suite *stage_suite(void)
     tcase_add_test(limits, test_limits_variance_of_huge_scores);
     tcase_add_test(limits, test_limits_explain_additive_overflow);
     tcase_add_test(core, test_explain_given_weights);
+    tcase_add_test(core, test_given_padded_query);
     suite_add_tcase(s, limits);
     return s;
 }

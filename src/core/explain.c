@@ -312,15 +312,22 @@ static void ex_given_weight(Ex *e, int i, int j, double w)
     int col = (e->head - 1) * e->su->nk + j, seen = 0;
     op(e, trace_input_ref(e->su->attention), i, col);
     if (e->ts->heads > 1) buf_printf(&e->out, _("head %d of %d: "), e->head, e->ts->heads);
-    if (masked(e, i, j)) {
-        buf_puts(&e->out, _("weight 0 exactly: "));
-        why_masked(e, i, j);
-        return;
-    }
     double sum = 0;
     for (int k = 0; k < W->cols; k++) {
         sum += mat_get(W, i, k);
         seen += !masked(e, i, k);
+    }
+    if (seen == 0) {                /* a padded query: the model gives it no weights at all */
+        buf_printf(&e->out, _("every key is masked for query \xe2\x80\x9c%s\xe2\x80\x9d: there is nothing to attend to, "
+                   "so all its weights are 0 (not NaN)"), qtok(e, i));
+        buf_puts(&e->out, "\n");
+        why_masked(e, i, j);
+        return;
+    }
+    if (masked(e, i, j)) {
+        buf_puts(&e->out, _("weight 0 exactly: "));
+        why_masked(e, i, j);
+        return;
     }
     buf_printf(&e->out, _("weight given by the lesson, not computed here: %s[%d][%d] = "), A->name, i + 1, col + 1);
     num(&e->out, w, false);

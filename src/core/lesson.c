@@ -1766,11 +1766,27 @@ static void clear_operand(Operand *o)
     memset(o, 0, sizeof *o);
 }
 
+/* Whether the mask of a setup blocks every key of query row r: a padded
+** query under `mask: padding TOKEN`, or a row of zeros in `mask: allow M`
+** (of ones in `block M`). Such a row of given weights is all 0, as a model
+** returns it; the trace checks that every blocked weight is 0. */
+static bool row_blocked(const Setup *su, int r)
+{
+    if (su->mask == MASK_PARTS)
+        return (su->mask_parts & MASKP_PADDING) && !strcmp(su->qtokens[r], su->pad_token);
+    if (su->mask != MASK_ALLOW && su->mask != MASK_BLOCK) return false;
+    const LessonMatrix *m = lesson_matrix(su, su->mask_matrix);
+    if (!m || m->m->rows != su->nq || m->m->cols != su->nk) return false;       /* check_mask says so */
+    for (int j = 0; j < su->nk; j++)
+        if ((mat_get(m->m, r, j) != 0.0) == (su->mask == MASK_ALLOW)) return false;
+    return true;
+}
+
 /*
 ** A setup given its attention weights (`attention: A`): A holds one block
 ** of nk columns per head (a stack of heads, or heads: H side by side), and
 ** every row of every head is a distribution: numbers in [0, 1] that sum to
-** 1. Nothing about queries, keys or scores applies, so settings for them
+** 1, or all 0 where the mask blocks every key (row_blocked). Nothing about queries, keys or scores applies, so settings for them
 ** written in this setup are errors and inherited ones are dropped; values
 ** (and W_o after them) are optional.
 */
@@ -1830,9 +1846,10 @@ static bool check_given(Parser *p, Setup *su)
                                      su->attention, row[j], r + 1, j + 1, who);
                 sum += row[j];
             }
-            if (fabs(sum - 1) > 0.01)
+            if (fabs(sum - 1) > 0.01 && !(sum == 0 && row_blocked(su, r)))
                 return fail_line(p, line, 1, "row %d of attention %s%s sums to %.4g, not 1: each row of attention "
-                                 "weights is a softmax over the keys", r + 1, su->attention, who, sum);
+                                 "weights is a softmax over the keys%s", r + 1, su->attention, who, sum,
+                                 sum == 0 ? " (a row of zeros is a padded query's, under 'mask: padding TOKEN')" : "");
         }
     int dv = 0;
     if (su->values.input) {
