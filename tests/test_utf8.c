@@ -118,6 +118,19 @@ START_TEST(test_encode_round_trips)
 }
 END_TEST
 
+/* The 66 noncharacters: 32 in U+FDD0 … U+FDEF, two at the end of each of
+** the 17 planes. */
+START_TEST(test_noncharacters)
+{
+    int n = 0;
+    for (uint32_t cp = 0; cp <= 0x10FFFF; cp++) n += utf8_noncharacter(cp);
+    ck_assert_int_eq(n, 66);
+    ck_assert(utf8_noncharacter(0xFFFE) && utf8_noncharacter(0xFFFF) && utf8_noncharacter(0xFDD0));
+    ck_assert(utf8_noncharacter(0x10FFFF) && utf8_noncharacter(0x1FFFE));
+    ck_assert(!utf8_noncharacter(0xFFFD) && !utf8_noncharacter(0xFEFF) && !utf8_noncharacter(0xFDCF));
+}
+END_TEST
+
 /* The utf8 suite. */
 Suite *utf8_suite(void)
 {
@@ -126,6 +139,7 @@ Suite *utf8_suite(void)
     tcase_add_test(core, test_decodes_every_length);
     tcase_add_test(core, test_count_and_columns);
     tcase_add_test(core, test_encode_round_trips);
+    tcase_add_test(core, test_noncharacters);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_malformed_bytes_cost_one_byte_each);

@@ -2359,7 +2359,7 @@ static bool parse_line(Parser *p, char *line)
 
 /* ----------------------------------------------------------------- file */
 
-/* Whole-file checks: NUL bytes, UTF-8, control characters, line lengths. */
+/* Whole-file checks: NUL bytes, UTF-8, control characters, noncharacters, line lengths. */
 static bool check_bytes(Parser *p, const char *text, size_t len)
 {
     int line = 1, col = 1;
@@ -2388,6 +2388,11 @@ static bool check_bytes(Parser *p, const char *text, size_t len)
             return fail_at(p, col, "control character 0x%02x in the file (is it a text file?)", c);
         int n = utf8_seq_len(text + i, len - i);
         if (n == 0) return fail_at(p, col, "invalid UTF-8 byte 0x%02x (save the file as UTF-8)", c);
+        uint32_t cp;
+        utf8_decode(text + i, len - i, &cp);
+        if (utf8_noncharacter(cp))      /* no font draws one, and every output would show it differently */
+            return fail_at(p, col, "U+%04X is a noncharacter, not text (Unicode reserves it for a program's own use); "
+                           "delete it or write the character you meant", (unsigned)cp);
         i += (size_t)n;
         col++;
     }

@@ -208,3 +208,9 @@ int utf8_encode(uint32_t cp, char out[4])
     out[3] = (char)(0x80 | (cp & 0x3F));
     return 4;
 }
+
+/* The 66 noncharacters. */
+bool utf8_noncharacter(uint32_t cp)
+{
+    return (cp >= 0xFDD0 && cp <= 0xFDEF) || ((cp & 0xFFFE) == 0xFFFE && cp <= 0x10FFFF);
+}

@@ -51,6 +51,10 @@ const char *utf8_prev(const char *start, const char *p);
 /* Byte offset i of s (len bytes) moved back to the start of the character
 ** it falls inside; i itself when it is already a boundary. */
 size_t utf8_floor(const char *s, size_t len, size_t i);
+/* Whether cp is one of Unicode's 66 noncharacters (U+FDD0 … U+FDEF and the
+** last two code points of every plane, U+FFFE, U+FFFF, U+1FFFE …): code
+** points a program may use inside itself, never text to show. */
+bool utf8_noncharacter(uint32_t cp);
 /* Encode cp (a scalar value; others give U+FFFD) into out; returns 1..4. */
 int utf8_encode(uint32_t cp, char out[4]);
 
