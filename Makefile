@@ -31,8 +31,8 @@ endif
 
 # pkg-config runs once, when a recipe first needs the flags: after `deps` has
 # installed pkg-config itself on a fresh machine.
-PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 libpng fontconfig freetype2 harfbuzz raqm libunibreak libzip $(FAST_PKG)) $(FAST_DEF))$(PKG_CFLAGS)
-PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 libpng fontconfig freetype2 harfbuzz raqm libunibreak libzip $(FAST_PKG)))$(PKG_LIBS)
+PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)) $(FAST_DEF))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)))$(PKG_LIBS)
 CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell pkg-config --cflags check))$(CHECK_CFLAGS)
 CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
 

@@ -137,6 +137,30 @@ START_TEST(test_mixed_bidi_visual_order)
 }
 END_TEST
 
+/* Latin text among bidi controls is placed in FriBidi's visual order, as
+** wide as without them: an override reverses it, a bracket under it is
+** mirrored, an override closed by PDF ends, an isolate keeps its inside. */
+START_TEST(test_overrides_visual_order)
+{
+    static const struct { const char *text, *visual; } cases[] = {
+        { "\xe2\x80\xae" "abc", "cba" },                                  /* RLO, never closed */
+        { "x\xe2\x80\xae" "ab\xe2\x80\xac" "y", "xbay" },                  /* RLO ... PDF */
+        { "\xe2\x80\xae" "(a)", "(a)" },                                  /* reversed, brackets mirrored */
+        { "\xe2\x80\xae" "a \xe2\x80\xae" "b \xe2\x80\xae" "c", "c b a" },        /* nested, unclosed */
+        { "\xe2\x80\xad" "abc\xe2\x80\x8e", "abc" },                       /* LRO, LRM */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        FontRun r = font_shape(fonts, cases[k].text, 24, 0);
+        uint32_t want[16];
+        int n = dejavu(cases[k].visual, want, 16);
+        ck_assert_int_eq(r.n, n);
+        for (int i = 0; i < n; i++) ck_assert_msg(r.g[i].gid == want[i], "%zu glyph %d: %u, want %u", k, i, r.g[i].gid, want[i]);
+        for (int i = 1; i < n; i++) ck_assert_int_gt(r.g[i].x, r.g[i - 1].x);
+        ck_assert_int_eq(r.width, font_shape(fonts, cases[k].visual, 24, 0).width);
+    }
+}
+END_TEST
+
 /* Draw text left-aligned at x = 20 and return the ink's extent in x. */
 static void ink_extent(const char *text, int bold, int *x0, int *x1)
 {
@@ -472,6 +496,7 @@ Suite *text_suite(void)
     tcase_add_test(core, test_runs_match_harfbuzz);
     tcase_add_test(core, test_arabic_joins_and_emoji_sequences_merge);
     tcase_add_test(core, test_mixed_bidi_visual_order);
+    tcase_add_test(core, test_overrides_visual_order);
     tcase_add_test(core, test_measured_width_is_the_ink);
     tcase_add_test(core, test_fallback_faces_and_missing_characters);
     tcase_add_test(core, test_colour_emoji_are_drawn_untinted);

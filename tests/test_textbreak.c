@@ -248,6 +248,54 @@ START_TEST(test_browser_breaks_alike)
 }
 END_TEST
 
+/* What text_wrap asked of its measure: how often, and the longest text. */
+typedef struct { long calls; size_t longest; } Asked;
+
+/* per_cp, counted. */
+static float counted(void *ctx, const char *s, size_t len)
+{
+    Asked *a = ctx;
+    a->calls++;
+    if (len > a->longest) a->longest = len;
+    return per_cp(NULL, s, len);
+}
+
+/* Bidi controls start what follows them: a line may break before an
+** override after a space (it clung to the space, so a paragraph of words
+** each after an override no one closes had no break at all). */
+START_TEST(test_bidi_controls_break)
+{
+    ck_kinds("a \xe2\x80\xae" "b", ".|.!");          /* RLO after the space: a break before it */
+    ck_kinds("a \xe2\x81\xa6" "b\xe2\x81\xa9", ".|..!");  /* LRI ... PDI likewise */
+    ck_kinds("a\xe2\x80\x8f b", "..|!");           /* RLM stays with its word, the space breaks */
+    ck_wrap("\xe2\x80\xae" "ab \xe2\x80\xae" "cd \xe2\x80\xae" "ef", 3, "\xe2\x80\xae" "ab/\xe2\x80\xae" "cd/\xe2\x80\xae" "ef");
+}
+END_TEST
+
+/* Text with no break opportunity costs in proportion to its length: each
+** line asks a few measures of text a little longer than the line, never
+** the whole rest of the paragraph. */
+START_TEST(test_limits_wrap_without_breaks_is_linear)
+{
+    size_t len = 200000;
+    char *s = malloc(len + 1);
+    memset(s, 'a', len);
+    s[len] = '\0';
+    Asked a = { 0, 0 };
+    int n = text_wrap(s, len, 100, 100, counted, &a, NULL, 0);
+    ck_assert_int_eq(n, 2000);
+    ck_assert_msg(a.calls <= 24L * n, "%ld measures for %d lines", a.calls, n);
+    ck_assert_msg(a.longest <= 1024, "measured %zu bytes at once", a.longest);
+    /* the same with a break opportunity every 150 000 bytes */
+    s[150000] = ' ';
+    a = (Asked){ 0, 0 };
+    n = text_wrap(s, len, 100, 100, counted, &a, NULL, 0);
+    ck_assert_int_eq(n, 2000);
+    ck_assert_msg(a.longest <= 1024, "measured %zu bytes at once", a.longest);
+    free(s);
+}
+END_TEST
+
 /* The text-breaking suite. */
 Suite *textbreak_suite(void)
 {
@@ -259,9 +307,11 @@ Suite *textbreak_suite(void)
     tcase_add_test(core, test_fit_with_ellipsis);
     tcase_add_test(core, test_paragraph_direction);
     tcase_add_test(core, test_browser_breaks_alike);
+    tcase_add_test(core, test_bidi_controls_break);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_malformed_and_empty);
+    tcase_add_test(limits, test_limits_wrap_without_breaks_is_linear);
     suite_add_tcase(s, limits);
     return s;
 }

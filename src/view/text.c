@@ -21,11 +21,19 @@ static int regional(uint32_t cp)
     return cp >= 0x1F1E6 && cp <= 0x1F1FF;
 }
 
+/* Whether cp is a bidi control (a mark, an embedding, an override, an
+** isolate): zero-width, but it starts what follows, not ends what precedes. */
+static int bidi_control(uint32_t cp)
+{
+    return cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 /* Whether cp clings to the character before it: marks and other zero-width
-** characters (which is what the utf8 module's columns say), emoji modifiers. */
+** characters (which is what the utf8 module's columns say) but the space
+** U+200B and the bidi controls, emoji modifiers. */
 static int clings(uint32_t cp)
 {
-    return (utf8_cp_columns(cp) == 0 && cp != 0x200B) || (cp >= 0x1F3FB && cp <= 0x1F3FF);
+    return (utf8_cp_columns(cp) == 0 && cp != 0x200B && !bidi_control(cp)) || (cp >= 0x1F3FB && cp <= 0x1F3FF);
 }
 
 /* Whether a line may break next to cp without a space: ideographs, kana,
@@ -350,11 +358,47 @@ static size_t exact_line(const char *s, size_t len, const uint8_t *brk, size_t p
     return best_end;
 }
 
+/* A run of text with no break opportunity is measured every PROBE_BYTES
+** bytes past this many, so that wrapping never scans far beyond a line. */
+#define PROBE_BYTES 256
+
+/* The end of the longest run of whole clusters from pos, up to a blank,
+** that measures at most w, at least one cluster (a word wider than the
+** line is cut between its characters). Exponential, then binary search
+** over the clusters: a few measures per line, however long the word. */
+static size_t cut_word(const char *s, size_t len, size_t pos, float w, TextMeasure measure, void *ctx)
+{
+    size_t fit = cluster_end(s, len, pos);              /* always taken */
+    size_t step = 1, lo, hi;
+    for (;;) {                                          /* double the clusters until one does not fit */
+        size_t e = fit;
+        for (size_t k = 0; k < step && e < len && !blank(s[e]); k++) e = cluster_end(s, len, e);
+        if (e == fit) return fit;                       /* a blank or the end: all of it fits */
+        if (measure(ctx, s + pos, e - pos) > w) { lo = fit; hi = e; break; }
+        fit = e;
+        step *= 2;
+    }
+    /* fit measures at most w, hi more: bisect the clusters between */
+    while (lo < hi) {
+        size_t n = 0, mid = lo;
+        for (size_t e = lo; e < hi; e = cluster_end(s, len, e)) n++;
+        if (n <= 1) break;
+        for (size_t k = 0; k < n / 2; k++) mid = cluster_end(s, len, mid);
+        if (measure(ctx, s + pos, mid - pos) > w) hi = mid;
+        else lo = mid;
+    }
+    return lo;
+}
+
 /* Wrap greedily (text.h). A line's width is taken as the sum of its pieces
 ** (the text between two break opportunities, and the blanks after it), each
 ** measured once, so a paragraph costs one measure per piece and one per
 ** line rather than one per piece per line; the line found is then measured
-** whole, and measured candidate by candidate when the sum misjudged it. */
+** whole, and measured candidate by candidate when the sum misjudged it. A
+** piece that runs on without a break is measured as it grows (every
+** PROBE_BYTES bytes), and the scan stops once it cannot fit: text with no
+** break opportunity costs time in proportion to its length, not to the
+** square of it. */
 int text_wrap(const char *s, size_t len, float first_w, float rest_w, TextMeasure measure, void *ctx,
               TextLine *lines, int max)
 {
@@ -368,7 +412,13 @@ int text_wrap(const char *s, size_t len, float first_w, float rest_w, TextMeasur
         float w = n == 0 ? first_w : rest_w, acc = 0;
         size_t best = 0, best_end = 0, seg = pos;
         for (size_t e = pos + 1; e <= len; e++) {
-            if (brk[e] == TEXT_BREAK_NO) continue;
+            if (brk[e] == TEXT_BREAK_NO) {
+                /* far from a break: stop when what is there already overflows */
+                if (e - seg >= PROBE_BYTES && (e - seg) % PROBE_BYTES == 0 && (s[e] & 0xC0) != 0x80
+                    && acc + measure(ctx, s + seg, e - seg) > w)
+                    break;
+                continue;
+            }
             size_t te = e;
             while (te > seg && blank(s[te - 1])) te--;
             float piece = te > seg ? measure(ctx, s + seg, te - seg) : 0;
@@ -381,16 +431,7 @@ int text_wrap(const char *s, size_t len, float first_w, float rest_w, TextMeasur
         }
         if (best && measure(ctx, s + pos, best_end - pos) > w)     /* the pieces misjudged it */
             best_end = exact_line(s, len, brk, pos, w, measure, ctx, &best);
-        if (best == 0) {                                /* a word wider than the line */
-            size_t e = cluster_end(s, len, pos);
-            for (;;) {
-                if (e >= len || blank(s[e])) break;
-                size_t e2 = cluster_end(s, len, e);
-                if (measure(ctx, s + pos, e2 - pos) > w) break;
-                e = e2;
-            }
-            best = best_end = e;
-        }
+        if (best == 0) best = best_end = cut_word(s, len, pos, w, measure, ctx);    /* a word wider than the line */
         if (n < max) lines[n] = (TextLine){ pos, best_end };
         n++;
         pos = best;

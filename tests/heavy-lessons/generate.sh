@@ -8,6 +8,10 @@
 #   long-lines.lesson               31 prose lines of 32,768 bytes
 #   long-japanese-lines.lesson      31 prose lines of 32,760 bytes of Japanese,
 #                                   no spaces: a break opportunity every character
+#   unclosed-overrides.lesson       33 prose lines of 2,800 words, each after a
+#                                   right-to-left override (U+202E) no one closes
+#   unbroken-lines.lesson           31 prose lines of 32,768 letters: no break
+#                                   opportunity in a whole line
 set -eu
 dir=$1
 mkdir -p "$dir"
@@ -49,3 +53,16 @@ awk -v tail="$tail" 'BEGIN {
         printf "%s\n", line
     }
 }' >"$dir/long-japanese-lines.lesson"
+awk -v tail="$tail" 'BEGIN {
+    printf "title: Overrides no one closes\n%s\n\n", tail
+    for (l = 0; l < 33; l++) {
+        for (k = 0; k < 2800; k++) printf "%s\342\200\256w%d", k ? " " : "", l * 2800 + k
+        printf "\n"
+    }
+}' >"$dir/unclosed-overrides.lesson"
+awk -v tail="$tail" 'BEGIN {
+    printf "title: Lines without a break\n%s\n\n", tail
+    line = "a"
+    while (length(line) < 32768) line = line line
+    for (l = 0; l < 31; l++) printf "%s\n", substr(line, 1, 32768)
+}' >"$dir/unbroken-lines.lesson"
