@@ -156,6 +156,7 @@ test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(MO_FILES
 	/usr/bin/python3 tests/check_npy.py $(BUILD)/attnlab
 	/usr/bin/python3 tests/check_trained_model.py $(BUILD)/attnlab lessons/07-induction-head.lesson tests/reference/induction_forward.npz
 	/usr/bin/python3 tests/check_modern.py $(BUILD)/attnlab lessons 120
+	/usr/bin/python3 tests/check_props.py $(BUILD)/attnlab 12
 	ATTNLAB=$(BUILD)/attnlab sh tests/bad_lessons.sh
 	ATTNLAB=$(BUILD)/attnlab FAULTS_TIMEOUT=$(FAULTS_TIMEOUT) sh tests/faults.sh
 	ATTNLAB=$(BUILD)/attnlab sh tests/scripts.sh
