@@ -33,6 +33,7 @@ import tempfile
 
 import numpy as np
 from tcheck import check, finish, inline_shared
+from tref import alibi_slopes, kv_tables, rope_angles, rope_turn, sinusoidal, softmax_rows
 
 binary, lessons = sys.argv[1], sys.argv[2]
 count = int(sys.argv[3]) if len(sys.argv) > 3 else 40
@@ -104,16 +105,6 @@ def blocks_of(text):
 
 # --------------------------------------------------------------- reference
 
-def softmax_rows(S):
-    W = np.zeros_like(S)
-    for i, row in enumerate(S):
-        if np.all(row == -np.inf):
-            continue
-        e = np.exp(row - row.max())
-        W[i] = e / e.sum()
-    return W
-
-
 def mask_parts(words, tokens):
     n = len(tokens)
     i, j = np.indices((n, n))
@@ -143,18 +134,6 @@ def mask_parts(words, tokens):
     return parts, M
 
 
-def alibi_slopes(n):
-    """The ALiBi paper's get_slopes: a power of two's geometric sequence,
-    else the power below's slopes and every other slope of the power above."""
-    def power_of_2(n):
-        start = 2 ** (-2 ** -(math.log2(n) - 3))
-        return [start * start ** i for i in range(n)]
-    if math.log2(n).is_integer():
-        return power_of_2(n)
-    p = 2 ** math.floor(math.log2(n))
-    return power_of_2(p) + alibi_slopes(2 * p)[0::2][:n - p]
-
-
 def reference(su, X, Wq, Wk, Wv, blocks):
     """Every matrix of the new kinds a setup computes, by dump name."""
     tokens = su["tokens"].split()
@@ -164,12 +143,7 @@ def reference(su, X, Wq, Wk, Wv, blocks):
     pos = su["positions"].split()
     ref = {}
     if pos[0] == "sinusoidal":
-        d = X.shape[1]
-        PE = np.zeros((n, d))
-        for p in range(n):
-            for c in range(d):
-                a = p / 10000 ** ((c - c % 2) / d)
-                PE[p, c] = math.cos(a) if c % 2 else math.sin(a)
+        PE = sinusoidal(n, X.shape[1])
         ref["pe"], X = PE, X + PE
         ref["x_plus_pe"] = X
     Q, K, V = X @ Wq, X @ Wk, X @ Wv
@@ -179,19 +153,14 @@ def reference(su, X, Wq, Wk, Wv, blocks):
     if M is not None:
         ref["mask"] = M.astype(float)
     if "kv_heads" in su:
-        ref["kv_groups"] = np.array([[1.0 if (h * G) // H == g else 0.0 for g in range(G)] for h in range(H)])
-        ref["kv_cache_size"] = np.array([[n * dk * c, n * dv * c, n * (dk + dv) * c] for c in (H, G)], float)
+        ref["kv_groups"], ref["kv_cache_size"] = kv_tables(n, H, G, dk, dv)
     base = float(pos[2]) if len(pos) > 2 else 10000.0
-    ang = np.array([[p * base ** (-2 * i / dk) for i in range(dk // 2)] for p in range(n)]) if pos[0] == "rope" else None
+    ang = rope_angles(n, dk, base) if pos[0] == "rope" else None
     if ang is not None:
         ref["rope_angles"] = ang
 
     def rot(A):
-        R = A.copy()
-        c, s = np.cos(ang), np.sin(ang)
-        R[:, 0::2] = A[:, 0::2] * c - A[:, 1::2] * s
-        R[:, 1::2] = A[:, 0::2] * s + A[:, 1::2] * c
-        return R
+        return rope_turn(A, ang)
 
     for h in range(1, H + 1):
         pre = f"head{h}." if H > 1 else ""

@@ -41,6 +41,7 @@ import tempfile
 
 import numpy as np
 from tcheck import check, finish, inline_shared
+from tref import alibi_slopes, kv_tables, rope_angles, rope_turn, sinusoidal, softmax_rows
 
 binary = sys.argv[1]
 count = int(sys.argv[2]) if len(sys.argv) > 2 else 12
@@ -77,46 +78,6 @@ def randm(r, c, s=0.7):
 
 
 # ------------------------------------------------------------------ numpy
-
-def softmax_rows(S):
-    W = np.zeros_like(S)
-    for i, row in enumerate(S):
-        if np.all(row == -np.inf):
-            continue
-        e = np.exp(row - row.max())
-        W[i] = e / e.sum()
-    return W
-
-
-def alibi_slopes(n):
-    """The ALiBi paper's get_slopes."""
-    def power_of_2(n):
-        start = 2 ** (-2 ** -(math.log2(n) - 3))
-        return [start * start ** i for i in range(n)]
-    if math.log2(n).is_integer():
-        return power_of_2(n)
-    p = 2 ** math.floor(math.log2(n))
-    return power_of_2(p) + alibi_slopes(2 * p)[0::2][:n - p]
-
-
-def sinusoidal(n, d):
-    PE = np.zeros((n, d))
-    for p in range(n):
-        for c in range(d):
-            a = p / 10000 ** ((c - c % 2) / d)
-            PE[p, c] = math.cos(a) if c % 2 else math.sin(a)
-    return PE
-
-
-def rope(A, base):
-    n, d = A.shape
-    ang = np.array([[p * base ** (-2 * i / d) for i in range(d // 2)] for p in range(n)])
-    R = A.copy()
-    c, s = np.cos(ang), np.sin(ang)
-    R[:, 0::2] = A[:, 0::2] * c - A[:, 1::2] * s
-    R[:, 1::2] = A[:, 0::2] * s + A[:, 1::2] * c
-    return R
-
 
 def mask_of(words, tokens):
     n = len(tokens)
@@ -232,7 +193,8 @@ def kv_lesson(k):
         if additive:
             qh, kh, vh = q, kk, V
         if positions.startswith("rope"):
-            qh, kh = rope(qh, base), rope(kh, base)
+            ang = rope_angles(n, qh.shape[1], base)
+            qh, kh = rope_turn(qh, ang), rope_turn(kh, ang)
         slope = alibi_slopes(H)[h - 1] if positions == "alibi" else 0.0
 
         def score(qs, ks):
@@ -292,8 +254,8 @@ def gqa_lesson(G):
             "[grouped_query]", "[softmax]"]
     Q, K, V = X @ Wq, X @ Wk, X @ Wv
     M = mask_of("causal", [f"t{i}" for i in range(n)])
-    ref = {"kv_groups": np.array([[1.0 if (h * G) // H == g else 0.0 for g in range(G)] for h in range(H)]),
-           "kv_cache_size": np.array([[n * dk * c, n * dv * c, n * (dk + dv) * c] for c in (H, G)], float)}
+    groups, size = kv_tables(n, H, G, dk, dv)
+    ref = {"kv_groups": groups, "kv_cache_size": size}
     for h in range(1, H + 1):
         pre = f"head{h}." if H > 1 else ""
         g = (h - 1) * G // H

@@ -32,14 +32,22 @@ static const char *const QKV_LESSON =
 static Lesson *L;
 static Trace *T;
 
+/* Parse and compute a lesson that must be valid; the trace, and the lesson
+** in *l. */
+static Trace *run_lesson(const char *text, const char *name, Lesson **l)
+{
+    LessonError err;
+    *l = lesson_parse(text, strlen(text), name, &err);
+    ck_assert_msg(*l != NULL, "%s", err.msg);
+    Trace *t = attn_run(*l, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    return t;
+}
+
 /* Parse and run the lesson above. */
 static void setup_lesson(void)
 {
-    LessonError err;
-    L = lesson_parse(QKV_LESSON, strlen(QKV_LESSON), "qkv.lesson", &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
-    T = attn_run(L, &err);
-    ck_assert_msg(T != NULL, "%s", err.msg);
+    T = run_lesson(QKV_LESSON, "qkv.lesson", &L);
 }
 
 /* Free them. */
@@ -223,11 +231,8 @@ START_TEST(test_limits_dump_writes_big_matrices_once)
     const char *text = "title: T\n[setup]\nseed: 1\ntokens: a b c\nX = randn 3x400\nW = randn 400x3\n"
                        "queries: X @ W\nkeys: X @ W\nvalues: X @ W\n"
                        "[qkv_projection]\n[embeddings]\n[setup]\n[embeddings]\n";
-    LessonError err;
-    Lesson *l = lesson_parse(text, strlen(text), "big.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
-    Trace *t = attn_run(l, &err);
-    ck_assert_msg(t != NULL, "%s", err.msg);
+    Lesson *l;
+    Trace *t = run_lesson(text, "big.lesson", &l);
     Buf b = {0};
     dump_json(l, t, &b);
     Tj *j = tjson_parse(b.s);
@@ -356,11 +361,8 @@ START_TEST(test_limits_explain_additive_overflow)
     const char *text = "title: T\n[setup]\ntokens: a b\nX =\n  1e200 1\n  1 1\n"
                        "W1 =\n  1e200 1\n  1 1\nW2 =\n  1e200 1\n  1 1\nv =\n  1\n  1\n"
                        "score: additive\nadditive: W1 W2 v\n[raw_scores]\n";
-    LessonError err;
-    Lesson *l = lesson_parse(text, strlen(text), "a.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
-    Trace *t = attn_run(l, &err);
-    ck_assert_msg(t != NULL, "%s", err.msg);
+    Lesson *l;
+    Trace *t = run_lesson(text, "a.lesson", &l);
     ck_assert_double_eq(mat_get(trace_get(t, 0, "raw_scores"), 0, 0), 2.0);
     char *x = explain_cell(l, t, 0, "raw_scores", 0, 0);
     has(x, "tanh(overflow)");
@@ -378,11 +380,8 @@ START_TEST(test_explain_given_weights)
 {
     const char *text = "title: T\n[setup]\ntokens: a b\nA = stack 2\n  1 0  1 0\n  0.00000006 0.99999994  0.5 0.5\n"
                        "attention: A\nmask: causal\n[softmax]\n";
-    LessonError err;
-    Lesson *l = lesson_parse(text, strlen(text), "g.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
-    Trace *t = attn_run(l, &err);
-    ck_assert_msg(t != NULL, "%s", err.msg);
+    Lesson *l;
+    Trace *t = run_lesson(text, "g.lesson", &l);
     ck_assert_double_eq(mat_get(trace_get(t, 0, "head2.weights"), 1, 0), 0.5);
     char *x = explain_cell(l, t, 0, "head1.weights", 1, 1);
     has(x, "head 1 of 2: weight given by the lesson, not computed here: A[2][2] = 0.9999999");   /* not "= 1" */
@@ -441,11 +440,8 @@ static const char *const MODERN_LESSON =
 ** operand it names is a cell (or row, or column) of a matrix the trace has. */
 START_TEST(test_modern_explain_every_cell)
 {
-    LessonError err;
-    Lesson *l = lesson_parse(MODERN_LESSON, strlen(MODERN_LESSON), "m.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
-    Trace *t = attn_run(l, &err);
-    ck_assert_msg(t != NULL, "%s", err.msg);
+    Lesson *l;
+    Trace *t = run_lesson(MODERN_LESSON, "m.lesson", &l);
     int cells = 0;
     for (int k = 0; k < l->nstages; k++) {
         View *v0 = stage_view(l, t, k);
@@ -537,11 +533,8 @@ static const char *const DECODE_LESSON =
 
 START_TEST(test_kv_cache_decodes_every_score_kind)
 {
-    LessonError err;
-    Lesson *l = lesson_parse(DECODE_LESSON, strlen(DECODE_LESSON), "decode.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
-    Trace *t = attn_run(l, &err);
-    ck_assert_msg(t != NULL, "%s", err.msg);
+    Lesson *l;
+    Trace *t = run_lesson(DECODE_LESSON, "decode.lesson", &l);
     ck_assert_int_eq(l->nsetups, 10);
     for (int s = 0; s < l->nsetups; s++)
         for (int h = 1; h <= t->s[s].heads; h++) {
@@ -574,11 +567,8 @@ START_TEST(test_qkv_projection_shows_its_inputs)
                        "queries: X @ W_q\nkeys: X @ W_k\nvalues: X\npositions: sinusoidal\n[qkv_projection]\n"
                        "[setup]\npositions: none\nQ = randn 3x4\nK = randn 3x4\nW_v = randn 4x2\nqueries: Q\nkeys: K\n"
                        "values: X @ W_v\ndims: p q r s\n[qkv_projection]\n";
-    LessonError err;
-    Lesson *l = lesson_parse(text, strlen(text), "qkv.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
-    Trace *t = attn_run(l, &err);
-    ck_assert_msg(t != NULL, "%s", err.msg);
+    Lesson *l;
+    Trace *t = run_lesson(text, "qkv.lesson", &l);
     View *v = stage_view(l, t, 0);
     ck_assert(v->panels[0].ref.kind == TK_XPE);
     ck_assert_str_eq(v->panels[0].title, "X + PE = V");
@@ -613,11 +603,8 @@ START_TEST(test_per_token_shows_biased_scores)
 {
     const char *text = "title: T\n[setup]\ntokens: a b c\nX =\n  1 0\n  0 1\n  1 1\nscore: dot\npositions: alibi\n"
                        "[per_token]\nquery: 3\n";
-    LessonError err;
-    Lesson *l = lesson_parse(text, strlen(text), "pt.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
-    Trace *t = attn_run(l, &err);
-    ck_assert_msg(t != NULL, "%s", err.msg);
+    Lesson *l;
+    Trace *t = run_lesson(text, "pt.lesson", &l);
     View *v = stage_view(l, t, 0);
     ck_assert_int_eq(v->npanels, 4);
     ck_assert(v->panels[0].ref.kind == TK_RAW);
@@ -643,11 +630,8 @@ START_TEST(test_grouped_query_shows_keys)
         snprintf(text, sizeof text, "title: T\n[setup]\nseed: 1\ntokens: a b\nX = randn 2x16\nW_q = randn 16x16\n"
                  "W_k = randn 16x%d\nqueries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_k\nheads: 8\nkv_heads: %d\n"
                  "[grouped_query]\n", 2 * G, G);
-        LessonError err;
-        Lesson *l = lesson_parse(text, strlen(text), "gq.lesson", &err);
-        ck_assert_msg(l != NULL, "%s", err.msg);
-        Trace *t = attn_run(l, &err);
-        ck_assert_msg(t != NULL, "%s", err.msg);
+        Lesson *l;
+        Trace *t = run_lesson(text, "gq.lesson", &l);
         View *v = stage_view(l, t, 0);
         int keys = 0;
         for (int i = 0; i < v->npanels; i++) keys += v->panels[i].ref.kind == TK_K;
@@ -683,11 +667,8 @@ START_TEST(test_limits_dump_budget_counts_sub_steps)
     for (int i = 0; i < 256; i++) buf_printf(&text, " t%d", i);
     buf_puts(&text, "\nX = randn 256x8\nmask: causal\n[online_softmax]\nblock: 3\n[kv_cache]\n");
     for (int k = 0; k < 2; k++) buf_puts(&text, "[setup]\nmask: none\nX = randn 256x1024\n[embeddings]\n");
-    LessonError err;
-    Lesson *l = lesson_parse(text.s, strlen(text.s), "budget.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
-    Trace *t = attn_run(l, &err);
-    ck_assert_msg(t != NULL, "%s", err.msg);
+    Lesson *l;
+    Trace *t = run_lesson(text.s, "budget.lesson", &l);
     Buf b = {0};
     dump_json(l, t, &b);
     Tj *j = tjson_parse(b.s);
@@ -712,11 +693,8 @@ START_TEST(test_given_padded_query)
 {
     const char *text = "title: T\n[setup]\ntokens: the cat <pad>\nA =\n  1 0 0\n  0.5 0.5 0\n  0 0 0\nattention: A\n"
                        "mask: causal padding <pad>\n[softmax]\n";
-    LessonError err;
-    Lesson *l = lesson_parse(text, strlen(text), "pad.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
-    Trace *t = attn_run(l, &err);
-    ck_assert_msg(t != NULL, "%s", err.msg);
+    Lesson *l;
+    Trace *t = run_lesson(text, "pad.lesson", &l);
     char *x = explain_cell(l, t, 0, "weights", 2, 0);
     has(x, "every key is masked for query \xe2\x80\x9c<pad>\xe2\x80\x9d: there is nothing to attend to");
     has(x, "query 3 is padding (<pad>): the padding mask blocks its whole row");
