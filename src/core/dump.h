@@ -13,7 +13,7 @@
 ** written in place.
 ** Numbers carry 17 significant digits (they read back as the same doubles);
 ** −∞ (a masked score) is written as null. At most DUMP_MAX_NUMBERS numbers
-** are written in all; a matrix that would go past them is null as a whole
+** are written in all, the panels of every sub-step included; a matrix that would go past them is null as a whole
 ** ("data": null, or null in the table), so that the numbers of a dump take
 ** about 100 MB at most whatever the lesson (labels, repeated by every
 ** stage, add at most as much again).
