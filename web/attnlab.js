@@ -603,8 +603,9 @@
     const cats = JSON.parse(document.getElementById('catalogues').textContent);
     for (const c of cats) {
       const dir = '/attnlab/locale/' + c.lang + '/LC_MESSAGES';
-      mod.FS.mkdirTree(dir);
-      mod.FS.writeFile(dir + '/attnlab.mo', Uint8Array.from(atob(c.mo), (ch) => ch.charCodeAt(0)));
+      /* writable by the owner only: the program skips a catalogue others could have written */
+      mod.FS.mkdirTree(dir, 0o755);
+      mod.FS.writeFile(dir + '/attnlab.mo', Uint8Array.from(atob(c.mo), (ch) => ch.charCodeAt(0)), { mode: 0o644 });
     }
     const nav = (navigator.languages && navigator.languages[0]) || navigator.language || 'en';
     const m = /^([a-z]{2,3})(?:-([A-Za-z]{2}))?/.exec(nav.toLowerCase());

@@ -62,7 +62,7 @@ $(WEB)/attnlab-node: $(WEB)/attnlab-cli.js
 
 $(WEB)/attnlab-module.js: $(WEB_SRC) $(WEB_HDRS) $(BUILD)/gen/cmap_tables.h web/rules.mk | web-tools
 	@mkdir -p $(dir $@)
-	$(WEB_ENV) $(EMCC) $(WEB_CFLAGS) -DATTNLAB_DATADIR='"/attnlab"' $(WEB_SRC) \
+	$(WEB_ENV) $(EMCC) $(WEB_CFLAGS) -DATTNLAB_DATADIR='"/attnlab"' -DATTNLAB_LOCALEDIR='"/attnlab/locale"' $(WEB_SRC) \
 	  -sMODULARIZE=1 -sEXPORT_NAME=createAttnlab -sSINGLE_FILE=1 -sENVIRONMENT=web \
 	  -sALLOW_MEMORY_GROWTH=1 -sFORCE_FILESYSTEM=1 \
 	  -sEXPORTED_FUNCTIONS=$(WEB_EXPORTS) -sEXPORTED_RUNTIME_METHODS=$(WEB_RUNTIME) -o $@
