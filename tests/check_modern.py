@@ -32,7 +32,7 @@ import sys
 import tempfile
 
 import numpy as np
-from tcheck import check, finish, inline_shared
+from tcheck import check, finish, inline_shared, part_of
 from tref import alibi_slopes, kv_tables, rope_angles, rope_turn, sinusoidal, softmax_rows
 
 binary, lessons = sys.argv[1], sys.argv[2]
@@ -217,24 +217,13 @@ def reference(su, X, Wq, Wk, Wv, blocks):
     return ref
 
 
-SLICE = re.compile(r"^(.*)\[(\d+):(\d+),(\d+):(\d+)\]$")
-ROW = re.compile(r"^(.*)\[(\d+)\]$")
-
-
 def compare(label, mats, ref):
     """Every dumped matrix whose name the reference knows, to 1e-12."""
     for m in mats:
         name, got = m["name"], arr(m)
-        sl, rw = SLICE.match(name), ROW.match(name)
-        base = sl.group(1) if sl else rw.group(1) if rw else name
-        if base not in ref:
+        base, want = part_of(name, ref)
+        if want is None:
             continue
-        want = ref[base]
-        if sl:
-            r0, r1, c0, c1 = map(int, sl.groups()[1:])
-            want = want[r0:r1, c0:c1]
-        elif rw:
-            want = want[int(rw.group(2)) - 1:int(rw.group(2))]
         kind = re.sub(r"^head\d+\.|\.b\d+$", "", base)
         kinds_seen.add(kind)
         tol = 1e-12 * np.maximum(1.0, np.abs(np.where(np.isfinite(want), want, 0)))

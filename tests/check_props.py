@@ -40,7 +40,7 @@ import sys
 import tempfile
 
 import numpy as np
-from tcheck import check, finish, inline_shared
+from tcheck import check, finish, inline_shared, part_of
 from tref import alibi_slopes, kv_tables, rope_angles, rope_turn, sinusoidal, softmax_rows
 
 binary = sys.argv[1]
@@ -94,26 +94,15 @@ def mask_of(words, tokens):
 
 # ------------------------------------------------------------------ compare
 
-SLICE = re.compile(r"^(.*)\[(\d+):(\d+),(\d+):(\d+)\]$")
-ROW = re.compile(r"^(.*)\[(\d+)\]$")
-
-
 def compare(label, d, ref, seen):
     """Every matrix of every stage and sub-step whose name ref knows."""
     for s in d["stages"]:
         for group in [s] + s.get("steps", []):
             for m in group["matrices"]:
                 name = m["name"]
-                sl, rw = SLICE.match(name), ROW.match(name)
-                base = sl.group(1) if sl else rw.group(1) if rw else name
-                if base not in ref or m.get("data") is None:
+                base, want = part_of(name, ref)
+                if want is None or m.get("data") is None:
                     continue
-                want = ref[base]
-                if sl:
-                    r0, r1, c0, c1 = map(int, sl.groups()[1:])
-                    want = want[r0:r1, c0:c1]
-                elif rw:
-                    want = want[int(rw.group(2)) - 1:int(rw.group(2))]
                 got = arr(m)
                 seen.add(re.sub(r"^head\d+\.", "", base))
                 fin = np.isfinite(want)

@@ -4,6 +4,7 @@
     check(value == want, "what was checked")     # counts; prints FAIL: what
     finish("views")                               # 'views: N passed, M failed'; exits 1 on a failure
 """
+import re
 import sys
 
 passed = failed = 0
@@ -36,3 +37,25 @@ def inline_shared(dump):
                 if m.get("shared"):
                     m["data"] = table[str(st["setup"])][m["name"]]
     return dump
+
+
+SLICE = re.compile(r"^(.*)\[(\d+):(\d+),(\d+):(\d+)\]$")
+ROW = re.compile(r"^(.*)\[(\d+)\]$")
+
+
+def part_of(name, ref):
+    """A dumped matrix's name read as --dump writes parts ("K[0:3,0:4]" rows
+    0-2 and columns 0-3 of K, "weights[3]" its row 3 from 1): the whole
+    matrix's name, and the same part of ref[that name] (None when ref has
+    no such matrix)."""
+    sl, rw = SLICE.match(name), ROW.match(name)
+    base = sl.group(1) if sl else rw.group(1) if rw else name
+    if base not in ref:
+        return base, None
+    want = ref[base]
+    if sl:
+        r0, r1, c0, c1 = map(int, sl.groups()[1:])
+        want = want[r0:r1, c0:c1]
+    elif rw:
+        want = want[int(rw.group(2)) - 1:int(rw.group(2))]
+    return base, want
