@@ -214,3 +214,9 @@ bool utf8_noncharacter(uint32_t cp)
 {
     return (cp >= 0xFDD0 && cp <= 0xFDEF) || ((cp & 0xFFFE) == 0xFFFE && cp <= 0x10FFFF);
 }
+
+/* Marks, embeddings, overrides and isolates. */
+bool utf8_bidi_control(uint32_t cp)
+{
+    return cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}

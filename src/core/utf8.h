@@ -55,6 +55,10 @@ size_t utf8_floor(const char *s, size_t len, size_t i);
 ** last two code points of every plane, U+FFFE, U+FFFF, U+1FFFE …): code
 ** points a program may use inside itself, never text to show. */
 bool utf8_noncharacter(uint32_t cp);
+/* Whether cp is a bidi control: the marks U+200E and U+200F, the
+** embeddings and overrides U+202A … U+202E, the isolates U+2066 … U+2069.
+** Zero-width, they start what follows rather than end what precedes. */
+bool utf8_bidi_control(uint32_t cp);
 /* Encode cp (a scalar value; others give U+FFFD) into out; returns 1..4. */
 int utf8_encode(uint32_t cp, char out[4]);
 

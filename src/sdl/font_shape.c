@@ -46,12 +46,6 @@ static int simple_cp(uint32_t cp)
         || (cp >= 0x2070 && cp < 0x20D0) || (cp >= 0x2100 && cp < 0x2C00);
 }
 
-/* Whether cp is a bidi control: a mark, an embedding, an override, an isolate. */
-static int bidi_control(uint32_t cp)
-{
-    return cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
 /* Whether cp belongs with the character before it (a mark, joiner, selector, modifier). */
 static int extends(uint32_t cp)
 {
@@ -248,7 +242,7 @@ static int shape(FontSet *fs, const char *text, int px, int bold, GlyphList *out
         if (n == cap) { cap *= 2; cp = xrealloc(cp, sizeof *cp * (size_t)cap); }
         if (c < 0x20 || c == 0x7F) continue;    /* controls take no room and draw nothing */
         cp[n++] = c;
-        if (bidi_control(c)) bidi = 1;
+        if (utf8_bidi_control(c)) bidi = 1;
         else if (simple && (!simple_cp(c) || !main || FT_Get_Char_Index(main, c) == 0)) simple = 0;
     }
     int w = -1;

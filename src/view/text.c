@@ -21,19 +21,12 @@ static int regional(uint32_t cp)
     return cp >= 0x1F1E6 && cp <= 0x1F1FF;
 }
 
-/* Whether cp is a bidi control (a mark, an embedding, an override, an
-** isolate): zero-width, but it starts what follows, not ends what precedes. */
-static int bidi_control(uint32_t cp)
-{
-    return cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
 /* Whether cp clings to the character before it: marks and other zero-width
 ** characters (which is what the utf8 module's columns say) but the space
 ** U+200B and the bidi controls, emoji modifiers. */
 static int clings(uint32_t cp)
 {
-    return (utf8_cp_columns(cp) == 0 && cp != 0x200B && !bidi_control(cp)) || (cp >= 0x1F3FB && cp <= 0x1F3FF);
+    return (utf8_cp_columns(cp) == 0 && cp != 0x200B && !utf8_bidi_control(cp)) || (cp >= 0x1F3FB && cp <= 0x1F3FF);
 }
 
 /* Whether a line may break next to cp without a space: ideographs, kana,
@@ -182,7 +175,7 @@ static void uax14(const char *s, size_t len, const char *lang, char *lb)
         if (n == 0) { clean[i++] = '?'; continue; }
         uint32_t cp;
         utf8_decode(s + i, len - i, &cp);
-        if (regional(cp) || (cp & 0xFFFE) == 0xFFFE || (cp >= 0xFDD0 && cp <= 0xFDEF))
+        if (regional(cp) || utf8_noncharacter(cp))
             memcpy(clean + i, n == 4 ? "\xf0\xa0\x80\x80" : "\xe4\xb8\x80", (size_t)n);   /* U+20000, U+4E00 */
         else
             memcpy(clean + i, s + i, (size_t)n);
