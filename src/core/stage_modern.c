@@ -146,13 +146,14 @@ void stage_rope(Ctx *c)
 }
 
 /* ALiBi's slopes as a formula in h: "2^(−8h/8)" for a power of two, else
-** "2^(−8h/4) (h ≤ 4), 2^(−8(2h − 9)/8) (h > 4)" (attn_alibi_exponent). */
+** "2^(−8h/4) (h≤4), 2^(−8(2h−9)/8) (h>4)" for six heads: words are left
+** to the formula around it, which is translated (attn_alibi_exponent). */
 static char *alibi_rule(int H)
 {
     int p = 1;
     while (2 * p <= H) p *= 2;
     if (p == H) return stage_fmt("2^(" UMINUS "8h/%d)", H);
-    return stage_fmt("2^(" UMINUS "8h/%d) (h \xe2\x89\xa4 %d), 2^(" UMINUS "8(2h " UMINUS " %d)/%d) (h > %d)", p, p, 2 * p + 1, 2 * p, p);
+    return stage_fmt("2^(" UMINUS "8h/%d) (h\xe2\x89\xa4%d), 2^(" UMINUS "8(2h" UMINUS "%d)/%d) (h>%d)", p, p, 2 * p + 1, 2 * p, p);
 }
 
 /* The bias of each head and the scores it changes. */
