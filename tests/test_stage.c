@@ -2,6 +2,7 @@
 ** test_stage.c: stage views, cell explanations and the JSON dump, on small
 ** lessons whose numbers can be checked by hand.
 */
+#define _DEFAULT_SOURCE
 #include "suites.h"
 #include "tjson.h"
 #include "core/attn.h"
@@ -9,8 +10,10 @@
 #include "core/explain.h"
 #include "core/lesson.h"
 #include "core/stage.h"
+#include "core/stage_table.h"
 #include "core/trace.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -710,6 +713,106 @@ START_TEST(test_given_padded_query)
 }
 END_TEST
 
+/* Every stage id has its row, in order, with a name the parser reads back
+** and a title; rows with sub-step cells count their sub-steps. */
+START_TEST(test_stage_table_rows)
+{
+    for (int i = 0; i < STAGE_COUNT; i++) {
+        const StageKind *k = stage_kind((StageId)i);
+        StageId back;
+        ck_assert_int_eq(k->id, i);
+        ck_assert(lesson_stage_from_name(k->name, &back));
+        ck_assert_int_eq(back, i);
+        ck_assert_str_eq(lesson_stage_name((StageId)i), k->name);
+        ck_assert_int_gt((int)strlen(k->title), 0);
+        ck_assert(k->build != NULL);
+        if (k->cells) ck_assert(k->steps != NULL);
+        if (k->blocks) ck_assert(k->cells != NULL);
+        for (int j = 0; j < i; j++) ck_assert_str_ne(stage_kind((StageId)j)->name, k->name);
+    }
+}
+END_TEST
+
+/* The scores and everything computed from them give away which key a
+** query attends to most. */
+static bool gives_answer_away(TraceKind k)
+{
+    return k == TK_RAW || k == TK_SCALED || k == TK_BIASED || k == TK_MASKED || k == TK_WEIGHTS || k == TK_OUTPUT
+        || k == TK_CONCAT || k == TK_FINAL || k == TK_ENTROPY || k == TK_KV_WEIGHTS || k == TK_KV_OUTPUT
+        || (k >= TK_OS_MAX && k <= TK_OS_DIFF);
+}
+
+/* Predict mode hides (stage_hides) exactly the panels that give the answer
+** away, on every stage of every bundled lesson, every head and sub-step;
+** the bundled lessons show every kind of stage. */
+START_TEST(test_stage_table_predict_hides_the_answer)
+{
+    DIR *dir = opendir("../lessons");
+    ck_assert_ptr_nonnull(dir);
+    struct dirent *e;
+    bool seen[STAGE_COUNT] = { false };
+    int hidden = 0, shown = 0;
+    while ((e = readdir(dir))) {
+        if (!strstr(e->d_name, ".lesson")) continue;
+        char path[512];
+        LessonError err;
+        snprintf(path, sizeof path, "../lessons/%s", e->d_name);
+        Lesson *l = lesson_load(path, &err);
+        ck_assert_msg(l != NULL, "%s", err.msg);
+        Trace *t = attn_run(l, &err);
+        ck_assert_msg(t != NULL, "%s", err.msg);
+        for (int k = 0; k < l->nstages; k++) {
+            seen[l->stages[k].id] = true;
+            for (int h = 0; h <= l->setups[l->stages[k].setup].heads; h++)
+                for (int step = 0, n = 1; step < n; step++) {
+                    StageOpts o = { h, step };
+                    View *v = stage_view_with(l, t, k, &o);
+                    n = v->nsteps;
+                    for (int i = 0; i < v->npanels; i++) {
+                        TraceKind kind = v->panels[i].ref.kind;
+                        ck_assert_msg(stage_hides(v->id, kind) == gives_answer_away(kind), "%s stage %d (%s): panel %s",
+                                      e->d_name, k + 1, lesson_stage_name(v->id), v->panels[i].matrix);
+                        if (stage_hides(v->id, kind)) hidden++; else shown++;
+                    }
+                    stage_view_free(v);
+                }
+        }
+        trace_free(t);
+        lesson_free(l);
+    }
+    closedir(dir);
+    for (int i = 0; i < STAGE_COUNT; i++)
+        ck_assert_msg(seen[i], "no bundled lesson shows %s: add it to one", lesson_stage_name((StageId)i));
+    ck_assert_int_gt(hidden, 100);
+    ck_assert_int_gt(shown, 100);
+}
+END_TEST
+
+/* The message for a stage a setup given its weights cannot show lists the
+** stages the table lets it show. */
+START_TEST(test_stage_table_given_message)
+{
+    const char *text = "title: t\n[setup]\ntokens: a b\nA =\n  1 0\n  0.5 0.5\nattention: A\n[raw_scores]\n";
+    LessonError err;
+    ck_assert_ptr_null(lesson_parse(text, strlen(text), "given.lesson", &err));
+    const char *list = strstr(err.msg, "it can show ");
+    ck_assert_ptr_nonnull(list);
+    char words[400];
+    snprintf(words, sizeof words, "%s", list + strlen("it can show "));
+    int listed = 0;
+    for (char *w = strtok(words, ", "); w; w = strtok(NULL, ", ")) {
+        StageId id;
+        if (!lesson_stage_from_name(w, &id)) continue;          /* "and", "with", "values" */
+        bool with_values = strstr(err.msg, ", with values, ") && strstr(list, w) > strstr(list, "with values");
+        ck_assert_int_eq(stage_kind(id)->given, with_values ? GIVEN_WITH_VALUES : GIVEN_YES);
+        listed++;
+    }
+    int can = 0;
+    for (int i = 0; i < STAGE_COUNT; i++) can += stage_kind((StageId)i)->given != GIVEN_NO;
+    ck_assert_int_eq(listed, can);
+}
+END_TEST
+
 /* The stage/explain/dump suite. */
 Suite *stage_suite(void)
 {
@@ -741,6 +844,9 @@ Suite *stage_suite(void)
     tcase_add_test(limits, test_limits_explain_additive_overflow);
     tcase_add_test(core, test_explain_given_weights);
     tcase_add_test(core, test_given_padded_query);
+    tcase_add_test(core, test_stage_table_rows);
+    tcase_add_test(core, test_stage_table_predict_hides_the_answer);
+    tcase_add_test(core, test_stage_table_given_message);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -14,6 +14,7 @@
 #include "core/explain.h"
 #include "core/fileio.h"
 #include "core/i18n.h"
+#include "core/stage_table.h"
 #include "core/util.h"
 #include "view/cmap.h"
 
@@ -108,19 +109,14 @@ static void refresh_view(AppState *a)
     if (a->predict != PREDICT_OFF) a->predict_panel = weights_panel(a->view);
 }
 
-/* Panels predict mode hides while the class guesses: every one computed
-** from the scores (they give the answer away), as a bit set. */
+/* Panels predict mode hides while the class guesses: those the stage's
+** row of the stage table says give the answer away, as a bit set. */
 unsigned long long app_hidden_panels(const AppState *a)
 {
     unsigned long long bits = 0;
     if (a->predict != PREDICT_GUESSING || !a->view) return 0;
-    for (int i = 0; i < a->view->npanels && i < 64; i++) {
-        TraceKind k = a->view->panels[i].ref.kind;
-        if (k == TK_RAW || k == TK_SCALED || k == TK_MASKED || k == TK_WEIGHTS || k == TK_OUTPUT
-            || k == TK_CONCAT || k == TK_FINAL || k == TK_ENTROPY || k == TK_BIASED || k == TK_KV_WEIGHTS
-            || k == TK_KV_OUTPUT || (k >= TK_OS_MAX && k <= TK_OS_DIFF))
-            bits |= 1ULL << i;
-    }
+    for (int i = 0; i < a->view->npanels && i < 64; i++)
+        if (stage_hides(a->view->id, a->view->panels[i].ref.kind)) bits |= 1ULL << i;
     return bits;
 }
 

@@ -13,6 +13,7 @@
 */
 #include "lesson_int.h"
 #include "fileio.h"
+#include "stage_table.h"
 #include "utf8.h"
 
 #include <assert.h>
@@ -20,25 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const stage_names[STAGE_COUNT] = {
-    "embeddings", "raw_scores", "scaled_scores", "softmax", "weighted_sum",
-    "qkv_projection", "multi_head", "causal_mask", "entropy",
-    "cross_attention", "additive_scores", "per_token",
-    "positional_encoding", "rope", "alibi", "grouped_query", "kv_cache", "online_softmax",
-};
-
-
 /* The name of a stage id. */
 const char *lesson_stage_name(StageId id)
 {
-    return (unsigned)id < STAGE_COUNT ? stage_names[id] : "?";
+    return (unsigned)id < STAGE_COUNT ? stage_kind(id)->name : "?";
 }
 
 /* Look a stage id up by name. */
 bool lesson_stage_from_name(const char *name, StageId *id)
 {
     for (int i = 0; i < STAGE_COUNT; i++)
-        if (!strcmp(name, stage_names[i])) { *id = (StageId)i; return true; }
+        if (!strcmp(name, stage_kind((StageId)i)->name)) { *id = (StageId)i; return true; }
     return false;
 }
 
@@ -156,7 +149,7 @@ static bool start_stage(Parser *p, const char *open, const char *name_at, size_t
     StageId id;
     if (!lesson_stage_from_name(name, &id)) {
         char list[400] = "setup";
-        for (int i = 0; i < STAGE_COUNT; i++) { strcat(list, ", "); strcat(list, stage_names[i]); }
+        for (int i = 0; i < STAGE_COUNT; i++) { strcat(list, ", "); strcat(list, stage_kind((StageId)i)->name); }
         char f[48];
         if (n > 0) snprintf(f, sizeof f, "'%.*s'", (int)(n < 40 ? n : 40), name_at);
         else lp_found(name_at, f, sizeof f);

@@ -16,6 +16,7 @@
 ** anything is allocated or computed.
 */
 #include "lesson_int.h"
+#include "stage_table.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -465,6 +466,8 @@ bool lp_check_setup(Parser *p, Setup *su)
     return add_work(p, su, setup_work(su, dq, dk, dv));
 }
 
+/* ----------------------------------------------------------------- stages */
+
 /* The width of an operand's result in a checked setup. */
 static int64_t operand_width(const Setup *su, const Operand *o)
 {
@@ -473,156 +476,118 @@ static int64_t operand_width(const Setup *su, const Operand *o)
     return m ? m->m->cols : 0;
 }
 
-/* The cells of a kv_cache stage's pages: per token t, its q, k and v, the
-** t + 1 cached keys and values, its row of weights and its output; then
-** the comparison (decoded and full weights and outputs). dq, dk, dv: one
-** head's widths. */
-static int64_t kv_cache_cells(int64_t n, int64_t nk, int64_t dq, int64_t dk, int64_t dv)
+/* The sizes a stage's sub-steps are counted from. */
+static StageSize stage_size(const Lesson *L, const Stage *st)
 {
-    return n * (dq + dk + 2 * dv) + (dk + dv + 1) * n * (n + 1) / 2 + 2 * n * nk + 2 * n * dv;
-}
-
-/* The cells of an online_softmax stage's pages for blocks of b keys: per
-** block its scores, the max, rescale and sum of every block so far and the
-** running output; then the output, softmax·V and their difference. */
-static int64_t online_cells(int64_t nq, int64_t nk, int64_t b, int64_t dv)
-{
-    int64_t nb = (nk + b - 1) / b;
-    return nq * nk + 3 * nq * nb * (nb + 1) / 2 + nq * nb * dv + 3 * nq * dv;
+    const Setup *su = &L->setups[st->setup];
+    int64_t H = su->heads, G = lesson_kv_heads(su);
+    assert(H >= 1 && G >= 1);           /* lp_check_setup made sure */
+    StageSize z = { su->nq, su->nk, operand_width(su, &su->queries) / H, operand_width(su, &su->keys) / G,
+                    operand_width(su, &su->values) / G, lesson_stage_block(L, st) };
+    return z;
 }
 
 /*
 ** The budgets of what stages unfold into (lesson.h), checked before
-** anything is computed: every stage is a page, kv_cache one per token and
-** online_softmax one per block (each one more for its last page), and the
-** panels of those sub-step pages hold cells that --dump writes and the
-** exports draw. The online softmax also keeps its running output after
-** every block, for each query a row of blocks × one head's value width
-** numbers, which must be a matrix (at most MAT_MAX_DIM wide). Each
-** message says which stage goes past which limit and what makes it fit.
+** anything is computed: every stage is a page, a stage with sub-steps one
+** per sub-step (stage_table.h), and the panels of those sub-step pages hold
+** cells that --dump writes and the exports draw. Each message says which
+** stage goes past which limit and what makes it fit.
 */
-static bool check_pages(Parser *p, const Stage *st, const Setup *su)
+static bool check_pages(Parser *p, const Stage *st, const StageKind *k, const StageSize *z)
 {
-    int64_t pages = 1, cells = 0, nq = su->nq, nk = su->nk, H = su->heads, G = lesson_kv_heads(su);
-    int64_t dq = operand_width(su, &su->queries) / H, dk = operand_width(su, &su->keys) / G;
-    int64_t dv = operand_width(su, &su->values) / G;
-    const char *id = lesson_stage_name(st->id);
-    if (st->id == STAGE_KV_CACHE) {
-        pages = nq + 1;
-        cells = kv_cache_cells(nq, nk, dq, dk, dv);
-    } else if (st->id == STAGE_ONLINE_SOFTMAX) {
-        int64_t b = lesson_stage_block(p->L, st), nb = (nk + b - 1) / b;
-        pages = nb + 1;
-        cells = online_cells(nq, nk, b, dv);
-        if (nb * dv > MAT_MAX_DIM) {
-            int64_t fit = (nk + MAT_MAX_DIM / dv - 1) / (MAT_MAX_DIM / dv);      /* the smallest block with few enough blocks */
-            return lp_fail_line(p, st->line, 2, "stage online_softmax keeps its running output after each of its %" PRId64
-                             " blocks, %" PRId64 " numbers a query (blocks x the %" PRId64 " values of a head), over the "
-                             "limit of %d; use block: %" PRId64 " or more", nb, nb * dv, dv, MAT_MAX_DIM, fit);
-        }
-    }
+    int64_t pages = k->steps ? k->steps(p->L, st) : 1, cells = k->cells ? k->cells(z) : 0;
     p->pages += pages;
     if (p->pages > LESSON_MAX_PAGES)
         return lp_fail_line(p, st->line, 2, "stage %s brings the lesson to %" PRId64 " pages (this stage %" PRId64 "), over the "
-                         "limit of %d; %s", id, p->pages, pages, LESSON_MAX_PAGES,
+                         "limit of %d; %s", k->name, p->pages, pages, LESSON_MAX_PAGES,
                          pages > 1 ? "kv_cache shows a page per token and online_softmax one per block: use fewer tokens, "
                                      "larger blocks or fewer such stages" : "use fewer stages");
     p->step_cells += cells;
     if (p->step_cells <= LESSON_MAX_STEP_CELLS) return true;
     int64_t before = p->step_cells - cells, fit = 0;
-    for (int64_t b = lesson_stage_block(p->L, st) + 1; st->id == STAGE_ONLINE_SOFTMAX && b <= nk && !fit; b++)
-        if (before + online_cells(nq, nk, b, dv) <= LESSON_MAX_STEP_CELLS) fit = b;
+    StageSize larger = *z;
+    for (larger.block = z->block + 1; k->blocks && larger.block <= z->nk && !fit; larger.block++)
+        if (before + k->cells(&larger) <= LESSON_MAX_STEP_CELLS) fit = larger.block;
     char with[80] = "", hint[64];
     if (before) snprintf(with, sizeof with, ", %" PRId64 " with the sub-steps above it", p->step_cells);
     if (fit) snprintf(hint, sizeof hint, "use block: %" PRId64 " or more", fit);
-    else snprintf(hint, sizeof hint, "%s", st->id == STAGE_KV_CACHE ? "use fewer tokens or narrower heads" : "use fewer tokens");
+    else snprintf(hint, sizeof hint, "%s", k->smaller ? k->smaller : "use fewer tokens");
     return lp_fail_line(p, st->line, 2, "stage %s unfolds into %" PRId64 " pages that show %" PRId64 " numbers%s, over the "
-                     "limit of %d for the sub-steps of a lesson; %s", id, pages, cells, with, LESSON_MAX_STEP_CELLS, hint);
+                     "limit of %d for the sub-steps of a lesson; %s", k->name, pages, cells, with, LESSON_MAX_STEP_CELLS, hint);
 }
 
-/* What the stages of masks, positions, K/V heads and inference need. */
-static bool check_modern_stage(Parser *p, const Stage *st, const Setup *su)
+/* Whether a setup's mask hides later tokens, as decoding needs: causal,
+** alone or with a window or padding, but no prefix. */
+static bool hides_later(const Setup *su)
 {
-    static const char *const need[] = { "positions: sinusoidal", "positions: rope", "positions: alibi", "kv_heads: G" };
-    static const PositionKind pk[] = { POS_SINUSOIDAL, POS_ROPE, POS_ALIBI };
-    const char *id = lesson_stage_name(st->id);
-    int k = st->id - STAGE_POSITIONAL_ENCODING;
-    if (k < 3 && su->positions != pk[k])
-        return lp_fail_line(p, st->line, 2, "stage %s needs '%s' in its setup", id, need[k]);
-    if (st->id == STAGE_GROUPED_QUERY && !su->kv_heads)
-        return lp_fail_line(p, st->line, 2, "stage grouped_query needs '%s' in its setup (G K/V heads shared by the query heads)", need[3]);
-    if (st->id == STAGE_KV_CACHE && !(su->mask == MASK_CAUSAL || (su->mask == MASK_PARTS && (su->mask_parts & MASKP_CAUSAL)
-                                                                    && !(su->mask_parts & MASKP_PREFIX))))
-        return lp_fail_line(p, st->line, 2, "stage kv_cache decodes one token at a time, so its setup needs a mask that hides "
-                         "later tokens: 'mask: causal' (sliding and padding may join it; prefix may not)");
-    int64_t nq = su->nq, nk = su->nk, d = 0;
-    for (int i = 0; i < su->nmats; i++) if (su->mats[i].m->cols > d) d = su->mats[i].m->cols;
-    if (st->id == STAGE_ONLINE_SOFTMAX) {
-        if (st->block > su->nk)
-            return lp_fail_line(p, st->line, 2, "stage online_softmax has block: %d but the setup has %d keys", st->block, su->nk);
-        p->work += 4 * nq * nk * d;
-    }
-    if (st->id == STAGE_KV_CACHE) p->work += 4 * nq * nk * d;
-    if (p->work > LESSON_MAX_WORK)
-        return lp_fail_line(p, st->line, 2, "computing the lesson up to this stage takes about %" PRId64 " million multiplications, "
-                         "over the limit of %" PRId64 " million", p->work / 1000000, LESSON_MAX_WORK / 1000000);
+    return su->mask == MASK_CAUSAL
+        || (su->mask == MASK_PARTS && (su->mask_parts & MASKP_CAUSAL) && !(su->mask_parts & MASKP_PREFIX));
+}
+
+/* What a stage of kind k needs of its setup (StageKind.needs), each in words. */
+static bool check_needs(Parser *p, const Stage *st, const StageKind *k, const Setup *su)
+{
+    unsigned n = k->needs;
+    const char *id = k->name;
+    if ((n & STAGE_NEEDS_HEADS) && su->heads < 2)
+        return lp_fail_line(p, st->line, 2, "stage %s needs 'heads:' of 2 or more in its setup, found %d", id, su->heads);
+    if ((n & STAGE_NEEDS_MASK) && su->mask == MASK_NONE)
+        return lp_fail_line(p, st->line, 2, "stage %s needs a mask in its setup: add 'mask: causal' (or allow/block NAME)", id);
+    if ((n & STAGE_NEEDS_PROJECTION) && !su->queries.weight && !su->keys.weight && !su->values.weight)
+        return lp_fail_line(p, st->line, 2, "stage %s needs projections: write 'queries: X @ W_q' (and keys, values)", id);
+    if ((n & STAGE_NEEDS_ADDITIVE) && su->score != SCORE_ADDITIVE)
+        return lp_fail_line(p, st->line, 2, "stage %s needs 'score: additive' in its setup", id);
+    if ((n & STAGE_NEEDS_CROSS) && !su->cross)
+        return lp_fail_line(p, st->line, 2, "stage %s needs query_tokens and key_tokens in its setup", id);
+    if ((n & STAGE_NEEDS_DOT) && su->score == SCORE_ADDITIVE)
+        return lp_fail_line(p, st->line, 2, "stage %s needs dot-product scores, but the setup says score: additive", id);
+    static const struct { unsigned need; PositionKind pos; const char *what; } positions[] = {
+        { STAGE_NEEDS_SINUSOIDAL, POS_SINUSOIDAL, "positions: sinusoidal" },
+        { STAGE_NEEDS_ROPE, POS_ROPE, "positions: rope" }, { STAGE_NEEDS_ALIBI, POS_ALIBI, "positions: alibi" },
+    };
+    for (size_t i = 0; i < sizeof positions / sizeof *positions; i++)
+        if ((n & positions[i].need) && su->positions != positions[i].pos)
+            return lp_fail_line(p, st->line, 2, "stage %s needs '%s' in its setup", id, positions[i].what);
+    if ((n & STAGE_NEEDS_KV_HEADS) && !su->kv_heads)
+        return lp_fail_line(p, st->line, 2, "stage %s needs 'kv_heads: G' in its setup (G K/V heads shared by the query heads)", id);
+    if ((n & STAGE_NEEDS_CAUSAL) && !hides_later(su))
+        return lp_fail_line(p, st->line, 2, "stage %s decodes one token at a time, so its setup needs a mask that hides "
+                         "later tokens: 'mask: causal' (sliding and padding may join it; prefix may not)", id);
     return true;
 }
 
 /* The stages a setup given its weights can show: those that start from
-** the weights (values and a mask where the stage needs them). */
-static bool check_given_stage(Parser *p, const Stage *st, const Setup *su)
+** the weights (values where the stage needs them). */
+static bool check_given_stage(Parser *p, const Stage *st, const StageKind *k, const Setup *su)
 {
-    const char *id = lesson_stage_name(st->id);
-    switch (st->id) {
-    case STAGE_SOFTMAX: case STAGE_MULTI_HEAD: case STAGE_PER_TOKEN: case STAGE_ENTROPY:
-    case STAGE_CAUSAL_MASK: case STAGE_CROSS_ATTENTION:
-        return true;
-    case STAGE_WEIGHTED_SUM:
-        if (su->values.input) return true;
-        return lp_fail_line(p, st->line, 2, "stage weighted_sum needs values, but this setup is given only its weights "
-                         "(attention: %s); add 'values: ...'", su->attention);
-    default:
-        return lp_fail_line(p, st->line, 2, "stage %s computes what comes before the weights, but this setup is given its weights "
-                         "(attention: %s, line %d); it can show softmax, multi_head, per_token, entropy, causal_mask, "
-                         "cross_attention and, with values, weighted_sum", id, su->attention, su->attention_line);
-    }
+    if (k->given == GIVEN_YES || (k->given == GIVEN_WITH_VALUES && su->values.input)) return true;
+    if (k->given == GIVEN_WITH_VALUES)
+        return lp_fail_line(p, st->line, 2, "stage %s needs values, but this setup is given only its weights "
+                            "(attention: %s); add 'values: ...'", k->name, su->attention);
+    return lp_fail_line(p, st->line, 2, "stage %s computes what comes before the weights, but this setup is given its weights "
+                        "(attention: %s, line %d); it can show softmax, multi_head, per_token, entropy, causal_mask, "
+                        "cross_attention and, with values, weighted_sum", k->name, su->attention, su->attention_line);
 }
 
-/* Check that a stage can be shown with its setup. */
+/* Check that a stage can be shown with its setup, within the budgets. */
 bool lp_check_stage(Parser *p, const Stage *st)
 {
     const Setup *su = &p->L->setups[st->setup];
-    const char *id = lesson_stage_name(st->id);
-    if (su->attention && !check_given_stage(p, st, su)) return false;
-    switch (st->id) {
-    case STAGE_MULTI_HEAD:
-        if (su->heads < 2) return lp_fail_line(p, st->line, 2, "stage multi_head needs 'heads:' of 2 or more in its setup, found %d", su->heads);
-        break;
-    case STAGE_CAUSAL_MASK:
-        if (su->mask == MASK_NONE) return lp_fail_line(p, st->line, 2, "stage causal_mask needs a mask in its setup: add 'mask: causal' (or allow/block NAME)");
-        break;
-    case STAGE_QKV_PROJECTION:
-        if (!su->queries.weight && !su->keys.weight && !su->values.weight)
-            return lp_fail_line(p, st->line, 2, "stage qkv_projection needs projections: write 'queries: X @ W_q' (and keys, values)");
-        break;
-    case STAGE_ADDITIVE_SCORES:
-        if (su->score != SCORE_ADDITIVE) return lp_fail_line(p, st->line, 2, "stage additive_scores needs 'score: additive' in its setup");
-        break;
-    case STAGE_CROSS_ATTENTION:
-        if (!su->cross) return lp_fail_line(p, st->line, 2, "stage cross_attention needs query_tokens and key_tokens in its setup");
-        break;
-    case STAGE_POSITIONAL_ENCODING: case STAGE_ROPE: case STAGE_ALIBI: case STAGE_GROUPED_QUERY:
-    case STAGE_KV_CACHE: case STAGE_ONLINE_SOFTMAX:
-        if (!check_modern_stage(p, st, su)) return false;
-        break;
-    case STAGE_SCALED_SCORES:
-        if (su->score == SCORE_ADDITIVE) return lp_fail_line(p, st->line, 2, "stage scaled_scores needs dot-product scores, but the setup says score: additive");
-        break;
-    default:
-        break;
+    const StageKind *k = stage_kind(st->id);
+    StageSize z = stage_size(p->L, st);
+    char why[400];
+    if (su->attention && !check_given_stage(p, st, k, su)) return false;
+    if (!check_needs(p, st, k, su)) return false;
+    if (k->check && k->check(st, &z, why, sizeof why)) return lp_fail_line(p, st->line, 2, "%s", why);
+    if (k->work) {
+        p->work += k->work(su);
+        if (p->work > LESSON_MAX_WORK)
+            return lp_fail_line(p, st->line, 2, "computing the lesson up to this stage takes about %" PRId64 " million "
+                                "multiplications, over the limit of %" PRId64 " million", p->work / 1000000,
+                                LESSON_MAX_WORK / 1000000);
     }
-    if (st->head > su->heads) return lp_fail_line(p, st->line, 2, "stage %s asks for head %d but the setup has %d", id, st->head, su->heads);
-    if (st->query > su->nq) return lp_fail_line(p, st->line, 2, "stage %s asks for query %d but there are %d", id, st->query, su->nq);
-    return check_pages(p, st, su);
+    if (st->head > su->heads) return lp_fail_line(p, st->line, 2, "stage %s asks for head %d but the setup has %d", k->name, st->head, su->heads);
+    if (st->query > su->nq) return lp_fail_line(p, st->line, 2, "stage %s asks for query %d but there are %d", k->name, st->query, su->nq);
+    return check_pages(p, st, k, &z);
 }

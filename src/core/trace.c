@@ -13,6 +13,7 @@
 */
 #include "trace.h"
 #include "attn.h"
+#include "stage_table.h"
 #include "util.h"
 
 #include <float.h>
@@ -402,16 +403,18 @@ static bool online(TraceSetup *ts, const Setup *su, int h, int b)
     return put_b(ts, TK_OS_DIFF, h, b, units, true) != NULL;
 }
 
-/* The computations only some stages show: decoding and the online softmax. */
+/* The computations only some stages show (StageKind.extra): decoding and
+** the online softmax. */
 static bool stage_extras(TraceSetup *ts, const Lesson *L, int k, const Mat *mask)
 {
     const Setup *su = ts->su;
     for (int i = 0; i < L->nstages; i++) {
         const Stage *st = &L->stages[i];
         if (st->setup != k) continue;
+        StageExtra extra = stage_kind(st->id)->extra;
         for (int h = 1; h <= ts->heads; h++) {
-            if (st->id == STAGE_KV_CACHE && !find(ts, TK_KV_WEIGHTS, h) && !kv_decode(ts, su, h, mask)) return false;
-            if (st->id == STAGE_ONLINE_SOFTMAX && !online(ts, su, h, lesson_stage_block(L, st))) return false;
+            if (extra == EXTRA_DECODE && !find(ts, TK_KV_WEIGHTS, h) && !kv_decode(ts, su, h, mask)) return false;
+            if (extra == EXTRA_ONLINE && !online(ts, su, h, lesson_stage_block(L, st))) return false;
         }
     }
     return true;

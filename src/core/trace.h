@@ -40,6 +40,7 @@
 #ifndef ATTNLAB_TRACE_H
 #define ATTNLAB_TRACE_H
 
+#include <stdint.h>
 #include "lesson.h"
 #include "mat.h"
 
@@ -73,6 +74,10 @@ typedef enum TraceKind {
     TK_OS_DIFF,         /* (online output − weights·V) ÷ DBL_EPSILON, rounding made readable */
     TK_COUNT
 } TraceKind;
+
+/* A kind as a bit, for sets of kinds (stage_table.h). */
+#define TK_BIT(k) (UINT64_C(1) << (k))
+_Static_assert(TK_COUNT <= 64, "a set of trace kinds is a 64-bit mask");
 
 /* A reference to one matrix of a setup: (kind, head), or an input by name. */
 typedef struct TraceRef {
