@@ -25,18 +25,18 @@
 /* Parse or fail the test. */
 static Lesson *must_parse(const char *text, size_t len, const char *name)
 {
-    LessonError err;
+    Error err;
     Lesson *L = lesson_parse(text, len, name, &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     return L;
 }
 
 /* The --dump JSON of a lesson (computed as attnlab --dump does). */
 static char *dump_of(const Lesson *L)
 {
-    LessonError err;
+    Error err;
     Trace *T = attn_run(L, &err);
-    ck_assert_msg(T != NULL, "%s", err.msg);
+    ck_assert_msg(T != NULL, "%s", eline(&err));
     Buf b = { 0 };
     dump_json(L, T, &b);
     trace_free(T);
@@ -62,9 +62,9 @@ static char *save_one(const char *text, size_t len, int setup, const char *name,
     LsaveEdit *e;
     int n = lsave_diff(base, edited, &e);
     ck_assert_int_ge(n, 1);
-    char msg[700];
-    char *out = lsave_apply(text, len, base, e, n, out_len, msg, sizeof msg);
-    ck_assert_msg(out != NULL, "%s", msg);
+    Error msg;
+    char *out = lsave_apply(text, len, base, e, n, out_len, &msg);
+    ck_assert_msg(out != NULL, "%s", eline(&msg));
     Lesson *back = must_parse(out, *out_len, lesson_name);
     char *d1 = dump_of(edited), *d2 = dump_of(back);
     ck_assert_msg(!strcmp(d1, d2), "the saved lesson does not dump like the edited one (%s[%d,%d])", name, r, c);
@@ -116,11 +116,11 @@ static void roundtrip_file(const char *path)
     ck_assert_ptr_nonnull(text);
     lesson_name = path;
     Lesson *base = must_parse(text, len, lesson_name);
-    char msg[700];
+    Error msg;
     size_t out_len;
 
     /* no edits: the same bytes */
-    char *same = lsave_apply(text, len, base, NULL, 0, &out_len, msg, sizeof msg);
+    char *same = lsave_apply(text, len, base, NULL, 0, &out_len, &msg);
     ck_assert_msg(same && out_len == len && !memcmp(same, text, len), "%s: saving with no edit changed the file", path);
     free(same);
 
@@ -166,7 +166,7 @@ static void roundtrip_file(const char *path)
         /* saving the saved text again with no edits changes nothing */
         Lesson *again = must_parse(out, out_len, lesson_name);
         size_t n2;
-        char *twice = lsave_apply(out, out_len, again, NULL, 0, &n2, msg, sizeof msg);
+        char *twice = lsave_apply(out, out_len, again, NULL, 0, &n2, &msg);
         ck_assert(twice && n2 == out_len && !memcmp(twice, out, n2));
         free(twice);
         lesson_free(again);
@@ -255,9 +255,9 @@ START_TEST(test_override_syntax)
 {
     const char *t = "title: T\n[setup]\nseed: 1\ntokens: a b\nX = identity 2\nX[1,2] = 0.5\n"
                     "[softmax]\n[setup]\nX[2,1] = -2\n[softmax]\n";
-    LessonError err;
+    Error err;
     Lesson *L = lesson_parse(t, strlen(t), "t.lesson", &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     const Mat *x0 = lesson_matrix(&L->setups[0], "X")->m, *x1 = lesson_matrix(&L->setups[1], "X")->m;
     ck_assert_double_eq(mat_get(x0, 0, 1), 0.5);
     ck_assert_double_eq(mat_get(x0, 1, 0), 0.0);                 /* the later override is the later setup's */

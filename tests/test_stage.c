@@ -39,11 +39,11 @@ static Trace *T;
 ** in *l. */
 static Trace *run_lesson(const char *text, const char *name, Lesson **l)
 {
-    LessonError err;
+    Error err;
     *l = lesson_parse(text, strlen(text), name, &err);
-    ck_assert_msg(*l != NULL, "%s", err.msg);
+    ck_assert_msg(*l != NULL, "%s", eline(&err));
     Trace *t = attn_run(*l, &err);
-    ck_assert_msg(t != NULL, "%s", err.msg);
+    ck_assert_msg(t != NULL, "%s", eline(&err));
     return t;
 }
 
@@ -184,9 +184,9 @@ END_TEST
 START_TEST(test_explain_all_masked_row)
 {
     const char *text = "title: T\n[setup]\ntokens: a b\nX =\n  1 2\n  3 4\nM =\n  0 0\n  1 1\nmask: allow M\n[causal_mask]\n";
-    LessonError err;
+    Error err;
     Lesson *l = lesson_parse(text, strlen(text), "m.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
+    ck_assert_msg(l != NULL, "%s", eline(&err));
     Trace *t = attn_run(l, &err);
     ck_assert_ptr_nonnull(t);
     const Mat *W = trace_get(t, 0, "weights");
@@ -275,12 +275,12 @@ END_TEST
 START_TEST(test_limits_non_finite_is_an_error)
 {
     const char *text = "title: T\n[setup]\ntokens: a b\nX =\n  1e200 1\n  1 1e200\n[softmax]\n";
-    LessonError err;
+    Error err;
     Lesson *l = lesson_parse(text, strlen(text), "big.lesson", &err);
     ck_assert_ptr_nonnull(l);
     ck_assert_ptr_null(attn_run(l, &err));
-    has(err.msg, "big.lesson:2:1: error: raw_scores[1][1] is infinite");
-    has(err.msg, "not a finite number");
+    has(eline(&err), "big.lesson:2:1: error: raw_scores[1][1] is infinite");
+    has(eline(&err), "not a finite number");
     lesson_free(l);
 }
 END_TEST
@@ -294,11 +294,11 @@ START_TEST(test_residual_stream)
         "W_v = randn 4x4\nW_o = randn 4x4 * 0.5\nqueries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_v\nheads: 2\n"
         "mask: causal\noutput: W_o\n[softmax]\n[setup]\nresidual: yes\nW_q = randn 4x4\n[softmax]\n"
         "[setup]\n[embeddings]\n";
-    LessonError err;
+    Error err;
     Lesson *l = lesson_parse(text, sizeof text - 1, "r.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
+    ck_assert_msg(l != NULL, "%s", eline(&err));
     Trace *t = attn_run(l, &err);
-    ck_assert_msg(t != NULL, "%s", err.msg);
+    ck_assert_msg(t != NULL, "%s", eline(&err));
     for (int s = 1; s <= 2; s++) {
         const Mat *x0 = trace_get(t, s - 1, "X"), *f0 = trace_get(t, s - 1, "final"), *x1 = trace_get(t, s, "X");
         ck_assert(trace_input_computed(t, s, "X"));
@@ -334,11 +334,11 @@ START_TEST(test_limits_variance_of_huge_scores)
         char text[256];
         snprintf(text, sizeof text, "title: T\n[setup]\ntokens: a b\nX =\n  %s\n  -%s\n[scaled_scores]\n",
                  cases[i][0], cases[i][0]);
-        LessonError err;
+        Error err;
         Lesson *l = lesson_parse(text, strlen(text), "v.lesson", &err);
-        ck_assert_msg(l != NULL, "%s", err.msg);
+        ck_assert_msg(l != NULL, "%s", eline(&err));
         Trace *t = attn_run(l, &err);
-        ck_assert_msg(t != NULL, "%s", err.msg);
+        ck_assert_msg(t != NULL, "%s", eline(&err));
         View *v = stage_view(l, t, 0);
         ck_assert_int_eq(v->npanels, 2);
         for (int k = 0; k < 2; k++) {
@@ -408,9 +408,9 @@ START_TEST(test_custom_divisor_and_temperature)
     ** plain dot product is not scaled at all */
     const char *text = "title: T\n[setup]\ntokens: a b\nX =\n  1 2\n  3 4\ndivisor: 5\ntemperature: 2\n[scaled_scores]\n"
                        "[setup]\nscore: dot\ntemperature: 1\n[softmax]\n";
-    LessonError err;
+    Error err;
     Lesson *l = lesson_parse(text, strlen(text), "d.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
+    ck_assert_msg(l != NULL, "%s", eline(&err));
     Trace *t = attn_run(l, &err);
     ck_assert_ptr_nonnull(t);
     /* raw[0][1] = 1·3 + 2·4 = 11 */
@@ -486,7 +486,7 @@ END_TEST
 ** window key, a cache step. */
 START_TEST(test_modern_explain_words)
 {
-    LessonError err;
+    Error err;
     Lesson *l = lesson_parse(MODERN_LESSON, strlen(MODERN_LESSON), "m.lesson", &err);
     Trace *t = attn_run(l, &err);
     ck_assert_ptr_nonnull(t);
@@ -755,12 +755,12 @@ START_TEST(test_stage_table_predict_hides_the_answer)
     while ((e = readdir(dir))) {
         if (!strstr(e->d_name, ".lesson")) continue;
         char path[512];
-        LessonError err;
+        Error err;
         snprintf(path, sizeof path, "../lessons/%s", e->d_name);
         Lesson *l = lesson_load(path, &err);
-        ck_assert_msg(l != NULL, "%s", err.msg);
+        ck_assert_msg(l != NULL, "%s", eline(&err));
         Trace *t = attn_run(l, &err);
-        ck_assert_msg(t != NULL, "%s", err.msg);
+        ck_assert_msg(t != NULL, "%s", eline(&err));
         for (int k = 0; k < l->nstages; k++) {
             seen[l->stages[k].id] = true;
             for (int h = 0; h <= l->setups[l->stages[k].setup].heads; h++)
@@ -793,9 +793,9 @@ END_TEST
 START_TEST(test_stage_table_given_message)
 {
     const char *text = "title: t\n[setup]\ntokens: a b\nA =\n  1 0\n  0.5 0.5\nattention: A\n[raw_scores]\n";
-    LessonError err;
+    Error err;
     ck_assert_ptr_null(lesson_parse(text, strlen(text), "given.lesson", &err));
-    const char *list = strstr(err.msg, "it can show ");
+    const char *list = strstr(eline(&err), "it can show ");
     ck_assert_ptr_nonnull(list);
     char words[400];
     snprintf(words, sizeof words, "%s", list + strlen("it can show "));
@@ -803,7 +803,7 @@ START_TEST(test_stage_table_given_message)
     for (char *w = strtok(words, ", "); w; w = strtok(NULL, ", ")) {
         StageId id;
         if (!lesson_stage_from_name(w, &id)) continue;          /* "and", "with", "values" */
-        bool with_values = strstr(err.msg, ", with values, ") && strstr(list, w) > strstr(list, "with values");
+        bool with_values = strstr(eline(&err), ", with values, ") && strstr(list, w) > strstr(list, "with values");
         ck_assert_int_eq(stage_kind(id)->given, with_values ? GIVEN_WITH_VALUES : GIVEN_YES);
         listed++;
     }

@@ -276,13 +276,13 @@ START_TEST(test_limits_save_file_size_limit)
     ** is the one that was there, and no temporary is left beside it */
     char dir[] = "/tmp/attnlab-test-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    char path[256], msg[300];
+    char path[256];
     snprintf(path, sizeof path, "%s/edited.lesson", dir);
     size_t len;
-    FileioError fe;
+    Error fe;
     char *text = fileio_read(TOUR, 1 << 20, &len, &fe);
     ck_assert_ptr_nonnull(text);
-    ck_assert_int_eq(fileio_write_atomic(path, text, len, false, msg, sizeof msg), 0);
+    ck_assert_int_eq(fileio_write_atomic(path, text, len, false, &fe), 0);
     ck_assert_int_eq(app_open(a, path), 0);
     app_goto(a, 1);
     ck_assert(app_scroll_edit(a, 0, 2, 1, 2, false));
@@ -937,9 +937,9 @@ static void only_numbers_changed(const char *orig, const char *saved)
 /* Every input matrix of every setup of L equals the lesson in the file, bit for bit. */
 static void file_holds(const Lesson *L, const char *path)
 {
-    LessonError err;
+    Error err;
     Lesson *F = lesson_load(path, &err);
-    ck_assert_msg(F != NULL, "%s", err.msg);
+    ck_assert_msg(F != NULL, "%s", eline(&err));
     ck_assert_int_eq(F->nsetups, L->nsetups);
     for (int s = 0; s < L->nsetups; s++)
         for (int k = 0; k < L->setups[s].nmats; k++) {

@@ -349,7 +349,8 @@
     redraw();
   }
   /* An error line at the top, as a failed load shows it. */
-  function setError(msg) { withString(msg, M._web_set_error); redraw(); }
+  /* An I/O error about file on screen (msg: what failed), as a failed load shows one. */
+  function setError(file, msg) { withString(file, (f) => withString(msg, (m) => M._web_set_error(f, m))); redraw(); }
 
   /* ---- lessons in ---- */
 
@@ -370,7 +371,7 @@
   function openFile(file) {
     if (!file) return;
     file.arrayBuffer().then(function (buf) { openBytes(file.name, new Uint8Array(buf)); },
-      function () { setError(baseName(file.name) + ': error: cannot read: the browser refused the file'); });
+      function () { setError(baseName(file.name), 'cannot read: the browser refused the file'); });
   }
   /* Open a lesson from the same site; resolves to 0 or -1. */
   function openURL(spec) {
@@ -378,7 +379,7 @@
     try { url = new URL(spec, location.href); } catch (e) { url = null; }
     const name = baseName(url ? url.pathname : spec);
     if (!url || location.protocol === 'file:' || url.origin !== location.origin) {
-      setError(spec + ': error: cannot open: a lesson URL must be on the same web site as this page' +
+      setError(spec, 'cannot open: a lesson URL must be on the same web site as this page' +
                (location.protocol === 'file:' ? ' (a page opened from disk can open lessons with O instead)' : ''));
       return Promise.resolve(-1);
     }
@@ -386,7 +387,7 @@
       if (!res.ok) throw new Error('HTTP ' + res.status);
       return res.arrayBuffer();
     }).then(function (buf) { return openBytes(name, new Uint8Array(buf)); }, function (e) {
-      setError(name + ': error: cannot open: ' + e.message);
+      setError(name, 'cannot open: ' + e.message);
       return -1;
     });
   }

@@ -99,11 +99,14 @@ EMSCRIPTEN_KEEPALIVE const char *web_error(void)
     return web_app->error;
 }
 
-/* Put an error on screen the way a failed load does (a lesson URL that
-** cannot be fetched, a file that cannot be read). */
-EMSCRIPTEN_KEEPALIVE void web_set_error(const char *msg)
+/* Put an I/O error about file on screen the way a failed load does (a
+** lesson URL that cannot be fetched, a file that cannot be read): msg
+** says what failed ("cannot open: HTTP 404"). */
+EMSCRIPTEN_KEEPALIVE void web_set_error(const char *file, const char *msg)
 {
-    snprintf(web_app->error, sizeof web_app->error, "%s", msg);
+    Error err;
+    error_set(&err, ERR_IO, file, 0, 0, "%s", msg);
+    app_set_error(web_app, &err);
 }
 
 /* Show a toast for two seconds: msg in the interface's language, with arg

@@ -135,12 +135,14 @@ bool app_redo(AppState *a)
 void app_undo_all(AppState *a)
 {
     if (!a->source) return;
-    LessonError err;
+    Error err;
     Lesson *L = lesson_parse(a->source, strlen(a->source), a->path, &err);
     Trace *T = L ? attn_run(L, &err) : NULL;
     if (!T) {                                  /* it loaded once, so this does not happen */
+        char line[ERROR_LINE_MAX];
         lesson_free(L);
-        app_toast(a, "%s", err.msg);
+        error_format(&err, line, sizeof line);
+        app_toast(a, "%s", line);
         return;
     }
     app_adopt(a, L, T);

@@ -83,10 +83,10 @@ int app_use_language(const char *code)
     }
     if (i18n_use_again(code)) return 0;
     I18nCatalog *c = NULL;
-    I18nError err;
+    Error err;
     if (app_catalogue_path(code, path, sizeof path) == 0) {
         c = i18n_catalog_load(path, &err);
-        if (!c) fprintf(stderr, "attnlab: warning: %s\n", err.reason);
+        if (!c) error_warn(&err, stderr);           /* "PATH: warning: ..."; the lesson shows in English */
     }
     if (!c) {
         i18n_use_none();

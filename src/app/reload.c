@@ -67,12 +67,12 @@ static void keep_toggles(const AppState *a, Lesson *L)
 /* Parse and show new text from the file; false if it does not load. */
 static bool take_new_text(AppState *a, const char *text, size_t len)
 {
-    LessonError err;
+    Error err;
     Lesson *L = lesson_parse(text, len, a->path, &err);
     Trace *T = L ? attn_run(L, &err) : NULL;
     if (!T) {
         lesson_free(L);
-        snprintf(a->error, sizeof a->error, "%s", err.msg);
+        app_set_error(a, &err);
         a->disk_bad = true;
         return false;
     }
@@ -88,7 +88,7 @@ static bool take_new_text(AppState *a, const char *text, size_t len)
     app_adopt(a, L, T);
     free(a->source);
     a->source = xstrndup(text, len);         /* R now returns to this version */
-    a->error[0] = '\0';
+    app_set_error(a, NULL);
     app_disk_set(a, text, len);
     app_edits_replay(a);
     return true;
@@ -98,13 +98,13 @@ static bool take_new_text(AppState *a, const char *text, size_t len)
 bool app_reload_check(AppState *a)
 {
     if (!a->path || !a->L) return false;
-    LessonError err;
+    Error err;
     size_t len;
     a->watch_sig = app_file_sig(a->path);
     char *text = lesson_read(a->path, &len, &err);
     if (!text) {
-        if (err.line == 0) return false;      /* gone for a moment (an editor renaming): look again later */
-        snprintf(a->error, sizeof a->error, "%s", err.msg);   /* too large */
+        if (err.kind == ERR_IO) return false;       /* gone for a moment (an editor renaming): look again later */
+        app_set_error(a, &err);                     /* too large */
         a->disk_bad = true;
         return true;
     }
@@ -112,7 +112,7 @@ bool app_reload_check(AppState *a)
     if (a->disk && len == a->disk_len && !memcmp(text, a->disk, len)) {
         if (a->disk_bad) {                    /* back to the version on screen */
             a->disk_bad = false;
-            a->error[0] = '\0';
+            app_set_error(a, NULL);
             changed = true;
         }
     } else if (take_new_text(a, text, len)) {

@@ -22,7 +22,7 @@
 /* The file's text from now on. */
 void app_disk_set(AppState *a, const char *text, size_t len)
 {
-    LessonError err;
+    Error err;
     free(a->disk);
     lesson_free(a->disk_L);
     a->disk = xstrndup(text, len);
@@ -80,33 +80,39 @@ static char *saved_text(AppState *a, size_t *len)
         app_toast(a, _("not saved: the lesson no longer matches its file"));
         return NULL;
     }
-    char msg[700];
-    char *text = lsave_apply(a->disk, a->disk_len, a->disk_L, e, n, len, msg, sizeof msg);
+    Error err;
+    char *text = lsave_apply(a->disk, a->disk_len, a->disk_L, e, n, len, &err);
     free(e);
-    if (!text) app_toast(a, _("not saved: %s"), msg);
+    if (!text) {
+        char why[ERROR_LINE_MAX];
+        error_brief(&err, why, sizeof why);
+        app_toast(a, _("not saved: %s"), why);
+    }
     return text;
 }
 
 /* Write text to path, keeping what was there as path~ the first time. */
 static int write_with_backup(AppState *a, const char *path, const char *text, size_t len, bool *backed_up)
 {
-    char err[700];
+    Error err;
+    char why[ERROR_LINE_MAX];
     size_t old_len;
-    LessonError rerr;
-    char *old = *backed_up ? NULL : lesson_read(path, &old_len, &rerr);
+    char *old = *backed_up ? NULL : lesson_read(path, &old_len, &err);
     if (old) {
         char bak[PATH_MAX + 2];
         snprintf(bak, sizeof bak, "%s~", path);
-        int r = fileio_write_atomic(bak, old, old_len, true, err, sizeof err);
+        int r = fileio_write_atomic(bak, old, old_len, true, &err);
         free(old);
         if (r != 0) {
-            app_toast(a, _("not saved: cannot keep the previous version: %s"), err);
+            error_brief(&err, why, sizeof why);
+            app_toast(a, _("not saved: cannot keep the previous version: %s"), why);
             return -1;
         }
         *backed_up = true;
     }
-    if (fileio_write_atomic(path, text, len, true, err, sizeof err) != 0) {
-        app_toast(a, "%s", err);
+    if (fileio_write_atomic(path, text, len, true, &err) != 0) {
+        error_brief(&err, why, sizeof why);
+        app_toast(a, "%s", why);
         return -1;
     }
     return 0;

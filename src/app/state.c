@@ -123,10 +123,12 @@ unsigned long long app_hidden_panels(const AppState *a)
 /* Recompute the trace; on failure keep the old one and return -1. */
 static int recompute(AppState *a)
 {
-    LessonError err;
+    Error err;
     Trace *T = attn_run(a->L, &err);
     if (!T) {
-        app_toast(a, "%s", err.msg);
+        char line[ERROR_LINE_MAX];
+        error_format(&err, line, sizeof line);
+        app_toast(a, "%s", line);
         return -1;
     }
     stage_view_free(a->view);          /* it borrows the old trace's matrices */
@@ -160,16 +162,27 @@ void app_adopt(AppState *a, Lesson *L, Trace *T)
     refresh_view(a);
 }
 
+/* The error on the screen, or none. */
+void app_set_error(AppState *a, const Error *e)
+{
+    if (!e || e->kind == ERR_NONE) {
+        a->error[0] = '\0';
+        a->error_code = 0;
+        return;
+    }
+    error_format(e, a->error, sizeof a->error);
+    a->error_code = error_exit_code(e);
+}
+
 /* Open lesson text. */
 int app_open_text(AppState *a, const char *path, const char *text, size_t len)
 {
-    LessonError err;
+    Error err;
     Lesson *L = lesson_parse(text, len, path, &err);
     Trace *T = L ? attn_run(L, &err) : NULL;
     if (!T) {
         lesson_free(L);
-        snprintf(a->error, sizeof a->error, "%s", err.msg);
-        a->error_code = lesson_exit_code(&err);
+        app_set_error(a, &err);
         return -1;
     }
     a->stage = 0;
@@ -182,7 +195,7 @@ int app_open_text(AppState *a, const char *path, const char *text, size_t len)
     a->source = xstrndup(text, len);
     a->nedits = a->nredo = 0;
     a->backed_up = false;
-    a->error[0] = '\0';
+    app_set_error(a, NULL);
     for (int i = 0; i < LESSON_MAX_SETUPS; i++) {
         free(a->saved_mask_matrix[i]);
         a->saved_mask_matrix[i] = NULL;
@@ -195,12 +208,11 @@ int app_open_text(AppState *a, const char *path, const char *text, size_t len)
 /* Open a lesson file. */
 int app_open(AppState *a, const char *path)
 {
-    LessonError err;
+    Error err;
     size_t len;
     char *text = lesson_read(path, &len, &err);
     if (!text) {
-        snprintf(a->error, sizeof a->error, "%s", err.msg);
-        a->error_code = lesson_exit_code(&err);
+        app_set_error(a, &err);
         return -1;
     }
     int r = app_open_text(a, path, text, len);
@@ -551,7 +563,7 @@ void app_toggle_picker(AppState *a)
     a->picker_items = xcalloc((size_t)a->picker_n + 1, sizeof *a->picker_items);
     a->picker_titles = xcalloc((size_t)a->picker_n + 1, sizeof *a->picker_titles);
     for (int i = 0; i < a->picker_n; i++) {
-        LessonError err;
+        Error err;
         Lesson *L = lesson_load(list[i], &err);
         a->picker_items[i] = xstrdup(list[i]);
         a->picker_titles[i] = xstrdup(L ? L->title : _("(cannot be read)"));

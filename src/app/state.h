@@ -101,8 +101,8 @@ typedef struct AppState {
     double now;             /* the app clock, set by the event loop */
     int saved_mask[LESSON_MAX_SETUPS];   /* M remembers the mask it turned off */
     char *saved_mask_matrix[LESSON_MAX_SETUPS];
-    char error[700];        /* a lesson that failed to load (kept on screen) */
-    int error_code;         /* its exit status (lesson_exit_code): 1 I/O, 2 invalid */
+    char error[ERROR_LINE_MAX];     /* a lesson that failed to load, as one line (kept on screen) */
+    int error_code;         /* its exit status (error_exit_code): 1 I/O, 2 invalid */
     char *shots_dir;        /* S writes here */
     bool quit;
 } AppState;
@@ -111,6 +111,8 @@ typedef struct AppState {
 AppState *app_create(void);
 /* Release everything. */
 void app_free(AppState *a);
+/* Put e on the screen as a->error (with its exit code), or clear it (NULL). */
+void app_set_error(AppState *a, const Error *e);
 /* Open a lesson file. On failure the previous lesson stays and a->error says
 ** why; returns 0 or -1. */
 int app_open(AppState *a, const char *path);

@@ -56,8 +56,10 @@ static int no_display(const char *reason, const char *path, const char *font)
     fprintf(stderr, "attnlab: no display available (%s); exporting %s to ./attnlab-export/ instead\n", reason, what);
     if (!path) {
         if (app_data_dir("lessons", dir, sizeof dir) != 0) {
-            fprintf(stderr, "attnlab: error: no bundled lessons found\n");
-            return 1;
+            Error err;
+            error_set(&err, ERR_IO, NULL, 0, 0, "no bundled lessons found");
+            error_print(&err, stderr);
+            return error_exit_code(&err);
         }
         snprintf(tour, sizeof tour, "%s/01-tour.lesson", dir);
     }
@@ -107,13 +109,18 @@ static void save_shot(Win *w)
     app_frame(a, w->out_w, w->out_h, font_measure, w->fonts, w->list);
     a->toast_until = until;
     SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w->out_w, w->out_h, 32, SDL_PIXELFORMAT_ARGB8888);
-    if (s && render_drawlist(w->rd, w->list) == 0
+    Error err;
+    if (s && render_drawlist(w->rd, w->list, NULL) == 0
         && SDL_RenderReadPixels(w->ren, NULL, SDL_PIXELFORMAT_ARGB8888, s->pixels, s->pitch) == 0) {
-        char desc[300];
+        char desc[300], why[ERROR_LINE_MAX];
         app_shot_desc(a->L, a->stage, desc, sizeof desc);
         ExportMeta meta = { a->L->title, desc };
-        if (export_png(s, path, &meta) == 0) app_toast(a, _("saved %s"), path);
-        else app_toast(a, "%s", export_error());
+        if (export_png(s, path, &meta, &err) == 0) {
+            app_toast(a, _("saved %s"), path);
+        } else {
+            error_brief(&err, why, sizeof why);
+            app_toast(a, "%s", why);
+        }
     } else {
         app_toast(a, _("cannot read the window's pixels: %s"), SDL_GetError());
     }
@@ -235,7 +242,7 @@ static void on_event(Win *w, const SDL_Event *e)
         w->redraw = true;
         break;
     case SDL_RENDER_DEVICE_RESET: {            /* the textures themselves are gone */
-        Render *fresh = render_create(w->ren, w->fonts);
+        Render *fresh = render_create(w->ren, w->fonts, NULL);      /* else the old one goes on trying */
         if (fresh) {
             render_free(w->rd);
             w->rd = fresh;
@@ -268,7 +275,7 @@ static void draw(Win *w)
             app_frame(w->a, w->out_w, w->out_h, font_measure, w->fonts, w->list);
         }
     }
-    render_drawlist(w->rd, w->list);
+    render_drawlist(w->rd, w->list, NULL);          /* a glyph that cannot be drawn is missing from this frame */
     SDL_RenderPresent(w->ren);
     w->last_frame = SDL_GetTicks();
     w->redraw = false;
@@ -330,22 +337,24 @@ int app_window(const char *path, const char *font, const char *shots, int width,
         return no_display(reason, path, font);
     }
     Win w;
+    Error err;
     memset(&w, 0, sizeof w);
     w.a = a;
-    w.fonts = font_create(font);
+    w.fonts = font_create(font, &err);
     if (!w.fonts) {
-        fprintf(stderr, "attnlab: error: %s\n", font_error());
+        error_print(&err, stderr);
         app_free(a);
         SDL_Quit();
-        return 1;
+        return error_exit_code(&err);
     }
     w.win = SDL_CreateWindow(a->L ? a->L->title : "attnlab", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
                              width, height, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     if (w.win) w.ren = SDL_CreateRenderer(w.win, -1, SDL_RENDERER_PRESENTVSYNC);
     if (w.win && !w.ren) w.ren = SDL_CreateRenderer(w.win, -1, SDL_RENDERER_SOFTWARE);
-    if (w.ren) w.rd = render_create(w.ren, w.fonts);
+    if (w.ren) w.rd = render_create(w.ren, w.fonts, NULL);
     if (!w.rd) {
-        fprintf(stderr, "attnlab: error: cannot open a window: %s\n", SDL_GetError());
+        error_set(&err, ERR_RUNTIME, NULL, 0, 0, "cannot open a window: %s", SDL_GetError());
+        error_print(&err, stderr);
         if (w.ren) SDL_DestroyRenderer(w.ren);
         if (w.win) SDL_DestroyWindow(w.win);
         font_free(w.fonts);

@@ -301,7 +301,7 @@ static bool check_bytes(Parser *p, const char *text, size_t len)
         if (c == '\r' && (i + 1 == len || text[i + 1] == '\n')) { i++; continue; }
         if (i - line_start >= LESSON_MAX_LINE) {
             lp_fail_at(p, col, "line is longer than %d bytes", LESSON_MAX_LINE);
-            p->err->kind = LESSON_ERR_LIMIT;
+            p->err->kind = ERR_LIMIT;
             return false;
         }
         if (c == 0) return lp_fail_at(p, col, "NUL byte in the file (is it a text file?)");
@@ -326,13 +326,13 @@ static bool check_bytes(Parser *p, const char *text, size_t len)
 }
 
 /* Parse a whole lesson. */
-Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonError *err)
+Lesson *lesson_parse(const char *text, size_t len, const char *filename, Error *err)
 {
     Parser P;
     memset(&P, 0, sizeof P);
     Parser *p = &P;
     p->err = err;
-    memset(err, 0, sizeof *err);
+    error_clear(err);
     p->L = xcalloc(1, sizeof *p->L);
     p->L->path = xstrdup(filename);
     p->L->shown = util_shown(filename);
@@ -346,7 +346,7 @@ Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonE
     if (len > LESSON_MAX_BYTES) {
         p->lineno = 1;
         ok = lp_fail_at(p, 1, "file is %zu bytes, over the limit of %d bytes", len, LESSON_MAX_BYTES);
-        err->kind = LESSON_ERR_LIMIT;
+        err->kind = ERR_LIMIT;
     }
     unsigned bom = 0;
     if (ok && len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) { text += 3; len -= 3; bom = 3; }   /* BOM */
@@ -388,51 +388,17 @@ Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonE
     return p->L;
 }
 
-/* The message of a lesson that cannot be read (path as shown). */
-static void lesson_read_error(LessonError *err, const char *path, const FileioError *fe)
+/* The bytes of a lesson file, within the size limit: fileio_read's error,
+** which says the size when the file is too large, at 1:1 then. */
+char *lesson_read(const char *path, size_t *len, Error *err)
 {
-    if (fe->kind == FILEIO_IO) {
-        err->kind = LESSON_ERR_IO;
-        snprintf(err->msg, sizeof err->msg, "%s: error: %s", path, fe->reason);
-        return;
-    }
-    /* Over the limit: say the file's real size when it tells it. */
-    err->kind = LESSON_ERR_LIMIT;
-    err->line = err->col = 1;
-    if (fe->size > LESSON_MAX_BYTES)
-        snprintf(err->msg, sizeof err->msg, "%s:1:1: error: file is %lld bytes, over the limit of %d bytes",
-                 path, fe->size, LESSON_MAX_BYTES);
-    else
-        snprintf(err->msg, sizeof err->msg, "%s:1:1: error: file is over the limit of %d bytes",
-                 path, LESSON_MAX_BYTES);
-}
-
-/* The bytes of a lesson file, within the size limit. */
-char *lesson_read(const char *path, size_t *len, LessonError *err)
-{
-    memset(err, 0, sizeof *err);
-    FileioError fe;
-    char *text = fileio_read(path, LESSON_MAX_BYTES, len, &fe);
-    if (text) return text;
-    char *shown = util_shown(path);
-    lesson_read_error(err, shown, &fe);
-    free(shown);
-    return NULL;
-}
-
-/* 1 for I/O, 2 for everything else that went wrong, 0 for nothing. */
-int lesson_exit_code(const LessonError *err)
-{
-    switch (err->kind) {
-    case LESSON_ERR_IO: return 1;
-    case LESSON_ERR_INVALID: case LESSON_ERR_LIMIT: return 2;
-    case LESSON_ERR_NONE: break;
-    }
-    return err->msg[0] ? 2 : 0;
+    char *text = fileio_read(path, LESSON_MAX_BYTES, len, err);
+    if (!text && err->kind == ERR_LIMIT) err->line = err->col = 1;
+    return text;
 }
 
 /* Read a file and parse it. */
-Lesson *lesson_load(const char *path, LessonError *err)
+Lesson *lesson_load(const char *path, Error *err)
 {
     size_t len;
     char *text = lesson_read(path, &len, err);

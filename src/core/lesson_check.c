@@ -576,10 +576,10 @@ bool lp_check_stage(Parser *p, const Stage *st)
     const Setup *su = &p->L->setups[st->setup];
     const StageKind *k = stage_kind(st->id);
     StageSize z = stage_size(p->L, st);
-    char why[400];
+    Error why;
     if (su->attention && !check_given_stage(p, st, k, su)) return false;
     if (!check_needs(p, st, k, su)) return false;
-    if (k->check && k->check(st, &z, why, sizeof why)) return lp_fail_line(p, st->line, 2, "%s", why);
+    if (k->check && !k->check(st, &z, &why)) return lp_fail_line(p, st->line, 2, "%s", why.msg);
     if (k->work) {
         p->work += k->work(su);
         if (p->work > LESSON_MAX_WORK)

@@ -307,14 +307,15 @@ static bool gen_load(Parser *p, GenLine *g)
 {
     const char *s = g->s, *q = skip_ws(s);
     LessonMatrix *lm = g->lm;
-    char file[1024], *key, why[400];
+    char file[1024], *key;
+    Error why;
     if (!parse_load_source(p, &s, file, sizeof file, &key)) return false;
     char *path = lesson_relative(p->L->path, file);
-    NpyFile *f = npy_open(path, *key ? key : NULL, why, sizeof why);
+    NpyFile *f = npy_open(path, *key ? key : NULL, &why);
     free(path);
     if (!f) {
         free(key);
-        return FAIL(p, q, "%s: %s", file, why);
+        return FAIL(p, q, "%s: %s", file, why.msg);
     }
     const NpyHeader *h = npy_header(f);
     int64_t layer = -1, head = -1, dims[3];
@@ -325,7 +326,7 @@ static bool gen_load(Parser *p, GenLine *g)
     skip += ok ? r : 0;
     ok = ok && lp_end(p, s) && load_dims(p, q, h, skip, file, key, dims);
     double *all = ok ? xmalloc(sizeof *all * (size_t)h->count) : NULL;
-    if (ok && npy_read(f, all, why, sizeof why) < 0) ok = FAIL(p, q, "%s: %s", file, why);
+    if (ok && npy_read(f, all, &why) < 0) ok = FAIL(p, q, "%s: %s", file, why.msg);
     if (ok) {
         /* the selected block is contiguous in C order; a stack goes side by side */
         int64_t cells = dims[0] * dims[1] * dims[2];

@@ -53,7 +53,7 @@ typedef struct KeyLines {
 /* The parser's state. */
 typedef struct Parser {
     const char *file;
-    LessonError *err;
+    Error *err;
     Lesson *L;
     Rng rng;
     bool seeded;

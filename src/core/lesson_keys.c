@@ -108,6 +108,14 @@ static bool key_torch_seed(Parser *p, const KeyUse *u)
     return lp_torch_seed(p, u->s);
 }
 
+/* Replace the token list *dst (*dn of them) by t (n of them, taken over). */
+static void set_tokens(char ***dst, int *dn, char **t, int n)
+{
+    lp_tokens_free(*dst, *dn);
+    *dst = t;
+    *dn = n;
+}
+
 /* `tokens: ...`: self-attention on one sequence. */
 static bool key_tokens(Parser *p, const KeyUse *u)
 {
@@ -119,10 +127,8 @@ static bool key_tokens(Parser *p, const KeyUse *u)
         return FAIL(p, u->at, "this setup already set query_tokens or key_tokens (line %d): use 'tokens:' for "
                     "self-attention, or 'query_tokens:' and 'key_tokens:' for cross-attention, not both", other);
     if (!lp_tokens(p, s, &t, &n)) return false;
-    lp_tokens_free(su->qtokens, su->nq);
-    lp_tokens_free(su->ktokens, su->nk);
-    su->qtokens = t; su->nq = n;
-    su->ktokens = lp_tokens_copy(t, n); su->nk = n;
+    set_tokens(&su->qtokens, &su->nq, t, n);
+    set_tokens(&su->ktokens, &su->nk, lp_tokens_copy(t, n), n);
     su->cross = false;
     return true;
 }
@@ -140,8 +146,8 @@ static bool key_side_tokens(Parser *p, const KeyUse *u)
         return FAIL(p, u->at, "this setup already set tokens (line %d): use 'tokens:' for self-attention, "
                     "or 'query_tokens:' and 'key_tokens:' for cross-attention, not both", p->set.tokens);
     }
-    lp_tokens_free(q ? su->qtokens : su->ktokens, q ? su->nq : su->nk);
-    if (q) { su->qtokens = t; su->nq = n; } else { su->ktokens = t; su->nk = n; }
+    if (q) set_tokens(&su->qtokens, &su->nq, t, n);
+    else set_tokens(&su->ktokens, &su->nk, t, n);
     if (!su->cross) {
         /* becoming cross-attention: keys and values now default to Y,
         ** unless this setup says where they come from */
@@ -165,9 +171,8 @@ static bool key_dims(Parser *p, const KeyUse *u)
     Setup *su = lp_setup(p);
     char **t; int n;
     if (!lp_tokens(p, s, &t, &n)) return false;
-    bool q = u->name[0] == 'd';
-    lp_tokens_free(q ? su->dims : su->key_dims, q ? su->ndims : su->nkey_dims);
-    if (q) { su->dims = t; su->ndims = n; } else { su->key_dims = t; su->nkey_dims = n; }
+    if (u->name[0] == 'd') set_tokens(&su->dims, &su->ndims, t, n);
+    else set_tokens(&su->key_dims, &su->nkey_dims, t, n);
     su->dims_line = p->lineno;
     return true;
 }

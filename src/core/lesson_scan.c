@@ -25,11 +25,7 @@ static bool fail_v(Parser *p, int line, int col, const char *fmt, va_list ap)
 {
     char what[400];
     vsnprintf(what, sizeof what, fmt, ap);
-    p->err->line = line;
-    p->err->col = col;
-    p->err->kind = LESSON_ERR_INVALID;
-    snprintf(p->err->msg, sizeof p->err->msg, "%s:%d:%d: error: %s", p->file, line, col, what);
-    return false;
+    return error_set(p->err, ERR_INVALID, p->file, line, col, "%s", what);
 }
 
 /* Record an error at a column of the current line (1-based, in characters). */

@@ -65,9 +65,10 @@ bool lsave_gives_attention(const Lesson *L, int s, const char *matrix);
 ** (other setups, matrices or shapes). */
 int lsave_diff(const Lesson *base, const Lesson *edited, LsaveEdit **out);
 /* The text with the edits made in place (caller frees; *out_len its length),
-** base being the lesson parsed from text. NULL with msg filled if an edit
-** names no cell or the result would not load back to the edited values. */
+** base being the lesson parsed from text. NULL with err filled (about no
+** file) if an edit names no cell (ERR_INVALID) or the result would not load
+** back to the edited values (ERR_RUNTIME). */
 char *lsave_apply(const char *text, size_t len, const Lesson *base, const LsaveEdit *edits, int n,
-                  size_t *out_len, char *msg, size_t msg_n);
+                  size_t *out_len, Error *err);
 
 #endif

@@ -65,19 +65,17 @@ static int64_t online_cells(const StageSize *z)
 /* A block no larger than the keys, and a running output that is a matrix:
 ** after each block, for each query, blocks × one head's value width numbers
 ** (at most MAT_MAX_DIM). */
-static const char *online_check(const Stage *st, const StageSize *z, char *why, size_t n)
+static bool online_check(const Stage *st, const StageSize *z, Error *err)
 {
-    if (st->block > z->nk) {
-        snprintf(why, n, "stage online_softmax has block: %d but the setup has %" PRId64 " keys", st->block, z->nk);
-        return why;
-    }
+    if (st->block > z->nk)
+        return error_set(err, ERR_INVALID, NULL, 0, 0, "stage online_softmax has block: %d but the setup has %" PRId64
+                         " keys", st->block, z->nk);
     int64_t nb = online_blocks(z->nk, z->block), dv = z->dv;
-    if (nb * dv <= MAT_MAX_DIM) return NULL;
+    if (nb * dv <= MAT_MAX_DIM) return true;
     int64_t fit = (z->nk + MAT_MAX_DIM / dv - 1) / (MAT_MAX_DIM / dv);      /* the smallest block with few enough blocks */
-    snprintf(why, n, "stage online_softmax keeps its running output after each of its %" PRId64 " blocks, %" PRId64
-             " numbers a query (blocks x the %" PRId64 " values of a head), over the limit of %d; use block: %" PRId64
-             " or more", nb, nb * dv, dv, MAT_MAX_DIM, fit);
-    return why;
+    return error_set(err, ERR_LIMIT, NULL, 0, 0, "stage online_softmax keeps its running output after each of its %"
+                     PRId64 " blocks, %" PRId64 " numbers a query (blocks x the %" PRId64 " values of a head), over the "
+                     "limit of %d; use block: %" PRId64 " or more", nb, nb * dv, dv, MAT_MAX_DIM, fit);
 }
 
 /* ------------------------------------------------------------------ table */

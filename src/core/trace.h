@@ -118,7 +118,7 @@ typedef struct Trace {
 
 /* Compute every setup of L (which must outlive the trace). NULL on failure
 ** with err filled in ("FILE:LINE:COL: error: ..." at the setup concerned). */
-Trace *attn_run(const Lesson *L, LessonError *err);
+Trace *attn_run(const Lesson *L, Error *err);
 /* Release a trace. */
 void trace_free(Trace *T);
 
