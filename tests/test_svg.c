@@ -56,7 +56,9 @@ static char *view_svg(int w, int h, size_t *len)
     Theme th = layout_theme(false);
     LayoutOpts o = layout_defaults(w, h, &th, NULL, NULL);
     DrawList *d = draw_create(w, h);
-    layout_view(&v, &o, d);
+    LayoutCache *lc = layout_cache_create();
+    layout_view(lc, &v, &o, d);
+    layout_cache_free(lc);
     char *svg = svg_write(d, "attnlab: weights", "stage 2 of 4 <test>", len);
     draw_free(d);
     mat_free(W);

@@ -324,7 +324,7 @@ EMSCRIPTEN_KEEPALIVE DrawList *web_shot(int w, int h)
     Theme th = layout_theme(a->dark);
     LayoutOpts lo = layout_defaults(w, h, &th, web_measure, NULL);
     lo.cmap = a->cmap >= 0 ? cmap_names()[a->cmap] : NULL;
-    layout_view(a->view, &lo, web_shot_list);
+    layout_view(a->layout, a->view, &lo, web_shot_list);
     return web_shot_list;
 }
 

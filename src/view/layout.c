@@ -39,6 +39,7 @@
 #include "core/util.h"
 #include "text.h"
 
+#include <assert.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -157,24 +158,57 @@ typedef struct PlanMemo {
     uint64_t lw_key[LWSLOTS], lw_gen[LWSLOTS];
     uint32_t lw_off[LWSLOTS];   /* the table's first width in the pool */
     float lw_inner[LWSLOTS];    /* the widest of its labels 1 .. n-2, or -1: not known yet */
-    float *pool;                /* LWPOOL widths */
+    float pool[LWPOOL];
     uint32_t pool_used;
     uint64_t pool_gen;          /* the layout pool_used counts for */
     uint64_t wide_key[WIDEMEMO], wide_gen[WIDEMEMO];
     float wide_w[WIDEMEMO];
     uint64_t text_key[TMEMO], text_gen[TMEMO];
-    struct CellTexts *texts;    /* TMEMO of them */
+    struct CellTexts {          /* the texts that can be the widest in a cell (cell_texts) */
+        char s[5][64];
+        int n;
+    } texts[TMEMO], spare;      /* spare: when the table is full */
     uint64_t tick_key[TICKMEMO], tick_gen[TICKMEMO];
     float tick_w[TICKMEMO];
     uint64_t wrap_key[WRAPMEMO], wrap_gen[WRAPMEMO];
     int wrap_lines[WRAPMEMO];
 } PlanMemo;
 
+/* What the block colours of a heatmap image were computed from. */
+typedef struct ImageKey {
+    uint64_t serial;            /* the view (View.serial, not 0) */
+    const Mat *m;
+    int rstep, cstep;
+    double lo, hi;
+    const Cmap *cm;
+    Color masked;
+} ImageKey;
+
+/*
+** What layout keeps from one call to the next (layout.h): the memos of one
+** layout, keyed by its number, and per panel of the last view laid out its
+** stats and the block colours of its image.
+*/
+struct LayoutCache {
+    uint64_t layouts;           /* layouts run with it: the current one's number */
+    MeasureCache measure;
+    PlanMemo memo;
+    uint64_t stats_serial;      /* the view stats_mat and stats belong to */
+    const Mat *stats_mat[VIEW_MAX_PANELS];
+    PanelStats stats[VIEW_MAX_PANELS];
+    struct {
+        ImageKey key;
+        Color *px;              /* cap colours */
+        size_t cap;
+    } images[VIEW_MAX_PANELS];
+};
+
 typedef struct Page {
     LayoutOpts o;
     const Theme *th;
     DrawList *d;
     Metrics m;
+    LayoutCache *lc;
     MeasureCache *cache;
     PlanMemo *memo;
     uint64_t gen;               /* this layout's number, part of every cache key */
@@ -595,22 +629,19 @@ static PanelStats panel_stats(const Mat *m)
 ** serial number says it is the same view, whose matrices have not changed),
 ** so that hovering, resizing and presenting do not read every value of a
 ** large lesson again at each layout. */
-static PanelStats view_stats(const View *v, int k)
+static PanelStats view_stats(LayoutCache *c, const View *v, int k)
 {
-    static uint64_t serial;
-    static const Mat *mats[VIEW_MAX_PANELS];
-    static PanelStats memo[VIEW_MAX_PANELS];
     const Mat *m = v->panels[k].m;
     if (v->serial == 0) return panel_stats(m);
-    if (serial != v->serial) {
-        serial = v->serial;
-        memset(mats, 0, sizeof mats);
+    if (c->stats_serial != v->serial) {
+        c->stats_serial = v->serial;
+        memset(c->stats_mat, 0, sizeof c->stats_mat);
     }
-    if (!m || mats[k] != m) {
-        memo[k] = panel_stats(m);
-        mats[k] = m;
+    if (!m || c->stats_mat[k] != m) {
+        c->stats[k] = panel_stats(m);
+        c->stats_mat[k] = m;
     }
-    return memo[k];
+    return c->stats[k];
 }
 
 /* The stats of panel pn (computed by layout_view). Found by its matrix, since
@@ -820,16 +851,12 @@ static AxisPlan plan_cols(const Page *p, char **labels, int n, float cell, float
 ** characters, among all values and among those printed with decimals (not
 ** 0 or 1), and "−∞" when a value is masked. Formatted once, measured at
 ** each size the planning tries. */
-typedef struct CellTexts {
-    char s[5][64];
-    int n;
-} CellTexts;
+typedef struct CellTexts CellTexts;
 
 /* The texts for a panel's values printed with decimals (compact or not),
 ** formatted the first time a layout asks (PlanMemo). */
 static const CellTexts *cell_texts(const Page *p, const PanelPlan *pp, int decimals, bool compact)
 {
-    static CellTexts spare;                     /* when the memo is full */
     PlanMemo *m = p->memo;
     double ends[4] = { pp->vmin, pp->vmax, pp->nx_min, pp->nx_max };
     uint64_t h = mix(0x51afd7ed558ccd1ULL, (uint64_t)decimals * 4 + compact * 2 + pp->any_nx);
@@ -842,7 +869,7 @@ static const CellTexts *cell_texts(const Page *p, const PanelPlan *pp, int decim
     bool hit;
     size_t k = memo_slot(m->text_key, m->text_gen, TMEMO, h, p->gen, &hit);
     if (hit) return &m->texts[k];
-    CellTexts *t = k < TMEMO ? &m->texts[k] : &spare;
+    CellTexts *t = k < TMEMO ? &m->texts[k] : &m->spare;
     t->n = 0;
     for (int i = 0; i < (pp->any_nx ? 4 : 2); i++) util_fmt_cell(t->s[t->n++], sizeof t->s[0], ends[i], decimals, compact);
     if (pp->any_nonfinite) snprintf(t->s[t->n++], sizeof t->s[0], "%s", MINUS_INF);
@@ -1497,15 +1524,19 @@ static void draw_highlights(Page *p, const View *v, int k, const PanelPlan *pp)
     }
 }
 
-/* What the block colours of a heatmap image were computed from. */
-typedef struct ImageKey {
-    uint64_t serial;            /* the view (View.serial, not 0) */
-    const Mat *m;
-    int rstep, cstep;
-    double lo, hi;
-    const Cmap *cm;
-    Color masked;
-} ImageKey;
+/* The colours of the blocks of grid g (each the colour of its first cell)
+** into px. */
+static void fill_image(const Page *p, const Mat *m, const PanelPlan *pp, const DrawImage *g, const Cmap *cm, Color *px)
+{
+    int brows, bcols;
+    draw_image_size(g, &brows, &bcols);
+    Scale sc = scale_of(pp->lo, pp->hi);
+    for (int i = 0; i < brows; i++)
+        for (int j = 0; j < bcols; j++) {
+            double x = mat_get(m, i * g->rstep, j * g->cstep);
+            px[(size_t)i * (size_t)bcols + (size_t)j] = isfinite(x) ? cmap_at(cm, scale_at(&sc, x)) : p->th->masked_bg;
+        }
+}
 
 /* The block colours of image panel k, drawn as grid g (each block the
 ** colour of its first cell), into px, the draw list's arena. Remembered
@@ -1514,9 +1545,6 @@ typedef struct ImageKey {
 ** one cache miss a block. */
 static void image_colors(Page *p, const View *v, int k, const PanelPlan *pp, const DrawImage *g, Color *px)
 {
-    static ImageKey keys[VIEW_MAX_PANELS];
-    static Color *memo[VIEW_MAX_PANELS];
-    static size_t cap[VIEW_MAX_PANELS];
     const Mat *m = v->panels[k].m;
     const Cmap *cm = panel_cmap(p, &v->panels[k]);
     int rstep = g->rstep, cstep = g->cstep, brows, bcols;
@@ -1524,26 +1552,25 @@ static void image_colors(Page *p, const View *v, int k, const PanelPlan *pp, con
     size_t n = (size_t)brows * (size_t)bcols;
     ImageKey key = { v->serial, m, rstep, cstep, pp->lo, pp->hi, cm, p->th->masked_bg };
     bool keep = v->serial != 0 && k < VIEW_MAX_PANELS;
-    const ImageKey *o = &keys[k];
-    if (keep && memo[k] && o->serial == key.serial && o->m == m && o->rstep == rstep && o->cstep == cstep
-        && o->lo == key.lo && o->hi == key.hi && o->cm == cm && !memcmp(&o->masked, &key.masked, sizeof key.masked)) {
-        memcpy(px, memo[k], n * sizeof *px);
+    if (!keep) {
+        fill_image(p, m, pp, g, cm, px);
         return;
     }
-    Scale sc = scale_of(pp->lo, pp->hi);
-    for (int i = 0; i < brows; i++)
-        for (int j = 0; j < bcols; j++) {
-            double x = mat_get(m, i * rstep, j * cstep);
-            px[(size_t)i * (size_t)bcols + (size_t)j] = isfinite(x) ? cmap_at(cm, scale_at(&sc, x)) : p->th->masked_bg;
-        }
-    if (!keep) return;
-    if (cap[k] < n) {
-        free(memo[k]);
-        memo[k] = xmalloc(n * sizeof *px);
-        cap[k] = n;
+    const ImageKey *o = &p->lc->images[k].key;
+    Color **memo = &p->lc->images[k].px;
+    if (*memo && o->serial == key.serial && o->m == m && o->rstep == rstep && o->cstep == cstep
+        && o->lo == key.lo && o->hi == key.hi && o->cm == cm && !memcmp(&o->masked, &key.masked, sizeof key.masked)) {
+        memcpy(px, *memo, n * sizeof *px);
+        return;
     }
-    memcpy(memo[k], px, n * sizeof *px);
-    keys[k] = key;
+    fill_image(p, m, pp, g, cm, px);
+    if (p->lc->images[k].cap < n) {
+        free(*memo);
+        *memo = xmalloc(n * sizeof *px);
+        p->lc->images[k].cap = n;
+    }
+    memcpy(*memo, px, n * sizeof *px);
+    p->lc->images[k].key = key;
 }
 
 /*
@@ -1989,6 +2016,21 @@ LayoutOpts layout_defaults(int width, int height, const Theme *theme,
     return o;
 }
 
+/* Zeroed memory is an empty cache: no memo slot belongs to layout 1 or
+** later, and no view has serial 0 remembered. */
+LayoutCache *layout_cache_create(void)
+{
+    return xcalloc(1, sizeof(LayoutCache));
+}
+
+/* Free the kept image colours, then the cache. */
+void layout_cache_free(LayoutCache *c)
+{
+    if (!c) return;
+    for (int k = 0; k < VIEW_MAX_PANELS; k++) free(c->images[k].px);
+    free(c);
+}
+
 /* 0.55 x size per character (utf8_count). */
 float layout_measure_fixed(void *ctx, const char *text, float size, int bold)
 {
@@ -2118,18 +2160,15 @@ static float cell_font(const DrawList *d, int k)
 ** only half as much, then not at all, while the numbers keep the full scale;
 ** a slide where even that shrinks them stays as it was at scale 1.
 */
-void layout_view(const View *v, const LayoutOpts *opts, DrawList *out)
+void layout_view(LayoutCache *c, const View *v, const LayoutOpts *opts, DrawList *out)
 {
-    static MeasureCache cache;          /* one layout at a time; keys carry the layout's number */
-    static CellTexts texts[TMEMO];
-    static float pool[LWPOOL];
-    static PlanMemo memo = { .texts = texts, .pool = pool };
-    static uint64_t layouts;
+    assert(c && opts && out);
     Theme light = layout_theme(false);
     Page p;
-    p.cache = &cache;
-    p.memo = &memo;
-    p.gen = ++layouts;
+    p.lc = c;
+    p.cache = &c->measure;
+    p.memo = &c->memo;
+    p.gen = ++c->layouts;
     p.o = *opts;
     if (!p.o.measure) p.o.measure = layout_measure_fixed;
     p.th = p.o.theme ? p.o.theme : &light;
@@ -2137,7 +2176,7 @@ void layout_view(const View *v, const LayoutOpts *opts, DrawList *out)
     p.v = v;
     for (int k = 0; v && k < v->npanels && k < VIEW_MAX_PANELS; k++) {
         const Panel *pn = &v->panels[k];
-        p.stats[k] = view_stats(v, k);
+        p.stats[k] = view_stats(c, v, k);
         p.rows_as_prev[k] = k > 0 && is_heat(pn) && is_heat(pn - 1) && same_rows(pn - 1, pn);
     }
     float ts = text_scale_of(&p.o);
