@@ -37,6 +37,7 @@
 #include "core/i18n.h"
 #include "core/utf8.h"
 #include "core/util.h"
+#include "scale.h"
 #include "text.h"
 
 #include <assert.h>
@@ -50,7 +51,6 @@
 #define BODY_LH   1.45f   /* line spacing of the explanation */
 #define INK       1.17f   /* height the glyphs of a line really cover */
 #define BAR_STEPS 64      /* thin rectangles in a colour bar */
-#define MAX_TICKS 8
 #define HEAT_BLOCK 3.0f        /* side of a block of sub-pixel cells, in pixels at 1280x800 */
 #define HEAT_IMAGE_MIN 1024    /* more blocks than this, without numbers: one image command */
 #define CELL_ASPECT 1.6f  /* cells may be this much wider than tall */
@@ -64,13 +64,6 @@ typedef struct Metrics {
     float title, meta, formula, body, ptitle, axis, label, value, tick, legend;
     float min_font, max_cell, bar_w;
 } Metrics;
-
-/* Ticks of a scale: values, and the decimals that tell them apart. */
-typedef struct Ticks {
-    double v[MAX_TICKS];
-    int n, decimals;
-    int sci;                    /* > 0: labels in scientific notation, this many significant digits */
-} Ticks;
 
 /* How the labels along one side of a grid are set. */
 typedef struct AxisPlan {
@@ -481,126 +474,6 @@ static float body_block(Page *p, const View *v, float size, float x, float y,
 
 /* ----------------------------------------------------------- numbers */
 
-/* A "nice" step (1, 2, 2.5 or 5 times a power of ten) near raw; 0 when raw
-** is not a positive number whose power of ten is a normal double. */
-static double nice_step(double raw)
-{
-    if (!(raw > 0) || !isfinite(raw)) return 0;
-    double e = pow(10, floor(log10(raw)));
-    if (!(e >= DBL_MIN) || !isfinite(e)) return 0;
-    double f = raw / e;
-    double nf = f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10;
-    return nf * e;
-}
-
-/* Digits after the point that show multiples of step exactly. */
-static int step_decimals(double step)
-{
-    for (int d = 0; d < 6; d++) {
-        double s = step * pow(10, d);
-        if (fabs(s - floor(s + 0.5)) < 1e-6 * (s > 1 ? s : 1)) return d;
-    }
-    return 6;
-}
-
-/* A range lo..hi prepared for placing many values in it (scale_at):
-** both ends divided by the larger magnitude, so that neither a range of
-** ±1e308 (whose width overflows) nor one of subnormal numbers (whose
-** halves round to 0) gives infinity or NaN. */
-typedef struct Scale {
-    double s, ls, den;          /* the magnitude, lo / s, hi / s − lo / s */
-    bool ok;                    /* a range with room in it */
-} Scale;
-
-/* The prepared range lo..hi. */
-static Scale scale_of(double lo, double hi)
-{
-    Scale k = { fmax(fabs(lo), fabs(hi)), 0, 0, false };
-    if (!(k.s > 0) || !isfinite(k.s)) return k;
-    k.ls = lo / k.s;
-    k.den = hi / k.s - k.ls;
-    k.ok = k.den > 0;
-    return k;
-}
-
-/* Where x falls in a prepared range, 0..1 (0.5 when the range is empty). */
-static double scale_at(const Scale *k, double x)
-{
-    if (!k->ok || !isfinite(x)) return 0.5;
-    double t = (x / k->s - k->ls) / k->den;
-    if (isnan(t)) return 0.5;
-    return t < 0 ? 0 : t > 1 ? 1 : t;
-}
-
-/* Where x falls between lo and hi, 0..1 (0.5 when the range is empty). */
-static double scale_frac(double x, double lo, double hi)
-{
-    Scale k = scale_of(lo, hi);
-    return scale_at(&k, x);
-}
-
-/* Ticks in scientific notation with enough significant digits (3 at
-** least) that neighbours read differently: for values of 1e9 and more, or
-** non-zero ones that even 6 decimals would print as 0. */
-static void ticks_notation(Ticks *t)
-{
-    t->sci = 0;
-    bool need = false;
-    for (int i = 0; i < t->n; i++)
-        need |= fabs(t->v[i]) >= 1e9 || (t->v[i] != 0 && fabs(t->v[i]) < 0.5e-6);
-    if (!need) return;
-    for (t->sci = 3; t->sci < 17; t->sci++) {
-        bool distinct = true;
-        char a[48], b[48];
-        for (int i = 1; i < t->n && distinct; i++) {
-            snprintf(a, sizeof a, "%.*e", t->sci - 1, t->v[i - 1]);
-            snprintf(b, sizeof b, "%.*e", t->sci - 1, t->v[i]);
-            distinct = strcmp(a, b) != 0;
-        }
-        if (distinct) return;
-    }
-}
-
-/* Tick i's label: util_fmt_num, or scientific notation (ticks_notation). */
-static void tick_text(char *buf, size_t n, const Ticks *t, int i)
-{
-    if (t->sci && t->v[i] != 0) snprintf(buf, n, "%.*e", t->sci - 1, t->v[i]);
-    else util_fmt_num(buf, n, t->v[i], t->sci ? 0 : t->decimals);
-}
-
-/* Up to want (2..MAX_TICKS) round values inside [lo, hi]; if none fit, the
-** ends themselves (and 0 when it lies between). Round values are looked for
-** only where a step and its multiples are normal doubles (half-ranges from
-** 1e-290 to 1e290); the ends serve beyond. */
-static Ticks make_ticks(double lo, double hi, int want)
-{
-    Ticks t = { { 0 }, 0, 0, 0 };
-    if (want > MAX_TICKS) want = MAX_TICKS;
-    double half = hi / 2 - lo / 2;      /* never overflows, unlike hi - lo */
-    if (want >= 2 && hi > lo && half > 1e-290 && half < 1e290) {
-        for (int w = want; w >= 2 && t.n == 0; w--) {
-            double step = nice_step((hi - lo) / (w - 1));
-            if (step <= 0) continue;
-            double first = ceil(lo / step - 1e-9);
-            int n = 0;
-            for (double x = first * step; x <= hi + step * 1e-9 && n < MAX_TICKS; x = (first + ++n) * step)
-                t.v[n] = fabs(x) < step * 1e-9 ? 0 : x;
-            if (n >= 2 && n <= want) { t.n = n; t.decimals = step_decimals(step); }
-        }
-    }
-    if (t.n == 0) {             /* no round values fit: the ends, and 0 between */
-        t.v[0] = lo;
-        t.n = 1;
-        if (want >= 3 && lo < 0 && hi > 0) t.v[t.n++] = 0;
-        if (hi > lo && want >= 2) t.v[t.n++] = hi;
-        double span = half > 0 ? half : fabs(hi) / 2;
-        t.decimals = span >= 5 ? 0 : span >= 0.5 ? 1 : span > 0 ? 1 - (int)floor(log10(2 * span)) : 1;
-        if (t.decimals > 6) t.decimals = 6;
-    }
-    ticks_notation(&t);
-    return t;
-}
-
 /* One pass over a matrix for its PanelStats (in locals, which the
 ** compiler keeps in registers). */
 static PanelStats panel_stats(const Mat *m)
@@ -943,7 +816,7 @@ static int bar_want(const Page *p, float h)
 /* Colour-bar ticks for a bar of height h. */
 static Ticks bar_ticks(const Page *p, const PanelPlan *pp, float h)
 {
-    return make_ticks(pp->lo, pp->hi, bar_want(p, h));
+    return scale_ticks(pp->lo, pp->hi, bar_want(p, h));
 }
 
 /* The widest tick label of a colour bar of height h (bar_ticks), formatted
@@ -962,7 +835,7 @@ static float ticks_width(const Page *p, const PanelPlan *pp, float h)
     float w = 0;
     char buf[64];
     for (int i = 0; i < t.n; i++) {
-        tick_text(buf, sizeof buf, &t, i);
+        scale_tick_text(buf, sizeof buf, &t, i);
         w = fmaxf(w, tw(p, buf, p->m.tick, 0));
     }
     if (k < TICKMEMO) {
@@ -1485,7 +1358,7 @@ static void draw_colorbar(Page *p, const Panel *pn, int k, const PanelPlan *pp, 
         last = y;
         tag(p, draw_line(p->d, bar.x + bar.w, y, bar.x + bar.w + 0.7f * m->gs, y, p->th->muted,
                          fmaxf(1, p->m.u), ROLE_DECOR), k, -1, -1);
-        tick_text(buf, sizeof buf, &t, i);
+        scale_tick_text(buf, sizeof buf, &t, i);
         char cut[64];
         fit_text(p, buf, m->tick, 0, pp->tick_w, cut, sizeof cut);
         Rect b = { bar.x + bar.w + 1.2f * m->gs, y - lh / 2, pp->tick_w, lh };
@@ -1692,12 +1565,12 @@ static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
         if (isfinite(pn->bounds[r])) { hi = fmax(hi, pn->bounds[r]); lo = fmin(lo, pn->bounds[r]); }
     if (!(hi > lo)) hi = lo + fmax(1, fabs(lo) * 1e-9);
     if (!(hi > lo)) hi = nextafter(lo, INFINITY);
-    /* rounded out to a step when that stays finite (see make_ticks) */
-    double step = nice_step(hi / 4 - lo / 4);
+    /* rounded out to a step when that stays finite (see scale_ticks) */
+    double step = scale_nice_step(hi / 4 - lo / 4);
     double rhi = step > 0 ? ceil((hi + 0.08 * (hi / 2 - lo / 2)) / step) * step : hi;
     double rlo = step > 0 ? floor(lo / step) * step : lo;
     if (isfinite(rhi) && isfinite(rlo) && rhi > rlo) { hi = rhi; lo = rlo; }
-    Ticks t = make_ticks(lo, hi, 7);
+    Ticks t = scale_ticks(lo, hi, 7);
 
     /* legend column at the right */
     float lfs = m->legend, sw = 2.2f * lfs;
@@ -1713,7 +1586,7 @@ static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
     /* left: y axis title and tick labels */
     float yt_w = 0;
     for (int i = 0; i < t.n; i++) {
-        tick_text(buf, sizeof buf, &t, i);
+        scale_tick_text(buf, sizeof buf, &t, i);
         yt_w = fmaxf(yt_w, tw(p, buf, m->tick, 0));
     }
     bool has_y = pn->y_axis && pn->y_axis[0], has_x = pn->row_axis && pn->row_axis[0];
@@ -1725,7 +1598,7 @@ static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
     float ph = bottom - top;
     if (pw < 20 || ph < 20) return;
     int want = (int)(ph / (1.4f * LH * m->tick)) + 1;
-    t = make_ticks(lo, hi, want < 2 ? 2 : want > 7 ? 7 : want);
+    t = scale_ticks(lo, hi, want < 2 ? 2 : want > 7 ? 7 : want);
 
     /* gridlines and y ticks (never two labels closer than a line) */
     float last = INFINITY;
@@ -1735,7 +1608,7 @@ static void draw_plot(Page *p, const View *v, int k, const PanelPlan *pp)
         if (fabsf(last - y) < LH * m->tick) continue;
         last = y;
         char cut[64];
-        tick_text(buf, sizeof buf, &t, i);
+        scale_tick_text(buf, sizeof buf, &t, i);
         fit_text(p, buf, m->tick, 0, yt_w, cut, sizeof cut);
         Rect b = { px - m->gs - yt_w, y - LH * m->tick / 2, yt_w, LH * m->tick };
         tag(p, put_text(p, b, cut, m->tick, th->muted, ALIGN_RIGHT, VALIGN_MIDDLE, ROLE_TICK_LABEL, 0, 0),
