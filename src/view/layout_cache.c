@@ -1,8 +1,8 @@
 /*
-** layout_cache.c: a LayoutCache's memory (layout.h), the memo tables'
-** open addressing, and what a cache keeps of a view from one layout to the
-** next: each panel's value stats and the block colours of a heatmap drawn
-** as an image, each under the key layout.h documents.
+** layout_cache.c: a LayoutCache's memory (layout.h), and what a cache
+** keeps of a view from one layout to the next: each panel's value stats
+** and the block colours of a heatmap drawn as an image, each under the key
+** layout.h documents.
 */
 #include "layout_int.h"
 #include "core/util.h"
@@ -10,28 +10,6 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-
-/*
-** The slot of key h in a memo table of n slots (keys, and the layout each
-** slot belongs to): where h is (*hit), else the first free slot among the
-** MEMO_PROBES from h's place on, a slot of an earlier layout being free
-** (slots are never freed within a layout, so h is not further on). n when
-** those are all taken by other keys: the caller then works without the
-** memo, and a full table never costs more than MEMO_PROBES reads.
-*/
-#define MEMO_PROBES 16
-size_t lay_memo_slot(const uint64_t *keys, const uint64_t *gens, size_t n, uint64_t h, uint64_t gen, bool *hit)
-{
-    *hit = false;
-    for (size_t i = lay_slot(h, n), tries = 0; tries < n && tries < MEMO_PROBES; i = i + 1 == n ? 0 : i + 1, tries++) {
-        if (gens[i] != gen) return i;
-        if (keys[i] == h) {
-            *hit = true;
-            return i;
-        }
-    }
-    return n;
-}
 
 /* One pass over a matrix for its PanelStats (in locals, which the
 ** compiler keeps in registers). */

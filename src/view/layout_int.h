@@ -335,11 +335,55 @@ static inline float lay_cell_gap(const Page *p, float cw, float ch)
     return cw >= CELL_GAP_FROM && ch >= CELL_GAP_FROM ? fmaxf(1, CELL_GAP * p->m.u) : 0;
 }
 
+/*
+** The slot of key h in a memo table of n slots (keys, and the layout each
+** slot belongs to), for layout gen: where h is (*hit), else the first free
+** slot among the MEMO_PROBES from h's place on, a slot of an earlier layout
+** being free (slots are never freed within a layout, so h is not further
+** on). n when those are all taken by other keys: the caller then works
+** without the memo, and a full table never costs more than MEMO_PROBES
+** reads. Inline, as the width lookups around it: planning asks millions
+** of times a layout.
+*/
+#define MEMO_PROBES 16
+static inline size_t lay_memo_slot(const uint64_t *keys, const uint64_t *gens, size_t n, uint64_t h, uint64_t gen,
+                                   bool *hit)
+{
+    *hit = false;
+    for (size_t i = lay_slot(h, n), tries = 0; tries < n && tries < MEMO_PROBES; i = i + 1 == n ? 0 : i + 1, tries++) {
+        if (gens[i] != gen) return i;
+        if (keys[i] == h) {
+            *hit = true;
+            return i;
+        }
+    }
+    return n;
+}
+
+/* Set what command i of the page's list belongs to. */
+static inline void lay_tag(Page *p, int i, int panel, int row, int col)
+{
+    p->d->cmds[i].panel = (int16_t)panel;
+    p->d->cmds[i].row = (int16_t)row;
+    p->d->cmds[i].col = (int16_t)col;
+}
+
+/* The width of s at a size and weight (the caller's measure, remembered;
+** layout_text.c). */
+float lay_width(const Page *p, const char *s, float size, int bold);
+
+/* The width of label i of a table (a NULL label is empty): measured the
+** first time it is asked at this size, then read from the table. */
+static inline float lay_label_w(const LabelTable *t, int i)
+{
+    if (!t->labels[i]) return 0;
+    if (!t->w) return lay_width(t->p, t->labels[i], t->size, 0);
+    if (t->w[i] < 0) t->w[i] = t->p->o.measure(t->p->o.measure_ctx, t->labels[i], t->size, 0);
+    return t->w[i];
+}
+
 /* ------------------------------------------------- layout_cache.c */
 
-/* The slot of key h in a memo table of n slots (keys, gens), for layout
-** gen: where h is (*hit), else a free slot, or n when there is none near. */
-size_t lay_memo_slot(const uint64_t *keys, const uint64_t *gens, size_t n, uint64_t h, uint64_t gen, bool *hit);
 /* The stats of panel k of v, remembered in c for the view's next layout. */
 PanelStats lay_view_stats(LayoutCache *c, const View *v, int k);
 /* The block colours of image panel k kept in c under key: copied into px
@@ -350,8 +394,6 @@ void lay_image_keep(LayoutCache *c, int k, const ImageKey *key, const Color *px,
 
 /* ------------------------------------------------- layout_text.c */
 
-/* The width of s at a size and weight (the caller's measure, remembered). */
-float lay_width(const Page *p, const char *s, float size, int bold);
 /* Copy s into out (n bytes), cut with "…" to at most maxw pixels wide.
 ** Returns the width kept. */
 float lay_fit(const Page *p, const char *s, float size, int bold, float maxw, char *out, size_t n);
@@ -359,12 +401,8 @@ float lay_fit(const Page *p, const char *s, float size, int bold, float maxw, ch
 ** returns the command's index. */
 int lay_text(Page *p, Rect r, const char *s, float size, Color c, HAlign ha, VAlign va, DrawRole role, int bold,
              int rot);
-/* Set what command i belongs to. */
-void lay_tag(Page *p, int i, int panel, int row, int col);
 /* The width table of n labels at a size, for this layout. */
 LabelTable lay_label_table(const Page *p, char **labels, int n, float size);
-/* The width of label i of a table (a NULL label is empty). */
-float lay_label_w(const LabelTable *t, int i);
 /* The widest of labels 0, step, 2*step, ... of n at a size. */
 float lay_widest(const Page *p, char **labels, int n, int step, float size);
 /* One paragraph wrapped to width w: its number of lines, their bytes in

@@ -65,14 +65,6 @@ int lay_text(Page *p, Rect r, const char *s, float size, Color c, HAlign ha, VAl
     return i;
 }
 
-/* Set what a command belongs to. */
-void lay_tag(Page *p, int i, int panel, int row, int col)
-{
-    p->d->cmds[i].panel = (int16_t)panel;
-    p->d->cmds[i].row = (int16_t)row;
-    p->d->cmds[i].col = (int16_t)col;
-}
-
 /* The width table of labels (n of them) at a size, for this layout: a run
 ** of the pool, every width -1 (not measured yet) at first. Without a table
 ** (no slot, or the pool is full) widths go through lay_width. */
@@ -101,15 +93,6 @@ LabelTable lay_label_table(const Page *p, char **labels, int n, float size)
     t.w = m->pool + m->lw_off[i];
     t.inner = &m->lw_inner[i];
     return t;
-}
-
-/* The width of label i of a table (NULL labels are empty). */
-float lay_label_w(const LabelTable *t, int i)
-{
-    if (!t->labels[i]) return 0;
-    if (!t->w) return lay_width(t->p, t->labels[i], t->size, 0);
-    if (t->w[i] < 0) t->w[i] = t->p->o.measure(t->p->o.measure_ctx, t->labels[i], t->size, 0);
-    return t->w[i];
 }
 
 /* The widest of labels 0, step, 2*step, ... of n at a size: the ones a

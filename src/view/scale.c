@@ -34,33 +34,6 @@ int scale_step_decimals(double step)
     return 6;
 }
 
-/* The prepared range lo..hi. */
-Scale scale_of(double lo, double hi)
-{
-    Scale k = { fmax(fabs(lo), fabs(hi)), 0, 0, false };
-    if (!(k.s > 0) || !isfinite(k.s)) return k;
-    k.ls = lo / k.s;
-    k.den = hi / k.s - k.ls;
-    k.ok = k.den > 0;
-    return k;
-}
-
-/* Where x falls in a prepared range, 0..1 (0.5 when the range is empty). */
-double scale_at(const Scale *k, double x)
-{
-    if (!k->ok || !isfinite(x)) return 0.5;
-    double t = (x / k->s - k->ls) / k->den;
-    if (isnan(t)) return 0.5;
-    return t < 0 ? 0 : t > 1 ? 1 : t;
-}
-
-/* Where x falls between lo and hi, 0..1 (0.5 when the range is empty). */
-double scale_frac(double x, double lo, double hi)
-{
-    Scale k = scale_of(lo, hi);
-    return scale_at(&k, x);
-}
-
 /* Ticks in scientific notation with enough significant digits (3 at
 ** least) that neighbours read differently: for values of 1e9 and more, or
 ** non-zero ones that even 6 decimals would print as 0. */

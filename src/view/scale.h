@@ -17,6 +17,7 @@
 #ifndef ATTNLAB_SCALE_H
 #define ATTNLAB_SCALE_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -41,13 +42,33 @@ typedef struct Ticks {
 double scale_nice_step(double raw);
 /* Digits after the point that show multiples of step exactly (at most 6). */
 int scale_step_decimals(double step);
-/* The prepared range lo..hi. */
-Scale scale_of(double lo, double hi);
+/* The prepared range lo..hi (inline: a heatmap places every cell with it). */
+static inline Scale scale_of(double lo, double hi)
+{
+    Scale k = { fmax(fabs(lo), fabs(hi)), 0, 0, false };
+    if (!(k.s > 0) || !isfinite(k.s)) return k;
+    k.ls = lo / k.s;
+    k.den = hi / k.s - k.ls;
+    k.ok = k.den > 0;
+    return k;
+}
+
 /* Where x falls in a prepared range, 0..1 (clamped; 0.5 when the range is
 ** empty or x is not finite). */
-double scale_at(const Scale *k, double x);
+static inline double scale_at(const Scale *k, double x)
+{
+    if (!k->ok || !isfinite(x)) return 0.5;
+    double t = (x / k->s - k->ls) / k->den;
+    if (isnan(t)) return 0.5;
+    return t < 0 ? 0 : t > 1 ? 1 : t;
+}
+
 /* Where x falls between lo and hi, 0..1 (scale_at of scale_of). */
-double scale_frac(double x, double lo, double hi);
+static inline double scale_frac(double x, double lo, double hi)
+{
+    Scale k = scale_of(lo, hi);
+    return scale_at(&k, x);
+}
 /* Up to want (2..SCALE_MAX_TICKS) round values inside [lo, hi]; if none
 ** fit, the ends themselves (and 0 when it lies between). Labels switch to
 ** scientific notation for values of 1e9 and more or too small for 6
