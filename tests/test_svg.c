@@ -156,7 +156,7 @@ START_TEST(test_commands_by_hand)
     ck_assert_ptr_nonnull(strstr(svg, "<rect x=\"1.5\" y=\"2.25\" width=\"10\" height=\"20\" fill=\"#ff0000\"/>"));
     ck_assert_ptr_nonnull(strstr(svg, "fill=\"none\" stroke=\"#00ff00\" stroke-opacity=\"0.5\" stroke-width=\"2\""));
     ck_assert_ptr_nonnull(strstr(svg, "<line x1=\"0\" y1=\"50\" x2=\"200\" y2=\"50\" stroke=\"#0000ff\" "
-                                      "stroke-width=\"2\" stroke-dasharray=\"8 6\"/>"));
+                                      "stroke-width=\"2\" stroke-dasharray=\"10 8\"/>"));     /* 5 on, 4 off */
     /* upright text starts at the bottom of its box and turns about its anchor */
     ck_assert_ptr_nonnull(strstr(svg, "transform=\"rotate(-90 "));
     ck_assert_ptr_nonnull(strstr(svg, " y=\"90\""));
