@@ -423,13 +423,11 @@ AxisPlan lay_plan_cols(const Page *p, char **labels, int n, float cell, float fs
 ** edge x1, n rows of size cell from y0, tagged as rows of panel k. */
 void lay_draw_rows(Page *p, int k, char **labels, int n, const AxisPlan *a, float cell, float x1, float y0);
 /* Draw the labels of a side planned by lay_plan_cols along n cells of size
-** cell from x0, in a band from band_y: above the grid (below false) or
-** below it; each tagged with its index as a column (role COL_LABEL) or a
+** cell from x0, in the band above the grid's edge at y (below false) or
+** under it; each tagged with its index as a column (role COL_LABEL) or a
 ** row (role ROW_LABEL) of panel k. */
-void lay_draw_cols(Page *p, int k, char **labels, int n, const AxisPlan *a, float cell, float x0, float band_y,
+void lay_draw_cols(Page *p, int k, char **labels, int n, const AxisPlan *a, float cell, float x0, float y,
                    bool below, DrawRole role);
-/* Where label i of n cells goes when every step-th is shown. */
-float lay_label_centre(int i, int n, int step, float cell, float ext);
 
 /* ------------------------------------------------- layout_heatplan.c */
 

@@ -126,7 +126,7 @@ AxisPlan lay_plan_cols(const Page *p, char **labels, int n, float cell, float fs
 ** the middle of its block of cells, kept so that a label ext long stays
 ** within the grid when the grid is long enough.
 */
-float lay_label_centre(int i, int n, int step, float cell, float ext)
+static float label_centre(int i, int n, int step, float cell, float ext)
 {
     int k = n - i < step ? n - i : step;
     float c = (i + k / 2.0f) * cell, len = n * cell;
@@ -144,7 +144,7 @@ void lay_draw_rows(Page *p, int k, char **labels, int n, const AxisPlan *a, floa
     char buf[256];
     float fs = a->fs, lh = LH * fs, last = -INFINITY;
     for (int r = 0; r < n; r += a->step) {
-        float c = lay_label_centre(r, n, a->step, cell, lh);
+        float c = label_centre(r, n, a->step, cell, lh);
         if (!labels[r] || c - last < lh - 0.01f) continue;
         last = c;
         lay_fit(p, labels[r], fs, 0, a->band, buf, sizeof buf);
@@ -168,7 +168,7 @@ void lay_draw_cols(Page *p, int k, char **labels, int n, const AxisPlan *a, floa
     float fs = a->fs, lh = LH * fs, band = a->band, last = -INFINITY;
     float top = below ? y + p->m.gs : y - p->m.gs - band;
     for (int i = 0; i < n; i += a->step) {
-        float mid = lay_label_centre(i, n, a->step, cell, a->rot ? lh : cell);
+        float mid = label_centre(i, n, a->step, cell, a->rot ? lh : cell);
         if (!labels[i] || (a->rot && mid - last < lh - 0.01f)) continue;
         last = mid;
         float cx = x0 + mid;
