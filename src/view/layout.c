@@ -164,7 +164,7 @@ static float draw_header(Page *p, const View *v, float x0, float x1, float y)
     float title_w = lay_fit(p, title, fs, 1, w - (count[0] ? m->gap + count_w : 0), buf, sizeof buf);
     lay_text(p, (Rect){ x0, y, title_w + 1, th }, buf, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_TITLE, 1, 0);
     float room = w - title_w - m->gap - count_w - (count[0] ? lay_width(p, sep, m->meta, 0) : 0);
-    if (v->lesson_title && v->lesson_title[0] && room > 4 * m->meta)
+    if (v->lesson_title && v->lesson_title[0] && room > LESSON_MIN_EMS * m->meta)
         lay_fit(p, v->lesson_title, m->meta, 0, room, lesson, sizeof lesson);
     snprintf(meta, sizeof meta, "%s%s%s", lesson, lesson[0] && count[0] ? sep : "", count);
     if (meta[0]) {
@@ -173,8 +173,8 @@ static float draw_header(Page *p, const View *v, float x0, float x1, float y)
                  ALIGN_RIGHT, VALIGN_MIDDLE, ROLE_TITLE, 0, 0);
     }
     y += th;
-    draw_line(p->d, x0, y + 0.4f * m->gs, x1, y + 0.4f * m->gs, p->th->frame, fmaxf(1, m->u), ROLE_DECOR);
-    return y + 1.4f * m->gs;
+    draw_line(p->d, x0, y + RULE_DROP * m->gs, x1, y + RULE_DROP * m->gs, p->th->frame, fmaxf(1, m->u), ROLE_DECOR);
+    return y + RULE_AFTER * m->gs;
 }
 
 /* The formula on a tinted strip, shrunk (then cut) to the width. Returns
@@ -183,7 +183,7 @@ static float draw_formula(Page *p, const View *v, float x0, float x1, float y)
 {
     if (!v->formula || !v->formula[0]) return y;
     const Metrics *m = &p->m;
-    float padx = 1.6f * m->gs, pady = 0.5f * m->gs, room = x1 - x0 - 2 * padx;
+    float padx = FORMULA_PAD * m->gs, pady = 0.5f * m->gs, room = x1 - x0 - 2 * padx;
     float fs = m->formula;
     while (fs > lay_px(SHRINK_BEFORE_CUT * m->formula) && lay_width(p, v->formula, fs, 0) > room) fs -= 1;
     char buf[512];
@@ -193,7 +193,7 @@ static float draw_formula(Page *p, const View *v, float x0, float x1, float y)
     draw_rect(p->d, (Rect){ x0, y, fmaxf(2, 4 * m->u), strip.h }, p->th->accent, ROLE_DECOR);
     lay_text(p, (Rect){ x0 + padx, y + pady, w, LH * fs }, buf, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE,
              ROLE_FORMULA, 0, 0);
-    return y + strip.h + m->gap * 0.8f;
+    return y + strip.h + m->gap * FORMULA_AFTER;
 }
 
 /* The notes line at the bottom: the view's own note (a row that sees no
@@ -316,7 +316,7 @@ static bool layout_page(Page *p, const View *v)
     if (has_body && col_w < COLUMN_LIMIT * W) {
         float h = body_block(p, v, m->body, 0, 0, col_w, 0, false);
         if (h <= avail) {
-            Rect area = { x0, y, W - col_w - m->gap * 1.5f, avail };
+            Rect area = { x0, y, W - col_w - m->gap * COLUMN_GAP, avail };
             score_beside = lay_plan_best(p, &vv, area, beside, &used_beside, &fit_beside);
         }
     }
@@ -327,7 +327,7 @@ static bool layout_page(Page *p, const View *v)
         plans = beside;
         fits = fit_beside;
         float bx = x1 - col_w;
-        draw_line(out, bx - 0.75f * m->gap, y, bx - 0.75f * m->gap, y + avail, p->th->frame,
+        draw_line(out, bx - COLUMN_RULE * m->gap, y, bx - COLUMN_RULE * m->gap, y + avail, p->th->frame,
                   fmaxf(1, m->u), ROLE_DECOR);
         body_block(p, v, m->body, bx, y, col_w, avail, true);
     } else if (has_body) {

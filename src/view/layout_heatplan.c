@@ -198,7 +198,7 @@ static float ticks_width(const Page *p, const PanelPlan *pp, float h)
     memcpy(&hi, &pp->hi, sizeof hi);
     PlanMemo *m = p->memo;
     uint64_t key = lay_mix(lay_mix(lay_mix(lay_mix(0x2127599bf4325c37ULL, lo), hi), (uint64_t)bar_want(p, h)),
-                           (uint64_t)(p->m.tick * 64));
+                           (uint64_t)(p->m.tick * KEY_SUBPX));
     bool hit;
     size_t k = lay_memo_slot(m->tick_key, m->tick_gen, TICKMEMO, key, p->gen, &hit);
     if (hit) return m->tick_w[k];

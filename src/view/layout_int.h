@@ -115,6 +115,16 @@
 #define SHRINK_STEP     0.85f   /* a page that does not fit is laid out again this much smaller, */
 #define SHRINK_LAST     0.4f    /* down to this share */
 #define FOOT_MIN_H      360     /* a notes line only on canvases this tall */
+#define COLUMN_GAP      1.5f    /* panels stop this many gaps before the explanation's column, */
+#define COLUMN_RULE     0.75f   /* and a rule separates them this many gaps before it */
+#define RULE_DROP       0.4f    /* the header's rule: this many label gaps (gs) under the title, */
+#define RULE_AFTER      1.4f    /* and what follows it (the formula) this many under the title */
+#define FORMULA_PAD     1.6f    /* the formula's strip: this many gs of room at either end */
+#define FORMULA_AFTER   0.8f    /* and this many gaps below it */
+#define LESSON_MIN_EMS  4       /* the lesson's title in the header only in room for 4 font sizes */
+
+/* Memo keys. */
+#define KEY_SUBPX       64      /* sizes and widths in memo keys are kept to 1/64 px */
 
 /* Plots. */
 #define PLOT_HEADROOM   0.08    /* the y axis ends this share of the half-range above the data */

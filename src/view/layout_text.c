@@ -12,13 +12,13 @@
 #include <string.h>
 
 /* The width of s at a size, from the caller's measure, remembered for this
-** layout in the direct-mapped MeasureCache (sizes are keyed to 1/64 px). */
+** layout in the direct-mapped MeasureCache (sizes are keyed to 1/KEY_SUBPX px). */
 float lay_width(const Page *p, const char *s, float size, int bold)
 {
     uint64_t h = 1469598103934665603ULL;                /* FNV-1a */
     size_t n = 0;
     for (; s[n]; n++) h = lay_mix(h, (unsigned char)s[n]);
-    h = lay_mix(lay_mix(lay_mix(lay_mix(h, n), (uint64_t)(size * 64)), (uint64_t)(bold != 0)), p->gen) | 1;
+    h = lay_mix(lay_mix(lay_mix(lay_mix(h, n), (uint64_t)(size * KEY_SUBPX)), (uint64_t)(bold != 0)), p->gen) | 1;
     MeasureCache *c = p->cache;
     size_t i = lay_slot(h, MCACHE);
     if (c->key[i] == h) return c->w[i];
@@ -78,7 +78,7 @@ LabelTable lay_label_table(const Page *p, char **labels, int n, float size)
         m->pool_used = 0;
     }
     uint64_t h = lay_mix(lay_mix(lay_mix(0x9e3779b97f4a7c15ULL, (uint64_t)(uintptr_t)labels), (uint64_t)n),
-                         (uint64_t)(size * 64));
+                         (uint64_t)(size * KEY_SUBPX));
     bool hit;
     size_t i = lay_memo_slot(m->lw_key, m->lw_gen, LWSLOTS, h, p->gen, &hit);
     if (i == LWSLOTS || (!hit && (uint32_t)n > LWPOOL - m->pool_used)) return t;
@@ -104,7 +104,7 @@ float lay_widest(const Page *p, char **labels, int n, int step, float size)
     if (step < 1) step = 1;
     PlanMemo *m = p->memo;
     uint64_t h = lay_mix(lay_mix(lay_mix(lay_mix(0x6a09e667f3bcc909ULL, (uint64_t)(uintptr_t)labels), (uint64_t)n),
-                                 (uint64_t)step), (uint64_t)(size * 64));
+                                 (uint64_t)step), (uint64_t)(size * KEY_SUBPX));
     bool hit;
     size_t k = lay_memo_slot(m->wide_key, m->wide_gen, WIDEMEMO, h, p->gen, &hit);
     if (hit) return m->wide_w[k];
@@ -142,8 +142,8 @@ int lay_wrap(const Page *p, const char *s, float size, float w, TextLine **out)
 int lay_para_lines(const Page *p, const char *s, float size, float w)
 {
     PlanMemo *m = p->memo;
-    uint64_t h = lay_mix(lay_mix(lay_mix(0x2545f4914f6cdd1dULL, (uint64_t)(uintptr_t)s), (uint64_t)(size * 64)),
-                         (uint64_t)(w * 64));
+    uint64_t h = lay_mix(lay_mix(lay_mix(0x2545f4914f6cdd1dULL, (uint64_t)(uintptr_t)s), (uint64_t)(size * KEY_SUBPX)),
+                         (uint64_t)(w * KEY_SUBPX));
     bool hit;
     size_t k = lay_memo_slot(m->wrap_key, m->wrap_gen, WRAPMEMO, h, p->gen, &hit);
     if (hit) return m->wrap_lines[k];
