@@ -239,6 +239,7 @@ static void write_one_stage(const char *src, const char *dst)
 
 typedef struct FrameRun {
     const View *v;
+    LayoutCache *lc;
     LayoutOpts lo;
     DrawList *d;
     Offscreen *o;
@@ -249,7 +250,7 @@ static double frame_once(void *ctx)
 {
     FrameRun *f = ctx;
     double t0 = now_ms();
-    layout_view(f->v, &f->lo, f->d);
+    layout_view(f->lc, f->v, &f->lo, f->d);
     render_drawlist(f->o->render, f->d);
     return now_ms() - t0;
 }
@@ -263,7 +264,7 @@ static void bench_frame(Bench *B, int n)
     if (!T) die("generated lesson: %s", err.msg);
     View *v = stage_view(L, T, 0);
     Theme th = layout_theme(false);
-    FrameRun f = { v, layout_defaults(FRAME_W, FRAME_H, &th, font_measure, B->fonts),
+    FrameRun f = { v, layout_cache_create(), layout_defaults(FRAME_W, FRAME_H, &th, font_measure, B->fonts),
                    draw_create(FRAME_W, FRAME_H), render_offscreen_create(FRAME_W, FRAME_H, B->fonts) };
     if (!f.o) die("offscreen: %s", render_error());
     double m = measure(frame_once, &f, 5, B->quick ? 5 : 30, B->quick ? 10 : 400,
@@ -276,7 +277,7 @@ static void bench_frame(Bench *B, int n)
         double lay[64], drw[64];
         for (int i = 0; i < 64; i++) {
             double t0 = now_ms();
-            layout_view(f.v, &f.lo, f.d);
+            layout_view(f.lc, f.v, &f.lo, f.d);
             double t1 = now_ms();
             render_drawlist(f.o->render, f.d);
             lay[i] = t1 - t0;
@@ -287,6 +288,7 @@ static void bench_frame(Bench *B, int n)
     }
     render_offscreen_free(f.o);
     draw_free(f.d);
+    layout_cache_free(f.lc);
     stage_view_free(v);
     trace_free(T);
     lesson_free(L);
@@ -298,6 +300,7 @@ typedef struct SwitchRun {
     const Lesson *L;
     int k;                      /* the next stage to show */
     Theme th;
+    LayoutCache *lc;
     LayoutOpts lo;
     DrawList *d;
     Offscreen *o;
@@ -313,7 +316,7 @@ static double switch_once(void *ctx)
     Trace *T = attn_run(s->L, &err);
     if (!T) die("tour: %s", err.msg);
     View *v = stage_view(s->L, T, s->k);
-    layout_view(v, &s->lo, s->d);
+    layout_view(s->lc, v, &s->lo, s->d);
     render_drawlist(s->o->render, s->d);
     stage_view_free(v);
     trace_free(T);
@@ -330,7 +333,7 @@ static void bench_switch(Bench *B)
     LessonError err;
     Lesson *L = lesson_load(path, &err);
     if (!L) die("%s", err.msg);
-    SwitchRun s = { L, 0, layout_theme(false), { 0 }, draw_create(FRAME_W, FRAME_H),
+    SwitchRun s = { L, 0, layout_theme(false), layout_cache_create(), { 0 }, draw_create(FRAME_W, FRAME_H),
                     render_offscreen_create(FRAME_W, FRAME_H, B->fonts) };
     if (!s.o) die("offscreen: %s", render_error());
     s.lo = layout_defaults(FRAME_W, FRAME_H, &s.th, font_measure, B->fonts);
@@ -352,6 +355,7 @@ static void bench_switch(Bench *B)
     }
     render_offscreen_free(s.o);
     draw_free(s.d);
+    layout_cache_free(s.lc);
     lesson_free(L);
 }
 
@@ -359,6 +363,7 @@ static void bench_switch(Bench *B)
 
 typedef struct ExportRun {
     FontSet *fonts;
+    LayoutCache *lc;
     const Lesson *L;
     const Trace *T;
     ShotOpts opts;
@@ -371,7 +376,7 @@ static double export_once(void *ctx)
     ExportRun *e = ctx;
     char err[700];
     double t0 = now_ms();
-    if (app_shot_write(e->fonts, e->L, e->T, 0, &e->opts, e->path, err, sizeof err) != 0)
+    if (app_shot_write(e->fonts, e->lc, e->L, e->T, 0, &e->opts, e->path, err, sizeof err) != 0)
         die("export: %s", err);
     return now_ms() - t0;
 }
@@ -385,7 +390,7 @@ static void export_detail(ExportRun *e)
     DrawList *d = draw_create(EXPORT_W, EXPORT_H);
     for (int i = 0; i < N; i++) {
         double t0 = now_ms();
-        app_shot_layout(e->fonts, e->L, e->T, 0, &e->opts, d);
+        app_shot_layout(e->fonts, e->lc, e->L, e->T, 0, &e->opts, d);
         double t1 = now_ms();
         Offscreen *o = render_offscreen_create(EXPORT_W, EXPORT_H, e->fonts);
         double t2 = now_ms();
@@ -616,7 +621,7 @@ static void bench_matched(Bench *B)
     Py mpl, sns;
     py_start(&mpl, B, spec, "matplotlib", out_m);
     py_start(&sns, B, spec, "seaborn", out_s);
-    ExportRun e = { B->fonts, L, T, app_shot_defaults(), "" };
+    ExportRun e = { B->fonts, layout_cache_create(), L, T, app_shot_defaults(), "" };
     e.opts.width = EXPORT_W;
     e.opts.height = EXPORT_H;
     snprintf(e.path, sizeof e.path, "%s/export.png", B->tmp);
@@ -643,6 +648,7 @@ static void bench_matched(Bench *B)
     figure("export_vs_matplotlib_matched", mm / me, "x");
     figure("export_vs_seaborn_matched", ms / me, "x");
     if (B->detail) export_detail(&e);
+    layout_cache_free(e.lc);
     trace_free(T);
     lesson_free(L);
 }
@@ -832,6 +838,7 @@ static double rss_of(char **argv, double *ms_out)
 
 typedef struct LayoutRun {
     const View *v;
+    LayoutCache *lc;
     LayoutOpts lo;
     DrawList *d;
 } LayoutRun;
@@ -841,7 +848,7 @@ static double layout_once(void *ctx)
 {
     LayoutRun *r = ctx;
     double t0 = now_ms();
-    layout_view(r->v, &r->lo, r->d);
+    layout_view(r->lc, r->v, &r->lo, r->d);
     return now_ms() - t0;
 }
 
@@ -856,7 +863,8 @@ static void layout_lesson(Bench *B, const char *path, double *worst, char *worst
     Trace *T = attn_run(L, &err);
     if (!T) die("%s", err.msg);
     Theme th = layout_theme(false);
-    LayoutRun r = { NULL, layout_defaults(1280, 720, &th, font_measure, B->fonts), draw_create(1280, 720) };
+    LayoutRun r = { NULL, layout_cache_create(), layout_defaults(1280, 720, &th, font_measure, B->fonts),
+                    draw_create(1280, 720) };
     for (int k = 0; k < L->nstages; k++) {
         View *v = stage_view(L, T, k);
         r.v = v;
@@ -873,6 +881,7 @@ static void layout_lesson(Bench *B, const char *path, double *worst, char *worst
         stage_view_free(v);
     }
     draw_free(r.d);
+    layout_cache_free(r.lc);
     trace_free(T);
     lesson_free(L);
 }

@@ -20,6 +20,7 @@ int main(void)
     srunner_add_suite(sr, render_suite());
     srunner_add_suite(sr, cmap_suite());
     srunner_add_suite(sr, layout_suite());
+    srunner_add_suite(sr, scale_suite());
     srunner_add_suite(sr, svg_suite());
     srunner_add_suite(sr, fileio_suite());
     srunner_add_suite(sr, export_suite());

@@ -126,9 +126,9 @@ EMSCRIPTEN_KEEPALIVE DrawList *web_frame(int w, int h, double now)
     return web_list;
 }
 
-/* Byte offsets of DrawCmd and DrawList fields and the enum values the
-** script draws by, so it needs no copy of them: out receives 33 ints in the
-** order attnlab.js reads them (WEB_LAYOUT_FIELDS there). */
+/* Byte offsets of DrawCmd and DrawList fields, the enum values and the dash
+** pattern the script draws by, so it needs no copy of them: out receives
+** 35 ints in the order attnlab.js reads them (WEB_LAYOUT_FIELDS there). */
 EMSCRIPTEN_KEEPALIVE void web_cmd_layout(int *out)
 {
     int i = 0;
@@ -165,6 +165,8 @@ EMSCRIPTEN_KEEPALIVE void web_cmd_layout(int *out)
     out[i++] = ROLE_OVERLAY;
     out[i++] = (int)offsetof(DrawList, pix);
     out[i++] = DRAW_IMAGE;
+    out[i++] = DRAW_DASH_ON;
+    out[i++] = DRAW_DASH_OFF;
 }
 
 /* The pointer moved to (x, y); 1 if the hovered cell changed. */
@@ -324,7 +326,7 @@ EMSCRIPTEN_KEEPALIVE DrawList *web_shot(int w, int h)
     Theme th = layout_theme(a->dark);
     LayoutOpts lo = layout_defaults(w, h, &th, web_measure, NULL);
     lo.cmap = a->cmap >= 0 ? cmap_names()[a->cmap] : NULL;
-    layout_view(a->view, &lo, web_shot_list);
+    layout_view(a->layout, a->view, &lo, web_shot_list);
     return web_shot_list;
 }
 

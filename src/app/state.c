@@ -35,6 +35,7 @@ AppState *app_create(void)
     a->hover_panel = a->hover_row = a->hover_col = -1;
     a->predict_panel = -1;
     a->shots_dir = xstrdup(".");
+    a->layout = layout_cache_create();
     return a;
 }
 
@@ -55,6 +56,7 @@ static void free_picker(AppState *a)
 void app_free(AppState *a)
 {
     if (!a) return;
+    layout_cache_free(a->layout);
     stage_view_free(a->view);
     trace_free(a->T);
     lesson_free(a->L);

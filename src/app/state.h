@@ -48,6 +48,7 @@ typedef struct AppState {
     Trace *T;
     View *view;             /* the current stage */
     int stage;
+    LayoutCache *layout;    /* what layout keeps from frame to frame (app_frame) */
 
     /* display settings */
     bool dark;

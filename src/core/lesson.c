@@ -15,6 +15,7 @@
 ** PyTorch's own, in the same way.
 */
 #include "lesson.h"
+#include "colormaps.h"
 #include "i18n.h"
 #include "fileio.h"
 #include "npy.h"
@@ -1542,16 +1543,16 @@ static bool parse_stage_key(Parser *p, const char *key, const char *key_at, cons
     const char *s = skip_ws(v);
     int64_t x;
     if (!strcmp(key, "cmap")) {
-        static const char *const names[] = { "viridis", "cividis", "plasma", "magma", "YlOrRd", "Blues", "RdBu", NULL };
         size_t n = ident_len(s);
-        for (int i = 0; names[i]; i++)
-            if (strlen(names[i]) == n && !strncmp(s, names[i], n)) {
-                st->cmap = xstrdup(names[i]);
-                return end_of_line(p, s + n);
-            }
-        char f[48];
+        int i = colormaps_find(s, n);
+        if (i >= 0) {
+            st->cmap = xstrdup(colormaps_names()[i]);
+            return end_of_line(p, s + n);
+        }
+        char f[48], list[COLORMAPS_LIST_MAX];
         found(s, f, sizeof f);
-        return FAIL(p, s, "unknown colormap %s; expected viridis, cividis, plasma, magma, YlOrRd, Blues or RdBu", f);
+        colormaps_list(list, sizeof list);
+        return FAIL(p, s, "unknown colormap %s; expected %s", f, list);
     }
     if (!strcmp(key, "decimals")) {
         if (!scan_int(p, &s, 0, 6, "decimals", &x) || !end_of_line(p, s)) return false;

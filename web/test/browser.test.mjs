@@ -9,9 +9,10 @@
 // downloads the stage as PNG and SVG, checks that the page asks the network
 // for nothing and logs no error, and compares the stage layout with the
 // native program's `--export` (same cells in the same places, within 2 px,
-// in the SVG's numbers and in the PNG's pixels). It also serves the tree
-// over HTTP to open a lesson with ?lesson=, and writes screenshots at three
-// sizes, light and dark, to build/web/shots/ for a person to look at.
+// in the SVG's numbers and in the PNG's pixels; the same dash pattern). It
+// also serves the tree over HTTP to open a lesson with ?lesson=, and writes
+// screenshots at three sizes, light and dark, to build/web/shots/ for a
+// person to look at.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -393,6 +394,30 @@ test('a heatmap too fine for a rectangle a cell (one image command) is drawn as 
   assert.equal(missing, 0, missing + ' of ' + cells.length + ' cells have no native rectangle of their colour');
   const live = await list();
   assert.ok(cellsOf(live, L).length >= 2 * n * n, 'the live frame draws them too');
+});
+
+test('dashed lines have the native export\'s dash pattern', async () => {
+  const dir = mkdtempSync(join(tmp, 'dash-'));
+  execFileSync(NATIVE, ['--export', dir, '--format', 'svg', '--size', '1280x800', TOUR], { stdio: 'ignore' });
+  const svg = readFileSync(join(dir, '01-tour-09-entropy.svg'), 'utf8');
+  const m = svg.match(/stroke-width="([\d.]+)" stroke-dasharray="([\d.]+) ([\d.]+)"/);
+  assert.ok(m, 'the native entropy stage has a dashed bound');
+  const native = [+m[2] / +m[1], +m[3] / +m[1]];
+  // every dash the canvas is given, in stroke widths
+  await page.evaluate(() => {
+    const set = CanvasRenderingContext2D.prototype.setLineDash;
+    window.dashes = [];
+    CanvasRenderingContext2D.prototype.setLineDash = function (d) {
+      if (d.length) window.dashes.push([d[0] / this.lineWidth, d[1] / this.lineWidth]);
+      return set.call(this, d);
+    };
+  });
+  assert.equal(await page.evaluate((t) => window.attnlab.openText('01-tour.lesson', t), readFileSync(TOUR, 'utf8')), 0);
+  await key('9');
+  assert.match(await stageLabel(), /stage 9 \//);
+  const dashes = await page.evaluate(() => window.dashes);
+  assert.ok(dashes.length > 0, 'the entropy stage draws dashed lines');
+  for (const d of dashes) assert.deepEqual(d.map((x) => +x.toFixed(6)), native);
 });
 
 test('F asks the browser for fullscreen; leaving it clears the state', async () => {
