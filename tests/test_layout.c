@@ -1154,7 +1154,8 @@ Suite *layout_suite(void)
 {
     Suite *s = suite_create("layout");
     TCase *core = tcase_create("core");
-    tcase_set_timeout(core, 60);
+    /* a hang limit: the bundled lessons in every language take about 10 s */
+    tcase_set_timeout(core, 150);
     tcase_add_test(core, test_weights_cells_colours_and_labels);
     tcase_add_test(core, test_sequential_and_diverging_scales);
     tcase_add_test(core, test_masked_cells);
