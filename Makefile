@@ -241,7 +241,7 @@ part.e2e-text      := bash tests/e2e_text.sh
 test: deps-test
 	@$(MAKE) --no-print-directory WERROR=-Werror test-unit
 
-test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(MO_FILES) $(BUILD)/bench
+test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(MO_FILES) $(BUILD)/bench $(BUILD)/bench_png
 
 test-unit:
 	@$(MAKE) --no-print-directory $(TEST_J) test-build

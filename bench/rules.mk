@@ -21,6 +21,12 @@ BENCH_ARGS ?=
 $(BUILD)/bench: $(LIB_OBJ) $(call obj,bench/bench.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
-bench: deps-bench $(BUILD)/bench $(BUILD)/attnlab
+# The PNG encoders side by side (bench/png.c): ISA-L, libpng + zlib and
+# libdeflate's levels on the same pictures.
+$(BUILD)/bench_png: $(LIB_OBJ) $(call obj,bench/png.c) | deps-build
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -ldeflate -lm
+
+bench: deps-bench $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/attnlab
 	./$(BUILD)/bench --attnlab $(BUILD)/attnlab --lessons lessons \
 	  --script bench/baseline.py --python /usr/bin/python3 $(BENCH_ARGS)
+	./$(BUILD)/bench_png --lessons lessons $(filter --quick,$(BENCH_ARGS))
