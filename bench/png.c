@@ -21,7 +21,6 @@
 **
 ** Usage: bench_png [--lessons DIR] [--quick]
 */
-#define _DEFAULT_SOURCE     /* clock_gettime (glibc) */
 #include "app/shot.h"
 #include "core/lesson.h"
 #include "core/trace.h"
@@ -30,30 +29,15 @@
 #include "sdl/font.h"
 #include "sdl/render.h"
 #include "view/draw.h"
+#include "timing.h"
 
 #include <libdeflate.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_PICS 32
 #define MAX_ROUNDS 64
-
-/* Wall-clock milliseconds from an arbitrary origin (monotonic). */
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-/* qsort order for doubles. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Say what went wrong and stop. */
 static void die(const char *what, const char *why)
@@ -155,13 +139,12 @@ int main(int argc, char **argv)
         }
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < nenc; i++) {
-            double t0 = now_ms();
+            double t0 = bench_now_ms();
             for (int k = 0; k < npics; k++) encode(&enc[i], pics[k], &out, &rows, c);
-            enc[i].ms[r] = (now_ms() - t0) / npics;
+            enc[i].ms[r] = (bench_now_ms() - t0) / npics;
         }
     for (int i = 0; i < nenc; i++) {
-        qsort(enc[i].ms, (size_t)rounds, sizeof(double), cmp_double);
-        printf("png_%s_ms %.3f ms\n", enc[i].name, enc[i].ms[rounds / 2]);
+        printf("png_%s_ms %.3f ms\n", enc[i].name, bench_median(enc[i].ms, rounds));
         printf("png_%s_kb %.1f KB\n", enc[i].name, (double)enc[i].bytes / 1024.0);
     }
 

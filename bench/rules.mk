@@ -18,12 +18,12 @@ BENCH_ARGS ?=
 
 .PHONY: bench
 
-$(BUILD)/bench: $(LIB_OBJ) $(call obj,bench/bench.c) | deps-build
+$(BUILD)/bench: $(LIB_OBJ) $(call obj,bench/bench.c bench/timing.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
 # The PNG encoders side by side (bench/png.c): ISA-L, libpng + zlib and
 # libdeflate's levels on the same pictures.
-$(BUILD)/bench_png: $(LIB_OBJ) $(call obj,bench/png.c) | deps-build
+$(BUILD)/bench_png: $(LIB_OBJ) $(call obj,bench/png.c bench/timing.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -ldeflate -lm
 
 bench: deps-bench $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/attnlab
