@@ -77,13 +77,15 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fr
 # by how busy this machine is when the tests start (the load average per
 # core, rounded up, at least 1) and by SLOW_BUILD (10 for the sanitizer
 # build). The scripts read TIME_SCALE; Check reads CK_TIMEOUT_MULTIPLIER.
+# The load is read once, by the first make; each make (the sanitizer run is
+# one) multiplies it by its own SLOW_BUILD.
 SLOW_BUILD ?= 1
-ifndef TIME_SCALE
-TIME_SCALE := $(shell awk -v n="$$(nproc 2>/dev/null || echo 1)" -v slow=$(SLOW_BUILD) \
-                '{ s = $$1 / n; s = s <= 1 ? 1 : (s == int(s) ? s : int(s) + 1); print s * slow }' \
-                /proc/loadavg 2>/dev/null || echo $(SLOW_BUILD))
+ifndef LOAD_SCALE
+LOAD_SCALE := $(shell awk -v n="$$(nproc 2>/dev/null || echo 1)" \
+                '{ s = $$1 / n; print (s <= 1 ? 1 : (s == int(s) ? s : int(s) + 1)) }' /proc/loadavg 2>/dev/null || echo 1)
 endif
-export TIME_SCALE
+TIME_SCALE := $(shell echo $$(($(LOAD_SCALE) * $(SLOW_BUILD))))
+export LOAD_SCALE TIME_SCALE
 
 # Message catalogues: po/LANG.po, compiled to $(BUILD)/locale/LANG/LC_MESSAGES/attnlab.mo
 # (where the program looks beside itself) and installed under $(PREFIX)/share/locale.

@@ -99,17 +99,6 @@ settle() {
     return 1
 }
 
-# new_frame: wait for a frame drawn after now without a key (a reload, the
-# window manager's doing), then settle.
-new_frame() {
-    local f0=$FRAME
-    while next_line; do
-        [ "$FRAME" -gt "$f0" ] && { settle; return; }
-    done
-    bad "no new frame within ${hang}s"
-    return 1
-}
-
 # reloaded: wait until the window has picked up a change of its lesson file
 # (it looks twice a second), then settle.
 reloaded() {
