@@ -249,6 +249,7 @@ static void put_text(Buf *out, const char *key, const char *value)
 {
     size_t nk = strlen(key);
     char head[96];
+    assert(nk + 5 <= sizeof head);          /* the keys are text_fields' three words */
     memcpy(head, key, nk + 1);
     if (is_ascii(value)) {
         put_chunk(out, "tEXt", head, nk + 1, value, strlen(value));
@@ -362,6 +363,7 @@ static int encode_isal(SDL_Surface *s, const ExportMeta *meta, Buf *out)
     z.avail_out = ZOUT_BYTES;
     for (int y0 = 0; y0 < s->h; y0 += band_rows) {
         int rows = s->h - y0 < band_rows ? s->h - y0 : band_rows;
+        assert(stride * (size_t)rows <= enc.band_cap);
         for (int r = 0; r < rows; r++) {
             enc.band[(size_t)r * stride] = 0;                     /* filter NONE */
             argb_to_rgb(surface_row(s, y0 + r), enc.band + (size_t)r * stride + 1, s->w);
