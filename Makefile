@@ -118,8 +118,11 @@ po-update: pot
 	for f in po/*.po; do msgmerge --quiet --update --backup=none --no-fuzzy-matching $$f po/attnlab.pot; done
 
 # need PACKAGES: check them with one dpkg-query; install the missing ones
-# with apt-get (as root) or say exactly what to run (as anyone else).
-need = missing=""; \
+# with apt-get (as root) or say exactly what to run (as anyone else). Where
+# there is no dpkg (another distribution), nothing is checked: the build
+# then needs the same libraries installed by that system's own means.
+need = command -v dpkg-query >/dev/null || exit 0; \
+	missing=""; \
 	have=$$(dpkg-query -W -f='$${Package} $${db:Status-Abbrev}\n' $(1) 2>/dev/null | awk '$$2 ~ /^ii/ {print $$1}'); \
 	for p in $(1); do \
 	  case " $$(echo $$have) " in *" $$p "*) ;; *) missing="$$missing $$p";; esac; \
