@@ -97,7 +97,7 @@ XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --keyword=_ --keyword=N_ --add-
                   --flag=app_toast:2:c-format --flag=snprintf:3:c-format --sort-by-file \
                   --package-name=attnlab --package-version=$(VERSION) --msgid-bugs-address=none
 
-.PHONY: all deps deps-build deps-run deps-test deps-bench deps-locale package-sets run test test-unit test-build test-parts \
+.PHONY: all deps deps-build deps-run deps-test deps-bench deps-locale package-sets run test test-unit test-run test-build test-parts \
         test-sanitize clean install locale pot po-update FORCE
 
 all: $(BUILD)/attnlab locale
@@ -244,16 +244,23 @@ part.export-bytes  := sh tests/export_bytes.sh
 part.e2e           := bash tests/e2e.sh
 part.e2e-text      := bash tests/e2e_text.sh
 
+# The summary comes last in the outer recipe, so that a failure adds only
+# make's own one line after it.
 test: deps-test
-	@$(MAKE) --no-print-directory WERROR=-Werror test-unit
+	@$(MAKE) --no-print-directory WERROR=-Werror test-run
+	@sh tests/run_part.sh --summary $(RESULTS) $(TEST_PARTS)
 
 test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(MO_FILES) $(BUILD)/bench $(BUILD)/bench_png
 
-test-unit:
+# Build, then run every part; this stops only when the build fails.
+test-run:
 	@$(MAKE) --no-print-directory $(TEST_J) test-build
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS) && date +%s%N > $(RESULTS)/.started
 	@echo "test: $(words $(TEST_PARTS)) parts, $(TEST_JOBS) at a time, time limits x$(TIME_SCALE)"
 	@$(MAKE) --no-print-directory $(TEST_J) -k -Otarget test-parts || true
+
+# make test with the flags as they are (no -Werror unless WERROR says so).
+test-unit: test-run
 	@sh tests/run_part.sh --summary $(RESULTS) $(TEST_PARTS)
 
 test-parts: $(addprefix test-part-,$(TEST_PARTS))
@@ -272,7 +279,8 @@ test-sanitize: deps-test
 	@$(MAKE) --no-print-directory BUILD=build/san CFLAGS="-O1 -g" SLOW_BUILD=10 WERROR=-Werror EXPORT_RUNS=20 \
 	  EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)" \
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp test-unit
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp test-run
+	@sh tests/run_part.sh --summary build/san/test-results $(TEST_PARTS)
 
 install: $(BUILD)/attnlab $(MO_FILES)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/attnlab/lessons
