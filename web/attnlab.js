@@ -566,7 +566,11 @@
   function boot(mod) {
     M = mod;
     const p = M._malloc(4 * WEB_LAYOUT_FIELDS.length);
-    M._web_cmd_layout(p);
+    const got = M._web_cmd_layout(p, WEB_LAYOUT_FIELDS.length);
+    if (got !== WEB_LAYOUT_FIELDS.length) {
+      M._free(p);
+      throw new Error('the page reads ' + WEB_LAYOUT_FIELDS.length + ' layout fields, the module has ' + got);
+    }
     L = {};
     WEB_LAYOUT_FIELDS.forEach(function (f, i) { L[f] = M.HEAP32[(p >> 2) + i]; });
     M._free(p);
