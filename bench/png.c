@@ -29,6 +29,7 @@
 #include "sdl/font.h"
 #include "sdl/render.h"
 #include "view/draw.h"
+#include "view/layout.h"
 #include "timing.h"
 
 #include <libdeflate.h>
@@ -102,12 +103,13 @@ int main(int argc, char **argv)
     if (!fonts) die("fonts", font_error());
     ShotOpts opts = app_shot_defaults();
     DrawList *d = draw_create(opts.width, opts.height);
+    LayoutCache *lc = layout_cache_create();
     SDL_Surface *pics[MAX_PICS];
     int npics = L->nstages < MAX_PICS ? L->nstages : MAX_PICS;
     for (int k = 0; k < npics; k++) {
         Offscreen *o = render_offscreen_create(opts.width, opts.height, fonts);
         if (!o) die("offscreen", render_error());
-        app_shot_layout(fonts, L, T, k, &opts, d);
+        app_shot_layout(fonts, lc, L, T, k, &opts, d);
         render_drawlist(o->render, d);
         pics[k] = SDL_ConvertSurfaceFormat(o->surface, SDL_PIXELFORMAT_ARGB8888, 0);
         if (!pics[k]) die("canvas", SDL_GetError());
@@ -153,6 +155,7 @@ int main(int argc, char **argv)
     for (int l = 0; l < 13; l++) libdeflate_free_compressor(c[l]);
     for (int k = 0; k < npics; k++) SDL_FreeSurface(pics[k]);
     draw_free(d);
+    layout_cache_free(lc);
     font_free(fonts);
     trace_free(T);
     lesson_free(L);
