@@ -139,6 +139,9 @@ quit() {
     xdotool key --window "$win" q 2>/dev/null
     if ! timeout "$hang" tail -s 0.05 --pid="$app" -f /dev/null; then
         bad "$1: still running ${hang}s after Q"
+        # where it is, so that a hang can be told from a lost key
+        command -v gdb >/dev/null && gdb -p "$app" -batch -ex "thread apply all bt" 2>/dev/null | grep '^#' | head -40
+        tail -5 "$tmp/$1.log"
         kill "$app"
     fi
     wait "$app"
