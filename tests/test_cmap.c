@@ -2,9 +2,11 @@
 ** test_cmap.c: colormap tables and the contrast rule for cell text.
 */
 #include "suites.h"
+#include "core/colormaps.h"
 #include "view/cmap.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +56,43 @@ START_TEST(test_every_name_resolves)
     ck_assert_int_eq(n, 7);
     const char *want[] = { "viridis", "cividis", "plasma", "magma", "YlOrRd", "Blues", "RdBu" };
     for (int i = 0; i < 7; i++) ck_assert_ptr_nonnull(cmap_get(want[i]));
+}
+END_TEST
+
+/*
+** One list of names (src/core/colormaps.h): every map of it has its table,
+** in its order, the lesson reader and the command line find names in it,
+** its sentence is what the messages and the help print, and the lesson
+** format's documentation names the same maps in the same order.
+*/
+START_TEST(test_one_list_of_names)
+{
+    const char *const *names = colormaps_names();
+    ck_assert_ptr_eq(cmap_names(), names);
+    int n = 0;
+    for (; names[n]; n++) {
+        ck_assert_int_eq(colormaps_find(names[n], strlen(names[n])), n);
+        ck_assert_ptr_nonnull(cmap_get(names[n]));
+        ck_assert_int_eq(cmap_is_diverging(cmap_get(names[n])), strcmp(names[n], "RdBu") == 0);
+    }
+    ck_assert_int_eq(colormaps_find("viridis", 6), -1);
+    ck_assert_int_eq(colormaps_find("viridis ", 8), -1);
+    ck_assert_int_eq(colormaps_find("plasma2", 6), 2);     /* the n bytes only */
+    char s[COLORMAPS_LIST_MAX];
+    colormaps_list(s, sizeof s);
+    ck_assert_str_eq(s, "viridis, cividis, plasma, magma, YlOrRd, Blues or RdBu");
+    colormaps_list(s, 12);
+    ck_assert_str_eq(s, "viridis, ci");
+    /* docs/lesson-format.md: the cmap: row lists them in order */
+    FILE *f = fopen("../docs/lesson-format.md", "r");
+    ck_assert_ptr_nonnull(f);
+    char line[1024], want[512] = "| `cmap:` | ";
+    for (int i = 0; i < n; i++)
+        snprintf(want + strlen(want), sizeof want - strlen(want), "%s`%s`", i ? ", " : "", names[i]);
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) found = strncmp(line, want, strlen(want)) == 0;
+    fclose(f);
+    ck_assert_msg(found, "docs/lesson-format.md has no line starting '%s'", want);
 }
 END_TEST
 
@@ -146,6 +185,7 @@ Suite *cmap_suite(void)
     tcase_add_test(core, test_viridis_endpoints);
     tcase_add_test(core, test_rdbu_centre_is_near_white);
     tcase_add_test(core, test_every_name_resolves);
+    tcase_add_test(core, test_one_list_of_names);
     tcase_add_test(core, test_tables_are_smooth_and_distinct);
     tcase_add_test(core, test_contrast_every_entry_of_every_map);
     tcase_add_test(core, test_luminance_and_contrast_by_hand);

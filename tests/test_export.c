@@ -141,7 +141,9 @@ static void check_both(SDL_Surface *s, const ExportMeta *meta, const char *what)
 static void check_stage(const Lesson *L, const Trace *T, int k, const ShotOpts *opts)
 {
     DrawList *d = draw_create(opts->width * opts->scale, opts->height * opts->scale);
-    app_shot_layout(fonts, L, T, k, opts, d);
+    LayoutCache *lc = layout_cache_create();
+    app_shot_layout(fonts, lc, L, T, k, opts, d);
+    layout_cache_free(lc);
     Offscreen *o = render_offscreen_create(d->width, d->height, fonts, &rerr);
     ck_assert_msg(o != NULL, "offscreen: %s", eline(&rerr));
     ck_assert_int_eq(render_drawlist(o->render, d, NULL), 0);

@@ -102,11 +102,14 @@ static Mat *distributions(int rows, int cols)
     return m;
 }
 
-/* Lay v out with options o (fixed measure) into a new list. */
+/* Lay v out with options o (fixed measure) into a new list, with a fresh
+** layout cache. */
 static DrawList *lay_with(const View *v, const LayoutOpts *o)
 {
     DrawList *d = draw_create(o->width, o->height);
-    layout_view(v, o, d);
+    LayoutCache *lc = layout_cache_create();
+    layout_view(lc, v, o, d);
+    layout_cache_free(lc);
     return d;
 }
 
@@ -1041,15 +1044,17 @@ START_TEST(test_limits_steady_state_does_not_grow)
     Theme th = layout_theme(false);
     LayoutOpts o = layout_defaults(1280, 800, &th, NULL, NULL);
     DrawList *d = draw_create(1280, 800);
-    layout_view(&v, &o, d);
+    LayoutCache *lc = layout_cache_create();
+    layout_view(lc, &v, &o, d);
     int n = d->n, cap = d->cap;
     size_t tcap = d->tcap;
     DrawCmd *cmds = d->cmds;
-    for (int i = 0; i < 5; i++) layout_view(&v, &o, d);
+    for (int i = 0; i < 5; i++) layout_view(lc, &v, &o, d);
     ck_assert_int_eq(d->n, n);
     ck_assert_int_eq(d->cap, cap);
     ck_assert_uint_eq(d->tcap, tcap);
     ck_assert_ptr_eq(d->cmds, cmds);
+    layout_cache_free(lc);
     draw_free(d);
     mat_free(W);
 }
@@ -1089,14 +1094,15 @@ START_TEST(test_layout_memos_follow_the_view)
     Theme th = layout_theme(false);
     LayoutOpts o = layout_defaults(640, 400, &th, NULL, NULL);
     DrawList *d = draw_create(640, 400);
+    LayoutCache *lc = layout_cache_create();
     for (unsigned long long serial = 0; serial < 2; serial++) {
         v.serial = serial ? 1000000007ULL : 0;
         for (long i = 0; i < 64L * 64; i++) M->data[i] = (double)(i % 97) / 96.0;
-        layout_view(&v, &o, d);
+        layout_view(lc, &v, &o, d);
         int n1, n2, n3;
         unsigned *a = image_colors_of(d, &n1);
         ck_assert_msg(a && n1 > 1024, "a 64x64 panel on 640x400 is one image (%d blocks)", n1);
-        layout_view(&v, &o, d);                 /* the same view again: the same picture */
+        layout_view(lc, &v, &o, d);             /* the same view again: the same picture */
         unsigned *b = image_colors_of(d, &n2);
         ck_assert_int_eq(n1, n2);
         ck_assert(memcmp(a, b, sizeof *a * (size_t)n1) == 0);
@@ -1104,7 +1110,7 @@ START_TEST(test_layout_memos_follow_the_view)
         ** view from stage_view would be a new one, with a new serial */
         for (long i = 0; i < 64L * 64; i++) M->data[i] = 10.0 * (double)((i * 7) % 89) - 400.0;
         if (serial) v.serial++;
-        layout_view(&v, &o, d);
+        layout_view(lc, &v, &o, d);
         unsigned *c = image_colors_of(d, &n3);
         ck_assert_int_eq(n1, n3);
         const Color *px;
@@ -1127,8 +1133,84 @@ START_TEST(test_layout_memos_follow_the_view)
         free(b);
         free(c);
     }
+    layout_cache_free(lc);
     draw_free(d);
     mat_free(M);
+}
+END_TEST
+
+/* True when two lists draw the same: every command alike, its text and its
+** image colours too. */
+static bool same_list(const DrawList *a, const DrawList *b)
+{
+    if (a->n != b->n || a->width != b->width || a->height != b->height) return false;
+    for (int i = 0; i < a->n; i++) {
+        const DrawCmd *x = &a->cmds[i], *y = &b->cmds[i];
+        if (x->kind != y->kind || x->role != y->role || !same_color(x->color, y->color)
+            || memcmp(&x->r, &y->r, sizeof x->r) != 0 || x->width != y->width || x->size != y->size
+            || x->halign != y->halign || x->valign != y->valign || x->bold != y->bold || x->rotate != y->rotate
+            || x->dashed != y->dashed || x->panel != y->panel || x->row != y->row || x->col != y->col)
+            return false;
+        if (x->kind == DRAW_TEXT && strcmp(draw_str(a, x), draw_str(b, y)) != 0) return false;
+        const Color *px, *py;
+        const DrawImage *ix = draw_image_of(a, x, &px), *iy = draw_image_of(b, y, &py);
+        if (!ix) continue;
+        int br, bc;
+        draw_image_size(ix, &br, &bc);
+        if (memcmp(ix, iy, sizeof *ix) != 0 || memcmp(px, py, sizeof *px * (size_t)(br * bc)) != 0) return false;
+    }
+    return true;
+}
+
+/*
+** A LayoutCache belongs to its caller: two of them laid out in turn with two
+** views keep out of each other's way (each view comes out as with a fresh
+** cache), and what a cache remembers is keyed as layout.h says: values
+** changed under an unchanged serial are not seen by the cache that laid the
+** view out, and are by a fresh one.
+*/
+START_TEST(test_layout_caches_are_the_callers)
+{
+    Mat *A = pattern(64, 64, 0, 1), *B = pattern(48, 80, -3, 5);
+    View va = view("First"), vb = view("Second");
+    va.panels[0] = heat("values", A, NULL, NULL, "viridis", false, false, 2);
+    vb.panels[0] = heat("values", B, NULL, NULL, "RdBu", true, false, 2);
+    va.npanels = vb.npanels = 1;
+    va.serial = 7001;
+    vb.serial = 7002;
+    Theme th = layout_theme(false);
+    LayoutOpts o = layout_defaults(640, 400, &th, NULL, NULL);
+    DrawList *fa = lay_with(&va, &o), *fb = lay_with(&vb, &o);     /* each with a fresh cache */
+    LayoutCache *ca = layout_cache_create(), *cb = layout_cache_create();
+    DrawList *d = draw_create(640, 400);
+    for (int i = 0; i < 3; i++) {
+        layout_view(ca, &va, &o, d);
+        ck_assert_msg(same_list(d, fa), "the first view, turn %d", i);
+        layout_view(cb, &vb, &o, d);
+        ck_assert_msg(same_list(d, fb), "the second view, turn %d", i);
+    }
+    int n0, n1;
+    unsigned *before = image_colors_of(fa, &n0);
+    ck_assert_msg(before && n0 > 1024, "a 64x64 panel on 640x400 is one image (%d blocks)", n0);
+    for (long i = 0; i < 64L * 64; i++) A->data[i] = 1.0 - A->data[i];    /* same serial, same scale */
+    layout_view(ca, &va, &o, d);
+    unsigned *kept = image_colors_of(d, &n1);
+    ck_assert(n1 == n0 && memcmp(kept, before, sizeof *kept * (size_t)n0) == 0);
+    free(kept);
+    DrawList *fresh = lay_with(&va, &o);
+    unsigned *now = image_colors_of(fresh, &n1);
+    ck_assert(n1 == n0 && memcmp(now, before, sizeof *now * (size_t)n0) != 0);
+    free(now);
+    free(before);
+    draw_free(fresh);
+    layout_cache_free(ca);
+    layout_cache_free(cb);
+    layout_cache_free(NULL);
+    draw_free(d);
+    draw_free(fa);
+    draw_free(fb);
+    mat_free(A);
+    mat_free(B);
 }
 END_TEST
 
@@ -1154,7 +1236,11 @@ Suite *layout_suite(void)
 {
     Suite *s = suite_create("layout");
     TCase *core = tcase_create("core");
-    tcase_set_timeout(core, 60);
+    /* a hang limit (times CK_TIMEOUT_MULTIPLIER): the bundled lessons in
+    ** every language take about 10 s on an idle machine; the layout and
+    ** export suites together took 125 s while six other processes kept
+    ** both cores busy */
+    tcase_set_timeout(core, 300);
     tcase_add_test(core, test_weights_cells_colours_and_labels);
     tcase_add_test(core, test_sequential_and_diverging_scales);
     tcase_add_test(core, test_masked_cells);
@@ -1181,6 +1267,7 @@ Suite *layout_suite(void)
     tcase_add_test(limits, test_limits_steady_state_does_not_grow);
     tcase_add_test(limits, test_limits_fixed_measure);
     tcase_add_test(limits, test_layout_memos_follow_the_view);
+    tcase_add_test(limits, test_layout_caches_are_the_callers);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -375,6 +375,40 @@ START_TEST(test_lines_solid_thick_and_dashed)
 }
 END_TEST
 
+/*
+** One dash pattern in every backend: a dashed line 2 px wide drawn by the
+** renderer (window and PNG) runs DRAW_DASH_ON x 2 px inked and
+** DRAW_DASH_OFF x 2 px blank, from a dash at its start, and the SVG of the
+** same list asks for exactly those lengths.
+*/
+START_TEST(test_dash_pattern_same_in_png_and_svg)
+{
+    DrawList *d = canvas(200, 40);
+    Color red = { 200, 0, 0, 255 };
+    int k = draw_line(d, 10, 20, 190, 20, red, 2, ROLE_PLOT);
+    d->cmds[k].dashed = 1;
+    Offscreen *o = paint(d);
+    int runs[8], n = 0, x = 10;
+    while (n < 8 && x < 190) {
+        bool ink = same(render_offscreen_pixel(o, x, 20), red);
+        ck_assert_msg(ink == (n % 2 == 0), "run %d at x %d: %s", n, x, ink ? "inked" : "blank");
+        int start = x;
+        while (x < 190 && same(render_offscreen_pixel(o, x, 20), red) == ink) x++;
+        runs[n++] = x - start;
+    }
+    ck_assert_int_eq(n, 8);
+    for (int i = 0; i < 8; i++) ck_assert_int_eq(runs[i], 2 * (i % 2 ? DRAW_DASH_OFF : DRAW_DASH_ON));
+    char want[64];
+    snprintf(want, sizeof want, "stroke-dasharray=\"%d %d\"", 2 * DRAW_DASH_ON, 2 * DRAW_DASH_OFF);
+    size_t len = 0;
+    char *svg = svg_write(d, NULL, NULL, &len);
+    ck_assert_msg(strstr(svg, want) != NULL, "the SVG's line: %.120s", strstr(svg, "<line"));
+    free(svg);
+    render_offscreen_free(o);
+    draw_free(d);
+}
+END_TEST
+
 /* A small heatmap with labels: the picture the determinism tests use. */
 static DrawList *sample_heatmap(void)
 {
@@ -724,6 +758,7 @@ Suite *render_suite(void)
     tcase_add_test(core, test_unicode_signs_have_glyphs_and_ink);
     tcase_add_test(core, test_rotated_text_is_the_run_turned);
     tcase_add_test(core, test_lines_solid_thick_and_dashed);
+    tcase_add_test(core, test_dash_pattern_same_in_png_and_svg);
     tcase_add_test(core, test_render_twice_identical);
     tcase_add_test(core, test_batched_path_matches_direct);
     tcase_add_test(core, test_png_roundtrip);

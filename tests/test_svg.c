@@ -56,7 +56,9 @@ static char *view_svg(int w, int h, size_t *len)
     Theme th = layout_theme(false);
     LayoutOpts o = layout_defaults(w, h, &th, NULL, NULL);
     DrawList *d = draw_create(w, h);
-    layout_view(&v, &o, d);
+    LayoutCache *lc = layout_cache_create();
+    layout_view(lc, &v, &o, d);
+    layout_cache_free(lc);
     char *svg = svg_write(d, "attnlab: weights", "stage 2 of 4 <test>", len);
     draw_free(d);
     mat_free(W);
@@ -154,7 +156,7 @@ START_TEST(test_commands_by_hand)
     ck_assert_ptr_nonnull(strstr(svg, "<rect x=\"1.5\" y=\"2.25\" width=\"10\" height=\"20\" fill=\"#ff0000\"/>"));
     ck_assert_ptr_nonnull(strstr(svg, "fill=\"none\" stroke=\"#00ff00\" stroke-opacity=\"0.5\" stroke-width=\"2\""));
     ck_assert_ptr_nonnull(strstr(svg, "<line x1=\"0\" y1=\"50\" x2=\"200\" y2=\"50\" stroke=\"#0000ff\" "
-                                      "stroke-width=\"2\" stroke-dasharray=\"8 6\"/>"));
+                                      "stroke-width=\"2\" stroke-dasharray=\"10 8\"/>"));     /* 5 on, 4 off */
     /* upright text starts at the bottom of its box and turns about its anchor */
     ck_assert_ptr_nonnull(strstr(svg, "transform=\"rotate(-90 "));
     ck_assert_ptr_nonnull(strstr(svg, " y=\"90\""));

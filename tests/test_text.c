@@ -461,7 +461,9 @@ static void clean_stage(const char *name, const Lesson *L, const Trace *T, int k
     Theme th = layout_theme(false);
     LayoutOpts lo = layout_defaults(1280, 800, &th, font_measure, fonts);
     DrawList *d = draw_create(1280, 800);
-    layout_view(v, &lo, d);
+    LayoutCache *lc = layout_cache_create();
+    layout_view(lc, v, &lo, d);
+    layout_cache_free(lc);
     for (int i = 0; i < d->n; i++) {
         const DrawCmd *c = &d->cmds[i];
         if (c->kind != DRAW_TEXT || !draw_str(d, c)[0]) continue;

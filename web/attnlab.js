@@ -28,7 +28,8 @@
   const WEB_LAYOUT_FIELDS = ['size', 'kind', 'role', 'color', 'r', 'width', 'text', 'fsize', 'halign', 'valign',
     'bold', 'rotate', 'dashed', 'panel', 'row', 'col', 'cmds', 'n', 'arena', 'background',
     'DRAW_RECT', 'DRAW_LINE', 'DRAW_TEXT', 'ALIGN_CENTER', 'ALIGN_RIGHT', 'VALIGN_TOP', 'VALIGN_BOTTOM',
-    'ROLE_CELL', 'ROLE_CELL_TEXT', 'ROLE_TITLE', 'ROLE_OVERLAY', 'pix', 'DRAW_IMAGE'];
+    'ROLE_CELL', 'ROLE_CELL_TEXT', 'ROLE_TITLE', 'ROLE_OVERLAY', 'pix', 'DRAW_IMAGE',
+    'DRAW_DASH_ON', 'DRAW_DASH_OFF'];
   const canvas = document.getElementById('stage');
   const ctx = canvas.getContext('2d');
   const measureCtx = document.createElement('canvas').getContext('2d');
@@ -200,12 +201,13 @@
     g.fillRect(ix1, iy0, ox[1] - ix1, iy1 - iy0);
   }
 
-  /* A line, solid or dashed (4 on, 3 off, in stroke widths). */
+  /* A line, solid or dashed (the program's one dash pattern, in stroke
+  ** widths: DRAW_DASH_ON and DRAW_DASH_OFF of the struct layout). */
   function drawLine(g, c) {
     const w = c.width >= 1 ? c.width : 1;
     g.strokeStyle = rgba(c.color);
     g.lineWidth = w;
-    g.setLineDash(c.dashed ? [4 * w, 3 * w] : []);
+    g.setLineDash(c.dashed ? [L.DRAW_DASH_ON * w, L.DRAW_DASH_OFF * w] : []);
     g.beginPath();
     g.moveTo(c.x, c.y);
     g.lineTo(c.x + c.w, c.y + c.h);
@@ -565,7 +567,11 @@
   function boot(mod) {
     M = mod;
     const p = M._malloc(4 * WEB_LAYOUT_FIELDS.length);
-    M._web_cmd_layout(p);
+    const got = M._web_cmd_layout(p, WEB_LAYOUT_FIELDS.length);
+    if (got !== WEB_LAYOUT_FIELDS.length) {
+      M._free(p);
+      throw new Error('the page reads ' + WEB_LAYOUT_FIELDS.length + ' layout fields, the module has ' + got);
+    }
     L = {};
     WEB_LAYOUT_FIELDS.forEach(function (f, i) { L[f] = M.HEAP32[(p >> 2) + i]; });
     M._free(p);

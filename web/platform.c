@@ -29,6 +29,7 @@
 #include "view/svg.h"
 
 #include <emscripten.h>
+#include <assert.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,45 +130,58 @@ EMSCRIPTEN_KEEPALIVE DrawList *web_frame(int w, int h, double now)
     return web_list;
 }
 
-/* Byte offsets of DrawCmd and DrawList fields and the enum values the
-** script draws by, so it needs no copy of them: out receives 33 ints in the
-** order attnlab.js reads them (WEB_LAYOUT_FIELDS there). */
-EMSCRIPTEN_KEEPALIVE void web_cmd_layout(int *out)
+/* How many ints web_cmd_layout writes: the length of WEB_LAYOUT_FIELDS in
+** attnlab.js, which passes its own count so that a page and a module that
+** disagree fail at once instead of reading offsets off by one field. */
+#define WEB_LAYOUT_COUNT 35
+
+/* Byte offsets of DrawCmd and DrawList fields the enum values and the
+** dash pattern the script draws by, so it needs no copy of them: out receives the
+** WEB_LAYOUT_COUNT ints in the order attnlab.js reads them
+** (WEB_LAYOUT_FIELDS there), when n, the script's count, is the same.
+** Returns WEB_LAYOUT_COUNT; out is left alone when n differs. */
+EMSCRIPTEN_KEEPALIVE int web_cmd_layout(int *out, int n)
 {
+    int v[WEB_LAYOUT_COUNT];
     int i = 0;
-    out[i++] = (int)sizeof(DrawCmd);
-    out[i++] = (int)offsetof(DrawCmd, kind);
-    out[i++] = (int)offsetof(DrawCmd, role);
-    out[i++] = (int)offsetof(DrawCmd, color);
-    out[i++] = (int)offsetof(DrawCmd, r);
-    out[i++] = (int)offsetof(DrawCmd, width);
-    out[i++] = (int)offsetof(DrawCmd, text);
-    out[i++] = (int)offsetof(DrawCmd, size);
-    out[i++] = (int)offsetof(DrawCmd, halign);
-    out[i++] = (int)offsetof(DrawCmd, valign);
-    out[i++] = (int)offsetof(DrawCmd, bold);
-    out[i++] = (int)offsetof(DrawCmd, rotate);
-    out[i++] = (int)offsetof(DrawCmd, dashed);
-    out[i++] = (int)offsetof(DrawCmd, panel);
-    out[i++] = (int)offsetof(DrawCmd, row);
-    out[i++] = (int)offsetof(DrawCmd, col);
-    out[i++] = (int)offsetof(DrawList, cmds);
-    out[i++] = (int)offsetof(DrawList, n);
-    out[i++] = (int)offsetof(DrawList, text);
-    out[i++] = (int)offsetof(DrawList, background);
-    out[i++] = DRAW_RECT;
-    out[i++] = DRAW_LINE;
-    out[i++] = DRAW_TEXT;
-    out[i++] = ALIGN_CENTER;
-    out[i++] = ALIGN_RIGHT;
-    out[i++] = VALIGN_TOP;
-    out[i++] = VALIGN_BOTTOM;
-    out[i++] = ROLE_CELL;
-    out[i++] = ROLE_CELL_TEXT;
-    out[i++] = ROLE_TITLE;
-    out[i++] = ROLE_OVERLAY;
-    out[i++] = (int)offsetof(DrawList, pix);
-    out[i++] = DRAW_IMAGE;
+    v[i++] = (int)sizeof(DrawCmd);
+    v[i++] = (int)offsetof(DrawCmd, kind);
+    v[i++] = (int)offsetof(DrawCmd, role);
+    v[i++] = (int)offsetof(DrawCmd, color);
+    v[i++] = (int)offsetof(DrawCmd, r);
+    v[i++] = (int)offsetof(DrawCmd, width);
+    v[i++] = (int)offsetof(DrawCmd, text);
+    v[i++] = (int)offsetof(DrawCmd, size);
+    v[i++] = (int)offsetof(DrawCmd, halign);
+    v[i++] = (int)offsetof(DrawCmd, valign);
+    v[i++] = (int)offsetof(DrawCmd, bold);
+    v[i++] = (int)offsetof(DrawCmd, rotate);
+    v[i++] = (int)offsetof(DrawCmd, dashed);
+    v[i++] = (int)offsetof(DrawCmd, panel);
+    v[i++] = (int)offsetof(DrawCmd, row);
+    v[i++] = (int)offsetof(DrawCmd, col);
+    v[i++] = (int)offsetof(DrawList, cmds);
+    v[i++] = (int)offsetof(DrawList, n);
+    v[i++] = (int)offsetof(DrawList, text);
+    v[i++] = (int)offsetof(DrawList, background);
+    v[i++] = DRAW_RECT;
+    v[i++] = DRAW_LINE;
+    v[i++] = DRAW_TEXT;
+    v[i++] = ALIGN_CENTER;
+    v[i++] = ALIGN_RIGHT;
+    v[i++] = VALIGN_TOP;
+    v[i++] = VALIGN_BOTTOM;
+    v[i++] = ROLE_CELL;
+    v[i++] = ROLE_CELL_TEXT;
+    v[i++] = ROLE_TITLE;
+    v[i++] = ROLE_OVERLAY;
+    v[i++] = (int)offsetof(DrawList, pix);
+    v[i++] = DRAW_IMAGE;
+    v[i++] = DRAW_DASH_ON;
+    v[i++] = DRAW_DASH_OFF;
+    assert(i == WEB_LAYOUT_COUNT);
+    if (n == WEB_LAYOUT_COUNT) memcpy(out, v, sizeof v);
+    return WEB_LAYOUT_COUNT;
 }
 
 /* The pointer moved to (x, y); 1 if the hovered cell changed. */
@@ -327,7 +341,7 @@ EMSCRIPTEN_KEEPALIVE DrawList *web_shot(int w, int h)
     Theme th = layout_theme(a->dark);
     LayoutOpts lo = layout_defaults(w, h, &th, web_measure, NULL);
     lo.cmap = a->cmap >= 0 ? cmap_names()[a->cmap] : NULL;
-    layout_view(a->view, &lo, web_shot_list);
+    layout_view(a->layout, a->view, &lo, web_shot_list);
     return web_shot_list;
 }
 

@@ -17,7 +17,7 @@ void web_toast(const char *msg, const char *arg, double now);
 const char *web_tr(const char *msgid);
 const char *web_language(void);
 DrawList *web_frame(int w, int h, double now);
-void web_cmd_layout(int *out);
+int web_cmd_layout(int *out, int n);
 int web_hover(float x, float y);
 void web_leave(void);
 void web_click(float x, float y);

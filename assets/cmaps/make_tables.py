@@ -9,12 +9,18 @@ The build embeds the resulting text files (see the cmap_tables.h rule in the
 Makefile), so neither Python nor matplotlib is needed to build attnlab.
 """
 import os
+import re
 import sys
 
 import matplotlib
 
-NAMES = ["viridis", "cividis", "plasma", "magma", "YlOrRd", "Blues", "RdBu"]
 N = 256
+
+
+def names(root):
+    """The colormaps' names, from their one list (src/core/colormaps.h)."""
+    with open(os.path.join(root, "src", "core", "colormaps.h"), encoding="utf-8") as f:
+        return re.findall(r"^\s*X\((\w+), (?:true|false)\)", f.read(), re.M)
 
 
 def table(name):
@@ -29,7 +35,7 @@ def table(name):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    for name in NAMES:
+    for name in names(os.path.join(here, "..", "..")):
         path = os.path.join(here, name + ".txt")
         with open(path, "w", encoding="ascii") as f:
             for r, g, b in table(name):

@@ -318,7 +318,7 @@ void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, Dr
     }
     if (a->view) {
         LayoutOpts o = opts_from_state(a, w, h, &th, measure, ctx);
-        layout_view(a->view, &o, out);
+        layout_view(a->layout, a->view, &o, out);
         mark_cells(a, &th, out);
         explain_panel(a, &th, w, h, size, measure, ctx, out);
     } else {

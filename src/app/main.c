@@ -18,6 +18,7 @@
 #include "app/paths.h"
 #include "app/shot.h"
 #include "app/window.h"
+#include "core/colormaps.h"
 #include "core/dump.h"
 #include "core/fileio.h"
 #include "core/lesson.h"
@@ -48,9 +49,11 @@ typedef struct Args {
     int nfiles;
 } Args;
 
-/* Print the help text. */
+/* Print the help text (the colormaps from their one list). */
 static void help(void)
 {
+    char maps[COLORMAPS_LIST_MAX];
+    colormaps_list(maps, sizeof maps);
     printf(USAGE
            "\n"
            "attnlab teaches how attention in transformers works, one stage at a time.\n"
@@ -64,12 +67,12 @@ static void help(void)
            "    --size WxH         canvas size (1280x720, a 16:9 slide; also the window's size)\n"
            "    --scale N          multiply every dimension, e.g. 2 for print (1)\n"
            "    --theme light|dark (light)\n"
-           "    --cmap NAME        viridis, cividis, plasma, magma, YlOrRd, Blues or RdBu for every panel\n"
+           "    --cmap NAME        %s for every panel\n"
            "  --font PATH        a TTF font instead of DejaVu Sans\n"
            "  --shots DIR        where the S key saves stages (.)\n"
            "  --version, --help\n"
            "\n"
-           "In the window, press ? for the keys. Lessons are plain text: see docs/lesson-format.md.\n");
+           "In the window, press ? for the keys. Lessons are plain text: see docs/lesson-format.md.\n", maps);
 }
 
 /* A usage error: one line, with where to find the usage; its exit code. */
@@ -128,7 +131,12 @@ static int parse_args(int argc, char **argv, Args *a)
             if (!next || (strcmp(next, "light") && strcmp(next, "dark"))) return usage_error("--theme takes light or dark, found '%s'", next ? next : "");
             a->shot.dark = !strcmp(argv[++i], "dark");
         } else if (!strcmp(s, "--cmap")) {
-            if (!next || !cmap_get(next)) return usage_error("--cmap takes viridis, cividis, plasma, magma, YlOrRd, Blues or RdBu, found '%s'", next ? next : "");
+            if (!next || !cmap_get(next)) {
+                char maps[COLORMAPS_LIST_MAX], fmt[COLORMAPS_LIST_MAX + 32];
+                colormaps_list(maps, sizeof maps);
+                snprintf(fmt, sizeof fmt, "--cmap takes %s, found '%%s'", maps);
+                return usage_error(fmt, next ? next : "");
+            }
             a->shot.cmap = argv[++i];
         } else if (!strcmp(s, "--font")) {
             if (!next) return usage_error("%s needs a path", s);

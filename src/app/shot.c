@@ -28,7 +28,8 @@ ShotOpts app_shot_defaults(void)
 }
 
 /* Stage k laid out on the export canvas. */
-void app_shot_layout(FontSet *fonts, const Lesson *L, const Trace *T, int k, const ShotOpts *opts, DrawList *d)
+void app_shot_layout(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
+                     DrawList *d)
 {
     int w = opts->width * opts->scale, h = opts->height * opts->scale;
     Theme th = layout_theme(opts->dark);
@@ -36,7 +37,7 @@ void app_shot_layout(FontSet *fonts, const Lesson *L, const Trace *T, int k, con
     lo.cmap = opts->cmap;
     StageOpts so = { 0, opts->step };
     View *v = stage_view_with(L, T, k, &so);
-    layout_view(v, &lo, d);
+    layout_view(lc, v, &lo, d);
     stage_view_free(v);
 }
 
@@ -58,12 +59,12 @@ void app_shot_desc(const Lesson *L, int k, char *desc, size_t n)
 }
 
 /* Write one stage. */
-int app_shot_write(FontSet *fonts, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
+int app_shot_write(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
                    const char *path, Error *err)
 {
     if (app_shot_check(opts, err) != 0) return -1;
     DrawList *d = draw_create(opts->width, opts->height);
-    app_shot_layout(fonts, L, T, k, opts, d);
+    app_shot_layout(fonts, lc, L, T, k, opts, d);
     char desc[300];
     app_shot_desc(L, k, desc, sizeof desc);
     int r = app_shot_save_list(fonts, d, opts->svg, path, L->title, desc, err);
@@ -139,8 +140,8 @@ char *app_shot_path(const char *dir, const Lesson *L, int k, bool svg)
 }
 
 /* Write every sub-step of stage k (one file when it has none); 0 or 1. */
-static int export_stage(FontSet *fonts, const char *dir, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
-                        bool quiet)
+static int export_stage(FontSet *fonts, LayoutCache *lc, const char *dir, const Lesson *L, const Trace *T, int k,
+                        const ShotOpts *opts, bool quiet)
 {
     View *v = stage_view(L, T, k);
     int n = v->nsteps;
@@ -153,7 +154,7 @@ static int export_stage(FontSet *fonts, const char *dir, const Lesson *L, const 
         char *path = app_shot_step_path(dir, L, k, n > 1 ? w->step_name : NULL, opts->svg);
         stage_view_free(w);
         Error err;
-        int r = app_shot_write(fonts, L, T, k, &o, path, &err);
+        int r = app_shot_write(fonts, lc, L, T, k, &o, path, &err);
         if (r != 0) {
             error_print(&err, stderr);
         } else if (!quiet) {
@@ -209,6 +210,7 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
         error_print(&err, stderr);
         code = error_exit_code(&err);
     }
+    LayoutCache *lc = layout_cache_create();
     for (int i = 0; i < n && code != 1; i++) {
         Trace *T = NULL;
         int c = 0;
@@ -220,10 +222,11 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
         app_check_glyphs(paths[i], fonts, NULL);
         app_use_language(L->language);
         for (int k = 0; k < L->nstages && code != 1; k++)
-            if (export_stage(fonts, dir, L, T, k, opts, quiet) != 0) code = 1;
+            if (export_stage(fonts, lc, dir, L, T, k, opts, quiet) != 0) code = 1;
         trace_free(T);
         lesson_free(L);
     }
+    layout_cache_free(lc);
     app_shot_release();
     font_free(fonts);
     return code;

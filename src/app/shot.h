@@ -14,6 +14,7 @@
 #include "core/trace.h"
 #include "sdl/font.h"
 #include "view/draw.h"
+#include "view/layout.h"
 
 typedef struct ShotOpts {
     int width, height;      /* before scale */
@@ -26,14 +27,16 @@ typedef struct ShotOpts {
 
 /* Defaults: 1280x720 (a 16:9 slide), scale 1, light, PNG. */
 ShotOpts app_shot_defaults(void);
-/* Lay out stage k of L on the canvas of opts into d (cleared first). */
-void app_shot_layout(FontSet *fonts, const Lesson *L, const Trace *T, int k, const ShotOpts *opts, DrawList *d);
+/* Lay out stage k of L on the canvas of opts into d (cleared first), with
+** the layout cache lc (one for a batch of pictures). */
+void app_shot_layout(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
+                     DrawList *d);
 /* 0 if the canvas (size times scale) is within RENDER_MAX_SIDE a side, the
 ** same for PNG and SVG; -1 with err filled (ERR_LIMIT). */
 int app_shot_check(const ShotOpts *opts, Error *err);
-/* Write stage k to path (written to a temporary name, then renamed). 0, or
-** -1 with err filled. */
-int app_shot_write(FontSet *fonts, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
+/* Write stage k to path (written to a temporary name, then renamed), laid
+** out with lc. 0, or -1 with err filled. */
+int app_shot_write(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
                    const char *path, Error *err);
 /* Write a laid-out list to path: a PNG drawn by the offscreen renderer, or
 ** SVG. 0, or -1 with err filled. The PNG's canvas is kept for the next

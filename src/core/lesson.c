@@ -149,7 +149,11 @@ static bool start_stage(Parser *p, const char *open, const char *name_at, size_t
     StageId id;
     if (!lesson_stage_from_name(name, &id)) {
         char list[400] = "setup";
-        for (int i = 0; i < STAGE_COUNT; i++) { strcat(list, ", "); strcat(list, stage_kind((StageId)i)->name); }
+        for (int i = 0; i < STAGE_COUNT; i++) {
+            const char *kind = stage_kind((StageId)i)->name;
+            assert(strlen(list) + 2 + strlen(kind) < sizeof list);      /* every stage name fits */
+            strcat(list, ", "); strcat(list, kind);
+        }
         char f[48];
         if (n > 0) snprintf(f, sizeof f, "'%.*s'", (int)(n < 40 ? n : 40), name_at);
         else lp_found(name_at, f, sizeof f);

@@ -10,6 +10,7 @@
 ** Adding a key: a field in KeyLines (lesson_int.h), a row here, a reader.
 */
 #include "lesson_int.h"
+#include "colormaps.h"
 #include "i18n.h"
 
 #include <assert.h>
@@ -413,21 +414,20 @@ static bool key_mask(Parser *p, const KeyUse *u)
 
 /* ---------------------------------------------------------------- stages */
 
-/* `cmap: NAME`: one of the colormaps. */
+/* `cmap: NAME`: one of the colormaps (colormaps.h). */
 static bool key_cmap(Parser *p, const KeyUse *u)
 {
     const char *s = u->s;
-    static const char *const names[] = { "viridis", "cividis", "plasma", "magma", "YlOrRd", "Blues", "RdBu" };
-    Stage *st = lp_stage(p);
     size_t n = ident_len(s);
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (strlen(names[i]) == n && !strncmp(s, names[i], n)) {
-            st->cmap = xstrdup(names[i]);
-            return lp_end(p, s + n);
-        }
-    char f[48];
+    int i = colormaps_find(s, n);
+    if (i >= 0) {
+        lp_stage(p)->cmap = xstrdup(colormaps_names()[i]);
+        return lp_end(p, s + n);
+    }
+    char f[48], list[COLORMAPS_LIST_MAX];
     lp_found(s, f, sizeof f);
-    return FAIL(p, s, "unknown colormap %s; expected viridis, cividis, plasma, magma, YlOrRd, Blues or RdBu", f);
+    colormaps_list(list, sizeof list);
+    return FAIL(p, s, "unknown colormap %s; expected %s", f, list);
 }
 
 /* A whole number in [lo, hi] for a stage option, into *out. */

@@ -57,6 +57,10 @@ const char *export_png_encoder(void);
 int export_png_encode_with(SDL_Surface *s, const ExportMeta *meta, ExportEncoder enc, Buf *out, Error *err);
 /* Append the PNG encoding of s to out. Returns 0, or -1 with err filled. */
 int export_png_encode(SDL_Surface *s, const ExportMeta *meta, Buf *out, Error *err);
+/* Append the bytes a PNG of s compresses: each row a filter byte (0, none)
+** and its RGB bytes (for comparing encoders in `make bench`). 0, or -1 with
+** err filled. */
+int export_png_rows(SDL_Surface *s, Buf *out, Error *err);
 /* Write s as a PNG file at path, atomically. Returns 0, or -1 with err
 ** filled (an encoding error, or fileio_write_atomic's about path); on
 ** failure no file is created or changed. */

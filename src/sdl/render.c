@@ -546,7 +546,7 @@ static void draw_line_cmd(Render *rd, const DrawCmd *c)
     float w = c->width >= 1 ? c->width : 1;
     float len = sqrtf(c->r.w * c->r.w + c->r.h * c->r.h);
     if (len < 1e-3f) return;
-    float on = RENDER_DASH_ON * w, off = RENDER_DASH_OFF * w;
+    float on = DRAW_DASH_ON * w, off = DRAW_DASH_OFF * w;
     if (!c->dashed || len / (on + off) > 100000) {
         stroke(rd, x0, y0, x1, y1, w, c->color);
         return;

@@ -26,8 +26,8 @@
 **   on the rectangle's edge, like an SVG stroke. Colours with alpha < 255 blend.
 ** - A line of width w (at least 1) covers w/2 either side of its centre line,
 **   with butt ends. Horizontal and vertical lines snap like rectangles;
-**   others are filled quads. Dashed: RENDER_DASH_ON*w drawn, RENDER_DASH_OFF*w
-**   skipped, starting with a dash at (x0, y0).
+**   others are filled quads. Dashed: DRAW_DASH_ON*w drawn, DRAW_DASH_OFF*w
+**   skipped, starting with a dash at (x0, y0) (draw.h: every backend's dash).
 ** - Text is the shaped run of font_shape (font.h) at font_px(size), each
 **   glyph at whole pixels; colour glyphs (emoji) keep their colours and
 **   take only the text colour's opacity. Horizontally the run's advance
@@ -49,9 +49,6 @@
 #include "font.h"
 #include "view/draw.h"
 
-/* Dash pattern of dashed lines, in multiples of the stroke width. */
-#define RENDER_DASH_ON  5.0f
-#define RENDER_DASH_OFF 4.0f
 /* Offscreen canvases are limited to this many pixels a side. */
 #define RENDER_MAX_SIDE 16384
 

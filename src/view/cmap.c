@@ -4,10 +4,13 @@
 ** The tables are matplotlib's colormaps sampled at 256 points by
 ** assets/cmaps/make_tables.py; the Makefile turns assets/cmaps/NAME.txt into
 ** the arrays cmap_tab_NAME in cmap_tables.h, so the program carries them and
-** needs no file at run time.
+** needs no file at run time. Which maps there are, and in what order, is
+** the list in src/core/colormaps.h: each of its rows is bound here to its
+** table by name.
 */
 #include "cmap.h"
 #include "cmap_tables.h"
+#include "core/colormaps.h"
 
 #include <math.h>
 #include <string.h>
@@ -20,35 +23,23 @@ struct Cmap {
     bool diverging;
 };
 
-static const Cmap maps[] = {
-    { "viridis", cmap_tab_viridis, false },
-    { "cividis", cmap_tab_cividis, false },
-    { "plasma",  cmap_tab_plasma,  false },
-    { "magma",   cmap_tab_magma,   false },
-    { "YlOrRd",  cmap_tab_YlOrRd,  false },
-    { "Blues",   cmap_tab_Blues,   false },
-    { "RdBu",    cmap_tab_RdBu,    true  },
-};
+#define MAP(name, diverging) { #name, cmap_tab_##name, diverging },
+static const Cmap maps[] = { COLORMAPS(MAP) };
+#undef MAP
 
-#define NMAPS ((int)(sizeof maps / sizeof maps[0]))
-
-static const char *const names[NMAPS + 1] = {
-    "viridis", "cividis", "plasma", "magma", "YlOrRd", "Blues", "RdBu", NULL
-};
-
-/* Look a map up by its exact name. */
+/* Look a map up by its exact name (colormaps_find: maps[] is in the list's
+** order). */
 const Cmap *cmap_get(const char *name)
 {
     if (!name) return NULL;
-    for (int i = 0; i < NMAPS; i++)
-        if (strcmp(maps[i].name, name) == 0) return &maps[i];
-    return NULL;
+    int i = colormaps_find(name, strlen(name));
+    return i < 0 ? NULL : &maps[i];
 }
 
-/* The names in cycling order. */
+/* The names in cycling order: the list's. */
 const char *const *cmap_names(void)
 {
-    return names;
+    return colormaps_names();
 }
 
 /* Sample the table the way matplotlib does: t*N, floored, clamped. */

@@ -15,10 +15,11 @@
 
 typedef struct Cmap Cmap;
 
-/* The colormap called name (viridis, cividis, plasma, magma, YlOrRd, Blues,
-** RdBu), or NULL. The result is static: nothing to free. */
+/* The colormap called name (one of src/core/colormaps.h), or NULL. The
+** result is static: nothing to free. */
 const Cmap *cmap_get(const char *name);
-/* The names, NULL-terminated, in the order the app cycles through them. */
+/* The names, NULL-terminated, in the order the app cycles through them
+** (colormaps_names). */
 const char *const *cmap_names(void);
 /* The colour at t in [0, 1] (clamped; NaN gives the lowest colour). */
 Color cmap_at(const Cmap *c, double t);

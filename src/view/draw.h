@@ -60,9 +60,17 @@ typedef struct DrawCmd {
     uint8_t rotate;     /* TEXT: 0, or 90 = reads bottom to top; then halign runs
                            along the text (LEFT = the box's bottom) and valign
                            across it (TOP = the box's left side) */
-    uint8_t dashed;     /* LINE: dashed stroke */
+    uint8_t dashed;     /* LINE: dashed stroke (DRAW_DASH_ON, DRAW_DASH_OFF) */
     int16_t panel, row, col;   /* -1 when not applicable */
 } DrawCmd;
+
+/* The one dash pattern of dashed lines, in stroke widths: DRAW_DASH_ON
+** drawn, then DRAW_DASH_OFF skipped, starting with a dash at the line's
+** start. The window and PNG (src/sdl/render.c), SVG (svg.c) and the
+** browser's canvas (web/attnlab.js, which reads it from web_cmd_layout)
+** all draw this pattern. */
+#define DRAW_DASH_ON  5
+#define DRAW_DASH_OFF 4
 
 /*
 ** DRAW_IMAGE: a heatmap too fine for a command per cell, as one command. Its

@@ -8,6 +8,12 @@
 ** titles, one cell per value with the value printed when it fits, and a
 ** colour bar with ticks. A plot panel has axes, ticks, a legend and an
 ** optional dashed bound. Sizes scale with the canvas and with text_scale.
+**
+**     LayoutCache *lc = layout_cache_create();      // one per window, batch or test
+**     Theme th = layout_theme(false);
+**     LayoutOpts o = layout_defaults(1280, 720, &th, measure, ctx);
+**     layout_view(lc, view, &o, list);               // again at every frame
+**     layout_cache_free(lc);
 */
 #ifndef ATTNLAB_LAYOUT_H
 #define ATTNLAB_LAYOUT_H
@@ -15,6 +21,9 @@
 #include <stdbool.h>
 #include "draw.h"
 #include "core/stage.h"
+
+/* Panel k of a View is panel k of its DrawList: one limit for both. */
+_Static_assert(VIEW_MAX_PANELS == DRAW_MAX_PANELS, "a View and a DrawList hold the same number of panels");
 
 typedef struct Theme {
     bool dark;
@@ -46,13 +55,38 @@ typedef struct LayoutOpts {
     unsigned long long hidden; /* predict mode: panels (bit k) drawn blank */
 } LayoutOpts;
 
+/*
+** LayoutCache: what layout keeps from one call to the next, owned by its
+** caller. Two kinds of memory:
+**   - answers found while one layout works (text widths, label widths,
+**     cell texts, tick labels, paragraph line counts), keyed by the
+**     layout's number in this cache: a new layout never reads an old
+**     answer, so a text measure or options that change between layouts
+**     need nothing;
+**   - for each panel of the last view laid out, its value range and the
+**     block colours of a heatmap drawn as an image, keyed by View.serial
+**     and the panel's matrix address (the colours also by block size,
+**     colour scale, colormap and masked colour).
+** The second kind is valid while a view's values stay as they were when it
+** got its serial: stage_view gives every view a new serial, so a view whose
+** values change must be made again (or laid out with a fresh cache). A view
+** made by hand (serial 0) is read afresh at every layout. A cache serves one
+** layout at a time; layouts that run at once need a cache each.
+*/
+typedef struct LayoutCache LayoutCache;
+
+/* A new, empty cache (about 0.6 MB). */
+LayoutCache *layout_cache_create(void);
+/* Release it (NULL is fine). */
+void layout_cache_free(LayoutCache *c);
+
 /* The light or dark theme. */
 Theme layout_theme(bool dark);
 /* Options with defaults: no hover, scale 1, no override. */
 LayoutOpts layout_defaults(int width, int height, const Theme *theme,
                            MeasureFn measure, void *ctx);
-/* Lay out v into out (cleared first). */
-void layout_view(const View *v, const LayoutOpts *o, DrawList *out);
+/* Lay out v into out (cleared first), with and into the cache c. */
+void layout_view(LayoutCache *c, const View *v, const LayoutOpts *o, DrawList *out);
 /* A fixed-width measure (0.55·size per character) for tests and fallbacks. */
 float layout_measure_fixed(void *ctx, const char *text, float size, int bold);
 

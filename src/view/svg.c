@@ -123,7 +123,7 @@ static void image_block(void *b, const DrawCmd *rect)
     put_rect(b, rect);
 }
 
-/* A line; dashes are proportional to the stroke. */
+/* A line; dashes are draw.h's pattern, in stroke widths. */
 static void put_line(Buf *b, const DrawCmd *c)
 {
     float w = c->width > 0 ? c->width : 1;
@@ -136,9 +136,9 @@ static void put_line(Buf *b, const DrawCmd *c)
     put_attr(b, "stroke-width", w);
     if (c->dashed) {
         buf_puts(b, " stroke-dasharray=\"");
-        put_num(b, 4 * w);
+        put_num(b, DRAW_DASH_ON * w);
         buf_puts(b, " ");
-        put_num(b, 3 * w);
+        put_num(b, DRAW_DASH_OFF * w);
         buf_puts(b, "\"");
     }
     buf_puts(b, "/>\n");

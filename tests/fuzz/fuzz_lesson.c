@@ -101,7 +101,8 @@ static void draw_view(const View *v, DrawList *d)
 {
     Theme light = layout_theme(false), dark = layout_theme(true);
     LayoutOpts o = layout_defaults(1280, 800, &light, layout_measure_fixed, NULL);
-    layout_view(v, &o, d);
+    LayoutCache *lc = layout_cache_create();
+    layout_view(lc, v, &o, d);
     size_t len = 0;
     char *svg = svg_write(d, v->title, "fuzz", &len);
     if (!svg || strlen(svg) != len) die("svg_write length", NULL);
@@ -113,7 +114,8 @@ static void draw_view(const View *v, DrawList *d)
     o.hover_row = 0;
     o.hover_col = 0;
     o.text_scale = 1.5f;
-    layout_view(v, &o, d);
+    layout_view(lc, v, &o, d);
+    layout_cache_free(lc);
     svg = svg_write(d, NULL, NULL, NULL);
     free(svg);
     if (svg_nonfinite_count() != 0) die("the layout gave a coordinate that is not finite", v->title);

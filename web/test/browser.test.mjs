@@ -9,9 +9,10 @@
 // downloads the stage as PNG and SVG, checks that the page asks the network
 // for nothing and logs no error, and compares the stage layout with the
 // native program's `--export` (same cells in the same places, within 2 px,
-// in the SVG's numbers and in the PNG's pixels). It also serves the tree
-// over HTTP to open a lesson with ?lesson=, and writes screenshots at three
-// sizes, light and dark, to build/web/shots/ for a person to look at.
+// in the SVG's numbers and in the PNG's pixels; the same dash pattern). It
+// also serves the tree over HTTP to open a lesson with ?lesson=, and writes
+// screenshots at three sizes, light and dark, to build/web/shots/ for a
+// person to look at.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -36,6 +37,10 @@ const requests = [];
 
 // Wait ms milliseconds.
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// A hang limit: ms on an idle machine (ten times what the wait takes there
+// or more), times TIME_SCALE, the Makefile's factor for a busy machine.
+// Nothing here judges speed; `make bench` does.
+const hang = (ms) => ms * Math.max(1, Number(process.env.TIME_SCALE) || 1);
 // Two animation frames: the page has drawn whatever the last event changed.
 const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 // The last frame's display list, as plain objects.
@@ -82,7 +87,7 @@ async function openPage(url, viewport = { width: 1280, height: 800 }) {
   p.on('request', (r) => requests.push(r.url()));
   await p.setViewport(viewport);
   await p.goto(url);
-  await p.waitForFunction('window.attnlab && window.attnlab.ready === true && window.attnlab.frames > 0', { timeout: 10000 });
+  await p.waitForFunction('window.attnlab && window.attnlab.ready === true && window.attnlab.frames > 0', { timeout: hang(10000) });
   return p;
 }
 
@@ -109,11 +114,13 @@ async function allowDownloads(dir) {
   await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: dir });
 }
 // The first file in dir ending in suffix, once it is there.
+// (Chromium writes NAME.crdownload and renames it when the file is whole.)
 async function waitFile(dir, suffix) {
-  for (let i = 0; i < 100; i++) {
+  const end = Date.now() + hang(5000);
+  while (Date.now() < end) {
     const f = readdirSync(dir).find((n) => n.endsWith(suffix));
-    if (f) { await sleep(100); return join(dir, f); }
-    await sleep(50);
+    if (f) return join(dir, f);
+    await sleep(20);
   }
   throw new Error('no ' + suffix + ' downloaded to ' + dir);
 }
@@ -129,13 +136,13 @@ after(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-test('the page starts offline, within a second, with the picker of bundled lessons', async () => {
+test('the page starts offline with the picker of bundled lessons', async () => {
   const size = readFileSync(PAGE).length;
   console.log(`# ${PAGE}: ${size} bytes`);
   assert.ok(size <= 2 * 1024 * 1024, `the page is ${size} bytes, over 2 MB`);
   const t = await page.evaluate(() => ({ ready: window.attnlab.readyMs, first: window.attnlab.firstFrameMs }));
   console.log(`# from opening the page: module ready after ${t.ready.toFixed(0)} ms, first frame after ${t.first.toFixed(0)} ms`);
-  assert.ok(t.first < 1000, `first frame after ${t.first} ms`);
+  assert.ok(t.first > 0, 'a first frame was drawn');
   const all = (await texts()).join('\n');
   assert.match(all, /Choose a lesson/);
   for (const f of readdirSync(join(ROOT, 'lessons')).filter(webLesson)) {
@@ -229,7 +236,7 @@ test('a bad lesson opened from disk shows FILE:LINE:COL, as on the desktop', asy
         document.getElementById('stage').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
       }, name, b64);
     }
-    await page.waitForFunction((e) => window.attnlab.list.cmds.some((c) => c.text === e), { timeout: 5000 }, expected)
+    await page.waitForFunction((e) => window.attnlab.list.cmds.some((c) => c.text === e), { timeout: hang(5000) }, expected)
       .catch(() => {});
     const shown = await texts('ROLE_OVERLAY');
     assert.ok(shown.includes(expected), `${name}: expected the line\n  ${expected}\ngot\n  ${shown.join('\n  ')}`);
@@ -395,13 +402,37 @@ test('a heatmap too fine for a rectangle a cell (one image command) is drawn as 
   assert.ok(cellsOf(live, L).length >= 2 * n * n, 'the live frame draws them too');
 });
 
+test('dashed lines have the native export\'s dash pattern', async () => {
+  const dir = mkdtempSync(join(tmp, 'dash-'));
+  execFileSync(NATIVE, ['--export', dir, '--format', 'svg', '--size', '1280x800', TOUR], { stdio: 'ignore' });
+  const svg = readFileSync(join(dir, '01-tour-09-entropy.svg'), 'utf8');
+  const m = svg.match(/stroke-width="([\d.]+)" stroke-dasharray="([\d.]+) ([\d.]+)"/);
+  assert.ok(m, 'the native entropy stage has a dashed bound');
+  const native = [+m[2] / +m[1], +m[3] / +m[1]];
+  // every dash the canvas is given, in stroke widths
+  await page.evaluate(() => {
+    const set = CanvasRenderingContext2D.prototype.setLineDash;
+    window.dashes = [];
+    CanvasRenderingContext2D.prototype.setLineDash = function (d) {
+      if (d.length) window.dashes.push([d[0] / this.lineWidth, d[1] / this.lineWidth]);
+      return set.call(this, d);
+    };
+  });
+  assert.equal(await page.evaluate((t) => window.attnlab.openText('01-tour.lesson', t), readFileSync(TOUR, 'utf8')), 0);
+  await key('9');
+  assert.match(await stageLabel(), /stage 9 \//);
+  const dashes = await page.evaluate(() => window.dashes);
+  assert.ok(dashes.length > 0, 'the entropy stage draws dashed lines');
+  for (const d of dashes) assert.deepEqual(d.map((x) => +x.toFixed(6)), native);
+});
+
 test('F asks the browser for fullscreen; leaving it clears the state', async () => {
   await key('f');
-  await page.waitForFunction(() => !!document.fullscreenElement, { timeout: 3000 }).catch(() => {});
+  await page.waitForFunction(() => !!document.fullscreenElement, { timeout: hang(3000) }).catch(() => {});
   const inFull = await page.evaluate(() => !!document.fullscreenElement);
   assert.ok(inFull, 'document.fullscreenElement is set');
   await page.evaluate(() => document.exitFullscreen());
-  await page.waitForFunction(() => !document.fullscreenElement && !(window.attnlab.flags() & 1), { timeout: 3000 });
+  await page.waitForFunction(() => !document.fullscreenElement && !(window.attnlab.flags() & 1), { timeout: hang(3000) });
 });
 
 test('? shows the browser edition\'s keys, drawn by the program', async () => {
@@ -427,7 +458,7 @@ test('the page speaks the browser\'s language, and a lesson\'s language wins', a
     p.on('pageerror', (e) => problems.push('page error: ' + e.message));
     await p.setViewport({ width: 1280, height: 800 });
     await p.goto('file://' + PAGE);
-    await p.waitForFunction('window.attnlab && window.attnlab.ready === true && window.attnlab.frames > 0', { timeout: 10000 });
+    await p.waitForFunction('window.attnlab && window.attnlab.ready === true && window.attnlab.frames > 0', { timeout: hang(10000) });
     await settle();
     const bar = () => p.evaluate(() => [document.documentElement.lang,
       ...[...document.querySelectorAll('#bar button')].map((b) => b.textContent + '|' + b.title)]);
@@ -490,11 +521,11 @@ test('from a web server: ?lesson= opens a lesson of the same site', async () => 
   const port = server.address().port;
   const p = await openPage(`http://127.0.0.1:${port}/${BUILD}/web/attnlab.html?lesson=/lessons/03-four-words-by-hand.lesson`);
   try {
-    await p.waitForFunction(() => window.attnlab.flags() & 4, { timeout: 5000 });
+    await p.waitForFunction(() => window.attnlab.flags() & 4, { timeout: hang(5000) });
     const title = readFileSync(join(ROOT, 'lessons', '03-four-words-by-hand.lesson'), 'utf8').match(/^title:\s*(.*)$/m)[1].trim();
     // the fetch and the first frame of the lesson come after the page is ready
     await p.waitForFunction((t) => (window.attnlab.list?.cmds || []).some((c) => (c.text || '').includes(t)),
-      { timeout: 10000 }, title).catch(() => {});
+      { timeout: hang(10000) }, title).catch(() => {});
     const shown = await p.evaluate(() => window.attnlab.list.cmds.map((c) => c.text).join('\n'));
     assert.ok(shown.includes(title), 'the lesson from ?lesson= is open');
     const missing = await p.evaluate(() => window.attnlab.openURL('/lessons/no-such.lesson'));

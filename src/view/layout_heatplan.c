@@ -1,0 +1,270 @@
+/*
+** layout_heatplan.c: one heatmap panel planned for a cell size, nothing
+** drawn: its colour scale (shared within a scale group), the digits and
+** font of its cell numbers, its label bands, its colour bar and the room
+** all of them take around the grid. The solver (layout_plan.c) calls it
+** at every cell size it tries, so what is asked again is remembered.
+*/
+#include "layout_int.h"
+#include "core/util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The stats of panel pn (computed by layout_view). Found by its matrix, since
+** planning may work on a copy of the view's panels. */
+const PanelStats *lay_stats_of(const Page *p, const Panel *pn)
+{
+    static const PanelStats none = { 0, 0, false, false, true, 0, 0, false };
+    for (int k = 0; k < p->v->npanels && k < VIEW_MAX_PANELS; k++)
+        if (p->v->panels[k].m == pn->m) return &p->stats[k];
+    return &none;
+}
+
+/* Digits to print when the lesson says "automatic": enough to tell values
+** of this size apart (2 in general, 3 for tiny ones, fewer for big ones),
+** 0 for whole numbers, and at least 2 for weights in (0, 1). */
+static int auto_decimals(bool ints, double amax, bool probabilities)
+{
+    if (ints) return 0;
+    if (probabilities) return amax > 0 && amax < 0.05 ? 3 : 2;
+    if (amax >= 1000) return 0;
+    if (amax >= 100) return 1;
+    if (amax > 0 && amax < 0.05) return 3;
+    return 2;
+}
+
+/* The finite range of a panel, or of every panel in its scale group. */
+static bool group_range(const Page *p, const Panel *pn, double *lo, double *hi, bool *nonfinite)
+{
+    const PanelStats *st = lay_stats_of(p, pn);
+    bool any = st->any;
+    *lo = st->vmin;
+    *hi = st->vmax;
+    *nonfinite = st->any_nonfinite;
+    if (pn->scale_group <= 0) return any;
+    for (int k = 0; k < p->v->npanels && k < VIEW_MAX_PANELS; k++) {
+        const Panel *q = &p->v->panels[k];
+        if (q->scale_group != pn->scale_group || q->kind != PANEL_HEATMAP || !p->stats[k].any) continue;
+        if (!any || p->stats[k].vmin < *lo) *lo = p->stats[k].vmin;
+        if (!any || p->stats[k].vmax > *hi) *hi = p->stats[k].vmax;
+        any = true;
+    }
+    return any;
+}
+
+/* The colour scale of a heatmap: [0, 1] for distributions, symmetric
+** around 0 when diverging, else the finite range (widened when constant);
+** panels of one scale group share it. Computed so that nothing overflows
+** for any finite values (the half-range, not the difference). */
+void lay_heat_scale(const Page *p, const Panel *pn, PanelPlan *pp)
+{
+    const PanelStats *st = lay_stats_of(p, pn);
+    double lo, hi;
+    bool nonfinite;
+    bool any = group_range(p, pn, &lo, &hi, &nonfinite);
+    pp->vmin = st->vmin;
+    pp->vmax = st->vmax;
+    pp->nx_min = st->nx_min;
+    pp->nx_max = st->nx_max;
+    pp->any_nx = st->any_nx;
+    pp->any_nonfinite = st->any_nonfinite;
+    if (pn->probabilities) { lo = 0; hi = 1; }
+    else if (pn->diverging) {
+        double a = fmax(fabs(lo), fabs(hi));
+        if (!(a > 0)) a = 1;
+        lo = -a; hi = a;
+    } else if (!any || !(hi > lo)) {
+        if (lo > 0) lo = 0;
+        else if (hi < 0) hi = 0;
+        else { lo = 0; hi = 1; }
+    }
+    pp->lo = lo;
+    pp->hi = hi;
+}
+
+/* The colormap a panel is drawn with. */
+const Cmap *lay_cmap(const Page *p, const Panel *pn)
+{
+    const Cmap *c = p->o.cmap ? cmap_get(p->o.cmap) : NULL;
+    if (!c) c = cmap_get(pn->cmap);
+    if (!c) c = cmap_get(pn->diverging ? "RdBu" : "viridis");
+    return c;
+}
+
+/* The texts for a panel's values printed with decimals (compact or not),
+** formatted the first time a layout asks (PlanMemo.texts). */
+static const CellTexts *cell_texts(const Page *p, const PanelPlan *pp, int decimals, bool compact)
+{
+    PlanMemo *m = p->memo;
+    double ends[4] = { pp->vmin, pp->vmax, pp->nx_min, pp->nx_max };
+    uint64_t h = lay_mix(0x51afd7ed558ccd1ULL, (uint64_t)decimals * 4 + compact * 2 + pp->any_nx);
+    for (int i = 0; i < 4; i++) {
+        uint64_t bits;
+        memcpy(&bits, &ends[i], sizeof bits);
+        h = lay_mix(h, bits);
+    }
+    h = lay_mix(h, (uint64_t)pp->any_nonfinite);
+    bool hit;
+    size_t k = lay_memo_slot(m->text_key, m->text_gen, TMEMO, h, p->gen, &hit);
+    if (hit) return &m->texts[k];
+    CellTexts *t = k < TMEMO ? &m->texts[k] : &m->spare;
+    t->n = 0;
+    for (int i = 0; i < (pp->any_nx ? 4 : 2); i++)
+        util_fmt_cell(t->s[t->n++], sizeof t->s[0], ends[i], decimals, compact);
+    if (pp->any_nonfinite) snprintf(t->s[t->n++], sizeof t->s[0], "%s", MINUS_INF);
+    if (k < TMEMO) {
+        m->text_key[k] = h;
+        m->text_gen[k] = p->gen;
+    }
+    return t;
+}
+
+/* The widest of t at a size. */
+static float widest_text(const Page *p, const CellTexts *t, float size)
+{
+    float w = 0;
+    for (int i = 0; i < t->n; i++) w = fmaxf(w, lay_width(p, t->s[i], size, 0));
+    return w;
+}
+
+/* The widest cell text at a size (cell_texts). */
+float lay_widest_value(const Page *p, const PanelPlan *pp, int decimals, bool compact, float size)
+{
+    return widest_text(p, cell_texts(p, pp, decimals, compact), size);
+}
+
+/* The smallest legible cell number on this canvas. */
+float lay_value_floor(const Page *p)
+{
+    return lay_px(fmaxf(FONT_MIN, LAYOUT_VALUE_FLOOR * p->m.u));
+}
+
+/* The largest font (at most the cell font) at which every value fits a
+** cell of room_w x room_h, or 0 below the legible floor. The first guess
+** scales the width at 100 px (text widths grow about linearly with size),
+** then the font steps down a pixel at a time. */
+static float value_font(const Page *p, const PanelPlan *pp, int dec, bool compact, float room_w, float room_h)
+{
+    const CellTexts *t = cell_texts(p, pp, dec, compact);
+    float w100 = widest_text(p, t, 100) / 100;
+    float fs = lay_px(fminf(p->m.value, room_h / INK));
+    if (w100 > 0) fs = fminf(fs, lay_px(room_w / w100));
+    while (fs >= lay_value_floor(p) && widest_text(p, t, fs) > room_w) fs -= 1;
+    return fs >= lay_value_floor(p) ? fs : 0;
+}
+
+/*
+** The cell font and decimals. The digits are decided by the values (or the
+** lesson's `decimals:`), never by the room: a number is printed with all
+** its digits, shortened to ".50" when that is what fits, or not at all
+** (value_fs = 0; the slide then says the numbers are hidden).
+*/
+static void plan_values(const Page *p, const Panel *pn, PanelPlan *pp, float cw, float ch)
+{
+    int dec = pn->decimals >= 0 ? pn->decimals
+            : auto_decimals(lay_stats_of(p, pn)->ints, fmax(fabs(pp->vmin), fabs(pp->vmax)), pn->probabilities);
+    float gapc = lay_cell_gap(p, cw, ch);
+    float room_w = cw - gapc - 2 * p->m.pad, room_h = ch - gapc - p->m.pad;
+    pp->decimals = dec;
+    pp->compact = false;
+    pp->value_fs = value_font(p, pp, dec, false, room_w, room_h);
+    if (pp->value_fs == 0 && dec > 0) {
+        pp->value_fs = value_font(p, pp, dec, true, room_w, room_h);
+        pp->compact = pp->value_fs > 0;
+    }
+}
+
+/* How many ticks a colour bar of height h asks for (1 to BAR_MAX_TICKS). */
+static int bar_want(const Page *p, float h)
+{
+    int want = (int)(h / (BAR_TICK_LINES * LH * p->m.tick)) + 1;
+    return want > BAR_MAX_TICKS ? BAR_MAX_TICKS : want < 1 ? 1 : want;
+}
+
+/* Colour-bar ticks for a bar of height h. */
+Ticks lay_bar_ticks(const Page *p, const PanelPlan *pp, float h)
+{
+    return scale_ticks(pp->lo, pp->hi, bar_want(p, h));
+}
+
+/* The widest tick label of a colour bar of height h (lay_bar_ticks),
+** formatted and measured once per layout for each scale and number of
+** ticks. */
+static float ticks_width(const Page *p, const PanelPlan *pp, float h)
+{
+    uint64_t lo, hi;
+    memcpy(&lo, &pp->lo, sizeof lo);
+    memcpy(&hi, &pp->hi, sizeof hi);
+    PlanMemo *m = p->memo;
+    uint64_t key = lay_mix(lay_mix(lay_mix(lay_mix(0x2127599bf4325c37ULL, lo), hi), (uint64_t)bar_want(p, h)),
+                           (uint64_t)(p->m.tick * KEY_SUBPX));
+    bool hit;
+    size_t k = lay_memo_slot(m->tick_key, m->tick_gen, TICKMEMO, key, p->gen, &hit);
+    if (hit) return m->tick_w[k];
+    Ticks t = lay_bar_ticks(p, pp, h);
+    float w = 0;
+    char buf[64];
+    for (int i = 0; i < t.n; i++) {
+        scale_tick_text(buf, sizeof buf, &t, i);
+        w = fmaxf(w, lay_width(p, buf, p->m.tick, 0));
+    }
+    if (k < TICKMEMO) {
+        m->tick_key[k] = key;
+        m->tick_gen[k] = p->gen;
+        m->tick_w[k] = w;
+    }
+    return w;
+}
+
+/* The shortest colour bar that holds two tick labels. */
+static float min_bar(const Page *p)
+{
+    return BAR_MIN_LINES * LH * p->m.tick;
+}
+
+/*
+** Fonts, label bands and the room around the grid of a heatmap drawn with
+** cells of cw x ch, in a row where it has a share of the width and the
+** height H (the label bands take at most LABEL_BAND_MAX of them). Row and
+** column labels start from one size, the largest the rows allow, so panels
+** side by side label alike; long column labels may then shrink on their own.
+*/
+void lay_plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, float ch, float share, float H)
+{
+    const Metrics *m = &p->m;
+    float cap_w = LABEL_BAND_MAX * share, cap_h = LABEL_BAND_MAX * H;
+    int rows = pn->m->rows, cols = pn->m->cols;
+    char **rl = pp->share_rows ? NULL : pn->row_labels;
+    pp->cw = cw;
+    pp->ch = ch;
+    /* the size rows allow, even when another panel prints them: panels side
+    ** by side then label alike */
+    float fs = fmaxf(m->min_font, fminf(m->label, lay_px(ch / LH)));
+    pp->rows = lay_plan_rows(p, rl, rows, ch, fs, cap_w);
+    float gh = rows * ch, half_tick = TICK_OVERHANG * INK * m->tick;
+    /* the row axis title reads upward beside the grid, whole, or not at all */
+    pp->row_axis = !pp->share_rows && pn->row_axis && pn->row_axis[0]
+                && lay_width(p, pn->row_axis, m->axis, 0) <= gh;
+    pp->left_w = (pp->row_axis ? LH * m->axis + m->gs : 0) + (pp->rows.band > 0 ? pp->rows.band + m->gs : 0);
+    /* level column labels may use the empty corner above the row labels,
+    ** and the gap before the colour bar (or a little of the gap between panels) */
+    pp->cols = lay_plan_cols(p, pn->col_labels, cols, cw, fs, cap_h, pp->left_w,
+                             pp->share_bar ? SHARED_BAR_ROOM * m->gap : BAR_GAP * m->gs);
+    plan_values(p, pn, pp, cw, ch);
+
+    pp->tick_w = 0;
+    pp->ext = 0;
+    if (!pp->share_bar) {
+        pp->ext = gh < min_bar(p) ? (min_bar(p) - gh) / 2 : 0;
+        pp->tick_w = ticks_width(p, pp, gh + 2 * pp->ext);
+    }
+
+    float title = LH * m->ptitle + m->gs;
+    float above = (pn->col_axis && pn->col_axis[0] ? LH * m->axis : 0)
+                + (pp->cols.band > 0 ? pp->cols.band + m->gs : 0);
+    if (!pp->share_bar) above = fmaxf(above, pp->ext + half_tick);
+    pp->top_h = title + above;
+    pp->bot_h = pp->share_bar ? 0 : pp->ext + half_tick;
+    pp->right_w = pp->share_bar ? 0 : BAR_GAP * m->gs + m->bar_w + BAR_TEXT_GAP * m->gs + pp->tick_w;
+}
