@@ -7,6 +7,9 @@
 #   src/app/window.c): `settle` presses F12 (bound to nothing) after the
 #   input and waits for the line that names it, so the screenshot that
 #   follows shows the frame drawn after all of the input.
+# - Keys are typed as on a keyboard (`press`: XTEST into the window, which
+#   is given the focus first), so that the X server sees each key go down
+#   and up again even when the key closes the window.
 # - `park` moves the pointer off the window before a picture that must not
 #   show a hover.
 # - Every wait ends after $hang seconds (30, times TIME_SCALE, the
@@ -88,10 +91,20 @@ e2e_start() {
     if [ -n "$win" ]; then ok; else bad "$name: the window did not appear"; cat "$tmp/$name.log"; exit 1; fi
 }
 
+# press KEYS...: the keys typed into the window: it gets the focus (--sync
+# waits until it has it), then each key goes down and up through XTEST, as
+# from a keyboard. Not `xdotool key --window`: that types through XTEST
+# while the window has the focus and sends a synthetic event when it has
+# not, so Q went down through XTEST, closed the window, and went up as a
+# synthetic event to a window that no longer existed (BadWindow). The X
+# server then held Q down, and dropped the next window's first Q as a
+# press of a key that is already down: that window never quit.
+press() { xdotool windowfocus --sync "$win" key "$@" 2>/dev/null; }
+
 # settle: the frame after everything sent so far is on screen.
 settle() {
     local k0=$KEYS
-    xdotool key --window "$win" F12 2>/dev/null
+    press F12
     while next_line; do
         [ "$KEYS" -gt "$k0" ] && [ "$KEY" = F12 ] && return 0
     done
@@ -118,7 +131,7 @@ quiet() {
 }
 
 # key KEYS...: keys to the window, then its next frame.
-key() { xdotool key --window "$win" "$@" 2>/dev/null; settle; }
+key() { press "$@"; settle; }
 
 # park: the pointer off the window (the screen's top left corner is outside
 # it unless it is fullscreen), then the frame without a hover.
@@ -136,7 +149,7 @@ differ() { compare -metric AE "$tmp/$1.png" "$tmp/$2.png" null: 2>&1 | awk '{ pr
 
 # quit NAME: Q, then exit status 0 and no sanitizer report in the log.
 quit() {
-    xdotool key --window "$win" q 2>/dev/null
+    press q
     if ! timeout "$hang" tail -s 0.05 --pid="$app" -f /dev/null; then
         bad "$1: still running ${hang}s after Q"
         # where it is, so that a hang can be told from a lost key
