@@ -172,9 +172,16 @@ same = $(and $(findstring x$(1)x,x$(2)x),$(findstring x$(2)x,x$(1)x))
 $(BUILD)/flags: FORCE
 	@$(shell mkdir -p $(@D))$(if $(call same,$(file <$@),$(FLAGS_LINE)),:,$(file >$@,$(FLAGS_LINE)):)
 
+# Include paths by room, so that the build keeps the layering: src/core and
+# src/view see src/ and their own generated headers only, so an SDL,
+# FreeType or HarfBuzz include there does not compile; src/sdl, src/app,
+# the tests, the benchmark and the tools get the libraries' (pkg-config).
+LIB_CFLAGS = $(PKG_CFLAGS)
+$(CORE_OBJ) $(VIEW_OBJ): LIB_CFLAGS =
+
 $(BUILD)/obj/%.o: %.c $(BUILD)/flags | deps-build
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
 
 # Only the tests include Check.
 $(TEST_OBJ): CFLAGS_ALL += $(CHECK_CFLAGS)
