@@ -94,7 +94,7 @@ MO_FILES := $(patsubst %,$(BUILD)/locale/%/LC_MESSAGES/attnlab.mo,$(PO_LANGS))
 I18N_SRC := $(sort $(wildcard src/core/*.c src/view/*.c src/app/*.c src/core/*.h src/view/*.h src/app/*.h)) web/platform.c
 XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --keyword=_ --keyword=N_ --add-comments=TRANSLATORS: \
                   --flag=_:1:pass-c-format --flag=fmt:1:c-format --flag=buf_printf:2:c-format \
-                  --flag=app_toast:2:c-format --flag=snprintf:3:c-format --sort-by-file \
+                  --flag=app_toast:2:c-format --flag=doc_say:2:c-format --flag=snprintf:3:c-format --sort-by-file \
                   --package-name=attnlab --package-version=$(VERSION) --msgid-bugs-address=none
 
 .PHONY: all deps deps-build deps-run deps-test deps-bench deps-locale package-sets run test test-unit test-run test-build test-parts \

@@ -18,8 +18,7 @@
 #include "platform.h"
 #include "app/frame.h"
 #include "app/lang.h"
-#include "app/edits.h"
-#include "app/save.h"
+#include "app/prompt.h"
 #include "app/state.h"
 #include "core/i18n.h"
 #include "core/stage.h"
@@ -291,7 +290,8 @@ EMSCRIPTEN_KEEPALIVE void web_action(const char *name)
 EMSCRIPTEN_KEEPALIVE int web_flags(void)
 {
     AppState *a = web_app;
-    return (a->fullscreen ? 1 : 0) | (a->dark ? 2 : 0) | (a->L ? 4 : 0) | (a->picker ? 8 : 0) | (a->dirty ? 16 : 0)
+    return (a->fullscreen ? 1 : 0) | (a->dark ? 2 : 0) | (a->doc ? 4 : 0) | (a->picker ? 8 : 0)
+         | (a->doc && a->doc->dirty ? 16 : 0)
          | (a->help ? 32 : 0);
 }
 
@@ -316,7 +316,7 @@ EMSCRIPTEN_KEEPALIVE double web_toast_until(void)
 /* The open lesson's path in the in-memory file system, or "". */
 EMSCRIPTEN_KEEPALIVE const char *web_path(void)
 {
-    return web_app->path ? web_app->path : "";
+    return web_app->doc ? web_app->doc->path : "";
 }
 
 /* "<lesson>-<NN>-<stage>", the base name exports get, or "" with no lesson. */
@@ -324,8 +324,9 @@ EMSCRIPTEN_KEEPALIVE const char *web_shot_name(void)
 {
     static char name[LESSON_MAX_NAME + 128];
     AppState *a = web_app;
-    if (!a->L) return "";
-    snprintf(name, sizeof name, "%s-%02d-%s", a->L->name, a->stage + 1, lesson_stage_name(a->L->stages[a->stage].id));
+    if (!a->doc) return "";
+    const Lesson *L = a->doc->L;
+    snprintf(name, sizeof name, "%s-%02d-%s", L->name, a->stage + 1, lesson_stage_name(L->stages[a->stage].id));
     return name;
 }
 
@@ -346,11 +347,12 @@ EMSCRIPTEN_KEEPALIVE DrawList *web_shot(int w, int h)
 EMSCRIPTEN_KEEPALIVE char *web_shot_svg(void)
 {
     AppState *a = web_app;
-    if (!a->L) return NULL;
-    const Stage *st = &a->L->stages[a->stage];
+    if (!a->doc) return NULL;
+    const Lesson *L = a->doc->L;
+    const Stage *st = &L->stages[a->stage];
     char desc[300];
     snprintf(desc, sizeof desc, "%s: %s", lesson_stage_name(st->id), st->title ? st->title : stage_default_title(st->id));
-    return svg_write(web_shot_list, a->L->title, desc, NULL);
+    return svg_write(web_shot_list, L->title, desc, NULL);
 }
 
 /* Save the edited lesson into the in-memory file system (the page then

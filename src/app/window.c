@@ -19,13 +19,10 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "window.h"
-#include "edits.h"
 #include "frame.h"
 #include "lang.h"
 #include "paths.h"
 #include "prompt.h"
-#include "reload.h"
-#include "save.h"
 #include "shot.h"
 #include "state.h"
 #include "core/i18n.h"
@@ -162,8 +159,9 @@ static void sync_fullscreen(Win *w)
 static void save_shot(Win *w)
 {
     AppState *a = w->a;
-    if (!a->L) return;
-    char *path = app_shot_path(a->shots_dir, a->L, a->stage, false);
+    if (!a->doc) return;
+    const Lesson *L = a->doc->L;
+    char *path = app_shot_path(a->shots_dir, L, a->stage, false);
     double until = a->toast_until;
     a->toast_until = 0;                     /* the frame as it is, without the toast */
     app_frame(a, w->out_w, w->out_h, font_measure, w->fonts, w->list);
@@ -172,8 +170,8 @@ static void save_shot(Win *w)
     if (s && render_drawlist(w->rd, w->list) == 0
         && SDL_RenderReadPixels(w->ren, NULL, SDL_PIXELFORMAT_ARGB8888, s->pixels, s->pitch) == 0) {
         char desc[300];
-        app_shot_desc(a->L, a->stage, desc, sizeof desc);
-        ExportMeta meta = { a->L->title, desc };
+        app_shot_desc(L, a->stage, desc, sizeof desc);
+        ExportMeta meta = { L->title, desc };
         if (export_png(s, path, &meta) == 0) app_toast(a, _("saved %s"), path);
         else app_toast(a, "%s", export_error());
     } else {
@@ -417,7 +415,7 @@ int app_window(const char *path, const char *font, const char *shots, int width,
         SDL_Quit();
         return 1;
     }
-    w.win = SDL_CreateWindow(a->L ? a->L->title : "attnlab", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
+    w.win = SDL_CreateWindow(a->doc ? a->doc->L->title : "attnlab", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
                              width, height, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     if (w.win) w.ren = SDL_CreateRenderer(w.win, -1, SDL_RENDERER_PRESENTVSYNC);
     if (w.win && !w.ren) w.ren = SDL_CreateRenderer(w.win, -1, SDL_RENDERER_SOFTWARE);
@@ -439,7 +437,7 @@ int app_window(const char *path, const char *font, const char *shots, int width,
     }
     SDL_SetWindowTitle(w.win, "attnlab");
     w.list = draw_create(width, height);
-    if (!a->L) app_toggle_picker(a);
+    if (!a->doc) app_toggle_picker(a);
     w.redraw = true;
     draw(&w);
     run(&w);
