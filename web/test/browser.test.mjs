@@ -477,7 +477,9 @@ test('the page speaks the browser\'s language, and a lesson\'s language wins', a
     assert.equal(b[0], 'ja', 'a lesson with language: ja switches the page');
     assert.ok(b.includes('レッスン|レッスンを選ぶ (L)'), 'the lessons button in Japanese: ' + b.join(', '));
     await p.keyboard.press('s');
-    await settle();
+    // the PNG is encoded off the main thread: its toast comes when the blob is ready
+    await p.waitForFunction(() => window.attnlab.list.cmds.some((c) => /ダウンロードしました/.test(c.text || '')),
+      { timeout: hang(5000) }).catch(() => {});
     assert.match((await list()).cmds.map((c) => c.text || '').join('\n'), /ダウンロードしました/, 'the download toast in Japanese');
   } finally {
     page = old;
