@@ -112,6 +112,7 @@ void marks_edited(MarksEdited *e, const Doc *d, const View *v)
             add_cell(e, i, r, ed->col);
         }
     }
+    if (e->n == 0) return;
     qsort(e->cells, (size_t)e->n, sizeof *e->cells, cell_cmp);
     int n = 0;
     for (int i = 0; i < e->n; i++)
