@@ -36,6 +36,7 @@ static void doc_say(DocEvent *ev, const char *fmt, ...)
 ** is read by nobody and is freed. */
 static void set_trace(Doc *d, Trace *T, DocEvent *ev)
 {
+    assert(T && T != d->T && T != ev->old_trace);
     if (!ev->old_trace) ev->old_trace = d->T;
     else trace_free(d->T);
     d->T = T;
@@ -45,6 +46,7 @@ static void set_trace(Doc *d, Trace *T, DocEvent *ev)
 /* Put L and its trace T in place of the lesson, the same way. */
 static void set_lesson(Doc *d, Lesson *L, Trace *T, DocEvent *ev)
 {
+    assert(L && L != d->L && L != ev->old_lesson);
     set_trace(d, T, ev);
     if (!ev->old_lesson) ev->old_lesson = d->L;
     else lesson_free(d->L);
@@ -169,7 +171,9 @@ static void put_cell(Doc *d, int setup, const char *matrix, int row, int col, do
 {
     for (int s = 0; s < d->L->nsetups; s++) {
         if (!lsave_shared(d->L, setup, s, matrix, row, col)) continue;
-        mat_set(lesson_matrix(&d->L->setups[s], matrix)->m, row, col, v);
+        LessonMatrix *lm = lesson_matrix(&d->L->setups[s], matrix);
+        assert(lm && row < lm->m->rows && col < lm->m->cols);     /* a shared cell exists in s */
+        mat_set(lm->m, row, col, v);
     }
 }
 
@@ -219,6 +223,7 @@ static void push_edit(Doc *d, int setup, const char *matrix, int row, int col, d
         memmove(d->edits, d->edits + 1, sizeof *d->edits * (DOC_MAX_EDITS - 1));
         d->nedits--;
     }
+    assert(d->nedits < DOC_MAX_EDITS);
     DocEdit *e = &d->edits[d->nedits++];
     e->setup = setup;
     snprintf(e->matrix, sizeof e->matrix, "%s", matrix);
@@ -251,6 +256,7 @@ static DocEvent step_edit(Doc *d, bool back)
         doc_say(&ev, back ? _("nothing to undo") : _("nothing to redo"));
         return ev;
     }
+    assert(d->nedits + d->nredo <= DOC_MAX_EDITS);
     DocEdit e = d->edits[back ? d->nedits - 1 : d->nedits];
     double v = back ? e.old : e.now, was;
     if (set_cell(d, e.setup, e.matrix, e.row, e.col, v, &was, &ev) != 0) return ev;
