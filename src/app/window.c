@@ -11,7 +11,7 @@
 ** F frames drawn so far, K key presses handled, R changes of the lesson file
 ** picked up, T 1 while a passing message (a toast) is shown and 0 when not
 ** (its end draws a frame of its own), NAME the last key pressed (SDL's name,
-** "-" before any). A
+** "-" before any). When the window closes, the last line is "quit". A
 ** program driving the window (tests/e2e.sh) waits for that line instead of
 ** sleeping: after its input it presses a key nothing is bound to (F12) and
 ** waits for a line that names it with a higher K, so the picture it then
@@ -86,16 +86,13 @@ static int ready_fd_from_env(void)
     return (int)fd;
 }
 
-/* Tell the ATTNLAB_READY_FD reader that the last frame is on screen. A
-** failed write (the reader is gone) ends the announcements. */
-static void say_ready(Win *w)
+/* One line to the ATTNLAB_READY_FD reader. A failed write (the reader is
+** gone) ends the announcements. */
+static void say_line(Win *w, const char *line)
 {
-    char line[128];
-    bool toast = w->a->toast[0] && w->a->toast_until > w->a->now;
-    int n = snprintf(line, sizeof line, "frame=%lu keys=%lu reloads=%lu toast=%d key=%s\n", w->frames, w->keys,
-                     w->reloads, toast ? 1 : 0, w->last_key[0] ? w->last_key : "-");
+    if (w->ready_fd < 0) return;
     const char *p = line;
-    size_t left = n > 0 && (size_t)n < sizeof line ? (size_t)n : strlen(line);
+    size_t left = strlen(line);
     while (left > 0) {
         ssize_t k = write(w->ready_fd, p, left);
         if (k < 0 && errno == EINTR) continue;
@@ -106,6 +103,16 @@ static void say_ready(Win *w)
         p += k;
         left -= (size_t)k;
     }
+}
+
+/* Tell the ATTNLAB_READY_FD reader that the last frame is on screen. */
+static void say_ready(Win *w)
+{
+    char line[128];
+    bool toast = w->a->toast[0] && w->a->toast_until > w->a->now;
+    snprintf(line, sizeof line, "frame=%lu keys=%lu reloads=%lu toast=%d key=%s\n", w->frames, w->keys,
+             w->reloads, toast ? 1 : 0, w->last_key[0] ? w->last_key : "-");
+    say_line(w, line);
     w->unsaid = false;
 }
 
@@ -443,6 +450,7 @@ int app_window(const char *path, const char *font, const char *shots, int width,
     w.redraw = true;
     draw(&w);
     run(&w);
+    say_line(&w, "quit\n");
     draw_free(w.list);
     render_free(w.rd);
     SDL_DestroyRenderer(w.ren);
