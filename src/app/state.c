@@ -266,6 +266,17 @@ void app_goto(AppState *a, int n)
     if (a->L && n >= 1 && n <= a->L->nstages) go(a, n - 1);
 }
 
+/* A typed digit, alone or after the ones before it. */
+void app_type_digit(AppState *a, int d)
+{
+    if (!a->L || d < 0 || d > 9) return;
+    int n = a->digits * 10 + d;
+    if (a->digits == 0 || a->now - a->digits_at > APP_DIGIT_SECONDS || n > a->L->nstages) n = d;
+    a->digits = n;
+    a->digits_at = a->now;
+    if (n >= 1) app_goto(a, n);
+}
+
 /* Light/dark. */
 void app_toggle_theme(AppState *a) { a->dark = !a->dark; }
 /* Black screen. */

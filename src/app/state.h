@@ -24,6 +24,7 @@
 #include "view/layout.h"
 
 #define APP_MAX_EDITS 4096
+#define APP_DIGIT_SECONDS 1.0   /* digits typed closer than this make one stage number */
 
 /* One edit of an input cell, as the undo stack keeps it (src/app/edits.c). */
 typedef struct AppEdit {
@@ -65,6 +66,8 @@ typedef struct AppState {
     float text_scale;
     int head;               /* H: 0 = the stage's own choice, else a head to show */
     int step;               /* the sub-step of stages that have them (kv_cache, online_softmax) */
+    int digits;             /* the stage number being typed (app_type_digit) */
+    double digits_at;       /* when its last digit came (app clock) */
 
     /* pointer */
     int hover_panel, hover_row, hover_col;
@@ -126,6 +129,10 @@ void app_first(AppState *a);
 void app_last(AppState *a);
 /* Jump to stage n (1-based); out of range does nothing. */
 void app_goto(AppState *a, int n);
+/* A digit key: stage d, or, typed within APP_DIGIT_SECONDS of the digits
+** before it, the stage they make together when the lesson has it (1 then
+** 3: stage 13). */
+void app_type_digit(AppState *a, int d);
 
 /* Display toggles. */
 void app_toggle_theme(AppState *a);
