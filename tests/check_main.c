@@ -31,6 +31,7 @@ int main(void)
     srunner_add_suite(sr, textbreak_suite());
     srunner_add_suite(sr, i18n_suite());
     srunner_add_suite(sr, keys_suite());
+    srunner_add_suite(sr, link_suite());
     srunner_add_suite(sr, zipread_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -379,9 +379,15 @@ void app_toggle_scaling(AppState *a)
 void app_temperature(AppState *a, int dir)
 {
     Setup *su = cur_setup(a);
-    if (!su) return;
+    if (su) app_set_temperature(a, su->temperature * (dir > 0 ? 1.25 : 0.8));
+}
+
+/* A temperature, within 0.1 .. 10 (near 1: exactly 1). */
+void app_set_temperature(AppState *a, double t)
+{
+    Setup *su = cur_setup(a);
+    if (!su || !(t == t)) return;
     double old = su->temperature;
-    double t = old * (dir > 0 ? 1.25 : 0.8);
     if (t < 0.1) t = 0.1;
     if (t > 10) t = 10;
     if (fabs(t - 1.0) < 1e-9) t = 1.0;
@@ -391,6 +397,17 @@ void app_temperature(AppState *a, int dir)
         return;
     }
     app_toast(a, _("temperature %.2f"), t);
+}
+
+/* The sub-step and head of the stage shown, clamped to what it has. */
+void app_show(AppState *a, int step, int head)
+{
+    Setup *su = cur_setup(a);
+    if (!su || !a->view) return;
+    a->step = step < 0 ? 0 : step >= a->view->nsteps ? a->view->nsteps - 1 : step;
+    a->head = head < 0 || head > su->heads || su->heads < 2 ? 0 : head;
+    reset_stage_state(a);
+    refresh_view(a);
 }
 
 /* Hover. */

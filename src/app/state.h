@@ -152,6 +152,11 @@ void app_toggle_mask(AppState *a);
 void app_toggle_scaling(AppState *a);
 /* Temperature down (-1) or up (+1) by a factor of 1.25, within 0.1 .. 10. */
 void app_temperature(AppState *a, int dir);
+/* The temperature of the current stage's setup set to t, within 0.1 .. 10. */
+void app_set_temperature(AppState *a, double t);
+/* Show sub-step step (0-based) of the current stage and head head (0:
+** all, or the stage's own), each clamped to what the stage has. */
+void app_show(AppState *a, int step, int head);
 
 /* Pointer: which cell is under the mouse (-1s for none). */
 void app_hover(AppState *a, int panel, int row, int col);

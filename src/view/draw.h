@@ -93,6 +93,7 @@ typedef struct DrawPanel {
     char matrix[48];    /* the matrix's name as in --dump ("head2.weights"); "" for none */
     int head;           /* its head, or 0 */
     int row0;           /* its first row is this row of the matrix (one-row panels) */
+    int decimals;       /* digits after the point of the numbers it prints */
 } DrawPanel;
 
 typedef struct DrawList {
