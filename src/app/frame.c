@@ -294,9 +294,10 @@ void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, Dr
         draw_text(out, (Rect){ 0, (float)h * 0.5f, (float)w, size * 2 }, _("Press L to choose a lesson"), size, th.muted,
                   ALIGN_CENTER, VALIGN_MIDDLE, ROLE_BODY);
     }
-    if (a->error[0]) banner(out, a->error, true, true, &th, w, h, size * 0.85f, measure, ctx);
     if (a->toast[0] && a->now < a->toast_until) banner(out, a->toast, false, false, &th, w, h, size, measure, ctx);
-    if (a->picker) picker_overlay(a, &th, w, h, size, measure, ctx, out);
+    if (a->picker && !a->web) picker_overlay(a, &th, w, h, size, measure, ctx, out);   /* the page lists them itself */
     if (a->help) help_overlay(&th, w, h, size * 0.9f, a->web, measure, ctx, out);
+    if (a->error[0] && !a->web)                      /* over everything, never dimmed (the page has its own line) */
+        banner(out, a->error, true, true, &th, w, h, size * 0.85f, measure, ctx);
     app_prompt_draw(a, &th, w, h, size, measure, ctx, out);
 }
