@@ -173,10 +173,8 @@ EMSCRIPTEN_KEEPALIVE int web_init(void)
 static const char *const page_words[] = {
     N_("Lessons"), N_("Open\xe2\x80\xa6"), N_("open a lesson first"), N_("downloaded %s"), N_("More"),
     N_("more controls"), N_("Numbers"), N_("the numbers of this stage, as tables"), N_("link copied"),
-    N_("copy this link:"), N_("Close"), N_("Choose a lesson"), N_("controls"), N_("the stage, drawn"),
-    N_("open the lesson together with the files it loads (it names them after load)"),
-    N_("%s: a NumPy file: open it together with the lesson that loads it"),
-    N_("you have edits that are not saved"), N_("hidden until the guesses are revealed"),
+    N_("copy this link:"), N_("Close"), N_("Choose a lesson"), N_("controls"),
+    N_("%s: a NumPy file: open it together with the lesson that loads it"), N_("hidden until the guesses are revealed"),
 };
 
 /* msgid in the interface's language now (the page's button labels and
