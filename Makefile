@@ -1,5 +1,5 @@
 # attnlab: plain GNU make. `make run` and `make test` set up a fresh Debian
-# machine by themselves (make deps), then build and run.
+# machine by themselves (installing the packages they need), then build and run.
 
 VERSION  := 0.1.0
 PREFIX   ?= /usr/local
@@ -7,37 +7,54 @@ DESTDIR  ?=
 BUILD    ?= build
 CC       ?= cc
 
-# Debian packages the build, the tests and the tools need.
-DEPS_PKGS := pkg-config libsdl2-dev check libpng-dev \
-             libfontconfig-dev fonts-dejavu-core python3 python3-numpy \
-             libfreetype-dev libharfbuzz-dev libfribidi-dev libraqm-dev libunibreak-dev libharfbuzz-bin \
-             fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji \
-             libxml2-utils xvfb xdotool imagemagick openbox procps python3-matplotlib \
-             clang libclang-rt-14-dev valgrind strace python3-torch libisal-dev python3-seaborn libzip-dev \
-             gettext
-
-WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes -Werror
-OPT      ?= -O2 -g
-EXTRA_CFLAGS ?=
-EXTRA_LDFLAGS ?=
-
 # PNG encoder: ISA-L's igzip (libisal-dev) by default; `make PNG_FAST=none`
 # builds the portable one only (libpng + zlib), for machines without ISA-L.
 PNG_FAST ?= isal
 ifeq ($(PNG_FAST),isal)
 FAST_PKG := libisal
+FAST_DEV := libisal-dev
 FAST_DEF := -DEXPORT_ISAL
 endif
 
-# pkg-config runs once, when a recipe first needs the flags: after `deps` has
-# installed pkg-config itself on a fresh machine.
+# Debian packages, in sets. `make` and `make run` install the build and run
+# sets only; `make test` (and test-sanitize, test-valgrind, the fuzz targets)
+# adds the test set; `make bench` adds the bench set; `make web` and
+# `make test-web` install their own (web/rules.mk). `make deps` installs all
+# but the web's. What each set holds and weighs: docs/packages.md.
+BUILD_PKGS := gcc libc6-dev pkg-config gettext libsdl2-dev libpng-dev libfontconfig-dev libfreetype-dev \
+              libharfbuzz-dev libfribidi-dev libraqm-dev libunibreak-dev libzip-dev $(FAST_DEV)
+RUN_PKGS   := fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
+TEST_PKGS  := check python3 python3-numpy python3-torch libharfbuzz-bin libxml2-utils libdeflate-dev \
+              xvfb xdotool imagemagick openbox procps strace valgrind clang libclang-rt-14-dev
+BENCH_PKGS := python3 python3-matplotlib python3-seaborn libdeflate-dev
+DEPS_PKGS  ?= $(BUILD_PKGS) $(RUN_PKGS) $(TEST_PKGS) $(BENCH_PKGS)
+
+# Compiler flags. CFLAGS, CPPFLAGS and LDFLAGS come from the environment or
+# the command line, as a distribution's packaging passes them (CFLAGS
+# defaults to -O2 -g). Warnings are errors in `make test` and the other test
+# targets, which set WERROR=-Werror (and so in CI); a plain `make` shows them
+# and goes on. Objects depend on $(BUILD)/flags, so a change of flags (a
+# plain build, then make test) compiles again.
+WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes
+WERROR   ?=
+CFLAGS   ?= -O2 -g
+CPPFLAGS ?=
+LDFLAGS  ?=
+# The sanitizer build's flags (make test-sanitize), apart from the user's.
+EXTRA_CFLAGS  ?=
+EXTRA_LDFLAGS ?=
+
+# pkg-config runs once, when a recipe first needs the flags: after the
+# packages (pkg-config among them) are installed on a fresh machine.
 PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)) $(FAST_DEF))$(PKG_CFLAGS)
 PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)))$(PKG_LIBS)
 CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell pkg-config --cflags check))$(CHECK_CFLAGS)
 CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
 
-CFLAGS_ALL = $(WARN) $(OPT) -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_DATADIR='"$(PREFIX)/share/attnlab"' \
-             -DATTNLAB_LOCALEDIR='"$(PREFIX)/share/locale"' -Isrc $(EXTRA_CFLAGS)
+DEFINES     = -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_DATADIR='"$(PREFIX)/share/attnlab"' \
+              -DATTNLAB_LOCALEDIR='"$(PREFIX)/share/locale"'
+CFLAGS_ALL  = $(WARN) $(WERROR) $(DEFINES) -Isrc $(CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+LDFLAGS_ALL = $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 CORE_SRC := $(wildcard src/core/*.c)
 VIEW_SRC := $(wildcard src/view/*.c)
@@ -53,15 +70,22 @@ APP_OBJ  := $(call obj,$(APP_SRC))
 TEST_OBJ := $(call obj,$(TEST_SRC))
 LIB_OBJ  := $(CORE_OBJ) $(VIEW_OBJ) $(SDL_OBJ) $(APP_OBJ)
 
-# How long a refusal (a pipe, a device as input) may take before the fault
-# tests call it a hang; sanitizer builds start more slowly.
-FAULTS_TIMEOUT ?= 2
-# Time budgets of tests/heavy_lessons.sh, in seconds: reading a lesson, and
-# each --dump or --export of one (sanitizer builds are several times slower).
-HEAVY_CHECK_TIMEOUT ?= 3
-HEAVY_TIMEOUT ?= 20
-
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+# Time limits in the tests catch hangs, never slowness: each is at least ten
+# times what its step takes on an idle machine, and TIME_SCALE multiplies it
+# by how busy this machine is when the tests start (the load average per
+# core, rounded up, at least 1) and by SLOW_BUILD (10 for the sanitizer
+# build). The scripts read TIME_SCALE; Check reads CK_TIMEOUT_MULTIPLIER.
+# The load is read once, by the first make; each make (the sanitizer run is
+# one) multiplies it by its own SLOW_BUILD.
+SLOW_BUILD ?= 1
+ifndef LOAD_SCALE
+LOAD_SCALE := $(shell awk -v n="$$(nproc 2>/dev/null || echo 1)" \
+                '{ s = $$1 / n; print (s <= 1 ? 1 : (s == int(s) ? s : int(s) + 1)) }' /proc/loadavg 2>/dev/null || echo 1)
+endif
+TIME_SCALE := $(shell echo $$(($(LOAD_SCALE) * $(SLOW_BUILD))))
+export LOAD_SCALE TIME_SCALE
 
 # Message catalogues: po/LANG.po, compiled to $(BUILD)/locale/LANG/LC_MESSAGES/attnlab.mo
 # (where the program looks beside itself) and installed under $(PREFIX)/share/locale.
@@ -73,13 +97,14 @@ XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --keyword=_ --keyword=N_ --add-
                   --flag=app_toast:2:c-format --flag=snprintf:3:c-format --sort-by-file \
                   --package-name=attnlab --package-version=$(VERSION) --msgid-bugs-address=none
 
-.PHONY: all deps run test test-unit test-sanitize clean install locale pot po-update
+.PHONY: all deps deps-build deps-run deps-test deps-bench deps-locale package-sets run test test-unit test-run test-build test-parts \
+        test-sanitize clean install locale pot po-update FORCE
 
 all: $(BUILD)/attnlab locale
 
 locale: $(MO_FILES)
 
-$(BUILD)/locale/%/LC_MESSAGES/attnlab.mo: po/%.po | deps
+$(BUILD)/locale/%/LC_MESSAGES/attnlab.mo: po/%.po | deps-locale
 	@mkdir -p $(dir $@)
 	msgfmt --check -o $@.tmp $<
 	mv $@.tmp $@
@@ -92,19 +117,21 @@ pot:
 po-update: pot
 	for f in po/*.po; do msgmerge --quiet --update --backup=none --no-fuzzy-matching $$f po/attnlab.pot; done
 
-# Check every package with one dpkg-query; install the missing ones (as root)
-# or say exactly what to run (as anyone else).
-deps:
-	@missing=""; \
-	have=$$(dpkg-query -W -f='$${Package} $${db:Status-Abbrev}\n' $(DEPS_PKGS) 2>/dev/null | awk '$$2 ~ /^ii/ {print $$1}'); \
-	for p in $(DEPS_PKGS); do \
+# need PACKAGES: check them with one dpkg-query; install the missing ones
+# with apt-get (as root) or say exactly what to run (as anyone else). Where
+# there is no dpkg (another distribution), nothing is checked: the build
+# then needs the same libraries installed by that system's own means.
+need = command -v dpkg-query >/dev/null || exit 0; \
+	missing=""; \
+	have=$$(dpkg-query -W -f='$${Package} $${db:Status-Abbrev}\n' $(1) 2>/dev/null | awk '$$2 ~ /^ii/ {print $$1}'); \
+	for p in $(1); do \
 	  case " $$(echo $$have) " in *" $$p "*) ;; *) missing="$$missing $$p";; esac; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "deps: installing$$missing"; \
 	    export DEBIAN_FRONTEND=noninteractive; \
-	    apt-get update -q && apt-get install -y -q $$missing || exit 1; \
+	    apt-get update -q && apt-get -o DPkg::Lock::Timeout=900 install -y -q $$missing || exit 1; \
 	  else \
 	    echo "deps: missing packages:$$missing"; \
 	    echo "deps: run as root:  apt-get update && apt-get install -y$$missing"; \
@@ -112,9 +139,45 @@ deps:
 	  fi; \
 	fi
 
-$(BUILD)/obj/%.o: %.c Makefile | deps
+deps:
+	@$(call need,$(DEPS_PKGS))
+deps-build:
+	@$(call need,$(BUILD_PKGS))
+deps-run:
+	@$(call need,$(BUILD_PKGS) $(RUN_PKGS))
+deps-test:
+	@$(call need,$(BUILD_PKGS) $(RUN_PKGS) $(TEST_PKGS))
+deps-bench:
+	@$(call need,$(BUILD_PKGS) $(RUN_PKGS) $(BENCH_PKGS))
+deps-locale:
+	@$(call need,gettext)
+
+# The package sets, one a line (tests/tools/package_sets.py simulates what
+# each target installs: docs/packages.md). The web targets add Debian's node
+# and npm only where there are none.
+package-sets:
+	@echo "build: $(BUILD_PKGS)"
+	@echo "run: $(RUN_PKGS)"
+	@echo "test: $(TEST_PKGS)"
+	@echo "bench: $(BENCH_PKGS)"
+	@echo "web: $(WEB_PKGS) nodejs"
+	@echo "web-test: $(WEB_TEST_PKGS) npm"
+
+# The flags every object and program is built with, rewritten only when
+# they change. (PKG_CFLAGS stay out: they change with the packages only.
+# The whole recipe is expanded before it runs, so $(shell) makes the
+# directory before $(file) writes.)
+FLAGS_LINE = $(CC) $(CFLAGS_ALL) | $(LDFLAGS_ALL) | $(PNG_FAST)
+same = $(and $(findstring x$(1)x,x$(2)x),$(findstring x$(2)x,x$(1)x))
+$(BUILD)/flags: FORCE
+	@$(shell mkdir -p $(@D))$(if $(call same,$(file <$@),$(FLAGS_LINE)),:,$(file >$@,$(FLAGS_LINE)):)
+
+$(BUILD)/obj/%.o: %.c $(BUILD)/flags | deps-build
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+# Only the tests include Check.
+$(TEST_OBJ): CFLAGS_ALL += $(CHECK_CFLAGS)
 
 # Colormaps: assets/cmaps/NAME.txt (256 lines "R G B") become the C arrays
 # cmap_tab_NAME in a generated header that only cmap.c includes.
@@ -128,51 +191,97 @@ $(BUILD)/gen/cmap_tables.h: $(CMAP_TXT)
 $(BUILD)/obj/src/view/cmap.o: $(BUILD)/gen/cmap_tables.h
 $(BUILD)/obj/src/view/cmap.o: CFLAGS_ALL += -I$(BUILD)/gen
 
-$(BUILD)/attnlab: $(LIB_OBJ) $(call obj,src/app/main.c) | deps
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
+$(BUILD)/attnlab: $(LIB_OBJ) $(call obj,src/app/main.c) | deps-build
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
-$(BUILD)/check_attnlab: $(LIB_OBJ) $(TEST_OBJ) | deps
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
+$(BUILD)/check_attnlab: $(LIB_OBJ) $(TEST_OBJ) | deps-test
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm
 
 # Draws of the PyTorch generator on request, for tests/check_torch_rng.py.
-$(BUILD)/trng_dump: $(CORE_OBJ) $(call obj,tests/tools/trng_dump.c) | deps
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
+$(BUILD)/trng_dump: $(CORE_OBJ) $(call obj,tests/tools/trng_dump.c) | deps-build
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
-run: $(BUILD)/attnlab locale
+run: deps-run
+	@$(MAKE) --no-print-directory $(BUILD)/attnlab locale
 	./$(BUILD)/attnlab lessons/01-tour.lesson
 
-# The unit suites (Check) and the command-line tests, against one build,
-# in the untranslated interface whatever the user's locale (the tests of
-# translations choose their language themselves). The benchmark is built,
-# not run (nothing timed here), so that it keeps compiling.
-test-unit: export LC_ALL = C.UTF-8
-test-unit: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(MO_FILES) $(BUILD)/bench
-	cd tests && CK_FORK=yes ATTNLAB_LOCALE=../$(BUILD)/locale ../$(BUILD)/check_attnlab
-	XGETTEXT_FLAGS="$(XGETTEXT_FLAGS)" sh tests/po.sh $(I18N_SRC)
-	/usr/bin/python3 tests/check_torch_rng.py $(BUILD)/trng_dump $(BUILD)/attnlab
-	ATTNLAB=$(BUILD)/attnlab sh tests/cli.sh
-	/usr/bin/python3 tests/check_lessons.py $(BUILD)/attnlab lessons tests/reference
-	/usr/bin/python3 tests/check_views.py $(BUILD)/attnlab 16
-	/usr/bin/python3 tests/check_npy.py $(BUILD)/attnlab
-	/usr/bin/python3 tests/check_trained_model.py $(BUILD)/attnlab lessons/07-induction-head.lesson tests/reference/induction_forward.npz
-	/usr/bin/python3 tests/check_modern.py $(BUILD)/attnlab lessons 120
-	/usr/bin/python3 tests/check_props.py $(BUILD)/attnlab 12
-	ATTNLAB=$(BUILD)/attnlab sh tests/bad_lessons.sh
-	ATTNLAB=$(BUILD)/attnlab FAULTS_TIMEOUT=$(FAULTS_TIMEOUT) sh tests/faults.sh
-	ATTNLAB=$(BUILD)/attnlab sh tests/scripts.sh
-	ATTNLAB=$(BUILD)/attnlab HEAVY_CHECK_TIMEOUT=$(HEAVY_CHECK_TIMEOUT) HEAVY_TIMEOUT=$(HEAVY_TIMEOUT) sh tests/heavy_lessons.sh
-	ATTNLAB=$(BUILD)/attnlab sh tests/e2e.sh
-	ATTNLAB=$(BUILD)/attnlab sh tests/e2e_text.sh
+# ---------------------------------------------------------------- tests
+#
+# `make test` builds everything (warnings are errors), then runs every part
+# below, TEST_JOBS at a time (default: one per core) and each to its end
+# whatever the others do. Each part prints one line with its time (a failed
+# part, its output too); the last line says `N passed, M failed`, and the
+# exit status is non-zero if anything failed. Logs: $(BUILD)/test-results/.
+# The parts are ordered slowest first, so that the last to start are short.
+# The benchmark is built, not run (nothing timed here), so that it keeps
+# compiling. Everything runs in the untranslated interface whatever the
+# user's locale (the tests of translations choose their language themselves).
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+RESULTS   := $(BUILD)/test-results
+TEST_J     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
+PY        := /usr/bin/python3
 
-test: deps
-	@$(MAKE) --no-print-directory test-unit
+TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text unit npy modern props torch-rng views cli faults \
+              bad-lessons lessons scripts po trained-model
+# The Check suites in two processes: layout and export (two thirds of the
+# time) beside the others.
+part.unit-layout   := cd tests && ../$(BUILD)/check_attnlab layout export
+part.unit          := cd tests && ../$(BUILD)/check_attnlab -x layout export
+part.po            := XGETTEXT_FLAGS="$(XGETTEXT_FLAGS)" sh tests/po.sh $(I18N_SRC)
+part.torch-rng     := $(PY) tests/check_torch_rng.py $(BUILD)/trng_dump $(BUILD)/attnlab
+part.cli           := sh tests/cli.sh
+part.lessons       := $(PY) tests/check_lessons.py $(BUILD)/attnlab lessons tests/reference
+part.views         := $(PY) tests/check_views.py $(BUILD)/attnlab 16
+part.npy           := $(PY) tests/check_npy.py $(BUILD)/attnlab
+part.trained-model := $(PY) tests/check_trained_model.py $(BUILD)/attnlab lessons/07-induction-head.lesson \
+                      tests/reference/induction_forward.npz
+part.modern        := $(PY) tests/check_modern.py $(BUILD)/attnlab lessons 120
+part.props         := $(PY) tests/check_props.py $(BUILD)/attnlab 12
+part.bad-lessons   := sh tests/bad_lessons.sh
+part.faults        := sh tests/faults.sh
+part.scripts       := sh tests/scripts.sh
+part.heavy         := sh tests/heavy_lessons.sh
+part.export-bytes  := sh tests/export_bytes.sh
+part.e2e           := bash tests/e2e.sh
+part.e2e-text      := bash tests/e2e_text.sh
 
-test-sanitize: deps
-	@$(MAKE) --no-print-directory BUILD=build/san OPT="-O1 -g" FAULTS_TIMEOUT=10 \
-	  HEAVY_CHECK_TIMEOUT=30 HEAVY_TIMEOUT=300 \
+# The summary comes last in the outer recipe, so that a failure adds only
+# make's own one line after it.
+test: deps-test
+	@$(MAKE) --no-print-directory WERROR=-Werror test-run
+	@sh tests/run_part.sh --summary $(RESULTS) $(TEST_PARTS)
+
+test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(MO_FILES) $(BUILD)/bench $(BUILD)/bench_png
+
+# Build, then run every part; this stops only when the build fails.
+test-run:
+	@$(MAKE) --no-print-directory $(TEST_J) test-build
+	@rm -rf $(RESULTS) && mkdir -p $(RESULTS) && date +%s%N > $(RESULTS)/.started
+	@echo "test: $(words $(TEST_PARTS)) parts, $(TEST_JOBS) at a time, time limits x$(TIME_SCALE)"
+	@$(MAKE) --no-print-directory $(TEST_J) -k -Otarget test-parts || true
+
+# make test with the flags as they are (no -Werror unless WERROR says so).
+test-unit: test-run
+	@sh tests/run_part.sh --summary $(RESULTS) $(TEST_PARTS)
+
+test-parts: $(addprefix test-part-,$(TEST_PARTS))
+test-part-%: export LC_ALL = C.UTF-8
+test-part-%: export ATTNLAB = $(BUILD)/attnlab
+test-part-%: export CK_FORK = yes
+test-part-%: export CK_TIMEOUT_MULTIPLIER = $(TIME_SCALE)
+test-part-%: export ATTNLAB_LOCALE = ../$(BUILD)/locale
+test-part-%: FORCE
+	@sh tests/run_part.sh $(RESULTS) $* '$(part.$*)'
+
+# The same parts with AddressSanitizer and UBSan. The byte comparison of
+# exports runs 20 processes here, not 300: make test's build checks the
+# bytes, this one that every process's export path is clean.
+test-sanitize: deps-test
+	@$(MAKE) --no-print-directory BUILD=build/san CFLAGS="-O1 -g" SLOW_BUILD=10 WERROR=-Werror EXPORT_RUNS=20 \
 	  EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)" \
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp test-unit
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp test-run
+	@sh tests/run_part.sh --summary build/san/test-results $(TEST_PARTS)
 
 install: $(BUILD)/attnlab $(MO_FILES)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/attnlab/lessons
@@ -190,6 +299,8 @@ install: $(BUILD)/attnlab $(MO_FILES)
 
 clean:
 	rm -rf build
+
+FORCE:
 
 include bench/rules.mk
 include tests/fuzz/rules.mk

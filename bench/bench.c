@@ -54,6 +54,7 @@
 #include "sdl/render.h"
 #include "view/draw.h"
 #include "view/layout.h"
+#include "timing.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -119,28 +120,6 @@ static void die(const char *fmt, ...)
     exit(1);
 }
 
-/* Wall-clock milliseconds from an arbitrary origin (monotonic). */
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-/* qsort order for doubles. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of n samples (sorts them in place). */
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /*
 ** Run fn `warm` times untimed, then keep timing it until it has at least
 ** min_runs samples and budget_ms of total time, or max_runs samples.
@@ -158,7 +137,7 @@ static double measure(RunFn fn, void *ctx, int warm, int min_runs, int max_runs,
         total += s[n];
         n++;
     }
-    return median(s, n);
+    return bench_median(s, n);
 }
 
 /* Print one figure, the program's whole output format. */
@@ -249,10 +228,10 @@ typedef struct FrameRun {
 static double frame_once(void *ctx)
 {
     FrameRun *f = ctx;
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     layout_view(f->lc, f->v, &f->lo, f->d);
     render_drawlist(f->o->render, f->d);
-    return now_ms() - t0;
+    return bench_now_ms() - t0;
 }
 
 /* The frame figure for an n x n softmax stage. */
@@ -276,15 +255,15 @@ static void bench_frame(Bench *B, int n)
         /* Split the median frame into its two halves. */
         double lay[64], drw[64];
         for (int i = 0; i < 64; i++) {
-            double t0 = now_ms();
+            double t0 = bench_now_ms();
             layout_view(f.lc, f.v, &f.lo, f.d);
-            double t1 = now_ms();
+            double t1 = bench_now_ms();
             render_drawlist(f.o->render, f.d);
             lay[i] = t1 - t0;
-            drw[i] = now_ms() - t1;
+            drw[i] = bench_now_ms() - t1;
         }
         fprintf(stderr, "  %s: layout %.3f ms, draw %.3f ms, %d commands\n", name,
-                median(lay, 64), median(drw, 64), f.d->n);
+                bench_median(lay, 64), bench_median(drw, 64), f.d->n);
     }
     render_offscreen_free(f.o);
     draw_free(f.d);
@@ -311,7 +290,7 @@ typedef struct SwitchRun {
 static double switch_once(void *ctx)
 {
     SwitchRun *s = ctx;
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     LessonError err;
     Trace *T = attn_run(s->L, &err);
     if (!T) die("tour: %s", err.msg);
@@ -320,7 +299,7 @@ static double switch_once(void *ctx)
     render_drawlist(s->o->render, s->d);
     stage_view_free(v);
     trace_free(T);
-    double t = now_ms() - t0;
+    double t = bench_now_ms() - t0;
     s->k = (s->k + 1) % s->L->nstages;
     return t;
 }
@@ -350,7 +329,7 @@ static void bench_switch(Bench *B)
                 t[i] = switch_once(&s);
             }
             fprintf(stderr, "  stage_switch %2d %-16s %.3f ms\n", k + 1,
-                    lesson_stage_name(L->stages[k].id), median(t, 15));
+                    lesson_stage_name(L->stages[k].id), bench_median(t, 15));
         }
     }
     render_offscreen_free(s.o);
@@ -375,10 +354,10 @@ static double export_once(void *ctx)
 {
     ExportRun *e = ctx;
     char err[700];
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     if (app_shot_write(e->fonts, e->lc, e->L, e->T, 0, &e->opts, e->path, err, sizeof err) != 0)
         die("export: %s", err);
-    return now_ms() - t0;
+    return bench_now_ms() - t0;
 }
 
 /* Median time of each piece of the export path, on stderr. */
@@ -389,20 +368,20 @@ static void export_detail(ExportRun *e)
     size_t bytes = 0;
     DrawList *d = draw_create(EXPORT_W, EXPORT_H);
     for (int i = 0; i < N; i++) {
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         app_shot_layout(e->fonts, e->lc, e->L, e->T, 0, &e->opts, d);
-        double t1 = now_ms();
+        double t1 = bench_now_ms();
         Offscreen *o = render_offscreen_create(EXPORT_W, EXPORT_H, e->fonts);
-        double t2 = now_ms();
+        double t2 = bench_now_ms();
         render_drawlist(o->render, d);
-        double t3 = now_ms();
+        double t3 = bench_now_ms();
         Buf b = { 0 };
         ExportMeta meta = { e->L->title, "softmax: Attention weights" };
         export_png_encode(o->surface, &meta, &b);
-        double t4 = now_ms();
+        double t4 = bench_now_ms();
         char msg[600];
         if (fileio_write_atomic(e->path, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);
-        double t5 = now_ms();
+        double t5 = bench_now_ms();
         bytes = b.len;
         buf_free(&b);
         render_offscreen_free(o);
@@ -410,7 +389,7 @@ static void export_detail(ExportRun *e)
     }
     fprintf(stderr, "  export: view+layout %.3f, offscreen %.3f, draw %.3f, png encode %.3f, "
                     "write %.3f ms; %zu bytes\n",
-            median(lay, N), median(off, N), median(drw, N), median(enc, N), median(wr, N), bytes);
+            bench_median(lay, N), bench_median(off, N), bench_median(drw, N), bench_median(enc, N), bench_median(wr, N), bytes);
     draw_free(d);
 }
 
@@ -641,7 +620,7 @@ static void bench_matched(Bench *B)
     if (w != EXPORT_W || h != EXPORT_H) die("matplotlib drew %dx%d, not %dx%d", w, h, EXPORT_W, EXPORT_H);
     png_size(out_s, &w, &h);
     if (w != EXPORT_W || h != EXPORT_H) die("seaborn drew %dx%d, not %dx%d", w, h, EXPORT_W, EXPORT_H);
-    double me = median(ex, 2 * n), mm = median(tm, n), ms = median(ts, n);
+    double me = bench_median(ex, 2 * n), mm = bench_median(tm, n), ms = bench_median(ts, n);
     figure("export_png_ms", me, "ms");
     figure("matched_matplotlib_ms", mm, "ms");
     figure("matched_seaborn_ms", ms, "ms");
@@ -668,14 +647,14 @@ static double run_child(char **argv, long *rss_kb)
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     pid_t pid;
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) die("cannot start %s: %s", argv[0], strerror(rc));
     int status;
     struct rusage ru;
     if (wait4(pid, &status, 0, &ru) != pid) die("wait4: %s", strerror(errno));
-    double t = now_ms() - t0;
+    double t = bench_now_ms() - t0;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         die("%s exited with status %d", argv[0], WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     if (rss_kb) *rss_kb = ru.ru_maxrss;
@@ -733,10 +712,10 @@ static double bench_rss(Bench *B)
         kb[i] = (double)r;
     }
     if (B->detail)
-        fprintf(stderr, "  export of all %zu lessons: %.1f ms wall\n", g.gl_pathc, median(ms, 3));
+        fprintf(stderr, "  export of all %zu lessons: %.1f ms wall\n", g.gl_pathc, bench_median(ms, 3));
     free(argv);
     globfree(&g);
-    return median(kb, 3) / 1024.0;
+    return bench_median(kb, 3) / 1024.0;
 }
 
 /*
@@ -774,7 +753,7 @@ static void bench_lesson(Bench *B)
         ta[i] = run_child(a, NULL);
         tp[i] = run_child(p, NULL);
     }
-    double ma = median(ta, n), mp = median(tp, n);
+    double ma = bench_median(ta, n), mp = bench_median(tp, n);
     figure("lesson_export_ms", ma, "ms");
     figure("lesson_matplotlib_script_ms", mp, "ms");
     figure("lesson_vs_matplotlib_script", mp / ma, "x");
@@ -830,8 +809,8 @@ static double rss_of(char **argv, double *ms_out)
         ms[i] = run_child(argv, &r);
         kb[i] = (double)r;
     }
-    if (ms_out) *ms_out = median(ms, 3);
-    return median(kb, 3) / 1024.0;
+    if (ms_out) *ms_out = bench_median(ms, 3);
+    return bench_median(kb, 3) / 1024.0;
 }
 
 /* ---- layout_ms_max ---- */
@@ -847,9 +826,9 @@ typedef struct LayoutRun {
 static double layout_once(void *ctx)
 {
     LayoutRun *r = ctx;
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     layout_view(r->lc, r->v, &r->lo, r->d);
-    return now_ms() - t0;
+    return bench_now_ms() - t0;
 }
 
 /* The slowest stage layout of one lesson at 1280x720; *worst is raised,

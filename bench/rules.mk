@@ -3,9 +3,11 @@
 # Included by the Makefile (`include bench/rules.mk`, after its own rules);
 # until then: make -f Makefile -f bench/rules.mk bench
 #
-# Packages: python3-matplotlib and python3-seaborn (the baselines
-# bench/baseline.py draws with; Debian's, run as /usr/bin/python3) and
-# libisal-dev (the fast PNG encoder), all in DEPS_PKGS.
+# Packages (BENCH_PKGS, installed by `make bench`): python3-matplotlib and
+# python3-seaborn (the baselines bench/baseline.py draws with; Debian's, run
+# as /usr/bin/python3) and libdeflate-dev (the encoder the PNG figures
+# compare ISA-L with; also in TEST_PKGS, since `make test` builds the
+# benchmark).
 #
 # The benchmark program links the same objects as build/check_attnlab, with
 # the same flags, and runs from the top of the tree: it reads lessons/ and
@@ -16,9 +18,15 @@ BENCH_ARGS ?=
 
 .PHONY: bench
 
-$(BUILD)/bench: $(LIB_OBJ) $(call obj,bench/bench.c) | deps
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm $(EXTRA_LDFLAGS)
+$(BUILD)/bench: $(LIB_OBJ) $(call obj,bench/bench.c bench/timing.c) | deps-build
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
-bench: $(BUILD)/bench $(BUILD)/attnlab
+# The PNG encoders side by side (bench/png.c): ISA-L, libpng + zlib and
+# libdeflate's levels on the same pictures.
+$(BUILD)/bench_png: $(LIB_OBJ) $(call obj,bench/png.c bench/timing.c) | deps-build
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -ldeflate -lm
+
+bench: deps-bench $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/attnlab
 	./$(BUILD)/bench --attnlab $(BUILD)/attnlab --lessons lessons \
 	  --script bench/baseline.py --python /usr/bin/python3 $(BENCH_ARGS)
+	./$(BUILD)/bench_png --lessons lessons $(filter --quick,$(BENCH_ARGS))

@@ -4,7 +4,7 @@ built on, and the invariants every dump must satisfy.
 
 Run: check_lessons.py ATTNLAB_BINARY LESSONS_DIR REFERENCE_DIR
 Prints one line per check and 'N passed, N failed'; exits 1 on any failure.
-Needs Debian's python3-numpy (installed by `make deps`).
+Needs Debian's python3-numpy (in the test set `make test` installs).
 """
 import json
 import math

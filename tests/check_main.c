@@ -1,38 +1,71 @@
 /*
-** check_main.c: runs every suite and prints Check's summary. Run from tests/
-** so the reference figures under tests/reference/ are found.
+** check_main.c: runs the Check suites and prints Check's summary. Run from
+** tests/ so the reference figures under tests/reference/ are found.
+**
+**     check_attnlab                  every suite
+**     check_attnlab layout export    only these suites
+**     check_attnlab -x layout export every suite but these
+**
+** `make test` runs the slow suites in a process of their own, beside the
+** rest, so that two cores share the work. Time limits: each test case sets
+** its own (tcase_set_timeout, at least ten times what it takes on an idle
+** machine), and the Makefile scales them all with CK_TIMEOUT_MULTIPLIER from
+** the machine's load; they catch hangs, never slowness.
 */
 #include "suites.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-/* Add all suites to one runner; exit non-zero on any failure. */
-int main(void)
+/* Every suite, by the name its module gives it. */
+static const struct {
+    const char *name;
+    Suite *(*make)(void);
+} suites[] = {
+    { "mat", mat_suite }, { "rng", rng_suite }, { "trng", trng_suite }, { "attn", attn_suite },
+    { "lesson", lesson_suite }, { "lessonsave", lessonsave_suite }, { "stage", stage_suite },
+    { "state", state_suite }, { "render", render_suite }, { "cmap", cmap_suite },
+    { "layout", layout_suite }, { "scale", scale_suite }, { "svg", svg_suite }, { "fileio", fileio_suite },
+    { "export", export_suite }, { "npy", npy_suite }, { "highlight", highlight_suite },
+    { "utf8", utf8_suite }, { "text", text_suite }, { "textbreak", textbreak_suite },
+    { "i18n", i18n_suite }, { "keys", keys_suite }, { "link", link_suite }, { "zipread", zipread_suite },
+};
+#define NSUITES (sizeof suites / sizeof suites[0])
+
+/* Whether name is one of the n words in list. */
+static int named(const char *name, char **list, int n)
 {
-    SRunner *sr = srunner_create(mat_suite());
-    srunner_add_suite(sr, rng_suite());
-    srunner_add_suite(sr, trng_suite());
-    srunner_add_suite(sr, attn_suite());
-    srunner_add_suite(sr, lesson_suite());
-    srunner_add_suite(sr, lessonsave_suite());
-    srunner_add_suite(sr, stage_suite());
-    srunner_add_suite(sr, state_suite());
-    srunner_add_suite(sr, render_suite());
-    srunner_add_suite(sr, cmap_suite());
-    srunner_add_suite(sr, layout_suite());
-    srunner_add_suite(sr, scale_suite());
-    srunner_add_suite(sr, svg_suite());
-    srunner_add_suite(sr, fileio_suite());
-    srunner_add_suite(sr, export_suite());
-    srunner_add_suite(sr, npy_suite());
-    srunner_add_suite(sr, highlight_suite());
-    srunner_add_suite(sr, utf8_suite());
-    srunner_add_suite(sr, text_suite());
-    srunner_add_suite(sr, textbreak_suite());
-    srunner_add_suite(sr, i18n_suite());
-    srunner_add_suite(sr, keys_suite());
-    srunner_add_suite(sr, link_suite());
-    srunner_add_suite(sr, zipread_suite());
+    for (int i = 0; i < n; i++)
+        if (strcmp(name, list[i]) == 0) return 1;
+    return 0;
+}
+
+/* Add the chosen suites to one runner; exit non-zero on any failure. */
+int main(int argc, char **argv)
+{
+    int exclude = argc > 1 && strcmp(argv[1], "-x") == 0;
+    char **names = argv + 1 + exclude;
+    int nnames = argc - 1 - exclude;
+    for (int i = 0; i < nnames; i++) {
+        size_t k = 0;
+        while (k < NSUITES && strcmp(suites[k].name, names[i]) != 0) k++;
+        if (k == NSUITES) {
+            fprintf(stderr, "check_attnlab: no suite named '%s'\n", names[i]);
+            return 2;
+        }
+    }
+    SRunner *sr = NULL;
+    for (size_t k = 0; k < NSUITES; k++) {
+        int chosen = nnames == 0 || named(suites[k].name, names, nnames) != exclude;
+        if (!chosen) continue;
+        if (!sr) sr = srunner_create(suites[k].make());
+        else srunner_add_suite(sr, suites[k].make());
+    }
+    if (!sr) {
+        fprintf(stderr, "check_attnlab: no suite left to run\n");
+        return 2;
+    }
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # e2e.sh: the real window under Xvfb, driven by xdotool like a teacher and a
 # student would: step, go fullscreen, hover a cell, scroll-edit an input,
 # save a stage with S, save the edited lesson, undo, R, quit with unsaved
@@ -7,6 +7,10 @@
 # (or not), the PNG from S must equal --export's, the saved lesson must
 # differ from the original in one number only (and keep it as FILE~), its
 # numbers must have moved downstream, an idle window must use no CPU.
+#
+# Nothing here waits a fixed time: each picture is taken after the frame
+# that follows the input (tests/e2e_lib.sh), so a busy machine only makes
+# the test slower.
 set -u
 bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
 top=$(pwd)
@@ -14,49 +18,17 @@ tmp=$(mktemp -d)
 pass=0; fail=0
 ok()  { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$top/tests/e2e_lib.sh"
+trap 'e2e_cleanup; [ -n "${KEEP:-}" ] && echo "e2e: kept $tmp" || rm -rf "$tmp"' EXIT
 
-# a free display number
-d=90
-while [ -e "/tmp/.X$d-lock" ] || [ -e "/tmp/.X11-unix/X$d" ]; do d=$((d + 1)); done
-Xvfb ":$d" -screen 0 1600x1000x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 &
-xvfb=$!
-export DISPLAY=":$d"
-cleanup() { kill "$app" "$wm" 2>/dev/null; kill "$xvfb" 2>/dev/null; wait 2>/dev/null; [ -n "${KEEP:-}" ] && echo "e2e: kept $tmp" || rm -rf "$tmp"; }
-trap cleanup EXIT
-for i in $(seq 50); do [ -e "/tmp/.X11-unix/X$d" ] && break; sleep 0.1; done
-# a window manager, as on a real desktop (fullscreen is its job)
-openbox >"$tmp/wm.log" 2>&1 &
-wm=$!
-sleep 0.5
-
+e2e_display 1600x1000
 cp lessons/01-tour.lesson "$tmp/tour.lesson"
 mkdir "$tmp/shots"
 cd "$tmp"
-# Under AddressSanitizer the window keeps every check but the leak check:
-# SDL unloads the X11 libraries it opened before LeakSanitizer runs, so their
-# few hundred bytes of per-display caches show up as leaks of "<unknown
-# module>" that no suppression can name. Leaks in our code are caught by the
-# unit suites (which drive the same state and frame code) and by valgrind.
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-"$bin" --size 1280x800 --shots "$tmp/shots" "$tmp/tour.lesson" >"$tmp/app.log" 2>&1 &
-app=$!
-win=""
-for i in $(seq 100); do
-    win=$(xdotool search --name '^attnlab$' 2>/dev/null | head -1)
-    [ -n "$win" ] && break
-    sleep 0.1
-done
-[ -n "$win" ] && ok || { bad "the window did not appear"; cat "$tmp/app.log"; exit 1; }
-sleep 0.5
+e2e_start tour "$tmp/tour.lesson" 1280x800 --shots "$tmp/shots"
+alive() { kill -0 "$app" 2>/dev/null; }
 
-n=0
-# shot NAME: a screenshot of the whole screen after the app settles
-shot() { sleep 0.4; import -window root "$tmp/$1.png"; }
-# differ A B: how many pixels differ between two screenshots
-differ() { compare -metric AE "$tmp/$1.png" "$tmp/$2.png" null: 2>&1 | awk '{ printf "%d", $1 }'; }
-key() { xdotool key --window "$win" "$@" 2>/dev/null; }
-
-xdotool mousemove --window "$win" 5 5      # the pointer away from every cell
+park                                       # the pointer away from every cell
 shot s1
 key Right
 shot s2
@@ -72,7 +44,7 @@ key Prior
 # the tour's stage 5 is softmax: hover a weights cell, the explain panel appears
 key 5
 shot s5
-xdotool mousemove --window "$win" 864 392
+xdotool mousemove --window "$win" 864 392; settle
 shot s6
 [ "$(differ s5 s6)" -gt 2000 ] && ok || bad "hovering a cell shows the explain panel"
 
@@ -80,7 +52,6 @@ shot s6
 # the explain panel of the hovered cell (pixel for pixel what is on screen)
 import -window "$win" "$tmp/s6win.png"
 key s
-sleep 0.5
 [ -f "$tmp/shots/tour-05-softmax.png" ] && ok || bad "S wrote shots/tour-05-softmax.png"
 [ "$(identify -format %wx%h "$tmp/shots/tour-05-softmax.png")" = "$(identify -format %wx%h "$tmp/s6win.png")" ] \
     && ok || bad "S's PNG has the window's size"
@@ -89,15 +60,14 @@ d=$(compare -metric AE "$tmp/shots/tour-05-softmax.png" "$tmp/s6win.png" null: 2
 
 # scroll-edit X[1][1] on the embeddings stage, save the lesson, check downstream numbers moved
 key 1
-sleep 0.3
 "$bin" --dump "$tmp/tour.lesson" >"$tmp/before.json"
-xdotool mousemove --window "$win" 600 420
+xdotool mousemove --window "$win" 600 420; settle
+quiet
 shot s7
-xdotool click 4 click 4 click 4
+xdotool click 4 click 4 click 4; settle
 shot s8
 [ "$(differ s7 s8)" -gt 100 ] && ok || bad "scrolling over an input changes the picture"
 key ctrl+s
-sleep 0.5
 "$bin" --dump "$tmp/tour.lesson" >"$tmp/after.json" 2>"$tmp/dump.err" && ok || bad "the saved lesson loads: $(cat "$tmp/dump.err")"
 /usr/bin/python3 - "$tmp/before.json" "$tmp/after.json" <<'PY' && ok || bad "the edit changed X and the weights downstream"
 import json, sys
@@ -131,37 +101,37 @@ cmp -s "$top/lessons/01-tour.lesson" "$tmp/tour.lesson~" && ok || bad "the first
 # Ctrl+Z takes the edit back: saving again gives the original bytes
 key ctrl+z
 key ctrl+s
-sleep 0.4
 cmp -s "$top/lessons/01-tour.lesson" "$tmp/tour.lesson" && ok || bad "Ctrl+Z then Ctrl+S restores the original file"
 
 # an edit, then R: back to the file as loaded (saving has nothing to write)
-xdotool click 5 click 5
+xdotool click 5 click 5; settle
+quiet
 shot unsaved
 [ "$(differ s7 unsaved)" -gt 100 ] && ok || bad "an unsaved edit shows on screen"
 key r
 key ctrl+s
-sleep 0.4
 cmp -s "$top/lessons/01-tour.lesson" "$tmp/tour.lesson" && ok || bad "R drops the edit (Ctrl+S after R leaves the file as it was)"
 
 # Q with unsaved edits asks instead of quitting; Esc stays
-xdotool click 4
+xdotool click 4; settle
+quiet
 shot q0
 key q
 shot q1
-kill -0 "$app" 2>/dev/null && ok || bad "Q with unsaved edits does not quit at once"
+alive && ok || bad "Q with unsaved edits does not quit at once"
 [ "$(differ q0 q1)" -gt 1000 ] && ok || bad "Q with unsaved edits asks on screen"
 key Escape
-sleep 0.3
-kill -0 "$app" 2>/dev/null && ok || bad "Esc after Q stays"
-# closing the window (the window manager's close, Alt+F4) asks the same way
+alive && ok || bad "Esc after Q stays"
+quiet
+# closing the window (the window manager's close, Alt+F4) asks the same way;
+# the window manager sends the close on its own time, so wait for the question
 xdotool key --window "$win" alt+F4 2>/dev/null
-shot q2
-kill -0 "$app" 2>/dev/null && ok || bad "closing the window with unsaved edits does not quit at once"
-[ "$(differ q0 q2)" -gt 1000 ] && ok || bad "closing the window with unsaved edits asks on screen"
+asks() { settle && shot q2 && [ "$(differ q0 q2)" -gt 1000 ]; }
+wait_for "closing the window with unsaved edits asks on screen" asks && ok
+alive && ok || bad "closing the window with unsaved edits does not quit at once"
 key Escape
-sleep 0.3
 key ctrl+z
-sleep 2.2                                  # the toast goes
+quiet
 
 # live reload: the file rewritten by another program (by rename, as editors do)
 rewrite() { /usr/bin/python3 - "$tmp/tour.lesson" "$1" <<'PY'
@@ -185,67 +155,58 @@ PY
 export ORIG="$top/lessons/01-tour.lesson"
 shot l0
 rewrite valid
-sleep 1.2
+reloaded
 shot l1
-[ "$(differ l0 l1)" -gt 100 ] && ok || bad "a changed file is reloaded within a second"
-sleep 2
+[ "$(differ l0 l1)" -gt 100 ] && ok || bad "a changed file is reloaded"
+quiet
 shot l1b
 rewrite invalid
-sleep 1.2
+reloaded
 shot l2
-kill -0 "$app" 2>/dev/null && ok || bad "an invalid file does not stop the window"
+alive && ok || bad "an invalid file does not stop the window"
 [ "$(differ l1b l2)" -gt 1000 ] && ok || bad "an invalid file shows its error"
 rewrite valid
-sleep 1.2
+reloaded
+quiet
 shot l3
 [ "$(differ l1b l3)" -eq 0 ] && ok || bad "the fixed file is picked up again (same picture as before the error)"
 
 # Save as: Ctrl+Shift+S proposes NAME-edited.lesson; Enter saves there
-xdotool click 4
+xdotool click 4; settle
 key ctrl+shift+s
 shot saveas
 key Return
-sleep 0.5
 [ -f "$tmp/tour-edited.lesson" ] && ok || bad "Save as wrote tour-edited.lesson"
 "$bin" --check "$tmp/tour-edited.lesson" >/dev/null 2>&1 && ok || bad "the lesson saved as loads"
 [ "$(cmp -l "$tmp/tour.lesson" "$tmp/tour-edited.lesson" 2>/dev/null | wc -l)" -ge 1 ] && ok || bad "Save as saved the edit"
 
-# fullscreen and back
+# fullscreen and back (the window manager resizes the window on its own time)
 key f
-sleep 0.6
-geo=$(xdotool getwindowgeometry "$win" | grep Geometry | awk '{print $2}')
-[ "$geo" = "1600x1000" ] && ok || bad "F makes the window fullscreen (got $geo)"
+wait_for "F makes the window fullscreen (1600x1000)" has_geometry 1600x1000 && ok || echo "e2e: the window is $(geometry)"
 key Escape
-sleep 0.6
-geo=$(xdotool getwindowgeometry "$win" | grep Geometry | awk '{print $2}')
-[ "$geo" = "1280x800" ] && ok || bad "Esc leaves fullscreen (got $geo)"
+wait_for "Esc leaves fullscreen (1280x800)" has_geometry 1280x800 && ok || echo "e2e: the window is $(geometry)"
 
 # resize: the stage is laid out again for the new size
+settle
+park
+quiet
 shot r1
 xdotool windowsize "$win" 900 640
-sleep 0.6
-geo=$(xdotool getwindowgeometry "$win" | grep Geometry | awk '{print $2}')
-[ "$geo" = "900x640" ] && ok || bad "the window resizes (got $geo)"
+wait_for "the window resizes (900x640)" has_geometry 900x640 && ok || echo "e2e: the window is $(geometry)"
+settle
 shot r2
 [ "$(differ r1 r2)" -gt 1000 ] && ok || bad "a resized window is drawn again"
 
-# idle: the process sleeps
-sleep 1
-cpu=$(ps -o %cpu= -p "$app" | tr -d ' ' | cut -d. -f1)
-[ "${cpu:-99}" -lt 20 ] && ok || bad "idle CPU is low (got $cpu%)"
-# and while it watches the lesson file (a stat twice a second) it stays
-# asleep: CPU time over three idle seconds, in clock ticks (100 a second)
+# idle: while it watches the lesson file (a stat twice a second) the window
+# stays asleep: CPU time over three idle seconds, in clock ticks (100 a
+# second; a busy loop would take about 300)
+quiet
 ticks() { awk '{ print $14 + $15 }' "/proc/$app/stat"; }
 t0=$(ticks); sleep 3; t1=$(ticks); echo "e2e: idle CPU $((t1 - t0)) ticks in 3 s"
-[ $((t1 - t0)) -le 6 ] && ok || bad "idle CPU while watching the file is about 0 (got $((t1 - t0)) ticks in 3 s)"
+[ $((t1 - t0)) -le $((6 * scale)) ] && ok || bad "idle CPU while watching the file is about 0 (got $((t1 - t0)) ticks in 3 s)"
 
 # Q quits with status 0
-key q
-for i in $(seq 50); do kill -0 "$app" 2>/dev/null || break; sleep 0.1; done
-wait "$app"
-code=$?
-[ "$code" -eq 0 ] && ok || { bad "Q exits 0 (got $code)"; cat "$tmp/app.log"; }
-app=""; wm=${wm:-}
+quit tour
 
 cd "$top"
 echo "e2e: $pass passed, $fail failed"

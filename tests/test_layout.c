@@ -1236,7 +1236,11 @@ Suite *layout_suite(void)
 {
     Suite *s = suite_create("layout");
     TCase *core = tcase_create("core");
-    tcase_set_timeout(core, 60);
+    /* a hang limit (times CK_TIMEOUT_MULTIPLIER): the bundled lessons in
+    ** every language take about 10 s on an idle machine; the layout and
+    ** export suites together took 125 s while six other processes kept
+    ** both cores busy */
+    tcase_set_timeout(core, 300);
     tcase_add_test(core, test_weights_cells_colours_and_labels);
     tcase_add_test(core, test_sequential_and_diverging_scales);
     tcase_add_test(core, test_masked_cells);

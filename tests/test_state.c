@@ -146,6 +146,43 @@ START_TEST(test_mask_toggle)
 }
 END_TEST
 
+START_TEST(test_failed_recompute_keeps_every_setting)
+{
+    /* inputs too large for the scores (1e200 squared): every recompute
+    ** fails, and each toggle must leave its setting and the trace alone */
+    int k = find_stage(STAGE_CAUSAL_MASK);
+    app_goto(a, k + 1);
+    int s = a->L->stages[k].setup;
+    Setup *su = &a->L->setups[s];
+    Mat *X = lesson_matrix(su, "X")->m;
+    Mat *keep = mat_copy(X);
+    for (int i = 0; i < X->rows * X->cols; i++) X->data[i] = 1e200;
+    const Trace *T = a->T;
+    MaskKind mask = su->mask;
+    ScoreKind score = su->score;
+    double temperature = su->temperature;
+    ck_assert_int_eq(mask, MASK_CAUSAL);
+    app_toggle_mask(a);
+    ck_assert_int_eq(su->mask, mask);
+    ck_assert_ptr_eq(a->T, T);
+    ck_assert_msg(strstr(a->toast, "not a finite number") != NULL, "toast: %s", a->toast);
+    app_toggle_scaling(a);
+    ck_assert_int_eq(su->score, score);
+    app_temperature(a, +1);
+    ck_assert_double_eq(su->temperature, temperature);
+    ck_assert_ptr_eq(a->T, T);
+    /* sane inputs again: the mask goes off and comes back as before */
+    memcpy(X->data, keep->data, sizeof(double) * (size_t)(X->rows * X->cols));
+    mat_free(keep);
+    app_toggle_mask(a);
+    ck_assert_int_eq(su->mask, MASK_NONE);
+    ck_assert(mat_get(trace_get(a->T, s, "weights"), 0, 1) > 0.0);
+    app_toggle_mask(a);
+    ck_assert_int_eq(su->mask, MASK_CAUSAL);
+    ck_assert(mat_get(trace_get(a->T, s, "weights"), 0, 1) == 0.0);
+}
+END_TEST
+
 START_TEST(test_heads)
 {
     int k = find_stage(STAGE_MULTI_HEAD);
@@ -1165,6 +1202,7 @@ Suite *state_suite(void)
     tcase_add_test(core, test_frame_marks_edits_and_errors);
     tcase_add_test(core, test_undo_redo);
     tcase_add_test(core, test_decimal_steps);
+    tcase_add_test(core, test_failed_recompute_keeps_every_setting);
     tcase_add_test(core, test_quit_and_open_ask_first);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");

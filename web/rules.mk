@@ -23,7 +23,7 @@ EMCC      ?= emcc
 WEB       := $(BUILD)/web
 WEB_ENV   := NODE_PATH=/usr/share/nodejs
 WEB_NODE  := node --no-experimental-fetch
-WEB_CFLAGS = $(WARN) -O2 -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_NO_ZIP -DATTNLAB_NO_UNIBREAK -Isrc -I$(BUILD)/gen
+WEB_CFLAGS = $(WARN) $(WERROR) -O2 -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_NO_ZIP -DATTNLAB_NO_UNIBREAK -Isrc -I$(BUILD)/gen
 WEB_APP_SRC := $(filter-out src/app/main.c src/app/window.c,\
                $(shell grep -LE '^\#include *[<"](SDL|sdl/|app/shot\.h|shot\.h|window\.h)' src/app/*.c))
 # src/view/text.c breaks lines without libunibreak here (ATTNLAB_NO_UNIBREAK).
@@ -38,15 +38,21 @@ WEB_RUNTIME := FS,ENV,UTF8ToString,stringToUTF8,lengthBytesUTF8
 web: $(WEB)/attnlab.html
 web-core: $(WEB)/attnlab-node
 
-# Packages through `make deps` (apt-get, as root). Debian's node and npm only
-# when there are none: a node from elsewhere conflicts with Debian's nodejs.
+# Packages: the web set, apt-get as root (the Makefile's `need`): emscripten
+# and gettext (the catalogues) to build; chromium and the pinned
+# puppeteer-core (npm ci in web/) to test; Debian's node and npm only when
+# there are none (a node from elsewhere conflicts with Debian's nodejs).
+# test-web also builds and runs the native program (the build and run sets).
+WEB_PKGS      := emscripten gettext
+WEB_TEST_PKGS := chromium
+
 web-tools:
-	@$(MAKE) --no-print-directory deps DEPS_PKGS="emscripten"
-	@command -v node >/dev/null || $(MAKE) --no-print-directory deps DEPS_PKGS="nodejs"
+	@$(call need,$(WEB_PKGS))
+	@command -v node >/dev/null || { $(call need,nodejs); }
 
 web-deps: web-tools
-	@$(MAKE) --no-print-directory deps DEPS_PKGS="chromium"
-	@command -v npm >/dev/null || $(MAKE) --no-print-directory deps DEPS_PKGS="npm"
+	@$(call need,$(WEB_TEST_PKGS))
+	@command -v npm >/dev/null || { $(call need,npm); }
 	@$(MAKE) --no-print-directory web/node_modules/.package-lock.json
 
 web/node_modules/.package-lock.json: web/package.json web/package-lock.json
@@ -86,5 +92,5 @@ test-web-core: $(WEB)/attnlab-node $(BUILD)/attnlab
 	sh web/test/core.sh $(BUILD)/attnlab $(WEB)/attnlab-node
 
 test-web: web-deps
-	@$(MAKE) --no-print-directory test-web-core $(WEB)/attnlab.html $(BUILD)/attnlab
+	@$(MAKE) --no-print-directory WERROR=-Werror test-web-core $(WEB)/attnlab.html $(BUILD)/attnlab
 	cd web && BUILD=$(BUILD) node --test --test-concurrency=1 --test-reporter=spec test/browser.test.mjs test/page.test.mjs

@@ -17,6 +17,7 @@
 #include "core/util.h"
 #include "view/cmap.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -342,9 +343,14 @@ void app_toggle_mask(AppState *a)
     Setup *su = cur_setup(a);
     if (!su) return;
     int s = a->L->stages[a->stage].setup;
+    /* what a failed recompute puts back, as scaling and temperature do */
+    MaskKind old_mask = su->mask;
+    char *old_matrix = su->mask_matrix;
+    int old_saved = a->saved_mask[s];
+    char *old_saved_matrix = a->saved_mask_matrix[s];
+    assert(su->mask != MASK_NONE || !su->mask_matrix);      /* no mask, no mask matrix */
     if (su->mask != MASK_NONE) {
         a->saved_mask[s] = su->mask;
-        free(a->saved_mask_matrix[s]);
         a->saved_mask_matrix[s] = su->mask_matrix;
         su->mask_matrix = NULL;
         su->mask = MASK_NONE;
@@ -353,7 +359,14 @@ void app_toggle_mask(AppState *a)
         su->mask_matrix = a->saved_mask_matrix[s];
         a->saved_mask_matrix[s] = NULL;
     }
-    recompute(a);
+    if (recompute(a) != 0) {
+        su->mask = old_mask;
+        su->mask_matrix = old_matrix;
+        a->saved_mask[s] = old_saved;
+        a->saved_mask_matrix[s] = old_saved_matrix;
+        return;
+    }
+    if (old_mask != MASK_NONE) free(old_saved_matrix);        /* the mask just turned off is kept instead */
     app_toast(a, _("mask: %s"), su->mask == MASK_NONE ? _("off") : su->mask == MASK_CAUSAL ? _("causal") : _("the lesson's"));
 }
 

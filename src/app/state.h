@@ -147,7 +147,8 @@ void app_next_head(AppState *a);
 /* Escape: close an overlay, else leave fullscreen, else unpin. */
 void app_escape(AppState *a);
 
-/* Settings that recompute the trace. */
+/* Settings that recompute the trace. When the recompute fails (a toast
+** says why), each leaves its setting, and the trace, as they were. */
 void app_toggle_mask(AppState *a);
 void app_toggle_scaling(AppState *a);
 /* Temperature down (-1) or up (+1) by a factor of 1.25, within 0.1 .. 10. */

@@ -4,7 +4,20 @@
 ** window blocks in SDL_WaitEvent and uses no CPU. Drawing happens at the
 ** renderer's output size, so high-DPI screens get sharp text; mouse
 ** positions are scaled from window points to those pixels.
+**
+** With ATTNLAB_READY_FD=N in the environment, the window says on file
+** descriptor N when a frame is on screen and nothing is waiting: one line
+**     frame=F keys=K reloads=R toast=T key=NAME
+** F frames drawn so far, K key presses handled, R changes of the lesson file
+** picked up, T 1 while a passing message (a toast) is shown and 0 when not
+** (its end draws a frame of its own), NAME the last key pressed (SDL's name,
+** "-" before any). A
+** program driving the window (tests/e2e.sh) waits for that line instead of
+** sleeping: after its input it presses a key nothing is bound to (F12) and
+** waits for a line that names it with a higher K, so the picture it then
+** takes is the frame that follows all of its input.
 */
+#define _POSIX_C_SOURCE 200809L
 #include "window.h"
 #include "edits.h"
 #include "frame.h"
@@ -25,10 +38,14 @@
 #include "view/cmap.h"
 
 #include <SDL.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MIN_W 640
 #define MIN_H 400
@@ -46,7 +63,52 @@ typedef struct Win {
     float sx, sy;           /* pixels per window point */
     bool redraw;
     Uint32 last_frame;
+    /* ATTNLAB_READY_FD (see the top of the file) */
+    int ready_fd;           /* -1: nobody listens */
+    bool unsaid;            /* a frame drawn since the last line */
+    unsigned long frames, keys, reloads;
+    char last_key[32];
 } Win;
+
+/* The descriptor ATTNLAB_READY_FD names, or -1 (unset, not a number, or
+** not open: then a warning). A reader that goes away must not end the
+** window with SIGPIPE: writes then fail with EPIPE instead. */
+static int ready_fd_from_env(void)
+{
+    const char *v = getenv("ATTNLAB_READY_FD");
+    if (!v || !*v) return -1;
+    char *end;
+    long fd = strtol(v, &end, 10);
+    if (*end || fd < 0 || fd > INT_MAX || fcntl((int)fd, F_GETFD) < 0) {
+        fprintf(stderr, "attnlab: warning: ATTNLAB_READY_FD=%s is not an open file descriptor; ignored\n", v);
+        return -1;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    return (int)fd;
+}
+
+/* Tell the ATTNLAB_READY_FD reader that the last frame is on screen. A
+** failed write (the reader is gone) ends the announcements. */
+static void say_ready(Win *w)
+{
+    char line[128];
+    bool toast = w->a->toast[0] && w->a->toast_until > w->a->now;
+    int n = snprintf(line, sizeof line, "frame=%lu keys=%lu reloads=%lu toast=%d key=%s\n", w->frames, w->keys,
+                     w->reloads, toast ? 1 : 0, w->last_key[0] ? w->last_key : "-");
+    const char *p = line;
+    size_t left = n > 0 && (size_t)n < sizeof line ? (size_t)n : strlen(line);
+    while (left > 0) {
+        ssize_t k = write(w->ready_fd, p, left);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            w->ready_fd = -1;
+            break;
+        }
+        p += k;
+        left -= (size_t)k;
+    }
+    w->unsaid = false;
+}
 
 /* Without a display: export the lesson asked for (or the tour) instead,
 ** and say where it went. */
@@ -159,7 +221,13 @@ static void on_event(Win *w, const SDL_Event *e)
     int p, r, c;
     switch (e->type) {
     case SDL_QUIT: app_request_quit(a); w->redraw = true; break;
-    case SDL_KEYDOWN: on_key(w, &e->key); sync_fullscreen(w); w->redraw = true; break;
+    case SDL_KEYDOWN:
+        w->keys++;
+        snprintf(w->last_key, sizeof w->last_key, "%s", SDL_GetKeyName(e->key.keysym.sym));
+        on_key(w, &e->key);
+        sync_fullscreen(w);
+        w->redraw = true;
+        break;
     case SDL_TEXTINPUT:
         if (a->ask == ASK_SAVE_AS) { app_ask_type(a, e->text.text); w->redraw = true; }
         break;
@@ -233,6 +301,8 @@ static void draw(Win *w)
     SDL_RenderPresent(w->ren);
     w->last_frame = SDL_GetTicks();
     w->redraw = false;
+    w->frames++;
+    w->unsaid = true;
 }
 
 /* The loop: block for events, draw when needed, at most 60 times a second. */
@@ -248,6 +318,10 @@ static void run(Win *w)
         int watch = app_watch_due_ms(a);         /* a look at the lesson file twice a second */
         if (watch >= 0 && (timeout < 0 || watch < timeout)) timeout = watch;
         bool toast_was = a->toast[0] && a->toast_until > now;
+        if (w->ready_fd >= 0 && w->unsaid) {
+            SDL_PumpEvents();
+            if (!SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT)) say_ready(w);   /* about to sleep */
+        }
         int got = timeout < 0 ? SDL_WaitEvent(&e) : SDL_WaitEventTimeout(&e, timeout);
         a->now = SDL_GetTicks() / 1000.0;
         if (got) {
@@ -255,7 +329,10 @@ static void run(Win *w)
             while (!a->quit && SDL_PollEvent(&e)) on_event(w, &e);
         }
         if (toast_was && a->now >= a->toast_until) w->redraw = true;   /* the toast expired */
-        if (app_watch_poll(a)) w->redraw = true;
+        if (app_watch_poll(a)) {
+            w->reloads++;
+            w->redraw = true;
+        }
         if (w->redraw && !a->quit) {
             Uint32 since = SDL_GetTicks() - w->last_frame;
             if (since < FRAME_MS) SDL_Delay(FRAME_MS - since);
@@ -293,6 +370,7 @@ int app_window(const char *path, const char *font, const char *shots, int width,
     Win w;
     memset(&w, 0, sizeof w);
     w.a = a;
+    w.ready_fd = ready_fd_from_env();
     w.fonts = font_create(font);
     if (!w.fonts) {
         fprintf(stderr, "attnlab: error: %s\n", font_error());

@@ -24,6 +24,7 @@
 #include "utf8.h"
 #include "util.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -1175,6 +1176,19 @@ static int key_index(const char *const *keys, const char *k)
     return -1;
 }
 
+/* The line where the setup key named k was set in this section, 0 if it
+** was not. k is one of setup_keys: a name that is not would index -1. */
+static int setup_key_line(const Parser *p, const char *k)
+{
+    int i = key_index(setup_keys, k);
+    assert(i >= 0 && (size_t)i < sizeof p->key_line / sizeof p->key_line[0]);
+    return p->key_line[i];
+}
+
+/* Every key of every section has a slot in key_line. */
+_Static_assert(sizeof setup_keys / sizeof setup_keys[0] - 1 <= sizeof ((Parser *)0)->key_line / sizeof(int),
+               "key_line has a slot for every setup key");
+
 /* Comma-separated list of keys for messages. */
 static void key_list(const char *const *keys, char *out, size_t n)
 {
@@ -1415,8 +1429,8 @@ static bool parse_setup_key(Parser *p, const char *key, const char *key_at, cons
         return parse_torch_seed(p, s);
     } else if (!strcmp(key, "tokens")) {
         char **t; int n;
-        int other = p->key_line[key_index(setup_keys, "query_tokens")] ? p->key_line[key_index(setup_keys, "query_tokens")]
-                  : p->key_line[key_index(setup_keys, "key_tokens")];
+        int other = setup_key_line(p, "query_tokens") ? setup_key_line(p, "query_tokens")
+                  : setup_key_line(p, "key_tokens");
         if (other)
             return FAIL(p, key_at, "this setup already set query_tokens or key_tokens (line %d): use 'tokens:' for "
                         "self-attention, or 'query_tokens:' and 'key_tokens:' for cross-attention, not both", other);
@@ -1430,11 +1444,11 @@ static bool parse_setup_key(Parser *p, const char *key, const char *key_at, cons
         char **t; int n;
         if (!parse_tokens(p, s, &t, &n)) return false;
         bool q = key[0] == 'q';
-        if (p->key_line[key_index(setup_keys, "tokens")]) {
+        if (setup_key_line(p, "tokens")) {
             free_tokens(t, n);
             return FAIL(p, key_at, "this setup already set tokens (line %d): use 'tokens:' for self-attention, "
                         "or 'query_tokens:' and 'key_tokens:' for cross-attention, not both",
-                        p->key_line[key_index(setup_keys, "tokens")]);
+                        setup_key_line(p, "tokens"));
         }
         free_tokens(q ? su->qtokens : su->ktokens, q ? su->nq : su->nk);
         if (q) { su->qtokens = t; su->nq = n; } else { su->ktokens = t; su->nk = n; }
@@ -1444,7 +1458,7 @@ static bool parse_setup_key(Parser *p, const char *key, const char *key_at, cons
             Operand *kv[2] = { &su->keys, &su->values };
             const char *names[2] = { "keys", "values" };
             for (int i = 0; i < 2; i++)
-                if (!p->key_line[key_index(setup_keys, names[i])]) {
+                if (!setup_key_line(p, names[i])) {
                     free(kv[i]->input); free(kv[i]->weight);
                     kv[i]->input = kv[i]->weight = NULL;
                 }
@@ -1796,15 +1810,15 @@ static bool check_given(Parser *p, Setup *su)
     static const char *const no[] = { "queries", "keys", "score", "divisor", "temperature", "positions", "kv_heads",
                                       "additive", "residual", NULL };
     for (int i = 0; no[i]; i++) {
-        int line = p->key_line[key_index(setup_keys, no[i])];
+        int line = setup_key_line(p, no[i]);
         if (line)
             return fail_line(p, line, 1, "'%s' does not apply to a setup with 'attention: %s' (line %d): its weights are given, "
                              "not computed from queries and keys", no[i], su->attention, su->attention_line);
     }
     clear_operand(&su->queries);
     clear_operand(&su->keys);
-    if (!p->key_line[key_index(setup_keys, "values")]) clear_operand(&su->values);
-    if (!su->values.input && !p->key_line[key_index(setup_keys, "output")]) {
+    if (!setup_key_line(p, "values")) clear_operand(&su->values);
+    if (!su->values.input && !setup_key_line(p, "output")) {
         free(su->output_proj);          /* inherited, with the values it multiplied */
         su->output_proj = NULL;
     }
@@ -1818,7 +1832,7 @@ static bool check_given(Parser *p, Setup *su)
     su->add_w1 = su->add_w2 = su->add_v = NULL;
     const LessonMatrix *A = lesson_matrix(su, su->attention);
     int line = su->attention_line > su->line ? su->attention_line : A->line;
-    int heads_line = p->key_line[key_index(setup_keys, "heads")];
+    int heads_line = setup_key_line(p, "heads");
     if (A->stack > 1) {
         if (heads_line && su->heads != A->stack)
             return fail_line(p, heads_line, 1, "heads: %d, but attention %s is a stack of %d heads", su->heads, su->attention, A->stack);
@@ -2207,7 +2221,10 @@ static bool parse_section(Parser *p, const char *s)
     StageId id;
     if (!lesson_stage_from_name(name, &id)) {
         char list[400] = "setup";
-        for (int i = 0; i < STAGE_COUNT; i++) { strcat(list, ", "); strcat(list, stage_names[i]); }
+        for (int i = 0; i < STAGE_COUNT; i++) {
+            assert(strlen(list) + 2 + strlen(stage_names[i]) < sizeof list);   /* every stage name fits */
+            strcat(list, ", "); strcat(list, stage_names[i]);
+        }
         char f[48];
         if (n > 0) snprintf(f, sizeof f, "'%.*s'", (int)(n < 40 ? n : 40), name_at);
         else found(name_at, f, sizeof f);

@@ -10,10 +10,14 @@
 ** Why ISA-L (measured on the tour's stages at 1280x800, docs/performance.md):
 ** level 1 compresses 2.9 MB of RGB in 0.65 ms against 3.6 ms for
 ** libdeflate's level 1 and 5.9 ms for zlib's, with files 3% smaller than
-** zlib's. Two things need care:
+** zlib's. Three things need care:
 **   - determinism: igzip keeps its hash table in the caller's level buffer;
 **     the buffer is zeroed before every image, so nothing of an earlier image
 **     (or of malloc's garbage) can steer the match finder;
+**   - igzip's first byte: its level-1 body files the third byte of a stream
+**     under a hash of the stream's address, so the bytes (never the pixels)
+**     of about one picture in two thousand moved with address-space
+**     randomisation; prime_stream keeps every stream out of that path;
 **   - CPU state: igzip's AVX2/AVX-512 code returns with the upper halves of
 **     the vector registers in use (XINUSE bits 2 and 6 set, read with XGETBV);
 **     SSE code that runs next (zlib, libm, the layout) then pays for merging
@@ -28,6 +32,7 @@
 #include <isa-l/igzip_lib.h>
 #endif
 
+#include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,6 +249,7 @@ static void put_text(Buf *out, const char *key, const char *value)
 {
     size_t nk = strlen(key);
     char head[96];
+    assert(nk + 5 <= sizeof head);          /* the keys are text_fields' three words */
     memcpy(head, key, nk + 1);
     if (is_ascii(value)) {
         put_chunk(out, "tEXt", head, nk + 1, value, strlen(value));
@@ -273,6 +279,48 @@ static int deflate_band(struct isal_zstream *z, int last, Buf *out)
         }
         if (done) return 0;
     }
+}
+
+/* Bytes of a stream's start that igzip takes on their own (see prime_stream):
+** at most its 16 bytes of input padding, so that its body loop stays out. */
+#define PRIME_BYTES 16
+
+/*
+** ISA-L 2.30's level-1 body (igzip_icf_body_h1_gr_bt.asm, `.write_first_byte`)
+** writes the first byte of a stream as a literal and then computes the hash of
+** the third byte from rcx, where the main loop keeps input bytes; on this
+** path rcx still holds the stream's address (the function's first
+** instruction copies its argument there), which moves with address-space
+** randomisation. The third byte's position is then filed in a slot chosen by
+** that address, and a later byte whose hash falls in that slot may find a
+** match 2 bytes past a multiple of 32 KB that other runs do not find. The
+** stream stays valid (igzip compares the bytes before it emits a match); only
+** its bytes differ, in about one picture in two thousand.
+**
+** The finish path handles a stream's first byte from the data itself. So the
+** first PRIME_BYTES bytes go in alone with a SYNC_FLUSH: with no more than its
+** input padding to look at, the body writes nothing, the finish path codes
+** them and sets the history flag, and the body never takes its first-byte
+** path in this stream. The cost is a block of its own for those bytes and
+** an empty stored block: about 30 bytes a file, and no measurable time.
+*/
+static int prime_stream(struct isal_zstream *z, Buf *out)
+{
+    if (z->avail_in <= PRIME_BYTES) return 0;      /* the finish path takes all of it */
+    uint32_t rest = z->avail_in - PRIME_BYTES;
+    uint16_t eos = z->end_of_stream;
+    z->avail_in = PRIME_BYTES;
+    z->end_of_stream = 0;
+    z->flush = SYNC_FLUSH;
+    int rc = deflate_band(z, 0, out);
+    /* the flush is complete (the output buffer had room for it): the next
+    ** call starts a new block with the history in place */
+    assert(rc < 0 || (z->avail_in == 0 && z->internal_state.state == ZSTATE_NEW_HDR
+                      && z->internal_state.has_hist != IGZIP_NO_HIST));
+    z->flush = NO_FLUSH;
+    z->end_of_stream = eos;
+    z->avail_in = rest;
+    return rc;
 }
 
 /* The fast encoder: chunks written here, rows deflated band by band. */
@@ -315,6 +363,7 @@ static int encode_isal(SDL_Surface *s, const ExportMeta *meta, Buf *out)
     z.avail_out = ZOUT_BYTES;
     for (int y0 = 0; y0 < s->h; y0 += band_rows) {
         int rows = s->h - y0 < band_rows ? s->h - y0 : band_rows;
+        assert(stride * (size_t)rows <= enc.band_cap);
         for (int r = 0; r < rows; r++) {
             enc.band[(size_t)r * stride] = 0;                     /* filter NONE */
             argb_to_rgb(surface_row(s, y0 + r), enc.band + (size_t)r * stride + 1, s->w);
@@ -326,6 +375,7 @@ static int encode_isal(SDL_Surface *s, const ExportMeta *meta, Buf *out)
         z.next_in = enc.band;
         z.avail_in = (uint32_t)(stride * (size_t)rows);
         z.end_of_stream = y0 + rows == s->h;
+        if (y0 == 0 && prime_stream(&z, out) < 0) return -1;
         if (deflate_band(&z, z.end_of_stream, out) < 0) return -1;
     }
     put_chunk(out, "IEND", NULL, 0, NULL, 0);
@@ -346,34 +396,68 @@ const char *export_png_encoder(void)
 #endif
 }
 
+/* The canvas as ARGB8888, locked: s itself, or a converted copy in *conv
+** (NULL when none was needed). NULL on failure (export_error). */
+static SDL_Surface *argb_locked(SDL_Surface *s, SDL_Surface **conv)
+{
+    *conv = NULL;
+    if (!s || s->w <= 0 || s->h <= 0) {
+        snprintf(export_err, sizeof export_err, "export: nothing to encode");
+        return NULL;
+    }
+    if (s->format->format != SDL_PIXELFORMAT_ARGB8888) {
+        *conv = SDL_ConvertSurfaceFormat(s, SDL_PIXELFORMAT_ARGB8888, 0);
+        if (!*conv) {
+            snprintf(export_err, sizeof export_err, "export: cannot convert the canvas: %s",
+                     SDL_GetError());
+            return NULL;
+        }
+        s = *conv;
+    }
+    SDL_LockSurface(s);
+    return s;
+}
+
+/* Undo argb_locked. */
+static void argb_unlock(SDL_Surface *s, SDL_Surface *conv)
+{
+    SDL_UnlockSurface(s);
+    if (conv) SDL_FreeSurface(conv);
+}
+
+/* The rows PNG compresses: a filter byte (none) and the RGB bytes each. */
+int export_png_rows(SDL_Surface *s, Buf *out)
+{
+    export_err[0] = '\0';
+    SDL_Surface *conv, *a = argb_locked(s, &conv);
+    if (!a) return -1;
+    size_t stride = 1 + 3 * (size_t)a->w;
+    uint8_t *row = xmalloc(stride);
+    row[0] = 0;
+    for (int y = 0; y < a->h; y++) {
+        argb_to_rgb(surface_row(a, y), row + 1, a->w);
+        buf_append(out, (const char *)row, stride);
+    }
+    free(row);
+    argb_unlock(a, conv);
+    return 0;
+}
+
 /* Convert to ARGB8888 if needed, lock, encode with the chosen encoder. */
 int export_png_encode_with(SDL_Surface *s, const ExportMeta *meta, ExportEncoder e, Buf *out)
 {
     export_err[0] = '\0';
-    if (!s || s->w <= 0 || s->h <= 0) {
-        snprintf(export_err, sizeof export_err, "export: nothing to encode");
-        return -1;
-    }
-    SDL_Surface *conv = NULL;
-    if (s->format->format != SDL_PIXELFORMAT_ARGB8888) {
-        conv = SDL_ConvertSurfaceFormat(s, SDL_PIXELFORMAT_ARGB8888, 0);
-        if (!conv) {
-            snprintf(export_err, sizeof export_err, "export: cannot convert the canvas: %s",
-                     SDL_GetError());
-            return -1;
-        }
-        s = conv;
-    }
+    SDL_Surface *conv;
+    s = argb_locked(s, &conv);
+    if (!s) return -1;
     size_t start = out->len;
-    SDL_LockSurface(s);
 #ifdef EXPORT_ISAL
     int rc = e == EXPORT_ENC_LIBPNG ? encode_libpng(s, meta, out) : encode_isal(s, meta, out);
 #else
     (void)e;
     int rc = encode_libpng(s, meta, out);
 #endif
-    SDL_UnlockSurface(s);
-    if (conv) SDL_FreeSurface(conv);
+    argb_unlock(s, conv);
     if (rc < 0) {
         /* Take back whatever half an image was appended. */
         out->len = start;

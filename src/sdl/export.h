@@ -54,6 +54,9 @@ const char *export_png_encoder(void);
 int export_png_encode_with(SDL_Surface *s, const ExportMeta *meta, ExportEncoder enc, Buf *out);
 /* Append the PNG encoding of s to out. Returns 0, or -1 (export_error). */
 int export_png_encode(SDL_Surface *s, const ExportMeta *meta, Buf *out);
+/* Append the bytes a PNG of s compresses: each row a filter byte (0, none)
+** and its RGB bytes (for comparing encoders in `make bench`). 0, or -1. */
+int export_png_rows(SDL_Surface *s, Buf *out);
 /* Write s as a PNG file at path, atomically. Returns 0, or -1 (export_error);
 ** on failure no file is created or changed. */
 int export_png(SDL_Surface *s, const char *path, const ExportMeta *meta);

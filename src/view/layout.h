@@ -22,6 +22,9 @@
 #include "draw.h"
 #include "core/stage.h"
 
+/* Panel k of a View is panel k of its DrawList: one limit for both. */
+_Static_assert(VIEW_MAX_PANELS == DRAW_MAX_PANELS, "a View and a DrawList hold the same number of panels");
+
 typedef struct Theme {
     bool dark;
     Color bg, fg, muted, panel_bg, frame, masked_bg, masked_fg, accent, highlight;

@@ -2,7 +2,8 @@
 # from the Makefile after its own rules (it uses WARN, BUILD, CORE_SRC,
 # VIEW_SRC and the cmap_tables.h rule).
 #
-# Debian packages these rules need, for `make deps`:
+# Debian packages these rules need, in the Makefile's TEST_PKGS (installed by
+# the deps-test step every target here waits for):
 #   clang libclang-rt-14-dev valgrind
 # (clang-14 is Debian 12's clang; libclang-rt-14-dev holds libFuzzer and the
 # sanitizer runtimes.)
@@ -20,7 +21,7 @@ FUZZ_CC      ?= clang
 FUZZ_DIR     ?= build/fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_SAN     := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_CFLAGS  := $(WARN) -g -O1 -Isrc -I$(BUILD)/gen $(FUZZ_SAN)
+FUZZ_CFLAGS  := $(WARN) $(WERROR) -g -O1 -Isrc -I$(BUILD)/gen $(FUZZ_SAN)
 FUZZ_SRC     := tests/fuzz/fuzz_lesson.c $(CORE_SRC) $(VIEW_SRC)
 # -timeout: a lesson at the edge of the work budget (about a second in a
 # normal build) takes 10-30 s under ASan and UBSan at -O1 on a busy machine.
@@ -29,7 +30,7 @@ FUZZ_ARGS    := -max_len=65536 -timeout=60 -rss_limit_mb=2048 -dict=tests/fuzz/l
 .PHONY: fuzz fuzz-build fuzz-corpus fuzz-npy fuzz-shape fuzz-memory fuzz-regressions test-valgrind test-bad-lessons
 
 # The harness links the SDL-free modules only: src/core and src/view.
-$(FUZZ_DIR)/fuzz_lesson: $(FUZZ_SRC) $(wildcard src/core/*.h src/view/*.h) $(BUILD)/gen/cmap_tables.h tests/fuzz/rules.mk | deps
+$(FUZZ_DIR)/fuzz_lesson: $(FUZZ_SRC) $(wildcard src/core/*.h src/view/*.h) $(BUILD)/gen/cmap_tables.h tests/fuzz/rules.mk | deps-test
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRC) -lzip -lunibreak -lm
 
@@ -54,7 +55,7 @@ fuzz: $(FUZZ_DIR)/fuzz_lesson fuzz-corpus
 # The NumPy reader on its own: header parser, decoder, .npy files and .npz
 # members (libzip). Seeds are written by numpy (make_npy_corpus.py).
 FUZZ_NPY_SRC := tests/fuzz/fuzz_npy.c src/core/npy.c src/core/fileio.c src/core/utf8.c src/core/util.c
-$(FUZZ_DIR)/fuzz_npy: $(FUZZ_NPY_SRC) src/core/npy.h src/core/fileio.h src/core/util.h tests/fuzz/rules.mk | deps
+$(FUZZ_DIR)/fuzz_npy: $(FUZZ_NPY_SRC) src/core/npy.h src/core/fileio.h src/core/util.h tests/fuzz/rules.mk | deps-test
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_NPY_SRC) -lzip -lm
 
@@ -86,7 +87,8 @@ fuzz-regressions: $(FUZZ_DIR)/fuzz_lesson $(FUZZ_DIR)/fuzz_npy $(FUZZ_DIR)/fuzz_
 # every lesson exported as PNG and as SVG, and every bad lesson checked.
 VALGRIND := valgrind --tool=memcheck --leak-check=full --errors-for-leak-kinds=definite,indirect \
             --error-exitcode=3 --suppressions=tests/valgrind.supp --quiet
-test-valgrind: $(BUILD)/attnlab
+test-valgrind: deps-test
+	@$(MAKE) --no-print-directory WERROR=-Werror $(BUILD)/attnlab
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(VALGRIND) $(BUILD)/attnlab --export $$tmp/png --format png lessons/*.lesson >/dev/null && \
 	$(VALGRIND) $(BUILD)/attnlab --export $$tmp/svg --format svg lessons/*.lesson >/dev/null && \
@@ -103,7 +105,7 @@ test-bad-lessons: $(BUILD)/attnlab
 FUZZ_MO_SRC := tests/fuzz/fuzz_mo.c src/core/i18n.c src/core/fileio.c src/core/utf8.c src/core/util.c
 
 .PHONY: fuzz-mo
-$(FUZZ_DIR)/fuzz_mo: $(FUZZ_MO_SRC) src/core/i18n.h tests/fuzz/rules.mk | deps
+$(FUZZ_DIR)/fuzz_mo: $(FUZZ_MO_SRC) src/core/i18n.h tests/fuzz/rules.mk | deps-test
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_MO_SRC)
 
@@ -118,7 +120,7 @@ fuzz-mo: $(FUZZ_DIR)/fuzz_mo $(MO_FILES)
 # offscreen canvas. Seeds: the strings of the lessons in many scripts.
 FUZZ_SHAPE_SRC := tests/fuzz/fuzz_shape.c src/sdl/font.c src/sdl/font_shape.c src/sdl/font_atlas.c src/sdl/render.c \
                   src/view/draw.c src/core/fileio.c src/core/util.c src/core/utf8.c
-$(FUZZ_DIR)/fuzz_shape: $(FUZZ_SHAPE_SRC) $(wildcard src/sdl/*.h src/core/*.h src/view/*.h) tests/fuzz/rules.mk | deps
+$(FUZZ_DIR)/fuzz_shape: $(FUZZ_SHAPE_SRC) $(wildcard src/sdl/*.h src/core/*.h src/view/*.h) tests/fuzz/rules.mk | deps-test
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $@ $(FUZZ_SHAPE_SRC) $(PKG_LIBS) -lm
 

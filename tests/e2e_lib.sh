@@ -1,0 +1,153 @@
+# e2e_lib.sh: what tests/e2e.sh and tests/e2e_text.sh share (bash, sourced):
+# a display, a window on a lesson, and waiting for events, never for time.
+#
+# - Xvfb picks a free display itself and says which (-displayfd); openbox
+#   says when it manages the screen (--startup).
+# - The window says when a frame is on screen (ATTNLAB_READY_FD, see
+#   src/app/window.c): `settle` presses F12 (bound to nothing) after the
+#   input and waits for the line that names it, so the screenshot that
+#   follows shows the frame drawn after all of the input.
+# - `park` moves the pointer off the window before a picture that must not
+#   show a hover.
+# - Every wait ends after $hang seconds (30, times TIME_SCALE, the
+#   Makefile's factor for a busy machine or a sanitizer build): a hang fails
+#   the test, a slow machine does not.
+#
+# The including script sets bin, tmp, and ok/bad; e2e_display once, then
+# e2e_start for each window.
+
+scale=${TIME_SCALE:-1}
+hang=$((30 * scale))
+app=""; xvfb=""; wm=""; win=""
+
+# e2e_cleanup: stop what was started (the window, the window manager, Xvfb).
+e2e_cleanup() {
+    [ -n "$app" ] && kill "$app" 2>/dev/null
+    [ -n "$wm" ] && kill "$wm" 2>/dev/null
+    [ -n "$xvfb" ] && kill "$xvfb" 2>/dev/null
+    wait 2>/dev/null
+}
+
+# wait_for WHAT CMD...: run CMD until it succeeds, 20 ms apart; after $hang
+# seconds, fail with WHAT.
+wait_for() {
+    what=$1; shift
+    end=$(($(date +%s) + hang))
+    until "$@"; do
+        if [ "$(date +%s)" -ge "$end" ]; then bad "$what (waited ${hang}s)"; return 1; fi
+        sleep 0.02
+    done
+}
+
+# e2e_display WxH: Xvfb with one screen of that size, and openbox on it.
+e2e_display() {
+    mkfifo "$tmp/displayfd"
+    Xvfb -displayfd 9 -screen 0 "$1"x24 -nolisten tcp 9>"$tmp/displayfd" >"$tmp/xvfb.log" 2>&1 &
+    xvfb=$!
+    d=""
+    read -r -t "$hang" d <"$tmp/displayfd"
+    [ -n "$d" ] || { bad "Xvfb did not start: $(cat "$tmp/xvfb.log")"; exit 1; }
+    export DISPLAY=":$d"
+    # a window manager, as on a real desktop (fullscreen is its job)
+    openbox --startup "touch $tmp/wm-up" >"$tmp/wm.log" 2>&1 &
+    wm=$!
+    wait_for "openbox did not start: $(cat "$tmp/wm.log")" test -e "$tmp/wm-up" || exit 1
+}
+
+# next_line: the window's next announcement, into FRAME, KEYS, RELOADS,
+# TOAST and KEY; false after $hang seconds without one.
+next_line() {
+    local line
+    IFS= read -r -t "$hang" -u 8 line || return 1
+    FRAME=${line#frame=}; FRAME=${FRAME%% *}
+    KEYS=${line#* keys=}; KEYS=${KEYS%% *}
+    RELOADS=${line#* reloads=}; RELOADS=${RELOADS%% *}
+    TOAST=${line#* toast=}; TOAST=${TOAST%% *}
+    KEY=${line#* key=}
+}
+
+# e2e_start NAME LESSON WxH [ARGS...]: the window on LESSON (output in
+# $tmp/NAME.log); returns once its first frame is on screen, with $app and
+# $win set.
+e2e_start() {
+    name=$1 lesson=$2 size=$3; shift 3
+    rm -f "$tmp/ready"; mkfifo "$tmp/ready"
+    exec 8<>"$tmp/ready"
+    # Under AddressSanitizer the window keeps every check but the leak
+    # check: SDL unloads the X11 libraries it opened before LeakSanitizer
+    # runs, so their few hundred bytes of per-display caches show up as
+    # leaks of "<unknown module>" that no suppression can name. Leaks in our
+    # code are caught by the unit suites (which drive the same state and
+    # frame code) and by valgrind.
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" ATTNLAB_READY_FD=8 \
+        "$bin" --size "$size" "$@" "$lesson" >"$tmp/$name.log" 2>&1 &
+    app=$!
+    FRAME=0 KEYS=0 RELOADS=0 TOAST=0 KEY=-
+    if ! next_line; then bad "$name: no frame within ${hang}s"; cat "$tmp/$name.log"; exit 1; fi
+    win=$(timeout "$hang" xdotool search --sync --name '^attnlab$' 2>/dev/null | head -1)
+    if [ -n "$win" ]; then ok; else bad "$name: the window did not appear"; cat "$tmp/$name.log"; exit 1; fi
+}
+
+# settle: the frame after everything sent so far is on screen.
+settle() {
+    local k0=$KEYS
+    xdotool key --window "$win" F12 2>/dev/null
+    while next_line; do
+        [ "$KEYS" -gt "$k0" ] && [ "$KEY" = F12 ] && return 0
+    done
+    bad "no frame after the input within ${hang}s"
+    return 1
+}
+
+# reloaded: wait until the window has picked up a change of its lesson file
+# (it looks twice a second), then settle.
+reloaded() {
+    local r0=$RELOADS
+    while next_line; do
+        [ "$RELOADS" -gt "$r0" ] && { settle; return; }
+    done
+    bad "the window did not pick up the changed file within ${hang}s"
+    return 1
+}
+
+# quiet: no passing message on screen (its end draws a frame).
+quiet() {
+    while [ "$TOAST" = 1 ]; do
+        next_line || { bad "the message did not go within ${hang}s"; return 1; }
+    done
+}
+
+# key KEYS...: keys to the window, then its next frame.
+key() { xdotool key --window "$win" "$@" 2>/dev/null; settle; }
+
+# park: the pointer off the window (the screen's top left corner is outside
+# it unless it is fullscreen), then the frame without a hover.
+park() { xdotool mousemove 0 0 2>/dev/null; settle; }
+
+# geometry: the window's size as WxH.
+geometry() { xdotool getwindowgeometry "$win" | awk '/Geometry/ { print $2 }'; }
+# has_geometry WxH: whether the window has that size now.
+has_geometry() { [ "$(geometry)" = "$1" ]; }
+
+# shot NAME: the whole screen as it is now, in $tmp/NAME.png.
+shot() { import -window root "$tmp/$1.png"; }
+# differ A B: how many pixels differ between two screenshots.
+differ() { compare -metric AE "$tmp/$1.png" "$tmp/$2.png" null: 2>&1 | awk '{ printf "%d", $1 }'; }
+
+# quit NAME: Q, then exit status 0 and no sanitizer report in the log.
+quit() {
+    xdotool key --window "$win" q 2>/dev/null
+    if ! timeout "$hang" tail -s 0.05 --pid="$app" -f /dev/null; then
+        bad "$1: still running ${hang}s after Q"
+        # where it is, so that a hang can be told from a lost key
+        command -v gdb >/dev/null && gdb -p "$app" -batch -ex "thread apply all bt" 2>/dev/null | grep '^#' | head -40
+        tail -5 "$tmp/$1.log"
+        kill "$app"
+    fi
+    wait "$app"
+    code=$?
+    app=""
+    exec 8<&-
+    if [ "$code" -eq 0 ]; then ok; else bad "$1: Q exits 0 (got $code)"; cat "$tmp/$1.log"; fi
+    if grep -q 'AddressSanitizer\|runtime error' "$tmp/$1.log"; then bad "$1: sanitizer report"; cat "$tmp/$1.log"; else ok; fi
+}
