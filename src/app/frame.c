@@ -262,11 +262,24 @@ static void picker_overlay(const AppState *a, const Theme *th, int w, int h, flo
     }
 }
 
-/* A one-line banner (toast or error) at the bottom or top. */
+/* A one-line banner (toast or error) at the bottom or top. A text too wide
+** for the canvas is drawn smaller, down to BANNER_SHRINK of its size, and
+** then cut with "…". */
+#define BANNER_SHRINK 0.6f
 static void banner(DrawList *out, const char *text, bool top, bool error, const Theme *th, int w, int h, float size,
                    MeasureFn measure, void *ctx)
 {
-    float tw = fminf(measure(ctx, text, size, 0), (float)w - 6 * size), bh = size * 2.2f;
+    float maxw = fmaxf((float)w - 6 * size, size), full = measure(ctx, text, size, 0), bh = size * 2.2f;
+    char cut[512];
+    if (full > maxw) {
+        float s = fmaxf(size * maxw / full, size * BANNER_SHRINK);
+        BoxFont f = { measure, ctx, s };
+        if (measure(ctx, text, s, 0) > maxw) text_fit(text, maxw, box_measure, &f, cut, sizeof cut);
+        else snprintf(cut, sizeof cut, "%s", text);
+        text = cut;
+        size = s;
+    }
+    float tw = fminf(measure(ctx, text, size, 0), maxw);
     float x = ((float)w - tw) / 2 - size, y = top ? size * 0.6f : (float)h - bh - size * 0.8f;
     Color bg = error ? (Color){ 170, 20, 30, 240 } : with_alpha(th->fg, 230);
     Color fg = error ? (Color){ 255, 255, 255, 255 } : th->bg;
