@@ -157,26 +157,14 @@ function attnlabChrome(M, run) {
     }
   }
 
-  /* + and − beside a pinned input cell (touch screens have no wheel). */
+  /* + and − for a pinned input cell (touch screens have no wheel), first in
+  ** the bar, where they hide nothing. */
   function syncPin(f) {
-    const pin = $('pin');
-    const show = (f & 128) !== 0 && (f & 8) === 0;
-    let r = null;
-    if (show) {
-      const p = M._malloc(16);
-      if (M._web_pinned_rect(p)) r = Array.from(M.HEAPF32.subarray(p >> 2, (p >> 2) + 4));
-      M._free(p);
+    const hide = (f & 128) === 0 || (f & 8) !== 0;
+    if ($('pin').hidden !== hide) {
+      $('pin').hidden = hide;
+      window.dispatchEvent(new Event('resize'));       /* the bar may take another row */
     }
-    pin.hidden = !r;
-    if (!r) return;
-    const dpr = window.devicePixelRatio || 1, view = $('view').getBoundingClientRect();
-    const w = pin.offsetWidth || 100, h = pin.offsetHeight || 48;
-    let x = (r[0] + r[2]) / dpr + 6, y = r[1] / dpr + (r[3] / dpr - h) / 2;
-    if (x + w > view.width - 4) x = r[0] / dpr - w - 6;
-    x = Math.max(4, Math.min(x, view.width - w - 4));
-    y = Math.max(4, Math.min(y, view.height - h - 4));
-    pin.style.left = x + 'px';
-    pin.style.top = y + 'px';
   }
 
   /* ---- the text view ---- */

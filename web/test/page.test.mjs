@@ -9,7 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, statSync, mkdirSync, copyFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, statSync, mkdirSync } from 'node:fs';
 import { loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -350,6 +350,8 @@ test('touch at 390×844: tap a lesson, every toggle from the compact toolbar, ta
     assert.ok(await p.evaluate(() => !document.getElementById('pin').hidden), 'the + and − of a pinned input');
     await tap('#pin button[data-act="increase"]');
     assert.equal(Number(await value()).toFixed(2), (Number(was) + 0.1).toFixed(2), '+ steps the input up');
+    mkdirSync(SHOTS, { recursive: true });
+    await p.screenshot({ path: join(SHOTS, 'phone-390x844.png') });
     await tap('#menu button[data-act="undo"]');
     assert.equal(await value(), was, 'undo');
     await tap('#menu button[data-act="redo"]');
@@ -369,8 +371,6 @@ test('touch at 390×844: tap a lesson, every toggle from the compact toolbar, ta
     await p.touchscreen.touchEnd();
     await settle(p);
     assert.match(await stageLabel(p), /stage 4 \//);
-    mkdirSync(SHOTS, { recursive: true });
-    await p.screenshot({ path: join(SHOTS, 'phone-390x844.png') });
   } finally {
     await p.close();
   }
