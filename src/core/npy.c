@@ -1,6 +1,6 @@
 /*
 ** npy.c: the .npy header parser, the data decoder, and reading arrays from
-** .npy files and .npz archives (libzip).
+** .npy files and .npz archives (libzip, or zipread.c without it).
 **
 ** The format (numpy's NEP 1): the magic "\x93NUMPY", a major and a minor
 ** version byte, the header length (2 bytes little-endian for version 1.0,
