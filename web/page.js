@@ -54,6 +54,7 @@ function attnlabChrome(M, run) {
         if (long) long.textContent = label;
         else b.textContent = label;
         b.setAttribute('aria-label', label);           /* the name, also where only a symbol shows */
+        b.dir = 'auto';                                 /* "فتح…" ends on the left */
       }
       if (help) {
         /* a name that says what the button does, and starts with the letters it shows ("A+", "PNG") */

@@ -243,20 +243,25 @@ const char *app_action_name(AppAction act)
     return names[act];
 }
 
-/* The first main row of act for an edition. */
-const KeyRow *app_action_row(AppAction act, unsigned edition)
+/* The first main row of act for an edition (one that lists keys, when
+** listed is set), or NULL. */
+static const KeyRow *main_row(AppAction act, unsigned edition, bool listed)
 {
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
-        if (rows[i].act == act && rows[i].ctx == KEYS_MAIN && (rows[i].editions & edition)) return &rows[i];
+        if (rows[i].act == act && rows[i].ctx == KEYS_MAIN && (rows[i].editions & edition) && (!listed || rows[i].keys))
+            return &rows[i];
     return NULL;
 }
 
-/* The keys of act as the help shows them (the first main row of an
-** edition that lists keys), or NULL. */
+/* The first main row of act for an edition. */
+const KeyRow *app_action_row(AppAction act, unsigned edition)
+{
+    return main_row(act, edition, false);
+}
+
+/* The keys of act as the help shows them. */
 const char *app_action_keys(AppAction act, unsigned edition)
 {
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
-        if (rows[i].act == act && rows[i].ctx == KEYS_MAIN && (rows[i].editions & edition) && rows[i].keys)
-            return rows[i].keys;
-    return NULL;
+    const KeyRow *r = main_row(act, edition, true);
+    return r ? r->keys : NULL;
 }

@@ -130,3 +130,15 @@ export function median(v) {
   const s = [...v].sort((a, b) => a - b);
   return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
 }
+
+// Scroll the first input cell of the stage shown (panel 0, row 0, col 0)
+// one step up with the wheel, then move the pointer away.
+export async function editFirstInput(p) {
+  const L = await roles(p);
+  const c = cellsOf(await list(p), L).find((x) => x.panel === 0 && x.row === 0 && x.col === 0);
+  const at = await cellPoint(p, c);
+  await p.mouse.move(at.x, at.y);
+  await p.mouse.wheel({ deltaY: -100 });
+  await settle(p);
+  await p.mouse.move(2, 2);
+}

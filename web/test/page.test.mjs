@@ -14,7 +14,7 @@ import { loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import {
   ROOT, PAGE, SHOTS, URL0, tmp, problems, hang, launch, openPage, ready, settle, list, roles, flags, texts, key,
-  stageLabel, waitStage, cellsOf, cellText, cellPoint, allowDownloads, waitFile, median, sleep,
+  stageLabel, waitStage, cellsOf, cellText, cellPoint, allowDownloads, waitFile, median, sleep, editFirstInput,
 } from './lib.mjs';
 
 let browser;
@@ -58,12 +58,12 @@ test('every toolbar button does its own action with Enter (and Space), shows a f
   try {
     await allowDownloads(p, dir);
     await waitStage(p, /stage 2 \//);
-    const acts = await p.$$eval('#bar button', (bs) => bs.map((b) => b.dataset.act));
+    const acts = await p.$$eval('#bar > button', (bs) => bs.map((b) => b.dataset.act));
     const checked = [];
     for (const act of acts) {
       const before = { label: await stageLabel(p), flags: await flags(p),
         title: (await list(p)).cmds.find((c) => c.text && / \/ 10/.test(c.text)) };
-      await p.focus(`#bar button[data-act="${act}"]`);
+      await p.focus(`#bar > button[data-act="${act}"]`);
       const ring = await p.evaluate(() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle, parseFloat(s.outlineWidth)]; });
       assert.ok(ring[0] === 'solid' && ring[1] >= 2, `${act}: a focus ring (${ring})`);
       const name = await p.evaluate(() => document.activeElement.getAttribute('aria-label'));
@@ -120,11 +120,7 @@ test('undo and redo as on the desktop: Ctrl+Z, Ctrl+Shift+Z, Ctrl+Y and ⌘Z', a
     const L = await roles(p);
     const x00 = () => list(p).then((l) => cellText(l, L, cellsOf(l, L).find((c) => c.panel === 0 && c.row === 0 && c.col === 0)).text);
     const was = await x00();
-    const at = await cellPoint(p, cellsOf(await list(p), L).find((c) => c.panel === 0 && c.row === 0 && c.col === 0));
-    await p.mouse.move(at.x, at.y);
-    await p.mouse.wheel({ deltaY: -100 });
-    await settle(p);
-    await p.mouse.move(2, 2);
+    await editFirstInput(p);
     const edited = await x00();
     assert.notEqual(edited, was);
     for (const [undo, redo] of [[['Control'], ['Control', 'Shift']], [['Meta'], ['Control']]]) {
@@ -215,11 +211,7 @@ test('unsaved edits make the browser ask before the page goes; without edits it 
   const p = await openPage(browser, URL0 + '#lesson=01-tour&stage=1');
   try {
     await waitStage(p, /stage 1 \//);
-    const L = await roles(p);
-    const at = await cellPoint(p, cellsOf(await list(p), L).find((c) => c.panel === 0 && c.row === 0 && c.col === 0));
-    await p.mouse.move(at.x, at.y);
-    await p.mouse.wheel({ deltaY: -100 });
-    await settle(p);
+    await editFirstInput(p);
     assert.ok((await flags(p)) & 16);
     const asked = new Promise((r) => p.once('dialog', (d) => { r(d.type()); d.dismiss(); }));
     await p.evaluate(() => { setTimeout(() => location.reload(), 0); });
