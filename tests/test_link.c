@@ -137,7 +137,7 @@ START_TEST(test_description_holds_the_printed_numbers)
     app_goto(a, stage_of(a, STAGE_SOFTMAX) + 1);
     DrawList *d = draw_create(1280, 800);
     app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
-    char *json = app_describe(a, d);
+    char *json = app_describe(a, d, true);
     Tj *t = tjson_parse(json);
     ck_assert_msg(t != NULL, "%s", json);
     ck_assert_str_eq(tjson_get(t, "title")->str, a->view->title);
@@ -164,7 +164,7 @@ START_TEST(test_description_holds_the_printed_numbers)
     /* predict mode: the weights give nothing away */
     app_predict(a);
     app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
-    json = app_describe(a, d);
+    json = app_describe(a, d, true);
     t = tjson_parse(json);
     bool hidden = false;
     for (int k = 0; k < tjson_get(t, "panels")->n; k++) {
@@ -175,6 +175,12 @@ START_TEST(test_description_holds_the_printed_numbers)
         }
     }
     ck_assert(hidden);
+    tjson_free(t);
+    free(json);
+    json = app_describe(a, d, false);                     /* the words alone */
+    t = tjson_parse(json);
+    ck_assert_str_eq(tjson_get(t, "title")->str, a->view->title);
+    ck_assert_int_eq(tjson_get(tjson_at(tjson_get(t, "panels"), 0), "cells")->n, 0);
     tjson_free(t);
     free(json);
     draw_free(d);
@@ -190,7 +196,7 @@ START_TEST(test_description_of_masks_and_plots)
     for (int k = 0; k < a->L->nstages; k++) {
         app_goto(a, k + 1);
         app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
-        char *json = app_describe(a, d);
+        char *json = app_describe(a, d, true);
         Tj *t = tjson_parse(json);
         ck_assert_msg(t != NULL, "%s", json);
         for (int i = 0; i < tjson_get(t, "panels")->n; i++) {

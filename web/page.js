@@ -205,23 +205,28 @@ function attnlabChrome(M, run) {
     return t;
   }
   /* The text view: the stage's words, said when the stage changes; the
-  ** tables, made while the numbers are shown. force: make them now. */
+  ** tables, made while the numbers are shown. Nothing is asked of the
+  ** program while the slide stays as it is. force: the tables now. */
+  let described = '';
   function textView(force) {
     const f = M._web_flags();
-    const open = !$('numbers').hidden;
+    const open = !$('numbers').hidden || force;
     if (!(f & 4)) {
       if (shownStage) { $('text').textContent = ''; $('tables').textContent = ''; shownStage = shownTables = ''; }
       return null;
     }
-    const json = take(M._web_describe());
+    const key = M._web_view_serial() + '|' + labelled + '|' + open;
+    if (key === described && last) return last;
+    described = key;
+    const json = take(M._web_describe(open ? 1 : 0));
     if (!json) return null;
     const d = JSON.parse(json);
     last = d;
     const words = [d.lesson + ' \u2014 ' + d.stage + ' / ' + d.stages + (d.steps > 1 ? ' (' + d.step + ' / ' + d.steps + ')' : ''),
       d.title, d.formula, d.note].concat(d.paras).filter(Boolean);
-    const key = words.join('\n');
-    if (key !== shownStage) {
-      shownStage = key;
+    const said = words.join('\n');
+    if (said !== shownStage) {
+      shownStage = said;
       const box = $('text');
       box.textContent = '';
       words.forEach(function (w, i) {
@@ -232,18 +237,15 @@ function attnlabChrome(M, run) {
       });
       $('stage').setAttribute('aria-label', d.lesson + ': ' + d.title);
     }
-    if (open || force) {
-      const tkey = json;
-      if (tkey !== shownTables) {
-        shownTables = tkey;
-        const box = $('tables');
-        box.textContent = '';
-        const h = document.createElement('p');
-        h.textContent = d.title + (d.formula ? ' \u2014 ' + d.formula : '');
-        h.dir = 'auto';
-        box.appendChild(h);
-        d.panels.forEach((p) => box.appendChild(table(p)));
-      }
+    if (open && json !== shownTables) {
+      shownTables = json;
+      const box = $('tables');
+      box.textContent = '';
+      const h = document.createElement('p');
+      h.textContent = d.title + (d.formula ? ' \u2014 ' + d.formula : '');
+      h.dir = 'auto';
+      box.appendChild(h);
+      d.panels.forEach((p) => box.appendChild(table(p)));
     }
     return d;
   }

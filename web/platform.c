@@ -556,10 +556,20 @@ EMSCRIPTEN_KEEPALIVE void web_apply_link(const char *fields)
     app_link_apply(web_app, fields);
 }
 
-/* The slide as text (describe.h; the caller frees with web_free). */
-EMSCRIPTEN_KEEPALIVE char *web_describe(void)
+/* The slide as text (describe.h; the caller frees with web_free), with
+** each panel's numbers when numbers is set. */
+EMSCRIPTEN_KEEPALIVE char *web_describe(int numbers)
 {
-    return app_describe(web_app, web_list);
+    return app_describe(web_app, web_list, numbers != 0);
+}
+
+/* What the slide shows, as a number that changes whenever it does: the
+** view's serial (a new view for every change of stage, setting or value),
+** with predict mode's phase, or 0 with no lesson. */
+EMSCRIPTEN_KEEPALIVE double web_view_serial(void)
+{
+    const AppState *a = web_app;
+    return a->view ? (double)a->view->serial * 4 + a->predict : 0;
 }
 
 /* Whether a text run reads right to left (its first strong character, as

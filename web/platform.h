@@ -47,7 +47,8 @@ char *web_explain(void);
 int web_pinned_rect(float *out);
 char *web_link(void);
 void web_apply_link(const char *fields);
-char *web_describe(void);
+char *web_describe(int numbers);
+double web_view_serial(void);
 int web_text_rtl(const char *s);
 void web_free(void *p);
 

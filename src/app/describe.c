@@ -37,9 +37,9 @@ static void number(Buf *b, double x, int decimals)
     dump_string(b, s);
 }
 
-/* One panel's labels and numbers; a plot's rows are its points, its
-** columns its series and then the bound, if it has one. */
-static void panel(Buf *b, const Panel *p, int decimals, bool hidden)
+/* One panel's labels and (with numbers) its numbers; a plot's rows are its
+** points, its columns its series and then the bound, if it has one. */
+static void panel(Buf *b, const Panel *p, int decimals, bool hidden, bool numbers)
 {
     bool plot = p->kind == PANEL_PLOT;
     int rows = p->m ? p->m->rows : 0, cols = p->m ? p->m->cols : 0;
@@ -63,7 +63,7 @@ static void panel(Buf *b, const Panel *p, int decimals, bool hidden)
     }
     buf_puts(b, "]");
     buf_printf(b, ", \"hidden\": %s, \"cells\": [", hidden ? "true" : "false");
-    for (int r = 0; r < rows && !hidden; r++) {
+    for (int r = 0; r < rows && !hidden && numbers; r++) {
         buf_puts(b, r ? ", [" : "[");
         for (int c = 0; c < cols; c++) {
             if (c) buf_puts(b, ", ");
@@ -79,7 +79,7 @@ static void panel(Buf *b, const Panel *p, int decimals, bool hidden)
 }
 
 /* The slide as JSON. */
-char *app_describe(const AppState *a, const DrawList *shown)
+char *app_describe(const AppState *a, const DrawList *shown, bool numbers)
 {
     const View *v = a->view;
     if (!a->L || !v) return NULL;
@@ -100,7 +100,7 @@ char *app_describe(const AppState *a, const DrawList *shown)
     for (int k = 0; k < v->npanels; k++) {
         if (k) buf_puts(&b, ", ");
         int decimals = shown && k < shown->npanels ? shown->panels[k].decimals : -1;
-        panel(&b, &v->panels[k], decimals, k < 64 && ((hidden >> k) & 1));
+        panel(&b, &v->panels[k], decimals, k < 64 && ((hidden >> k) & 1), numbers);
     }
     buf_puts(&b, "]}");
     return buf_take(&b);

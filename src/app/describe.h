@@ -24,7 +24,8 @@
 
 /* The slide as JSON (the caller frees), or NULL with no lesson. shown: the
 ** last frame laid out from a's view (its panels' digits), or NULL for the
-** shortest exact form of every number. */
-char *app_describe(const AppState *a, const DrawList *shown);
+** shortest exact form of every number. Without numbers, every panel's
+** "cells" is empty (the words alone, for a stage with many cells). */
+char *app_describe(const AppState *a, const DrawList *shown, bool numbers);
 
 #endif
