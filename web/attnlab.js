@@ -365,16 +365,25 @@
     update();
   }
   /* The address of this slide, to the clipboard; where the page may not
-  ** write there (a sandbox), shown to copy by hand. */
+  ** write there (a sandbox, an old browser), shown selected, to copy by hand. */
   function copyLink() {
     const url = location.href;
-    const shown = () => { window.prompt(UI.tr('copy this link:'), url); };
-    const done = () => toast('link copied');
-    if (navigator.clipboard && navigator.clipboard.writeText) {
-      navigator.clipboard.writeText(url).then(done, function () { try { shown(); } catch (e) { setError(url); } });
-    } else {
-      try { shown(); } catch (e) { setError(url); }
-    }
+    const show = function () {
+      const box = document.getElementById('linkbox'), field = document.getElementById('linkbox-url');
+      document.getElementById('linkbox-title').textContent = UI.tr('copy this link:');
+      document.getElementById('linkbox-close').textContent = UI.tr('Close');
+      field.value = url;
+      box.hidden = false;
+      field.focus();
+      field.select();
+    };
+    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(url).then(() => toast('link copied'), show);
+    else show();
+  }
+  /* Close the link's box. */
+  function closeLink() {
+    document.getElementById('linkbox').hidden = true;
+    canvas.focus();
   }
 
   /* ---- input ---- */
@@ -489,6 +498,10 @@
     document.addEventListener('fullscreenchange', function () {
       M._web_set_fullscreen(document.fullscreenElement ? 1 : 0);
       resize();
+    });
+    document.getElementById('linkbox-close').addEventListener('click', closeLink);
+    document.getElementById('linkbox').addEventListener('keydown', function (e) {
+      if (e.key === 'Escape') { e.stopPropagation(); closeLink(); }
     });
     const input = document.getElementById('file');
     input.addEventListener('change', function () { openFiles(input.files).then(() => { input.value = ''; }); });

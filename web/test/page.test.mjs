@@ -178,6 +178,14 @@ test('the address is the slide: a link to stage 3 of lesson 2 survives Reload, B
     const copied = await p.evaluate(() => window.copied);
     assert.ok(copied && copied.startsWith('file://') && /#lesson=02-one-hot-to-qkv&stage=4/.test(copied), 'copied ' + copied);
     assert.match((await texts(p, 'ROLE_OVERLAY')).join(' '), /link copied/);
+    // where the page may not write to the clipboard, the link is shown selected
+    await p.evaluate(() => { navigator.clipboard.writeText = () => Promise.reject(new Error('not allowed')); });
+    await p.click('#menu button[data-act="link"]');
+    const shown = await p.waitForFunction(() => !document.getElementById('linkbox').hidden &&
+      document.activeElement.id === 'linkbox-url' && document.activeElement.value, { timeout: hang(3000) });
+    assert.equal(await shown.jsonValue(), copied, 'the same link, shown to copy by hand');
+    await key(p, 'Escape');
+    assert.ok(await p.evaluate(() => document.getElementById('linkbox').hidden));
     // the copied link, in a new tab: the same slide
     const q = await openPage(browser, copied);
     assert.match(await waitStage(q, /stage 4 \/ 13/), /stage 4 \/ 13/);
