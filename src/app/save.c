@@ -68,7 +68,7 @@ void app_save_as_default(const AppState *a, char *out, size_t n)
 }
 
 /* The disk text with the edits made in place; NULL with the toast set. */
-static char *saved_text(AppState *a, size_t *len)
+char *app_saved_text(AppState *a, size_t *len)
 {
     if (!a->disk_L) {
         app_toast(a, _("not saved: the file as read does not load"));
@@ -171,7 +171,7 @@ int app_save_lesson(AppState *a)
         return 0;
     }
     size_t len;
-    char *text = saved_text(a, &len);
+    char *text = app_saved_text(a, &len);
     if (!text) return -1;
     int r;
     if (read_only(a->path)) {
@@ -207,7 +207,7 @@ int app_save_as(AppState *a, const char *path)
     if (!a->L) return -1;
     if (!a->disk_bad) app_reload_check(a);
     size_t len;
-    char *text = saved_text(a, &len);
+    char *text = app_saved_text(a, &len);
     if (!text) return -1;
     bool backed = a->path && !strcmp(path, a->path) ? a->backed_up : false;
     char *dest = xstrdup(path);

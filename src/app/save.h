@@ -25,6 +25,9 @@
 /* Remember text as what the file holds (parsed for saving, signature for
 ** live reload). */
 void app_disk_set(AppState *a, const char *text, size_t len);
+/* The file's text with the edits made in place, as a save writes it (the
+** caller frees; its length in *len); NULL with the toast saying why. */
+char *app_saved_text(AppState *a, size_t *len);
 /* Ctrl+S: save over the lesson's file. 0, or -1 with the toast saying why. */
 int app_save_lesson(AppState *a);
 /* Save to another file, which becomes the lesson's file. 0 or -1 (toast). */

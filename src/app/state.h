@@ -24,6 +24,7 @@
 #include "view/layout.h"
 
 #define APP_MAX_EDITS 4096
+#define APP_DIGIT_SECONDS 1.0   /* digits typed closer than this make one stage number */
 
 /* One edit of an input cell, as the undo stack keeps it (src/app/edits.c). */
 typedef struct AppEdit {
@@ -65,6 +66,8 @@ typedef struct AppState {
     float text_scale;
     int head;               /* H: 0 = the stage's own choice, else a head to show */
     int step;               /* the sub-step of stages that have them (kv_cache, online_softmax) */
+    int digits;             /* the stage number being typed (app_type_digit) */
+    double digits_at;       /* when its last digit came (app clock) */
 
     /* pointer */
     int hover_panel, hover_row, hover_col;
@@ -126,6 +129,10 @@ void app_first(AppState *a);
 void app_last(AppState *a);
 /* Jump to stage n (1-based); out of range does nothing. */
 void app_goto(AppState *a, int n);
+/* A digit key: stage d, or, typed within APP_DIGIT_SECONDS of the digits
+** before it, the stage they make together when the lesson has it (1 then
+** 3: stage 13). */
+void app_type_digit(AppState *a, int d);
 
 /* Display toggles. */
 void app_toggle_theme(AppState *a);
@@ -146,6 +153,11 @@ void app_toggle_mask(AppState *a);
 void app_toggle_scaling(AppState *a);
 /* Temperature down (-1) or up (+1) by a factor of 1.25, within 0.1 .. 10. */
 void app_temperature(AppState *a, int dir);
+/* The temperature of the current stage's setup set to t, within 0.1 .. 10. */
+void app_set_temperature(AppState *a, double t);
+/* Show sub-step step (0-based) of the current stage and head head (0:
+** all, or the stage's own), each clamped to what the stage has. */
+void app_show(AppState *a, int step, int head);
 
 /* Pointer: which cell is under the mouse (-1s for none). */
 void app_hover(AppState *a, int panel, int row, int col);
