@@ -30,6 +30,9 @@ Suite *utf8_suite(void);
 Suite *text_suite(void);
 Suite *textbreak_suite(void);
 Suite *i18n_suite(void);
+Suite *keys_suite(void);
+Suite *link_suite(void);
+Suite *zipread_suite(void);
 
 /* Assert two matrices have the same shape and agree to tol everywhere
 ** (-∞ must meet -∞). */

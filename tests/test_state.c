@@ -1055,6 +1055,28 @@ static int count_role(const DrawList *d, DrawRole role, const char *part)
     return n;
 }
 
+START_TEST(test_long_toast_fits)
+{
+    /* a message wider than a phone's canvas is drawn smaller, then cut, never past the edges */
+    DrawList *d = draw_create(390, 700);
+    app_toast(a, "downloaded 02-one-hot-to-qkv-09-qkv_projection-with-a-name-longer-than-any-screen.png");
+    for (int w = 390; w <= 1280; w += 445) {
+        app_frame(a, w, 700, layout_measure_fixed, NULL, d);
+        int found = 0;
+        for (int i = 0; i < d->n; i++) {
+            const DrawCmd *c = &d->cmds[i];
+            if (c->role != ROLE_OVERLAY || c->kind != DRAW_TEXT || strncmp(draw_str(d, c), "downloaded", 10)) continue;
+            float tw = layout_measure_fixed(NULL, draw_str(d, c), c->size, 0);
+            float x = c->r.x + (c->r.w - tw) / 2;
+            ck_assert_msg(x >= 0 && x + tw <= (float)w + 0.5f, "%d px: the message runs from %g to %g", w, x, x + tw);
+            found++;
+        }
+        ck_assert_int_eq(found, 1);
+    }
+    draw_free(d);
+}
+END_TEST
+
 START_TEST(test_frame_overlays)
 {
     DrawList *d = draw_create(1280, 800);
@@ -1261,6 +1283,7 @@ Suite *state_suite(void)
     tcase_add_test(core, test_shot_name);
     tcase_add_test(core, test_picker);
     tcase_add_test(core, test_frame_overlays);
+    tcase_add_test(core, test_long_toast_fits);
     tcase_add_test(core, test_frame_marks_edits_and_errors);
     tcase_add_test(core, test_marks_follow_events);
     tcase_add_test(core, test_undo_redo);

@@ -512,6 +512,20 @@ DocEvent doc_save(Doc *d)
     return ev;
 }
 
+/* A save the caller writes. */
+DocEvent doc_save_text(Doc *d, char **text, size_t *len)
+{
+    DocEvent ev = { 0 };
+    if (!d->dirty) {
+        *text = xstrndup(d->disk, d->disk_len);
+        *len = d->disk_len;
+    } else if ((*text = saved_text(d, len, &ev))) {
+        disk_set(d, *text, *len, &ev);
+    }
+    ev.done = *text != NULL;
+    return ev;
+}
+
 /* Save as. */
 DocEvent doc_save_as(Doc *d, const char *path)
 {

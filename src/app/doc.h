@@ -150,6 +150,11 @@ bool doc_edit_origin(const Doc *d, int setup, const char *matrix, int row, int c
 DocEvent doc_save(Doc *d);
 /* Save to another file, which becomes the document's file. */
 DocEvent doc_save_as(Doc *d, const char *path);
+/* A save whose bytes the caller writes itself (the browser edition hands
+** them to a download): the file's text with the edits made in place, into
+** *text (caller frees; its length in *len), which from then on is what the
+** file holds. *text is NULL when done is false (the message says why). */
+DocEvent doc_save_text(Doc *d, char **text, size_t *len);
 /* The name Save as proposes: the file's name with "-edited" before .lesson. */
 void doc_save_as_default(const Doc *d, char *out, size_t n);
 

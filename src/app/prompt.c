@@ -163,33 +163,46 @@ static void unsaved_mark(const Theme *th, int w, float size, MeasureFn measure, 
     out->cmds[t].bold = 1;
 }
 
-/* The question box, centred. */
+/* What is asked, in the interface's language: the question into title
+** (size n), the keys' hint, and the two answers' words (NULL: none). */
+void app_ask_words(const AppState *a, char *title, size_t n, const char **hint, const char **yes, const char **no)
+{
+    *hint = _("Enter: yes    Esc: no");
+    *yes = *no = NULL;
+    title[0] = '\0';
+    switch (a->ask) {
+    case ASK_QUIT:
+        snprintf(title, n, _("Quit without saving the edits?"));
+        *hint = _("Q or Enter: quit without saving    Ctrl+S: save    Esc: stay");
+        break;
+    case ASK_OPEN:
+        snprintf(title, n, _("Open another lesson without saving the edits?"));
+        *hint = _("Enter: open it, dropping the edits    Esc: stay");
+        *yes = _("Open it, dropping the edits");
+        *no = _("Stay with the edits");
+        break;
+    case ASK_SAVE_AS:
+        snprintf(title, n, _("Save the lesson as:"));
+        *hint = _("Enter: save    Esc: cancel");
+        break;
+    case ASK_OVERWRITE:
+        snprintf(title, n, _("%s exists. Replace it?"), a->ask_path ? a->ask_path : "");
+        *hint = _("Enter: replace it (the old one is kept as FILE~)    Esc: choose another name");
+        break;
+    default: break;
+    }
+}
+
+/* The question box, centred (the browser edition asks with the page's own
+** dialog instead). */
 void app_prompt_draw(const AppState *a, const Theme *th, int w, int h, float size,
                      MeasureFn measure, void *ctx, DrawList *out)
 {
     if (unsaved(a) && a->view && !a->black) unsaved_mark(th, w, size, measure, ctx, out);
-    if (a->ask == ASK_NONE) return;
+    if (a->ask == ASK_NONE || a->web) return;
     char title[1200];
-    const char *hint = _("Enter: yes    Esc: no");
-    switch (a->ask) {
-    case ASK_QUIT:
-        snprintf(title, sizeof title, _("Quit without saving the edits?"));
-        hint = _("Q or Enter: quit without saving    Ctrl+S: save    Esc: stay");
-        break;
-    case ASK_OPEN:
-        snprintf(title, sizeof title, _("Open another lesson without saving the edits?"));
-        hint = _("Enter: open it, dropping the edits    Esc: stay");
-        break;
-    case ASK_SAVE_AS:
-        snprintf(title, sizeof title, _("Save the lesson as:"));
-        hint = _("Enter: save    Esc: cancel");
-        break;
-    case ASK_OVERWRITE:
-        snprintf(title, sizeof title, _("%s exists. Replace it?"), a->ask_path ? a->ask_path : "");
-        hint = _("Enter: replace it (the old one is kept as FILE~)    Esc: choose another name");
-        break;
-    default: break;
-    }
+    const char *hint, *yes, *no;
+    app_ask_words(a, title, sizeof title, &hint, &yes, &no);
     float lh = size * 1.6f, pad = size * 1.2f;
     float bw = fminf((float)w - 40, fmaxf(measure(ctx, hint, size * 0.85f, 0), size * 30) + 2 * pad);
     int lines = a->ask == ASK_SAVE_AS ? 3 : 2;

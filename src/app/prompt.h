@@ -44,7 +44,12 @@ void app_escape(AppState *a);
 /* Enter in the lesson picker: open the selected lesson (asking first if
 ** edits are not saved). */
 void app_picker_open(AppState *a);
-/* Draw the unsaved-edits mark and the question, if any, over the frame. */
+/* What is asked, in the interface's language: the question into title
+** (size n), the keys' hint, and the words of the two answers for a dialog
+** with buttons (the browser edition's: NULL for questions it never asks). */
+void app_ask_words(const AppState *a, char *title, size_t n, const char **hint, const char **yes, const char **no);
+/* Draw the unsaved-edits mark and the question, if any, over the frame
+** (the browser edition draws only the mark: it asks with a dialog). */
 void app_prompt_draw(const AppState *a, const Theme *th, int w, int h, float size,
                      MeasureFn measure, void *ctx, DrawList *out);
 

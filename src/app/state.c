@@ -274,6 +274,17 @@ void app_goto(AppState *a, int n)
     if (a->doc && n >= 1 && n <= a->doc->L->nstages) go(a, n - 1);
 }
 
+/* A typed digit, alone or after the ones before it. */
+void app_type_digit(AppState *a, int d)
+{
+    if (!a->doc || d < 0 || d > 9) return;
+    int n = a->digits * 10 + d;
+    if (a->digits == 0 || a->now - a->digits_at > APP_DIGIT_SECONDS || n > a->doc->L->nstages) n = d;
+    a->digits = n;
+    a->digits_at = a->now;
+    if (n >= 1) app_goto(a, n);
+}
+
 /* Light/dark. */
 void app_toggle_theme(AppState *a) { a->dark = !a->dark; }
 /* Black screen. */
@@ -399,9 +410,15 @@ void app_toggle_scaling(AppState *a)
 void app_temperature(AppState *a, int dir)
 {
     Setup *su = cur_setup(a);
-    if (!su) return;
+    if (su) app_set_temperature(a, su->temperature * (dir > 0 ? 1.25 : 0.8));
+}
+
+/* A temperature, within 0.1 .. 10 (near 1: exactly 1). */
+void app_set_temperature(AppState *a, double t)
+{
+    Setup *su = cur_setup(a);
+    if (!su || !(t == t)) return;
     double old = su->temperature;
-    double t = old * (dir > 0 ? 1.25 : 0.8);
     if (t < 0.1) t = 0.1;
     if (t > 10) t = 10;
     if (fabs(t - 1.0) < 1e-9) t = 1.0;
@@ -411,6 +428,17 @@ void app_temperature(AppState *a, int dir)
         return;
     }
     app_toast(a, _("temperature %.2f"), t);
+}
+
+/* The sub-step and head of the stage shown, clamped to what it has. */
+void app_show(AppState *a, int step, int head)
+{
+    Setup *su = cur_setup(a);
+    if (!su || !a->view) return;
+    a->step = step < 0 ? 0 : step >= a->view->nsteps ? a->view->nsteps - 1 : step;
+    a->head = head < 0 || head > su->heads || su->heads < 2 ? 0 : head;
+    reset_stage_state(a);
+    refresh_view(a);
 }
 
 /* Hover. */
@@ -526,6 +554,16 @@ int app_save_as(AppState *a, const char *path)
     if (!a->doc) return -1;
     DocEvent ev = doc_save_as(a->doc, path);
     return follow(a, &ev) ? 0 : -1;
+}
+
+/* A save the platform writes. */
+char *app_save_text(AppState *a, size_t *len)
+{
+    if (!a->doc) return NULL;
+    char *text;
+    DocEvent ev = doc_save_text(a->doc, &text, len);
+    follow(a, &ev);
+    return text;
 }
 
 /* Time to the next look at the file. */

@@ -31,6 +31,7 @@
 #include "view/layout.h"
 
 #define APP_WATCH_PERIOD 0.5    /* seconds between two looks at the lesson file */
+#define APP_DIGIT_SECONDS 1.0   /* digits typed closer than this make one stage number */
 
 /* What the window is asking (src/app/prompt.c). */
 typedef enum AppAsk { ASK_NONE, ASK_QUIT, ASK_OPEN, ASK_SAVE_AS, ASK_OVERWRITE } AppAsk;
@@ -58,6 +59,8 @@ typedef struct AppState {
     float text_scale;
     int head;               /* H: 0 = the stage's own choice, else a head to show */
     int step;               /* the sub-step of stages that have them (kv_cache, online_softmax) */
+    int digits;             /* the stage number being typed (app_type_digit) */
+    double digits_at;       /* when its last digit came (app clock) */
 
     /* pointer */
     int hover_panel, hover_row, hover_col;
@@ -113,6 +116,10 @@ void app_first(AppState *a);
 void app_last(AppState *a);
 /* Jump to stage n (1-based); out of range does nothing. */
 void app_goto(AppState *a, int n);
+/* A digit key: stage d, or, typed within APP_DIGIT_SECONDS of the digits
+** before it, the stage they make together when the lesson has it (1 then
+** 3: stage 13). */
+void app_type_digit(AppState *a, int d);
 
 /* Display toggles. */
 void app_toggle_theme(AppState *a);
@@ -135,6 +142,11 @@ void app_toggle_mask(AppState *a);
 void app_toggle_scaling(AppState *a);
 /* Temperature down (-1) or up (+1) by a factor of 1.25, within 0.1 .. 10. */
 void app_temperature(AppState *a, int dir);
+/* The temperature of the current stage's setup set to t, within 0.1 .. 10. */
+void app_set_temperature(AppState *a, double t);
+/* Show sub-step step (0-based) of the current stage and head head (0:
+** all, or the stage's own), each clamped to what the stage has. */
+void app_show(AppState *a, int step, int head);
 
 /* Pointer: which cell is under the mouse (-1s for none). */
 void app_hover(AppState *a, int panel, int row, int col);
@@ -160,6 +172,9 @@ void app_undo_all(AppState *a);
 int app_save_lesson(AppState *a);
 /* Save to another file, which becomes the lesson's file. 0 or -1 (toast). */
 int app_save_as(AppState *a, const char *path);
+/* A save the platform writes (doc_save_text): the text (caller frees; its
+** length in *len), or NULL with the toast saying why. */
+char *app_save_text(AppState *a, size_t *len);
 
 /* Live reload: the event loop wakes twice a second while a lesson is open;
 ** a look costs one stat() when nothing changed. */
