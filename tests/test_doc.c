@@ -264,6 +264,30 @@ START_TEST(test_save_as_moves_the_document)
 }
 END_TEST
 
+START_TEST(test_save_text_is_written_by_the_caller)
+{
+    char *text;
+    size_t len;
+    DocEvent ev = doc_save_text(d, &text, &len);              /* no edits: the file as it is */
+    ck_assert(ev.done);
+    ck_assert_uint_eq(len, strlen(TEXT));
+    ck_assert_str_eq(text, TEXT);
+    free(text);
+    ev = doc_edit_cell(d, 0, "X", 0, 1, 0.75);
+    doc_event_release(&ev);
+    ev = doc_save_text(d, &text, &len);
+    ck_assert(ev.done);
+    ck_assert_uint_eq(ev.changed, 0);
+    ck_assert_uint_eq(len, strlen(text));
+    ck_assert(strstr(text, "   1.0  0.75    # a\n") != NULL);
+    ck_assert(!d->dirty);                                      /* it is what the file holds now */
+    char *disk = read_lesson(path);                            /* which the caller writes, not the document */
+    ck_assert_str_eq(disk, TEXT);
+    free(disk);
+    free(text);
+}
+END_TEST
+
 START_TEST(test_reload_takes_a_new_version)
 {
     DocEvent ev = doc_edit_cell(d, 0, "X", 1, 1, 3.0);        /* an unsaved edit survives reloads */
@@ -381,6 +405,7 @@ Suite *doc_suite(void)
     tcase_add_test(core, test_refused_edits_change_nothing);
     tcase_add_test(core, test_save_changes_only_the_number);
     tcase_add_test(core, test_save_as_moves_the_document);
+    tcase_add_test(core, test_save_text_is_written_by_the_caller);
     tcase_add_test(core, test_reload_takes_a_new_version);
     tcase_add_test(core, test_reload_keeps_toggles_that_compute);
     tcase_add_test(core, test_read_only_file_saves_in_the_user_dir);
