@@ -17,6 +17,7 @@ Suite *lesson_suite(void);
 Suite *lessonsave_suite(void);
 Suite *stage_suite(void);
 Suite *state_suite(void);
+Suite *doc_suite(void);
 Suite *render_suite(void);
 Suite *cmap_suite(void);
 Suite *layout_suite(void);
@@ -30,6 +31,9 @@ Suite *utf8_suite(void);
 Suite *text_suite(void);
 Suite *textbreak_suite(void);
 Suite *i18n_suite(void);
+Suite *keys_suite(void);
+Suite *link_suite(void);
+Suite *zipread_suite(void);
 
 /* e as the one line a command prints ("FILE:LINE:COL: error: ..."), in one
 ** of four buffers used in turn (enough for the arguments of one assert). */

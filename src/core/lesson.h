@@ -89,7 +89,7 @@ typedef enum PositionKind { POS_NONE, POS_SINUSOIDAL, POS_ROPE, POS_ALIBI } Posi
 ** and column block h is matrix h of the stack. A setup inherits the matrices
 ** of the one above it without copying them (borrowed: the same Mat) until a
 ** cell override in the later setup changes one, which then gets its own
-** copy; a cell changed in a borrowed matrix (app_set_cell) changes every
+** copy; a cell changed in a borrowed matrix (doc_edit_cell) changes every
 ** setup that has it from the same text, which is what the text says. */
 typedef struct LessonMatrix {
     char *name;

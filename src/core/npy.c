@@ -1,6 +1,6 @@
 /*
 ** npy.c: the .npy header parser, the data decoder, and reading arrays from
-** .npy files and .npz archives (libzip).
+** .npy files and .npz archives (libzip, or zipread.c without it).
 **
 ** The format (numpy's NEP 1): the magic "\x93NUMPY", a major and a minor
 ** version byte, the header length (2 bytes little-endian for version 1.0,
@@ -28,7 +28,8 @@
 #ifndef ATTNLAB_NO_ZIP
 #include <zip.h>
 #else
-typedef struct zip zip_t;           /* a build without libzip (the browser edition) */
+#include "zipread.h"                /* a build without libzip (the browser edition) */
+typedef struct zip zip_t;
 typedef struct zip_file zip_file_t;
 #endif
 
@@ -40,6 +41,9 @@ struct NpyFile {
     int fd;                     /* a .npy file, or -1 */
     zip_t *zip;                 /* a .npz archive, or NULL */
     zip_file_t *member;
+    unsigned char *mem;         /* without libzip: the member, extracted whole */
+    size_t mem_len, mem_pos;
+    Error mem_err;              /* why it could not be read */
     char *key;                  /* the member's name "KEY.npy", whole; "" for a .npy */
     unsigned char *head;        /* the bytes read so far: the header and maybe some data */
     size_t head_len;
@@ -62,7 +66,6 @@ static int fail_as(Error *err, ErrorKind k, const char *fmt, ...)
 
 /* The same for what is not a valid array. */
 #define fail(err, ...) fail_as((err), ERR_INVALID, __VA_ARGS__)
-
 /* ---------------------------------------------------------------- header */
 
 /* The dict scanner: a position in the header text and where it ends. */
@@ -400,22 +403,46 @@ static void member_close(NpyFile *f)
     if (f->zip) zip_discard(f->zip);
 }
 #else
-/* Without libzip there is never a member. */
-static long member_read(NpyFile *f, void *buf, size_t len) { (void)f; (void)buf; (void)len; return -1; }
-/* No member, no error of its own. */
-static const char *member_error(const NpyFile *f) { (void)f; return "no zip support"; }
-/* Nothing to close. */
-static void member_close(NpyFile *f) { (void)f; }
+/* Up to len bytes of the extracted member; bytes read. */
+static long member_read(NpyFile *f, void *buf, size_t len)
+{
+    size_t k = f->mem_len - f->mem_pos < len ? f->mem_len - f->mem_pos : len;
+    memcpy(buf, f->mem + f->mem_pos, k);
+    f->mem_pos += k;
+    return (long)k;
+}
+
+/* Why the member could not be read. */
+static const char *member_error(const NpyFile *f)
+{
+    return f->mem_err.msg;
+}
+
+/* Free the extracted member. */
+static void member_close(NpyFile *f)
+{
+    free(f->mem);
+}
 #endif
+
+/* Whether f reads an archive's member (not a .npy file). */
+static bool is_member(const NpyFile *f)
+{
+#ifdef ATTNLAB_NO_ZIP
+    return f->mem != NULL;
+#else
+    return f->member != NULL;
+#endif
+}
 
 /* Read up to len bytes at offset from a file or the member; bytes read, or -1. */
 static long read_some(NpyFile *f, unsigned char *buf, size_t len, size_t offset)
 {
     size_t got = 0;
     while (got < len) {
-        long r = f->member ? member_read(f, buf + got, len - got)
-                           : (long)pread(f->fd, buf + got, len - got, (off_t)(offset + got));
-        if (r < 0 && !f->member && errno == EINTR) continue;
+        long r = is_member(f) ? member_read(f, buf + got, len - got)
+                              : (long)pread(f->fd, buf + got, len - got, (off_t)(offset + got));
+        if (r < 0 && !is_member(f) && errno == EINTR) continue;
         if (r < 0) return -1;
         if (r == 0) break;
         got += (size_t)r;
@@ -426,16 +453,83 @@ static long read_some(NpyFile *f, unsigned char *buf, size_t len, size_t offset)
 /* The reason the last read failed. */
 static const char *read_error(const NpyFile *f)
 {
-    return f->member ? member_error(f) : strerror(errno);
+    return is_member(f) ? member_error(f) : strerror(errno);
 }
+
+/* "KEY.npy", the member np.savez names after the keyword KEY, whatever
+** its length, as f->key. */
+static void member_name(NpyFile *f, const char *key)
+{
+    free(f->key);
+    f->key = xmalloc(strlen(key) + 5);
+    memcpy(f->key, key, strlen(key));
+    memcpy(f->key + strlen(key), ".npy", 5);
+}
+
+#ifdef ATTNLAB_NO_ZIP
+/*
+** The member KEY.npy of the archive open as fd (which is closed), without
+** libzip: the archive is read whole (it is at most NPY_MAX_FILE bytes, as
+** the member uncompressed) and the member extracted whole by zipread.c,
+** with the messages libzip's road gives. A member that holds more than
+** its directory entry says is not an error yet: npy_read reports it.
+*/
+static int open_member_here(NpyFile *f, int fd, const char *key, Error *err)
+{
+    struct stat st;
+    unsigned char *all = NULL;
+    size_t len = 0;
+    if (fstat(fd, &st) == 0 && st.st_size >= 0 && st.st_size <= NPY_MAX_FILE) {
+        len = (size_t)st.st_size;
+        all = xmalloc(len ? len : 1);
+    }
+    size_t have = 0;
+    while (all && have < len) {
+        ssize_t r = pread(fd, all + have, len - have, (off_t)have);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        have += (size_t)r;
+    }
+    close(fd);
+    Error why;
+    ZipArchive *z = all && have == len ? zip_read_open(all, len, &why) : NULL;
+    if (!z) {
+        free(all);
+        return fail(err, "not a readable .npz (zip) archive: %s", !all || have != len ? "Read error" : why.msg);
+    }
+    member_name(f, key);
+    int i = zip_read_find(z, f->key);
+    const ZipEntry *e = zip_read_entry(z, i);
+    int rc = 0;
+    if (!e) rc = fail(err, "the archive has no member %s (np.savez names it after the keyword)", f->key);
+    else if (e->method != 0 && e->method != 8)
+        rc = fail(err, "%s is compressed with zip method %u; expected stored or deflated (np.savez, np.savez_compressed)",
+                  f->key, e->method);
+    else if (e->flags & 1) rc = fail(err, "%s is encrypted", f->key);
+    else if (e->size > (uint64_t)NPY_MAX_FILE)
+        rc = fail_as(err, ERR_LIMIT, "%s is %llu bytes uncompressed, over the limit of %lld bytes",
+                  f->key, (unsigned long long)e->size, (long long)NPY_MAX_FILE);
+    if (rc == 0) {
+        bool more;
+        f->mem = zip_read_extract(z, i, &f->mem_len, &more, &f->mem_err);
+        if (!f->mem) rc = fail(err, "%s is damaged: %s", f->key, f->mem_err.msg);
+        if (f->mem && more) {                /* a byte past what the directory announces: npy_read's error */
+            f->mem = xrealloc(f->mem, f->mem_len + 1);
+            f->mem[f->mem_len++] = 0;
+        }
+        f->avail = (size_t)e->size;
+    }
+    zip_read_close(z);
+    free(all);
+    return rc;
+}
+#endif
 
 /* Open the member KEY.npy of an archive already open as fd. */
 static int open_member(NpyFile *f, int fd, const char *key, Error *err)
 {
 #ifdef ATTNLAB_NO_ZIP
-    (void)f; (void)key;
-    close(fd);
-    return fail(err, ".npz archives cannot be read by this build (made without libzip); save the array as a .npy file");
+    return open_member_here(f, fd, key, err);
 #else
     int ze = 0;
     f->zip = zip_fdopen(fd, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
@@ -447,11 +541,7 @@ static int open_member(NpyFile *f, int fd, const char *key, Error *err)
         zip_error_fini(&e);
         return -1;
     }
-    /* np.savez names the member KEY.npy, whatever the length of KEY */
-    free(f->key);
-    f->key = xmalloc(strlen(key) + 5);
-    memcpy(f->key, key, strlen(key));
-    memcpy(f->key + strlen(key), ".npy", 5);
+    member_name(f, key);
     zip_int64_t i = zip_name_locate(f->zip, f->key, 0);
     if (i < 0) return fail(err, "the archive has no member %s (np.savez names it after the keyword)", f->key);
     zip_stat_t st;
@@ -476,8 +566,8 @@ static int open_member(NpyFile *f, int fd, const char *key, Error *err)
 /* Open a .npy file or an archive member and read its header. */
 NpyFile *npy_open(const char *path, const char *key, Error *err)
 {
-    off_t size = 0;
     error_clear(err);
+    off_t size = 0;
     int fd = open_regular(path, &size, err);
     if (fd < 0) return NULL;
     NpyFile *f = xcalloc(1, sizeof *f);
@@ -538,7 +628,7 @@ int npy_read(NpyFile *f, double *out, Error *err)
     else if (have + (size_t)got < h->data_len)
         rc = fail(err, "%s%struncated: the data ends after %zu of %zu bytes",
                   f->key, *f->key ? ": " : "", have + (size_t)got, h->data_len);
-    else if (f->member && (got = member_read(f, byte, 1)) != 0)
+    else if (is_member(f) && (got = member_read(f, byte, 1)) != 0)
         /* one byte more: at the end libzip checks the CRC; a member whose
         ** directory entry understates its size has more (never inflated) */
         rc = got > 0 ? fail(err, "%s holds more data than the archive's directory says (%zu bytes)", f->key, f->avail)

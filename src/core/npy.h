@@ -7,7 +7,9 @@
 ** float16/32/64, int8/16/32/64, uint8/16/32/64 and bool, little- or
 ** big-endian; C or Fortran order; 1 to NPY_MAX_DIMS dimensions. A .npz is a
 ** zip archive of .npy members (np.savez stores them, np.savez_compressed
-** deflates them); members are read through libzip.
+** deflates them); members are read through libzip, or, in a build without
+** it (ATTNLAB_NO_ZIP: the browser edition), through zipread.c, with the
+** same messages.
 **
 ** Reading is in two steps, so a caller can check the shape against its own
 ** budgets before anything is allocated for the data:
