@@ -122,11 +122,22 @@ START_TEST(test_view_causal_and_heads)
     ck_assert_str_eq(v->panels[0].series[0], "single head");
     ck_assert_double_eq(mat_get(v->panels[0].m, 0, 0), 0.0);   /* the first token sees only itself */
     stage_view_free(v);
-    v = stage_view(L, T, 5);
-    ck_assert_str_eq(v->panels[0].matrix, "head1.weights");
-    ck_assert_str_eq(v->panels[1].matrix, "head2.weights");
-    ck_assert_str_eq(v->panels[2].matrix, "concat");
+    v = stage_view(L, T, 5);                          /* multi_head: each head's Q, K, weights, output, then concat */
+    int nsteps = v->nsteps;
     stage_view_free(v);
+    const char *want[] = { "head1.Q", "head1.K", "head1.weights", "head1.output",
+                           "head2.Q", "head2.K", "head2.weights", "head2.output", "concat" };
+    int seen = 0;
+    for (int st = 0; st < nsteps; st++) {             /* in this order, over the sub-steps */
+        StageOpts o = { 0, st, false };
+        v = stage_view_with(L, T, 5, &o);
+        for (int p = 0; p < v->npanels; p++) {
+            ck_assert_int_lt(seen, 9);
+            ck_assert_str_eq(v->panels[p].matrix, want[seen++]);
+        }
+        stage_view_free(v);
+    }
+    ck_assert_int_eq(seen, 9);
     v = stage_view(L, T, 6);                          /* per_token, query 2 = "sat" */
     ck_assert_int_eq(v->panels[0].m->rows, 1);
     ck_assert_int_eq(v->panels[0].row_offset, 1);
@@ -451,7 +462,7 @@ START_TEST(test_modern_explain_every_cell)
         int n = v0->nsteps;
         stage_view_free(v0);
         for (int st = 0; st < n; st++) {
-            StageOpts o = { 0, st };
+            StageOpts o = { 0, st, false };
             View *v = stage_view_with(l, t, k, &o);
             ck_assert_msg(v->npanels > 0, "stage %d step %d has no panels", k + 1, st);
             ck_assert(n == 1 || v->step_name);
@@ -765,7 +776,7 @@ START_TEST(test_stage_table_predict_hides_the_answer)
             seen[l->stages[k].id] = true;
             for (int h = 0; h <= l->setups[l->stages[k].setup].heads; h++)
                 for (int step = 0, n = 1; step < n; step++) {
-                    StageOpts o = { h, step };
+                    StageOpts o = { h, step, false };
                     View *v = stage_view_with(l, t, k, &o);
                     n = v->nsteps;
                     for (int i = 0; i < v->npanels; i++) {

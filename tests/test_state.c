@@ -184,15 +184,18 @@ START_TEST(test_heads)
 {
     int k = find_stage(STAGE_MULTI_HEAD);
     app_goto(a, k + 1);
-    int before = a->view->npanels;
+    ck_assert_str_eq(a->view->panels[0].matrix, "head1.Q");
     app_next_head(a);
     ck_assert_int_eq(a->head, 1);
     ck_assert_str_eq(a->view->panels[0].matrix, "head1.Q");
-    ck_assert(a->view->npanels != before);
     app_next_head(a);
+    ck_assert_int_eq(a->head, 2);
+    ck_assert_str_eq(a->view->panels[0].matrix, "head2.Q");
+    for (int p = 0; p < a->view->npanels; p++)  /* head 2 alone: its panels and the joined heads */
+        ck_assert(a->view->panels[p].ref.head == 2 || a->view->panels[p].ref.head == 0);
     app_next_head(a);
     ck_assert_int_eq(a->head, 0);               /* 2 heads: 1, 2, then all */
-    ck_assert_str_eq(a->view->panels[0].matrix, "head1.weights");
+    ck_assert_str_eq(a->view->panels[0].matrix, "head1.Q");
 }
 END_TEST
 

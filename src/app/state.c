@@ -119,7 +119,7 @@ static void refresh_view(AppState *a)
     stage_view_free(a->view);
     a->view = NULL;
     if (a->doc) {
-        StageOpts o = { a->head, a->step };
+        StageOpts o = { a->head, a->step, false };
         a->view = stage_view_with(a->doc->L, a->doc->T, a->stage, &o);
         if (a->predict != PREDICT_OFF) a->predict_panel = weights_panel(a->view);
     }
