@@ -174,8 +174,9 @@ static void assert_page_clean(const DrawList *d, const char *what)
         for (int j = i + 1; j < d->n; j++) {
             const DrawCmd *o = &d->cmds[j];
             if (o->kind != DRAW_TEXT || !draw_str(d, o)[0]) continue;
-            ck_assert_msg(!overlap(b, ink(d, o)), "%s: '%s' (role %d) overlaps '%s' (role %d)", what,
-                          draw_str(d, c), c->role, draw_str(d, o), o->role);
+            Box bo = ink(d, o);
+            ck_assert_msg(!overlap(b, bo), "%s: '%s' (role %d, panel %d, %.1f %.1f %.1f %.1f) overlaps '%s' (role %d, panel %d, %.1f %.1f %.1f %.1f)", what,
+                          draw_str(d, c), c->role, c->panel, b.x0, b.y0, b.x1, b.y1, draw_str(d, o), o->role, o->panel, bo.x0, bo.y0, bo.x1, bo.y1);
         }
     }
 }
