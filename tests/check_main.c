@@ -30,6 +30,7 @@ static const struct {
     { "export", export_suite }, { "npy", npy_suite }, { "highlight", highlight_suite },
     { "utf8", utf8_suite }, { "text", text_suite }, { "textbreak", textbreak_suite },
     { "i18n", i18n_suite }, { "keys", keys_suite }, { "link", link_suite }, { "zipread", zipread_suite },
+    { "slides", slides_suite },
 };
 #define NSUITES (sizeof suites / sizeof suites[0])
 

@@ -1,0 +1,261 @@
+/*
+** test_slides.c: every stage of the bundled lessons and of the lessons in
+** slide-lessons/ (8 to 16 tokens, 1 to 4 heads, masks, grouped-query
+** heads, RoPE, ALiBi, cross-attention, the K/V cache), every sub-step,
+** laid out as --export draws it on the projector slide: 1280x720 measured
+** with DejaVu Sans.
+**
+** What a class in a lecture hall relies on: no cell number is printed under
+** 12 px and at least 90 % at 14 px or more where the slide allows it (a
+** panel counts when it prints at 14 px, or would alone on the slide); a panel leaves its numbers out
+** only when, alone on the slide, it could not print them at 12 px (numbers
+** move into sub-steps, they are not hidden; the sub-steps of kv_cache and
+** online_softmax, one a token or block, are not yet split further, and
+** are only counted); and with several heads a stage shows, for every
+** head, the matrices it shows for one head chosen alone (kv_cache and
+** rope show one head by design, and are left out).
+*/
+#include "suites.h"
+#include "core/lesson.h"
+#include "core/stage.h"
+#include "core/trace.h"
+#include "sdl/font.h"
+#include "view/layout.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SLIDE_W 1280
+#define SLIDE_H 720
+
+static FontSet *fonts;
+static Error ferr;
+
+/* DejaVu Sans for every test. */
+static void setup_fonts(void)
+{
+    fonts = font_create(NULL, &ferr);
+    ck_assert_msg(fonts != NULL, "font_create: %s", eline(&ferr));
+}
+
+/* And back. */
+static void teardown_fonts(void)
+{
+    font_free(fonts);
+    fonts = NULL;
+}
+
+/* v laid out on the slide (caller frees). */
+static DrawList *lay_slide(const View *v)
+{
+    Theme th = layout_theme(false);
+    LayoutOpts o = layout_defaults(SLIDE_W, SLIDE_H, &th, font_measure, fonts);
+    DrawList *d = draw_create(SLIDE_W, SLIDE_H);
+    LayoutCache *lc = layout_cache_create();
+    layout_view(lc, v, &o, d);
+    layout_cache_free(lc);
+    return d;
+}
+
+/* What the walk adds up. */
+typedef struct Tally {
+    long printed, at14, under12;
+    long could14;               /* numbers in panels that print at 14 px, or would alone */
+    long canvas_bound;          /* numbers in panels that alone on the slide print under 14 px */
+    int hidden_wrongly, slides;
+    int hidden_in_time;         /* the same on a sub-step of kv_cache or online_softmax (counted, not failed) */
+    char first_small[400], first_hidden[400];
+} Tally;
+
+/* The font panel k of v prints its numbers at alone on the slide, without
+** the explanation (0: none). */
+static float font_alone(const View *v, int k)
+{
+    View w = *v;
+    w.panels[0] = v->panels[k];
+    w.npanels = 1;
+    w.npara = 0;
+    w.row_break = 0;
+    DrawList *d = lay_slide(&w);
+    float fs = 0;
+    for (int i = 0; i < d->n; i++)
+        if (d->cmds[i].role == ROLE_CELL_TEXT && d->cmds[i].panel == 0 && d->cmds[i].size > fs) fs = d->cmds[i].size;
+    draw_free(d);
+    return fs;
+}
+
+/* One slide: its numbers' sizes (a panel under 14 px counts towards the
+** 14 px share only when alone it would print at 14 px: where the canvas
+** allows it), and panels without numbers. */
+static void tally_slide(Tally *t, const char *name, int k, const View *v)
+{
+    DrawList *d = lay_slide(v);
+    long cells[VIEW_MAX_PANELS] = { 0 };
+    float font[VIEW_MAX_PANELS] = { 0 };
+    t->slides++;
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->role != ROLE_CELL_TEXT || c->panel < 0 || c->panel >= VIEW_MAX_PANELS) continue;
+        t->printed++;
+        cells[c->panel]++;
+        font[c->panel] = font[c->panel] > 0 ? (c->size < font[c->panel] ? c->size : font[c->panel]) : c->size;
+        if (c->size < 12 && !t->under12++)
+            snprintf(t->first_small, sizeof t->first_small, "%s stage %d step %d panel %d \"%s\": %.1f px", name,
+                     k + 1, v->step + 1, c->panel, v->panels[c->panel].title, c->size);
+    }
+    draw_free(d);
+    for (int p = 0; p < v->npanels; p++) {
+        const Panel *pn = &v->panels[p];
+        if (cells[p] > 0) {
+            if (font[p] >= 14) t->at14 += cells[p], t->could14 += cells[p];
+            else if (font_alone(v, p) >= 14) t->could14 += cells[p];
+            else t->canvas_bound += cells[p];
+            continue;
+        }
+        if (pn->kind != PANEL_HEATMAP || !pn->m || pn->m->rows * pn->m->cols == 0) continue;
+        if (getenv("SLIDES_VERBOSE") && font_alone(v, p) >= 12)
+            printf("HIDDEN %s stage %d step %d panel %d\n", name, k + 1, v->step + 1, p);
+        if (font_alone(v, p) < 12) continue;
+        if (v->id == STAGE_KV_CACHE || v->id == STAGE_ONLINE_SOFTMAX) {     /* sub-steps in time, not yet in parts */
+            t->hidden_in_time++;
+            continue;
+        }
+        if (!t->hidden_wrongly++)
+            snprintf(t->first_hidden, sizeof t->first_hidden, "%s stage %d step %d panel %d \"%s\" (%dx%d)", name,
+                     k + 1, v->step + 1, p, pn->title, pn->m->rows, pn->m->cols);
+    }
+}
+
+/* The per-head matrices one head shows, as a set of trace kinds. */
+typedef struct Kinds { bool k[TK_COUNT]; } Kinds;
+
+/* Add the kinds of v's panels that belong to head h (or to no head). */
+static void add_kinds(Kinds *s, const View *v, int h)
+{
+    for (int p = 0; p < v->npanels; p++) {
+        const TraceRef *r = &v->panels[p].ref;
+        if (r->kind >= 0 && r->kind < TK_COUNT && (r->head == h || r->head == 0)) s->k[r->kind] = true;
+    }
+}
+
+/* Every sub-step of stage k with options o, each given to fn. */
+static void each_step(const Lesson *L, const Trace *T, int k, int head, void (*fn)(const View *, void *), void *ctx)
+{
+    StageOpts o = { head, 0, false };
+    View *v = stage_view_with(L, T, k, &o);
+    int n = v->nsteps;
+    fn(v, ctx);
+    stage_view_free(v);
+    for (int s = 1; s < n; s++) {
+        o.step = s;
+        v = stage_view_with(L, T, k, &o);
+        fn(v, ctx);
+        stage_view_free(v);
+    }
+}
+
+/* What each_step's callbacks read. */
+typedef struct Walk {
+    Tally *t;
+    const char *name;
+    int k, head;
+    Kinds kinds;
+} Walk;
+
+/* each_step callbacks: tally a slide; gather the kinds of a head. */
+static void walk_tally(const View *v, void *ctx)
+{
+    Walk *w = ctx;
+    tally_slide(w->t, w->name, w->k, v);
+}
+
+static void walk_kinds(const View *v, void *ctx)
+{
+    Walk *w = ctx;
+    add_kinds(&w->kinds, v, w->head);
+}
+
+/* Heads compared, and the first stage where every-head misses something. */
+typedef struct Complete {
+    int compared, incomplete;
+    char first[400];
+} Complete;
+
+/* Every stage of every lesson in dir. */
+static void walk_dir(const char *dir, Tally *t, Complete *cm)
+{
+    DIR *dp = opendir(dir);
+    ck_assert_ptr_nonnull(dp);
+    struct dirent *e;
+    while ((e = readdir(dp))) {
+        if (!strstr(e->d_name, ".lesson")) continue;
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        Error err;
+        Lesson *L = lesson_load(path, &err);
+        ck_assert_msg(L != NULL, "%s", eline(&err));
+        Trace *T = attn_run(L, &err);
+        ck_assert_msg(T != NULL, "%s", eline(&err));
+        for (int k = 0; k < L->nstages; k++) {
+            Walk w = { t, e->d_name, k, 0, { { false } } };
+            each_step(L, T, k, 0, walk_tally, &w);
+            int H = T->s[L->stages[k].setup].heads;
+            StageId id = L->stages[k].id;
+            if (H < 2 || L->stages[k].head || id == STAGE_KV_CACHE || id == STAGE_ROPE) continue;     /* one head by design */
+            for (int h = 1; h <= H; h++) {     /* every head on the stage, against head h alone */
+                Walk all = { t, e->d_name, k, h, { { false } } }, one = all;
+                each_step(L, T, k, 0, walk_kinds, &all);
+                each_step(L, T, k, h, walk_kinds, &one);
+                cm->compared++;
+                for (int x = 0; x < TK_COUNT; x++)
+                    if (one.kinds.k[x] && !all.kinds.k[x] && getenv("SLIDES_VERBOSE"))
+                        printf("INCOMPLETE %s %s head %d %s\n", e->d_name, lesson_stage_name(L->stages[k].id), h,
+                               trace_kind_name(x));
+                for (int x = 0; x < TK_COUNT; x++)
+                    if (one.kinds.k[x] && !all.kinds.k[x] && !cm->incomplete++)
+                        snprintf(cm->first, sizeof cm->first, "%s stage %d (%s): head %d alone shows %s, every head does not",
+                                 e->d_name, k + 1, lesson_stage_name(L->stages[k].id), h, trace_kind_name(x));
+            }
+        }
+        trace_free(T);
+        lesson_free(L);
+    }
+    closedir(dp);
+}
+
+START_TEST(test_slides_print_every_number_legibly)
+{
+    Tally t;
+    memset(&t, 0, sizeof t);
+    Complete cm;
+    memset(&cm, 0, sizeof cm);
+    walk_dir("../lessons", &t, &cm);
+    walk_dir("slide-lessons", &t, &cm);
+    printf("slides: %d slides, %ld numbers, %.1f %% at 14 px or more (%.1f %% of those the canvas allows at 14 px), "
+           "%ld under 12 px\n", t.slides, t.printed, t.printed ? 100.0 * t.at14 / t.printed : 0.0,
+           t.could14 ? 100.0 * t.at14 / t.could14 : 0.0, t.under12);
+    printf("slides: %ld numbers in panels that alone print under 14 px\n", t.canvas_bound);
+    printf("slides: %d panels of kv_cache and online_softmax sub-steps leave out numbers they could print alone\n",
+           t.hidden_in_time);
+    ck_assert_int_gt(t.slides, 150);
+    ck_assert_msg(t.under12 == 0, "%ld numbers under 12 px, e.g. %s", t.under12, t.first_small);
+    ck_assert_msg(t.at14 * 10 >= t.could14 * 9, "%ld of %ld numbers at 14 px or more (90 %% wanted)", t.at14, t.could14);
+    ck_assert_msg(t.hidden_wrongly == 0, "%d panels hide numbers they could print alone, e.g. %s", t.hidden_wrongly,
+                  t.first_hidden);
+    ck_assert_int_gt(cm.compared, 30);
+    ck_assert_msg(cm.incomplete == 0, "%d heads incomplete, e.g. %s", cm.incomplete, cm.first);
+}
+END_TEST
+
+Suite *slides_suite(void)
+{
+    Suite *s = suite_create("slides");
+    TCase *tc = tcase_create("projector");
+    tcase_add_checked_fixture(tc, setup_fonts, teardown_fonts);
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_slides_print_every_number_legibly);
+    suite_add_tcase(s, tc);
+    return s;
+}
