@@ -62,8 +62,14 @@ void fileio_start(void);
 ** (*size its size; the caller closes it), or -1 with err filled. */
 int fileio_open(const char *path, size_t max, size_t *size, FileioError *err);
 
+/* The name that stands for standard input where a file is read. */
+#define FILEIO_STDIN "-"
+
 /* The bytes of the regular file at path, at most max of them, NUL-terminated
-** (the caller frees; *len excludes the NUL). NULL with err filled otherwise. */
+** (the caller frees; *len excludes the NUL). NULL with err filled otherwise.
+** FILEIO_STDIN ("-") reads standard input instead, whatever it is (this
+** one may wait for it): whole, the first time, and the same bytes again
+** on every later call (a file named "-" is "./-"). */
 char *fileio_read(const char *path, size_t max, size_t *len, FileioError *err);
 
 /* Write len bytes to path atomically (temporary beside it, then rename). With

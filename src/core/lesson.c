@@ -2427,10 +2427,11 @@ Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonE
     memset(err, 0, sizeof *err);
     p->L = xcalloc(1, sizeof *p->L);
     p->L->path = xstrdup(filename);
-    p->L->shown = util_shown(filename);
+    bool std_in = !strcmp(filename, FILEIO_STDIN);      /* messages say <stdin>, pictures stdin-NN-... */
+    p->L->shown = std_in ? xstrdup(LESSON_STDIN_SHOWN) : util_shown(filename);
     p->file = p->L->shown;                  /* messages name the file on one line */
     const char *base = strrchr(filename, '/');
-    base = base ? base + 1 : filename;
+    base = std_in ? "stdin" : base ? base + 1 : filename;
     size_t bl = strlen(base);
     if (bl > 7 && !strcmp(base + bl - 7, ".lesson")) bl -= 7;
     p->L->name = xstrndup(base, bl);
@@ -2506,7 +2507,7 @@ char *lesson_read(const char *path, size_t *len, LessonError *err)
     FileioError fe;
     char *text = fileio_read(path, LESSON_MAX_BYTES, len, &fe);
     if (text) return text;
-    char *shown = util_shown(path);
+    char *shown = strcmp(path, FILEIO_STDIN) ? util_shown(path) : xstrdup(LESSON_STDIN_SHOWN);
     lesson_read_error(err, shown, &fe);
     free(shown);
     return NULL;

@@ -210,7 +210,11 @@ typedef struct LessonError {
     LessonErrorKind kind;
 } LessonError;
 
-/* Parse len bytes of text; filename is used in messages. NULL on error. */
+/* How messages name a lesson read from standard input (path "-"). */
+#define LESSON_STDIN_SHOWN "<stdin>"
+
+/* Parse len bytes of text; filename is used in messages ("-", standard
+** input, as LESSON_STDIN_SHOWN, its pictures as "stdin"). NULL on error. */
 Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonError *err);
 /* The text of a lesson file (NUL-terminated, caller frees; *len its length),
 ** or NULL with err filled: I/O errors (kind LESSON_ERR_IO: missing, or not a
