@@ -22,10 +22,11 @@ endif
 # `make test-web` install their own (web/rules.mk). `make deps` installs all
 # but the web's. What each set holds and weighs: docs/packages.md.
 BUILD_PKGS := gcc libc6-dev pkg-config gettext libsdl2-dev libpng-dev libfontconfig-dev libfreetype-dev \
-              libharfbuzz-dev libfribidi-dev libraqm-dev libunibreak-dev libzip-dev $(FAST_DEV)
+              libharfbuzz-dev libfribidi-dev libraqm-dev libunibreak-dev libzip-dev libcairo2-dev $(FAST_DEV)
 RUN_PKGS   := fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
 TEST_PKGS  := check python3 python3-numpy python3-torch libharfbuzz-bin libxml2-utils libdeflate-dev \
-              xvfb xdotool imagemagick openbox procps strace valgrind clang libclang-rt-14-dev
+              xvfb xdotool imagemagick openbox procps strace valgrind clang libclang-rt-14-dev \
+              poppler-utils desktop-file-utils shared-mime-info man-db libx11-dev
 BENCH_PKGS := python3 python3-matplotlib python3-seaborn libdeflate-dev
 DEPS_PKGS  ?= $(BUILD_PKGS) $(RUN_PKGS) $(TEST_PKGS) $(BENCH_PKGS)
 
@@ -45,14 +46,16 @@ EXTRA_CFLAGS  ?=
 EXTRA_LDFLAGS ?=
 
 # pkg-config runs once, when a recipe first needs the flags: after the
-# packages (pkg-config among them) are installed on a fresh machine.
-PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)) $(FAST_DEF))$(PKG_CFLAGS)
+# packages (pkg-config among them) are installed on a fresh machine. cairo
+# is compiled against, not linked: src/sdl/pdf.c loads it when it makes a
+# PDF.
+PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip cairo-pdf cairo-ft $(FAST_PKG)) $(FAST_DEF))$(PKG_CFLAGS)
 PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)))$(PKG_LIBS)
 CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell pkg-config --cflags check))$(CHECK_CFLAGS)
 CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
 
 DEFINES     = -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_DATADIR='"$(PREFIX)/share/attnlab"' \
-              -DATTNLAB_LOCALEDIR='"$(PREFIX)/share/locale"'
+              -DATTNLAB_LOCALEDIR='"$(PREFIX)/share/locale"' -DATTNLAB_DOCDIR='"$(PREFIX)/share/doc/attnlab"'
 CFLAGS_ALL  = $(WARN) $(WERROR) $(DEFINES) -Isrc $(CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS_ALL = $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $(EXTRA_LDFLAGS)
 

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "shot.h"
 #include "app/glyphs.h"
+#include "handout.h"
 #include "lang.h"
 #include "core/stage.h"
 #include "core/util.h"
@@ -23,7 +24,7 @@
 /* The documented defaults. */
 ShotOpts app_shot_defaults(void)
 {
-    ShotOpts o = { 1280, 720, 1, false, false, NULL, 0 };
+    ShotOpts o = { 1280, 720, 1, false, false, NULL, 0, false };
     return o;
 }
 
@@ -162,6 +163,20 @@ static int export_stage(FontSet *fonts, LayoutCache *lc, const char *dir, const 
     return 0;
 }
 
+/* The lesson as one PDF, DIR/<lesson>.pdf (handout.h); 0 or 1. */
+static int export_handout(FontSet *fonts, LayoutCache *lc, const char *dir, const Lesson *L, const Trace *T,
+                          const ShotOpts *opts, bool quiet)
+{
+    char *path = app_handout_path(dir, L), err[700];
+    int pages, r = app_handout_write(fonts, lc, L, T, opts, path, &pages, err, sizeof err);
+    char *line = util_shown(r != 0 ? err : path);
+    if (r != 0) fprintf(stderr, "%s\n", line);
+    else if (!quiet) printf("%s\n", line);
+    free(line);
+    free(path);
+    return r != 0;
+}
+
 /* Create dir (one level) if it is missing; 0 or -1 with a message. A
 ** symbolic link whose target does not exist is said to be one (mkdir
 ** would only say "File exists"). */
@@ -210,8 +225,12 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
         }
         app_check_glyphs(paths[i], fonts, NULL);
         app_use_language(L->language);
-        for (int k = 0; k < L->nstages && code != 1; k++)
-            if (export_stage(fonts, lc, dir, L, T, k, opts, quiet) != 0) code = 1;
+        if (opts->pdf) {
+            if (export_handout(fonts, lc, dir, L, T, opts, quiet) != 0) code = 1;
+        } else {
+            for (int k = 0; k < L->nstages && code != 1; k++)
+                if (export_stage(fonts, lc, dir, L, T, k, opts, quiet) != 0) code = 1;
+        }
         trace_free(T);
         lesson_free(L);
     }
