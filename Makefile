@@ -26,7 +26,7 @@ BUILD_PKGS := gcc libc6-dev pkg-config gettext libsdl2-dev libpng-dev libfontcon
 RUN_PKGS   := fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
 TEST_PKGS  := check python3 python3-numpy python3-torch libharfbuzz-bin libxml2-utils libdeflate-dev \
               xvfb xdotool imagemagick openbox procps strace valgrind clang libclang-rt-14-dev \
-              poppler-utils desktop-file-utils shared-mime-info man-db libx11-dev
+              poppler-utils desktop-file-utils shared-mime-info man-db libx11-dev x11-utils
 BENCH_PKGS := python3 python3-matplotlib python3-seaborn libdeflate-dev
 DEPS_PKGS  ?= $(BUILD_PKGS) $(RUN_PKGS) $(TEST_PKGS) $(BENCH_PKGS)
 
@@ -200,6 +200,10 @@ $(BUILD)/attnlab: $(LIB_OBJ) $(call obj,src/app/main.c) | deps-build
 $(BUILD)/check_attnlab: $(LIB_OBJ) $(TEST_OBJ) | deps-test
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm
 
+# Drops files on a window as a file manager does (XDND), for tests/e2e_open.sh.
+$(BUILD)/xdnd_drop: tests/tools/xdnd_drop.c $(BUILD)/flags | deps-test
+	$(CC) $(WARN) $(WERROR) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $$(pkg-config --cflags --libs x11)
+
 # Draws of the PyTorch generator on request, for tests/check_torch_rng.py.
 $(BUILD)/trng_dump: $(CORE_OBJ) $(call obj,tests/tools/trng_dump.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
@@ -224,8 +228,8 @@ RESULTS   := $(BUILD)/test-results
 TEST_J     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 PY        := /usr/bin/python3
 
-TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text unit npy modern props torch-rng views cli faults \
-              bad-lessons lessons scripts po trained-model
+TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text e2e-open unit npy modern props torch-rng views cli faults \
+              bad-lessons lessons scripts po trained-model install
 # The Check suites in two processes: layout and export (two thirds of the
 # time) beside the others.
 part.unit-layout   := cd tests && ../$(BUILD)/check_attnlab layout export
@@ -247,6 +251,8 @@ part.heavy         := sh tests/heavy_lessons.sh
 part.export-bytes  := sh tests/export_bytes.sh
 part.e2e           := bash tests/e2e.sh
 part.e2e-text      := bash tests/e2e_text.sh
+part.e2e-open      := bash tests/e2e_open.sh
+part.install       := sh tests/install.sh
 
 # The summary comes last in the outer recipe, so that a failure adds only
 # make's own one line after it.
@@ -254,7 +260,7 @@ test: deps-test
 	@$(MAKE) --no-print-directory WERROR=-Werror test-run
 	@sh tests/run_part.sh --summary $(RESULTS) $(TEST_PARTS)
 
-test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(MO_FILES) $(BUILD)/bench $(BUILD)/bench_png
+test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(BUILD)/xdnd_drop $(MO_FILES) $(BUILD)/bench $(BUILD)/bench_png
 
 # Build, then run every part; this stops only when the build fails.
 test-run:

@@ -6,6 +6,7 @@
 #include "core/util.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,4 +90,32 @@ void app_free_list(char **list)
     if (!list) return;
     for (char **p = list; *p; p++) free(*p);
     free(list);
+}
+
+/* mkdir -p. */
+int app_make_dirs(const char *path)
+{
+    char *p = xstrdup(path);
+    int r = 0;
+    for (char *c = p + 1; *c && r == 0; c++) {
+        if (*c != '/') continue;
+        *c = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) r = -1;
+        *c = '/';
+    }
+    if (r == 0 && mkdir(p, 0755) != 0 && errno != EEXIST) r = -1;
+    free(p);
+    return r;
+}
+
+/* $ENV/sub or $HOME/fallback/sub. */
+int app_xdg_dir(const char *env, const char *fallback, const char *sub, bool create, char *out, size_t n)
+{
+    const char *xdg = getenv(env), *home = getenv("HOME");
+    int w;
+    if (xdg && xdg[0] == '/') w = snprintf(out, n, "%s/%s", xdg, sub);
+    else if (home && home[0]) w = snprintf(out, n, "%s/%s/%s", home, fallback, sub);
+    else return -1;
+    if (w < 0 || (size_t)w >= n) return -1;
+    return create ? app_make_dirs(out) : 0;
 }

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "save.h"
 #include "edits.h"
+#include "paths.h"
 #include "reload.h"
 #include "core/fileio.h"
 #include "core/lessonsave.h"
@@ -33,29 +34,10 @@ void app_disk_set(AppState *a, const char *text, size_t len)
     app_update_dirty(a);
 }
 
-/* mkdir -p for the user directory. */
-static int make_dirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        int r = mkdir(path, 0755);
-        *p = '/';
-        if (r != 0 && errno != EEXIST) return -1;
-    }
-    return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 /* $XDG_DATA_HOME/attnlab/lessons or ~/.local/share/attnlab/lessons. */
 int app_user_lesson_dir(char *out, size_t n)
 {
-    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    int w;
-    if (xdg && xdg[0] == '/') w = snprintf(out, n, "%s/attnlab/lessons", xdg);
-    else if (home && home[0]) w = snprintf(out, n, "%s/.local/share/attnlab/lessons", home);
-    else return -1;
-    if (w < 0 || (size_t)w >= n) return -1;
-    return make_dirs(out);
+    return app_xdg_dir("XDG_DATA_HOME", ".local/share", "attnlab/lessons", true, out, n);
 }
 
 /* dir/name.lesson -> dir/name-edited.lesson */
