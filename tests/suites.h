@@ -32,6 +32,7 @@ Suite *i18n_suite(void);
 Suite *keys_suite(void);
 Suite *link_suite(void);
 Suite *zipread_suite(void);
+Suite *open_suite(void);
 
 /* Assert two matrices have the same shape and agree to tol everywhere
 ** (-∞ must meet -∞). */

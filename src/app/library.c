@@ -192,6 +192,12 @@ static bool offered(const char *dir, const char *name, bool *is_dir)
     return *is_dir || (S_ISREG(st.st_mode) && l > 7 && !strcmp(name + l - 7, ".lesson"));
 }
 
+/* qsort comparator for names. */
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* Complete text. */
 int app_complete_path(char *text, size_t n, char *note, size_t nn)
 {
@@ -213,34 +219,42 @@ int app_complete_path(char *text, size_t n, char *note, size_t nn)
     DIR *d = opendir(dir);
     if (!d) return 0;
     size_t pl = strlen(prefix);
-    char common[NAME_MAX + 2] = "";
+    char **names = NULL;            /* what matches, folders with their "/" */
     int count = 0;
-    bool last_dir = false;
-    Buf names = { 0 };
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         bool isd;
         if (strncmp(e->d_name, prefix, pl) || !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         if ((e->d_name[0] == '.' && pl == 0) || !offered(dir, e->d_name, &isd)) continue;
-        if (count++ == 0) snprintf(common, sizeof common, "%s", e->d_name);
-        else {
-            size_t k = 0;
-            while (common[k] && common[k] == e->d_name[k]) k++;
-            common[k] = '\0';
-        }
-        last_dir = isd;
-        if (names.len < nn) buf_printf(&names, "%s%s%s", names.len ? "  " : "", e->d_name, isd ? "/" : "");
+        names = xrealloc(names, sizeof *names * (size_t)(count + 1));
+        Buf b = { 0 };
+        buf_printf(&b, "%s%s", e->d_name, isd ? "/" : "");
+        names[count++] = buf_take(&b);
     }
     closedir(d);
     if (count == 0) {
         snprintf(note, nn, "%s", _("no folder or lesson starts so"));
-    } else {
-        /* the typed text, with the completion in place of the prefix ("~/" kept as typed) */
-        size_t typed_dir = strlen(text) - pl;
-        snprintf(text + typed_dir, n - typed_dir, "%s%s", common, count == 1 && last_dir ? "/" : "");
-        if (count > 1) snprintf(note, nn, "%s", names.s);
+        return 0;
     }
-    buf_free(&names);
+    qsort(names, (size_t)count, sizeof *names, by_name);
+    /* as far as they agree (a lone folder with its "/": walk in) */
+    size_t common = strlen(names[0]);
+    for (int i = 1; i < count; i++) {
+        size_t k = 0;
+        while (k < common && names[i][k] == names[0][k]) k++;
+        common = k;
+    }
+    if (count > 1 && common > 0 && names[0][common - 1] == '/') common--;
+    size_t typed_dir = strlen(text) - pl;           /* the text before the prefix, "~/" kept as typed */
+    snprintf(text + typed_dir, n - typed_dir, "%.*s", (int)common, names[0]);
+    Buf b = { 0 };
+    for (int i = 0; i < count; i++) {
+        if (count > 1 && b.len < nn) buf_printf(&b, "%s%s", b.len ? "  " : "", names[i]);
+        free(names[i]);
+    }
+    free(names);
+    snprintf(note, nn, "%s", b.s ? b.s : "");
+    buf_free(&b);
     return count;
 }
 
