@@ -3,6 +3,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "args.h"
+#include "shot.h"
 #include "core/colormaps.h"
 #include "core/fileio.h"
 #include "core/i18n.h"
