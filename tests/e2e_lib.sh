@@ -7,6 +7,10 @@
 #   src/app/window.c): `settle` presses F12 (bound to nothing) after the
 #   input and waits for the line that names it, so the screenshot that
 #   follows shows the frame drawn after all of the input.
+# - Keys are typed as on a keyboard (`type_keys`: XTEST into the window,
+#   which is given the focus first), so that the X server sees each key go
+#   down and up again even when the key closes the window; `press` and
+#   `key` confirm that the window handled every key they typed.
 # - `park` moves the pointer off the window before a picture that must not
 #   show a hover.
 # - Every wait ends after $hang seconds (30, times TIME_SCALE, the
@@ -54,7 +58,7 @@ e2e_display() {
     # a window manager, as on a real desktop (fullscreen is its job)
     openbox --startup "touch $tmp/wm-up" >"$tmp/wm.log" 2>&1 &
     wm=$!
-    wait_for "openbox did not start: $(cat "$tmp/wm.log")" test -e "$tmp/wm-up" || exit 1
+    wait_for "openbox did not start: $(cat "$tmp/wm.log" 2>/dev/null)" test -e "$tmp/wm-up" || exit 1
 }
 
 # next_line: the window's next announcement, into FRAME, KEYS, RELOADS,
@@ -95,57 +99,47 @@ e2e_start() {
     if [ -n "$win" ]; then ok; else bad "$name: the window did not appear"; cat "$tmp/$name.log"; exit 1; fi
 }
 
-# Keys reach the window through xdotool (XTEST while the window has the
-# focus). Under Xvfb a key is now and then never reported by SDL, though
-# keys sent after it are; so every key is confirmed. F12, bound to nothing,
-# goes behind it, and the window's line naming F12 counts the presses it
-# handled: fewer than sent means a key was dropped, and it is sent again
-# (at most three times). A probe that brings no line for a while ($nudge
-# seconds) is sent again too: that only repeats a key that does nothing;
-# the verdict still waits for an event, up to $hang seconds.
-nudge=$((2 * scale))
+# type_keys KEYS...: the keys typed into the window: it gets the focus
+# (--sync waits until it has it), then each key goes down and up through
+# XTEST, as from a keyboard. Not `xdotool key --window`: that types through
+# XTEST while the window has the focus and sends a synthetic event when it
+# has not, so Q went down through XTEST, closed the window, and went up as
+# a synthetic event to a window that no longer existed (BadWindow). The X
+# server then held Q down, and dropped the next window's first Q as a
+# press of a key that is already down: that window never quit.
+type_keys() { xdotool windowfocus --sync "$win" key "$@" 2>/dev/null; }
 
-# settle: the frame after everything sent so far is on screen.
+# settle: the frame after everything sent so far is on screen: F12, bound
+# to nothing, is typed behind the input, and the window's line that names
+# it follows everything typed before it.
 settle() {
-    local k0=$KEYS quiet_s=0
-    xdotool key --window "$win" F12 2>/dev/null
-    while :; do
-        if ! next_line "$nudge"; then
-            quiet_s=$((quiet_s + nudge))
-            [ $quiet_s -lt $hang ] || { bad "no frame after the input within ${hang}s"; return 1; }
-            xdotool key --window "$win" F12 2>/dev/null
-            continue
-        fi
-        quiet_s=0
+    local k0=$KEYS
+    type_keys F12
+    while next_line; do
+        [ "$LINE" = quit ] && { bad "the window closed"; return 1; }
         [ "$KEYS" -gt "$k0" ] && [ "$KEY" = F12 ] && return 0
     done
+    bad "no frame after the input within ${hang}s"
+    return 1
 }
 
-# press KEY: one key or chord (ctrl+s: each part is a press) to the window,
-# confirmed as above, then the frame that follows it.
+# press KEY: one key or chord (ctrl+s: each part is a press) typed into the
+# window, then the frame that follows it; the window's count of the keys it
+# handled confirms that it had every press. A key that closes the window
+# ends with its "quit" line.
 press() {
-    local k=$1 n k0=$KEYS probes=1 again=0 quiet_s=0
+    local k0=$KEYS n
     n=$(( $(printf %s "$1" | tr -cd + | wc -c) + 1 ))
-    xdotool key --window "$win" "$k" F12 2>/dev/null
-    while :; do
-        if ! next_line "$nudge"; then
-            quiet_s=$((quiet_s + nudge))
-            [ $quiet_s -lt $hang ] || { bad "no frame after $k within ${hang}s"; return 1; }
-            xdotool key --window "$win" F12 2>/dev/null
-            probes=$((probes + 1))
-            continue
-        fi
-        quiet_s=0
+    type_keys "$1" F12
+    while next_line; do
         [ "$LINE" = quit ] && return 0
         [ "$KEY" = F12 ] && [ "$KEYS" -gt "$k0" ] || continue
-        # with one probe sent, n + 1 presses are the key and the probe
-        if [ $probes -eq 1 ] && [ $((KEYS - k0)) -le "$n" ] && [ $again -lt 3 ]; then
-            again=$((again + 1)) k0=$KEYS
-            xdotool key --window "$win" "$k" F12 2>/dev/null
-            continue
-        fi
-        return 0
+        [ $((KEYS - k0)) -gt "$n" ] && return 0
+        bad "the window handled $((KEYS - k0 - 1)) of the $n presses of $1"
+        return 1
     done
+    bad "no frame after $1 within ${hang}s"
+    return 1
 }
 
 # reloaded: wait until the window has picked up a change of its lesson file
@@ -187,38 +181,35 @@ shot() { import -window root "$tmp/$1.png"; }
 # differ A B: how many pixels differ between two screenshots.
 differ() { compare -metric AE "$tmp/$1.png" "$tmp/$2.png" null: 2>&1 | awk '{ printf "%d", $1 }'; }
 
+# stop NAME: where the window is (its main thread's stack, the end of its
+# log), then kill it: a window that should have closed and did not.
+stop() {
+    command -v gdb >/dev/null && gdb -p "$app" -batch -ex "thread 1" -ex "bt" 2>/dev/null | grep "^#" | head -40
+    tail -5 "$tmp/$1.log"
+    kill "$app"
+}
+
 # quit NAME: Q, then exit status 0 and no sanitizer report in the log.
 # Q goes with the F12 probe behind it: the window either closes (and says
-# "quit") or, still open, names F12. One that handled F12 but no Q had the
-# Q dropped and is sent it again (at most three times); one that handled
-# the Q and stayed open fails.
+# "quit") or, still open, names F12: then it did not have the Q, or had it
+# and stayed open, and either fails. After "quit", a window still running
+# hangs in shutting down.
 quit() {
-    local k0=$KEYS again=0 quiet_s=0
-    xdotool key --window "$win" q F12 2>/dev/null
-    while :; do
-        if ! next_line "$nudge"; then
-            quiet_s=$((quiet_s + nudge))
-            [ $quiet_s -lt $hang ] || { bad "$1: still running ${hang}s after Q"; break; }
-            xdotool key --window "$win" q F12 2>/dev/null
-            continue
-        fi
-        quiet_s=0
-        [ "$LINE" = quit ] && break
+    local k0=$KEYS closed=""
+    type_keys q F12
+    while next_line; do
+        [ "$LINE" = quit ] && { closed=yes; break; }
         [ "$KEY" = F12 ] && [ "$KEYS" -gt "$k0" ] || continue
-        if [ "$KEYS" -eq $((k0 + 1)) ] && [ $again -lt 3 ]; then
-            again=$((again + 1)) k0=$KEYS
-            xdotool key --window "$win" q F12 2>/dev/null
-            continue
-        fi
-        bad "$1: Q was handled and the window stayed open"
+        if [ "$KEYS" -eq $((k0 + 1)) ]; then closed="the window did not have the Q"
+        else closed="the window had the Q and stayed open"; fi
         break
     done
-    if ! timeout "$hang" tail -s 0.05 --pid="$app" -f /dev/null; then
+    if [ "$closed" != yes ]; then
+        bad "$1: ${closed:-no line from the window ${hang}s after Q}"
+        stop "$1"
+    elif ! timeout "$hang" tail -s 0.05 --pid="$app" -f /dev/null; then
         bad "$1: still running ${hang}s after it said it closed"
-        # where it is, so that a hang in shutting down can be told apart
-        command -v gdb >/dev/null && gdb -p "$app" -batch -ex "thread 1" -ex "bt" 2>/dev/null | grep "^#" | head -40
-        tail -5 "$tmp/$1.log"
-        kill "$app"
+        stop "$1"
     fi
     wait "$app"
     code=$?

@@ -4,7 +4,6 @@
 ** press does what the row says in each context.
 */
 #include "suites.h"
-#include "app/edits.h"
 #include "app/frame.h"
 #include "app/keys.h"
 #include "app/prompt.h"
@@ -86,7 +85,7 @@ START_TEST(test_digits_reach_every_stage)
 {
     AppState *a = app_create();
     ck_assert_msg(app_open(a, QKV) == 0, "%s", a->error);
-    ck_assert_int_eq(a->L->nstages, 13);
+    ck_assert_int_eq(a->doc->L->nstages, 13);
     a->now = 100;
     ck_assert_int_eq(app_key(a, EDITION_DESKTOP, '1', 0), ACT_STAGE_DIGIT);
     ck_assert_int_eq(a->stage, 0);
@@ -160,20 +159,20 @@ START_TEST(test_undo_and_redo_keys)
     /* Ctrl+Z, Ctrl+Shift+Z and Ctrl+Y in both editions (the page passes ⌘ as Ctrl) */
     AppState *a = app_create();
     ck_assert_msg(app_open(a, TOUR) == 0, "%s", a->error);
-    const Mat *X = lesson_matrix(&a->L->setups[0], "X")->m;
+    const Mat *X = lesson_matrix(&a->doc->L->setups[0], "X")->m;
     double x0 = mat_get(X, 0, 0);
     ck_assert(app_scroll_edit(a, 0, 0, 0, 2, false));
-    X = lesson_matrix(&a->L->setups[0], "X")->m;
+    X = lesson_matrix(&a->doc->L->setups[0], "X")->m;
     ck_assert_double_eq_tol(mat_get(X, 0, 0), x0 + 0.2, 1e-12);
     for (unsigned ed = EDITION_DESKTOP; ed <= EDITION_WEB; ed++) {
         ck_assert_int_eq(app_key(a, ed, 'z', KEYMOD_CTRL), ACT_UNDO);
-        ck_assert_double_eq(mat_get(lesson_matrix(&a->L->setups[0], "X")->m, 0, 0), x0);
-        ck_assert(!a->dirty);
+        ck_assert_double_eq(mat_get(lesson_matrix(&a->doc->L->setups[0], "X")->m, 0, 0), x0);
+        ck_assert(!a->doc->dirty);
         ck_assert_int_eq(app_key(a, ed, 'z', KEYMOD_CTRL | KEYMOD_SHIFT), ACT_REDO);
-        ck_assert_double_eq_tol(mat_get(lesson_matrix(&a->L->setups[0], "X")->m, 0, 0), x0 + 0.2, 1e-12);
+        ck_assert_double_eq_tol(mat_get(lesson_matrix(&a->doc->L->setups[0], "X")->m, 0, 0), x0 + 0.2, 1e-12);
         app_key(a, ed, 'z', KEYMOD_CTRL);
         ck_assert_int_eq(app_key(a, ed, 'y', KEYMOD_CTRL), ACT_REDO);
-        ck_assert(a->dirty);
+        ck_assert(a->doc->dirty);
     }
     app_free(a);
 }
@@ -194,7 +193,7 @@ START_TEST(test_picker_and_question_keys)
     ck_assert(!a->picker);
     /* with unsaved edits, opening another lesson asks; while it asks, only its keys count */
     ck_assert(app_scroll_edit(a, 0, 0, 0, 1, false));
-    ck_assert(a->dirty);
+    ck_assert(a->doc->dirty);
     app_key(a, EDITION_DESKTOP, 'l', 0);
     app_key(a, EDITION_DESKTOP, '3', 0);                 /* the third lesson, from the picker */
     ck_assert_int_eq(a->ask, ASK_OPEN);
@@ -203,11 +202,11 @@ START_TEST(test_picker_and_question_keys)
     ck_assert_int_eq(a->stage, 0);
     ck_assert_int_eq(app_key(a, EDITION_WEB, KEY_ESCAPE, 0), ACT_ASK_CANCEL);
     ck_assert_int_eq(a->ask, ASK_NONE);
-    ck_assert(strstr(a->path, "01-tour"));
+    ck_assert(strstr(a->doc->path, "01-tour"));
     app_key(a, EDITION_DESKTOP, '3', 0);
     app_key(a, EDITION_WEB, KEY_ENTER, 0);              /* yes: open it, dropping the edits */
-    ck_assert(strstr(a->path, "03-"));
-    ck_assert(!a->picker && !a->dirty);
+    ck_assert(strstr(a->doc->path, "03-"));
+    ck_assert(!a->picker && !a->doc->dirty);
     /* the path field of O: typed keys are text, Tab completes, Esc leaves */
     app_open_file_start(a, "../lessons");
     ck_assert_int_eq(a->ask, ASK_OPEN_FILE);
@@ -219,7 +218,7 @@ START_TEST(test_picker_and_question_keys)
     ck_assert_str_eq(a->ask_text, "../lessons/01-tour.lesson");
     ck_assert_int_eq(app_key(a, EDITION_DESKTOP, KEY_ENTER, 0), ACT_ASK_ACCEPT);
     ck_assert_int_eq(a->ask, ASK_NONE);
-    ck_assert(strstr(a->path, "01-tour"));
+    ck_assert(strstr(a->doc->path, "01-tour"));
     app_free(a);
 }
 END_TEST

@@ -35,14 +35,14 @@ static AppState *opened(const char *name)
 /* The setup of the stage shown. */
 static const Setup *shown_setup(const AppState *a)
 {
-    return &a->L->setups[a->L->stages[a->stage].setup];
+    return &a->doc->L->setups[a->doc->L->stages[a->stage].setup];
 }
 
 /* Index of the first stage with id. */
 static int stage_of(const AppState *a, StageId id)
 {
-    for (int k = 0; k < a->L->nstages; k++)
-        if (a->L->stages[k].id == id) return k;
+    for (int k = 0; k < a->doc->L->nstages; k++)
+        if (a->doc->L->stages[k].id == id) return k;
     ck_abort_msg("no stage %s", lesson_stage_name(id));
     return -1;
 }
@@ -113,8 +113,8 @@ START_TEST(test_fields_steps_heads_and_odd_links)
 
     a = opened("04-heads-entropy-causal.lesson");
     int sm = -1;                                          /* a stage of four heads */
-    for (int k = 0; k < a->L->nstages && sm < 0; k++)
-        if (a->L->setups[a->L->stages[k].setup].heads == 4 && a->L->stages[k].id == STAGE_MULTI_HEAD) sm = k;
+    for (int k = 0; k < a->doc->L->nstages && sm < 0; k++)
+        if (a->doc->L->setups[a->doc->L->stages[k].setup].heads == 4 && a->doc->L->stages[k].id == STAGE_MULTI_HEAD) sm = k;
     ck_assert_int_ge(sm, 0);
     snprintf(link, sizeof link, "stage=%d&head=3", sm + 1);
     app_link_apply(a, link);
@@ -193,7 +193,7 @@ START_TEST(test_description_of_masks_and_plots)
     /* −∞ as the slide prints it; a plot's series and its bound */
     AppState *a = opened("04-heads-entropy-causal.lesson");
     DrawList *d = draw_create(1280, 800);
-    for (int k = 0; k < a->L->nstages; k++) {
+    for (int k = 0; k < a->doc->L->nstages; k++) {
         app_goto(a, k + 1);
         app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
         char *json = app_describe(a, d, true);

@@ -190,9 +190,9 @@ START_TEST(test_dropped_files)
     AppState *a = app_create();
     char *drop[2] = { npy, les };
     app_open_dropped(a, drop, 2);                      /* the lesson among them opens */
-    ck_assert_msg(a->L != NULL, "%s", a->error);
-    ck_assert_str_eq(a->path, les);
-    ck_assert_double_eq(mat_get(lesson_matrix(&a->L->setups[0], "X")->m, 1, 1), 4);
+    ck_assert_msg(a->doc != NULL, "%s", a->error);
+    ck_assert_str_eq(a->doc->path, les);
+    ck_assert_double_eq(mat_get(lesson_matrix(&a->doc->L->setups[0], "X")->m, 1, 1), 4);
     /* the .npy alone, changed: the lesson that loads it reads it again, on its stage */
     f = fopen(npy, "r+b");
     fseek(f, 128 + 3 * 8, SEEK_SET);
@@ -201,17 +201,17 @@ START_TEST(test_dropped_files)
     fclose(f);
     char *one[1] = { npy };
     app_open_dropped(a, one, 1);
-    ck_assert_double_eq(mat_get(lesson_matrix(&a->L->setups[0], "X")->m, 1, 1), 5);
+    ck_assert_double_eq(mat_get(lesson_matrix(&a->doc->L->setups[0], "X")->m, 1, 1), 5);
     ck_assert(strstr(a->toast, "x.npy"));
     /* a .npy of that name from elsewhere, or one the lesson does not load: said, nothing read */
     char *elsewhere[1] = { other };
     app_open_dropped(a, elsewhere, 1);
     ck_assert(strstr(a->toast, "beside it"));
-    ck_assert_double_eq(mat_get(lesson_matrix(&a->L->setups[0], "X")->m, 1, 1), 5);
+    ck_assert_double_eq(mat_get(lesson_matrix(&a->doc->L->setups[0], "X")->m, 1, 1), 5);
     app_free(a);
     a = app_create();
     app_open_dropped(a, one, 1);
-    ck_assert(a->L == NULL);
+    ck_assert(a->doc == NULL);
     ck_assert(strstr(a->toast, "drop it together with the lesson"));
     app_free(a);
 }

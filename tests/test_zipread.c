@@ -40,17 +40,17 @@ START_TEST(test_members_as_libzip_gives_them)
         size_t len;
         char *bytes = tjson_read_file(archives[a], &len);
         ck_assert_ptr_nonnull(bytes);
-        char err[200];
-        ZipArchive *z = zip_read_open((unsigned char *)bytes, len, err, sizeof err);
-        ck_assert_msg(z != NULL, "%s: %s", archives[a], err);
+        Error err;
+        ZipArchive *z = zip_read_open((unsigned char *)bytes, len, &err);
+        ck_assert_msg(z != NULL, "%s: %s", archives[a], err.msg);
         ck_assert_int_ge(zip_read_count(z), 2);
         for (int i = 0; i < zip_read_count(z); i++) {
             const ZipEntry *e = zip_read_entry(z, i);
             ck_assert_int_eq(e->method, 8);                      /* np.savez_compressed deflates */
             size_t n, m;
             bool more = true;
-            unsigned char *got = zip_read_extract(z, i, &n, &more, err, sizeof err);
-            ck_assert_msg(got != NULL, "%s: %s", e->name, err);
+            unsigned char *got = zip_read_extract(z, i, &n, &more, &err);
+            ck_assert_msg(got != NULL, "%s: %s", e->name, err.msg);
             ck_assert(!more);
             unsigned char *want = libzip_member(archives[a], e->name, &m);
             ck_assert_uint_eq(n, m);
@@ -70,15 +70,15 @@ START_TEST(test_damage_is_an_error)
 {
     size_t len;
     char *bytes = tjson_read_file(archives[1], &len);
-    char err[200];
-    ck_assert_ptr_null(zip_read_open((unsigned char *)bytes, 10, err, sizeof err));
-    ck_assert_str_eq(err, "Not a zip archive");
-    ck_assert_ptr_null(zip_read_open((unsigned char *)"", 0, err, sizeof err));
+    Error err;
+    ck_assert_ptr_null(zip_read_open((unsigned char *)bytes, 10, &err));
+    ck_assert_str_eq(err.msg, "Not a zip archive");
+    ck_assert_ptr_null(zip_read_open((unsigned char *)"", 0, &err));
     /* every byte changed in turn: an error or the right bytes, never a crash */
-    ZipArchive *z = zip_read_open((unsigned char *)bytes, len, err, sizeof err);
+    ZipArchive *z = zip_read_open((unsigned char *)bytes, len, &err);
     ck_assert_ptr_nonnull(z);
     size_t n0;
-    unsigned char *good = zip_read_extract(z, 0, &n0, NULL, err, sizeof err);
+    unsigned char *good = zip_read_extract(z, 0, &n0, NULL, &err);
     ck_assert_ptr_nonnull(good);
     zip_read_close(z);
     int errors = 0;
@@ -86,10 +86,10 @@ START_TEST(test_damage_is_an_error)
         char *bad = xmalloc(len);
         memcpy(bad, bytes, len);
         bad[k] ^= 0x5a;
-        ZipArchive *y = zip_read_open((unsigned char *)bad, len, err, sizeof err);
+        ZipArchive *y = zip_read_open((unsigned char *)bad, len, &err);
         for (int i = 0; y && i < zip_read_count(y); i++) {
             size_t n;
-            unsigned char *got = zip_read_extract(y, i, &n, NULL, err, sizeof err);
+            unsigned char *got = zip_read_extract(y, i, &n, NULL, &err);
             if (!got) errors++;
             else if (i == 0 && n == n0) ck_assert_msg(!memcmp(got, good, n0), "byte %zu changed the data unnoticed", k);
             free(got);
@@ -101,10 +101,10 @@ START_TEST(test_damage_is_an_error)
     ck_assert_int_gt(errors, 100);
     /* cut short anywhere: an error */
     for (size_t cut = 0; cut < len; cut += 13) {
-        ZipArchive *y = zip_read_open((unsigned char *)bytes, cut, err, sizeof err);
+        ZipArchive *y = zip_read_open((unsigned char *)bytes, cut, &err);
         for (int i = 0; y && i < zip_read_count(y); i++) {
             size_t n;
-            unsigned char *got = zip_read_extract(y, i, &n, NULL, err, sizeof err);
+            unsigned char *got = zip_read_extract(y, i, &n, NULL, &err);
             ck_assert_ptr_null(got);
         }
         zip_read_close(y);

@@ -200,7 +200,8 @@
     update();
   }
   /* An error line at the top, as a failed load shows it. */
-  function setError(msg) { withString(msg, M._web_set_error); update(); }
+  /* An I/O error about file on screen (msg: what failed), as a failed load shows one. */
+  function setError(file, msg) { withString(file, (f) => withString(msg, (m) => M._web_set_error(f, m))); update(); }
 
   /* The page's own actions (the others are the program's: web_action). */
   const PAGE = {
@@ -275,7 +276,7 @@
     return Promise.all(files.map((f) => f.arrayBuffer().then((b) => ({ name: baseName(f.name), bytes: new Uint8Array(b) }),
       () => ({ name: baseName(f.name), bytes: null })))).then(function (got) {
       const bad = got.find((g) => !g.bytes);
-      if (bad) { setError(bad.name + ': error: cannot read: the browser refused the file'); return; }
+      if (bad) { setError(bad.name, 'cannot read: the browser refused the file'); return; }
       const numpy = (g) => /\.np[yz]$/i.test(g.name);
       for (const g of got) writeFile(g.name, g.bytes);
       const lesson = got.find((g) => !numpy(g));
@@ -297,7 +298,7 @@
     try { url = new URL(spec, location.href); } catch (e) { url = null; }
     const name = baseName(url ? url.pathname : spec);
     if (!url || location.protocol === 'file:' || url.origin !== location.origin) {
-      setError(spec + ': error: cannot open: a lesson URL must be on the same web site as this page' +
+      setError(spec, 'cannot open: a lesson URL must be on the same web site as this page' +
                (location.protocol === 'file:' ? ' (a page opened from disk can open lessons with O instead)' : ''));
       return Promise.resolve(null);
     }
@@ -313,7 +314,7 @@
       return Promise.all(wanted.map((f) => get(new URL(f, url)).then((b) => writeFile(f, new Uint8Array(b)), () => {})))
         .then(function () { writeFile(name, bytes); return openPath(name, spec, fields); });
     }, function (e) {
-      setError(name + ': error: cannot open: ' + e.message);
+      setError(name, 'cannot open: ' + e.message);
       return null;
     });
   }

@@ -24,14 +24,12 @@
 */
 #include "platform.h"
 #include "app/describe.h"
-#include "app/edits.h"
 #include "app/frame.h"
 #include "app/keys.h"
 #include "app/lang.h"
 #include "app/link.h"
 #include "app/paths.h"
 #include "app/prompt.h"
-#include "app/save.h"
 #include "app/state.h"
 #include "core/i18n.h"
 #include "core/stage.h"
@@ -95,10 +93,11 @@ static int bundle_extract(const char *name, const char *path)
     int i = bundle ? zip_read_find(bundle, name) : -1;
     if (i < 0) return -1;
     size_t len;
-    char err[120];
-    unsigned char *data = zip_read_extract(bundle, i, &len, NULL, err, sizeof err);
+    Error why, err;
+    unsigned char *data = zip_read_extract(bundle, i, &len, NULL, &why);
     if (!data) {
-        fprintf(stderr, "attnlab: the page's bundle is damaged: %s: %s\n", name, err);
+        error_set(&err, why.kind, NULL, 0, 0, "the page's bundle is damaged: %s: %.200s", name, why.msg);
+        error_print(&err, stderr);
         return -1;
     }
     make_parents(path);
@@ -142,10 +141,14 @@ static void bundle_open(void)
     long len = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
     if (len > 0 && fseek(f, 0, SEEK_SET) == 0) {
         bundle_bytes = xmalloc((size_t)len);
-        char err[120];
+        Error why, err;
+        error_set(&why, ERR_IO, NULL, 0, 0, "cannot read");
         if (fread(bundle_bytes, 1, (size_t)len, f) == (size_t)len)
-            bundle = zip_read_open(bundle_bytes, (size_t)len, err, sizeof err);
-        if (!bundle) fprintf(stderr, "attnlab: the page's bundle cannot be read\n");
+            bundle = zip_read_open(bundle_bytes, (size_t)len, &why);
+        if (!bundle) {
+            error_set(&err, why.kind, NULL, 0, 0, "the page's bundle cannot be read: %.200s", why.msg);
+            error_print(&err, stderr);
+        }
     }
     fclose(f);
 }
@@ -197,7 +200,7 @@ EMSCRIPTEN_KEEPALIVE const char *web_language(void)
 ** failed (see web_error). */
 EMSCRIPTEN_KEEPALIVE int web_open(const char *path)
 {
-    web_app->error[0] = '\0';
+    app_set_error(web_app, NULL);
     app_request_open(web_app, path);
     if (web_app->ask == ASK_OPEN) return 1;
     if (web_app->error[0]) return -1;
@@ -211,11 +214,14 @@ EMSCRIPTEN_KEEPALIVE const char *web_error(void)
     return web_app->error;
 }
 
-/* Put an error on screen the way a failed load does (a lesson URL that
-** cannot be fetched, a file that cannot be read); "" clears it. */
-EMSCRIPTEN_KEEPALIVE void web_set_error(const char *msg)
+/* Put an I/O error about file on screen the way a failed load does (a
+** lesson URL that cannot be fetched, a file that cannot be read): msg says
+** what failed ("cannot open: HTTP 404"); an empty msg clears it. */
+EMSCRIPTEN_KEEPALIVE void web_set_error(const char *file, const char *msg)
 {
-    snprintf(web_app->error, sizeof web_app->error, "%s", msg);
+    Error err;
+    if (*msg) error_set(&err, ERR_IO, file, 0, 0, "%s", msg);
+    app_set_error(web_app, *msg ? &err : NULL);
 }
 
 /* Show a toast for two seconds: msg in the interface's language, with arg
@@ -393,18 +399,19 @@ EMSCRIPTEN_KEEPALIVE const char *web_action_words(const char *name)
 EMSCRIPTEN_KEEPALIVE int web_flags(void)
 {
     AppState *a = web_app;
+    const Doc *d = a->doc;
     bool input = false, mask = false, scaled = false;
     if (a->pinned && a->view && a->pin_panel >= 0 && a->pin_panel < a->view->npanels)
         input = a->view->panels[a->pin_panel].editable;
-    if (a->L) {
-        const Setup *su = &a->L->setups[a->L->stages[a->stage].setup];
+    if (d) {
+        const Setup *su = &d->L->setups[d->L->stages[a->stage].setup];
         mask = su->mask != MASK_NONE;
         scaled = su->score == SCORE_SCALED_DOT;
     }
-    return (a->fullscreen ? 1 : 0) | (a->dark ? 2 : 0) | (a->L ? 4 : 0) | (a->picker ? 8 : 0) | (a->dirty ? 16 : 0)
+    return (a->fullscreen ? 1 : 0) | (a->dark ? 2 : 0) | (d ? 4 : 0) | (a->picker ? 8 : 0) | (d && d->dirty ? 16 : 0)
          | (a->help ? 32 : 0) | (a->ask ? 64 : 0) | (input ? 128 : 0) | (a->predict != PREDICT_OFF ? 256 : 0)
-         | (a->black ? 512 : 0) | (mask ? 1024 : 0) | (scaled ? 2048 : 0) | (a->nedits ? 4096 : 0)
-         | (a->nredo ? 8192 : 0);
+         | (a->black ? 512 : 0) | (mask ? 1024 : 0) | (scaled ? 2048 : 0) | (d && d->nedits ? 4096 : 0)
+         | (d && d->nredo ? 8192 : 0);
 }
 
 /* The browser entered or left fullscreen on its own (Esc, a gesture). */
@@ -428,7 +435,7 @@ EMSCRIPTEN_KEEPALIVE double web_toast_until(void)
 /* The open lesson's path in the in-memory file system, or "". */
 EMSCRIPTEN_KEEPALIVE const char *web_path(void)
 {
-    return web_app->path ? web_app->path : "";
+    return web_app->doc ? web_app->doc->path : "";
 }
 
 /* The bundled lessons: how many (the picker's list), and lesson i's title
@@ -480,8 +487,9 @@ EMSCRIPTEN_KEEPALIVE const char *web_shot_name(void)
 {
     static char name[LESSON_MAX_NAME + 128];
     AppState *a = web_app;
-    if (!a->L) return "";
-    snprintf(name, sizeof name, "%s-%02d-%s", a->L->name, a->stage + 1, lesson_stage_name(a->L->stages[a->stage].id));
+    if (!a->doc) return "";
+    const Lesson *L = a->doc->L;
+    snprintf(name, sizeof name, "%s-%02d-%s", L->name, a->stage + 1, lesson_stage_name(L->stages[a->stage].id));
     return name;
 }
 
@@ -502,11 +510,12 @@ EMSCRIPTEN_KEEPALIVE DrawList *web_shot(int w, int h)
 EMSCRIPTEN_KEEPALIVE char *web_shot_svg(void)
 {
     AppState *a = web_app;
-    if (!a->L) return NULL;
-    const Stage *st = &a->L->stages[a->stage];
+    if (!a->doc) return NULL;
+    const Lesson *L = a->doc->L;
+    const Stage *st = &L->stages[a->stage];
     char desc[300];
     snprintf(desc, sizeof desc, "%s: %s", lesson_stage_name(st->id), st->title ? st->title : stage_default_title(st->id));
-    return svg_write(web_shot_list, a->L->title, desc, NULL);
+    return svg_write(web_shot_list, L->title, desc, NULL);
 }
 
 /* The edited lesson as Ctrl+S saves it, for the page to download (the
@@ -515,13 +524,9 @@ EMSCRIPTEN_KEEPALIVE char *web_shot_svg(void)
 ** toast saying why. */
 EMSCRIPTEN_KEEPALIVE char *web_save(double now)
 {
-    AppState *a = web_app;
-    a->now = now;
-    if (!a->L) return NULL;
+    web_app->now = now;
     size_t len;
-    char *text = a->dirty ? app_saved_text(a, &len) : xstrndup(a->disk ? a->disk : "", a->disk ? a->disk_len : 0);
-    if (text && a->dirty) app_disk_set(a, text, len);
-    return text;
+    return app_save_text(web_app, &len);
 }
 
 /* The explanation of the focused cell (caller frees with web_free), or NULL. */

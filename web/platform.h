@@ -12,7 +12,7 @@
 int web_init(void);
 int web_open(const char *path);
 const char *web_error(void);
-void web_set_error(const char *msg);
+void web_set_error(const char *file, const char *msg);
 void web_toast(const char *msg, const char *arg, double now);
 const char *web_toast_text(double now);
 const char *web_tr(const char *msgid);

@@ -5,6 +5,7 @@
 #include "args.h"
 #include "shot.h"
 #include "core/colormaps.h"
+#include "core/error.h"
 #include "core/fileio.h"
 #include "core/i18n.h"
 #include "core/utf8.h"
@@ -56,16 +57,18 @@ static const struct Opt {
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
 
-/* A usage error. */
+/* A usage error: an invalid input, said as every error is (error.h). */
 int app_usage_error(const char *fmt, ...)
 {
+    char msg[600];
     va_list ap;
-    fprintf(stderr, "attnlab: %s", _("error: "));
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, " %s\n", _("(see attnlab --help)"));
-    return 2;
+    Error e;
+    error_set(&e, ERR_INVALID, NULL, 0, 0, "%s %s", msg, _("(see attnlab --help)"));
+    error_print(&e, stderr);
+    return error_exit_code(&e);
 }
 
 /* The help text. */
@@ -312,8 +315,8 @@ int app_args_parse(int argc, char **argv, Args *a)
     if (a->help || a->version) return 0;
     int code = check_files(a);
     if (code) return code;
-    char why[200];
-    if (app_shot_check(&a->shot, why, sizeof why) != 0) return app_usage_error("%s", why);
+    Error why;
+    if (app_shot_check(&a->shot, &why) != 0) return app_usage_error("%s", why.msg);
     return 0;
 }
 

@@ -48,7 +48,7 @@ void app_args_free(Args *a);
 /* The help text, in the user's language. */
 void app_args_help(FILE *out);
 /* A usage error: "attnlab: error: " and the message, then where to find
-** the usage; returns 2. */
+** the usage (an ERR_INVALID Error, printed); returns its exit code, 2. */
 int app_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The option nearest to a mistyped one (name without its dashes and
 ** value): its name, or NULL when none is near enough to suggest. */

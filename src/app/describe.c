@@ -82,10 +82,10 @@ static void panel(Buf *b, const Panel *p, int decimals, bool hidden, bool number
 char *app_describe(const AppState *a, const DrawList *shown, bool numbers)
 {
     const View *v = a->view;
-    if (!a->L || !v) return NULL;
+    if (!a->doc || !v) return NULL;
     Buf b = { 0 };
     buf_puts(&b, "{");
-    text_field(&b, "lesson", a->L->title);
+    text_field(&b, "lesson", a->doc->L->title);
     buf_printf(&b, ", \"stage\": %d, \"stages\": %d, \"step\": %d, \"steps\": %d, ", v->stage + 1, v->nstages,
                v->step + 1, v->nsteps);
     text_field(&b, "title", v->title);

@@ -2,7 +2,6 @@
 ** frame.c: composing a frame: the stage's layout plus the program's overlays.
 */
 #include "frame.h"
-#include "edits.h"
 #include "keys.h"
 #include "prompt.h"
 #include "core/i18n.h"
@@ -17,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Layout options from the state. */
+/* Layout options from the state: the focused cell and its outlines as the
+** state worked them out (marks.h). */
 static LayoutOpts opts_from_state(const AppState *a, int w, int h, const Theme *theme, MeasureFn measure, void *ctx)
 {
     LayoutOpts o = layout_defaults(w, h, theme, measure, ctx);
@@ -28,9 +28,10 @@ static LayoutOpts opts_from_state(const AppState *a, int w, int h, const Theme *
         o.hover_panel = p;
         o.hover_row = r;
         o.hover_col = c;
-        o.nmarks = app_marks(a, o.marks, LAYOUT_MAX_MARKS);
+        o.nmarks = a->explained.nmarks;
+        memcpy(o.marks, a->explained.marks, sizeof *o.marks * (size_t)o.nmarks);
     }
-    o.hidden = app_hidden_panels(a);
+    o.hidden = a->hidden;
     return o;
 }
 
@@ -91,8 +92,7 @@ static void mark_cell(void *ctx, const DrawCmd *c)
     const MarkCtx *m = ctx;
     const AppState *a = m->a;
     if (c->panel < 0 || c->panel >= a->view->npanels) return;
-    const Panel *p = &a->view->panels[c->panel];
-    if (a->nedits && app_is_edited(a, a->view->setup, p->matrix, c->row + p->row_offset, c->col)) {
+    if (marks_is_edited(&a->edited, c->panel, c->row, c->col)) {
         float s = fminf(c->r.w, c->r.h) * 0.28f;
         draw_rect(m->out, (Rect){ c->r.x + c->r.w - s, c->r.y, s, s }, m->th->accent, ROLE_OVERLAY);
         draw_frame(m->out, c->r, m->th->accent, 2.0f, ROLE_OVERLAY);
@@ -105,7 +105,7 @@ static void mark_cell(void *ctx, const DrawCmd *c)
 static void mark_cells(const AppState *a, const Theme *th, DrawList *out)
 {
     MarkCtx m = { a, th, out };
-    if (!a->nedits && a->predict == PREDICT_OFF) return;
+    if (a->edited.n == 0 && a->predict == PREDICT_OFF) return;
     int n = out->n;
     for (int i = 0; i < n; i++) {
         DrawCmd c = out->cmds[i];                   /* a copy: marks are appended to out */
@@ -174,8 +174,8 @@ static void text_box(DrawList *out, char lines[][256], int n, float x, float y, 
 static void explain_panel(const AppState *a, const Theme *th, int w, int h, float size,
                           MeasureFn measure, void *ctx, DrawList *out)
 {
-    char *text = app_explain(a);
-    if (!text) return;
+    if (!a->explained.on) return;
+    const char *text = a->explained.ex.text;
     int p, r, c;
     app_focus_cell(a, &p, &r, &c);
     Rect cell = { (float)w / 2, (float)h / 2, 0, 0 };
@@ -183,7 +183,6 @@ static void explain_panel(const AppState *a, const Theme *th, int w, int h, floa
     static char lines[BOX_LINES][256];
     float pad = size * 0.7f, maxw = fminf((float)w * 0.7f, size * 52);
     int n = wrap_lines(text, size, maxw - 2 * pad, measure, ctx, lines, BOX_LINES);
-    free(text);
     float tw = 0;
     for (int i = 0; i < n; i++) tw = fmaxf(tw, measure(ctx, lines[i], size, 0));
     float bw = tw + 2 * pad, bh = n * size * 1.35f + 2 * pad;

@@ -47,15 +47,12 @@ static long long handout_date(const Lesson *L)
 
 /* Every picture, a page each. */
 int app_handout_write(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace *T, const ShotOpts *opts,
-                      const char *path, int *pages, char *err, size_t n)
+                      const char *path, int *pages, Error *err)
 {
     *pages = 0;
-    if (app_shot_check(opts, err, n) != 0) return -1;
-    PdfDoc *doc = pdf_create(fonts, L->title, handout_date(L));
-    if (!doc) {
-        snprintf(err, n, "%s", pdf_error());
-        return -1;
-    }
+    if (app_shot_check(opts, err) != 0) return -1;
+    PdfDoc *doc = pdf_create(fonts, L->title, handout_date(L), err);
+    if (!doc) return -1;
     DrawList *d = draw_create(opts->width, opts->height);
     int r = 0;
     for (int k = 0; k < L->nstages && r == 0; k++) {
@@ -76,7 +73,7 @@ int app_handout_write(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Tr
     }
     draw_free(d);
     *pages = pdf_pages(doc);
-    r = pdf_save(doc, path, err, n);
+    r = pdf_save(doc, path, err);
     pdf_free(doc);
     return r;
 }

@@ -9,7 +9,8 @@
 **
 **   char *path = app_handout_path("out", L);              // "out/01-tour.pdf"
 **   int pages;
-**   if (app_handout_write(fonts, lc, L, T, &opts, path, &pages, err, sizeof err) != 0) puts(err);
+**   Error err;
+**   if (app_handout_write(fonts, lc, L, T, &opts, path, &pages, &err) != 0) error_print(&err, stderr);
 */
 #ifndef ATTNLAB_HANDOUT_H
 #define ATTNLAB_HANDOUT_H
@@ -21,8 +22,8 @@
 char *app_handout_path(const char *dir, const Lesson *L);
 /* Write every stage picture of L (computed as T) to path, each laid out
 ** with opts (its size, scale, theme, colormap) and lc; *pages gets their
-** number. 0, or -1 with a one-line reason in err (size n). */
+** number. 0, or -1 with err filled. */
 int app_handout_write(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace *T, const ShotOpts *opts,
-                      const char *path, int *pages, char *err, size_t n);
+                      const char *path, int *pages, Error *err);
 
 #endif

@@ -2,9 +2,7 @@
 ** keys.c: the key table of both editions and the actions it names (keys.h).
 */
 #include "keys.h"
-#include "edits.h"
 #include "prompt.h"
-#include "save.h"
 #include "core/i18n.h"
 
 #include <assert.h>

@@ -97,10 +97,10 @@ static bool use_code(const char *code)
     char path[PATH_MAX];
     if (i18n_use_again(code)) return true;
     if (!i18n_lang_valid(code) || app_catalogue_path(code, path, sizeof path) != 0) return false;
-    I18nError err;
+    Error err;
     I18nCatalog *c = i18n_catalog_load(path, &err);
     if (!c) {
-        fprintf(stderr, "attnlab: warning: %s\n", err.reason);
+        error_warn(&err, stderr);           /* "PATH: warning: ..."; the lesson shows in English */
         return false;
     }
     i18n_use(code, c);

@@ -6,7 +6,6 @@
 #include "library.h"
 #include "paths.h"
 #include "prompt.h"
-#include "save.h"
 #include "core/fileio.h"
 #include "core/i18n.h"
 #include "core/util.h"
@@ -44,7 +43,7 @@ static char **recent_lines(void)
 {
     char **list = xcalloc(APP_RECENT_MAX + 1, sizeof *list), path[PATH_MAX];
     if (recent_path(false, path, sizeof path) != 0) return list;
-    FileioError err;
+    Error err;
     size_t len;
     char *text = fileio_read(path, RECENT_MAX_BYTES, &len, &err);
     int n = 0;
@@ -74,7 +73,8 @@ char **app_recent_list(void)
 /* path first, the rest after it. */
 int app_recent_add(const char *path)
 {
-    char real[PATH_MAX], file[PATH_MAX], err[PATH_MAX + 200];
+    char real[PATH_MAX], file[PATH_MAX];
+    Error err;
     if (!strcmp(path, FILEIO_STDIN) || !realpath(path, real) || !is_file(real)) return 0;
     if (recent_path(true, file, sizeof file) != 0) return -1;
     char **old = recent_lines();
@@ -86,7 +86,7 @@ int app_recent_add(const char *path)
             kept++;
         }
     app_free_list(old);
-    int r = strchr(real, '\n') ? 0 : fileio_write_atomic(file, b.s, b.len, false, err, sizeof err);
+    int r = strchr(real, '\n') ? 0 : fileio_write_atomic(file, b.s, b.len, false, &err);
     buf_free(&b);
     return r;
 }
@@ -122,7 +122,7 @@ static void add(Fill *f, const char *path, const char *where)
     if (a->picker_n >= APP_LIBRARY_MAX || !realpath(path, real)) return;
     for (int i = 0; i < a->picker_n; i++)
         if (!strcmp(f->real[i], real)) return;
-    LessonError err;
+    Error err;
     Lesson *L = lesson_load(path, &err);
     int i = a->picker_n++;
     f->real[i] = xstrdup(real);
@@ -172,7 +172,7 @@ void app_library_fill(AppState *a)
     if (app_data_dir("lessons", dir, sizeof dir) == 0) add_dir(&f, dir, _("bundled"));
     char real[PATH_MAX];
     a->picker_sel = 0;
-    if (a->path && realpath(a->path, real))
+    if (a->doc && realpath(a->doc->path, real))
         for (int i = 0; i < a->picker_n; i++)
             if (!strcmp(f.real[i], real)) a->picker_sel = i;
     for (int i = 0; i < a->picker_n; i++) free(f.real[i]);
@@ -283,11 +283,12 @@ static const char *base_name(const char *path)
 static bool lesson_reads(const AppState *a, const char *path, bool *named)
 {
     *named = false;
-    if (!a->source || !a->path) return false;
+    if (!a->doc) return false;
+    const char *lesson = a->doc->path, *text = a->doc->disk;
     char want[PATH_MAX];
-    if (!realpath(path, want)) return false;
-    const char *slash = strrchr(a->path, '/');
-    for (const char *s = strstr(a->source, "load"); s; s = strstr(s + 4, "load")) {
+    if (!text || !realpath(path, want)) return false;
+    const char *slash = strrchr(lesson, '/');
+    for (const char *s = strstr(text, "load"); s; s = strstr(s + 4, "load")) {
         const char *q = s + 4;
         while (*q == ' ' || *q == '\t') q++;
         const char *end = *q == '"' ? strchr(q + 1, '"') : NULL;
@@ -298,7 +299,7 @@ static bool lesson_reads(const AppState *a, const char *path, bool *named)
         *named = true;
         char at[PATH_MAX * 2];
         if (file[0] == '/' || !slash) snprintf(at, sizeof at, "%s", file);
-        else snprintf(at, sizeof at, "%.*s/%s", (int)(slash - a->path), a->path, file);
+        else snprintf(at, sizeof at, "%.*s/%s", (int)(slash - lesson), lesson, file);
         if (realpath(at, real) && !strcmp(real, want)) return true;
     }
     return false;
@@ -307,12 +308,12 @@ static bool lesson_reads(const AppState *a, const char *path, bool *named)
 /* Read the open lesson again from its file, on the stage it shows. */
 static void read_again(AppState *a, const char *numpy)
 {
-    if (a->dirty) {
+    if (a->doc->dirty) {
         app_toast(a, _("%s: the lesson reads it again once its edits are saved or undone"), base_name(numpy));
         return;
     }
     int stage = a->stage;
-    char *path = xstrdup(a->path);
+    char *path = xstrdup(a->doc->path);
     if (app_open(a, path) == 0) {
         app_goto(a, stage + 1);
         app_toast(a, _("read %s again, with %s"), base_name(path), base_name(numpy));
@@ -331,7 +332,7 @@ void app_open_dropped(AppState *a, char **paths, int n)
     if (n == 0) return;
     bool named = false;
     for (int i = 0; i < n; i++)
-        if (a->L && lesson_reads(a, paths[i], &named)) {
+        if (lesson_reads(a, paths[i], &named)) {
             read_again(a, paths[i]);
             return;
         }

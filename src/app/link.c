@@ -13,9 +13,10 @@
 ** (NULL when the file's parse is not at hand). */
 static const Setup *setups(const AppState *a, const Setup **file)
 {
-    int s = a->L->stages[a->stage].setup;
-    *file = a->disk_L && a->disk_L->nsetups == a->L->nsetups ? &a->disk_L->setups[s] : NULL;
-    return &a->L->setups[s];
+    const Lesson *L = a->doc->L, *disk = a->doc->disk_L;
+    int s = L->stages[a->stage].setup;
+    *file = disk && disk->nsetups == L->nsetups ? &disk->setups[s] : NULL;
+    return &L->setups[s];
 }
 
 /* The fields of the slide. */
@@ -23,7 +24,7 @@ char *app_link_fields(const AppState *a)
 {
     Buf b = { 0 };
     buf_puts(&b, "");
-    if (!a->L || !a->view) return buf_take(&b);
+    if (!a->doc || !a->view) return buf_take(&b);
     buf_printf(&b, "stage=%d", a->stage + 1);
     if (a->view->nsteps > 1 && a->step > 0) buf_printf(&b, "&step=%d", a->step + 1);
     if (a->head > 0) buf_printf(&b, "&head=%d", a->head);
@@ -85,7 +86,7 @@ void app_link_apply(AppState *a, const char *fields)
         for (int i = 0; cmap_names()[i]; i++)
             if (!strcmp(cmap_names()[i], f)) a->cmap = i;
     }
-    if (!a->L) return;
+    if (!a->doc) return;
     app_goto(a, number(field(fields, "stage", v, sizeof v), a->stage + 1));
     const Setup *file, *su = setups(a, &file);
     (void)file;

@@ -10,9 +10,9 @@
 **
 ** The options are read as GNU programs read theirs (args.h). Exit codes: 0
 ** success, 1 a runtime failure (I/O, no display, font, a write error on
-** standard output), 2 usage or invalid input (lesson_exit_code decides for
-** lessons). Results go to stdout, errors to stderr, one line each, both in
-** the user's language where a catalogue has it.
+** standard output), 2 usage or invalid input: error_exit_code decides from
+** the kind of the Error. Results go to stdout, errors to stderr, one line
+** each (error_print), in the user's language where a catalogue has it.
 */
 #define _POSIX_C_SOURCE 200809L
 #include "app/args.h"
@@ -39,25 +39,29 @@
 static int cmd_list(const char *dir)
 {
     char found[PATH_MAX];
+    Error err;
     if (!dir) {
         if (app_data_dir("lessons", found, sizeof found) != 0) {
-            fprintf(stderr, _("attnlab: error: no bundled lessons found (looked beside the program and in %s)\n"), found);
-            return 1;
+            error_set(&err, ERR_IO, NULL, 0, 0, _("no bundled lessons found (looked beside the program and in %s)"), found);
+            error_print(&err, stderr);
+            return error_exit_code(&err);
         }
         dir = found;
     }
     char **list = app_list_lessons(dir);
     if (!list) {
-        fprintf(stderr, _("%s: error: cannot read the directory\n"), dir);
-        return 1;
+        char *shown = util_shown(dir);
+        error_set(&err, ERR_IO, shown, 0, 0, "%s", _("cannot read the directory"));
+        free(shown);
+        error_print(&err, stderr);
+        return error_exit_code(&err);
     }
     int code = 0;
     for (char **p = list; *p; p++) {
-        LessonError err;
         Lesson *L = lesson_load(*p, &err);
         if (!L) {
-            fprintf(stderr, "%s\n", err.msg);
-            if (lesson_exit_code(&err) > code) code = lesson_exit_code(&err);
+            error_print(&err, stderr);
+            if (error_exit_code(&err) > code) code = error_exit_code(&err);
             continue;
         }
         const char *base = strrchr(*p, '/');
@@ -84,8 +88,10 @@ static int close_stdout(int code)
     if (fflush(stdout) != 0) { bad = true; e = errno; }
     if (fclose(stdout) != 0 && !bad) { bad = true; e = errno; }
     if (!bad) return code;
-    fprintf(stderr, _("attnlab: error: cannot write to standard output%s%s\n"), e ? ": " : "", e ? strerror(e) : "");
-    return code ? code : 1;
+    Error err;
+    error_set(&err, ERR_IO, NULL, 0, 0, _("cannot write to standard output%s%s"), e ? ": " : "", e ? strerror(e) : "");
+    error_print(&err, stderr);
+    return code ? code : error_exit_code(&err);
 }
 
 /* --check also warns about characters no installed font can draw. */

@@ -1,5 +1,6 @@
 /*
-** paths.c: finding bundled lessons and assets.
+** paths.c: finding bundled lessons and assets, and the user's lesson
+** directory.
 */
 #define _DEFAULT_SOURCE
 #include "paths.h"
@@ -118,4 +119,10 @@ int app_xdg_dir(const char *env, const char *fallback, const char *sub, bool cre
     else return -1;
     if (w < 0 || (size_t)w >= n) return -1;
     return create ? app_make_dirs(out) : 0;
+}
+
+/* $XDG_DATA_HOME/attnlab/lessons or ~/.local/share/attnlab/lessons. */
+int app_user_lesson_dir(char *out, size_t n)
+{
+    return app_xdg_dir("XDG_DATA_HOME", ".local/share", "attnlab/lessons", true, out, n);
 }

@@ -5,8 +5,9 @@
 ** (build/attnlab finds ./lessons in the source tree) and then in the
 ** installed data directory, $(PREFIX)/share/attnlab. What belongs to the
 ** user goes where the XDG base directories say: their lessons under
-** $XDG_DATA_HOME (~/.local/share), the window's size and recent files under
-** $XDG_STATE_HOME (~/.local/state).
+** $XDG_DATA_HOME (~/.local/share: a lesson the user saves that cannot be
+** written where it is goes to $XDG_DATA_HOME/attnlab/lessons), the window's
+** size and recent files under $XDG_STATE_HOME (~/.local/state).
 */
 #ifndef ATTNLAB_PATHS_H
 #define ATTNLAB_PATHS_H
@@ -32,5 +33,8 @@ int app_make_dirs(const char *path);
 ** $HOME/fallback/sub (".local/state"), into out (size n); made if create is
 ** set. 0, or -1 when there is no home or it cannot be made. */
 int app_xdg_dir(const char *env, const char *fallback, const char *sub, bool create, char *out, size_t n);
+/* The user's lesson directory (created if missing) into out (size n): 0,
+** or -1 when there is no home directory or it cannot be made. */
+int app_user_lesson_dir(char *out, size_t n);
 
 #endif

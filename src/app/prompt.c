@@ -4,7 +4,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "prompt.h"
 #include "library.h"
-#include "save.h"
 #include "core/i18n.h"
 #include "core/utf8.h"
 #include "core/util.h"
@@ -33,10 +32,16 @@ static void ask(AppState *a, AppAsk what)
     a->black = false;
 }
 
+/* Whether there are edits that would be lost. */
+static bool unsaved(const AppState *a)
+{
+    return a->doc && a->doc->dirty;
+}
+
 /* Quit now or ask. */
 void app_request_quit(AppState *a)
 {
-    if (a->ask == ASK_QUIT || !a->dirty || !a->L) {
+    if (a->ask == ASK_QUIT || !unsaved(a)) {
         a->quit = true;
         return;
     }
@@ -46,7 +51,7 @@ void app_request_quit(AppState *a)
 /* Open now or ask. */
 void app_request_open(AppState *a, const char *path)
 {
-    if (a->dirty && a->L) {
+    if (unsaved(a)) {
         ask(a, ASK_OPEN);
         a->ask_path = xstrdup(path);
         return;
@@ -59,9 +64,9 @@ void app_request_open(AppState *a, const char *path)
 /* The name field, filled with the proposal. */
 void app_save_as_start(AppState *a)
 {
-    if (!a->L) return;
+    if (!a->doc) return;
     ask(a, ASK_SAVE_AS);
-    app_save_as_default(a, a->ask_text, sizeof a->ask_text);
+    doc_save_as_default(a->doc, a->ask_text, sizeof a->ask_text);
 }
 
 /* The field of a file name (Save as, or the file to open), with the text
@@ -180,6 +185,20 @@ void app_ask_cancel(AppState *a)
     ask_none(a);
 }
 
+/* Escape: the question first, else what the state has open. */
+void app_escape(AppState *a)
+{
+    if (a->ask) app_ask_cancel(a);
+    else app_close_overlay(a);
+}
+
+/* Open the picked lesson. */
+void app_picker_open(AppState *a)
+{
+    if (!a->picker || a->picker_n == 0) return;
+    app_request_open(a, a->picker_items[a->picker_sel]);   /* asks first if there are unsaved edits */
+}
+
 /* The longest tail of text that fits in maxw, so the end of a long path shows. */
 static const char *fit_tail(const char *text, float size, float maxw, MeasureFn measure, void *ctx)
 {
@@ -249,7 +268,7 @@ void app_ask_words(const AppState *a, char *title, size_t n, const char **hint, 
 void app_prompt_draw(const AppState *a, const Theme *th, int w, int h, float size,
                      MeasureFn measure, void *ctx, DrawList *out)
 {
-    if (a->dirty && a->view && !a->black) unsaved_mark(th, w, size, measure, ctx, out);
+    if (unsaved(a) && a->view && !a->black) unsaved_mark(th, w, size, measure, ctx, out);
     if (a->ask == ASK_NONE || a->web) return;
     char title[1200];
     const char *hint, *yes, *no;

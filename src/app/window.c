@@ -24,7 +24,6 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "window.h"
-#include "edits.h"
 #include "filedlg.h"
 #include "frame.h"
 #include "handout.h"
@@ -33,8 +32,6 @@
 #include "library.h"
 #include "paths.h"
 #include "prompt.h"
-#include "reload.h"
-#include "save.h"
 #include "shot.h"
 #include "state.h"
 #include "winstate.h"
@@ -100,7 +97,9 @@ static int ready_fd_from_env(void)
     char *end;
     long fd = strtol(v, &end, 10);
     if (*end || fd < 0 || fd > INT_MAX || fcntl((int)fd, F_GETFD) < 0) {
-        fprintf(stderr, "attnlab: warning: ATTNLAB_READY_FD=%s is not an open file descriptor; ignored\n", v);
+        Error warn;
+        error_set(&warn, ERR_INVALID, NULL, 0, 0, "ATTNLAB_READY_FD=%s is not an open file descriptor; ignored", v);
+        error_warn(&warn, stderr);
         return -1;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -140,9 +139,11 @@ static void say_ready(Win *w)
 /* Without a display: say so, and what works without one. */
 static int no_display(const char *reason)
 {
-    fprintf(stderr, _("attnlab: error: no display (%s): the window cannot open; "
-                      "attnlab --export DIR LESSON writes the pictures without one\n"), reason);
-    return 1;
+    Error err;
+    error_set(&err, ERR_RUNTIME, NULL, 0, 0, _("no display (%s): the window cannot open; "
+                                              "attnlab --export DIR LESSON writes the pictures without one"), reason);
+    error_print(&err, stderr);
+    return error_exit_code(&err);
 }
 
 /*
@@ -191,20 +192,26 @@ static void sync_fullscreen(Win *w)
 static void save_shot(Win *w)
 {
     AppState *a = w->a;
-    if (!a->L) return;
-    char *path = app_shot_path(a->shots_dir, a->L, a->stage, false);
+    if (!a->doc) return;
+    const Lesson *L = a->doc->L;
+    char *path = app_shot_path(a->shots_dir, L, a->stage, false);
     double until = a->toast_until;
     a->toast_until = 0;                     /* the frame as it is, without the toast */
     app_frame(a, w->out_w, w->out_h, font_measure, w->fonts, w->list);
     a->toast_until = until;
     SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w->out_w, w->out_h, 32, SDL_PIXELFORMAT_ARGB8888);
-    if (s && render_drawlist(w->rd, w->list) == 0
+    Error err;
+    if (s && render_drawlist(w->rd, w->list, NULL) == 0
         && SDL_RenderReadPixels(w->ren, NULL, SDL_PIXELFORMAT_ARGB8888, s->pixels, s->pitch) == 0) {
-        char desc[300];
-        app_shot_desc(a->L, a->stage, desc, sizeof desc);
-        ExportMeta meta = { a->L->title, desc };
-        if (export_png(s, path, &meta) == 0) app_toast(a, _("saved %s"), path);
-        else app_toast(a, "%s", export_error());
+        char desc[300], why[ERROR_LINE_MAX];
+        app_shot_desc(L, a->stage, desc, sizeof desc);
+        ExportMeta meta = { L->title, desc };
+        if (export_png(s, path, &meta, &err) == 0) {
+            app_toast(a, _("saved %s"), path);
+        } else {
+            error_brief(&err, why, sizeof why);
+            app_toast(a, "%s", why);
+        }
     } else {
         app_toast(a, _("cannot read the window's pixels: %s"), SDL_GetError());
     }
@@ -218,19 +225,22 @@ static void save_shot(Win *w)
 static void save_handout(Win *w)
 {
     AppState *a = w->a;
-    if (!a->L) return;
+    if (!a->doc) return;
     ShotOpts o = app_shot_defaults();
     o.width = w->export_w;
     o.height = w->export_h;
     o.dark = a->dark;
     o.cmap = a->cmap >= 0 ? cmap_names()[a->cmap] : NULL;
     LayoutCache *lc = layout_cache_create();
-    char *path = app_handout_path(a->shots_dir, a->L), err[700];
+    char *path = app_handout_path(a->shots_dir, a->doc->L), why[ERROR_LINE_MAX];
     int pages;
-    if (app_handout_write(w->fonts, lc, a->L, a->T, &o, path, &pages, err, sizeof err) == 0)
+    Error err;
+    if (app_handout_write(w->fonts, lc, a->doc->L, a->doc->T, &o, path, &pages, &err) == 0) {
         app_toast(a, _("saved %s (%d pages)"), path, pages);
-    else
-        app_toast(a, "%s", err);
+    } else {
+        error_brief(&err, why, sizeof why);
+        app_toast(a, "%s", why);
+    }
     layout_cache_free(lc);
     free(path);
 }
@@ -238,8 +248,8 @@ static void save_handout(Win *w)
 /* The folder of the open lesson, else the current one, into out (size n). */
 static void lesson_folder(const AppState *a, char *out, size_t n)
 {
-    const char *slash = a->path ? strrchr(a->path, '/') : NULL;
-    if (slash) snprintf(out, n, "%.*s", slash == a->path ? 1 : (int)(slash - a->path), a->path);
+    const char *path = a->doc ? a->doc->path : NULL, *slash = path ? strrchr(path, '/') : NULL;
+    if (slash) snprintf(out, n, "%.*s", slash == path ? 1 : (int)(slash - path), path);
     else if (!getcwd(out, n)) snprintf(out, n, ".");
 }
 
@@ -420,7 +430,7 @@ static void on_event(Win *w, const SDL_Event *e)
         w->redraw = true;
         break;
     case SDL_RENDER_DEVICE_RESET: {            /* the textures themselves are gone */
-        Render *fresh = render_create(w->ren, w->fonts);
+        Render *fresh = render_create(w->ren, w->fonts, NULL);      /* else the old one goes on trying */
         if (fresh) {
             render_free(w->rd);
             w->rd = fresh;
@@ -453,7 +463,7 @@ static void draw(Win *w)
             app_frame(w->a, w->out_w, w->out_h, font_measure, w->fonts, w->list);
         }
     }
-    render_drawlist(w->rd, w->list);
+    render_drawlist(w->rd, w->list, NULL);          /* a glyph that cannot be drawn is missing from this frame */
     SDL_RenderPresent(w->ren);
     w->last_frame = SDL_GetTicks();
     w->redraw = false;
@@ -464,7 +474,7 @@ static void draw(Win *w)
 /* A lesson opened since the last look goes first in the recent files. */
 static void note_recent(Win *w)
 {
-    const char *p = w->a->L ? w->a->path : NULL;
+    const char *p = w->a->doc ? w->a->doc->path : NULL;
     if (!p || (w->last_path && !strcmp(p, w->last_path))) return;
     free(w->last_path);
     w->last_path = xstrdup(p);
@@ -579,6 +589,7 @@ int app_window(const WindowArgs *args)
         return no_display(reason);
     }
     Win w;
+    Error err;
     memset(&w, 0, sizeof w);
     w.a = a;
     w.ready_fd = ready_fd_from_env();
@@ -586,21 +597,22 @@ int app_window(const WindowArgs *args)
     w.export_h = args->height ? args->height : app_shot_defaults().height;
     winstate_load(&w.state);
     a->first_hint = !w.state.hinted;
-    w.fonts = font_create(args->font);
+    w.fonts = font_create(args->font, &err);
     if (!w.fonts) {
-        fprintf(stderr, "attnlab: error: %s\n", font_error());
+        error_print(&err, stderr);
         app_free(a);
         SDL_Quit();
-        return 1;
+        return error_exit_code(&err);
     }
     w.want_w = args->width;
     w.want_h = args->height;
-    open_window(&w, a->L ? a->L->title : "attnlab");
+    open_window(&w, a->doc ? a->doc->L->title : "attnlab");
     if (w.win) w.ren = SDL_CreateRenderer(w.win, -1, SDL_RENDERER_PRESENTVSYNC);
     if (w.win && !w.ren) w.ren = SDL_CreateRenderer(w.win, -1, SDL_RENDERER_SOFTWARE);
-    if (w.ren) w.rd = render_create(w.ren, w.fonts);
+    if (w.ren) w.rd = render_create(w.ren, w.fonts, NULL);
     if (!w.rd) {
-        fprintf(stderr, _("attnlab: error: cannot open a window: %s\n"), SDL_GetError());
+        error_set(&err, ERR_RUNTIME, NULL, 0, 0, _("cannot open a window: %s"), SDL_GetError());
+        error_print(&err, stderr);
         if (w.ren) SDL_DestroyRenderer(w.ren);
         if (w.win) SDL_DestroyWindow(w.win);
         font_free(w.fonts);
@@ -617,7 +629,7 @@ int app_window(const WindowArgs *args)
     SDL_SetWindowTitle(w.win, "attnlab");
     show_window(&w);
     w.list = draw_create(DEFAULT_W, DEFAULT_H);
-    if (!a->L) app_toggle_picker(a);
+    if (!a->doc) app_toggle_picker(a);
     note_recent(&w);
     w.redraw = true;
     draw(&w);

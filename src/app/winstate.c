@@ -42,7 +42,7 @@ void winstate_load(WinState *s)
     memset(s, 0, sizeof *s);
     char path[PATH_MAX];
     if (winstate_path(path, sizeof path) != 0) return;
-    FileioError err;
+    Error err;
     size_t len;
     char *text = fileio_read(path, STATE_MAX_BYTES, &len, &err);
     if (!text) return;
@@ -61,7 +61,8 @@ void winstate_load(WinState *s)
 /* Write the file. */
 int winstate_save(const WinState *s)
 {
-    char path[PATH_MAX], dir[PATH_MAX], err[PATH_MAX + 200];
+    char path[PATH_MAX], dir[PATH_MAX];
+    Error err;
     if (app_xdg_dir("XDG_STATE_HOME", ".local/state", "attnlab", true, dir, sizeof dir) != 0
         || winstate_path(path, sizeof path) != 0)
         return -1;
@@ -69,7 +70,7 @@ int winstate_save(const WinState *s)
     if (s->have_place)
         buf_printf(&b, "x=%d\ny=%d\nwidth=%d\nheight=%d\n", s->place.x, s->place.y, s->place.w, s->place.h);
     buf_printf(&b, "hinted=%d\n", s->hinted ? 1 : 0);
-    int r = fileio_write_atomic(path, b.s, b.len, false, err, sizeof err);
+    int r = fileio_write_atomic(path, b.s, b.len, false, &err);
     buf_free(&b);
     return r;
 }

@@ -12,7 +12,6 @@
 #include "zipread.h"
 #include "util.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -27,14 +26,11 @@ struct ZipArchive {
     char *names;                /* the members' names, each NUL-terminated */
 };
 
-/* Write a reason into err (size n); returns NULL for `return fail(...)`. */
-static void *fail(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void *fail(char *err, size_t n, const char *fmt, ...)
+/* Fill err with a reason (ERR_INVALID, about no file: the caller names
+** it); returns NULL for `return fail(...)`. */
+static void *fail(Error *err, const char *why)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    if (n) vsnprintf(err, n, fmt, ap);
-    va_end(ap);
+    error_set(err, ERR_INVALID, NULL, 0, 0, "%s", why);
     return NULL;
 }
 
@@ -343,11 +339,11 @@ static bool zip64_sizes(const unsigned char *x, size_t xlen, ZipEntry *e, bool b
 }
 
 /* Read the directory. */
-ZipArchive *zip_read_open(const unsigned char *bytes, size_t len, char *err, size_t n)
+ZipArchive *zip_read_open(const unsigned char *bytes, size_t len, Error *err)
 {
     uint64_t count, off, size;
-    if (!find_directory(bytes, len, &count, &off, &size)) return fail(err, n, "Not a zip archive");
-    if (off > len || size > len - off || count > size / 46) return fail(err, n, "Zip archive inconsistent");
+    if (!find_directory(bytes, len, &count, &off, &size)) return fail(err, "Not a zip archive");
+    if (off > len || size > len - off || count > size / 46) return fail(err, "Zip archive inconsistent");
     ZipArchive *z = xcalloc(1, sizeof *z);
     z->bytes = bytes;
     z->len = len;
@@ -379,7 +375,7 @@ ZipArchive *zip_read_open(const unsigned char *bytes, size_t len, char *err, siz
     return z;
 bad:
     zip_read_close(z);
-    return fail(err, n, "Zip archive inconsistent");
+    return fail(err, "Zip archive inconsistent");
 }
 
 /* How many members. */
@@ -403,19 +399,19 @@ int zip_read_find(const ZipArchive *z, const char *name)
 }
 
 /* Member i, whole. */
-unsigned char *zip_read_extract(const ZipArchive *z, int i, size_t *len, bool *more, char *err, size_t n)
+unsigned char *zip_read_extract(const ZipArchive *z, int i, size_t *len, bool *more, Error *err)
 {
     const ZipEntry *e = zip_read_entry(z, i);
     if (more) *more = false;
-    if (!e) return fail(err, n, "No such file");
-    if (e->flags & 1) return fail(err, n, "Encrypted data not supported");
-    if (e->method != 0 && e->method != 8) return fail(err, n, "Compression method not supported");
+    if (!e) return fail(err, "No such file");
+    if (e->flags & 1) return fail(err, "Encrypted data not supported");
+    if (e->method != 0 && e->method != 8) return fail(err, "Compression method not supported");
     if (e->offset > z->len || z->len - e->offset < 30 || u32(z->bytes + e->offset) != SIG_LOCAL)
-        return fail(err, n, "Zip archive inconsistent");
+        return fail(err, "Zip archive inconsistent");
     size_t data = (size_t)e->offset + 30 + u16(z->bytes + e->offset + 26) + u16(z->bytes + e->offset + 28);
     if (data > z->len || e->csize > z->len - data || e->size > (uint64_t)(size_t)-1 / 2)
-        return fail(err, n, "Premature end of file");
-    if (e->method == 0 && e->csize != e->size) return fail(err, n, "Zip archive inconsistent");
+        return fail(err, "Premature end of file");
+    if (e->method == 0 && e->csize != e->size) return fail(err, "Zip archive inconsistent");
     *len = (size_t)e->size;
     unsigned char *out = xmalloc(*len ? *len : 1);
     int r = INF_OK;
@@ -429,7 +425,7 @@ unsigned char *zip_read_extract(const ZipArchive *z, int i, size_t *len, bool *m
                     : crc32_of(out, *len) != e->crc ? "CRC error" : NULL;
     if (!why) return out;
     free(out);
-    return fail(err, n, "%s", why);
+    return fail(err, why);
 }
 
 /* Release the directory. */

@@ -10,16 +10,17 @@
 ** CRC-32 is checked; a stream that holds more, ends early or is damaged is
 ** an error, so what a directory announces is all that is ever allocated.
 **
-**   char err[200];
-**   ZipArchive *z = zip_read_open(bytes, len, err, sizeof err);   // borrows bytes
+**   Error err;
+**   ZipArchive *z = zip_read_open(bytes, len, &err);   // borrows bytes
 **   int i = zip_read_find(z, "W_q.npy");
 **   size_t n;
-**   unsigned char *data = zip_read_extract(z, i, &n, err, sizeof err);
+**   unsigned char *data = zip_read_extract(z, i, &n, NULL, &err);
 **   free(data);
 **   zip_read_close(z);
 **
-** Messages say what libzip would ("Not a zip archive", "CRC error"), so
-** both builds report a damaged .npz alike.
+** Messages (err.msg, about no file: ERR_INVALID) say what libzip would
+** ("Not a zip archive", "CRC error"), so both builds report a damaged .npz
+** alike.
 */
 #ifndef ATTNLAB_ZIPREAD_H
 #define ATTNLAB_ZIPREAD_H
@@ -27,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "error.h"
 
 typedef struct ZipArchive ZipArchive;
 
@@ -42,8 +44,8 @@ typedef struct ZipEntry {
 } ZipEntry;
 
 /* Read the directory of the archive in bytes[0 .. len) (borrowed: it must
-** outlive the archive). NULL with a reason in err (size n). */
-ZipArchive *zip_read_open(const unsigned char *bytes, size_t len, char *err, size_t n);
+** outlive the archive). NULL with err filled. */
+ZipArchive *zip_read_open(const unsigned char *bytes, size_t len, Error *err);
 /* How many members. */
 int zip_read_count(const ZipArchive *z);
 /* Member i (0 <= i < count). */
@@ -51,11 +53,11 @@ const ZipEntry *zip_read_entry(const ZipArchive *z, int i);
 /* The index of the member called name, or -1. */
 int zip_read_find(const ZipArchive *z, const char *name);
 /* Member i whole, in a new buffer (the caller frees; its size in *len).
-** NULL with a reason when it is encrypted, of another method or damaged.
+** NULL with err filled when it is encrypted, of another method or damaged.
 ** A member whose data holds more than its directory entry says is an
 ** error too, unless more is not NULL: then its first *len bytes, as the
 ** directory announces them, come back with *more set (and no CRC check). */
-unsigned char *zip_read_extract(const ZipArchive *z, int i, size_t *len, bool *more, char *err, size_t n);
+unsigned char *zip_read_extract(const ZipArchive *z, int i, size_t *len, bool *more, Error *err);
 /* Release the directory (not the bytes). NULL is fine. */
 void zip_read_close(ZipArchive *z);
 

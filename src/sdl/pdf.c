@@ -34,7 +34,6 @@ struct PdfDoc {
     bool finished;
 };
 
-static char error_text[300];
 
 /*
 ** cairo is loaded the first time a PDF is made, not when the program
@@ -87,28 +86,26 @@ static char error_text[300];
 static struct { CAIRO_FUNCS(CAIRO_FIELD) } cairo_api;
 #undef CAIRO_FIELD
 
-/* Load the library and look every function up (once); 0, or -1 with the
-** reason in error_text. */
-static int load_cairo(void)
+/* Load the library and look every function up (once); 0, or -1 with err
+** filled (again at every call once it failed). */
+static int load_cairo(Error *err)
 {
     static int state;               /* 0 not tried, 1 loaded, -1 failed */
-    if (state) return state > 0 ? 0 : -1;
-    state = -1;
-    void *lib = dlopen(CAIRO_LIB, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        snprintf(error_text, sizeof error_text, "cannot make a PDF: %s (install libcairo2)", dlerror());
-        return -1;
-    }
+    static char why[300];
+    if (state == 0) {
+        state = -1;
+        void *lib = dlopen(CAIRO_LIB, RTLD_NOW | RTLD_LOCAL);
+        if (!lib) snprintf(why, sizeof why, "%s (install libcairo2)", dlerror());
 #define CAIRO_LOOK(f) \
-    if (!(*(void **)&cairo_api.f = dlsym(lib, #f))) { \
-        snprintf(error_text, sizeof error_text, "cannot make a PDF: %s has no %s (cairo 1.16 or later is needed)", \
-                 CAIRO_LIB, #f); \
-        return -1; \
-    }
-    CAIRO_FUNCS(CAIRO_LOOK)
+        if (lib && !why[0] && !(*(void **)&cairo_api.f = dlsym(lib, #f))) \
+            snprintf(why, sizeof why, "%s has no %s (cairo 1.16 or later is needed)", CAIRO_LIB, #f);
+        CAIRO_FUNCS(CAIRO_LOOK)
 #undef CAIRO_LOOK
-    state = 1;
-    return 0;
+        if (!why[0]) state = 1;
+    }
+    if (state > 0) return 0;
+    error_set(err, ERR_RUNTIME, NULL, 0, 0, "cannot make a PDF: %s", why);
+    return -1;
 }
 
 #define cairo_clip cairo_api.cairo_clip
@@ -148,12 +145,6 @@ static int load_cairo(void)
 #define cairo_surface_status cairo_api.cairo_surface_status
 #define cairo_translate cairo_api.cairo_translate
 
-/* Why the last pdf_create failed. */
-const char *pdf_error(void)
-{
-    return error_text;
-}
-
 /* cairo's writer: append to the document's bytes. */
 static cairo_status_t write_bytes(void *closure, const unsigned char *data, unsigned int len)
 {
@@ -162,15 +153,15 @@ static cairo_status_t write_bytes(void *closure, const unsigned char *data, unsi
 }
 
 /* A new document. */
-PdfDoc *pdf_create(FontSet *fonts, const char *title, long long date)
+PdfDoc *pdf_create(FontSet *fonts, const char *title, long long date, Error *err)
 {
-    if (load_cairo() != 0) return NULL;
+    if (load_cairo(err) != 0) return NULL;
     PdfDoc *doc = xcalloc(1, sizeof *doc);
     doc->fonts = fonts;
     doc->surface = cairo_pdf_surface_create_for_stream(write_bytes, &doc->bytes, 960, 540);
     doc->cr = cairo_create(doc->surface);
     if (cairo_status(doc->cr) != CAIRO_STATUS_SUCCESS) {
-        snprintf(error_text, sizeof error_text, "cannot make a PDF: %s", cairo_status_to_string(cairo_status(doc->cr)));
+        error_set(err, ERR_RUNTIME, NULL, 0, 0, "cannot make a PDF: %s", cairo_status_to_string(cairo_status(doc->cr)));
         pdf_free(doc);
         return NULL;
     }
@@ -392,7 +383,7 @@ int pdf_pages(const PdfDoc *doc)
 }
 
 /* Finish and write. */
-int pdf_save(PdfDoc *doc, const char *path, char *err, size_t n)
+int pdf_save(PdfDoc *doc, const char *path, Error *err)
 {
     cairo_status_t st = cairo_status(doc->cr);
     if (!doc->finished) {
@@ -404,11 +395,11 @@ int pdf_save(PdfDoc *doc, const char *path, char *err, size_t n)
     }
     if (st != CAIRO_STATUS_SUCCESS) {
         char *shown = util_shown(path);
-        snprintf(err, n, "%s: error: cannot make the PDF: %s", shown, cairo_status_to_string(st));
+        error_set(err, ERR_RUNTIME, shown, 0, 0, "cannot make the PDF: %s", cairo_status_to_string(st));
         free(shown);
         return -1;
     }
-    return fileio_write_atomic(path, doc->bytes.s, doc->bytes.len, false, err, n);
+    return fileio_write_atomic(path, doc->bytes.s, doc->bytes.len, false, err);
 }
 
 /* Release. */

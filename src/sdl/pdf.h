@@ -11,9 +11,10 @@
 ** memory and written at the end, atomically (fileio.h), so a failure
 ** leaves no half file.
 **
-**   PdfDoc *doc = pdf_create(fonts, "A short tour of attention", mtime);
+**   Error err;
+**   PdfDoc *doc = pdf_create(fonts, "A short tour of attention", mtime, &err);
 **   pdf_page(doc, list, "1  embeddings: Words as vectors");   // one per page
-**   if (pdf_save(doc, "out/tour.pdf", err, sizeof err) != 0) puts(err);
+**   if (pdf_save(doc, "out/tour.pdf", &err) != 0) error_print(&err, stderr);
 **   pdf_free(doc);
 **
 ** The fonts must outlive the document. Nothing here uses SDL.
@@ -23,25 +24,23 @@
 
 #include <stddef.h>
 #include "font.h"
+#include "core/error.h"
 #include "view/draw.h"
 
 typedef struct PdfDoc PdfDoc;
 
 /* A document whose text is drawn with fonts, titled title and dated date
 ** (seconds since 1970, UTC: its metadata; the same date gives the same
-** bytes). NULL (and pdf_error says why) when cairo cannot be loaded. */
-PdfDoc *pdf_create(FontSet *fonts, const char *title, long long date);
+** bytes). NULL with err filled (ERR_RUNTIME) when cairo cannot be loaded. */
+PdfDoc *pdf_create(FontSet *fonts, const char *title, long long date, Error *err);
 /* Draw d as the next page; outline names it in the document's outline
 ** (NULL: none). 0, or -1 once drawing failed (pdf_save then says why). */
 int pdf_page(PdfDoc *doc, const DrawList *d, const char *outline);
 /* The pages so far. */
 int pdf_pages(const PdfDoc *doc);
-/* Finish the document and write it to path. 0, or -1 with a one-line
-** reason in err (size n). */
-int pdf_save(PdfDoc *doc, const char *path, char *err, size_t n);
+/* Finish the document and write it to path. 0, or -1 with err filled. */
+int pdf_save(PdfDoc *doc, const char *path, Error *err);
 /* Release it (written or not). NULL is fine. */
 void pdf_free(PdfDoc *doc);
-/* Why the last pdf_create failed. */
-const char *pdf_error(void);
 
 #endif

@@ -30,7 +30,6 @@
 #include "core/util.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,32 +64,13 @@ struct Render {
     /* Offscreen only: the canvas, written directly (NULL: always through SDL). */
     SDL_Surface *target;
     int sdl_pending;        /* an SDL draw call since the last direct write */
+    Error *err;             /* render_drawlist's, while it runs (may be NULL) */
 };
 
-static char render_err[512];
-
-/* Record why the current call fails. */
-static void set_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(render_err, sizeof render_err, fmt, ap);
-    va_end(ap);
-}
-
-/* The last failure reason. */
-const char *render_error(void)
-{
-    return render_err;
-}
-
 /* A Render with no textures yet: pages are uploaded as glyphs are drawn. */
-Render *render_create(SDL_Renderer *r, FontSet *fonts)
+Render *render_create(SDL_Renderer *r, FontSet *fonts, Error *err)
 {
-    if (!r || !fonts) {
-        set_error("render: no %s", r ? "fonts" : "renderer");
-        return NULL;
-    }
+    if (!r || !fonts) return error_set(err, ERR_RUNTIME, NULL, 0, 0, "render: no %s", r ? "fonts" : "renderer"), NULL;
     Render *rd = xcalloc(1, sizeof *rd);
     rd->r = r;
     rd->fonts = fonts;
@@ -145,7 +125,7 @@ static SDL_Texture *sync_page(Render *rd, int i)
         t->tex = SDL_CreateTexture(rd->r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STATIC,
                                    FONT_PAGE_SIZE, FONT_PAGE_SIZE);
         if (!t->tex) {
-            set_error("render: cannot create a glyph texture: %s", SDL_GetError());
+            error_set(rd->err, ERR_RUNTIME, NULL, 0, 0, "render: cannot create a glyph texture: %s", SDL_GetError());
             rd->failed = 1;
             return NULL;
         }
@@ -161,7 +141,7 @@ static SDL_Texture *sync_page(Render *rd, int i)
             SDL_Rect band = { 0, y0, FONT_PAGE_SIZE, y1 - y0 };
             const uint8_t *src = (const uint8_t *)p->surface->pixels + (size_t)y0 * (size_t)p->surface->pitch;
             if (SDL_UpdateTexture(t->tex, &band, src, p->surface->pitch) < 0) {
-                set_error("render: cannot update a glyph texture: %s", SDL_GetError());
+                error_set(rd->err, ERR_RUNTIME, NULL, 0, 0, "render: cannot update a glyph texture: %s", SDL_GetError());
                 rd->failed = 1;
                 return NULL;
             }
@@ -187,7 +167,7 @@ static void flush(Render *rd)
         t->mod_set = 0;
     }
     if (tex && SDL_RenderGeometry(rd->r, tex, rd->v, 4 * rd->nquads, rd->ix, 6 * rd->nquads) < 0) {
-        set_error("render: geometry: %s", SDL_GetError());
+        error_set(rd->err, ERR_RUNTIME, NULL, 0, 0, "render: geometry: %s", SDL_GetError());
         rd->failed = 1;
     }
     rd->nquads = 0;
@@ -666,9 +646,10 @@ static void image_block(void *rd, const DrawCmd *rect)
 }
 
 /* Clear, then every command in order. */
-int render_drawlist(Render *rd, const DrawList *d)
+int render_drawlist(Render *rd, const DrawList *d, Error *err)
 {
-    render_err[0] = '\0';
+    error_clear(err);
+    rd->err = err;
     rd->failed = 0;
     rd->nquads = 0;
     rd->bpage = -1;
@@ -700,37 +681,34 @@ int render_drawlist(Render *rd, const DrawList *d)
     }
     flush(rd);
     SDL_RenderFlush(r);
+    rd->err = NULL;
     return rd->failed ? -1 : 0;
 }
 
 /* A surface with a software renderer on it. */
-Offscreen *render_offscreen_create(int w, int h, FontSet *fonts)
+Offscreen *render_offscreen_create(int w, int h, FontSet *fonts, Error *err)
 {
-    render_err[0] = '\0';
-    if (w <= 0 || h <= 0 || w > RENDER_MAX_SIDE || h > RENDER_MAX_SIDE) {
-        set_error("render: canvas %dx%d out of range (1..%d a side)", w, h, RENDER_MAX_SIDE);
-        return NULL;
-    }
-    if (!fonts) {
-        set_error("render: no fonts");
-        return NULL;
-    }
+    error_clear(err);
+    if (w <= 0 || h <= 0 || w > RENDER_MAX_SIDE || h > RENDER_MAX_SIDE)
+        return error_set(err, ERR_RUNTIME, NULL, 0, 0, "render: canvas %dx%d out of range (1..%d a side)", w, h,
+                         RENDER_MAX_SIDE), NULL;
+    if (!fonts) return error_set(err, ERR_RUNTIME, NULL, 0, 0, "render: no fonts"), NULL;
     Offscreen *o = xcalloc(1, sizeof *o);
     o->w = w;
     o->h = h;
     o->surface = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
     if (!o->surface) {
-        set_error("render: cannot create a %dx%d surface: %s", w, h, SDL_GetError());
+        error_set(err, ERR_RUNTIME, NULL, 0, 0, "render: cannot create a %dx%d surface: %s", w, h, SDL_GetError());
         render_offscreen_free(o);
         return NULL;
     }
     o->renderer = SDL_CreateSoftwareRenderer(o->surface);
     if (!o->renderer) {
-        set_error("render: cannot create a software renderer: %s", SDL_GetError());
+        error_set(err, ERR_RUNTIME, NULL, 0, 0, "render: cannot create a software renderer: %s", SDL_GetError());
         render_offscreen_free(o);
         return NULL;
     }
-    o->render = render_create(o->renderer, fonts);
+    o->render = render_create(o->renderer, fonts, err);
     if (!o->render) {
         render_offscreen_free(o);
         return NULL;

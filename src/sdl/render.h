@@ -61,8 +61,8 @@ typedef struct Offscreen {
     Render *render;             /* glyph textures for renderer */
 } Offscreen;
 
-/* A Render for r using fonts; NULL on failure (render_error). */
-Render *render_create(SDL_Renderer *r, FontSet *fonts);
+/* A Render for r using fonts; NULL on failure, with err filled. */
+Render *render_create(SDL_Renderer *r, FontSet *fonts, Error *err);
 /* Destroy its textures; call before destroying the SDL_Renderer. NULL is fine. */
 void render_free(Render *rd);
 /* Upload every page again (after SDL_RENDER_TARGETS_RESET or _DEVICE_RESET). */
@@ -71,18 +71,18 @@ void render_invalidate(Render *rd);
 ** direct (0: fill and copy calls, the default on the software renderer) path. */
 void render_set_batched(Render *rd, int batched);
 /* Clear to d->background and draw every command of d in order. Returns 0, or
-** -1 when a texture could not be made (render_error); what could be drawn is. */
-int render_drawlist(Render *rd, const DrawList *d);
-/* Why the last render_ call failed, or "". */
-const char *render_error(void);
+** -1 when a texture could not be made (err filled, if not NULL: ERR_RUNTIME);
+** what could be drawn is. */
+int render_drawlist(Render *rd, const DrawList *d, Error *err);
 
 /* Pen position and width of a text command as render_drawlist places it:
 ** (x, y) is where the first glyph's pen sits on the baseline. For rotated
 ** text the pen moves up from (x, y). Returns the advance width in pixels. */
 int render_text_origin(FontSet *fonts, const DrawCmd *c, const char *text, int *x, int *y);
 
-/* A w x h offscreen canvas drawing with fonts; NULL on failure (render_error). */
-Offscreen *render_offscreen_create(int w, int h, FontSet *fonts);
+/* A w x h offscreen canvas drawing with fonts; NULL on failure, with err
+** filled (ERR_RUNTIME; err may be NULL). */
+Offscreen *render_offscreen_create(int w, int h, FontSet *fonts, Error *err);
 /* Release the canvas, its renderer and textures (NULL is fine). */
 void render_offscreen_free(Offscreen *o);
 /* The pixel at (x, y) of the canvas, opaque; black outside it. */
