@@ -262,10 +262,14 @@ static int short_option(Args *a, const char *arg)
     return unknown(arg, s, len);
 }
 
-/* Whether path is a directory. */
-static bool is_dir(const char *path)
+/* Whether the window's argument path names a folder of lessons: a
+** directory, unless its name says it is a lesson (then reading it says
+** that a directory is not a lesson). */
+static bool is_folder(const char *path)
 {
     struct stat st;
+    size_t n = strlen(path);
+    if (n > 7 && !strcmp(path + n - 7, ".lesson")) return false;
     return strcmp(path, FILEIO_STDIN) && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
@@ -283,7 +287,7 @@ static int check_files(Args *a)
         /* the window: folders go to the picker, one lesson opens */
         int n = 0;
         for (int i = 0; i < a->nfiles; i++) {
-            if (is_dir(a->files[i])) a->folders[a->nfolders++] = a->files[i];
+            if (is_folder(a->files[i])) a->folders[a->nfolders++] = a->files[i];
             else a->files[n++] = a->files[i];
         }
         a->nfiles = n;
