@@ -249,6 +249,43 @@ START_TEST(test_slides_print_every_number_legibly)
 }
 END_TEST
 
+/* The tour's projections (seven 4x4 panels) in the window's first size,
+** 1280x800: every panel, on whichever sub-step it is, prints its numbers
+** at 13 px or more, where four panels in one row used to print theirs at
+** 10 px while the three below had 18. */
+START_TEST(test_seven_panels_print_legibly)
+{
+    Error err;
+    Lesson *L = lesson_load("../lessons/01-tour.lesson", &err);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
+    Trace *T = attn_run(L, &err);
+    ck_assert_msg(T != NULL, "%s", eline(&err));
+    int panels = 0, nsteps = 1;
+    for (int t = 0; t < nsteps; t++) {
+        StageOpts o = { 0, t, false };
+        View *v = stage_view_with(L, T, 1, &o);
+        nsteps = v->nsteps;
+        Theme th = layout_theme(false);
+        LayoutOpts lo = layout_defaults(1280, 800, &th, font_measure, fonts);
+        DrawList *d = draw_create(1280, 800);
+        LayoutCache *lc = layout_cache_create();
+        layout_view(lc, v, &lo, d);
+        layout_cache_free(lc);
+        for (int k = 0; k < v->npanels; k++, panels++) {
+            float fs = 0;
+            for (int i = 0; i < d->n; i++)
+                if (d->cmds[i].role == ROLE_CELL_TEXT && d->cmds[i].panel == k) fs = d->cmds[i].size;
+            ck_assert_msg(fs >= 13, "sub-step %d panel %d prints its numbers at %.0f px", t + 1, k, fs);
+        }
+        draw_free(d);
+        stage_view_free(v);
+    }
+    ck_assert_int_eq(panels, 7);
+    trace_free(T);
+    lesson_free(L);
+}
+END_TEST
+
 Suite *slides_suite(void)
 {
     Suite *s = suite_create("slides");
@@ -256,6 +293,7 @@ Suite *slides_suite(void)
     tcase_add_checked_fixture(tc, setup_fonts, teardown_fonts);
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_slides_print_every_number_legibly);
+    tcase_add_test(tc, test_seven_panels_print_legibly);
     suite_add_tcase(s, tc);
     return s;
 }

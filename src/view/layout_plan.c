@@ -420,7 +420,9 @@ bool lay_score_better(PlanScore a, PlanScore b, float gain)
 ** most ONE_ROW_MAX panels, else (or when it prints bigger numbers, or
 ** gives cells a fifth bigger) two rows, split in the middle or where the
 ** panels change shape, so that the four heads of a stage share a row and
-** the wide concatenation goes below.
+** the wide concatenation goes below. Splits either side of the middle
+** count alike: seven 4x4 panels go 3 + 4 when four in the top row would
+** print their numbers smaller.
 */
 PlanScore lay_plan_best(const Page *p, const View *v, Rect area, PanelPlan *plans)
 {
