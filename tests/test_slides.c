@@ -23,6 +23,7 @@
 #include "view/layout.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,55 @@ START_TEST(test_seven_panels_print_legibly)
 }
 END_TEST
 
+/* The colour of the cell of panel 0 of sub-step t of stage k holding the
+** largest magnitude (*value receives it). */
+static Color strongest_cell(const Lesson *L, const Trace *T, int k, int t, double *value)
+{
+    StageOpts o = { 0, t, false };
+    View *v = stage_view_with(L, T, k, &o);
+    const Mat *m = v->panels[0].m;
+    int best = 0;
+    for (int i = 1; i < m->rows * m->cols; i++)
+        if (fabs(m->data[i]) > fabs(m->data[best])) best = i;
+    *value = m->data[best];
+    DrawList *d = lay_slide(v);
+    Color c = { 0, 0, 0, 0 };
+    bool found = false;
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *cmd = &d->cmds[i];
+        if (cmd->kind == DRAW_RECT && cmd->role == ROLE_CELL && cmd->panel == 0 && cmd->row == best / m->cols
+            && cmd->col == best % m->cols) {
+            c = cmd->color;
+            found = true;
+        }
+    }
+    ck_assert_msg(found, "no cell drawn for sub-step %d", t + 1);
+    draw_free(d);
+    stage_view_free(v);
+    return c;
+}
+
+/* The pages of one stage share their colour scale: head 2's raw scores
+** (its first page, up to 2.85) and its scaled ones (its second, up to
+** 2.02) do not reach the same end colour, as they would each on a scale
+** of its own. */
+START_TEST(test_pages_share_one_colour_scale)
+{
+    Error err;
+    Lesson *L = lesson_load("slide-lessons/sixteen-grouped-window.lesson", &err);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
+    Trace *T = attn_run(L, &err);
+    ck_assert_msg(T != NULL, "%s", eline(&err));
+    ck_assert_int_eq(L->stages[2].id, STAGE_SCALED_SCORES);
+    double raw, scaled;
+    Color a = strongest_cell(L, T, 2, 2, &raw), b = strongest_cell(L, T, 2, 3, &scaled);
+    ck_assert_double_eq_tol(scaled * sqrt(2.0), raw, 1e-9);         /* the same cell, divided by √2 */
+    ck_assert_msg(a.r != b.r || a.g != b.g || a.b != b.b, "%.2f and %.2f are drawn in one colour", raw, scaled);
+    trace_free(T);
+    lesson_free(L);
+}
+END_TEST
+
 Suite *slides_suite(void)
 {
     Suite *s = suite_create("slides");
@@ -294,6 +344,7 @@ Suite *slides_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_slides_print_every_number_legibly);
     tcase_add_test(tc, test_seven_panels_print_legibly);
+    tcase_add_test(tc, test_pages_share_one_colour_scale);
     suite_add_tcase(s, tc);
     return s;
 }

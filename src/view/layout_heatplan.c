@@ -21,7 +21,10 @@ const PanelStats *lay_stats_of(const Page *p, const Panel *pn)
     return &none;
 }
 
-/* The finite range of a panel, or of every panel in its scale group. */
+/* The finite range of a panel, or of every panel in its scale group; a
+** panel planned alike on every page of its stage (has_span) adds its
+** group's values over every page, so that the colours of two pages
+** compare. */
 static bool group_range(const Page *p, const Panel *pn, double *lo, double *hi, bool *nonfinite)
 {
     const PanelStats *st = lay_stats_of(p, pn);
@@ -29,6 +32,11 @@ static bool group_range(const Page *p, const Panel *pn, double *lo, double *hi, 
     *lo = st->vmin;
     *hi = st->vmax;
     *nonfinite = st->any_nonfinite;
+    if (pn->has_span && pn->group_hi >= pn->group_lo) {
+        *lo = any ? fmin(*lo, pn->group_lo) : pn->group_lo;
+        *hi = any ? fmax(*hi, pn->group_hi) : pn->group_hi;
+        any = true;
+    }
     if (pn->scale_group <= 0) return any;
     for (int k = 0; k < p->v->npanels && k < VIEW_MAX_PANELS; k++) {
         const Panel *q = &p->v->panels[k];
@@ -52,6 +60,10 @@ void lay_heat_scale(const Page *p, const Panel *pn, PanelPlan *pp)
     bool any = group_range(p, pn, &lo, &hi, &nonfinite);
     pp->vmin = st->vmin;
     pp->vmax = st->vmax;
+    if (pn->has_span && st->any) {      /* digits as on the stage's other pages */
+        pp->vmin = fmin(pp->vmin, pn->span_lo);
+        pp->vmax = fmax(pp->vmax, pn->span_hi);
+    }
     pp->nx_min = st->nx_min;
     pp->nx_max = st->nx_max;
     pp->any_nx = st->any_nx;
