@@ -214,7 +214,10 @@ static void solve_row(Solve *z, int first, int count, float W, float H, float *s
         }
         *s = (float)a;
     }
-    if (free_cells) *c = bisect_row(z, first, count, false, *s, *c, *c, CELL_ASPECT * p->m.max_cell, W, H);
+    if (free_cells) {                               /* as wide as the rest allows: even under UNPRINTED_CELL */
+        float least = row_fits(z, first, count, *s, *c, W, H) ? *c : CELL_MIN;
+        *c = bisect_row(z, first, count, false, *s, *c, least, CELL_ASPECT * p->m.max_cell, W, H);
+    }
     if (prints && *s >= V) {
         float most = V;                             /* where every printing cell has stopped growing */
         for (int k = first; k < first + count; k++) {
