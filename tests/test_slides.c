@@ -60,6 +60,17 @@ static DrawList *lay_slide(const View *v)
     return d;
 }
 
+/* The lesson at path and its trace in *T, or fail. */
+static Lesson *load_run(const char *path, Trace **T)
+{
+    Error err;
+    Lesson *L = lesson_load(path, &err);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
+    *T = attn_run(L, &err);
+    ck_assert_msg(*T != NULL, "%s", eline(&err));
+    return L;
+}
+
 /* What the walk adds up. */
 typedef struct Tally {
     long printed, at14, under12;
@@ -194,11 +205,8 @@ static void walk_dir(const char *dir, Tally *t, Complete *cm)
         if (!strstr(e->d_name, ".lesson")) continue;
         char path[600];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        Error err;
-        Lesson *L = lesson_load(path, &err);
-        ck_assert_msg(L != NULL, "%s", eline(&err));
-        Trace *T = attn_run(L, &err);
-        ck_assert_msg(T != NULL, "%s", eline(&err));
+        Trace *T;
+        Lesson *L = load_run(path, &T);
         for (int k = 0; k < L->nstages; k++) {
             Walk w = { t, e->d_name, k, 0, { { false } } };
             each_step(L, T, k, 0, walk_tally, &w);
@@ -256,11 +264,8 @@ END_TEST
 ** 10 px while the three below had 18. */
 START_TEST(test_seven_panels_print_legibly)
 {
-    Error err;
-    Lesson *L = lesson_load("../lessons/01-tour.lesson", &err);
-    ck_assert_msg(L != NULL, "%s", eline(&err));
-    Trace *T = attn_run(L, &err);
-    ck_assert_msg(T != NULL, "%s", eline(&err));
+    Trace *T;
+    Lesson *L = load_run("../lessons/01-tour.lesson", &T);
     int panels = 0, nsteps = 1;
     for (int t = 0; t < nsteps; t++) {
         StageOpts o = { 0, t, false };
@@ -321,11 +326,8 @@ static Color strongest_cell(const Lesson *L, const Trace *T, int k, int t, doubl
 ** of its own. */
 START_TEST(test_pages_share_one_colour_scale)
 {
-    Error err;
-    Lesson *L = lesson_load("slide-lessons/sixteen-grouped-window.lesson", &err);
-    ck_assert_msg(L != NULL, "%s", eline(&err));
-    Trace *T = attn_run(L, &err);
-    ck_assert_msg(T != NULL, "%s", eline(&err));
+    Trace *T;
+    Lesson *L = load_run("slide-lessons/sixteen-grouped-window.lesson", &T);
     ck_assert_int_eq(L->stages[2].id, STAGE_SCALED_SCORES);
     double raw, scaled;
     Color a = strongest_cell(L, T, 2, 2, &raw), b = strongest_cell(L, T, 2, 3, &scaled);
