@@ -44,6 +44,9 @@
 #define VALUE_FLOOR     13.4f
 #define FONT_MIN        9       /* no label, title or cell number below 9 px */
 
+/* Panels: up to this many are tried in one row (more always go in two). */
+#define ONE_ROW_MAX     4
+
 /* Text bands, in font sizes. */
 #define LH              1.25f   /* a line band */
 #define BODY_LH         1.45f   /* line spacing of the explanation */

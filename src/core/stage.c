@@ -100,6 +100,12 @@ static char **side_labels(const Ctx *c, LabelKind k, int n, int h)
     case LAB_KFEAT: return dim_labels(n, c->su->cross ? c->su->key_dims : c->su->dims,
                                       c->su->cross ? c->su->nkey_dims : c->su->ndims);
     case LAB_VDIM: return value_labels(c, h, n);
+    case LAB_QHEAD: case LAB_KHEAD: {           /* d3 d4 for head 2 of two-column heads */
+        int first = h > 0 ? ((k == LAB_QHEAD ? h : trace_kv_head(c->ts, h)) - 1) * n : 0;
+        char **l = xmalloc(sizeof *l * (size_t)n);
+        for (int i = 0; i < n; i++) l[i] = stage_fmt("d%d", first + i + 1);
+        return l;
+    }
     default: return dim_labels(n, NULL, 0);
     }
 }
@@ -339,6 +345,34 @@ void stage_weighted_sum(Ctx *c)
 }
 
 /*
+** The split into heads (qkv_projection with two heads or more): Q, K and
+** V cut into the columns each head reads, Q_h, K_h and V_h for every head
+** (or the chosen one). With fewer K/V heads than query heads (kv_heads),
+** K and V are cut into the K/V heads, each shown once, named for the
+** query heads that read it.
+*/
+static void split_heads(Ctx *c)
+{
+    if (c->H < 2) return;
+    int G = c->ts->kv_heads > 0 ? c->ts->kv_heads : c->H;
+    static const TraceKind kind[3] = { TK_Q, TK_K, TK_V };
+    static const char *const role[3] = { "Q", "K", "V" };
+    for (int h = 1; h <= c->H; h++) {
+        if (c->sel && h != c->sel) continue;
+        int g = trace_kv_head(c->ts, h);
+        bool first_of_group = h == 1 || trace_kv_head(c->ts, h - 1) != g || c->sel;
+        for (int i = 0; i < 3; i++) {
+            if (i > 0 && !first_of_group) continue;         /* a K/V head shown once */
+            char *t = i == 0 || G == c->H ? stage_fmt(_("%s_%d: head %d's columns"), role[i], h, h)
+                                          : stage_fmt(_("%s of K/V head %d of %d"), role[i], g, G);
+            stage_heat(c, trace_ref(kind[i], h), t, i == 0 ? LAB_Q : LAB_K, i == 0 ? LAB_QHEAD : i == 1 ? LAB_KHEAD : LAB_VDIM,
+                       i == 0 ? AX_QUERIES : _("keys"), AX_DIMS);
+            free(t);
+        }
+    }
+}
+
+/*
 ** Inputs, weights and projections. Each matrix is shown once: the input of
 ** every projection (X + PE with sinusoidal positions, which is what the
 ** projections read), then Q, K and V, then the weights. A role that is an
@@ -390,6 +424,7 @@ void stage_qkv(Ctx *c)
         if (o[i]->weight)
             stage_input(c, o[i]->weight, o[i]->weight, i == 0 ? LAB_QFEAT : LAB_KFEAT, LAB_DIM, _("input dimensions"),
                       _("output dimensions"));
+    split_heads(c);
     char *heads = c->H > 1 ? stage_fmt(_("; %d heads take %d columns each"), c->H, c->ts->d_k) : xstrdup("");
     const char *fmt = pe ? "Q = (%s)\xc2\xb7%s    K = (%s)\xc2\xb7%s    V = (%s)\xc2\xb7%s%s"
                          : "Q = %s\xc2\xb7%s    K = %s\xc2\xb7%s    V = %s\xc2\xb7%s%s";

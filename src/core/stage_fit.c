@@ -258,7 +258,7 @@ static bool panels_fit(const Slide *s, const StageFit *f, int n, float W, float 
 {
     float w, h, w2, h2;
     row_size(s, f, 0, n, H, &w, &h);
-    if (w <= W && h <= H) return true;
+    if (n <= ONE_ROW_MAX && w <= W && h <= H) return true;     /* one row, as the layout tries it */
     for (int k = 1; k < n; k++) {
         if (k * ROW_MIN_SHARE < n || (n - k) * ROW_MIN_SHARE < n) continue;     /* as the layout splits */
         row_size(s, f, 0, k, H, &w, &h);

@@ -39,8 +39,9 @@ typedef struct Ctx {
 /* What labels a side of a heatmap: query tokens, key tokens, dimensions
 ** (d1 …), the named features of the queries' or keys' input, or the
 ** dimensions of the values (what outputs are made of: `value_dims:`, or
-** the features of the input used as values; a head's own columns of them). */
-typedef enum { LAB_Q, LAB_K, LAB_DIM, LAB_QFEAT, LAB_KFEAT, LAB_VDIM } LabelKind;
+** the features of the input used as values; a head's own columns of them),
+** or the columns of Q (K) a head reads, numbered as in the whole matrix. */
+typedef enum { LAB_Q, LAB_K, LAB_DIM, LAB_QFEAT, LAB_KFEAT, LAB_VDIM, LAB_QHEAD, LAB_KHEAD } LabelKind;
 
 /* printf into a new string. */
 char *stage_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));

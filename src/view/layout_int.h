@@ -94,7 +94,6 @@
 #define PLOT_CELLS      8
 #define ROW_PLOT_ROWS   8       /* in sharing height, a row of plots counts as 8 rows of cells, */
 #define ROW_LABEL_ROWS  10      /* and every row has 10 more for its labels and title */
-#define ONE_ROW_MAX     4       /* up to 4 panels are tried in one row */
 #define TWO_ROW_GAIN    1.2f    /* two rows win over one when cells come out this much bigger */
 #define ROW_MIN_SHARE   4       /* no row of two holds fewer than a quarter of the panels */
 #define MAX_SPLITS      8       /* places to split the panels into two rows, at most */
