@@ -338,6 +338,33 @@ START_TEST(test_pages_share_one_colour_scale)
 }
 END_TEST
 
+/* qkv_projection with two heads ends with the split into heads (lesson
+** 02, as seed 002 prints "Head 0 Q values"): Q_h, K_h and V_h for each
+** head, head 2's columns named d3 and d4, equal to columns 3-4 of Q. */
+START_TEST(test_qkv_splits_heads)
+{
+    Trace *T;
+    Lesson *L = load_run("../lessons/02-one-hot-to-qkv.lesson", &T);
+    int k = 8;
+    ck_assert_int_eq(L->stages[k].id, STAGE_QKV_PROJECTION);
+    StageOpts o = { 0, 0, true };
+    View *v = stage_view_with(L, T, k, &o);
+    const char *want[] = { "head1.Q", "head1.K", "head1.V", "head2.Q", "head2.K", "head2.V" };
+    int first = v->npanels - 6;
+    ck_assert_int_ge(first, 0);
+    for (int i = 0; i < 6; i++) ck_assert_str_eq(v->panels[first + i].matrix, want[i]);
+    const Panel *q2 = &v->panels[first + 3];
+    ck_assert_str_eq(q2->col_labels[0], "d3");
+    ck_assert_str_eq(q2->col_labels[1], "d4");
+    const Mat *Q = trace_at(T, L->stages[k].setup, trace_ref(TK_Q, 0));
+    for (int r = 0; r < Q->rows; r++)
+        for (int c = 0; c < 2; c++) ck_assert_double_eq(mat_get(q2->m, r, c), mat_get(Q, r, 2 + c));
+    stage_view_free(v);
+    trace_free(T);
+    lesson_free(L);
+}
+END_TEST
+
 Suite *slides_suite(void)
 {
     Suite *s = suite_create("slides");
@@ -347,6 +374,7 @@ Suite *slides_suite(void)
     tcase_add_test(tc, test_slides_print_every_number_legibly);
     tcase_add_test(tc, test_seven_panels_print_legibly);
     tcase_add_test(tc, test_pages_share_one_colour_scale);
+    tcase_add_test(tc, test_qkv_splits_heads);
     suite_add_tcase(s, tc);
     return s;
 }
