@@ -19,6 +19,7 @@ Suite *state_suite(void);
 Suite *render_suite(void);
 Suite *cmap_suite(void);
 Suite *layout_suite(void);
+Suite *layout_cache_suite(void);
 Suite *scale_suite(void);
 Suite *svg_suite(void);
 Suite *fileio_suite(void);
