@@ -201,6 +201,10 @@ $(BUILD)/check_attnlab: $(LIB_OBJ) $(TEST_OBJ) | deps-test
 $(BUILD)/trng_dump: $(CORE_OBJ) $(call obj,tests/tools/trng_dump.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
+# Single numbers of a lesson's trace, for tests/check_model_layer.py.
+$(BUILD)/trace_cells: $(CORE_OBJ) $(call obj,tests/tools/trace_cells.c) | deps-build
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
+
 run: deps-run
 	@$(MAKE) --no-print-directory $(BUILD)/attnlab locale
 	./$(BUILD)/attnlab lessons/01-tour.lesson
@@ -222,7 +226,7 @@ TEST_J     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 PY        := /usr/bin/python3
 
 TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text unit npy modern props torch-rng views cli faults \
-              bad-lessons lessons scripts po trained-model
+              bad-lessons lessons scripts po trained-model model-layer
 # The Check suites in two processes: layout and export (two thirds of the
 # time) beside the others.
 part.unit-layout   := cd tests && ../$(BUILD)/check_attnlab layout export
@@ -237,6 +241,7 @@ part.trained-model := $(PY) tests/check_trained_model.py $(BUILD)/attnlab lesson
                       tests/reference/induction_forward.npz
 part.modern        := $(PY) tests/check_modern.py $(BUILD)/attnlab lessons 120
 part.props         := $(PY) tests/check_props.py $(BUILD)/attnlab 12
+part.model-layer   := $(PY) tests/check_model_layer.py $(BUILD)/trace_cells
 part.bad-lessons   := sh tests/bad_lessons.sh
 part.faults        := sh tests/faults.sh
 part.scripts       := sh tests/scripts.sh
@@ -251,7 +256,7 @@ test: deps-test
 	@$(MAKE) --no-print-directory WERROR=-Werror test-run
 	@sh tests/run_part.sh --summary $(RESULTS) $(TEST_PARTS)
 
-test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(MO_FILES) $(BUILD)/bench $(BUILD)/bench_png
+test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(BUILD)/trace_cells $(MO_FILES) $(BUILD)/bench $(BUILD)/bench_png
 
 # Build, then run every part; this stops only when the build fails.
 test-run:
