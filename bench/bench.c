@@ -54,6 +54,7 @@
 #include "sdl/render.h"
 #include "view/draw.h"
 #include "view/layout.h"
+#include "bench.h"
 #include "timing.h"
 
 #include <dirent.h>
@@ -84,22 +85,6 @@ extern char **environ;
 #define FRAME_W 1920
 #define FRAME_H 1080
 
-/* Settings from the command line, and the scratch directory. */
-typedef struct Bench {
-    const char *attnlab;        /* the program, for the process figures */
-    const char *lessons;        /* the bundled lessons */
-    const char *script;         /* the matplotlib baseline */
-    const char *python;         /* Debian's interpreter */
-    int quick;                  /* fewer samples */
-    int detail;                 /* breakdowns on stderr */
-    int keep;                   /* leave the scratch directory (to look at the pictures) */
-    const char *only;           /* run only the figures starting with this */
-    char tmp[64];               /* mkdtemp directory, removed at exit (and by die) */
-    FontSet *fonts;
-} Bench;
-
-/* One timed run of something; returns its duration in milliseconds. */
-typedef double (*RunFn)(void *ctx);
 
 /* The scratch directory once made, for die() to remove. */
 static const char *scratch;
@@ -108,7 +93,7 @@ static const char *scratch;
 static void remove_tree(const char *path);
 
 /* Print a message, remove the scratch directory and stop. */
-static void die(const char *fmt, ...)
+void die(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -125,7 +110,7 @@ static void die(const char *fmt, ...)
 ** min_runs samples and budget_ms of total time, or max_runs samples.
 ** Returns the median.
 */
-static double measure(RunFn fn, void *ctx, int warm, int min_runs, int max_runs, double budget_ms)
+double measure(RunFn fn, void *ctx, int warm, int min_runs, int max_runs, double budget_ms)
 {
     static double s[MAX_SAMPLES];
     if (max_runs > MAX_SAMPLES) max_runs = MAX_SAMPLES;
@@ -141,7 +126,7 @@ static double measure(RunFn fn, void *ctx, int warm, int min_runs, int max_runs,
 }
 
 /* Print one figure, the program's whole output format. */
-static void figure(const char *name, double value, const char *unit)
+void figure(const char *name, double value, const char *unit)
 {
     printf("%s %.3f %s\n", name, value, unit);
     fflush(stdout);
@@ -498,8 +483,7 @@ static void write_spec(const char *path, const Lesson *L, const Trace *T, int k0
         stage_view_free(v);
     }
     buf_puts(&b, "]}\n");
-    char msg[600];
-    if (fileio_write_atomic(path, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);
+    write_file(path, b.s, b.len);
     buf_free(&b);
 }
 
@@ -634,13 +618,8 @@ static void bench_matched(Bench *B)
 
 /* ---- the process figures ---- */
 
-/*
-** Start argv[0] with argv, stdout and stderr to /dev/null, wait for it and
-** return the wall-clock milliseconds from spawn to exit; *rss_kb gets its
-** peak resident set (ru_maxrss, in KiB on Linux). A failed exit stops the
-** benchmark: a figure for a program that failed means nothing.
-*/
-static double run_child(char **argv, long *rss_kb)
+/* Start argv[0], its output to /dev/null; see bench.h. */
+double run_child(char **argv, ChildUse *use)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -657,8 +636,18 @@ static double run_child(char **argv, long *rss_kb)
     double t = bench_now_ms() - t0;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         die("%s exited with status %d", argv[0], WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    if (rss_kb) *rss_kb = ru.ru_maxrss;
+    if (use) {
+        use->rss_kb = ru.ru_maxrss;
+        use->faults = ru.ru_minflt + ru.ru_majflt;
+    }
     return t;
+}
+
+/* Write a file whole, or stop. */
+void write_file(const char *path, const char *data, size_t len)
+{
+    char msg[600];
+    if (fileio_write_atomic(path, data, len, false, msg, sizeof msg) != 0) die("%s", msg);
 }
 
 typedef struct StartRun {
@@ -705,17 +694,12 @@ static double bench_rss(Bench *B)
     argv[2] = dir;
     for (size_t i = 0; i < g.gl_pathc; i++) argv[3 + i] = g.gl_pathv[i];
     /* The peak barely moves between runs; three give a stable median. */
-    double kb[3], ms[3];
-    for (int i = 0; i < 3; i++) {
-        long r = 0;
-        ms[i] = run_child(argv, &r);
-        kb[i] = (double)r;
-    }
-    if (B->detail)
-        fprintf(stderr, "  export of all %zu lessons: %.1f ms wall\n", g.gl_pathc, bench_median(ms, 3));
+    double ms;
+    double mb = rss_of(argv, &ms);
+    if (B->detail) fprintf(stderr, "  export of all %zu lessons: %.1f ms wall\n", g.gl_pathc, ms);
     free(argv);
     globfree(&g);
-    return bench_median(kb, 3) / 1024.0;
+    return mb;
 }
 
 /*
@@ -785,8 +769,7 @@ static void write_large_lesson(const char *path)
                                     "softmax", "weighted_sum" };
     for (int i = 0; i < 6; i++)
         buf_printf(&b, "[%s: Stage %d]\n\nOne paragraph of prose under the panels.\n\n", stages[i], i + 1);
-    char msg[600];
-    if (fileio_write_atomic(path, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);
+    write_file(path, b.s, b.len);
     buf_free(&b);
 }
 
@@ -800,14 +783,14 @@ static double large_matrices_mb(void)
     return cells * sizeof(double) / (1024.0 * 1024.0);
 }
 
-/* Median ru_maxrss (MiB) and wall time of three runs of argv. */
-static double rss_of(char **argv, double *ms_out)
+/* Median peak memory of three runs of argv; see bench.h. */
+double rss_of(char **argv, double *ms_out)
 {
     double kb[3], ms[3];
     for (int i = 0; i < 3; i++) {
-        long r = 0;
-        ms[i] = run_child(argv, &r);
-        kb[i] = (double)r;
+        ChildUse u;
+        ms[i] = run_child(argv, &u);
+        kb[i] = (double)u.rss_kb;
     }
     if (ms_out) *ms_out = bench_median(ms, 3);
     return bench_median(kb, 3) / 1024.0;
@@ -879,8 +862,7 @@ static void bench_layout(Bench *B, const char *large)
                  "W_v = randn 256x256 * 0.06\nW_o = randn 256x256 * 0.06\nqueries: X @ W_q\n"
                  "keys: X @ W_k\nvalues: X @ W_v\noutput: W_o\n\n[multi_head: Heads]\n\n"
                  "[causal_mask: Mask]\n\n[entropy: Entropy]\n");
-    char msg[600];
-    if (fileio_write_atomic(wide, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);
+    write_file(wide, b.s, b.len);
     buf_free(&b);
     double worst = 0, first = 0;
     char name[256] = "";
@@ -941,7 +923,7 @@ static void parse_args(Bench *B, int argc, char **argv)
 }
 
 /* Whether the figure called name is wanted (--only). */
-static int wanted(const Bench *B, const char *name)
+int wanted(const Bench *B, const char *name)
 {
     return !B->only || strncmp(name, B->only, strlen(B->only)) == 0;
 }
@@ -966,6 +948,7 @@ int main(int argc, char **argv)
         char *argv_large[] = { (char *)B.attnlab, "--export", large_dir, large, NULL };
         rss_large = rss_of(argv_large, &large_ms);
     }
+    if (wanted(&B, "model_layer_rss_mb")) bench_model_rss(&B);
     B.fonts = font_create(NULL);
     if (!B.fonts) die("%s", font_error());
 
@@ -987,6 +970,8 @@ int main(int argc, char **argv)
         if (B.detail) fprintf(stderr, "  largest lesson: %d tokens, d = %d, exported in %.1f ms\n",
                               LARGE_N, LARGE_D, large_ms);
     }
+    /* Last: it holds about 400 MB of matrices for a while. */
+    if (wanted(&B, "model_layer_")) bench_model(&B);
 
     app_shot_release();
     font_free(B.fonts);

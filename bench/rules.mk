@@ -18,7 +18,7 @@ BENCH_ARGS ?=
 
 .PHONY: bench
 
-$(BUILD)/bench: $(LIB_OBJ) $(call obj,bench/bench.c bench/timing.c) | deps-build
+$(BUILD)/bench: $(LIB_OBJ) $(call obj,bench/bench.c bench/model.c bench/timing.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
 # The PNG encoders side by side (bench/png.c): ISA-L, libpng + zlib and
