@@ -48,6 +48,10 @@ EXTRA_LDFLAGS ?=
 # packages (pkg-config among them) are installed on a fresh machine.
 PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)) $(FAST_DEF))$(PKG_CFLAGS)
 PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)))$(PKG_LIBS)
+# The program itself does not link SDL2: it loads it when a window opens
+# (src/sdl/sdl_dyn.h), so that an export starts without its fifty libraries.
+# The tests and the benchmark link it (they call SDL directly).
+APP_LIBS   = $(eval APP_LIBS := $$(shell pkg-config --libs libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)) -ldl)$(APP_LIBS)
 CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell pkg-config --cflags check))$(CHECK_CFLAGS)
 CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
 
@@ -192,7 +196,7 @@ $(BUILD)/obj/src/view/cmap.o: $(BUILD)/gen/cmap_tables.h
 $(BUILD)/obj/src/view/cmap.o: CFLAGS_ALL += -I$(BUILD)/gen
 
 $(BUILD)/attnlab: $(LIB_OBJ) $(call obj,src/app/main.c) | deps-build
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(APP_LIBS) -lm
 
 $(BUILD)/check_attnlab: $(LIB_OBJ) $(TEST_OBJ) | deps-test
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm

@@ -362,7 +362,7 @@ static void export_detail(ExportRun *e)
         double t3 = bench_now_ms();
         Buf b = { 0 };
         ExportMeta meta = { e->L->title, "softmax: Attention weights" };
-        export_png_encode(o->surface, &meta, &b);
+        export_png_encode(o->canvas, &meta, &b);
         double t4 = bench_now_ms();
         char msg[600];
         if (fileio_write_atomic(e->path, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);

@@ -115,7 +115,7 @@ int app_shot_save_list(FontSet *fonts, const DrawList *d, bool svg, const char *
         }
         render_drawlist(o->render, d);
         ExportMeta meta = { title, desc };
-        r = export_png(o->surface, path, &meta);
+        r = export_png(o->canvas, path, &meta);
         if (r != 0) snprintf(err, n, "%s", export_error());
     }
     return r;

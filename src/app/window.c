@@ -36,7 +36,6 @@
 #include "sdl/render.h"
 #include "view/cmap.h"
 
-#include <SDL.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -45,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "sdl/sdl_dyn.h"
 
 #define MIN_W 640
 #define MIN_H 400
@@ -168,18 +168,18 @@ static void save_shot(Win *w)
     a->toast_until = 0;                     /* the frame as it is, without the toast */
     app_frame(a, w->out_w, w->out_h, font_measure, w->fonts, w->list);
     a->toast_until = until;
-    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w->out_w, w->out_h, 32, SDL_PIXELFORMAT_ARGB8888);
-    if (s && render_drawlist(w->rd, w->list) == 0
-        && SDL_RenderReadPixels(w->ren, NULL, SDL_PIXELFORMAT_ARGB8888, s->pixels, s->pitch) == 0) {
+    Canvas *c = canvas_create(w->out_w, w->out_h);
+    if (c && render_drawlist(w->rd, w->list) == 0
+        && SDL_RenderReadPixels(w->ren, NULL, SDL_PIXELFORMAT_ARGB8888, c->pixels, (int)(c->stride * sizeof *c->pixels)) == 0) {
         char desc[300];
         app_shot_desc(a->L, a->stage, desc, sizeof desc);
         ExportMeta meta = { a->L->title, desc };
-        if (export_png(s, path, &meta) == 0) app_toast(a, _("saved %s"), path);
+        if (export_png(c, path, &meta) == 0) app_toast(a, _("saved %s"), path);
         else app_toast(a, "%s", export_error());
     } else {
-        app_toast(a, _("cannot read the window's pixels: %s"), SDL_GetError());
+        app_toast(a, _("cannot read the window's pixels: %s"), c ? SDL_GetError() : "no memory");
     }
-    SDL_FreeSurface(s);
+    canvas_free(c);
     w->redraw = true;
     free(path);
 }
@@ -393,16 +393,18 @@ int app_window(const char *path, const char *font, const char *shots, int width,
     }
     free(a->shots_dir);
     a->shots_dir = xstrdup(shots);
-    SDL_SetHint(SDL_HINT_VIDEO_ALLOW_SCREENSAVER, "1");
-    const char *why = NULL;
-    if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY") && !getenv("SDL_VIDEODRIVER"))
-        why = "DISPLAY and WAYLAND_DISPLAY are not set";
-    else if (SDL_Init(SDL_INIT_VIDEO) != 0 || !real_display())
-        why = SDL_GetError();
-    if (why) {
-        char reason[256];
-        snprintf(reason, sizeof reason, "%s", why);
-        SDL_Quit();
+    /* SDL is loaded here, not when the program starts (sdl/sdl_dyn.h). */
+    char reason[300] = "";
+    bool loaded = false;
+    if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY") && !getenv("SDL_VIDEODRIVER")) {
+        snprintf(reason, sizeof reason, "DISPLAY and WAYLAND_DISPLAY are not set");
+    } else if (sdl_load(reason, sizeof reason) == 0) {
+        loaded = true;
+        SDL_SetHint(SDL_HINT_VIDEO_ALLOW_SCREENSAVER, "1");
+        if (SDL_Init(SDL_INIT_VIDEO) != 0 || !real_display()) snprintf(reason, sizeof reason, "%s", SDL_GetError());
+    }
+    if (reason[0]) {
+        if (loaded) SDL_Quit();
         app_free(a);
         return no_display(reason, path, font);
     }

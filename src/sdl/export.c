@@ -85,11 +85,6 @@ static void argb_to_rgb(const uint32_t *src, uint8_t *dst, int w)
     }
 }
 
-/* Row y of a locked ARGB8888 surface. */
-static const uint32_t *surface_row(const SDL_Surface *s, int y)
-{
-    return (const uint32_t *)(const void *)((const uint8_t *)s->pixels + (size_t)y * (size_t)s->pitch);
-}
 
 /* Whether s is plain 7-bit ASCII (and so fits a Latin-1 tEXt chunk as is). */
 static int is_ascii(const char *s)
@@ -159,7 +154,7 @@ static void set_text(png_text *t, const char *key, const char *value)
 ** adaptive filtering was four times slower. Nothing set before setjmp changes
 ** after it, as libpng's longjmp requires.
 */
-static int encode_libpng(SDL_Surface *s, const ExportMeta *meta, Buf *out)
+static int encode_libpng(const Canvas *s, const ExportMeta *meta, Buf *out)
 {
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, error_cb, warning_cb);
     png_infop info = png ? png_create_info_struct(png) : NULL;
@@ -180,7 +175,7 @@ static int encode_libpng(SDL_Surface *s, const ExportMeta *meta, Buf *out)
         png_set_text(png, info, text, ntext);
         png_write_info(png, info);
         for (int y = 0; y < s->h; y++) {
-            argb_to_rgb(surface_row(s, y), row, s->w);
+            argb_to_rgb(canvas_row(s, y), row, s->w);
             png_write_row(png, row);
         }
         png_write_end(png, NULL);
@@ -324,7 +319,7 @@ static int prime_stream(struct isal_zstream *z, Buf *out)
 }
 
 /* The fast encoder: chunks written here, rows deflated band by band. */
-static int encode_isal(SDL_Surface *s, const ExportMeta *meta, Buf *out)
+static int encode_isal(const Canvas *s, const ExportMeta *meta, Buf *out)
 {
     size_t stride = 1 + 3 * (size_t)s->w;
     int band_rows = (int)(BAND_BYTES / stride);
@@ -366,7 +361,7 @@ static int encode_isal(SDL_Surface *s, const ExportMeta *meta, Buf *out)
         assert(stride * (size_t)rows <= enc.band_cap);
         for (int r = 0; r < rows; r++) {
             enc.band[(size_t)r * stride] = 0;                     /* filter NONE */
-            argb_to_rgb(surface_row(s, y0 + r), enc.band + (size_t)r * stride + 1, s->w);
+            argb_to_rgb(canvas_row(s, y0 + r), enc.band + (size_t)r * stride + 1, s->w);
         }
         /* igzip's vector code may look a few bytes past avail_in: what lies
         ** there must not depend on earlier pictures, or the bytes (not the
@@ -396,60 +391,35 @@ const char *export_png_encoder(void)
 #endif
 }
 
-/* The canvas as ARGB8888, locked: s itself, or a converted copy in *conv
-** (NULL when none was needed). NULL on failure (export_error). */
-static SDL_Surface *argb_locked(SDL_Surface *s, SDL_Surface **conv)
+/* Whether there is a picture to encode; if not, the error says so. */
+static bool encodable(const Canvas *s)
 {
-    *conv = NULL;
-    if (!s || s->w <= 0 || s->h <= 0) {
-        snprintf(export_err, sizeof export_err, "export: nothing to encode");
-        return NULL;
-    }
-    if (s->format->format != SDL_PIXELFORMAT_ARGB8888) {
-        *conv = SDL_ConvertSurfaceFormat(s, SDL_PIXELFORMAT_ARGB8888, 0);
-        if (!*conv) {
-            snprintf(export_err, sizeof export_err, "export: cannot convert the canvas: %s",
-                     SDL_GetError());
-            return NULL;
-        }
-        s = *conv;
-    }
-    SDL_LockSurface(s);
-    return s;
-}
-
-/* Undo argb_locked. */
-static void argb_unlock(SDL_Surface *s, SDL_Surface *conv)
-{
-    SDL_UnlockSurface(s);
-    if (conv) SDL_FreeSurface(conv);
+    if (s && s->w > 0 && s->h > 0 && s->pixels) return true;
+    snprintf(export_err, sizeof export_err, "export: nothing to encode");
+    return false;
 }
 
 /* The rows PNG compresses: a filter byte (none) and the RGB bytes each. */
-int export_png_rows(SDL_Surface *s, Buf *out)
+int export_png_rows(const Canvas *s, Buf *out)
 {
     export_err[0] = '\0';
-    SDL_Surface *conv, *a = argb_locked(s, &conv);
-    if (!a) return -1;
-    size_t stride = 1 + 3 * (size_t)a->w;
+    if (!encodable(s)) return -1;
+    size_t stride = 1 + 3 * (size_t)s->w;
     uint8_t *row = xmalloc(stride);
     row[0] = 0;
-    for (int y = 0; y < a->h; y++) {
-        argb_to_rgb(surface_row(a, y), row + 1, a->w);
+    for (int y = 0; y < s->h; y++) {
+        argb_to_rgb(canvas_row(s, y), row + 1, s->w);
         buf_append(out, (const char *)row, stride);
     }
     free(row);
-    argb_unlock(a, conv);
     return 0;
 }
 
-/* Convert to ARGB8888 if needed, lock, encode with the chosen encoder. */
-int export_png_encode_with(SDL_Surface *s, const ExportMeta *meta, ExportEncoder e, Buf *out)
+/* Encode with the chosen encoder. */
+int export_png_encode_with(const Canvas *s, const ExportMeta *meta, ExportEncoder e, Buf *out)
 {
     export_err[0] = '\0';
-    SDL_Surface *conv;
-    s = argb_locked(s, &conv);
-    if (!s) return -1;
+    if (!encodable(s)) return -1;
     size_t start = out->len;
 #ifdef EXPORT_ISAL
     int rc = e == EXPORT_ENC_LIBPNG ? encode_libpng(s, meta, out) : encode_isal(s, meta, out);
@@ -457,7 +427,6 @@ int export_png_encode_with(SDL_Surface *s, const ExportMeta *meta, ExportEncoder
     (void)e;
     int rc = encode_libpng(s, meta, out);
 #endif
-    argb_unlock(s, conv);
     if (rc < 0) {
         /* Take back whatever half an image was appended. */
         out->len = start;
@@ -467,14 +436,14 @@ int export_png_encode_with(SDL_Surface *s, const ExportMeta *meta, ExportEncoder
 }
 
 /* The default encoder. */
-int export_png_encode(SDL_Surface *s, const ExportMeta *meta, Buf *out)
+int export_png_encode(const Canvas *s, const ExportMeta *meta, Buf *out)
 {
     return export_png_encode_with(s, meta, EXPORT_ENC_DEFAULT, out);
 }
 
 /* Encode to memory, then write the file in one atomic step. The Buf is kept
 ** for the next export (cleared, not freed). */
-int export_png(SDL_Surface *s, const char *path, const ExportMeta *meta)
+int export_png(const Canvas *s, const char *path, const ExportMeta *meta)
 {
     static Buf b;
     if (!path || !*path) {

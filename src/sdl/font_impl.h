@@ -71,7 +71,7 @@ struct FontSet {
     FontPage pages[FONT_MAX_PAGES];
     int shelf_x[FONT_MAX_PAGES];    /* next free column on the current shelf */
     int shelf_h[FONT_MAX_PAGES];    /* height of the current shelf */
-    int npages;                     /* surfaces allocated (never freed before font_free) */
+    int npages;                     /* pages allocated (never freed before font_free) */
     int cur;                        /* the page being filled */
     uint32_t generation;
     int full;
