@@ -5,11 +5,13 @@
 ** DejaVu Sans lacks is drawn from the first font in DejaVu Sans's fontconfig
 ** fallback list that has it (Noto Sans CJK, Noto Sans Devanagari, ...;
 ** emoji from a colour font such as Noto Color Emoji). Fallback fonts are
-** opened only when a string needs them, so Latin lessons start as fast as
-** ever. font_create finds DejaVu Sans with fontconfig, or takes an explicit
-** file (the app's --font option, which then comes first, before DejaVu
-** Sans's fallbacks); on failure it returns NULL and font_error() says what
-** to install. Nothing exits.
+** opened only when a string needs them, and fontconfig itself is started
+** only then, so a lesson in Latin, Greek or Cyrillic reads no other font
+** and no font configuration. font_create takes DejaVu Sans from Debian's
+** /usr/share/fonts/truetype/dejavu/, or where fontconfig finds it when it
+** is not there, or an explicit file (the app's --font option, which then
+** comes first, before DejaVu Sans's fallbacks); on failure it returns NULL
+** and font_error() says what to install. Nothing exits.
 **
 **     FontSet *fs = font_create(NULL);          // or font_create("/x/y.ttf")
 **     if (!fs) { fprintf(stderr, "%s\n", font_error()); return 1; }

@@ -47,7 +47,8 @@ typedef struct RunEntry {
 
 struct FontSet {
     FT_Library lib;
-    FcConfig *fc;                   /* kept for fallback queries; NULL if unavailable */
+    FcConfig *fc;                   /* fontconfig once started (fc_config), for fallback queries; NULL if unavailable */
+    int fc_started;
     Face face[FONT_MAX_FACES];      /* 0 regular, 1 bold, then fallbacks as found */
     int nfaces;
     FcFontSet *sorted[2];           /* DejaVu Sans's fallback list per weight, lazily */
