@@ -26,7 +26,7 @@ BUILD_PKGS := gcc libc6-dev pkg-config gettext libsdl2-dev libpng-dev libfontcon
 RUN_PKGS   := fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
 TEST_PKGS  := check python3 python3-numpy python3-torch libharfbuzz-bin libxml2-utils libdeflate-dev \
               xvfb xdotool imagemagick openbox procps strace valgrind clang libclang-rt-14-dev
-BENCH_PKGS := python3 python3-matplotlib python3-seaborn libdeflate-dev
+BENCH_PKGS := python3 python3-matplotlib python3-seaborn libdeflate-dev linux-perf valgrind
 DEPS_PKGS  ?= $(BUILD_PKGS) $(RUN_PKGS) $(TEST_PKGS) $(BENCH_PKGS)
 
 # Compiler flags. CFLAGS, CPPFLAGS and LDFLAGS come from the environment or

@@ -159,46 +159,6 @@ static Lesson *gen_lesson(int n, int d, const char *title)
     return L;
 }
 
-/* Read a whole file into a Buf. */
-static void read_text(const char *path, Buf *b)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) die("%s: %s", path, strerror(errno));
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(b, chunk, n);
-    fclose(f);
-}
-
-/* Whether the line at s starts a stage section ("[x" but not "[setup"). */
-static int is_stage_header(const char *s)
-{
-    return s[0] == '[' && strncmp(s, "[setup", 6) != 0;
-}
-
-/*
-** The tour lesson cut after its first stage: everything up to the second
-** stage header. The format allows a lesson of one stage, so this exports
-** exactly one PNG while loading what the real tour loads.
-*/
-static void write_one_stage(const char *src, const char *dst)
-{
-    Buf b = { 0 };
-    read_text(src, &b);
-    int stages = 0;
-    size_t cut = b.len;
-    for (size_t i = 0; i < b.len; i++) {
-        if ((i == 0 || b.s[i - 1] == '\n') && is_stage_header(b.s + i) && ++stages == 2) {
-            cut = i;
-            break;
-        }
-    }
-    if (stages < 1) die("%s: no stage found", src);
-    FILE *f = fopen(dst, "wb");
-    if (!f || fwrite(b.s, 1, cut, f) != cut || fclose(f) != 0) die("%s: cannot write", dst);
-    buf_free(&b);
-}
-
 /* ---- frame_ms_NxN ---- */
 
 typedef struct FrameRun {
@@ -650,30 +610,6 @@ void write_file(const char *path, const char *data, size_t len)
     if (fileio_write_atomic(path, data, len, false, msg, sizeof msg) != 0) die("%s", msg);
 }
 
-typedef struct StartRun {
-    char *argv[5];
-} StartRun;
-
-/* One `attnlab --export DIR one-stage.lesson`. */
-static double start_once(void *ctx)
-{
-    StartRun *s = ctx;
-    return run_child(s->argv, NULL);
-}
-
-/* Process start to PNG written, for the tour's first stage. */
-static void bench_start(Bench *B)
-{
-    char src[4096], lesson[128], dir[128];
-    snprintf(src, sizeof src, "%s/01-tour.lesson", B->lessons);
-    snprintf(lesson, sizeof lesson, "%s/tour-first-stage.lesson", B->tmp);
-    snprintf(dir, sizeof dir, "%s/start", B->tmp);
-    write_one_stage(src, lesson);
-    StartRun s = { { (char *)B->attnlab, "--export", dir, lesson, NULL } };
-    double m = measure(start_once, &s, 2, B->quick ? 3 : 15, B->quick ? 3 : 15, 0);
-    figure("start_to_png_ms", m, "ms");
-}
-
 /*
 ** Peak memory of exporting every bundled lesson in one process, in MiB.
 ** Measured before the benchmark allocates anything: Linux records the
@@ -949,6 +885,7 @@ int main(int argc, char **argv)
         rss_large = rss_of(argv_large, &large_ms);
     }
     if (wanted(&B, "model_layer_rss_mb")) bench_model_rss(&B);
+    if (wanted(&B, "start_")) bench_start_use(&B);
     B.fonts = font_create(NULL);
     if (!B.fonts) die("%s", font_error());
 
@@ -962,7 +899,7 @@ int main(int argc, char **argv)
     if (wanted(&B, "layout_ms_max")) bench_layout(&B, large);
     if (wanted(&B, "export_png_ms") || wanted(&B, "matched") || wanted(&B, "export_vs_")) bench_matched(&B);
     if (wanted(&B, "lesson_")) bench_lesson(&B);
-    if (wanted(&B, "start_to_png_ms")) bench_start(&B);
+    if (wanted(&B, "start_")) bench_start(&B);
     if (rss >= 0) figure("peak_rss_mb", rss, "MB");
     if (rss_large >= 0) {
         figure("peak_rss_mb_largest", rss_large, "MB");

@@ -51,6 +51,12 @@ double rss_of(char **argv, double *ms_out);
 /* Write len bytes to path, or die. */
 void write_file(const char *path, const char *data, size_t len);
 
+/* The start of a one-stage export (bench/start.c): its memory, page
+** faults and instructions, measured first (see bench_model_rss), ... */
+void bench_start_use(Bench *B);
+/* ... and its time. */
+void bench_start(Bench *B);
+
 /* The model layer's figures (bench/model.c): run before the benchmark
 ** grows (peak memory of a child includes the spawner's, see bench.c). */
 void bench_model_rss(Bench *B);
