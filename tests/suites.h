@@ -16,6 +16,7 @@ Suite *lesson_suite(void);
 Suite *lessonsave_suite(void);
 Suite *stage_suite(void);
 Suite *state_suite(void);
+Suite *zoom_suite(void);
 Suite *render_suite(void);
 Suite *cmap_suite(void);
 Suite *layout_suite(void);

@@ -31,7 +31,9 @@ static const struct KeyHelp {
     { "L", N_("lesson picker"), KEYS_BOTH },
     { N_("O  Ctrl+O"), N_("open a lesson file (or drop one on the page)"), KEYS_WEB },
     { "F  F11", N_("fullscreen (Esc leaves)"), KEYS_BOTH },
-    { "+  \xe2\x88\x92", N_("text size"), KEYS_BOTH },
+    { "+  \xe2\x88\x92", N_("over a heatmap: zoom in, out (0: all of it); elsewhere: text size"), KEYS_DESKTOP },
+    { N_("Ctrl+ +  Ctrl+ \xe2\x88\x92"), N_("text size"), KEYS_DESKTOP },
+    { "+  \xe2\x88\x92", N_("text size"), KEYS_WEB },
     { "T", N_("light / dark"), KEYS_BOTH },
     { "C", N_("cycle colormap"), KEYS_BOTH },
     { "B", N_("black screen"), KEYS_BOTH },
@@ -49,7 +51,9 @@ static const struct KeyHelp {
     { N_("Ctrl+Z"), N_("undo the last edit"), KEYS_DESKTOP },
     { N_("Ctrl+Shift+Z  Ctrl+Y"), N_("redo"), KEYS_DESKTOP },
     { "R", N_("back to the file as loaded"), KEYS_BOTH },
-    { N_("mouse"), N_("hover: explain a cell; click: pin; scroll: edit an input (Shift: finer)"), KEYS_BOTH },
+    { N_("mouse"), N_("hover: explain a cell; click: pin; scroll: edit an input (Shift: finer)"), KEYS_WEB },
+    { N_("mouse"), N_("hover: explain a cell; click: pin; scroll: edit an input (Shift: finer); "
+                      "Ctrl+scroll: zoom; drag: move a zoomed heatmap"), KEYS_DESKTOP },
     { N_("touch"), N_("tap: explain and pin; swipe: next / previous; pinch: text size"), KEYS_WEB },
     { "?", N_("this help"), KEYS_BOTH },
     { N_("Q  Ctrl+Q"), N_("quit (asks first if edits are not saved)"), KEYS_DESKTOP },
@@ -131,7 +135,7 @@ static void mark_cell(void *ctx, const DrawCmd *c)
     const AppState *a = m->a;
     if (c->panel < 0 || c->panel >= a->view->npanels) return;
     const Panel *p = &a->view->panels[c->panel];
-    if (a->nedits && app_is_edited(a, a->view->setup, p->matrix, c->row + p->row_offset, c->col)) {
+    if (a->nedits && app_is_edited(a, a->view->setup, p->matrix, c->row + p->row_offset, c->col + p->col_offset)) {
         float s = fminf(c->r.w, c->r.h) * 0.28f;
         draw_rect(m->out, (Rect){ c->r.x + c->r.w - s, c->r.y, s, s }, m->th->accent, ROLE_OVERLAY);
         draw_frame(m->out, c->r, m->th->accent, 2.0f, ROLE_OVERLAY);

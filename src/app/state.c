@@ -11,6 +11,7 @@
 #include "prompt.h"
 #include "save.h"
 #include "lang.h"
+#include "zoom.h"
 #include "core/explain.h"
 #include "core/fileio.h"
 #include "core/i18n.h"
@@ -82,9 +83,10 @@ void app_toast(AppState *a, const char *fmt, ...)
     a->toast_until = a->now + 2.0;
 }
 
-/* Reset what belongs to one stage: hover, pin, predict guesses. */
+/* Reset what belongs to one stage: hover, pin, predict guesses, zoom. */
 static void reset_stage_state(AppState *a)
 {
+    a->zoom.on = false;
     a->hover_panel = a->hover_row = a->hover_col = -1;
     a->pinned = false;
     for (int i = 0; i < LESSON_MAX_TOKENS; i++) a->guesses[i] = -1;
@@ -100,15 +102,26 @@ static int weights_panel(const View *v)
     return -1;
 }
 
-/* Rebuild the view of the current stage (the trace is up to date). */
-static void refresh_view(AppState *a)
+/* Build the view of the current stage from the trace, cut to the zoomed
+** part (zoom.h). */
+void app_rebuild_view(AppState *a)
 {
     stage_view_free(a->view);
     a->view = NULL;
     if (!a->L || !a->T) return;
     StageOpts o = { a->head, a->step };
     a->view = stage_view_with(a->L, a->T, a->stage, &o);
+    app_zoom_view(a);
     if (a->predict != PREDICT_OFF) a->predict_panel = weights_panel(a->view);
+}
+
+/* Rebuild the view of the current stage (the trace is up to date), after
+** a change that may change the numbers shown (the zoom reads its colour
+** range again). */
+static void refresh_view(AppState *a)
+{
+    a->zoom.have_range = false;
+    app_rebuild_view(a);
 }
 
 /* Panels predict mode hides while the class guesses: every one computed
@@ -440,6 +453,7 @@ bool app_scroll_edit(AppState *a, int panel, int row, int col, int steps, bool f
     LessonMatrix *lm = lesson_matrix(&a->L->setups[s0], p->matrix);
     if (!lm) return false;
     int r = row + p->row_offset;
+    col += p->col_offset;                           /* a zoomed part sits inside the matrix */
     double old = mat_get(lm->m, r, col);
     double v = app_edit_step(old, steps, fine);
     if (fabs(v) < 1e-12) v = 0.0;                   /* land on 0 exactly, not 1e-17 */
@@ -456,6 +470,7 @@ bool app_scroll_edit(AppState *a, int panel, int row, int col, int steps, bool f
 void app_predict(AppState *a)
 {
     if (a->predict == PREDICT_OFF) {
+        app_zoom_reset(a);                  /* the guesses are about the whole stage */
         a->predict = PREDICT_GUESSING;
         for (int i = 0; i < LESSON_MAX_TOKENS; i++) a->guesses[i] = -1;
         a->predict_panel = weights_panel(a->view);

@@ -41,6 +41,19 @@ typedef struct AppFileSig { long long dev, ino, size, mtime_ns; bool exists; } A
 
 typedef enum PredictPhase { PREDICT_OFF, PREDICT_GUESSING, PREDICT_REVEALED } PredictPhase;
 
+/* The zoom: one heatmap of the stage shown alone, a part of it at a time
+** (src/app/zoom.c). */
+typedef struct AppZoom {
+    bool on;
+    TraceRef ref;           /* the matrix zoomed into (found again in every new view) */
+    int level;              /* 1, 2, ...: rows and columns shown are the whole's / 2^level */
+    double row0, col0;      /* the part's first row and column in the whole (fractional while dragged) */
+    int rows, cols;         /* the whole heatmap's size, as the stage shows it */
+    int r0, c0;             /* the part the view shows now starts at this cell of the whole */
+    bool have_range;        /* lo and hi hold the whole's colour range for this trace */
+    double lo, hi;
+} AppZoom;
+
 typedef struct AppState {
     char *path;             /* the open lesson's file */
     char *source;           /* its text as loaded (R returns to it, saved since or not) */
@@ -65,6 +78,7 @@ typedef struct AppState {
     float text_scale;
     int head;               /* H: 0 = the stage's own choice, else a head to show */
     int step;               /* the sub-step of stages that have them (kv_cache, online_softmax) */
+    AppZoom zoom;           /* + - 0, Ctrl+wheel, drag: one heatmap in part */
 
     /* pointer */
     int hover_panel, hover_row, hover_col;
@@ -156,6 +170,9 @@ bool app_scroll_edit(AppState *a, int panel, int row, int col, int steps, bool f
 /* Recompute the trace and view after a change of the lesson; -1 (toast
 ** says why) if the numbers would overflow. */
 int app_recompute(AppState *a);
+/* Build the view of the current stage again from the trace (after a change
+** of what it shows: the zoom, zoom.h). */
+void app_rebuild_view(AppState *a);
 /* Put a parsed lesson and its trace in place of the open one (the state
 ** takes them), keeping the stage and head where they still exist. */
 void app_adopt(AppState *a, Lesson *L, Trace *T);

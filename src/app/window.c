@@ -28,6 +28,7 @@
 #include "save.h"
 #include "shot.h"
 #include "state.h"
+#include "zoom.h"
 #include "core/i18n.h"
 #include "core/util.h"
 #include "sdl/export.h"
@@ -49,6 +50,7 @@
 #define MIN_W 640
 #define MIN_H 400
 #define FRAME_MS 16         /* at most about 60 frames a second */
+#define DRAG_PX 4           /* a press that moves this far is a drag, not a click */
 
 /* Everything the loop holds besides the state. */
 typedef struct Win {
@@ -60,6 +62,13 @@ typedef struct Win {
     AppState *a;
     int out_w, out_h;       /* renderer output in pixels */
     float sx, sy;           /* pixels per window point */
+    /* a press of the left button on a zoomed heatmap: a click, or a drag
+    ** that moves the part once the pointer has gone DRAG_PX away */
+    bool pressed, dragging;
+    Uint16 mods;            /* Ctrl, Shift ... as of the last key event handled, in event order
+                            ** (SDL_GetModState is the state after every event queued so far) */
+    int press_x, press_y;   /* where it was pressed, window points */
+    float drag_x, drag_y;   /* the pointer's last position while dragging, pixels */
     bool redraw;
     Uint32 last_frame;
     /* ATTNLAB_READY_FD (see the top of the file) */
@@ -149,6 +158,29 @@ static void cell_at(const Win *w, int x, int y, int *panel, int *row, int *col)
     draw_cell_at(w->list, (float)x * w->sx, (float)y * w->sy, panel, row, col);
 }
 
+/* + and -: zoom the heatmap under the pointer (or the one zoomed into) in
+** or out; with the pointer elsewhere, the text size, as they always did. */
+static void plus_minus(Win *w, int dir)
+{
+    int mx, my, p = -1, r = -1, c = -1;
+    if (SDL_GetMouseFocus() == w->win) {
+        SDL_GetMouseState(&mx, &my);
+        cell_at(w, mx, my, &p, &r, &c);
+    }
+    if (p >= 0 || app_zoomed(w->a)) app_zoom(w->a, p, r, c, dir);
+    else app_text_size(w->a, dir);
+}
+
+/* Drag the zoomed part with the pointer: the cells under it follow it. */
+static void drag_to(Win *w, float x, float y)
+{
+    Rect cell;
+    if (!draw_cell_rect(w->list, 0, 0, 0, &cell) || !(cell.w > 0) || !(cell.h > 0)) return;
+    app_zoom_pan(w->a, -(y - w->drag_y) / cell.h, -(x - w->drag_x) / cell.w);
+    w->drag_x = x;
+    w->drag_y = y;
+}
+
 /* Make the window follow the state's fullscreen flag. */
 static void sync_fullscreen(Win *w)
 {
@@ -233,8 +265,10 @@ static void on_key(Win *w, const SDL_KeyboardEvent *k)
     case SDLK_l: app_toggle_picker(a); break;
     case SDLK_f: case SDLK_F11: app_toggle_fullscreen(a); break;
     case SDLK_ESCAPE: app_escape(a); break;
-    case SDLK_PLUS: case SDLK_EQUALS: case SDLK_KP_PLUS: app_text_size(a, +1); break;
-    case SDLK_MINUS: case SDLK_KP_MINUS: app_text_size(a, -1); break;
+    /* + -: zoom over a heatmap, else the text size; with Ctrl, always the text size */
+    case SDLK_PLUS: case SDLK_EQUALS: case SDLK_KP_PLUS: if (ctrl) app_text_size(a, +1); else plus_minus(w, +1); break;
+    case SDLK_MINUS: case SDLK_KP_MINUS: if (ctrl) app_text_size(a, -1); else plus_minus(w, -1); break;
+    case SDLK_0: case SDLK_KP_0: app_zoom_reset(a); break;
     case SDLK_t: app_toggle_theme(a); break;
     case SDLK_c: app_cycle_cmap(a); break;
     case SDLK_b: app_toggle_black(a); break;
@@ -260,7 +294,11 @@ static void on_event(Win *w, const SDL_Event *e)
     int p, r, c;
     switch (e->type) {
     case SDL_QUIT: app_request_quit(a); w->redraw = true; break;
+    case SDL_KEYUP:
+        w->mods = e->key.keysym.mod;
+        break;
     case SDL_KEYDOWN:
+        w->mods = e->key.keysym.mod;
         w->keys++;
         snprintf(w->last_key, sizeof w->last_key, "%s", SDL_GetKeyName(e->key.keysym.sym));
         on_key(w, &e->key);
@@ -271,6 +309,16 @@ static void on_event(Win *w, const SDL_Event *e)
         if (a->ask == ASK_SAVE_AS) { app_ask_type(a, e->text.text); w->redraw = true; }
         break;
     case SDL_MOUSEMOTION:
+        if (w->pressed && !w->dragging && (abs(e->motion.x - w->press_x) >= DRAG_PX || abs(e->motion.y - w->press_y) >= DRAG_PX)) {
+            w->dragging = true;
+            w->drag_x = (float)w->press_x * w->sx;
+            w->drag_y = (float)w->press_y * w->sy;
+        }
+        if (w->dragging) {
+            drag_to(w, (float)e->motion.x * w->sx, (float)e->motion.y * w->sy);
+            w->redraw = true;
+            break;
+        }
         cell_at(w, e->motion.x, e->motion.y, &p, &r, &c);
         if (p != a->hover_panel || r != a->hover_row || c != a->hover_col) {
             app_hover(a, p, r, c);
@@ -279,8 +327,24 @@ static void on_event(Win *w, const SDL_Event *e)
         break;
     case SDL_MOUSEBUTTONDOWN:
         if (e->button.button != SDL_BUTTON_LEFT || a->ask) break;   /* a question is open: only keys */
+        if (app_zoomed(a)) {                   /* a click or a drag: the release says */
+            w->pressed = true;
+            w->dragging = false;
+            w->press_x = e->button.x;
+            w->press_y = e->button.y;
+            break;
+        }
         cell_at(w, e->button.x, e->button.y, &p, &r, &c);
         app_click(a, p, r, c);
+        w->redraw = true;
+        break;
+    case SDL_MOUSEBUTTONUP:
+        if (e->button.button != SDL_BUTTON_LEFT || !w->pressed) break;
+        if (!w->dragging) {                    /* it did not move: a click on the zoomed part */
+            cell_at(w, w->press_x, w->press_y, &p, &r, &c);
+            app_click(a, p, r, c);
+        }
+        w->pressed = w->dragging = false;
         w->redraw = true;
         break;
     case SDL_MOUSEWHEEL: {
@@ -288,14 +352,18 @@ static void on_event(Win *w, const SDL_Event *e)
         SDL_GetMouseState(&mx, &my);
         cell_at(w, mx, my, &p, &r, &c);
         int steps = e->wheel.y * (e->wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -1 : 1);
-        if (p >= 0 && steps != 0 && !a->ask) {
-            app_scroll_edit(a, p, r, c, steps, (SDL_GetModState() & KMOD_SHIFT) != 0);
+        if (steps != 0 && !a->ask && (w->mods & KMOD_CTRL)) {         /* Ctrl+wheel: zoom at the pointer */
+            app_zoom(a, p, r, c, steps > 0 ? +1 : -1);
+            w->redraw = true;
+        } else if (p >= 0 && steps != 0 && !a->ask) {
+            app_scroll_edit(a, p, r, c, steps, (w->mods & KMOD_SHIFT) != 0);
             w->redraw = true;
         }
         break;
     }
     case SDL_WINDOWEVENT:
         if (e->window.event == SDL_WINDOWEVENT_LEAVE) app_hover(a, -1, -1, -1);
+        if (e->window.event == SDL_WINDOWEVENT_FOCUS_GAINED) w->mods = (Uint16)SDL_GetModState();
         w->redraw = true;
         break;
     case SDL_RENDER_TARGETS_RESET:             /* textures kept, contents lost */

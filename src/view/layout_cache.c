@@ -152,6 +152,21 @@ PanelStats lay_view_stats(LayoutCache *c, const View *v, int k)
     return c->stats[k];
 }
 
+/* The range panel k of v is coloured by, read through the cache's stats. */
+bool layout_panel_range(LayoutCache *c, const View *v, int k, double *lo, double *hi)
+{
+    if (!v || k < 0 || k >= v->npanels || v->panels[k].kind != PANEL_HEATMAP) return false;
+    PanelStats stats[VIEW_MAX_PANELS];
+    const Panel *pn = &v->panels[k];
+    for (int j = 0; j < v->npanels && j < VIEW_MAX_PANELS; j++) {
+        const Panel *q = &v->panels[j];
+        bool needed = j == k || (pn->scale_group > 0 && q->scale_group == pn->scale_group);
+        stats[j] = needed ? lay_view_stats(c, v, j) : (PanelStats){ 0, 0, false, false, true, 0, 0, false };
+    }
+    bool nonfinite;
+    return lay_group_range(v, stats, pn, lo, hi, &nonfinite);
+}
+
 /* The block colours of image panel k, n of them into px, when c keeps them
 ** under key: true; false when it keeps none or others. */
 bool lay_image_recall(const LayoutCache *c, int k, const ImageKey *key, Color *px, size_t n)

@@ -191,6 +191,12 @@ typedef struct PanelStats {
     bool any_nx;
 } PanelStats;
 
+/* The range a heatmap pn of v is coloured by (layout_heatplan.c), from the
+** stats of v's panels (stats[k] of panel k): the range the panel was given,
+** its own, or its scale group's. False when there is no finite value. */
+bool lay_group_range(const View *v, const PanelStats *stats, const Panel *pn, double *lo, double *hi,
+                     bool *nonfinite);
+
 /* ----------------------------------------------------------- the memory */
 
 /*
