@@ -248,6 +248,7 @@ START_TEST(test_canvas_blend_is_sdls)
     SDL_Texture *t = SDL_CreateTextureFromSurface(r, src);
     ck_assert_ptr_nonnull(t);
     SDL_SetTextureBlendMode(t, SDL_BLENDMODE_BLEND);
+    Canvas *c = canvas_create(W, H);
     for (size_t k = 0; k < sizeof mods / sizeof mods[0]; k++)
         for (int row = 0; row < 2; row++)
             for (int opaque = 0; opaque < 2; opaque++) {
@@ -255,9 +256,9 @@ START_TEST(test_canvas_blend_is_sdls)
                 SDL_SetTextureColorMod(t, m.r, m.g, m.b);
                 SDL_SetTextureAlphaMod(t, m.a);
                 for (int y = 0; y < H; y++) {
-                    uint32_t *d = (uint32_t *)((uint8_t *)dst->pixels + y * dst->pitch), mine[W];
+                    uint32_t *d = (uint32_t *)((uint8_t *)dst->pixels + y * dst->pitch), *mine = canvas_row(c, y);
                     for (int x = 0; x < W; x++) d[x] = mine[x] = canvas_colour(x, y, opaque);
-                    canvas_blend_row(mine, sp + row * src->pitch / 4, W, m);
+                    canvas_blend(c, sp + row * src->pitch / 4, (size_t)src->pitch / 4, W, 1, 0, y, m);
                     SDL_Rect from = { 0, row, W, 1 }, to = { 0, y, W, 1 };
                     SDL_RenderCopy(r, t, &from, &to);
                     SDL_RenderFlush(r);
@@ -267,6 +268,7 @@ START_TEST(test_canvas_blend_is_sdls)
                                       d[x], mine[x]);
                 }
             }
+    canvas_free(c);
     SDL_DestroyTexture(t);
     SDL_DestroyRenderer(r);
     SDL_FreeSurface(dst);

@@ -22,9 +22,14 @@
 **   with the text colour; colour glyphs (emoji) keep their colours and take
 **   only the text's opacity.
 **
-** Integer division by 255 and the shifts are exactly SDL's; the pixel-alpha
-** blit works on two channels at a time (each product is below 2^16, so
-** channels 16 bits apart do not interfere).
+** Integer division by 255 and the shifts are exactly SDL's. Both blends
+** work on two channels at a time: each product is below 2^16, so channels
+** 16 bits apart do not interfere, and x/255 = (x + (x >> 8) + 1) >> 8
+** exactly for every x up to 255·255 (checked for all of them), which
+** divides both lanes at once. Text is white glyphs under one tint for
+** thousands of pixels, so what a white pixel of each coverage becomes
+** under the tint (its premultiplied colour and alpha) is a table of 256,
+** made again only when the tint changes.
 */
 #define _DEFAULT_SOURCE     /* madvise */
 #include "canvas.h"
@@ -67,6 +72,7 @@ Canvas *canvas_create(int w, int h)
     c->h = h;
     c->stride = (size_t)w;
     c->pixels = px;
+    c->tint_set = false;
     return c;
 }
 
@@ -94,6 +100,20 @@ static uint32_t argb(Color c)
     return 0xFF000000u | (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
 }
 
+/* x / 255 in both 16-bit lanes of v (each at most 255·255). */
+static inline uint32_t div255_lanes(uint32_t v)
+{
+    return ((v + ((v >> 8) & 0x00FF00FFu) + 0x00010001u) >> 8) & 0x00FF00FFu;
+}
+
+/* The canvas pixel d under a source already premultiplied and packed
+** (alpha sa on top): s + (255 - sa)·d/255 in every channel. */
+static inline uint32_t over(uint32_t s, uint32_t d)
+{
+    uint32_t k = 255 - (s >> 24);
+    return s + div255_lanes((d & 0x00FF00FFu) * k) + (div255_lanes(((d >> 8) & 0x00FF00FFu) * k) << 8);
+}
+
 /* Fill a rectangle: a store when opaque, SDL_BlendFillRect's blend when not. */
 void canvas_fill(Canvas *c, int x0, int y0, int x1, int y1, Color col)
 {
@@ -111,20 +131,29 @@ void canvas_fill(Canvas *c, int x0, int y0, int x1, int y1, Color col)
         }
         return;
     }
-    uint32_t a = col.a, inva = 255 - a;
-    uint32_t r = col.r * a / 255, g = col.g * a / 255, b = col.b * a / 255;
+    uint32_t a = col.a, src = a << 24 | (col.r * a / 255) << 16 | (col.g * a / 255) << 8 | (col.b * a / 255);
     for (int y = y0; y < y1; y++) {
         uint32_t *row = canvas_row(c, y) + x0;
-        for (size_t i = 0; i < n; i++) {
-            uint32_t d = row[i];
-            row[i] = (inva * (d >> 24) / 255 + a) << 24 | (inva * ((d >> 16) & 255) / 255 + r) << 16
-                   | (inva * ((d >> 8) & 255) / 255 + g) << 8 | (inva * (d & 255) / 255 + b);
-        }
+        for (size_t i = 0; i < n; i++) row[i] = over(src, row[i]);
     }
 }
 
+/* Source pixel s under modulation m, as SDL's generic blitter takes it:
+** colour and alpha modulated, premultiplied when not opaque, packed. */
+static uint32_t modulated(uint32_t s, Color m)
+{
+    uint32_t sa = (s >> 24) * m.a / 255;
+    uint32_t r = ((s >> 16) & 255) * m.r / 255, g = ((s >> 8) & 255) * m.g / 255, b = (s & 255) * m.b / 255;
+    if (sa < 255) {
+        r = r * sa / 255;
+        g = g * sa / 255;
+        b = b * sa / 255;
+    }
+    return sa << 24 | r << 16 | g << 8 | b;
+}
+
 /* Blend n source pixels onto dp, modulated by mod (see the top of the file). */
-void canvas_blend_row(uint32_t *dp, const uint32_t *sp, int n, Color mod)
+static void blend_row(Canvas *c, uint32_t *dp, const uint32_t *sp, int n, Color mod)
 {
     if (mod.r == 255 && mod.g == 255 && mod.b == 255 && mod.a == 255) {
         for (int i = 0; i < n; i++) {
@@ -143,19 +172,18 @@ void canvas_blend_row(uint32_t *dp, const uint32_t *sp, int n, Color mod)
         }
         return;
     }
-    uint32_t mr = mod.r, mg = mod.g, mb = mod.b, ma = mod.a;
+    if (!c->tint_set || memcmp(&c->tint, &mod, sizeof mod) != 0) {
+        for (uint32_t a = 0; a < 256; a++) c->tint_of[a] = modulated(a << 24 | 0xFFFFFFu, mod);
+        c->tint = mod;
+        c->tint_set = true;
+    }
     for (int i = 0; i < n; i++) {
-        uint32_t s = sp[i], a = s >> 24;
-        if (!a) continue;
-        uint32_t sa = a * ma / 255, k = 255 - sa, d = dp[i];
-        uint32_t r = ((s >> 16) & 255) * mr / 255, g = ((s >> 8) & 255) * mg / 255, b = (s & 255) * mb / 255;
-        if (sa < 255) {
-            r = r * sa / 255;
-            g = g * sa / 255;
-            b = b * sa / 255;
-        }
-        dp[i] = (sa + k * (d >> 24) / 255) << 24 | (r + k * ((d >> 16) & 255) / 255) << 16
-              | (g + k * ((d >> 8) & 255) / 255) << 8 | (b + k * (d & 255) / 255);
+        uint32_t s = sp[i];
+        if (!(s >> 24)) continue;
+        /* a white pixel (a glyph's coverage) from the table; any other (a
+        ** colour glyph under a translucent text colour) worked out */
+        uint32_t t = (s & 0xFFFFFFu) == 0xFFFFFFu ? c->tint_of[s >> 24] : modulated(s, mod);
+        dp[i] = t >> 24 == 255 ? t : over(t, dp[i]);
     }
 }
 
@@ -165,5 +193,5 @@ void canvas_blend(Canvas *c, const uint32_t *src, size_t stride, int w, int h, i
     int x0 = x, y0 = y, x1 = x + w, y1 = y + h;
     if (!clip(c, &x0, &y0, &x1, &y1)) return;
     for (int j = y0; j < y1; j++)
-        canvas_blend_row(canvas_row(c, j) + x0, src + (size_t)(j - y) * stride + (x0 - x), x1 - x0, mod);
+        blend_row(c, canvas_row(c, j) + x0, src + (size_t)(j - y) * stride + (x0 - x), x1 - x0, mod);
 }

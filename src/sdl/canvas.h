@@ -29,6 +29,11 @@ typedef struct Canvas {
     int w, h;
     size_t stride;          /* pixels from one row to the next */
     uint32_t *pixels;       /* owned; w·h words, not cleared by canvas_create */
+    /* canvas_blend's memory of the last tint: what a white pixel of each
+    ** coverage becomes under it (canvas.c) */
+    Color tint;
+    bool tint_set;
+    uint32_t tint_of[256];
 } Canvas;
 
 /* A w x h canvas (1 to 16384 a side) whose pixels are not cleared: the first
@@ -47,8 +52,5 @@ void canvas_fill(Canvas *c, int x0, int y0, int x1, int y1, Color col);
 ** colour and alpha modulation mod: white glyphs (coverage in alpha) take
 ** mod's colour, colour glyphs keep theirs when mod is white. */
 void canvas_blend(Canvas *c, const uint32_t *src, size_t stride, int w, int h, int x, int y, Color mod);
-/* The same for one row of n pixels, in place at dp (what canvas_blend does
-** row by row; exposed for the tests that compare it with SDL). */
-void canvas_blend_row(uint32_t *dp, const uint32_t *sp, int n, Color mod);
 
 #endif
