@@ -4,6 +4,10 @@
 */
 #include "suites.h"
 #include "view/layout_int.h"
+#include "core/lesson.h"
+#include "core/stage.h"
+#include "core/trace.h"
+#include "core/util.h"
 
 #include <math.h>
 #include <string.h>
@@ -85,12 +89,97 @@ START_TEST(test_stats_match_the_plain_loop)
 }
 END_TEST
 
+START_TEST(test_stats_are_kept_per_trace)
+{
+    /* The stats of a trace's matrix are read once for every view of that
+    ** trace; a new trace (an edit computes one) reads them afresh, and a
+    ** view's own part (a zoom) is always read afresh. */
+    LayoutCache *c = layout_cache_create();
+    Mat *m = mat_create(8, 8);
+    for (int i = 0; i < 64; i++) m->data[i] = i;
+    View v;
+    memset(&v, 0, sizeof v);
+    v.npanels = 1;
+    v.panels[0].m = m;
+    v.serial = 1;
+    v.trace_serial = 7;
+    ck_assert_double_eq(lay_view_stats(c, &v, 0).vmax, 63);
+    m->data[5] = 100;                   /* what an edit does to an input before the new trace */
+    v.serial = 2;                       /* another view of the same trace: kept */
+    ck_assert_double_eq(lay_view_stats(c, &v, 0).vmax, 63);
+    v.serial = 3;
+    v.trace_serial = 8;                 /* the new trace: read again */
+    ck_assert_double_eq(lay_view_stats(c, &v, 0).vmax, 100);
+    m->data[6] = 200;
+    v.serial = 4;
+    v.panels[0].owned = m;              /* a part the view made: never kept across views */
+    ck_assert_double_eq(lay_view_stats(c, &v, 0).vmax, 200);
+    mat_free(m);
+    layout_cache_free(c);
+}
+END_TEST
+
+/* A fixed-width measure that counts the token labels it is asked about. */
+static int label_measures;
+static float counting_measure(void *ctx, const char *text, float size, int bold)
+{
+    if (text[0] == 't' && text[1] >= '0' && text[1] <= '9') label_measures++;
+    return layout_measure_fixed(ctx, text, size, bold);
+}
+
+START_TEST(test_labels_measured_once_a_view)
+{
+    /* Hovering lays a view out again and again: its labels (a thousand to
+    ** an axis in a real model's layer) are measured for the first layout
+    ** only; a new view measures them again. */
+    Buf b = { 0 };
+    buf_puts(&b, "title: T\n[setup]\nseed: 1\ntokens:");
+    for (int i = 0; i < 300; i++) buf_printf(&b, " t%d", i);
+    buf_puts(&b, "\nX = randn 300x8\n[softmax]\n");
+    LessonError err;
+    Lesson *L = lesson_parse(b.s, b.len, "t.lesson", &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    Trace *T = attn_run(L, &err);
+    View *v = stage_view(L, T, 0);
+    Theme th = layout_theme(false);
+    LayoutOpts o = layout_defaults(1280, 720, &th, counting_measure, NULL);
+    LayoutCache *c = layout_cache_create();
+    DrawList *d = draw_create(1280, 720), *d2 = draw_create(1280, 720);
+    label_measures = 0;
+    layout_view(c, v, &o, d);
+    int first = label_measures;
+    label_measures = 0;
+    o.hover_panel = 0, o.hover_row = 3, o.hover_col = 4;
+    layout_view(c, v, &o, d2);
+    /* the drawn ones are fitted again (about 80 of 3500) */
+    ck_assert_msg(label_measures * 20 < first, "%d label measures, the first layout %d", label_measures, first);
+    o.hover_panel = o.hover_row = o.hover_col = -1;
+    layout_view(c, v, &o, d2);
+    ck_assert_int_eq(d2->n, d->n);                      /* the same layout */
+    ck_assert_int_eq(memcmp(d2->cmds, d->cmds, sizeof *d->cmds * (size_t)d->n), 0);
+    View *w = stage_view(L, T, 0);                      /* a new view: measured again */
+    label_measures = 0;
+    layout_view(c, w, &o, d2);
+    ck_assert_int_gt(label_measures, first / 2);
+    stage_view_free(w);
+    draw_free(d);
+    draw_free(d2);
+    layout_cache_free(c);
+    stage_view_free(v);
+    trace_free(T);
+    lesson_free(L);
+    buf_free(&b);
+}
+END_TEST
+
 /* The layout cache suite. */
 Suite *layout_cache_suite(void)
 {
     Suite *s = suite_create("layout_cache");
     TCase *core = tcase_create("core");
     tcase_add_test(core, test_stats_match_the_plain_loop);
+    tcase_add_test(core, test_stats_are_kept_per_trace);
+    tcase_add_test(core, test_labels_measured_once_a_view);
     suite_add_tcase(s, core);
     return s;
 }

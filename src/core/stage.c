@@ -683,6 +683,7 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     if (!L || !T || k < 0 || k >= L->nstages) return NULL;
     View *v = xcalloc(1, sizeof *v);
     v->serial = ++views;
+    v->trace_serial = T->serial;
     const Stage *st = &L->stages[k];
     Ctx c = { L, T, &T->s[st->setup], st, &L->setups[st->setup], v, st->setup, 1, 0, o && o->step > 0 ? o->step : 0 };
     c.H = c.ts->heads;

@@ -63,6 +63,9 @@ typedef struct Panel {
 typedef struct View {
     uint64_t serial;            /* no other view has it (0: a view made by hand): what is computed
                                 ** from its matrices, which do not change while it lives, can be kept */
+    uint64_t trace_serial;      /* the serial of the trace its panels borrow from (0: by hand): what
+                                ** is computed from those, not from a panel's own part, can be kept
+                                ** from one view of the trace to the next */
     int stage;                  /* 0-based index in the lesson */
     int nstages;
     int setup;

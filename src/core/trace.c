@@ -520,8 +520,10 @@ static bool run_setup(TraceSetup *ts, const Lesson *L, int k, const TraceSetup *
 /* Run every setup. */
 Trace *attn_run(const Lesson *L, LessonError *err)
 {
+    static uint64_t traces;
     memset(err, 0, sizeof *err);
     Trace *T = xcalloc(1, sizeof *T);
+    T->serial = ++traces;
     T->nsetups = L->nsetups;
     T->s = xcalloc((size_t)(L->nsetups ? L->nsetups : 1), sizeof *T->s);
     for (int k = 0; k < L->nsetups; k++) {

@@ -40,6 +40,7 @@
 #ifndef ATTNLAB_TRACE_H
 #define ATTNLAB_TRACE_H
 
+#include <stdint.h>
 #include "lesson.h"
 #include "mat.h"
 
@@ -109,6 +110,8 @@ typedef struct TraceSetup {
 typedef struct Trace {
     TraceSetup *s;
     int nsetups;
+    uint64_t serial;        /* no other trace has it: what is read from its matrices,
+                            ** which never change while it lives, can be kept (layout) */
 } Trace;
 
 /* Compute every setup of L (which must outlive the trace). NULL on failure

@@ -399,6 +399,15 @@ void layout_view(LayoutCache *c, const View *v, const LayoutOpts *opts, DrawList
     p.gen = ++c->layouts;
     p.o = *opts;
     if (!p.o.measure) p.o.measure = layout_measure_fixed;
+    /* Label widths are the view's and the measure's: kept while both stay
+    ** (the top bit keeps the key apart from every layout's number). */
+    p.label_gen = p.gen;
+    if (v && v->serial) {
+        uint64_t fn = 0;
+        memcpy(&fn, &p.o.measure, sizeof fn < sizeof p.o.measure ? sizeof fn : sizeof p.o.measure);
+        p.label_gen = lay_mix(lay_mix(lay_mix(0x243f6a8885a308d3ULL, v->serial), fn),
+                              (uint64_t)(uintptr_t)p.o.measure_ctx) | 1ULL << 63;
+    }
     p.th = p.o.theme ? p.o.theme : &light;
     p.d = out;
     p.v = v;

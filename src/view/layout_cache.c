@@ -132,21 +132,42 @@ static PanelStats panel_stats(const Mat *m)
     return st;
 }
 
+/* The stats of a matrix panel k borrows from the view's trace: kept for
+** every view of that trace (a trace's matrices never change while it
+** lives, and its serial is never another's). */
+static PanelStats trace_stats(LayoutCache *c, const View *v, const Mat *m)
+{
+    if (c->kept_trace != v->trace_serial) {
+        c->kept_trace = v->trace_serial;
+        c->nkept = 0;
+    }
+    for (int i = 0; i < c->nkept; i++)
+        if (c->kept[i].m == m) return c->kept[i].st;
+    PanelStats st = panel_stats(m);
+    if (c->nkept < LAYOUT_KEPT_STATS) {
+        c->kept[c->nkept].m = m;
+        c->kept[c->nkept++].st = st;
+    }
+    return st;
+}
+
 /* The stats of panel k of v: remembered for the last view laid out (its
 ** serial number says it is the same view, whose matrices have not changed),
 ** so that hovering, resizing and presenting do not read every value of a
-** large lesson again at each layout. */
+** large lesson again at each layout; and for a matrix of the trace itself
+** (a panel that owns no part of its own), for every view of that trace. */
 PanelStats lay_view_stats(LayoutCache *c, const View *v, int k)
 {
     assert(k >= 0 && k < VIEW_MAX_PANELS);
-    const Mat *m = v->panels[k].m;
+    const Panel *p = &v->panels[k];
+    const Mat *m = p->m;
     if (v->serial == 0) return panel_stats(m);
     if (c->stats_serial != v->serial) {
         c->stats_serial = v->serial;
         memset(c->stats_mat, 0, sizeof c->stats_mat);
     }
     if (!m || c->stats_mat[k] != m) {
-        c->stats[k] = panel_stats(m);
+        c->stats[k] = m && !p->owned && v->trace_serial ? trace_stats(c, v, m) : panel_stats(m);
         c->stats_mat[k] = m;
     }
     return c->stats[k];
