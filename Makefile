@@ -260,7 +260,7 @@ test: deps-test
 	@$(MAKE) --no-print-directory WERROR=-Werror test-run
 	@sh tests/run_part.sh --summary $(RESULTS) $(TEST_PARTS)
 
-test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(BUILD)/trace_cells $(MO_FILES) $(BUILD)/bench $(BUILD)/bench_png
+test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(BUILD)/trace_cells $(MO_FILES) $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/bench_start_parts
 
 # Build, then run every part; this stops only when the build fails.
 test-run:

@@ -2,8 +2,9 @@
 ** model.c: a real model's layer at its full context, in the benchmark.
 **
 ** GPT-2 small attends over 1024 tokens with 12 heads of 64 dimensions in a
-** model 768 wide. bench_model writes such a layer as a lesson (random
-** weights of the trained layer's scale, numpy's generator) and measures
+** model 768 wide, each token seeing those before it. bench_model writes
+** such a layer as a lesson (a causal mask; random weights of the scale of
+** an initialised layer, numpy's generator) and measures
 ** what a teacher opening it waits for:
 **
 **   model_layer_first_frame_ms  parse, compute every matrix, lay out and
@@ -44,14 +45,15 @@
 #define MODEL_HT 800
 
 /* Write the lesson: X and the four projections drawn with numpy's seed 7,
-** weights at the scale 1/sqrt(768) of an initialised layer; the stages a
-** lesson about it shows (the heads, their weights and their entropies). */
+** weights at the scale 1/sqrt(768) of an initialised layer, a causal mask;
+** the stages a lesson about it shows (the heads, their weights and their
+** entropies). */
 static void write_model_lesson(const char *path)
 {
     static const char *words[] = { "the", "old", "cat", "sat", "on", "my", "mat" };
     Buf b = { 0 };
     buf_printf(&b, "title: One layer of GPT-2 small at its full context\n\n"
-                   "[setup: %d tokens, %d dimensions, %d heads]\nseed: 7\nheads: %d\ntokens:",
+                   "[setup: %d tokens, %d dimensions, %d heads]\nseed: 7\nheads: %d\nmask: causal\ntokens:",
                MODEL_N, MODEL_D, MODEL_H, MODEL_H);
     for (int i = 0; i < MODEL_N; i++) buf_printf(&b, " %s%d", words[i % 7], i / 7);
     buf_printf(&b, "\nX = randn %dx%d\n", MODEL_N, MODEL_D);

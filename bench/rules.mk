@@ -25,12 +25,17 @@ BENCH_ARGS ?=
 $(BUILD)/bench: $(LIB_OBJ) $(call obj,bench/bench.c bench/model.c bench/start.c bench/timing.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
+# The parts of a one-stage export in a new process (bench/start_parts.c,
+# run by --detail): linked as attnlab is, without SDL2.
+$(BUILD)/bench_start_parts: $(LIB_OBJ) $(call obj,bench/start_parts.c) | deps-build
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(APP_LIBS) -lm
+
 # The PNG encoders side by side (bench/png.c): ISA-L, libpng + zlib and
 # libdeflate's levels on the same pictures.
 $(BUILD)/bench_png: $(LIB_OBJ) $(call obj,bench/png.c bench/timing.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -ldeflate -lm
 
-bench: deps-bench $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/attnlab
+bench: deps-bench $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/bench_start_parts $(BUILD)/attnlab
 	./$(BUILD)/bench --attnlab $(BUILD)/attnlab --lessons lessons \
 	  --script bench/baseline.py --python /usr/bin/python3 $(BENCH_ARGS)
 	./$(BUILD)/bench_png --lessons lessons $(filter --quick,$(BENCH_ARGS))

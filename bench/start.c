@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -144,6 +145,59 @@ static double instructions(Bench *B, char **argv, const char **how)
     return -1;
 }
 
+/*
+** --detail: the parts of the start (bench_start_parts, beside attnlab),
+** medians of 15 new processes, and what the exit takes after them.
+*/
+static void start_parts(Bench *B, char **argv)
+{
+    char prog[4096];
+    snprintf(prog, sizeof prog, "%s", B->attnlab);
+    char *slash = strrchr(prog, '/');
+    snprintf(slash ? slash + 1 : prog, sizeof prog - (size_t)(slash ? slash + 1 - prog : 0), "bench_start_parts");
+    if (access(prog, X_OK) != 0) return;
+    enum { N = 15, PARTS = 8 };
+    static const char *names[PARTS + 1] = { "exec and dynamic loading", "fonts", "lesson read and computed",
+                                            "glyph check", "layout", "draw", "PNG encode and write", "free", "exit" };
+    double v[PARTS + 1][N];
+    for (int i = 0; i < N; i++) {
+        int fd[2];
+        if (pipe(fd) != 0) die("pipe: %s", strerror(errno));
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        char env[64];
+        snprintf(env, sizeof env, "ATTNLAB_SPAWNED_NS=%lld", (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+        char *envp[] = { env, NULL };
+        char *args[] = { prog, argv[2], argv[3], NULL };
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+        posix_spawn_file_actions_addclose(&fa, fd[0]);
+        pid_t pid;
+        double t0 = bench_now_ms();
+        int rc = posix_spawn(&pid, prog, &fa, NULL, args, envp);
+        posix_spawn_file_actions_destroy(&fa);
+        close(fd[1]);
+        if (rc != 0) die("cannot start %s: %s", prog, strerror(rc));
+        char line[256] = "";
+        ssize_t got = read(fd[0], line, sizeof line - 1);
+        close(fd[0]);
+        int status;
+        waitpid(pid, &status, 0);
+        double total = bench_now_ms() - t0, sum = 0;
+        if (got <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) die("%s failed", prog);
+        line[got] = '\0';
+        char *p = line;
+        for (int k = 0; k < PARTS; k++) {
+            v[k][i] = strtod(p, &p);
+            sum += v[k][i];
+        }
+        v[PARTS][i] = total - sum;
+    }
+    fprintf(stderr, "  a one-stage export, part by part (median of %d new processes):\n", N);
+    for (int k = 0; k <= PARTS; k++) fprintf(stderr, "    %-26s %6.2f ms\n", names[k], bench_median(v[k], N));
+}
+
 /* Memory, page faults and instructions. */
 void bench_start_use(Bench *B)
 {
@@ -160,7 +214,10 @@ void bench_start_use(Bench *B)
     const char *how = "";
     double n = instructions(B, argv, &how);
     if (n > 0) figure("start_instructions_m", n / 1e6, "M");
-    if (B->detail) fprintf(stderr, "  instructions counted by %s\n", n > 0 ? how : "nothing (no perf counters, no valgrind)");
+    if (B->detail) {
+        fprintf(stderr, "  instructions counted by %s\n", n > 0 ? how : "nothing (no perf counters, no valgrind)");
+        start_parts(B, argv);
+    }
 }
 
 typedef struct StartRun {
