@@ -98,7 +98,7 @@ MO_FILES := $(patsubst %,$(BUILD)/locale/%/LC_MESSAGES/attnlab.mo,$(PO_LANGS))
 I18N_SRC := $(sort $(wildcard src/core/*.c src/view/*.c src/app/*.c src/core/*.h src/view/*.h src/app/*.h)) web/platform.c
 XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --keyword=_ --keyword=N_ --add-comments=TRANSLATORS: \
                   --flag=_:1:pass-c-format --flag=fmt:1:c-format --flag=buf_printf:2:c-format \
-                  --flag=app_toast:2:c-format --flag=snprintf:3:c-format --sort-by-file \
+                  --flag=app_toast:2:c-format --flag=doc_say:2:c-format --flag=snprintf:3:c-format --sort-by-file \
                   --package-name=attnlab --package-version=$(VERSION) --msgid-bugs-address=none
 
 .PHONY: all deps deps-build deps-run deps-test deps-bench deps-locale package-sets run test test-unit test-run test-build test-parts \
@@ -176,9 +176,16 @@ same = $(and $(findstring x$(1)x,x$(2)x),$(findstring x$(2)x,x$(1)x))
 $(BUILD)/flags: FORCE
 	@$(shell mkdir -p $(@D))$(if $(call same,$(file <$@),$(FLAGS_LINE)),:,$(file >$@,$(FLAGS_LINE)):)
 
+# Include paths by room, so that the build keeps the layering: src/core and
+# src/view see src/ and their own generated headers only, so an SDL,
+# FreeType or HarfBuzz include there does not compile; src/sdl, src/app,
+# the tests, the benchmark and the tools get the libraries' (pkg-config).
+LIB_CFLAGS = $(PKG_CFLAGS)
+$(CORE_OBJ) $(VIEW_OBJ): LIB_CFLAGS =
+
 $(BUILD)/obj/%.o: %.c $(BUILD)/flags | deps-build
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
 
 # Only the tests include Check.
 $(TEST_OBJ): CFLAGS_ALL += $(CHECK_CFLAGS)

@@ -85,6 +85,16 @@ extern char **environ;
 #define FRAME_W 1920
 #define FRAME_H 1080
 
+/* The errors of the font, render and export calls, for messages. */
+static Error ferr, rerr, xerr;
+
+/* e as one line, in a buffer the next call reuses. */
+static const char *errline(const Error *e)
+{
+    static char line[ERROR_LINE_MAX];
+    error_format(e, line, sizeof line);
+    return line;
+}
 
 /* The scratch directory once made, for die() to remove. */
 static const char *scratch;
@@ -152,9 +162,9 @@ static Lesson *gen_lesson(int n, int d, const char *title)
     }
     buf_printf(&b, "\nX = randn %dx%d\n\n[softmax: Attention weights]\n\n"
                    "Each row of weights is a probability distribution over the keys.\n", n, d);
-    LessonError err;
+    Error err;
     Lesson *L = lesson_parse(b.s, b.len, title, &err);
-    if (!L) die("generated lesson: %s", err.msg);
+    if (!L) die("generated lesson: %s", errline(&err));
     buf_free(&b);
     return L;
 }
@@ -175,7 +185,7 @@ static double frame_once(void *ctx)
     FrameRun *f = ctx;
     double t0 = bench_now_ms();
     layout_view(f->lc, f->v, &f->lo, f->d);
-    render_drawlist(f->o->render, f->d);
+    render_drawlist(f->o->render, f->d, NULL);
     return bench_now_ms() - t0;
 }
 
@@ -183,14 +193,14 @@ static double frame_once(void *ctx)
 static void bench_frame(Bench *B, int n)
 {
     Lesson *L = gen_lesson(n, n >= 64 ? 16 : 8, "frame benchmark");
-    LessonError err;
+    Error err;
     Trace *T = attn_run(L, &err);
-    if (!T) die("generated lesson: %s", err.msg);
+    if (!T) die("generated lesson: %s", errline(&err));
     View *v = stage_view(L, T, 0);
     Theme th = layout_theme(false);
     FrameRun f = { v, layout_cache_create(), layout_defaults(FRAME_W, FRAME_H, &th, font_measure, B->fonts),
-                   draw_create(FRAME_W, FRAME_H), render_offscreen_create(FRAME_W, FRAME_H, B->fonts) };
-    if (!f.o) die("offscreen: %s", render_error());
+                   draw_create(FRAME_W, FRAME_H), render_offscreen_create(FRAME_W, FRAME_H, B->fonts, &rerr) };
+    if (!f.o) die("offscreen: %s", errline(&rerr));
     double m = measure(frame_once, &f, 5, B->quick ? 5 : 30, B->quick ? 10 : 400,
                        B->quick ? 100 : 1500);
     char name[32];
@@ -203,7 +213,7 @@ static void bench_frame(Bench *B, int n)
             double t0 = bench_now_ms();
             layout_view(f.lc, f.v, &f.lo, f.d);
             double t1 = bench_now_ms();
-            render_drawlist(f.o->render, f.d);
+            render_drawlist(f.o->render, f.d, NULL);
             lay[i] = t1 - t0;
             drw[i] = bench_now_ms() - t1;
         }
@@ -236,12 +246,12 @@ static double switch_once(void *ctx)
 {
     SwitchRun *s = ctx;
     double t0 = bench_now_ms();
-    LessonError err;
+    Error err;
     Trace *T = attn_run(s->L, &err);
-    if (!T) die("tour: %s", err.msg);
+    if (!T) die("tour: %s", errline(&err));
     View *v = stage_view(s->L, T, s->k);
     layout_view(s->lc, v, &s->lo, s->d);
-    render_drawlist(s->o->render, s->d);
+    render_drawlist(s->o->render, s->d, NULL);
     stage_view_free(v);
     trace_free(T);
     double t = bench_now_ms() - t0;
@@ -254,12 +264,12 @@ static void bench_switch(Bench *B)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/01-tour.lesson", B->lessons);
-    LessonError err;
+    Error err;
     Lesson *L = lesson_load(path, &err);
-    if (!L) die("%s", err.msg);
+    if (!L) die("%s", errline(&err));
     SwitchRun s = { L, 0, layout_theme(false), layout_cache_create(), { 0 }, draw_create(FRAME_W, FRAME_H),
-                    render_offscreen_create(FRAME_W, FRAME_H, B->fonts) };
-    if (!s.o) die("offscreen: %s", render_error());
+                    render_offscreen_create(FRAME_W, FRAME_H, B->fonts, &rerr) };
+    if (!s.o) die("offscreen: %s", errline(&rerr));
     s.lo = layout_defaults(FRAME_W, FRAME_H, &s.th, font_measure, B->fonts);
     /* Whole laps, so every stage counts equally in the median. */
     int lap = L->nstages;
@@ -298,10 +308,10 @@ typedef struct ExportRun {
 static double export_once(void *ctx)
 {
     ExportRun *e = ctx;
-    char err[700];
+    Error err;
     double t0 = bench_now_ms();
-    if (app_shot_write(e->fonts, e->lc, e->L, e->T, 0, &e->opts, e->path, err, sizeof err) != 0)
-        die("export: %s", err);
+    if (app_shot_write(e->fonts, e->lc, e->L, e->T, 0, &e->opts, e->path, &err) != 0)
+        die("export: %s", errline(&err));
     return bench_now_ms() - t0;
 }
 
@@ -316,16 +326,16 @@ static void export_detail(ExportRun *e)
         double t0 = bench_now_ms();
         app_shot_layout(e->fonts, e->lc, e->L, e->T, 0, &e->opts, d);
         double t1 = bench_now_ms();
-        Offscreen *o = render_offscreen_create(EXPORT_W, EXPORT_H, e->fonts);
+        Offscreen *o = render_offscreen_create(EXPORT_W, EXPORT_H, e->fonts, &rerr);
         double t2 = bench_now_ms();
-        render_drawlist(o->render, d);
+        render_drawlist(o->render, d, NULL);
         double t3 = bench_now_ms();
         Buf b = { 0 };
         ExportMeta meta = { e->L->title, "softmax: Attention weights" };
-        export_png_encode(o->canvas, &meta, &b);
+        export_png_encode(o->canvas, &meta, &b, &xerr);
         double t4 = bench_now_ms();
-        char msg[600];
-        if (fileio_write_atomic(e->path, b.s, b.len, false, msg, sizeof msg) != 0) die("%s", msg);
+        Error err;
+        if (fileio_write_atomic(e->path, b.s, b.len, false, &err) != 0) die("%s", errline(&err));
         double t5 = bench_now_ms();
         bytes = b.len;
         buf_free(&b);
@@ -533,9 +543,9 @@ static void png_size(const char *path, int *w, int *h)
 static void bench_matched(Bench *B)
 {
     Lesson *L = gen_lesson(7, 8, "Attention weights");
-    LessonError err;
+    Error err;
     Trace *T = attn_run(L, &err);
-    if (!T) die("export lesson: %s", err.msg);
+    if (!T) die("export lesson: %s", errline(&err));
     char spec[128], out_m[128], out_s[128];
     snprintf(spec, sizeof spec, "%s/matched.json", B->tmp);
     snprintf(out_m, sizeof out_m, "%s/matched-matplotlib.png", B->tmp);
@@ -606,8 +616,8 @@ double run_child(char **argv, ChildUse *use)
 /* Write a file whole, or stop. */
 void write_file(const char *path, const char *data, size_t len)
 {
-    char msg[600];
-    if (fileio_write_atomic(path, data, len, false, msg, sizeof msg) != 0) die("%s", msg);
+    Error err;
+    if (fileio_write_atomic(path, data, len, false, &err) != 0) die("%s", errline(&err));
 }
 
 /*
@@ -652,11 +662,11 @@ static void bench_lesson(Bench *B)
     snprintf(spec, sizeof spec, "%s/tour.json", B->tmp);
     snprintf(dir_a, sizeof dir_a, "%s/tour-attnlab", B->tmp);
     snprintf(dir_p, sizeof dir_p, "%s/tour-matplotlib", B->tmp);
-    LessonError err;
+    Error err;
     Lesson *L = lesson_load(path, &err);
-    if (!L) die("%s", err.msg);
+    if (!L) die("%s", errline(&err));
     Trace *T = attn_run(L, &err);
-    if (!T) die("%s", err.msg);
+    if (!T) die("%s", errline(&err));
     ShotOpts d = app_shot_defaults();
     write_spec(spec, L, T, 0, L->nstages, d.width, d.height);
     trace_free(T);
@@ -755,11 +765,11 @@ static double layout_once(void *ctx)
 ** layout has remembered anything of its matrices). */
 static void layout_lesson(Bench *B, const char *path, double *worst, char *worst_name, size_t n, double *first)
 {
-    LessonError err;
+    Error err;
     Lesson *L = lesson_load(path, &err);
-    if (!L) die("%s", err.msg);
+    if (!L) die("%s", errline(&err));
     Trace *T = attn_run(L, &err);
-    if (!T) die("%s", err.msg);
+    if (!T) die("%s", errline(&err));
     Theme th = layout_theme(false);
     LayoutRun r = { NULL, layout_cache_create(), layout_defaults(1280, 720, &th, font_measure, B->fonts),
                     draw_create(1280, 720) };
@@ -886,8 +896,8 @@ int main(int argc, char **argv)
     }
     if (wanted(&B, "model_layer_rss_mb")) bench_model_rss(&B);
     if (wanted(&B, "start_")) bench_start_use(&B);
-    B.fonts = font_create(NULL);
-    if (!B.fonts) die("%s", font_error());
+    B.fonts = font_create(NULL, &ferr);
+    if (!B.fonts) die("%s", errline(&ferr));
 
     static const int sizes[] = { 8, 16, 64, 256 };
     for (int i = 0; i < 4; i++) {

@@ -93,11 +93,11 @@ void bench_model_rss(Bench *B)
 static double matrices_mb(const AppState *a)
 {
     double cells = 0;
-    for (int s = 0; s < a->L->nsetups; s++) {
-        const Setup *su = &a->L->setups[s];
+    for (int s = 0; s < a->doc->L->nsetups; s++) {
+        const Setup *su = &a->doc->L->setups[s];
         for (int i = 0; i < su->nmats; i++)
             if (!su->mats[i].borrowed) cells += (double)su->mats[i].m->rows * su->mats[i].m->cols;
-        const TraceSetup *ts = &a->T->s[s];
+        const TraceSetup *ts = &a->doc->T->s[s];
         for (int i = 0; i < ts->n; i++)
             if (ts->mats[i].owned) cells += (double)ts->mats[i].m->rows * ts->mats[i].m->cols;
     }
@@ -122,7 +122,7 @@ static void frame(ModelRun *m, double *lay)
     double t0 = bench_now_ms();
     app_frame(m->a, MODEL_W, MODEL_HT, font_measure, m->fonts, m->d);
     if (lay) *lay = bench_now_ms() - t0;
-    render_drawlist(m->o->render, m->d);
+    render_drawlist(m->o->render, m->d, NULL);
 }
 
 /* Open the lesson in a fresh state and draw the multi_head stage. */
@@ -158,7 +158,7 @@ static double step_once(void *ctx)
 {
     ModelRun *m = ctx;
     double t0 = bench_now_ms();
-    if (m->a->stage + 1 < m->a->L->nstages) app_next(m->a);
+    if (m->a->stage + 1 < m->a->doc->L->nstages) app_next(m->a);
     else app_first(m->a);
     double t1 = bench_now_ms(), lay;
     frame(m, &lay);
@@ -171,15 +171,16 @@ static double step_once(void *ctx)
 /* The in-process figures. */
 void bench_model(Bench *B)
 {
-    ModelRun m = { NULL, draw_create(MODEL_W, MODEL_HT), render_offscreen_create(MODEL_W, MODEL_HT, B->fonts),
+    Error rerr;
+    ModelRun m = { NULL, draw_create(MODEL_W, MODEL_HT), render_offscreen_create(MODEL_W, MODEL_HT, B->fonts, &rerr),
                    B->fonts, model_path(B), 0, 0 };
-    if (!m.o) die("offscreen: %s", render_error());
+    if (!m.o) die("offscreen: %s", rerr.msg);
     double first = measure(first_once, &m, 1, B->quick ? 1 : 3, B->quick ? 1 : 3, 0);
     figure("model_layer_first_frame_ms", first, "ms");
     if (B->detail) {
         double t0 = bench_now_ms();
         AppState *a = app_create();
-        LessonError err;
+        Error err;
         Lesson *L = lesson_load(m.path, &err);
         double t1 = bench_now_ms();
         Trace *T = L ? attn_run(L, &err) : NULL;

@@ -41,6 +41,9 @@
 #define MAX_ROUNDS 64
 
 /* Say what went wrong and stop. */
+/* The errors of the font, render and export calls, for messages. */
+static Error ferr, rerr, xerr;
+
 static void die(const char *what, const char *why)
 {
     fprintf(stderr, "bench_png: error: %s: %s\n", what, why);
@@ -65,12 +68,12 @@ static size_t encode(Encoder *e, const Canvas *s, Buf *out, Buf *rows, struct li
     buf_clear(out);
     ExportMeta meta = { "bench", "a stage" };
     if (e->kind < 2) {
-        if (export_png_encode_with(s, &meta, e->kind == 0 ? EXPORT_ENC_ISAL : EXPORT_ENC_LIBPNG, out) != 0)
-            die(e->name, export_error());
+        if (export_png_encode_with(s, &meta, e->kind == 0 ? EXPORT_ENC_ISAL : EXPORT_ENC_LIBPNG, out, &xerr) != 0)
+            die(e->name, xerr.msg);
         return out->len;
     }
     buf_clear(rows);
-    if (export_png_rows(s, rows) != 0) die(e->name, export_error());
+    if (export_png_rows(s, rows, &xerr) != 0) die(e->name, xerr.msg);
     size_t cap = libdeflate_zlib_compress_bound(c[e->level], rows->len);
     if (cap > zcap) {
         free(z);
@@ -94,23 +97,23 @@ int main(int argc, char **argv)
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/01-tour.lesson", lessons);
-    LessonError lerr;
+    Error lerr;
     Lesson *L = lesson_load(path, &lerr);
     if (!L) die(path, lerr.msg);
     Trace *T = attn_run(L, &lerr);
     if (!T) die(path, lerr.msg);
-    FontSet *fonts = font_create(NULL);
-    if (!fonts) die("fonts", font_error());
+    FontSet *fonts = font_create(NULL, &ferr);
+    if (!fonts) die("fonts", ferr.msg);
     ShotOpts opts = app_shot_defaults();
     DrawList *d = draw_create(opts.width, opts.height);
     LayoutCache *lc = layout_cache_create();
     Offscreen *pics[MAX_PICS];
     int npics = L->nstages < MAX_PICS ? L->nstages : MAX_PICS;
     for (int k = 0; k < npics; k++) {
-        pics[k] = render_offscreen_create(opts.width, opts.height, fonts);
-        if (!pics[k]) die("offscreen", render_error());
+        pics[k] = render_offscreen_create(opts.width, opts.height, fonts, &rerr);
+        if (!pics[k]) die("offscreen", rerr.msg);
         app_shot_layout(fonts, lc, L, T, k, &opts, d);
-        render_drawlist(pics[k]->render, d);
+        render_drawlist(pics[k]->render, d, NULL);
     }
 
     static const int levels[] = { 1, 2, 4, 6, 9 };

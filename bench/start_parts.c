@@ -51,7 +51,8 @@ int main(int argc, char **argv)
     }
     double t0 = strtod(spawned, NULL) / 1e6;
     fileio_start();
-    FontSet *fonts = font_create(NULL);
+    Error err;
+    FontSet *fonts = font_create(NULL, &err);
     if (!fonts) return 1;
     LayoutCache *lc = layout_cache_create();
     mkdir(argv[1], 0777);
@@ -68,14 +69,14 @@ int main(int argc, char **argv)
     DrawList *d = draw_create(opts.width, opts.height);
     app_shot_layout(fonts, lc, L, T, 0, &opts, d);
     double t_layout = now_ms();
-    Offscreen *o = render_offscreen_create(d->width, d->height, fonts);
+    Offscreen *o = render_offscreen_create(d->width, d->height, fonts, &err);
     if (!o) return 1;
-    render_drawlist(o->render, d);
+    render_drawlist(o->render, d, NULL);
     double t_draw = now_ms();
     char *path = app_shot_path(argv[1], L, 0, false), desc[300];
     app_shot_desc(L, 0, desc, sizeof desc);
     ExportMeta meta = { L->title, desc };
-    if (export_png(o->canvas, path, &meta) != 0) return 1;
+    if (export_png(o->canvas, path, &meta, &err) != 0) return 1;
     double t_encode = now_ms();
     free(path);
     render_offscreen_free(o);

@@ -48,8 +48,6 @@ s004 = ref["004_4afb324a14ca080a.txt"]
 
 # Invariants over every lesson: shapes, labels, rows of weights, masks.
 names = sorted(f for f in os.listdir(lessons) if f.endswith(".lesson"))
-if os.environ.get("ATTNLAB_NO_LOAD"):       # a build that reads no NumPy files (the browser's)
-    names = [n for n in names if not re.search(r"=\s*load\s", open(os.path.join(lessons, n), encoding="utf-8").read())]
 
 
 def given_setups(path):

@@ -7,6 +7,10 @@
 #   src/app/window.c): `settle` presses F12 (bound to nothing) after the
 #   input and waits for the line that names it, so the screenshot that
 #   follows shows the frame drawn after all of the input.
+# - Keys are typed as on a keyboard (`type_keys`: XTEST into the window,
+#   which is given the focus first), so that the X server sees each key go
+#   down and up again even when the key closes the window; `press` and
+#   `key` confirm that the window handled every key they typed.
 # - `park` moves the pointer off the window before a picture that must not
 #   show a hover.
 # - Every wait ends after $hang seconds (30, times TIME_SCALE, the
@@ -51,19 +55,20 @@ e2e_display() {
     # a window manager, as on a real desktop (fullscreen is its job)
     openbox --startup "touch $tmp/wm-up" >"$tmp/wm.log" 2>&1 &
     wm=$!
-    wait_for "openbox did not start: $(cat "$tmp/wm.log")" test -e "$tmp/wm-up" || exit 1
+    wait_for "openbox did not start: $(cat "$tmp/wm.log" 2>/dev/null)" test -e "$tmp/wm-up" || exit 1
 }
 
 # next_line: the window's next announcement, into FRAME, KEYS, RELOADS,
-# TOAST and KEY; false after $hang seconds without one.
+# TOAST and KEY (LINE holds it whole: "quit" when the window has closed);
+# false after $hang seconds without one.
 next_line() {
-    local line
-    IFS= read -r -t "$hang" -u 8 line || return 1
-    FRAME=${line#frame=}; FRAME=${FRAME%% *}
-    KEYS=${line#* keys=}; KEYS=${KEYS%% *}
-    RELOADS=${line#* reloads=}; RELOADS=${RELOADS%% *}
-    TOAST=${line#* toast=}; TOAST=${TOAST%% *}
-    KEY=${line#* key=}
+    IFS= read -r -t "${1:-$hang}" -u 8 LINE || return 1
+    [ "$LINE" = quit ] && return 0
+    FRAME=${LINE#frame=}; FRAME=${FRAME%% *}
+    KEYS=${LINE#* keys=}; KEYS=${KEYS%% *}
+    RELOADS=${LINE#* reloads=}; RELOADS=${RELOADS%% *}
+    TOAST=${LINE#* toast=}; TOAST=${TOAST%% *}
+    KEY=${LINE#* key=}
 }
 
 # e2e_start NAME LESSON WxH [ARGS...]: the window on LESSON (output in
@@ -88,14 +93,46 @@ e2e_start() {
     if [ -n "$win" ]; then ok; else bad "$name: the window did not appear"; cat "$tmp/$name.log"; exit 1; fi
 }
 
-# settle: the frame after everything sent so far is on screen.
+# type_keys KEYS...: the keys typed into the window: it gets the focus
+# (--sync waits until it has it), then each key goes down and up through
+# XTEST, as from a keyboard. Not `xdotool key --window`: that types through
+# XTEST while the window has the focus and sends a synthetic event when it
+# has not, so Q went down through XTEST, closed the window, and went up as
+# a synthetic event to a window that no longer existed (BadWindow). The X
+# server then held Q down, and dropped the next window's first Q as a
+# press of a key that is already down: that window never quit.
+type_keys() { xdotool windowfocus --sync "$win" key "$@" 2>/dev/null; }
+
+# settle: the frame after everything sent so far is on screen: F12, bound
+# to nothing, is typed behind the input, and the window's line that names
+# it follows everything typed before it.
 settle() {
     local k0=$KEYS
-    xdotool key --window "$win" F12 2>/dev/null
+    type_keys F12
     while next_line; do
+        [ "$LINE" = quit ] && { bad "the window closed"; return 1; }
         [ "$KEYS" -gt "$k0" ] && [ "$KEY" = F12 ] && return 0
     done
     bad "no frame after the input within ${hang}s"
+    return 1
+}
+
+# press KEY: one key or chord (ctrl+s: each part is a press) typed into the
+# window, then the frame that follows it; the window's count of the keys it
+# handled confirms that it had every press. A key that closes the window
+# ends with its "quit" line.
+press() {
+    local k0=$KEYS n
+    n=$(( $(printf %s "$1" | tr -cd + | wc -c) + 1 ))
+    type_keys "$1" F12
+    while next_line; do
+        [ "$LINE" = quit ] && return 0
+        [ "$KEY" = F12 ] && [ "$KEYS" -gt "$k0" ] || continue
+        [ $((KEYS - k0)) -gt "$n" ] && return 0
+        bad "the window handled $((KEYS - k0 - 1)) of the $n presses of $1"
+        return 1
+    done
+    bad "no frame after $1 within ${hang}s"
     return 1
 }
 
@@ -117,8 +154,12 @@ quiet() {
     done
 }
 
-# key KEYS...: keys to the window, then its next frame.
-key() { xdotool key --window "$win" "$@" 2>/dev/null; settle; }
+# key KEYS...: keys to the window one by one, each confirmed (press), then
+# the frame that follows the last.
+key() {
+    local k
+    for k in "$@"; do press "$k" || return 1; done
+}
 
 # park: the pointer off the window (the screen's top left corner is outside
 # it unless it is fullscreen), then the frame without a hover.
@@ -134,15 +175,35 @@ shot() { import -window root "$tmp/$1.png"; }
 # differ A B: how many pixels differ between two screenshots.
 differ() { compare -metric AE "$tmp/$1.png" "$tmp/$2.png" null: 2>&1 | awk '{ printf "%d", $1 }'; }
 
+# stop NAME: where the window is (its main thread's stack, the end of its
+# log), then kill it: a window that should have closed and did not.
+stop() {
+    command -v gdb >/dev/null && gdb -p "$app" -batch -ex "thread 1" -ex "bt" 2>/dev/null | grep "^#" | head -40
+    tail -5 "$tmp/$1.log"
+    kill "$app"
+}
+
 # quit NAME: Q, then exit status 0 and no sanitizer report in the log.
+# Q goes with the F12 probe behind it: the window either closes (and says
+# "quit") or, still open, names F12: then it did not have the Q, or had it
+# and stayed open, and either fails. After "quit", a window still running
+# hangs in shutting down.
 quit() {
-    xdotool key --window "$win" q 2>/dev/null
-    if ! timeout "$hang" tail -s 0.05 --pid="$app" -f /dev/null; then
-        bad "$1: still running ${hang}s after Q"
-        # where it is, so that a hang can be told from a lost key
-        command -v gdb >/dev/null && gdb -p "$app" -batch -ex "thread apply all bt" 2>/dev/null | grep '^#' | head -40
-        tail -5 "$tmp/$1.log"
-        kill "$app"
+    local k0=$KEYS closed=""
+    type_keys q F12
+    while next_line; do
+        [ "$LINE" = quit ] && { closed=yes; break; }
+        [ "$KEY" = F12 ] && [ "$KEYS" -gt "$k0" ] || continue
+        if [ "$KEYS" -eq $((k0 + 1)) ]; then closed="the window did not have the Q"
+        else closed="the window had the Q and stayed open"; fi
+        break
+    done
+    if [ "$closed" != yes ]; then
+        bad "$1: ${closed:-no line from the window ${hang}s after Q}"
+        stop "$1"
+    elif ! timeout "$hang" tail -s 0.05 --pid="$app" -f /dev/null; then
+        bad "$1: still running ${hang}s after it said it closed"
+        stop "$1"
     fi
     wait "$app"
     code=$?

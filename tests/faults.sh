@@ -111,8 +111,7 @@ for fmt in png svg; do
     mkdir "$tmp/lim-$fmt"
     echo old >"$tmp/lim-$fmt/01-tour-01-embeddings.$fmt"
     run "$slow" 1 sh -c "ulimit -f 8; exec \"\$0\" --export \"\$1\" --format $fmt \"\$2\"" "$bin" "$tmp/lim-$fmt" "$tour"
-    if [ $fmt = png ]; then pre="export: "; else pre=""; fi
-    one_line "$pre$tmp/lim-$fmt/01-tour-01-embeddings.$fmt: cannot write: File too large"
+    one_line "$tmp/lim-$fmt/01-tour-01-embeddings.$fmt: error: cannot write: File too large"
     [ "$(cat "$tmp/lim-$fmt/01-tour-01-embeddings.$fmt")" = old ] && ok || bad "ulimit -f ($fmt): the old file changed"
     no_temps "$tmp/lim-$fmt"
 done
@@ -124,7 +123,7 @@ if unshare -m sh -c "mount -t tmpfs -o size=64k tmpfs '$tmp/full'" 2>/dev/null; 
         timeout -s KILL $slow '$bin' --export '$tmp/full' '$tour' >'$tmp/out' 2>'$tmp/err'; echo \$? >'$tmp/code';
         cat '$tmp/full/$first' >'$tmp/kept'; ls -A '$tmp/full' >'$tmp/left'"
     [ "$(cat "$tmp/code")" = 1 ] && ok || bad "full file system: exit $(cat "$tmp/code"), expected 1"
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q ': cannot write: No space left on device$' "$tmp/err" \
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q ': error: cannot write: No space left on device$' "$tmp/err" \
         && ok || bad "full file system: one line, got $(cat "$tmp/err")"
     grep -q '\.attnlab-......$' "$tmp/left" && bad "full file system: a temporary was left" || ok
 else
@@ -142,7 +141,7 @@ elif setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
 fi
 if [ -n "$as_user" ] && $as_user test -r "$tour" -a -x "$bin"; then
     run "$slow" 1 $as_user "$bin" --export "$tmp/ro" --theme dark "$tour" \
-        && one_line "export: $tmp/ro/$first: cannot write: Permission denied"
+        && one_line "$tmp/ro/$first: error: cannot write: Permission denied"
     cmp -s "$tmp/ref/$first" "$tmp/ro/$first" && ok || bad "read-only directory: the existing file changed"
     [ "$(ls -A "$tmp/ro")" = "$first" ] && ok || bad "read-only directory got files: $(ls -A "$tmp/ro")"
 else
@@ -159,7 +158,7 @@ run "$slow" 1 "$bin" --export "$tmp/plain" "$tour" && one_line "$tmp/plain: erro
 
 # an output name taken by a directory
 mkdir -p "$tmp/clash/$first"
-run "$slow" 1 "$bin" --export "$tmp/clash" "$tour" && one_line "export: $tmp/clash/$first: cannot write: Is a directory"
+run "$slow" 1 "$bin" --export "$tmp/clash" "$tour" && one_line "$tmp/clash/$first: error: cannot write: Is a directory"
 [ -d "$tmp/clash/$first" ] && ok || bad "the directory in the way was replaced"
 no_temps "$tmp/clash"
 

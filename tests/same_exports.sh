@@ -9,7 +9,9 @@
 #   png   640x400 dark, every panel in plasma (--cmap)
 #   svg   1280x720 light
 #   svg   1920x1080 dark
-# Both must write the same files with the same bytes and exit alike. Prints
+# Both must write the same files with the same bytes and exit alike, and
+# print the same --dump of every lesson (the JSON of every matrix of every
+# stage, with its exit status and standard error). Prints
 # each file that differs and a summary; exits 0 when nothing differs. A PNG
 # whose bytes differ but whose pixels are the same (ImageMagick's compare)
 # is listed apart and does not fail: the PNG encoder has been seen, rarely
@@ -80,5 +82,18 @@ for variant in "png|" "png|--size 640x400 --theme dark --cmap plasma" "svg|" "sv
     echo "same_exports: $what: $n files compared"
     files=$((files + n))
 done
+# --dump of every lesson: the numbers themselves, byte for byte
+dumps=0
+for f in "$@"; do
+    nice "$ref" --dump "$f" >"$tmp/a.json" 2>"$tmp/a.err"; ra=$?
+    nice "$new" --dump "$f" >"$tmp/b.json" 2>"$tmp/b.err"; rb=$?
+    dumps=$((dumps + 1))
+    if [ $ra -ne $rb ] || ! cmp -s "$tmp/a.json" "$tmp/b.json" || ! cmp -s "$tmp/a.err" "$tmp/b.err"; then
+        echo "DIFFER: --dump $f (exit $ra and $rb)"
+        differ=$((differ + 1))
+    fi
+done
+echo "same_exports: --dump of $dumps lessons compared"
+rm -f "$tmp/a.json" "$tmp/b.json"
 echo "same_exports: $files files, $differ differences, $encoded PNGs with the same pixels in other bytes"
 [ "$differ" -eq 0 ]

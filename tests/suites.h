@@ -6,6 +6,7 @@
 #define ATTNLAB_SUITES_H
 
 #include <check.h>
+#include "core/error.h"
 #include "core/mat.h"
 
 Suite *mat_suite(void);
@@ -17,6 +18,7 @@ Suite *lessonsave_suite(void);
 Suite *stage_suite(void);
 Suite *state_suite(void);
 Suite *zoom_suite(void);
+Suite *doc_suite(void);
 Suite *render_suite(void);
 Suite *cmap_suite(void);
 Suite *layout_suite(void);
@@ -31,6 +33,20 @@ Suite *utf8_suite(void);
 Suite *text_suite(void);
 Suite *textbreak_suite(void);
 Suite *i18n_suite(void);
+Suite *keys_suite(void);
+Suite *link_suite(void);
+Suite *zipread_suite(void);
+
+/* e as the one line a command prints ("FILE:LINE:COL: error: ..."), in one
+** of four buffers used in turn (enough for the arguments of one assert). */
+static inline const char *eline(const Error *e)
+{
+    static char line[4][ERROR_LINE_MAX];
+    static int next;
+    char *b = line[next++ % 4];
+    error_format(e, b, ERROR_LINE_MAX);
+    return b;
+}
 
 /* Assert two matrices have the same shape and agree to tol everywhere
 ** (-∞ must meet -∞). */

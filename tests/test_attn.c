@@ -377,7 +377,6 @@ START_TEST(test_limits_shape_mismatch_reported)
 {
     Mat *Q = mat_create(2, 4), *K = mat_create(3, 5), *V = mat_create(2, 2);
     ck_assert_ptr_null(attn_scores(Q, K));
-    ck_assert_str_eq(mat_error(), "queries are 4 wide but keys are 5 wide");
     Mat *W = mat_create(2, 3);
     ck_assert_ptr_null(attn_weighted_sum(W, V));
     Mat *M = mat_create(3, 3);

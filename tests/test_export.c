@@ -30,13 +30,16 @@
 #include <cpuid.h>
 #endif
 
+/* The errors of the font, render and export calls, for messages. */
+static Error ferr, rerr, xerr;
+
 static FontSet *fonts;
 
 /* Each test gets DejaVu Sans. */
 static void setup_fonts(void)
 {
-    fonts = font_create(NULL);
-    ck_assert_msg(fonts != NULL, "font_create: %s", font_error());
+    fonts = font_create(NULL, &ferr);
+    ck_assert_msg(fonts != NULL, "font_create: %s", eline(&ferr));
 }
 
 /* And gives it back. */
@@ -104,12 +107,12 @@ static void non_idat_chunks(const Buf *png, Buf *out)
 static void check_encoder(const Canvas *s, const ExportMeta *meta, ExportEncoder e, Buf *chunks, const char *what)
 {
     Buf a = { 0 }, b = { 0 }, other = { 0 };
-    ck_assert_msg(export_png_encode_with(s, meta, e, &a) == 0, "%s", export_error());
+    ck_assert_msg(export_png_encode_with(s, meta, e, &a, &xerr) == 0, "%s", eline(&xerr));
     Canvas *noise = canvas_create(97, 61);
     for (int i = 0; i < noise->h * noise->w; i++) noise->pixels[i] = (uint32_t)i * 2654435761u;
-    ck_assert_int_eq(export_png_encode_with(noise, NULL, e, &other), 0);
+    ck_assert_int_eq(export_png_encode_with(noise, NULL, e, &other, &xerr), 0);
     canvas_free(noise);
-    ck_assert_int_eq(export_png_encode_with(s, meta, e, &b), 0);
+    ck_assert_int_eq(export_png_encode_with(s, meta, e, &b, &xerr), 0);
     ck_assert_uint_eq(a.len, b.len);
     ck_assert_msg(memcmp(a.s, b.s, a.len) == 0, "%s: two encodings differ", what);
     uint8_t *rgb = decode_rgb(&a, s->w, s->h);
@@ -140,9 +143,9 @@ static void check_stage(const Lesson *L, const Trace *T, int k, const ShotOpts *
     LayoutCache *lc = layout_cache_create();
     app_shot_layout(fonts, lc, L, T, k, opts, d);
     layout_cache_free(lc);
-    Offscreen *o = render_offscreen_create(d->width, d->height, fonts);
-    ck_assert_msg(o != NULL, "offscreen: %s", render_error());
-    ck_assert_int_eq(render_drawlist(o->render, d), 0);
+    Offscreen *o = render_offscreen_create(d->width, d->height, fonts, &rerr);
+    ck_assert_msg(o != NULL, "offscreen: %s", eline(&rerr));
+    ck_assert_int_eq(render_drawlist(o->render, d, NULL), 0);
     char what[256];
     snprintf(what, sizeof what, "%s stage %d at %dx%d", L->name, k + 1, d->width, d->height);
     ExportMeta meta = { L->title, lesson_stage_name(L->stages[k].id) };
@@ -198,8 +201,8 @@ END_TEST
 START_TEST(test_nothing_to_encode)
 {
     Buf a = { 0 };
-    ck_assert_int_eq(export_png_encode(NULL, NULL, &a), -1);
-    ck_assert_str_eq(export_error(), "export: nothing to encode");
+    ck_assert_int_eq(export_png_encode(NULL, NULL, &a, &xerr), -1);
+    ck_assert_str_eq(eline(&xerr), "attnlab: error: export: nothing to encode");
     ck_assert_uint_eq(a.len, 0);
 }
 END_TEST
@@ -225,7 +228,7 @@ START_TEST(test_upper_vector_state_is_clean_after_encoding)
     Canvas *s = canvas_create(300, 200);
     canvas_fill(s, 0, 0, 300, 200, (Color){ 0x33, 0x66, 0x99, 255 });
     Buf a = { 0 };
-    ck_assert_int_eq(export_png_encode(s, NULL, &a), 0);
+    ck_assert_int_eq(export_png_encode(s, NULL, &a, &xerr), 0);
     unsigned state = xinuse();
     ck_assert_msg((state & 0x44) == 0, "XINUSE %#x after export_png_encode", state);
     buf_free(&a);

@@ -55,7 +55,7 @@ static void put(const char *path, const char *s, size_t len)
 /* Whether path holds exactly s. */
 static int holds(const char *path, const char *s)
 {
-    FileioError e;
+    Error e;
     size_t len;
     char *got = fileio_read(path, 1 << 20, &len, &e);
     int same = got && len == strlen(s) && !memcmp(got, s, len);
@@ -75,15 +75,18 @@ static int temps_in(const char *dir)
     return n;
 }
 
-/* Read path with cap max, expecting failure of kind with reason. */
-static void expect_refused(const char *path, size_t max, FileioKind kind, const char *reason)
+/* Read path with cap max, expecting failure of kind with reason, about
+** path at no line. */
+static void expect_refused(const char *path, size_t max, ErrorKind kind, const char *reason)
 {
-    FileioError e;
+    Error e;
     size_t len = 12345;
     char *got = fileio_read(path, max, &len, &e);
     ck_assert_ptr_null(got);
     ck_assert_int_eq(e.kind, kind);
-    ck_assert_str_eq(e.reason, reason);
+    ck_assert_str_eq(e.msg, reason);
+    ck_assert_str_eq(e.file, path);
+    ck_assert_int_eq(e.line, 0);
     ck_assert_uint_eq(len, 12345);      /* untouched on failure */
 }
 
@@ -93,14 +96,14 @@ START_TEST(test_read_regular)
     make_dir(dir);
     snprintf(p, sizeof p, "%s/a.txt", dir);
     put(p, "line 1\r\nline\0two", 16);
-    FileioError e;
+    Error e;
     size_t len = 0;
     char *got = fileio_read(p, 16, &len, &e);
     ck_assert_ptr_nonnull(got);
     ck_assert_uint_eq(len, 16);
     ck_assert_mem_eq(got, "line 1\r\nline\0two", 16);
     ck_assert_int_eq(got[16], '\0');
-    ck_assert_int_eq(e.kind, FILEIO_OK);
+    ck_assert_int_eq(e.kind, ERR_NONE);
     free(got);
     /* an empty file is an empty string, not a failure */
     snprintf(p, sizeof p, "%s/empty", dir);
@@ -122,16 +125,14 @@ START_TEST(test_read_cap)
     char data[10000];
     memset(data, 'x', sizeof data);
     put(p, data, sizeof data);
-    FileioError e;
+    Error e;
     size_t len;
     char *got = fileio_read(p, 10000, &len, &e);
     ck_assert_ptr_nonnull(got);
     ck_assert_uint_eq(len, 10000);
     free(got);
-    /* one byte over: refused from the size it reports, which is given back */
-    ck_assert_ptr_null(fileio_read(p, 9999, &len, &e));
-    ck_assert_int_eq(e.kind, FILEIO_TOO_BIG);
-    ck_assert_int_eq(e.size, 10000);
+    /* one byte over: refused from the size it reports, which is said */
+    expect_refused(p, 9999, ERR_LIMIT, "file is 10000 bytes, over the limit of 9999 bytes");
     remove_dir(dir);
 }
 END_TEST
@@ -142,7 +143,7 @@ START_TEST(test_read_proc_reports_zero)
     struct stat st;
     ck_assert_int_eq(stat("/proc/self/status", &st), 0);
     ck_assert_int_eq(st.st_size, 0);
-    FileioError e;
+    Error e;
     size_t len = 0;
     char *got = fileio_read("/proc/self/status", 1 << 20, &len, &e);
     ck_assert_ptr_nonnull(got);
@@ -150,9 +151,8 @@ START_TEST(test_read_proc_reports_zero)
     ck_assert(!strncmp(got, "Name:", 5));
     ck_assert_uint_eq(strlen(got), len);
     free(got);
-    expect_refused("/proc/self/status", 16, FILEIO_TOO_BIG, "over the limit");
-    ck_assert_ptr_null(fileio_read("/proc/self/status", 16, &len, &e));
-    ck_assert_int_eq(e.size, -1);       /* the size it reports is no use */
+    /* the size it reports is no use: the message does not give one */
+    expect_refused("/proc/self/status", 16, ERR_LIMIT, "file is over the limit of 16 bytes");
 }
 END_TEST
 
@@ -163,39 +163,40 @@ START_TEST(test_read_refuses_special_files)
     /* a FIFO with no writer: refused at once (CK_DEFAULT_TIMEOUT catches a hang) */
     snprintf(p, sizeof p, "%s/pipe", dir);
     ck_assert_int_eq(mkfifo(p, 0600), 0);
-    expect_refused(p, 1 << 20, FILEIO_IO, "cannot read: a named pipe (FIFO), not a regular file");
+    expect_refused(p, 1 << 20, ERR_IO, "cannot read: a named pipe (FIFO), not a regular file");
     /* a symbolic link to it: the same */
     snprintf(q, sizeof q, "%s/link", dir);
     ck_assert_int_eq(symlink(p, q), 0);
-    expect_refused(q, 1 << 20, FILEIO_IO, "cannot read: a named pipe (FIFO), not a regular file");
-    expect_refused(dir, 1 << 20, FILEIO_IO, "cannot read: a directory, not a regular file");
-    expect_refused("/dev/zero", 1 << 20, FILEIO_IO, "cannot read: a character device, not a regular file");
-    expect_refused("/dev/null", 1 << 20, FILEIO_IO, "cannot read: a character device, not a regular file");
+    expect_refused(q, 1 << 20, ERR_IO, "cannot read: a named pipe (FIFO), not a regular file");
+    expect_refused(dir, 1 << 20, ERR_IO, "cannot read: a directory, not a regular file");
+    expect_refused("/dev/zero", 1 << 20, ERR_IO, "cannot read: a character device, not a regular file");
+    expect_refused("/dev/null", 1 << 20, ERR_IO, "cannot read: a character device, not a regular file");
     snprintf(p, sizeof p, "%s/missing", dir);
-    expect_refused(p, 1 << 20, FILEIO_IO, "cannot open: No such file or directory");
+    expect_refused(p, 1 << 20, ERR_IO, "cannot open: No such file or directory");
     /* a dangling link */
     snprintf(q, sizeof q, "%s/dangling", dir);
     ck_assert_int_eq(symlink(p, q), 0);
-    expect_refused(q, 1 << 20, FILEIO_IO, "cannot open: No such file or directory");
+    expect_refused(q, 1 << 20, ERR_IO, "cannot open: No such file or directory");
     remove_dir(dir);
 }
 END_TEST
 
 START_TEST(test_write_creates_and_replaces)
 {
-    char dir[64], p[128], msg[300];
+    char dir[64], p[128];
+    Error err;
     make_dir(dir);
     snprintf(p, sizeof p, "%s/out.txt", dir);
-    ck_assert_int_eq(fileio_write_atomic(p, "first", 5, false, msg, sizeof msg), 0);
+    ck_assert_int_eq(fileio_write_atomic(p, "first", 5, false, &err), 0);
     ck_assert(holds(p, "first"));
     /* replacing keeps the file's permission bits */
     ck_assert_int_eq(chmod(p, 0640), 0);
-    ck_assert_int_eq(fileio_write_atomic(p, "second!", 7, true, msg, sizeof msg), 0);
+    ck_assert_int_eq(fileio_write_atomic(p, "second!", 7, true, &err), 0);
     ck_assert(holds(p, "second!"));
     struct stat st;
     ck_assert_int_eq(stat(p, &st), 0);
     ck_assert_int_eq(st.st_mode & 07777, 0640);
-    ck_assert_int_eq(fileio_write_atomic(p, "", 0, false, msg, sizeof msg), 0);
+    ck_assert_int_eq(fileio_write_atomic(p, "", 0, false, &err), 0);
     ck_assert(holds(p, ""));
     ck_assert_int_eq(temps_in(dir), 0);
     remove_dir(dir);
@@ -206,19 +207,20 @@ START_TEST(test_write_long_names)
 {
     /* a 255-byte name (the most a directory entry holds) is written, though
     ** its temporary needs a shortened name */
-    char dir[64], p[400], msg[600];
+    char dir[64], p[400];
+    Error err;
     make_dir(dir);
     char name[256];
     memset(name, 'n', 255);
     name[255] = '\0';
     snprintf(p, sizeof p, "%s/%s", dir, name);
-    ck_assert_msg(fileio_write_atomic(p, "long", 4, false, msg, sizeof msg) == 0, "%s", msg);
+    ck_assert_msg(fileio_write_atomic(p, "long", 4, false, &err) == 0, "%s", eline(&err));
     ck_assert(holds(p, "long"));
     /* with multi-byte characters the cut falls between characters */
     char utf[256] = "";
     for (int i = 0; i < 127; i++) strcat(utf, "\xc3\xa9");      /* 254 bytes */
     snprintf(p, sizeof p, "%s/%s", dir, utf);
-    ck_assert_msg(fileio_write_atomic(p, "utf", 3, false, msg, sizeof msg) == 0, "%s", msg);
+    ck_assert_msg(fileio_write_atomic(p, "utf", 3, false, &err) == 0, "%s", eline(&err));
     ck_assert(holds(p, "utf"));
     ck_assert_int_eq(temps_in(dir), 0);
     remove_dir(dir);
@@ -227,35 +229,36 @@ END_TEST
 
 START_TEST(test_write_failures_change_nothing)
 {
-    char dir[64], p[128], msg[300], want[300];
+    char dir[64], p[128], want[300];
+    Error err;
     make_dir(dir);
     /* a directory where the file should go */
     snprintf(p, sizeof p, "%s/sub", dir);
     ck_assert_int_eq(mkdir(p, 0700), 0);
-    ck_assert_int_eq(fileio_write_atomic(p, "x", 1, false, msg, sizeof msg), -1);
-    snprintf(want, sizeof want, "%s: cannot write: Is a directory", p);
-    ck_assert_str_eq(msg, want);
+    ck_assert_int_eq(fileio_write_atomic(p, "x", 1, false, &err), -1);
+    snprintf(want, sizeof want, "%s: error: cannot write: Is a directory", p);
+    ck_assert_str_eq(eline(&err), want);
     struct stat st;
     ck_assert(stat(p, &st) == 0 && S_ISDIR(st.st_mode));
     /* a parent that is a file */
     snprintf(p, sizeof p, "%s/file", dir);
     put(p, "keep", 4);
     snprintf(p, sizeof p, "%s/file/out.png", dir);
-    ck_assert_int_eq(fileio_write_atomic(p, "x", 1, false, msg, sizeof msg), -1);
-    snprintf(want, sizeof want, "%s: cannot write: Not a directory", p);
-    ck_assert_str_eq(msg, want);
+    ck_assert_int_eq(fileio_write_atomic(p, "x", 1, false, &err), -1);
+    snprintf(want, sizeof want, "%s: error: cannot write: Not a directory", p);
+    ck_assert_str_eq(eline(&err), want);
     snprintf(p, sizeof p, "%s/file", dir);
     ck_assert(holds(p, "keep"));
     /* a missing parent */
     snprintf(p, sizeof p, "%s/none/out.png", dir);
-    ck_assert_int_eq(fileio_write_atomic(p, "x", 1, false, msg, sizeof msg), -1);
-    snprintf(want, sizeof want, "%s: cannot write: No such file or directory", p);
-    ck_assert_str_eq(msg, want);
+    ck_assert_int_eq(fileio_write_atomic(p, "x", 1, false, &err), -1);
+    snprintf(want, sizeof want, "%s: error: cannot write: No such file or directory", p);
+    ck_assert_str_eq(eline(&err), want);
     /* no name */
     snprintf(p, sizeof p, "%s/", dir);
-    ck_assert_int_eq(fileio_write_atomic(p, "x", 1, false, msg, sizeof msg), -1);
-    snprintf(want, sizeof want, "%s/: cannot write: no file name", dir);
-    ck_assert_str_eq(msg, want);
+    ck_assert_int_eq(fileio_write_atomic(p, "x", 1, false, &err), -1);
+    snprintf(want, sizeof want, "%s/: error: cannot write: no file name", dir);
+    ck_assert_str_eq(eline(&err), want);
     ck_assert_int_eq(temps_in(dir), 0);
     remove_dir(dir);
 }
@@ -266,7 +269,8 @@ START_TEST(test_write_file_size_limit)
     /* past `ulimit -f` the write fails (EFBIG) instead of the process dying
     ** of SIGXFSZ; the old file stays, the temporary goes, the signal's
     ** disposition is given back */
-    char dir[64], p[128], msg[300], want[300];
+    char dir[64], p[128], want[300];
+    Error err;
     make_dir(dir);
     snprintf(p, sizeof p, "%s/out.png", dir);
     put(p, "old", 3);
@@ -279,11 +283,11 @@ START_TEST(test_write_file_size_limit)
     ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
     static char big[100000];
     memset(big, 'b', sizeof big);
-    int r = fileio_write_atomic(p, big, sizeof big, false, msg, sizeof msg);
+    int r = fileio_write_atomic(p, big, sizeof big, false, &err);
     setrlimit(RLIMIT_FSIZE, &old);
     ck_assert_int_eq(r, -1);
-    snprintf(want, sizeof want, "%s: cannot write: File too large", p);
-    ck_assert_str_eq(msg, want);
+    snprintf(want, sizeof want, "%s: error: cannot write: File too large", p);
+    ck_assert_str_eq(eline(&err), want);
     ck_assert(holds(p, "old"));
     ck_assert_int_eq(temps_in(dir), 0);
     ck_assert_int_eq(sigaction(SIGXFSZ, NULL, &now), 0);
@@ -313,7 +317,8 @@ static const char *temp_name(const char *base, const char *rnd)
 
 START_TEST(test_write_sweeps_stale_temporaries)
 {
-    char dir[64], p[1000], msg[300], stale[2][300], live[300], sub[300], other[300], linked[300];
+    char dir[64], p[1000], stale[2][300], live[300], sub[300], other[300], linked[300];
+    Error err;
     make_dir(dir);
     fileio_start();
     snprintf(stale[0], sizeof stale[0], "%s", temp_name("out.png", "AbC1"));
@@ -358,7 +363,7 @@ START_TEST(test_write_sweeps_stale_temporaries)
     }
 
     snprintf(p, sizeof p, "%s/out.png", dir);
-    ck_assert_int_eq(fileio_write_atomic(p, "new", 3, false, msg, sizeof msg), 0);
+    ck_assert_int_eq(fileio_write_atomic(p, "new", 3, false, &err), 0);
     struct stat st;
     for (int i = 0; i < 2; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, stale[i]);

@@ -89,7 +89,7 @@ static bool has_op(const Explain *ex, TraceKind k, int head, int row, int col, i
 */
 static void check_ops(const AppState *s, TraceRef ref, int i, int j, const Explain *ex, const char *where)
 {
-    const TraceSetup *ts = &s->T->s[s->view->setup];
+    const TraceSetup *ts = &s->doc->T->s[s->view->setup];
     const Setup *su = ts->su;
     int H = ts->heads, h = head_of(ref, H);
     TraceKind sm = su->mask != MASK_NONE ? TK_MASKED : TK_SCALED;
@@ -181,7 +181,7 @@ static bool on_panel(const Panel *pn, const ExplainOp *o, int H, int *r, int *c)
 static bool mark_is_op(const AppState *s, const LayoutMark *m, const Explain *ex)
 {
     const Panel *pn = &s->view->panels[m->panel];
-    int H = s->T->s[s->view->setup].heads;
+    int H = s->doc->T->s[s->view->setup].heads;
     for (int k = 0; k < ex->nops; k++) {
         const ExplainOp *o = &ex->ops[k];
         int r, c;
@@ -195,7 +195,7 @@ static int walk_lesson(AppState *s, const char *name)
 {
     int cells = 0;
     DrawList *d = draw_create(1280, 720);
-    for (int k = 0; k < s->L->nstages; k++) {
+    for (int k = 0; k < s->doc->L->nstages; k++) {
         app_goto(s, k + 1);
         for (int p = 0; p < s->view->npanels; p++) {
             const Panel *pn = &s->view->panels[p];
@@ -203,21 +203,21 @@ static int walk_lesson(AppState *s, const char *name)
                 for (int c = 0; c < pn->m->cols; c++) {
                     char where[200];
                     snprintf(where, sizeof where, "%s stage %d panel %d (%s) cell %d,%d", name, k + 1, p, pn->matrix, r, c);
-                    app_hover(s, p, r, c);
-                    Explain ex;
-                    ck_assert_msg(app_explain_full(s, &ex), "%s: no explanation", where);
-                    check_ops(s, pn->ref, r + pn->row_offset, c + pn->col_offset, &ex, where);
-                    LayoutMark marks[LAYOUT_MAX_MARKS];
-                    int n = app_marks(s, marks, LAYOUT_MAX_MARKS);
+                    app_hover(s, p, r, c);                 /* works out the explanation and its outlines */
+                    ck_assert_msg(s->explained.on, "%s: no explanation", where);
+                    const Explain *ex = &s->explained.ex;
+                    check_ops(s, pn->ref, r + pn->row_offset, c + pn->col_offset, ex, where);
+                    const LayoutMark *marks = s->explained.marks;
+                    int n = s->explained.nmarks;
                     for (int m = 0; m < n; m++)
-                        ck_assert_msg(mark_is_op(s, &marks[m], &ex), "%s: mark %d (panel %d) is not an operand", where, m,
+                        ck_assert_msg(mark_is_op(s, &marks[m], ex), "%s: mark %d (panel %d) is not an operand", where, m,
                                       marks[m].panel);
                     /* each operand shown on the slide is outlined */
-                    int H = s->T->s[s->view->setup].heads;
-                    for (int o = 0; o < ex.nops; o++)
+                    int H = s->doc->T->s[s->view->setup].heads;
+                    for (int o = 0; o < ex->nops; o++)
                         for (int q = 0; q < s->view->npanels; q++) {
                             int rr, cc;
-                            if (!on_panel(&s->view->panels[q], &ex.ops[o], H, &rr, &cc)) continue;
+                            if (!on_panel(&s->view->panels[q], &ex->ops[o], H, &rr, &cc)) continue;
                             bool lit = false;
                             for (int m = 0; m < n; m++) lit |= marks[m].panel == q;
                             ck_assert_msg(lit, "%s: operand %d is on panel %d but not outlined", where, o, q);
@@ -239,7 +239,6 @@ static int walk_lesson(AppState *s, const char *name)
                         ck_assert_msg(frames == other, "%s: %d outlines drawn on other panels, %d operands there", where,
                                       frames, other);
                     }
-                    explain_free(&ex);
                     cells++;
                 }
         }

@@ -60,9 +60,9 @@ static char *msgfmt(const char *endian, size_t *len)
     fclose(f);
     snprintf(cmd, sizeof cmd, "msgfmt --endianness=%s -o '%s' '%s'", endian, mo, po);
     ck_assert_int_eq(system(cmd), 0);
-    FileioError e;
+    Error e;
     char *bytes = fileio_read(mo, 1 << 20, len, &e);
-    ck_assert_msg(bytes != NULL, "%s", e.reason);
+    ck_assert_msg(bytes != NULL, "%s", eline(&e));
     return bytes;
 }
 
@@ -122,9 +122,9 @@ START_TEST(test_msgfmt_both_byte_orders)
         char *bytes = msgfmt(orders[k], &len);
         sizes[k] = len;
         ck_assert_int_eq((unsigned char)bytes[0], k ? 0x95 : 0xde);   /* really the byte order asked for */
-        I18nError err;
+        Error err;
         I18nCatalog *c = i18n_catalog_parse(bytes, len, "t.mo", &err);
-        ck_assert_msg(c != NULL, "%s", err.reason);
+        ck_assert_msg(c != NULL, "%s", eline(&err));
         assert_po_lookups(c);
         i18n_catalog_free(c);
         free(bytes);
@@ -144,9 +144,9 @@ START_TEST(test_get_with_and_without_catalogue)
     char path[128];
     snprintf(path, sizeof path, "%s/t-little.mo", scratch);
     free(msgfmt("little", &(size_t){ 0 }));
-    I18nError err;
+    Error err;
     I18nCatalog *c = i18n_catalog_load(path, &err);
-    ck_assert_msg(c != NULL, "%s", err.reason);
+    ck_assert_msg(c != NULL, "%s", eline(&err));
     i18n_use("ja", c);
     ck_assert_str_eq(i18n_language(), "ja");
     ck_assert_str_eq(_("queries"), "\xe3\x82\xaf\xe3\x82\xa8\xe3\x83\xaa");
@@ -175,16 +175,16 @@ START_TEST(test_hand_built_both_orders_and_empty)
     for (int big = 0; big < 2; big++) {
         size_t len;
         unsigned char *d = build_mo(orig, trans, 3, big, &len);
-        I18nError err;
+        Error err;
         I18nCatalog *c = i18n_catalog_parse(d, len, "h.mo", &err);
-        ck_assert_msg(c != NULL, "%s", err.reason);
+        ck_assert_msg(c != NULL, "%s", eline(&err));
         ck_assert_str_eq(i18n_catalog_lookup(c, "a"), "A");
         ck_assert_str_eq(i18n_catalog_lookup(c, "b %s"), "B %s");
         i18n_catalog_free(c);
         free(d);
         d = build_mo(orig, trans, 0, big, &len);                    /* no strings at all */
         c = i18n_catalog_parse(d, len, "empty.mo", &err);
-        ck_assert_msg(c != NULL, "%s", err.reason);
+        ck_assert_msg(c != NULL, "%s", eline(&err));
         ck_assert_int_eq(i18n_catalog_count(c), 0);
         ck_assert_ptr_null(i18n_catalog_lookup(c, "a"));
         i18n_catalog_free(c);
@@ -196,13 +196,14 @@ END_TEST
 /* Parse must fail with a reason that contains want. */
 static void expect_refused(const void *d, size_t len, const char *want)
 {
-    I18nError err;
+    Error err;
     I18nCatalog *c = i18n_catalog_parse(d, len, "bad.mo", &err);
     if (c) {
         i18n_catalog_free(c);
         ck_abort_msg("accepted a corrupt catalogue (want \"%s\")", want);
     }
-    ck_assert_msg(strstr(err.reason, want) && !strncmp(err.reason, "bad.mo: ", 8), "got \"%s\", want \"%s\"", err.reason, want);
+    ck_assert_msg(strstr(err.msg, want) && !strcmp(err.file, "bad.mo") && err.kind == ERR_INVALID, "got \"%s\", want \"%s\"",
+                  eline(&err), want);
 }
 
 START_TEST(test_corrupt_offsets_and_lengths)
@@ -259,7 +260,7 @@ START_TEST(test_truncated_everywhere)
     for (size_t cut = 0; cut < len; cut++) {
         char *copy = malloc(cut ? cut : 1);         /* exactly cut bytes, so ASan sees any overread */
         memcpy(copy, bytes, cut);
-        I18nError err;
+        Error err;
         I18nCatalog *c = i18n_catalog_parse(copy, cut, "cut.mo", &err);
         ck_assert_msg(c == NULL, "a file cut to %zu of %zu bytes was accepted", cut, len);
         free(copy);
@@ -281,9 +282,9 @@ START_TEST(test_format_mismatch_is_dropped)
                             "Kopf %99999999d von %d", "%n", "w %5.3f", "x %2147483647d", "y: %.2f" };
     size_t len;
     unsigned char *d = build_mo(orig, trans, 9, false, &len);
-    I18nError err;
+    Error err;
     I18nCatalog *c = i18n_catalog_parse(d, len, "fmt.mo", &err);
-    ck_assert_msg(c != NULL, "%s", err.reason);
+    ck_assert_msg(c != NULL, "%s", eline(&err));
     ck_assert_str_eq(i18n_catalog_lookup(c, "%d key%s"), "%d Schl\xc3\xbc" "ssel%.0s");
     ck_assert_ptr_null(i18n_catalog_lookup(c, "%d keys"));     /* %d became %s */
     ck_assert_ptr_null(i18n_catalog_lookup(c, "%s of %d"));    /* swapped */
@@ -304,11 +305,11 @@ END_TEST
 
 START_TEST(test_load_refuses_non_files)
 {
-    I18nError err;
+    Error err;
     ck_assert_ptr_null(i18n_catalog_load("/", &err));
-    ck_assert_msg(!strncmp(err.reason, "/: ", 3), "%s", err.reason);
+    ck_assert_msg(!strcmp(err.file, "/") && err.kind == ERR_IO, "%s", eline(&err));
     ck_assert_ptr_null(i18n_catalog_load("/nonexistent/attnlab.mo", &err));
-    ck_assert_ptr_nonnull(strstr(err.reason, "/nonexistent/attnlab.mo: "));
+    ck_assert_str_eq(err.file, "/nonexistent/attnlab.mo");
 }
 END_TEST
 
@@ -345,10 +346,10 @@ START_TEST(test_lesson_language_key)
 {
     const char *body = "[setup]\ntokens: a b\nX =\n  1 2\n  3 4\n[softmax]\n";
     char text[256];
-    LessonError err;
+    Error err;
     snprintf(text, sizeof text, "title: T\nlanguage: pt_BR   # a comment\n%s", body);
     Lesson *L = lesson_parse(text, strlen(text), "t.lesson", &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     ck_assert_str_eq(L->language, "pt_BR");
     lesson_free(L);
     snprintf(text, sizeof text, "title: T\n%s", body);
@@ -367,7 +368,7 @@ START_TEST(test_lesson_language_key)
         snprintf(text, sizeof text, "title: T\n%s\n%s", bad[i].line, body);
         L = lesson_parse(text, strlen(text), "t.lesson", &err);
         ck_assert_ptr_null(L);
-        ck_assert_str_eq(err.msg, bad[i].msg);
+        ck_assert_str_eq(eline(&err), bad[i].msg);
     }
 }
 END_TEST
@@ -385,9 +386,9 @@ START_TEST(test_shipped_catalogues)
         if (e->d_name[0] == '.') continue;
         char path[512];
         snprintf(path, sizeof path, "%s/%s/LC_MESSAGES/attnlab.mo", root, e->d_name);
-        I18nError err;
+        Error err;
         I18nCatalog *c = i18n_catalog_load(path, &err);
-        ck_assert_msg(c != NULL, "%s", err.reason);
+        ck_assert_msg(c != NULL, "%s", eline(&err));
         if (count < 0) count = i18n_catalog_count(c);
         ck_assert_msg(i18n_catalog_count(c) == count, "%s: %d messages, another catalogue has %d", path,
                       i18n_catalog_count(c), count);
@@ -414,13 +415,13 @@ START_TEST(test_explain_and_views_follow_the_catalogue)
     const char *root = getenv("ATTNLAB_LOCALE") ? getenv("ATTNLAB_LOCALE") : "../build/locale";
     char path[512];
     snprintf(path, sizeof path, "%s/ja/LC_MESSAGES/attnlab.mo", root);
-    I18nError ierr;
+    Error ierr;
     I18nCatalog *c = i18n_catalog_load(path, &ierr);
-    ck_assert_msg(c != NULL, "%s", ierr.reason);
+    ck_assert_msg(c != NULL, "%s", eline(&ierr));
     i18n_use("ja", c);
-    LessonError err;
+    Error err;
     Lesson *L = lesson_load("../lessons/11-japanese-to-english.lesson", &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     ck_assert_str_eq(L->language, "ja");
     Trace *T = attn_run(L, &err);
     ck_assert_ptr_nonnull(T);

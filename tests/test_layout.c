@@ -462,9 +462,9 @@ START_TEST(test_bundled_lessons_clean)
         if (!strstr(e->d_name, ".lesson")) continue;
         char path[512];
         snprintf(path, sizeof path, "../lessons/%s", e->d_name);
-        LessonError err;
+        Error err;
         Lesson *L = lesson_load(path, &err);
-        ck_assert_msg(L != NULL, "%s", err.msg);
+        ck_assert_msg(L != NULL, "%s", eline(&err));
         Trace *T = attn_run(L, &err);
         ck_assert_ptr_nonnull(T);
         for (int k = 0; k < L->nstages; k++, stages++) {
@@ -503,9 +503,9 @@ END_TEST
 /* Lay out every stage of the lesson at path in the language in use. */
 static int lessons_clean_in(const char *path, const char *lang)
 {
-    LessonError err;
+    Error err;
     Lesson *L = lesson_load(path, &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     Trace *T = attn_run(L, &err);
     ck_assert_ptr_nonnull(T);
     const int sizes[][2] = { { 1280, 720 }, { 1920, 1080 } };
@@ -560,9 +560,9 @@ START_TEST(test_rtl_paragraphs_align_right)
 {
     const char *files[2] = { "../lessons/12-arabic-pronoun.lesson", "../lessons/01-tour.lesson" };
     for (int f = 0; f < 2; f++) {
-        LessonError err;
+        Error err;
         Lesson *L = lesson_load(files[f], &err);
-        ck_assert_msg(L != NULL, "%s", err.msg);
+        ck_assert_msg(L != NULL, "%s", eline(&err));
         Trace *T = attn_run(L, &err);
         ck_assert_ptr_nonnull(T);
         int lines = 0;
@@ -603,9 +603,9 @@ START_TEST(test_bundled_lessons_every_language)
         if (le->d_name[0] == '.') continue;
         char mo[512];
         snprintf(mo, sizeof mo, "%s/%s/LC_MESSAGES/attnlab.mo", root, le->d_name);
-        I18nError ierr;
+        Error ierr;
         I18nCatalog *cat = i18n_catalog_load(mo, &ierr);
-        ck_assert_msg(cat != NULL, "%s", ierr.reason);
+        ck_assert_msg(cat != NULL, "%s", eline(&ierr));
         i18n_use(le->d_name, cat);
         ck_assert_str_ne(_("queries"), "queries");
         DIR *dir = opendir("../lessons");

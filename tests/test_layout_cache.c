@@ -136,7 +136,7 @@ START_TEST(test_labels_measured_once_a_view)
     buf_puts(&b, "title: T\n[setup]\nseed: 1\ntokens:");
     for (int i = 0; i < 300; i++) buf_printf(&b, " t%d", i);
     buf_puts(&b, "\nX = randn 300x8\n[softmax]\n");
-    LessonError err;
+    Error err;
     Lesson *L = lesson_parse(b.s, b.len, "t.lesson", &err);
     ck_assert_msg(L != NULL, "%s", err.msg);
     Trace *T = attn_run(L, &err);

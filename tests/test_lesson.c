@@ -16,7 +16,7 @@
 #define BASE "title: T\n[setup]\ntokens: a b\nX =\n  1 2\n  3 4\n"
 
 /* Parse text; the lesson or NULL, with err filled. */
-static Lesson *parse(const char *text, LessonError *err)
+static Lesson *parse(const char *text, Error *err)
 {
     return lesson_parse(text, strlen(text), "t.lesson", err);
 }
@@ -25,7 +25,7 @@ static Lesson *parse(const char *text, LessonError *err)
 ** expected text ends in "..."). */
 static void expect_error(const char *text, size_t len, const char *want)
 {
-    LessonError err;
+    Error err;
     Lesson *L = lesson_parse(text, len, "t.lesson", &err);
     if (L) {
         lesson_free(L);
@@ -33,9 +33,9 @@ static void expect_error(const char *text, size_t len, const char *want)
     }
     size_t n = strlen(want);
     if (n > 3 && !strcmp(want + n - 3, "..."))
-        ck_assert_msg(!strncmp(err.msg, want, n - 3), "got  \"%s\"\nwant \"%s\"", err.msg, want);
+        ck_assert_msg(!strncmp(eline(&err), want, n - 3), "got  \"%s\"\nwant \"%s\"", eline(&err), want);
     else
-        ck_assert_msg(!strcmp(err.msg, want), "got  \"%s\"\nwant \"%s\"", err.msg, want);
+        ck_assert_msg(!strcmp(eline(&err), want), "got  \"%s\"\nwant \"%s\"", eline(&err), want);
 }
 
 /* Same, for NUL-free text. */
@@ -46,9 +46,9 @@ static void expect(const char *text, const char *want)
 
 START_TEST(test_minimal_lesson)
 {
-    LessonError err;
+    Error err;
     Lesson *L = parse(BASE "[softmax]\n", &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     ck_assert_str_eq(L->title, "T");
     ck_assert_int_eq(L->nsetups, 1);
     ck_assert_int_eq(L->nstages, 1);
@@ -66,7 +66,7 @@ END_TEST
 
 START_TEST(test_prose_options_and_comments)
 {
-    LessonError err;
+    Error err;
     const char *text =
         "# a comment\n"
         "title: Tokens and \"quotes\"\n"
@@ -86,7 +86,7 @@ START_TEST(test_prose_options_and_comments)
         "\n"
         "Second.\n";
     Lesson *L = parse(text, &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     ck_assert_str_eq(L->summary, "one two");
     ck_assert_str_eq(L->setups[0].title, "First");
     ck_assert_str_eq(L->setups[0].qtokens[0], "New York");
@@ -107,12 +107,12 @@ END_TEST
 
 START_TEST(test_setups_inherit_and_draws_continue)
 {
-    LessonError err;
+    Error err;
     const char *text = "title: T\n[setup]\nseed: 42\ntokens: a b\nX = randn 2x2\n[softmax]\n"
                        "[setup]\nheads: 2\nY = randn 1x1\n[multi_head]\n"
                        "[setup]\nseed: 42\nY = randn 1x1\n[softmax]\n";
     Lesson *L = parse(text, &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     ck_assert_int_eq(L->nsetups, 3);
     ck_assert_int_eq(L->setups[1].heads, 2);
     ck_assert_int_eq(L->setups[2].heads, 2);           /* inherited */
@@ -127,10 +127,10 @@ END_TEST
 
 START_TEST(test_crlf_and_bom_accepted)
 {
-    LessonError err;
+    Error err;
     const char *text = "\xef\xbb\xbftitle: T\r\n[setup]\r\ntokens: a\r\nX =\r\n  1\r\n[softmax]\r\n";
     Lesson *L = parse(text, &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     ck_assert_str_eq(L->title, "T");
     lesson_free(L);
 }
@@ -138,13 +138,13 @@ END_TEST
 
 START_TEST(test_generators)
 {
-    LessonError err;
+    Error err;
     const char *text = "title: T\n[setup]\nseed: 1\ntokens: a b\n"
                        "X = onehot 2x3\nZ = zeros 2x2\nO = ones 1x2\nI = identity 3\n"
                        "R = randint 5 10 2x2\nS = sinusoid 2x3 freq 0.5\nT = randn 2x2x3\nU = rand 1x3\n"
                        "[softmax]\n";
     Lesson *L = parse(text, &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     const Setup *s = &L->setups[0];
     ck_assert_double_eq(mat_get(lesson_matrix(s, "X")->m, 1, 1), 1);
     ck_assert_double_eq(mat_get(lesson_matrix(s, "X")->m, 1, 2), 0);
@@ -195,10 +195,10 @@ END_TEST
 ** in written-out rows and in expressions. */
 START_TEST(test_typographic_minus)
 {
-    LessonError err;
+    Error err;
     Lesson *L = parse("title: T\n[setup]\ntokens: a b\nX =\n  \xe2\x88\x92" "1e\xe2\x88\x92" "3 2E\xe2\x88\x92" "1\n"
                       "  3 \xe2\x88\x92" "4.5e+1\ntemperature: 2e\xe2\x88\x92" "1 * 5\n[softmax]\n", &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     const Mat *X = lesson_matrix(&L->setups[0], "X")->m;
     ck_assert_double_eq(mat_get(X, 0, 0), -1e-3);
     ck_assert_double_eq(mat_get(X, 0, 1), 2e-1);
@@ -284,9 +284,9 @@ END_TEST
 
 START_TEST(test_limits_load_missing_file)
 {
-    LessonError err;
+    Error err;
     ck_assert_ptr_null(lesson_load("no/such/file.lesson", &err));
-    ck_assert_str_eq(err.msg, "no/such/file.lesson: error: cannot open: No such file or directory");
+    ck_assert_str_eq(eline(&err), "no/such/file.lesson: error: cannot open: No such file or directory");
     ck_assert_int_eq(err.line, 0);
 }
 END_TEST
@@ -308,14 +308,14 @@ START_TEST(test_limits_crlf_line_length)
             memset(text + at + 1, 'a', n - 1);
             strcpy(text + at + n, endings[e]);
             strcat(text, "[setup]\ntokens: a\nX =\n  1\n[softmax]\n");
-            LessonError err;
+            Error err;
             Lesson *L = parse(text, &err);
             if (extra == 0) {
-                ck_assert_msg(L != NULL, "ending %d: %s", e, err.msg);
+                ck_assert_msg(L != NULL, "ending %d: %s", e, eline(&err));
             } else {
                 ck_assert_ptr_null(L);
-                ck_assert_str_eq(err.msg, "t.lesson:2:32769: error: line is longer than 32768 bytes");
-                ck_assert_int_eq(err.kind, LESSON_ERR_LIMIT);
+                ck_assert_str_eq(eline(&err), "t.lesson:2:32769: error: line is longer than 32768 bytes");
+                ck_assert_int_eq(err.kind, ERR_LIMIT);
             }
             lesson_free(L);
             free(text);
@@ -335,9 +335,9 @@ START_TEST(test_limits_small_rules)
            "t.lesson:7:5: error: sinusoid freq 1e+308 makes the angle k*(i+1)*freq too large for a double; use a smaller freq");
     /* a line whose first non-blank character is '[' starts a section,
     ** indented or not: here it does not continue the title */
-    LessonError err;
+    Error err;
     Lesson *L = parse("title: T\n  [setup]\ntokens: a b\nX =\n  1 2\n  3 4\n [softmax]\n", &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     ck_assert_str_eq(L->title, "T");
     ck_assert_int_eq(L->nsetups, 1);
     ck_assert_int_eq(L->nstages, 1);
@@ -345,7 +345,7 @@ START_TEST(test_limits_small_rules)
     expect("title: T\nsummary: S\n  [nonsense]\n", "t.lesson:3:4: error: unknown section 'nonsense'; expected one of: ...");
     /* and it ends a matrix's rows */
     L = parse(BASE "Y =\n  1 2\n  [softmax]\n", &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     ck_assert_int_eq(lesson_matrix(&L->setups[0], "Y")->m->rows, 1);
     ck_assert_int_eq(L->nstages, 1);
     lesson_free(L);
@@ -355,27 +355,64 @@ END_TEST
 START_TEST(test_limits_error_kinds)
 {
     /* one mapping from kind to exit status: 1 I/O, 2 invalid or over a limit */
-    LessonError err;
+    Error err;
     ck_assert_ptr_null(lesson_load("no/such/file.lesson", &err));
-    ck_assert_int_eq(err.kind, LESSON_ERR_IO);
-    ck_assert_int_eq(lesson_exit_code(&err), 1);
+    ck_assert_int_eq(err.kind, ERR_IO);
+    ck_assert_int_eq(error_exit_code(&err), 1);
     ck_assert_ptr_null(lesson_load("/tmp", &err));
-    ck_assert_str_eq(err.msg, "/tmp: error: cannot read: a directory, not a regular file");
-    ck_assert_int_eq(lesson_exit_code(&err), 1);
+    ck_assert_str_eq(eline(&err), "/tmp: error: cannot read: a directory, not a regular file");
+    ck_assert_int_eq(error_exit_code(&err), 1);
     ck_assert_ptr_null(lesson_load("/dev/zero", &err));
-    ck_assert_str_eq(err.msg, "/dev/zero: error: cannot read: a character device, not a regular file");
-    ck_assert_int_eq(lesson_exit_code(&err), 1);
+    ck_assert_str_eq(eline(&err), "/dev/zero: error: cannot read: a character device, not a regular file");
+    ck_assert_int_eq(error_exit_code(&err), 1);
     ck_assert_ptr_null(parse(BASE "Y = nope\n", &err));
-    ck_assert_int_eq(err.kind, LESSON_ERR_INVALID);
-    ck_assert_int_eq(lesson_exit_code(&err), 2);
+    ck_assert_int_eq(err.kind, ERR_INVALID);
+    ck_assert_int_eq(error_exit_code(&err), 2);
     /* errors from computing have a message and no kind: invalid input */
     Lesson *L = parse("title: T\n[setup]\ntokens: a\nX =\n  1e200\n[raw_scores]\n", &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     ck_assert_ptr_null(attn_run(L, &err));
-    ck_assert_int_eq(lesson_exit_code(&err), 2);
+    ck_assert_int_eq(error_exit_code(&err), 2);
     lesson_free(L);
     memset(&err, 0, sizeof err);
-    ck_assert_int_eq(lesson_exit_code(&err), 0);
+    ck_assert_int_eq(error_exit_code(&err), 0);
+}
+END_TEST
+
+/* The three forms of an error line, the text for the screen, warnings,
+** and the exit code of each kind. */
+START_TEST(test_error_lines_and_codes)
+{
+    Error e;
+    char b[ERROR_LINE_MAX];
+    error_clear(&e);
+    ck_assert_int_eq(error_exit_code(&e), 0);
+    ck_assert(!error_set(&e, ERR_INVALID, "t.lesson", 6, 5, "expected a number, found '%s'", "x"));
+    ck_assert_str_eq(eline(&e), "t.lesson:6:5: error: expected a number, found 'x'");
+    error_brief(&e, b, sizeof b);
+    ck_assert_str_eq(b, "t.lesson:6:5: expected a number, found 'x'");
+    ck_assert_int_eq(error_exit_code(&e), 2);
+    error_set(&e, ERR_IO, "out.png", 0, 0, "cannot write: %s", "File too large");
+    ck_assert_str_eq(eline(&e), "out.png: error: cannot write: File too large");
+    ck_assert_int_eq(error_exit_code(&e), 1);
+    error_set(&e, ERR_RUNTIME, NULL, 0, 0, "cannot open a window");
+    ck_assert_str_eq(eline(&e), "attnlab: error: cannot open a window");
+    error_brief(&e, b, sizeof b);
+    ck_assert_str_eq(b, "cannot open a window");
+    ck_assert_int_eq(error_exit_code(&e), 1);
+    error_set(&e, ERR_LIMIT, "big.lesson", 1, 1, "file is 2000000 bytes, over the limit of 1048576 bytes");
+    ck_assert_int_eq(error_exit_code(&e), 2);
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    error_warn(&e, f);
+    error_print(&e, f);
+    rewind(f);
+    ck_assert_ptr_nonnull(fgets(b, sizeof b, f));
+    ck_assert_str_eq(b, "big.lesson:1:1: warning: file is 2000000 bytes, over the limit of 1048576 bytes\n");
+    ck_assert_ptr_nonnull(fgets(b, sizeof b, f));
+    ck_assert_str_eq(b, "big.lesson:1:1: error: file is 2000000 bytes, over the limit of 1048576 bytes\n");
+    fclose(f);
+    ck_assert(!error_set(NULL, ERR_IO, NULL, 0, 0, "nobody asked"));   /* a caller may not want to know */
 }
 END_TEST
 
@@ -385,6 +422,7 @@ Suite *lesson_suite(void)
     Suite *s = suite_create("lesson");
     TCase *core = tcase_create("core");
     tcase_add_test(core, test_minimal_lesson);
+    tcase_add_test(core, test_error_lines_and_codes);
     tcase_add_test(core, test_typographic_minus);
     tcase_add_test(core, test_prose_options_and_comments);
     tcase_add_test(core, test_setups_inherit_and_draws_continue);

@@ -25,18 +25,18 @@
 /* Parse or fail the test. */
 static Lesson *must_parse(const char *text, size_t len, const char *name)
 {
-    LessonError err;
+    Error err;
     Lesson *L = lesson_parse(text, len, name, &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     return L;
 }
 
 /* The --dump JSON of a lesson (computed as attnlab --dump does). */
 static char *dump_of(const Lesson *L)
 {
-    LessonError err;
+    Error err;
     Trace *T = attn_run(L, &err);
-    ck_assert_msg(T != NULL, "%s", err.msg);
+    ck_assert_msg(T != NULL, "%s", eline(&err));
     Buf b = { 0 };
     dump_json(L, T, &b);
     trace_free(T);
@@ -62,9 +62,9 @@ static char *save_one(const char *text, size_t len, int setup, const char *name,
     LsaveEdit *e;
     int n = lsave_diff(base, edited, &e);
     ck_assert_int_ge(n, 1);
-    char msg[700];
-    char *out = lsave_apply(text, len, base, e, n, out_len, msg, sizeof msg);
-    ck_assert_msg(out != NULL, "%s", msg);
+    Error msg;
+    char *out = lsave_apply(text, len, base, e, n, out_len, &msg);
+    ck_assert_msg(out != NULL, "%s", eline(&msg));
     Lesson *back = must_parse(out, *out_len, lesson_name);
     char *d1 = dump_of(edited), *d2 = dump_of(back);
     ck_assert_msg(!strcmp(d1, d2), "the saved lesson does not dump like the edited one (%s[%d,%d])", name, r, c);
@@ -116,11 +116,11 @@ static void roundtrip_file(const char *path)
     ck_assert_ptr_nonnull(text);
     lesson_name = path;
     Lesson *base = must_parse(text, len, lesson_name);
-    char msg[700];
+    Error msg;
     size_t out_len;
 
     /* no edits: the same bytes */
-    char *same = lsave_apply(text, len, base, NULL, 0, &out_len, msg, sizeof msg);
+    char *same = lsave_apply(text, len, base, NULL, 0, &out_len, &msg);
     ck_assert_msg(same && out_len == len && !memcmp(same, text, len), "%s: saving with no edit changed the file", path);
     free(same);
 
@@ -166,7 +166,7 @@ static void roundtrip_file(const char *path)
         /* saving the saved text again with no edits changes nothing */
         Lesson *again = must_parse(out, out_len, lesson_name);
         size_t n2;
-        char *twice = lsave_apply(out, out_len, again, NULL, 0, &n2, msg, sizeof msg);
+        char *twice = lsave_apply(out, out_len, again, NULL, 0, &n2, &msg);
         ck_assert(twice && n2 == out_len && !memcmp(twice, out, n2));
         free(twice);
         lesson_free(again);
@@ -255,9 +255,9 @@ START_TEST(test_override_syntax)
 {
     const char *t = "title: T\n[setup]\nseed: 1\ntokens: a b\nX = identity 2\nX[1,2] = 0.5\n"
                     "[softmax]\n[setup]\nX[2,1] = -2\n[softmax]\n";
-    LessonError err;
+    Error err;
     Lesson *L = lesson_parse(t, strlen(t), "t.lesson", &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     const Mat *x0 = lesson_matrix(&L->setups[0], "X")->m, *x1 = lesson_matrix(&L->setups[1], "X")->m;
     ck_assert_double_eq(mat_get(x0, 0, 1), 0.5);
     ck_assert_double_eq(mat_get(x0, 1, 0), 0.0);                 /* the later override is the later setup's */
@@ -338,6 +338,33 @@ START_TEST(test_edit_source_of_transpose)
         ck_assert_ptr_nonnull(strstr(out, k == 0 ? "  1 2\n" : "A = randn 2x2"));   /* the definition untouched */
         free(out);
     }
+}
+END_TEST
+
+START_TEST(test_transposed_in_an_earlier_setup)
+{
+    /* A is defined and transposed into B in the first setup; the second
+    ** has A from the same text but a B of its own. An edit of A there would
+    ** go to the first setup's text and change its B too, which the screen
+    ** did not show: A is a transpose's source in the second setup as well.
+    ** The same for given attention read in an earlier setup. */
+    const char *t = "title: t\n[setup]\nseed: 1\ntokens: a b\nA = randn 2x2\nB = transpose A\nX = identity 2\n"
+                    "[embeddings]\n[setup]\nB = randn 2x2\n[embeddings]\n";
+    Error err;
+    Lesson *L = lesson_parse(t, strlen(t), "t.lesson", &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert(lsave_shared(L, 0, 1, "A", 0, 0));
+    ck_assert(lsave_feeds_transpose(L, 0, "A"));
+    ck_assert(lsave_feeds_transpose(L, 1, "A"));
+    ck_assert(!lsave_feeds_transpose(L, 1, "B"));
+    ck_assert(!lsave_feeds_transpose(L, 0, "X"));
+    lesson_free(L);
+    const char *g = "title: t\n[setup]\ntokens: a b\nA =\n  0.5 0.5\n  1 0\nattention: A\n[softmax]\n"
+                    "[setup]\nattention: none\nX = identity 2\n[embeddings]\n";
+    L = lesson_parse(g, strlen(g), "g.lesson", &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert(lsave_gives_attention(L, 1, "A"));
+    lesson_free(L);
 }
 END_TEST
 
@@ -429,6 +456,7 @@ Suite *lessonsave_suite(void)
     tcase_add_test(core, test_override_syntax);
     tcase_add_test(core, test_no_final_newline);
     tcase_add_test(core, test_edit_source_of_transpose);
+    tcase_add_test(core, test_transposed_in_an_earlier_setup);
     tcase_add_test(core, test_override_spacing);
     tcase_add_test(core, test_decimals_kept);
     tcase_add_test(core, test_crlf_bom_kept);

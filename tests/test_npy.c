@@ -41,9 +41,9 @@ static void expect_header_error(const char *dict, const char *want)
     size_t len, need;
     unsigned char *b = npy_image(dict, NULL, 0, &len);
     NpyHeader h;
-    char err[256] = "";
-    ck_assert_int_eq(npy_parse_header(b, len, &h, &need, err, sizeof err), -1);
-    ck_assert_msg(!strcmp(err, want), "got  \"%s\"\nwant \"%s\"", err, want);
+    Error err;
+    ck_assert_int_eq(npy_parse_header(b, len, &h, &need, &err), -1);
+    ck_assert_msg(!strcmp(err.msg, want), "got  \"%s\"\nwant \"%s\"", err.msg, want);
     free(b);
 }
 
@@ -52,8 +52,8 @@ START_TEST(test_header_fields)
     size_t len, need;
     unsigned char *b = npy_image("{'descr': '>i2', 'fortran_order': True, 'shape': (2, 3), }", NULL, 0, &len);
     NpyHeader h;
-    char err[256];
-    ck_assert_msg(npy_parse_header(b, len, &h, &need, err, sizeof err) == 0, "%s", err);
+    Error err;
+    ck_assert_msg(npy_parse_header(b, len, &h, &need, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(h.major, 1);
     ck_assert_str_eq(h.descr, ">i2");
     ck_assert_int_eq(h.kind, 'i');
@@ -69,13 +69,13 @@ START_TEST(test_header_fields)
     free(b);
     /* double quotes, no trailing comma, a 1-tuple and a 0-D shape */
     b = npy_image("{\"shape\": (7,), \"descr\": \"|b1\", \"fortran_order\": False}", NULL, 0, &len);
-    ck_assert_msg(npy_parse_header(b, len, &h, &need, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(npy_parse_header(b, len, &h, &need, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(h.ndim, 1);
     ck_assert_int_eq(h.count, 7);
     ck_assert_int_eq(h.kind, 'b');
     free(b);
     b = npy_image("{'descr': '<f4', 'fortran_order': False, 'shape': ()}", NULL, 0, &len);
-    ck_assert_msg(npy_parse_header(b, len, &h, &need, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(npy_parse_header(b, len, &h, &need, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(h.ndim, 0);
     ck_assert_int_eq(h.count, 1);
     free(b);
@@ -93,19 +93,19 @@ START_TEST(test_header_versions_and_need)
     memcpy(b + 12, dict, dl);
     NpyHeader h;
     size_t need;
-    char err[256];
-    ck_assert_msg(npy_parse_header(b, 12 + dl, &h, &need, err, sizeof err) == 0, "%s", err);
+    Error err;
+    ck_assert_msg(npy_parse_header(b, 12 + dl, &h, &need, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(h.major, 2);
     ck_assert_uint_eq(h.header_len, 12 + dl);
     /* cut short: how much is needed */
-    ck_assert_int_eq(npy_parse_header(b, 20, &h, &need, err, sizeof err), -1);
+    ck_assert_int_eq(npy_parse_header(b, 20, &h, &need, &err), -1);
     ck_assert_uint_eq(need, 12 + dl);
-    ck_assert_int_eq(npy_parse_header(b, 7, &h, &need, err, sizeof err), -1);
+    ck_assert_int_eq(npy_parse_header(b, 7, &h, &need, &err), -1);
     ck_assert_uint_eq(need, 8);
-    ck_assert_str_eq(err, "truncated: the file ends before the format version");
+    ck_assert_str_eq(err.msg, "truncated: the file ends before the format version");
     b[7] = 1;                                   /* 2.1 does not exist */
-    ck_assert_int_eq(npy_parse_header(b, 12 + dl, &h, &need, err, sizeof err), -1);
-    ck_assert_str_eq(err, "unsupported .npy format version 2.1; expected 1.0, 2.0 or 3.0");
+    ck_assert_int_eq(npy_parse_header(b, 12 + dl, &h, &need, &err), -1);
+    ck_assert_str_eq(err.msg, "unsupported .npy format version 2.1; expected 1.0, 2.0 or 3.0");
 }
 END_TEST
 
@@ -145,9 +145,9 @@ START_TEST(test_header_errors)
     /* wrong magic */
     size_t need;
     NpyHeader h;
-    char err[256];
-    ck_assert_int_eq(npy_parse_header((const unsigned char *)"PK\x03\x04 a zip", 12, &h, &need, err, sizeof err), -1);
-    ck_assert_str_eq(err, "not a NumPy .npy file: it does not start with the magic string \\x93NUMPY");
+    Error err;
+    ck_assert_int_eq(npy_parse_header((const unsigned char *)"PK\x03\x04 a zip", 12, &h, &need, &err), -1);
+    ck_assert_str_eq(err.msg, "not a NumPy .npy file: it does not start with the magic string \\x93NUMPY");
 }
 END_TEST
 
@@ -157,32 +157,32 @@ START_TEST(test_decode_values)
     /* float16: 1, -2, 65504 (largest), 2^-24 (smallest subnormal), 0.5, -0 */
     const unsigned char f16[12] = { 0x00, 0x3c, 0x00, 0xc0, 0xff, 0x7b, 0x01, 0x00, 0x00, 0x38, 0x00, 0x80 };
     double out[6];
-    char err[256];
-    ck_assert_msg(npy_decode(&h, f16, sizeof f16, out, err, sizeof err) == 0, "%s", err);
+    Error err;
+    ck_assert_msg(npy_decode(&h, f16, sizeof f16, out, &err) == 0, "%s", err.msg);
     ck_assert(out[0] == 1.0 && out[1] == -2.0 && out[2] == 65504.0 && out[3] == ldexp(1, -24) && out[4] == 0.5);
     ck_assert(out[5] == 0.0 && signbit(out[5]));
     /* big-endian int16 in Fortran order, shape (2, 3): the file holds the columns */
     NpyHeader g = { .kind = 'i', .itemsize = 2, .big_endian = true, .fortran = true, .ndim = 2,
                     .shape = { 2, 3 }, .count = 6, .data_len = 12 };
     const unsigned char i16[12] = { 0, 1, 0xff, 0xfe, 0, 2, 0x80, 0x00, 0, 3, 0x7f, 0xff };
-    ck_assert_msg(npy_decode(&g, i16, sizeof i16, out, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(npy_decode(&g, i16, sizeof i16, out, &err) == 0, "%s", err.msg);
     const double want[6] = { 1, 2, 3, -2, -32768, 32767 };      /* rows: 1 2 3 / -2 -32768 32767 */
     for (int i = 0; i < 6; i++) ck_assert_double_eq(out[i], want[i]);
     /* uint64 max and int64 min */
     NpyHeader u = { .kind = 'u', .itemsize = 8, .ndim = 1, .shape = { 1 }, .count = 1, .data_len = 8 };
     const unsigned char ones[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-    ck_assert_int_eq(npy_decode(&u, ones, 8, out, err, sizeof err), 0);
+    ck_assert_int_eq(npy_decode(&u, ones, 8, out, &err), 0);
     ck_assert_double_eq(out[0], 18446744073709551616.0);
     u.kind = 'i';
-    ck_assert_int_eq(npy_decode(&u, ones, 8, out, err, sizeof err), 0);
+    ck_assert_int_eq(npy_decode(&u, ones, 8, out, &err), 0);
     ck_assert_double_eq(out[0], -1.0);
     /* short data and a NaN */
-    ck_assert_int_eq(npy_decode(&u, ones, 7, out, err, sizeof err), -1);
-    ck_assert_str_eq(err, "truncated: the shape and dtype need 8 bytes of data, found 7");
+    ck_assert_int_eq(npy_decode(&u, ones, 7, out, &err), -1);
+    ck_assert_str_eq(err.msg, "truncated: the shape and dtype need 8 bytes of data, found 7");
     NpyHeader n = { .kind = 'f', .itemsize = 4, .ndim = 2, .shape = { 1, 2 }, .count = 2, .data_len = 8 };
     const unsigned char nan32[8] = { 0, 0, 0x80, 0x3f, 0, 0, 0xc0, 0x7f };
-    ck_assert_int_eq(npy_decode(&n, nan32, 8, out, err, sizeof err), -1);
-    ck_assert_str_eq(err, "the number at index (0, 1) is NaN; NaN and infinity are not allowed");
+    ck_assert_int_eq(npy_decode(&n, nan32, 8, out, &err), -1);
+    ck_assert_str_eq(err.msg, "the number at index (0, 1) is NaN; NaN and infinity are not allowed");
 }
 END_TEST
 
@@ -206,34 +206,35 @@ static void put_file(const char *dir, const char *name, const void *data, size_t
 
 START_TEST(test_open_files)
 {
-    char dir[64], path[512], err[256];
+    char dir[64], path[512];
+    Error err;
     temp_dir(dir, sizeof dir);
     double v[6] = { 1, 2, 3, 4, 5, 6 };
     size_t len;
     unsigned char *b = npy_image("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", v, sizeof v, &len);
     put_file(dir, "a.npy", b, len);
     snprintf(path, sizeof path, "%s/a.npy", dir);
-    NpyFile *f = npy_open(path, NULL, err, sizeof err);
-    ck_assert_msg(f != NULL, "%s", err);
+    NpyFile *f = npy_open(path, NULL, &err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
     ck_assert_int_eq(npy_header(f)->count, 6);
     double out[6];
-    ck_assert_msg(npy_read(f, out, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(npy_read(f, out, &err) == 0, "%s", err.msg);
     for (int i = 0; i < 6; i++) ck_assert_double_eq(out[i], v[i]);
     npy_close(f);
     put_file(dir, "cut.npy", b, len - 1);
     snprintf(path, sizeof path, "%s/cut.npy", dir);
-    ck_assert_ptr_null(npy_open(path, NULL, err, sizeof err));
-    ck_assert_str_eq(err, "truncated: the header's shape and dtype '<f8' need 48 bytes of data, found 47");
+    ck_assert_ptr_null(npy_open(path, NULL, &err));
+    ck_assert_str_eq(err.msg, "truncated: the header's shape and dtype '<f8' need 48 bytes of data, found 47");
     /* a FIFO with no writer: refused at once, never waited on */
     snprintf(path, sizeof path, "%s/fifo.npy", dir);
     ck_assert_int_eq(mkfifo(path, 0600), 0);
-    ck_assert_ptr_null(npy_open(path, NULL, err, sizeof err));
-    ck_assert_str_eq(err, "cannot read: a named pipe (FIFO), not a regular file");
+    ck_assert_ptr_null(npy_open(path, NULL, &err));
+    ck_assert_str_eq(err.msg, "cannot read: a named pipe (FIFO), not a regular file");
     unlink(path);
     /* a .npy given as an archive */
     snprintf(path, sizeof path, "%s/a.npy", dir);
-    ck_assert_ptr_null(npy_open(path, "W", err, sizeof err));
-    ck_assert_str_eq(err, "not a readable .npz (zip) archive: Not a zip archive");
+    ck_assert_ptr_null(npy_open(path, "W", &err));
+    ck_assert_str_eq(err.msg, "not a readable .npz (zip) archive: Not a zip archive");
     unlink(path);
     snprintf(path, sizeof path, "%s/cut.npy", dir);
     unlink(path);
@@ -257,9 +258,9 @@ START_TEST(test_lesson_load_stack)
     const char *text = "title: T\n[setup]\ntokens: a b\nX = identity 2\nW = load \"w.npy\"\nH = load \"w.npy\" head 2\n"
                        "heads: 2\nqueries: X @ W\nkeys: X @ W\n[softmax]\n";
     snprintf(name, sizeof name, "%s/t.lesson", dir);       /* the lesson's directory is where files are found */
-    LessonError err;
+    Error err;
     Lesson *L = lesson_parse(text, strlen(text), name, &err);
-    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
     const LessonMatrix *w = lesson_matrix(&L->setups[0], "W"), *h = lesson_matrix(&L->setups[0], "H");
     ck_assert_int_eq(w->stack, 2);
     ck_assert_int_eq(w->m->rows, 2);
@@ -277,7 +278,7 @@ START_TEST(test_lesson_load_stack)
     /* the same lesson named without a directory looks in the current one */
     L = lesson_parse(text, strlen(text), "t.lesson", &err);
     ck_assert_ptr_null(L);
-    ck_assert_str_eq(err.msg, "t.lesson:5:10: error: w.npy: cannot open: No such file or directory");
+    ck_assert_str_eq(eline(&err), "t.lesson:5:10: error: w.npy: cannot open: No such file or directory");
     snprintf(name, sizeof name, "%s/w.npy", dir);
     unlink(name);
     rmdir(dir);

@@ -26,6 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The errors of the font, render and export calls, for messages. */
+static Error ferr, rerr, xerr;
+
 static const Color WHITE = { 255, 255, 255, 255 };
 static const Color BLACK = { 0, 0, 0, 255 };
 
@@ -34,8 +37,8 @@ static FontSet *fonts;
 /* Each test gets DejaVu Sans, found the way the program finds it. */
 static void setup_fonts(void)
 {
-    fonts = font_create(NULL);
-    ck_assert_msg(fonts != NULL, "font_create: %s", font_error());
+    fonts = font_create(NULL, &ferr);
+    ck_assert_msg(fonts != NULL, "font_create: %s", eline(&ferr));
 }
 
 /* And gives it back. */
@@ -56,9 +59,9 @@ static DrawList *canvas(int w, int h)
 /* Draw d on a fresh offscreen canvas of its size. */
 static Offscreen *paint(const DrawList *d)
 {
-    Offscreen *o = render_offscreen_create(d->width, d->height, fonts);
-    ck_assert_msg(o != NULL, "offscreen: %s", render_error());
-    ck_assert_int_eq(render_drawlist(o->render, d), 0);
+    Offscreen *o = render_offscreen_create(d->width, d->height, fonts, &rerr);
+    ck_assert_msg(o != NULL, "offscreen: %s", eline(&rerr));
+    ck_assert_int_eq(render_drawlist(o->render, d, NULL), 0);
     return o;
 }
 
@@ -521,7 +524,7 @@ START_TEST(test_render_twice_identical)
     /* The same canvas again: glyphs now come from the warm cache. */
     void *first = malloc(bytes);
     memcpy(first, a->canvas->pixels, bytes);
-    ck_assert_int_eq(render_drawlist(a->render, d), 0);
+    ck_assert_int_eq(render_drawlist(a->render, d, NULL), 0);
     ck_assert_int_eq(memcmp(first, a->canvas->pixels, bytes), 0);
     free(first);
     render_offscreen_free(a);
@@ -539,9 +542,9 @@ START_TEST(test_batched_path_matches_direct)
     text_cmd(d, (Rect){ 290, 40, 30, 160 }, "ᵀ √ … Σ", 14, (Color){ 200, 0, 0, 255 },
              ALIGN_RIGHT, VALIGN_TOP, 1, 90);
     Offscreen *a = paint(d);
-    Offscreen *b = render_offscreen_create(d->width, d->height, fonts);
+    Offscreen *b = render_offscreen_create(d->width, d->height, fonts, &rerr);
     render_set_batched(b->render, 1);
-    ck_assert_int_eq(render_drawlist(b->render, d), 0);
+    ck_assert_int_eq(render_drawlist(b->render, d, NULL), 0);
     for (int y = 0; y < d->height; y++)
         for (int x = 0; x < d->width; x++)
             ck_assert_msg(same(render_offscreen_pixel(a, x, y), render_offscreen_pixel(b, x, y)),
@@ -601,7 +604,7 @@ START_TEST(test_png_roundtrip)
     temp_dir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/stage.png", dir);
     ExportMeta meta = { "Attention tour", "softmax: Atención" };
-    ck_assert_msg(export_png(o->canvas, path, &meta) == 0, "%s", export_error());
+    ck_assert_msg(export_png(o->canvas, path, &meta, &xerr) == 0, "%s", eline(&xerr));
     PngFacts f = read_png(path, 80 + 25, 50 + 45 + 5);
     ck_assert_uint_eq(f.w, 320);
     ck_assert_uint_eq(f.h, 200);
@@ -624,8 +627,8 @@ START_TEST(test_png_roundtrip)
     free(buf);
     /* Deterministic: the same canvas encodes to the same bytes. */
     Buf a = { 0 }, b = { 0 };
-    ck_assert_int_eq(export_png_encode(o->canvas, &meta, &a), 0);
-    ck_assert_int_eq(export_png_encode(o->canvas, &meta, &b), 0);
+    ck_assert_int_eq(export_png_encode(o->canvas, &meta, &a, &xerr), 0);
+    ck_assert_int_eq(export_png_encode(o->canvas, &meta, &b, &xerr), 0);
     ck_assert_uint_eq(a.len, b.len);
     ck_assert_int_eq(memcmp(a.s, b.s, a.len), 0);
     ck_assert_int_eq(memcmp(a.s, "\x89PNG\r\n\x1a\n", 8), 0);
@@ -690,23 +693,23 @@ START_TEST(test_export_to_bad_places_fails_cleanly)
     DrawList *d = sample_heatmap();
     Offscreen *o = paint(d);
     ExportMeta meta = { "t", "d" };
-    ck_assert_int_eq(export_png(o->canvas, "/nonexistent-attnlab-dir/x.png", &meta), -1);
-    ck_assert_ptr_nonnull(strstr(export_error(), "/nonexistent-attnlab-dir/x.png"));
+    ck_assert_int_eq(export_png(o->canvas, "/nonexistent-attnlab-dir/x.png", &meta, &xerr), -1);
+    ck_assert_ptr_nonnull(strstr(eline(&xerr), "/nonexistent-attnlab-dir/x.png"));
     ck_assert_int_eq(access("/nonexistent-attnlab-dir", F_OK), -1);
     /* A "directory" that is a file. */
-    ck_assert_int_eq(export_png(o->canvas, "cli.sh/x.png", &meta), -1);
-    ck_assert_ptr_nonnull(strstr(export_error(), "cannot write"));
-    ck_assert_int_eq(export_png(o->canvas, "", &meta), -1);
-    ck_assert_str_ne(export_error(), "");
+    ck_assert_int_eq(export_png(o->canvas, "cli.sh/x.png", &meta, &xerr), -1);
+    ck_assert_ptr_nonnull(strstr(eline(&xerr), "cannot write"));
+    ck_assert_int_eq(export_png(o->canvas, "", &meta, &xerr), -1);
+    ck_assert_str_ne(eline(&xerr), "");
     /* A directory without write permission (root may write anyway). */
     char dir[64], path[128];
     temp_dir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/x.png", dir);
     chmod(dir, 0500);
-    int rc = export_png(o->canvas, path, &meta);
+    int rc = export_png(o->canvas, path, &meta, &xerr);
     if (geteuid() != 0) {
         ck_assert_int_eq(rc, -1);
-        ck_assert_ptr_nonnull(strstr(export_error(), path));
+        ck_assert_ptr_nonnull(strstr(eline(&xerr), path));
     }
     chmod(dir, 0700);
     ck_assert_int_eq(dir_entries(dir), rc == 0 ? 1 : 0);    /* no temporary left */
@@ -721,17 +724,17 @@ START_TEST(test_missing_font_says_what_to_install)
 {
     font_free(fonts);
     fonts = NULL;
-    FontSet *fs = font_create("/nonexistent/attnlab-font.ttf");
+    FontSet *fs = font_create("/nonexistent/attnlab-font.ttf", &ferr);
     ck_assert_ptr_null(fs);
-    ck_assert_ptr_nonnull(strstr(font_error(), "/nonexistent/attnlab-font.ttf"));
-    ck_assert_ptr_nonnull(strstr(font_error(), FONT_PACKAGE));
+    ck_assert_ptr_nonnull(strstr(eline(&ferr), "/nonexistent/attnlab-font.ttf"));
+    ck_assert_ptr_nonnull(strstr(eline(&ferr), FONT_PACKAGE));
     /* A file that is no font. */
-    fs = font_create("cli.sh");
+    fs = font_create("cli.sh", &ferr);
     ck_assert_ptr_null(fs);
-    ck_assert_ptr_nonnull(strstr(font_error(), "cli.sh"));
-    ck_assert_ptr_nonnull(strstr(font_error(), FONT_PACKAGE));
+    ck_assert_ptr_nonnull(strstr(eline(&ferr), "cli.sh"));
+    ck_assert_ptr_nonnull(strstr(eline(&ferr), FONT_PACKAGE));
     /* An explicit good path works, bold synthesised from it. */
-    fs = font_create("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
+    fs = font_create("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", &ferr);
     if (fs) {
         ck_assert(font_measure(fs, "abc", 14, 1) >= font_measure(fs, "abc", 14, 0));
         font_free(fs);
@@ -741,12 +744,12 @@ END_TEST
 
 START_TEST(test_offscreen_bad_sizes)
 {
-    ck_assert_ptr_null(render_offscreen_create(0, 10, fonts));
-    ck_assert_ptr_nonnull(strstr(render_error(), "out of range"));
-    ck_assert_ptr_null(render_offscreen_create(10, -3, fonts));
-    ck_assert_ptr_null(render_offscreen_create(RENDER_MAX_SIDE + 1, 10, fonts));
-    ck_assert_ptr_null(render_offscreen_create(10, 10, NULL));
-    Offscreen *o = render_offscreen_create(1, 1, fonts);
+    ck_assert_ptr_null(render_offscreen_create(0, 10, fonts, &rerr));
+    ck_assert_ptr_nonnull(strstr(eline(&rerr), "out of range"));
+    ck_assert_ptr_null(render_offscreen_create(10, -3, fonts, &rerr));
+    ck_assert_ptr_null(render_offscreen_create(RENDER_MAX_SIDE + 1, 10, fonts, &rerr));
+    ck_assert_ptr_null(render_offscreen_create(10, 10, NULL, &rerr));
+    Offscreen *o = render_offscreen_create(1, 1, fonts, &rerr);
     ck_assert_ptr_nonnull(o);
     Color black = render_offscreen_pixel(o, 5, 5);      /* outside: black, no crash */
     ck_assert_int_eq(black.r, 0);
@@ -778,7 +781,7 @@ START_TEST(test_degenerate_commands_draw_nothing)
             ck_assert_msg(same(render_offscreen_pixel(o, x, y), d->background), "(%d,%d) drawn", x, y);
     /* Huge and malformed text, partly off the canvas: drawn, no crash. */
     draw_text(d, (Rect){ -20, -20, 120, 100 }, "\xff\xc3(\xe2\x88 W", 900, BLACK, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_BODY);
-    ck_assert_int_eq(render_drawlist(o->render, d), 0);
+    ck_assert_int_eq(render_drawlist(o->render, d, NULL), 0);
     int bx0, by0, bx1, by1;
     ck_assert_int_gt(ink_box(o, 0, 0, 80, 60, &bx0, &by0, &bx1, &by1), 0);
     render_offscreen_free(o);
@@ -810,14 +813,14 @@ START_TEST(test_glyph_cache_starts_over_cleanly)
         text_cmd(big, (Rect){ 0, 100, 400, 300 }, alphabet, 250, BLACK, ALIGN_LEFT, VALIGN_TOP,
                  k & 1, k & 2 ? 90 : 0);
     for (int batched = 0; batched < 2; batched++) {
-        Offscreen *o = render_offscreen_create(400, 400, fonts);
+        Offscreen *o = render_offscreen_create(400, 400, fonts, &rerr);
         render_set_batched(o->render, batched);
         uint32_t gen0 = font_cache_generation(fonts);
-        ck_assert_int_eq(render_drawlist(o->render, big), 0);
+        ck_assert_int_eq(render_drawlist(o->render, big, NULL), 0);
         ck_assert_uint_gt(font_cache_generation(fonts), gen0);
         ck_assert_int_le(font_page_count(fonts), FONT_MAX_PAGES);
         ck_assert_msg(same_region(o, ref, 300, 0, 400, 40), "run before the reset (batched=%d)", batched);
-        ck_assert_int_eq(render_drawlist(o->render, small), 0);
+        ck_assert_int_eq(render_drawlist(o->render, small, NULL), 0);
         ck_assert_msg(same_region(o, ref, 0, 0, 400, 400), "run after the reset (batched=%d)", batched);
         render_offscreen_free(o);
     }

@@ -2,6 +2,7 @@
 ** test_stage.c: stage views, cell explanations and the JSON dump, on small
 ** lessons whose numbers can be checked by hand.
 */
+#define _DEFAULT_SOURCE
 #include "suites.h"
 #include "tjson.h"
 #include "core/attn.h"
@@ -9,8 +10,10 @@
 #include "core/explain.h"
 #include "core/lesson.h"
 #include "core/stage.h"
+#include "core/stage_table.h"
 #include "core/trace.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,11 +39,11 @@ static Trace *T;
 ** in *l. */
 static Trace *run_lesson(const char *text, const char *name, Lesson **l)
 {
-    LessonError err;
+    Error err;
     *l = lesson_parse(text, strlen(text), name, &err);
-    ck_assert_msg(*l != NULL, "%s", err.msg);
+    ck_assert_msg(*l != NULL, "%s", eline(&err));
     Trace *t = attn_run(*l, &err);
-    ck_assert_msg(t != NULL, "%s", err.msg);
+    ck_assert_msg(t != NULL, "%s", eline(&err));
     return t;
 }
 
@@ -181,9 +184,9 @@ END_TEST
 START_TEST(test_explain_all_masked_row)
 {
     const char *text = "title: T\n[setup]\ntokens: a b\nX =\n  1 2\n  3 4\nM =\n  0 0\n  1 1\nmask: allow M\n[causal_mask]\n";
-    LessonError err;
+    Error err;
     Lesson *l = lesson_parse(text, strlen(text), "m.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
+    ck_assert_msg(l != NULL, "%s", eline(&err));
     Trace *t = attn_run(l, &err);
     ck_assert_ptr_nonnull(t);
     const Mat *W = trace_get(t, 0, "weights");
@@ -272,12 +275,12 @@ END_TEST
 START_TEST(test_limits_non_finite_is_an_error)
 {
     const char *text = "title: T\n[setup]\ntokens: a b\nX =\n  1e200 1\n  1 1e200\n[softmax]\n";
-    LessonError err;
+    Error err;
     Lesson *l = lesson_parse(text, strlen(text), "big.lesson", &err);
     ck_assert_ptr_nonnull(l);
     ck_assert_ptr_null(attn_run(l, &err));
-    has(err.msg, "big.lesson:2:1: error: raw_scores[1][1] is infinite");
-    has(err.msg, "not a finite number");
+    has(eline(&err), "big.lesson:2:1: error: raw_scores[1][1] is infinite");
+    has(eline(&err), "not a finite number");
     lesson_free(l);
 }
 END_TEST
@@ -291,11 +294,11 @@ START_TEST(test_residual_stream)
         "W_v = randn 4x4\nW_o = randn 4x4 * 0.5\nqueries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_v\nheads: 2\n"
         "mask: causal\noutput: W_o\n[softmax]\n[setup]\nresidual: yes\nW_q = randn 4x4\n[softmax]\n"
         "[setup]\n[embeddings]\n";
-    LessonError err;
+    Error err;
     Lesson *l = lesson_parse(text, sizeof text - 1, "r.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
+    ck_assert_msg(l != NULL, "%s", eline(&err));
     Trace *t = attn_run(l, &err);
-    ck_assert_msg(t != NULL, "%s", err.msg);
+    ck_assert_msg(t != NULL, "%s", eline(&err));
     for (int s = 1; s <= 2; s++) {
         const Mat *x0 = trace_get(t, s - 1, "X"), *f0 = trace_get(t, s - 1, "final"), *x1 = trace_get(t, s, "X");
         ck_assert(trace_input_computed(t, s, "X"));
@@ -331,11 +334,11 @@ START_TEST(test_limits_variance_of_huge_scores)
         char text[256];
         snprintf(text, sizeof text, "title: T\n[setup]\ntokens: a b\nX =\n  %s\n  -%s\n[scaled_scores]\n",
                  cases[i][0], cases[i][0]);
-        LessonError err;
+        Error err;
         Lesson *l = lesson_parse(text, strlen(text), "v.lesson", &err);
-        ck_assert_msg(l != NULL, "%s", err.msg);
+        ck_assert_msg(l != NULL, "%s", eline(&err));
         Trace *t = attn_run(l, &err);
-        ck_assert_msg(t != NULL, "%s", err.msg);
+        ck_assert_msg(t != NULL, "%s", eline(&err));
         View *v = stage_view(l, t, 0);
         ck_assert_int_eq(v->npanels, 2);
         for (int k = 0; k < 2; k++) {
@@ -405,9 +408,9 @@ START_TEST(test_custom_divisor_and_temperature)
     ** plain dot product is not scaled at all */
     const char *text = "title: T\n[setup]\ntokens: a b\nX =\n  1 2\n  3 4\ndivisor: 5\ntemperature: 2\n[scaled_scores]\n"
                        "[setup]\nscore: dot\ntemperature: 1\n[softmax]\n";
-    LessonError err;
+    Error err;
     Lesson *l = lesson_parse(text, strlen(text), "d.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
+    ck_assert_msg(l != NULL, "%s", eline(&err));
     Trace *t = attn_run(l, &err);
     ck_assert_ptr_nonnull(t);
     /* raw[0][1] = 1·3 + 2·4 = 11 */
@@ -483,7 +486,7 @@ END_TEST
 ** window key, a cache step. */
 START_TEST(test_modern_explain_words)
 {
-    LessonError err;
+    Error err;
     Lesson *l = lesson_parse(MODERN_LESSON, strlen(MODERN_LESSON), "m.lesson", &err);
     Trace *t = attn_run(l, &err);
     ck_assert_ptr_nonnull(t);
@@ -710,6 +713,106 @@ START_TEST(test_given_padded_query)
 }
 END_TEST
 
+/* Every stage id has its row, in order, with a name the parser reads back
+** and a title; rows with sub-step cells count their sub-steps. */
+START_TEST(test_stage_table_rows)
+{
+    for (int i = 0; i < STAGE_COUNT; i++) {
+        const StageKind *k = stage_kind((StageId)i);
+        StageId back;
+        ck_assert_int_eq(k->id, i);
+        ck_assert(lesson_stage_from_name(k->name, &back));
+        ck_assert_int_eq(back, i);
+        ck_assert_str_eq(lesson_stage_name((StageId)i), k->name);
+        ck_assert_int_gt((int)strlen(k->title), 0);
+        ck_assert(k->build != NULL);
+        if (k->cells) ck_assert(k->steps != NULL);
+        if (k->blocks) ck_assert(k->cells != NULL);
+        for (int j = 0; j < i; j++) ck_assert_str_ne(stage_kind((StageId)j)->name, k->name);
+    }
+}
+END_TEST
+
+/* The scores and everything computed from them give away which key a
+** query attends to most. */
+static bool gives_answer_away(TraceKind k)
+{
+    return k == TK_RAW || k == TK_SCALED || k == TK_BIASED || k == TK_MASKED || k == TK_WEIGHTS || k == TK_OUTPUT
+        || k == TK_CONCAT || k == TK_FINAL || k == TK_ENTROPY || k == TK_KV_WEIGHTS || k == TK_KV_OUTPUT
+        || (k >= TK_OS_MAX && k <= TK_OS_DIFF);
+}
+
+/* Predict mode hides (stage_hides) exactly the panels that give the answer
+** away, on every stage of every bundled lesson, every head and sub-step;
+** the bundled lessons show every kind of stage. */
+START_TEST(test_stage_table_predict_hides_the_answer)
+{
+    DIR *dir = opendir("../lessons");
+    ck_assert_ptr_nonnull(dir);
+    struct dirent *e;
+    bool seen[STAGE_COUNT] = { false };
+    int hidden = 0, shown = 0;
+    while ((e = readdir(dir))) {
+        if (!strstr(e->d_name, ".lesson")) continue;
+        char path[512];
+        Error err;
+        snprintf(path, sizeof path, "../lessons/%s", e->d_name);
+        Lesson *l = lesson_load(path, &err);
+        ck_assert_msg(l != NULL, "%s", eline(&err));
+        Trace *t = attn_run(l, &err);
+        ck_assert_msg(t != NULL, "%s", eline(&err));
+        for (int k = 0; k < l->nstages; k++) {
+            seen[l->stages[k].id] = true;
+            for (int h = 0; h <= l->setups[l->stages[k].setup].heads; h++)
+                for (int step = 0, n = 1; step < n; step++) {
+                    StageOpts o = { h, step };
+                    View *v = stage_view_with(l, t, k, &o);
+                    n = v->nsteps;
+                    for (int i = 0; i < v->npanels; i++) {
+                        TraceKind kind = v->panels[i].ref.kind;
+                        ck_assert_msg(stage_hides(v->id, kind) == gives_answer_away(kind), "%s stage %d (%s): panel %s",
+                                      e->d_name, k + 1, lesson_stage_name(v->id), v->panels[i].matrix);
+                        if (stage_hides(v->id, kind)) hidden++; else shown++;
+                    }
+                    stage_view_free(v);
+                }
+        }
+        trace_free(t);
+        lesson_free(l);
+    }
+    closedir(dir);
+    for (int i = 0; i < STAGE_COUNT; i++)
+        ck_assert_msg(seen[i], "no bundled lesson shows %s: add it to one", lesson_stage_name((StageId)i));
+    ck_assert_int_gt(hidden, 100);
+    ck_assert_int_gt(shown, 100);
+}
+END_TEST
+
+/* The message for a stage a setup given its weights cannot show lists the
+** stages the table lets it show. */
+START_TEST(test_stage_table_given_message)
+{
+    const char *text = "title: t\n[setup]\ntokens: a b\nA =\n  1 0\n  0.5 0.5\nattention: A\n[raw_scores]\n";
+    Error err;
+    ck_assert_ptr_null(lesson_parse(text, strlen(text), "given.lesson", &err));
+    const char *list = strstr(eline(&err), "it can show ");
+    ck_assert_ptr_nonnull(list);
+    char words[400];
+    snprintf(words, sizeof words, "%s", list + strlen("it can show "));
+    int listed = 0;
+    for (char *w = strtok(words, ", "); w; w = strtok(NULL, ", ")) {
+        StageId id;
+        if (!lesson_stage_from_name(w, &id)) continue;          /* "and", "with", "values" */
+        bool with_values = strstr(eline(&err), ", with values, ") && strstr(list, w) > strstr(list, "with values");
+        ck_assert_int_eq(stage_kind(id)->given, with_values ? GIVEN_WITH_VALUES : GIVEN_YES);
+        listed++;
+    }
+    int can = 0;
+    for (int i = 0; i < STAGE_COUNT; i++) can += stage_kind((StageId)i)->given != GIVEN_NO;
+    ck_assert_int_eq(listed, can);
+}
+END_TEST
+
 /* The stage/explain/dump suite. */
 Suite *stage_suite(void)
 {
@@ -741,6 +844,9 @@ Suite *stage_suite(void)
     tcase_add_test(limits, test_limits_explain_additive_overflow);
     tcase_add_test(core, test_explain_given_weights);
     tcase_add_test(core, test_given_padded_query);
+    tcase_add_test(core, test_stage_table_rows);
+    tcase_add_test(core, test_stage_table_predict_hides_the_answer);
+    tcase_add_test(core, test_stage_table_given_message);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -222,14 +222,16 @@ START_TEST(test_limits_save)
 {
     DrawList *d = draw_create(10, 10);
     draw_rect(d, (Rect){ 0, 0, 5, 5 }, (Color){ 9, 9, 9, 255 }, ROLE_DECOR);
-    char err[256] = "";
-    ck_assert_int_eq(svg_save(d, "/nonexistent-dir/x/out.svg", NULL, NULL, NULL, err, sizeof err), -1);
-    ck_assert(strlen(err) > 0);
+    Error err;
+    ck_assert_int_eq(svg_save(d, "/nonexistent-dir/x/out.svg", NULL, NULL, NULL, &err), -1);
+    ck_assert_int_eq(err.kind, ERR_IO);
+    ck_assert_str_eq(err.file, "/nonexistent-dir/x/out.svg");
+    ck_assert_str_eq(err.msg, "cannot write: No such file or directory");
     const char *tmp = to_temp("", 0);
     char path[300];
     snprintf(path, sizeof path, "%s.svg", tmp);
     unlink(tmp);
-    ck_assert_int_eq(svg_save(d, path, "t", "d", NULL, err, sizeof err), 0);
+    ck_assert_int_eq(svg_save(d, path, "t", "d", NULL, &err), 0);
     size_t len = 0;
     char *want = svg_write(d, "t", "d", &len);
     FILE *f = fopen(path, "rb");

@@ -26,6 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The errors of the font, render and export calls, for messages. */
+static Error ferr, rerr;
+
 static const Color WHITE = { 255, 255, 255, 255 };
 static const Color BLACK = { 0, 0, 0, 255 };
 static FontSet *fonts;
@@ -33,8 +36,8 @@ static FontSet *fonts;
 /* DejaVu Sans and its fallbacks, as the program finds them. */
 static void setup_fonts(void)
 {
-    fonts = font_create(NULL);
-    ck_assert_msg(fonts != NULL, "font_create: %s", font_error());
+    fonts = font_create(NULL, &ferr);
+    ck_assert_msg(fonts != NULL, "font_create: %s", eline(&ferr));
 }
 
 /* Release them. */
@@ -168,8 +171,8 @@ static void ink_extent(const char *text, int bold, int *x0, int *x1)
     draw_clear(d, 900, 80, WHITE);
     int i = draw_text(d, (Rect){ 20, 0, 860, 80 }, text, 32, BLACK, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_BODY);
     d->cmds[i].bold = (uint8_t)bold;
-    Offscreen *o = render_offscreen_create(900, 80, fonts);
-    ck_assert_int_eq(render_drawlist(o->render, d), 0);
+    Offscreen *o = render_offscreen_create(900, 80, fonts, &rerr);
+    ck_assert_int_eq(render_drawlist(o->render, d, NULL), 0);
     *x0 = 1 << 30;
     *x1 = -1;
     for (int y = 0; y < 80; y++)
@@ -211,9 +214,9 @@ START_TEST(test_colour_emoji_are_drawn_untinted)
             draw_clear(d, 100, 100, WHITE);
             draw_text(d, (Rect){ 0, 0, 100, 100 }, "😀", 64, (Color){ 0, 0, 0, (uint8_t)alpha }, ALIGN_CENTER,
                       VALIGN_MIDDLE, ROLE_BODY);
-            Offscreen *o = render_offscreen_create(100, 100, fonts);
+            Offscreen *o = render_offscreen_create(100, 100, fonts, &rerr);
             render_set_batched(o->render, batched);
-            ck_assert_int_eq(render_drawlist(o->render, d), 0);
+            ck_assert_int_eq(render_drawlist(o->render, d, NULL), 0);
             int yellow = 0, dark = 0;
             for (int y = 0; y < 100; y++)
                 for (int x = 0; x < 100; x++) {
@@ -302,21 +305,21 @@ START_TEST(test_frame_filling_several_atlas_pages)
     const DrawCmd *c = &d->cmds[d->n - 1];
     draw_text(last, c->r, draw_str(d, c), c->size, BLACK, ALIGN_LEFT, VALIGN_TOP, ROLE_BODY);
     for (int batched = 0; batched < 2; batched++) {
-        FontSet *fresh = font_create(NULL);
-        Offscreen *ref = render_offscreen_create(1200, 900, fresh);
-        ck_assert_int_eq(render_drawlist(ref->render, last), 0);
+        FontSet *fresh = font_create(NULL, &ferr);
+        Offscreen *ref = render_offscreen_create(1200, 900, fresh, &rerr);
+        ck_assert_int_eq(render_drawlist(ref->render, last, NULL), 0);
         font_cache_reset(fonts);
-        Offscreen *o = render_offscreen_create(1200, 900, fonts);
+        Offscreen *o = render_offscreen_create(1200, 900, fonts, &rerr);
         render_set_batched(o->render, batched);
         uint32_t gen = font_cache_generation(fonts);
-        ck_assert_int_eq(render_drawlist(o->render, d), 0);
+        ck_assert_int_eq(render_drawlist(o->render, d, NULL), 0);
         ck_assert_int_ge(font_page_count(fonts), 2);
         ck_assert_uint_eq(font_cache_generation(fonts), gen);      /* filled, not started over */
         /* Draw the last line again (its glyphs on the last page) over the frame. */
         DrawList *both = draw_create(1200, 900);
         draw_clear(both, 1200, 900, WHITE);
         draw_text(both, c->r, draw_str(d, c), c->size, BLACK, ALIGN_LEFT, VALIGN_TOP, ROLE_BODY);
-        ck_assert_int_eq(render_drawlist(o->render, both), 0);
+        ck_assert_int_eq(render_drawlist(o->render, both, NULL), 0);
         int diff = 0;
         for (int y = 0; y < 900; y += 1)
             for (int x = 0; x < 1200; x += 1) {
@@ -353,13 +356,13 @@ START_TEST(test_one_run_larger_than_the_whole_atlas)
         draw_clear(ref, 800, 300, WHITE);
         draw_text(d, (Rect){ 0, 0, 800, 300 }, s600, 200, BLACK, ALIGN_LEFT, VALIGN_TOP, ROLE_BODY);
         draw_text(ref, (Rect){ 0, 0, 800, 300 }, s4, 200, BLACK, ALIGN_LEFT, VALIGN_TOP, ROLE_BODY);
-        FontSet *fresh = font_create(NULL);
-        Offscreen *a = render_offscreen_create(800, 300, fonts), *b = render_offscreen_create(800, 300, fresh);
+        FontSet *fresh = font_create(NULL, &ferr);
+        Offscreen *a = render_offscreen_create(800, 300, fonts, &rerr), *b = render_offscreen_create(800, 300, fresh, &rerr);
         render_set_batched(a->render, batched);
         uint32_t gen = font_cache_generation(fonts);
-        ck_assert_int_eq(render_drawlist(a->render, d), 0);
+        ck_assert_int_eq(render_drawlist(a->render, d, NULL), 0);
         ck_assert_uint_ge(font_cache_generation(fonts), gen + 2);     /* started over at least twice */
-        ck_assert_int_eq(render_drawlist(b->render, ref), 0);
+        ck_assert_int_eq(render_drawlist(b->render, ref, NULL), 0);
         int diff = 0, ink = 0;
         for (int y = 0; y < 300; y++)
             for (int x = 0; x < 800; x++) {
@@ -390,7 +393,7 @@ START_TEST(test_arbitrary_bytes_shape_and_draw)
                                     "\xc3", "\xe2\x88", "\xf4\x90\x80\x80", "\xed\xa0\x80", "\x01", "\t" };
     const int np = (int)(sizeof pieces / sizeof *pieces);
     uint32_t seed = 12345;
-    Offscreen *o = render_offscreen_create(300, 100, fonts);
+    Offscreen *o = render_offscreen_create(300, 100, fonts, &rerr);
     DrawList *d = draw_create(300, 100);
     for (int k = 0; k < 600; k++) {
         char buf[400];
@@ -413,7 +416,7 @@ START_TEST(test_arbitrary_bytes_shape_and_draw)
         int c = draw_text(d, (Rect){ 10, 10, 280, 80 }, buf, (float)px, BLACK, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_BODY);
         d->cmds[c].rotate = (uint8_t)(k % 3 == 0 ? 90 : 0);
         render_set_batched(o->render, k & 2);
-        ck_assert_int_eq(render_drawlist(o->render, d), 0);
+        ck_assert_int_eq(render_drawlist(o->render, d, NULL), 0);
     }
     draw_free(d);
     render_offscreen_free(o);
@@ -422,10 +425,10 @@ END_TEST
 
 START_TEST(test_font_files_are_checked_before_reading)
 {
-    FontSet *fs = font_create("/dev/zero");         /* a device: refused, not read forever */
+    FontSet *fs = font_create("/dev/zero", &ferr);         /* a device: refused, not read forever */
     ck_assert_ptr_null(fs);
-    ck_assert_ptr_nonnull(strstr(font_error(), "/dev/zero"));
-    fs = font_create("/tmp");
+    ck_assert_ptr_nonnull(strstr(eline(&ferr), "/dev/zero"));
+    fs = font_create("/tmp", &ferr);
     ck_assert_ptr_null(fs);
     char fifo[] = "/tmp/attnlab-fifo-XXXXXX";
     int fd = mkstemp(fifo);
@@ -433,7 +436,7 @@ START_TEST(test_font_files_are_checked_before_reading)
     close(fd);
     unlink(fifo);
     ck_assert_int_eq(mkfifo(fifo, 0600), 0);
-    fs = font_create(fifo);                         /* no writer: must not hang */
+    fs = font_create(fifo, &ferr);                         /* no writer: must not hang */
     ck_assert_ptr_null(fs);
     unlink(fifo);
 }

@@ -4,6 +4,7 @@
 */
 #include "suites.h"
 #include "app/frame.h"
+#include "app/keys.h"
 #include "app/state.h"
 #include "app/zoom.h"
 #include "core/util.h"
@@ -110,7 +111,7 @@ START_TEST(test_zoom_shows_a_part_of_the_whole)
     ck_assert_int_ge(40 - p->col_offset, 4);
     ck_assert_int_le(40 - p->col_offset, 6);
     /* Its numbers are the whole's. */
-    const Mat *whole = trace_at(a->T, 0, head2);
+    const Mat *whole = trace_at(a->doc->T, 0, head2);
     for (int i = 0; i < p->m->rows; i++)
         for (int j = 0; j < p->m->cols; j++)
             ck_assert(mat_get(p->m, i, j) == mat_get(whole, i + p->row_offset, j + p->col_offset));
@@ -243,10 +244,10 @@ START_TEST(test_zoom_edits_the_cell_under_the_pointer_and_ends_with_the_stage)
     ck_assert(p->editable);
     int r = 80 - p->row_offset, c = 20 - p->col_offset;
     ck_assert(p->col_offset > 0);
-    const Mat *X = lesson_matrix(&a->L->setups[0], "X")->m;
+    const Mat *X = lesson_matrix(&a->doc->L->setups[0], "X")->m;
     double before = mat_get(X, 80, 20);
     ck_assert(app_scroll_edit(a, 0, r, c, 1, false));
-    X = lesson_matrix(&a->L->setups[0], "X")->m;
+    X = lesson_matrix(&a->doc->L->setups[0], "X")->m;
     ck_assert_double_eq_tol(mat_get(X, 80, 20), before + 0.1, 1e-12);
     ck_assert(app_zoomed(a));                           /* recomputed, still zoomed there */
     ck_assert_int_eq(a->view->panels[0].row_offset, p->row_offset);
@@ -287,9 +288,38 @@ START_TEST(test_help_says_how_to_zoom)
         if (d->cmds[i].kind != DRAW_TEXT) continue;
         const char *s = draw_str(d, &d->cmds[i]);
         zoom |= strstr(s, "over a heatmap: zoom in, out") != NULL;
-        text |= strstr(s, "Ctrl+ +") != NULL;
+        text |= strstr(s, "Ctrl++  Ctrl+\xe2\x88\x92") != NULL;
     }
     ck_assert(zoom && text);
+}
+END_TEST
+
+START_TEST(test_keys_zoom_over_a_heatmap_and_size_text_elsewhere)
+{
+    app_goto(a, 2);
+    int k = panel_named(a->view->panels[1].matrix);
+    float scale = a->text_scale;
+    app_hover(a, -1, -1, -1);                           /* the pointer off the heatmaps: + is the text size */
+    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, '+', 0), ACT_ZOOM_IN);
+    ck_assert(!app_zoomed(a));
+    ck_assert(a->text_scale > scale);
+    scale = a->text_scale;
+    app_hover(a, k, 40, 60);                            /* over a heatmap: + zooms about that cell */
+    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, '=', 0), ACT_ZOOM_IN);
+    ck_assert(app_zoomed(a));
+    ck_assert(a->text_scale == scale);
+    ck_assert_int_eq(a->view->panels[0].m->rows, N / 2);
+    app_key(a, EDITION_DESKTOP, '+', KEYMOD_CTRL);      /* Ctrl+ +: always the text size */
+    ck_assert(a->text_scale > scale);
+    ck_assert_int_eq(a->view->panels[0].m->rows, N / 2);
+    app_hover(a, -1, -1, -1);                           /* zoomed: - zooms out wherever the pointer is */
+    app_key(a, EDITION_DESKTOP, '+', 0);
+    ck_assert_int_eq(a->view->panels[0].m->rows, N / 4);
+    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, '-', 0), ACT_ZOOM_OUT);
+    ck_assert_int_eq(a->view->panels[0].m->rows, N / 2);
+    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, KEY_ESCAPE, 0), ACT_ESCAPE);      /* Esc: all of it */
+    ck_assert(!app_zoomed(a));
+    ck_assert_int_eq(app_key(a, EDITION_WEB, '+', 0), ACT_BIGGER);                 /* the page has no zoom */
 }
 END_TEST
 
@@ -307,6 +337,7 @@ Suite *zoom_suite(void)
     tcase_add_test(core, test_zoom_edits_the_cell_under_the_pointer_and_ends_with_the_stage);
     tcase_add_test(core, test_nothing_to_zoom_and_predict);
     tcase_add_test(core, test_help_says_how_to_zoom);
+    tcase_add_test(core, test_keys_zoom_over_a_heatmap_and_size_text_elsewhere);
     suite_add_tcase(s, core);
     return s;
 }

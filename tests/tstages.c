@@ -19,11 +19,11 @@ int tstages_each(const char *dirname, TStageFn fn, void *ctx)
         if (!strstr(e->d_name, ".lesson")) continue;
         char path[600];
         snprintf(path, sizeof path, "%s/%s", dirname, e->d_name);
-        LessonError err;
+        Error err;
         Lesson *L = lesson_load(path, &err);
-        ck_assert_msg(L != NULL, "%s", err.msg);
+        ck_assert_msg(L != NULL, "%s", eline(&err));
         Trace *T = attn_run(L, &err);
-        ck_assert_msg(T != NULL, "%s", err.msg);
+        ck_assert_msg(T != NULL, "%s", eline(&err));
         for (int k = 0; k < L->nstages; k++, n++) {
             View *v = stage_view(L, T, k);
             fn(e->d_name, L, T, k, v, ctx);

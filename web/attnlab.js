@@ -2,280 +2,74 @@
 ** attnlab.js: the browser edition's page script.
 **
 ** The program itself is C compiled to WebAssembly (core, view, the app's
-** state and frame, and web/platform.c); this script only does what a
-** platform does: it puts the bundled lessons into the module's in-memory
-** file system, sizes a canvas to the window (in device pixels, so high-DPI
-** screens are sharp), turns keys, pointer, wheel and touch events into calls
-** of the module, and draws the display list each frame returns on the
-** canvas. Text is measured here too (attnlabMeasure), with the same font
-** stack that draws it, so the C layout and the canvas agree to the pixel.
+** state, keys and frame, and web/platform.c); this script only does what a
+** platform does. It starts the module from the page's own bytes (the wasm,
+** deflated, and the bundle of lessons and catalogues), sizes a canvas to
+** the window in device pixels (high-DPI screens are sharp), turns keys,
+** pointer, wheel and touch events into calls of the module, draws each
+** frame (paint.js) and keeps the page around the canvas in step (page.js).
 **
-** Page-only features: S downloads the stage as PNG, Shift+S as SVG, Ctrl+S
-** downloads the edited lesson, O (or dropping a file) opens a lesson from
-** disk, ?lesson=URL opens one from the same site. ? shows the keys, drawn
-** by the program like the desktop's. The page speaks the interface's
-** language: the catalogues are written into the module's file system, the
-** browser's language becomes LANG, and the buttons' words come from the
-** catalogues too (web_tr).
+** The address is the state: the lesson, stage, sub-step, head, toggles and
+** theme are written into the URL's fragment (link.h says which fields), a
+** new stage is a new history entry, and Reload, Back and a shared link
+** bring back the very slide. It works from file:// and inside a sandboxed
+** iframe, where only the fragment can change.
+**
+** Page-only actions: S downloads the stage as PNG, Shift+S as SVG, Ctrl+S
+** downloads the edited lesson, O (or dropping files) opens a lesson with
+** the NumPy files it loads, ?lesson=URL (or lesson=URL in the fragment)
+** opens one from the same site together with the files it loads, and the
+** link button copies the address of the slide. Unsaved edits make the
+** browser ask before the page goes away.
 **
 ** window.attnlab is a small debug hook the browser test reads (the display
-** list as plain objects, the explain text, timings).
+** list as plain objects, the explain text, the text view, timings).
 */
 'use strict';
 (function () {
-  const FONT_STACK = '"DejaVu Sans", "Noto Sans", "Segoe UI", Roboto, "Helvetica Neue", Arial, system-ui, sans-serif';
   const SHOT_W = 1280, SHOT_H = 800;   /* the desktop's export size */
-  const WEB_LAYOUT_FIELDS = ['size', 'kind', 'role', 'color', 'r', 'width', 'text', 'fsize', 'halign', 'valign',
-    'bold', 'rotate', 'dashed', 'panel', 'row', 'col', 'cmds', 'n', 'arena', 'background',
-    'DRAW_RECT', 'DRAW_LINE', 'DRAW_TEXT', 'ALIGN_CENTER', 'ALIGN_RIGHT', 'VALIGN_TOP', 'VALIGN_BOTTOM',
-    'ROLE_CELL', 'ROLE_CELL_TEXT', 'ROLE_TITLE', 'ROLE_OVERLAY', 'pix', 'DRAW_IMAGE',
-    'DRAW_DASH_ON', 'DRAW_DASH_OFF'];
+  const LESSONS = '/attnlab/lessons/';
   const canvas = document.getElementById('stage');
-  const ctx = canvas.getContext('2d');
-  const measureCtx = document.createElement('canvas').getContext('2d');
-  const hook = window.attnlab = { errors: [], frames: 0 };
-  let M = null, L = null;          /* the module, the struct layout */
+  const ctx = canvas.getContext('2d', { alpha: false });
+  const hook = window.attnlab = { errors: [], frames: 0, frameMs: [], keyMs: [] };
+  let M = null, L = null, P = null, UI = null;
   let W = 0, H = 0, dpr = 1;
+  let list = 0;                    /* the last frame's DrawList */
   let pointer = null;              /* last pointer position in device pixels */
-  let pending = false, toastTimer = 0;
-
-  /* ---- text: one font stack measures and draws ---- */
-
-  /*
-  ** Text is measured and drawn the way the desktop does it where that is
-  ** possible: sizes in whole pixels (rounded as src/sdl/font.c rounds them)
-  ** and each character at a whole-pixel advance, unkerned. Then a stage
-  ** lays out on the same cells as the desktop's and the exports. Runs that
-  ** need the browser's shaping (combining marks, right-to-left and Indic
-  ** scripts, emoji sequences...) are measured and drawn whole by the canvas
-  ** instead, so every script still comes out right. Either way the width
-  ** the layout gets is the width that is drawn.
-  */
-  const COMPLEX = /[\u0300-\u036f\u0590-\u0dff\u0e00-\u0fff\u1000-\u109f\u1100-\u11ff\u1780-\u18af\u1ab0-\u1aff\u1dc0-\u1dff\u200b-\u200f\u202a-\u202e\u2066-\u2069\u20d0-\u20ff\ud800-\udfff\ufb1d-\ufeff]/;
-  const widths = new Map();
-  /* Whole pixels for a size, rounded as font_px rounds it. */
-  const px = (size) => (size >= 0.5 ? Math.floor(size + 0.5) : 0);
-  /* The CSS font of a run. */
-  function font(size, bold) {
-    return (bold ? 'bold ' : '') + px(size) + 'px ' + FONT_STACK;
-  }
-  /* Whole-pixel advance of one character. */
-  function advance(ch, p, bold) {
-    const key = (bold ? 'B' : 'R') + p + '|' + ch;
-    let w = widths.get(key);
-    if (w === undefined) {
-      measureCtx.font = font(p, bold);
-      measureCtx.fontKerning = 'none';
-      w = Math.round(measureCtx.measureText(ch).width);
-      widths.set(key, w);
-    }
-    return w;
-  }
-  /* Width of text at size px (bold 0/1); the C layout calls this. */
-  function measure(text, size, bold) {
-    const p = px(size);
-    if (!p || !text) return 0;
-    if (COMPLEX.test(text)) {
-      const key = (bold ? 'b' : 'r') + p + '|' + text;
-      let w = widths.get(key);
-      if (w === undefined) {
-        if (widths.size > 50000) widths.clear();
-        measureCtx.font = font(p, bold);
-        measureCtx.fontKerning = 'none';
-        w = measureCtx.measureText(text).width;
-        widths.set(key, w);
-      }
-      return w;
-    }
-    let w = 0;
-    for (const ch of text) w += advance(ch, p, bold);
-    return w;
-  }
-  /* Draw text with its pen at (x, y) on the baseline, as measure measured it. */
-  function fillRun(g, text, x, y, p, bold) {
-    if (COMPLEX.test(text)) { g.fillText(text, x, y); return; }
-    for (const ch of text) {
-      if (ch !== ' ') g.fillText(ch, x, y);
-      x += advance(ch, p, bold);
-    }
-  }
-  /* Ascent, descent and digit height of the stack, per pixel of size. */
-  const metrics = [0, 1].map(function (bold) {
-    measureCtx.font = font(100, bold);
-    const m = measureCtx.measureText('0123456789');
-    return {
-      ascent: (m.fontBoundingBoxAscent || 92.8) / 100,
-      descent: (m.fontBoundingBoxDescent || 23.6) / 100,
-      digit: (m.actualBoundingBoxAscent || 72.9) / 100,
-    };
-  });
-
-  /* ---- the display list, read from linear memory ---- */
-
-  /* An image command (a heatmap in blocks, draw.h's DrawImage) as the
-  ** filled rectangles it stands for, in the same float32 arithmetic as
-  ** draw_image_block, so the page draws what the desktop draws. */
-  function readImage(dv, d, b, out) {
-    const f = Math.fround, r = b + L.r;
-    const im = dv.getUint32(d + L.pix, true) + dv.getUint32(b + L.text, true);
-    const rows = dv.getInt32(im, true), cols = dv.getInt32(im + 4, true);
-    const rstep = dv.getInt32(im + 8, true), cstep = dv.getInt32(im + 12, true);
-    const cw = dv.getFloat32(im + 16, true), ch = dv.getFloat32(im + 20, true);
-    const x0 = dv.getFloat32(r, true), y0 = dv.getFloat32(r + 4, true);
-    const role = dv.getInt32(b + L.role, true), panel = dv.getInt16(b + L.panel, true);
-    const bcols = Math.ceil(cols / cstep);
-    for (let i = 0, row = 0; row < rows; i++, row += rstep) {
-      for (let j = 0, col = 0; col < cols; j++, col += cstep) {
-        const px = im + 24 + 4 * (i * bcols + j);
-        out.push({
-          kind: L.DRAW_RECT, role: role,
-          color: [dv.getUint8(px), dv.getUint8(px + 1), dv.getUint8(px + 2), dv.getUint8(px + 3)],
-          x: f(x0 + f(col * cw)), y: f(y0 + f(row * ch)),
-          w: f(cw * (col + cstep <= cols ? cstep : cols - col)), h: f(ch * (row + rstep <= rows ? rstep : rows - row)),
-          width: 0, text: '', size: 0, halign: 0, valign: 0, bold: 0, rotate: 0, dashed: 0,
-          panel: panel, row: row, col: col,
-        });
-      }
-    }
-  }
-
-  /* The DrawList at address d as plain objects. */
-  function readList(d) {
-    const dv = new DataView(M.HEAPU8.buffer);
-    const cmds = dv.getUint32(d + L.cmds, true), n = dv.getInt32(d + L.n, true);
-    const arena = dv.getUint32(d + L.arena, true), bg = d + L.background;
-    const out = { n: n, background: [dv.getUint8(bg), dv.getUint8(bg + 1), dv.getUint8(bg + 2), dv.getUint8(bg + 3)], cmds: [] };
-    for (let i = 0; i < n; i++) {
-      const b = cmds + i * L.size, c = b + L.color, r = b + L.r;
-      const kind = dv.getInt32(b + L.kind, true);
-      if (kind === L.DRAW_IMAGE) { readImage(dv, d, b, out.cmds); continue; }
-      out.cmds.push({
-        kind: kind, role: dv.getInt32(b + L.role, true),
-        color: [dv.getUint8(c), dv.getUint8(c + 1), dv.getUint8(c + 2), dv.getUint8(c + 3)],
-        x: dv.getFloat32(r, true), y: dv.getFloat32(r + 4, true), w: dv.getFloat32(r + 8, true), h: dv.getFloat32(r + 12, true),
-        width: dv.getFloat32(b + L.width, true),
-        text: kind === L.DRAW_TEXT ? M.UTF8ToString(arena + dv.getUint32(b + L.text, true)) : '',
-        size: dv.getFloat32(b + L.fsize, true),
-        halign: dv.getUint8(b + L.halign), valign: dv.getUint8(b + L.valign), bold: dv.getUint8(b + L.bold),
-        rotate: dv.getUint8(b + L.rotate), dashed: dv.getUint8(b + L.dashed),
-        panel: dv.getInt16(b + L.panel, true), row: dv.getInt16(b + L.row, true), col: dv.getInt16(b + L.col, true),
-      });
-    }
-    return out;
-  }
-
-  /* ---- drawing: the rules of src/sdl/render.c, on a canvas ---- */
-
-  /* Nearest whole pixel, halves up (render.c's snap). */
-  const snap = (v) => Math.floor(v + 0.5);
-  /* Snapped edges of [a, b], at least one pixel apart. */
-  function span(a, b) {
-    if (b < a) { const t = a; a = b; b = t; }
-    const lo = snap(a); let hi = snap(b);
-    if (hi <= lo) hi = lo + 1;
-    return [lo, hi];
-  }
-  /* A CSS colour from [r, g, b, a]. */
-  const rgba = (c) => 'rgba(' + c[0] + ',' + c[1] + ',' + c[2] + ',' + (c[3] / 255).toFixed(3) + ')';
-
-  /* A filled rectangle, or its outline centred on its edges, in four bands. */
-  function drawRect(g, c) {
-    if (!(c.w > 0) || !(c.h > 0)) return;
-    g.fillStyle = rgba(c.color);
-    if (!(c.width > 0)) {
-      const x = span(c.x, c.x + c.w), y = span(c.y, c.y + c.h);
-      g.fillRect(x[0], y[0], x[1] - x[0], y[1] - y[0]);
-      return;
-    }
-    const hw = c.width / 2;
-    const ox = span(c.x - hw, c.x + c.w + hw), oy = span(c.y - hw, c.y + c.h + hw);
-    let ix0 = snap(c.x + hw), ix1 = snap(c.x + c.w - hw), iy0 = snap(c.y + hw), iy1 = snap(c.y + c.h - hw);
-    if (ix0 <= ox[0]) ix0 = ox[0] + 1;
-    if (iy0 <= oy[0]) iy0 = oy[0] + 1;
-    if (ix1 >= ox[1]) ix1 = ox[1] - 1;
-    if (iy1 >= oy[1]) iy1 = oy[1] - 1;
-    if (ix1 <= ix0 || iy1 <= iy0) { g.fillRect(ox[0], oy[0], ox[1] - ox[0], oy[1] - oy[0]); return; }
-    g.fillRect(ox[0], oy[0], ox[1] - ox[0], iy0 - oy[0]);
-    g.fillRect(ox[0], iy1, ox[1] - ox[0], oy[1] - iy1);
-    g.fillRect(ox[0], iy0, ix0 - ox[0], iy1 - iy0);
-    g.fillRect(ix1, iy0, ox[1] - ix1, iy1 - iy0);
-  }
-
-  /* A line, solid or dashed (the program's one dash pattern, in stroke
-  ** widths: DRAW_DASH_ON and DRAW_DASH_OFF of the struct layout). */
-  function drawLine(g, c) {
-    const w = c.width >= 1 ? c.width : 1;
-    g.strokeStyle = rgba(c.color);
-    g.lineWidth = w;
-    g.setLineDash(c.dashed ? [L.DRAW_DASH_ON * w, L.DRAW_DASH_OFF * w] : []);
-    g.beginPath();
-    g.moveTo(c.x, c.y);
-    g.lineTo(c.x + c.w, c.y + c.h);
-    g.stroke();
-  }
-
-  /* A text run aligned in its box; rotate 90 reads bottom to top. */
-  function drawText(g, c) {
-    if (!c.text) return;
-    const m = metrics[c.bold ? 1 : 0], s = px(c.size), rot = c.rotate === 90;
-    const width = measure(c.text, s, c.bold);
-    const along0 = rot ? c.y + c.h : c.x, alongLen = rot ? c.h : c.w;
-    const across0 = rot ? c.x : c.y, acrossLen = rot ? c.w : c.h;
-    let start = 0;
-    if (c.halign === L.ALIGN_CENTER) start = (alongLen - width) / 2;
-    else if (c.halign === L.ALIGN_RIGHT) start = alongLen - width;
-    const base = c.valign === L.VALIGN_TOP ? m.ascent * s
-      : c.valign === L.VALIGN_BOTTOM ? acrossLen - m.descent * s : (acrossLen + m.digit * s) / 2;
-    g.font = font(s, c.bold);
-    g.fontKerning = 'none';
-    g.fillStyle = rgba(c.color);
-    g.textBaseline = 'alphabetic';
-    g.textAlign = 'left';
-    if (rot) {
-      g.save();
-      g.translate(snap(across0 + base), snap(along0 - start));
-      g.rotate(-Math.PI / 2);
-      fillRun(g, c.text, 0, 0, s, c.bold);
-      g.restore();
-    } else {
-      fillRun(g, c.text, snap(along0 + start), snap(across0 + base), s, c.bold);
-    }
-  }
-
-  /* Draw a display list on a 2D context whose pixels are the list's pixels. */
-  function paint(g, list, w, h) {
-    g.setTransform(1, 0, 0, 1, 0, 0);
-    g.fillStyle = rgba(list.background);
-    g.fillRect(0, 0, w, h);
-    for (const c of list.cmds) {
-      if (c.kind === L.DRAW_RECT) drawRect(g, c);
-      else if (c.kind === L.DRAW_LINE) drawLine(g, c);
-      else if (c.kind === L.DRAW_TEXT) drawText(g, c);
-    }
-  }
-
-  /* ---- frames ---- */
+  let pending = false, toastTimer = 0, explained = null, toasted = '';
 
   /* The app clock, in seconds. */
   const now = () => performance.now() / 1000;
+  /* Call fn with s as a C string in the module's memory. */
+  const withString = (s, fn) => UI.withString(s, fn);
+  /* A C string the module handed over, as JS, freed. */
+  const take = (p) => UI.take(p);
 
-  /* Compose and draw one frame; schedule the next when a toast expires. */
+  /* ---- frames ---- */
+
+  /* Compose and draw one frame now; then the page follows the state. */
   function frame() {
     pending = false;
     if (!M) return;
+    const t0 = performance.now();
     let d = M._web_frame(W, H, now());
     /* after a stage change the pointer may rest on another cell: hover it */
     if (pointer && M._web_hover(pointer.x, pointer.y)) d = M._web_frame(W, H, now());
-    hook.list = readList(d);
-    paint(ctx, hook.list, W, H);
+    P.paint(ctx, d, W, H);
+    list = d;
     hook.frames++;
-    if (hook.firstFrameMs === undefined) hook.firstFrameMs = performance.now();   /* since the page was opened */
+    const t1 = performance.now();
+    hook.frameMs.push(t1 - t0);
+    if (hook.frameMs.length > 200) hook.frameMs.shift();
+    if (hook.firstFrameMs === undefined) hook.firstFrameMs = t1;   /* since the page was opened */
+    hook.lastFrameAt = t1;
     syncPage();
     const until = M._web_toast_until(), t = now();
     clearTimeout(toastTimer);
     if (until > t) toastTimer = setTimeout(redraw, (until - t) * 1000 + 30);
   }
-  /* Ask for a frame (at most one per animation frame). */
+  /* Ask for a frame (at most one per animation frame): for what the
+  ** program did not cause (a resize, a toast's end). */
   function redraw() {
     if (!pending) { pending = true; requestAnimationFrame(frame); }
   }
@@ -290,7 +84,8 @@
     redraw();
   }
 
-  /* Fullscreen and the page's chrome follow the program's state. */
+  /* Fullscreen, the page around the canvas, the live explanation and the
+  ** address follow the program's state. */
   function syncPage() {
     const f = M._web_flags();
     const want = (f & 1) !== 0, is = !!document.fullscreenElement;
@@ -301,57 +96,138 @@
         document.exitFullscreen().catch(function () {});
       }
     }
-    document.body.classList.toggle('dark', (f & 2) !== 0);
-    relabel();
+    UI.sync();
+    const ex = take(M._web_explain()) || '', said = M.UTF8ToString(M._web_toast_text(now()));
+    if (ex !== explained) { explained = ex; UI.announce(ex); }
+    if (said && said !== toasted) UI.announce(said);
+    toasted = said;
+    syncAddress();
   }
 
-  /* The buttons in the interface's language (the lesson's, else the
-  ** browser's): label and tooltip, each a message of the catalogues, with
-  ** the key that does the same. Redone when the language changes. */
-  const BUTTONS = {
-    prev: [null, 'previous stage (or sub-step)', '\u2190'], next: [null, 'next stage (or sub-step)', '\u2192'],
-    smaller: [null, 'text size', '\u2212'], bigger: [null, 'text size', '+'],
-    picker: ['Lessons', 'lesson picker', 'L'], open: ['Open\u2026', 'open a lesson file (or drop one on the page)', 'O'],
-    png: [null, 'download this stage as PNG', 'S'], theme: [null, 'light / dark', 'T'],
-    fullscreen: [null, 'fullscreen (Esc leaves)', 'F'], keys: [null, 'this help', '?'],
-  };
-  let labelled = null;
-  function relabel() {
-    const lang = M.UTF8ToString(M._web_language());
-    if (lang === labelled) return;
-    labelled = lang;
-    const tr = (msg) => withString(msg, (p) => M.UTF8ToString(M._web_tr(p)));
-    document.documentElement.lang = lang.replace('_', '-');
-    for (const b of document.querySelectorAll('#bar button')) {
-      const w = BUTTONS[b.dataset.act];
-      if (!w) continue;
-      if (w[0]) b.textContent = tr(w[0]);
-      b.title = tr(w[1]) + ' (' + w[2] + ')';
+  /* ---- the address ---- */
+
+  let lessonRef = '';              /* the open lesson in a link: a bundled name or a URL; '' for a file from disk */
+  let entry = null;                /* lesson and stage of the history entry shown */
+  let rewrite = true;              /* the next address rewrites the entry (it came from the address) */
+  let applying = false;
+  let waiting = null;              /* a lesson opened after a question: {path, ref, fields} */
+  /* The fragment for the slide on screen. */
+  function fragment() {
+    const f = take(M._web_link()) || '';
+    return (lessonRef ? 'lesson=' + encodeURIComponent(lessonRef) + (f ? '&' : '') : '') + f;
+  }
+  /* A new history entry, or this one rewritten (a sandboxed page may
+  ** refuse the history API: then the fragment itself). */
+  function setAddress(frag, push) {
+    try {
+      if (push) history.pushState(null, '', '#' + frag);
+      else history.replaceState(null, '', '#' + frag);
+    } catch (e) {
+      if (push) location.hash = frag;
+      else location.replace('#' + frag);
+    }
+  }
+  /* Keep the address on the slide: a new entry for another stage (or
+  ** sub-step, or lesson), the same entry rewritten for anything else. */
+  function syncAddress() {
+    if (applying || waiting || !(M._web_flags() & 4)) return;
+    const frag = fragment();
+    const m = /(?:^|&)stage=(\d+)(?:&step=(\d+))?/.exec(frag);
+    const here = lessonRef + '|' + (m ? m[1] + '.' + (m[2] || 1) : '');
+    if ('#' + frag !== location.hash) setAddress(frag, !rewrite && entry !== null && here !== entry);
+    entry = here;
+    rewrite = false;
+  }
+  /* The value of a field of a fragment or query, or null. */
+  function field(s, name) {
+    for (const part of s.split('&')) {
+      const eq = part.indexOf('=');
+      if (eq > 0 && part.slice(0, eq) === name) {
+        try { return decodeURIComponent(part.slice(eq + 1)); } catch (e) { return null; }
+      }
+    }
+    return null;
+  }
+  /* Show the slide of a fragment (and query): its lesson opened (fetched,
+  ** if it comes from the site), then its stage and settings. */
+  function applyAddress(frag, query) {
+    const ref = field(frag, 'lesson') || (query && field(query, 'lesson'));
+    const fields = (query ? query + '&' : '') + frag;
+    rewrite = true;
+    if (!ref || ref === lessonRef) {
+      if (M._web_flags() & 4) applyFields(fields);
+      return Promise.resolve();
+    }
+    return openRef(ref, fields).then(function (path) {
+      if (!path && !(M._web_flags() & 12)) run('picker');
+      update();
+    });
+  }
+  /* The stage and settings of fields on the open lesson. */
+  function applyFields(fields) {
+    applying = true;
+    try { withString(fields, M._web_apply_link); } finally { applying = false; }
+    update();
+  }
+  /* A lesson opened after a question: its fields now, or never if the
+  ** answer was to stay (the address then goes back to the slide). */
+  function settleWaiting() {
+    if (!waiting || (M._web_flags() & 64)) return;
+    const w = waiting;
+    waiting = null;
+    rewrite = true;
+    if (M.UTF8ToString(M._web_path()) === w.path) {
+      lessonRef = w.ref;
+      applyFields(w.fields);
+    } else {
+      update();
     }
   }
 
-  /* ---- calling the module with strings ---- */
+  /* ---- calling the module ---- */
 
-  /* Call fn with s as a C string in the module's memory. */
-  function withString(s, fn) {
-    const n = M.lengthBytesUTF8(s) + 1, p = M._malloc(n);
-    M.stringToUTF8(s, p, n);
-    try { return fn(p); } finally { M._free(p); }
+  /* After the program changed: a frame at once (input waits for no
+  ** animation frame), then whatever followed from it. */
+  function update() {
+    frame();
+    settleWaiting();
   }
-  /* A C string the module handed over, as JS, freed. */
-  const takeString = (p) => { if (!p) return null; const s = M.UTF8ToString(p); M._web_free(p); return s; };
-  /* A named action (web_action) and a redraw. */
-  const action = (name) => { withString(name, M._web_action); redraw(); };
-  /* A two-second message at the bottom. */
-  /* A toast in the interface's language: msg is its English text (a message
-  ** of the catalogues), arg fills its %s. */
+  /* A two-second message at the bottom, in the interface's language: msg
+  ** is its English text (a message of the catalogues), arg fills its %s. */
   function toast(msg, arg) {
     withString(msg, (p) => withString(arg === undefined ? '' : arg,
-                                      (q) => M._web_toast(p, arg === undefined ? 0 : q, now())));
-    redraw();
+      (q) => M._web_toast(p, arg === undefined ? 0 : q, now())));
+    update();
   }
   /* An error line at the top, as a failed load shows it. */
-  function setError(msg) { withString(msg, M._web_set_error); redraw(); }
+  /* An I/O error about file on screen (msg: what failed), as a failed load shows one. */
+  function setError(file, msg) { withString(file, (f) => withString(msg, (m) => M._web_set_error(f, m))); update(); }
+
+  /* The page's own actions (the others are the program's: web_action). */
+  const PAGE = {
+    png: () => saveStage(false),
+    svg: () => saveStage(true),
+    save: () => saveLesson(),
+    open: () => pickFile(),
+    link: () => copyLink(),
+    numbers: (b) => toggleBox('numbers', b),
+    more: (b) => toggleBox('menu', b),
+  };
+  /* Do an action by name: a button, a gesture, a key of the page's. */
+  function run(name, button) {
+    if (PAGE[name]) { PAGE[name](button); return; }
+    withString(name, (p) => M._web_action(p, now()));
+    update();
+  }
+  /* Show or hide a box of the page (the numbers, the more controls). */
+  function toggleBox(id, button) {
+    const box = document.getElementById(id);
+    box.hidden = !box.hidden;
+    for (const b of document.querySelectorAll('button[aria-controls="' + id + '"]')) b.setAttribute('aria-expanded', String(!box.hidden));
+    if (!box.hidden && id === 'numbers') UI.textView();
+    if (button && !button.isConnected) canvas.focus();
+    resize();
+  }
 
   /* ---- lessons in ---- */
 
@@ -360,42 +236,92 @@
     const b = String(name).split(/[\\/]/).pop().replace(/[^\w.\-+ ()]/g, '_');
     return b && b !== '.' && b !== '..' ? b : 'lesson.lesson';
   }
-  /* Open lesson bytes under a file name: errors then read NAME:LINE:COL. */
-  function openBytes(name, bytes) {
-    const path = baseName(name);
-    M.FS.writeFile(path, bytes);
+  /* The files a lesson loads, as its `load "FILE"` lines name them. */
+  function loads(text) {
+    return [...text.matchAll(/^[^#\n]*=\s*load\s+"([^"\n]+)"/gm)].map((m) => m[1]);
+  }
+  /* Write bytes at path (relative to the working directory), making its
+  ** directories. */
+  function writeFile(path, bytes) {
+    const full = path.startsWith('/') ? path : M.FS.cwd() + '/' + path;
+    M.FS.mkdirTree(full.split('/').slice(0, -1).join('/'));
+    M.FS.writeFile(full, bytes);
+  }
+  /* Open a lesson file of the in-memory file system (asking first if the
+  ** open one has unsaved edits), then the stage and settings of fields;
+  ** ref names it in links. The path, or null when it does not open. */
+  function openPath(path, ref, fields) {
     const r = withString(path, M._web_open);
-    redraw();
-    return r;
+    if (r === 0) {
+      lessonRef = ref;
+      rewrite = true;
+      if (fields) applyFields(fields);
+    } else if (r === 1) {
+      waiting = { path: path, ref: ref, fields: fields || '' };
+    }
+    update();
+    return r >= 0 ? path : null;
   }
-  /* Open a File (picker or drop). */
-  function openFile(file) {
-    if (!file) return;
-    file.arrayBuffer().then(function (buf) { openBytes(file.name, new Uint8Array(buf)); },
-      function () { setError(baseName(file.name) + ': error: cannot read: the browser refused the file'); });
+  /* Open a lesson by the name a link gives it: bundled, else from the site. */
+  function openRef(ref, fields) {
+    const path = LESSONS + ref + '.lesson';
+    if (!/[/\\]/.test(ref) && M.FS.analyzePath(path).exists) return Promise.resolve(openPath(path, ref, fields));
+    return openURL(ref, fields);
   }
-  /* Open a lesson from the same site; resolves to 0 or -1. */
-  function openURL(spec) {
+  /* Files the user gave (the picker, a drop): the lesson among them opened,
+  ** the others written beside it, also where its load lines look. */
+  function openFiles(files) {
+    files = Array.from(files || []);
+    if (!files.length) return Promise.resolve();
+    return Promise.all(files.map((f) => f.arrayBuffer().then((b) => ({ name: baseName(f.name), bytes: new Uint8Array(b) }),
+      () => ({ name: baseName(f.name), bytes: null })))).then(function (got) {
+      const bad = got.find((g) => !g.bytes);
+      if (bad) { setError(bad.name, 'cannot read: the browser refused the file'); return; }
+      const numpy = (g) => /\.np[yz]$/i.test(g.name);
+      for (const g of got) writeFile(g.name, g.bytes);
+      const lesson = got.find((g) => !numpy(g));
+      if (!lesson) {
+        toast('%s: a NumPy file: open it together with the lesson that loads it', got[0].name);
+        return;
+      }
+      for (const want of loads(new TextDecoder().decode(lesson.bytes))) {
+        const g = got.find((x) => x.name === baseName(want));
+        if (g && !/(^|\/)\.\.(\/|$)/.test(want) && !want.startsWith('/')) writeFile(want, g.bytes);
+      }
+      openPath(lesson.name, '', '');
+    });
+  }
+  /* Open a lesson from the same site, with the files its load lines name
+  ** (fetched beside it); resolves to its path, or null. */
+  function openURL(spec, fields) {
     let url;
     try { url = new URL(spec, location.href); } catch (e) { url = null; }
     const name = baseName(url ? url.pathname : spec);
     if (!url || location.protocol === 'file:' || url.origin !== location.origin) {
-      setError(spec + ': error: cannot open: a lesson URL must be on the same web site as this page' +
+      setError(spec, 'cannot open: a lesson URL must be on the same web site as this page' +
                (location.protocol === 'file:' ? ' (a page opened from disk can open lessons with O instead)' : ''));
-      return Promise.resolve(-1);
+      return Promise.resolve(null);
     }
-    return fetch(url.href, { credentials: 'same-origin' }).then(function (res) {
+    const get = (u) => fetch(u.href, { credentials: 'same-origin' }).then(function (res) {
       if (!res.ok) throw new Error('HTTP ' + res.status);
       return res.arrayBuffer();
-    }).then(function (buf) { return openBytes(name, new Uint8Array(buf)); }, function (e) {
-      setError(name + ': error: cannot open: ' + e.message);
-      return -1;
+    });
+    return get(url).then(function (buf) {
+      const bytes = new Uint8Array(buf);
+      const wanted = loads(new TextDecoder().decode(bytes))
+        .filter((f) => !/(^|\/)\.\.(\/|$)/.test(f) && !f.startsWith('/'));
+      /* a file that cannot be fetched is left out: the lesson then says which, at its line */
+      return Promise.all(wanted.map((f) => get(new URL(f, url)).then((b) => writeFile(f, new Uint8Array(b)), () => {})))
+        .then(function () { writeFile(name, bytes); return openPath(name, spec, fields); });
+    }, function (e) {
+      setError(name, 'cannot open: ' + e.message);
+      return null;
     });
   }
   /* Show the file picker. */
   function pickFile() { document.getElementById('file').click(); }
 
-  /* ---- pictures and lessons out ---- */
+  /* ---- pictures, lessons and links out ---- */
 
   /* Hand a blob to the browser as a download. */
   function download(blob, name) {
@@ -413,7 +339,7 @@
     const d = name ? M._web_shot(SHOT_W, SHOT_H) : 0;
     if (!d) { toast('open a lesson first'); return; }
     if (svg) {
-      const text = takeString(M._web_shot_svg());
+      const text = take(M._web_shot_svg());
       download(new Blob([text], { type: 'image/svg+xml' }), name + '.svg');
       toast('downloaded %s', name + '.svg');
       return;
@@ -421,35 +347,68 @@
     const off = document.createElement('canvas');
     off.width = SHOT_W;
     off.height = SHOT_H;
-    paint(off.getContext('2d'), readList(d), SHOT_W, SHOT_H);
+    P.paint(off.getContext('2d'), d, SHOT_W, SHOT_H);
     off.toBlob(function (blob) {
       download(blob, name + '.png');
       toast('downloaded %s', name + '.png');
     }, 'image/png');
   }
-  /* Ctrl+S: save the edited lesson (in memory) and download it. */
+  /* Ctrl+S: the edited lesson (the file with only the edited numbers
+  ** changed), downloaded. */
   function saveLesson() {
     if (!(M._web_flags() & 4)) { toast('open a lesson first'); return; }
-    if (M._web_save(now()) === 0) {
-      const path = M.UTF8ToString(M._web_path());
-      download(new Blob([M.FS.readFile(path)], { type: 'text/plain' }), baseName(path));
+    const text = take(M._web_save(now()));
+    if (text !== null) {
+      const name = baseName(M.UTF8ToString(M._web_path()));
+      download(new Blob([text], { type: 'text/plain' }), name);
+      toast('downloaded %s', name);
     }
-    redraw();
+    update();
+  }
+  /* The address of this slide, to the clipboard; where the page may not
+  ** write there (a sandbox, an old browser), shown selected, to copy by hand. */
+  function copyLink() {
+    const url = location.href;
+    const show = function () {
+      const box = document.getElementById('linkbox'), field = document.getElementById('linkbox-url');
+      document.getElementById('linkbox-title').textContent = UI.tr('copy this link:');
+      document.getElementById('linkbox-close').textContent = UI.tr('Close');
+      field.value = url;
+      box.hidden = false;
+      field.focus();
+      field.select();
+    };
+    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(url).then(() => toast('link copied'), show);
+    else show();
+  }
+  /* Close the link's box. */
+  function closeLink() {
+    document.getElementById('linkbox').hidden = true;
+    canvas.focus();
   }
 
   /* ---- input ---- */
 
-  /* A key: the page's own keys first, then the program's (web_key). */
+  /* A key: on a focused button or link, Enter and Space are the browser's
+  ** (they press it); the page's own actions next; then the program's. */
   function onKey(e) {
-    if (e.target && e.target.tagName === 'INPUT') return;
-    const k = e.key, ctrl = e.ctrlKey || e.metaKey;
-    if (ctrl && (k === 's' || k === 'S')) { e.preventDefault(); saveLesson(); return; }
-    if (ctrl && (k === 'o' || k === 'O')) { e.preventDefault(); pickFile(); return; }
-    if (!ctrl && !e.altKey && (k === 's' || k === 'S')) { e.preventDefault(); saveStage(e.shiftKey); return; }
-    if (!ctrl && !e.altKey && (k === 'o' || k === 'O')) { e.preventDefault(); pickFile(); return; }
-    if (e.altKey) return;
-    const used = withString(k, (p) => M._web_key(p, ctrl ? 1 : 0, e.shiftKey ? 1 : 0));
-    if (used) { e.preventDefault(); redraw(); }
+    const t = e.target, k = e.key;
+    if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA')) return;
+    if (t && (t.tagName === 'BUTTON' || t.tagName === 'A') && (k === 'Enter' || k === ' ' || k === 'Spacebar')) return;
+    if (e.altKey || k === 'Tab') return;
+    const t0 = e.timeStamp;
+    const ctrl = e.ctrlKey || e.metaKey;
+    const name = withString(k, (p) => M.UTF8ToString(M._web_key_action(p, ctrl ? 1 : 0, e.shiftKey ? 1 : 0)));
+    if (PAGE[name]) { e.preventDefault(); PAGE[name](); return; }
+    const used = withString(k, (p) => M._web_key(p, ctrl ? 1 : 0, e.shiftKey ? 1 : 0, now()));
+    if (!used) return;
+    e.preventDefault();
+    update();
+    /* from the key to the frame on screen: the next animation frame shows it */
+    requestAnimationFrame(function () {
+      hook.keyMs.push(performance.now() - t0);
+      if (hook.keyMs.length > 200) hook.keyMs.shift();
+    });
   }
 
   /* An event's position in canvas (device) pixels. */
@@ -470,10 +429,10 @@
     const steps = wheelSum < 0 ? 1 : -1;
     wheelSum = 0;
     const p = devicePoint(e);
-    if (M._web_wheel(p.x, p.y, steps, e.shiftKey ? 1 : 0)) redraw();
+    if (M._web_wheel(p.x, p.y, steps, e.shiftKey ? 1 : 0)) update();
   }
 
-  /* Touch: tap = hover and pin, swipe = next / previous, pinch = text size. */
+  /* Touch: tap = explain and pin, swipe = next / previous, pinch = text size. */
   let touch = null;
   /* A finger down: the start of a tap, a swipe or a pinch. */
   function onTouchStart(e) {
@@ -492,8 +451,8 @@
     if (!touch || touch.pinch === undefined || e.touches.length !== 2) return;
     const a = e.touches[0], b = e.touches[1];
     const d = Math.hypot(a.clientX - b.clientX, a.clientY - b.clientY);
-    if (d > touch.pinch * 1.25) { action('bigger'); touch.pinch = d; }
-    else if (d < touch.pinch / 1.25) { action('smaller'); touch.pinch = d; }
+    if (d > touch.pinch * 1.25) { run('bigger'); touch.pinch = d; }
+    else if (d < touch.pinch / 1.25) { run('smaller'); touch.pinch = d; }
   }
   /* A finger up: a swipe steps, a tap explains and pins. */
   function onTouchEnd(e) {
@@ -504,11 +463,11 @@
     if (start.pinch !== undefined) return;
     const t = e.changedTouches[0], dx = t.clientX - start.x, dy = t.clientY - start.y;
     if (Math.abs(dx) > 50 && Math.abs(dx) > 2 * Math.abs(dy) && performance.now() - start.t < 1000) {
-      action(dx < 0 ? 'next' : 'prev');
+      run(dx < 0 ? 'next' : 'prev');
     } else if (Math.abs(dx) < 12 && Math.abs(dy) < 12) {
       const p = devicePoint(t);
       M._web_click(p.x, p.y);
-      redraw();
+      update();
     }
   }
 
@@ -522,15 +481,15 @@
     }
     canvas.addEventListener('mousemove', function (e) {
       pointer = devicePoint(e);
-      if (M._web_hover(pointer.x, pointer.y)) redraw();
+      if (M._web_hover(pointer.x, pointer.y)) update();
     });
-    canvas.addEventListener('mouseleave', function () { pointer = null; M._web_leave(); redraw(); });
+    canvas.addEventListener('mouseleave', function () { pointer = null; M._web_leave(); update(); });
     canvas.addEventListener('mousedown', function (e) {
       if (e.button !== 0) return;
       const p = devicePoint(e);
       M._web_click(p.x, p.y);
       canvas.focus();
-      redraw();
+      update();
     });
     canvas.addEventListener('wheel', onWheel, { passive: false });
     canvas.addEventListener('touchstart', onTouchStart, { passive: false });
@@ -541,89 +500,116 @@
       M._web_set_fullscreen(document.fullscreenElement ? 1 : 0);
       resize();
     });
+    document.getElementById('linkbox-close').addEventListener('click', closeLink);
+    document.getElementById('linkbox').addEventListener('keydown', function (e) {
+      if (e.key === 'Escape') { e.stopPropagation(); closeLink(); }
+    });
     const input = document.getElementById('file');
-    input.addEventListener('change', function () { openFile(input.files[0]); input.value = ''; });
+    input.addEventListener('change', function () { openFiles(input.files).then(() => { input.value = ''; }); });
     document.addEventListener('dragover', function (e) { e.preventDefault(); });
     document.addEventListener('drop', function (e) {
       e.preventDefault();
-      if (e.dataTransfer && e.dataTransfer.files.length) openFile(e.dataTransfer.files[0]);
+      if (e.dataTransfer && e.dataTransfer.files.length) openFiles(e.dataTransfer.files);
     });
-    for (const b of document.querySelectorAll('#bar button')) {
-      b.addEventListener('mousedown', function (e) { e.preventDefault(); });
-      b.addEventListener('click', function () {
-        const a = b.dataset.act;
-        if (a === 'open') pickFile();
-        else if (a === 'keys') action('help');
-        else if (a === 'png') saveStage(false);
-        else action(a);
-      });
-    }
+    window.addEventListener('popstate', function () { applyAddress(location.hash.slice(1)); });
+    window.addEventListener('hashchange', function () {
+      if ('#' + fragment() !== location.hash) applyAddress(location.hash.slice(1));
+    });
+    window.addEventListener('beforeunload', function (e) {
+      if (M._web_flags() & 16) { e.preventDefault(); e.returnValue = ''; }
+    });
   }
 
   /* ---- start ---- */
 
-  /* The module is ready: lessons in, events on, the first frame. */
+  /* The page's base64 bytes (an element's text) as bytes. */
+  function bytesOf(id) {
+    const s = document.getElementById(id).textContent.trim();
+    if (Uint8Array.fromBase64) return Uint8Array.fromBase64(s);
+    const bin = atob(s), out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  }
+  /* Raw deflate undone by the browser. */
+  function inflate(bytes) {
+    const s = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+    return new Response(s).arrayBuffer().then((b) => new Uint8Array(b));
+  }
+
+  /* The struct layout the module reports, by name; the names the script
+  ** draws by must all be there (a module and a page that disagree stop). */
+  function layoutOf(mod) {
+    const names = mod.UTF8ToString(mod._web_layout_names()).split(',').filter(Boolean);
+    const p = mod._malloc(4 * names.length);
+    const got = mod._web_layout(p, names.length);
+    const out = {};
+    names.forEach(function (n, i) { out[n] = mod.HEAP32[(p >> 2) + i]; });
+    mod._free(p);
+    if (got !== names.length) throw new Error('the module reports ' + got + ' layout fields for ' + names.length + ' names');
+    return out;
+  }
+
+  /* The module is ready: events on, the slide of the address (or the
+  ** lesson list), the first frame. */
   function boot(mod) {
     M = mod;
-    const p = M._malloc(4 * WEB_LAYOUT_FIELDS.length);
-    const got = M._web_cmd_layout(p, WEB_LAYOUT_FIELDS.length);
-    if (got !== WEB_LAYOUT_FIELDS.length) {
-      M._free(p);
-      throw new Error('the page reads ' + WEB_LAYOUT_FIELDS.length + ' layout fields, the module has ' + got);
-    }
-    L = {};
-    WEB_LAYOUT_FIELDS.forEach(function (f, i) { L[f] = M.HEAP32[(p >> 2) + i]; });
-    M._free(p);
-    const lessons = JSON.parse(document.getElementById('lessons').textContent);
-    M.FS.mkdirTree('/attnlab/lessons');
-    for (const l of lessons) M.FS.writeFile('/attnlab/lessons/' + l.name, l.text);
+    L = layoutOf(M);
+    P = attnlabPainter(M, L);
+    M.attnlabMeasure = P.measure;
+    UI = attnlabChrome(M, run);
     M.FS.mkdirTree('/home/web_user');
     M.FS.chdir('/home/web_user');
     M._web_init();
     if (window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches) M._web_set_dark(1);
     wire();
     resize();
-    const q = new URLSearchParams(location.search).get('lesson');
-    if (q) openURL(q).then(function (r) { if (r !== 0 && !(M._web_flags() & 4)) action('picker'); });
-    else action('picker');
-    canvas.focus();
+    const query = location.search.slice(1), frag = location.hash.slice(1);
+    applyAddress(frag, query).then(function () {
+      if (!(M._web_flags() & 12)) run('picker');
+    });
+    frame();
 
     hook.module = M;
     hook.layout = L;
     hook.readyMs = performance.now();
-    hook.explain = () => takeString(M._web_explain());
+    Object.defineProperty(hook, 'list', { get: () => (list ? P.read(list) : null) });
+    hook.explain = () => take(M._web_explain());
     hook.flags = () => M._web_flags();
-    hook.shot = (w, h) => { const d = M._web_shot(w, h); return d ? readList(d) : null; };
-    hook.openText = (name, text) => openBytes(name, new TextEncoder().encode(text));
-    hook.openURL = openURL;
+    hook.shot = (w, h) => { const d = M._web_shot(w, h); return d ? P.read(d) : null; };
+    hook.paintShot = (g, w, h) => { const d = M._web_shot(w, h); if (d) P.paint(g, d, w, h); };
+    hook.openText = (name, text) => { writeFile(baseName(name), new TextEncoder().encode(text)); return openPath(baseName(name), '', '') ? 0 : -1; };
+    hook.openURL = (spec) => openURL(spec).then((p) => (p ? 0 : -1));
+    hook.openLesson = (ref) => openRef(ref, '').then((p) => (p ? 0 : -1));
     hook.frame = frame;
+    hook.textView = () => UI.textView();
     hook.devicePixelRatio = () => dpr;
     hook.ready = true;
   }
 
   window.addEventListener('error', function (e) { hook.errors.push(String(e.message)); });
-  /* Before the module starts: the interface's catalogues into its file
-  ** system, where the program looks for them, and the browser's language
-  ** as LANG (a lesson's language: still wins). */
+  /* Before the module starts: the bundle into its file system, and the
+  ** browser's languages as LANGUAGE, in order (the program picks the
+  ** first it has a catalogue for), the first also as LANG. */
   function preRun(mod) {
-    const cats = JSON.parse(document.getElementById('catalogues').textContent);
-    for (const c of cats) {
-      const dir = '/attnlab/locale/' + c.lang + '/LC_MESSAGES';
-      /* writable by the owner only: the program skips a catalogue others could have written */
-      mod.FS.mkdirTree(dir, 0o755);
-      mod.FS.writeFile(dir + '/attnlab.mo', Uint8Array.from(atob(c.mo), (ch) => ch.charCodeAt(0)), { mode: 0o644 });
+    mod.FS.mkdirTree('/attnlab');
+    mod.FS.writeFile('/attnlab/bundle.zip', bytesOf('bundle'));
+    const codes = [];
+    for (const l of (navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || 'en'])) {
+      const m = /^([a-z]{2,3})(?:-([A-Za-z]{2}))?/.exec(String(l).toLowerCase());
+      if (m) codes.push(m[1] + (m[2] ? '_' + m[2].toUpperCase() : ''));
     }
-    const nav = (navigator.languages && navigator.languages[0]) || navigator.language || 'en';
-    const m = /^([a-z]{2,3})(?:-([A-Za-z]{2}))?/.exec(nav.toLowerCase());
-    mod.ENV.LANG = m ? m[1] + (m[2] ? '_' + m[2].toUpperCase() : '') + '.UTF-8' : 'C.UTF-8';
+    mod.ENV.LANG = codes.length ? codes[0] + '.UTF-8' : 'C.UTF-8';
+    mod.ENV.LANGUAGE = codes.join(':');
   }
 
-  createAttnlab({
-    preRun: [preRun],
-    attnlabMeasure: measure,
-    print: function (s) { console.log(s); },
-    printErr: function (s) { console.warn(s); },
-  }).then(boot, function (e) {
+  inflate(bytesOf('wasm')).then(function (wasm) {
+    return createAttnlab({
+      wasmBinary: wasm,
+      preRun: [preRun],
+      print: function (s) { console.log(s); },
+      printErr: function (s) { console.warn(s); },
+    });
+  }).then(boot).catch(function (e) {
     hook.errors.push(String(e));
     document.body.textContent = 'attnlab could not start: ' + e;
   });

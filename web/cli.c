@@ -25,6 +25,9 @@ int main(int argc, char **argv)
     }
     if (argc >= 3 && !strcmp(argv[1], "--check")) return cli_check(argv + 2, argc - 2, NULL);
     if (argc == 3 && !strcmp(argv[1], "--dump")) return cli_dump(argv[2]);
-    fprintf(stderr, "attnlab: error: the WebAssembly build runs only --check and --dump\n%s", USAGE);
-    return 2;
+    Error err;
+    error_set(&err, ERR_INVALID, NULL, 0, 0, "the WebAssembly build runs only --check and --dump");
+    error_print(&err, stderr);
+    fputs(USAGE, stderr);
+    return error_exit_code(&err);
 }

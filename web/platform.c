@@ -4,45 +4,66 @@
 **
 ** It plays the part src/app/window.c plays on the desktop: it owns one
 ** AppState and one DrawList, turns key, pointer and wheel events (passed in
-** from web/attnlab.js) into the same actions, and composes frames with
-** app_frame. Text is measured by the page's canvas (js_measure below), the
-** same font stack that draws it, so layout and drawing agree. The script
-** reads the DrawList straight out of linear memory, using the field offsets
-** web_cmd_layout reports, and draws it on a canvas.
+** from web/attnlab.js) into the same actions through the same key table
+** (src/app/keys.c), and composes frames with app_frame. Text is measured by
+** the page's canvas (js_measure below), the same font stack that draws it,
+** so layout and drawing agree. The script reads the DrawList straight out
+** of linear memory, using the field offsets web_layout reports, and draws
+** it on a canvas.
+**
+** The page carries one zip archive, its bundle: the bundled lessons (and
+** the files they load) and the message catalogues, deflated. The lessons
+** are extracted into the in-memory file system at start; a catalogue only
+** when the program looks for it (app_catalogue_source), so only the one in
+** use is ever inflated.
 **
 ** Usage from JavaScript (all functions are exported as Module._web_*):
-**   _web_init(); _web_open(path);            bundled lessons live in /attnlab/lessons
+**   _web_init(); _web_open(path);             bundled lessons live in WEB_LESSONS
 **   d = _web_frame(w, h, now);                 a DrawList* for the canvas
-**   _web_key(keyname, ctrl, shift); _web_hover(x, y); _web_click(x, y); ...
+**   _web_key(key, ctrl, shift, now); _web_action(name, now); _web_hover(x, y); ...
 */
 #include "platform.h"
+#include "app/describe.h"
 #include "app/frame.h"
+#include "app/keys.h"
 #include "app/lang.h"
-#include "app/edits.h"
-#include "app/save.h"
+#include "app/link.h"
+#include "app/paths.h"
+#include "app/prompt.h"
 #include "app/state.h"
 #include "core/i18n.h"
 #include "core/stage.h"
 #include "core/util.h"
+#include "core/zipread.h"
 #include "view/cmap.h"
 #include "view/layout.h"
 #include "view/svg.h"
+#include "view/text.h"
 
 #include <emscripten.h>
 #include <assert.h>
+#include <ctype.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#define WEB_DATA    ATTNLAB_DATADIR
+#define WEB_LESSONS ATTNLAB_DATADIR "/lessons"
+#define WEB_BUNDLE  ATTNLAB_DATADIR "/bundle.zip"
 
 static AppState *web_app;
 static DrawList *web_list;      /* the last frame: hit-testing reads it */
 static DrawList *web_shot_list; /* the last export layout */
 static int web_w = 1280, web_h = 800;
+static unsigned char *bundle_bytes;   /* the page's bundle, read once */
+static ZipArchive *bundle;
 
 /* Text width from the canvas, in the font the canvas draws with. */
 EM_JS(float, js_measure, (const char *text, float size, int bold), {
-    return Module.attnlabMeasure(UTF8ToString(text), size, bold);
+    return Module.attnlabMeasure(text, size, bold);
 })
 
 /* MeasureFn over js_measure. */
@@ -52,23 +73,111 @@ static float web_measure(void *ctx, const char *text, float size, int bold)
     return js_measure(text, size, bold);
 }
 
-/* Create the state (once). */
+/* mkdir -p of the directories above path. */
+static void make_parents(const char *path)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        mkdir(dir, 0755);
+        *p = '/';
+    }
+}
+
+/* Member name of the bundle written to path (owner-writable only, as the
+** program wants a catalogue); 0, or -1 when it is not in the bundle. */
+static int bundle_extract(const char *name, const char *path)
+{
+    int i = bundle ? zip_read_find(bundle, name) : -1;
+    if (i < 0) return -1;
+    size_t len;
+    Error why, err;
+    unsigned char *data = zip_read_extract(bundle, i, &len, NULL, &why);
+    if (!data) {
+        error_set(&err, why.kind, NULL, 0, 0, "the page's bundle is damaged: %s: %.200s", name, why.msg);
+        error_print(&err, stderr);
+        return -1;
+    }
+    make_parents(path);
+    FILE *f = fopen(path, "wb");
+    int r = f && fwrite(data, 1, len, f) == len ? 0 : -1;
+    if (f && fclose(f) != 0) r = -1;
+    if (r == 0) chmod(path, 0644);             /* writable by its owner only: lang.c trusts nothing else */
+    free(data);
+    return r;
+}
+
+/* app_catalogue_source: the catalogue of code, out of the bundle, the
+** first time the program looks for it. */
+static int bundle_catalogue(const char *code)
+{
+    char name[64], path[256];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s/LC_MESSAGES/attnlab.mo", ATTNLAB_LOCALEDIR, code);
+    if (stat(path, &st) == 0) return 0;
+    snprintf(name, sizeof name, "locale/%s.mo", code);
+    return bundle_extract(name, path);
+}
+
+/* The bundle's lessons (and the files they load) into WEB_LESSONS. */
+static void bundle_lessons(void)
+{
+    for (int i = 0; bundle && i < zip_read_count(bundle); i++) {
+        const char *name = zip_read_entry(bundle, i)->name;
+        if (strncmp(name, "lessons/", 8) || name[strlen(name) - 1] == '/') continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", WEB_DATA, name);
+        bundle_extract(name, path);
+    }
+}
+
+/* Open the bundle the page wrote to WEB_BUNDLE. */
+static void bundle_open(void)
+{
+    FILE *f = fopen(WEB_BUNDLE, "rb");
+    if (!f) return;
+    long len = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (len > 0 && fseek(f, 0, SEEK_SET) == 0) {
+        bundle_bytes = xmalloc((size_t)len);
+        Error why, err;
+        error_set(&why, ERR_IO, NULL, 0, 0, "cannot read");
+        if (fread(bundle_bytes, 1, (size_t)len, f) == (size_t)len)
+            bundle = zip_read_open(bundle_bytes, (size_t)len, &why);
+        if (!bundle) {
+            error_set(&err, why.kind, NULL, 0, 0, "the page's bundle cannot be read: %.200s", why.msg);
+            error_print(&err, stderr);
+        }
+    }
+    fclose(f);
+}
+
+/* Create the state (once): the bundle's lessons in place, the catalogues
+** on demand, the browser's language until a lesson says. */
 EMSCRIPTEN_KEEPALIVE int web_init(void)
 {
     if (!web_app) {
+        bundle_open();
+        bundle_lessons();
+        app_catalogue_source(bundle_catalogue);
         web_app = app_create();
         web_app->web = true;
         web_list = draw_create(web_w, web_h);
         web_shot_list = draw_create(web_w, web_h);
-        app_use_language(NULL);          /* the browser's (LANG, set by the page), until a lesson says */
+        app_use_language(NULL);          /* LANGUAGE and LANG, set by the page */
     }
     return 0;
 }
 
 /* The page's own words, marked here so that they are in the catalogues:
-** its buttons and the toasts attnlab.js shows (web_tr translates them). */
+** its labels, its messages and the toasts attnlab.js shows (web_tr
+** translates them). */
 static const char *const page_words[] = {
-    N_("Lessons"), N_("Open\xe2\x80\xa6"), N_("open a lesson first"), N_("downloaded %s"),
+    N_("Lessons"), N_("Open\xe2\x80\xa6"), N_("open a lesson first"), N_("downloaded %s"), N_("More"),
+    N_("more controls"), N_("Numbers"), N_("the numbers of this stage, as tables"), N_("link copied"),
+    N_("copy this link:"), N_("Close"), N_("Choose a lesson"), N_("controls"),
+    N_("%s: a NumPy file: open it together with the lesson that loads it"), N_("hidden until the guesses are revealed"),
 };
 
 /* msgid in the interface's language now (the page's button labels and
@@ -86,12 +195,17 @@ EMSCRIPTEN_KEEPALIVE const char *web_language(void)
     return l && *l ? l : "en";
 }
 
-/* Open a lesson file of the in-memory file system; 0, or -1 (see web_error). */
+/* Open a lesson file of the in-memory file system, asking first when the
+** open one has unsaved edits: 0 opened, 1 asked (the answer opens it), -1
+** failed (see web_error). */
 EMSCRIPTEN_KEEPALIVE int web_open(const char *path)
 {
-    int r = app_open(web_app, path);
-    if (r == 0) web_app->picker = false;
-    return r;
+    app_set_error(web_app, NULL);
+    app_request_open(web_app, path);
+    if (web_app->ask == ASK_OPEN) return 1;
+    if (web_app->error[0]) return -1;
+    web_app->picker = false;
+    return 0;
 }
 
 /* The load error on screen ("" if none). */
@@ -100,11 +214,14 @@ EMSCRIPTEN_KEEPALIVE const char *web_error(void)
     return web_app->error;
 }
 
-/* Put an error on screen the way a failed load does (a lesson URL that
-** cannot be fetched, a file that cannot be read). */
-EMSCRIPTEN_KEEPALIVE void web_set_error(const char *msg)
+/* Put an I/O error about file on screen the way a failed load does (a
+** lesson URL that cannot be fetched, a file that cannot be read): msg says
+** what failed ("cannot open: HTTP 404"); an empty msg clears it. */
+EMSCRIPTEN_KEEPALIVE void web_set_error(const char *file, const char *msg)
 {
-    snprintf(web_app->error, sizeof web_app->error, "%s", msg);
+    Error err;
+    if (*msg) error_set(&err, ERR_IO, file, 0, 0, "%s", msg);
+    app_set_error(web_app, *msg ? &err : NULL);
 }
 
 /* Show a toast for two seconds: msg in the interface's language, with arg
@@ -117,6 +234,12 @@ EMSCRIPTEN_KEEPALIVE void web_toast(const char *msg, const char *arg, double now
     else app_toast(web_app, "%s", t);
 }
 
+/* The toast on screen ("" when none is shown at now). */
+EMSCRIPTEN_KEEPALIVE const char *web_toast_text(double now)
+{
+    return web_app->toast[0] && now < web_app->toast_until ? web_app->toast : "";
+}
+
 /* Compose a frame of w x h pixels at app time now (seconds). */
 EMSCRIPTEN_KEEPALIVE DrawList *web_frame(int w, int h, double now)
 {
@@ -127,56 +250,48 @@ EMSCRIPTEN_KEEPALIVE DrawList *web_frame(int w, int h, double now)
     return web_list;
 }
 
-/* How many ints web_cmd_layout writes: the length of WEB_LAYOUT_FIELDS in
-** attnlab.js, which passes its own count so that a page and a module that
-** disagree fail at once instead of reading offsets off by one field. */
-#define WEB_LAYOUT_COUNT 35
+/*
+** What the script needs to read a DrawList out of memory: the byte offsets
+** of DrawCmd's and DrawList's fields, the enum values it draws by and the
+** dash pattern. One list makes both the values and their names, so the
+** script reads the names from the module instead of keeping a copy, and
+** the count is checked on both sides (web_layout).
+*/
+#define WEB_LAYOUT(X) \
+    X(size, sizeof(DrawCmd)) X(kind, offsetof(DrawCmd, kind)) X(role, offsetof(DrawCmd, role)) \
+    X(color, offsetof(DrawCmd, color)) X(r, offsetof(DrawCmd, r)) X(width, offsetof(DrawCmd, width)) \
+    X(text, offsetof(DrawCmd, text)) X(fsize, offsetof(DrawCmd, size)) X(halign, offsetof(DrawCmd, halign)) \
+    X(valign, offsetof(DrawCmd, valign)) X(bold, offsetof(DrawCmd, bold)) X(rotate, offsetof(DrawCmd, rotate)) \
+    X(dashed, offsetof(DrawCmd, dashed)) X(panel, offsetof(DrawCmd, panel)) X(row, offsetof(DrawCmd, row)) \
+    X(col, offsetof(DrawCmd, col)) X(cmds, offsetof(DrawList, cmds)) X(n, offsetof(DrawList, n)) \
+    X(arena, offsetof(DrawList, text)) X(pix, offsetof(DrawList, pix)) X(background, offsetof(DrawList, background)) \
+    X(DRAW_RECT, DRAW_RECT) X(DRAW_LINE, DRAW_LINE) X(DRAW_TEXT, DRAW_TEXT) X(DRAW_IMAGE, DRAW_IMAGE) \
+    X(ALIGN_CENTER, ALIGN_CENTER) X(ALIGN_RIGHT, ALIGN_RIGHT) X(VALIGN_TOP, VALIGN_TOP) \
+    X(VALIGN_BOTTOM, VALIGN_BOTTOM) X(ROLE_CELL, ROLE_CELL) X(ROLE_CELL_TEXT, ROLE_CELL_TEXT) \
+    X(ROLE_MASKED, ROLE_MASKED) X(ROLE_TITLE, ROLE_TITLE) X(ROLE_BODY, ROLE_BODY) \
+    X(ROLE_OVERLAY, ROLE_OVERLAY) X(DRAW_DASH_ON, DRAW_DASH_ON) X(DRAW_DASH_OFF, DRAW_DASH_OFF) \
+    X(image_rows, offsetof(DrawImage, rows)) X(image_cols, offsetof(DrawImage, cols)) \
+    X(image_rstep, offsetof(DrawImage, rstep)) X(image_cstep, offsetof(DrawImage, cstep)) \
+    X(image_cw, offsetof(DrawImage, cw)) X(image_ch, offsetof(DrawImage, ch)) X(image_size, sizeof(DrawImage))
 
-/* Byte offsets of DrawCmd and DrawList fields the enum values and the
-** dash pattern the script draws by, so it needs no copy of them: out receives the
-** WEB_LAYOUT_COUNT ints in the order attnlab.js reads them
-** (WEB_LAYOUT_FIELDS there), when n, the script's count, is the same.
-** Returns WEB_LAYOUT_COUNT; out is left alone when n differs. */
-EMSCRIPTEN_KEEPALIVE int web_cmd_layout(int *out, int n)
+#define LAYOUT_NAME(name, value) #name ","
+#define LAYOUT_ONE(name, value) +1
+#define LAYOUT_VALUE(name, value) (int)(value),
+enum { WEB_LAYOUT_COUNT = 0 WEB_LAYOUT(LAYOUT_ONE) };
+
+/* The names of the layout's values, comma-separated, in web_layout's order. */
+EMSCRIPTEN_KEEPALIVE const char *web_layout_names(void)
 {
-    int v[WEB_LAYOUT_COUNT];
-    int i = 0;
-    v[i++] = (int)sizeof(DrawCmd);
-    v[i++] = (int)offsetof(DrawCmd, kind);
-    v[i++] = (int)offsetof(DrawCmd, role);
-    v[i++] = (int)offsetof(DrawCmd, color);
-    v[i++] = (int)offsetof(DrawCmd, r);
-    v[i++] = (int)offsetof(DrawCmd, width);
-    v[i++] = (int)offsetof(DrawCmd, text);
-    v[i++] = (int)offsetof(DrawCmd, size);
-    v[i++] = (int)offsetof(DrawCmd, halign);
-    v[i++] = (int)offsetof(DrawCmd, valign);
-    v[i++] = (int)offsetof(DrawCmd, bold);
-    v[i++] = (int)offsetof(DrawCmd, rotate);
-    v[i++] = (int)offsetof(DrawCmd, dashed);
-    v[i++] = (int)offsetof(DrawCmd, panel);
-    v[i++] = (int)offsetof(DrawCmd, row);
-    v[i++] = (int)offsetof(DrawCmd, col);
-    v[i++] = (int)offsetof(DrawList, cmds);
-    v[i++] = (int)offsetof(DrawList, n);
-    v[i++] = (int)offsetof(DrawList, text);
-    v[i++] = (int)offsetof(DrawList, background);
-    v[i++] = DRAW_RECT;
-    v[i++] = DRAW_LINE;
-    v[i++] = DRAW_TEXT;
-    v[i++] = ALIGN_CENTER;
-    v[i++] = ALIGN_RIGHT;
-    v[i++] = VALIGN_TOP;
-    v[i++] = VALIGN_BOTTOM;
-    v[i++] = ROLE_CELL;
-    v[i++] = ROLE_CELL_TEXT;
-    v[i++] = ROLE_TITLE;
-    v[i++] = ROLE_OVERLAY;
-    v[i++] = (int)offsetof(DrawList, pix);
-    v[i++] = DRAW_IMAGE;
-    v[i++] = DRAW_DASH_ON;
-    v[i++] = DRAW_DASH_OFF;
-    assert(i == WEB_LAYOUT_COUNT);
+    return WEB_LAYOUT(LAYOUT_NAME);
+}
+
+/* The layout's values into out, when n (the script's count of the names)
+** is WEB_LAYOUT_COUNT; returns WEB_LAYOUT_COUNT, so that a page and a
+** module that disagree stop at once instead of reading the wrong fields. */
+EMSCRIPTEN_KEEPALIVE int web_layout(int *out, int n)
+{
+    static const int v[] = { WEB_LAYOUT(LAYOUT_VALUE) };
+    static_assert(sizeof v / sizeof *v == WEB_LAYOUT_COUNT, "one value per name");
     if (n == WEB_LAYOUT_COUNT) memcpy(out, v, sizeof v);
     return WEB_LAYOUT_COUNT;
 }
@@ -216,83 +331,87 @@ EMSCRIPTEN_KEEPALIVE int web_wheel(float x, float y, int steps, int fine)
     return app_scroll_edit(web_app, p, r, c, steps, fine != 0);
 }
 
-/* A key of the picker; true if it took it. */
-static bool picker_key(AppState *a, const char *k)
+/* A KeyboardEvent.key as the key table's code (keys.h). */
+static int key_code(const char *k)
 {
-    if (!strcmp(k, "ArrowUp")) app_picker_move(a, -1);
-    else if (!strcmp(k, "ArrowDown")) app_picker_move(a, +1);
-    else if (!strcmp(k, "Enter") || !strcmp(k, " ") || !strcmp(k, "ArrowRight")) app_picker_open(a);
-    else if (k[0] >= '1' && k[0] <= '9' && !k[1] && k[0] - '1' < a->picker_n) {
-        a->picker_sel = k[0] - '1';
-        app_picker_open(a);
-    } else return false;
-    return true;
+    static const struct { const char *name; int key; } special[] = {
+        { "Enter", KEY_ENTER }, { "Escape", KEY_ESCAPE }, { "Esc", KEY_ESCAPE }, { "Backspace", KEY_BACKSPACE },
+        { "ArrowLeft", KEY_LEFT }, { "ArrowRight", KEY_RIGHT }, { "ArrowUp", KEY_UP }, { "ArrowDown", KEY_DOWN },
+        { "Home", KEY_HOME }, { "End", KEY_END }, { "PageUp", KEY_PAGEUP }, { "PageDown", KEY_PAGEDOWN },
+        { "F11", KEY_F11 }, { "Spacebar", ' ' },
+    };
+    if (k[0] && !k[1] && (unsigned char)k[0] >= 0x20 && (unsigned char)k[0] < 0x7f) return tolower((unsigned char)k[0]);
+    for (size_t i = 0; i < sizeof special / sizeof *special; i++)
+        if (!strcmp(special[i].name, k)) return special[i].key;
+    return KEY_NONE;
 }
 
-/* One key (KeyboardEvent.key) mapped to the actions window.c maps it to.
-** S, Shift+S, Ctrl+S and O belong to the page (downloads, the file
-** picker) and are handled in attnlab.js.
-** Returns 1 if the key did something. */
-EMSCRIPTEN_KEEPALIVE int web_key(const char *key, int ctrl, int shift)
+/* The modifiers of a press. */
+static unsigned key_mods(int ctrl, int shift)
 {
-    AppState *a = web_app;
-    (void)shift;
-    if (a->picker && picker_key(a, key)) return 1;
-    if (ctrl) return 0;                    /* leave the browser's own shortcuts alone */
-    char k = key[0] && !key[1] ? key[0] : 0;
-    if (k >= 'A' && k <= 'Z') k = (char)(k - 'A' + 'a');
-    if (!strcmp(key, "ArrowRight") || !strcmp(key, " ") || !strcmp(key, "PageDown") || !strcmp(key, "Enter")) app_next(a);
-    else if (!strcmp(key, "ArrowLeft") || !strcmp(key, "Backspace") || !strcmp(key, "PageUp")) app_prev(a);
-    else if (!strcmp(key, "Home")) app_first(a);
-    else if (!strcmp(key, "End")) app_last(a);
-    else if (!strcmp(key, "F11")) app_toggle_fullscreen(a);
-    else if (!strcmp(key, "Escape")) app_escape(a);
-    else switch (k) {
-    case 'l': app_toggle_picker(a); break;
-    case 'f': app_toggle_fullscreen(a); break;
-    case '+': case '=': app_text_size(a, +1); break;
-    case '-': app_text_size(a, -1); break;
-    case 't': app_toggle_theme(a); break;
-    case 'c': app_cycle_cmap(a); break;
-    case 'b': app_toggle_black(a); break;
-    case 'h': app_next_head(a); break;
-    case 'm': app_toggle_mask(a); break;
-    case 'k': app_toggle_scaling(a); break;
-    case '[': app_temperature(a, -1); break;
-    case ']': app_temperature(a, +1); break;
-    case 'p': app_predict(a); break;
-    case 'r': app_undo_all(a); break;
-    case '?': app_toggle_help(a); break;
-    default:
-        if (k >= '1' && k <= '9') app_goto(a, k - '0');
-        else return 0;
-    }
-    return 1;
+    return (ctrl ? KEYMOD_CTRL : 0) | (shift ? KEYMOD_SHIFT : 0);
 }
 
-/* Named actions for the page's buttons and touch gestures. */
-EMSCRIPTEN_KEEPALIVE void web_action(const char *name)
+/* The name of the action a key (KeyboardEvent.key; ctrl also for ⌘)
+** stands for now, "" for none: the page does the platform's actions
+** itself (app_action_platform) and hands the others to web_key. */
+EMSCRIPTEN_KEEPALIVE const char *web_key_action(const char *key, int ctrl, int shift)
 {
-    AppState *a = web_app;
-    if (!strcmp(name, "next")) app_next(a);
-    else if (!strcmp(name, "prev")) app_prev(a);
-    else if (!strcmp(name, "bigger")) app_text_size(a, +1);
-    else if (!strcmp(name, "smaller")) app_text_size(a, -1);
-    else if (!strcmp(name, "picker")) app_toggle_picker(a);
-    else if (!strcmp(name, "theme")) app_toggle_theme(a);
-    else if (!strcmp(name, "fullscreen")) app_toggle_fullscreen(a);
-    else if (!strcmp(name, "unpin")) app_click(a, -1, -1, -1);
-    else if (!strcmp(name, "help")) app_toggle_help(a);
+    int arg;
+    const KeyRow *r = app_key_lookup(web_app, EDITION_WEB, key_code(key), key_mods(ctrl, shift), &arg);
+    return r ? app_action_name(r->act) : "";
 }
 
-/* State the page follows: bit 0 fullscreen, bit 1 dark, bit 2 a lesson is
-** open, bit 3 the picker is up, bit 4 the lesson has unsaved edits, bit 5
-** the keys are shown. */
+/* A key press at app time now, through the key table: 1 if it meant
+** something (while a question is asked, every key does). */
+EMSCRIPTEN_KEEPALIVE int web_key(const char *key, int ctrl, int shift, double now)
+{
+    web_app->now = now;
+    bool asking = web_app->ask != ASK_NONE;
+    return app_key(web_app, EDITION_WEB, key_code(key), key_mods(ctrl, shift)) != ACT_NONE || asking;
+}
+
+/* A named action (the page's buttons and gestures: "next", "mask") at app
+** time now: 1 if the program did it, 0 if it is the page's or unknown. */
+EMSCRIPTEN_KEEPALIVE int web_action(const char *name, double now)
+{
+    web_app->now = now;
+    return app_do(web_app, app_action_named(name), -1) ? 1 : 0;
+}
+
+/* The words of an action's button in the interface's language: what it
+** does, then a tab and the keys that do the same ("" when none). */
+EMSCRIPTEN_KEEPALIVE const char *web_action_words(const char *name)
+{
+    static char words[400];
+    AppAction act = app_action_named(name);
+    const KeyRow *r = app_action_row(act, EDITION_WEB);
+    const char *keys = app_action_keys(act, EDITION_WEB);
+    snprintf(words, sizeof words, "%s\t%s", r && r->help ? _(r->help) : "", keys ? _(keys) : "");
+    return words;
+}
+
+/* State the page follows, as bits: 0 fullscreen, 1 dark, 2 a lesson is
+** open, 3 the picker is up, 4 unsaved edits, 5 the keys are shown, 6 a
+** question is asked, 7 the pinned cell is an input (its +/- apply), 8
+** predict mode, 9 the black screen, 10 the stage's setup has a mask, 11
+** its scores are scaled by √d_k, 12 some edit to undo, 13 some to redo. */
 EMSCRIPTEN_KEEPALIVE int web_flags(void)
 {
     AppState *a = web_app;
-    return (a->fullscreen ? 1 : 0) | (a->dark ? 2 : 0) | (a->L ? 4 : 0) | (a->picker ? 8 : 0) | (a->dirty ? 16 : 0)
-         | (a->help ? 32 : 0);
+    const Doc *d = a->doc;
+    bool input = false, mask = false, scaled = false;
+    if (a->pinned && a->view && a->pin_panel >= 0 && a->pin_panel < a->view->npanels)
+        input = a->view->panels[a->pin_panel].editable;
+    if (d) {
+        const Setup *su = &d->L->setups[d->L->stages[a->stage].setup];
+        mask = su->mask != MASK_NONE;
+        scaled = su->score == SCORE_SCALED_DOT;
+    }
+    return (a->fullscreen ? 1 : 0) | (a->dark ? 2 : 0) | (d ? 4 : 0) | (a->picker ? 8 : 0) | (d && d->dirty ? 16 : 0)
+         | (a->help ? 32 : 0) | (a->ask ? 64 : 0) | (input ? 128 : 0) | (a->predict != PREDICT_OFF ? 256 : 0)
+         | (a->black ? 512 : 0) | (mask ? 1024 : 0) | (scaled ? 2048 : 0) | (d && d->nedits ? 4096 : 0)
+         | (d && d->nredo ? 8192 : 0);
 }
 
 /* The browser entered or left fullscreen on its own (Esc, a gesture). */
@@ -316,7 +435,51 @@ EMSCRIPTEN_KEEPALIVE double web_toast_until(void)
 /* The open lesson's path in the in-memory file system, or "". */
 EMSCRIPTEN_KEEPALIVE const char *web_path(void)
 {
-    return web_app->path ? web_app->path : "";
+    return web_app->doc ? web_app->doc->path : "";
+}
+
+/* The bundled lessons: how many (the picker's list), and lesson i's title
+** and file name. */
+EMSCRIPTEN_KEEPALIVE int web_picker_count(void)
+{
+    return web_app->picker_n;
+}
+
+/* Title of bundled lesson i. */
+EMSCRIPTEN_KEEPALIVE const char *web_picker_title(int i)
+{
+    return i >= 0 && i < web_app->picker_n ? web_app->picker_titles[i] : "";
+}
+
+/* File name of bundled lesson i ("01-tour.lesson"). */
+EMSCRIPTEN_KEEPALIVE const char *web_picker_file(int i)
+{
+    if (i < 0 || i >= web_app->picker_n) return "";
+    const char *s = strrchr(web_app->picker_items[i], '/');
+    return s ? s + 1 : web_app->picker_items[i];
+}
+
+/* The picker's selected lesson. */
+EMSCRIPTEN_KEEPALIVE int web_picker_selected(void)
+{
+    return web_app->picker_sel;
+}
+
+/* Select lesson i in the picker (the page's list follows its focus). */
+EMSCRIPTEN_KEEPALIVE void web_picker_select(int i)
+{
+    if (i >= 0 && i < web_app->picker_n) web_app->picker_sel = i;
+}
+
+/* The question asked now, as a dialog shows it: which field (0 the
+** question, 1 the keys' hint, 2 the yes button, 3 the no button). */
+EMSCRIPTEN_KEEPALIVE const char *web_ask_words(int which)
+{
+    static char title[1200];
+    const char *hint, *yes, *no;
+    app_ask_words(web_app, title, sizeof title, &hint, &yes, &no);
+    const char *w[4] = { title, hint, yes ? yes : "", no ? no : "" };
+    return which >= 0 && which < 4 ? w[which] : "";
 }
 
 /* "<lesson>-<NN>-<stage>", the base name exports get, or "" with no lesson. */
@@ -324,8 +487,9 @@ EMSCRIPTEN_KEEPALIVE const char *web_shot_name(void)
 {
     static char name[LESSON_MAX_NAME + 128];
     AppState *a = web_app;
-    if (!a->L) return "";
-    snprintf(name, sizeof name, "%s-%02d-%s", a->L->name, a->stage + 1, lesson_stage_name(a->L->stages[a->stage].id));
+    if (!a->doc) return "";
+    const Lesson *L = a->doc->L;
+    snprintf(name, sizeof name, "%s-%02d-%s", L->name, a->stage + 1, lesson_stage_name(L->stages[a->stage].id));
     return name;
 }
 
@@ -346,25 +510,78 @@ EMSCRIPTEN_KEEPALIVE DrawList *web_shot(int w, int h)
 EMSCRIPTEN_KEEPALIVE char *web_shot_svg(void)
 {
     AppState *a = web_app;
-    if (!a->L) return NULL;
-    const Stage *st = &a->L->stages[a->stage];
+    if (!a->doc) return NULL;
+    const Lesson *L = a->doc->L;
+    const Stage *st = &L->stages[a->stage];
     char desc[300];
     snprintf(desc, sizeof desc, "%s: %s", lesson_stage_name(st->id), st->title ? st->title : stage_default_title(st->id));
-    return svg_write(web_shot_list, a->L->title, desc, NULL);
+    return svg_write(web_shot_list, L->title, desc, NULL);
 }
 
-/* Save the edited lesson into the in-memory file system (the page then
-** downloads it). 0 or -1; the toast says what happened. */
-EMSCRIPTEN_KEEPALIVE int web_save(double now)
+/* The edited lesson as Ctrl+S saves it, for the page to download (the
+** caller frees it with web_free): the file's text with only the edited
+** numbers changed, which from now on is the lesson's file. NULL with the
+** toast saying why. */
+EMSCRIPTEN_KEEPALIVE char *web_save(double now)
 {
     web_app->now = now;
-    return app_save_lesson(web_app);
+    size_t len;
+    return app_save_text(web_app, &len);
 }
 
 /* The explanation of the focused cell (caller frees with web_free), or NULL. */
 EMSCRIPTEN_KEEPALIVE char *web_explain(void)
 {
     return app_explain(web_app);
+}
+
+/* Where the pinned cell is drawn in the last frame: x, y, w, h into out;
+** 0 when no cell is pinned (or it is not drawn). */
+EMSCRIPTEN_KEEPALIVE int web_pinned_rect(float *out)
+{
+    AppState *a = web_app;
+    Rect r;
+    if (!a->pinned || !draw_cell_rect(web_list, a->pin_panel, a->pin_row, a->pin_col, &r)) return 0;
+    out[0] = r.x;
+    out[1] = r.y;
+    out[2] = r.w;
+    out[3] = r.h;
+    return 1;
+}
+
+/* The slide as a link's fields (link.h; the caller frees with web_free). */
+EMSCRIPTEN_KEEPALIVE char *web_link(void)
+{
+    return app_link_fields(web_app);
+}
+
+/* Show the slide a link's fields describe. */
+EMSCRIPTEN_KEEPALIVE void web_apply_link(const char *fields)
+{
+    app_link_apply(web_app, fields);
+}
+
+/* The slide as text (describe.h; the caller frees with web_free), with
+** each panel's numbers when numbers is set. */
+EMSCRIPTEN_KEEPALIVE char *web_describe(int numbers)
+{
+    return app_describe(web_app, web_list, numbers != 0);
+}
+
+/* What the slide shows, as a number that changes whenever it does: the
+** view's serial (a new view for every change of stage, setting or value),
+** with predict mode's phase, or 0 with no lesson. */
+EMSCRIPTEN_KEEPALIVE double web_view_serial(void)
+{
+    const AppState *a = web_app;
+    return a->view ? (double)a->view->serial * 4 + a->predict : 0;
+}
+
+/* Whether a text run reads right to left (its first strong character, as
+** the desktop's shaper decides a run's direction). */
+EMSCRIPTEN_KEEPALIVE int web_text_rtl(const char *s)
+{
+    return text_rtl(s);
 }
 
 /* Free memory the module handed out. */

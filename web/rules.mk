@@ -12,7 +12,9 @@
 #
 # Sources are picked by wildcard: all of src/core and src/view, and every
 # file of src/app that includes neither SDL nor the SDL-backed exports
-# (main.c, window.c, shot.c stay out), plus web/platform.c. Debian's emcc
+# (main.c, window.c, shot.c stay out), plus web/platform.c. The page's
+# scripts are web/paint.js (the canvas), web/page.js (the page around it)
+# and web/attnlab.js (start, input, files, the address). Debian's emcc
 # works offline with its prebuilt (frozen) system libraries; it needs
 # NODE_PATH for this node, and its output runs under node only with
 # --no-experimental-fetch.
@@ -66,27 +68,29 @@ $(WEB)/attnlab-node: $(WEB)/attnlab-cli.js
 	printf '#!/bin/sh\n# attnlab --check/--dump, the WebAssembly build, under node\nexec node --no-experimental-fetch "$$(dirname "$$0")/attnlab-cli.js" "$$@"\n' > $@
 	chmod +x $@
 
+# The module without its wasm inside (bundle.mjs puts it in the page
+# deflated, which SINGLE_FILE's base64 would not be).
 $(WEB)/attnlab-module.js: $(WEB_SRC) $(WEB_HDRS) $(BUILD)/gen/cmap_tables.h web/rules.mk | web-tools
 	@mkdir -p $(dir $@)
 	$(WEB_ENV) $(EMCC) $(WEB_CFLAGS) -DATTNLAB_DATADIR='"/attnlab"' -DATTNLAB_LOCALEDIR='"/attnlab/locale"' $(WEB_SRC) \
-	  -sMODULARIZE=1 -sEXPORT_NAME=createAttnlab -sSINGLE_FILE=1 -sENVIRONMENT=web \
+	  -sMODULARIZE=1 -sEXPORT_NAME=createAttnlab -sENVIRONMENT=web \
 	  -sALLOW_MEMORY_GROWTH=1 -sFORCE_FILESYSTEM=1 \
 	  -sEXPORTED_FUNCTIONS=$(WEB_EXPORTS) -sEXPORTED_RUNTIME_METHODS=$(WEB_RUNTIME) -o $@
+$(WEB)/attnlab-module.wasm: $(WEB)/attnlab-module.js
 
-# Lessons that load NumPy files (lesson 07's trained model) stay on the
-# desktop: the page holds lesson texts only.
-WEB_LESSONS = $(shell grep -L '= *load ' lessons/*.lesson)
-# The interface's catalogues go in too: the page speaks the lesson's
-# language, else the browser's.
-$(WEB)/attnlab.html: $(WEB)/attnlab-module.js web/attnlab.html web/attnlab.js web/bundle.mjs $(wildcard lessons/*.lesson) \
-                     $(MO_FILES) | web-tools
-	node web/bundle.mjs --module $(WEB)/attnlab-module.js --page web/attnlab.html \
-	  --script web/attnlab.js --version $(VERSION) --out $@ \
-	  $(foreach l,$(PO_LANGS),--catalogue $(l)=$(BUILD)/locale/$(l)/LC_MESSAGES/attnlab.mo) $(WEB_LESSONS)
+# Every bundled lesson goes in, with the NumPy files it loads, and the
+# interface's catalogues: the page speaks the lesson's language, else the
+# browser's.
+WEB_SCRIPTS := web/paint.js web/page.js web/attnlab.js
+$(WEB)/attnlab.html: $(WEB)/attnlab-module.js $(WEB)/attnlab-module.wasm web/attnlab.html $(WEB_SCRIPTS) web/bundle.mjs \
+                     $(wildcard lessons/*.lesson lessons/models/*.npz) $(MO_FILES) | web-tools
+	node web/bundle.mjs --module $(WEB)/attnlab-module.js --wasm $(WEB)/attnlab-module.wasm --page web/attnlab.html \
+	  $(foreach s,$(WEB_SCRIPTS),--script $(s)) --version $(VERSION) --out $@ \
+	  $(foreach l,$(PO_LANGS),--catalogue $(l)=$(BUILD)/locale/$(l)/LC_MESSAGES/attnlab.mo) $(wildcard lessons/*.lesson)
 
 test-web-core: $(WEB)/attnlab-node $(BUILD)/attnlab
 	sh web/test/core.sh $(BUILD)/attnlab $(WEB)/attnlab-node
 
 test-web: web-deps
 	@$(MAKE) --no-print-directory WERROR=-Werror test-web-core $(WEB)/attnlab.html $(BUILD)/attnlab
-	cd web && BUILD=$(BUILD) node --test --test-reporter=spec test/browser.test.mjs
+	cd web && BUILD=$(BUILD) node --test --test-concurrency=1 --test-reporter=spec test/browser.test.mjs test/page.test.mjs

@@ -13,15 +13,15 @@
 /* Load and compute a lesson; print the error and return NULL on failure. */
 Lesson *app_load(const char *path, Trace **T, int *code)
 {
-    LessonError err;
+    Error err;
     Lesson *L = lesson_load(path, &err);
     if (L) {
         *T = attn_run(L, &err);
         if (*T) return L;
         lesson_free(L);
     }
-    fprintf(stderr, "%s\n", err.msg);
-    *code = lesson_exit_code(&err);
+    error_print(&err, stderr);
+    *code = error_exit_code(&err);
     return NULL;
 }
 

@@ -2,65 +2,22 @@
 ** frame.c: composing a frame: the stage's layout plus the program's overlays.
 */
 #include "frame.h"
-#include "edits.h"
+#include "keys.h"
 #include "prompt.h"
 #include "core/i18n.h"
 #include "core/util.h"
 #include "view/cmap.h"
 #include "view/text.h"
 
+#include <assert.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Where a key works: the desktop window, the browser edition, or both. */
-enum { KEYS_DESKTOP = 1, KEYS_WEB = 2, KEYS_BOTH = 3 };
-
-/* The help overlay's rows (keys, what they do, where), one table for both
-** editions. */
-static const struct KeyHelp {
-    const char *keys, *what;
-    unsigned where;
-} key_help[] = {
-    { N_("\xe2\x86\x92  Space  PgDn  Enter"), N_("next stage (or sub-step)"), KEYS_BOTH },
-    { N_("\xe2\x86\x90  Backspace  PgUp"), N_("previous stage (or sub-step)"), KEYS_BOTH },
-    { N_("Home  End"), N_("first, last stage"), KEYS_BOTH },
-    { "1 \xe2\x80\xa6 9", N_("jump to a stage"), KEYS_BOTH },
-    { "L", N_("lesson picker"), KEYS_BOTH },
-    { N_("O  Ctrl+O"), N_("open a lesson file (or drop one on the page)"), KEYS_WEB },
-    { "F  F11", N_("fullscreen (Esc leaves)"), KEYS_BOTH },
-    { "+  \xe2\x88\x92", N_("over a heatmap: zoom in, out (0: all of it); elsewhere: text size"), KEYS_DESKTOP },
-    { N_("Ctrl+ +  Ctrl+ \xe2\x88\x92"), N_("text size"), KEYS_DESKTOP },
-    { "+  \xe2\x88\x92", N_("text size"), KEYS_WEB },
-    { "T", N_("light / dark"), KEYS_BOTH },
-    { "C", N_("cycle colormap"), KEYS_BOTH },
-    { "B", N_("black screen"), KEYS_BOTH },
-    { "H", N_("next head"), KEYS_BOTH },
-    { "M", N_("causal mask on / off"), KEYS_BOTH },
-    { "K", N_("\xe2\x88\x9a" "d_k scaling on / off"), KEYS_BOTH },
-    { "[  ]", N_("temperature down / up"), KEYS_BOTH },
-    { "P", N_("predict the largest weights, then reveal"), KEYS_BOTH },
-    { "S", N_("save this stage as PNG"), KEYS_DESKTOP },
-    { "S", N_("download this stage as PNG"), KEYS_WEB },
-    { N_("Shift+S"), N_("download this stage as SVG"), KEYS_WEB },
-    { N_("Ctrl+S"), N_("save the edited lesson (only the edited numbers change)"), KEYS_DESKTOP },
-    { N_("Ctrl+S"), N_("download the edited lesson"), KEYS_WEB },
-    { N_("Ctrl+Shift+S"), N_("save the lesson under another name"), KEYS_DESKTOP },
-    { N_("Ctrl+Z"), N_("undo the last edit"), KEYS_DESKTOP },
-    { N_("Ctrl+Shift+Z  Ctrl+Y"), N_("redo"), KEYS_DESKTOP },
-    { "R", N_("back to the file as loaded"), KEYS_BOTH },
-    { N_("mouse"), N_("hover: explain a cell; click: pin; scroll: edit an input (Shift: finer)"), KEYS_WEB },
-    { N_("mouse"), N_("hover: explain a cell; click: pin; scroll: edit an input (Shift: finer); "
-                      "Ctrl+scroll: zoom; drag: move a zoomed heatmap"), KEYS_DESKTOP },
-    { N_("touch"), N_("tap: explain and pin; swipe: next / previous; pinch: text size"), KEYS_WEB },
-    { "?", N_("this help"), KEYS_BOTH },
-    { N_("Q  Ctrl+Q"), N_("quit (asks first if edits are not saved)"), KEYS_DESKTOP },
-    { "?lesson=URL", N_("after the page's address: open a lesson from the same web site"), KEYS_WEB },
-};
-
-/* Layout options from the state. */
+/* Layout options from the state: the focused cell and its outlines as the
+** state worked them out (marks.h). */
 static LayoutOpts opts_from_state(const AppState *a, int w, int h, const Theme *theme, MeasureFn measure, void *ctx)
 {
     LayoutOpts o = layout_defaults(w, h, theme, measure, ctx);
@@ -71,9 +28,10 @@ static LayoutOpts opts_from_state(const AppState *a, int w, int h, const Theme *
         o.hover_panel = p;
         o.hover_row = r;
         o.hover_col = c;
-        o.nmarks = app_marks(a, o.marks, LAYOUT_MAX_MARKS);
+        o.nmarks = a->explained.nmarks;
+        memcpy(o.marks, a->explained.marks, sizeof *o.marks * (size_t)o.nmarks);
     }
-    o.hidden = app_hidden_panels(a);
+    o.hidden = a->hidden;
     return o;
 }
 
@@ -134,8 +92,7 @@ static void mark_cell(void *ctx, const DrawCmd *c)
     const MarkCtx *m = ctx;
     const AppState *a = m->a;
     if (c->panel < 0 || c->panel >= a->view->npanels) return;
-    const Panel *p = &a->view->panels[c->panel];
-    if (a->nedits && app_is_edited(a, a->view->setup, p->matrix, c->row + p->row_offset, c->col + p->col_offset)) {
+    if (marks_is_edited(&a->edited, c->panel, c->row, c->col)) {
         float s = fminf(c->r.w, c->r.h) * 0.28f;
         draw_rect(m->out, (Rect){ c->r.x + c->r.w - s, c->r.y, s, s }, m->th->accent, ROLE_OVERLAY);
         draw_frame(m->out, c->r, m->th->accent, 2.0f, ROLE_OVERLAY);
@@ -148,7 +105,7 @@ static void mark_cell(void *ctx, const DrawCmd *c)
 static void mark_cells(const AppState *a, const Theme *th, DrawList *out)
 {
     MarkCtx m = { a, th, out };
-    if (!a->nedits && a->predict == PREDICT_OFF) return;
+    if (a->edited.n == 0 && a->predict == PREDICT_OFF) return;
     int n = out->n;
     for (int i = 0; i < n; i++) {
         DrawCmd c = out->cmds[i];                   /* a copy: marks are appended to out */
@@ -217,8 +174,8 @@ static void text_box(DrawList *out, char lines[][256], int n, float x, float y, 
 static void explain_panel(const AppState *a, const Theme *th, int w, int h, float size,
                           MeasureFn measure, void *ctx, DrawList *out)
 {
-    char *text = app_explain(a);
-    if (!text) return;
+    if (!a->explained.on) return;
+    const char *text = a->explained.ex.text;
     int p, r, c;
     app_focus_cell(a, &p, &r, &c);
     Rect cell = { (float)w / 2, (float)h / 2, 0, 0 };
@@ -226,7 +183,6 @@ static void explain_panel(const AppState *a, const Theme *th, int w, int h, floa
     static char lines[BOX_LINES][256];
     float pad = size * 0.7f, maxw = fminf((float)w * 0.7f, size * 52);
     int n = wrap_lines(text, size, maxw - 2 * pad, measure, ctx, lines, BOX_LINES);
-    free(text);
     float tw = 0;
     for (int i = 0; i < n; i++) tw = fmaxf(tw, measure(ctx, lines[i], size, 0));
     float bw = tw + 2 * pad, bh = n * size * 1.35f + 2 * pad;
@@ -238,19 +194,25 @@ static void explain_panel(const AppState *a, const Theme *th, int w, int h, floa
     text_box(out, lines, n, x, y, bw, bh, size, th);
 }
 
+#define HELP_MAX_ROWS 80
+
 /* A two-column overlay of the keys of this edition (web: the browser's),
-** scaled down to fit the window when it must. */
+** the main rows of the key table that have keys to show, scaled down to
+** fit the window when it must. */
 static void help_overlay(const Theme *th, int w, int h, float size, bool web, MeasureFn measure, void *ctx,
                          DrawList *out)
 {
-    const struct KeyHelp *rows[sizeof key_help / sizeof *key_help];
+    int nrows;
+    const KeyRow *all = app_key_rows(&nrows), *rows[HELP_MAX_ROWS];
     int n = 0;
-    for (size_t i = 0; i < sizeof key_help / sizeof *key_help; i++)
-        if (key_help[i].where & (web ? KEYS_WEB : KEYS_DESKTOP)) rows[n++] = &key_help[i];
+    assert(nrows <= HELP_MAX_ROWS);
+    for (int i = 0; i < nrows; i++)
+        if (all[i].keys && all[i].ctx == KEYS_MAIN && (all[i].editions & (web ? EDITION_WEB : EDITION_DESKTOP)))
+            rows[n++] = &all[i];
     float kw = 0, dw = 0;
     for (int i = 0; i < n; i++) {
         kw = fmaxf(kw, measure(ctx, _(rows[i]->keys), size, 1));
-        dw = fmaxf(dw, measure(ctx, _(rows[i]->what), size, 0));
+        dw = fmaxf(dw, measure(ctx, _(rows[i]->help), size, 0));
     }
     float fit = fminf(((float)w - 16) / (kw + dw + size * 4), ((float)h - 16) / (size * 1.5f * (n + 2)));
     if (fit < 1) {                                   /* text scales with its size: scale once */
@@ -270,7 +232,7 @@ static void help_overlay(const Theme *th, int w, int h, float size, bool web, Me
         float ty = y + lh * (i + 1.4f);
         int k = draw_text(out, (Rect){ x + size * 1.5f, ty, kw, lh }, _(rows[i]->keys), size, th->accent, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
         out->cmds[k].bold = 1;
-        draw_text(out, (Rect){ x + size * 2.5f + kw, ty, dw, lh }, _(rows[i]->what), size, th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
+        draw_text(out, (Rect){ x + size * 2.5f + kw, ty, dw, lh }, _(rows[i]->help), size, th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
     }
 }
 
@@ -299,11 +261,24 @@ static void picker_overlay(const AppState *a, const Theme *th, int w, int h, flo
     }
 }
 
-/* A one-line banner (toast or error) at the bottom or top. */
+/* A one-line banner (toast or error) at the bottom or top. A text too wide
+** for the canvas is drawn smaller, down to BANNER_SHRINK of its size, and
+** then cut with "…". */
+#define BANNER_SHRINK 0.6f
 static void banner(DrawList *out, const char *text, bool top, bool error, const Theme *th, int w, int h, float size,
                    MeasureFn measure, void *ctx)
 {
-    float tw = fminf(measure(ctx, text, size, 0), (float)w - 6 * size), bh = size * 2.2f;
+    float maxw = fmaxf((float)w - 6 * size, size), full = measure(ctx, text, size, 0), bh = size * 2.2f;
+    char cut[512];
+    if (full > maxw) {
+        float s = fmaxf(size * maxw / full, size * BANNER_SHRINK);
+        BoxFont f = { measure, ctx, s };
+        if (measure(ctx, text, s, 0) > maxw) text_fit(text, maxw, box_measure, &f, cut, sizeof cut);
+        else snprintf(cut, sizeof cut, "%s", text);
+        text = cut;
+        size = s;
+    }
+    float tw = fminf(measure(ctx, text, size, 0), maxw);
     float x = ((float)w - tw) / 2 - size, y = top ? size * 0.6f : (float)h - bh - size * 0.8f;
     Color bg = error ? (Color){ 170, 20, 30, 240 } : with_alpha(th->fg, 230);
     Color fg = error ? (Color){ 255, 255, 255, 255 } : th->bg;
@@ -331,9 +306,10 @@ void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, Dr
         draw_text(out, (Rect){ 0, (float)h * 0.5f, (float)w, size * 2 }, _("Press L to choose a lesson"), size, th.muted,
                   ALIGN_CENTER, VALIGN_MIDDLE, ROLE_BODY);
     }
-    if (a->error[0]) banner(out, a->error, true, true, &th, w, h, size * 0.85f, measure, ctx);
     if (a->toast[0] && a->now < a->toast_until) banner(out, a->toast, false, false, &th, w, h, size, measure, ctx);
-    if (a->picker) picker_overlay(a, &th, w, h, size, measure, ctx, out);
+    if (a->picker && !a->web) picker_overlay(a, &th, w, h, size, measure, ctx, out);   /* the page lists them itself */
     if (a->help) help_overlay(&th, w, h, size * 0.9f, a->web, measure, ctx, out);
+    if (a->error[0] && !a->web)                      /* over everything, never dimmed (the page has its own line) */
+        banner(out, a->error, true, true, &th, w, h, size * 0.85f, measure, ctx);
     app_prompt_draw(a, &th, w, h, size, measure, ctx, out);
 }

@@ -5,8 +5,11 @@
 ** to the program rather than the stage: marks on edited cells, predict-mode
 ** guesses, the explain panel beside the focused cell, the toast, a load
 ** error, the key overlay, the lesson picker, and the "edited, not saved"
-** mark and any question the window asks (src/app/prompt.c). No SDL: the result is a
-** DrawList any backend can draw, and tests can read.
+** mark and any question the window asks (src/app/prompt.c). What goes over
+** the cells (the explanation, its outlines, the edited cells) the state
+** worked out when it changed (marks.h): a frame draws it as it is and
+** computes nothing about the lesson. No SDL: the result is a DrawList any
+** backend can draw, and tests can read.
 */
 #ifndef ATTNLAB_FRAME_H
 #define ATTNLAB_FRAME_H

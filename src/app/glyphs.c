@@ -27,8 +27,10 @@ static int comment_line(const char *s, const char *end)
 static void warn_one(const char *path, int line, int col, uint32_t cp, FontSet *fs)
 {
     const char *pkg = font_package_for(fs, cp);
-    fprintf(stderr, "%s:%d:%d: warning: no installed font has U+%04X%s%s\n", path, line, col, (unsigned)cp,
-            pkg ? "; install " : "", pkg ? pkg : "");
+    Error w;
+    error_set(&w, ERR_RUNTIME, path, line, col, "no installed font has U+%04X%s%s", (unsigned)cp, pkg ? "; install " : "",
+              pkg ? pkg : "");
+    error_warn(&w, stderr);
 }
 
 /*
@@ -40,7 +42,7 @@ static void warn_one(const char *path, int line, int col, uint32_t cp, FontSet *
 */
 int app_check_glyphs(const char *file, FontSet *fonts, const char *font_path)
 {
-    LessonError err;
+    Error err;
     size_t len = 0;
     char *text = lesson_read(file, &len, &err);
     if (!text) return 0;
@@ -61,7 +63,7 @@ int app_check_glyphs(const char *file, FontSet *fonts, const char *font_path)
                 if (cp < 0x80 || cp >= CODE_POINTS) continue;
                 if (!seen) {
                     seen = xcalloc(CODE_POINTS / 8, 1);
-                    if (!fonts) own = font_create(font_path);
+                    if (!fonts) own = font_create(font_path, NULL);    /* no fonts: no warnings either */
                     if (!fonts && !own) goto done;
                 }
                 if (seen[cp >> 3] & (1u << (cp & 7))) continue;
@@ -82,10 +84,13 @@ int app_check_glyphs(const char *file, FontSet *fonts, const char *font_path)
     }
     if (missing == LISTED + 1)
         warn_one(path, more_line, more_col, more_cp, fonts ? fonts : own);
-    else if (missing > LISTED)
-        fprintf(stderr, "%s:%d:%d: warning: no installed font has U+%04X, nor %d more character%s after it; "
-                "they show as boxes\n", path, more_line, more_col, (unsigned)more_cp, missing - LISTED - 1,
-                missing - LISTED - 1 == 1 ? "" : "s");
+    else if (missing > LISTED) {
+        Error w;
+        error_set(&w, ERR_RUNTIME, path, more_line, more_col, "no installed font has U+%04X, nor %d more character%s "
+                  "after it; they show as boxes", (unsigned)more_cp, missing - LISTED - 1,
+                  missing - LISTED - 1 == 1 ? "" : "s");
+        error_warn(&w, stderr);
+    }
 done:
     font_free(own);
     free(seen);

@@ -7,6 +7,8 @@
 #include "core/i18n.h"
 
 #include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -55,6 +57,15 @@ static int candidates(const char *code, char c[3][I18N_LANG_MAX + 1])
     return k;
 }
 
+/* The platform's supplier of catalogues (app_catalogue_source), or NULL. */
+static int (*catalogue_source)(const char *code);
+
+/* Catalogues from the platform too. */
+void app_catalogue_source(int (*fetch)(const char *code))
+{
+    catalogue_source = fetch;
+}
+
 /* The build's own catalogues (DIR/locale beside the program: build/locale
 ** in the source tree), then the installed ones (ATTNLAB_LOCALEDIR), and
 ** nowhere else. */
@@ -66,32 +77,73 @@ int app_catalogue_path(const char *code, char *out, size_t n)
     bool own = app_exe_dir(dir, sizeof dir) == 0 && strlen(dir) + sizeof "/locale" <= sizeof dir;
     if (own) strcat(dir, "/locale");
     for (int i = 0; i < nc; i++) {
+        if (catalogue_source) catalogue_source(c[i]);
         if (own && try_dir(dir, c[i], out, n)) return 0;
         if (try_dir(ATTNLAB_LOCALEDIR, c[i], out, n)) return 0;
     }
     return -1;
 }
 
-/* Install the catalogue for code, or the user's locale's. */
-int app_use_language(const char *code)
+/* Whether code is English, the language the program is written in. */
+static bool english(const char *code)
 {
-    char env[32], path[PATH_MAX];
-    if (!code) code = i18n_env_language(env, sizeof env) ? env : NULL;
-    if (!code || !strcmp(code, "en") || !strncmp(code, "en_", 3)) {
-        i18n_use_none();
-        return -1;
-    }
-    if (i18n_use_again(code)) return 0;
-    I18nCatalog *c = NULL;
-    I18nError err;
-    if (app_catalogue_path(code, path, sizeof path) == 0) {
-        c = i18n_catalog_load(path, &err);
-        if (!c) fprintf(stderr, "attnlab: warning: %s\n", err.reason);
-    }
+    return !strcmp(code, "en") || !strncmp(code, "en_", 3);
+}
+
+/* Install the catalogue for code; false (nothing changed) when there is
+** none or it cannot be read. */
+static bool use_code(const char *code)
+{
+    char path[PATH_MAX];
+    if (i18n_use_again(code)) return true;
+    if (!i18n_lang_valid(code) || app_catalogue_path(code, path, sizeof path) != 0) return false;
+    Error err;
+    I18nCatalog *c = i18n_catalog_load(path, &err);
     if (!c) {
-        i18n_use_none();
-        return -1;
+        error_warn(&err, stderr);           /* "PATH: warning: ..."; the lesson shows in English */
+        return false;
     }
     i18n_use(code, c);
+    return true;
+}
+
+/*
+** The user's languages: LANGUAGE, a list in order of preference as GNU
+** gettext reads it ("pt_BR:es"; the first with a catalogue wins, and
+** English where it comes first), unless the locale is C; then the locale's
+** own language. Returns 0 with a catalogue in use, -1 for English.
+*/
+static int use_user_languages(void)
+{
+    char env[32];
+    bool have = i18n_env_language(env, sizeof env);
+    const char *list = getenv("LANGUAGE");
+    if (have && list) {
+        for (const char *s = list; *s;) {
+            size_t len = strcspn(s, ":");
+            char code[I18N_LANG_MAX + 1];
+            size_t k = strcspn(s, ".@:");           /* drop an encoding or a modifier */
+            if (len > 0 && k <= I18N_LANG_MAX) {
+                snprintf(code, sizeof code, "%.*s", (int)k, s);
+                if (english(code)) break;
+                if (use_code(code)) return 0;
+            }
+            s += len;
+            if (*s) s++;
+        }
+    }
+    if (have && !english(env) && use_code(env)) return 0;
+    i18n_use_none();
+    return -1;
+}
+
+/* Install the catalogue for code, or the user's languages'. */
+int app_use_language(const char *code)
+{
+    if (!code) return use_user_languages();
+    if (english(code) || !use_code(code)) {
+        i18n_use_none();
+        return -1;
+    }
     return 0;
 }

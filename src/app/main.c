@@ -8,8 +8,9 @@
 **   attnlab --export DIR [...] LESSON...   every stage as PNG or SVG, headless
 **
 ** Exit codes: 0 success, 1 a runtime failure (I/O, display, font, a write
-** error on standard output), 2 usage or invalid input (lesson_exit_code
-** decides for lessons). Results go to stdout, errors to stderr, one line each.
+** error on standard output), 2 usage or invalid input: error_exit_code
+** decides from the kind of the Error. Results go to stdout, errors to
+** stderr, one line each (error_print).
 */
 #define _POSIX_C_SOURCE 200809L
 #include "app/cli_core.h"
@@ -74,13 +75,15 @@ static void help(void)
            "In the window, press ? for the keys. Lessons are plain text: see docs/lesson-format.md.\n", maps);
 }
 
-/* A usage error: one line, with where to find the usage. */
+/* A usage error: one line, with where to find the usage; its exit code. */
 static int usage_error(const char *fmt, const char *what)
 {
-    fprintf(stderr, "attnlab: error: ");
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, " (see attnlab --help)\n");
-    return 2;
+    char msg[600];
+    Error e;
+    snprintf(msg, sizeof msg, fmt, what);
+    error_set(&e, ERR_INVALID, NULL, 0, 0, "%s (see attnlab --help)", msg);
+    error_print(&e, stderr);
+    return error_exit_code(&e);
 }
 
 /* Parse WxH. */
@@ -157,8 +160,8 @@ static int parse_args(int argc, char **argv, Args *a)
     } else if (!a->mode && a->nfiles > 1) {
         return usage_error("the window opens one lesson at a time%s", "");
     }
-    char why[200];
-    if (app_shot_check(&a->shot, why, sizeof why) != 0) return usage_error("%s", why);
+    Error why;
+    if (app_shot_check(&a->shot, &why) != 0) return usage_error("%s", why.msg);
     return 0;
 }
 
@@ -166,25 +169,29 @@ static int parse_args(int argc, char **argv, Args *a)
 static int cmd_list(const char *dir)
 {
     char found[PATH_MAX];
+    Error err;
     if (!dir) {
         if (app_data_dir("lessons", found, sizeof found) != 0) {
-            fprintf(stderr, "attnlab: error: no bundled lessons found (looked beside the program and in %s)\n", found);
-            return 1;
+            error_set(&err, ERR_IO, NULL, 0, 0, "no bundled lessons found (looked beside the program and in %s)", found);
+            error_print(&err, stderr);
+            return error_exit_code(&err);
         }
         dir = found;
     }
     char **list = app_list_lessons(dir);
     if (!list) {
-        fprintf(stderr, "%s: error: cannot read the directory\n", dir);
-        return 1;
+        char *shown = util_shown(dir);
+        error_set(&err, ERR_IO, shown, 0, 0, "cannot read the directory");
+        free(shown);
+        error_print(&err, stderr);
+        return error_exit_code(&err);
     }
     int code = 0;
     for (char **p = list; *p; p++) {
-        LessonError err;
         Lesson *L = lesson_load(*p, &err);
         if (!L) {
-            fprintf(stderr, "%s\n", err.msg);
-            if (lesson_exit_code(&err) > code) code = lesson_exit_code(&err);
+            error_print(&err, stderr);
+            if (error_exit_code(&err) > code) code = error_exit_code(&err);
             continue;
         }
         const char *base = strrchr(*p, '/');
@@ -211,8 +218,10 @@ static int close_stdout(int code)
     if (fflush(stdout) != 0) { bad = true; e = errno; }
     if (fclose(stdout) != 0 && !bad) { bad = true; e = errno; }
     if (!bad) return code;
-    fprintf(stderr, "attnlab: error: cannot write to standard output%s%s\n", e ? ": " : "", e ? strerror(e) : "");
-    return code ? code : 1;
+    Error err;
+    error_set(&err, ERR_IO, NULL, 0, 0, "cannot write to standard output%s%s", e ? ": " : "", e ? strerror(e) : "");
+    error_print(&err, stderr);
+    return code ? code : error_exit_code(&err);
 }
 
 /* --check also warns about characters no installed font can draw. */

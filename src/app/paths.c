@@ -1,11 +1,13 @@
 /*
-** paths.c: finding bundled lessons and assets.
+** paths.c: finding bundled lessons and assets, and the user's lesson
+** directory.
 */
 #define _DEFAULT_SOURCE
 #include "paths.h"
 #include "core/util.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,4 +91,29 @@ void app_free_list(char **list)
     if (!list) return;
     for (char **p = list; *p; p++) free(*p);
     free(list);
+}
+
+/* mkdir -p for the user directory. */
+static int make_dirs(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        int r = mkdir(path, 0755);
+        *p = '/';
+        if (r != 0 && errno != EEXIST) return -1;
+    }
+    return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* $XDG_DATA_HOME/attnlab/lessons or ~/.local/share/attnlab/lessons. */
+int app_user_lesson_dir(char *out, size_t n)
+{
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    int w;
+    if (xdg && xdg[0] == '/') w = snprintf(out, n, "%s/attnlab/lessons", xdg);
+    else if (home && home[0]) w = snprintf(out, n, "%s/.local/share/attnlab/lessons", home);
+    else return -1;
+    if (w < 0 || (size_t)w >= n) return -1;
+    return make_dirs(out);
 }

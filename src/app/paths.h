@@ -3,7 +3,10 @@
 **
 ** Bundled lessons and assets are looked up next to the executable first
 ** (build/attnlab finds ./lessons in the source tree) and then in the
-** installed data directory, $(PREFIX)/share/attnlab.
+** installed data directory, $(PREFIX)/share/attnlab. A lesson the user
+** saves that cannot be written where it is goes to their own lesson
+** directory, $XDG_DATA_HOME/attnlab/lessons (by default
+** ~/.local/share/attnlab/lessons).
 */
 #ifndef ATTNLAB_PATHS_H
 #define ATTNLAB_PATHS_H
@@ -21,5 +24,8 @@ int app_exe_dir(char *out, size_t n);
 char **app_list_lessons(const char *dir);
 /* Free a list from app_list_lessons. */
 void app_free_list(char **list);
+/* The user's lesson directory (created if missing) into out (size n): 0,
+** or -1 when there is no home directory or it cannot be made. */
+int app_user_lesson_dir(char *out, size_t n);
 
 #endif

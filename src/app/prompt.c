@@ -3,7 +3,6 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "prompt.h"
-#include "save.h"
 #include "core/i18n.h"
 #include "core/utf8.h"
 #include "core/util.h"
@@ -30,10 +29,16 @@ static void ask(AppState *a, AppAsk what)
     a->black = false;
 }
 
+/* Whether there are edits that would be lost. */
+static bool unsaved(const AppState *a)
+{
+    return a->doc && a->doc->dirty;
+}
+
 /* Quit now or ask. */
 void app_request_quit(AppState *a)
 {
-    if (a->ask == ASK_QUIT || !a->dirty || !a->L) {
+    if (a->ask == ASK_QUIT || !unsaved(a)) {
         a->quit = true;
         return;
     }
@@ -43,7 +48,7 @@ void app_request_quit(AppState *a)
 /* Open now or ask. */
 void app_request_open(AppState *a, const char *path)
 {
-    if (a->dirty && a->L) {
+    if (unsaved(a)) {
         ask(a, ASK_OPEN);
         a->ask_path = xstrdup(path);
         return;
@@ -56,9 +61,9 @@ void app_request_open(AppState *a, const char *path)
 /* The name field, filled with the proposal. */
 void app_save_as_start(AppState *a)
 {
-    if (!a->L) return;
+    if (!a->doc) return;
     ask(a, ASK_SAVE_AS);
-    app_save_as_default(a, a->ask_text, sizeof a->ask_text);
+    doc_save_as_default(a->doc, a->ask_text, sizeof a->ask_text);
 }
 
 /* Typing (control characters are not part of a file name). */
@@ -126,6 +131,20 @@ void app_ask_cancel(AppState *a)
     ask_none(a);
 }
 
+/* Escape: the question first, else what the state has open. */
+void app_escape(AppState *a)
+{
+    if (a->ask) app_ask_cancel(a);
+    else app_close_overlay(a);
+}
+
+/* Open the picked lesson. */
+void app_picker_open(AppState *a)
+{
+    if (!a->picker || a->picker_n == 0) return;
+    app_request_open(a, a->picker_items[a->picker_sel]);   /* asks first if there are unsaved edits */
+}
+
 /* The longest tail of text that fits in maxw, so the end of a long path shows. */
 static const char *fit_tail(const char *text, float size, float maxw, MeasureFn measure, void *ctx)
 {
@@ -144,33 +163,46 @@ static void unsaved_mark(const Theme *th, int w, float size, MeasureFn measure, 
     out->cmds[t].bold = 1;
 }
 
-/* The question box, centred. */
-void app_prompt_draw(const AppState *a, const Theme *th, int w, int h, float size,
-                     MeasureFn measure, void *ctx, DrawList *out)
+/* What is asked, in the interface's language: the question into title
+** (size n), the keys' hint, and the two answers' words (NULL: none). */
+void app_ask_words(const AppState *a, char *title, size_t n, const char **hint, const char **yes, const char **no)
 {
-    if (a->dirty && a->view && !a->black) unsaved_mark(th, w, size, measure, ctx, out);
-    if (a->ask == ASK_NONE) return;
-    char title[1200];
-    const char *hint = _("Enter: yes    Esc: no");
+    *hint = _("Enter: yes    Esc: no");
+    *yes = *no = NULL;
+    title[0] = '\0';
     switch (a->ask) {
     case ASK_QUIT:
-        snprintf(title, sizeof title, _("Quit without saving the edits?"));
-        hint = _("Q or Enter: quit without saving    Ctrl+S: save    Esc: stay");
+        snprintf(title, n, _("Quit without saving the edits?"));
+        *hint = _("Q or Enter: quit without saving    Ctrl+S: save    Esc: stay");
         break;
     case ASK_OPEN:
-        snprintf(title, sizeof title, _("Open another lesson without saving the edits?"));
-        hint = _("Enter: open it, dropping the edits    Esc: stay");
+        snprintf(title, n, _("Open another lesson without saving the edits?"));
+        *hint = _("Enter: open it, dropping the edits    Esc: stay");
+        *yes = _("Open it, dropping the edits");
+        *no = _("Stay with the edits");
         break;
     case ASK_SAVE_AS:
-        snprintf(title, sizeof title, _("Save the lesson as:"));
-        hint = _("Enter: save    Esc: cancel");
+        snprintf(title, n, _("Save the lesson as:"));
+        *hint = _("Enter: save    Esc: cancel");
         break;
     case ASK_OVERWRITE:
-        snprintf(title, sizeof title, _("%s exists. Replace it?"), a->ask_path ? a->ask_path : "");
-        hint = _("Enter: replace it (the old one is kept as FILE~)    Esc: choose another name");
+        snprintf(title, n, _("%s exists. Replace it?"), a->ask_path ? a->ask_path : "");
+        *hint = _("Enter: replace it (the old one is kept as FILE~)    Esc: choose another name");
         break;
     default: break;
     }
+}
+
+/* The question box, centred (the browser edition asks with the page's own
+** dialog instead). */
+void app_prompt_draw(const AppState *a, const Theme *th, int w, int h, float size,
+                     MeasureFn measure, void *ctx, DrawList *out)
+{
+    if (unsaved(a) && a->view && !a->black) unsaved_mark(th, w, size, measure, ctx, out);
+    if (a->ask == ASK_NONE || a->web) return;
+    char title[1200];
+    const char *hint, *yes, *no;
+    app_ask_words(a, title, sizeof title, &hint, &yes, &no);
     float lh = size * 1.6f, pad = size * 1.2f;
     float bw = fminf((float)w - 40, fmaxf(measure(ctx, hint, size * 0.85f, 0), size * 30) + 2 * pad);
     int lines = a->ask == ASK_SAVE_AS ? 3 : 2;

@@ -8,11 +8,13 @@
 ** replaced only after a second question. The questions are plain state
 ** (AppState.ask); the window feeds keys and typed text in, and the frame
 ** draws them with app_prompt_draw, together with the "edited, not saved"
-** mark.
+** mark. This module stands above the state: accepting a question opens or
+** saves through the state's actions, and the state never calls here.
 **
 ** Usage (the event loop):
 **   if (a->ask) { Esc: app_ask_cancel(a); Enter: app_ask_accept(a); ... }
 **   app_request_quit(a);            // Q: asks, or sets a->quit
+**   app_escape(a);                  // Esc: the question, else an overlay
 */
 #ifndef ATTNLAB_PROMPT_H
 #define ATTNLAB_PROMPT_H
@@ -36,7 +38,18 @@ void app_ask_backspace(AppState *a);
 void app_ask_accept(AppState *a);
 /* Esc: do not (from replacing a file, back to the name field). */
 void app_ask_cancel(AppState *a);
-/* Draw the unsaved-edits mark and the question, if any, over the frame. */
+/* Escape: cancel the question if one is asked, else close the innermost
+** thing open (app_close_overlay). */
+void app_escape(AppState *a);
+/* Enter in the lesson picker: open the selected lesson (asking first if
+** edits are not saved). */
+void app_picker_open(AppState *a);
+/* What is asked, in the interface's language: the question into title
+** (size n), the keys' hint, and the words of the two answers for a dialog
+** with buttons (the browser edition's: NULL for questions it never asks). */
+void app_ask_words(const AppState *a, char *title, size_t n, const char **hint, const char **yes, const char **no);
+/* Draw the unsaved-edits mark and the question, if any, over the frame
+** (the browser edition draws only the mark: it asks with a dialog). */
 void app_prompt_draw(const AppState *a, const Theme *th, int w, int h, float size,
                      MeasureFn measure, void *ctx, DrawList *out);
 

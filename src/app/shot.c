@@ -42,12 +42,12 @@ void app_shot_layout(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Tra
 }
 
 /* The canvas within the renderer's limit, for PNG and SVG alike. */
-int app_shot_check(const ShotOpts *opts, char *err, size_t n)
+int app_shot_check(const ShotOpts *opts, Error *err)
 {
     long w = (long)opts->width * opts->scale, h = (long)opts->height * opts->scale;
     if (w >= 1 && h >= 1 && w <= RENDER_MAX_SIDE && h <= RENDER_MAX_SIDE) return 0;
-    snprintf(err, n, "--size %dx%d at --scale %d makes a %ldx%ld canvas, over the limit of %d pixels a side",
-             opts->width, opts->height, opts->scale, w, h, RENDER_MAX_SIDE);
+    error_set(err, ERR_LIMIT, NULL, 0, 0, "--size %dx%d at --scale %d makes a %ldx%ld canvas, over the limit of %d "
+              "pixels a side", opts->width, opts->height, opts->scale, w, h, RENDER_MAX_SIDE);
     return -1;
 }
 
@@ -60,14 +60,14 @@ void app_shot_desc(const Lesson *L, int k, char *desc, size_t n)
 
 /* Write one stage. */
 int app_shot_write(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
-                   const char *path, char *err, size_t n)
+                   const char *path, Error *err)
 {
-    if (app_shot_check(opts, err, n) != 0) return -1;
+    if (app_shot_check(opts, err) != 0) return -1;
     DrawList *d = draw_create(opts->width, opts->height);
     app_shot_layout(fonts, lc, L, T, k, opts, d);
     char desc[300];
     app_shot_desc(L, k, desc, sizeof desc);
-    int r = app_shot_save_list(fonts, d, opts->svg, path, L->title, desc, err, n);
+    int r = app_shot_save_list(fonts, d, opts->svg, path, L->title, desc, err);
     draw_free(d);
     return r;
 }
@@ -87,12 +87,13 @@ void app_shot_release(void)
     canvas_fonts = NULL;
 }
 
-/* A canvas of w x h drawing with fonts: the kept one, or a new one kept. */
-static Offscreen *canvas_for(int w, int h, FontSet *fonts)
+/* A canvas of w x h drawing with fonts: the kept one, or a new one kept
+** (NULL with err filled when it cannot be made). */
+static Offscreen *canvas_for(int w, int h, FontSet *fonts, Error *err)
 {
     if (canvas && (canvas->w != w || canvas->h != h || canvas_fonts != fonts)) app_shot_release();
     if (!canvas) {
-        canvas = render_offscreen_create(w, h, fonts);
+        canvas = render_offscreen_create(w, h, fonts, err);
         canvas_fonts = canvas ? fonts : NULL;
     }
     return canvas;
@@ -100,23 +101,25 @@ static Offscreen *canvas_for(int w, int h, FontSet *fonts)
 
 /* Draw a laid-out list into a PNG (or write it as SVG) at path. */
 int app_shot_save_list(FontSet *fonts, const DrawList *d, bool svg, const char *path, const char *title,
-                       const char *desc, char *err, size_t n)
+                       const char *desc, Error *err)
 {
     int r;
     if (svg) {
         char *families = font_families(fonts, d);
-        r = svg_save(d, path, title, desc, families, err, n);
+        r = svg_save(d, path, title, desc, families, err);
         free(families);
     } else {
-        Offscreen *o = canvas_for(d->width, d->height, fonts);
+        Error why;
+        Offscreen *o = canvas_for(d->width, d->height, fonts, &why);
         if (!o) {
-            snprintf(err, n, "%s: cannot render: %s", path, render_error());
+            char *shown = util_shown(path);
+            error_set(err, why.kind, shown, 0, 0, "cannot render: %s", why.msg);
+            free(shown);
             return -1;
         }
-        render_drawlist(o->render, d);
+        render_drawlist(o->render, d, NULL);        /* what could not be drawn is missing from the picture */
         ExportMeta meta = { title, desc };
-        r = export_png(o->canvas, path, &meta);
-        if (r != 0) snprintf(err, n, "%s", export_error());
+        r = export_png(o->canvas, path, &meta, err);
     }
     return r;
 }
@@ -150,41 +153,44 @@ static int export_stage(FontSet *fonts, LayoutCache *lc, const char *dir, const 
         View *w = stage_view_with(L, T, k, &so);
         char *path = app_shot_step_path(dir, L, k, n > 1 ? w->step_name : NULL, opts->svg);
         stage_view_free(w);
-        char err[700];
-        int r = app_shot_write(fonts, lc, L, T, k, &o, path, err, sizeof err);
-        char *line = util_shown(r != 0 ? err : path);      /* a name with a newline stays on its line */
-        if (r != 0) fprintf(stderr, "%s\n", line);
-        else if (!quiet) printf("%s\n", line);
-        free(line);
+        Error err;
+        int r = app_shot_write(fonts, lc, L, T, k, &o, path, &err);
+        if (r != 0) {
+            error_print(&err, stderr);
+        } else if (!quiet) {
+            char *line = util_shown(path);                  /* a name with a newline stays on its line */
+            printf("%s\n", line);
+            free(line);
+        }
         free(path);
         if (r != 0) return 1;
     }
     return 0;
 }
 
-/* Create dir (one level) if it is missing; 0 or -1 with a message. A
+/* Create dir (one level) if it is missing; 0, or -1 with err filled. A
 ** symbolic link whose target does not exist is said to be one (mkdir
 ** would only say "File exists"). */
-static int ensure_dir(const char *dir)
+static int ensure_dir(const char *dir, Error *err)
 {
     struct stat st;
     char *shown = util_shown(dir);
     int r = -1;
     if (stat(dir, &st) == 0) {
         if (S_ISDIR(st.st_mode)) r = 0;
-        else fprintf(stderr, "%s: error: exists and is not a directory\n", shown);
+        else error_set(err, ERR_IO, shown, 0, 0, "exists and is not a directory");
     } else if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)) {
         char target[PATH_MAX];
         ssize_t n = readlink(dir, target, sizeof target - 1);
         target[n > 0 ? n : 0] = '\0';
         char *to = util_shown(target);
-        fprintf(stderr, "%s: error: is a symbolic link to %s, which does not exist: create that directory, "
-                "or remove the link\n", shown, to);
+        error_set(err, ERR_IO, shown, 0, 0, "is a symbolic link to %s, which does not exist: create that directory, "
+                  "or remove the link", to);
         free(to);
     } else if (mkdir(dir, 0777) == 0) {
         r = 0;
     } else {
-        fprintf(stderr, "%s: error: cannot create the directory: %s\n", shown, strerror(errno));
+        error_set(err, ERR_IO, shown, 0, 0, "cannot create the directory: %s", strerror(errno));
     }
     free(shown);
     return r;
@@ -193,13 +199,18 @@ static int ensure_dir(const char *dir)
 /* Every stage of every lesson to dir; headless. */
 int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const char *font, bool quiet)
 {
-    FontSet *fonts = font_create(font);
+    Error err;
+    FontSet *fonts = font_create(font, &err);
     if (!fonts) {
-        fprintf(stderr, "attnlab: error: %s\n", font_error());
-        return 1;
+        error_print(&err, stderr);
+        return error_exit_code(&err);
+    }
+    int code = 0;
+    if (ensure_dir(dir, &err) != 0) {
+        error_print(&err, stderr);
+        code = error_exit_code(&err);
     }
     LayoutCache *lc = layout_cache_create();
-    int code = ensure_dir(dir) == 0 ? 0 : 1;
     for (int i = 0; i < n && code != 1; i++) {
         Trace *T = NULL;
         int c = 0;

@@ -32,17 +32,17 @@ ShotOpts app_shot_defaults(void);
 void app_shot_layout(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
                      DrawList *d);
 /* 0 if the canvas (size times scale) is within RENDER_MAX_SIDE a side, the
-** same for PNG and SVG; -1 with a one-line reason in err (size n). */
-int app_shot_check(const ShotOpts *opts, char *err, size_t n);
+** same for PNG and SVG; -1 with err filled (ERR_LIMIT). */
+int app_shot_check(const ShotOpts *opts, Error *err);
 /* Write stage k to path (written to a temporary name, then renamed), laid
-** out with lc. 0, or -1 with a one-line reason in err (size n). */
+** out with lc. 0, or -1 with err filled. */
 int app_shot_write(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
-                   const char *path, char *err, size_t n);
+                   const char *path, Error *err);
 /* Write a laid-out list to path: a PNG drawn by the offscreen renderer, or
-** SVG. 0, or -1 with a one-line reason in err. The PNG's canvas is kept for
-** the next picture of its size: call app_shot_release before freeing fonts. */
+** SVG. 0, or -1 with err filled. The PNG's canvas is kept for the next
+** picture of its size: call app_shot_release before freeing fonts. */
 int app_shot_save_list(FontSet *fonts, const DrawList *d, bool svg, const char *path, const char *title,
-                       const char *desc, char *err, size_t n);
+                       const char *desc, Error *err);
 /* Free the canvas kept by the last PNG (nothing when there is none). */
 void app_shot_release(void);
 /* The description a picture of stage k carries: "softmax: Attention weights". */

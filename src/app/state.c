@@ -2,19 +2,17 @@
 ** state.c: actions on the interactive state. Every action leaves the state
 ** consistent: when an input or a setting changes, the trace and the view are
 ** recomputed at once; when a computation fails (a value would overflow), the
-** change is undone and a message says why.
+** change is undone and a message says why. Whatever changes the document
+** goes through it (doc.h), and the state then follows the event it reports
+** (follow): that is the only way the document's news comes up.
 */
 #define _POSIX_C_SOURCE 200809L
 #include "state.h"
-#include "edits.h"
 #include "paths.h"
-#include "prompt.h"
-#include "save.h"
 #include "lang.h"
 #include "zoom.h"
-#include "core/explain.h"
-#include "core/fileio.h"
 #include "core/i18n.h"
+#include "core/stage_table.h"
 #include "core/util.h"
 #include "view/cmap.h"
 
@@ -60,12 +58,9 @@ void app_free(AppState *a)
     if (!a) return;
     layout_cache_free(a->layout);
     stage_view_free(a->view);
-    trace_free(a->T);
-    lesson_free(a->L);
-    free(a->path);
-    free(a->source);
-    free(a->disk);
-    lesson_free(a->disk_L);
+    marks_hover_clear(&a->explained);
+    marks_edited_free(&a->edited);
+    doc_free(a->doc);
     free(a->ask_path);
     free(a->shots_dir);
     for (int i = 0; i < LESSON_MAX_SETUPS; i++) free(a->saved_mask_matrix[i]);
@@ -102,17 +97,37 @@ static int weights_panel(const View *v)
     return -1;
 }
 
+/* The focused cell's explanation and outlines, again (the pointer or the
+** pin moved, or what they are over changed). */
+static void update_explained(AppState *a)
+{
+    int p = -1, r = -1, c = -1;
+    app_focus_cell(a, &p, &r, &c);
+    marks_hover(&a->explained, a->doc, a->view, p, r, c, a->hidden);
+}
+
+/* Everything a frame draws over the cells, again: after a change of the
+** view or of predict mode. */
+static void update_marks(AppState *a)
+{
+    a->hidden = app_hidden_panels(a);
+    marks_edited(&a->edited, a->doc, a->view);
+    update_explained(a);
+}
+
 /* Build the view of the current stage from the trace, cut to the zoomed
 ** part (zoom.h). */
 void app_rebuild_view(AppState *a)
 {
     stage_view_free(a->view);
     a->view = NULL;
-    if (!a->L || !a->T) return;
-    StageOpts o = { a->head, a->step };
-    a->view = stage_view_with(a->L, a->T, a->stage, &o);
-    app_zoom_view(a);
-    if (a->predict != PREDICT_OFF) a->predict_panel = weights_panel(a->view);
+    if (a->doc) {
+        StageOpts o = { a->head, a->step };
+        a->view = stage_view_with(a->doc->L, a->doc->T, a->stage, &o);
+        app_zoom_view(a);
+        if (a->predict != PREDICT_OFF) a->predict_panel = weights_panel(a->view);
+    }
+    update_marks(a);
 }
 
 /* Rebuild the view of the current stage (the trace is up to date), after
@@ -124,55 +139,23 @@ static void refresh_view(AppState *a)
     app_rebuild_view(a);
 }
 
-/* Panels predict mode hides while the class guesses: every one computed
-** from the scores (they give the answer away), as a bit set. */
+/* Panels predict mode hides while the class guesses: those the stage's
+** row of the stage table says give the answer away, as a bit set. */
 unsigned long long app_hidden_panels(const AppState *a)
 {
     unsigned long long bits = 0;
     if (a->predict != PREDICT_GUESSING || !a->view) return 0;
-    for (int i = 0; i < a->view->npanels && i < 64; i++) {
-        TraceKind k = a->view->panels[i].ref.kind;
-        if (k == TK_RAW || k == TK_SCALED || k == TK_MASKED || k == TK_WEIGHTS || k == TK_OUTPUT
-            || k == TK_CONCAT || k == TK_FINAL || k == TK_ENTROPY || k == TK_BIASED || k == TK_KV_WEIGHTS
-            || k == TK_KV_OUTPUT || (k >= TK_OS_MAX && k <= TK_OS_DIFF))
-            bits |= 1ULL << i;
-    }
+    for (int i = 0; i < a->view->npanels && i < 64; i++)
+        if (stage_hides(a->view->id, a->view->panels[i].ref.kind)) bits |= 1ULL << i;
     return bits;
 }
 
-/* Recompute the trace; on failure keep the old one and return -1. */
-static int recompute(AppState *a)
+/* A new lesson in place: its language (else the user's), the stage and
+** head kept where they still exist, the stage's own state reset. */
+static void adopt(AppState *a)
 {
-    LessonError err;
-    Trace *T = attn_run(a->L, &err);
-    if (!T) {
-        app_toast(a, "%s", err.msg);
-        return -1;
-    }
-    stage_view_free(a->view);          /* it borrows the old trace's matrices */
-    a->view = NULL;
-    trace_free(a->T);
-    a->T = T;
-    refresh_view(a);
-    return 0;
-}
-
-/* Recompute, for the other action modules. */
-int app_recompute(AppState *a)
-{
-    return recompute(a);
-}
-
-/* Swap in a new lesson and trace, keeping stage and head if they exist. */
-void app_adopt(AppState *a, Lesson *L, Trace *T)
-{
-    stage_view_free(a->view);
-    a->view = NULL;
-    trace_free(a->T);
-    lesson_free(a->L);
-    a->L = L;
-    a->T = T;
-    app_use_language(L->language);          /* the lesson's language, else the user's */
+    const Lesson *L = a->doc->L;
+    app_use_language(L->language);
     if (a->stage >= L->nstages) a->stage = L->nstages - 1;
     if (a->stage < 0) a->stage = 0;
     if (a->head > L->setups[L->stages[a->stage].setup].heads) a->head = 0;
@@ -180,60 +163,91 @@ void app_adopt(AppState *a, Lesson *L, Trace *T)
     refresh_view(a);
 }
 
-/* Open lesson text. */
-int app_open_text(AppState *a, const char *path, const char *text, size_t len)
+/*
+** Follow what a call of the document did: a new trace rebuilds the view
+** (freed first: it reads the trace and lesson the event hands over), a new
+** lesson is adopted, the file's error goes on screen or off, the message
+** becomes a toast. Returns whether the call did what was asked.
+*/
+static bool follow(AppState *a, DocEvent *ev)
 {
-    LessonError err;
-    Lesson *L = lesson_parse(text, len, path, &err);
-    Trace *T = L ? attn_run(L, &err) : NULL;
-    if (!T) {
-        lesson_free(L);
-        snprintf(a->error, sizeof a->error, "%s", err.msg);
-        a->error_code = lesson_exit_code(&err);
-        return -1;
+    if (ev->changed & (DOC_TRACE | DOC_LESSON)) {
+        stage_view_free(a->view);
+        a->view = NULL;
+        doc_event_release(ev);
+        if (ev->changed & DOC_LESSON) adopt(a);
+        else refresh_view(a);
     }
+    assert(!ev->old_trace && !ev->old_lesson);       /* nothing replaced without saying so */
+    if (ev->changed & DOC_ERROR) app_set_error(a, a->doc->disk_bad ? &a->doc->disk_error : NULL);
+    if (ev->message[0]) app_toast(a, "%s", ev->message);
+    return ev->done;
+}
+
+/* Show d, a document just opened, from its first stage. */
+static void use_doc(AppState *a, Doc *d)
+{
+    stage_view_free(a->view);                         /* it reads the old document */
+    a->view = NULL;
+    doc_free(a->doc);
+    a->doc = d;
     a->stage = 0;
     a->step = 0;
     a->head = 0;
-    app_adopt(a, L, T);
-    free(a->path);
-    free(a->source);
-    a->path = xstrdup(path);
-    a->source = xstrndup(text, len);
-    a->nedits = a->nredo = 0;
-    a->backed_up = false;
-    a->error[0] = '\0';
+    app_set_error(a, NULL);
     for (int i = 0; i < LESSON_MAX_SETUPS; i++) {
         free(a->saved_mask_matrix[i]);
         a->saved_mask_matrix[i] = NULL;
         a->saved_mask[i] = MASK_NONE;
     }
-    app_disk_set(a, text, len);
+    adopt(a);
+}
+
+/* The error on the screen, or none. */
+void app_set_error(AppState *a, const Error *e)
+{
+    if (!e || e->kind == ERR_NONE) {
+        a->error[0] = '\0';
+        a->error_code = 0;
+        return;
+    }
+    error_format(e, a->error, sizeof a->error);
+    a->error_code = error_exit_code(e);
+}
+
+/* A lesson that did not open: the previous one stays, the error shows. */
+static int open_failed(AppState *a, const Error *err)
+{
+    app_set_error(a, err);
+    return -1;
+}
+
+/* Open lesson text. */
+int app_open_text(AppState *a, const char *path, const char *text, size_t len)
+{
+    Error err;
+    Doc *d = doc_open_text(path, text, len, &err);
+    if (!d) return open_failed(a, &err);
+    use_doc(a, d);
     return 0;
 }
 
 /* Open a lesson file. */
 int app_open(AppState *a, const char *path)
 {
-    LessonError err;
-    size_t len;
-    char *text = lesson_read(path, &len, &err);
-    if (!text) {
-        snprintf(a->error, sizeof a->error, "%s", err.msg);
-        a->error_code = lesson_exit_code(&err);
-        return -1;
-    }
-    int r = app_open_text(a, path, text, len);
-    free(text);
-    return r;
+    Error err;
+    Doc *d = doc_open(path, &err);
+    if (!d) return open_failed(a, &err);
+    use_doc(a, d);
+    return 0;
 }
 
 /* Go to stage k (clamped). */
 static void go(AppState *a, int k)
 {
-    if (!a->L) return;
+    if (!a->doc) return;
     if (k < 0) k = 0;
-    if (k >= a->L->nstages) k = a->L->nstages - 1;
+    if (k >= a->doc->L->nstages) k = a->doc->L->nstages - 1;
     if (k == a->stage && a->view) return;
     a->stage = k;
     a->head = 0;
@@ -272,12 +286,23 @@ void app_prev(AppState *a)
 /* First stage. */
 void app_first(AppState *a) { go(a, 0); }
 /* Last stage. */
-void app_last(AppState *a) { if (a->L) go(a, a->L->nstages - 1); }
+void app_last(AppState *a) { if (a->doc) go(a, a->doc->L->nstages - 1); }
 
 /* Stage n, 1-based. */
 void app_goto(AppState *a, int n)
 {
-    if (a->L && n >= 1 && n <= a->L->nstages) go(a, n - 1);
+    if (a->doc && n >= 1 && n <= a->doc->L->nstages) go(a, n - 1);
+}
+
+/* A typed digit, alone or after the ones before it. */
+void app_type_digit(AppState *a, int d)
+{
+    if (!a->doc || d < 0 || d > 9) return;
+    int n = a->digits * 10 + d;
+    if (a->digits == 0 || a->now - a->digits_at > APP_DIGIT_SECONDS || n > a->doc->L->nstages) n = d;
+    a->digits = n;
+    a->digits_at = a->now;
+    if (n >= 1) app_goto(a, n);
 }
 
 /* Light/dark. */
@@ -311,7 +336,16 @@ void app_text_size(AppState *a, int dir)
 /* The setup of the current stage. */
 static Setup *cur_setup(AppState *a)
 {
-    return a->L ? &a->L->setups[a->L->stages[a->stage].setup] : NULL;
+    return a->doc ? &a->doc->L->setups[a->doc->L->stages[a->stage].setup] : NULL;
+}
+
+/* Compute the trace again after a setting of the current setup changed:
+** true, or false (a toast says why) with the trace as it was, for the
+** caller to put its setting back. */
+static bool recompute(AppState *a)
+{
+    DocEvent ev = doc_recompute(a->doc);
+    return follow(a, &ev);
 }
 
 /* Next head: 0 (all) -> 1 -> ... -> heads -> 0. */
@@ -328,15 +362,18 @@ void app_next_head(AppState *a)
     else app_toast(a, _("all %d heads"), su->heads);
 }
 
-/* Escape closes the innermost thing. */
-void app_escape(AppState *a)
+/* The innermost thing the state has open. */
+void app_close_overlay(AppState *a)
 {
-    if (a->ask) app_ask_cancel(a);
-    else if (a->help) a->help = false;
+    if (a->help) a->help = false;
     else if (a->picker) a->picker = false;
     else if (a->black) a->black = false;
+    else if (app_zoomed(a)) app_zoom_reset(a);
     else if (a->fullscreen) a->fullscreen = false;
-    else if (a->pinned) a->pinned = false;
+    else if (a->pinned) {
+        a->pinned = false;
+        update_explained(a);
+    }
 }
 
 /* Causal mask on/off for the current setup. */
@@ -344,7 +381,7 @@ void app_toggle_mask(AppState *a)
 {
     Setup *su = cur_setup(a);
     if (!su) return;
-    int s = a->L->stages[a->stage].setup;
+    int s = a->doc->L->stages[a->stage].setup;
     /* what a failed recompute puts back, as scaling and temperature do */
     MaskKind old_mask = su->mask;
     char *old_matrix = su->mask_matrix;
@@ -361,7 +398,7 @@ void app_toggle_mask(AppState *a)
         su->mask_matrix = a->saved_mask_matrix[s];
         a->saved_mask_matrix[s] = NULL;
     }
-    if (recompute(a) != 0) {
+    if (!recompute(a)) {
         su->mask = old_mask;
         su->mask_matrix = old_matrix;
         a->saved_mask[s] = old_saved;
@@ -383,7 +420,7 @@ void app_toggle_scaling(AppState *a)
     }
     ScoreKind old = su->score;
     su->score = su->score == SCORE_SCALED_DOT ? SCORE_DOT : SCORE_SCALED_DOT;
-    if (recompute(a) != 0) {
+    if (!recompute(a)) {
         su->score = old;
         return;
     }
@@ -394,18 +431,35 @@ void app_toggle_scaling(AppState *a)
 void app_temperature(AppState *a, int dir)
 {
     Setup *su = cur_setup(a);
-    if (!su) return;
+    if (su) app_set_temperature(a, su->temperature * (dir > 0 ? 1.25 : 0.8));
+}
+
+/* A temperature, within 0.1 .. 10 (near 1: exactly 1). */
+void app_set_temperature(AppState *a, double t)
+{
+    Setup *su = cur_setup(a);
+    if (!su || !(t == t)) return;
     double old = su->temperature;
-    double t = old * (dir > 0 ? 1.25 : 0.8);
     if (t < 0.1) t = 0.1;
     if (t > 10) t = 10;
     if (fabs(t - 1.0) < 1e-9) t = 1.0;
     su->temperature = t;
-    if (recompute(a) != 0) {
+    if (!recompute(a)) {
         su->temperature = old;
         return;
     }
     app_toast(a, _("temperature %.2f"), t);
+}
+
+/* The sub-step and head of the stage shown, clamped to what it has. */
+void app_show(AppState *a, int step, int head)
+{
+    Setup *su = cur_setup(a);
+    if (!su || !a->view) return;
+    a->step = step < 0 ? 0 : step >= a->view->nsteps ? a->view->nsteps - 1 : step;
+    a->head = head < 0 || head > su->heads || su->heads < 2 ? 0 : head;
+    reset_stage_state(a);
+    refresh_view(a);
 }
 
 /* Hover. */
@@ -414,6 +468,7 @@ void app_hover(AppState *a, int panel, int row, int col)
     a->hover_panel = panel;
     a->hover_row = row;
     a->hover_col = col;
+    if (!a->pinned) update_explained(a);
 }
 
 /* Click: a guess in predict mode, else pin/unpin. */
@@ -423,26 +478,38 @@ void app_click(AppState *a, int panel, int row, int col)
         if (row >= 0 && row < LESSON_MAX_TOKENS) a->guesses[row] = col;
         return;
     }
-    if (panel < 0) {
+    if (panel < 0 || (a->pinned && a->pin_panel == panel && a->pin_row == row && a->pin_col == col)) {
         a->pinned = false;
-        return;
+    } else {
+        a->pinned = true;
+        a->pin_panel = panel;
+        a->pin_row = row;
+        a->pin_col = col;
     }
-    if (a->pinned && a->pin_panel == panel && a->pin_row == row && a->pin_col == col) {
-        a->pinned = false;
-        return;
-    }
-    a->pinned = true;
-    a->pin_panel = panel;
-    a->pin_row = row;
-    a->pin_col = col;
+    update_explained(a);
+}
+
+/* The step, rounded to the decimals of old or of the step, whichever has more. */
+double app_edit_step(double old, int steps, bool fine)
+{
+    double v = old + steps * (fine ? 0.01 : 0.1);
+    char t[32];
+    util_fmt_shortest(t, sizeof t, old);
+    if (strchr(t, 'e')) return v;
+    const char *dot = strchr(t, '.');
+    int dec = dot ? (int)strlen(dot + 1) : 0, want = fine ? 2 : 1;
+    if (dec < want) dec = want;
+    if (dec > 12 || fabs(v) > 1e6) return v;      /* no short grid: a drawn number */
+    double scale = pow(10, dec);
+    return nearbyint(v * scale) / scale;
 }
 
 /*
-** Scroll-editing an input. The matrix lives in the Lesson; every setup that
-** reads the cell from the same place of the text (a matrix inherited from
-** the setup that defines it) gets the same change (app_set_cell), so "edit
-** X" means the X every later stage uses, as a student expects, and exactly
-** what saving writes.
+** Scroll-editing an input. The matrix lives in the document's Lesson; every
+** setup that reads the cell from the same place of the text (a matrix
+** inherited from the setup that defines it) gets the same change
+** (doc_edit_cell), so "edit X" means the X every later stage uses, as a
+** student expects, and exactly what saving writes.
 */
 bool app_scroll_edit(AppState *a, int panel, int row, int col, int steps, bool fine)
 {
@@ -450,20 +517,99 @@ bool app_scroll_edit(AppState *a, int panel, int row, int col, int steps, bool f
     const Panel *p = &a->view->panels[panel];
     if (!p->editable || row < 0 || col < 0 || row >= p->m->rows || col >= p->m->cols) return false;
     int s0 = a->view->setup;
-    LessonMatrix *lm = lesson_matrix(&a->L->setups[s0], p->matrix);
+    LessonMatrix *lm = lesson_matrix(&a->doc->L->setups[s0], p->matrix);
     if (!lm) return false;
     int r = row + p->row_offset;
     col += p->col_offset;                           /* a zoomed part sits inside the matrix */
-    double old = mat_get(lm->m, r, col);
-    double v = app_edit_step(old, steps, fine);
+    double v = app_edit_step(mat_get(lm->m, r, col), steps, fine);
     if (fabs(v) < 1e-12) v = 0.0;                   /* land on 0 exactly, not 1e-17 */
     if (v > EDIT_LIMIT) v = EDIT_LIMIT;
     if (v < -EDIT_LIMIT) v = -EDIT_LIMIT;
-    char name[LESSON_MAX_NAME + 1];
+    char name[LESSON_MAX_NAME + 1];                 /* the view goes when the numbers change */
     snprintf(name, sizeof name, "%s", p->matrix);
-    if (app_set_cell(a, s0, name, r, col, v) != 0) return false;   /* would overflow: left as it was */
-    app_edit_push(a, s0, name, r, col, old, v);
-    return true;
+    return app_edit_cell(a, s0, name, r, col, v);
+}
+
+/* An edit, through the document. */
+bool app_edit_cell(AppState *a, int setup, const char *matrix, int row, int col, double v)
+{
+    if (!a->doc) return false;
+    DocEvent ev = doc_edit_cell(a->doc, setup, matrix, row, col, v);
+    return follow(a, &ev);
+}
+
+/* Ctrl+Z. */
+bool app_undo(AppState *a)
+{
+    if (!a->doc) return false;
+    DocEvent ev = doc_undo(a->doc);
+    return follow(a, &ev);
+}
+
+/* Ctrl+Shift+Z, Ctrl+Y. */
+bool app_redo(AppState *a)
+{
+    if (!a->doc) return false;
+    DocEvent ev = doc_redo(a->doc);
+    return follow(a, &ev);
+}
+
+/* R. */
+void app_undo_all(AppState *a)
+{
+    if (!a->doc) return;
+    DocEvent ev = doc_revert(a->doc);
+    follow(a, &ev);
+}
+
+/* Ctrl+S. */
+int app_save_lesson(AppState *a)
+{
+    if (!a->doc) return -1;
+    DocEvent ev = doc_save(a->doc);
+    return follow(a, &ev) ? 0 : -1;
+}
+
+/* Save as. */
+int app_save_as(AppState *a, const char *path)
+{
+    if (!a->doc) return -1;
+    DocEvent ev = doc_save_as(a->doc, path);
+    return follow(a, &ev) ? 0 : -1;
+}
+
+/* A save the platform writes. */
+char *app_save_text(AppState *a, size_t *len)
+{
+    if (!a->doc) return NULL;
+    char *text;
+    DocEvent ev = doc_save_text(a->doc, &text, len);
+    follow(a, &ev);
+    return text;
+}
+
+/* Time to the next look at the file. */
+int app_watch_due_ms(const AppState *a)
+{
+    if (!a->doc) return -1;
+    double left = a->watch_next - a->now;
+    return left <= 0 ? 0 : (int)(left * 1000) + 1;
+}
+
+/* A look, when due: one stat, and a read when it shows a change. */
+bool app_watch_poll(AppState *a)
+{
+    if (!a->doc || a->now < a->watch_next) return false;
+    a->watch_next = a->now + APP_WATCH_PERIOD;
+    return doc_file_changed(a->doc) && app_reload_check(a);
+}
+
+/* Read and compare. */
+bool app_reload_check(AppState *a)
+{
+    if (!a->doc) return false;
+    DocEvent ev = doc_reload(a->doc);
+    return follow(a, &ev);
 }
 
 /* Predict mode cycle. */
@@ -474,6 +620,7 @@ void app_predict(AppState *a)
         a->predict = PREDICT_GUESSING;
         for (int i = 0; i < LESSON_MAX_TOKENS; i++) a->guesses[i] = -1;
         a->predict_panel = weights_panel(a->view);
+        update_marks(a);                              /* the answers hide */
         if (a->predict_panel < 0) app_toast(a, _("predict: go to a stage with weights"));
         else app_toast(a, _("predict: click the cell you expect to be largest in each row, then P"));
         return;
@@ -489,11 +636,13 @@ void app_predict(AppState *a)
         }
         a->predict_right = right;
         a->predict = PREDICT_REVEALED;
+        update_marks(a);                              /* and show again */
         app_toast(a, _("%d of %d rows right (%d guessed)"), right, m->rows, guessed);
         return;
     }
     a->predict = PREDICT_OFF;
     a->predict_panel = -1;
+    update_marks(a);
 }
 
 /* The pinned cell, else the hovered one. */
@@ -504,70 +653,10 @@ bool app_focus_cell(const AppState *a, int *panel, int *row, int *col)
     return false;
 }
 
-/* The explanation of the focused cell with its operands; false if none. */
-bool app_explain_full(const AppState *a, Explain *ex)
-{
-    int p, r, c;
-    if (!a->view || !app_focus_cell(a, &p, &r, &c) || p < 0 || p >= a->view->npanels) return false;
-    if (p < 64 && (app_hidden_panels(a) >> p) & 1) return false;       /* no spoilers */
-    const Panel *pn = &a->view->panels[p];
-    int row = r + pn->row_offset, col = c + pn->col_offset;
-    if (!explain_at(a->L, a->T, a->view->setup, pn->ref, row, col, ex)) return false;
-    double was;
-    if (pn->ref.kind == TK_INPUT && app_edit_origin(a, a->view->setup, pn->ref.name, row, col, &was)) {
-        /* an edited input: what it was and what it is, not where the file had it */
-        char before[48], now[48];
-        util_fmt_shortest(before, sizeof before, was);
-        util_fmt_shortest(now, sizeof now, mat_get(pn->m, r, c));
-        Buf b = { 0 };
-        buf_printf(&b, "%s[%d][%d] = %s\nedited: was %s, now %s\nCtrl+Z takes the edit back, R returns to the file",
-                   pn->ref.name, row + 1, col + 1, now, before, now);
-        free(ex->text);
-        ex->text = buf_take(&b);
-    }
-    return true;
-}
-
-/* Explanation of the focused cell. */
+/* A copy of the explanation worked out for the focused cell. */
 char *app_explain(const AppState *a)
 {
-    Explain ex;
-    return app_explain_full(a, &ex) ? ex.text : NULL;
-}
-
-/* Where one operand shows on the current view: a mark per panel showing
-** its matrix (a one-row panel only when it holds the operand's row). */
-static int op_marks(const AppState *a, const ExplainOp *op, LayoutMark *out, int max)
-{
-    int n = 0, heads = a->T->s[a->view->setup].heads;
-    for (int i = 0; i < a->view->npanels && n < max; i++) {
-        const Panel *pn = &a->view->panels[i];
-        if (!trace_ref_eq(pn->ref, op->ref, heads)) continue;
-        int r = op->row, c = op->col;
-        if (pn->owned && pn->kind == PANEL_HEATMAP) {               /* a part of the matrix */
-            if (r >= 0 && (r < pn->row_offset || r >= pn->row_offset + pn->m->rows)) continue;
-            if (c >= 0 && (c < pn->col_offset || c >= pn->col_offset + pn->m->cols)) continue;
-            r = r >= 0 ? r - pn->row_offset : -1;
-            c = c >= 0 ? c - pn->col_offset : -1;
-        }
-        if (pn->kind == PANEL_PLOT && c >= 0) {
-            c -= pn->col_offset;
-            if (c < 0 || c >= pn->m->cols) continue;
-        }
-        out[n++] = (LayoutMark){ i, r, c };
-    }
-    return n;
-}
-
-/* The cells to outline for the focused cell: exactly its operands. */
-int app_marks(const AppState *a, LayoutMark *out, int max)
-{
-    Explain ex;
-    if (!app_explain_full(a, &ex)) return 0;
-    int n = 0;
-    for (int k = 0; k < ex.nops && n < max; k++) n += op_marks(a, &ex.ops[k], out + n, max - n);
-    explain_free(&ex);
-    return n;
+    return a->explained.on ? xstrdup(a->explained.ex.text) : NULL;
 }
 
 /* Open or close the picker, listing the bundled lessons. */
@@ -585,11 +674,11 @@ void app_toggle_picker(AppState *a)
     a->picker_items = xcalloc((size_t)a->picker_n + 1, sizeof *a->picker_items);
     a->picker_titles = xcalloc((size_t)a->picker_n + 1, sizeof *a->picker_titles);
     for (int i = 0; i < a->picker_n; i++) {
-        LessonError err;
+        Error err;
         Lesson *L = lesson_load(list[i], &err);
         a->picker_items[i] = xstrdup(list[i]);
         a->picker_titles[i] = xstrdup(L ? L->title : _("(cannot be read)"));
-        if (a->path && !strcmp(a->path, list[i])) a->picker_sel = i;
+        if (a->doc && !strcmp(a->doc->path, list[i])) a->picker_sel = i;
         lesson_free(L);
     }
     app_free_list(list);
@@ -601,11 +690,4 @@ void app_picker_move(AppState *a, int dir)
 {
     if (a->picker_n == 0) return;
     a->picker_sel = (a->picker_sel + dir + a->picker_n) % a->picker_n;
-}
-
-/* Open the picked lesson. */
-void app_picker_open(AppState *a)
-{
-    if (!a->picker || a->picker_n == 0) return;
-    app_request_open(a, a->picker_items[a->picker_sel]);   /* asks first if there are unsaved edits */
 }

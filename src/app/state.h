@@ -3,9 +3,15 @@
 **
 ** The event loop (src/app/window.c) turns keys and mouse events into calls of
 ** these functions; each is plain C with no SDL, so tests drive them directly.
-** A frame is drawn from the state alone (app_frame). The state owns the
-** lesson, its trace and the view of the current stage, and recomputes them
-** whenever an action changes an input or a setting.
+** A frame is drawn from the state alone (app_frame). The state stands on the
+** document (doc.h: the lesson file, its lesson and trace, edits, undo,
+** saving, reload) and adds what belongs to the screen: the stage shown and
+** its view, display settings, the pointer, predict mode, messages. It calls
+** the document and follows what each call reports (DocEvent): a new trace
+** or lesson rebuilds the view, an error or a message goes on screen. What a
+** frame draws over the cells (the focused cell's explanation and outlines,
+** the edited cells, marks.h) is worked out here when the pointer, the pin,
+** the view or predict mode change, not while drawing.
 **
 ** Usage:
 **   AppState *a = app_create();
@@ -17,27 +23,18 @@
 #define ATTNLAB_STATE_H
 
 #include <stdbool.h>
+#include "doc.h"
+#include "marks.h"
 #include "core/lesson.h"
 #include "core/stage.h"
-#include "core/explain.h"
 #include "core/trace.h"
 #include "view/layout.h"
 
-#define APP_MAX_EDITS 4096
-
-/* One edit of an input cell, as the undo stack keeps it (src/app/edits.c). */
-typedef struct AppEdit {
-    int setup;
-    char matrix[LESSON_MAX_NAME + 1];
-    int row, col;
-    double old, now;        /* the value before and after */
-} AppEdit;
+#define APP_WATCH_PERIOD 0.5    /* seconds between two looks at the lesson file */
+#define APP_DIGIT_SECONDS 1.0   /* digits typed closer than this make one stage number */
 
 /* What the window is asking (src/app/prompt.c). */
 typedef enum AppAsk { ASK_NONE, ASK_QUIT, ASK_OPEN, ASK_SAVE_AS, ASK_OVERWRITE } AppAsk;
-
-/* What identifies a version of a file on disk (src/app/reload.c). */
-typedef struct AppFileSig { long long dev, ino, size, mtime_ns; bool exists; } AppFileSig;
 
 typedef enum PredictPhase { PREDICT_OFF, PREDICT_GUESSING, PREDICT_REVEALED } PredictPhase;
 
@@ -55,10 +52,7 @@ typedef struct AppZoom {
 } AppZoom;
 
 typedef struct AppState {
-    char *path;             /* the open lesson's file */
-    char *source;           /* its text as loaded (R returns to it, saved since or not) */
-    Lesson *L;
-    Trace *T;
+    Doc *doc;               /* the open lesson, NULL when none is: its file, lesson, trace, edits */
     View *view;             /* the current stage */
     int stage;
     LayoutCache *layout;    /* what layout keeps from frame to frame (app_frame) */
@@ -78,21 +72,19 @@ typedef struct AppState {
     float text_scale;
     int head;               /* H: 0 = the stage's own choice, else a head to show */
     int step;               /* the sub-step of stages that have them (kv_cache, online_softmax) */
-    AppZoom zoom;           /* + - 0, Ctrl+wheel, drag: one heatmap in part */
+    AppZoom zoom;           /* + -, Ctrl+wheel, drag: one heatmap in part */
+    int digits;             /* the stage number being typed (app_type_digit) */
+    double digits_at;       /* when its last digit came (app clock) */
 
     /* pointer */
     int hover_panel, hover_row, hover_col;
     bool pinned;
     int pin_panel, pin_row, pin_col;
 
-    /* edits: an undo stack; edits[0 .. nedits) are applied, the nredo after them can be redone */
-    AppEdit edits[APP_MAX_EDITS];
-    int nedits, nredo;
-    bool dirty;             /* the numbers differ from the file on disk: unsaved edits */
-    char *disk;             /* the file's text as last read or written (saves edit it) */
-    size_t disk_len;
-    Lesson *disk_L;         /* disk, parsed: where each number is in it */
-    bool backed_up;         /* FILE~ was written this session for path */
+    /* what a frame draws over the cells, worked out when it changes (marks.h) */
+    MarksHover explained;   /* the focused cell's explanation and the operands to outline */
+    MarksEdited edited;     /* the view's edited input cells */
+    unsigned long long hidden;   /* panels predict mode hides now (app_hidden_panels) */
 
     /* asking: a confirmation or the save-as text field */
     AppAsk ask;
@@ -100,9 +92,7 @@ typedef struct AppState {
     char *ask_path;         /* the lesson to open (ASK_OPEN) or the file to replace (ASK_OVERWRITE) */
 
     /* live reload */
-    AppFileSig watch_sig;   /* the file as last seen */
-    double watch_next;      /* when to look again (app clock) */
-    bool disk_bad;          /* the file on disk does not load: a->error says why */
+    double watch_next;      /* when to look at the file again (app clock) */
 
     /* predict mode */
     PredictPhase predict;
@@ -116,8 +106,9 @@ typedef struct AppState {
     double now;             /* the app clock, set by the event loop */
     int saved_mask[LESSON_MAX_SETUPS];   /* M remembers the mask it turned off */
     char *saved_mask_matrix[LESSON_MAX_SETUPS];
-    char error[700];        /* a lesson that failed to load (kept on screen) */
-    int error_code;         /* its exit status (lesson_exit_code): 1 I/O, 2 invalid */
+    char error[ERROR_LINE_MAX];     /* a lesson that failed to load, or the file on disk that does not,
+                                    ** as one line (kept on screen) */
+    int error_code;         /* its exit status (error_exit_code): 1 I/O, 2 invalid */
     char *shots_dir;        /* S writes here */
     bool quit;
 } AppState;
@@ -126,6 +117,8 @@ typedef struct AppState {
 AppState *app_create(void);
 /* Release everything. */
 void app_free(AppState *a);
+/* Put e on the screen as a->error (with its exit code), or clear it (NULL). */
+void app_set_error(AppState *a, const Error *e);
 /* Open a lesson file. On failure the previous lesson stays and a->error says
 ** why; returns 0 or -1. */
 int app_open(AppState *a, const char *path);
@@ -140,6 +133,10 @@ void app_first(AppState *a);
 void app_last(AppState *a);
 /* Jump to stage n (1-based); out of range does nothing. */
 void app_goto(AppState *a, int n);
+/* A digit key: stage d, or, typed within APP_DIGIT_SECONDS of the digits
+** before it, the stage they make together when the lesson has it (1 then
+** 3: stage 13). */
+void app_type_digit(AppState *a, int d);
 
 /* Display toggles. */
 void app_toggle_theme(AppState *a);
@@ -151,8 +148,11 @@ void app_toggle_fullscreen(AppState *a);
 void app_text_size(AppState *a, int dir);
 /* Show the next head in stages that have several. */
 void app_next_head(AppState *a);
-/* Escape: close an overlay, else leave fullscreen, else unpin. */
-void app_escape(AppState *a);
+/* Close the innermost thing the state has open: the key overlay, else the
+** picker, else the black screen, else the zoom (zoom.h), else fullscreen,
+** else the pin. (Escape
+** cancels a question first: app_escape, prompt.h.) */
+void app_close_overlay(AppState *a);
 
 /* Settings that recompute the trace. When the recompute fails (a toast
 ** says why), each leaves its setting, and the trace, as they were. */
@@ -160,44 +160,68 @@ void app_toggle_mask(AppState *a);
 void app_toggle_scaling(AppState *a);
 /* Temperature down (-1) or up (+1) by a factor of 1.25, within 0.1 .. 10. */
 void app_temperature(AppState *a, int dir);
+/* The temperature of the current stage's setup set to t, within 0.1 .. 10. */
+void app_set_temperature(AppState *a, double t);
+/* Show sub-step step (0-based) of the current stage and head head (0:
+** all, or the stage's own), each clamped to what the stage has. */
+void app_show(AppState *a, int step, int head);
 
 /* Pointer: which cell is under the mouse (-1s for none). */
 void app_hover(AppState *a, int panel, int row, int col);
 /* A click on a cell: pin or unpin it (or a guess in predict mode). */
 void app_click(AppState *a, int panel, int row, int col);
+
+/* Editing inputs, through the document (doc.h); a toast says what happened. */
+/* old moved by steps of 0.1 (fine: 0.01). A value written with few
+** decimals stays on its decimal grid: 0.9 + 3 steps is 1.2 exactly (as
+** strtod reads "1.2"), not 1.2000000000000002. */
+double app_edit_step(double old, int steps, bool fine);
 /* Scroll over an editable cell: change it by steps of 0.1 (fine: 0.01). */
 bool app_scroll_edit(AppState *a, int panel, int row, int col, int steps, bool fine);
-/* Recompute the trace and view after a change of the lesson; -1 (toast
-** says why) if the numbers would overflow. */
-int app_recompute(AppState *a);
 /* Build the view of the current stage again from the trace (after a change
 ** of what it shows: the zoom, zoom.h). */
 void app_rebuild_view(AppState *a);
-/* Put a parsed lesson and its trace in place of the open one (the state
-** takes them), keeping the stage and head where they still exist. */
-void app_adopt(AppState *a, Lesson *L, Trace *T);
+/* Set a cell of an input matrix as setup names it (doc_edit_cell); false if refused. */
+bool app_edit_cell(AppState *a, int setup, const char *matrix, int row, int col, double v);
+/* Ctrl+Z: step back through the edits; false if there is none. */
+bool app_undo(AppState *a);
+/* Ctrl+Shift+Z, Ctrl+Y: step forward again; false if there is nothing to redo. */
+bool app_redo(AppState *a);
+/* R: back to the file as loaded, every edit gone. */
+void app_undo_all(AppState *a);
+/* Ctrl+S: save over the lesson's file (doc_save). 0, or -1 with the toast saying why. */
+int app_save_lesson(AppState *a);
+/* Save to another file, which becomes the lesson's file. 0 or -1 (toast). */
+int app_save_as(AppState *a, const char *path);
+/* A save the platform writes (doc_save_text): the text (caller frees; its
+** length in *len), or NULL with the toast saying why. */
+char *app_save_text(AppState *a, size_t *len);
+
+/* Live reload: the event loop wakes twice a second while a lesson is open;
+** a look costs one stat() when nothing changed. */
+/* Milliseconds until the file should be looked at again, or -1 if no file is open. */
+int app_watch_due_ms(const AppState *a);
+/* Look at the file if it is time (a->now): true if the screen changed. */
+bool app_watch_poll(AppState *a);
+/* Read the file now and take it if its bytes changed: true if anything
+** changed (a new version, or an error shown or cleared). */
+bool app_reload_check(AppState *a);
 
 /* Predict mode: off -> guessing -> revealed -> off. */
 void app_predict(AppState *a);
 
 /* The cell the explain panel is about (pinned, else hovered); false if none. */
 bool app_focus_cell(const AppState *a, int *panel, int *row, int *col);
-/* The explanation text of the focused cell (caller frees), or NULL. */
+/* A copy of the focused cell's explanation (caller frees), or NULL. */
 char *app_explain(const AppState *a);
-/* The same with its operands (explain_free it); false if nothing is focused. */
-bool app_explain_full(const AppState *a, Explain *ex);
-/* The operands of the focused cell as outlines on the current view: up to
-** max marks in out; returns how many. */
-int app_marks(const AppState *a, LayoutMark *out, int max);
-/* Panels hidden while the class guesses (bit k = panel k). */
+/* Panels hidden while the class guesses (bit k = panel k), worked out from
+** the view (a->hidden keeps it for the frame). */
 unsigned long long app_hidden_panels(const AppState *a);
 /* Set a toast message shown for two seconds from a->now. */
 void app_toast(AppState *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The lesson picker. */
+/* The lesson picker (Enter opens the selection, asking first: app_picker_open, prompt.h). */
 void app_toggle_picker(AppState *a);
 void app_picker_move(AppState *a, int dir);
-/* Open the selected lesson and close the picker. */
-void app_picker_open(AppState *a);
 
 #endif

@@ -11,7 +11,7 @@
 ** F frames drawn so far, K key presses handled, R changes of the lesson file
 ** picked up, T 1 while a passing message (a toast) is shown and 0 when not
 ** (its end draws a frame of its own), NAME the last key pressed (SDL's name,
-** "-" before any). A
+** "-" before any). When the window closes, the last line is "quit". A
 ** program driving the window (tests/e2e.sh) waits for that line instead of
 ** sleeping: after its input it presses a key nothing is bound to (F12) and
 ** waits for a line that names it with a higher K, so the picture it then
@@ -19,13 +19,11 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "window.h"
-#include "edits.h"
 #include "frame.h"
+#include "keys.h"
 #include "lang.h"
 #include "paths.h"
 #include "prompt.h"
-#include "reload.h"
-#include "save.h"
 #include "shot.h"
 #include "state.h"
 #include "zoom.h"
@@ -88,23 +86,22 @@ static int ready_fd_from_env(void)
     char *end;
     long fd = strtol(v, &end, 10);
     if (*end || fd < 0 || fd > INT_MAX || fcntl((int)fd, F_GETFD) < 0) {
-        fprintf(stderr, "attnlab: warning: ATTNLAB_READY_FD=%s is not an open file descriptor; ignored\n", v);
+        Error warn;
+        error_set(&warn, ERR_INVALID, NULL, 0, 0, "ATTNLAB_READY_FD=%s is not an open file descriptor; ignored", v);
+        error_warn(&warn, stderr);
         return -1;
     }
     signal(SIGPIPE, SIG_IGN);
     return (int)fd;
 }
 
-/* Tell the ATTNLAB_READY_FD reader that the last frame is on screen. A
-** failed write (the reader is gone) ends the announcements. */
-static void say_ready(Win *w)
+/* One line to the ATTNLAB_READY_FD reader. A failed write (the reader is
+** gone) ends the announcements. */
+static void say_line(Win *w, const char *line)
 {
-    char line[128];
-    bool toast = w->a->toast[0] && w->a->toast_until > w->a->now;
-    int n = snprintf(line, sizeof line, "frame=%lu keys=%lu reloads=%lu toast=%d key=%s\n", w->frames, w->keys,
-                     w->reloads, toast ? 1 : 0, w->last_key[0] ? w->last_key : "-");
+    if (w->ready_fd < 0) return;
     const char *p = line;
-    size_t left = n > 0 && (size_t)n < sizeof line ? (size_t)n : strlen(line);
+    size_t left = strlen(line);
     while (left > 0) {
         ssize_t k = write(w->ready_fd, p, left);
         if (k < 0 && errno == EINTR) continue;
@@ -115,6 +112,16 @@ static void say_ready(Win *w)
         p += k;
         left -= (size_t)k;
     }
+}
+
+/* Tell the ATTNLAB_READY_FD reader that the last frame is on screen. */
+static void say_ready(Win *w)
+{
+    char line[128];
+    bool toast = w->a->toast[0] && w->a->toast_until > w->a->now;
+    snprintf(line, sizeof line, "frame=%lu keys=%lu reloads=%lu toast=%d key=%s\n", w->frames, w->keys,
+             w->reloads, toast ? 1 : 0, w->last_key[0] ? w->last_key : "-");
+    say_line(w, line);
     w->unsaid = false;
 }
 
@@ -127,8 +134,10 @@ static int no_display(const char *reason, const char *path, const char *font)
     fprintf(stderr, "attnlab: no display available (%s); exporting %s to ./attnlab-export/ instead\n", reason, what);
     if (!path) {
         if (app_data_dir("lessons", dir, sizeof dir) != 0) {
-            fprintf(stderr, "attnlab: error: no bundled lessons found\n");
-            return 1;
+            Error err;
+            error_set(&err, ERR_IO, NULL, 0, 0, "no bundled lessons found");
+            error_print(&err, stderr);
+            return error_exit_code(&err);
         }
         snprintf(tour, sizeof tour, "%s/01-tour.lesson", dir);
     }
@@ -158,19 +167,6 @@ static void cell_at(const Win *w, int x, int y, int *panel, int *row, int *col)
     draw_cell_at(w->list, (float)x * w->sx, (float)y * w->sy, panel, row, col);
 }
 
-/* + and -: zoom the heatmap under the pointer (or the one zoomed into) in
-** or out; with the pointer elsewhere, the text size, as they always did. */
-static void plus_minus(Win *w, int dir)
-{
-    int mx, my, p = -1, r = -1, c = -1;
-    if (SDL_GetMouseFocus() == w->win) {
-        SDL_GetMouseState(&mx, &my);
-        cell_at(w, mx, my, &p, &r, &c);
-    }
-    if (p >= 0 || app_zoomed(w->a)) app_zoom(w->a, p, r, c, dir);
-    else app_text_size(w->a, dir);
-}
-
 /* Drag the zoomed part with the pointer: the cells under it follow it. */
 static void drag_to(Win *w, float x, float y)
 {
@@ -194,20 +190,26 @@ static void sync_fullscreen(Win *w)
 static void save_shot(Win *w)
 {
     AppState *a = w->a;
-    if (!a->L) return;
-    char *path = app_shot_path(a->shots_dir, a->L, a->stage, false);
+    if (!a->doc) return;
+    const Lesson *L = a->doc->L;
+    char *path = app_shot_path(a->shots_dir, L, a->stage, false);
     double until = a->toast_until;
     a->toast_until = 0;                     /* the frame as it is, without the toast */
     app_frame(a, w->out_w, w->out_h, font_measure, w->fonts, w->list);
     a->toast_until = until;
     Canvas *c = canvas_create(w->out_w, w->out_h);
-    if (c && render_drawlist(w->rd, w->list) == 0
+    Error err;
+    if (c && render_drawlist(w->rd, w->list, NULL) == 0
         && SDL_RenderReadPixels(w->ren, NULL, SDL_PIXELFORMAT_ARGB8888, c->pixels, (int)(c->stride * sizeof *c->pixels)) == 0) {
-        char desc[300];
-        app_shot_desc(a->L, a->stage, desc, sizeof desc);
-        ExportMeta meta = { a->L->title, desc };
-        if (export_png(c, path, &meta) == 0) app_toast(a, _("saved %s"), path);
-        else app_toast(a, "%s", export_error());
+        char desc[300], why[ERROR_LINE_MAX];
+        app_shot_desc(L, a->stage, desc, sizeof desc);
+        ExportMeta meta = { L->title, desc };
+        if (export_png(c, path, &meta, &err) == 0) {
+            app_toast(a, _("saved %s"), path);
+        } else {
+            error_brief(&err, why, sizeof why);
+            app_toast(a, "%s", why);
+        }
     } else {
         app_toast(a, _("cannot read the window's pixels: %s"), c ? SDL_GetError() : "no memory");
     }
@@ -216,74 +218,32 @@ static void save_shot(Win *w)
     free(path);
 }
 
-/* A key while the window asks something (prompt.h): true if it was taken. */
-static bool on_ask_key(AppState *a, SDL_Keycode key, bool ctrl)
+/* SDL's key code as the key table's (keys.h): printable keys are their
+** characters already; the others by this list. */
+static int key_code(SDL_Keycode sym, bool shift)
 {
-    if (!a->ask) return false;
-    switch (key) {
-    case SDLK_ESCAPE: app_ask_cancel(a); break;
-    case SDLK_RETURN: case SDLK_KP_ENTER: app_ask_accept(a); break;
-    case SDLK_BACKSPACE: app_ask_backspace(a); break;
-    case SDLK_q: if (a->ask == ASK_QUIT) app_ask_accept(a); break;
-    case SDLK_s: if (ctrl && a->ask == ASK_QUIT && app_save_lesson(a) == 0) app_ask_cancel(a); break;
-    default: break;
-    }
-    return true;                               /* nothing else happens while asking */
+    static const struct { SDL_Keycode sdl; int key; } special[] = {
+        { SDLK_RETURN, KEY_ENTER }, { SDLK_KP_ENTER, KEY_ENTER }, { SDLK_ESCAPE, KEY_ESCAPE },
+        { SDLK_BACKSPACE, KEY_BACKSPACE }, { SDLK_LEFT, KEY_LEFT }, { SDLK_RIGHT, KEY_RIGHT },
+        { SDLK_UP, KEY_UP }, { SDLK_DOWN, KEY_DOWN }, { SDLK_HOME, KEY_HOME }, { SDLK_END, KEY_END },
+        { SDLK_PAGEUP, KEY_PAGEUP }, { SDLK_PAGEDOWN, KEY_PAGEDOWN }, { SDLK_F11, KEY_F11 },
+        { SDLK_KP_PLUS, '+' }, { SDLK_KP_MINUS, '-' },
+    };
+    if (sym == SDLK_SLASH && shift) return '?';
+    for (size_t i = 0; i < sizeof special / sizeof *special; i++)
+        if (special[i].sdl == sym) return special[i].key;
+    return sym >= 0x20 && sym < 0x7f ? (int)sym : KEY_NONE;
 }
 
-/* One key press. */
+/* One key press: the key table's action, and the window's own (S, Ctrl+S). */
 static void on_key(Win *w, const SDL_KeyboardEvent *k)
 {
-    AppState *a = w->a;
-    SDL_Keycode key = k->keysym.sym;
-    bool ctrl = (k->keysym.mod & KMOD_CTRL) != 0, shift = (k->keysym.mod & KMOD_SHIFT) != 0;
-    if (on_ask_key(a, key, ctrl)) return;
-    if (a->picker) {                       /* the picker takes the arrows */
-        switch (key) {
-        case SDLK_UP: app_picker_move(a, -1); return;
-        case SDLK_DOWN: app_picker_move(a, +1); return;
-        case SDLK_RETURN: case SDLK_KP_ENTER: case SDLK_SPACE: case SDLK_RIGHT: app_picker_open(a); return;
-        default: break;
-        }
-        if (key >= SDLK_1 && key <= SDLK_9 && key - SDLK_1 < a->picker_n) {
-            a->picker_sel = key - SDLK_1;
-            app_picker_open(a);
-            return;
-        }
-    }
-    if ((key == SDLK_SLASH && shift) || key == SDLK_QUESTION) { app_toggle_help(a); return; }
-    if (ctrl && key == SDLK_q) { app_request_quit(a); return; }
-    if (ctrl && key == SDLK_s) { if (shift) app_save_as_start(a); else app_save_lesson(a); return; }
-    if (ctrl && key == SDLK_z) { if (shift) app_redo(a); else app_undo(a); return; }
-    if (ctrl && key == SDLK_y) { app_redo(a); return; }
-    if (ctrl && key >= SDLK_a && key <= SDLK_z) return;    /* Ctrl+letter is not the letter */
-    switch (key) {
-    case SDLK_RIGHT: case SDLK_SPACE: case SDLK_PAGEDOWN: case SDLK_RETURN: case SDLK_KP_ENTER: app_next(a); break;
-    case SDLK_LEFT: case SDLK_BACKSPACE: case SDLK_PAGEUP: app_prev(a); break;
-    case SDLK_HOME: app_first(a); break;
-    case SDLK_END: app_last(a); break;
-    case SDLK_l: app_toggle_picker(a); break;
-    case SDLK_f: case SDLK_F11: app_toggle_fullscreen(a); break;
-    case SDLK_ESCAPE: app_escape(a); break;
-    /* + -: zoom over a heatmap, else the text size; with Ctrl, always the text size */
-    case SDLK_PLUS: case SDLK_EQUALS: case SDLK_KP_PLUS: if (ctrl) app_text_size(a, +1); else plus_minus(w, +1); break;
-    case SDLK_MINUS: case SDLK_KP_MINUS: if (ctrl) app_text_size(a, -1); else plus_minus(w, -1); break;
-    case SDLK_0: case SDLK_KP_0: app_zoom_reset(a); break;
-    case SDLK_t: app_toggle_theme(a); break;
-    case SDLK_c: app_cycle_cmap(a); break;
-    case SDLK_b: app_toggle_black(a); break;
-    case SDLK_h: app_next_head(a); break;
-    case SDLK_m: app_toggle_mask(a); break;
-    case SDLK_k: app_toggle_scaling(a); break;
-    case SDLK_LEFTBRACKET: app_temperature(a, -1); break;
-    case SDLK_RIGHTBRACKET: app_temperature(a, +1); break;
-    case SDLK_p: app_predict(a); break;
-    case SDLK_s: save_shot(w); break;
-    case SDLK_r: app_undo_all(a); break;
-    case SDLK_q: app_request_quit(a); break;
-    default:
-        if (key >= SDLK_1 && key <= SDLK_9) app_goto(a, key - SDLK_0);
-        else return;
+    bool shift = (k->keysym.mod & KMOD_SHIFT) != 0;
+    unsigned mods = ((k->keysym.mod & KMOD_CTRL) ? KEYMOD_CTRL : 0) | (shift ? KEYMOD_SHIFT : 0);
+    switch (app_key(w->a, EDITION_DESKTOP, key_code(k->keysym.sym, shift), mods)) {
+    case ACT_SHOT: save_shot(w); break;
+    case ACT_SAVE: app_save_lesson(w->a); break;
+    default: break;
     }
 }
 
@@ -371,7 +331,7 @@ static void on_event(Win *w, const SDL_Event *e)
         w->redraw = true;
         break;
     case SDL_RENDER_DEVICE_RESET: {            /* the textures themselves are gone */
-        Render *fresh = render_create(w->ren, w->fonts);
+        Render *fresh = render_create(w->ren, w->fonts, NULL);      /* else the old one goes on trying */
         if (fresh) {
             render_free(w->rd);
             w->rd = fresh;
@@ -404,7 +364,7 @@ static void draw(Win *w)
             app_frame(w->a, w->out_w, w->out_h, font_measure, w->fonts, w->list);
         }
     }
-    render_drawlist(w->rd, w->list);
+    render_drawlist(w->rd, w->list, NULL);          /* a glyph that cannot be drawn is missing from this frame */
     SDL_RenderPresent(w->ren);
     w->last_frame = SDL_GetTicks();
     w->redraw = false;
@@ -477,23 +437,25 @@ int app_window(const char *path, const char *font, const char *shots, int width,
         return no_display(reason, path, font);
     }
     Win w;
+    Error err;
     memset(&w, 0, sizeof w);
     w.a = a;
     w.ready_fd = ready_fd_from_env();
-    w.fonts = font_create(font);
+    w.fonts = font_create(font, &err);
     if (!w.fonts) {
-        fprintf(stderr, "attnlab: error: %s\n", font_error());
+        error_print(&err, stderr);
         app_free(a);
         SDL_Quit();
-        return 1;
+        return error_exit_code(&err);
     }
-    w.win = SDL_CreateWindow(a->L ? a->L->title : "attnlab", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
+    w.win = SDL_CreateWindow(a->doc ? a->doc->L->title : "attnlab", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
                              width, height, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     if (w.win) w.ren = SDL_CreateRenderer(w.win, -1, SDL_RENDERER_PRESENTVSYNC);
     if (w.win && !w.ren) w.ren = SDL_CreateRenderer(w.win, -1, SDL_RENDERER_SOFTWARE);
-    if (w.ren) w.rd = render_create(w.ren, w.fonts);
+    if (w.ren) w.rd = render_create(w.ren, w.fonts, NULL);
     if (!w.rd) {
-        fprintf(stderr, "attnlab: error: cannot open a window: %s\n", SDL_GetError());
+        error_set(&err, ERR_RUNTIME, NULL, 0, 0, "cannot open a window: %s", SDL_GetError());
+        error_print(&err, stderr);
         if (w.ren) SDL_DestroyRenderer(w.ren);
         if (w.win) SDL_DestroyWindow(w.win);
         font_free(w.fonts);
@@ -509,10 +471,11 @@ int app_window(const char *path, const char *font, const char *shots, int width,
     }
     SDL_SetWindowTitle(w.win, "attnlab");
     w.list = draw_create(width, height);
-    if (!a->L) app_toggle_picker(a);
+    if (!a->doc) app_toggle_picker(a);
     w.redraw = true;
     draw(&w);
     run(&w);
+    say_line(&w, "quit\n");
     draw_free(w.list);
     render_free(w.rd);
     SDL_DestroyRenderer(w.ren);

@@ -47,7 +47,7 @@ static void set_note(View *v, int r0, int nr, int c0, int nc, int rows, int cols
     Buf b = { 0 };
     if (v->note) buf_printf(&b, "%s \xc2\xb7 ", v->note);
     /* TRANSLATORS: the part of a large heatmap the window shows, e.g. "rows 257–320 and columns 1–64 of 1024 × 1024" */
-    buf_printf(&b, _("rows %d\xe2\x80\x93%d and columns %d\xe2\x80\x93%d of %d \xc3\x97 %d; 0 shows all of it"),
+    buf_printf(&b, _("rows %d\xe2\x80\x93%d and columns %d\xe2\x80\x93%d of %d \xc3\x97 %d; Esc shows all of it"),
                r0 + 1, r0 + nr, c0 + 1, c0 + nc, rows, cols);
     free(v->note);
     v->note = buf_take(&b);
@@ -57,8 +57,8 @@ static void set_note(View *v, int r0, int nr, int c0, int nc, int rows, int cols
 void app_zoom_view(AppState *a)
 {
     AppZoom *z = &a->zoom;
-    if (!z->on || !a->view || !a->T) return;
-    int heads = a->T->s[a->view->setup].heads;
+    if (!z->on || !a->view || !a->doc) return;
+    int heads = a->doc->T->s[a->view->setup].heads;
     int k = stage_find_panel(a->view, z->ref, heads, -1);
     if (k < 0 || a->view->panels[k].kind != PANEL_HEATMAP) {
         z->on = false;                  /* the stage no longer shows it */
@@ -114,7 +114,7 @@ static Spot spot_of(const AppState *a, int k, int row, int col)
 static bool find_spot(const AppState *a, const Spot *s, int *k, int *row, int *col)
 {
     if (!s->set || !a->view) return false;
-    int heads = a->T->s[a->view->setup].heads;
+    int heads = a->doc->T->s[a->view->setup].heads;
     for (int i = 0; i < a->view->npanels; i++) {
         const Panel *p = &a->view->panels[i];
         if (!trace_ref_eq(p->ref, s->ref, heads) || p->kind != PANEL_HEATMAP) continue;
@@ -129,14 +129,17 @@ static bool find_spot(const AppState *a, const Spot *s, int *k, int *row, int *c
 }
 
 /* Rebuild the view after the zoom changed, keeping the pinned cell pinned
-** where it is still shown. The hover is dropped: the window finds the cell
-** under the pointer again when it draws. */
+** where it is still shown. The hover is dropped (nothing is explained from
+** cells of the old view): the window finds the cell under the pointer
+** again when it draws. */
 static void rebuild(AppState *a)
 {
     Spot pin = a->pinned ? spot_of(a, a->pin_panel, a->pin_row, a->pin_col) : (Spot){ false, { 0 }, -1, -1 };
-    app_rebuild_view(a);
     a->hover_panel = a->hover_row = a->hover_col = -1;
-    if (a->pinned) a->pinned = find_spot(a, &pin, &a->pin_panel, &a->pin_row, &a->pin_col);
+    a->pinned = false;
+    app_rebuild_view(a);
+    int k, row, col;
+    if (find_spot(a, &pin, &k, &row, &col)) app_click(a, k, row, col);
 }
 
 /* The view's largest heatmap (most cells), or -1. */

@@ -11,9 +11,10 @@
 ** cells are explained and outlined as in the whole, since a part knows
 ** where it sits (Panel.row_offset, col_offset).
 **
-** In the window (window.c): + and - over a heatmap (or while one is
-** zoomed; elsewhere they are the text size, as Ctrl+ and Ctrl- always
-** are), Ctrl+wheel at the pointer, a drag moves the part, 0 shows all of it.
+** In the window: + and - over a heatmap or while one is zoomed (keys.c;
+** elsewhere they are the text size, as Ctrl+ and Ctrl- always are),
+** Ctrl+wheel at the pointer and a drag to move the part (window.c); Esc
+** shows all of it (app_escape).
 **
 ** The zoom belongs to the stage: a step to another stage ends it. It
 ** survives what rebuilds the view (an edit, a toggle, another head when

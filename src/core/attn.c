@@ -15,10 +15,7 @@
 /* Q·Kᵀ: each score the dot product of a query and a key, summed in order. */
 Mat *attn_scores(const Mat *Q, const Mat *K)
 {
-    if (Q->cols != K->cols) {
-        mat_fail("queries are %d wide but keys are %d wide", Q->cols, K->cols);
-        return NULL;
-    }
+    if (Q->cols != K->cols) return NULL;     /* queries and keys of different widths */
     return mat_matmul_t(Q, K);
 }
 
@@ -58,10 +55,7 @@ Mat *attn_mask_from_blocked(const Mat *blocked)
 /* -∞ where the mask is 0. */
 Mat *attn_apply_mask(const Mat *S, const Mat *mask)
 {
-    if (!mat_same_shape(S, mask)) {
-        mat_fail("the mask is %dx%d but the scores are %dx%d", mask->rows, mask->cols, S->rows, S->cols);
-        return NULL;
-    }
+    if (!mat_same_shape(S, mask)) return NULL;     /* a mask of another shape than the scores */
     Mat *r = mat_copy(S);
     for (long i = 0; i < (long)S->rows * S->cols; i++)
         if (mask->data[i] == 0.0) r->data[i] = -INFINITY;
@@ -121,10 +115,7 @@ Mat *attn_project(const Mat *X, const Mat *W)
 /* One head's column block. */
 Mat *attn_head_slice(const Mat *M, int heads, int h)
 {
-    if (heads < 1 || M->cols % heads != 0 || h < 0 || h >= heads) {
-        mat_fail("cannot take head %d of %d from a matrix %d wide", h + 1, heads, M->cols);
-        return NULL;
-    }
+    if (heads < 1 || M->cols % heads != 0 || h < 0 || h >= heads) return NULL;     /* no such head, or heads that do not divide the width */
     int w = M->cols / heads;
     return mat_col_block(M, h * w, w);
 }
@@ -139,11 +130,7 @@ Mat *attn_concat_heads(Mat *const *outs, int heads)
 Mat *attn_additive_scores(const Mat *Q, const Mat *K, const Mat *W1, const Mat *W2, const Mat *v)
 {
     int u = v->rows * v->cols;
-    if ((v->rows != 1 && v->cols != 1) || W1->cols != u || W2->cols != u) {
-        mat_fail("additive scoring needs W1 and W2 %d wide and v a vector (got %dx%d, %dx%d, %dx%d)",
-                 u, W1->rows, W1->cols, W2->rows, W2->cols, v->rows, v->cols);
-        return NULL;
-    }
+    if ((v->rows != 1 && v->cols != 1) || W1->cols != u || W2->cols != u) return NULL;     /* W1, W2 not as wide as v, or v not a vector */
     Mat *qp = mat_matmul(Q, W1);
     Mat *kp = qp ? mat_matmul(K, W2) : NULL;
     if (!qp || !kp) {
@@ -212,10 +199,7 @@ Mat *attn_padding_mask(const bool *qpad, int nq, const bool *kpad, int nk)
 /* a and b, or a or b, elementwise (any nonzero counts as 1). */
 static Mat *mask_combine(const Mat *a, const Mat *b, bool both)
 {
-    if (!mat_same_shape(a, b)) {
-        mat_fail("cannot combine a %dx%d mask with a %dx%d one", a->rows, a->cols, b->rows, b->cols);
-        return NULL;
-    }
+    if (!mat_same_shape(a, b)) return NULL;     /* masks of different shapes */
     Mat *M = mat_create(a->rows, a->cols);
     for (long i = 0; i < (long)a->rows * a->cols; i++) {
         bool x = a->data[i] != 0.0, y = b->data[i] != 0.0;
@@ -261,10 +245,7 @@ Mat *attn_rope_angles(int n, int d, double base)
 /* Turn each pair of a row by its angle. */
 Mat *attn_rope(const Mat *M, const Mat *angles)
 {
-    if (M->cols % 2 || angles->cols != M->cols / 2 || angles->rows != M->rows) {
-        mat_fail("cannot rotate a %dx%d matrix by %dx%d angles", M->rows, M->cols, angles->rows, angles->cols);
-        return NULL;
-    }
+    if (M->cols % 2 || angles->cols != M->cols / 2 || angles->rows != M->rows) return NULL;     /* angles that do not fit the pairs of M */
     Mat *R = mat_create(M->rows, M->cols);
     for (int p = 0; p < M->rows; p++)
         for (int i = 0; i < M->cols / 2; i++) {
@@ -364,10 +345,7 @@ static double online_block(const double *s, const Mat *V, int j0, int j1, double
 bool attn_online_softmax(const Mat *S, const Mat *V, int block, OnlineSoftmax *os)
 {
     memset(os, 0, sizeof *os);
-    if (block < 1 || S->cols != V->rows) {
-        mat_fail("online softmax needs a block of at least 1 and as many value rows (%d) as keys (%d)", V->rows, S->cols);
-        return false;
-    }
+    if (block < 1 || S->cols != V->rows) return false;     /* no block, or values that are not one per key */
     int n = S->rows, nk = S->cols, d = V->cols, nb = (nk + block - 1) / block;
     os->max = mat_create(n, nb);
     os->sum = mat_create(n, nb);

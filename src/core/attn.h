@@ -6,7 +6,7 @@
 ** over the keys. Masks are 0/1 matrices where 1 means "may attend" and 0 means
 ** "blocked"; masked scores are -∞ (never a large negative stand-in), and softmax
 ** turns them into exact zeros. Functions return new matrices (caller frees) or
-** NULL with the reason in mat_error() when shapes do not fit.
+** NULL when shapes do not fit (see mat.h).
 */
 #ifndef ATTNLAB_ATTN_H
 #define ATTNLAB_ATTN_H

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,17 +69,22 @@ static const char *kind_name(mode_t m)
     return "a special file";
 }
 
-/* Fill err and return NULL. */
-static char *read_fail(FileioError *err, FileioKind kind, long long size, const char *fmt, const char *what)
+/* Fill err about path (as messages show it) and return NULL. */
+static char *read_fail(Error *err, ErrorKind kind, const char *path, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static char *read_fail(Error *err, ErrorKind kind, const char *path, const char *fmt, ...)
 {
-    err->kind = kind;
-    err->size = size;
-    snprintf(err->reason, sizeof err->reason, fmt, what);
+    char what[300], *shown = util_shown(path);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    error_set(err, kind, shown, 0, 0, "%s", what);
+    free(shown);
     return NULL;
 }
 
 /* Read from fd until EOF or more than max bytes; NULL with err on failure. */
-static char *read_capped(int fd, size_t max, size_t hint, size_t *len, FileioError *err)
+static char *read_capped(const char *path, int fd, size_t max, size_t hint, size_t *len, Error *err)
 {
     size_t cap = (hint < max ? hint : max) + 1;
     if (cap < 4096) cap = 4096 <= max + 1 ? 4096 : max + 1;
@@ -94,14 +100,14 @@ static char *read_capped(int fd, size_t max, size_t hint, size_t *len, FileioErr
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
             free(b);
-            return read_fail(err, FILEIO_IO, 0, "cannot read: %s", strerror(errno));
+            return read_fail(err, ERR_IO, path, "cannot read: %s", strerror(errno));
         }
         if (r == 0) break;
         n += (size_t)r;
     }
     if (n > max) {
         free(b);
-        return read_fail(err, FILEIO_TOO_BIG, -1, "over the limit%s", "");
+        return read_fail(err, ERR_LIMIT, path, "file is over the limit of %zu bytes", max);
     }
     b[n] = '\0';
     *len = n;
@@ -109,24 +115,24 @@ static char *read_capped(int fd, size_t max, size_t hint, size_t *len, FileioErr
 }
 
 /* A regular file, whole, at most max bytes. */
-int fileio_open(const char *path, size_t max, size_t *size, FileioError *err)
+int fileio_open(const char *path, size_t max, size_t *size, Error *err)
 {
-    memset(err, 0, sizeof *err);
+    error_clear(err);
     started();
     /* Look before opening: opening a device can have effects of its own. */
     struct stat st;
-    if (stat(path, &st) != 0) return read_fail(err, FILEIO_IO, 0, "cannot open: %s", strerror(errno)), -1;
+    if (stat(path, &st) != 0) return read_fail(err, ERR_IO, path, "cannot open: %s", strerror(errno)), -1;
     if (!S_ISREG(st.st_mode))
-        return read_fail(err, FILEIO_IO, 0, "cannot read: %s, not a regular file", kind_name(st.st_mode)), -1;
+        return read_fail(err, ERR_IO, path, "cannot read: %s, not a regular file", kind_name(st.st_mode)), -1;
     /* O_NONBLOCK: if the path was swapped for a pipe meanwhile, open must not wait. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return read_fail(err, FILEIO_IO, 0, "cannot open: %s", strerror(errno)), -1;
+    if (fd < 0) return read_fail(err, ERR_IO, path, "cannot open: %s", strerror(errno)), -1;
     if (fstat(fd, &st) != 0) {
-        read_fail(err, FILEIO_IO, 0, "cannot read: %s", strerror(errno));
+        read_fail(err, ERR_IO, path, "cannot read: %s", strerror(errno));
     } else if (!S_ISREG(st.st_mode)) {
-        read_fail(err, FILEIO_IO, 0, "cannot read: %s, not a regular file", kind_name(st.st_mode));
+        read_fail(err, ERR_IO, path, "cannot read: %s, not a regular file", kind_name(st.st_mode));
     } else if (st.st_size > 0 && (uintmax_t)st.st_size > max) {
-        read_fail(err, FILEIO_TOO_BIG, (long long)st.st_size, "over the limit%s", "");
+        read_fail(err, ERR_LIMIT, path, "file is %lld bytes, over the limit of %zu bytes", (long long)st.st_size, max);
     } else {
         int fl = fcntl(fd, F_GETFL);
         if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
@@ -138,13 +144,12 @@ int fileio_open(const char *path, size_t max, size_t *size, FileioError *err)
 }
 
 /* The bytes of a regular file, capped. */
-char *fileio_read(const char *path, size_t max, size_t *len, FileioError *err)
+char *fileio_read(const char *path, size_t max, size_t *len, Error *err)
 {
     size_t size;
     int fd = fileio_open(path, max, &size, err);
     if (fd < 0) return NULL;
-    char *b = read_capped(fd, max, size, len, err);
-    if (!b && err->kind == FILEIO_TOO_BIG && size > max) err->size = (long long)size;
+    char *b = read_capped(path, fd, max, size, len, err);
     close(fd);
     return b;
 }
@@ -359,15 +364,14 @@ static int fill_temp(int fd, const char *path, const void *data, size_t len, boo
 ** from the moment it is created to the moment it is renamed or removed,
 ** both done with those signals blocked.
 */
-int fileio_write_atomic(const char *path, const void *data, size_t len, bool durable,
-                        char *errmsg, size_t n)
+int fileio_write_atomic(const char *path, const void *data, size_t len, bool durable, Error *err_out)
 {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     char *dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
     if (slash == path) { free(dir); dir = xstrdup("/"); }
     if (!*base) {
-        snprintf(errmsg, n, "%s: cannot write: no file name", path);
+        read_fail(err_out, ERR_IO, path, "cannot write: no file name");
         free(dir);
         return -1;
     }
@@ -402,7 +406,8 @@ int fileio_write_atomic(const char *path, const void *data, size_t len, bool dur
         if (!err && durable) sync_dir(dir);
     }
     release_fatal(taken);
-    if (err) snprintf(errmsg, n, "%s: cannot write: %s", path, strerror(err));
+    if (err) read_fail(err_out, ERR_IO, path, "cannot write: %s", strerror(err));
+    else error_clear(err_out);
     free(tmp);
     free(dir);
     return err ? -1 : 0;

@@ -9,10 +9,10 @@
 ** against the size the file reports before anything is allocated, and again
 ** while reading, since files such as those in /proc report a size of 0.
 **
-**   FileioError e;
+**   Error e;
 **   size_t len;
 **   char *text = fileio_read(path, 1 << 20, &len, &e);   // NUL-terminated
-**   if (!text) printf("%s: error: %s\n", path, e.reason);
+**   if (!text) error_print(&e, stderr);        // "PATH: error: cannot open: ..."
 **
 ** Writing: fileio_write_atomic writes a temporary file beside the target and
 ** renames it over the target, so a reader sees the old file or the new one,
@@ -32,20 +32,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-
-/* Why fileio_read failed. */
-typedef enum FileioKind {
-    FILEIO_OK,          /* no failure */
-    FILEIO_IO,          /* missing, unreadable, or not a regular file */
-    FILEIO_TOO_BIG      /* over the caller's cap */
-} FileioKind;
-
-typedef struct FileioError {
-    FileioKind kind;
-    long long size;     /* FILEIO_TOO_BIG: the size the file reports, or -1
-                        ** when it only showed while reading (/proc, growing) */
-    char reason[256];   /* "cannot open: No such file or directory", without the path */
-} FileioError;
+#include "error.h"
 
 /* Temporaries of a run killed mid-write are removed by a later run when
 ** they were last changed more than this many seconds before it began
@@ -59,20 +46,24 @@ void fileio_start(void);
 /* The one way the program opens a file to read it: path must be a regular
 ** file (not a directory, pipe, device or socket, nor a link to one) of at
 ** most max bytes by its size. Never blocks. A descriptor in blocking mode
-** (*size its size; the caller closes it), or -1 with err filled. */
-int fileio_open(const char *path, size_t max, size_t *size, FileioError *err);
+** (*size its size; the caller closes it), or -1 with err filled: ERR_IO
+** (missing, unreadable, not a regular file: "cannot read: a directory, not
+** a regular file") or ERR_LIMIT ("file is N bytes, over the limit of MAX
+** bytes"), about path as messages show it, with no line. */
+int fileio_open(const char *path, size_t max, size_t *size, Error *err);
 
 /* The bytes of the regular file at path, at most max of them, NUL-terminated
-** (the caller frees; *len excludes the NUL). NULL with err filled otherwise. */
-char *fileio_read(const char *path, size_t max, size_t *len, FileioError *err);
+** (the caller frees; *len excludes the NUL). NULL with err filled otherwise
+** (as fileio_open; a file that grows past max while read: "file is over
+** the limit of MAX bytes"). */
+char *fileio_read(const char *path, size_t max, size_t *len, Error *err);
 
 /* Write len bytes to path atomically (temporary beside it, then rename). With
 ** durable set the data and the rename reach the disk (fsync) before the
 ** call returns. An existing file keeps its permission bits. Returns 0, or -1
-** with "PATH: cannot write: reason" in errmsg (size n); on failure nothing
-** is left behind and an existing file at path is unchanged. */
-int fileio_write_atomic(const char *path, const void *data, size_t len, bool durable,
-                        char *errmsg, size_t n);
+** with err filled (ERR_IO about path: "cannot write: reason"); on failure
+** nothing is left behind and an existing file at path is unchanged. */
+int fileio_write_atomic(const char *path, const void *data, size_t len, bool durable, Error *err);
 
 /* Whether name has the form of this module's temporaries, its check
 ** characters included. */

@@ -52,10 +52,10 @@ static uint32_t word(const unsigned char *d, size_t off, bool swapped)
     return swapped ? (b0 << 24 | b1 << 16 | b2 << 8 | b3) : (b3 << 24 | b2 << 16 | b1 << 8 | b0);
 }
 
-/* Fill err with "NAME: what" and return NULL. */
-static I18nCatalog *fail(I18nCatalog *c, I18nError *err, const char *name, const char *what)
+/* Fill err with what is wrong with the catalogue called name; NULL. */
+static I18nCatalog *fail(I18nCatalog *c, Error *err, const char *name, const char *what)
 {
-    if (err) snprintf(err->reason, sizeof err->reason, "%s: %s", name, what);
+    error_set(err, ERR_INVALID, name, 0, 0, "%s", what);
     i18n_catalog_free(c);
     return NULL;
 }
@@ -150,7 +150,7 @@ static bool same_format(const char *orig, const char *trans)
 }
 
 /* Parse a .mo file's bytes. */
-I18nCatalog *i18n_catalog_parse(const void *data, size_t len, const char *name, I18nError *err)
+I18nCatalog *i18n_catalog_parse(const void *data, size_t len, const char *name, Error *err)
 {
     const unsigned char *d = data;
     if (!name) name = "catalogue";
@@ -185,14 +185,12 @@ I18nCatalog *i18n_catalog_parse(const void *data, size_t len, const char *name, 
 }
 
 /* Read and parse a .mo file. */
-I18nCatalog *i18n_catalog_load(const char *path, I18nError *err)
+I18nCatalog *i18n_catalog_load(const char *path, Error *err)
 {
-    FileioError fe;
     size_t len;
-    char *bytes = fileio_read(path, I18N_MAX_BYTES, &len, &fe);
+    char *bytes = fileio_read(path, I18N_MAX_BYTES, &len, err);
     if (!bytes) {
-        if (err) snprintf(err->reason, sizeof err->reason, "%s: %s", path,
-                          fe.kind == FILEIO_TOO_BIG ? "too large for a catalogue" : fe.reason);
+        if (err && err->kind == ERR_LIMIT) snprintf(err->msg, sizeof err->msg, "too large for a catalogue");
         return NULL;
     }
     I18nCatalog *c = i18n_catalog_parse(bytes, len, path, err);

@@ -9,9 +9,9 @@
 ** lesson, the machine may have no locales installed, and the browser edition
 ** runs the same code.
 **
-**   I18nError e;
+**   Error e;
 **   I18nCatalog *c = i18n_catalog_load("build/locale/ja/LC_MESSAGES/attnlab.mo", &e);
-**   if (!c) fprintf(stderr, "%s\n", e.reason);
+**   if (!c) error_warn(&e, stderr);    // "PATH: warning: not a .mo file (bad magic number)"
 **   i18n_use("ja", c);                 // the module owns c from now on
 **   puts(_("queries"));                // the Japanese, or "queries" itself
 **
@@ -31,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "error.h"
 
 /* Mark a literal for translation and translate it now. */
 #define _(s) i18n_get(s)
@@ -45,16 +46,13 @@
 
 typedef struct I18nCatalog I18nCatalog;
 
-typedef struct I18nError {
-    char reason[300];   /* "PATH: not a .mo file (bad magic number)" */
-} I18nError;
-
 /* A catalogue from the len bytes of a .mo file (copied). NULL with err filled
-** when the data is not a well-formed .mo file; name prefixes the reason. */
-I18nCatalog *i18n_catalog_parse(const void *data, size_t len, const char *name, I18nError *err);
+** (ERR_INVALID, about the file called name) when the data is not a
+** well-formed .mo file. err may be NULL. */
+I18nCatalog *i18n_catalog_parse(const void *data, size_t len, const char *name, Error *err);
 /* A catalogue from a .mo file, read through fileio_read (regular files only,
 ** at most I18N_MAX_BYTES). NULL with err filled. */
-I18nCatalog *i18n_catalog_load(const char *path, I18nError *err);
+I18nCatalog *i18n_catalog_load(const char *path, Error *err);
 /* Release a catalogue not handed to i18n_use. */
 void i18n_catalog_free(I18nCatalog *c);
 /* The translation of msgid, or NULL when the catalogue has none. */

@@ -13,9 +13,9 @@
 ** in docs/lesson-format.md.
 **
 ** Usage:
-**   LessonError err;
+**   Error err;
 **   Lesson *L = lesson_load("lessons/01-tour.lesson", &err);
-**   if (!L) fprintf(stderr, "%s\n", err.msg);   // "FILE:LINE:COL: error: ..."
+**   if (!L) error_print(&err, stderr);       // "FILE:LINE:COL: error: ..."
 **   ...
 **   lesson_free(L);
 */
@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "error.h"
 #include "mat.h"
 
 /* Documented limits, enforced before anything is allocated. */
@@ -88,7 +89,7 @@ typedef enum PositionKind { POS_NONE, POS_SINUSOIDAL, POS_ROPE, POS_ALIBI } Posi
 ** and column block h is matrix h of the stack. A setup inherits the matrices
 ** of the one above it without copying them (borrowed: the same Mat) until a
 ** cell override in the later setup changes one, which then gets its own
-** copy; a cell changed in a borrowed matrix (app_set_cell) changes every
+** copy; a cell changed in a borrowed matrix (doc_edit_cell) changes every
 ** setup that has it from the same text, which is what the text says. */
 typedef struct LessonMatrix {
     char *name;
@@ -196,34 +197,19 @@ typedef struct Lesson {
     LessonOverride *ovrs; int novrs;        /* every cell override, in file order */
 } Lesson;
 
-/* What went wrong, for the exit status (lesson_exit_code). */
-typedef enum LessonErrorKind {
-    LESSON_ERR_NONE,            /* no error */
-    LESSON_ERR_IO,              /* the file is missing, unreadable or not a regular file */
-    LESSON_ERR_INVALID,         /* the text is not a valid lesson */
-    LESSON_ERR_LIMIT            /* the file or the lesson is over a documented limit */
-} LessonErrorKind;
-
-typedef struct LessonError {
-    char msg[600];              /* "FILE:LINE:COL: error: ..." */
-    int line, col;
-    LessonErrorKind kind;
-} LessonError;
-
-/* Parse len bytes of text; filename is used in messages. NULL on error. */
-Lesson *lesson_parse(const char *text, size_t len, const char *filename, LessonError *err);
+/* Parse len bytes of text; filename is used in messages. NULL on error,
+** with err filled: ERR_INVALID, or ERR_LIMIT for a file or a line over its
+** limit, at a line and column of filename. */
+Lesson *lesson_parse(const char *text, size_t len, const char *filename, Error *err);
 /* The text of a lesson file (NUL-terminated, caller frees; *len its length),
-** or NULL with err filled: I/O errors (kind LESSON_ERR_IO: missing, or not a
-** regular file) have line 0, a file over LESSON_MAX_BYTES is a
-** LESSON_ERR_LIMIT at 1:1. Read through fileio_read, so it never blocks. */
-char *lesson_read(const char *path, size_t *len, LessonError *err);
+** or NULL with err filled: I/O errors (ERR_IO: missing, or not a regular
+** file) have line 0, a file over LESSON_MAX_BYTES is an ERR_LIMIT at 1:1.
+** Read through fileio_read, so it never blocks. */
+char *lesson_read(const char *path, size_t *len, Error *err);
 /* Read and parse a file. NULL on error (I/O errors have line 0). */
-Lesson *lesson_load(const char *path, LessonError *err);
+Lesson *lesson_load(const char *path, Error *err);
 /* Release a lesson. */
 void lesson_free(Lesson *L);
-/* The exit status for an error: 0 none, 1 I/O, 2 invalid input or over a
-** limit. An error with a message but no kind (attn_run's) is invalid input. */
-int lesson_exit_code(const LessonError *err);
 /* A matrix of a setup by name, or NULL. */
 LessonMatrix *lesson_matrix(const Setup *s, const char *name);
 /* "softmax", "raw_scores", ... */

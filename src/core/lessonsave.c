@@ -53,12 +53,13 @@ bool lsave_shared(const Lesson *L, int s1, int s2, const char *matrix, int row, 
         && a.def == b.def && a.ovr == b.ovr;
 }
 
-/* Does a transpose read this matrix, here or in a later setup that has it
-** from the same text? */
+/* Does a transpose read this matrix, here or in any setup, earlier or
+** later, that has it from the same text? (An edit goes to the text that
+** defines it, so a transpose of it in an earlier setup would change too.) */
 bool lsave_feeds_transpose(const Lesson *L, int s, const char *matrix)
 {
-    for (int t = s; t < L->nsetups; t++) {
-        if (t > s && !lsave_shared(L, s, t, matrix, 0, 0)) continue;
+    for (int t = 0; t < L->nsetups; t++) {
+        if (t != s && !lsave_shared(L, s, t, matrix, 0, 0)) continue;
         const Setup *su = &L->setups[t];
         for (int k = 0; k < su->nmats; k++) {
             const char *how = su->mats[k].how;
@@ -69,11 +70,11 @@ bool lsave_feeds_transpose(const Lesson *L, int s, const char *matrix)
 }
 
 /* Is this matrix a setup's given attention (`attention: NAME`), here or in
-** a later setup that has it from the same text? */
+** any setup that has it from the same text? */
 bool lsave_gives_attention(const Lesson *L, int s, const char *matrix)
 {
-    for (int t = s; t < L->nsetups; t++) {
-        if (t > s && !lsave_shared(L, s, t, matrix, 0, 0)) continue;
+    for (int t = 0; t < L->nsetups; t++) {
+        if (t != s && !lsave_shared(L, s, t, matrix, 0, 0)) continue;
         if (L->setups[t].attention && !strcmp(L->setups[t].attention, matrix)) return true;
     }
     return false;
@@ -264,14 +265,13 @@ static unsigned transposes_end(const Lesson *L, int s, const char *name)
     return end;
 }
 
-/* Turn one edit into an operation; false (msg filled) if it names no cell. */
-static bool make_op(const char *text, const Lesson *L, const LsaveEdit *e, Op *op, char *msg, size_t msg_n)
+/* Turn one edit into an operation; false (err filled) if it names no cell. */
+static bool make_op(const char *text, const Lesson *L, const LsaveEdit *e, Op *op, Error *err)
 {
     LsaveSource src;
-    if (!lsave_source(L, e->setup, e->matrix, e->row, e->col, &src)) {
-        snprintf(msg, msg_n, "no cell %s[%d,%d] in setup %d", e->matrix, e->row + 1, e->col + 1, e->setup + 1);
-        return false;
-    }
+    if (!lsave_source(L, e->setup, e->matrix, e->row, e->col, &src))
+        return error_set(err, ERR_INVALID, NULL, 0, 0, "no cell %s[%d,%d] in setup %d", e->matrix, e->row + 1,
+                         e->col + 1, e->setup + 1);
     memset(op, 0, sizeof *op);
     const LessonDef *d = &L->defs[src.def];
     op->def = src.def;
@@ -320,23 +320,23 @@ static bool make_op(const char *text, const Lesson *L, const LsaveEdit *e, Op *o
 
 /* True if the edit of every operation reads back from the saved text bit for bit. */
 static bool check_saved(const char *out, size_t out_len, const Lesson *base, const LsaveEdit *all, const Op *ops,
-                        int n, char *msg, size_t msg_n)
+                        int n, Error *err)
 {
-    LessonError err;
-    Lesson *back = lesson_parse(out, out_len, base->path, &err);
+    Error back_err;
+    Lesson *back = lesson_parse(out, out_len, base->path, &back_err);
     if (!back) {
-        snprintf(msg, msg_n, "the saved lesson would not load: %s", err.msg);
-        return false;
+        char line[ERROR_LINE_MAX];
+        error_format(&back_err, line, sizeof line);
+        return error_set(err, ERR_RUNTIME, NULL, 0, 0, "the saved lesson would not load: %s", line);
     }
     bool ok = true;
     for (int i = 0; ok && i < n; i++) {
         const LsaveEdit *e = &all[ops[i].edit];
         const LessonMatrix *lm = back->nsetups > e->setup ? lesson_matrix(&back->setups[e->setup], e->matrix) : NULL;
         double v = lm ? mat_get(lm->m, e->row, e->col) : 0;
-        if (!lm || memcmp(&v, &e->value, sizeof v)) {
-            snprintf(msg, msg_n, "%s[%d,%d] would not load back as %.17g", e->matrix, e->row + 1, e->col + 1, e->value);
-            ok = false;
-        }
+        if (!lm || memcmp(&v, &e->value, sizeof v))
+            ok = error_set(err, ERR_RUNTIME, NULL, 0, 0, "%s[%d,%d] would not load back as %.17g", e->matrix, e->row + 1,
+                           e->col + 1, e->value);
     }
     lesson_free(back);
     return ok;
@@ -344,13 +344,14 @@ static bool check_saved(const char *out, size_t out_len, const Lesson *base, con
 
 /* The edited text. */
 char *lsave_apply(const char *text, size_t len, const Lesson *base, const LsaveEdit *edits, int n,
-                  size_t *out_len, char *msg, size_t msg_n)
+                  size_t *out_len, Error *err)
 {
+    error_clear(err);
     Op *ops = n ? xmalloc(sizeof *ops * (size_t)n) : NULL;
     int nops = 0;
     for (int i = 0; i < n; i++) {
         Op op;
-        if (!make_op(text, base, &edits[i], &op, msg, msg_n)) { free(ops); return NULL; }
+        if (!make_op(text, base, &edits[i], &op, err)) { free(ops); return NULL; }
         op.edit = i;
         const LessonMatrix *lm = lesson_matrix(&base->setups[edits[i].setup], edits[i].matrix);
         double now = mat_get(lm->m, edits[i].row, edits[i].col);
@@ -393,7 +394,7 @@ char *lsave_apply(const char *text, size_t len, const Lesson *base, const LsaveE
     buf_free(&pad);
     *out_len = out.len;
     char *res = buf_take(&out);
-    if (!check_saved(res, *out_len, base, edits, ops, nops, msg, msg_n)) {
+    if (!check_saved(res, *out_len, base, edits, ops, nops, err)) {
         free(res);
         res = NULL;
     }

@@ -51,12 +51,12 @@ typedef struct LsaveSource { int def, ovr; } LsaveSource;
 bool lsave_source(const Lesson *L, int setup, const char *matrix, int row, int col, LsaveSource *out);
 /* True if the cell reads the same place of the text in setups s1 and s2. */
 bool lsave_shared(const Lesson *L, int s1, int s2, const char *matrix, int row, int col);
-/* True when some `transpose` line reads matrix (as setup s has it) in s or a
-** later setup. Such a cell is not edited: the transpose was taken when its
+/* True when some `transpose` line reads matrix (as setup s has it) in s or
+** in any other setup that has it from the same text, earlier or later. Such a cell is not edited: the transpose was taken when its
 ** line was read, and no saved text could keep both as the screen showed. */
 bool lsave_feeds_transpose(const Lesson *L, int s, const char *matrix);
 /* True if the matrix is given attention weights (`attention: NAME`) in setup
-** s or in a later setup sharing its text: each of its rows must stay a
+** s or in any setup sharing its text: each of its rows must stay a
 ** distribution, so the window does not edit it cell by cell either. */
 bool lsave_gives_attention(const Lesson *L, int s, const char *matrix);
 /* The cells of input matrices whose values differ (bit for bit) between
@@ -65,9 +65,10 @@ bool lsave_gives_attention(const Lesson *L, int s, const char *matrix);
 ** (other setups, matrices or shapes). */
 int lsave_diff(const Lesson *base, const Lesson *edited, LsaveEdit **out);
 /* The text with the edits made in place (caller frees; *out_len its length),
-** base being the lesson parsed from text. NULL with msg filled if an edit
-** names no cell or the result would not load back to the edited values. */
+** base being the lesson parsed from text. NULL with err filled (about no
+** file) if an edit names no cell (ERR_INVALID) or the result would not load
+** back to the edited values (ERR_RUNTIME). */
 char *lsave_apply(const char *text, size_t len, const Lesson *base, const LsaveEdit *edits, int n,
-                  size_t *out_len, char *msg, size_t msg_n);
+                  size_t *out_len, Error *err);
 
 #endif

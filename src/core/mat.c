@@ -9,36 +9,15 @@
 #include "util.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char mat_err[160];
-
-/* Record why an operation failed. */
-void mat_fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(mat_err, sizeof mat_err, fmt, ap);
-    va_end(ap);
-}
-
-/* The last failure's reason. */
-const char *mat_error(void)
-{
-    return mat_err;
-}
-
 /* A zero matrix, or NULL for a size outside 1..MAT_MAX_DIM. */
 Mat *mat_create(int rows, int cols)
 {
-    if (rows < 1 || cols < 1 || rows > MAT_MAX_DIM || cols > MAT_MAX_DIM) {
-        mat_fail("matrix size %dx%d is outside 1..%d", rows, cols, MAT_MAX_DIM);
-        return NULL;
-    }
+    if (rows < 1 || cols < 1 || rows > MAT_MAX_DIM || cols > MAT_MAX_DIM) return NULL;
     Mat *m = xmalloc(sizeof *m);
     m->rows = rows;
     m->cols = cols;
@@ -222,10 +201,7 @@ static void product(const Mat *a, const Mat *b, Mat *c)
 /* Matrix product: see above for its order of summation. */
 Mat *mat_matmul(const Mat *a, const Mat *b)
 {
-    if (a->cols != b->rows) {
-        mat_fail("cannot multiply %dx%d by %dx%d: inner sizes differ", a->rows, a->cols, b->rows, b->cols);
-        return NULL;
-    }
+    if (a->cols != b->rows) return NULL;     /* inner sizes differ */
     Mat *c = mat_create(a->rows, b->cols);
     product(a, b, c);
     return c;
@@ -235,11 +211,7 @@ Mat *mat_matmul(const Mat *a, const Mat *b)
 ** element is the dot product of a row of a and a row of b summed in order. */
 Mat *mat_matmul_t(const Mat *a, const Mat *b)
 {
-    if (a->cols != b->cols) {
-        mat_fail("cannot multiply %dx%d by the transpose of %dx%d: row widths differ", a->rows, a->cols, b->rows,
-                 b->cols);
-        return NULL;
-    }
+    if (a->cols != b->cols) return NULL;     /* row widths differ */
     Mat *bt = mat_transpose(b);
     Mat *c = mat_create(a->rows, b->rows);
     product(a, bt, c);
@@ -267,10 +239,7 @@ Mat *mat_scale(const Mat *m, double s)
 /* Elementwise sum. */
 Mat *mat_add(const Mat *a, const Mat *b)
 {
-    if (!mat_same_shape(a, b)) {
-        mat_fail("cannot add %dx%d and %dx%d: shapes differ", a->rows, a->cols, b->rows, b->cols);
-        return NULL;
-    }
+    if (!mat_same_shape(a, b)) return NULL;     /* shapes differ */
     Mat *r = mat_copy(a);
     for (long i = 0; i < (long)a->rows * a->cols; i++) r->data[i] += b->data[i];
     return r;
@@ -279,10 +248,7 @@ Mat *mat_add(const Mat *a, const Mat *b)
 /* A block of columns. */
 Mat *mat_col_block(const Mat *m, int col0, int ncols)
 {
-    if (col0 < 0 || ncols < 1 || col0 > m->cols - ncols) {
-        mat_fail("columns %d..%d are outside a matrix with %d columns", col0 + 1, col0 + ncols, m->cols);
-        return NULL;
-    }
+    if (col0 < 0 || ncols < 1 || col0 > m->cols - ncols) return NULL;     /* columns outside the matrix */
     Mat *r = mat_create(m->rows, ncols);
     for (int i = 0; i < m->rows; i++)
         memcpy(mat_row(r, i), mat_row(m, i) + col0, sizeof(double) * (size_t)ncols);
@@ -292,16 +258,10 @@ Mat *mat_col_block(const Mat *m, int col0, int ncols)
 /* Side-by-side concatenation. */
 Mat *mat_hconcat(Mat *const *parts, int n)
 {
-    if (n < 1) {
-        mat_fail("nothing to concatenate");
-        return NULL;
-    }
+    if (n < 1) return NULL;     /* nothing to concatenate */
     int cols = 0;
     for (int p = 0; p < n; p++) {
-        if (parts[p]->rows != parts[0]->rows) {
-            mat_fail("cannot concatenate: part %d has %d rows, part 1 has %d", p + 1, parts[p]->rows, parts[0]->rows);
-            return NULL;
-        }
+        if (parts[p]->rows != parts[0]->rows) return NULL;     /* parts with different rows */
         cols += parts[p]->cols;
     }
     Mat *r = mat_create(parts[0]->rows, cols);

@@ -2,9 +2,11 @@
 ** mat.h: dense row-major matrices of doubles.
 **
 ** Every intermediate of attention is a Mat. Constructors return a new matrix
-** the caller owns (mat_free). Operations whose shapes do not fit return NULL
-** and leave a one-line reason in mat_error(); they never abort or read out of
-** bounds. Sizes are limited to MAT_MAX_DIM per side so products cannot overflow.
+** the caller owns (mat_free). Operations whose shapes do not fit return NULL;
+** they never abort or read out of bounds. Their callers check the shapes
+** first (the lesson parser checks every one a lesson can make), so NULL
+** means a bug, which the caller reports as an error rather than crash on.
+** Sizes are limited to MAT_MAX_DIM per side so products cannot overflow.
 */
 #ifndef ATTNLAB_MAT_H
 #define ATTNLAB_MAT_H
@@ -20,16 +22,12 @@ typedef struct Mat {
     double *data;   /* rows*cols values, row-major */
 } Mat;
 
-/* A new rows x cols matrix of zeros, or NULL (see mat_error) for a bad size. */
+/* A new rows x cols matrix of zeros, or NULL for a size outside 1..MAT_MAX_DIM. */
 Mat *mat_create(int rows, int cols);
 /* A new matrix holding a copy of rows*cols values from data (row-major). */
 Mat *mat_from(int rows, int cols, const double *data);
 /* Release m (NULL is fine). */
 void mat_free(Mat *m);
-/* The reason the last failing operation gave. */
-const char *mat_error(void);
-/* Record a reason for a failure (for modules built on mat). */
-void mat_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Element (i, j); no bounds check beyond an assert in debug builds. */
 static inline double mat_get(const Mat *m, int i, int j) { return m->data[(long)i * m->cols + j]; }

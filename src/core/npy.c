@@ -1,6 +1,6 @@
 /*
 ** npy.c: the .npy header parser, the data decoder, and reading arrays from
-** .npy files and .npz archives (libzip).
+** .npy files and .npz archives (libzip, or zipread.c without it).
 **
 ** The format (numpy's NEP 1): the magic "\x93NUMPY", a major and a minor
 ** version byte, the header length (2 bytes little-endian for version 1.0,
@@ -28,7 +28,8 @@
 #ifndef ATTNLAB_NO_ZIP
 #include <zip.h>
 #else
-typedef struct zip zip_t;           /* a build without libzip (the browser edition) */
+#include "zipread.h"                /* a build without libzip (the browser edition) */
+typedef struct zip zip_t;
 typedef struct zip_file zip_file_t;
 #endif
 
@@ -40,30 +41,37 @@ struct NpyFile {
     int fd;                     /* a .npy file, or -1 */
     zip_t *zip;                 /* a .npz archive, or NULL */
     zip_file_t *member;
+    unsigned char *mem;         /* without libzip: the member, extracted whole */
+    size_t mem_len, mem_pos;
+    Error mem_err;              /* why it could not be read */
     char *key;                  /* the member's name "KEY.npy", whole; "" for a .npy */
     unsigned char *head;        /* the bytes read so far: the header and maybe some data */
     size_t head_len;
     size_t avail;               /* bytes after the header (file size or member size) */
 };
 
-/* Write a reason into err (size n); returns -1 for `return fail(...)`. */
-static int fail(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t n, const char *fmt, ...)
+/* Fill err with a reason of kind k (about no file: the caller names it);
+** returns -1 for `return fail_as(...)`. */
+static int fail_as(Error *err, ErrorKind k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail_as(Error *err, ErrorKind k, const char *fmt, ...)
 {
+    char what[sizeof err->msg];
     va_list ap;
     va_start(ap, fmt);
-    if (n) vsnprintf(err, n, fmt, ap);
+    vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
+    error_set(err, k, NULL, 0, 0, "%s", what);
     return -1;
 }
 
+/* The same for what is not a valid array. */
+#define fail(err, ...) fail_as((err), ERR_INVALID, __VA_ARGS__)
 /* ---------------------------------------------------------------- header */
 
 /* The dict scanner: a position in the header text and where it ends. */
 typedef struct Scan {
     const char *s, *end;
-    char *err;
-    size_t n;
+    Error *err;
 } Scan;
 
 /* Skip spaces (the padding) and tabs. */
@@ -89,7 +97,7 @@ static int sc_char(Scan *c, char ch, const char *what)
     if (c->s < c->end && *c->s == ch) { c->s++; return 0; }
     char f[40];
     sc_found(c, f, sizeof f);
-    return fail(c->err, c->n, "bad header: expected %s, found %s", what, f);
+    return fail(c->err, "bad header: expected %s, found %s", what, f);
 }
 
 /* A quoted string ('...' or "...") of at most cap-1 bytes, into out. */
@@ -99,19 +107,19 @@ static int sc_string(Scan *c, char *out, size_t cap, const char *what)
     if (c->s >= c->end || (*c->s != '\'' && *c->s != '"')) {
         char f[40];
         sc_found(c, f, sizeof f);
-        return fail(c->err, c->n, "bad header: expected %s in quotes, found %s", what, f);
+        return fail(c->err, "bad header: expected %s in quotes, found %s", what, f);
     }
     char q = *c->s++;
     const char *start = c->s;
     while (c->s < c->end && *c->s != q) {
-        if (*c->s == '\\') return fail(c->err, c->n, "bad header: unexpected '\\' in %s", what);
-        if (*c->s == '\n') return fail(c->err, c->n, "bad header: a line break in %s", what);
+        if (*c->s == '\\') return fail(c->err, "bad header: unexpected '\\' in %s", what);
+        if (*c->s == '\n') return fail(c->err, "bad header: a line break in %s", what);
         c->s++;
     }
-    if (c->s >= c->end) return fail(c->err, c->n, "bad header: %s has no closing quote", what);
+    if (c->s >= c->end) return fail(c->err, "bad header: %s has no closing quote", what);
     size_t len = (size_t)(c->s - start);
     c->s++;
-    if (len >= cap) return fail(c->err, c->n, "bad header: %s '%.20s...' is too long", what, start);
+    if (len >= cap) return fail(c->err, "bad header: %s '%.20s...' is too long", what, start);
     memcpy(out, start, len);
     out[len] = '\0';
     return 0;
@@ -134,7 +142,7 @@ static int parse_descr(Scan *c, NpyHeader *h)
 {
     sc_ws(c);
     if (c->s < c->end && (*c->s == '[' || *c->s == '{'))
-        return fail(c->err, c->n, "unsupported dtype: a structured array (a list of fields); "
+        return fail(c->err, "unsupported dtype: a structured array (a list of fields); "
                     "expected one number per element (float, int, uint or bool)");
     if (sc_string(c, h->descr, sizeof h->descr, "the dtype ('descr')") < 0) return -1;
     const char *d = h->descr;
@@ -152,7 +160,7 @@ static int parse_descr(Scan *c, NpyHeader *h)
                (kind == 'b' && size == 1));
     if (ok && order == '|' && size != 1) ok = false;      /* "not applicable" only fits one byte */
     if (!ok)
-        return fail(c->err, c->n, "unsupported dtype '%s'; expected float16/32/64, int8/16/32/64, uint8/16/32/64 "
+        return fail(c->err, "unsupported dtype '%s'; expected float16/32/64, int8/16/32/64, uint8/16/32/64 "
                     "or bool ('<f8', '>f4', '<i8', '|u1', '|b1', ...)", h->descr);
     h->kind = kind;
     h->itemsize = size;
@@ -172,23 +180,23 @@ static int parse_shape(Scan *c, NpyHeader *h)
         if (c->s >= c->end || *c->s < '0' || *c->s > '9') {
             char f[40];
             sc_found(c, f, sizeof f);
-            return fail(c->err, c->n, "bad header: expected a size (a whole number >= 0) in the shape, found %s", f);
+            return fail(c->err, "bad header: expected a size (a whole number >= 0) in the shape, found %s", f);
         }
         long v = 0;
         while (c->s < c->end && *c->s >= '0' && *c->s <= '9') {
             if (v > NPY_MAX_COUNT)
-                return fail(c->err, c->n, "shape has a dimension over %ld, the most numbers an array may hold", NPY_MAX_COUNT);
+                return fail_as(c->err, ERR_LIMIT, "shape has a dimension over %ld, the most numbers an array may hold", NPY_MAX_COUNT);
             v = v * 10 + (*c->s++ - '0');
         }
         if (c->s < c->end && *c->s == 'L') c->s++;          /* Python 2's long */
         if (v > NPY_MAX_COUNT)
-            return fail(c->err, c->n, "shape has a dimension over %ld, the most numbers an array may hold", NPY_MAX_COUNT);
+            return fail_as(c->err, ERR_LIMIT, "shape has a dimension over %ld, the most numbers an array may hold", NPY_MAX_COUNT);
         if (h->ndim == NPY_MAX_DIMS)
-            return fail(c->err, c->n, "shape has more than %d dimensions", NPY_MAX_DIMS);
+            return fail_as(c->err, ERR_LIMIT, "shape has more than %d dimensions", NPY_MAX_DIMS);
         h->shape[h->ndim++] = v;
         h->count *= v;                      /* both <= 2^22: no overflow */
         if (h->count > NPY_MAX_COUNT)
-            return fail(c->err, c->n, "shape holds more than %ld numbers, over the limit", NPY_MAX_COUNT);
+            return fail_as(c->err, ERR_LIMIT, "shape holds more than %ld numbers, over the limit", NPY_MAX_COUNT);
         sc_ws(c);
         if (c->s < c->end && *c->s == ',') { c->s++; continue; }
         if (sc_char(c, ')', "',' or ')' in the shape") < 0) return -1;
@@ -209,8 +217,8 @@ static int parse_dict(Scan *c, NpyHeader *h)
         if (sc_string(c, key, sizeof key, "a key") < 0) return -1;
         int k = 0;
         while (k < 3 && strcmp(key, keys[k])) k++;
-        if (k == 3) return fail(c->err, c->n, "bad header: unknown key '%s'; expected 'descr', 'fortran_order' and 'shape'", key);
-        if (seen[k]) return fail(c->err, c->n, "bad header: key '%s' appears twice", key);
+        if (k == 3) return fail(c->err, "bad header: unknown key '%s'; expected 'descr', 'fortran_order' and 'shape'", key);
+        if (seen[k]) return fail(c->err, "bad header: key '%s' appears twice", key);
         seen[k] = true;
         if (sc_char(c, ':', "':' after the key") < 0) return -1;
         sc_ws(c);
@@ -221,7 +229,7 @@ static int parse_dict(Scan *c, NpyHeader *h)
             else {
                 char f[40];
                 sc_found(c, f, sizeof f);
-                return fail(c->err, c->n, "bad header: expected True or False for 'fortran_order', found %s", f);
+                return fail(c->err, "bad header: expected True or False for 'fortran_order', found %s", f);
             }
         }
         if (k == 2 && parse_shape(c, h) < 0) return -1;
@@ -231,51 +239,51 @@ static int parse_dict(Scan *c, NpyHeader *h)
         break;
     }
     for (int k = 0; k < 3; k++)
-        if (!seen[k]) return fail(c->err, c->n, "bad header: the key '%s' is missing", keys[k]);
+        if (!seen[k]) return fail(c->err, "bad header: the key '%s' is missing", keys[k]);
     sc_ws(c);
     if (c->s < c->end && *c->s == '\n') c->s++;
     sc_ws(c);
     if (c->s != c->end) {
         char f[40];
         sc_found(c, f, sizeof f);
-        return fail(c->err, c->n, "bad header: expected only padding after the dict, found %s", f);
+        return fail(c->err, "bad header: expected only padding after the dict, found %s", f);
     }
     return 0;
 }
 
 /* Parse the magic, version, header length and dict at the start of buf. */
-int npy_parse_header(const unsigned char *buf, size_t len, NpyHeader *h, size_t *need, char *err, size_t n)
+int npy_parse_header(const unsigned char *buf, size_t len, NpyHeader *h, size_t *need, Error *err)
 {
     memset(h, 0, sizeof *h);
     *need = 0;
     size_t pre = 10;
     if (len < MAGIC_LEN || memcmp(buf, MAGIC, MAGIC_LEN)) {
-        if (len < MAGIC_LEN && !memcmp(buf, MAGIC, len)) { *need = MAGIC_LEN; return fail(err, n, "truncated: the file ends inside the magic string"); }
-        return fail(err, n, "not a NumPy .npy file: it does not start with the magic string \\x93NUMPY");
+        if (len < MAGIC_LEN && !memcmp(buf, MAGIC, len)) { *need = MAGIC_LEN; return fail(err, "truncated: the file ends inside the magic string"); }
+        return fail(err, "not a NumPy .npy file: it does not start with the magic string \\x93NUMPY");
     }
-    if (len < 8) { *need = 8; return fail(err, n, "truncated: the file ends before the format version"); }
+    if (len < 8) { *need = 8; return fail(err, "truncated: the file ends before the format version"); }
     h->major = buf[6];
     h->minor = buf[7];
     if (h->major < 1 || h->major > 3 || h->minor != 0)
-        return fail(err, n, "unsupported .npy format version %d.%d; expected 1.0, 2.0 or 3.0", h->major, h->minor);
+        return fail(err, "unsupported .npy format version %d.%d; expected 1.0, 2.0 or 3.0", h->major, h->minor);
     if (h->major > 1) pre = 12;
-    if (len < pre) { *need = pre; return fail(err, n, "truncated: the file ends inside the header length"); }
+    if (len < pre) { *need = pre; return fail(err, "truncated: the file ends inside the header length"); }
     size_t hlen = (size_t)buf[8] | (size_t)buf[9] << 8;
     if (h->major > 1) hlen |= (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
     if (hlen > NPY_MAX_HEADER)
-        return fail(err, n, "header is %zu bytes, over the limit of %d bytes", hlen, NPY_MAX_HEADER);
+        return fail_as(err, ERR_LIMIT, "header is %zu bytes, over the limit of %d bytes", hlen, NPY_MAX_HEADER);
     if (len < pre + hlen) {
         *need = pre + hlen;
-        return fail(err, n, "truncated: the header says it is %zu bytes, the file ends after %zu", hlen, len - pre);
+        return fail(err, "truncated: the header says it is %zu bytes, the file ends after %zu", hlen, len - pre);
     }
     const char *text = (const char *)buf + pre;
-    if (hlen == 0 || text[hlen - 1] != '\n') return fail(err, n, "bad header: it does not end with a newline");
+    if (hlen == 0 || text[hlen - 1] != '\n') return fail(err, "bad header: it does not end with a newline");
     for (size_t i = 0; i < hlen; i++) {
         unsigned char ch = (unsigned char)text[i];
         if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch >= 0x7f)
-            return fail(err, n, "bad header: byte 0x%02x at offset %zu is not printable ASCII", ch, pre + i);
+            return fail(err, "bad header: byte 0x%02x at offset %zu is not printable ASCII", ch, pre + i);
     }
-    Scan c = { text, text + hlen, err, n };
+    Scan c = { text, text + hlen, err };
     if (parse_dict(&c, h) < 0) return -1;
     h->header_len = pre + hlen;
     h->data_len = (size_t)h->count * (size_t)h->itemsize;
@@ -324,10 +332,10 @@ static void index_text(const NpyHeader *h, const long *idx, char *out, size_t n)
 }
 
 /* Convert the data to doubles in C order. */
-int npy_decode(const NpyHeader *h, const unsigned char *data, size_t len, double *out, char *err, size_t n)
+int npy_decode(const NpyHeader *h, const unsigned char *data, size_t len, double *out, Error *err)
 {
     if (len < h->data_len)
-        return fail(err, n, "truncated: the shape and dtype need %zu bytes of data, found %zu", h->data_len, len);
+        return fail(err, "truncated: the shape and dtype need %zu bytes of data, found %zu", h->data_len, len);
     long idx[NPY_MAX_DIMS] = { 0 }, stride[NPY_MAX_DIMS];
     long st = 1;
     for (int a = h->ndim - 1; a >= 0; a--) { stride[a] = st; st *= h->shape[a]; }
@@ -340,12 +348,12 @@ int npy_decode(const NpyHeader *h, const unsigned char *data, size_t len, double
         if (h->kind == 'b' && p[0] > 1) {
             char at[64];
             index_text(h, idx, at, sizeof at);
-            return fail(err, n, "bool at index %s is %d, expected 0 or 1", at, p[0]);
+            return fail(err, "bool at index %s is %d, expected 0 or 1", at, p[0]);
         }
         if (!isfinite(v)) {
             char at[64];
             index_text(h, idx, at, sizeof at);
-            return fail(err, n, "the number at index %s is %s; NaN and infinity are not allowed",
+            return fail(err, "the number at index %s is %s; NaN and infinity are not allowed",
                         at, isnan(v) ? "NaN" : "infinite");
         }
         out[off] = v;
@@ -365,14 +373,12 @@ int npy_decode(const NpyHeader *h, const unsigned char *data, size_t len, double
 ** waiting for a writer, and only a regular file within NPY_MAX_FILE bytes
 ** is accepted. Returns the descriptor (its size in *size), or -1.
 */
-static int open_regular(const char *path, off_t *size, char *err, size_t n)
+static int open_regular(const char *path, off_t *size, Error *err)
 {
-    FileioError e;
+    Error e;
     size_t len = 0;
     int fd = fileio_open(path, (size_t)NPY_MAX_FILE, &len, &e);
-    if (fd < 0 && e.kind == FILEIO_TOO_BIG)
-        return fail(err, n, "file is %lld bytes, over the limit of %lld bytes", e.size, (long long)NPY_MAX_FILE);
-    if (fd < 0) return fail(err, n, "%s", e.reason);
+    if (fd < 0) return fail_as(err, e.kind, "%s", e.msg);         /* fileio's reason, without the path */
     *size = (off_t)len;
     return fd;
 }
@@ -397,22 +403,46 @@ static void member_close(NpyFile *f)
     if (f->zip) zip_discard(f->zip);
 }
 #else
-/* Without libzip there is never a member. */
-static long member_read(NpyFile *f, void *buf, size_t len) { (void)f; (void)buf; (void)len; return -1; }
-/* No member, no error of its own. */
-static const char *member_error(const NpyFile *f) { (void)f; return "no zip support"; }
-/* Nothing to close. */
-static void member_close(NpyFile *f) { (void)f; }
+/* Up to len bytes of the extracted member; bytes read. */
+static long member_read(NpyFile *f, void *buf, size_t len)
+{
+    size_t k = f->mem_len - f->mem_pos < len ? f->mem_len - f->mem_pos : len;
+    memcpy(buf, f->mem + f->mem_pos, k);
+    f->mem_pos += k;
+    return (long)k;
+}
+
+/* Why the member could not be read. */
+static const char *member_error(const NpyFile *f)
+{
+    return f->mem_err.msg;
+}
+
+/* Free the extracted member. */
+static void member_close(NpyFile *f)
+{
+    free(f->mem);
+}
 #endif
+
+/* Whether f reads an archive's member (not a .npy file). */
+static bool is_member(const NpyFile *f)
+{
+#ifdef ATTNLAB_NO_ZIP
+    return f->mem != NULL;
+#else
+    return f->member != NULL;
+#endif
+}
 
 /* Read up to len bytes at offset from a file or the member; bytes read, or -1. */
 static long read_some(NpyFile *f, unsigned char *buf, size_t len, size_t offset)
 {
     size_t got = 0;
     while (got < len) {
-        long r = f->member ? member_read(f, buf + got, len - got)
-                           : (long)pread(f->fd, buf + got, len - got, (off_t)(offset + got));
-        if (r < 0 && !f->member && errno == EINTR) continue;
+        long r = is_member(f) ? member_read(f, buf + got, len - got)
+                              : (long)pread(f->fd, buf + got, len - got, (off_t)(offset + got));
+        if (r < 0 && !is_member(f) && errno == EINTR) continue;
         if (r < 0) return -1;
         if (r == 0) break;
         got += (size_t)r;
@@ -423,16 +453,83 @@ static long read_some(NpyFile *f, unsigned char *buf, size_t len, size_t offset)
 /* The reason the last read failed. */
 static const char *read_error(const NpyFile *f)
 {
-    return f->member ? member_error(f) : strerror(errno);
+    return is_member(f) ? member_error(f) : strerror(errno);
 }
 
+/* "KEY.npy", the member np.savez names after the keyword KEY, whatever
+** its length, as f->key. */
+static void member_name(NpyFile *f, const char *key)
+{
+    free(f->key);
+    f->key = xmalloc(strlen(key) + 5);
+    memcpy(f->key, key, strlen(key));
+    memcpy(f->key + strlen(key), ".npy", 5);
+}
+
+#ifdef ATTNLAB_NO_ZIP
+/*
+** The member KEY.npy of the archive open as fd (which is closed), without
+** libzip: the archive is read whole (it is at most NPY_MAX_FILE bytes, as
+** the member uncompressed) and the member extracted whole by zipread.c,
+** with the messages libzip's road gives. A member that holds more than
+** its directory entry says is not an error yet: npy_read reports it.
+*/
+static int open_member_here(NpyFile *f, int fd, const char *key, Error *err)
+{
+    struct stat st;
+    unsigned char *all = NULL;
+    size_t len = 0;
+    if (fstat(fd, &st) == 0 && st.st_size >= 0 && st.st_size <= NPY_MAX_FILE) {
+        len = (size_t)st.st_size;
+        all = xmalloc(len ? len : 1);
+    }
+    size_t have = 0;
+    while (all && have < len) {
+        ssize_t r = pread(fd, all + have, len - have, (off_t)have);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        have += (size_t)r;
+    }
+    close(fd);
+    Error why;
+    ZipArchive *z = all && have == len ? zip_read_open(all, len, &why) : NULL;
+    if (!z) {
+        free(all);
+        return fail(err, "not a readable .npz (zip) archive: %s", !all || have != len ? "Read error" : why.msg);
+    }
+    member_name(f, key);
+    int i = zip_read_find(z, f->key);
+    const ZipEntry *e = zip_read_entry(z, i);
+    int rc = 0;
+    if (!e) rc = fail(err, "the archive has no member %s (np.savez names it after the keyword)", f->key);
+    else if (e->method != 0 && e->method != 8)
+        rc = fail(err, "%s is compressed with zip method %u; expected stored or deflated (np.savez, np.savez_compressed)",
+                  f->key, e->method);
+    else if (e->flags & 1) rc = fail(err, "%s is encrypted", f->key);
+    else if (e->size > (uint64_t)NPY_MAX_FILE)
+        rc = fail_as(err, ERR_LIMIT, "%s is %llu bytes uncompressed, over the limit of %lld bytes",
+                  f->key, (unsigned long long)e->size, (long long)NPY_MAX_FILE);
+    if (rc == 0) {
+        bool more;
+        f->mem = zip_read_extract(z, i, &f->mem_len, &more, &f->mem_err);
+        if (!f->mem) rc = fail(err, "%s is damaged: %s", f->key, f->mem_err.msg);
+        if (f->mem && more) {                /* a byte past what the directory announces: npy_read's error */
+            f->mem = xrealloc(f->mem, f->mem_len + 1);
+            f->mem[f->mem_len++] = 0;
+        }
+        f->avail = (size_t)e->size;
+    }
+    zip_read_close(z);
+    free(all);
+    return rc;
+}
+#endif
+
 /* Open the member KEY.npy of an archive already open as fd. */
-static int open_member(NpyFile *f, int fd, const char *key, char *err, size_t n)
+static int open_member(NpyFile *f, int fd, const char *key, Error *err)
 {
 #ifdef ATTNLAB_NO_ZIP
-    (void)f; (void)key;
-    close(fd);
-    return fail(err, n, ".npz archives cannot be read by this build (made without libzip); save the array as a .npy file");
+    return open_member_here(f, fd, key, err);
 #else
     int ze = 0;
     f->zip = zip_fdopen(fd, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
@@ -440,47 +537,44 @@ static int open_member(NpyFile *f, int fd, const char *key, char *err, size_t n)
         close(fd);
         zip_error_t e;
         zip_error_init_with_code(&e, ze);
-        fail(err, n, "not a readable .npz (zip) archive: %s", zip_error_strerror(&e));
+        fail(err, "not a readable .npz (zip) archive: %s", zip_error_strerror(&e));
         zip_error_fini(&e);
         return -1;
     }
-    /* np.savez names the member KEY.npy, whatever the length of KEY */
-    free(f->key);
-    f->key = xmalloc(strlen(key) + 5);
-    memcpy(f->key, key, strlen(key));
-    memcpy(f->key + strlen(key), ".npy", 5);
+    member_name(f, key);
     zip_int64_t i = zip_name_locate(f->zip, f->key, 0);
-    if (i < 0) return fail(err, n, "the archive has no member %s (np.savez names it after the keyword)", f->key);
+    if (i < 0) return fail(err, "the archive has no member %s (np.savez names it after the keyword)", f->key);
     zip_stat_t st;
     zip_stat_init(&st);
     if (zip_stat_index(f->zip, (zip_uint64_t)i, 0, &st) < 0 || !(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_METHOD))
-        return fail(err, n, "%s: cannot read its entry in the archive: %s", f->key, zip_strerror(f->zip));
+        return fail_as(err, ERR_IO, "%s: cannot read its entry in the archive: %s", f->key, zip_strerror(f->zip));
     if (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE)
-        return fail(err, n, "%s is compressed with zip method %u; expected stored or deflated (np.savez, np.savez_compressed)",
+        return fail(err, "%s is compressed with zip method %u; expected stored or deflated (np.savez, np.savez_compressed)",
                     f->key, (unsigned)st.comp_method);
     if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
-        return fail(err, n, "%s is encrypted", f->key);
+        return fail(err, "%s is encrypted", f->key);
     if (st.size > (zip_uint64_t)NPY_MAX_FILE)
-        return fail(err, n, "%s is %llu bytes uncompressed, over the limit of %lld bytes",
+        return fail_as(err, ERR_LIMIT, "%s is %llu bytes uncompressed, over the limit of %lld bytes",
                     f->key, (unsigned long long)st.size, (long long)NPY_MAX_FILE);
     f->member = zip_fopen_index(f->zip, (zip_uint64_t)i, 0);
-    if (!f->member) return fail(err, n, "%s: cannot open: %s", f->key, zip_strerror(f->zip));
+    if (!f->member) return fail_as(err, ERR_IO, "%s: cannot open: %s", f->key, zip_strerror(f->zip));
     f->avail = (size_t)st.size;
     return 0;
 #endif
 }
 
 /* Open a .npy file or an archive member and read its header. */
-NpyFile *npy_open(const char *path, const char *key, char *err, size_t n)
+NpyFile *npy_open(const char *path, const char *key, Error *err)
 {
+    error_clear(err);
     off_t size = 0;
-    int fd = open_regular(path, &size, err, n);
+    int fd = open_regular(path, &size, err);
     if (fd < 0) return NULL;
     NpyFile *f = xcalloc(1, sizeof *f);
     f->fd = -1;
     f->key = xstrdup("");
     if (key) {
-        if (open_member(f, fd, key, err, n) < 0) { npy_close(f); return NULL; }
+        if (open_member(f, fd, key, err) < 0) { npy_close(f); return NULL; }
     } else {
         f->fd = fd;
         f->avail = (size_t)size;
@@ -490,19 +584,19 @@ NpyFile *npy_open(const char *path, const char *key, char *err, size_t n)
     size_t want = f->avail < 12 + NPY_MAX_HEADER ? f->avail : 12 + NPY_MAX_HEADER;
     f->head = xmalloc(want ? want : 1);
     long got = read_some(f, f->head, want, 0);
-    char why[200];
+    Error why;
     size_t need;
     if (got < 0) {
-        fail(err, n, "%s%scannot read: %s", f->key, *f->key ? ": " : "", read_error(f));
-    } else if (f->head_len = (size_t)got, npy_parse_header(f->head, f->head_len, &f->h, &need, why, sizeof why) < 0) {
-        fail(err, n, "%s%s%s", f->key, *f->key ? ": " : "", why);
+        fail_as(err, ERR_IO, "%s%scannot read: %s", f->key, *f->key ? ": " : "", read_error(f));
+    } else if (f->head_len = (size_t)got, npy_parse_header(f->head, f->head_len, &f->h, &need, &why) < 0) {
+        fail_as(err, why.kind, "%s%s%s", f->key, *f->key ? ": " : "", why.msg);
     } else if (f->avail - f->h.header_len != f->h.data_len) {
         size_t have = f->avail - f->h.header_len;
         if (have < f->h.data_len)
-            fail(err, n, "%s%struncated: the header's shape and dtype '%s' need %zu bytes of data, found %zu",
+            fail(err, "%s%struncated: the header's shape and dtype '%s' need %zu bytes of data, found %zu",
                  f->key, *f->key ? ": " : "", f->h.descr, f->h.data_len, have);
         else
-            fail(err, n, "%s%sthe header's shape and dtype '%s' need %zu bytes of data, but %zu follow it",
+            fail(err, "%s%sthe header's shape and dtype '%s' need %zu bytes of data, but %zu follow it",
                  f->key, *f->key ? ": " : "", f->h.descr, f->h.data_len, have);
     } else {
         return f;
@@ -518,27 +612,29 @@ const NpyHeader *npy_header(const NpyFile *f)
 }
 
 /* Read and decode all the numbers. */
-int npy_read(NpyFile *f, double *out, char *err, size_t n)
+int npy_read(NpyFile *f, double *out, Error *err)
 {
+    error_clear(err);
     const NpyHeader *h = &f->h;
     unsigned char *data = xmalloc(h->data_len ? h->data_len : 1);
     size_t have = f->head_len - h->header_len;        /* data already read with the header */
     memcpy(data, f->head + h->header_len, have);
     long got = read_some(f, data + have, h->data_len - have, f->head_len);
     int rc = 0;
-    char why[200];
+    char byte[1];
+    Error why;
     if (got < 0)
-        rc = fail(err, n, "%s%scannot read: %s", f->key, *f->key ? ": " : "", read_error(f));
+        rc = fail_as(err, ERR_IO, "%s%scannot read: %s", f->key, *f->key ? ": " : "", read_error(f));
     else if (have + (size_t)got < h->data_len)
-        rc = fail(err, n, "%s%struncated: the data ends after %zu of %zu bytes",
+        rc = fail(err, "%s%struncated: the data ends after %zu of %zu bytes",
                   f->key, *f->key ? ": " : "", have + (size_t)got, h->data_len);
-    else if (f->member && (got = member_read(f, why, 1)) != 0)
+    else if (is_member(f) && (got = member_read(f, byte, 1)) != 0)
         /* one byte more: at the end libzip checks the CRC; a member whose
         ** directory entry understates its size has more (never inflated) */
-        rc = got > 0 ? fail(err, n, "%s holds more data than the archive's directory says (%zu bytes)", f->key, f->avail)
-                     : fail(err, n, "%s is damaged: %s", f->key, member_error(f));
-    else if (npy_decode(h, data, h->data_len, out, why, sizeof why) < 0)
-        rc = fail(err, n, "%s%s%s", f->key, *f->key ? ": " : "", why);
+        rc = got > 0 ? fail(err, "%s holds more data than the archive's directory says (%zu bytes)", f->key, f->avail)
+                     : fail(err, "%s is damaged: %s", f->key, member_error(f));
+    else if (npy_decode(h, data, h->data_len, out, &why) < 0)
+        rc = fail_as(err, why.kind, "%s%s%s", f->key, *f->key ? ": " : "", why.msg);
     free(data);
     return rc;
 }

@@ -7,21 +7,25 @@
 ** float16/32/64, int8/16/32/64, uint8/16/32/64 and bool, little- or
 ** big-endian; C or Fortran order; 1 to NPY_MAX_DIMS dimensions. A .npz is a
 ** zip archive of .npy members (np.savez stores them, np.savez_compressed
-** deflates them); members are read through libzip.
+** deflates them); members are read through libzip, or, in a build without
+** it (ATTNLAB_NO_ZIP: the browser edition), through zipread.c, with the
+** same messages.
 **
 ** Reading is in two steps, so a caller can check the shape against its own
 ** budgets before anything is allocated for the data:
 **
-**   char err[256];
-**   NpyFile *f = npy_open("model.npz", "W_q", err, sizeof err);   // key NULL for a .npy
-**   if (!f) fprintf(stderr, "%s\n", err);                         // "W_q.npy in model.npz: ..."
+**   Error err;
+**   NpyFile *f = npy_open("model.npz", "W_q", &err);              // key NULL for a .npy
+**   if (!f) fprintf(stderr, "model.npz: %s\n", err.msg);          // "W_q: truncated: ..."
 **   const NpyHeader *h = npy_header(f);                           // shape, dtype
 **   double *v = xmalloc(sizeof *v * h->count);
-**   if (npy_read(f, v, err, sizeof err) < 0) ...                  // C order, all finite
+**   if (npy_read(f, v, &err) < 0) ...                              // C order, all finite
 **   npy_close(f);
 **
-** Messages never start with the file name: the caller says which file (the
-** lesson parser prefixes its own FILE:LINE:COL and the path as written).
+** Errors are about no file (Error.file is ""): the caller says which file
+** (the lesson parser prefixes its own FILE:LINE:COL and the path as
+** written). Their kind is ERR_IO for what cannot be read, ERR_LIMIT for
+** what is over a limit below, ERR_INVALID for the rest.
 ** Files are opened without blocking (a FIFO or a device is refused, not
 ** waited on) and must be regular files of at most NPY_MAX_FILE bytes; an
 ** archive member is at most NPY_MAX_FILE bytes uncompressed, checked before
@@ -32,6 +36,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "error.h"
 
 /* Documented limits (docs/lesson-format.md). */
 #define NPY_MAX_FILE    ((int64_t)64 << 20)   /* bytes of a .npy file, a .npz archive, or one member uncompressed */
@@ -57,20 +62,20 @@ typedef struct NpyHeader {
 typedef struct NpyFile NpyFile;
 
 /* Parse the header at the start of buf (len bytes, which may hold more than
-** the header). 0 on success; -1 with a reason in err (size n), e.g. when
-** more bytes are needed: *need is then set to how many (0 if none help). */
-int npy_parse_header(const unsigned char *buf, size_t len, NpyHeader *h, size_t *need, char *err, size_t n);
+** the header). 0 on success; -1 with err filled, e.g. when more bytes are
+** needed: *need is then set to how many (0 if none help). */
+int npy_parse_header(const unsigned char *buf, size_t len, NpyHeader *h, size_t *need, Error *err);
 /* Convert the data of an array with header h (len bytes at data) into
 ** doubles in C order; 0, or -1 with a reason (short data, a NaN or an
 ** infinity, a bool that is not 0 or 1). */
-int npy_decode(const NpyHeader *h, const unsigned char *data, size_t len, double *out, char *err, size_t n);
+int npy_decode(const NpyHeader *h, const unsigned char *data, size_t len, double *out, Error *err);
 /* Open a .npy file (key NULL) or the member KEY.npy of a .npz archive and
-** read its header. NULL with a reason in err on any problem. */
-NpyFile *npy_open(const char *path, const char *key, char *err, size_t n);
+** read its header. NULL with err filled on any problem. */
+NpyFile *npy_open(const char *path, const char *key, Error *err);
 /* The header of an open file. */
 const NpyHeader *npy_header(const NpyFile *f);
 /* Read all h->count numbers into out, in C order. 0, or -1 with a reason. */
-int npy_read(NpyFile *f, double *out, char *err, size_t n);
+int npy_read(NpyFile *f, double *out, Error *err);
 /* Close (NULL is fine). */
 void npy_close(NpyFile *f);
 

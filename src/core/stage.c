@@ -16,26 +16,17 @@
 #include "i18n.h"
 #include "util.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const default_titles[STAGE_COUNT] = {
-    N_("Token embeddings"), N_("Raw attention scores"), N_("Scaling the scores"),
-    N_("Softmax: scores become weights"), N_("The weighted sum of values"),
-    N_("Projections: queries, keys and values"), N_("Multi-head attention"),
-    N_("The causal mask"), N_("How focused is each query?"), N_("Cross-attention"),
-    N_("Additive (Bahdanau) scores"), N_("One query at a time"),
-    N_("Sinusoidal positions"), N_("Rotary positions (RoPE)"), N_("ALiBi: a distance penalty"),
-    N_("Grouped-query heads"), N_("Decoding with a K/V cache"), N_("FlashAttention's online softmax"),
-};
-
 /* The default title of a stage id. */
 const char *stage_default_title(StageId id)
 {
-    return (unsigned)id < STAGE_COUNT ? _(default_titles[id]) : "";
+    return (unsigned)id < STAGE_COUNT ? _(stage_kind(id)->title) : "";
 }
 
 /* printf into a new string. */
@@ -213,7 +204,7 @@ Panel *stage_heads(Ctx *c, TraceKind k, const char *title, LabelKind rows, Label
 }
 
 /* Panels for the inputs of queries, keys and values (each once). */
-static void stage_embeddings(Ctx *c)
+void stage_embeddings(Ctx *c)
 {
     const Operand *o[3] = { &c->su->queries, &c->su->keys, &c->su->values };
     const char *seen[3];
@@ -233,7 +224,7 @@ static void stage_embeddings(Ctx *c)
 }
 
 /* Q·Kᵀ, with Q and K beside it when they are narrow enough to read. */
-static void stage_raw_scores(Ctx *c)
+void stage_raw_scores(Ctx *c)
 {
     int h = c->sel ? c->sel : c->H == 1 ? 1 : 0;
     if (h) {
@@ -260,7 +251,7 @@ static void stage_raw_scores(Ctx *c)
 }
 
 /* Raw and scaled scores on one colour scale, with their variances. */
-static void stage_scaled_scores(Ctx *c)
+void stage_scaled_scores(Ctx *c)
 {
     char *dv = stage_division_text(c);
     int first = c->sel ? c->sel : 1, last = c->sel ? c->sel : c->H;
@@ -282,7 +273,7 @@ static void stage_scaled_scores(Ctx *c)
 }
 
 /* Scores in, weights out. */
-static void stage_softmax(Ctx *c)
+void stage_softmax(Ctx *c)
 {
     if (c->sel || c->H == 1) {
         int h = c->sel ? c->sel : 1;
@@ -301,7 +292,7 @@ static void stage_softmax(Ctx *c)
 }
 
 /* Weights times values. */
-static void stage_weighted_sum(Ctx *c)
+void stage_weighted_sum(Ctx *c)
 {
     if (c->sel || c->H == 1) {
         int h = c->sel ? c->sel : 1;
@@ -326,7 +317,7 @@ static void stage_weighted_sum(Ctx *c)
 ** the role, and keeps its feature labels; an input both projected and used
 ** as a role is shown once, titled with both.
 */
-static void stage_qkv(Ctx *c)
+void stage_qkv(Ctx *c)
 {
     const Operand *o[3] = { &c->su->queries, &c->su->keys, &c->su->values };
     static const TraceKind out[3] = { TK_Q, TK_K, TK_V };
@@ -380,7 +371,7 @@ static void stage_qkv(Ctx *c)
 }
 
 /* Every head's weights, then the concatenation and the output projection. */
-static void stage_multi_head(Ctx *c)
+void stage_multi_head(Ctx *c)
 {
     if (c->sel) {
         int h = c->sel;
@@ -406,7 +397,7 @@ static void stage_multi_head(Ctx *c)
 }
 
 /* Mask, scores before and after it on one scale, and the weights. */
-static void stage_causal_mask(Ctx *c)
+void stage_causal_mask(Ctx *c)
 {
     if (c->su->mask == MASK_PARTS) stage_mask_parts(c);
     if (c->su->mask == MASK_PARTS && !c->st->title) {
@@ -445,7 +436,7 @@ static int visible_keys(const Ctx *c, int r)
 
 /* The entropy plot: a point per query and head, with ln(visible keys) as
 ** a step line (the most a row can reach). */
-static void stage_entropy(Ctx *c)
+void stage_entropy(Ctx *c)
 {
     const Mat *E = trace_at(c->T, c->s, trace_ref(TK_ENTROPY, 0));
     View *v = c->v;
@@ -495,7 +486,7 @@ static void stage_entropy(Ctx *c)
 }
 
 /* Weights and output across two sentences. */
-static void stage_cross(Ctx *c)
+void stage_cross(Ctx *c)
 {
     if (c->sel || c->H == 1) {
         int h = c->sel ? c->sel : 1;
@@ -515,7 +506,7 @@ static void stage_cross(Ctx *c)
 }
 
 /* Bahdanau scores and the weights they give. */
-static void stage_additive(Ctx *c)
+void stage_additive(Ctx *c)
 {
     stage_input(c, c->su->add_w1, c->su->add_w1, LAB_DIM, LAB_DIM, _("query dimensions"), _("hidden units"));
     stage_input(c, c->su->add_w2, c->su->add_w2, LAB_DIM, LAB_DIM, _("key dimensions"), _("hidden units"));
@@ -586,7 +577,7 @@ Panel *stage_as_mask(Ctx *c, Panel *p)
 }
 
 /* Seed 004's walk-through: one query's scores, weights and output. */
-static void stage_per_token(Ctx *c)
+void stage_per_token(Ctx *c)
 {
     int r = c->st->query > 0 ? c->st->query - 1 : 0;
     if (c->sel || c->H == 1) {
@@ -633,45 +624,62 @@ static char *blind_rows_note(const Ctx *c)
 ** A setup given its weights (`attention: A`): the stages show the same
 ** panels (those of scores are absent from the trace), but the formula
 ** says where the weights came from, and the softmax stage's default title
-** does not claim a softmax happened here.
+** does not claim a softmax happened here. Each function below is the
+** given_text of its stages' rows (stage_table.c).
 */
-static void given_texts(Ctx *c)
+
+/* Where the given weights come from: the generator as written, or the line. */
+static char *given_how(const Ctx *c)
 {
     const LessonMatrix *A = lesson_matrix(c->su, c->su->attention);
-    char *how = A->generated ? xstrdup(A->how) : stage_fmt(_("written on line %d"), A->line);
-    bool values = c->su->values.input != NULL;
-    char *f = NULL;
-    switch (c->st->id) {
-    case STAGE_SOFTMAX: case STAGE_CROSS_ATTENTION:
-        if (!c->st->title) {
-            free(c->v->title);
-            c->v->title = xstrdup(_("Attention weights, as given"));
-        }
-        f = stage_fmt(_("weights = %s, given by the lesson (%s): each row sums to 1"), c->su->attention, how);
-        break;
-    case STAGE_MULTI_HEAD:
-        f = values ? stage_fmt(_("head_h = weights_h\xc2\xb7V_h with the weights given by the lesson (%s)    "
-                                 "MultiHead = Concat(head_1 \xe2\x80\xa6 head_%d)%s"), how, c->H,
-                               c->su->output_proj ? "\xc2\xb7W_o" : "")
-                   : stage_fmt(_("%d heads, each with its own weights, given by the lesson (%s)"), c->H, how);
-        break;
-    case STAGE_PER_TOKEN: {
-        int r = c->st->query > 0 ? c->st->query - 1 : 0;
-        f = values ? stage_fmt(_("for the query \xe2\x80\x9c%s\xe2\x80\x9d: its row of the given weights, then the weighted sum "
-                                 "of the values"), c->su->qtokens[r])
-                   : stage_fmt(_("for the query \xe2\x80\x9c%s\xe2\x80\x9d: its row of the given weights"), c->su->qtokens[r]);
-        break;
-    }
-    case STAGE_CAUSAL_MASK:
-        f = xstrdup(_("the given weights are 0 wherever the mask is 0: the model could not look there"));
-        break;
-    default:
-        break;
-    }
-    free(how);
-    if (!f) return;
+    assert(A);                  /* the parser checked the name */
+    return A->generated ? xstrdup(A->how) : stage_fmt(_("written on line %d"), A->line);
+}
+
+/* Replace the built formula by f. */
+static void given_formula(Ctx *c, char *f)
+{
     free(c->v->formula);
     c->v->formula = f;
+}
+
+/* softmax and cross_attention: the weights as given. */
+void stage_given_weights(Ctx *c)
+{
+    char *how = given_how(c);
+    if (!c->st->title) {
+        free(c->v->title);
+        c->v->title = xstrdup(_("Attention weights, as given"));
+    }
+    given_formula(c, stage_fmt(_("weights = %s, given by the lesson (%s): each row sums to 1"), c->su->attention, how));
+    free(how);
+}
+
+/* multi_head: every head's own given weights. */
+void stage_given_multi_head(Ctx *c)
+{
+    char *how = given_how(c);
+    given_formula(c, c->su->values.input
+        ? stage_fmt(_("head_h = weights_h\xc2\xb7V_h with the weights given by the lesson (%s)    "
+                      "MultiHead = Concat(head_1 \xe2\x80\xa6 head_%d)%s"), how, c->H, c->su->output_proj ? "\xc2\xb7W_o" : "")
+        : stage_fmt(_("%d heads, each with its own weights, given by the lesson (%s)"), c->H, how));
+    free(how);
+}
+
+/* per_token: the query's row of the given weights. */
+void stage_given_per_token(Ctx *c)
+{
+    int r = c->st->query > 0 ? c->st->query - 1 : 0;
+    given_formula(c, c->su->values.input
+        ? stage_fmt(_("for the query \xe2\x80\x9c%s\xe2\x80\x9d: its row of the given weights, then the weighted sum "
+                      "of the values"), c->su->qtokens[r])
+        : stage_fmt(_("for the query \xe2\x80\x9c%s\xe2\x80\x9d: its row of the given weights"), c->su->qtokens[r]));
+}
+
+/* causal_mask: given weights agree with the mask. */
+void stage_given_mask(Ctx *c)
+{
+    given_formula(c, xstrdup(_("the given weights are 0 wherever the mask is 0: the model could not look there")));
 }
 
 /* Views made so far: the serial of the next is one more (never 0). */
@@ -696,31 +704,12 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     v->head = c.sel;
     v->lesson_title = xstrdup(L->title);
     v->title = xstrdup(st->title ? st->title : stage_default_title(st->id));
-    switch (st->id) {
-    case STAGE_EMBEDDINGS: stage_embeddings(&c); break;
-    case STAGE_RAW_SCORES: stage_raw_scores(&c); break;
-    case STAGE_SCALED_SCORES: stage_scaled_scores(&c); break;
-    case STAGE_SOFTMAX: stage_softmax(&c); break;
-    case STAGE_WEIGHTED_SUM: stage_weighted_sum(&c); break;
-    case STAGE_QKV_PROJECTION: stage_qkv(&c); break;
-    case STAGE_MULTI_HEAD: stage_multi_head(&c); break;
-    case STAGE_CAUSAL_MASK: stage_causal_mask(&c); break;
-    case STAGE_ENTROPY: stage_entropy(&c); break;
-    case STAGE_CROSS_ATTENTION: stage_cross(&c); break;
-    case STAGE_ADDITIVE_SCORES: stage_additive(&c); break;
-    case STAGE_PER_TOKEN: stage_per_token(&c); break;
-    case STAGE_POSITIONAL_ENCODING: stage_positional(&c); break;
-    case STAGE_ROPE: stage_rope(&c); break;
-    case STAGE_ALIBI: stage_alibi(&c); break;
-    case STAGE_GROUPED_QUERY: stage_grouped_query(&c); break;
-    case STAGE_KV_CACHE: stage_kv_cache(&c); break;
-    case STAGE_ONLINE_SOFTMAX: stage_online(&c); break;
-    default: break;
-    }
-    if (c.su->attention) given_texts(&c);
+    const StageKind *kind = stage_kind(st->id);
+    kind->build(&c);
+    if (c.su->attention && kind->given_text) kind->given_text(&c);
     if (v->nsteps < 1) v->nsteps = 1;
     if (!v->formula) v->formula = xstrdup("");
-    if (st->id != STAGE_EMBEDDINGS && st->id != STAGE_QKV_PROJECTION && !v->note) v->note = blind_rows_note(&c);
+    if (kind->blind_note && !v->note) v->note = blind_rows_note(&c);
     v->npara = st->npara;
     v->paras = xmalloc(sizeof *v->paras * (size_t)(v->npara ? v->npara : 1));
     for (int i = 0; i < v->npara; i++) v->paras[i] = xstrdup(st->paras[i]);

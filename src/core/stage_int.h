@@ -5,13 +5,15 @@
 ** (a heatmap of a trace matrix, an input, one row of a matrix, every head
 ** of a kind) and word the formulas; stage_modern.c builds the stages of
 ** positions, masks made of parts, grouped-query heads, the K/V cache and
-** the online softmax with the same helpers. Nothing outside these two
-** files includes this header.
+** the online softmax with the same helpers. The stage table
+** (stage_table.c) names each builder. Nothing outside these files
+** includes this header.
 */
 #ifndef ATTNLAB_STAGE_INT_H
 #define ATTNLAB_STAGE_INT_H
 
 #include "stage.h"
+#include "stage_table.h"
 #include "i18n.h"
 
 #define AX_QUERIES _("queries")
@@ -67,7 +69,25 @@ Panel *stage_part(Ctx *c, TraceRef ref, int r0, int r1, int c0, int c1, const ch
 /* Show a 0/1 mask: Blues, fixed [0, 1], no decimals. */
 Panel *stage_as_mask(Ctx *c, Panel *p);
 
-/* The builders of stage_modern.c. */
+/* The builders, named by the stage table (stage_table.c): stage.c's ... */
+void stage_embeddings(Ctx *c);
+void stage_raw_scores(Ctx *c);
+void stage_scaled_scores(Ctx *c);
+void stage_softmax(Ctx *c);
+void stage_weighted_sum(Ctx *c);
+void stage_qkv(Ctx *c);
+void stage_multi_head(Ctx *c);
+void stage_causal_mask(Ctx *c);
+void stage_entropy(Ctx *c);
+void stage_cross(Ctx *c);
+void stage_additive(Ctx *c);
+void stage_per_token(Ctx *c);
+/* ... their words for a setup given its weights (`attention: A`) ... */
+void stage_given_weights(Ctx *c);
+void stage_given_multi_head(Ctx *c);
+void stage_given_per_token(Ctx *c);
+void stage_given_mask(Ctx *c);
+/* ... and stage_modern.c's. */
 void stage_mask_parts(Ctx *c);
 void stage_positional(Ctx *c);
 void stage_rope(Ctx *c);

@@ -14,6 +14,7 @@
 #include "attn.h"
 #include "util.h"
 
+#include <assert.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -289,7 +290,8 @@ static void kv_all(Ctx *c, int h)
 /* Decoding with a K/V cache: a sub-step per token, then the comparison. */
 void stage_kv_cache(Ctx *c)
 {
-    int n = c->su->nq, t = take_step(c, n + 1), h = shown_head(c);
+    int n = c->su->nq, t = take_step(c, stage_steps(c->L, c->st)), h = shown_head(c);
+    assert(stage_steps(c->L, c->st) == n + 1);          /* a page per token, then the comparison */
     c->v->step_name = t < n ? stage_fmt("t%d", t + 1) : xstrdup("all");
     if (t < n) kv_step(c, h, t);
     else kv_all(c, h);
@@ -344,7 +346,9 @@ static void online_final(Ctx *c, int h, int B)
 /* FlashAttention's online softmax: a sub-step per block, then the end. */
 void stage_online(Ctx *c)
 {
-    int B = lesson_stage_block(c->L, c->st), nb = (c->su->nk + B - 1) / B, b = take_step(c, nb + 1), h = shown_head(c);
+    int B = lesson_stage_block(c->L, c->st), nb = (c->su->nk + B - 1) / B, b = take_step(c, stage_steps(c->L, c->st));
+    int h = shown_head(c);
+    assert(stage_steps(c->L, c->st) == nb + 1);         /* a page per block, then the last one */
     c->v->step_name = b < nb ? stage_fmt("b%d", b + 1) : xstrdup("final");
     if (b < nb) online_step(c, h, B, b);
     else online_final(c, h, B);

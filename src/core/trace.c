@@ -13,6 +13,7 @@
 */
 #include "trace.h"
 #include "attn.h"
+#include "stage_table.h"
 #include "util.h"
 
 #include <float.h>
@@ -264,7 +265,7 @@ static bool attend(TraceSetup *ts, const Setup *su, int h, const Mat *Q, const M
 }
 
 /* Fail if a computed matrix holds NaN or ±∞ (masked -∞ excepted). */
-static bool check_finite(const TraceSetup *ts, const Setup *su, const char *file, LessonError *err)
+static bool check_finite(const TraceSetup *ts, const Setup *su, const char *file, Error *err)
 {
     for (int i = 0; i < ts->n; i++) {
         const TraceMat *e = &ts->mats[i];
@@ -276,13 +277,8 @@ static bool check_finite(const TraceSetup *ts, const Setup *su, const char *file
                 if (isfinite(v) || ((e->kind == TK_MASKED || e->kind == TK_OS_MAX) && v == -INFINITY)) continue;
                 char name[64];
                 trace_name(trace_ref(e->kind, e->head), ts->heads, name, sizeof name);
-                err->kind = LESSON_ERR_INVALID;
-                err->line = su->line;
-                err->col = 1;
-                snprintf(err->msg, sizeof err->msg,
-                         "%s:%d:1: error: %s[%d][%d] is %s, not a finite number: the inputs of this setup are too large",
-                         file, su->line, name, r + 1, c + 1, isnan(v) ? "NaN" : "infinite");
-                return false;
+                return error_set(err, ERR_INVALID, file, su->line, 1, "%s[%d][%d] is %s, not a finite number: the inputs "
+                                 "of this setup are too large", name, r + 1, c + 1, isnan(v) ? "NaN" : "infinite");
             }
     }
     return true;
@@ -402,16 +398,18 @@ static bool online(TraceSetup *ts, const Setup *su, int h, int b)
     return put_b(ts, TK_OS_DIFF, h, b, units, true) != NULL;
 }
 
-/* The computations only some stages show: decoding and the online softmax. */
+/* The computations only some stages show (StageKind.extra): decoding and
+** the online softmax. */
 static bool stage_extras(TraceSetup *ts, const Lesson *L, int k, const Mat *mask)
 {
     const Setup *su = ts->su;
     for (int i = 0; i < L->nstages; i++) {
         const Stage *st = &L->stages[i];
         if (st->setup != k) continue;
+        StageExtra extra = stage_kind(st->id)->extra;
         for (int h = 1; h <= ts->heads; h++) {
-            if (st->id == STAGE_KV_CACHE && !find(ts, TK_KV_WEIGHTS, h) && !kv_decode(ts, su, h, mask)) return false;
-            if (st->id == STAGE_ONLINE_SOFTMAX && !online(ts, su, h, lesson_stage_block(L, st))) return false;
+            if (extra == EXTRA_DECODE && !find(ts, TK_KV_WEIGHTS, h) && !kv_decode(ts, su, h, mask)) return false;
+            if (extra == EXTRA_ONLINE && !online(ts, su, h, lesson_stage_block(L, st))) return false;
         }
     }
     return true;
@@ -442,7 +440,7 @@ static bool join_heads(TraceSetup *ts, const Setup *su)
 ** each head's output is its weights times its slice of V. A weight the
 ** mask blocks must be 0, else the pattern and the mask disagree.
 */
-static bool run_given(TraceSetup *ts, const Setup *su, LessonError *err, const char *file)
+static bool run_given(TraceSetup *ts, const Setup *su, Error *err, const char *file)
 {
     int H = ts->heads;
     const Mat *A = input(ts, su->attention);
@@ -460,13 +458,10 @@ static bool run_given(TraceSetup *ts, const Setup *su, LessonError *err, const c
                 if (mat_get(M, i, j) == 0.0 && mat_get(W, i, j) != 0.0) {
                     char head[32] = "";
                     if (H > 1) snprintf(head, sizeof head, " in head %d", h);
-                    err->kind = LESSON_ERR_INVALID;
-                    err->line = su->attention_line > su->line ? su->attention_line : su->line;
-                    err->col = 1;
-                    snprintf(err->msg, sizeof err->msg, "%s:%d:1: error: attention %s gives %g to key %d of row %d%s, "
-                             "which the mask blocks; a blocked weight must be 0 (is this the mask the model used?)",
-                             file, err->line, su->attention, mat_get(W, i, j), j + 1, i + 1, head);
-                    return false;
+                    return error_set(err, ERR_INVALID, file, su->attention_line > su->line ? su->attention_line : su->line,
+                                     1, "attention %s gives %g to key %d of row %d%s, which the mask blocks; a blocked "
+                                     "weight must be 0 (is this the mask the model used?)",
+                                     su->attention, mat_get(W, i, j), j + 1, i + 1, head);
                 }
         if (!V) continue;
         const Mat *vh = H > 1 ? put(ts, TK_V, h, attn_head_slice(V, H, h - 1), true) : V;
@@ -476,7 +471,7 @@ static bool run_given(TraceSetup *ts, const Setup *su, LessonError *err, const c
 }
 
 /* Compute setup k of L into ts; prev is the setup above (NULL for the first). */
-static bool run_setup(TraceSetup *ts, const Lesson *L, int k, const TraceSetup *prev, LessonError *err)
+static bool run_setup(TraceSetup *ts, const Lesson *L, int k, const TraceSetup *prev, Error *err)
 {
     const Setup *su = &L->setups[k];
     ts->su = su;
@@ -518,10 +513,10 @@ static bool run_setup(TraceSetup *ts, const Lesson *L, int k, const TraceSetup *
 }
 
 /* Run every setup. */
-Trace *attn_run(const Lesson *L, LessonError *err)
+Trace *attn_run(const Lesson *L, Error *err)
 {
     static uint64_t traces;
-    memset(err, 0, sizeof *err);
+    error_clear(err);
     Trace *T = xcalloc(1, sizeof *T);
     T->serial = ++traces;
     T->nsetups = L->nsetups;
@@ -529,13 +524,11 @@ Trace *attn_run(const Lesson *L, LessonError *err)
     for (int k = 0; k < L->nsetups; k++) {
         const Setup *su = &L->setups[k];
         if (!run_setup(&T->s[k], L, k, k > 0 ? &T->s[k - 1] : NULL, err)) {
-            if (!err->msg[0]) {
-                err->kind = LESSON_ERR_INVALID;
-                err->line = su->line;
-                err->col = 1;
-                snprintf(err->msg, sizeof err->msg, "%s:%d:1: error: cannot compute this setup: %s",
-                         L->shown, su->line, mat_error());
-            }
+            /* The parser checks every shape, so an operation that does not
+            ** fit (and says nothing) is a bug; still an error, not a crash. */
+            if (err->kind == ERR_NONE)
+                error_set(err, ERR_INVALID, L->shown, su->line, 1, "cannot compute this setup: the shapes of its "
+                          "matrices do not fit (please report this lesson)");
             trace_free(T);
             return NULL;
         }

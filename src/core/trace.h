@@ -75,6 +75,10 @@ typedef enum TraceKind {
     TK_COUNT
 } TraceKind;
 
+/* A kind as a bit, for sets of kinds (stage_table.h). */
+#define TK_BIT(k) (UINT64_C(1) << (k))
+_Static_assert(TK_COUNT <= 64, "a set of trace kinds is a 64-bit mask");
+
 /* A reference to one matrix of a setup: (kind, head), or an input by name. */
 typedef struct TraceRef {
     TraceKind kind;
@@ -116,7 +120,7 @@ typedef struct Trace {
 
 /* Compute every setup of L (which must outlive the trace). NULL on failure
 ** with err filled in ("FILE:LINE:COL: error: ..." at the setup concerned). */
-Trace *attn_run(const Lesson *L, LessonError *err);
+Trace *attn_run(const Lesson *L, Error *err);
 /* Release a trace. */
 void trace_free(Trace *T);
 

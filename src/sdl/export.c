@@ -43,14 +43,6 @@
 #include <immintrin.h>
 #endif
 
-static char export_err[768];
-
-/* The last failure reason. */
-const char *export_error(void)
-{
-    return export_err;
-}
-
 /* ------------------------------------------------------------ rows */
 
 #ifdef EXPORT_X86
@@ -139,10 +131,11 @@ static void flush_cb(png_structp png)
     (void)png;
 }
 
-/* libpng's fatal errors: keep the message, then unwind to the setjmp. */
+/* libpng's fatal errors: keep the message in the Error given to
+** png_create_write_struct, then unwind to the setjmp. */
 static void error_cb(png_structp png, png_const_charp msg)
 {
-    snprintf(export_err, sizeof export_err, "export: png: %s", msg);
+    error_set(png_get_error_ptr(png), ERR_RUNTIME, NULL, 0, 0, "export: png: %s", msg);
     png_longjmp(png, 1);
 }
 
@@ -174,14 +167,14 @@ static void set_text(png_text *t, const char *key, const char *value)
 ** adaptive filtering was four times slower. Nothing set before setjmp changes
 ** after it, as libpng's longjmp requires.
 */
-static int encode_libpng(const Canvas *s, const ExportMeta *meta, Buf *out)
+static int encode_libpng(const Canvas *s, const ExportMeta *meta, Buf *out, Error *err)
 {
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, error_cb, warning_cb);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, err, error_cb, warning_cb);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     png_bytep row = xmalloc((size_t)s->w * 3);
     volatile int ok = 0;
     if (!png || !info) {
-        snprintf(export_err, sizeof export_err, "export: png: out of memory");
+        error_set(err, ERR_RUNTIME, NULL, 0, 0, "export: png: out of memory");
     } else if (setjmp(png_jmpbuf(png)) == 0) {
         png_set_write_fn(png, out, write_cb, flush_cb);
         png_set_IHDR(png, info, (png_uint_32)s->w, (png_uint_32)s->h, 8, PNG_COLOR_TYPE_RGB,
@@ -276,14 +269,13 @@ static void put_text(Buf *out, const char *key, const char *value)
 
 /* Run igzip on what is in z, turning every full output buffer into an IDAT
 ** chunk; with last, until the stream (and its Adler-32) is complete. */
-static int deflate_band(struct isal_zstream *z, int last, Buf *out)
+static int deflate_band(struct isal_zstream *z, int last, Buf *out, Error *err)
 {
     for (;;) {
         int rc = isal_deflate(z);
         clear_upper_state();
         if (rc != COMP_OK) {
-            snprintf(export_err, sizeof export_err, "export: igzip failed (%d)", rc);
-            return -1;
+            return error_set(err, ERR_RUNTIME, NULL, 0, 0, "export: igzip failed (%d)", rc), -1;
         }
         int done = last ? z->internal_state.state == ZSTATE_END : z->avail_in == 0;
         if (z->avail_out == 0 || (done && last)) {
@@ -319,7 +311,7 @@ static int deflate_band(struct isal_zstream *z, int last, Buf *out)
 ** path in this stream. The cost is a block of its own for those bytes and
 ** an empty stored block: about 30 bytes a file, and no measurable time.
 */
-static int prime_stream(struct isal_zstream *z, Buf *out)
+static int prime_stream(struct isal_zstream *z, Buf *out, Error *err)
 {
     if (z->avail_in <= PRIME_BYTES) return 0;      /* the finish path takes all of it */
     uint32_t rest = z->avail_in - PRIME_BYTES;
@@ -327,7 +319,7 @@ static int prime_stream(struct isal_zstream *z, Buf *out)
     z->avail_in = PRIME_BYTES;
     z->end_of_stream = 0;
     z->flush = SYNC_FLUSH;
-    int rc = deflate_band(z, 0, out);
+    int rc = deflate_band(z, 0, out, err);
     /* the flush is complete (the output buffer had room for it): the next
     ** call starts a new block with the history in place */
     assert(rc < 0 || (z->avail_in == 0 && z->internal_state.state == ZSTATE_NEW_HDR
@@ -339,7 +331,7 @@ static int prime_stream(struct isal_zstream *z, Buf *out)
 }
 
 /* The fast encoder: chunks written here, rows deflated band by band. */
-static int encode_isal(const Canvas *s, const ExportMeta *meta, Buf *out)
+static int encode_isal(const Canvas *s, const ExportMeta *meta, Buf *out, Error *err)
 {
     size_t stride = 1 + 3 * (size_t)s->w;
     int band_rows = (int)(BAND_BYTES / stride);
@@ -390,8 +382,8 @@ static int encode_isal(const Canvas *s, const ExportMeta *meta, Buf *out)
         z.next_in = enc.band;
         z.avail_in = (uint32_t)(stride * (size_t)rows);
         z.end_of_stream = y0 + rows == s->h;
-        if (y0 == 0 && prime_stream(&z, out) < 0) return -1;
-        if (deflate_band(&z, z.end_of_stream, out) < 0) return -1;
+        if (y0 == 0 && prime_stream(&z, out, err) < 0) return -1;
+        if (deflate_band(&z, z.end_of_stream, out, err) < 0) return -1;
     }
     put_chunk(out, "IEND", NULL, 0, NULL, 0);
     return 0;
@@ -411,19 +403,19 @@ const char *export_png_encoder(void)
 #endif
 }
 
-/* Whether there is a picture to encode; if not, the error says so. */
-static bool encodable(const Canvas *s)
+/* Whether there is a picture to encode; if not, err says so. */
+static bool encodable(const Canvas *s, Error *err)
 {
     if (s && s->w > 0 && s->h > 0 && s->pixels) return true;
-    snprintf(export_err, sizeof export_err, "export: nothing to encode");
+    error_set(err, ERR_RUNTIME, NULL, 0, 0, "export: nothing to encode");
     return false;
 }
 
 /* The rows PNG compresses: a filter byte (none) and the RGB bytes each. */
-int export_png_rows(const Canvas *s, Buf *out)
+int export_png_rows(const Canvas *s, Buf *out, Error *err)
 {
-    export_err[0] = '\0';
-    if (!encodable(s)) return -1;
+    error_clear(err);
+    if (!encodable(s, err)) return -1;
     size_t stride = 1 + 3 * (size_t)s->w;
     uint8_t *row = xmalloc(stride);
     row[0] = 0;
@@ -436,16 +428,16 @@ int export_png_rows(const Canvas *s, Buf *out)
 }
 
 /* Encode with the chosen encoder. */
-int export_png_encode_with(const Canvas *s, const ExportMeta *meta, ExportEncoder e, Buf *out)
+int export_png_encode_with(const Canvas *s, const ExportMeta *meta, ExportEncoder e, Buf *out, Error *err)
 {
-    export_err[0] = '\0';
-    if (!encodable(s)) return -1;
+    error_clear(err);
+    if (!encodable(s, err)) return -1;
     size_t start = out->len;
 #ifdef EXPORT_ISAL
-    int rc = e == EXPORT_ENC_LIBPNG ? encode_libpng(s, meta, out) : encode_isal(s, meta, out);
+    int rc = e == EXPORT_ENC_LIBPNG ? encode_libpng(s, meta, out, err) : encode_isal(s, meta, out, err);
 #else
     (void)e;
-    int rc = encode_libpng(s, meta, out);
+    int rc = encode_libpng(s, meta, out, err);
 #endif
     if (rc < 0) {
         /* Take back whatever half an image was appended. */
@@ -456,24 +448,18 @@ int export_png_encode_with(const Canvas *s, const ExportMeta *meta, ExportEncode
 }
 
 /* The default encoder. */
-int export_png_encode(const Canvas *s, const ExportMeta *meta, Buf *out)
+int export_png_encode(const Canvas *s, const ExportMeta *meta, Buf *out, Error *err)
 {
-    return export_png_encode_with(s, meta, EXPORT_ENC_DEFAULT, out);
+    return export_png_encode_with(s, meta, EXPORT_ENC_DEFAULT, out, err);
 }
 
 /* Encode to memory, then write the file in one atomic step. The Buf is kept
 ** for the next export (cleared, not freed). */
-int export_png(const Canvas *s, const char *path, const ExportMeta *meta)
+int export_png(const Canvas *s, const char *path, const ExportMeta *meta, Error *err)
 {
     static Buf b;
-    if (!path || !*path) {
-        snprintf(export_err, sizeof export_err, "export: no file name");
-        return -1;
-    }
+    if (!path || !*path) return error_set(err, ERR_IO, NULL, 0, 0, "export: no file name"), -1;
     buf_clear(&b);
-    if (export_png_encode(s, meta, &b) < 0) return -1;
-    char msg[600];
-    int rc = fileio_write_atomic(path, b.s, b.len, false, msg, sizeof msg);
-    if (rc < 0) snprintf(export_err, sizeof export_err, "export: %s", msg);
-    return rc;
+    if (export_png_encode(s, meta, &b, err) < 0) return -1;
+    return fileio_write_atomic(path, b.s, b.len, false, err);
 }

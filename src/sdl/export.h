@@ -6,11 +6,12 @@
 ** always gives the same bytes. The PNG is built in memory and then written
 ** with fileio_write_atomic, so a failure never leaves half a file.
 **
-**     Offscreen *o = render_offscreen_create(1280, 800, fonts);
-**     render_drawlist(o->render, list);
+**     Error e;
+**     Offscreen *o = render_offscreen_create(1280, 800, fonts, &e);
+**     render_drawlist(o->render, list, &e);
 **     ExportMeta meta = { "Attention, step by step", "softmax: Attention weights" };
-**     if (export_png(o->canvas, "out.png", &meta) < 0)
-**         fprintf(stderr, "%s\n", export_error());
+**     if (export_png(o->canvas, "out.png", &meta, &e) < 0)
+**         error_print(&e, stderr);       // "out.png: error: cannot write: ..."
 **
 ** Text chunks: "Title" (meta->title), "Description" (meta->description),
 ** "Software" ("attnlab VERSION"). Pure-ASCII values go in tEXt chunks, others
@@ -33,6 +34,7 @@
 #define ATTNLAB_EXPORT_H
 
 #include "canvas.h"
+#include "core/error.h"
 #include "core/util.h"
 
 /* deflate level: 1, the fastest, in both encoders; rows are not filtered, which suits flat
@@ -50,17 +52,18 @@ typedef enum ExportEncoder { EXPORT_ENC_DEFAULT, EXPORT_ENC_LIBPNG, EXPORT_ENC_I
 
 /* The name of the encoder export_png_encode uses: "isa-l" or "libpng". */
 const char *export_png_encoder(void);
-/* Append the PNG encoding of s to out with encoder enc. 0, or -1 (export_error). */
-int export_png_encode_with(const Canvas *s, const ExportMeta *meta, ExportEncoder enc, Buf *out);
-/* Append the PNG encoding of s to out. Returns 0, or -1 (export_error). */
-int export_png_encode(const Canvas *s, const ExportMeta *meta, Buf *out);
+/* Append the PNG encoding of s to out with encoder enc. 0, or -1 with err
+** filled ("export: ...", ERR_RUNTIME; err may be NULL). */
+int export_png_encode_with(const Canvas *s, const ExportMeta *meta, ExportEncoder enc, Buf *out, Error *err);
+/* Append the PNG encoding of s to out. Returns 0, or -1 with err filled. */
+int export_png_encode(const Canvas *s, const ExportMeta *meta, Buf *out, Error *err);
 /* Append the bytes a PNG of s compresses: each row a filter byte (0, none)
-** and its RGB bytes (for comparing encoders in `make bench`). 0, or -1. */
-int export_png_rows(const Canvas *s, Buf *out);
-/* Write s as a PNG file at path, atomically. Returns 0, or -1 (export_error);
-** on failure no file is created or changed. */
-int export_png(const Canvas *s, const char *path, const ExportMeta *meta);
-/* Why the last export_ call failed, or "". */
-const char *export_error(void);
+** and its RGB bytes (for comparing encoders in `make bench`). 0, or -1 with
+** err filled. */
+int export_png_rows(const Canvas *s, Buf *out, Error *err);
+/* Write s as a PNG file at path, atomically. Returns 0, or -1 with err
+** filled (an encoding error, or fileio_write_atomic's about path); on
+** failure no file is created or changed. */
+int export_png(const Canvas *s, const char *path, const ExportMeta *meta, Error *err);
 
 #endif

@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,41 +23,25 @@
 #define DEJAVU_DIR "/usr/share/fonts/truetype/dejavu/"
 #define CEIL26(x) ((int)(((x) + 63) >> 6))
 
-static char font_err[768];
-
-/* Record why the current call fails. */
-void font_set_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(font_err, sizeof font_err, fmt, ap);
-    va_end(ap);
-}
-
-/* The last failure reason. */
-const char *font_error(void)
-{
-    return font_err;
-}
-
 /*
 ** The check every font file passes before FreeType opens it, through the
 ** program's one reader: a regular file of at most FONT_MAX_FILE bytes,
 ** opened without blocking (a FIFO cannot hang us) and not read (so
-** /dev/zero cannot run forever). 0, or -1 with the reason in why.
+** /dev/zero cannot run forever). 0, or -1 with err filled ("font: PATH:
+** why", about no file: the program says it, not a lesson).
 */
-static int check_font_file(const char *path, char *why, size_t n)
+static int check_font_file(const char *path, Error *err)
 {
     size_t size = 0;
-    FileioError e;
+    Error e;
     int fd = fileio_open(path, FONT_MAX_FILE, &size, &e);
     if (fd < 0) {
-        snprintf(why, n, "%s", e.kind == FILEIO_TOO_BIG ? "larger than 64 MiB" : e.reason);
+        error_set(err, e.kind, NULL, 0, 0, "font: %s: %s", path, e.kind == ERR_LIMIT ? "larger than 64 MiB" : e.msg);
         return -1;
     }
     close(fd);
     if (size == 0) {
-        snprintf(why, n, "cannot read: the file is empty");
+        error_set(err, ERR_IO, NULL, 0, 0, "font: %s: cannot read: the file is empty", path);
         return -1;
     }
     return 0;
@@ -139,10 +122,9 @@ static FcConfig *fc_config(FontSet *fs)
     return fs->fc;
 }
 
-/* Faces 0 and 1: DejaVu Sans regular and bold; -1 with the error set.
-** Where Debian puts it, without fontconfig; elsewhere, as fontconfig finds
-** it. */
-static int find_dejavu(FontSet *fs)
+/* Faces 0 and 1: DejaVu Sans regular and bold; -1 with err filled. Where
+** Debian puts it, without fontconfig; elsewhere, as fontconfig finds it. */
+static int find_dejavu(FontSet *fs, Error *err)
 {
     char other[512] = "";
     int got_bold = 0;
@@ -166,9 +148,9 @@ static int find_dejavu(FontSet *fs)
     if (path[0] && !path[1] && readable(DEJAVU_DIR "DejaVuSans-Bold.ttf"))
         path[1] = xstrdup(DEJAVU_DIR "DejaVuSans-Bold.ttf");
     if (!path[0]) {
-        font_set_error("font: DejaVu Sans was not found by fontconfig%s%s%s; install it with "
-                       "`apt-get install " FONT_PACKAGE "` or pass --font PATH to a TTF file",
-                       other[0] ? " (it offered " : "", other, other[0] ? " instead)" : "");
+        error_set(err, ERR_RUNTIME, NULL, 0, 0, "font: DejaVu Sans was not found by fontconfig%s%s%s; install it "
+                  "with `apt-get install " FONT_PACKAGE "` or pass --font PATH to a TTF file",
+                  other[0] ? " (it offered " : "", other, other[0] ? " instead)" : "");
         return -1;
     }
     add_face(fs, path[0], 0, "DejaVu Sans", 0);
@@ -178,29 +160,23 @@ static int find_dejavu(FontSet *fs)
     return 0;
 }
 
-/* Check and open a face; 0, or -1 with the error set. */
-static int open_face(FontSet *fs, int i)
+/* Check and open a face; 0, or -1 with err filled (err may be NULL: a
+** fallback face opened while drawing is simply not used). */
+static int open_face(FontSet *fs, int i, Error *err)
 {
     Face *f = &fs->face[i];
     if (f->state) return f->state > 0 ? 0 : -1;
     f->state = -1;
-    char why[300];
-    if (check_font_file(f->path, why, sizeof why) != 0) {
-        font_set_error("font: %s: %s", f->path, why);
-        return -1;
-    }
+    if (check_font_file(f->path, err) != 0) return -1;
     if (FT_New_Face(fs->lib, f->path, f->index, &f->ft) != 0) {
         f->ft = NULL;
-        font_set_error("font: %s: not a usable TrueType/OpenType font", f->path);
-        return -1;
+        return error_set(err, ERR_IO, NULL, 0, 0, "font: %s: not a usable TrueType/OpenType font", f->path), -1;
     }
     f->color = FT_HAS_COLOR(f->ft) ? 1 : 0;
     if (!FT_IS_SCALABLE(f->ft)) {
         /* A bitmap font (Noto Color Emoji): one strike, scaled when drawn. */
-        if (f->ft->num_fixed_sizes < 1 || FT_Select_Size(f->ft, 0) != 0) {
-            font_set_error("font: %s: no usable size", f->path);
-            return -1;
-        }
+        if (f->ft->num_fixed_sizes < 1 || FT_Select_Size(f->ft, 0) != 0)
+            return error_set(err, ERR_IO, NULL, 0, 0, "font: %s: no usable size", f->path), -1;
         f->strike = f->ft->size->metrics.y_ppem;
         if (f->strike <= 0) return -1;
     }
@@ -217,7 +193,7 @@ FT_Face font_face_at(FontSet *fs, int i, int px)
 {
     if (i < 0 || i >= fs->nfaces || px < FONT_MIN_PX || px > FONT_MAX_PX) return NULL;
     Face *f = &fs->face[i];
-    if (f->state == 0) open_face(fs, i);
+    if (f->state == 0) open_face(fs, i, NULL);
     if (f->state < 0) return NULL;
     if (f->strike) return f->ft;
     if (f->cur_px == px) return f->ft;
@@ -238,29 +214,31 @@ FT_Face font_face_at(FontSet *fs, int i, int px)
 }
 
 /* A new FontSet with its main files read and checked. */
-FontSet *font_create(const char *path)
+FontSet *font_create(const char *path, Error *err)
 {
     FontSet *fs = xcalloc(1, sizeof *fs);
-    font_err[0] = '\0';
+    error_clear(err);
     if (FT_Init_FreeType(&fs->lib) != 0) {
-        font_set_error("font: FreeType cannot start");
+        error_set(err, ERR_RUNTIME, NULL, 0, 0, "font: FreeType cannot start");
         free(fs);
         return NULL;
     }
     if (path) {
         add_face(fs, path, 0, NULL, 0);
         add_face(fs, path, 0, NULL, 1);
-    } else if (find_dejavu(fs) < 0) {
+    } else if (find_dejavu(fs, err) < 0) {
         font_free(fs);
         return NULL;
     }
     /* Open one size now, so a file that is not a font fails here, not mid-frame. */
     for (int i = 0; i < 2; i++) {
-        if (open_face(fs, i) < 0 || font_metrics(fs, 16, i).px == 0) {
-            char why[600];
-            snprintf(why, sizeof why, "%.560s", font_err[0] ? font_err : "font: cannot open the font");
-            font_set_error("%s; %s", why, path ? "omit --font to use DejaVu Sans (package " FONT_PACKAGE ")"
-                                               : "install DejaVu Sans with `apt-get install " FONT_PACKAGE "`");
+        Error why;
+        error_clear(&why);
+        if (open_face(fs, i, &why) < 0 || font_metrics(fs, 16, i).px == 0) {
+            error_set(err, why.kind != ERR_NONE ? why.kind : ERR_IO, NULL, 0, 0, "%.560s; %s",
+                      why.kind != ERR_NONE ? why.msg : "font: cannot open the font",
+                      path ? "omit --font to use DejaVu Sans (package " FONT_PACKAGE ")"
+                           : "install DejaVu Sans with `apt-get install " FONT_PACKAGE "`");
             font_free(fs);
             return NULL;
         }

@@ -11,10 +11,11 @@
 ** /usr/share/fonts/truetype/dejavu/, or where fontconfig finds it when it
 ** is not there, or an explicit file (the app's --font option, which then
 ** comes first, before DejaVu Sans's fallbacks); on failure it returns NULL
-** and font_error() says what to install. Nothing exits.
+** and its Error says what to install. Nothing exits.
 **
-**     FontSet *fs = font_create(NULL);          // or font_create("/x/y.ttf")
-**     if (!fs) { fprintf(stderr, "%s\n", font_error()); return 1; }
+**     Error e;
+**     FontSet *fs = font_create(NULL, &e);     // or font_create("/x/y.ttf", &e)
+**     if (!fs) { error_print(&e, stderr); return error_exit_code(&e); }
 **     layout_defaults(w, h, theme, font_measure, fs);   // fs is the ctx
 **     ...
 **     font_free(fs);
@@ -53,6 +54,7 @@
 
 #include <stdint.h>
 #include "view/draw.h"
+#include "core/error.h"
 
 /* The Debian package that provides the default font. */
 #define FONT_PACKAGE "fonts-dejavu-core"
@@ -124,12 +126,12 @@ typedef struct FontPage {
 } FontPage;
 
 /* Load DejaVu Sans via fontconfig (path NULL) or the font file at path (used
-** for both weights, bold synthesised). Returns NULL on failure: see font_error. */
-FontSet *font_create(const char *path);
+** for both weights, bold synthesised). Returns NULL on failure with err
+** filled ("font: ...", about no file; ERR_IO for a font file that cannot
+** be used, ERR_RUNTIME when FreeType or DejaVu Sans is missing). */
+FontSet *font_create(const char *path, Error *err);
 /* Release a FontSet and everything it owns (NULL is fine). */
 void font_free(FontSet *fs);
-/* Why the last font_ call failed, or "" if none did. */
-const char *font_error(void);
 /* The file used for a weight (0 regular, 1 bold). */
 const char *font_path(const FontSet *fs, int bold);
 

@@ -78,8 +78,6 @@ struct FontSet {
     int full;
 };
 
-/* Record why the current call fails (font.c). */
-void font_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Face i opened and sized to px (its FT_Size active); NULL if unusable. */
 FT_Face font_face_at(FontSet *fs, int face, int px);
 /* The face that draws cp at a weight: the main one if it can, else the

@@ -29,14 +29,13 @@
 ** first needs it.
 */
 #include "render.h"
-#include "sdl_dyn.h"
 #include "core/util.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sdl_dyn.h"
 
 /* Coordinates are clamped to this before rounding: far off-canvas anyway. */
 #define COORD_LIMIT 1.0e6f
@@ -70,37 +69,16 @@ struct Render {
     Canvas *canvas;
     SDL_Surface *wrap;
     int sdl_pending;        /* an SDL draw call since the last direct write */
+    Error *err;             /* render_drawlist's, while it runs (may be NULL) */
 };
 
-static char render_err[512];
-
-/* Record why the current call fails. */
-static void set_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(render_err, sizeof render_err, fmt, ap);
-    va_end(ap);
-}
-
-/* The last failure reason. */
-const char *render_error(void)
-{
-    return render_err;
-}
-
 /* A Render with no textures yet: pages are uploaded as glyphs are drawn. */
-Render *render_create(SDL_Renderer *r, FontSet *fonts)
+Render *render_create(SDL_Renderer *r, FontSet *fonts, Error *err)
 {
-    if (!r || !fonts) {
-        set_error("render: no %s", r ? "fonts" : "renderer");
-        return NULL;
-    }
+    error_clear(err);
+    if (!r || !fonts) return error_set(err, ERR_RUNTIME, NULL, 0, 0, "render: no %s", r ? "fonts" : "renderer"), NULL;
     char why[300];
-    if (sdl_load(why, sizeof why) != 0) {
-        set_error("render: %s", why);
-        return NULL;
-    }
+    if (sdl_load(why, sizeof why) != 0) return error_set(err, ERR_RUNTIME, NULL, 0, 0, "render: %s", why), NULL;
     Render *rd = xcalloc(1, sizeof *rd);
     rd->r = r;
     rd->fonts = fonts;
@@ -130,7 +108,7 @@ static SDL_Renderer *sdl_renderer(Render *rd)
     if (rd->r || rd->failed) return rd->r;
     char why[300];
     if (sdl_load(why, sizeof why) != 0) {
-        set_error("render: %s", why);
+        error_set(rd->err, ERR_RUNTIME, NULL, 0, 0, "render: %s", why);
         rd->failed = 1;
         return NULL;
     }
@@ -139,7 +117,8 @@ static SDL_Renderer *sdl_renderer(Render *rd)
                                                   SDL_PIXELFORMAT_ARGB8888);
     rd->r = rd->wrap ? SDL_CreateSoftwareRenderer(rd->wrap) : NULL;
     if (!rd->r) {
-        set_error("render: cannot make a software renderer on the canvas: %s", SDL_GetError());
+        error_set(rd->err, ERR_RUNTIME, NULL, 0, 0, "render: cannot make a software renderer on the canvas: %s",
+                  SDL_GetError());
         rd->failed = 1;
     }
     return rd->r;
@@ -192,7 +171,7 @@ static SDL_Texture *sync_page(Render *rd, int i)
         t->tex = SDL_CreateTexture(rd->r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STATIC,
                                    FONT_PAGE_SIZE, FONT_PAGE_SIZE);
         if (!t->tex) {
-            set_error("render: cannot create a glyph texture: %s", SDL_GetError());
+            error_set(rd->err, ERR_RUNTIME, NULL, 0, 0, "render: cannot create a glyph texture: %s", SDL_GetError());
             rd->failed = 1;
             return NULL;
         }
@@ -208,7 +187,7 @@ static SDL_Texture *sync_page(Render *rd, int i)
             SDL_Rect band = { 0, y0, FONT_PAGE_SIZE, y1 - y0 };
             const uint32_t *src = p->pixels + (size_t)y0 * FONT_PAGE_SIZE;
             if (SDL_UpdateTexture(t->tex, &band, src, FONT_PAGE_SIZE * (int)sizeof *src) < 0) {
-                set_error("render: cannot update a glyph texture: %s", SDL_GetError());
+                error_set(rd->err, ERR_RUNTIME, NULL, 0, 0, "render: cannot update a glyph texture: %s", SDL_GetError());
                 rd->failed = 1;
                 return NULL;
             }
@@ -234,7 +213,7 @@ static void flush(Render *rd)
         t->mod_set = 0;
     }
     if (tex && SDL_RenderGeometry(rd->r, tex, rd->v, 4 * rd->nquads, rd->ix, 6 * rd->nquads) < 0) {
-        set_error("render: geometry: %s", SDL_GetError());
+        error_set(rd->err, ERR_RUNTIME, NULL, 0, 0, "render: geometry: %s", SDL_GetError());
         rd->failed = 1;
     }
     rd->nquads = 0;
@@ -568,9 +547,10 @@ static void image_block(void *rd, const DrawCmd *rect)
 }
 
 /* Clear, then every command in order. */
-int render_drawlist(Render *rd, const DrawList *d)
+int render_drawlist(Render *rd, const DrawList *d, Error *err)
 {
-    render_err[0] = '\0';
+    error_clear(err);
+    rd->err = err;
     rd->failed = 0;
     rd->nquads = 0;
     rd->bpage = -1;
@@ -600,27 +580,24 @@ int render_drawlist(Render *rd, const DrawList *d)
     flush(rd);
     if (rd->r) SDL_RenderFlush(rd->r);
     rd->sdl_pending = 0;
+    rd->err = NULL;
     return rd->failed ? -1 : 0;
 }
 
 /* A canvas and its Render: no SDL. */
-Offscreen *render_offscreen_create(int w, int h, FontSet *fonts)
+Offscreen *render_offscreen_create(int w, int h, FontSet *fonts, Error *err)
 {
-    render_err[0] = '\0';
-    if (w <= 0 || h <= 0 || w > RENDER_MAX_SIDE || h > RENDER_MAX_SIDE) {
-        set_error("render: canvas %dx%d out of range (1..%d a side)", w, h, RENDER_MAX_SIDE);
-        return NULL;
-    }
-    if (!fonts) {
-        set_error("render: no fonts");
-        return NULL;
-    }
+    error_clear(err);
+    if (w <= 0 || h <= 0 || w > RENDER_MAX_SIDE || h > RENDER_MAX_SIDE)
+        return error_set(err, ERR_RUNTIME, NULL, 0, 0, "render: canvas %dx%d out of range (1..%d a side)", w, h,
+                         RENDER_MAX_SIDE), NULL;
+    if (!fonts) return error_set(err, ERR_RUNTIME, NULL, 0, 0, "render: no fonts"), NULL;
     Offscreen *o = xcalloc(1, sizeof *o);
     o->w = w;
     o->h = h;
     o->canvas = canvas_create(w, h);
     if (!o->canvas) {
-        set_error("render: no memory for a %dx%d canvas", w, h);
+        error_set(err, ERR_RUNTIME, NULL, 0, 0, "render: no memory for a %dx%d canvas", w, h);
         free(o);
         return NULL;
     }

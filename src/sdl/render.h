@@ -17,8 +17,8 @@
 ** display, and nothing of SDL is loaded unless a command only SDL draws
 ** (a sloped line) comes, or render_set_batched asks for the GPU path.
 **
-**     Offscreen *o = render_offscreen_create(1280, 800, fonts);
-**     render_drawlist(o->render, list);   // pixels now in o->canvas
+**     Offscreen *o = render_offscreen_create(1280, 800, fonts, &err);
+**     render_drawlist(o->render, list, NULL);   // pixels now in o->canvas
 **     render_offscreen_free(o);
 **
 ** How commands become pixels (the SVG writer should agree):
@@ -64,8 +64,8 @@ typedef struct Offscreen {
 } Offscreen;
 
 /* A Render for r using fonts (loads SDL's functions, sdl_dyn.h); NULL on
-** failure (render_error). */
-Render *render_create(SDL_Renderer *r, FontSet *fonts);
+** failure, with err filled. */
+Render *render_create(SDL_Renderer *r, FontSet *fonts, Error *err);
 /* Destroy its textures; call before destroying the SDL_Renderer. NULL is fine. */
 void render_free(Render *rd);
 /* Upload every page again (after SDL_RENDER_TARGETS_RESET or _DEVICE_RESET). */
@@ -76,10 +76,9 @@ void render_invalidate(Render *rd);
 ** writes, the default there) path. */
 void render_set_batched(Render *rd, int batched);
 /* Clear to d->background and draw every command of d in order. Returns 0, or
-** -1 when a texture could not be made (render_error); what could be drawn is. */
-int render_drawlist(Render *rd, const DrawList *d);
-/* Why the last render_ call failed, or "". */
-const char *render_error(void);
+** -1 when a texture could not be made (err filled, if not NULL: ERR_RUNTIME);
+** what could be drawn is. */
+int render_drawlist(Render *rd, const DrawList *d, Error *err);
 
 /* Pen position and width of a text command as render_drawlist places it:
 ** (x, y) is where the first glyph's pen sits on the baseline. For rotated
@@ -87,8 +86,8 @@ const char *render_error(void);
 int render_text_origin(FontSet *fonts, const DrawCmd *c, const char *text, int *x, int *y);
 
 /* A w x h offscreen canvas drawing with fonts, no SDL involved; NULL on
-** failure (render_error). */
-Offscreen *render_offscreen_create(int w, int h, FontSet *fonts);
+** failure, with err filled (ERR_RUNTIME; err may be NULL). */
+Offscreen *render_offscreen_create(int w, int h, FontSet *fonts, Error *err);
 /* Release the canvas, its Render and what that made (NULL is fine). */
 void render_offscreen_free(Offscreen *o);
 /* The pixel at (x, y) of the canvas, opaque; black outside it. */

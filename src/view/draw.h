@@ -67,7 +67,7 @@ typedef struct DrawCmd {
 /* The one dash pattern of dashed lines, in stroke widths: DRAW_DASH_ON
 ** drawn, then DRAW_DASH_OFF skipped, starting with a dash at the line's
 ** start. The window and PNG (src/sdl/render.c), SVG (svg.c) and the
-** browser's canvas (web/attnlab.js, which reads it from web_cmd_layout)
+** browser's canvas (web/paint.js, which reads it from web_layout)
 ** all draw this pattern. */
 #define DRAW_DASH_ON  5
 #define DRAW_DASH_OFF 4
@@ -93,6 +93,7 @@ typedef struct DrawPanel {
     char matrix[48];    /* the matrix's name as in --dump ("head2.weights"); "" for none */
     int head;           /* its head, or 0 */
     int row0;           /* its first row is this row of the matrix (one-row panels) */
+    int decimals;       /* digits after the point of the numbers it prints */
 } DrawPanel;
 
 typedef struct DrawList {

@@ -336,6 +336,8 @@ static bool layout_page(Page *p, const View *v)
     }
     for (int k = 0; k < np; k++) {
         const Panel *pn = &v->panels[k];
+        if (k < DRAW_MAX_PANELS)            /* the digits its numbers are printed with, plots' as they print them */
+            out->panels[k].decimals = lay_is_heat(pn) ? plans[k].decimals : pn->decimals >= 0 ? pn->decimals : 2;
         if (lay_is_heat(pn)) lay_draw_heat(p, v, k, &plans[k]);
         else if (pn->kind == PANEL_PLOT && pn->m && pn->m->rows > 0 && pn->m->cols > 0)
             lay_draw_plot(p, v, k, &plans[k]);

@@ -232,11 +232,11 @@ char *svg_write_fonts(const DrawList *d, const char *title, const char *desc, co
 
 /* Write the document to a file, atomically. */
 int svg_save(const DrawList *d, const char *path, const char *title, const char *desc,
-             const char *families, char *err, size_t n)
+             const char *families, Error *err)
 {
     size_t len = 0;
     char *s = svg_write_fonts(d, title, desc, families, &len);
-    int rc = fileio_write_atomic(path, s, len, false, err, n);
+    int rc = fileio_write_atomic(path, s, len, false, err);
     free(s);
     return rc;
 }

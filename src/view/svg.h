@@ -31,6 +31,7 @@
 
 #include <stddef.h>
 #include "draw.h"
+#include "core/error.h"
 
 /* The font-family list when the caller gives none. */
 #define SVG_FAMILIES "DejaVu Sans, sans-serif"
@@ -48,8 +49,8 @@ long svg_nonfinite_count(void);
 char *svg_write_fonts(const DrawList *d, const char *title, const char *desc, const char *families,
                       size_t *len);
 /* Write the document to path atomically, text in families (NULL:
-** SVG_FAMILIES). 0 on success; -1 with a one-line reason in err (size n). */
+** SVG_FAMILIES). 0 on success; -1 with err filled (fileio_write_atomic's). */
 int svg_save(const DrawList *d, const char *path, const char *title, const char *desc,
-             const char *families, char *err, size_t n);
+             const char *families, Error *err);
 
 #endif

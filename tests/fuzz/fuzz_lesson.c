@@ -66,16 +66,20 @@ static int valid_utf8(const unsigned char *s)
     return 1;
 }
 
-/* An error must be one line of UTF-8, "fuzz.lesson:L:C: error: ...", L and C >= 1. */
-static void check_error(const LessonError *err)
+/* An error must be invalid input or over a limit, and print as one line of
+** UTF-8, "fuzz.lesson:L:C: error: ...", L and C >= 1. */
+static void check_error(const Error *err)
 {
-    if (!valid_utf8((const unsigned char *)err->msg)) die("error message is not valid UTF-8", err->msg);
+    char text[ERROR_LINE_MAX];
+    error_format(err, text, sizeof text);
+    if (!valid_utf8((const unsigned char *)text)) die("error message is not valid UTF-8", text);
     int line = 0, col = 0, n = 0;
-    if (sscanf(err->msg, NAME ":%d:%d: error: %n", &line, &col, &n) != 2 || n == 0)
-        die("malformed error message", err->msg);
+    if (sscanf(text, NAME ":%d:%d: error: %n", &line, &col, &n) != 2 || n == 0)
+        die("malformed error message", text);
     if (line < 1 || col < 1 || err->line != line || err->col != col)
-        die("error position is not 1-based or disagrees with err->line/col", err->msg);
-    if (strchr(err->msg, '\n') || err->msg[n] == '\0') die("error message is empty or has a newline", err->msg);
+        die("error position is not 1-based or disagrees with err->line/col", text);
+    if (strchr(text, '\n') || text[n] == '\0') die("error message is empty or has a newline", text);
+    if (err->kind != ERR_INVALID && err->kind != ERR_LIMIT) die("a lesson's error is neither invalid input nor a limit", text);
 }
 
 /* Explain a few cells of every panel: corners and the middle. */
@@ -164,8 +168,15 @@ static void check_same(const Lesson *a, const Lesson *b)
             const LessonMatrix *mx = &x->mats[i], *my = lesson_matrix(y, mx->name);
             if (!my || mx->stack != my->stack || mx->m->rows != my->m->rows || mx->m->cols != my->m->cols)
                 die("re-parse: a matrix is missing or has another shape", mx->name);
-            if (memcmp(mx->m->data, my->m->data, sizeof(double) * (size_t)mx->m->rows * (size_t)mx->m->cols))
-                die("re-parse: a matrix has other values", mx->name);
+            size_t cells = (size_t)mx->m->rows * (size_t)mx->m->cols;
+            for (size_t j = 0; j < cells; j++)
+                if (memcmp(&mx->m->data[j], &my->m->data[j], sizeof(double))) {
+                    char where[160];
+                    snprintf(where, sizeof where, "%s in setup %d, cell (%zu, %zu): %.17g, read back %.17g", mx->name,
+                             s + 1, j / (size_t)mx->m->cols + 1, j % (size_t)mx->m->cols + 1, mx->m->data[j],
+                             my->m->data[j]);
+                    die("re-parse: a matrix has other values", where);
+                }
         }
     }
 }
@@ -184,14 +195,14 @@ static void set_cell(Lesson *L, int setup, const char *name, int r, int c, doubl
 */
 static void save_edits(const char *text, size_t size, Lesson *L)
 {
-    char msg[700];
+    Error err;
+    const char *msg = err.msg;
     size_t n;
-    char *same = lsave_apply(text, size, L, NULL, 0, &n, msg, sizeof msg);
+    char *same = lsave_apply(text, size, L, NULL, 0, &n, &err);
     if (!same || n != size || memcmp(same, text, size)) die("saving with no edit changed the text", same ? NULL : msg);
     free(same);
-    LessonError err;
     Lesson *E = lesson_parse(text, size, NAME, &err);
-    if (!E) die("the same text did not parse twice", err.msg);
+    if (!E) die("the same text did not parse twice", msg);
     for (int s = 0; s < E->nsetups; s++)
         for (int k = 0; k < E->setups[s].nmats && k < 4; k++) {
             LessonMatrix *lm = &E->setups[s].mats[k];
@@ -207,7 +218,7 @@ static void save_edits(const char *text, size_t size, Lesson *L)
     LsaveEdit *e;
     int ne = lsave_diff(L, E, &e);
     if (ne < 0) die("lsave_diff: two parses of one text differ in structure", NULL);
-    char *out = lsave_apply(text, size, L, e, ne, &n, msg, sizeof msg);
+    char *out = lsave_apply(text, size, L, e, ne, &n, &err);
     free(e);
     if (!out) {
         /* refused: only when the text would grow past a limit or a mask would break */
@@ -220,7 +231,7 @@ static void save_edits(const char *text, size_t size, Lesson *L)
     Lesson *B = lesson_parse(out, n, NAME, &err);
     if (!B) {
         fprintf(stderr, "---- saved text ----\n%.*s\n--------------------\n", (int)n, out);
-        die("the saved lesson does not parse again", err.msg);
+        die("the saved lesson does not parse again", msg);
     }
     check_same(E, B);
     lesson_free(B);
@@ -231,7 +242,7 @@ static void save_edits(const char *text, size_t size, Lesson *L)
 /* One input. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    LessonError err;
+    Error err;
     Lesson *L = lesson_parse((const char *)data, size, NAME, &err);
     if (!L) {
         check_error(&err);

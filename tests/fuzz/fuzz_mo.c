@@ -23,10 +23,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Parse, look up, format. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    I18nError err;
+    Error err;
     I18nCatalog *c = i18n_catalog_parse(data, size, "fuzz.mo", &err);
     if (!c) {
-        if (strncmp(err.reason, "fuzz.mo: ", 9)) abort();
+        if (strcmp(err.file, "fuzz.mo") || err.kind != ERR_INVALID || !err.msg[0]) abort();
         return 0;
     }
     int n = i18n_catalog_count(c);

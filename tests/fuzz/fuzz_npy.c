@@ -37,9 +37,10 @@ static void die(const char *what, const char *detail)
 }
 
 /* An error must be one non-empty line. */
-static void check_error(const char *err)
+static void check_error(const Error *err)
 {
-    if (!err[0] || strchr(err, '\n')) die("empty or multi-line error", err);
+    if (!err->msg[0] || strchr(err->msg, '\n')) die("empty or multi-line error", err->msg);
+    if (err->kind == ERR_NONE || err->file[0]) die("an error of no kind, or about a file (the caller names it)", err->msg);
 }
 
 /* A parsed header must describe itself consistently. */
@@ -67,14 +68,14 @@ static void check_finite(const double *v, long n)
 /* Read path (as .npy, or its member W.npy when key is set) through the file API. */
 static void via_file(const char *path, const char *key, size_t size)
 {
-    char err[256];
-    NpyFile *f = npy_open(path, key, err, sizeof err);
-    if (!f) { check_error(err); return; }
+    Error err;
+    NpyFile *f = npy_open(path, key, &err);
+    if (!f) { check_error(&err); return; }
     const NpyHeader *h = npy_header(f);
     check_header(h, key ? h->header_len : size);
     double *v = malloc(sizeof *v * (size_t)(h->count ? h->count : 1));
     if (!v) die("out of memory", NULL);
-    if (npy_read(f, v, err, sizeof err) < 0) check_error(err);
+    if (npy_read(f, v, &err) < 0) check_error(&err);
     else check_finite(v, h->count);
     free(v);
     npy_close(f);
@@ -85,15 +86,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     NpyHeader h;
     size_t need;
-    char err[256];
-    if (npy_parse_header(data, size, &h, &need, err, sizeof err) < 0) {
-        check_error(err);
+    Error err;
+    if (npy_parse_header(data, size, &h, &need, &err) < 0) {
+        check_error(&err);
     } else {
         check_header(&h, size);
         if (size - h.header_len >= h.data_len) {
             double *v = malloc(sizeof *v * (size_t)(h.count ? h.count : 1));
             if (!v) die("out of memory", NULL);
-            if (npy_decode(&h, data + h.header_len, size - h.header_len, v, err, sizeof err) < 0) check_error(err);
+            if (npy_decode(&h, data + h.header_len, size - h.header_len, v, &err) < 0) check_error(&err);
             else check_finite(v, h.count);
             free(v);
         }

@@ -25,6 +25,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The errors of the font, render and export calls, for messages. */
+static Error ferr, rerr;
+
 static FontSet *fonts;
 static Offscreen *canvas;
 static DrawList *list;
@@ -41,11 +44,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 4096) return 0;
     if (!fonts) {
-        fonts = font_create(NULL);
-        if (!fonts) die("no font", font_error());
-        canvas = render_offscreen_create(320, 96, fonts);
+        fonts = font_create(NULL, &ferr);
+        if (!fonts) die("no font", ferr.msg);
+        canvas = render_offscreen_create(320, 96, fonts, &rerr);
         list = draw_create(320, 96);
-        if (!canvas || !list) die("no canvas", render_error());
+        if (!canvas || !list) die("no canvas", rerr.msg);
     }
     char *text = malloc(size + 1);
     memcpy(text, data, size);
@@ -62,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int i = draw_text(list, (Rect){ 4, 40, 40, 52 }, text, 14, (Color){ 20, 20, 20, 255 }, ALIGN_CENTER, VALIGN_TOP,
                       ROLE_BODY);
     list->cmds[i].rotate = 90;
-    if (render_drawlist(canvas->render, list) != 0) die("drawing failed", render_error());
+    if (render_drawlist(canvas->render, list, &rerr) != 0) die("drawing failed", rerr.msg);
     if (font_cache_full(fonts)) font_cache_reset(fonts);
     free(text);
     return 0;

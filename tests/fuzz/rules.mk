@@ -54,7 +54,7 @@ fuzz: $(FUZZ_DIR)/fuzz_lesson fuzz-corpus
 
 # The NumPy reader on its own: header parser, decoder, .npy files and .npz
 # members (libzip). Seeds are written by numpy (make_npy_corpus.py).
-FUZZ_NPY_SRC := tests/fuzz/fuzz_npy.c src/core/npy.c src/core/fileio.c src/core/utf8.c src/core/util.c
+FUZZ_NPY_SRC := tests/fuzz/fuzz_npy.c src/core/npy.c src/core/error.c src/core/fileio.c src/core/utf8.c src/core/util.c
 $(FUZZ_DIR)/fuzz_npy: $(FUZZ_NPY_SRC) src/core/npy.h src/core/fileio.h src/core/util.h tests/fuzz/rules.mk | deps-test
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_NPY_SRC) -lzip -lm
@@ -102,7 +102,7 @@ test-bad-lessons: $(BUILD)/attnlab
 
 # The .mo catalogue reader alone (src/core/i18n.c and fileio.c, util.c),
 # seeded with the shipped catalogues: `make fuzz-mo FUZZ_SECONDS=60`.
-FUZZ_MO_SRC := tests/fuzz/fuzz_mo.c src/core/i18n.c src/core/fileio.c src/core/utf8.c src/core/util.c
+FUZZ_MO_SRC := tests/fuzz/fuzz_mo.c src/core/i18n.c src/core/error.c src/core/fileio.c src/core/utf8.c src/core/util.c
 
 .PHONY: fuzz-mo
 $(FUZZ_DIR)/fuzz_mo: $(FUZZ_MO_SRC) src/core/i18n.h tests/fuzz/rules.mk | deps-test
@@ -119,7 +119,7 @@ fuzz-mo: $(FUZZ_DIR)/fuzz_mo $(MO_FILES)
 # the program's fonts (fontconfig fallback, libraqm, the glyph atlas) on an
 # offscreen canvas. Seeds: the strings of the lessons in many scripts.
 FUZZ_SHAPE_SRC := tests/fuzz/fuzz_shape.c src/sdl/font.c src/sdl/font_shape.c src/sdl/font_atlas.c src/sdl/render.c \
-                  src/view/draw.c src/core/fileio.c src/core/util.c src/core/utf8.c
+                  src/view/draw.c src/core/error.c src/core/fileio.c src/core/util.c src/core/utf8.c
 $(FUZZ_DIR)/fuzz_shape: $(FUZZ_SHAPE_SRC) $(wildcard src/sdl/*.h src/core/*.h src/view/*.h) tests/fuzz/rules.mk | deps-test
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $@ $(FUZZ_SHAPE_SRC) $(PKG_LIBS) -lm

@@ -24,11 +24,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: trace_cells LESSON < \"SETUP NAME ROW COL\" lines\n");
         return 2;
     }
-    LessonError err;
+    Error err;
     Lesson *L = lesson_load(argv[1], &err);
     Trace *T = L ? attn_run(L, &err) : NULL;
     if (!T) {
-        fprintf(stderr, "%s\n", err.msg);
+        error_print(&err, stderr);
         lesson_free(L);
         return 2;
     }

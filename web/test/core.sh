@@ -5,13 +5,17 @@
 #
 # 1. --dump of every bundled lesson: the same bytes as the native program.
 #    One exception is allowed and bounded: a lesson that draws a `sinusoid`
-#    calls sin(), and the C library inside WebAssembly (musl) may round it
-#    differently from the native one (glibc) in the last bit or two. For
-#    such a lesson the dumps must have the same structure and every number
-#    must agree within 1e-12 absolutely (dump_diff.py measures and prints
-#    the largest difference).
+#    calls sin(), and one that loads a trained model's weights feeds exp()
+#    and the like with values whose last bit shows; the C library inside
+#    WebAssembly (musl) may round them differently from the native one
+#    (glibc) in the last bit or two. For such a lesson the dumps must have
+#    the same structure and every number must agree within 1e-12
+#    absolutely (dump_diff.py measures and prints the largest difference).
 # 2. The lesson figures (tests/check_lessons.py) with the wasm build.
-# 3. The whole bad-input corpus (tests/bad_lessons.sh) with the wasm build:
+# 3. NumPy files and archives (tests/check_npy.py) with the wasm build,
+#    which reads .npz archives without libzip (src/core/zipread.c): the
+#    same values and the same one-line errors.
+# 4. The whole bad-input corpus (tests/bad_lessons.sh) with the wasm build:
 #    the same one-line messages and exit codes.
 set -u
 native=$1 wasm=$2
@@ -20,8 +24,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0; fail=0
 for f in lessons/*.lesson; do
-    # lessons that load NumPy files are desktop-only (docs/web.md)
-    if grep -q '= *load ' "$f"; then echo "skip: $f loads NumPy files (desktop only)"; continue; fi
     "$native" --dump "$f" >"$tmp/n.json" 2>"$tmp/n.err"; ncode=$?
     "$wasm" --dump "$f" >"$tmp/w.json" 2>"$tmp/w.err"; wcode=$?
     if [ "$ncode" -ne 0 ] || [ "$wcode" -ne 0 ]; then
@@ -29,13 +31,14 @@ for f in lessons/*.lesson; do
     fi
     if cmp -s "$tmp/n.json" "$tmp/w.json"; then
         echo "ok: $f: --dump identical ($(wc -c <"$tmp/n.json") bytes)"; pass=$((pass + 1))
-    elif grep -q '= *sinusoid' "$f" && /usr/bin/python3 web/test/dump_diff.py "$tmp/n.json" "$tmp/w.json" 1e-12 "$f"; then
+    elif grep -q -e '= *sinusoid' -e '= *load ' "$f" && /usr/bin/python3 web/test/dump_diff.py "$tmp/n.json" "$tmp/w.json" 1e-12 "$f"; then
         pass=$((pass + 1))
     else
         echo "FAIL: $f: --dump differs"; fail=$((fail + 1))
     fi
 done
 echo "web-core dumps: $pass passed, $fail failed"
-ATTNLAB_NO_LOAD=1 /usr/bin/python3 tests/check_lessons.py "$wasm" lessons tests/reference || fail=$((fail + 1))
+/usr/bin/python3 tests/check_lessons.py "$wasm" lessons tests/reference || fail=$((fail + 1))
+/usr/bin/python3 tests/check_npy.py "$wasm" || fail=$((fail + 1))
 ATTNLAB="$wasm" sh tests/bad_lessons.sh || fail=$((fail + 1))
 [ "$fail" -eq 0 ]

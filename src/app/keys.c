@@ -1,0 +1,288 @@
+/*
+** keys.c: the key table of both editions and the actions it names (keys.h).
+*/
+#include "keys.h"
+#include "prompt.h"
+#include "zoom.h"
+#include "core/i18n.h"
+
+#include <assert.h>
+#include <string.h>
+
+#define B(k) { (unsigned short)(k), 0 }
+#define CTRL(k) { (unsigned short)(k), KEYMOD_CTRL }
+#define CTRL_SHIFT(k) { (unsigned short)(k), KEYMOD_CTRL | KEYMOD_SHIFT }
+#define SHIFT(k) { (unsigned short)(k), KEYMOD_SHIFT }
+
+/*
+** The table. Main rows are listed by the help overlay in this order (those
+** with keys to show); rows of one action for both editions with different
+** words come as a pair, one per edition. Rows without bindings are help
+** lines (the mouse, touch) or name the page's buttons: the first main row
+** of an action names its button (app_action_row).
+*/
+static const KeyRow rows[] = {
+    /* what the program asks (prompt.h): only these keys while it asks */
+    { ACT_ASK_CANCEL, KEYS_ASK, EDITION_BOTH, NULL, NULL, { B(KEY_ESCAPE) } },
+    { ACT_ASK_ACCEPT, KEYS_ASK, EDITION_BOTH, NULL, NULL, { B(KEY_ENTER) } },
+    { ACT_ASK_BACKSPACE, KEYS_ASK, EDITION_BOTH, NULL, NULL, { B(KEY_BACKSPACE) } },
+    { ACT_ASK_QUIT, KEYS_ASK, EDITION_DESKTOP, NULL, NULL, { B('q') } },
+    { ACT_ASK_SAVE, KEYS_ASK, EDITION_DESKTOP, NULL, NULL, { CTRL('s') } },
+    /* the lesson picker takes the arrows and digits while it is open */
+    { ACT_PICKER_UP, KEYS_PICKER, EDITION_BOTH, NULL, NULL, { B(KEY_UP) } },
+    { ACT_PICKER_DOWN, KEYS_PICKER, EDITION_BOTH, NULL, NULL, { B(KEY_DOWN) } },
+    { ACT_PICKER_OPEN, KEYS_PICKER, EDITION_BOTH, NULL, NULL, { B(KEY_ENTER), B(' '), B(KEY_RIGHT) } },
+    { ACT_PICKER_DIGIT, KEYS_PICKER, EDITION_BOTH, NULL, NULL, { B(KEY_DIGIT) } },
+    /* the main keys, in the help's order (Esc is in the fullscreen row's words) */
+    { ACT_ESCAPE, KEYS_MAIN, EDITION_BOTH, NULL, NULL, { B(KEY_ESCAPE) } },
+    { ACT_NEXT, KEYS_MAIN, EDITION_BOTH, N_("\xe2\x86\x92  Space  PgDn  Enter"), N_("next stage (or sub-step)"),
+      { B(KEY_RIGHT), B(' '), B(KEY_PAGEDOWN), B(KEY_ENTER) } },
+    { ACT_PREV, KEYS_MAIN, EDITION_BOTH, N_("\xe2\x86\x90  Backspace  PgUp"), N_("previous stage (or sub-step)"),
+      { B(KEY_LEFT), B(KEY_BACKSPACE), B(KEY_PAGEUP) } },
+    { ACT_FIRST, KEYS_MAIN, EDITION_BOTH, N_("Home  End"), N_("first, last stage"), { B(KEY_HOME) } },
+    { ACT_LAST, KEYS_MAIN, EDITION_BOTH, NULL, NULL, { B(KEY_END) } },
+    { ACT_STAGE_DIGIT, KEYS_MAIN, EDITION_BOTH, "1 \xe2\x80\xa6 9, 10 \xe2\x80\xa6", N_("jump to a stage"), { B(KEY_DIGIT) } },
+    { ACT_PICKER, KEYS_MAIN, EDITION_BOTH, "L", N_("lesson picker"), { B('l') } },
+    { ACT_OPEN, KEYS_MAIN, EDITION_WEB, N_("O  Ctrl+O"), N_("open a lesson file (or drop one on the page)"),
+      { B('o'), CTRL('o') } },
+    { ACT_FULLSCREEN, KEYS_MAIN, EDITION_BOTH, "F  F11", N_("fullscreen (Esc leaves)"), { B('f'), B(KEY_F11) } },
+    { ACT_BIGGER, KEYS_MAIN, EDITION_WEB, NULL, N_("bigger text"), { B(0) } },        /* the button's name */
+    { ACT_ZOOM_IN, KEYS_MAIN, EDITION_DESKTOP, "+  \xe2\x88\x92",
+      N_("over a heatmap: zoom in, out (Esc: all of it); elsewhere: text size"), { B('+'), B('=') } },
+    { ACT_ZOOM_OUT, KEYS_MAIN, EDITION_DESKTOP, NULL, NULL, { B('-') } },
+    { ACT_BIGGER, KEYS_MAIN, EDITION_DESKTOP, N_("Ctrl++  Ctrl+\xe2\x88\x92"), N_("text size"),
+      { CTRL('+'), CTRL('=') } },
+    { ACT_SMALLER, KEYS_MAIN, EDITION_DESKTOP, NULL, NULL, { CTRL('-') } },
+    { ACT_BIGGER, KEYS_MAIN, EDITION_WEB, "+  \xe2\x88\x92", N_("text size"), { B('+'), B('=') } },
+    { ACT_SMALLER, KEYS_MAIN, EDITION_WEB, NULL, N_("smaller text"), { B('-') } },
+    { ACT_THEME, KEYS_MAIN, EDITION_BOTH, "T", N_("light / dark"), { B('t') } },
+    { ACT_CMAP, KEYS_MAIN, EDITION_BOTH, "C", N_("cycle colormap"), { B('c') } },
+    { ACT_BLACK, KEYS_MAIN, EDITION_BOTH, "B", N_("black screen"), { B('b') } },
+    { ACT_HEAD, KEYS_MAIN, EDITION_BOTH, "H", N_("next head"), { B('h') } },
+    { ACT_MASK, KEYS_MAIN, EDITION_BOTH, "M", N_("causal mask on / off"), { B('m') } },
+    { ACT_SCALING, KEYS_MAIN, EDITION_BOTH, "K", N_("\xe2\x88\x9a" "d_k scaling on / off"), { B('k') } },
+    { ACT_COLDER, KEYS_MAIN, EDITION_WEB, NULL, N_("temperature down"), { B(0) } },   /* the button's name */
+    { ACT_COLDER, KEYS_MAIN, EDITION_BOTH, "[  ]", N_("temperature down / up"), { B('[') } },
+    { ACT_WARMER, KEYS_MAIN, EDITION_BOTH, NULL, N_("temperature up"), { B(']') } },
+    { ACT_PREDICT, KEYS_MAIN, EDITION_BOTH, "P", N_("predict the largest weights, then reveal"), { B('p') } },
+    { ACT_SHOT, KEYS_MAIN, EDITION_DESKTOP, "S", N_("save this stage as PNG"), { B('s') } },
+    { ACT_SHOT, KEYS_MAIN, EDITION_WEB, "S", N_("download this stage as PNG"), { B('s') } },
+    { ACT_SVG, KEYS_MAIN, EDITION_WEB, N_("Shift+S"), N_("download this stage as SVG"), { SHIFT('s') } },
+    { ACT_SAVE, KEYS_MAIN, EDITION_DESKTOP, N_("Ctrl+S"), N_("save the edited lesson (only the edited numbers change)"),
+      { CTRL('s') } },
+    { ACT_SAVE, KEYS_MAIN, EDITION_WEB, N_("Ctrl+S"), N_("download the edited lesson"), { CTRL('s') } },
+    { ACT_SAVE_AS, KEYS_MAIN, EDITION_DESKTOP, N_("Ctrl+Shift+S"), N_("save the lesson under another name"),
+      { CTRL_SHIFT('s') } },
+    { ACT_UNDO, KEYS_MAIN, EDITION_BOTH, N_("Ctrl+Z"), N_("undo the last edit"), { CTRL('z') } },
+    { ACT_REDO, KEYS_MAIN, EDITION_BOTH, N_("Ctrl+Shift+Z  Ctrl+Y"), N_("redo"), { CTRL_SHIFT('z'), CTRL('y') } },
+    { ACT_RESET, KEYS_MAIN, EDITION_BOTH, "R", N_("back to the file as loaded"), { B('r') } },
+    { ACT_NONE, KEYS_MAIN, EDITION_DESKTOP, N_("mouse"),
+      N_("hover: explain a cell; click: pin; scroll: edit an input (Shift: finer); "
+         "Ctrl+scroll: zoom; drag: move a zoomed heatmap"), { B(0) } },
+    { ACT_NONE, KEYS_MAIN, EDITION_WEB, N_("mouse"), N_("hover: explain a cell; click: pin; scroll: edit an input (Shift: finer)"),
+      { B(0) } },
+    { ACT_NONE, KEYS_MAIN, EDITION_WEB, N_("touch"), N_("tap: explain and pin; swipe: next / previous; pinch: text size"),
+      { B(0) } },
+    { ACT_HELP, KEYS_MAIN, EDITION_BOTH, "?", N_("this help"), { B('?') } },
+    { ACT_QUIT, KEYS_MAIN, EDITION_DESKTOP, N_("Q  Ctrl+Q"), N_("quit (asks first if edits are not saved)"),
+      { B('q'), CTRL('q') } },
+    { ACT_NONE, KEYS_MAIN, EDITION_WEB, "?lesson=URL", N_("after the page's address: open a lesson from the same web site"),
+      { B(0) } },
+    /* the page's buttons without a key */
+    { ACT_LINK, KEYS_MAIN, EDITION_WEB, NULL, N_("copy a link to this slide"), { B(0) } },
+    { ACT_UNPIN, KEYS_MAIN, EDITION_WEB, NULL, N_("unpin the cell"), { B(0) } },
+    { ACT_INCREASE, KEYS_MAIN, EDITION_WEB, NULL, N_("the pinned input one step up"), { B(0) } },
+    { ACT_DECREASE, KEYS_MAIN, EDITION_WEB, NULL, N_("the pinned input one step down"), { B(0) } },
+};
+
+/* The actions' names, for the page's buttons (app_action_named). */
+static const char *const names[ACT_COUNT] = {
+    [ACT_NONE] = "", [ACT_NEXT] = "next", [ACT_PREV] = "prev", [ACT_FIRST] = "first", [ACT_LAST] = "last",
+    [ACT_STAGE_DIGIT] = "stage", [ACT_PICKER] = "picker", [ACT_FULLSCREEN] = "fullscreen",
+    [ACT_ESCAPE] = "escape", [ACT_BIGGER] = "bigger", [ACT_SMALLER] = "smaller", [ACT_ZOOM_IN] = "zoom-in",
+    [ACT_ZOOM_OUT] = "zoom-out", [ACT_THEME] = "theme",
+    [ACT_CMAP] = "cmap", [ACT_BLACK] = "black", [ACT_HEAD] = "head", [ACT_MASK] = "mask",
+    [ACT_SCALING] = "scaling", [ACT_COLDER] = "colder", [ACT_WARMER] = "warmer", [ACT_PREDICT] = "predict",
+    [ACT_UNDO] = "undo", [ACT_REDO] = "redo", [ACT_RESET] = "reset", [ACT_HELP] = "help", [ACT_QUIT] = "quit",
+    [ACT_SAVE_AS] = "save-as", [ACT_UNPIN] = "unpin", [ACT_INCREASE] = "increase", [ACT_DECREASE] = "decrease",
+    [ACT_PICKER_UP] = "picker-up", [ACT_PICKER_DOWN] = "picker-down", [ACT_PICKER_OPEN] = "picker-open",
+    [ACT_PICKER_DIGIT] = "picker-digit", [ACT_ASK_ACCEPT] = "ask-accept", [ACT_ASK_CANCEL] = "ask-cancel",
+    [ACT_ASK_BACKSPACE] = "ask-backspace", [ACT_ASK_QUIT] = "ask-quit", [ACT_ASK_SAVE] = "ask-save",
+    [ACT_SHOT] = "png", [ACT_SVG] = "svg", [ACT_SAVE] = "save", [ACT_OPEN] = "open", [ACT_LINK] = "link",
+};
+
+/* The table. */
+const KeyRow *app_key_rows(int *n)
+{
+    *n = (int)(sizeof rows / sizeof *rows);
+    return rows;
+}
+
+/* Whether binding b takes key with mods; *arg gets a KEY_DIGIT's digit. */
+static bool binds(const KeyBind *b, int key, unsigned mods, int *arg)
+{
+    if (b->mods != mods) return false;
+    if (b->key == KEY_DIGIT && key >= '0' && key <= '9') {
+        *arg = key - '0';
+        return true;
+    }
+    return b->key == key;
+}
+
+/* The first row of context ctx and edition taking key with exactly mods. */
+static const KeyRow *find(KeyContext ctx, unsigned edition, int key, unsigned mods, int *arg)
+{
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        const KeyRow *r = &rows[i];
+        if (r->ctx != ctx || !(r->editions & edition)) continue;
+        for (int k = 0; k < KEY_MAX_BINDS && r->bind[k].key; k++)
+            if (binds(&r->bind[k], key, mods, arg)) return r;
+    }
+    return NULL;
+}
+
+/* The row of a press in one context: exact modifiers, else without Shift. */
+static const KeyRow *find_loose(KeyContext ctx, unsigned edition, int key, unsigned mods, int *arg)
+{
+    const KeyRow *r = find(ctx, edition, key, mods, arg);
+    if (!r && (mods & KEYMOD_SHIFT)) r = find(ctx, edition, key, mods & ~KEYMOD_SHIFT, arg);
+    return r;
+}
+
+/* The row of a press in a's context. */
+const KeyRow *app_key_lookup(const AppState *a, unsigned edition, int key, unsigned mods, int *arg)
+{
+    *arg = -1;
+    if (key == KEY_NONE) return NULL;
+    if (a->ask) return find_loose(KEYS_ASK, edition, key, mods, arg);
+    const KeyRow *r = a->picker ? find_loose(KEYS_PICKER, edition, key, mods, arg) : NULL;
+    return r ? r : find_loose(KEYS_MAIN, edition, key, mods, arg);
+}
+
+/* A press. */
+AppAction app_key(AppState *a, unsigned edition, int key, unsigned mods)
+{
+    int arg;
+    const KeyRow *r = app_key_lookup(a, edition, key, mods, &arg);
+    if (!r) return ACT_NONE;
+    app_do(a, r->act, arg);
+    return r->act;
+}
+
+/* Whether the platform does act. */
+bool app_action_platform(AppAction act)
+{
+    return act == ACT_SHOT || act == ACT_SVG || act == ACT_SAVE || act == ACT_OPEN || act == ACT_LINK;
+}
+
+/* The pinned cell moved by one step, when it is an input. */
+static void step_pinned(AppState *a, int dir)
+{
+    if (a->pinned) app_scroll_edit(a, a->pin_panel, a->pin_row, a->pin_col, dir, false);
+}
+
+/* + and - of the window: zoom the heatmap under the pointer, or the one
+** zoomed into; with the pointer elsewhere, the text size (zoom.h). */
+static void zoom_or_text(AppState *a, int dir)
+{
+    int p = a->hover_panel;
+    bool heatmap = a->view && p >= 0 && p < a->view->npanels && a->view->panels[p].kind == PANEL_HEATMAP;
+    if (heatmap || app_zoomed(a)) app_zoom(a, heatmap ? p : -1, a->hover_row, a->hover_col, dir);
+    else app_text_size(a, dir);
+}
+
+/* The picker's lesson number d (1-based), opened. */
+static void picker_pick(AppState *a, int d)
+{
+    if (d < 1 || d > a->picker_n) return;
+    a->picker_sel = d - 1;
+    app_picker_open(a);
+}
+
+/* One action. */
+bool app_do(AppState *a, AppAction act, int arg)
+{
+    switch (act) {
+    case ACT_NEXT: app_next(a); break;
+    case ACT_PREV: app_prev(a); break;
+    case ACT_FIRST: app_first(a); break;
+    case ACT_LAST: app_last(a); break;
+    case ACT_STAGE_DIGIT: app_type_digit(a, arg); break;
+    case ACT_PICKER: app_toggle_picker(a); break;
+    case ACT_FULLSCREEN: app_toggle_fullscreen(a); break;
+    case ACT_ESCAPE: app_escape(a); break;
+    case ACT_BIGGER: app_text_size(a, +1); break;
+    case ACT_SMALLER: app_text_size(a, -1); break;
+    case ACT_ZOOM_IN: zoom_or_text(a, +1); break;
+    case ACT_ZOOM_OUT: zoom_or_text(a, -1); break;
+    case ACT_THEME: app_toggle_theme(a); break;
+    case ACT_CMAP: app_cycle_cmap(a); break;
+    case ACT_BLACK: app_toggle_black(a); break;
+    case ACT_HEAD: app_next_head(a); break;
+    case ACT_MASK: app_toggle_mask(a); break;
+    case ACT_SCALING: app_toggle_scaling(a); break;
+    case ACT_COLDER: app_temperature(a, -1); break;
+    case ACT_WARMER: app_temperature(a, +1); break;
+    case ACT_PREDICT: app_predict(a); break;
+    case ACT_UNDO: app_undo(a); break;
+    case ACT_REDO: app_redo(a); break;
+    case ACT_RESET: app_undo_all(a); break;
+    case ACT_HELP: app_toggle_help(a); break;
+    case ACT_QUIT: app_request_quit(a); break;
+    case ACT_SAVE_AS: app_save_as_start(a); break;
+    case ACT_UNPIN: app_click(a, -1, -1, -1); break;
+    case ACT_INCREASE: step_pinned(a, +1); break;
+    case ACT_DECREASE: step_pinned(a, -1); break;
+    case ACT_PICKER_UP: app_picker_move(a, -1); break;
+    case ACT_PICKER_DOWN: app_picker_move(a, +1); break;
+    case ACT_PICKER_OPEN: app_picker_open(a); break;
+    case ACT_PICKER_DIGIT: picker_pick(a, arg); break;
+    case ACT_ASK_ACCEPT: app_ask_accept(a); break;
+    case ACT_ASK_CANCEL: app_ask_cancel(a); break;
+    case ACT_ASK_BACKSPACE: app_ask_backspace(a); break;
+    case ACT_ASK_QUIT: if (a->ask == ASK_QUIT) app_ask_accept(a); break;
+    case ACT_ASK_SAVE: if (a->ask == ASK_QUIT && app_save_lesson(a) == 0) app_ask_cancel(a); break;
+    default:
+        assert(act == ACT_NONE || app_action_platform(act));
+        return false;
+    }
+    return true;
+}
+
+/* The action of a name. */
+AppAction app_action_named(const char *name)
+{
+    for (int i = 1; i < ACT_COUNT; i++)
+        if (names[i] && !strcmp(names[i], name)) return (AppAction)i;
+    return ACT_NONE;
+}
+
+/* The name of an action. */
+const char *app_action_name(AppAction act)
+{
+    assert(act >= 0 && act < ACT_COUNT && names[act]);
+    return names[act];
+}
+
+/* The first main row of act for an edition (one that lists keys, when
+** listed is set), or NULL. */
+static const KeyRow *main_row(AppAction act, unsigned edition, bool listed)
+{
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        if (rows[i].act == act && rows[i].ctx == KEYS_MAIN && (rows[i].editions & edition) && (!listed || rows[i].keys))
+            return &rows[i];
+    return NULL;
+}
+
+/* The first main row of act for an edition. */
+const KeyRow *app_action_row(AppAction act, unsigned edition)
+{
+    return main_row(act, edition, false);
+}
+
+/* The keys of act as the help shows them. */
+const char *app_action_keys(AppAction act, unsigned edition)
+{
+    const KeyRow *r = main_row(act, edition, true);
+    return r ? r->keys : NULL;
+}

@@ -1,0 +1,135 @@
+/*
+** marks.c: the focused cell's explanation and outlines, and the edited
+** cells, for a frame to draw (see marks.h).
+*/
+#include "marks.h"
+#include "core/lessonsave.h"
+#include "core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Forget the explanation. */
+void marks_hover_clear(MarksHover *h)
+{
+    if (h->on) explain_free(&h->ex);
+    memset(h, 0, sizeof *h);
+}
+
+/* Where one operand shows on the view: a mark per panel showing its matrix
+** (a one-row panel only when it holds the operand's row). */
+static int op_marks(const Doc *d, const View *v, const ExplainOp *op, LayoutMark *out, int max)
+{
+    int n = 0, heads = d->T->s[v->setup].heads;
+    for (int i = 0; i < v->npanels && n < max; i++) {
+        const Panel *pn = &v->panels[i];
+        if (!trace_ref_eq(pn->ref, op->ref, heads)) continue;
+        int r = op->row, c = op->col;
+        if (pn->owned && pn->kind == PANEL_HEATMAP) {               /* a part of the matrix */
+            if (r >= 0 && (r < pn->row_offset || r >= pn->row_offset + pn->m->rows)) continue;
+            if (c >= 0 && (c < pn->col_offset || c >= pn->col_offset + pn->m->cols)) continue;
+            r = r >= 0 ? r - pn->row_offset : -1;
+            c = c >= 0 ? c - pn->col_offset : -1;
+        }
+        if (pn->kind == PANEL_PLOT && c >= 0) {
+            c -= pn->col_offset;
+            if (c < 0 || c >= pn->m->cols) continue;
+        }
+        out[n++] = (LayoutMark){ i, r, c };
+    }
+    return n;
+}
+
+/* An edited input explains itself: what it was and what it is, not where
+** the file had it. */
+static void explain_edit(Explain *ex, const Panel *pn, int row, int col, double was, double now)
+{
+    char before[48], after[48];
+    util_fmt_shortest(before, sizeof before, was);
+    util_fmt_shortest(after, sizeof after, now);
+    Buf b = { 0 };
+    buf_printf(&b, "%s[%d][%d] = %s\nedited: was %s, now %s\nCtrl+Z takes the edit back, R returns to the file",
+               pn->ref.name, row + 1, col + 1, after, before, after);
+    free(ex->text);
+    ex->text = buf_take(&b);
+}
+
+/* Explain the focused cell and place its operands. */
+void marks_hover(MarksHover *h, const Doc *d, const View *v, int panel, int row, int col, unsigned long long hidden)
+{
+    marks_hover_clear(h);
+    if (!d || !v || panel < 0 || panel >= v->npanels) return;
+    if (panel < 64 && (hidden >> panel) & 1) return;              /* no spoilers */
+    const Panel *pn = &v->panels[panel];
+    int r = row + pn->row_offset, c = col + pn->col_offset;
+    if (!explain_at(d->L, d->T, v->setup, pn->ref, r, c, &h->ex)) return;
+    double was;
+    if (pn->ref.kind == TK_INPUT && doc_edit_origin(d, v->setup, pn->ref.name, r, c, &was))
+        explain_edit(&h->ex, pn, r, c, was, mat_get(pn->m, row, col));
+    h->on = true;
+    for (int k = 0; k < h->ex.nops && h->nmarks < LAYOUT_MAX_MARKS; k++)
+        h->nmarks += op_marks(d, v, &h->ex.ops[k], h->marks + h->nmarks, LAYOUT_MAX_MARKS - h->nmarks);
+}
+
+/* Order of cells: panel, row, column. */
+static int cell_cmp(const void *pa, const void *pb)
+{
+    const LayoutMark *a = pa, *b = pb;
+    if (a->panel != b->panel) return a->panel < b->panel ? -1 : 1;
+    if (a->row != b->row) return a->row < b->row ? -1 : 1;
+    return a->col < b->col ? -1 : a->col > b->col;
+}
+
+/* Add a cell to the list. */
+static void add_cell(MarksEdited *e, int panel, int row, int col)
+{
+    if (e->n == e->cap) {
+        e->cap = e->cap ? 2 * e->cap : 16;
+        e->cells = xrealloc(e->cells, sizeof *e->cells * (size_t)e->cap);
+    }
+    e->cells[e->n++] = (LayoutMark){ panel, row, col };
+}
+
+/*
+** The edited cells of a view: for every applied edit, each panel that
+** shows its matrix in the view's setup, or in one reading the same place of
+** the text, gets the cell (row counted from the panel's first row, as the
+** frame's cells are). Sorted and without repeats, for marks_is_edited.
+*/
+void marks_edited(MarksEdited *e, const Doc *d, const View *v)
+{
+    e->n = 0;
+    if (!d || !v || d->nedits == 0) return;
+    for (int k = 0; k < d->nedits; k++) {
+        const DocEdit *ed = &d->edits[k];
+        for (int i = 0; i < v->npanels; i++) {
+            const Panel *pn = &v->panels[i];
+            if (strcmp(pn->matrix, ed->matrix)) continue;
+            int r = ed->row - pn->row_offset, c = ed->col - pn->col_offset;    /* a zoomed part is offset */
+            if (r < 0 || r >= pn->m->rows || c < 0 || c >= pn->m->cols) continue;
+            if (ed->setup != v->setup && !lsave_shared(d->L, ed->setup, v->setup, ed->matrix, ed->row, ed->col)) continue;
+            add_cell(e, i, r, c);
+        }
+    }
+    if (e->n == 0) return;
+    qsort(e->cells, (size_t)e->n, sizeof *e->cells, cell_cmp);
+    int n = 0;
+    for (int i = 0; i < e->n; i++)
+        if (n == 0 || cell_cmp(&e->cells[n - 1], &e->cells[i]) != 0) e->cells[n++] = e->cells[i];
+    e->n = n;
+}
+
+/* A binary search of the sorted list. */
+bool marks_is_edited(const MarksEdited *e, int panel, int row, int col)
+{
+    LayoutMark key = { panel, row, col };
+    return e->n > 0 && bsearch(&key, e->cells, (size_t)e->n, sizeof *e->cells, cell_cmp) != NULL;
+}
+
+/* Release the list. */
+void marks_edited_free(MarksEdited *e)
+{
+    free(e->cells);
+    memset(e, 0, sizeof *e);
+}

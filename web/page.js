@@ -1,0 +1,266 @@
+/*
+** page.js: the browser edition's page around the canvas: the buttons, the
+** lesson list, the question dialog, the error line, the +/- controls of a
+** pinned input, and the text view of every stage (for screen readers, and
+** a table of each panel's numbers to select and copy).
+**
+** attnlabChrome(M, run) takes the module and run(name), which performs an
+** action by name (the key table's names, src/app/keys.c, and the page's
+** own: "numbers", "more"), and returns
+**   sync()        follow the program's state (after every frame)
+**   relabel()     the words in the interface's language (when it changes)
+**   announce(s)   say s in the live region (an explanation of a cell)
+**   textView()    the last text view as the page holds it (tests)
+** Every control is a <button> (or a link, in the lesson list) with a name
+** a screen reader reads, reachable with Tab and operable with Enter and
+** Space, and shows a focus ring.
+*/
+'use strict';
+/* exported attnlabChrome */
+function attnlabChrome(M, run) {
+  const $ = (id) => document.getElementById(id);
+  const body = document.body;
+  /* Call fn with s as a C string in the module's memory. */
+  function withString(s, fn) {
+    const n = M.lengthBytesUTF8(s) + 1, p = M._malloc(n);
+    M.stringToUTF8(s, p, n);
+    try { return fn(p); } finally { M._free(p); }
+  }
+  /* msgid in the interface's language. */
+  const tr = (msg) => withString(msg, (p) => M.UTF8ToString(M._web_tr(p)));
+  /* A C string the module handed over, as JS, freed. */
+  const take = (p) => { if (!p) return null; const s = M.UTF8ToString(p); M._web_free(p); return s; };
+
+  /* Names of the page's own buttons (messages of the catalogues). */
+  const OWN = { numbers: 'the numbers of this stage, as tables', more: 'more controls', escape: 'Close' };
+
+  /* ---- words ---- */
+
+  let labelled = null;
+  /* Labels, names and tooltips in the interface's language; <html lang>
+  ** follows. Redone when the language changes. */
+  function relabel() {
+    const lang = M.UTF8ToString(M._web_language());
+    if (lang === labelled) return;
+    labelled = lang;
+    document.documentElement.lang = lang.replace('_', '-');
+    for (const b of document.querySelectorAll('button[data-act]')) {
+      const act = b.dataset.act;
+      let help = '', keys = '';
+      if (OWN[act]) help = tr(OWN[act]);
+      else if (!act.startsWith('ask-')) [help, keys] = withString(act, (p) => M.UTF8ToString(M._web_action_words(p))).split('\t');
+      if (b.dataset.label) {
+        const label = tr(b.dataset.label), long = b.querySelector('.long');
+        if (long) long.textContent = label;
+        else b.textContent = label;
+        b.setAttribute('aria-label', label);           /* the name, also where only a symbol shows */
+        b.dir = 'auto';                                 /* "فتح…" ends on the left */
+      }
+      if (help) {
+        /* a name that says what the button does, and starts with the letters it shows ("A+", "PNG") */
+        const shown = b.dataset.label ? '' : b.textContent.trim();
+        if (!b.dataset.label) b.setAttribute('aria-label', /[\p{L}\p{N}]/u.test(shown) ? shown + ': ' + help : help);
+        b.title = help + (keys ? ' (' + keys + ')' : '');
+      }
+    }
+    $('picker-title').textContent = tr('Choose a lesson');
+    $('numbers-title').textContent = tr('Numbers');
+    $('bar').setAttribute('aria-label', tr('controls'));
+    $('menu').setAttribute('aria-label', tr('more controls'));
+    shownStage = '';
+  }
+
+  /* ---- the lesson list ---- */
+
+  /* The bundled lessons as links: each a link to the lesson's address, so
+  ** a click, a tap, Enter or "open in a new tab" all work. */
+  function fillLessons() {
+    const ul = $('lessons');
+    ul.textContent = '';
+    const n = M._web_picker_count();
+    for (let i = 0; i < n; i++) {
+      const li = document.createElement('li'), a = document.createElement('a');
+      const file = M.UTF8ToString(M._web_picker_file(i));
+      a.href = '#lesson=' + encodeURIComponent(file.replace(/\.lesson$/, ''));
+      a.textContent = (i + 1) + '  ' + M.UTF8ToString(M._web_picker_title(i));
+      a.dataset.index = i;
+      a.addEventListener('focus', function () { M._web_picker_select(i); });
+      li.appendChild(a);
+      ul.appendChild(li);
+    }
+  }
+
+  /* ---- the state of the program, shown by the page ---- */
+
+  let was = -1, focusBefore = null, askShown = '';
+  /* Show a dialog (keeping where focus was) or hide it (giving it back). */
+  function dialog(el, show, focus) {
+    if (show === !el.hidden) return;
+    el.hidden = !show;
+    if (show) {
+      if (!focusBefore) focusBefore = document.activeElement;
+      if (focus) focus.focus();
+    } else if (document.activeElement === body || !document.activeElement || el.contains(document.activeElement)) {
+      (focusBefore && document.contains(focusBefore) ? focusBefore : $('stage')).focus();
+      focusBefore = null;
+    }
+  }
+  /* Pressed buttons for the toggles that are on. */
+  function pressed(act, on) {
+    for (const b of document.querySelectorAll('button[data-act="' + act + '"]')) b.setAttribute('aria-pressed', on ? 'true' : 'false');
+  }
+
+  /* Follow the program's state: theme, dialogs, the error line, toggles,
+  ** the controls of a pinned input, the text view. */
+  function sync() {
+    const f = M._web_flags();
+    relabel();
+    if (f !== was) {
+      body.classList.toggle('dark', (f & 2) !== 0);
+      const picker = (f & 8) !== 0 && (f & 64) === 0;
+      if (picker && $('picker').hidden) fillLessons();
+      const links = $('lessons').querySelectorAll('a');
+      const sel = links[M._web_picker_selected()];
+      dialog($('picker'), picker, sel);
+      pressed('mask', f & 1024);
+      pressed('scaling', f & 2048);
+      pressed('predict', f & 256);
+      pressed('theme', f & 2);
+      was = f;
+    }
+    if (!$('picker').hidden) {
+      const links = $('lessons').querySelectorAll('a'), sel = M._web_picker_selected();
+      links.forEach((a, i) => a.setAttribute('aria-current', i === sel ? 'true' : 'false'));
+      if (links[sel] && $('picker').contains(document.activeElement) && document.activeElement !== links[sel]
+          && document.activeElement.tagName === 'A') links[sel].focus();
+    }
+    syncAsk(f);
+    const err = M.UTF8ToString(M._web_error());
+    if ($('error').textContent !== err) $('error').textContent = err;
+    $('error').hidden = !err;
+    syncPin(f);
+    textView(false);
+  }
+
+  /* The question the program asks, as a dialog with two buttons. */
+  function syncAsk(f) {
+    const asking = (f & 64) !== 0;
+    const words = asking ? [0, 2, 3].map((i) => M.UTF8ToString(M._web_ask_words(i))) : null;
+    const key = asking ? words.join('\n') : '';
+    if (key !== askShown) {
+      askShown = key;
+      if (asking) {
+        $('ask-text').textContent = words[0];
+        $('ask-yes').textContent = words[1] || tr('Open\u2026');
+        $('ask-no').textContent = words[2] || tr('Close');
+      }
+      dialog($('ask'), asking, $('ask-no'));
+    }
+  }
+
+  /* + and − for a pinned input cell (touch screens have no wheel), first in
+  ** the bar, where they hide nothing. */
+  function syncPin(f) {
+    const hide = (f & 128) === 0 || (f & 8) !== 0;
+    if ($('pin').hidden !== hide) {
+      $('pin').hidden = hide;
+      window.dispatchEvent(new Event('resize'));       /* the bar may take another row */
+    }
+  }
+
+  /* ---- the text view ---- */
+
+  let shownStage = '', shownTables = '', last = null;
+  /* A cell of a table row. */
+  function cell(row, tag, text, scope) {
+    const c = document.createElement(tag);
+    c.textContent = text;
+    if (scope) c.scope = scope;
+    row.appendChild(c);
+  }
+  /* One panel's numbers as a table: column labels over the columns, row
+  ** labels before the rows, the axes' names in the corner. */
+  function table(p) {
+    const t = document.createElement('table'), cap = document.createElement('caption');
+    cap.textContent = p.title || '';
+    t.appendChild(cap);
+    if (p.hidden) {
+      const para = document.createElement('p');
+      para.textContent = (p.title || '') + ': ' + tr('hidden until the guesses are revealed');
+      return para;
+    }
+    const head = document.createElement('thead'), row = document.createElement('tr');
+    cell(row, 'th', [p.rowAxis, p.colAxis].filter(Boolean).join(' \\ '), 'col');
+    p.cols.forEach((c) => cell(row, 'th', c, 'col'));
+    head.appendChild(row);
+    t.appendChild(head);
+    const tb = document.createElement('tbody');
+    p.cells.forEach(function (values, i) {
+      const r = document.createElement('tr');
+      cell(r, 'th', p.rows[i] || String(i + 1), 'row');
+      values.forEach((v) => cell(r, 'td', v));
+      tb.appendChild(r);
+    });
+    t.appendChild(tb);
+    return t;
+  }
+  /* The text view: the stage's words, said when the stage changes; the
+  ** tables, made while the numbers are shown. Nothing is asked of the
+  ** program while the slide stays as it is. force: the tables now. */
+  let described = '';
+  function textView(force) {
+    const f = M._web_flags();
+    const open = !$('numbers').hidden || force;
+    if (!(f & 4)) {
+      if (shownStage) { $('text').textContent = ''; $('tables').textContent = ''; shownStage = shownTables = ''; }
+      return null;
+    }
+    const key = M._web_view_serial() + '|' + labelled + '|' + open;
+    if (key === described && last) return last;
+    described = key;
+    const json = take(M._web_describe(open ? 1 : 0));
+    if (!json) return null;
+    const d = JSON.parse(json);
+    last = d;
+    const words = [d.lesson + ' \u2014 ' + d.stage + ' / ' + d.stages + (d.steps > 1 ? ' (' + d.step + ' / ' + d.steps + ')' : ''),
+      d.title, d.formula, d.note].concat(d.paras).filter(Boolean);
+    const said = words.join('\n');
+    if (said !== shownStage) {
+      shownStage = said;
+      const box = $('text');
+      box.textContent = '';
+      words.forEach(function (w, i) {
+        const el = document.createElement(i === 1 ? 'h2' : 'p');
+        el.textContent = w;
+        el.dir = 'auto';
+        box.appendChild(el);
+      });
+      $('stage').setAttribute('aria-label', d.lesson + ': ' + d.title);
+    }
+    if (open && json !== shownTables) {
+      shownTables = json;
+      const box = $('tables');
+      box.textContent = '';
+      const h = document.createElement('p');
+      h.textContent = d.title + (d.formula ? ' \u2014 ' + d.formula : '');
+      h.dir = 'auto';
+      box.appendChild(h);
+      d.panels.forEach((p) => box.appendChild(table(p)));
+    }
+    return d;
+  }
+
+  /* Say s (an explanation) in the live region. */
+  function announce(s) {
+    const live = $('live');
+    if (live.textContent !== s) live.textContent = s;
+  }
+
+  /* ---- wiring ---- */
+
+  for (const b of document.querySelectorAll('button[data-act]')) {
+    b.addEventListener('click', function () { run(b.dataset.act, b); });
+  }
+  return { sync: sync, relabel: relabel, announce: announce, textView: () => { textView(true); return last; }, tr: tr,
+    withString: withString, take: take };
+}
