@@ -29,6 +29,11 @@
 **   peak_rss_mb          ru_maxrss of `attnlab --export DIR` on every bundled lesson
 **   peak_rss_mb_largest  ru_maxrss of `attnlab --export` on the largest lesson
 **   largest_matrices_mb  one copy of every matrix that lesson needs
+**   start_*              a one-stage export's start: time, memory, page
+**                        faults and instructions (bench/start.c)
+**   model_layer_*        a GPT-2 small layer at 1024 tokens: first frame,
+**                        hover, steps and memory (bench/model.c)
+**   png_*                each PNG encoder on the tour's stages (build/bench_png)
 **
 ** Usage: bench [--attnlab PATH] [--lessons DIR] [--script PATH]
 **              [--python PATH] [--quick] [--detail] [--keep] [--only PREFIX]
