@@ -4,6 +4,7 @@
 */
 #include "cli_core.h"
 #include "core/dump.h"
+#include "core/fileio.h"
 #include "core/util.h"
 
 #include <stdio.h>
@@ -38,7 +39,7 @@ int cli_check(char **paths, int n, void (*also)(const char *path))
             continue;
         }
         if (also) also(paths[i]);
-        printf("%s: ok (%d stage%s)\n", paths[i], L->nstages, L->nstages == 1 ? "" : "s");
+        printf("%s: ok (%d stage%s)\n", strcmp(paths[i], FILEIO_STDIN) ? paths[i] : L->shown, L->nstages, L->nstages == 1 ? "" : "s");
         trace_free(T);
         lesson_free(L);
     }

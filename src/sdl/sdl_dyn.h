@@ -47,6 +47,8 @@
     X(SDL_FillRect) \
     X(SDL_FreeSurface) \
     X(SDL_GetCurrentVideoDriver) \
+    X(SDL_GetDisplayBounds) \
+    X(SDL_GetDisplayUsableBounds) \
     X(SDL_GetError) \
     X(SDL_GetKeyName) \
     X(SDL_GetModState) \
@@ -55,7 +57,10 @@
     X(SDL_GetRendererInfo) \
     X(SDL_GetRendererOutputSize) \
     X(SDL_GetTicks) \
+    X(SDL_GetWindowBordersSize) \
+    X(SDL_GetWindowDisplayIndex) \
     X(SDL_GetWindowFlags) \
+    X(SDL_GetWindowPosition) \
     X(SDL_GetWindowSize) \
     X(SDL_HasEvents) \
     X(SDL_Init) \
@@ -83,10 +88,14 @@
     X(SDL_SetWindowFullscreen) \
     X(SDL_SetWindowIcon) \
     X(SDL_SetWindowMinimumSize) \
+    X(SDL_SetWindowPosition) \
+    X(SDL_SetWindowSize) \
     X(SDL_SetWindowTitle) \
+    X(SDL_ShowWindow) \
     X(SDL_UpdateTexture) \
     X(SDL_WaitEvent) \
     X(SDL_WaitEventTimeout) \
+    X(SDL_free) \
     X(SDL_getenv)
 
 /* A pointer per function, typed as SDL declares it. */
@@ -118,6 +127,8 @@ int sdl_load(char *why, size_t n);
 #define SDL_FillRect sdl_api.SDL_FillRect
 #define SDL_FreeSurface sdl_api.SDL_FreeSurface
 #define SDL_GetCurrentVideoDriver sdl_api.SDL_GetCurrentVideoDriver
+#define SDL_GetDisplayBounds sdl_api.SDL_GetDisplayBounds
+#define SDL_GetDisplayUsableBounds sdl_api.SDL_GetDisplayUsableBounds
 #define SDL_GetError sdl_api.SDL_GetError
 #define SDL_GetKeyName sdl_api.SDL_GetKeyName
 #define SDL_GetModState sdl_api.SDL_GetModState
@@ -126,7 +137,10 @@ int sdl_load(char *why, size_t n);
 #define SDL_GetRendererInfo sdl_api.SDL_GetRendererInfo
 #define SDL_GetRendererOutputSize sdl_api.SDL_GetRendererOutputSize
 #define SDL_GetTicks sdl_api.SDL_GetTicks
+#define SDL_GetWindowBordersSize sdl_api.SDL_GetWindowBordersSize
+#define SDL_GetWindowDisplayIndex sdl_api.SDL_GetWindowDisplayIndex
 #define SDL_GetWindowFlags sdl_api.SDL_GetWindowFlags
+#define SDL_GetWindowPosition sdl_api.SDL_GetWindowPosition
 #define SDL_GetWindowSize sdl_api.SDL_GetWindowSize
 #define SDL_HasEvents sdl_api.SDL_HasEvents
 #define SDL_Init sdl_api.SDL_Init
@@ -154,10 +168,14 @@ int sdl_load(char *why, size_t n);
 #define SDL_SetWindowFullscreen sdl_api.SDL_SetWindowFullscreen
 #define SDL_SetWindowIcon sdl_api.SDL_SetWindowIcon
 #define SDL_SetWindowMinimumSize sdl_api.SDL_SetWindowMinimumSize
+#define SDL_SetWindowPosition sdl_api.SDL_SetWindowPosition
+#define SDL_SetWindowSize sdl_api.SDL_SetWindowSize
 #define SDL_SetWindowTitle sdl_api.SDL_SetWindowTitle
+#define SDL_ShowWindow sdl_api.SDL_ShowWindow
 #define SDL_UpdateTexture sdl_api.SDL_UpdateTexture
 #define SDL_WaitEvent sdl_api.SDL_WaitEvent
 #define SDL_WaitEventTimeout sdl_api.SDL_WaitEventTimeout
+#define SDL_free sdl_api.SDL_free
 #define SDL_getenv sdl_api.SDL_getenv
 #endif
 
