@@ -57,7 +57,9 @@
 #define TEXT_SCALE_MAX  3.0f
 
 /* Heatmap cells. */
-#define CELL_MIN        0.25f   /* the smallest cell side the solver tries, in pixels */
+#define CELL_MIN        0.25f   /* the smallest cell side the solver tries, in pixels ... */
+#define CELL_FLOOR      0.05f   /* ... unless a page does not fit with it even at the smallest
+                                   fonts: then its cells may be this narrow (layout.c: page_fit) */
 #define CELL_ASPECT     1.6f    /* cells may be this much wider than tall */
 #define CELL_GAP_FROM   14      /* cells at least this many pixels each way are drawn apart ... */
 #define CELL_GAP        1.5f    /* ... by this gap, in canvas units (at least a pixel): lay_cell_gap */
@@ -323,6 +325,7 @@ typedef struct Page {
     bool rows_as_prev[VIEW_MAX_PANELS];     /* heatmap k labels its rows as heatmap k − 1 does */
     bool foot;                  /* a line is kept at the bottom for notes */
     bool hidden_values;         /* some panel's numbers could not be printed */
+    float cell_min;             /* the narrowest cells tried: CELL_MIN, or CELL_FLOOR */
 } Page;
 
 /* One axis's labels at one size, and their widths (w NULL when the pool
