@@ -482,7 +482,7 @@ static DrawList *lay_lesson_stage(const char *file, int k, int w, int h)
 START_TEST(test_twelve_heads_of_1024_fit)
 {
     enum { N = 1024, D = 768, H = 12 };
-    static char names[N][8], *toks[N], *dims[D];
+    static char names[N][16], *toks[N], *dims[D];
     for (int i = 0; i < N; i++) {
         snprintf(names[i], sizeof names[i], "t%d", i);
         toks[i] = names[i];
