@@ -34,7 +34,7 @@ RUN_PKGS   := fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-
 TEST_PKGS  := check python3 python3-numpy python3-torch libharfbuzz-bin libxml2-utils libdeflate-dev \
               xvfb xdotool imagemagick openbox procps strace valgrind clang libclang-rt-14-dev \
               poppler-utils desktop-file-utils shared-mime-info man-db libx11-dev x11-utils
-BENCH_PKGS := python3 python3-matplotlib python3-seaborn libdeflate-dev
+BENCH_PKGS := python3 python3-matplotlib python3-seaborn libdeflate-dev linux-perf valgrind
 DEPS_PKGS  ?= $(BUILD_PKGS) $(RUN_PKGS) $(TEST_PKGS) $(BENCH_PKGS)
 
 # Compiler flags. CFLAGS, CPPFLAGS and LDFLAGS come from the environment or
@@ -58,6 +58,10 @@ EXTRA_LDFLAGS ?=
 # PDF.
 PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip cairo-pdf cairo-ft $(FAST_PKG)) $(FAST_DEF))$(PKG_CFLAGS)
 PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)))$(PKG_LIBS)
+# The program itself does not link SDL2: it loads it when a window opens
+# (src/sdl/sdl_dyn.h), so that an export starts without its fifty libraries.
+# The tests and the benchmark link it (they call SDL directly).
+APP_LIBS   = $(eval APP_LIBS := $$(shell pkg-config --libs libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)) -ldl)$(APP_LIBS)
 CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell pkg-config --cflags check))$(CHECK_CFLAGS)
 CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
 
@@ -226,7 +230,7 @@ $(BUILD)/obj/src/view/cmap.o: $(BUILD)/gen/cmap_tables.h
 $(BUILD)/obj/src/view/cmap.o: CFLAGS_ALL += -I$(BUILD)/gen
 
 $(BUILD)/attnlab: $(LIB_OBJ) $(call obj,src/app/main.c) | deps-build
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(APP_LIBS) -lm
 
 $(BUILD)/check_attnlab: $(LIB_OBJ) $(TEST_OBJ) | deps-test
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm
@@ -237,6 +241,10 @@ $(BUILD)/xdnd_drop: tests/tools/xdnd_drop.c $(BUILD)/flags | deps-test
 
 # Draws of the PyTorch generator on request, for tests/check_torch_rng.py.
 $(BUILD)/trng_dump: $(CORE_OBJ) $(call obj,tests/tools/trng_dump.c) | deps-build
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
+
+# Single numbers of a lesson's trace, for tests/check_model_layer.py.
+$(BUILD)/trace_cells: $(CORE_OBJ) $(call obj,tests/tools/trace_cells.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
 run: deps-run
@@ -260,7 +268,7 @@ TEST_J     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 PY        := /usr/bin/python3
 
 TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text e2e-open unit npy modern props torch-rng views cli faults \
-              bad-lessons lessons scripts po trained-model install
+              bad-lessons lessons scripts po trained-model install model-layer
 # The Check suites in two processes: layout and export (two thirds of the
 # time) beside the others.
 part.unit-layout   := cd tests && ../$(BUILD)/check_attnlab layout export
@@ -276,6 +284,7 @@ part.trained-model := $(PY) tests/check_trained_model.py $(BUILD)/attnlab lesson
                       tests/reference/induction_forward.npz
 part.modern        := $(PY) tests/check_modern.py $(BUILD)/attnlab lessons 120
 part.props         := $(PY) tests/check_props.py $(BUILD)/attnlab 12
+part.model-layer   := $(PY) tests/check_model_layer.py $(BUILD)/trace_cells
 part.bad-lessons   := sh tests/bad_lessons.sh
 part.faults        := sh tests/faults.sh
 part.scripts       := sh tests/scripts.sh
@@ -292,7 +301,8 @@ test: deps-test
 	@$(MAKE) --no-print-directory WERROR=-Werror test-run
 	@sh tests/run_part.sh --summary $(RESULTS) $(TEST_PARTS)
 
-test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(BUILD)/xdnd_drop $(MO_FILES) $(BUILD)/bench $(BUILD)/bench_png
+test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(BUILD)/trace_cells $(BUILD)/xdnd_drop $(MO_FILES) \
+            $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/bench_start_parts
 
 # Build, then run every part; this stops only when the build fails.
 test-run:

@@ -120,7 +120,7 @@ int app_shot_save_list(FontSet *fonts, const DrawList *d, bool svg, const char *
         }
         render_drawlist(o->render, d, NULL);        /* what could not be drawn is missing from the picture */
         ExportMeta meta = { title, desc };
-        r = export_png(o->surface, path, &meta, err);
+        r = export_png(o->canvas, path, &meta, err);
     }
     return r;
 }

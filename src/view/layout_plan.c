@@ -84,6 +84,18 @@ static void plan_sharing(const Solve *z, int k, int first, int end, PanelPlan *p
 }
 
 /*
+** How low a heatmap's cells of width cw may be made to fit its height:
+** CELL_MIN; when the page is tried with narrower cells (Page.cell_min),
+** down to the height of the widest cells allowed at cw (cw / CELL_ASPECT)
+** if that is lower, so that only a panel whose width did not fit goes
+** below CELL_MIN.
+*/
+static float lowest_cell(const Page *p, float cw)
+{
+    return p->cell_min < CELL_MIN ? fmaxf(p->cell_min, fminf(CELL_MIN, cw / CELL_ASPECT)) : CELL_MIN;
+}
+
+/*
 ** The cells of printing heatmap k at solver size s: up to the metrics'
 ** cell font V, the cell that holds its numbers at font ⌊s⌋; past V, that
 ** cell at V grown by s / V, taller first, then both ways once square,
@@ -119,12 +131,12 @@ static float fit_panel(const Solve *z, int k, int first, int end, float s, float
         printed_cell(z, k, pp, s, &cw, &ch);
         lay_plan_heat(p, pn, pp, cw, ch, share, H);
     } else {
-        float ch = fminf(c, p->m.max_cell);
+        float ch = fminf(c, p->m.max_cell), low = lowest_cell(p, c);
         for (int it = 0; it < FIT_STEPS; it++) {
             lay_plan_heat(p, pn, pp, fminf(c, CELL_ASPECT * ch), ch, share, H);
             float room = (H - pp->top_h - pp->bot_h) / pn->m->rows;
-            if (ch <= room + 0.01f || ch <= CELL_MIN) break;
-            ch = fmaxf(CELL_MIN, fminf(room, FIT_LOWER * ch));
+            if (ch <= room + 0.01f || ch <= low) break;
+            ch = fmaxf(low, fminf(room, FIT_LOWER * ch));
         }
     }
     return fmaxf(pp->left_w + pn->m->cols * pp->cw + pp->right_w, p->min_w[k]);
@@ -165,7 +177,8 @@ static float bisect_row(Solve *z, int first, int count, bool vary_s, float s, fl
                         float H)
 {
     if (row_fits(z, first, count, vary_s ? hi : s, vary_s ? c : hi, W, H)) return hi;
-    for (int it = 0; it < SOLVE_STEPS && hi - lo > SOLVE_PRECISION; it++) {
+    float precision = lo < CELL_MIN ? SOLVE_PRECISION * z->p->cell_min : SOLVE_PRECISION;    /* thousands of columns */
+    for (int it = 0; it < SOLVE_STEPS && hi - lo > precision; it++) {
         float mid = (lo + hi) / 2;
         if (row_fits(z, first, count, vary_s ? mid : s, vary_s ? c : mid, W, H)) lo = mid;
         else hi = mid;
@@ -215,7 +228,7 @@ static void solve_row(Solve *z, int first, int count, float W, float H, float *s
         *s = (float)a;
     }
     if (free_cells) {                               /* as wide as the rest allows: even under UNPRINTED_CELL */
-        float least = row_fits(z, first, count, *s, *c, W, H) ? *c : CELL_MIN;
+        float least = row_fits(z, first, count, *s, *c, W, H) ? *c : fminf(CELL_MIN, p->cell_min);
         *c = bisect_row(z, first, count, false, *s, *c, least, CELL_ASPECT * p->m.max_cell, W, H);
     }
     if (prints && *s >= V) {
@@ -250,9 +263,10 @@ static float align_row(Solve *z, int first, int count, float H, float share)
             PanelPlan *pp = &plans[k];
             if (!lay_is_heat(pn) || z->prints[k]) continue;
             float ch = fminf(pp->ch, (H - top - pp->bot_h) / pn->m->rows);
+            float low = lowest_cell(p, pp->cw);
             if (pp->share_rows && plans[k - 1].ch < ch) ch = plans[k - 1].ch;
             if (ch < pp->ch - 0.01f) {
-                lay_plan_heat(p, pn, pp, fminf(pp->cw, CELL_ASPECT * fmaxf(ch, CELL_MIN)), fmaxf(ch, CELL_MIN), share,
+                lay_plan_heat(p, pn, pp, fminf(pp->cw, CELL_ASPECT * fmaxf(ch, low)), fmaxf(ch, low), share,
                               H);
                 changed = true;
             }
@@ -467,7 +481,8 @@ PlanScore lay_plan_best(const Page *p, const View *v, Rect area, PanelPlan *plan
 ** fit at the legible floor with the panel alone in W x H (a 64-column
 ** matrix on a slide does not, and is then drawn without numbers wherever
 ** it goes); and each panel's least width, its title at the smallest
-** panel-title font and its column axis title whole.
+** panel-title font and, for one that prints its numbers, its column axis
+** title whole.
 */
 void lay_plan_prints(Page *p, const View *v, float W, float H)
 {
@@ -477,8 +492,6 @@ void lay_plan_prints(Page *p, const View *v, float W, float H)
     for (int k = 0; k < v->npanels && k < VIEW_MAX_PANELS; k++) {
         const Panel *pn = &v->panels[k];
         p->min_w[k] = pn->title && pn->title[0] ? lay_width(p, pn->title, least, 1) : 0;
-        if (pn->kind == PANEL_HEATMAP && pn->col_axis && pn->col_axis[0])
-            p->min_w[k] = fmaxf(p->min_w[k], lay_width(p, pn->col_axis, m->axis, 0));
         p->prints[k] = false;
         if (!lay_is_heat(pn) || m->value < fl) continue;
         PanelPlan pp;
@@ -489,5 +502,7 @@ void lay_plan_prints(Page *p, const View *v, float W, float H)
         lay_plan_heat(p, pn, &pp, cw, ch, W, H);
         p->prints[k] = pp.value_fs > 0 && pp.left_w + pn->m->cols * pp.cw + pp.right_w <= W
                     && pp.top_h + pn->m->rows * pp.ch + pp.bot_h <= H;
+        if (p->prints[k] && pn->col_axis && pn->col_axis[0])     /* its column axis title whole (not a picture's) */
+            p->min_w[k] = fmaxf(p->min_w[k], lay_width(p, pn->col_axis, m->axis, 0));
     }
 }
