@@ -16,6 +16,7 @@
 ** rope show one head by design, and are left out).
 */
 #include "suites.h"
+#include "tfonts.h"
 #include "core/lesson.h"
 #include "core/stage.h"
 #include "core/trace.h"
@@ -31,33 +32,22 @@
 #define SLIDE_W 1280
 #define SLIDE_H 720
 
-static FontSet *fonts;
-static Error ferr;
-
-/* DejaVu Sans for every test. */
-static void setup_fonts(void)
-{
-    fonts = font_create(NULL, &ferr);
-    ck_assert_msg(fonts != NULL, "font_create: %s", eline(&ferr));
-}
-
-/* And back. */
-static void teardown_fonts(void)
-{
-    font_free(fonts);
-    fonts = NULL;
-}
-
-/* v laid out on the slide (caller frees). */
-static DrawList *lay_slide(const View *v)
+/* v laid out at w x h with DejaVu Sans (caller frees). */
+static DrawList *lay_at(const View *v, int w, int h)
 {
     Theme th = layout_theme(false);
-    LayoutOpts o = layout_defaults(SLIDE_W, SLIDE_H, &th, font_measure, fonts);
-    DrawList *d = draw_create(SLIDE_W, SLIDE_H);
+    LayoutOpts o = layout_defaults(w, h, &th, font_measure, tfonts);
+    DrawList *d = draw_create(w, h);
     LayoutCache *lc = layout_cache_create();
     layout_view(lc, v, &o, d);
     layout_cache_free(lc);
     return d;
+}
+
+/* v laid out on the projector slide (caller frees). */
+static DrawList *lay_slide(const View *v)
+{
+    return lay_at(v, SLIDE_W, SLIDE_H);
 }
 
 /* The lesson at path and its trace in *T, or fail. */
@@ -271,12 +261,7 @@ START_TEST(test_seven_panels_print_legibly)
         StageOpts o = { 0, t, false };
         View *v = stage_view_with(L, T, 1, &o);
         nsteps = v->nsteps;
-        Theme th = layout_theme(false);
-        LayoutOpts lo = layout_defaults(1280, 800, &th, font_measure, fonts);
-        DrawList *d = draw_create(1280, 800);
-        LayoutCache *lc = layout_cache_create();
-        layout_view(lc, v, &lo, d);
-        layout_cache_free(lc);
+        DrawList *d = lay_at(v, 1280, 800);
         for (int k = 0; k < v->npanels; k++, panels++) {
             float fs = 0;
             for (int i = 0; i < d->n; i++)
@@ -369,7 +354,7 @@ Suite *slides_suite(void)
 {
     Suite *s = suite_create("slides");
     TCase *tc = tcase_create("projector");
-    tcase_add_checked_fixture(tc, setup_fonts, teardown_fonts);
+    tcase_add_checked_fixture(tc, tfonts_setup, tfonts_teardown);
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_slides_print_every_number_legibly);
     tcase_add_test(tc, test_seven_panels_print_legibly);
