@@ -79,7 +79,6 @@ static float font_alone(const View *v, int k)
     w.panels[0] = v->panels[k];
     w.npanels = 1;
     w.npara = 0;
-    w.row_break = 0;
     DrawList *d = lay_slide(&w);
     float fs = 0;
     for (int i = 0; i < d->n; i++)

@@ -864,10 +864,8 @@ bool stage_view_zoom(View *v, int k, int r0, int r1, int c0, int c1, double lo, 
     Mat *part = mat_create(r1 - r0, c1 - c0);
     for (int i = r0; i < r1; i++)
         memcpy(mat_row(part, i - r0), mat_row(m, i) + c0, sizeof(double) * (size_t)(c1 - c0));
-    int nrl = p->frame_rows > m->rows ? p->frame_rows : m->rows, ncl = p->frame_cols > m->cols ? p->frame_cols : m->cols;
-    p->row_labels = keep_labels(p->row_labels, nrl, r0, r1 - r0);     /* (labels of a frame: all of them) */
-    p->col_labels = keep_labels(p->col_labels, ncl, c0, c1 - c0);
-    p->frame_rows = p->frame_cols = 0;
+    p->row_labels = keep_labels(p->row_labels, m->rows, r0, r1 - r0);
+    p->col_labels = keep_labels(p->col_labels, m->cols, c0, c1 - c0);
     p->has_span = false;
     mat_free(p->owned);
     p->owned = part;

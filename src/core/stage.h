@@ -65,11 +65,6 @@ typedef struct Panel {
     ** false: its own values, and its view's panels for the group. */
     bool has_span;
     double span_lo, span_hi, group_lo, group_hi;
-    /* A panel that grows from one sub-step to the next (the K/V cache) is
-    ** planned at its largest, frame_rows x frame_cols (0: as m), so that
-    ** it keeps its place; its labels then name all frame_rows rows and
-    ** frame_cols columns, of which the first m->rows (m->cols) are shown. */
-    int frame_rows, frame_cols;
     /* plots */
     char *y_axis;               /* "entropy (nats)" */
     char **series;              /* m->cols series names */
@@ -99,7 +94,6 @@ typedef struct View {
     int nsteps;                 /* 1, or the sub-steps (kv_cache's tokens, a page per head, ...) */
     char *step_name;            /* "t3", "b2", "all", "final", "h2" (for file names), or NULL */
     char *step_label;           /* "head 2 of 4", "part 1 of 2" (in the header), or NULL */
-    int row_break;              /* the first panel of a second row of panels (0: the layout's choice) */
 } View;
 
 /* What the viewer chose on top of the lesson. */

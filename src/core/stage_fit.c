@@ -169,8 +169,8 @@ StageFit stage_fit_of(const Panel *p, StageVals v)
     f.p = p;
     f.heat = p->kind == PANEL_HEATMAP && p->m && p->m->rows > 0 && p->m->cols > 0;
     if (!f.heat) return f;
-    f.rows = p->frame_rows > p->m->rows ? p->frame_rows : p->m->rows;
-    f.cols = p->frame_cols > p->m->cols ? p->frame_cols : p->m->cols;
+    f.rows = p->m->rows;
+    f.cols = p->m->cols;
     f.value_em = widest_value_em(p, v);
     f.row_em = widest_em(p->row_labels, f.rows);
     f.col_em = widest_em(p->col_labels, f.cols);

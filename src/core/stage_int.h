@@ -86,7 +86,7 @@ typedef struct StageVals {
 typedef struct StageFit {
     const Panel *p;
     bool heat;                  /* a heatmap with cells (else: a plot) */
-    int rows, cols;             /* as planned (frame_rows, frame_cols) */
+    int rows, cols;
     float value_em;             /* its widest number, in font sizes */
     float row_em, col_em;       /* its widest row and column label */
     float title_em, col_axis_em, row_axis_em;

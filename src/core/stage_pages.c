@@ -44,8 +44,7 @@ typedef struct Book {
 /* Free what panel p owns. */
 void stage_panel_free(Panel *p)
 {
-    int rows = p->m->rows > p->frame_rows ? p->m->rows : p->frame_rows;
-    int cols = p->m->cols > p->frame_cols ? p->m->cols : p->frame_cols;
+    int rows = p->m->rows, cols = p->m->cols;
     free(p->title);
     for (int i = 0; p->row_labels && i < rows; i++) free(p->row_labels[i]);
     free(p->row_labels);
