@@ -147,6 +147,30 @@ START_TEST(test_view_causal_and_heads)
 }
 END_TEST
 
+/* `indices: yes` numbers the tokens on both axes from 1, per_token's one
+** row by its place in the sentence; the dimensions keep their own d1 …;
+** without it, the labels are the tokens alone. */
+START_TEST(test_indices_number_the_axes)
+{
+    Lesson *l;
+    Trace *t = run_lesson("title: T\n[setup]\nseed: 1\ntokens: the cat sat\nX = randn 3x2\nqueries: X\n"
+                          "[softmax]\nindices: yes\n\n[per_token]\nquery: 3\nindices: yes\n\n[softmax]\n", "i.lesson", &l);
+    View *v = stage_view(l, t, 0);
+    ck_assert_str_eq(v->panels[1].row_labels[0], "1 the");
+    ck_assert_str_eq(v->panels[1].col_labels[2], "3 sat");
+    stage_view_free(v);
+    v = stage_view(l, t, 1);
+    ck_assert_str_eq(v->panels[0].row_labels[0], "3 sat");
+    ck_assert_str_eq(v->panels[v->npanels - 1].col_labels[1], "d2");
+    stage_view_free(v);
+    v = stage_view(l, t, 2);
+    ck_assert_str_eq(v->panels[1].row_labels[0], "the");
+    stage_view_free(v);
+    trace_free(t);
+    lesson_free(l);
+}
+END_TEST
+
 START_TEST(test_explain_scaled_score_by_hand)
 {
     char *t = explain_cell(L, T, 0, "scaled_scores", 0, 0);
@@ -836,6 +860,7 @@ Suite *stage_suite(void)
     tcase_add_test(core, test_view_softmax);
     tcase_add_test(core, test_view_every_stage_has_panels);
     tcase_add_test(core, test_view_causal_and_heads);
+    tcase_add_test(core, test_indices_number_the_axes);
     tcase_add_test(core, test_explain_scaled_score_by_hand);
     tcase_add_test(core, test_explain_weight_and_output);
     tcase_add_test(core, test_explain_masked_cells);

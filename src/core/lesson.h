@@ -182,6 +182,7 @@ typedef struct Stage {
     int head;                   /* 1-based head to show first; 0: all */
     int query;                  /* per_token: 1-based query row; 0: the first */
     bool own_scale;             /* `scale: own`: panels meant to be compared keep their own colour scales */
+    bool indices;               /* `indices: yes`: token and feature labels carry their number, from 1 */
     int block;                  /* online_softmax: keys per block; 0: ⌈keys/4⌉ (lesson_stage_block) */
     char **paras; int npara;    /* explanation paragraphs */
 } Stage;

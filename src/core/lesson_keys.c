@@ -481,6 +481,19 @@ static bool key_scale(Parser *p, const KeyUse *u)
     return FAIL(p, s, "expected scale to be shared or own, found %s", f);
 }
 
+/* `indices: yes` or `no`: number the rows and columns on the axes. */
+static bool key_indices(Parser *p, const KeyUse *u)
+{
+    const char *s = u->s;
+    if (is_word(s, "yes") || is_word(s, "no")) {
+        lp_stage(p)->indices = s[0] == 'y';
+        return lp_end(p, s + ident_len(s));
+    }
+    char f[48];
+    lp_found(s, f, sizeof f);
+    return FAIL(p, s, "expected indices to be yes or no, found %s", f);
+}
+
 /* ------------------------------------------------------------------ table */
 
 #define LINE(f) offsetof(KeyLines, f)
@@ -518,6 +531,7 @@ static const LessonKey keys[] = {
     { "query", SEC_STAGE, key_query, LINE(query), 0 },
     { "scale", SEC_STAGE, key_scale, LINE(scale), 0 },
     { "block", SEC_STAGE, key_block, LINE(block), 0 },
+    { "indices", SEC_STAGE, key_indices, LINE(indices), 0 },
 };
 
 #define NKEYS (sizeof keys / sizeof *keys)

@@ -90,8 +90,8 @@ static char **value_labels(const Ctx *c, int h, int n)
     return l;
 }
 
-/* Labels of one side of a matrix of head h. */
-static char **side_labels(const Ctx *c, LabelKind k, int n, int h)
+/* Labels of one side of a matrix of head h, as named. */
+static char **plain_labels(const Ctx *c, LabelKind k, int n, int h)
 {
     switch (k) {
     case LAB_Q: return tok_labels(c->su->qtokens, n);
@@ -108,6 +108,32 @@ static char **side_labels(const Ctx *c, LabelKind k, int n, int h)
     }
     default: return dim_labels(n, NULL, 0);
     }
+}
+
+/* True when a label is a dimension's own number ("d3"). */
+static bool numbered_already(const char *s)
+{
+    if (s[0] != 'd' || !s[1]) return false;
+    for (const char *q = s + 1; *q; q++) if (*q < '0' || *q > '9') return false;
+    return true;
+}
+
+/* Label l with its place, counted from 1 (`indices: yes`): "3 sat". */
+static char *with_index(char *l, int i)
+{
+    if (numbered_already(l)) return l;
+    char *t = stage_fmt("%d %s", i + 1, l);
+    free(l);
+    return t;
+}
+
+/* Labels of one side of a matrix of head h: as named, and numbered from 1
+** when the stage says `indices: yes`. */
+static char **side_labels(const Ctx *c, LabelKind k, int n, int h)
+{
+    char **l = plain_labels(c, k, n, h);
+    for (int i = 0; c->st->indices && i < n; i++) l[i] = with_index(l[i], i);
+    return l;
 }
 
 /* Append a heatmap of ref; returns it, or NULL when the trace has no such
@@ -611,6 +637,7 @@ Panel *stage_row(Ctx *c, TraceRef ref, int r, const char *title, LabelKind cols,
     memcpy(row->data, mat_row(m, r), sizeof(double) * (size_t)m->cols);
     for (int i = 0; i < m->rows; i++) free(p->row_labels[i]);
     p->row_labels[0] = xstrdup(c->su->qtokens[r]);
+    if (c->st->indices) p->row_labels[0] = with_index(p->row_labels[0], r);
     p->owned = row;
     p->m = row;
     p->row_offset = r;
