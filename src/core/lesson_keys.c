@@ -164,14 +164,19 @@ static bool key_side_tokens(Parser *p, const KeyUse *u)
     return true;
 }
 
-/* `dims: ...` or `key_dims: ...`: names for the columns of the queries' or
-** the keys' input. */
+/* `dims: ...`, `key_dims: ...` or `value_dims: ...`: names for the columns
+** of the queries' or the keys' input, or of the values. */
 static bool key_dims(Parser *p, const KeyUse *u)
 {
     const char *s = u->s;
     Setup *su = lp_setup(p);
     char **t; int n;
     if (!lp_tokens(p, s, &t, &n)) return false;
+    if (u->name[0] == 'v') {
+        set_tokens(&su->value_dims, &su->nvalue_dims, t, n);
+        su->value_dims_line = p->lineno;
+        return true;
+    }
     if (u->name[0] == 'd') set_tokens(&su->dims, &su->ndims, t, n);
     else set_tokens(&su->key_dims, &su->nkey_dims, t, n);
     su->dims_line = p->lineno;
@@ -476,6 +481,19 @@ static bool key_scale(Parser *p, const KeyUse *u)
     return FAIL(p, s, "expected scale to be shared or own, found %s", f);
 }
 
+/* `indices: yes` or `no`: number the rows and columns on the axes. */
+static bool key_indices(Parser *p, const KeyUse *u)
+{
+    const char *s = u->s;
+    if (is_word(s, "yes") || is_word(s, "no")) {
+        lp_stage(p)->indices = s[0] == 'y';
+        return lp_end(p, s + ident_len(s));
+    }
+    char f[48];
+    lp_found(s, f, sizeof f);
+    return FAIL(p, s, "expected indices to be yes or no, found %s", f);
+}
+
 /* ------------------------------------------------------------------ table */
 
 #define LINE(f) offsetof(KeyLines, f)
@@ -501,6 +519,7 @@ static const LessonKey keys[] = {
     { "additive", SEC_SETUP, key_additive, LINE(additive), KEY_NOT_GIVEN },
     { "dims", SEC_SETUP, key_dims, LINE(dims), 0 },
     { "key_dims", SEC_SETUP, key_dims, LINE(key_dims), 0 },
+    { "value_dims", SEC_SETUP, key_dims, LINE(value_dims), 0 },
     { "torch_seed", SEC_SETUP, key_torch_seed, LINE(torch_seed), 0 },
     { "residual", SEC_SETUP, key_residual, LINE(residual), KEY_NOT_GIVEN },
     { "positions", SEC_SETUP, key_positions, LINE(positions), KEY_NOT_GIVEN },
@@ -512,6 +531,7 @@ static const LessonKey keys[] = {
     { "query", SEC_STAGE, key_query, LINE(query), 0 },
     { "scale", SEC_STAGE, key_scale, LINE(scale), 0 },
     { "block", SEC_STAGE, key_block, LINE(block), 0 },
+    { "indices", SEC_STAGE, key_indices, LINE(indices), 0 },
 };
 
 #define NKEYS (sizeof keys / sizeof *keys)
