@@ -349,6 +349,76 @@ START_TEST(test_qkv_splits_heads)
 }
 END_TEST
 
+/* The size of the first text drawn with role in d (0: none). */
+static float role_size(const DrawList *d, DrawRole role)
+{
+    for (int i = 0; i < d->n; i++)
+        if (d->cmds[i].kind == DRAW_TEXT && d->cmds[i].role == role) return d->cmds[i].size;
+    return 0;
+}
+
+/* Every multi-head stage whose heads all fit one page, in the window's
+** first size and on the slide: H (one head at a time) keeps the title,
+** formula, explanation, panel and axis titles at the size they have with
+** every head, where the tour's two heads had their panel titles grow from
+** 15 to 21 px. */
+START_TEST(test_head_keeps_text_size)
+{
+    const char *dirs[] = { "../lessons", "slide-lessons" };
+    const int sizes[2][2] = { { 1280, 800 }, { SLIDE_W, SLIDE_H } };
+    const DrawRole roles[] = { ROLE_TITLE, ROLE_BODY, ROLE_PANEL_TITLE, ROLE_AXIS_TITLE, ROLE_FORMULA };
+    const char *role_names[] = { "title", "explanation", "panel title", "axis title", "formula" };
+    int compared = 0, changed = 0;
+    char first[400] = "";
+    for (int di = 0; di < 2; di++) {
+        DIR *dp = opendir(dirs[di]);
+        ck_assert_ptr_nonnull(dp);
+        struct dirent *e;
+        while ((e = readdir(dp))) {
+            if (!strstr(e->d_name, ".lesson")) continue;
+            char path[600];
+            snprintf(path, sizeof path, "%s/%s", dirs[di], e->d_name);
+            Trace *T;
+            Lesson *L = load_run(path, &T);
+            for (int k = 0; k < L->nstages; k++) {
+                int H = T->s[L->stages[k].setup].heads;
+                if (H < 2 || L->stages[k].head) continue;
+                StageOpts all = { 0, 0, false };
+                View *v = stage_view_with(L, T, k, &all);
+                if (v->nsteps > 1) {
+                    stage_view_free(v);
+                    continue;
+                }
+                for (int z = 0; z < 2; z++) {
+                    DrawList *d = lay_at(v, sizes[z][0], sizes[z][1]);
+                    for (int h = 1; h <= H; h++) {
+                        StageOpts one = { h, 0, false };
+                        View *w = stage_view_with(L, T, k, &one);
+                        DrawList *dh = lay_at(w, sizes[z][0], sizes[z][1]);
+                        for (int r = 0; r < (int)(sizeof roles / sizeof *roles); r++) {
+                            float a = role_size(d, roles[r]), b = role_size(dh, roles[r]);
+                            compared++;
+                            if (a > 0 && b > 0 && fabsf(a - b) > 0.01f && !changed++)
+                                snprintf(first, sizeof first, "%s stage %d at %dx%d: %s %.1f px, head %d %.1f px",
+                                         e->d_name, k + 1, sizes[z][0], sizes[z][1], role_names[r], a, h, b);
+                        }
+                        draw_free(dh);
+                        stage_view_free(w);
+                    }
+                    draw_free(d);
+                }
+                stage_view_free(v);
+            }
+            trace_free(T);
+            lesson_free(L);
+        }
+        closedir(dp);
+    }
+    ck_assert_int_gt(compared, 20);
+    ck_assert_msg(changed == 0, "%d texts change size with H, e.g. %s", changed, first);
+}
+END_TEST
+
 Suite *slides_suite(void)
 {
     Suite *s = suite_create("slides");
@@ -359,6 +429,7 @@ Suite *slides_suite(void)
     tcase_add_test(tc, test_seven_panels_print_legibly);
     tcase_add_test(tc, test_pages_share_one_colour_scale);
     tcase_add_test(tc, test_qkv_splits_heads);
+    tcase_add_test(tc, test_head_keeps_text_size);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -839,6 +839,14 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     v->npara = st->npara;
     v->paras = xmalloc(sizeof *v->paras * (size_t)(v->npara ? v->npara : 1));
     for (int i = 0; i < v->npara; i++) v->paras[i] = xstrdup(st->paras[i]);
+    if (c.sel && !st->head && !c.whole) {           /* H on a stage whose heads may share a page */
+        StageOpts all = { 0, 0, false };
+        v->every_head = stage_view_with(L, T, k, &all);
+        if (v->every_head->nsteps > 1 || v->every_head->head) {
+            stage_view_free(v->every_head);
+            v->every_head = NULL;
+        }
+    }
     return v;
 }
 
@@ -923,5 +931,6 @@ void stage_view_free(View *v)
     free(v->step_name);
     free(v->step_label);
     free_strs(v->paras, v->npara);
+    stage_view_free(v->every_head);
     free(v);
 }

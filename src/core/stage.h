@@ -94,6 +94,8 @@ typedef struct View {
     int nsteps;                 /* 1, or the sub-steps (kv_cache's tokens, a page per head, ...) */
     char *step_name;            /* "t3", "b2", "all", "final", "h2" (for file names), or NULL */
     char *step_label;           /* "head 2 of 4", "part 1 of 2" (in the header), or NULL */
+    struct View *every_head;    /* one head chosen by the viewer (H) of a stage whose heads all fit one
+                                ** page: that page, whose panel titles' font this view keeps, or NULL */
 } View;
 
 /* What the viewer chose on top of the lesson. */

@@ -319,6 +319,7 @@ typedef struct Page {
     bool prints[VIEW_MAX_PANELS];   /* heatmap k's numbers can be printed on this page (lay_plan_prints) */
     float min_w[VIEW_MAX_PANELS];   /* panel k is at least this wide: its title and axis title whole */
     float title_fs;             /* every panel title's font on this page (0: the metrics' own) */
+    float title_cap;            /* the most that font may be (0: no limit): the page of every head's */
     float cell_min;             /* the narrowest cells tried: CELL_MIN, or CELL_FLOOR */
 } Page;
 
