@@ -68,6 +68,8 @@ typedef struct Tally {
     long canvas_bound;          /* numbers in panels that alone on the slide print under 14 px */
     int hidden_wrongly, slides;
     int hidden_in_time;         /* the same on a sub-step of kv_cache or online_softmax (counted, not failed) */
+    int small_and_empty;        /* slides with numbers under 14 px and a quarter of the canvas empty below */
+    char first_empty[400];
     char first_small[400], first_hidden[400];
 } Tally;
 
@@ -106,7 +108,21 @@ static void tally_slide(Tally *t, const char *name, int k, const View *v)
             snprintf(t->first_small, sizeof t->first_small, "%s stage %d step %d panel %d \"%s\": %.1f px", name,
                      k + 1, v->step + 1, c->panel, v->panels[c->panel].title, c->size);
     }
+    float least = INFINITY, bottom = 0;
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->role == ROLE_CELL_TEXT) least = fminf(least, c->size);
+        if (c->role >= ROLE_CELL && c->role <= ROLE_TICK_LABEL) bottom = fmaxf(bottom, c->r.y + c->r.h);
+    }
     draw_free(d);
+    if (least < 14 && bottom < 0.75f * SLIDE_H) {
+        if (getenv("SLIDES_VERBOSE"))
+            printf("EMPTY %s stage %d step %d: %.0f px numbers, empty below %.0f\n", name, k + 1, v->step + 1, least,
+                   bottom);
+        if (!t->small_and_empty++)
+            snprintf(t->first_empty, sizeof t->first_empty, "%s stage %d step %d: numbers at %.0f px, nothing below %.0f px",
+                     name, k + 1, v->step + 1, least, bottom);
+    }
     for (int p = 0; p < v->npanels; p++) {
         const Panel *pn = &v->panels[p];
         if (cells[p] > 0) {
@@ -237,9 +253,12 @@ START_TEST(test_slides_print_every_number_legibly)
     printf("slides: %ld numbers in panels that alone print under 14 px\n", t.canvas_bound);
     printf("slides: %d panels of kv_cache and online_softmax sub-steps leave out numbers they could print alone\n",
            t.hidden_in_time);
+    printf("slides: %d slides print numbers under 14 px and leave the lowest quarter empty\n", t.small_and_empty);
     ck_assert_int_gt(t.slides, 150);
     ck_assert_msg(t.under12 == 0, "%ld numbers under 12 px, e.g. %s", t.under12, t.first_small);
     ck_assert_msg(t.at14 * 10 >= t.could14 * 9, "%ld of %ld numbers at 14 px or more (90 %% wanted)", t.at14, t.could14);
+    ck_assert_msg(t.small_and_empty == 0, "%d slides print small numbers above empty canvas, e.g. %s",
+                  t.small_and_empty, t.first_empty);
     ck_assert_msg(t.hidden_wrongly == 0, "%d panels hide numbers they could print alone, e.g. %s", t.hidden_wrongly,
                   t.first_hidden);
     ck_assert_int_gt(cm.compared, 30);
@@ -419,6 +438,53 @@ START_TEST(test_head_keeps_text_size)
 }
 END_TEST
 
+/* The smallest and largest size of the texts drawn with role in d. */
+static void role_sizes(const DrawList *d, DrawRole role, float *lo, float *hi)
+{
+    *lo = INFINITY;
+    *hi = 0;
+    for (int i = 0; i < d->n; i++)
+        if (d->cmds[i].kind == DRAW_TEXT && d->cmds[i].role == role) {
+            *lo = fminf(*lo, d->cmds[i].size);
+            *hi = fmaxf(*hi, d->cmds[i].size);
+        }
+}
+
+/* Slides whose panels used to leave the lower part of the canvas empty
+** while printing 13-14 px numbers: one query of eleven tokens (four
+** one-row panels, the weights' column labels smaller than the others')
+** and the fifth step of a K/V cache (seven panels). Now their rows take
+** the canvas's width and height: every number at 16 px or more, and the
+** column labels and the numbers each at one size across the panels. */
+START_TEST(test_slides_use_the_canvas)
+{
+    const struct { const char *path; int stage, step; } slides[] = {
+        { "slide-lessons/eleven-two-heads-causal.lesson", 8, 2 },
+        { "slide-lessons/eleven-two-heads-causal.lesson", 8, 1 },
+        { "slide-lessons/eight-cache-online.lesson", 4, 5 },
+    };
+    for (size_t i = 0; i < sizeof slides / sizeof *slides; i++) {
+        Trace *T;
+        Lesson *L = load_run(slides[i].path, &T);
+        StageOpts o = { 0, slides[i].step - 1, false };
+        View *v = stage_view_with(L, T, slides[i].stage - 1, &o);
+        ck_assert_int_ge(v->npanels, 4);
+        DrawList *d = lay_slide(v);
+        float lo, hi, llo, lhi;
+        role_sizes(d, ROLE_CELL_TEXT, &lo, &hi);
+        role_sizes(d, ROLE_COL_LABEL, &llo, &lhi);
+        ck_assert_msg(lo >= 16, "%s stage %d step %d: numbers at %.1f px", slides[i].path, slides[i].stage,
+                      slides[i].step, lo);
+        ck_assert_msg(hi - lo < 0.01f && lhi - llo < 0.01f, "%s stage %d step %d: numbers at %.1f-%.1f px, "
+                      "column labels at %.1f-%.1f px", slides[i].path, slides[i].stage, slides[i].step, lo, hi, llo, lhi);
+        draw_free(d);
+        stage_view_free(v);
+        trace_free(T);
+        lesson_free(L);
+    }
+}
+END_TEST
+
 Suite *slides_suite(void)
 {
     Suite *s = suite_create("slides");
@@ -430,6 +496,7 @@ Suite *slides_suite(void)
     tcase_add_test(tc, test_pages_share_one_colour_scale);
     tcase_add_test(tc, test_qkv_splits_heads);
     tcase_add_test(tc, test_head_keeps_text_size);
+    tcase_add_test(tc, test_slides_use_the_canvas);
     suite_add_tcase(s, tc);
     return s;
 }

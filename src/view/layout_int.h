@@ -99,6 +99,8 @@
 #define TWO_ROW_GAIN    1.2f    /* two rows win over one when cells come out this much bigger */
 #define ROW_MIN_SHARE   4       /* no row of two holds fewer than a quarter of the panels */
 #define MAX_SPLITS      8       /* places to split the panels into two rows, at most */
+#define MAX_ROWS        4       /* panels go in at most four rows, */
+#define MANY_ROWS_MAX   8       /* more than two only for eight panels or fewer */
 
 /* The page. */
 #define COLUMN_SHARE    0.3f    /* the explanation beside the panels: this share of the width, */

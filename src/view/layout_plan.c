@@ -15,8 +15,10 @@
 ** (layout_heatplan.c); panels that share row labels or a colour bar with a
 ** neighbour leave them out; every panel is at least as wide as its title
 ** and its axis title, so neither is cut. Many panels go in two rows, split
-** where the numbers come out biggest; a row that cannot print its numbers
-** at the floor is planned as if it had none, and scores so.
+** where the numbers come out biggest, or, where two rows leave the numbers
+** under the cell font, in a stack of three or four rows of the whole width
+** at one font; a row that cannot print its numbers at the floor is planned
+** as if it had none, and scores so.
 */
 #include "layout_int.h"
 
@@ -366,43 +368,51 @@ static float plan_row(Solve *z, int first, int cnt, Rect area, float y, float H,
     return row_h;
 }
 
-/*
-** Place every panel of v in area: the first split panels in one row, the
-** rest (if any) in a second. The rows start with heights in proportion to
-** the rows of cells each holds; when one leaves height unused the other
-** gets it and both are planned again. Rows that hold alike panels print at
-** one font.
-*/
-static PlanScore plan_panels(const Page *p, const View *v, Rect area, int split, PanelPlan *plans)
+/* True when a panel of rows [a0, a1) has the shape of one of [b0, b1). */
+static bool rows_alike(const View *v, int a0, int a1, int b0, int b1)
 {
-    int n = v->npanels;
-    if (split <= 0 || split > n) split = n;
-    int nrows = split < n ? 2 : 1;
-    int first[2] = { 0, split }, counts[2] = { split, n - split };
-    float H = (area.h - p->m.gap * (nrows - 1)) / nrows;
-    float Hs[2] = { H, H }, row_h[2] = { 0, 0 };
-    if (nrows == 2) {           /* height in proportion to the rows of cells each holds, plus its labels */
-        float want[2] = { 0, 0 };
-        for (int r = 0; r < 2; r++) {
-            int most = 0;
-            for (int k = first[r]; k < first[r] + counts[r]; k++)
-                if (lay_is_heat(&v->panels[k]) && v->panels[k].m->rows > most) most = v->panels[k].m->rows;
-            want[r] = (most ? most : ROW_PLOT_ROWS) + ROW_LABEL_ROWS;
-        }
-        Hs[0] = 2 * H * want[0] / (want[0] + want[1]);
-        Hs[1] = 2 * H - Hs[0];
+    for (int a = a0; a < a1; a++)
+        for (int b = b0; b < b1; b++)
+            if (same_shape(&v->panels[a], &v->panels[b])) return true;
+    return false;
+}
+
+/*
+** Place every panel of v in area in nrows rows, row r holding the panels
+** from start[r] up to the next row's start (start[nrows] is the count). The
+** rows start with heights in proportion to the rows of cells each holds;
+** when some leave height unused they keep only what they use and the others
+** share the rest, and all are planned again. Rows that hold alike panels
+** print at one font.
+*/
+static PlanScore plan_rows(const Page *p, const View *v, Rect area, const int *start, int nrows, PanelPlan *plans)
+{
+    int first[MAX_ROWS], counts[MAX_ROWS];
+    float Hs[MAX_ROWS], row_h[MAX_ROWS], want[MAX_ROWS], sum = 0;
+    float H = area.h - p->m.gap * (nrows - 1);
+    for (int r = 0; r < nrows; r++) {           /* height in proportion to the rows of cells each holds, plus its labels */
+        first[r] = start[r];
+        counts[r] = start[r + 1] - start[r];
+        int most = 0;
+        for (int k = first[r]; k < first[r] + counts[r]; k++)
+            if (lay_is_heat(&v->panels[k]) && v->panels[k].m->rows > most) most = v->panels[k].m->rows;
+        want[r] = (float)((most ? most : ROW_PLOT_ROWS) + ROW_LABEL_ROWS);
+        sum += want[r];
     }
-    bool alike = false;
-    for (int a = 0; a < split; a++)
-        for (int b = split; b < n; b++) alike = alike || same_shape(&v->panels[a], &v->panels[b]);
+    float given = 0;
+    for (int r = 0; r < nrows; r++) {
+        Hs[r] = nrows == 1 ? H : r + 1 < nrows ? H * want[r] / sum : H - given;
+        given += Hs[r];
+    }
     Solve z = { p, v, plans, { false } };
     Tally t = { true, INFINITY, 0, 0, 0 };
     float used = 0;
     for (int pass = 0; pass < 2; pass++) {
         memcpy(z.prints, p->prints, sizeof z.prints);
-        float s[2] = { 0, 0 }, c[2] = { UNPRINTED_CELL, UNPRINTED_CELL };
+        float s[MAX_ROWS], c[MAX_ROWS];
         for (int r = 0; r < nrows; r++) solve_row(&z, first[r], counts[r], area.w, Hs[r], &s[r], &c[r]);
-        if (alike && s[0] > 0 && s[1] > 0) s[0] = s[1] = fminf(s[0], s[1]);
+        if (nrows == 2 && s[0] > 0 && s[1] > 0 && rows_alike(v, first[0], first[1], first[1], first[1] + counts[1]))
+            s[0] = s[1] = fminf(s[0], s[1]);
         float y = area.y;
         t = (Tally){ true, INFINITY, 0, 0, 0 };
         for (int r = 0; r < nrows; r++) {
@@ -411,14 +421,71 @@ static PlanScore plan_panels(const Page *p, const View *v, Rect area, int split,
         }
         used = y - p->m.gap - area.y;
         if (nrows == 1 || pass == 1) break;
-        int lend = row_h[1] < Hs[1] - 2 ? 1 : row_h[0] < Hs[0] - 2 ? 0 : -1;
-        if (lend < 0) break;
-        Hs[lend] = row_h[lend] + 1;
-        Hs[1 - lend] = area.h - p->m.gap - Hs[lend];
+        bool lends[MAX_ROWS];
+        int nlend = 0;
+        for (int r = 0; r < nrows; r++) nlend += lends[r] = row_h[r] < Hs[r] - 2;
+        if (nlend == 0) break;
+        if (nlend == nrows) {                   /* every row leaves some: the first keeps the rest */
+            lends[0] = false;
+            nlend--;
+        }
+        float rest = H, keep = 0;
+        for (int r = 0; r < nrows; r++) {
+            if (lends[r]) rest -= Hs[r] = row_h[r] + 1;
+            else keep += Hs[r];
+        }
+        for (int r = 0; r < nrows; r++)
+            if (!lends[r]) Hs[r] = nlend == nrows - 1 ? rest : rest * Hs[r] / keep;
     }
     PlanScore sc = { t.fits, t.printed, isfinite(t.font) ? t.font : 0, t.scored ? (float)exp(t.log_sum / t.scored) : 0,
                      used };
     return sc;
+}
+
+/*
+** The panels of v in a stack of nrows rows (three or more), row r from
+** start[r]: every row at one font, the largest with which each row fits the
+** width and all of them the height (none past the metrics' cell font, so
+** that a row of one-row panels does not grow into a bar), one under the
+** other; the height they leave goes to the explanation below.
+*/
+static PlanScore plan_stack(const Page *p, const View *v, Rect area, const int *start, int nrows, PanelPlan *plans)
+{
+    Solve z = { p, v, plans, { false } };
+    memcpy(z.prints, p->prints, sizeof z.prints);
+    float s = p->m.value, c[MAX_ROWS], need[MAX_ROWS], room = area.h - p->m.gap * (nrows - 1);
+    bool prints = false;
+    for (int r = 0; r < nrows; r++) {           /* each row alone at the whole height: the most it allows */
+        float sr;
+        solve_row(&z, start[r], start[r + 1] - start[r], area.w, room, &sr, &c[r]);
+        if (sr > 0) s = fminf(s, sr), prints = true;
+    }
+    s = prints ? floorf(s) : 0;
+    Tally t;
+    for (;; s -= 1) {                           /* the largest whole font whose rows fit the height together */
+        float sum = 0;
+        t = (Tally){ true, INFINITY, 0, 0, 0 };
+        for (int r = 0; r < nrows; r++)
+            sum += need[r] = plan_row(&z, start[r], start[r + 1] - start[r], area, area.y, room, s, c[r], &t);
+        if (sum <= room + 0.5f || !prints || s - 1 < lay_value_floor(p)) break;
+    }
+    float y = area.y;
+    t = (Tally){ true, INFINITY, 0, 0, 0 };
+    for (int r = 0; r < nrows; r++)
+        y += plan_row(&z, start[r], start[r + 1] - start[r], area, y, need[r], s, c[r], &t) + p->m.gap;
+    if (y - p->m.gap > area.y + area.h + 0.5f) t.fits = false;
+    PlanScore sc = { t.fits, t.printed, isfinite(t.font) ? t.font : 0, t.scored ? (float)exp(t.log_sum / t.scored) : 0,
+                     y - p->m.gap - area.y };
+    return sc;
+}
+
+/* The panels of v in one row, or in two split before panel split. */
+static PlanScore plan_panels(const Page *p, const View *v, Rect area, int split, PanelPlan *plans)
+{
+    int n = v->npanels;
+    if (split <= 0 || split > n) split = n;
+    int start[3] = { 0, split, n };
+    return split < n ? plan_rows(p, v, area, start, 2, plans) : plan_rows(p, v, area, (int[]){ 0, n }, 1, plans);
 }
 
 /* True when arrangement a is better than b: it fits where b does not,
@@ -471,6 +538,34 @@ PlanScore lay_plan_best(const Page *p, const View *v, Rect area, PanelPlan *plan
             best = s2;
             have = true;
             one_row = false;
+        }
+    }
+    /* three or four rows, every way of cutting the panels in order, where
+    ** fewer rows leave the numbers small: each row then has the whole width */
+    for (int nrows = 3; nrows <= MAX_ROWS && nrows <= n && n <= MANY_ROWS_MAX; nrows++) {
+        if (best.fits && best.printed > 0 && best.font >= p->m.value) break;
+        int start[MAX_ROWS + 1] = { 0 };
+        for (int r = 1; r < nrows; r++) start[r] = r;
+        start[nrows] = n;
+        PlanScore fewer = best;
+        int best_cuts = -1;
+        for (;;) {
+            PlanScore sr = plan_stack(p, v, area, start, nrows, two);
+            int cuts = 0;                       /* rows that end where the panels change shape */
+            for (int r = 1; r < nrows; r++) cuts += !same_shape(&v->panels[start[r] - 1], &v->panels[start[r]]);
+            bool tie = best_cuts >= 0 && sr.fits == best.fits && sr.printed == best.printed && sr.font == best.font;
+            if ((lay_score_better(sr, best, sr.font > fewer.font ? 1.0f : TWO_ROW_GAIN)
+                 && (sr.font > fewer.font || sr.printed > fewer.printed || !fewer.fits))
+                || (tie && cuts > best_cuts)) {
+                memcpy(plans, two, sizeof two[0] * (size_t)n);
+                best = sr;
+                best_cuts = cuts;
+            }
+            int r = nrows - 1;                  /* the next cut, as an odometer */
+            while (r >= 1 && start[r] + 1 >= start[r + 1]) r--;
+            if (r < 1) break;
+            start[r]++;
+            for (int q = r + 1; q < nrows; q++) start[q] = start[q - 1] + 1;
         }
     }
     return best;
