@@ -902,6 +902,9 @@ bool stage_view_zoom(View *v, int k, int r0, int r1, int c0, int c1, double lo, 
     p->row_labels = keep_labels(p->row_labels, m->rows, r0, r1 - r0);
     p->col_labels = keep_labels(p->col_labels, m->cols, c0, c1 - c0);
     p->has_span = false;
+    p->full_rows = p->full_cols = 0;       /* the part as it is */
+    free(p->full_title);
+    p->full_title = NULL;
     mat_free(p->owned);
     p->owned = part;
     p->m = part;

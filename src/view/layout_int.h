@@ -101,6 +101,8 @@
 #define MAX_SPLITS      8       /* places to split the panels into two rows, at most */
 #define MAX_ROWS        4       /* panels go in at most four rows, */
 #define MANY_ROWS_MAX   8       /* more than two only for eight panels or fewer */
+#define STACK_GAP       0.5f    /* rows of a stack of three or four sit this share of the gap apart */
+#define ONE_ROW_GROW    2.0f    /* a one-row heatmap's cells grow at most this much taller than its font needs */
 
 /* The page. */
 #define COLUMN_SHARE    0.3f    /* the explanation beside the panels: this share of the width, */
@@ -483,6 +485,9 @@ void lay_plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, floa
 
 /* ------------------------------------------------- layout_plan.c */
 
+/* The rows and columns a heatmap is planned with (Panel.full_rows). */
+int lay_rows(const Panel *pn);
+int lay_cols(const Panel *pn);
 /* True when a panel can be drawn as a heatmap. */
 bool lay_is_heat(const Panel *pn);
 /* True when two panels label their rows alike. */

@@ -30,6 +30,18 @@ bool lay_is_heat(const Panel *pn)
     return pn->kind == PANEL_HEATMAP && pn->m && pn->m->rows > 0 && pn->m->cols > 0;
 }
 
+/* The rows and columns heatmap pn is planned with: its full size when it
+** grows from one sub-step to the next (Panel.full_rows), else its matrix's. */
+int lay_rows(const Panel *pn)
+{
+    return pn->full_rows > pn->m->rows ? pn->full_rows : pn->m->rows;
+}
+
+int lay_cols(const Panel *pn)
+{
+    return pn->full_cols > pn->m->cols ? pn->full_cols : pn->m->cols;
+}
+
 /* True when two optional strings are equal (both absent counts). */
 static bool same_str(const char *a, const char *b)
 {
@@ -39,7 +51,9 @@ static bool same_str(const char *a, const char *b)
 /* True when two panels label their rows alike. */
 bool lay_same_rows(const Panel *a, const Panel *b)
 {
-    if (a->m->rows != b->m->rows || !same_str(a->row_axis, b->row_axis)) return false;
+    if (a->m->rows != b->m->rows || lay_rows(a) != a->m->rows || lay_rows(b) != b->m->rows    /* not while growing */
+        || !same_str(a->row_axis, b->row_axis))
+        return false;
     if (!a->row_labels || !b->row_labels) return a->row_labels == b->row_labels;
     for (int i = 0; i < a->m->rows; i++)
         if (!same_str(a->row_labels[i], b->row_labels[i])) return false;
@@ -101,7 +115,9 @@ static float lowest_cell(const Page *p, float cw)
 ** The cells of printing heatmap k at solver size s: up to the metrics'
 ** cell font V, the cell that holds its numbers at font ⌊s⌋; past V, that
 ** cell at V grown by s / V, taller first, then both ways once square,
-** never past the largest cell side (nor narrower than its numbers).
+** never past the largest cell side (nor narrower than its numbers); a
+** one-row heatmap's cells grow as wide, but at most ONE_ROW_GROW times as
+** tall as at V.
 */
 static void printed_cell(const Solve *z, int k, const PanelPlan *pp, float s, float *cw, float *ch)
 {
@@ -109,9 +125,10 @@ static void printed_cell(const Solve *z, int k, const PanelPlan *pp, float s, fl
     float V = p->m.value;
     lay_value_cell(p, &z->v->panels[k], pp, fminf(lay_px(s), V), cw, ch);
     if (s <= V) return;
+    float most = lay_rows(&z->v->panels[k]) == 1 ? ONE_ROW_GROW * *ch : p->m.max_cell;    /* a row, not a bar */
     float h = fminf(*ch * s / V, fmaxf(*ch, p->m.max_cell));
     *cw = fmaxf(*cw, fminf(h, p->m.max_cell));
-    *ch = h;
+    *ch = fminf(h, fmaxf(*ch, most));
 }
 
 /*
@@ -136,12 +153,12 @@ static float fit_panel(const Solve *z, int k, int first, int end, float s, float
         float ch = fminf(c, p->m.max_cell), low = lowest_cell(p, c);
         for (int it = 0; it < FIT_STEPS; it++) {
             lay_plan_heat(p, pn, pp, fminf(c, CELL_ASPECT * ch), ch, share, H);
-            float room = (H - pp->top_h - pp->bot_h) / pn->m->rows;
+            float room = (H - pp->top_h - pp->bot_h) / lay_rows(pn);
             if (ch <= room + 0.01f || ch <= low) break;
             ch = fmaxf(low, fminf(room, FIT_LOWER * ch));
         }
     }
-    return fmaxf(pp->left_w + pn->m->cols * pp->cw + pp->right_w, p->min_w[k]);
+    return fmaxf(pp->left_w + lay_cols(pn) * pp->cw + pp->right_w, p->min_w[k]);
 }
 
 /*
@@ -167,7 +184,7 @@ static bool row_fits(Solve *z, int first, int count, float s, float c, float W, 
     for (int k = first; k < first + count; k++) {
         const PanelPlan *pp = &z->plans[k];
         if (z->prints[k] && lay_is_heat(&z->v->panels[k])
-            && (top + z->v->panels[k].m->rows * pp->ch + pp->bot_h > H + 0.5f || pp->value_fs <= 0))
+            && (top + lay_rows(&z->v->panels[k]) * pp->ch + pp->bot_h > H + 0.5f || pp->value_fs <= 0))
             return false;
     }
     return true;
@@ -264,7 +281,7 @@ static float align_row(Solve *z, int first, int count, float H, float share)
             const Panel *pn = &z->v->panels[k];
             PanelPlan *pp = &plans[k];
             if (!lay_is_heat(pn) || z->prints[k]) continue;
-            float ch = fminf(pp->ch, (H - top - pp->bot_h) / pn->m->rows);
+            float ch = fminf(pp->ch, (H - top - pp->bot_h) / lay_rows(pn));
             float low = lowest_cell(p, pp->cw);
             if (pp->share_rows && plans[k - 1].ch < ch) ch = plans[k - 1].ch;
             if (ch < pp->ch - 0.01f) {
@@ -295,7 +312,7 @@ static float gap_after(const Page *p, const PanelPlan *plans, int k, float extra
 /* True when two panels hold heatmaps of the same shape. */
 static bool same_shape(const Panel *a, const Panel *b)
 {
-    return lay_is_heat(a) && lay_is_heat(b) && a->m->rows == b->m->rows && a->m->cols == b->m->cols;
+    return lay_is_heat(a) && lay_is_heat(b) && lay_rows(a) == lay_rows(b) && lay_cols(a) == lay_cols(b);
 }
 
 /* What plan_row adds up for the score of an arrangement. */
@@ -329,10 +346,10 @@ static float plan_row(Solve *z, int first, int cnt, Rect area, float y, float H,
     for (int k = first; k < first + cnt; k++) {
         if (!lay_is_heat(&v->panels[k])) continue;
         PanelPlan *pp = &plans[k];
-        pp->box.w = fmaxf(pp->left_w + v->panels[k].m->cols * pp->cw + pp->right_w, p->min_w[k]);
+        pp->box.w = fmaxf(pp->left_w + lay_cols(&v->panels[k]) * pp->cw + pp->right_w, p->min_w[k]);
         sum_w += pp->box.w;
         top = fmaxf(top, pp->top_h);
-        below = fmaxf(below, v->panels[k].m->rows * pp->ch + pp->bot_h);
+        below = fmaxf(below, lay_rows(&v->panels[k]) * pp->ch + pp->bot_h);
         t->log_sum += log(fmax(pp->ch, 0.01));
         t->scored++;
         if (z->prints[k]) {
@@ -395,7 +412,7 @@ static PlanScore plan_rows(const Page *p, const View *v, Rect area, const int *s
         counts[r] = start[r + 1] - start[r];
         int most = 0;
         for (int k = first[r]; k < first[r] + counts[r]; k++)
-            if (lay_is_heat(&v->panels[k]) && v->panels[k].m->rows > most) most = v->panels[k].m->rows;
+            if (lay_is_heat(&v->panels[k]) && lay_rows(&v->panels[k]) > most) most = lay_rows(&v->panels[k]);
         want[r] = (float)((most ? most : ROW_PLOT_ROWS) + ROW_LABEL_ROWS);
         sum += want[r];
     }
@@ -443,17 +460,18 @@ static PlanScore plan_rows(const Page *p, const View *v, Rect area, const int *s
 }
 
 /*
-** The panels of v in a stack of nrows rows (three or more), row r from
+** The panels of v in a stack of nrows rows, row r from
 ** start[r]: every row at one font, the largest with which each row fits the
 ** width and all of them the height (none past the metrics' cell font, so
 ** that a row of one-row panels does not grow into a bar), one under the
-** other; the height they leave goes to the explanation below.
+** other, STACK_GAP gaps apart; the height they leave goes to the
+** explanation below.
 */
 static PlanScore plan_stack(const Page *p, const View *v, Rect area, const int *start, int nrows, PanelPlan *plans)
 {
     Solve z = { p, v, plans, { false } };
     memcpy(z.prints, p->prints, sizeof z.prints);
-    float s = p->m.value, c[MAX_ROWS], need[MAX_ROWS], room = area.h - p->m.gap * (nrows - 1);
+    float s = p->m.value, c[MAX_ROWS], need[MAX_ROWS], gap = STACK_GAP * p->m.gap, room = area.h - gap * (nrows - 1);
     bool prints = false;
     for (int r = 0; r < nrows; r++) {           /* each row alone at the whole height: the most it allows */
         float sr;
@@ -472,10 +490,10 @@ static PlanScore plan_stack(const Page *p, const View *v, Rect area, const int *
     float y = area.y;
     t = (Tally){ true, INFINITY, 0, 0, 0 };
     for (int r = 0; r < nrows; r++)
-        y += plan_row(&z, start[r], start[r + 1] - start[r], area, y, need[r], s, c[r], &t) + p->m.gap;
-    if (y - p->m.gap > area.y + area.h + 0.5f) t.fits = false;
+        y += plan_row(&z, start[r], start[r + 1] - start[r], area, y, need[r], s, c[r], &t) + gap;
+    if (y - gap > area.y + area.h + 0.5f) t.fits = false;
     PlanScore sc = { t.fits, t.printed, isfinite(t.font) ? t.font : 0, t.scored ? (float)exp(t.log_sum / t.scored) : 0,
-                     y - p->m.gap - area.y };
+                     y - gap - area.y };
     return sc;
 }
 
@@ -540,9 +558,10 @@ PlanScore lay_plan_best(const Page *p, const View *v, Rect area, PanelPlan *plan
             one_row = false;
         }
     }
-    /* three or four rows, every way of cutting the panels in order, where
-    ** fewer rows leave the numbers small: each row then has the whole width */
-    for (int nrows = 3; nrows <= MAX_ROWS && nrows <= n && n <= MANY_ROWS_MAX; nrows++) {
+    /* a stack of two to four rows at one font, every way of cutting the
+    ** panels in order, where the rows above leave the numbers small: each
+    ** row has the whole width, and only the height it needs */
+    for (int nrows = 2; nrows <= MAX_ROWS && nrows <= n && n <= MANY_ROWS_MAX; nrows++) {
         if (best.fits && best.printed > 0 && best.font >= p->m.value) break;
         int start[MAX_ROWS + 1] = { 0 };
         for (int r = 1; r < nrows; r++) start[r] = r;
@@ -587,6 +606,8 @@ void lay_plan_prints(Page *p, const View *v, float W, float H)
     for (int k = 0; k < v->npanels && k < VIEW_MAX_PANELS; k++) {
         const Panel *pn = &v->panels[k];
         p->min_w[k] = pn->title && pn->title[0] ? lay_width(p, pn->title, least, 1) : 0;
+        if (pn->full_title && pn->full_title[0])        /* as wide as when it has grown */
+            p->min_w[k] = fmaxf(p->min_w[k], lay_width(p, pn->full_title, least, 1));
         p->prints[k] = false;
         if (!lay_is_heat(pn) || m->value < fl) continue;
         PanelPlan pp;
@@ -595,8 +616,8 @@ void lay_plan_prints(Page *p, const View *v, float W, float H)
         float cw, ch;
         printed_cell(&z, k, &pp, fl, &cw, &ch);
         lay_plan_heat(p, pn, &pp, cw, ch, W, H);
-        p->prints[k] = pp.value_fs > 0 && pp.left_w + pn->m->cols * pp.cw + pp.right_w <= W
-                    && pp.top_h + pn->m->rows * pp.ch + pp.bot_h <= H;
+        p->prints[k] = pp.value_fs > 0 && pp.left_w + lay_cols(pn) * pp.cw + pp.right_w <= W
+                    && pp.top_h + lay_rows(pn) * pp.ch + pp.bot_h <= H;
         if (p->prints[k] && pn->col_axis && pn->col_axis[0])     /* its column axis title whole (not a picture's) */
             p->min_w[k] = fmaxf(p->min_w[k], lay_width(p, pn->col_axis, m->axis, 0));
     }
