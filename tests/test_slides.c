@@ -201,43 +201,63 @@ typedef struct Complete {
     char first[400];
 } Complete;
 
-/* Every stage of every lesson in dir. */
-static void walk_dir(const char *dir, Tally *t, Complete *cm)
+/* What each_lesson gives a walk: the file's name, the lesson, its trace. */
+typedef void (*LessonFn)(const char *name, const Lesson *L, const Trace *T, void *ctx);
+
+/* Every bundled lesson, then every lesson in slide-lessons/, given to fn. */
+static void each_lesson(LessonFn fn, void *ctx)
 {
-    DIR *dp = opendir(dir);
-    ck_assert_ptr_nonnull(dp);
-    struct dirent *e;
-    while ((e = readdir(dp))) {
-        if (!strstr(e->d_name, ".lesson")) continue;
-        char path[600];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        Trace *T;
-        Lesson *L = load_run(path, &T);
-        for (int k = 0; k < L->nstages; k++) {
-            Walk w = { t, e->d_name, k, 0, { { false } } };
-            each_step(L, T, k, 0, walk_tally, &w);
-            int H = T->s[L->stages[k].setup].heads;
-            StageId id = L->stages[k].id;
-            if (H < 2 || L->stages[k].head || id == STAGE_KV_CACHE || id == STAGE_ROPE) continue;     /* one head by design */
-            for (int h = 1; h <= H; h++) {     /* every head on the stage, against head h alone */
-                Walk all = { t, e->d_name, k, h, { { false } } }, one = all;
-                each_step(L, T, k, 0, walk_kinds, &all);
-                each_step(L, T, k, h, walk_kinds, &one);
-                cm->compared++;
-                for (int x = 0; x < TK_COUNT; x++)
-                    if (one.kinds.k[x] && !all.kinds.k[x] && getenv("SLIDES_VERBOSE"))
-                        printf("INCOMPLETE %s %s head %d %s\n", e->d_name, lesson_stage_name(L->stages[k].id), h,
-                               trace_kind_name(x));
-                for (int x = 0; x < TK_COUNT; x++)
-                    if (one.kinds.k[x] && !all.kinds.k[x] && !cm->incomplete++)
-                        snprintf(cm->first, sizeof cm->first, "%s stage %d (%s): head %d alone shows %s, every head does not",
-                                 e->d_name, k + 1, lesson_stage_name(L->stages[k].id), h, trace_kind_name(x));
-            }
+    const char *dirs[] = { "../lessons", "slide-lessons" };
+    for (int di = 0; di < 2; di++) {
+        DIR *dp = opendir(dirs[di]);
+        ck_assert_ptr_nonnull(dp);
+        struct dirent *e;
+        while ((e = readdir(dp))) {
+            if (!strstr(e->d_name, ".lesson")) continue;
+            char path[600];
+            snprintf(path, sizeof path, "%s/%s", dirs[di], e->d_name);
+            Trace *T;
+            Lesson *L = load_run(path, &T);
+            fn(e->d_name, L, T, ctx);
+            trace_free(T);
+            lesson_free(L);
         }
-        trace_free(T);
-        lesson_free(L);
+        closedir(dp);
     }
-    closedir(dp);
+}
+
+/* What walk_lesson adds to. */
+typedef struct Legible {
+    Tally *t;
+    Complete *cm;
+} Legible;
+
+/* Every stage of one lesson: its slides tallied, its heads compared. */
+static void walk_lesson(const char *name, const Lesson *L, const Trace *T, void *ctx)
+{
+    Tally *t = ((Legible *)ctx)->t;
+    Complete *cm = ((Legible *)ctx)->cm;
+    for (int k = 0; k < L->nstages; k++) {
+        Walk w = { t, name, k, 0, { { false } } };
+        each_step(L, T, k, 0, walk_tally, &w);
+        int H = T->s[L->stages[k].setup].heads;
+        StageId id = L->stages[k].id;
+        if (H < 2 || L->stages[k].head || id == STAGE_KV_CACHE || id == STAGE_ROPE) continue;     /* one head by design */
+        for (int h = 1; h <= H; h++) {     /* every head on the stage, against head h alone */
+            Walk all = { t, name, k, h, { { false } } }, one = all;
+            each_step(L, T, k, 0, walk_kinds, &all);
+            each_step(L, T, k, h, walk_kinds, &one);
+            cm->compared++;
+            for (int x = 0; x < TK_COUNT; x++)
+                if (one.kinds.k[x] && !all.kinds.k[x] && getenv("SLIDES_VERBOSE"))
+                    printf("INCOMPLETE %s %s head %d %s\n", name, lesson_stage_name(L->stages[k].id), h,
+                           trace_kind_name(x));
+            for (int x = 0; x < TK_COUNT; x++)
+                if (one.kinds.k[x] && !all.kinds.k[x] && !cm->incomplete++)
+                    snprintf(cm->first, sizeof cm->first, "%s stage %d (%s): head %d alone shows %s, every head does not",
+                             name, k + 1, lesson_stage_name(L->stages[k].id), h, trace_kind_name(x));
+        }
+    }
 }
 
 START_TEST(test_slides_print_every_number_legibly)
@@ -246,8 +266,8 @@ START_TEST(test_slides_print_every_number_legibly)
     memset(&t, 0, sizeof t);
     Complete cm;
     memset(&cm, 0, sizeof cm);
-    walk_dir("../lessons", &t, &cm);
-    walk_dir("slide-lessons", &t, &cm);
+    Legible lg = { &t, &cm };
+    each_lesson(walk_lesson, &lg);
     printf("slides: %d slides, %ld numbers, %.1f %% at 14 px or more (%.1f %% of those the canvas allows at 14 px), "
            "%ld under 12 px\n", t.slides, t.printed, t.printed ? 100.0 * t.at14 / t.printed : 0.0,
            t.could14 ? 100.0 * t.at14 / t.could14 : 0.0, t.under12);
@@ -383,60 +403,58 @@ static float role_size(const DrawList *d, DrawRole role)
 ** formula, explanation, panel and axis titles at the size they have with
 ** every head, where the tour's two heads had their panel titles grow from
 ** 15 to 21 px. */
-START_TEST(test_head_keeps_text_size)
+/* What head_sizes adds up. */
+typedef struct HeadSizes {
+    int compared, changed;
+    char first[400];
+} HeadSizes;
+
+/* One lesson's multi-head stages whose heads share a page, with and
+** without H, in the window's first size and on the slide. */
+static void head_sizes(const char *name, const Lesson *L, const Trace *T, void *ctx)
 {
-    const char *dirs[] = { "../lessons", "slide-lessons" };
+    HeadSizes *hs = ctx;
     const int sizes[2][2] = { { 1280, 800 }, { SLIDE_W, SLIDE_H } };
     const DrawRole roles[] = { ROLE_TITLE, ROLE_BODY, ROLE_PANEL_TITLE, ROLE_AXIS_TITLE, ROLE_FORMULA };
     const char *role_names[] = { "title", "explanation", "panel title", "axis title", "formula" };
-    int compared = 0, changed = 0;
-    char first[400] = "";
-    for (int di = 0; di < 2; di++) {
-        DIR *dp = opendir(dirs[di]);
-        ck_assert_ptr_nonnull(dp);
-        struct dirent *e;
-        while ((e = readdir(dp))) {
-            if (!strstr(e->d_name, ".lesson")) continue;
-            char path[600];
-            snprintf(path, sizeof path, "%s/%s", dirs[di], e->d_name);
-            Trace *T;
-            Lesson *L = load_run(path, &T);
-            for (int k = 0; k < L->nstages; k++) {
-                int H = T->s[L->stages[k].setup].heads;
-                if (H < 2 || L->stages[k].head) continue;
-                StageOpts all = { 0, 0, false };
-                View *v = stage_view_with(L, T, k, &all);
-                if (v->nsteps > 1) {
-                    stage_view_free(v);
-                    continue;
-                }
-                for (int z = 0; z < 2; z++) {
-                    DrawList *d = lay_at(v, sizes[z][0], sizes[z][1]);
-                    for (int h = 1; h <= H; h++) {
-                        StageOpts one = { h, 0, false };
-                        View *w = stage_view_with(L, T, k, &one);
-                        DrawList *dh = lay_at(w, sizes[z][0], sizes[z][1]);
-                        for (int r = 0; r < (int)(sizeof roles / sizeof *roles); r++) {
-                            float a = role_size(d, roles[r]), b = role_size(dh, roles[r]);
-                            compared++;
-                            if (a > 0 && b > 0 && fabsf(a - b) > 0.01f && !changed++)
-                                snprintf(first, sizeof first, "%s stage %d at %dx%d: %s %.1f px, head %d %.1f px",
-                                         e->d_name, k + 1, sizes[z][0], sizes[z][1], role_names[r], a, h, b);
-                        }
-                        draw_free(dh);
-                        stage_view_free(w);
-                    }
-                    draw_free(d);
-                }
-                stage_view_free(v);
-            }
-            trace_free(T);
-            lesson_free(L);
+    for (int k = 0; k < L->nstages; k++) {
+        int H = T->s[L->stages[k].setup].heads;
+        if (H < 2 || L->stages[k].head) continue;
+        StageOpts all = { 0, 0, false };
+        View *v = stage_view_with(L, T, k, &all);
+        if (v->nsteps > 1) {
+            stage_view_free(v);
+            continue;
         }
-        closedir(dp);
+        for (int z = 0; z < 2; z++) {
+            DrawList *d = lay_at(v, sizes[z][0], sizes[z][1]);
+            for (int h = 1; h <= H; h++) {
+                StageOpts one = { h, 0, false };
+                View *w = stage_view_with(L, T, k, &one);
+                DrawList *dh = lay_at(w, sizes[z][0], sizes[z][1]);
+                for (int r = 0; r < (int)(sizeof roles / sizeof *roles); r++) {
+                    float a = role_size(d, roles[r]), b = role_size(dh, roles[r]);
+                    hs->compared++;
+                    if (a > 0 && b > 0 && fabsf(a - b) > 0.01f && !hs->changed++)
+                        snprintf(hs->first, sizeof hs->first, "%s stage %d at %dx%d: %s %.1f px, head %d %.1f px",
+                                 name, k + 1, sizes[z][0], sizes[z][1], role_names[r], a, h, b);
+                }
+                draw_free(dh);
+                stage_view_free(w);
+            }
+            draw_free(d);
+        }
+        stage_view_free(v);
     }
-    ck_assert_int_gt(compared, 20);
-    ck_assert_msg(changed == 0, "%d texts change size with H, e.g. %s", changed, first);
+}
+
+START_TEST(test_head_keeps_text_size)
+{
+    HeadSizes h;
+    memset(&h, 0, sizeof h);
+    each_lesson(head_sizes, &h);
+    ck_assert_int_gt(h.compared, 20);
+    ck_assert_msg(h.changed == 0, "%d texts change size with H, e.g. %s", h.changed, h.first);
 }
 END_TEST
 
@@ -532,71 +550,69 @@ static bool same_size(Rect a, Rect b)
 ** one key, is planned apart; and pages whose numbers are at the 12 px
 ** floor, sixteen tokens' values side, still differ by a pixel or so from
 ** one token to the next, and are left out.) */
+/* What kv_places adds up. */
+typedef struct KvSizes {
+    int stages, compared, floor_pages;
+} KvSizes;
+
+/* One lesson's kv_cache stages: each token's panels against the second's. */
+static void kv_places(const char *name, const Lesson *L, const Trace *T, void *ctx)
+{
+    KvSizes *ks = ctx;
+    for (int k = 0; k < L->nstages; k++) {
+        if (L->stages[k].id != STAGE_KV_CACHE) continue;
+        ks->stages++;
+        Place first[2][VIEW_MAX_PANELS];
+        int nfirst[2] = { -1, -1 }, nsteps = 1;
+        for (int t = 0; t < nsteps; t++) {
+            StageOpts o = { 0, t, false };
+            View *v = stage_view_with(L, T, k, &o);
+            nsteps = v->nsteps;
+            bool t1 = !strncmp(v->step_name, "t1", 2) && (v->step_name[2] == 0 || v->step_name[2] == '-');
+            if (t == nsteps - 1 || t1) {            /* the comparison; the first token (below) */
+                stage_view_free(v);
+                if (t == nsteps - 1) break;
+                continue;
+            }
+            const char *dash = strchr(v->step_name, '-');
+            int part = dash && dash[1] == '2';
+            DrawList *d = lay_slide(v);
+            Place pl[VIEW_MAX_PANELS];
+            places_of(d, pl, v->npanels);
+            float lo, hi;
+            role_sizes(d, ROLE_CELL_TEXT, &lo, &hi);
+            if (lo <= 12) {                         /* at the floor: see above */
+                ks->floor_pages++;
+                draw_free(d);
+                stage_view_free(v);
+                continue;
+            }
+            if (nfirst[part] < 0) {
+                nfirst[part] = v->npanels;
+                memcpy(first[part], pl, sizeof pl);
+            }
+            ck_assert_int_eq(v->npanels, nfirst[part]);
+            for (int p = 0; p < v->npanels; p++, ks->compared++)
+                ck_assert_msg(same_size(pl[p].cell, first[part][p].cell) && same_size(pl[p].bar, first[part][p].bar),
+                              "%s stage %d %s: panel %d \"%s\" changed size: cells %.1fx%.1f, bar %.1fx%.1f, "
+                              "were %.1fx%.1f, %.1fx%.1f", name, k + 1, v->step_name, p, v->panels[p].title,
+                              pl[p].cell.w, pl[p].cell.h, pl[p].bar.w, pl[p].bar.h, first[part][p].cell.w,
+                              first[part][p].cell.h, first[part][p].bar.w, first[part][p].bar.h);
+            draw_free(d);
+            stage_view_free(v);
+        }
+    }
+}
+
 START_TEST(test_kv_cache_panels_stay)
 {
-    const char *dirs[] = { "../lessons", "slide-lessons" };
-    int stages = 0, compared = 0, floor_pages = 0;
-    for (int di = 0; di < 2; di++) {
-        DIR *dp = opendir(dirs[di]);
-        ck_assert_ptr_nonnull(dp);
-        struct dirent *e;
-        while ((e = readdir(dp))) {
-            if (!strstr(e->d_name, ".lesson")) continue;
-            char path[600];
-            snprintf(path, sizeof path, "%s/%s", dirs[di], e->d_name);
-            Trace *T;
-            Lesson *L = load_run(path, &T);
-            for (int k = 0; k < L->nstages; k++) {
-                if (L->stages[k].id != STAGE_KV_CACHE) continue;
-                stages++;
-                Place first[2][VIEW_MAX_PANELS];
-                int nfirst[2] = { -1, -1 }, nsteps = 1;
-                for (int t = 0; t < nsteps; t++) {
-                    StageOpts o = { 0, t, false };
-                    View *v = stage_view_with(L, T, k, &o);
-                    nsteps = v->nsteps;
-                    bool t1 = !strncmp(v->step_name, "t1", 2) && (v->step_name[2] == 0 || v->step_name[2] == '-');
-                    if (t == nsteps - 1 || t1) {            /* the comparison; the first token (below) */
-                        stage_view_free(v);
-                        if (t == nsteps - 1) break;
-                        continue;
-                    }
-                    const char *dash = strchr(v->step_name, '-');
-                    int part = dash && dash[1] == '2';
-                    DrawList *d = lay_slide(v);
-                    Place pl[VIEW_MAX_PANELS];
-                    places_of(d, pl, v->npanels);
-                    float lo, hi;
-                    role_sizes(d, ROLE_CELL_TEXT, &lo, &hi);
-                    if (lo <= 12) {                         /* at the floor: see above */
-                        floor_pages++;
-                        draw_free(d);
-                        stage_view_free(v);
-                        continue;
-                    }
-                    if (nfirst[part] < 0) {
-                        nfirst[part] = v->npanels;
-                        memcpy(first[part], pl, sizeof pl);
-                    }
-                    ck_assert_int_eq(v->npanels, nfirst[part]);
-                    for (int p = 0; p < v->npanels; p++, compared++)
-                        ck_assert_msg(same_size(pl[p].cell, first[part][p].cell) && same_size(pl[p].bar, first[part][p].bar),
-                                      "%s stage %d %s: panel %d \"%s\" changed size: cells %.1fx%.1f, bar %.1fx%.1f, "
-                                      "were %.1fx%.1f, %.1fx%.1f", e->d_name, k + 1, v->step_name, p, v->panels[p].title,
-                                      pl[p].cell.w, pl[p].cell.h, pl[p].bar.w, pl[p].bar.h, first[part][p].cell.w,
-                                      first[part][p].cell.h, first[part][p].bar.w, first[part][p].bar.h);
-                    draw_free(d);
-                    stage_view_free(v);
-                }
-            }
-            trace_free(T);
-            lesson_free(L);
-        }
-        closedir(dp);
-    }
-    printf("slides: kv_cache panels compared %d times, %d pages at the 12 px floor left out\n", compared, floor_pages);
-    ck_assert_int_ge(stages, 4);
-    ck_assert_int_gt(compared, 150);
+    KvSizes ks;
+    memset(&ks, 0, sizeof ks);
+    each_lesson(kv_places, &ks);
+    printf("slides: kv_cache panels compared %d times, %d pages at the 12 px floor left out\n", ks.compared,
+           ks.floor_pages);
+    ck_assert_int_ge(ks.stages, 4);
+    ck_assert_int_gt(ks.compared, 150);
 }
 END_TEST
 
