@@ -573,9 +573,10 @@ PlanScore lay_plan_best(const Page *p, const View *v, Rect area, PanelPlan *plan
             int cuts = 0;                       /* rows that end where the panels change shape */
             for (int r = 1; r < nrows; r++) cuts += !same_shape(&v->panels[start[r] - 1], &v->panels[start[r]]);
             bool tie = best_cuts >= 0 && sr.fits == best.fits && sr.printed == best.printed && sr.font == best.font;
-            if ((lay_score_better(sr, best, sr.font > fewer.font ? 1.0f : TWO_ROW_GAIN)
-                 && (sr.font > fewer.font || sr.printed > fewer.printed || !fewer.fits))
-                || (tie && cuts > best_cuts)) {
+            if (sr.fits && sr.printed > 0                 /* a stack is for numbers, and must fit */
+                && ((lay_score_better(sr, best, sr.font > fewer.font ? 1.0f : TWO_ROW_GAIN)
+                     && (sr.font > fewer.font || sr.printed > fewer.printed || !fewer.fits))
+                    || (tie && cuts > best_cuts))) {
                 memcpy(plans, two, sizeof two[0] * (size_t)n);
                 best = sr;
                 best_cuts = cuts;
