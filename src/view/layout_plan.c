@@ -15,10 +15,10 @@
 ** (layout_heatplan.c); panels that share row labels or a colour bar with a
 ** neighbour leave them out; every panel is at least as wide as its title
 ** and its axis title, so neither is cut. Many panels go in two rows, split
-** where the numbers come out biggest, or, where two rows leave the numbers
-** under the cell font, in a stack of three or four rows of the whole width
-** at one font; a row that cannot print its numbers at the floor is planned
-** as if it had none, and scores so.
+** where the numbers come out biggest, or, where that leaves the numbers
+** under the cell font, in a stack of two to four rows of the whole width,
+** each as high as it needs, at one font; a row that cannot print its
+** numbers at the floor is planned as if it had none, and scores so.
 */
 #include "layout_int.h"
 
