@@ -154,6 +154,14 @@ char *fileio_read(const char *path, size_t max, size_t *len, Error *err)
     return b;
 }
 
+/* Standard input, read to its end. */
+char *fileio_read_stdin(const char *name, size_t max, size_t *len, Error *err)
+{
+    error_clear(err);
+    started();
+    return read_capped(name, STDIN_FILENO, max, 0, len, err);
+}
+
 /* ------------------------------------------------------------------ writing */
 
 /* The check characters of a temporary's name: FNV-1a of its first len

@@ -58,6 +58,13 @@ int fileio_open(const char *path, size_t max, size_t *size, Error *err);
 ** the limit of MAX bytes"). */
 char *fileio_read(const char *path, size_t max, size_t *len, Error *err);
 
+/* Standard input, read to its end (a pipe, a file or a terminal; this
+** waits for the end, as a filter does), at most max bytes,
+** NUL-terminated (the caller frees; *len excludes the NUL). NULL with err
+** filled, about name (how messages call standard input): ERR_IO when it
+** cannot be read, ERR_LIMIT ("file is over the limit of MAX bytes"). */
+char *fileio_read_stdin(const char *name, size_t max, size_t *len, Error *err);
+
 /* Write len bytes to path atomically (temporary beside it, then rename). With
 ** durable set the data and the rename reach the disk (fsync) before the
 ** call returns. An existing file keeps its permission bits. Returns 0, or -1
