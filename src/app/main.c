@@ -7,6 +7,10 @@
 **   attnlab --list [DIR]           lessons with titles and stages
 **   attnlab --export DIR [...] LESSON...   every stage as PNG or SVG, headless
 **
+** A LESSON of "-" is read from standard input; --stage N (or a list, 2,4-6)
+** limits --dump and --export to those stages; --export - writes the one
+** picture they make to standard output.
+**
 ** Exit codes: 0 success, 1 a runtime failure (I/O, display, font, a write
 ** error on standard output), 2 usage or invalid input: error_exit_code
 ** decides from the kind of the Error. Results go to stdout, errors to
@@ -34,8 +38,8 @@
 
 #define USAGE \
     "usage: attnlab [--size WxH] [--font PATH] [--shots DIR] [LESSON]\n" \
-    "       attnlab --check LESSON... | --dump LESSON | --list [DIR]\n" \
-    "       attnlab --export DIR [--format png|svg] [--size WxH] [--scale N] [--theme light|dark] [--cmap NAME] LESSON...\n"
+    "       attnlab --check LESSON... | --dump [--stage N] LESSON | --list [DIR]\n" \
+    "       attnlab --export DIR|- [--stage N] [--format png|svg] [--size WxH] [--scale N] [--theme light|dark] [--cmap NAME] LESSON...\n"
 
 /* Everything the command line can say. */
 typedef struct Args {
@@ -45,6 +49,8 @@ typedef struct Args {
     const char *shots;
     ShotOpts shot;
     bool size_given;
+    StageSel stages;            /* --stage */
+    bool staged;
     char **files;
     int nfiles;
 } Args;
@@ -62,7 +68,9 @@ static void help(void)
            "  --check LESSON...  validate lessons; exit 0 if all are valid, 2 if not (1 if one cannot be read)\n"
            "  --dump LESSON      print every matrix of every stage as JSON (17 digits, -inf as null)\n"
            "  --list [DIR]       list lessons (default: the bundled ones) with their stages\n"
-           "  --export DIR       write every stage as DIR/<lesson>-<NN>-<stage>.png (no display needed)\n"
+           "  --export DIR       write every stage as DIR/<lesson>-<NN>-<stage>.png (no display needed);\n"
+           "                     DIR - writes the one picture --stage chooses to standard output\n"
+           "    --stage N          only stage N (or a list such as 2,4-6), for --export and --dump\n"
            "    --format png|svg   image format (png)\n"
            "    --size WxH         canvas size (1280x720, a 16:9 slide; also the window's size)\n"
            "    --scale N          multiply every dimension, e.g. 2 for print (1)\n"
@@ -72,6 +80,7 @@ static void help(void)
            "  --shots DIR        where the S key saves stages (.)\n"
            "  --version, --help\n"
            "\n"
+           "A LESSON of - is read from standard input.\n"
            "In the window, press ? for the keys. Lessons are plain text: see docs/lesson-format.md.\n", maps);
 }
 
@@ -97,6 +106,32 @@ static bool parse_size(const char *s, int *w, int *h)
     *w = (int)a;
     *h = (int)b;
     return true;
+}
+
+/* --stage SPEC into a; 0, or the exit code of a usage error (printed). */
+static int parse_stage_option(Args *a, const char *spec)
+{
+    Error why;
+    if (a->staged) return usage_error("%s is given twice", "--stage");
+    if (!spec || cli_stage_parse(spec, &a->stages, &why) != 0) return usage_error("%s", spec ? why.msg : "--stage needs a stage number");
+    a->staged = true;
+    return 0;
+}
+
+/* What the commands that read "-" (standard input) allow: one lesson from
+** it, not the window's; 0, or the exit code of a usage error. */
+static int check_stdin_use(const Args *a)
+{
+    int from_stdin = 0;
+    for (int i = 0; i < a->nfiles; i++) from_stdin += !strcmp(a->files[i], CLI_STDIN);
+    if (from_stdin && !a->mode) return usage_error("the window opens a lesson file; - (standard input) works with "
+                                                   "--check, --dump and --export%s", "");
+    if (from_stdin > 1) return usage_error("standard input (-) can be read once%s", "");
+    if (a->staged && (!a->mode || (strcmp(a->mode, "dump") && strcmp(a->mode, "export"))))
+        return usage_error("--stage chooses the stages of --dump and --export%s", "");
+    if (a->mode && !strcmp(a->mode, "export") && !strcmp(a->dir, CLI_STDIN) && a->nfiles != 1)
+        return usage_error("--export - writes one picture of one lesson to standard output%s", "");
+    return 0;
 }
 
 /* Parse argv into args; returns 0, or 2 after printing a usage error. */
@@ -138,6 +173,10 @@ static int parse_args(int argc, char **argv, Args *a)
                 return usage_error(fmt, next ? next : "");
             }
             a->shot.cmap = argv[++i];
+        } else if (!strcmp(s, "--stage")) {
+            int code = parse_stage_option(a, next);
+            if (code) return code;
+            i++;
         } else if (!strcmp(s, "--font")) {
             if (!next) return usage_error("%s needs a path", s);
             a->font = argv[++i];
@@ -162,7 +201,7 @@ static int parse_args(int argc, char **argv, Args *a)
     }
     Error why;
     if (app_shot_check(&a->shot, &why) != 0) return usage_error("%s", why.msg);
-    return 0;
+    return check_stdin_use(a);
 }
 
 /* --list: titles and stage ids of the lessons in dir. */
@@ -248,9 +287,9 @@ int main(int argc, char **argv)
         if (!a.mode) code = app_window(a.nfiles ? a.files[0] : NULL, a.font, a.shots ? a.shots : ".",
                                        a.size_given ? a.shot.width : 1280, a.size_given ? a.shot.height : 800);
         else if (!strcmp(a.mode, "check")) code = cli_check(a.files, a.nfiles, warn_glyphs);
-        else if (!strcmp(a.mode, "dump")) code = cli_dump(a.files[0]);
+        else if (!strcmp(a.mode, "dump")) code = cli_dump(a.files[0], a.staged ? &a.stages : NULL);
         else if (!strcmp(a.mode, "list")) code = cmd_list(a.dir);
-        else code = app_export(a.dir, a.files, a.nfiles, &a.shot, a.font, false);
+        else code = app_export(a.dir, a.files, a.nfiles, &a.shot, a.staged ? &a.stages : NULL, a.font, false);
     }
     free(a.files);
     return close_stdout(code);

@@ -134,7 +134,7 @@ static int no_display(const char *reason, const char *path, const char *font)
     }
     char *paths[1] = { path ? (char *)path : tour };
     ShotOpts o = app_shot_defaults();
-    int code = app_export("attnlab-export", paths, 1, &o, font, true);
+    int code = app_export("attnlab-export", paths, 1, &o, NULL, font, true);
     if (code == 0) fprintf(stderr, "attnlab: wrote the stages of %s to ./attnlab-export/\n", what);
     return code;
 }
