@@ -24,7 +24,8 @@ endif
 BUILD_PKGS := gcc libc6-dev pkg-config gettext libsdl2-dev libpng-dev libfontconfig-dev libfreetype-dev \
               libharfbuzz-dev libfribidi-dev libraqm-dev libunibreak-dev libzip-dev $(FAST_DEV)
 RUN_PKGS   := fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
-TEST_PKGS  := check python3 python3-numpy python3-torch libharfbuzz-bin libxml2-utils libdeflate-dev \
+TEST_PKGS  := check python3 python3-numpy python3-torch python3-nbclient python3-ipykernel libharfbuzz-bin \
+              libxml2-utils libdeflate-dev \
               xvfb xdotool imagemagick openbox procps strace valgrind clang libclang-rt-14-dev
 BENCH_PKGS := python3 python3-matplotlib python3-seaborn libdeflate-dev
 DEPS_PKGS  ?= $(BUILD_PKGS) $(RUN_PKGS) $(TEST_PKGS) $(BENCH_PKGS)
@@ -228,8 +229,8 @@ RESULTS   := $(BUILD)/test-results
 TEST_J     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 PY        := /usr/bin/python3
 
-TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text unit npy modern props torch-rng views cli faults \
-              bad-lessons lessons scripts po trained-model
+TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text unit notebook npy modern props torch-rng views cli \
+              faults bad-lessons lessons python scripts po trained-model
 # The Check suites in two processes: layout and export (two thirds of the
 # time) beside the others.
 part.unit-layout   := cd tests && ../$(BUILD)/check_attnlab layout export
@@ -242,6 +243,11 @@ part.views         := $(PY) tests/check_views.py $(BUILD)/attnlab 16
 part.npy           := $(PY) tests/check_npy.py $(BUILD)/attnlab
 part.trained-model := $(PY) tests/check_trained_model.py $(BUILD)/attnlab lessons/07-induction-head.lesson \
                       tests/reference/induction_forward.npz
+# The Python module (python/attnlab) from the tree, and the example notebook
+# run by a Jupyter kernel (nbclient), its outputs checked.
+part.python        := PYTHONPATH=python $(PY) tests/check_python.py
+part.notebook      := PYTHONPATH=python PYDEVD_DISABLE_FILE_VALIDATION=1 $(PY) tests/check_notebook.py \
+                      python/examples/attnlab-notebook.ipynb
 part.modern        := $(PY) tests/check_modern.py $(BUILD)/attnlab lessons 120
 part.props         := $(PY) tests/check_props.py $(BUILD)/attnlab 12
 part.bad-lessons   := sh tests/bad_lessons.sh
@@ -290,6 +296,10 @@ test-sanitize: deps-test
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp test-run
 	@sh tests/run_part.sh --summary build/san/test-results $(TEST_PARTS)
 
+# Where `make install` puts the Python module: the site directory Debian's
+# Python reads under PREFIX (/usr/local/lib/python3.11/dist-packages).
+PYTHON_SITE ?= $(PREFIX)/lib/$(shell $(PY) -c 'import sys; print("python%d.%d" % sys.version_info[:2])' 2>/dev/null || echo python3)/dist-packages
+
 install: $(BUILD)/attnlab $(MO_FILES)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/attnlab/lessons
 	install -m 755 $(BUILD)/attnlab $(DESTDIR)$(PREFIX)/bin/attnlab
@@ -300,6 +310,11 @@ install: $(BUILD)/attnlab $(MO_FILES)
 	  install -d $(DESTDIR)$(PREFIX)/share/locale/$$l/LC_MESSAGES && \
 	  install -m 644 $(BUILD)/locale/$$l/LC_MESSAGES/attnlab.mo $(DESTDIR)$(PREFIX)/share/locale/$$l/LC_MESSAGES/attnlab.mo || exit 1; \
 	done
+	install -d $(DESTDIR)$(PYTHON_SITE)/attnlab
+	install -m 644 python/attnlab/*.py $(DESTDIR)$(PYTHON_SITE)/attnlab/
+	printf 'PROGRAM = "%s"\nDATADIR = "%s"\n' "$(PREFIX)/bin/attnlab" "$(PREFIX)/share/attnlab" \
+	  > $(DESTDIR)$(PYTHON_SITE)/attnlab/_installed.py
+	if [ -f $(BUILD)/web/attnlab.html ]; then install -m 644 $(BUILD)/web/attnlab.html $(DESTDIR)$(PREFIX)/share/attnlab/; fi
 	install -d $(DESTDIR)$(PREFIX)/share/applications $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps
 	install -m 644 assets/attnlab.desktop $(DESTDIR)$(PREFIX)/share/applications/attnlab.desktop
 	install -m 644 assets/attnlab.svg $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/attnlab.svg
