@@ -4,6 +4,13 @@
 VERSION  := 0.1.0
 PREFIX   ?= /usr/local
 DESTDIR  ?=
+# Where make install puts things (GNU's names; DESTDIR stages them for a
+# package). The program is built knowing DATADIR and DOCDIR.
+BINDIR   ?= $(PREFIX)/bin
+DATADIR  ?= $(PREFIX)/share
+MANDIR   ?= $(DATADIR)/man
+DOCDIR   ?= $(DATADIR)/doc/attnlab
+COMPLETIONSDIR ?= $(DATADIR)/bash-completion/completions
 BUILD    ?= build
 CC       ?= cc
 
@@ -22,11 +29,12 @@ endif
 # `make test-web` install their own (web/rules.mk). `make deps` installs all
 # but the web's. What each set holds and weighs: docs/packages.md.
 BUILD_PKGS := gcc libc6-dev pkg-config gettext libsdl2-dev libpng-dev libfontconfig-dev libfreetype-dev \
-              libharfbuzz-dev libfribidi-dev libraqm-dev libunibreak-dev libzip-dev $(FAST_DEV)
+              libharfbuzz-dev libfribidi-dev libraqm-dev libunibreak-dev libzip-dev libcairo2-dev $(FAST_DEV)
 RUN_PKGS   := fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
 TEST_PKGS  := check python3 python3-numpy python3-torch python3-nbclient python3-ipykernel libharfbuzz-bin \
               libxml2-utils libdeflate-dev \
-              xvfb xdotool imagemagick openbox procps strace valgrind clang libclang-rt-14-dev
+              xvfb xdotool imagemagick openbox procps strace valgrind clang libclang-rt-14-dev \
+              poppler-utils desktop-file-utils shared-mime-info man-db libx11-dev x11-utils
 BENCH_PKGS := python3 python3-matplotlib python3-seaborn libdeflate-dev
 DEPS_PKGS  ?= $(BUILD_PKGS) $(RUN_PKGS) $(TEST_PKGS) $(BENCH_PKGS)
 
@@ -46,14 +54,16 @@ EXTRA_CFLAGS  ?=
 EXTRA_LDFLAGS ?=
 
 # pkg-config runs once, when a recipe first needs the flags: after the
-# packages (pkg-config among them) are installed on a fresh machine.
-PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)) $(FAST_DEF))$(PKG_CFLAGS)
+# packages (pkg-config among them) are installed on a fresh machine. cairo
+# is compiled against, not linked: src/sdl/pdf.c loads it when it makes a
+# PDF.
+PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip cairo-pdf cairo-ft $(FAST_PKG)) $(FAST_DEF))$(PKG_CFLAGS)
 PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)))$(PKG_LIBS)
 CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell pkg-config --cflags check))$(CHECK_CFLAGS)
 CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
 
-DEFINES     = -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_DATADIR='"$(PREFIX)/share/attnlab"' \
-              -DATTNLAB_LOCALEDIR='"$(PREFIX)/share/locale"'
+DEFINES     = -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_DATADIR='"$(DATADIR)/attnlab"' \
+              -DATTNLAB_LOCALEDIR='"$(DATADIR)/locale"' -DATTNLAB_DOCDIR='"$(DOCDIR)"'
 CFLAGS_ALL  = $(WARN) $(WERROR) $(DEFINES) -Isrc $(CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS_ALL = $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $(EXTRA_LDFLAGS)
 
@@ -95,15 +105,31 @@ MO_FILES := $(patsubst %,$(BUILD)/locale/%/LC_MESSAGES/attnlab.mo,$(PO_LANGS))
 I18N_SRC := $(sort $(wildcard src/core/*.c src/view/*.c src/app/*.c src/core/*.h src/view/*.h src/app/*.h)) web/platform.c
 XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --keyword=_ --keyword=N_ --add-comments=TRANSLATORS: \
                   --flag=_:1:pass-c-format --flag=fmt:1:c-format --flag=buf_printf:2:c-format \
-                  --flag=app_toast:2:c-format --flag=doc_say:2:c-format --flag=snprintf:3:c-format --sort-by-file \
+                  --flag=app_toast:2:c-format --flag=doc_say:2:c-format --flag=snprintf:3:c-format \
+                  --flag=app_usage_error:1:c-format --sort-by-file \
                   --package-name=attnlab --package-version=$(VERSION) --msgid-bugs-address=none
+# The desktop's files carry words too: the desktop entry's GenericName,
+# Comment and Keywords, the file type's comment. They go through the same
+# catalogues (xgettext reads them, msgfmt writes the translations in).
+I18N_DATA := assets/attnlab.desktop.in assets/attnlab.xml.in
+XGETTEXT_DATA_FLAGS := --from-code=UTF-8 --keyword= --keyword=GenericName --keyword=Comment --keyword=Keywords
 
 .PHONY: all deps deps-build deps-run deps-test deps-bench deps-locale package-sets run test test-unit test-run test-build test-parts \
         test-sanitize clean install locale pot po-update FORCE
 
-all: $(BUILD)/attnlab locale
+all: $(BUILD)/attnlab locale $(BUILD)/attnlab.desktop $(BUILD)/attnlab.xml
 
 locale: $(MO_FILES)
+
+# The desktop entry and the file type, their words translated from po/.
+$(BUILD)/attnlab.desktop: assets/attnlab.desktop.in $(wildcard po/*.po) po/LINGUAS | deps-locale
+	@mkdir -p $(dir $@)
+	msgfmt --desktop --template=$< -d po -o $@.tmp
+	mv $@.tmp $@
+$(BUILD)/attnlab.xml: assets/attnlab.xml.in $(wildcard po/*.po) po/LINGUAS | deps-locale
+	@mkdir -p $(dir $@)
+	msgfmt --xml --template=$< -d po -o $@.tmp
+	mv $@.tmp $@
 
 $(BUILD)/locale/%/LC_MESSAGES/attnlab.mo: po/%.po | deps-locale
 	@mkdir -p $(dir $@)
@@ -114,6 +140,7 @@ $(BUILD)/locale/%/LC_MESSAGES/attnlab.mo: po/%.po | deps-locale
 # changing a marked string, then `make po-update` merges it into every .po.
 pot:
 	xgettext $(XGETTEXT_FLAGS) -o po/attnlab.pot $(I18N_SRC)
+	xgettext $(XGETTEXT_DATA_FLAGS) -j -o po/attnlab.pot $(I18N_DATA)
 
 po-update: pot
 	for f in po/*.po; do msgmerge --quiet --update --backup=none --no-fuzzy-matching $$f po/attnlab.pot; done
@@ -205,6 +232,10 @@ $(BUILD)/attnlab: $(LIB_OBJ) $(call obj,src/app/main.c) | deps-build
 $(BUILD)/check_attnlab: $(LIB_OBJ) $(TEST_OBJ) | deps-test
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm
 
+# Drops files on a window as a file manager does (XDND), for tests/e2e_open.sh.
+$(BUILD)/xdnd_drop: tests/tools/xdnd_drop.c $(BUILD)/flags | deps-test
+	$(CC) $(WARN) $(WERROR) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $$(pkg-config --cflags --libs x11)
+
 # Draws of the PyTorch generator on request, for tests/check_torch_rng.py.
 $(BUILD)/trng_dump: $(CORE_OBJ) $(call obj,tests/tools/trng_dump.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
@@ -229,13 +260,14 @@ RESULTS   := $(BUILD)/test-results
 TEST_J     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 PY        := /usr/bin/python3
 
-TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text unit notebook npy modern props torch-rng views cli \
-              faults bad-lessons lessons python scripts po trained-model
+TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text e2e-open unit notebook npy modern props torch-rng views \
+              cli faults bad-lessons lessons python scripts po trained-model install
 # The Check suites in two processes: layout and export (two thirds of the
 # time) beside the others.
 part.unit-layout   := cd tests && ../$(BUILD)/check_attnlab layout export
 part.unit          := cd tests && ../$(BUILD)/check_attnlab -x layout export
-part.po            := XGETTEXT_FLAGS="$(XGETTEXT_FLAGS)" sh tests/po.sh $(I18N_SRC)
+part.po            := XGETTEXT_FLAGS="$(XGETTEXT_FLAGS)" XGETTEXT_DATA_FLAGS="$(XGETTEXT_DATA_FLAGS)" \
+                      I18N_DATA="$(I18N_DATA)" sh tests/po.sh $(I18N_SRC)
 part.torch-rng     := $(PY) tests/check_torch_rng.py $(BUILD)/trng_dump $(BUILD)/attnlab
 part.cli           := sh tests/cli.sh
 part.lessons       := $(PY) tests/check_lessons.py $(BUILD)/attnlab lessons tests/reference
@@ -257,6 +289,8 @@ part.heavy         := sh tests/heavy_lessons.sh
 part.export-bytes  := sh tests/export_bytes.sh
 part.e2e           := bash tests/e2e.sh
 part.e2e-text      := bash tests/e2e_text.sh
+part.e2e-open      := bash tests/e2e_open.sh
+part.install       := MAKE='$(MAKE)' sh tests/install.sh
 
 # The summary comes last in the outer recipe, so that a failure adds only
 # make's own one line after it.
@@ -264,7 +298,7 @@ test: deps-test
 	@$(MAKE) --no-print-directory WERROR=-Werror test-run
 	@sh tests/run_part.sh --summary $(RESULTS) $(TEST_PARTS)
 
-test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(MO_FILES) $(BUILD)/bench $(BUILD)/bench_png
+test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(BUILD)/xdnd_drop $(MO_FILES) $(BUILD)/bench $(BUILD)/bench_png
 
 # Build, then run every part; this stops only when the build fails.
 test-run:
@@ -300,24 +334,43 @@ test-sanitize: deps-test
 # Python reads under PREFIX (/usr/local/lib/python3.11/dist-packages).
 PYTHON_SITE ?= $(PREFIX)/lib/$(shell $(PY) -c 'import sys; print("python%d.%d" % sys.version_info[:2])' 2>/dev/null || echo python3)/dist-packages
 
-install: $(BUILD)/attnlab $(MO_FILES)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/attnlab/lessons
-	install -m 755 $(BUILD)/attnlab $(DESTDIR)$(PREFIX)/bin/attnlab
-	install -m 644 lessons/*.lesson $(DESTDIR)$(PREFIX)/share/attnlab/lessons/
-	install -d $(DESTDIR)$(PREFIX)/share/attnlab/lessons/models
-	install -m 644 lessons/models/*.npz $(DESTDIR)$(PREFIX)/share/attnlab/lessons/models/
+# make install: the program, the lessons, the catalogues, the desktop entry,
+# the file type, the icon, the manual page, bash completion, the docs and
+# the Python module.
+# After a real install (no DESTDIR) the desktop's databases are brought up
+# to date when their tools are there, so that a double click on a .lesson
+# file opens attnlab.
+install: $(BUILD)/attnlab $(MO_FILES) $(BUILD)/attnlab.desktop $(BUILD)/attnlab.xml
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/attnlab/lessons/models
+	install -m 755 $(BUILD)/attnlab $(DESTDIR)$(BINDIR)/attnlab
+	install -m 644 lessons/*.lesson $(DESTDIR)$(DATADIR)/attnlab/lessons/
+	install -m 644 lessons/models/*.npz $(DESTDIR)$(DATADIR)/attnlab/lessons/models/
 	for l in $(PO_LANGS); do \
-	  install -d $(DESTDIR)$(PREFIX)/share/locale/$$l/LC_MESSAGES && \
-	  install -m 644 $(BUILD)/locale/$$l/LC_MESSAGES/attnlab.mo $(DESTDIR)$(PREFIX)/share/locale/$$l/LC_MESSAGES/attnlab.mo || exit 1; \
+	  install -d $(DESTDIR)$(DATADIR)/locale/$$l/LC_MESSAGES && \
+	  install -m 644 $(BUILD)/locale/$$l/LC_MESSAGES/attnlab.mo $(DESTDIR)$(DATADIR)/locale/$$l/LC_MESSAGES/attnlab.mo || exit 1; \
 	done
 	install -d $(DESTDIR)$(PYTHON_SITE)/attnlab
 	install -m 644 python/attnlab/*.py $(DESTDIR)$(PYTHON_SITE)/attnlab/
-	printf 'PROGRAM = "%s"\nDATADIR = "%s"\n' "$(PREFIX)/bin/attnlab" "$(PREFIX)/share/attnlab" \
+	printf 'PROGRAM = "%s"\nDATADIR = "%s"\n' "$(BINDIR)/attnlab" "$(DATADIR)/attnlab" \
 	  > $(DESTDIR)$(PYTHON_SITE)/attnlab/_installed.py
-	if [ -f $(BUILD)/web/attnlab.html ]; then install -m 644 $(BUILD)/web/attnlab.html $(DESTDIR)$(PREFIX)/share/attnlab/; fi
-	install -d $(DESTDIR)$(PREFIX)/share/applications $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps
-	install -m 644 assets/attnlab.desktop $(DESTDIR)$(PREFIX)/share/applications/attnlab.desktop
-	install -m 644 assets/attnlab.svg $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/attnlab.svg
+	if [ -f $(BUILD)/web/attnlab.html ]; then install -m 644 $(BUILD)/web/attnlab.html $(DESTDIR)$(DATADIR)/attnlab/; fi
+	install -d $(DESTDIR)$(DATADIR)/applications $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/apps \
+	  $(DESTDIR)$(DATADIR)/mime/packages $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPLETIONSDIR) \
+	  $(DESTDIR)$(DOCDIR)/docs/images
+	install -m 644 $(BUILD)/attnlab.desktop $(DESTDIR)$(DATADIR)/applications/attnlab.desktop
+	install -m 644 assets/attnlab.svg $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/apps/attnlab.svg
+	install -m 644 $(BUILD)/attnlab.xml $(DESTDIR)$(DATADIR)/mime/packages/attnlab.xml
+	sed 's|/usr/local/share|$(DATADIR)|g' docs/attnlab.1 > $(DESTDIR)$(MANDIR)/man1/attnlab.1
+	chmod 644 $(DESTDIR)$(MANDIR)/man1/attnlab.1
+	install -m 644 assets/attnlab.bash $(DESTDIR)$(COMPLETIONSDIR)/attnlab
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m 644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
+	install -m 644 docs/images/*.png $(DESTDIR)$(DOCDIR)/docs/images/
+	ln -sf docs/lesson-format.md $(DESTDIR)$(DOCDIR)/lesson-format.md
+	if [ -z "$(DESTDIR)" ]; then \
+	  ! command -v update-mime-database >/dev/null || update-mime-database $(DATADIR)/mime; \
+	  ! command -v update-desktop-database >/dev/null || update-desktop-database -q $(DATADIR)/applications; \
+	fi
 
 clean:
 	rm -rf build

@@ -3,6 +3,7 @@
 # where output goes, and the JSON dump of every bundled lesson.
 set -u
 bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
+top=$(pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0; fail=0
@@ -69,20 +70,80 @@ expect 2 "$bin" --export "$tmp/x" --size 10x10 lessons/01-tour.lesson
 expect 1 "$bin" --export "$tmp/x" --font /nonexistent.ttf lessons/01-tour.lesson
 grep -q 'fonts-dejavu-core' "$tmp/err" && ok || bad "a missing font names the package to install"
 
-# no display: say so, export the tour to ./attnlab-export instead
+# no display: say so and exit 1 (a runtime failure), writing nothing; a
+# DISPLAY that cannot be reached the same, without other libraries' noise
 mkdir "$tmp/nodisplay"
 (cd "$tmp/nodisplay" && env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER "$bin" >"$tmp/out" 2>"$tmp/err"); code=$?
-[ $code -eq 0 ] && ok || bad "without a display the program exits 0 (got $code)"
-grep -q 'no display available' "$tmp/err" && grep -q 'attnlab-export' "$tmp/err" && ok || bad "without a display it says so and where the files went"
-[ -f "$tmp/nodisplay/attnlab-export/01-tour-01-embeddings.png" ] && ok || bad "without a display the tour is exported"
-[ "$(identify -format %wx%h "$tmp/nodisplay/attnlab-export/01-tour-01-embeddings.png")" = 1280x720 ] \
-    && ok || bad "exports are 16:9 slides (1280x720) by default"
-# no display with a lesson: that lesson is exported, not the tour
-mkdir "$tmp/nodisplay2"
-cp lessons/05-translation.lesson "$tmp/nodisplay2/mine.lesson"
-(cd "$tmp/nodisplay2" && env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER "$bin" mine.lesson >"$tmp/out" 2>"$tmp/err"); code=$?
-[ $code -eq 0 ] && [ -f "$tmp/nodisplay2/attnlab-export/mine-01-embeddings.png" ] && [ ! -e "$tmp/nodisplay2/attnlab-export/01-tour-01-embeddings.png" ] \
-    && ok || bad "without a display, attnlab FILE exports FILE (got $code: $(cat "$tmp/err"))"
+[ $code -eq 1 ] && ok || bad "without a display the window exits 1 (got $code)"
+[ "$(cat "$tmp/err")" = "attnlab: error: no display (DISPLAY and WAYLAND_DISPLAY are not set): the window cannot open; attnlab --export DIR LESSON writes the pictures without one" ] \
+    && ok || bad "without a display it says so in one line, and what works: $(cat "$tmp/err")"
+[ -z "$(ls -A "$tmp/nodisplay")" ] && ok || bad "without a display nothing is written: $(ls -A "$tmp/nodisplay")"
+(cd "$tmp/nodisplay" && env -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER -u XDG_RUNTIME_DIR DISPLAY=:7391 "$bin" "$top/lessons/05-translation.lesson" \
+    >"$tmp/out" 2>"$tmp/err"); code=$?
+[ $code -eq 1 ] && [ "$(cat "$tmp/err")" = "attnlab: error: no display (cannot connect to DISPLAY=:7391): the window cannot open; attnlab --export DIR LESSON writes the pictures without one" ] \
+    && ok || bad "a DISPLAY that cannot be reached: exit 1 and one line (got $code: $(cat "$tmp/err"))"
+[ -z "$(ls -A "$tmp/nodisplay")" ] && ok || bad "with a broken DISPLAY nothing is written"
+(cd "$tmp/nodisplay" && env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --export out "$top/lessons/05-translation.lesson" >/dev/null 2>&1) \
+    && [ -f "$tmp/nodisplay/out/05-translation-01-embeddings.png" ] && ok || bad "--export needs no display"
+
+# GNU conventions: --opt=value, abbreviations, --, - for standard input
+expect 0 "$bin" --export="$tmp/eq" --format=svg --theme=dark lessons/03-four-words-by-hand.lesson
+[ -f "$tmp/eq/03-four-words-by-hand-01-embeddings.svg" ] && grep -q '#1' "$tmp/eq/03-four-words-by-hand-01-embeddings.svg" \
+    && ok || bad "--export=DIR --format=svg --theme=dark"
+expect 0 "$bin" --exp "$tmp/abbr" --form svg lessons/03-four-words-by-hand.lesson
+[ -f "$tmp/abbr/03-four-words-by-hand-01-embeddings.svg" ] && ok || bad "options shortened while unambiguous (--exp, --form)"
+cp lessons/01-tour.lesson "$tmp/-dash.lesson"
+(cd "$tmp" && "$bin" --check -- -dash.lesson >"$tmp/out" 2>"$tmp/err"); code=$?
+[ $code -eq 0 ] && grep -qx -- '-dash.lesson: ok (10 stages)' "$tmp/out" && ok || bad "-- ends the options: a lesson named -dash.lesson (got $code: $(cat "$tmp/err"))"
+"$bin" --check - <lessons/01-tour.lesson >"$tmp/out" 2>"$tmp/err" && grep -qx '<stdin>: ok (10 stages)' "$tmp/out" \
+    && ok || bad "--check - reads standard input: $(cat "$tmp/out" "$tmp/err")"
+cat lessons/03-four-words-by-hand.lesson | "$bin" --dump - >"$tmp/stdin.json" 2>"$tmp/err" \
+    && "$bin" --dump lessons/03-four-words-by-hand.lesson | sed '1s/"lesson": "03-four-words-by-hand"/"lesson": "stdin"/' \
+    | cmp -s - "$tmp/stdin.json" && ok || bad "--dump - from a pipe gives the file's dump (named stdin)"
+cat lessons/03-four-words-by-hand.lesson | "$bin" --export "$tmp/stdin-out" - >/dev/null 2>"$tmp/err" \
+    && [ -f "$tmp/stdin-out/stdin-01-embeddings.png" ] && ok || bad "--export DIR - names the pictures stdin-NN-...: $(ls "$tmp/stdin-out") $(cat "$tmp/err")"
+printf 'title: T\n[setup]\ntokens: a b\nX =\n  1 2\n  3 x\n[softmax]\n' | "$bin" --check - >"$tmp/out" 2>"$tmp/err"; code=$?
+[ $code -eq 2 ] && grep -qx "<stdin>:6:5: error: expected a number, found 'x'" "$tmp/err" && ok || bad "an error on standard input is <stdin>:LINE:COL (got $code: $(cat "$tmp/err"))"
+expect 2 "$bin" --check - - 
+grep -q 'standard input (-) can be read only once' "$tmp/err" && ok || bad "- twice is refused"
+
+# a mistyped option: the nearest one is named
+expect 2 "$bin" --exprot "$tmp/x" lessons/01-tour.lesson
+[ "$(cat "$tmp/err")" = "attnlab: error: unknown option '--exprot'; did you mean --export? (see attnlab --help)" ] && ok || bad "--exprot suggests --export: $(cat "$tmp/err")"
+expect 2 "$bin" --fromat=svg --export "$tmp/x" lessons/01-tour.lesson
+grep -q "did you mean --format?" "$tmp/err" && ok || bad "--fromat=svg suggests --format: $(cat "$tmp/err")"
+expect 2 "$bin" -export "$tmp/x" lessons/01-tour.lesson
+grep -q "unknown option '-export'; did you mean --export?" "$tmp/err" && ok || bad "-export (one dash) suggests --export: $(cat "$tmp/err")"
+expect 2 "$bin" --s 2 lessons/01-tour.lesson
+[ "$(cat "$tmp/err")" = "attnlab: error: option '--s' is ambiguous: --size, --scale, --shots (see attnlab --help)" ] && ok || bad "--s is ambiguous: $(cat "$tmp/err")"
+expect 2 "$bin" --check=x lessons/01-tour.lesson
+grep -q -- "--check takes no value" "$tmp/err" && ok || bad "--check=x: --check takes no value"
+
+# --help and messages in the user's language, from the same catalogues
+LANG=de_DE.UTF-8 LC_ALL= LANGUAGE= "$bin" --help >"$tmp/out" 2>&1
+grep -q '^Aufruf: attnlab' "$tmp/out" && grep -q 'jede Stufe' "$tmp/out" && ok || bad "LANG=de_DE.UTF-8 attnlab --help is German: $(head -3 "$tmp/out")"
+LC_ALL=de_DE.UTF-8 "$bin" --exprot x >"$tmp/out" 2>&1
+grep -q "Meinten Sie --export" "$tmp/out" && ok || bad "a German error message: $(cat "$tmp/out")"
+LC_ALL=C "$bin" --help | grep -q '^usage: attnlab' && ok || bad "LC_ALL=C attnlab --help is English"
+
+# --format pdf: one PDF per lesson, a page per stage picture, real text, fonts embedded
+expect 0 "$bin" --export "$tmp/pdf" --format pdf lessons/01-tour.lesson lessons/10-inference.lesson lessons/11-japanese-to-english.lesson
+[ "$(ls "$tmp/pdf")" = "$(printf '01-tour.pdf\n10-inference.pdf\n11-japanese-to-english.pdf')" ] && ok || bad "--format pdf writes DIR/<lesson>.pdf: $(ls "$tmp/pdf")"
+pages() { pdfinfo "$1" | awk '/^Pages:/ { print $2 }'; }
+[ "$(pages "$tmp/pdf/01-tour.pdf")" = 10 ] && ok || bad "the tour's PDF has its 10 stages as pages: $(pages "$tmp/pdf/01-tour.pdf")"
+n10=$("$bin" --export "$tmp/png10" lessons/10-inference.lesson | wc -l)
+[ "$(pages "$tmp/pdf/10-inference.pdf")" = "$n10" ] && ok || bad "lesson 10's PDF has a page per picture --export writes ($n10, sub-steps too): $(pages "$tmp/pdf/10-inference.pdf")"
+pdfinfo "$tmp/pdf/01-tour.pdf" | grep -q '^Title: *A short tour of attention$' && ok || bad "the PDF's title is the lesson's"
+pdftotext -f 5 -l 5 "$tmp/pdf/01-tour.pdf" - | grep -q 'From scores to weights' && ok || bad "page 5's title is searchable text"
+pdftotext -f 5 -l 5 "$tmp/pdf/01-tour.pdf" - | grep -q 'Softmax exponentiates each score' && ok || bad "the explanation is text"
+pdftotext -f 1 -l 1 "$tmp/pdf/11-japanese-to-english.pdf" - | grep -q '日本語から英語へ' && ok || bad "Japanese text is searchable"
+[ "$(pdffonts "$tmp/pdf/11-japanese-to-english.pdf" | awk 'NR > 2 && $(NF-4) != "yes"' | wc -l)" = 0 ] && ok || bad "every font is embedded: $(pdffonts "$tmp/pdf/11-japanese-to-english.pdf")"
+pdffonts "$tmp/pdf/01-tour.pdf" | grep -q 'DejaVuSans' && ok || bad "the PDF's text is in DejaVu Sans"
+"$bin" --export "$tmp/pdf2" --format pdf lessons/01-tour.lesson >/dev/null 2>&1
+cmp -s "$tmp/pdf/01-tour.pdf" "$tmp/pdf2/01-tour.pdf" && ok || bad "the same lesson gives the same PDF bytes"
+expect 1 "$bin" --export /proc/attnlab-no --format pdf lessons/01-tour.lesson
+expect 2 "$bin" --export "$tmp/x" --format=gif lessons/01-tour.lesson
+grep -q "png, svg or pdf" "$tmp/err" && ok || bad "--format names png, svg and pdf"
 
 # Catalogues come from the build's own locale/ beside the program and the
 # installed LOCALEDIR only: never from a share/locale above the program

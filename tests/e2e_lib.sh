@@ -44,7 +44,10 @@ wait_for() {
 }
 
 # e2e_display WxH: Xvfb with one screen of that size, and openbox on it.
+# The window's remembered state and the user's lessons go to $tmp, never
+# to the home directory of whoever runs the tests.
 e2e_display() {
+    export XDG_STATE_HOME="$tmp/xdg-state" XDG_DATA_HOME="$tmp/xdg-data"
     mkfifo "$tmp/displayfd"
     Xvfb -displayfd 9 -screen 0 "$1"x24 -nolisten tcp 9>"$tmp/displayfd" >"$tmp/xvfb.log" 2>&1 &
     xvfb=$!
@@ -71,11 +74,14 @@ next_line() {
     KEY=${LINE#* key=}
 }
 
-# e2e_start NAME LESSON WxH [ARGS...]: the window on LESSON (output in
-# $tmp/NAME.log); returns once its first frame is on screen, with $app and
-# $win set.
+# e2e_start NAME LESSON WxH [ARGS...]: the window on LESSON ("": none, the
+# picker) at --size WxH ("-": no --size, the window's own choice), output
+# in $tmp/NAME.log; returns once its first frame is on screen, with $app
+# and $win set.
 e2e_start() {
     name=$1 lesson=$2 size=$3; shift 3
+    set -- ${lesson:+"$lesson"} "$@"
+    [ "$size" = - ] || set -- --size "$size" "$@"
     rm -f "$tmp/ready"; mkfifo "$tmp/ready"
     exec 8<>"$tmp/ready"
     # Under AddressSanitizer the window keeps every check but the leak
@@ -85,7 +91,7 @@ e2e_start() {
     # code are caught by the unit suites (which drive the same state and
     # frame code) and by valgrind.
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" ATTNLAB_READY_FD=8 \
-        "$bin" --size "$size" "$@" "$lesson" >"$tmp/$name.log" 2>&1 &
+        "$bin" "$@" >"$tmp/$name.log" 2>&1 &
     app=$!
     FRAME=0 KEYS=0 RELOADS=0 TOAST=0 KEY=-
     if ! next_line; then bad "$name: no frame within ${hang}s"; cat "$tmp/$name.log"; exit 1; fi

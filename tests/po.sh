@@ -1,10 +1,12 @@
 #!/bin/sh
 # tests/po.sh: every message catalogue is complete and current.
 #
-#   XGETTEXT_FLAGS="..." sh tests/po.sh SOURCES...   (the Makefile passes both)
+#   XGETTEXT_FLAGS="..." XGETTEXT_DATA_FLAGS="..." I18N_DATA="FILES" sh tests/po.sh SOURCES...
+#   (the Makefile passes them all)
 #
 # 1. po/attnlab.pot holds exactly the strings the sources mark _() / N_()
-#    (xgettext run again now), so no marked string is missing from it.
+#    and the words of the desktop's files (I18N_DATA: the desktop entry,
+#    the file type), xgettext run again now, so none is missing from it.
 # 2. Every po/LANG.po has every one of them, translated: msgfmt --check
 #    (format strings included) --statistics reports no untranslated and no
 #    fuzzy message, and msgcmp finds no msgid of the sources missing.
@@ -13,6 +15,8 @@ fail=0
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 # shellcheck disable=SC2086
 xgettext $XGETTEXT_FLAGS -o "$tmp/now.pot" "$@" || { echo "po: xgettext failed"; exit 1; }
+# shellcheck disable=SC2086
+xgettext $XGETTEXT_DATA_FLAGS -j -o "$tmp/now.pot" ${I18N_DATA:-} || { echo "po: xgettext failed on $I18N_DATA"; exit 1; }
 if ! msgcmp --use-untranslated po/attnlab.pot "$tmp/now.pot" 2>"$tmp/err" \
    || ! msgcmp --use-untranslated "$tmp/now.pot" po/attnlab.pot 2>>"$tmp/err"; then
     cat "$tmp/err"

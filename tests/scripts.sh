@@ -73,14 +73,14 @@ cmp -s "$tmp/want" "$tmp/err" && ok || { bad "packages named only when they woul
 # the Makefile's factor for a busy machine or a sanitizer build.)
 scale=${TIME_SCALE:-1}
 for f in /dev/zero /tmp; do
-    timeout $((5 * scale)) "$bin" --export "$tmp/z" --font "$f" lessons/01-tour.lesson >/dev/null 2>"$tmp/err"
+    timeout $((20 * scale)) "$bin" --export "$tmp/z" --font "$f" lessons/01-tour.lesson >/dev/null 2>"$tmp/err"
     [ $? -eq 1 ] && ok || bad "--font $f exits 1"
     grep -q "$f" "$tmp/err" && ok || bad "--font $f names the file"
 done
 mkfifo "$tmp/fifo"
-timeout $((5 * scale)) "$bin" --export "$tmp/z" --font "$tmp/fifo" lessons/01-tour.lesson >/dev/null 2>"$tmp/err"
+timeout $((20 * scale)) "$bin" --export "$tmp/z" --font "$tmp/fifo" lessons/01-tour.lesson >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && ok || bad "--font FIFO exits 1 without hanging"
-timeout $((10 * scale)) "$bin" --export "$tmp/f" --font /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf tests/scripts/ja.lesson >/dev/null 2>"$tmp/err"
+timeout $((60 * scale)) "$bin" --export "$tmp/f" --font /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf tests/scripts/ja.lesson >/dev/null 2>"$tmp/err"
 [ $? -eq 0 ] && [ ! -s "$tmp/err" ] && ok || bad "--font with a Latin font still falls back for Japanese"
 
 echo "scripts.sh: $pass passed, $fail failed"

@@ -136,12 +136,19 @@ START_TEST(test_keys_do_what_their_rows_say)
     ck_assert_int_eq(app_key(a, EDITION_WEB, 's', KEYMOD_SHIFT), ACT_SVG);
     ck_assert_int_eq(app_key(a, EDITION_DESKTOP, 's', KEYMOD_SHIFT), ACT_SHOT);   /* no Shift+S on the desktop */
     ck_assert_int_eq(app_key(a, EDITION_WEB, 'o', 0), ACT_OPEN);
-    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, 'o', 0), ACT_NONE);
+    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, 'o', 0), ACT_OPEN);        /* both editions open files */
+    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, 'o', KEYMOD_CTRL), ACT_OPEN);
+    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, 'p', KEYMOD_CTRL), ACT_PDF);   /* the handout: the desktop's only */
+    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, 'e', KEYMOD_CTRL), ACT_PDF);
+    ck_assert_int_eq(app_key(a, EDITION_WEB, 'p', KEYMOD_CTRL), ACT_NONE);     /* the browser prints with its own */
+    ck_assert_int_eq(a->predict, PREDICT_OFF);                                    /* Ctrl+P is not P */
     ck_assert_int_eq(app_key(a, EDITION_WEB, 's', KEYMOD_CTRL), ACT_SAVE);
     ck_assert_int_eq(app_key(a, EDITION_WEB, 'q', 0), ACT_NONE);                 /* a page does not quit */
     ck_assert_int_eq(a->stage, stage);
     ck_assert(!a->quit);
     ck_assert(!app_do(a, ACT_LINK, -1));
+    ck_assert(!app_do(a, ACT_PDF, -1) && app_action_platform(ACT_PDF));
+    ck_assert_str_eq(app_action_name(ACT_PDF), "pdf");
     ck_assert(app_action_platform(ACT_LINK) && !app_action_platform(ACT_MASK));
     app_free(a);
 }
@@ -200,6 +207,18 @@ START_TEST(test_picker_and_question_keys)
     app_key(a, EDITION_WEB, KEY_ENTER, 0);              /* yes: open it, dropping the edits */
     ck_assert(strstr(a->doc->path, "03-"));
     ck_assert(!a->picker && !a->doc->dirty);
+    /* the path field of O: typed keys are text, Tab completes, Esc leaves */
+    app_open_file_start(a, "../lessons");
+    ck_assert_int_eq(a->ask, ASK_OPEN_FILE);
+    ck_assert_str_eq(a->ask_text, "../lessons/");
+    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, 'q', 0), ACT_ASK_QUIT);     /* q is a letter here, not quit */
+    ck_assert(!a->quit);
+    app_ask_type(a, "01");
+    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, KEY_TAB, 0), ACT_ASK_COMPLETE);
+    ck_assert_str_eq(a->ask_text, "../lessons/01-tour.lesson");
+    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, KEY_ENTER, 0), ACT_ASK_ACCEPT);
+    ck_assert_int_eq(a->ask, ASK_NONE);
+    ck_assert(strstr(a->doc->path, "01-tour"));
     app_free(a);
 }
 END_TEST

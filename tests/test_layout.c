@@ -15,6 +15,8 @@
 #include "core/util.h"
 #include "core/lesson.h"
 #include "core/trace.h"
+#include "core/attn.h"
+#include "core/stage.h"
 #include "core/i18n.h"
 #include "app/frame.h"
 #include "app/state.h"
@@ -446,6 +448,62 @@ START_TEST(test_bigger_text_never_shrinks_numbers)
     tstages_each("scripts", bigger_text_stage, &s);
     ck_assert_int_gt(s.compared, 50);
     ck_assert_msg(s.worse == 0, "%d panels print smaller numbers with bigger text, e.g. %s", s.worse, s.first);
+}
+END_TEST
+
+/* Stage k of a bundled lesson laid out at w x h (fixed measure). */
+static DrawList *lay_lesson_stage(const char *file, int k, int w, int h)
+{
+    Error err;
+    Lesson *L = lesson_load(file, &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    Trace *T = attn_run(L, &err);
+    ck_assert_msg(T != NULL, "%s", err.msg);
+    View *v = stage_view(L, T, k);
+    DrawList *d = lay(v, w, h, false);
+    stage_view_free(v);
+    trace_free(T);
+    lesson_free(L);
+    return d;
+}
+
+/* The tour's projections (seven 4x4 panels) in the window's first size:
+** every panel prints its numbers at 13 px or more, where four panels in
+** the top row used to print theirs at 10 px while the three below had 18. */
+START_TEST(test_seven_panels_print_legibly)
+{
+    DrawList *d = lay_lesson_stage("../lessons/01-tour.lesson", 1, 1280, 800);
+    int panels = 0;
+    for (int k = 0; k < 7; k++) {
+        float fs = value_size(d, k);
+        ck_assert_msg(fs >= 13, "panel %d prints its numbers at %.0f px", k, fs);
+        panels++;
+    }
+    ck_assert_int_eq(panels, 7);
+    draw_free(d);
+}
+END_TEST
+
+/* Column labels turned to read upward when the columns are narrow: a label
+** of one character ("I") stays level (turned, it reads as a dash), the
+** longer ones turn. Lesson 6's last stage at 800x500. */
+START_TEST(test_one_letter_labels_stay_level)
+{
+    DrawList *d = lay_lesson_stage("../lessons/06-other-scores-and-masks.lesson", 6, 800, 500);
+    int level_i = 0, turned = 0;
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->kind != DRAW_TEXT || c->role != ROLE_COL_LABEL) continue;
+        if (!strcmp(draw_str(d, c), "I")) {
+            ck_assert_int_eq(c->rotate, 0);
+            level_i++;
+        } else if (!strcmp(draw_str(d, c), "green")) {
+            turned += c->rotate == 90;
+        }
+    }
+    ck_assert_int_ge(level_i, 3);
+    ck_assert_int_ge(turned, 3);        /* the columns are narrow: the others are turned */
+    draw_free(d);
 }
 END_TEST
 
@@ -1253,6 +1311,8 @@ Suite *layout_suite(void)
     tcase_add_test(core, test_header_formula_body);
     tcase_add_test(core, test_hover_highlights_related_cells);
     tcase_add_test(core, test_hidden_panel_shows_no_values);
+    tcase_add_test(core, test_seven_panels_print_legibly);
+    tcase_add_test(core, test_one_letter_labels_stay_level);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_set_timeout(limits, 60);

@@ -341,6 +341,33 @@ START_TEST(test_edit_source_of_transpose)
 }
 END_TEST
 
+START_TEST(test_transposed_in_an_earlier_setup)
+{
+    /* A is defined and transposed into B in the first setup; the second
+    ** has A from the same text but a B of its own. An edit of A there would
+    ** go to the first setup's text and change its B too, which the screen
+    ** did not show: A is a transpose's source in the second setup as well.
+    ** The same for given attention read in an earlier setup. */
+    const char *t = "title: t\n[setup]\nseed: 1\ntokens: a b\nA = randn 2x2\nB = transpose A\nX = identity 2\n"
+                    "[embeddings]\n[setup]\nB = randn 2x2\n[embeddings]\n";
+    Error err;
+    Lesson *L = lesson_parse(t, strlen(t), "t.lesson", &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert(lsave_shared(L, 0, 1, "A", 0, 0));
+    ck_assert(lsave_feeds_transpose(L, 0, "A"));
+    ck_assert(lsave_feeds_transpose(L, 1, "A"));
+    ck_assert(!lsave_feeds_transpose(L, 1, "B"));
+    ck_assert(!lsave_feeds_transpose(L, 0, "X"));
+    lesson_free(L);
+    const char *g = "title: t\n[setup]\ntokens: a b\nA =\n  0.5 0.5\n  1 0\nattention: A\n[softmax]\n"
+                    "[setup]\nattention: none\nX = identity 2\n[embeddings]\n";
+    L = lesson_parse(g, strlen(g), "g.lesson", &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    ck_assert(lsave_gives_attention(L, 1, "A"));
+    lesson_free(L);
+}
+END_TEST
+
 START_TEST(test_no_final_newline)
 {
     const char *t = "title: T\n[setup]\ntokens: a b\nX = ones 2x2\n[softmax]\n[setup]\nX = ones 2x2";
@@ -429,6 +456,7 @@ Suite *lessonsave_suite(void)
     tcase_add_test(core, test_override_syntax);
     tcase_add_test(core, test_no_final_newline);
     tcase_add_test(core, test_edit_source_of_transpose);
+    tcase_add_test(core, test_transposed_in_an_earlier_setup);
     tcase_add_test(core, test_override_spacing);
     tcase_add_test(core, test_decimals_kept);
     tcase_add_test(core, test_crlf_bom_kept);

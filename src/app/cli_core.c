@@ -60,30 +60,12 @@ bool cli_stage_wanted(const StageSel *sel, int k)
     return !sel || (k + 1 <= LESSON_MAX_STAGES && sel->want[k + 1]);
 }
 
-/* A lesson file, or standard input for "-". */
-Lesson *cli_lesson_load(const char *path, Error *err)
-{
-    if (strcmp(path, CLI_STDIN)) return lesson_load(path, err);
-    size_t len;
-    char *text = fileio_read_stdin(CLI_STDIN_NAME, LESSON_MAX_BYTES, &len, err);
-    if (!text) {
-        if (err->kind == ERR_LIMIT) err->line = err->col = 1;
-        return NULL;
-    }
-    Lesson *L = lesson_parse(text, len, CLI_STDIN_NAME, err);
-    free(text);
-    if (L) {
-        free(L->name);
-        L->name = xstrdup("stdin");             /* exports are called stdin-NN-stage.png */
-    }
-    return L;
-}
 
 /* Load and compute a lesson; print the error and return NULL on failure. */
 Lesson *app_load(const char *path, Trace **T, int *code)
 {
     Error err;
-    Lesson *L = cli_lesson_load(path, &err);
+    Lesson *L = lesson_load(path, &err);
     if (L) {
         *T = attn_run(L, &err);
         if (*T) return L;
@@ -107,7 +89,7 @@ int cli_check(char **paths, int n, void (*also)(const char *path))
             continue;
         }
         if (also) also(paths[i]);
-        printf("%s: ok (%d stage%s)\n", paths[i], L->nstages, L->nstages == 1 ? "" : "s");
+        printf("%s: ok (%d stage%s)\n", strcmp(paths[i], FILEIO_STDIN) ? paths[i] : L->shown, L->nstages, L->nstages == 1 ? "" : "s");
         trace_free(T);
         lesson_free(L);
     }

@@ -4,9 +4,7 @@
 ** --dump. main.c calls these, and so does the WebAssembly command line
 ** (web/cli.c), so both print the same bytes and exit with the same codes.
 **
-** A lesson named "-" is read from standard input (messages call it
-** <stdin>, and files it loads are found from the working directory). A
-** selection of stages (--stage 2,4-6) limits what --dump writes and what
+** A selection of stages (--stage 2,4-6) limits what --dump writes and what
 ** --export draws.
 **
 ** Usage:
@@ -22,10 +20,6 @@
 
 #include "core/lesson.h"
 #include "core/trace.h"
-
-/* The lesson path that means standard input, and how messages call it. */
-#define CLI_STDIN "-"
-#define CLI_STDIN_NAME "<stdin>"
 
 /* Stages chosen with --stage: a list of numbers and ranges from 1. */
 typedef struct StageSel {
@@ -43,9 +37,6 @@ int cli_stage_parse(const char *spec, StageSel *sel, Error *err);
 bool cli_stage_fits(const StageSel *sel, const Lesson *L, Error *err);
 /* Whether sel (NULL: all) chooses stage k (0-based). */
 bool cli_stage_wanted(const StageSel *sel, int k);
-/* Read and parse a lesson file, or standard input for "-". NULL with err
-** filled on failure. */
-Lesson *cli_lesson_load(const char *path, Error *err);
 /* Load and compute a lesson; on failure print the error line to stderr, set
 ** *code (1 for I/O, 2 for an invalid lesson) and return NULL. */
 Lesson *app_load(const char *path, Trace **T, int *code);

@@ -434,9 +434,11 @@ static int write_with_backup(const char *path, const char *text, size_t len, boo
 
 /* Can path be replaced where it is? Not when the file is read-only, or
 ** when its directory does not take a new file (the atomic write needs one):
-** that is tried, since access() says yes to root even on a read-only mount. */
+** that is tried, since access() says yes to root even on a read-only mount.
+** Standard input ("-") cannot be written back either. */
 static bool read_only(const char *path)
 {
+    if (!strcmp(path, FILEIO_STDIN)) return true;
     if (access(path, F_OK) == 0 && access(path, W_OK) != 0) return true;
     char probe[PATH_MAX];
     const char *slash = strrchr(path, '/');

@@ -236,28 +236,41 @@ static void help_overlay(const Theme *th, int w, int h, float size, bool web, Me
     }
 }
 
-/* The lesson picker: titles, the selected one highlighted. */
+/* The lesson picker: titles with where each comes from, the selected one
+** highlighted; as many rows as fit, around the selection. */
 static void picker_overlay(const AppState *a, const Theme *th, int w, int h, float size, MeasureFn measure, void *ctx, DrawList *out)
 {
-    float lh = size * 1.8f, tw = measure(ctx, _("Choose a lesson (\xe2\x86\x91 \xe2\x86\x93 Enter, Esc)"), size, 1);
-    for (int i = 0; i < a->picker_n; i++) tw = fmaxf(tw, measure(ctx, a->picker_titles[i], size, 0) + size * 3);
-    float bw = fminf(tw + size * 3, (float)w - 40), bh = lh * (a->picker_n + 2);
+    const char *head = _("Choose a lesson (\xe2\x86\x91 \xe2\x86\x93 Enter, Esc)");
+    float lh = size * 1.8f, tw = measure(ctx, head, size, 1), ww = 0;
+    for (int i = 0; i < a->picker_n; i++) {
+        tw = fmaxf(tw, measure(ctx, a->picker_titles[i], size, 0) + size * 3);
+        ww = fmaxf(ww, measure(ctx, a->picker_where[i], size * 0.8f, 0));
+    }
+    int rows = a->picker_n < 1 ? 1 : a->picker_n, fit = (int)(((float)h - 40) / lh) - 2;
+    if (fit < 1) fit = 1;
+    if (rows > fit) rows = fit;
+    int first = a->picker_sel - rows / 2;                /* the selection in the middle, when it can be */
+    if (first > a->picker_n - rows) first = a->picker_n - rows;
+    if (first < 0) first = 0;
+    float bw = fminf(tw + ww + size * 4, (float)w - 40), bh = lh * (rows + 2);
     float x = ((float)w - bw) / 2, y = fmaxf(20, ((float)h - bh) / 2);
     draw_rect(out, (Rect){ 0, 0, (float)w, (float)h }, (Color){ 0, 0, 0, 120 }, ROLE_OVERLAY);
     draw_rect(out, (Rect){ x, y, bw, bh }, th->panel_bg, ROLE_OVERLAY);
     draw_frame(out, (Rect){ x, y, bw, bh }, th->accent, 2.0f, ROLE_OVERLAY);
-    int t = draw_text(out, (Rect){ x, y + lh * 0.2f, bw, lh }, _("Choose a lesson (\xe2\x86\x91 \xe2\x86\x93 Enter, Esc)"),
-                      size, th->fg, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
+    int t = draw_text(out, (Rect){ x, y + lh * 0.2f, bw, lh }, head, size, th->fg, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
     out->cmds[t].bold = 1;
     if (a->picker_n == 0)
-        draw_text(out, (Rect){ x, y + lh * 1.2f, bw, lh }, _("no bundled lessons found"), size, th->muted, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
-    for (int i = 0; i < a->picker_n; i++) {
-        Rect row = { x + size, y + lh * (i + 1.2f), bw - 2 * size, lh };
+        draw_text(out, (Rect){ x, y + lh * 1.2f, bw, lh }, _("no lessons found"), size, th->muted, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
+    for (int i = first; i < a->picker_n && i < first + rows; i++) {
+        Rect row = { x + size, y + lh * (i - first + 1.2f), bw - 2 * size, lh };
         if (i == a->picker_sel) draw_rect(out, row, th->highlight, ROLE_OVERLAY);
         char label[300];
         snprintf(label, sizeof label, "%d  %s", i + 1, a->picker_titles[i]);
         Color fg = i == a->picker_sel ? cmap_text_for(th->highlight) : th->fg;
-        draw_text(out, (Rect){ row.x + size * 0.6f, row.y, row.w - size, row.h }, label, size, fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
+        draw_text(out, (Rect){ row.x + size * 0.6f, row.y, row.w - ww - size * 2, row.h }, label, size, fg, ALIGN_LEFT,
+                  VALIGN_MIDDLE, ROLE_OVERLAY);
+        draw_text(out, (Rect){ row.x + row.w - ww - size * 0.6f, row.y, ww, row.h }, a->picker_where[i], size * 0.8f,
+                  i == a->picker_sel ? fg : th->muted, ALIGN_RIGHT, VALIGN_MIDDLE, ROLE_OVERLAY);
     }
 }
 
@@ -307,6 +320,9 @@ void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, Dr
                   ALIGN_CENTER, VALIGN_MIDDLE, ROLE_BODY);
     }
     if (a->toast[0] && a->now < a->toast_until) banner(out, a->toast, false, false, &th, w, h, size, measure, ctx);
+    else if (a->first_hint && !a->help && !a->ask)
+        banner(out, _("\xe2\x86\x92 next stage    ? every key    L lessons    O open a file"), false, false, &th, w, h, size,
+               measure, ctx);
     if (a->picker && !a->web) picker_overlay(a, &th, w, h, size, measure, ctx, out);   /* the page lists them itself */
     if (a->help) help_overlay(&th, w, h, size * 0.9f, a->web, measure, ctx, out);
     if (a->error[0] && !a->web)                      /* over everything, never dimmed (the page has its own line) */

@@ -2,7 +2,6 @@
 ** glyphs.c: the missing-glyph warnings of --check and --export (glyphs.h).
 */
 #include "glyphs.h"
-#include "cli_core.h"
 #include "core/lesson.h"
 #include "core/utf8.h"
 #include "core/util.h"
@@ -45,7 +44,6 @@ int app_check_glyphs(const char *file, FontSet *fonts, const char *font_path)
 {
     Error err;
     size_t len = 0;
-    if (!strcmp(file, CLI_STDIN)) return 0;     /* standard input was read once, by the parser */
     char *text = lesson_read(file, &len, &err);
     if (!text) return 0;
     char *path = util_shown(file);          /* the name as messages print it */

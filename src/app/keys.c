@@ -27,6 +27,7 @@ static const KeyRow rows[] = {
     { ACT_ASK_BACKSPACE, KEYS_ASK, EDITION_BOTH, NULL, NULL, { B(KEY_BACKSPACE) } },
     { ACT_ASK_QUIT, KEYS_ASK, EDITION_DESKTOP, NULL, NULL, { B('q') } },
     { ACT_ASK_SAVE, KEYS_ASK, EDITION_DESKTOP, NULL, NULL, { CTRL('s') } },
+    { ACT_ASK_COMPLETE, KEYS_ASK, EDITION_DESKTOP, NULL, NULL, { B(KEY_TAB) } },
     /* the lesson picker takes the arrows and digits while it is open */
     { ACT_PICKER_UP, KEYS_PICKER, EDITION_BOTH, NULL, NULL, { B(KEY_UP) } },
     { ACT_PICKER_DOWN, KEYS_PICKER, EDITION_BOTH, NULL, NULL, { B(KEY_DOWN) } },
@@ -42,6 +43,8 @@ static const KeyRow rows[] = {
     { ACT_LAST, KEYS_MAIN, EDITION_BOTH, NULL, NULL, { B(KEY_END) } },
     { ACT_STAGE_DIGIT, KEYS_MAIN, EDITION_BOTH, "1 \xe2\x80\xa6 9, 10 \xe2\x80\xa6", N_("jump to a stage"), { B(KEY_DIGIT) } },
     { ACT_PICKER, KEYS_MAIN, EDITION_BOTH, "L", N_("lesson picker"), { B('l') } },
+    { ACT_OPEN, KEYS_MAIN, EDITION_DESKTOP, N_("O  Ctrl+O"), N_("open a lesson file (or drop one on the window)"),
+      { B('o'), CTRL('o') } },
     { ACT_OPEN, KEYS_MAIN, EDITION_WEB, N_("O  Ctrl+O"), N_("open a lesson file (or drop one on the page)"),
       { B('o'), CTRL('o') } },
     { ACT_FULLSCREEN, KEYS_MAIN, EDITION_BOTH, "F  F11", N_("fullscreen (Esc leaves)"), { B('f'), B(KEY_F11) } },
@@ -62,6 +65,8 @@ static const KeyRow rows[] = {
     { ACT_PREDICT, KEYS_MAIN, EDITION_BOTH, "P", N_("predict the largest weights, then reveal"), { B('p') } },
     { ACT_SHOT, KEYS_MAIN, EDITION_DESKTOP, "S", N_("save this stage as PNG"), { B('s') } },
     { ACT_SHOT, KEYS_MAIN, EDITION_WEB, "S", N_("download this stage as PNG"), { B('s') } },
+    { ACT_PDF, KEYS_MAIN, EDITION_DESKTOP, N_("Ctrl+P  Ctrl+E"), N_("save the lesson as a PDF handout, a page per stage"),
+      { CTRL('p'), CTRL('e') } },
     { ACT_SVG, KEYS_MAIN, EDITION_WEB, N_("Shift+S"), N_("download this stage as SVG"), { SHIFT('s') } },
     { ACT_SAVE, KEYS_MAIN, EDITION_DESKTOP, N_("Ctrl+S"), N_("save the edited lesson (only the edited numbers change)"),
       { CTRL('s') } },
@@ -99,7 +104,8 @@ static const char *const names[ACT_COUNT] = {
     [ACT_PICKER_UP] = "picker-up", [ACT_PICKER_DOWN] = "picker-down", [ACT_PICKER_OPEN] = "picker-open",
     [ACT_PICKER_DIGIT] = "picker-digit", [ACT_ASK_ACCEPT] = "ask-accept", [ACT_ASK_CANCEL] = "ask-cancel",
     [ACT_ASK_BACKSPACE] = "ask-backspace", [ACT_ASK_QUIT] = "ask-quit", [ACT_ASK_SAVE] = "ask-save",
-    [ACT_SHOT] = "png", [ACT_SVG] = "svg", [ACT_SAVE] = "save", [ACT_OPEN] = "open", [ACT_LINK] = "link",
+    [ACT_ASK_COMPLETE] = "ask-complete", [ACT_SHOT] = "png", [ACT_SVG] = "svg", [ACT_SAVE] = "save",
+    [ACT_OPEN] = "open", [ACT_LINK] = "link", [ACT_PDF] = "pdf",
 };
 
 /* The table. */
@@ -163,7 +169,7 @@ AppAction app_key(AppState *a, unsigned edition, int key, unsigned mods)
 /* Whether the platform does act. */
 bool app_action_platform(AppAction act)
 {
-    return act == ACT_SHOT || act == ACT_SVG || act == ACT_SAVE || act == ACT_OPEN || act == ACT_LINK;
+    return act == ACT_SHOT || act == ACT_SVG || act == ACT_SAVE || act == ACT_OPEN || act == ACT_LINK || act == ACT_PDF;
 }
 
 /* The pinned cell moved by one step, when it is an input. */
@@ -222,6 +228,7 @@ bool app_do(AppState *a, AppAction act, int arg)
     case ACT_ASK_BACKSPACE: app_ask_backspace(a); break;
     case ACT_ASK_QUIT: if (a->ask == ASK_QUIT) app_ask_accept(a); break;
     case ACT_ASK_SAVE: if (a->ask == ASK_QUIT && app_save_lesson(a) == 0) app_ask_cancel(a); break;
+    case ACT_ASK_COMPLETE: app_ask_complete(a); break;
     default:
         assert(act == ACT_NONE || app_action_platform(act));
         return false;

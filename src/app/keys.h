@@ -31,7 +31,7 @@
 typedef enum KeyCode {
     KEY_NONE = 0,
     KEY_ENTER = 0x100, KEY_ESCAPE, KEY_BACKSPACE, KEY_LEFT, KEY_RIGHT, KEY_UP, KEY_DOWN,
-    KEY_HOME, KEY_END, KEY_PAGEUP, KEY_PAGEDOWN, KEY_F11,
+    KEY_HOME, KEY_END, KEY_PAGEUP, KEY_PAGEDOWN, KEY_F11, KEY_TAB,
     KEY_DIGIT,          /* in a binding: any of '0' … '9' (the action gets the digit) */
 } KeyCode;
 
@@ -53,9 +53,9 @@ typedef enum AppAction {
     ACT_PREDICT, ACT_UNDO, ACT_REDO, ACT_RESET, ACT_HELP, ACT_QUIT, ACT_SAVE_AS, ACT_UNPIN,
     ACT_INCREASE, ACT_DECREASE,     /* the pinned input cell, one step up or down */
     ACT_PICKER_UP, ACT_PICKER_DOWN, ACT_PICKER_OPEN, ACT_PICKER_DIGIT,
-    ACT_ASK_ACCEPT, ACT_ASK_CANCEL, ACT_ASK_BACKSPACE, ACT_ASK_QUIT, ACT_ASK_SAVE,
+    ACT_ASK_ACCEPT, ACT_ASK_CANCEL, ACT_ASK_BACKSPACE, ACT_ASK_QUIT, ACT_ASK_SAVE, ACT_ASK_COMPLETE,
     /* the platform's (app_action_platform): the window or the page does them */
-    ACT_SHOT, ACT_SVG, ACT_SAVE, ACT_OPEN, ACT_LINK,
+    ACT_SHOT, ACT_SVG, ACT_SAVE, ACT_OPEN, ACT_LINK, ACT_PDF,
     ACT_COUNT
 } AppAction;
 

@@ -93,27 +93,36 @@ void app_free_list(char **list)
     free(list);
 }
 
-/* mkdir -p for the user directory. */
-static int make_dirs(char *path)
+/* mkdir -p. */
+int app_make_dirs(const char *path)
 {
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        int r = mkdir(path, 0755);
-        *p = '/';
-        if (r != 0 && errno != EEXIST) return -1;
+    char *p = xstrdup(path);
+    int r = 0;
+    for (char *c = p + 1; *c && r == 0; c++) {
+        if (*c != '/') continue;
+        *c = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) r = -1;
+        *c = '/';
     }
-    return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
+    if (r == 0 && mkdir(p, 0755) != 0 && errno != EEXIST) r = -1;
+    free(p);
+    return r;
+}
+
+/* $ENV/sub or $HOME/fallback/sub. */
+int app_xdg_dir(const char *env, const char *fallback, const char *sub, bool create, char *out, size_t n)
+{
+    const char *xdg = getenv(env), *home = getenv("HOME");
+    int w;
+    if (xdg && xdg[0] == '/') w = snprintf(out, n, "%s/%s", xdg, sub);
+    else if (home && home[0]) w = snprintf(out, n, "%s/%s/%s", home, fallback, sub);
+    else return -1;
+    if (w < 0 || (size_t)w >= n) return -1;
+    return create ? app_make_dirs(out) : 0;
 }
 
 /* $XDG_DATA_HOME/attnlab/lessons or ~/.local/share/attnlab/lessons. */
 int app_user_lesson_dir(char *out, size_t n)
 {
-    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    int w;
-    if (xdg && xdg[0] == '/') w = snprintf(out, n, "%s/attnlab/lessons", xdg);
-    else if (home && home[0]) w = snprintf(out, n, "%s/.local/share/attnlab/lessons", home);
-    else return -1;
-    if (w < 0 || (size_t)w >= n) return -1;
-    return make_dirs(out);
+    return app_xdg_dir("XDG_DATA_HOME", ".local/share", "attnlab/lessons", true, out, n);
 }

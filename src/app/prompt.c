@@ -3,14 +3,17 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "prompt.h"
+#include "library.h"
 #include "core/i18n.h"
 #include "core/utf8.h"
 #include "core/util.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Forget what was asked. */
@@ -66,10 +69,40 @@ void app_save_as_start(AppState *a)
     doc_save_as_default(a->doc, a->ask_text, sizeof a->ask_text);
 }
 
+/* The field of a file name (Save as, or the file to open), with the text
+** to start with. */
+static void ask_field(AppState *a, AppAsk what, const char *start)
+{
+    ask(a, what);
+    snprintf(a->ask_text, sizeof a->ask_text, "%s", start);
+    a->ask_note[0] = '\0';
+}
+
+/* Whether a file name is being typed. */
+static bool typing(const AppState *a)
+{
+    return a->ask == ASK_SAVE_AS || a->ask == ASK_OPEN_FILE;
+}
+
+/* O without a dialog program: the path field, in dir. */
+void app_open_file_start(AppState *a, const char *dir)
+{
+    char start[sizeof a->ask_text];
+    snprintf(start, sizeof start, "%s%s", dir, dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/");
+    ask_field(a, ASK_OPEN_FILE, start);
+}
+
+/* Tab: complete the path typed. */
+void app_ask_complete(AppState *a)
+{
+    if (a->ask == ASK_OPEN_FILE) app_complete_path(a->ask_text, sizeof a->ask_text, a->ask_note, sizeof a->ask_note);
+}
+
 /* Typing (control characters are not part of a file name). */
 void app_ask_type(AppState *a, const char *text)
 {
-    if (a->ask != ASK_SAVE_AS) return;
+    if (!typing(a)) return;
+    a->ask_note[0] = '\0';
     size_t n = strlen(a->ask_text);
     for (const char *c = text; *c && n + 1 < sizeof a->ask_text; c++)
         if ((unsigned char)*c >= 0x20 && *c != 0x7f) a->ask_text[n++] = *c;
@@ -79,9 +112,29 @@ void app_ask_type(AppState *a, const char *text)
 /* Backspace: one UTF-8 character. */
 void app_ask_backspace(AppState *a)
 {
-    if (a->ask != ASK_SAVE_AS) return;
+    if (!typing(a)) return;
+    a->ask_note[0] = '\0';
     size_t n = strlen(a->ask_text);
     a->ask_text[utf8_prev(a->ask_text, a->ask_text + n) - a->ask_text] = '\0';
+}
+
+/* Enter in the path field: a folder shows what it holds, a file opens. */
+static void accept_path(AppState *a)
+{
+    char path[sizeof a->ask_text + PATH_MAX];
+    const char *home = getenv("HOME");
+    if (!a->ask_text[0]) return;
+    if (a->ask_text[0] == '~' && a->ask_text[1] == '/' && home) snprintf(path, sizeof path, "%s%s", home, a->ask_text + 1);
+    else snprintf(path, sizeof path, "%s", a->ask_text);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        size_t n = strlen(a->ask_text);
+        if (n + 1 < sizeof a->ask_text && a->ask_text[n - 1] != '/') strcat(a->ask_text, "/");
+        app_ask_complete(a);
+        return;
+    }
+    ask_none(a);
+    app_request_open(a, path);
 }
 
 /* Enter. */
@@ -116,6 +169,7 @@ void app_ask_accept(AppState *a)
         free(p);
         return;
     }
+    case ASK_OPEN_FILE: accept_path(a); return;
     }
 }
 
@@ -150,6 +204,18 @@ static const char *fit_tail(const char *text, float size, float maxw, MeasureFn 
 {
     while (*text && measure(ctx, text, size, 0) > maxw) utf8_next(&text);
     return text;
+}
+
+/* The longest head of text that fits in maxw, with "…" when cut, into out
+** (size n). */
+static void fit_head(const char *text, float size, float maxw, MeasureFn measure, void *ctx, char *out, size_t n)
+{
+    snprintf(out, n, "%s", text);
+    size_t len = strlen(out);
+    while (len > 0 && measure(ctx, out, size, 0) > maxw) {
+        len = (size_t)(utf8_prev(out, out + len) - out);
+        snprintf(out + len, n - len, "\xe2\x80\xa6");
+    }
 }
 
 /* "edited, not saved" at the top right. */
@@ -189,6 +255,10 @@ void app_ask_words(const AppState *a, char *title, size_t n, const char **hint, 
         snprintf(title, n, _("%s exists. Replace it?"), a->ask_path ? a->ask_path : "");
         *hint = _("Enter: replace it (the old one is kept as FILE~)    Esc: choose another name");
         break;
+    case ASK_OPEN_FILE:
+        snprintf(title, n, "%s", _("Open a lesson file:"));
+        *hint = _("Tab: complete    Enter: open    Esc: cancel");
+        break;
     default: break;
     }
 }
@@ -205,7 +275,8 @@ void app_prompt_draw(const AppState *a, const Theme *th, int w, int h, float siz
     app_ask_words(a, title, sizeof title, &hint, &yes, &no);
     float lh = size * 1.6f, pad = size * 1.2f;
     float bw = fminf((float)w - 40, fmaxf(measure(ctx, hint, size * 0.85f, 0), size * 30) + 2 * pad);
-    int lines = a->ask == ASK_SAVE_AS ? 3 : 2;
+    bool note = a->ask == ASK_OPEN_FILE && a->ask_note[0];
+    int lines = typing(a) ? (note ? 4 : 3) : 2;
     float bh = lh * lines + 2 * pad, x = ((float)w - bw) / 2, y = ((float)h - bh) / 2;
     draw_rect(out, (Rect){ 0, 0, (float)w, (float)h }, (Color){ 0, 0, 0, 120 }, ROLE_OVERLAY);
     draw_rect(out, (Rect){ x, y, bw, bh }, th->panel_bg, ROLE_OVERLAY);
@@ -215,7 +286,7 @@ void app_prompt_draw(const AppState *a, const Theme *th, int w, int h, float siz
                       ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
     out->cmds[t].bold = 1;
     float hy = y + pad + lh;
-    if (a->ask == ASK_SAVE_AS) {
+    if (typing(a)) {
         Rect f = { x + pad, y + pad + lh + size * 0.1f, iw, lh - size * 0.2f };
         draw_rect(out, f, th->bg, ROLE_OVERLAY);
         draw_frame(out, f, th->accent, 1.5f, ROLE_OVERLAY);
@@ -223,6 +294,12 @@ void app_prompt_draw(const AppState *a, const Theme *th, int w, int h, float siz
         snprintf(shown, sizeof shown, "%s|", a->ask_text);           /* the caret at the end */
         draw_text(out, (Rect){ f.x + size * 0.4f, f.y, f.w - size * 0.8f, f.h },
                   fit_tail(shown, size, f.w - size * 0.8f, measure, ctx), size, th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
+        hy += lh;
+    }
+    if (note) {
+        char cut[sizeof a->ask_note + 4];
+        fit_head(a->ask_note, size * 0.85f, iw, measure, ctx, cut, sizeof cut);
+        draw_text(out, (Rect){ x + pad, hy, iw, lh }, cut, size * 0.85f, th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
         hy += lh;
     }
     draw_text(out, (Rect){ x + pad, hy, iw, lh }, hint, size * 0.85f, th->muted, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);

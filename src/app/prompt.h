@@ -30,6 +30,12 @@ void app_request_quit(AppState *a);
 void app_request_open(AppState *a, const char *path);
 /* Ctrl+Shift+S: ask for a file name. */
 void app_save_as_start(AppState *a);
+/* O without a dialog program: ask for a lesson's path in a field that
+** starts in dir; Tab completes it (app_ask_complete), Enter opens it (a
+** folder: shows what it holds). */
+void app_open_file_start(AppState *a, const char *dir);
+/* Tab in the path field: complete the path (library.h). */
+void app_ask_complete(AppState *a);
 /* Typed text (UTF-8) into the file name field. */
 void app_ask_type(AppState *a, const char *text);
 /* Backspace in the file name field: remove the last character. */

@@ -4,7 +4,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "shot.h"
 #include "app/glyphs.h"
+#include "handout.h"
 #include "lang.h"
+#include "core/fileio.h"
 #include "core/stage.h"
 #include "core/util.h"
 #include "sdl/export.h"
@@ -23,7 +25,7 @@
 /* The documented defaults. */
 ShotOpts app_shot_defaults(void)
 {
-    ShotOpts o = { 1280, 720, 1, false, false, NULL, 0 };
+    ShotOpts o = { 1280, 720, 1, false, false, NULL, 0, false };
     return o;
 }
 
@@ -163,6 +165,19 @@ char *app_shot_path(const char *dir, const Lesson *L, int k, bool svg)
     return app_shot_step_path(dir, L, k, NULL, svg);
 }
 
+/* After a file was written (r 0) or not: its name on stdout (unless
+** quiet), or the error on stderr. */
+static void say_written(int r, const Error *err, const char *path, bool quiet)
+{
+    if (r != 0) {
+        error_print(err, stderr);
+    } else if (!quiet) {
+        char *line = util_shown(path);                  /* a name with a newline stays on its line */
+        printf("%s\n", line);
+        free(line);
+    }
+}
+
 /* Write every sub-step of stage k (one file when it has none); 0 or 1. */
 static int export_stage(FontSet *fonts, LayoutCache *lc, const char *dir, const Lesson *L, const Trace *T, int k,
                         const ShotOpts *opts, bool quiet)
@@ -179,17 +194,23 @@ static int export_stage(FontSet *fonts, LayoutCache *lc, const char *dir, const 
         stage_view_free(w);
         Error err;
         int r = app_shot_write(fonts, lc, L, T, k, &o, path, &err);
-        if (r != 0) {
-            error_print(&err, stderr);
-        } else if (!quiet) {
-            char *line = util_shown(path);                  /* a name with a newline stays on its line */
-            printf("%s\n", line);
-            free(line);
-        }
+        say_written(r, &err, path, quiet);
         free(path);
         if (r != 0) return 1;
     }
     return 0;
+}
+
+/* The lesson as one PDF, DIR/<lesson>.pdf (handout.h); 0 or 1. */
+static int export_handout(FontSet *fonts, LayoutCache *lc, const char *dir, const Lesson *L, const Trace *T,
+                          const ShotOpts *opts, bool quiet)
+{
+    char *path = app_handout_path(dir, L);
+    Error err;
+    int pages, r = app_handout_write(fonts, lc, L, T, opts, path, &pages, &err);
+    say_written(r, &err, path, quiet);
+    free(path);
+    return r != 0;
 }
 
 /* Create dir (one level) if it is missing; 0, or -1 with err filled. A
@@ -266,7 +287,7 @@ static int export_stdout(FontSet *fonts, LayoutCache *lc, const Lesson *L, const
 int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const StageSel *sel, const char *font,
                bool quiet)
 {
-    bool to_stdout = !strcmp(dir, CLI_STDIN);
+    bool to_stdout = !strcmp(dir, FILEIO_STDIN);
     Error err;
     FontSet *fonts = font_create(font, &err);
     if (!fonts) {
@@ -295,6 +316,8 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
         } else if (to_stdout) {
             c = export_stdout(fonts, lc, L, T, opts, sel);
             if (c > code) code = c;
+        } else if (opts->pdf) {
+            if (export_handout(fonts, lc, dir, L, T, opts, quiet) != 0) code = 1;
         } else {
             for (int k = 0; k < L->nstages && code != 1; k++)
                 if (cli_stage_wanted(sel, k) && export_stage(fonts, lc, dir, L, T, k, opts, quiet) != 0) code = 1;

@@ -8,6 +8,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "state.h"
+#include "library.h"
 #include "paths.h"
 #include "lang.h"
 #include "core/i18n.h"
@@ -38,19 +39,6 @@ AppState *app_create(void)
     return a;
 }
 
-/* Free the picker's lists. */
-static void free_picker(AppState *a)
-{
-    for (int i = 0; i < a->picker_n; i++) {
-        free(a->picker_items[i]);
-        free(a->picker_titles[i]);
-    }
-    free(a->picker_items);
-    free(a->picker_titles);
-    a->picker_items = a->picker_titles = NULL;
-    a->picker_n = 0;
-}
-
 /* Release everything. */
 void app_free(AppState *a)
 {
@@ -63,7 +51,9 @@ void app_free(AppState *a)
     free(a->ask_path);
     free(a->shots_dir);
     for (int i = 0; i < LESSON_MAX_SETUPS; i++) free(a->saved_mask_matrix[i]);
-    free_picker(a);
+    app_library_free(a);
+    for (int i = 0; i < a->nfolders; i++) free(a->folders[i]);
+    free(a->folders);
     free(a);
 }
 
@@ -677,30 +667,12 @@ char *app_explain(const AppState *a)
     return a->explained.on ? xstrdup(a->explained.ex.text) : NULL;
 }
 
-/* Open or close the picker, listing the bundled lessons. */
+/* Open or close the picker, listing the lessons (library.h). */
 void app_toggle_picker(AppState *a)
 {
     a->picker = !a->picker;
     a->help = false;
-    if (!a->picker) return;
-    free_picker(a);
-    char dir[PATH_MAX];
-    if (app_data_dir("lessons", dir, sizeof dir) != 0) return;
-    char **list = app_list_lessons(dir);
-    if (!list) return;
-    for (char **p = list; *p; p++) a->picker_n++;
-    a->picker_items = xcalloc((size_t)a->picker_n + 1, sizeof *a->picker_items);
-    a->picker_titles = xcalloc((size_t)a->picker_n + 1, sizeof *a->picker_titles);
-    for (int i = 0; i < a->picker_n; i++) {
-        Error err;
-        Lesson *L = lesson_load(list[i], &err);
-        a->picker_items[i] = xstrdup(list[i]);
-        a->picker_titles[i] = xstrdup(L ? L->title : _("(cannot be read)"));
-        if (a->doc && !strcmp(a->doc->path, list[i])) a->picker_sel = i;
-        lesson_free(L);
-    }
-    app_free_list(list);
-    if (a->picker_sel >= a->picker_n) a->picker_sel = 0;
+    if (a->picker) app_library_fill(a);
 }
 
 /* Move the picker selection. */

@@ -34,7 +34,7 @@
 #define APP_DIGIT_SECONDS 1.0   /* digits typed closer than this make one stage number */
 
 /* What the window is asking (src/app/prompt.c). */
-typedef enum AppAsk { ASK_NONE, ASK_QUIT, ASK_OPEN, ASK_SAVE_AS, ASK_OVERWRITE } AppAsk;
+typedef enum AppAsk { ASK_NONE, ASK_QUIT, ASK_OPEN, ASK_SAVE_AS, ASK_OVERWRITE, ASK_OPEN_FILE } AppAsk;
 
 typedef enum PredictPhase { PREDICT_OFF, PREDICT_GUESSING, PREDICT_REVEALED } PredictPhase;
 
@@ -52,9 +52,13 @@ typedef struct AppState {
     bool web;               /* the browser edition: its keys in the overlay */
     bool picker;            /* L: the lesson picker */
     int picker_sel;
-    char **picker_items;    /* bundled lesson paths */
+    char **picker_items;    /* lesson paths (library.h: recent, folders, the user's, bundled) */
     char **picker_titles;
+    char **picker_where;    /* where each comes from ("recent", a folder's name, "bundled") */
     int picker_n;
+    char **folders;         /* folders named on the command line, listed by the picker (the state owns them) */
+    int nfolders;
+    bool first_hint;        /* the first-run hint of → and ? is shown (the window clears it at a key) */
     int cmap;               /* -1: the lesson's colormaps, else an index into cmap names */
     float text_scale;
     int head;               /* H: 0 = the stage's own choice, else a head to show */
@@ -75,6 +79,7 @@ typedef struct AppState {
     /* asking: a confirmation or the save-as text field */
     AppAsk ask;
     char ask_text[1024];    /* the file name being typed */
+    char ask_note[512];     /* under it: what Tab found (ASK_OPEN_FILE) */
     char *ask_path;         /* the lesson to open (ASK_OPEN) or the file to replace (ASK_OVERWRITE) */
 
     /* live reload */

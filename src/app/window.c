@@ -16,16 +16,25 @@
 ** sleeping: after its input it presses a key nothing is bound to (F12) and
 ** waits for a line that names it with a higher K, so the picture it then
 ** takes is the frame that follows all of its input.
+**
+** Beyond the state's own keys the window opens files (O: the desktop's
+** dialog, filedlg.h, else the program's path field; files dropped on it,
+** library.h), saves pictures (S) and handouts (Ctrl+P, handout.h), and
+** remembers its size, its place and the first-run hint (winstate.h).
 */
 #define _POSIX_C_SOURCE 200809L
 #include "window.h"
+#include "filedlg.h"
 #include "frame.h"
+#include "handout.h"
 #include "keys.h"
 #include "lang.h"
+#include "library.h"
 #include "paths.h"
 #include "prompt.h"
 #include "shot.h"
 #include "state.h"
+#include "winstate.h"
 #include "core/i18n.h"
 #include "core/util.h"
 #include "sdl/export.h"
@@ -44,9 +53,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MIN_W 640
-#define MIN_H 400
 #define FRAME_MS 16         /* at most about 60 frames a second */
+#define DIALOG_MS 50        /* how often an open file dialog is looked at */
+#define DEFAULT_W 1280      /* the first window, when it fits */
+#define DEFAULT_H 800
 
 /* Everything the loop holds besides the state. */
 typedef struct Win {
@@ -65,6 +75,16 @@ typedef struct Win {
     bool unsaid;            /* a frame drawn since the last line */
     unsigned long frames, keys, reloads;
     char last_key[32];
+    WinState state;         /* what the next run remembers */
+    FileDialog *dialog;     /* the desktop's file dialog while it is open */
+    bool field_key;         /* the last key opened a text field: its typed character is not typed there */
+    char **dropped;         /* files of a drop in progress */
+    int ndropped;
+    bool dropping;
+    char *last_path;        /* the lesson last put in the recent files */
+    int export_w, export_h; /* the handout's page size (--size, else the export default) */
+    int want_w, want_h;     /* --size, or 0 */
+    bool framed;            /* the window's frame was known and fitted in (fit_frame) */
 } Win;
 
 /* The descriptor ATTNLAB_READY_FD names, or -1 (unset, not a number, or
@@ -116,27 +136,28 @@ static void say_ready(Win *w)
     w->unsaid = false;
 }
 
-/* Without a display: export the lesson asked for (or the tour) instead,
-** and say where it went. */
-static int no_display(const char *reason, const char *path, const char *font)
+/* Without a display: say so, and what works without one. */
+static int no_display(const char *reason)
 {
-    char dir[PATH_MAX], tour[PATH_MAX + 32];
-    const char *what = path ? path : "the tour";
-    fprintf(stderr, "attnlab: no display available (%s); exporting %s to ./attnlab-export/ instead\n", reason, what);
-    if (!path) {
-        if (app_data_dir("lessons", dir, sizeof dir) != 0) {
-            Error err;
-            error_set(&err, ERR_IO, NULL, 0, 0, "no bundled lessons found");
-            error_print(&err, stderr);
-            return error_exit_code(&err);
-        }
-        snprintf(tour, sizeof tour, "%s/01-tour.lesson", dir);
-    }
-    char *paths[1] = { path ? (char *)path : tour };
-    ShotOpts o = app_shot_defaults();
-    int code = app_export("attnlab-export", paths, 1, &o, NULL, font, true);
-    if (code == 0) fprintf(stderr, "attnlab: wrote the stages of %s to ./attnlab-export/\n", what);
-    return code;
+    Error err;
+    error_set(&err, ERR_RUNTIME, NULL, 0, 0, _("no display (%s): the window cannot open; "
+                                              "attnlab --export DIR LESSON writes the pictures without one"), reason);
+    error_print(&err, stderr);
+    return error_exit_code(&err);
+}
+
+/*
+** Choose SDL's video driver from the environment, so that a display that
+** cannot be reached is said as such: with WAYLAND_DISPLAY unset, X11 only
+** (a broken DISPLAY would otherwise make SDL try Wayland too, whose library
+** prints its own complaint about XDG_RUNTIME_DIR). SDL_VIDEODRIVER set by
+** the user wins.
+*/
+static void choose_driver(void)
+{
+    if (getenv("SDL_VIDEODRIVER")) return;
+    const char *wl = getenv("WAYLAND_DISPLAY");
+    SDL_SetHint(SDL_HINT_VIDEODRIVER, wl && *wl ? "wayland,x11" : "x11");
 }
 
 /* SDL falls back to drivers that draw nowhere (offscreen, dummy) when there
@@ -199,6 +220,83 @@ static void save_shot(Win *w)
     free(path);
 }
 
+/* Ctrl+P: the lesson as a PDF handout in the shots folder, as the window
+** shows it (its edits, theme and colormap). */
+static void save_handout(Win *w)
+{
+    AppState *a = w->a;
+    if (!a->doc) return;
+    ShotOpts o = app_shot_defaults();
+    o.width = w->export_w;
+    o.height = w->export_h;
+    o.dark = a->dark;
+    o.cmap = a->cmap >= 0 ? cmap_names()[a->cmap] : NULL;
+    LayoutCache *lc = layout_cache_create();
+    char *path = app_handout_path(a->shots_dir, a->doc->L), why[ERROR_LINE_MAX];
+    int pages;
+    Error err;
+    if (app_handout_write(w->fonts, lc, a->doc->L, a->doc->T, &o, path, &pages, &err) == 0) {
+        app_toast(a, _("saved %s (%d pages)"), path, pages);
+    } else {
+        error_brief(&err, why, sizeof why);
+        app_toast(a, "%s", why);
+    }
+    layout_cache_free(lc);
+    free(path);
+}
+
+/* The folder of the open lesson, else the current one, into out (size n). */
+static void lesson_folder(const AppState *a, char *out, size_t n)
+{
+    const char *path = a->doc ? a->doc->path : NULL, *slash = path ? strrchr(path, '/') : NULL;
+    if (slash) snprintf(out, n, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    else if (!getcwd(out, n)) snprintf(out, n, ".");
+}
+
+/* O: the desktop's file dialog when there is one, else the path field. */
+static void open_file(Win *w)
+{
+    char dir[PATH_MAX];
+    if (w->dialog) return;                  /* one is open already */
+    lesson_folder(w->a, dir, sizeof dir);
+    w->dialog = filedlg_start(dir, _("Open a lesson"));
+    if (!w->dialog) app_open_file_start(w->a, dir);
+}
+
+/* An open dialog: done yet? Then open what was chosen. */
+static void poll_dialog(Win *w)
+{
+    char *path;
+    if (!w->dialog || !filedlg_poll(w->dialog, &path)) return;
+    filedlg_free(w->dialog);
+    w->dialog = NULL;
+    if (path) app_request_open(w->a, path);
+    free(path);
+    w->redraw = true;
+}
+
+/* Files dropped on the window: collected from the start of a drop to its
+** end (SDL reports each file), then opened. */
+static void on_drop(Win *w, const SDL_DropEvent *d)
+{
+    if (d->type == SDL_DROPBEGIN) {
+        w->dropping = true;
+    } else if (d->type == SDL_DROPFILE && d->file) {
+        w->dropped = xrealloc(w->dropped, sizeof *w->dropped * (size_t)(w->ndropped + 1));
+        w->dropped[w->ndropped++] = xstrdup(d->file);
+    }
+    if (d->type == SDL_DROPCOMPLETE || (d->type == SDL_DROPFILE && !w->dropping)) {
+        app_open_dropped(w->a, w->dropped, w->ndropped);
+        for (int i = 0; i < w->ndropped; i++) free(w->dropped[i]);
+        free(w->dropped);
+        w->dropped = NULL;
+        w->ndropped = 0;
+        w->dropping = false;
+        w->redraw = true;
+    }
+    if (d->file) SDL_free(d->file);
+}
+
 /* SDL's key code as the key table's (keys.h): printable keys are their
 ** characters already; the others by this list. */
 static int key_code(SDL_Keycode sym, bool shift)
@@ -208,7 +306,7 @@ static int key_code(SDL_Keycode sym, bool shift)
         { SDLK_BACKSPACE, KEY_BACKSPACE }, { SDLK_LEFT, KEY_LEFT }, { SDLK_RIGHT, KEY_RIGHT },
         { SDLK_UP, KEY_UP }, { SDLK_DOWN, KEY_DOWN }, { SDLK_HOME, KEY_HOME }, { SDLK_END, KEY_END },
         { SDLK_PAGEUP, KEY_PAGEUP }, { SDLK_PAGEDOWN, KEY_PAGEDOWN }, { SDLK_F11, KEY_F11 },
-        { SDLK_KP_PLUS, '+' }, { SDLK_KP_MINUS, '-' },
+        { SDLK_KP_PLUS, '+' }, { SDLK_KP_MINUS, '-' }, { SDLK_TAB, KEY_TAB },
     };
     if (sym == SDLK_SLASH && shift) return '?';
     for (size_t i = 0; i < sizeof special / sizeof *special; i++)
@@ -216,16 +314,60 @@ static int key_code(SDL_Keycode sym, bool shift)
     return sym >= 0x20 && sym < 0x7f ? (int)sym : KEY_NONE;
 }
 
-/* One key press: the key table's action, and the window's own (S, Ctrl+S). */
+/* One key press: the key table's action, and the window's own (S, Ctrl+S,
+** O, Ctrl+P). A key that opens a text field brings its own character as
+** typed text next: that one is not typed into the field. */
 static void on_key(Win *w, const SDL_KeyboardEvent *k)
 {
-    bool shift = (k->keysym.mod & KMOD_SHIFT) != 0;
+    bool shift = (k->keysym.mod & KMOD_SHIFT) != 0, asked = w->a->ask != ASK_NONE;
     unsigned mods = ((k->keysym.mod & KMOD_CTRL) ? KEYMOD_CTRL : 0) | (shift ? KEYMOD_SHIFT : 0);
     switch (app_key(w->a, EDITION_DESKTOP, key_code(k->keysym.sym, shift), mods)) {
     case ACT_SHOT: save_shot(w); break;
     case ACT_SAVE: app_save_lesson(w->a); break;
+    case ACT_OPEN: open_file(w); break;
+    case ACT_PDF: save_handout(w); break;
     default: break;
     }
+    w->field_key = !asked && w->a->ask != ASK_NONE;
+}
+
+/*
+** Where the window goes: the last place when no size was asked for, else
+** the size asked (or 1280x800) centred, in both cases within the usable
+** area of the display (the screen less its panels), its frame too.
+*/
+static WinRect placement(const Win *w, int display, WinFrame frame, int want_w, int want_h)
+{
+    SDL_Rect u;
+    if (SDL_GetDisplayUsableBounds(display, &u) != 0 && SDL_GetDisplayBounds(display, &u) != 0)
+        u = (SDL_Rect){ 0, 0, want_w ? want_w : DEFAULT_W, want_h ? want_h : DEFAULT_H };
+    WinRect usable = { u.x, u.y, u.w, u.h };
+    bool remembered = !want_w && w->state.have_place;
+    return winstate_fit(usable, frame, remembered ? &w->state.place : NULL, want_w ? want_w : DEFAULT_W,
+                        want_h ? want_h : DEFAULT_H);
+}
+
+/*
+** The window within the usable area with its frame too. The frame is known
+** only once the window manager has framed the window (after it is shown,
+** when SDL has read _NET_FRAME_EXTENTS): until then each window event tries
+** again; the first time it is known, the window is made smaller or moved if
+** the frame reaches past the area, once.
+*/
+static void fit_frame(Win *w)
+{
+    WinFrame f;
+    if (w->framed || SDL_GetWindowBordersSize(w->win, &f.top, &f.left, &f.bottom, &f.right) != 0
+        || !(f.top || f.left || f.bottom || f.right))
+        return;
+    w->framed = true;
+    if (SDL_GetWindowFlags(w->win) & (SDL_WINDOW_FULLSCREEN | SDL_WINDOW_MAXIMIZED)) return;
+    int display = SDL_GetWindowDisplayIndex(w->win);
+    WinRect now, g = placement(w, display < 0 ? 0 : display, f, w->want_w, w->want_h);
+    SDL_GetWindowSize(w->win, &now.w, &now.h);
+    SDL_GetWindowPosition(w->win, &now.x, &now.y);
+    if (g.w != now.w || g.h != now.h) SDL_SetWindowSize(w->win, g.w, g.h);
+    if (g.x != now.x || g.y != now.y) SDL_SetWindowPosition(w->win, g.x, g.y);
 }
 
 /* One event; sets w->redraw when the picture may change. */
@@ -238,12 +380,21 @@ static void on_event(Win *w, const SDL_Event *e)
     case SDL_KEYDOWN:
         w->keys++;
         snprintf(w->last_key, sizeof w->last_key, "%s", SDL_GetKeyName(e->key.keysym.sym));
+        if (a->first_hint) {                 /* the first key: the hint has done its job */
+            a->first_hint = false;
+            w->state.hinted = true;
+        }
         on_key(w, &e->key);
         sync_fullscreen(w);
         w->redraw = true;
         break;
     case SDL_TEXTINPUT:
-        if (a->ask == ASK_SAVE_AS) { app_ask_type(a, e->text.text); w->redraw = true; }
+        if (!w->field_key) app_ask_type(a, e->text.text);
+        w->field_key = false;
+        w->redraw = true;
+        break;
+    case SDL_DROPBEGIN: case SDL_DROPFILE: case SDL_DROPTEXT: case SDL_DROPCOMPLETE:
+        on_drop(w, &e->drop);
         break;
     case SDL_MOUSEMOTION:
         cell_at(w, e->motion.x, e->motion.y, &p, &r, &c);
@@ -271,6 +422,7 @@ static void on_event(Win *w, const SDL_Event *e)
     }
     case SDL_WINDOWEVENT:
         if (e->window.event == SDL_WINDOWEVENT_LEAVE) app_hover(a, -1, -1, -1);
+        fit_frame(w);
         w->redraw = true;
         break;
     case SDL_RENDER_TARGETS_RESET:             /* textures kept, contents lost */
@@ -319,6 +471,16 @@ static void draw(Win *w)
     w->unsaid = true;
 }
 
+/* A lesson opened since the last look goes first in the recent files. */
+static void note_recent(Win *w)
+{
+    const char *p = w->a->doc ? w->a->doc->path : NULL;
+    if (!p || (w->last_path && !strcmp(p, w->last_path))) return;
+    free(w->last_path);
+    w->last_path = xstrdup(p);
+    app_recent_add(p);
+}
+
 /* The loop: block for events, draw when needed, at most 60 times a second. */
 static void run(Win *w)
 {
@@ -331,6 +493,7 @@ static void run(Win *w)
         a->now = now;
         int watch = app_watch_due_ms(a);         /* a look at the lesson file twice a second */
         if (watch >= 0 && (timeout < 0 || watch < timeout)) timeout = watch;
+        if (w->dialog && (timeout < 0 || timeout > DIALOG_MS)) timeout = DIALOG_MS;
         bool toast_was = a->toast[0] && a->toast_until > now;
         if (w->ready_fd >= 0 && w->unsaid) {
             SDL_PumpEvents();
@@ -347,6 +510,8 @@ static void run(Win *w)
             w->reloads++;
             w->redraw = true;
         }
+        poll_dialog(w);
+        note_recent(w);
         if (w->redraw && !a->quit) {
             Uint32 since = SDL_GetTicks() - w->last_frame;
             if (since < FRAME_MS) SDL_Delay(FRAME_MS - since);
@@ -355,51 +520,98 @@ static void run(Win *w)
     }
 }
 
+/* Open the window hidden, where placement says (shown by show_window
+** once its renderer is made: making one can make the window anew). */
+static SDL_Window *open_window(Win *w, const char *title)
+{
+    WinFrame none = { 0, 0, 0, 0 };
+    WinRect r = placement(w, 0, none, w->want_w, w->want_h);
+    w->win = SDL_CreateWindow(title, r.x, r.y, r.w, r.h, SDL_WINDOW_HIDDEN | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    return w->win;
+}
+
+/* Show the window and fit its frame in (fit_frame). */
+static void show_window(Win *w)
+{
+    SDL_ShowWindow(w->win);
+    SDL_PumpEvents();                   /* the window manager's word on the frame, when it has come */
+    fit_frame(w);
+}
+
+/* Remember the window's place (not a fullscreen one's) and the hint. */
+static void remember(Win *w)
+{
+    if (!(SDL_GetWindowFlags(w->win) & (SDL_WINDOW_FULLSCREEN | SDL_WINDOW_MAXIMIZED))) {
+        SDL_GetWindowPosition(w->win, &w->state.place.x, &w->state.place.y);
+        SDL_GetWindowSize(w->win, &w->state.place.w, &w->state.place.h);
+        w->state.have_place = true;
+    }
+    winstate_save(&w->state);
+}
+
+/* Open SDL's video; "" in reason (size n), or why there is no display. */
+static void start_video(char *reason, size_t n)
+{
+    reason[0] = '\0';
+    SDL_SetHint(SDL_HINT_VIDEO_ALLOW_SCREENSAVER, "1");
+    if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY") && !getenv("SDL_VIDEODRIVER")) {
+        snprintf(reason, n, "%s", _("DISPLAY and WAYLAND_DISPLAY are not set"));
+        return;
+    }
+    choose_driver();
+    if (SDL_Init(SDL_INIT_VIDEO) != 0 || !real_display()) {
+        const char *d = getenv("DISPLAY");
+        if (d && *d && !getenv("WAYLAND_DISPLAY")) snprintf(reason, n, _("cannot connect to DISPLAY=%s"), d);
+        else snprintf(reason, n, "%s", SDL_GetError());
+        SDL_Quit();
+    }
+}
+
 /* Open the window and run. */
-int app_window(const char *path, const char *font, const char *shots, int width, int height)
+int app_window(const WindowArgs *args)
 {
     AppState *a = app_create();
     app_use_language(NULL);            /* until a lesson says otherwise */
-    if (path && app_open(a, path) != 0) {
+    if (args->path && app_open(a, args->path) != 0) {
         fprintf(stderr, "%s\n", a->error);
         int code = a->error_code;
         app_free(a);
         return code;
     }
     free(a->shots_dir);
-    a->shots_dir = xstrdup(shots);
-    SDL_SetHint(SDL_HINT_VIDEO_ALLOW_SCREENSAVER, "1");
-    const char *why = NULL;
-    if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY") && !getenv("SDL_VIDEODRIVER"))
-        why = "DISPLAY and WAYLAND_DISPLAY are not set";
-    else if (SDL_Init(SDL_INIT_VIDEO) != 0 || !real_display())
-        why = SDL_GetError();
-    if (why) {
-        char reason[256];
-        snprintf(reason, sizeof reason, "%s", why);
-        SDL_Quit();
+    a->shots_dir = xstrdup(args->shots);
+    a->folders = xcalloc((size_t)args->nfolders + 1, sizeof *a->folders);
+    for (int i = 0; i < args->nfolders; i++) a->folders[a->nfolders++] = xstrdup(args->folders[i]);
+    char reason[300];
+    start_video(reason, sizeof reason);
+    if (reason[0]) {
         app_free(a);
-        return no_display(reason, path, font);
+        return no_display(reason);
     }
     Win w;
     Error err;
     memset(&w, 0, sizeof w);
     w.a = a;
     w.ready_fd = ready_fd_from_env();
-    w.fonts = font_create(font, &err);
+    w.export_w = args->width ? args->width : app_shot_defaults().width;
+    w.export_h = args->height ? args->height : app_shot_defaults().height;
+    winstate_load(&w.state);
+    a->first_hint = !w.state.hinted;
+    w.fonts = font_create(args->font, &err);
     if (!w.fonts) {
         error_print(&err, stderr);
         app_free(a);
         SDL_Quit();
         return error_exit_code(&err);
     }
-    w.win = SDL_CreateWindow(a->doc ? a->doc->L->title : "attnlab", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
-                             width, height, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    w.want_w = args->width;
+    w.want_h = args->height;
+    open_window(&w, a->doc ? a->doc->L->title : "attnlab");
     if (w.win) w.ren = SDL_CreateRenderer(w.win, -1, SDL_RENDERER_PRESENTVSYNC);
     if (w.win && !w.ren) w.ren = SDL_CreateRenderer(w.win, -1, SDL_RENDERER_SOFTWARE);
     if (w.ren) w.rd = render_create(w.ren, w.fonts, NULL);
     if (!w.rd) {
-        error_set(&err, ERR_RUNTIME, NULL, 0, 0, "cannot open a window: %s", SDL_GetError());
+        error_set(&err, ERR_RUNTIME, NULL, 0, 0, _("cannot open a window: %s"), SDL_GetError());
         error_print(&err, stderr);
         if (w.ren) SDL_DestroyRenderer(w.ren);
         if (w.win) SDL_DestroyWindow(w.win);
@@ -408,19 +620,26 @@ int app_window(const char *path, const char *font, const char *shots, int width,
         SDL_Quit();
         return 1;
     }
-    SDL_SetWindowMinimumSize(w.win, MIN_W, MIN_H);
+    SDL_SetWindowMinimumSize(w.win, WIN_MIN_W, WIN_MIN_H);
     SDL_Surface *icon = icon_create(64);
     if (icon) {
         SDL_SetWindowIcon(w.win, icon);
         SDL_FreeSurface(icon);
     }
     SDL_SetWindowTitle(w.win, "attnlab");
-    w.list = draw_create(width, height);
+    show_window(&w);
+    w.list = draw_create(DEFAULT_W, DEFAULT_H);
     if (!a->doc) app_toggle_picker(a);
+    note_recent(&w);
     w.redraw = true;
     draw(&w);
     run(&w);
+    remember(&w);
     say_line(&w, "quit\n");
+    filedlg_free(w.dialog);
+    for (int i = 0; i < w.ndropped; i++) free(w.dropped[i]);
+    free(w.dropped);
+    free(w.last_path);
     draw_free(w.list);
     render_free(w.rd);
     SDL_DestroyRenderer(w.ren);

@@ -143,23 +143,46 @@ int fileio_open(const char *path, size_t max, size_t *size, Error *err)
     return -1;
 }
 
-/* The bytes of a regular file, capped. */
+/*
+** Standard input, the file "-" names: read whole the first time it is
+** asked for (at most that caller's max bytes, from a pipe, a terminal or a
+** file alike), then kept, since it cannot be read twice; later calls get a
+** copy of the same bytes, or the same error. Messages name it
+** FILEIO_STDIN_SHOWN.
+*/
+static struct { bool read; char *text; size_t len; Error err; } std_in;
+
+/* The bytes of standard input, capped (a copy the caller frees). */
+static char *read_stdin(size_t max, size_t *len, Error *err)
+{
+    if (!std_in.read) {
+        std_in.read = true;
+        error_clear(&std_in.err);
+        std_in.text = read_capped(FILEIO_STDIN_SHOWN, STDIN_FILENO, max, 0, &std_in.len, &std_in.err);
+    }
+    if (!std_in.text) {
+        *err = std_in.err;
+        return NULL;
+    }
+    if (std_in.len > max)
+        return read_fail(err, ERR_LIMIT, FILEIO_STDIN_SHOWN, "file is %zu bytes, over the limit of %zu bytes", std_in.len, max);
+    *len = std_in.len;
+    char *copy = xmalloc(std_in.len + 1);
+    memcpy(copy, std_in.text, std_in.len + 1);
+    return copy;
+}
+
+/* The bytes of a regular file (or of standard input for "-"), capped. */
 char *fileio_read(const char *path, size_t max, size_t *len, Error *err)
 {
+    error_clear(err);
+    if (!strcmp(path, FILEIO_STDIN)) return read_stdin(max, len, err);
     size_t size;
     int fd = fileio_open(path, max, &size, err);
     if (fd < 0) return NULL;
     char *b = read_capped(path, fd, max, size, len, err);
     close(fd);
     return b;
-}
-
-/* Standard input, read to its end. */
-char *fileio_read_stdin(const char *name, size_t max, size_t *len, Error *err)
-{
-    error_clear(err);
-    started();
-    return read_capped(name, STDIN_FILENO, max, 0, len, err);
 }
 
 /* ------------------------------------------------------------------ writing */

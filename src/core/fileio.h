@@ -52,18 +52,19 @@ void fileio_start(void);
 ** bytes"), about path as messages show it, with no line. */
 int fileio_open(const char *path, size_t max, size_t *size, Error *err);
 
+/* The name that stands for standard input where a file is read, and how
+** messages name it. */
+#define FILEIO_STDIN "-"
+#define FILEIO_STDIN_SHOWN "<stdin>"
+
 /* The bytes of the regular file at path, at most max of them, NUL-terminated
 ** (the caller frees; *len excludes the NUL). NULL with err filled otherwise
 ** (as fileio_open; a file that grows past max while read: "file is over
-** the limit of MAX bytes"). */
+** the limit of MAX bytes"). FILEIO_STDIN ("-") reads standard input
+** instead, whatever it is (this one may wait for it): whole, the first
+** time, and the same bytes again on every later call (a file named "-" is
+** "./-"). */
 char *fileio_read(const char *path, size_t max, size_t *len, Error *err);
-
-/* Standard input, read to its end (a pipe, a file or a terminal; this
-** waits for the end, as a filter does), at most max bytes,
-** NUL-terminated (the caller frees; *len excludes the NUL). NULL with err
-** filled, about name (how messages call standard input): ERR_IO when it
-** cannot be read, ERR_LIMIT ("file is over the limit of MAX bytes"). */
-char *fileio_read_stdin(const char *name, size_t max, size_t *len, Error *err);
 
 /* Write len bytes to path atomically (temporary beside it, then rename). With
 ** durable set the data and the rename reach the disk (fsync) before the

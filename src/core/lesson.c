@@ -416,10 +416,11 @@ Lesson *lesson_parse(const char *text, size_t len, const char *filename, Error *
     error_clear(err);
     p->L = xcalloc(1, sizeof *p->L);
     p->L->path = xstrdup(filename);
-    p->L->shown = util_shown(filename);
+    bool std_in = !strcmp(filename, FILEIO_STDIN);      /* messages say <stdin>, pictures stdin-NN-... */
+    p->L->shown = std_in ? xstrdup(LESSON_STDIN_SHOWN) : util_shown(filename);
     p->file = p->L->shown;                  /* messages name the file on one line */
     const char *base = strrchr(filename, '/');
-    base = base ? base + 1 : filename;
+    base = std_in ? "stdin" : base ? base + 1 : filename;
     size_t bl = strlen(base);
     if (bl > 7 && !strcmp(base + bl - 7, ".lesson")) bl -= 7;
     p->L->name = xstrndup(base, bl);

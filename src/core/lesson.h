@@ -236,7 +236,11 @@ typedef struct Lesson {
     LessonOverride *ovrs; int novrs;        /* every cell override, in file order */
 } Lesson;
 
-/* Parse len bytes of text; filename is used in messages. NULL on error,
+/* How messages name a lesson read from standard input (path "-"). */
+#define LESSON_STDIN_SHOWN FILEIO_STDIN_SHOWN
+
+/* Parse len bytes of text; filename is used in messages ("-", standard
+** input, as LESSON_STDIN_SHOWN, its pictures as "stdin"). NULL on error,
 ** with err filled: ERR_INVALID, or ERR_LIMIT for a file or a line over its
 ** limit, at a line and column of filename. */
 Lesson *lesson_parse(const char *text, size_t len, const char *filename, Error *err);

@@ -53,12 +53,13 @@ bool lsave_shared(const Lesson *L, int s1, int s2, const char *matrix, int row, 
         && a.def == b.def && a.ovr == b.ovr;
 }
 
-/* Does a transpose read this matrix, here or in a later setup that has it
-** from the same text? */
+/* Does a transpose read this matrix, here or in any setup, earlier or
+** later, that has it from the same text? (An edit goes to the text that
+** defines it, so a transpose of it in an earlier setup would change too.) */
 bool lsave_feeds_transpose(const Lesson *L, int s, const char *matrix)
 {
-    for (int t = s; t < L->nsetups; t++) {
-        if (t > s && !lsave_shared(L, s, t, matrix, 0, 0)) continue;
+    for (int t = 0; t < L->nsetups; t++) {
+        if (t != s && !lsave_shared(L, s, t, matrix, 0, 0)) continue;
         const Setup *su = &L->setups[t];
         for (int k = 0; k < su->nmats; k++) {
             const char *how = su->mats[k].how;
@@ -69,11 +70,11 @@ bool lsave_feeds_transpose(const Lesson *L, int s, const char *matrix)
 }
 
 /* Is this matrix a setup's given attention (`attention: NAME`), here or in
-** a later setup that has it from the same text? */
+** any setup that has it from the same text? */
 bool lsave_gives_attention(const Lesson *L, int s, const char *matrix)
 {
-    for (int t = s; t < L->nsetups; t++) {
-        if (t > s && !lsave_shared(L, s, t, matrix, 0, 0)) continue;
+    for (int t = 0; t < L->nsetups; t++) {
+        if (t != s && !lsave_shared(L, s, t, matrix, 0, 0)) continue;
         if (L->setups[t].attention && !strcmp(L->setups[t].attention, matrix)) return true;
     }
     return false;

@@ -51,12 +51,12 @@ typedef struct LsaveSource { int def, ovr; } LsaveSource;
 bool lsave_source(const Lesson *L, int setup, const char *matrix, int row, int col, LsaveSource *out);
 /* True if the cell reads the same place of the text in setups s1 and s2. */
 bool lsave_shared(const Lesson *L, int s1, int s2, const char *matrix, int row, int col);
-/* True when some `transpose` line reads matrix (as setup s has it) in s or a
-** later setup. Such a cell is not edited: the transpose was taken when its
+/* True when some `transpose` line reads matrix (as setup s has it) in s or
+** in any other setup that has it from the same text, earlier or later. Such a cell is not edited: the transpose was taken when its
 ** line was read, and no saved text could keep both as the screen showed. */
 bool lsave_feeds_transpose(const Lesson *L, int s, const char *matrix);
 /* True if the matrix is given attention weights (`attention: NAME`) in setup
-** s or in a later setup sharing its text: each of its rows must stay a
+** s or in any setup sharing its text: each of its rows must stay a
 ** distribution, so the window does not edit it cell by cell either. */
 bool lsave_gives_attention(const Lesson *L, int s, const char *matrix);
 /* The cells of input matrices whose values differ (bit for bit) between

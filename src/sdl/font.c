@@ -272,6 +272,12 @@ const char *font_face_path(const FontSet *fs, int face, int *index)
     return fs->face[face].path;
 }
 
+/* Whether a face is emboldened. */
+int font_face_emboldened(const FontSet *fs, int face)
+{
+    return face >= 0 && face < fs->nfaces && fs->face[face].embolden;
+}
+
 /* Whole pixels for a DrawList size. */
 int font_px(float size)
 {

@@ -87,6 +87,9 @@ typedef struct FontRunGlyph {
     uint32_t gid;       /* glyph id in its font */
     uint16_t face;      /* which font of the FontSet */
     int32_t x, y;       /* pen position from the run's origin, whole pixels (y down) */
+    uint32_t byte;      /* where in the text the character it draws begins (its
+                           cluster: glyphs of one character, or of characters
+                           drawn as one, share it), for text a PDF can search */
 } FontRunGlyph;
 
 /* A shaped run: glyphs in visual order, left to right. */
@@ -156,6 +159,8 @@ char *font_families(FontSet *fs, const DrawList *d);
 const char *font_face_family(const FontSet *fs, int face);
 /* The file of font i, and its face index in that file (a .ttc collection). */
 const char *font_face_path(const FontSet *fs, int face, int *index);
+/* Whether font i is a regular font made bold by thickening its outlines. */
+int font_face_emboldened(const FontSet *fs, int face);
 
 /* The glyph gid of font face at a pixel size and rotation (0, or 1 = 90
 ** degrees counter-clockwise); rasterised into a page on first use when

@@ -102,17 +102,17 @@ typedef struct GlyphList {
 } GlyphList;
 
 /* Append one glyph. */
-static void push(GlyphList *l, uint32_t gid, int face, int x, int y)
+static void push(GlyphList *l, uint32_t gid, int face, int x, int y, uint32_t byte)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? l->cap * 2 : 16;
         l->g = xrealloc(l->g, sizeof *l->g * (size_t)l->cap);
     }
-    l->g[l->n++] = (FontRunGlyph){ gid, (uint16_t)face, x, y };
+    l->g[l->n++] = (FontRunGlyph){ gid, (uint16_t)face, x, y, byte };
 }
 
 /* The fast road: one glyph per character of the main font, hinted advances. */
-static int shape_simple(FontSet *fs, const uint32_t *cp, int n, int px, int bold, GlyphList *out)
+static int shape_simple(FontSet *fs, const uint32_t *cp, const uint32_t *at, int n, int px, int bold, GlyphList *out)
 {
     FT_Face f = font_face_at(fs, bold, px);
     if (!f) return 0;
@@ -120,7 +120,7 @@ static int shape_simple(FontSet *fs, const uint32_t *cp, int n, int px, int bold
     for (int i = 0; i < n; i++) {
         if (font_invisible(cp[i])) continue;
         uint32_t gid = FT_Get_Char_Index(f, cp[i]);
-        push(out, gid, bold, pen, 0);
+        push(out, gid, bold, pen, 0, at[i]);
         pen += font_glyph(fs, bold, gid, px, 0, 0).advance;
     }
     return pen;
@@ -134,7 +134,8 @@ static int shape_simple(FontSet *fs, const uint32_t *cp, int n, int px, int bold
 ** Linear in the length, however the controls nest. Returns -1 when FriBidi
 ** fails (the caller takes the shaping road).
 */
-static int shape_simple_bidi(FontSet *fs, const uint32_t *cp, int n, int px, int bold, GlyphList *out)
+static int shape_simple_bidi(FontSet *fs, const uint32_t *cp, const uint32_t *at, int n, int px, int bold,
+                             GlyphList *out)
 {
     FT_Face f = font_face_at(fs, bold, px);
     if (!f) return 0;
@@ -156,7 +157,7 @@ static int shape_simple_bidi(FontSet *fs, const uint32_t *cp, int n, int px, int
             if (font_invisible(c)) continue;
             if (FRIBIDI_LEVEL_IS_RTL(levels[i])) fribidi_get_mirror_char(c, &c);
             uint32_t gid = FT_Get_Char_Index(f, c);
-            push(out, gid, bold, pen, 0);
+            push(out, gid, bold, pen, 0, at[i]);
             pen += font_glyph(fs, bold, gid, px, 0, 0).advance;
         }
     }
@@ -192,7 +193,7 @@ static int round26(long v)
 }
 
 /* The shaping road: fonts per character, then raqm (HarfBuzz + FriBidi). */
-static int shape_complex(FontSet *fs, const uint32_t *cp, int n, int px, int bold, GlyphList *out)
+static int shape_complex(FontSet *fs, const uint32_t *cp, const uint32_t *at, int n, int px, int bold, GlyphList *out)
 {
     int *face = xmalloc(sizeof *face * (size_t)(n ? n : 1));
     choose_faces(fs, cp, n, bold, face);
@@ -220,7 +221,7 @@ static int shape_complex(FontSet *fs, const uint32_t *cp, int n, int px, int bol
             long adv = g[k].x_advance, xo = g[k].x_offset, yo = g[k].y_offset;
             int strike = fs->face[fi].strike;
             if (strike) { adv = adv * px / strike; xo = xo * px / strike; yo = yo * px / strike; }
-            push(out, g[k].index, fi, round26(pen + xo), -round26(yo));
+            push(out, g[k].index, fi, round26(pen + xo), -round26(yo), g[k].cluster < (uint32_t)n ? at[g[k].cluster] : 0);
             pen += adv;
         }
         width = round26(pen);
@@ -234,25 +235,33 @@ static int shape_complex(FontSet *fs, const uint32_t *cp, int n, int px, int bol
 static int shape(FontSet *fs, const char *text, int px, int bold, GlyphList *out)
 {
     int n = 0, cap = 64, simple = 1, bidi = 0;
-    uint32_t *cp = xmalloc(sizeof *cp * (size_t)cap);
+    uint32_t *cp = xmalloc(sizeof *cp * (size_t)cap), *at = xmalloc(sizeof *at * (size_t)cap);
     FT_Face main = font_face_at(fs, bold, px);
-    const char *p = text;
+    const char *p = text, *from = text;
     uint32_t c;
     while ((c = utf8_next(&p)) != 0) {
-        if (n == cap) { cap *= 2; cp = xrealloc(cp, sizeof *cp * (size_t)cap); }
+        if (n == cap) {
+            cap *= 2;
+            cp = xrealloc(cp, sizeof *cp * (size_t)cap);
+            at = xrealloc(at, sizeof *at * (size_t)cap);
+        }
+        uint32_t byte = (uint32_t)(from - text);
+        from = p;
         if (c < 0x20 || c == 0x7F) continue;    /* controls take no room and draw nothing */
+        at[n] = byte;
         cp[n++] = c;
         if (utf8_bidi_control(c)) bidi = 1;
         else if (simple && (!simple_cp(c) || !main || FT_Get_Char_Index(main, c) == 0)) simple = 0;
     }
     int w = -1;
-    if (simple && bidi) w = shape_simple_bidi(fs, cp, n, px, bold, out);
-    else if (simple) w = shape_simple(fs, cp, n, px, bold, out);
+    if (simple && bidi) w = shape_simple_bidi(fs, cp, at, n, px, bold, out);
+    else if (simple) w = shape_simple(fs, cp, at, n, px, bold, out);
     if (w < 0) {
         out->n = 0;
-        w = shape_complex(fs, cp, n, px, bold, out);
+        w = shape_complex(fs, cp, at, n, px, bold, out);
     }
     free(cp);
+    free(at);
     return w;
 }
 

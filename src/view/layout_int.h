@@ -103,6 +103,7 @@
 #define TWO_ROW_GAIN    1.2f    /* two rows win over one when cells come out this much bigger */
 #define ROW_MIN_SHARE   4       /* no row of two holds fewer than a quarter of the panels */
 #define MAX_SPLITS      8       /* places to split the panels into two rows, at most */
+#define SPLIT_TIE       0.01f   /* two splits whose scores differ by at most this share tie */
 
 /* The page. */
 #define PANELS_MIN      0.45f   /* the panels keep at least this share of the height under the text */

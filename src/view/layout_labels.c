@@ -6,6 +6,7 @@
 ** or turn to read upward; drawing places them as planned.
 */
 #include "layout_int.h"
+#include "core/utf8.h"
 
 /* Labels stacked one per cell across the axis: as large as the cell allows,
 ** at least the minimum font, then every step-th label when cells are too
@@ -153,13 +154,21 @@ void lay_draw_rows(Page *p, int k, char **labels, int n, const AxisPlan *a, floa
     }
 }
 
+/* Whether a label is one character: turned on its side, "I" or "l" would
+** read as a dash. */
+static bool one_char(const char *s)
+{
+    return s && *s && (utf8_next(&s), !*s);
+}
+
 /*
 ** The labels of a side planned by lay_plan_cols, along n cells of size cell
 ** from x0, in the band above the grid edge at y (below false: a heatmap's
 ** columns) or under it (a plot's categories). Upright labels start at the
-** grid and read away from it, never closer than a line to each other;
-** level ones are centred on their cell, each cut to the room its
-** neighbours leave.
+** grid and read away from it, never closer than a line to each other; a
+** label of one character that fits its cell stays level among them, next
+** to the grid. Level ones are centred on their cell, each cut to the room
+** its neighbours leave.
 */
 void lay_draw_cols(Page *p, int k, char **labels, int n, const AxisPlan *a, float cell, float x0, float y,
                    bool below, DrawRole role)
@@ -173,6 +182,13 @@ void lay_draw_cols(Page *p, int k, char **labels, int n, const AxisPlan *a, floa
         last = mid;
         float cx = x0 + mid;
         Rect b;
+        if (a->rot && one_char(labels[i]) && lay_width(p, labels[i], fs, 0) <= cell) {
+            b = (Rect){ x0 + i * cell, top, cell, band };
+            int c = lay_text(p, b, labels[i], fs, p->th->fg, ALIGN_CENTER, below ? VALIGN_TOP : VALIGN_BOTTOM, role, 0, 0);
+            if (role == ROLE_COL_LABEL) lay_tag(p, c, k, -1, i);
+            else lay_tag(p, c, k, i, -1);
+            continue;
+        }
         if (a->rot) {
             lay_fit(p, labels[i], fs, 0, band, buf, sizeof buf);
             b = (Rect){ cx - lh / 2, top, lh, band };

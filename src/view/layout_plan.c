@@ -313,12 +313,25 @@ static float plan_panels(const Page *p, const View *v, Rect area, int split, Pan
     return scored ? (float)exp(log_sum / scored) : 0;
 }
 
+/* The smallest size at which a heatmap of plans prints its values (a
+** panel without numbers aside); INFINITY when none prints any. */
+static float smallest_values(const View *v, const PanelPlan *plans)
+{
+    float least = INFINITY;
+    for (int k = 0; k < v->npanels; k++)
+        if (lay_is_heat(&v->panels[k]) && plans[k].value_fs > 0) least = fminf(least, plans[k].value_fs);
+    return least;
+}
+
 /*
 ** The best arrangement of the panels in area: one row when there are at
 ** most ONE_ROW_MAX panels, else (or when it gives cells a fifth bigger)
-** two rows, split in the middle or where the panels change shape, so that
-** the four heads of a stage share a row and the wide concatenation goes
-** below. Arguments and result as plan_panels.
+** two rows, split in the middle (either side of it for an odd count) or
+** where the panels change shape, so that the four heads of a stage share a
+** row and the wide concatenation goes below. Of two splits whose cells come
+** out as big, the one whose smallest printed values are bigger wins: seven
+** 4x4 panels go 3 + 4 when four in the top row would print their numbers at
+** 10 px. Arguments and result as plan_panels.
 */
 float lay_plan_best(const Page *p, const View *v, Rect area, PanelPlan *plans, float *used_h, bool *fits)
 {
@@ -328,23 +341,28 @@ float lay_plan_best(const Page *p, const View *v, Rect area, PanelPlan *plans, f
     if (n < 2) return score;
     int cand[MAX_SPLITS], nc = 0;
     cand[nc++] = (n + 1) / 2;
+    if (n % 2 && n / 2 * ROW_MIN_SHARE >= n) cand[nc++] = n / 2;
     for (int k = 1; k < n && nc < MAX_SPLITS; k++) {
-        if (same_shape(&v->panels[k - 1], &v->panels[k]) || k == (n + 1) / 2) continue;
+        if (same_shape(&v->panels[k - 1], &v->panels[k]) || k == (n + 1) / 2 || (n % 2 && k == n / 2)) continue;
         if (k * ROW_MIN_SHARE < n || (n - k) * ROW_MIN_SHARE < n) continue;     /* keep the rows comparable */
         cand[nc++] = k;
     }
     PanelPlan two[VIEW_MAX_PANELS];
     bool one_row = n <= ONE_ROW_MAX;
+    float values = score < 0 ? 0 : smallest_values(v, plans);
     for (int i = 0; i < nc; i++) {
         float used2 = 0;
         bool fits2 = false;
         float score2 = plan_panels(p, v, area, cand[i], two, &used2, &fits2);
-        float need = one_row ? TWO_ROW_GAIN : 1.0f;
-        if (score < 0 || (fits2 && !*fits) || (fits2 == *fits && score2 > need * score)) {
+        float need = one_row ? TWO_ROW_GAIN : 1.0f, values2 = smallest_values(v, two);
+        bool close = !one_row && fabsf(score2 - score) <= SPLIT_TIE * score;
+        bool better = close && values2 != values ? values2 > values : score2 > need * score;
+        if (score < 0 || (fits2 && !*fits) || (fits2 == *fits && better)) {
             memcpy(plans, two, sizeof two[0] * (size_t)n);
             *used_h = used2;
             *fits = fits2;
             score = score2;
+            values = values2;
             one_row = false;
         }
     }

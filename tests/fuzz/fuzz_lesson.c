@@ -168,8 +168,15 @@ static void check_same(const Lesson *a, const Lesson *b)
             const LessonMatrix *mx = &x->mats[i], *my = lesson_matrix(y, mx->name);
             if (!my || mx->stack != my->stack || mx->m->rows != my->m->rows || mx->m->cols != my->m->cols)
                 die("re-parse: a matrix is missing or has another shape", mx->name);
-            if (memcmp(mx->m->data, my->m->data, sizeof(double) * (size_t)mx->m->rows * (size_t)mx->m->cols))
-                die("re-parse: a matrix has other values", mx->name);
+            size_t cells = (size_t)mx->m->rows * (size_t)mx->m->cols;
+            for (size_t j = 0; j < cells; j++)
+                if (memcmp(&mx->m->data[j], &my->m->data[j], sizeof(double))) {
+                    char where[160];
+                    snprintf(where, sizeof where, "%s in setup %d, cell (%zu, %zu): %.17g, read back %.17g", mx->name,
+                             s + 1, j / (size_t)mx->m->cols + 1, j % (size_t)mx->m->cols + 1, mx->m->data[j],
+                             my->m->data[j]);
+                    die("re-parse: a matrix has other values", where);
+                }
         }
     }
 }

@@ -1,0 +1,84 @@
+#!/bin/sh
+# install.sh: `make install` into a staging directory (DESTDIR), as a
+# distribution's packaging runs it, and what it installs checked with the
+# desktop's own tools: the program and its lessons, a desktop entry that
+# desktop-file-validate accepts, with MimeType= and its words translated;
+# the shared-mime-info type text/x-attnlab-lesson for *.lesson (read by
+# update-mime-database); the manual page (man -l, without warnings); bash
+# completion of options, their values and .lesson files; the docs that
+# --help points to.
+#
+# It runs the make that runs it (MAKE, with the same build and flags: the
+# program is not built again).
+set -u
+make=${MAKE:-make}
+top=$(pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+dest="$tmp/root"
+prefix=/usr/local
+p="$dest$prefix"
+built=$(ls -l --time-style=+%s.%N "${ATTNLAB:-build/attnlab}" 2>/dev/null)
+if $make -s --no-print-directory -j1 install DESTDIR="$dest" >"$tmp/log" 2>&1; then ok; else bad "make install failed"; cat "$tmp/log"; fi
+[ "$(ls -l --time-style=+%s.%N "${ATTNLAB:-build/attnlab}" 2>/dev/null)" = "$built" ] && ok || bad "make install built the program again"
+
+for f in bin/attnlab share/attnlab/lessons/01-tour.lesson share/attnlab/lessons/models/induction.npz \
+         share/locale/de/LC_MESSAGES/attnlab.mo share/applications/attnlab.desktop \
+         share/icons/hicolor/scalable/apps/attnlab.svg share/mime/packages/attnlab.xml share/man/man1/attnlab.1 \
+         share/bash-completion/completions/attnlab share/doc/attnlab/README.md share/doc/attnlab/lesson-format.md \
+         share/doc/attnlab/docs/lesson-format.md; do
+    [ -e "$p/$f" ] && ok || bad "make install put $prefix/$f"
+done
+[ "$(ls "$p/share/attnlab/lessons"/*.lesson | wc -l)" = "$(ls lessons/*.lesson | wc -l)" ] && ok || bad "every bundled lesson is installed"
+"$p/bin/attnlab" --list >"$tmp/list" 2>&1 && [ "$(grep -c '\.lesson' "$tmp/list")" = "$(ls lessons/*.lesson | wc -l)" ] \
+    && ok || bad "the installed program finds the installed lessons: $(head -3 "$tmp/list")"
+
+# the desktop entry
+desktop-file-validate "$p/share/applications/attnlab.desktop" >"$tmp/dfv" 2>&1 && [ ! -s "$tmp/dfv" ] \
+    && ok || bad "desktop-file-validate accepts the desktop entry without a word: $(cat "$tmp/dfv")"
+grep -qx 'MimeType=text/x-attnlab-lesson;' "$p/share/applications/attnlab.desktop" && ok || bad "the desktop entry says MimeType=text/x-attnlab-lesson;"
+grep -qx 'Categories=Education;ComputerScience;' "$p/share/applications/attnlab.desktop" && ok || bad "the desktop entry names one main category"
+grep -q '^Comment\[de\]=' "$p/share/applications/attnlab.desktop" && grep -q '^Keywords\[ja\]=' "$p/share/applications/attnlab.desktop" \
+    && ok || bad "the desktop entry's words are translated from po/"
+grep -q '^Exec=attnlab %f$' "$p/share/applications/attnlab.desktop" && ok || bad "the desktop entry opens the file it is given"
+
+# the file type: shared-mime-info's own compiler reads it
+xmllint --noout "$p/share/mime/packages/attnlab.xml" && ok || bad "the file type is well-formed XML"
+grep -q 'xml:lang="de"' "$p/share/mime/packages/attnlab.xml" && ok || bad "the file type's comment is translated"
+XDG_DATA_DIRS="$p/share:/usr/share" update-mime-database "$p/share/mime" >"$tmp/umd" 2>&1 && [ ! -s "$tmp/umd" ] && ok || bad "update-mime-database reads the file type: $(cat "$tmp/umd")"
+grep -q ':text/x-attnlab-lesson:\*\.lesson$' "$p/share/mime/globs2" && ok || bad "*.lesson is text/x-attnlab-lesson: $(cat "$p/share/mime/globs2")"
+grep -q '^text/x-attnlab-lesson text/plain$' "$p/share/mime/subclasses" && ok || bad "a lesson is a kind of text/plain"
+
+# the manual page
+MANWIDTH=300 man --warnings -l "$p/share/man/man1/attnlab.1" >"$tmp/man" 2>"$tmp/man.err"
+[ $? -eq 0 ] && [ ! -s "$tmp/man.err" ] && ok || bad "man -l shows the page without warnings: $(cat "$tmp/man.err")"
+grep -q '^NAME' "$tmp/man" && grep -Eq 'attnlab +- +step through how attention' "$tmp/man" && ok || bad "the page has its NAME line"
+grep -q "$prefix/share/doc/attnlab/lesson-format.md" "$tmp/man" && ok || bad "the page names the installed lesson format"
+options() { "$p/bin/attnlab" --help | sed -n 's/^ *\(--[a-z]*\).*/\1/p' | sort -u; }
+for opt in $(options); do
+    grep -q -- "$opt" "$tmp/man" || bad "the manual page describes $opt"
+done
+ok
+LC_ALL=C "$p/bin/attnlab" --help | grep -q "lesson-format.md in $prefix/share/doc/attnlab" && ok || bad "--help points to the installed docs"
+
+# bash completion
+comp="$p/share/bash-completion/completions/attnlab"
+mkdir -p "$tmp/w/sub" && touch "$tmp/w/week3.lesson" "$tmp/w/notes.txt" "$tmp/w/with space.lesson"
+complete_words() { (cd "$tmp/w" && bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _attnlab; [ ${#COMPREPLY[@]} -eq 0 ] || printf "%s\n" "${COMPREPLY[@]}" | sort' x "$comp" "$@"); }
+[ "$(complete_words attnlab --fo | tr '\n' ' ')" = "--font --format " ] && ok || bad "completion of --fo: $(complete_words attnlab --fo)"
+[ "$(complete_words attnlab --format '' | tr '\n' ' ')" = "pdf png svg " ] && ok || bad "completion of --format's value: $(complete_words attnlab --format '')"
+[ "$(complete_words attnlab --format = p | tr '\n' ' ')" = "pdf png " ] && ok || bad "completion of --format=p"
+[ "$(complete_words attnlab '' | tr '\n' ' ')" = "sub week3.lesson with space.lesson " ] && ok || bad "completion of a lesson: folders and .lesson files: $(complete_words attnlab '')"
+[ "$(complete_words attnlab --export '' | tr '\n' ' ')" = "sub " ] && ok || bad "completion of --export's folder"
+opts=$(options | tr '\n' ' ')
+[ "$(complete_words attnlab -- -- | tr '\n' ' ')" = "" ] && ok || bad "after --, no options"
+[ "$(complete_words attnlab - | tr '\n' ' ')" = "$opts" ] && ok || bad "completion knows every option of --help: $(complete_words attnlab - | tr '\n' ' ') / $opts"
+maps=$("$p/bin/attnlab" --help | sed -n 's/^ *--cmap NAME *//p' | sed 's/ for every panel//; s/,//g; s/ or / /' | tr ' ' '\n' | sort | tr '\n' ' ')
+[ "$(complete_words attnlab --cmap '' | tr '\n' ' ')" = "$maps" ] && ok || bad "completion knows every colormap: $(complete_words attnlab --cmap '' | tr '\n' ' ') / $maps"
+
+echo "install: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
