@@ -57,6 +57,22 @@ void ex_num(Buf *b, double v, bool paren)
     }
 }
 
+/* The terms of one softmax weight: its max, its exponential, the sum. */
+void ex_softmax_terms(Buf *b, double x, double mx, double sum, double v)
+{
+    ex_num(b, mx, false);
+    buf_puts(b, _(", then exponentiate)\nexp("));
+    ex_num(b, x, false);
+    buf_puts(b, " \xe2\x88\x92 ");
+    ex_num(b, mx, true);
+    buf_puts(b, ") / \xce\xa3 = ");
+    ex_num(b, exp(x - mx), false);
+    buf_puts(b, " / ");
+    ex_num(b, sum, false);
+    buf_puts(b, " = ");
+    ex_num(b, v, false);
+}
+
 /* "a×b + c×d + … = r" for the dot product of n pairs a[k*sa], b[k*sb]. */
 void ex_dot_line(Buf *b, const double *a, int sa, const double *c, int sc, int n, double result)
 {
@@ -381,17 +397,7 @@ static void ex_weight(Ex *e, int i, int j, double w)
         seen += row[k] != -INFINITY;
     }
     buf_printf(&e->out, _("softmax over the row of \xe2\x80\x9c%s\xe2\x80\x9d (subtract its max "), ex_qtok(e, i));
-    ex_num(&e->out, mx, false);
-    buf_puts(&e->out, _(", then exponentiate)\nexp("));
-    ex_num(&e->out, row[j], false);
-    buf_puts(&e->out, " \xe2\x88\x92 ");
-    ex_num(&e->out, mx, true);
-    buf_puts(&e->out, ") / \xce\xa3 = ");
-    ex_num(&e->out, exp(row[j] - mx), false);
-    buf_puts(&e->out, " / ");
-    ex_num(&e->out, sum, false);
-    buf_puts(&e->out, " = ");
-    ex_num(&e->out, w, false);
+    ex_softmax_terms(&e->out, row[j], mx, sum, w);
     if (seen < n) buf_printf(&e->out, _("\nthe %d weights of the keys it can see sum to 1"), seen);
     else buf_printf(&e->out, _("\nthe %d weights of this row sum to 1"), n);
 }

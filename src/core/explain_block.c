@@ -122,17 +122,7 @@ static void prob_cell(Ex *e, int i, int col, double v)
     buf_printf(&e->out, _("p(\xe2\x80\x9c%s\xe2\x80\x9d next, after \xe2\x80\x9c%s\xe2\x80\x9d) = softmax over the %d logits of "
                           "the row (subtract its max "), col < e->su->nvocab ? e->su->vocab[col] : "?", ex_qtok(e, i),
                Lg->cols);
-    ex_num(&e->out, mx, false);
-    buf_puts(&e->out, _(", then exponentiate)\nexp("));
-    ex_num(&e->out, row[col], false);
-    buf_puts(&e->out, " \xe2\x88\x92 ");
-    ex_num(&e->out, mx, true);
-    buf_puts(&e->out, ") / \xce\xa3 = ");
-    ex_num(&e->out, exp(row[col] - mx), false);
-    buf_puts(&e->out, " / ");
-    ex_num(&e->out, sum, false);
-    buf_puts(&e->out, " = ");
-    ex_num(&e->out, v, false);
+    ex_softmax_terms(&e->out, row[col], mx, sum, v);
     buf_printf(&e->out, _("\nthe %d probabilities of the row sum to 1"), Lg->cols);
 }
 

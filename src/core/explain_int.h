@@ -34,6 +34,9 @@ const Mat *ex_mat(const Ex *e, TraceKind k);
 void ex_num(Buf *b, double v, bool paren);
 /* "a×b + c×d + … = r" for the dot product of n pairs a[k*sa], c[k*sc]. */
 void ex_dot_line(Buf *b, const double *a, int sa, const double *c, int sc, int n, double result);
+/* The rest of a softmax line after "(subtract its max ": "M, then
+** exponentiate)\nexp(x − M) / Σ = … / sum = v". */
+void ex_softmax_terms(Buf *b, double x, double mx, double sum, double v);
 /* The query (row) and key (column) tokens, for prose. */
 const char *ex_qtok(const Ex *e, int i);
 const char *ex_ktok(const Ex *e, int j);

@@ -237,16 +237,22 @@ static bool key_operand(Parser *p, const KeyUse *u)
     return lp_end(p, s);
 }
 
+/* `W` or `W + b` at s, to the end of the line: a matrix this setup
+** defines and its optional bias, replacing *w and *b. */
+static bool weight_and_bias(Parser *p, const char *s, char **w, char **b)
+{
+    free(*w);
+    free(*b);
+    *b = NULL;
+    *w = lp_known_matrix(p, &s);
+    return *w && plus_bias(p, &s, b) && lp_end(p, s);
+}
+
 /* `output: W_o` or `output: W_o + b_o`. */
 static bool key_output(Parser *p, const KeyUse *u)
 {
-    const char *s = u->s;
     Setup *su = lp_setup(p);
-    free(su->output_proj);
-    free(su->output_bias);
-    su->output_bias = NULL;
-    su->output_proj = lp_known_matrix(p, &s);
-    return su->output_proj && plus_bias(p, &s, &su->output_bias) && lp_end(p, s);
+    return weight_and_bias(p, u->s, &su->output_proj, &su->output_bias);
 }
 
 /* ------------------------------------------------ setup: the rest of a block */
@@ -300,13 +306,8 @@ static bool key_mlp(Parser *p, const KeyUse *u)
 /* `unembed: W_U` or `unembed: W_U + b_U`. */
 static bool key_unembed(Parser *p, const KeyUse *u)
 {
-    const char *s = u->s;
     Setup *su = lp_setup(p);
-    free(su->unembed);
-    free(su->unembed_bias);
-    su->unembed_bias = NULL;
-    su->unembed = lp_known_matrix(p, &s);
-    return su->unembed && plus_bias(p, &s, &su->unembed_bias) && lp_end(p, s);
+    return weight_and_bias(p, u->s, &su->unembed, &su->unembed_bias);
 }
 
 /* `ablate: H ... [zero | mean]` or `ablate: none`: heads switched off in
