@@ -95,6 +95,19 @@ check(big._needs_npz() and 'tokens = load "arrays.npz" s1_tokens' in big.lesson_
       "a lesson too big to write out loads its tokens and matrices from a .npz")
 check(big.dump()["stages"][0]["matrices"][0]["row_labels"] == many, "tokens loaded from a .npz come back as saved")
 
+with tempfile.TemporaryDirectory() as tmp:
+    words = ["[CLS]", "##ing", '"', "Ġcat", "a b"]
+    np.save(os.path.join(tmp, "tokens.npy"), np.array(words))
+    np.savez(os.path.join(tmp, "more.npz"), vocab=np.array([w.encode("utf-8") for w in ["x", "y#", "z"]]))
+    with open(os.path.join(tmp, "t.lesson"), "w") as f:
+        f.write('title: t\n[setup]\nseed: 1\ntokens = load "tokens.npy"\nX = randn 5x3\nW_U = randn 3x3\n'
+                'unembed: W_U\nvocab = load "more.npz" vocab\n[next_token]\ntop: 3\n')
+    done = subprocess.run([BIN, "--dump", os.path.join(tmp, "t.lesson")], capture_output=True, text=True)
+    if check(done.returncode == 0, "tokens from a .npy of str and a vocabulary from a .npz of bytes load: " + done.stderr):
+        m = json.loads(done.stdout)["stages"][0]["matrices"][-1]
+        check(m["row_labels"] == words and sorted(m["col_labels"]) == ["x", "y#", "z"],
+              "the loaded strings label the rows and columns: %s %s" % (m["row_labels"], m["col_labels"]))
+
 # ------------------------------------------------- nn.MultiheadAttention
 
 
