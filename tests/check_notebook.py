@@ -69,6 +69,6 @@ for tag in PICTURES:
         check(distinct > 20, "%s: the PNG is not blank (%d distinct bytes)" % (tag, distinct))
 
 for line in ("heads: 3  largest difference from torch:", "block 1: attention", "block 2: attention",
-             "next-token probabilities:", "block 1 without head 4:"):
+             "next-token probabilities:", "block 2 alone: attention", "block 1 without head 4:"):
     check(line in text, "the notebook prints %r" % line)
 finish("notebook")
