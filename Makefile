@@ -35,7 +35,7 @@ TEST_PKGS  := check python3 python3-numpy python3-torch python3-nbclient python3
               libxml2-utils libdeflate-dev \
               xvfb xdotool imagemagick openbox procps strace valgrind clang libclang-rt-14-dev \
               poppler-utils desktop-file-utils shared-mime-info man-db libx11-dev x11-utils
-BENCH_PKGS := python3 python3-matplotlib python3-seaborn libdeflate-dev
+BENCH_PKGS := python3 python3-matplotlib python3-seaborn libdeflate-dev linux-perf valgrind
 DEPS_PKGS  ?= $(BUILD_PKGS) $(RUN_PKGS) $(TEST_PKGS) $(BENCH_PKGS)
 
 # Compiler flags. CFLAGS, CPPFLAGS and LDFLAGS come from the environment or
@@ -59,6 +59,10 @@ EXTRA_LDFLAGS ?=
 # PDF.
 PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip cairo-pdf cairo-ft $(FAST_PKG)) $(FAST_DEF))$(PKG_CFLAGS)
 PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)))$(PKG_LIBS)
+# The program itself does not link SDL2: it loads it when a window opens
+# (src/sdl/sdl_dyn.h), so that an export starts without its fifty libraries.
+# The tests and the benchmark link it (they call SDL directly).
+APP_LIBS   = $(eval APP_LIBS := $$(shell pkg-config --libs libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)) -ldl)$(APP_LIBS)
 CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell pkg-config --cflags check))$(CHECK_CFLAGS)
 CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
 
@@ -227,7 +231,7 @@ $(BUILD)/obj/src/view/cmap.o: $(BUILD)/gen/cmap_tables.h
 $(BUILD)/obj/src/view/cmap.o: CFLAGS_ALL += -I$(BUILD)/gen
 
 $(BUILD)/attnlab: $(LIB_OBJ) $(call obj,src/app/main.c) | deps-build
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(APP_LIBS) -lm
 
 $(BUILD)/check_attnlab: $(LIB_OBJ) $(TEST_OBJ) | deps-test
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm
@@ -238,6 +242,10 @@ $(BUILD)/xdnd_drop: tests/tools/xdnd_drop.c $(BUILD)/flags | deps-test
 
 # Draws of the PyTorch generator on request, for tests/check_torch_rng.py.
 $(BUILD)/trng_dump: $(CORE_OBJ) $(call obj,tests/tools/trng_dump.c) | deps-build
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
+
+# Single numbers of a lesson's trace, for tests/check_model_layer.py.
+$(BUILD)/trace_cells: $(CORE_OBJ) $(call obj,tests/tools/trace_cells.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
 run: deps-run
@@ -261,7 +269,7 @@ TEST_J     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 PY        := /usr/bin/python3
 
 TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text e2e-open unit notebook npy modern props torch-rng views \
-              cli faults bad-lessons lessons python scripts po trained-model install
+              cli faults bad-lessons lessons python scripts po trained-model install model-layer
 # The Check suites in two processes: layout and export (two thirds of the
 # time) beside the others.
 part.unit-layout   := cd tests && ../$(BUILD)/check_attnlab layout export
@@ -282,6 +290,7 @@ part.notebook      := PYTHONPATH=python PYDEVD_DISABLE_FILE_VALIDATION=1 $(PY) t
                       python/examples/attnlab-notebook.ipynb
 part.modern        := $(PY) tests/check_modern.py $(BUILD)/attnlab lessons 120
 part.props         := $(PY) tests/check_props.py $(BUILD)/attnlab 12
+part.model-layer   := $(PY) tests/check_model_layer.py $(BUILD)/trace_cells
 part.bad-lessons   := sh tests/bad_lessons.sh
 part.faults        := sh tests/faults.sh
 part.scripts       := sh tests/scripts.sh
@@ -298,7 +307,8 @@ test: deps-test
 	@$(MAKE) --no-print-directory WERROR=-Werror test-run
 	@sh tests/run_part.sh --summary $(RESULTS) $(TEST_PARTS)
 
-test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(BUILD)/xdnd_drop $(MO_FILES) $(BUILD)/bench $(BUILD)/bench_png
+test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(BUILD)/trace_cells $(BUILD)/xdnd_drop $(MO_FILES) \
+            $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/bench_start_parts
 
 # Build, then run every part; this stops only when the build fails.
 test-run:

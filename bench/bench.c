@@ -29,6 +29,11 @@
 **   peak_rss_mb          ru_maxrss of `attnlab --export DIR` on every bundled lesson
 **   peak_rss_mb_largest  ru_maxrss of `attnlab --export` on the largest lesson
 **   largest_matrices_mb  one copy of every matrix that lesson needs
+**   start_*              a one-stage export's start: time, memory, page
+**                        faults and instructions (bench/start.c)
+**   model_layer_*        a GPT-2 small layer at 1024 tokens: first frame,
+**                        hover, steps and memory (bench/model.c)
+**   png_*                each PNG encoder on the tour's stages (build/bench_png)
 **
 ** Usage: bench [--attnlab PATH] [--lessons DIR] [--script PATH]
 **              [--python PATH] [--quick] [--detail] [--keep] [--only PREFIX]
@@ -54,6 +59,7 @@
 #include "sdl/render.h"
 #include "view/draw.h"
 #include "view/layout.h"
+#include "bench.h"
 #include "timing.h"
 
 #include <dirent.h>
@@ -84,24 +90,6 @@ extern char **environ;
 #define FRAME_W 1920
 #define FRAME_H 1080
 
-/* Settings from the command line, and the scratch directory. */
-typedef struct Bench {
-    const char *attnlab;        /* the program, for the process figures */
-    const char *lessons;        /* the bundled lessons */
-    const char *script;         /* the matplotlib baseline */
-    const char *python;         /* Debian's interpreter */
-    int quick;                  /* fewer samples */
-    int detail;                 /* breakdowns on stderr */
-    int keep;                   /* leave the scratch directory (to look at the pictures) */
-    const char *only;           /* run only the figures starting with this */
-    char tmp[64];               /* mkdtemp directory, removed at exit (and by die) */
-    FontSet *fonts;
-} Bench;
-
-/* One timed run of something; returns its duration in milliseconds. */
-typedef double (*RunFn)(void *ctx);
-
-/* The scratch directory once made, for die() to remove. */
 /* The errors of the font, render and export calls, for messages. */
 static Error ferr, rerr, xerr;
 
@@ -113,13 +101,14 @@ static const char *errline(const Error *e)
     return line;
 }
 
+/* The scratch directory once made, for die() to remove. */
 static const char *scratch;
 
 /* Remove a directory tree (defined with main, below). */
 static void remove_tree(const char *path);
 
 /* Print a message, remove the scratch directory and stop. */
-static void die(const char *fmt, ...)
+void die(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -136,7 +125,7 @@ static void die(const char *fmt, ...)
 ** min_runs samples and budget_ms of total time, or max_runs samples.
 ** Returns the median.
 */
-static double measure(RunFn fn, void *ctx, int warm, int min_runs, int max_runs, double budget_ms)
+double measure(RunFn fn, void *ctx, int warm, int min_runs, int max_runs, double budget_ms)
 {
     static double s[MAX_SAMPLES];
     if (max_runs > MAX_SAMPLES) max_runs = MAX_SAMPLES;
@@ -152,7 +141,7 @@ static double measure(RunFn fn, void *ctx, int warm, int min_runs, int max_runs,
 }
 
 /* Print one figure, the program's whole output format. */
-static void figure(const char *name, double value, const char *unit)
+void figure(const char *name, double value, const char *unit)
 {
     printf("%s %.3f %s\n", name, value, unit);
     fflush(stdout);
@@ -183,46 +172,6 @@ static Lesson *gen_lesson(int n, int d, const char *title)
     if (!L) die("generated lesson: %s", errline(&err));
     buf_free(&b);
     return L;
-}
-
-/* Read a whole file into a Buf. */
-static void read_text(const char *path, Buf *b)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) die("%s: %s", path, strerror(errno));
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(b, chunk, n);
-    fclose(f);
-}
-
-/* Whether the line at s starts a stage section ("[x" but not "[setup"). */
-static int is_stage_header(const char *s)
-{
-    return s[0] == '[' && strncmp(s, "[setup", 6) != 0;
-}
-
-/*
-** The tour lesson cut after its first stage: everything up to the second
-** stage header. The format allows a lesson of one stage, so this exports
-** exactly one PNG while loading what the real tour loads.
-*/
-static void write_one_stage(const char *src, const char *dst)
-{
-    Buf b = { 0 };
-    read_text(src, &b);
-    int stages = 0;
-    size_t cut = b.len;
-    for (size_t i = 0; i < b.len; i++) {
-        if ((i == 0 || b.s[i - 1] == '\n') && is_stage_header(b.s + i) && ++stages == 2) {
-            cut = i;
-            break;
-        }
-    }
-    if (stages < 1) die("%s: no stage found", src);
-    FILE *f = fopen(dst, "wb");
-    if (!f || fwrite(b.s, 1, cut, f) != cut || fclose(f) != 0) die("%s: cannot write", dst);
-    buf_free(&b);
 }
 
 /* ---- frame_ms_NxN ---- */
@@ -388,7 +337,7 @@ static void export_detail(ExportRun *e)
         double t3 = bench_now_ms();
         Buf b = { 0 };
         ExportMeta meta = { e->L->title, "softmax: Attention weights" };
-        export_png_encode(o->surface, &meta, &b, &xerr);
+        export_png_encode(o->canvas, &meta, &b, &xerr);
         double t4 = bench_now_ms();
         Error err;
         if (fileio_write_atomic(e->path, b.s, b.len, false, &err) != 0) die("%s", errline(&err));
@@ -509,8 +458,7 @@ static void write_spec(const char *path, const Lesson *L, const Trace *T, int k0
         stage_view_free(v);
     }
     buf_puts(&b, "]}\n");
-    Error err;
-    if (fileio_write_atomic(path, b.s, b.len, false, &err) != 0) die("%s", errline(&err));
+    write_file(path, b.s, b.len);
     buf_free(&b);
 }
 
@@ -645,13 +593,8 @@ static void bench_matched(Bench *B)
 
 /* ---- the process figures ---- */
 
-/*
-** Start argv[0] with argv, stdout and stderr to /dev/null, wait for it and
-** return the wall-clock milliseconds from spawn to exit; *rss_kb gets its
-** peak resident set (ru_maxrss, in KiB on Linux). A failed exit stops the
-** benchmark: a figure for a program that failed means nothing.
-*/
-static double run_child(char **argv, long *rss_kb)
+/* Start argv[0], its output to /dev/null; see bench.h. */
+double run_child(char **argv, ChildUse *use)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -668,32 +611,18 @@ static double run_child(char **argv, long *rss_kb)
     double t = bench_now_ms() - t0;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         die("%s exited with status %d", argv[0], WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    if (rss_kb) *rss_kb = ru.ru_maxrss;
+    if (use) {
+        use->rss_kb = ru.ru_maxrss;
+        use->faults = ru.ru_minflt + ru.ru_majflt;
+    }
     return t;
 }
 
-typedef struct StartRun {
-    char *argv[5];
-} StartRun;
-
-/* One `attnlab --export DIR one-stage.lesson`. */
-static double start_once(void *ctx)
+/* Write a file whole, or stop. */
+void write_file(const char *path, const char *data, size_t len)
 {
-    StartRun *s = ctx;
-    return run_child(s->argv, NULL);
-}
-
-/* Process start to PNG written, for the tour's first stage. */
-static void bench_start(Bench *B)
-{
-    char src[4096], lesson[128], dir[128];
-    snprintf(src, sizeof src, "%s/01-tour.lesson", B->lessons);
-    snprintf(lesson, sizeof lesson, "%s/tour-first-stage.lesson", B->tmp);
-    snprintf(dir, sizeof dir, "%s/start", B->tmp);
-    write_one_stage(src, lesson);
-    StartRun s = { { (char *)B->attnlab, "--export", dir, lesson, NULL } };
-    double m = measure(start_once, &s, 2, B->quick ? 3 : 15, B->quick ? 3 : 15, 0);
-    figure("start_to_png_ms", m, "ms");
+    Error err;
+    if (fileio_write_atomic(path, data, len, false, &err) != 0) die("%s", errline(&err));
 }
 
 /*
@@ -716,17 +645,12 @@ static double bench_rss(Bench *B)
     argv[2] = dir;
     for (size_t i = 0; i < g.gl_pathc; i++) argv[3 + i] = g.gl_pathv[i];
     /* The peak barely moves between runs; three give a stable median. */
-    double kb[3], ms[3];
-    for (int i = 0; i < 3; i++) {
-        long r = 0;
-        ms[i] = run_child(argv, &r);
-        kb[i] = (double)r;
-    }
-    if (B->detail)
-        fprintf(stderr, "  export of all %zu lessons: %.1f ms wall\n", g.gl_pathc, bench_median(ms, 3));
+    double ms;
+    double mb = rss_of(argv, &ms);
+    if (B->detail) fprintf(stderr, "  export of all %zu lessons: %.1f ms wall\n", g.gl_pathc, ms);
     free(argv);
     globfree(&g);
-    return bench_median(kb, 3) / 1024.0;
+    return mb;
 }
 
 /*
@@ -796,8 +720,7 @@ static void write_large_lesson(const char *path)
                                     "softmax", "weighted_sum" };
     for (int i = 0; i < 6; i++)
         buf_printf(&b, "[%s: Stage %d]\n\nOne paragraph of prose under the panels.\n\n", stages[i], i + 1);
-    Error err;
-    if (fileio_write_atomic(path, b.s, b.len, false, &err) != 0) die("%s", errline(&err));
+    write_file(path, b.s, b.len);
     buf_free(&b);
 }
 
@@ -811,14 +734,14 @@ static double large_matrices_mb(void)
     return cells * sizeof(double) / (1024.0 * 1024.0);
 }
 
-/* Median ru_maxrss (MiB) and wall time of three runs of argv. */
-static double rss_of(char **argv, double *ms_out)
+/* Median peak memory of three runs of argv; see bench.h. */
+double rss_of(char **argv, double *ms_out)
 {
     double kb[3], ms[3];
     for (int i = 0; i < 3; i++) {
-        long r = 0;
-        ms[i] = run_child(argv, &r);
-        kb[i] = (double)r;
+        ChildUse u;
+        ms[i] = run_child(argv, &u);
+        kb[i] = (double)u.rss_kb;
     }
     if (ms_out) *ms_out = bench_median(ms, 3);
     return bench_median(kb, 3) / 1024.0;
@@ -890,8 +813,7 @@ static void bench_layout(Bench *B, const char *large)
                  "W_v = randn 256x256 * 0.06\nW_o = randn 256x256 * 0.06\nqueries: X @ W_q\n"
                  "keys: X @ W_k\nvalues: X @ W_v\noutput: W_o\n\n[multi_head: Heads]\n\n"
                  "[causal_mask: Mask]\n\n[entropy: Entropy]\n");
-    Error err;
-    if (fileio_write_atomic(wide, b.s, b.len, false, &err) != 0) die("%s", errline(&err));
+    write_file(wide, b.s, b.len);
     buf_free(&b);
     double worst = 0, first = 0;
     char name[256] = "";
@@ -952,7 +874,7 @@ static void parse_args(Bench *B, int argc, char **argv)
 }
 
 /* Whether the figure called name is wanted (--only). */
-static int wanted(const Bench *B, const char *name)
+int wanted(const Bench *B, const char *name)
 {
     return !B->only || strncmp(name, B->only, strlen(B->only)) == 0;
 }
@@ -977,6 +899,8 @@ int main(int argc, char **argv)
         char *argv_large[] = { (char *)B.attnlab, "--export", large_dir, large, NULL };
         rss_large = rss_of(argv_large, &large_ms);
     }
+    if (wanted(&B, "model_layer_rss_mb")) bench_model_rss(&B);
+    if (wanted(&B, "start_")) bench_start_use(&B);
     B.fonts = font_create(NULL, &ferr);
     if (!B.fonts) die("%s", errline(&ferr));
 
@@ -990,7 +914,7 @@ int main(int argc, char **argv)
     if (wanted(&B, "layout_ms_max")) bench_layout(&B, large);
     if (wanted(&B, "export_png_ms") || wanted(&B, "matched") || wanted(&B, "export_vs_")) bench_matched(&B);
     if (wanted(&B, "lesson_")) bench_lesson(&B);
-    if (wanted(&B, "start_to_png_ms")) bench_start(&B);
+    if (wanted(&B, "start_")) bench_start(&B);
     if (rss >= 0) figure("peak_rss_mb", rss, "MB");
     if (rss_large >= 0) {
         figure("peak_rss_mb_largest", rss_large, "MB");
@@ -998,6 +922,8 @@ int main(int argc, char **argv)
         if (B.detail) fprintf(stderr, "  largest lesson: %d tokens, d = %d, exported in %.1f ms\n",
                               LARGE_N, LARGE_D, large_ms);
     }
+    /* Last: it holds about 400 MB of matrices for a while. */
+    if (wanted(&B, "model_layer_")) bench_model(&B);
 
     app_shot_release();
     font_free(B.fonts);

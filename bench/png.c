@@ -60,8 +60,8 @@ typedef struct Encoder {
     size_t bytes;
 } Encoder;
 
-/* Encode surface s with e; the size of what it wrote. */
-static size_t encode(Encoder *e, SDL_Surface *s, Buf *out, Buf *rows, struct libdeflate_compressor **c)
+/* Encode canvas s with e; the size of what it wrote. */
+static size_t encode(Encoder *e, const Canvas *s, Buf *out, Buf *rows, struct libdeflate_compressor **c)
 {
     static char *z;                 /* libdeflate's output */
     static size_t zcap;
@@ -107,16 +107,13 @@ int main(int argc, char **argv)
     ShotOpts opts = app_shot_defaults();
     DrawList *d = draw_create(opts.width, opts.height);
     LayoutCache *lc = layout_cache_create();
-    SDL_Surface *pics[MAX_PICS];
+    Offscreen *pics[MAX_PICS];
     int npics = L->nstages < MAX_PICS ? L->nstages : MAX_PICS;
     for (int k = 0; k < npics; k++) {
-        Offscreen *o = render_offscreen_create(opts.width, opts.height, fonts, &rerr);
-        if (!o) die("offscreen", rerr.msg);
+        pics[k] = render_offscreen_create(opts.width, opts.height, fonts, &rerr);
+        if (!pics[k]) die("offscreen", rerr.msg);
         app_shot_layout(fonts, lc, L, T, k, &opts, d);
-        render_drawlist(o->render, d, NULL);
-        pics[k] = SDL_ConvertSurfaceFormat(o->surface, SDL_PIXELFORMAT_ARGB8888, 0);
-        if (!pics[k]) die("canvas", SDL_GetError());
-        render_offscreen_free(o);
+        render_drawlist(pics[k]->render, d, NULL);
     }
 
     static const int levels[] = { 1, 2, 4, 6, 9 };
@@ -140,12 +137,12 @@ int main(int argc, char **argv)
     Buf out = { 0 }, rows = { 0 };
     for (int i = 0; i < nenc; i++)                     /* warm-up, and the sizes */
         for (int k = 0; k < npics; k++) {
-            enc[i].bytes += encode(&enc[i], pics[k], &out, &rows, c);
+            enc[i].bytes += encode(&enc[i], pics[k]->canvas, &out, &rows, c);
         }
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < nenc; i++) {
             double t0 = bench_now_ms();
-            for (int k = 0; k < npics; k++) encode(&enc[i], pics[k], &out, &rows, c);
+            for (int k = 0; k < npics; k++) encode(&enc[i], pics[k]->canvas, &out, &rows, c);
             enc[i].ms[r] = (bench_now_ms() - t0) / npics;
         }
     for (int i = 0; i < nenc; i++) {
@@ -156,7 +153,7 @@ int main(int argc, char **argv)
     buf_free(&out);
     buf_free(&rows);
     for (int l = 0; l < 13; l++) libdeflate_free_compressor(c[l]);
-    for (int k = 0; k < npics; k++) SDL_FreeSurface(pics[k]);
+    for (int k = 0; k < npics; k++) render_offscreen_free(pics[k]);
     draw_free(d);
     layout_cache_free(lc);
     font_free(fonts);

@@ -5,9 +5,10 @@
 #
 # Packages (BENCH_PKGS, installed by `make bench`): python3-matplotlib and
 # python3-seaborn (the baselines bench/baseline.py draws with; Debian's, run
-# as /usr/bin/python3) and libdeflate-dev (the encoder the PNG figures
+# as /usr/bin/python3), libdeflate-dev (the encoder the PNG figures
 # compare ISA-L with; also in TEST_PKGS, since `make test` builds the
-# benchmark).
+# benchmark), linux-perf and valgrind (the instructions of a start:
+# `perf stat` where the CPU counts them, callgrind where it does not).
 #
 # The benchmark program links the same objects as build/check_attnlab, with
 # the same flags, and runs from the top of the tree: it reads lessons/ and
@@ -18,15 +19,23 @@ BENCH_ARGS ?=
 
 .PHONY: bench
 
-$(BUILD)/bench: $(LIB_OBJ) $(call obj,bench/bench.c bench/timing.c) | deps-build
+# The benchmark links SDL2 (PKG_LIBS) like the tests: it draws offscreen
+# with the program's objects, and the program itself loads SDL2 only for a
+# window.
+$(BUILD)/bench: $(LIB_OBJ) $(call obj,bench/bench.c bench/model.c bench/start.c bench/timing.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
+
+# The parts of a one-stage export in a new process (bench/start_parts.c,
+# run by --detail): linked as attnlab is, without SDL2.
+$(BUILD)/bench_start_parts: $(LIB_OBJ) $(call obj,bench/start_parts.c) | deps-build
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(APP_LIBS) -lm
 
 # The PNG encoders side by side (bench/png.c): ISA-L, libpng + zlib and
 # libdeflate's levels on the same pictures.
 $(BUILD)/bench_png: $(LIB_OBJ) $(call obj,bench/png.c bench/timing.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -ldeflate -lm
 
-bench: deps-bench $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/attnlab
+bench: deps-bench $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/bench_start_parts $(BUILD)/attnlab
 	./$(BUILD)/bench --attnlab $(BUILD)/attnlab --lessons lessons \
 	  --script bench/baseline.py --python /usr/bin/python3 $(BENCH_ARGS)
 	./$(BUILD)/bench_png --lessons lessons $(filter --quick,$(BENCH_ARGS))

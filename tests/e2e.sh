@@ -208,6 +208,52 @@ t0=$(ticks); sleep 3; t1=$(ticks); echo "e2e: idle CPU $((t1 - t0)) ticks in 3 s
 # Q quits with status 0
 quit tour
 
+# zoom: a 200 x 200 heatmap read in parts: + and - at the pointer, drag,
+# Ctrl+wheel, Esc for all of it; Ctrl + and Ctrl - the text size
+{
+    printf 'title: Zoom\n\n[setup]\nseed: 3\ntokens:'
+    i=0; while [ $i -lt 200 ]; do printf ' t%d' $i; i=$((i + 1)); done
+    printf '\nX = randn 200x200\n\n[embeddings]\n'
+} >"$tmp/big.lesson"
+e2e_start big "$tmp/big.lesson" 1280x800
+park
+quiet
+shot z0
+xdotool mousemove --window "$win" 640 460; settle
+key plus plus plus plus
+park
+shot z1
+[ "$(differ z0 z1)" -gt 100000 ] && ok || bad "+ over the heatmap zooms into it"
+xdotool mousemove --window "$win" 700 460 mousedown 1 mousemove --window "$win" 600 400 \
+    mousemove --window "$win" 450 360 mouseup 1; settle
+park
+shot z2
+[ "$(differ z1 z2)" -gt 20000 ] && ok || bad "dragging moves the zoomed part"
+xdotool mousemove --window "$win" 640 460; settle
+shot z3
+[ "$(differ z2 z3)" -gt 2000 ] && ok || bad "hovering a cell of the zoomed part explains it"
+key minus
+park
+shot z4
+[ "$(differ z2 z4)" -gt 20000 ] && ok || bad "- zooms out"
+key Escape
+park
+shot z5
+[ "$(differ z0 z5)" -eq 0 ] && ok || bad "Esc shows the whole heatmap again, as before the zoom"
+xdotool mousemove --window "$win" 640 460 keydown --window "$win" ctrl click 4 click 4 keyup --window "$win" ctrl
+settle
+park
+shot z6
+[ "$(differ z0 z6)" -gt 100000 ] && ok || bad "Ctrl+wheel zooms at the pointer (and edits nothing: Q quits at once)"
+key Escape
+key ctrl+plus
+park
+shot z7
+[ "$(differ z0 z7)" -gt 1000 ] && ok || bad "Ctrl++ makes the text bigger"
+# (a second window after a first has quit takes Q only with the pointer on it)
+xdotool mousemove --window "$win" 640 460; settle
+quit big
+
 cd "$top"
 echo "e2e: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

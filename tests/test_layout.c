@@ -470,6 +470,55 @@ static DrawList *lay_lesson_stage(const char *file, int k, int w, int h)
 /* The tour's projections (seven 4x4 panels) in the window's first size:
 ** every panel prints its numbers at 13 px or more, where four panels in
 ** the top row used to print theirs at 10 px while the three below had 18. */
+/*
+** A layer of GPT-2 small at its full context: twelve heads of 1024 x 1024
+** and the two 1024 x 768 matrices after them. With cells of CELL_MIN seven
+** of them are wider than 1280 pixels; the page shrank every font and still
+** ran off the canvas. Cells now go below CELL_MIN when nothing fits with
+** it: the page stays inside the canvas, and from 1280 pixels wide its fonts
+** shrink one step (0.85) at most (at 640x400 the labels alone leave no
+** room, and they shrink further).
+*/
+START_TEST(test_twelve_heads_of_1024_fit)
+{
+    enum { N = 1024, D = 768, H = 12 };
+    static char names[N][16], *toks[N], *dims[D];
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "t%d", i);
+        toks[i] = names[i];
+    }
+    for (int i = 0; i < D; i++) dims[i] = names[i];
+    Mat *h[H + 2];
+    View v = view("Twelve heads");
+    for (int i = 0; i < H; i++) {
+        h[i] = distributions(N, N);
+        v.panels[i] = heat("Head", h[i], toks, toks, "viridis", false, true, 2);
+    }
+    for (int i = H; i < H + 2; i++) {
+        h[i] = pattern(N, D, -2.0, 2.0);
+        v.panels[i] = heat("Joined", h[i], toks, dims, "RdBu", true, false, 2);
+    }
+    v.npanels = H + 2;
+    View one = view("Twelve heads");
+    one.panels[0] = v.panels[0];
+    one.npanels = 1;
+    const int sizes[][2] = { { 1280, 720 }, { 1280, 800 }, { 1920, 1080 }, { 640, 400 } };
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        char what[64];
+        snprintf(what, sizeof what, "12 heads of 1024 at %dx%d", sizes[s][0], sizes[s][1]);
+        DrawList *d = lay(&v, sizes[s][0], sizes[s][1], false);
+        DrawList *d1 = lay(&one, sizes[s][0], sizes[s][1], false);
+        assert_page_clean(d, what);
+        ck_assert_msg(sizes[s][0] < 1280 || find_text(d, "Twelve heads")->size >= 0.85f * find_text(d1, "Twelve heads")->size,
+                      "%s: the title at %.1f px, %.1f px with one panel", what, find_text(d, "Twelve heads")->size,
+                      find_text(d1, "Twelve heads")->size);
+        draw_free(d1);
+        draw_free(d);
+    }
+    for (int i = 0; i < H + 2; i++) mat_free(h[i]);
+}
+END_TEST
+
 START_TEST(test_seven_panels_print_legibly)
 {
     DrawList *d = lay_lesson_stage("../lessons/01-tour.lesson", 1, 1280, 800);
@@ -1323,6 +1372,7 @@ Suite *layout_suite(void)
     tcase_add_test(limits, test_limits_auto_decimals);
     tcase_add_test(limits, test_limits_small_canvas_and_big_text);
     tcase_add_test(limits, test_limits_many_panels_wrap);
+    tcase_add_test(limits, test_twelve_heads_of_1024_fit);
     tcase_add_test(limits, test_limits_empty_view_and_missing_parts);
     tcase_add_test(limits, test_limits_steady_state_does_not_grow);
     tcase_add_test(limits, test_limits_fixed_measure);

@@ -250,12 +250,12 @@ START_TEST(test_limits_sizes)
     expect(BASE "seed: 1\nY = randn 2x1025\n", "t.lesson:8:11: error: size 2x1025 is over the limit of 1024 rows or columns");
     expect(BASE "heads: 17\n", "t.lesson:7:8: error: the number of heads must be between 1 and 16, found 17");
     expect(BASE "Z = zeros 0x3\n", "t.lesson:7:11: error: a size must be at least 1, found 0");
-    /* 257 tokens */
+    /* 1025 tokens */
     char *text = malloc(4096);
     strcpy(text, "title: T\n[setup]\ntokens:");
-    for (int i = 0; i < 257; i++) strcat(text, " t");
+    for (int i = 0; i < 1025; i++) strcat(text, " t");
     strcat(text, "\n");
-    expect(text, "t.lesson:3:521: error: too many tokens (the limit is 256)");
+    expect(text, "t.lesson:3:2057: error: too many tokens (the limit is 1024)");
     free(text);
     /* a line over 4096 bytes */
     char *longline = malloc(40000);

@@ -5,6 +5,7 @@
 #include "core/mat.h"
 
 #include <math.h>
+#include <string.h>
 
 START_TEST(test_matmul_by_hand)
 {
@@ -98,6 +99,66 @@ START_TEST(test_finite_range_skips_infinities)
 }
 END_TEST
 
+/* The textbook product, one element at a time: the sum starts at +0.0 and
+** takes the products in order, each rounded before it is added (separate
+** statements: nothing may fuse them). */
+static double textbook(const Mat *a, const Mat *b, int i, int j)
+{
+    double s = 0.0;
+    for (int k = 0; k < a->cols; k++) {
+        double p = mat_get(a, i, k) * mat_get(b, k, j);
+        s += p;
+    }
+    return s;
+}
+
+/* Bit for bit, with the sign of zero, and NaN where NaN. */
+static bool same_double(double x, double y)
+{
+    return memcmp(&x, &y, sizeof x) == 0 || (isnan(x) && isnan(y));
+}
+
+/* Values that test the order: magnitudes from 1e-8 to 1e8 (rounding differs
+** with the order of the sum), and now and then 0, -0, ±∞ or NaN. */
+static void fill_awkward(Mat *m, unsigned seed, bool specials)
+{
+    static const double special[] = { 0.0, -0.0, INFINITY, -INFINITY, NAN };
+    for (long i = 0; i < (long)m->rows * m->cols; i++) {
+        seed = seed * 1103515245u + 12345u;
+        double v = ((seed >> 8) & 0xFFFF) / 65536.0 - 0.5;
+        v *= pow(10.0, (int)((seed >> 24) % 17) - 8);
+        if (specials && (seed >> 4) % 97 == 0) v = special[(seed >> 12) % 5];
+        m->data[i] = v;
+    }
+}
+
+START_TEST(test_matmul_sums_in_order)
+{
+    /* Shapes around the kernel's tile (8 columns, 2 to 8 rows) and block of
+    ** k (256): every edge case of the cutting, against the textbook loop. */
+    static const int shapes[][3] = { { 1, 1, 1 }, { 3, 5, 7 }, { 8, 8, 8 }, { 9, 17, 15 }, { 13, 300, 9 },
+                                     { 4, 256, 16 }, { 33, 257, 31 }, { 2, 600, 65 }, { 17, 513, 24 },
+                                     { 64, 64, 64 } };
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+        int m = shapes[t][0], k = shapes[t][1], n = shapes[t][2];
+        for (int specials = 0; specials < 2; specials++) {
+            Mat *A = mat_create(m, k), *B = mat_create(k, n);
+            fill_awkward(A, 7u + (unsigned)t, specials);
+            fill_awkward(B, 1000u + (unsigned)t, specials);
+            Mat *C = mat_matmul(A, B), *Bt = mat_transpose(B), *D = mat_matmul_t(A, Bt);
+            for (int i = 0; i < m; i++)
+                for (int j = 0; j < n; j++) {
+                    double want = textbook(A, B, i, j);
+                    ck_assert_msg(same_double(mat_get(C, i, j), want), "%dx%dx%d [%d][%d]: %.17g, textbook %.17g",
+                                  m, k, n, i, j, mat_get(C, i, j), want);
+                    ck_assert_msg(same_double(mat_get(D, i, j), want), "a·bᵀ %dx%dx%d [%d][%d]", m, k, n, i, j);
+                }
+            mat_free(A); mat_free(B); mat_free(C); mat_free(Bt); mat_free(D);
+        }
+    }
+}
+END_TEST
+
 /* The matrix suite. */
 Suite *mat_suite(void)
 {
@@ -107,6 +168,7 @@ Suite *mat_suite(void)
     tcase_add_test(core, test_transpose_scale_add);
     tcase_add_test(core, test_blocks_and_concat_roundtrip);
     tcase_add_test(core, test_finite_range_skips_infinities);
+    tcase_add_test(core, test_matmul_sums_in_order);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_limits_one_by_one);

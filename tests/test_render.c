@@ -1,8 +1,8 @@
 /*
-** test_render.c: the SDL backend, checked by its pixels. Display lists are
+** test_render.c: the renderer, checked by its pixels. Display lists are
 ** built by hand, drawn offscreen (no display, no SDL_Init) and read back:
 ** cell colours exactly, text by where its ink falls, PNG files by decoding
-** them again with libpng.
+** them again with libpng; the canvas's arithmetic against SDL's own.
 */
 #define _POSIX_C_SOURCE 200809L    /* mkdtemp, chmod, geteuid */
 #include "suites.h"
@@ -14,6 +14,7 @@
 #include "view/draw.h"
 
 #include <png.h>
+#include <SDL.h>
 
 #include <dirent.h>
 #include <math.h>
@@ -217,6 +218,93 @@ START_TEST(test_translucent_rect_blends)
     ck_assert(same(render_offscreen_pixel(o, 5, 5), ((Color){ 0, 0, 255, 255 })));
     render_offscreen_free(o);
     draw_free(d);
+}
+END_TEST
+
+/* Canvas colours for the comparisons with SDL: every level in each
+** channel across a row, opaque as on a real canvas, or translucent. */
+static uint32_t canvas_colour(int x, int y, bool opaque)
+{
+    uint32_t v = (uint32_t)(x * (2 * y + 1) + 37 * y) & 255;
+    uint32_t a = opaque ? 255 : (uint32_t)(x * 13 + y * 71) & 255;
+    return a << 24 | v << 16 | (255 - v) << 8 | ((v * 7 + (uint32_t)y) & 255);
+}
+
+START_TEST(test_canvas_blend_is_sdls)
+{
+    /* canvas.c's blend of a texture pixel, against SDL's software renderer
+    ** copying the same pixels: white glyph coverage 0..255 and colour
+    ** pixels, under colour and alpha modulations, over canvases of every
+    ** level (opaque and not). The PNG's pixels are the window's. */
+    static const Color mods[] = { { 255, 255, 255, 255 }, { 0, 0, 0, 255 }, { 31, 119, 180, 255 },
+                                  { 255, 255, 255, 128 }, { 200, 60, 20, 170 }, { 1, 254, 128, 3 } };
+    enum { W = 256, H = 8 };
+    SDL_Surface *src = SDL_CreateRGBSurfaceWithFormat(0, W, 2, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Surface *dst = SDL_CreateRGBSurfaceWithFormat(0, W, H, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = SDL_CreateSoftwareRenderer(dst);
+    ck_assert_ptr_nonnull(r);
+    uint32_t *sp = src->pixels;
+    for (int x = 0; x < W; x++) {
+        sp[x] = (uint32_t)x << 24 | 0xFFFFFFu;                                  /* a glyph's coverage */
+        sp[src->pitch / 4 + x] = (uint32_t)x << 24 | (uint32_t)(x * 2654435761u >> 8 & 0xFFFFFFu);   /* colours */
+    }
+    SDL_Texture *t = SDL_CreateTextureFromSurface(r, src);
+    ck_assert_ptr_nonnull(t);
+    SDL_SetTextureBlendMode(t, SDL_BLENDMODE_BLEND);
+    Canvas *c = canvas_create(W, H);
+    for (size_t k = 0; k < sizeof mods / sizeof mods[0]; k++)
+        for (int row = 0; row < 2; row++)
+            for (int opaque = 0; opaque < 2; opaque++) {
+                Color m = mods[k];
+                SDL_SetTextureColorMod(t, m.r, m.g, m.b);
+                SDL_SetTextureAlphaMod(t, m.a);
+                for (int y = 0; y < H; y++) {
+                    uint32_t *d = (uint32_t *)((uint8_t *)dst->pixels + y * dst->pitch), *mine = canvas_row(c, y);
+                    for (int x = 0; x < W; x++) d[x] = mine[x] = canvas_colour(x, y, opaque);
+                    canvas_blend(c, sp + row * src->pitch / 4, (size_t)src->pitch / 4, W, 1, 0, y, m);
+                    SDL_Rect from = { 0, row, W, 1 }, to = { 0, y, W, 1 };
+                    SDL_RenderCopy(r, t, &from, &to);
+                    SDL_RenderFlush(r);
+                    for (int x = 0; x < W; x++)
+                        ck_assert_msg(d[x] == mine[x], "mod %d,%d,%d,%d source %08x over %08x: SDL %08x, canvas %08x",
+                                      m.r, m.g, m.b, m.a, sp[row * src->pitch / 4 + x], canvas_colour(x, y, opaque),
+                                      d[x], mine[x]);
+                }
+            }
+    canvas_free(c);
+    SDL_DestroyTexture(t);
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(dst);
+    SDL_FreeSurface(src);
+}
+END_TEST
+
+START_TEST(test_canvas_fill_is_sdls)
+{
+    /* Opaque and translucent fills, against SDL_RenderFillRect. */
+    enum { W = 256, H = 8 };
+    SDL_Surface *dst = SDL_CreateRGBSurfaceWithFormat(0, W, H, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = SDL_CreateSoftwareRenderer(dst);
+    Canvas *c = canvas_create(W, H);
+    for (int a = 1; a < 256; a += 2) {
+        Color col = { (uint8_t)(a * 7), (uint8_t)(255 - a), (uint8_t)(a * 3 + 1), (uint8_t)a };
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++)
+                canvas_row(c, y)[x] = ((uint32_t *)((uint8_t *)dst->pixels + y * dst->pitch))[x] =
+                    canvas_colour(x, y, a % 4 == 1);
+        SDL_SetRenderDrawColor(r, col.r, col.g, col.b, col.a);
+        SDL_SetRenderDrawBlendMode(r, col.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
+        SDL_Rect q = { 3, 1, W - 5, H - 2 };
+        SDL_RenderFillRect(r, &q);
+        SDL_RenderFlush(r);
+        canvas_fill(c, 3, 1, W - 2, H - 1, col);
+        for (int y = 0; y < H; y++)
+            ck_assert_msg(memcmp(canvas_row(c, y), (uint8_t *)dst->pixels + y * dst->pitch, W * 4) == 0,
+                          "fill %d,%d,%d,%d: row %d differs from SDL's", col.r, col.g, col.b, col.a, y);
+    }
+    canvas_free(c);
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(dst);
 }
 END_TEST
 
@@ -431,13 +519,13 @@ START_TEST(test_render_twice_identical)
 {
     DrawList *d = sample_heatmap();
     Offscreen *a = paint(d), *b = paint(d);
-    size_t bytes = (size_t)a->surface->pitch * (size_t)a->h;
-    ck_assert_int_eq(memcmp(a->surface->pixels, b->surface->pixels, bytes), 0);
+    size_t bytes = a->canvas->stride * sizeof *a->canvas->pixels * (size_t)a->h;
+    ck_assert_int_eq(memcmp(a->canvas->pixels, b->canvas->pixels, bytes), 0);
     /* The same canvas again: glyphs now come from the warm cache. */
     void *first = malloc(bytes);
-    memcpy(first, a->surface->pixels, bytes);
+    memcpy(first, a->canvas->pixels, bytes);
     ck_assert_int_eq(render_drawlist(a->render, d, NULL), 0);
-    ck_assert_int_eq(memcmp(first, a->surface->pixels, bytes), 0);
+    ck_assert_int_eq(memcmp(first, a->canvas->pixels, bytes), 0);
     free(first);
     render_offscreen_free(a);
     render_offscreen_free(b);
@@ -516,7 +604,7 @@ START_TEST(test_png_roundtrip)
     temp_dir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/stage.png", dir);
     ExportMeta meta = { "Attention tour", "softmax: Atención" };
-    ck_assert_msg(export_png(o->surface, path, &meta, &xerr) == 0, "%s", eline(&xerr));
+    ck_assert_msg(export_png(o->canvas, path, &meta, &xerr) == 0, "%s", eline(&xerr));
     PngFacts f = read_png(path, 80 + 25, 50 + 45 + 5);
     ck_assert_uint_eq(f.w, 320);
     ck_assert_uint_eq(f.h, 200);
@@ -539,8 +627,8 @@ START_TEST(test_png_roundtrip)
     free(buf);
     /* Deterministic: the same canvas encodes to the same bytes. */
     Buf a = { 0 }, b = { 0 };
-    ck_assert_int_eq(export_png_encode(o->surface, &meta, &a, &xerr), 0);
-    ck_assert_int_eq(export_png_encode(o->surface, &meta, &b, &xerr), 0);
+    ck_assert_int_eq(export_png_encode(o->canvas, &meta, &a, &xerr), 0);
+    ck_assert_int_eq(export_png_encode(o->canvas, &meta, &b, &xerr), 0);
     ck_assert_uint_eq(a.len, b.len);
     ck_assert_int_eq(memcmp(a.s, b.s, a.len), 0);
     ck_assert_int_eq(memcmp(a.s, "\x89PNG\r\n\x1a\n", 8), 0);
@@ -605,20 +693,20 @@ START_TEST(test_export_to_bad_places_fails_cleanly)
     DrawList *d = sample_heatmap();
     Offscreen *o = paint(d);
     ExportMeta meta = { "t", "d" };
-    ck_assert_int_eq(export_png(o->surface, "/nonexistent-attnlab-dir/x.png", &meta, &xerr), -1);
+    ck_assert_int_eq(export_png(o->canvas, "/nonexistent-attnlab-dir/x.png", &meta, &xerr), -1);
     ck_assert_ptr_nonnull(strstr(eline(&xerr), "/nonexistent-attnlab-dir/x.png"));
     ck_assert_int_eq(access("/nonexistent-attnlab-dir", F_OK), -1);
     /* A "directory" that is a file. */
-    ck_assert_int_eq(export_png(o->surface, "cli.sh/x.png", &meta, &xerr), -1);
+    ck_assert_int_eq(export_png(o->canvas, "cli.sh/x.png", &meta, &xerr), -1);
     ck_assert_ptr_nonnull(strstr(eline(&xerr), "cannot write"));
-    ck_assert_int_eq(export_png(o->surface, "", &meta, &xerr), -1);
+    ck_assert_int_eq(export_png(o->canvas, "", &meta, &xerr), -1);
     ck_assert_str_ne(eline(&xerr), "");
     /* A directory without write permission (root may write anyway). */
     char dir[64], path[128];
     temp_dir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/x.png", dir);
     chmod(dir, 0500);
-    int rc = export_png(o->surface, path, &meta, &xerr);
+    int rc = export_png(o->canvas, path, &meta, &xerr);
     if (geteuid() != 0) {
         ck_assert_int_eq(rc, -1);
         ck_assert_ptr_nonnull(strstr(eline(&xerr), path));
@@ -752,6 +840,8 @@ Suite *render_suite(void)
     tcase_add_test(core, test_fractional_cells_tile_without_gaps);
     tcase_add_test(core, test_image_draws_as_its_blocks);
     tcase_add_test(core, test_translucent_rect_blends);
+    tcase_add_test(core, test_canvas_blend_is_sdls);
+    tcase_add_test(core, test_canvas_fill_is_sdls);
     tcase_add_test(core, test_outline_is_a_frame);
     tcase_add_test(core, test_text_ink_stays_in_its_box);
     tcase_add_test(core, test_text_alignment_and_colour);

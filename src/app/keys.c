@@ -3,6 +3,7 @@
 */
 #include "keys.h"
 #include "prompt.h"
+#include "zoom.h"
 #include "core/i18n.h"
 
 #include <assert.h>
@@ -49,8 +50,14 @@ static const KeyRow rows[] = {
       { B('o'), CTRL('o') } },
     { ACT_FULLSCREEN, KEYS_MAIN, EDITION_BOTH, "F  F11", N_("fullscreen (Esc leaves)"), { B('f'), B(KEY_F11) } },
     { ACT_BIGGER, KEYS_MAIN, EDITION_WEB, NULL, N_("bigger text"), { B(0) } },        /* the button's name */
-    { ACT_BIGGER, KEYS_MAIN, EDITION_BOTH, "+  \xe2\x88\x92", N_("text size"), { B('+'), B('=') } },
-    { ACT_SMALLER, KEYS_MAIN, EDITION_BOTH, NULL, N_("smaller text"), { B('-') } },
+    { ACT_ZOOM_IN, KEYS_MAIN, EDITION_DESKTOP, "+  \xe2\x88\x92",
+      N_("over a heatmap: zoom in, out (Esc: all of it); elsewhere: text size"), { B('+'), B('=') } },
+    { ACT_ZOOM_OUT, KEYS_MAIN, EDITION_DESKTOP, NULL, NULL, { B('-') } },
+    { ACT_BIGGER, KEYS_MAIN, EDITION_DESKTOP, N_("Ctrl++  Ctrl+\xe2\x88\x92"), N_("text size"),
+      { CTRL('+'), CTRL('=') } },
+    { ACT_SMALLER, KEYS_MAIN, EDITION_DESKTOP, NULL, NULL, { CTRL('-') } },
+    { ACT_BIGGER, KEYS_MAIN, EDITION_WEB, "+  \xe2\x88\x92", N_("text size"), { B('+'), B('=') } },
+    { ACT_SMALLER, KEYS_MAIN, EDITION_WEB, NULL, N_("smaller text"), { B('-') } },
     { ACT_THEME, KEYS_MAIN, EDITION_BOTH, "T", N_("light / dark"), { B('t') } },
     { ACT_CMAP, KEYS_MAIN, EDITION_BOTH, "C", N_("cycle colormap"), { B('c') } },
     { ACT_BLACK, KEYS_MAIN, EDITION_BOTH, "B", N_("black screen"), { B('b') } },
@@ -76,7 +83,10 @@ static const KeyRow rows[] = {
     { ACT_UNDO, KEYS_MAIN, EDITION_BOTH, N_("Ctrl+Z"), N_("undo the last edit"), { CTRL('z') } },
     { ACT_REDO, KEYS_MAIN, EDITION_BOTH, N_("Ctrl+Shift+Z  Ctrl+Y"), N_("redo"), { CTRL_SHIFT('z'), CTRL('y') } },
     { ACT_RESET, KEYS_MAIN, EDITION_BOTH, "R", N_("back to the file as loaded"), { B('r') } },
-    { ACT_NONE, KEYS_MAIN, EDITION_BOTH, N_("mouse"), N_("hover: explain a cell; click: pin; scroll: edit an input (Shift: finer)"),
+    { ACT_NONE, KEYS_MAIN, EDITION_DESKTOP, N_("mouse"),
+      N_("hover: explain a cell; click: pin; scroll: edit an input (Shift: finer); "
+         "Ctrl+scroll: zoom; drag: move a zoomed heatmap"), { B(0) } },
+    { ACT_NONE, KEYS_MAIN, EDITION_WEB, N_("mouse"), N_("hover: explain a cell; click: pin; scroll: edit an input (Shift: finer)"),
       { B(0) } },
     { ACT_NONE, KEYS_MAIN, EDITION_WEB, N_("touch"), N_("tap: explain and pin; swipe: next / previous; pinch: text size"),
       { B(0) } },
@@ -96,7 +106,8 @@ static const KeyRow rows[] = {
 static const char *const names[ACT_COUNT] = {
     [ACT_NONE] = "", [ACT_NEXT] = "next", [ACT_PREV] = "prev", [ACT_FIRST] = "first", [ACT_LAST] = "last",
     [ACT_STAGE_DIGIT] = "stage", [ACT_PICKER] = "picker", [ACT_FULLSCREEN] = "fullscreen",
-    [ACT_ESCAPE] = "escape", [ACT_BIGGER] = "bigger", [ACT_SMALLER] = "smaller", [ACT_THEME] = "theme",
+    [ACT_ESCAPE] = "escape", [ACT_BIGGER] = "bigger", [ACT_SMALLER] = "smaller", [ACT_ZOOM_IN] = "zoom-in",
+    [ACT_ZOOM_OUT] = "zoom-out", [ACT_THEME] = "theme",
     [ACT_CMAP] = "cmap", [ACT_BLACK] = "black", [ACT_HEAD] = "head", [ACT_MASK] = "mask",
     [ACT_SCALING] = "scaling", [ACT_ABLATE] = "ablate", [ACT_COLDER] = "colder", [ACT_WARMER] = "warmer", [ACT_PREDICT] = "predict",
     [ACT_UNDO] = "undo", [ACT_REDO] = "redo", [ACT_RESET] = "reset", [ACT_HELP] = "help", [ACT_QUIT] = "quit",
@@ -178,6 +189,16 @@ static void step_pinned(AppState *a, int dir)
     if (a->pinned) app_scroll_edit(a, a->pin_panel, a->pin_row, a->pin_col, dir, false);
 }
 
+/* + and - of the window: zoom the heatmap under the pointer, or the one
+** zoomed into; with the pointer elsewhere, the text size (zoom.h). */
+static void zoom_or_text(AppState *a, int dir)
+{
+    int p = a->hover_panel;
+    bool heatmap = a->view && p >= 0 && p < a->view->npanels && a->view->panels[p].kind == PANEL_HEATMAP;
+    if (heatmap || app_zoomed(a)) app_zoom(a, heatmap ? p : -1, a->hover_row, a->hover_col, dir);
+    else app_text_size(a, dir);
+}
+
 /* The picker's lesson number d (1-based), opened. */
 static void picker_pick(AppState *a, int d)
 {
@@ -200,6 +221,8 @@ bool app_do(AppState *a, AppAction act, int arg)
     case ACT_ESCAPE: app_escape(a); break;
     case ACT_BIGGER: app_text_size(a, +1); break;
     case ACT_SMALLER: app_text_size(a, -1); break;
+    case ACT_ZOOM_IN: zoom_or_text(a, +1); break;
+    case ACT_ZOOM_OUT: zoom_or_text(a, -1); break;
     case ACT_THEME: app_toggle_theme(a); break;
     case ACT_CMAP: app_cycle_cmap(a); break;
     case ACT_BLACK: app_toggle_black(a); break;

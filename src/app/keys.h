@@ -49,6 +49,7 @@ typedef enum AppAction {
     ACT_NONE,
     ACT_NEXT, ACT_PREV, ACT_FIRST, ACT_LAST, ACT_STAGE_DIGIT,
     ACT_PICKER, ACT_FULLSCREEN, ACT_ESCAPE, ACT_BIGGER, ACT_SMALLER,
+    ACT_ZOOM_IN, ACT_ZOOM_OUT,      /* over a heatmap or while one is zoomed (zoom.h), else the text size */
     ACT_THEME, ACT_CMAP, ACT_BLACK, ACT_HEAD, ACT_MASK, ACT_SCALING, ACT_COLDER, ACT_WARMER, ACT_ABLATE,
     ACT_PREDICT, ACT_UNDO, ACT_REDO, ACT_RESET, ACT_HELP, ACT_QUIT, ACT_SAVE_AS, ACT_UNPIN,
     ACT_INCREASE, ACT_DECREASE,     /* the pinned input cell, one step up or down */

@@ -106,10 +106,10 @@ void marks_edited(MarksEdited *e, const Doc *d, const View *v)
         for (int i = 0; i < v->npanels; i++) {
             const Panel *pn = &v->panels[i];
             if (strcmp(pn->matrix, ed->matrix)) continue;
-            int r = ed->row - pn->row_offset;
-            if (r < 0 || r >= pn->m->rows || ed->col < 0 || ed->col >= pn->m->cols) continue;
+            int r = ed->row - pn->row_offset, c = ed->col - pn->col_offset;    /* a zoomed part is offset */
+            if (r < 0 || r >= pn->m->rows || c < 0 || c >= pn->m->cols) continue;
             if (ed->setup != v->setup && !lsave_shared(d->L, ed->setup, v->setup, ed->matrix, ed->row, ed->col)) continue;
-            add_cell(e, i, r, ed->col);
+            add_cell(e, i, r, c);
         }
     }
     if (e->n == 0) return;

@@ -129,7 +129,7 @@ int app_shot_save_list(FontSet *fonts, const DrawList *d, bool svg, const char *
     Offscreen *o = drawn(fonts, d, shown, err);
     free(shown);
     ExportMeta meta = { title, desc };
-    return o ? export_png(o->surface, path, &meta, err) : -1;
+    return o ? export_png(o->canvas, path, &meta, err) : -1;
 }
 
 /* A laid-out list encoded as PNG or SVG, appended to out. */
@@ -147,7 +147,7 @@ int app_shot_encode(FontSet *fonts, const DrawList *d, bool svg, const char *tit
     }
     Offscreen *o = drawn(fonts, d, NULL, err);
     ExportMeta meta = { title, desc };
-    return o ? export_png_encode(o->surface, &meta, out, err) : -1;
+    return o ? export_png_encode(o->canvas, &meta, out, err) : -1;
 }
 
 /* DIR/<lesson>-<NN>-<stage-id>[-<step>].<ext>. */

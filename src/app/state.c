@@ -11,6 +11,7 @@
 #include "library.h"
 #include "paths.h"
 #include "lang.h"
+#include "zoom.h"
 #include "core/i18n.h"
 #include "core/stage_table.h"
 #include "core/util.h"
@@ -67,9 +68,10 @@ void app_toast(AppState *a, const char *fmt, ...)
     a->toast_until = a->now + 2.0;
 }
 
-/* Reset what belongs to one stage: hover, pin, predict guesses. */
+/* Reset what belongs to one stage: hover, pin, predict guesses, zoom. */
 static void reset_stage_state(AppState *a)
 {
+    a->zoom.on = false;
     a->hover_panel = a->hover_row = a->hover_col = -1;
     a->pinned = false;
     for (int i = 0; i < LESSON_MAX_TOKENS; i++) a->guesses[i] = -1;
@@ -103,17 +105,28 @@ static void update_marks(AppState *a)
     update_explained(a);
 }
 
-/* Rebuild the view of the current stage (the trace is up to date). */
-static void refresh_view(AppState *a)
+/* Build the view of the current stage from the trace, cut to the zoomed
+** part (zoom.h). */
+void app_rebuild_view(AppState *a)
 {
     stage_view_free(a->view);
     a->view = NULL;
     if (a->doc) {
         StageOpts o = { a->head, a->step };
         a->view = stage_view_with(a->doc->L, a->doc->T, a->stage, &o);
+        app_zoom_view(a);
         if (a->predict != PREDICT_OFF) a->predict_panel = weights_panel(a->view);
     }
     update_marks(a);
+}
+
+/* Rebuild the view of the current stage (the trace is up to date), after
+** a change that may change the numbers shown (the zoom reads its colour
+** range again). */
+static void refresh_view(AppState *a)
+{
+    a->zoom.have_range = false;
+    app_rebuild_view(a);
 }
 
 /* Panels predict mode hides while the class guesses: those the stage's
@@ -345,6 +358,7 @@ void app_close_overlay(AppState *a)
     if (a->help) a->help = false;
     else if (a->picker) a->picker = false;
     else if (a->black) a->black = false;
+    else if (app_zoomed(a)) app_zoom_reset(a);
     else if (a->fullscreen) a->fullscreen = false;
     else if (a->pinned) {
         a->pinned = false;
@@ -530,6 +544,7 @@ bool app_scroll_edit(AppState *a, int panel, int row, int col, int steps, bool f
     LessonMatrix *lm = lesson_matrix(&a->doc->L->setups[s0], p->matrix);
     if (!lm) return false;
     int r = row + p->row_offset;
+    col += p->col_offset;                           /* a zoomed part sits inside the matrix */
     double v = app_edit_step(mat_get(lm->m, r, col), steps, fine);
     if (fabs(v) < 1e-12) v = 0.0;                   /* land on 0 exactly, not 1e-17 */
     if (v > EDIT_LIMIT) v = EDIT_LIMIT;
@@ -625,6 +640,7 @@ bool app_reload_check(AppState *a)
 void app_predict(AppState *a)
 {
     if (a->predict == PREDICT_OFF) {
+        app_zoom_reset(a);                  /* the guesses are about the whole stage */
         a->predict = PREDICT_GUESSING;
         for (int i = 0; i < LESSON_MAX_TOKENS; i++) a->guesses[i] = -1;
         a->predict_panel = weights_panel(a->view);

@@ -38,6 +38,19 @@ typedef enum AppAsk { ASK_NONE, ASK_QUIT, ASK_OPEN, ASK_SAVE_AS, ASK_OVERWRITE, 
 
 typedef enum PredictPhase { PREDICT_OFF, PREDICT_GUESSING, PREDICT_REVEALED } PredictPhase;
 
+/* The zoom: one heatmap of the stage shown alone, a part of it at a time
+** (src/app/zoom.c). */
+typedef struct AppZoom {
+    bool on;
+    TraceRef ref;           /* the matrix zoomed into (found again in every new view) */
+    int level;              /* 1, 2, ...: rows and columns shown are the whole's / 2^level */
+    double row0, col0;      /* the part's first row and column in the whole (fractional while dragged) */
+    int rows, cols;         /* the whole heatmap's size, as the stage shows it */
+    int r0, c0;             /* the part the view shows now starts at this cell of the whole */
+    bool have_range;        /* lo and hi hold the whole's colour range for this trace */
+    double lo, hi;
+} AppZoom;
+
 typedef struct AppState {
     Doc *doc;               /* the open lesson, NULL when none is: its file, lesson, trace, edits */
     View *view;             /* the current stage */
@@ -63,6 +76,7 @@ typedef struct AppState {
     float text_scale;
     int head;               /* H: 0 = the stage's own choice, else a head to show */
     int step;               /* the sub-step of stages that have them (kv_cache, online_softmax) */
+    AppZoom zoom;           /* + -, Ctrl+wheel, drag: one heatmap in part */
     int digits;             /* the stage number being typed (app_type_digit) */
     double digits_at;       /* when its last digit came (app clock) */
 
@@ -140,7 +154,8 @@ void app_text_size(AppState *a, int dir);
 /* Show the next head in stages that have several. */
 void app_next_head(AppState *a);
 /* Close the innermost thing the state has open: the key overlay, else the
-** picker, else the black screen, else fullscreen, else the pin. (Escape
+** picker, else the black screen, else the zoom (zoom.h), else fullscreen,
+** else the pin. (Escape
 ** cancels a question first: app_escape, prompt.h.) */
 void app_close_overlay(AppState *a);
 
@@ -171,6 +186,9 @@ void app_click(AppState *a, int panel, int row, int col);
 double app_edit_step(double old, int steps, bool fine);
 /* Scroll over an editable cell: change it by steps of 0.1 (fine: 0.01). */
 bool app_scroll_edit(AppState *a, int panel, int row, int col, int steps, bool fine);
+/* Build the view of the current stage again from the trace (after a change
+** of what it shows: the zoom, zoom.h). */
+void app_rebuild_view(AppState *a);
 /* Set a cell of an input matrix as setup names it (doc_edit_cell); false if refused. */
 bool app_edit_cell(AppState *a, int setup, const char *matrix, int row, int col, double v);
 /* Ctrl+Z: step back through the edits; false if there is none. */

@@ -35,6 +35,7 @@
 #include "shot.h"
 #include "state.h"
 #include "winstate.h"
+#include "zoom.h"
 #include "core/i18n.h"
 #include "core/util.h"
 #include "sdl/export.h"
@@ -43,7 +44,6 @@
 #include "sdl/render.h"
 #include "view/cmap.h"
 
-#include <SDL.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -52,8 +52,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "sdl/sdl_dyn.h"
 
 #define FRAME_MS 16         /* at most about 60 frames a second */
+#define DRAG_PX 4           /* a press that moves this far is a drag, not a click */
 #define DIALOG_MS 50        /* how often an open file dialog is looked at */
 #define DEFAULT_W 1280      /* the first window, when it fits */
 #define DEFAULT_H 800
@@ -68,6 +70,13 @@ typedef struct Win {
     AppState *a;
     int out_w, out_h;       /* renderer output in pixels */
     float sx, sy;           /* pixels per window point */
+    /* a press of the left button on a zoomed heatmap: a click, or a drag
+    ** that moves the part once the pointer has gone DRAG_PX away */
+    bool pressed, dragging;
+    Uint16 mods;            /* Ctrl, Shift ... as of the last key event handled, in event order
+                            ** (SDL_GetModState is the state after every event queued so far) */
+    int press_x, press_y;   /* where it was pressed, window points */
+    float drag_x, drag_y;   /* the pointer's last position while dragging, pixels */
     bool redraw;
     Uint32 last_frame;
     /* ATTNLAB_READY_FD (see the top of the file) */
@@ -179,6 +188,16 @@ static void cell_at(const Win *w, int x, int y, int *panel, int *row, int *col)
     draw_cell_at(w->list, (float)x * w->sx, (float)y * w->sy, panel, row, col);
 }
 
+/* Drag the zoomed part with the pointer: the cells under it follow it. */
+static void drag_to(Win *w, float x, float y)
+{
+    Rect cell;
+    if (!draw_cell_rect(w->list, 0, 0, 0, &cell) || !(cell.w > 0) || !(cell.h > 0)) return;
+    app_zoom_pan(w->a, -(y - w->drag_y) / cell.h, -(x - w->drag_x) / cell.w);
+    w->drag_x = x;
+    w->drag_y = y;
+}
+
 /* Make the window follow the state's fullscreen flag. */
 static void sync_fullscreen(Win *w)
 {
@@ -199,23 +218,23 @@ static void save_shot(Win *w)
     a->toast_until = 0;                     /* the frame as it is, without the toast */
     app_frame(a, w->out_w, w->out_h, font_measure, w->fonts, w->list);
     a->toast_until = until;
-    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w->out_w, w->out_h, 32, SDL_PIXELFORMAT_ARGB8888);
+    Canvas *c = canvas_create(w->out_w, w->out_h);
     Error err;
-    if (s && render_drawlist(w->rd, w->list, NULL) == 0
-        && SDL_RenderReadPixels(w->ren, NULL, SDL_PIXELFORMAT_ARGB8888, s->pixels, s->pitch) == 0) {
+    if (c && render_drawlist(w->rd, w->list, NULL) == 0
+        && SDL_RenderReadPixels(w->ren, NULL, SDL_PIXELFORMAT_ARGB8888, c->pixels, (int)(c->stride * sizeof *c->pixels)) == 0) {
         char desc[300], why[ERROR_LINE_MAX];
         app_shot_desc(L, a->stage, desc, sizeof desc);
         ExportMeta meta = { L->title, desc };
-        if (export_png(s, path, &meta, &err) == 0) {
+        if (export_png(c, path, &meta, &err) == 0) {
             app_toast(a, _("saved %s"), path);
         } else {
             error_brief(&err, why, sizeof why);
             app_toast(a, "%s", why);
         }
     } else {
-        app_toast(a, _("cannot read the window's pixels: %s"), SDL_GetError());
+        app_toast(a, _("cannot read the window's pixels: %s"), c ? SDL_GetError() : "no memory");
     }
-    SDL_FreeSurface(s);
+    canvas_free(c);
     w->redraw = true;
     free(path);
 }
@@ -377,7 +396,11 @@ static void on_event(Win *w, const SDL_Event *e)
     int p, r, c;
     switch (e->type) {
     case SDL_QUIT: app_request_quit(a); w->redraw = true; break;
+    case SDL_KEYUP:
+        w->mods = e->key.keysym.mod;
+        break;
     case SDL_KEYDOWN:
+        w->mods = e->key.keysym.mod;
         w->keys++;
         snprintf(w->last_key, sizeof w->last_key, "%s", SDL_GetKeyName(e->key.keysym.sym));
         if (a->first_hint) {                 /* the first key: the hint has done its job */
@@ -397,6 +420,16 @@ static void on_event(Win *w, const SDL_Event *e)
         on_drop(w, &e->drop);
         break;
     case SDL_MOUSEMOTION:
+        if (w->pressed && !w->dragging && (abs(e->motion.x - w->press_x) >= DRAG_PX || abs(e->motion.y - w->press_y) >= DRAG_PX)) {
+            w->dragging = true;
+            w->drag_x = (float)w->press_x * w->sx;
+            w->drag_y = (float)w->press_y * w->sy;
+        }
+        if (w->dragging) {
+            drag_to(w, (float)e->motion.x * w->sx, (float)e->motion.y * w->sy);
+            w->redraw = true;
+            break;
+        }
         cell_at(w, e->motion.x, e->motion.y, &p, &r, &c);
         if (p != a->hover_panel || r != a->hover_row || c != a->hover_col) {
             app_hover(a, p, r, c);
@@ -405,8 +438,24 @@ static void on_event(Win *w, const SDL_Event *e)
         break;
     case SDL_MOUSEBUTTONDOWN:
         if (e->button.button != SDL_BUTTON_LEFT || a->ask) break;   /* a question is open: only keys */
+        if (app_zoomed(a)) {                   /* a click or a drag: the release says */
+            w->pressed = true;
+            w->dragging = false;
+            w->press_x = e->button.x;
+            w->press_y = e->button.y;
+            break;
+        }
         cell_at(w, e->button.x, e->button.y, &p, &r, &c);
         app_click(a, p, r, c);
+        w->redraw = true;
+        break;
+    case SDL_MOUSEBUTTONUP:
+        if (e->button.button != SDL_BUTTON_LEFT || !w->pressed) break;
+        if (!w->dragging) {                    /* it did not move: a click on the zoomed part */
+            cell_at(w, w->press_x, w->press_y, &p, &r, &c);
+            app_click(a, p, r, c);
+        }
+        w->pressed = w->dragging = false;
         w->redraw = true;
         break;
     case SDL_MOUSEWHEEL: {
@@ -414,14 +463,18 @@ static void on_event(Win *w, const SDL_Event *e)
         SDL_GetMouseState(&mx, &my);
         cell_at(w, mx, my, &p, &r, &c);
         int steps = e->wheel.y * (e->wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -1 : 1);
-        if (p >= 0 && steps != 0 && !a->ask) {
-            app_scroll_edit(a, p, r, c, steps, (SDL_GetModState() & KMOD_SHIFT) != 0);
+        if (steps != 0 && !a->ask && (w->mods & KMOD_CTRL)) {         /* Ctrl+wheel: zoom at the pointer */
+            app_zoom(a, p, r, c, steps > 0 ? +1 : -1);
+            w->redraw = true;
+        } else if (p >= 0 && steps != 0 && !a->ask) {
+            app_scroll_edit(a, p, r, c, steps, (w->mods & KMOD_SHIFT) != 0);
             w->redraw = true;
         }
         break;
     }
     case SDL_WINDOWEVENT:
         if (e->window.event == SDL_WINDOWEVENT_LEAVE) app_hover(a, -1, -1, -1);
+        if (e->window.event == SDL_WINDOWEVENT_FOCUS_GAINED) w->mods = (Uint16)SDL_GetModState();
         fit_frame(w);
         w->redraw = true;
         break;
@@ -553,11 +606,13 @@ static void remember(Win *w)
 static void start_video(char *reason, size_t n)
 {
     reason[0] = '\0';
-    SDL_SetHint(SDL_HINT_VIDEO_ALLOW_SCREENSAVER, "1");
     if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY") && !getenv("SDL_VIDEODRIVER")) {
         snprintf(reason, n, "%s", _("DISPLAY and WAYLAND_DISPLAY are not set"));
         return;
     }
+    /* SDL is loaded here, not when the program starts (sdl/sdl_dyn.h). */
+    if (sdl_load(reason, n) != 0) return;
+    SDL_SetHint(SDL_HINT_VIDEO_ALLOW_SCREENSAVER, "1");
     choose_driver();
     if (SDL_Init(SDL_INIT_VIDEO) != 0 || !real_display()) {
         const char *d = getenv("DISPLAY");

@@ -12,21 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Q·Kᵀ without building Kᵀ: each score is a dot product of two rows. */
+/* Q·Kᵀ: each score the dot product of a query and a key, summed in order. */
 Mat *attn_scores(const Mat *Q, const Mat *K)
 {
     if (Q->cols != K->cols) return NULL;     /* queries and keys of different widths */
-    Mat *S = mat_create(Q->rows, K->rows);
-    for (int i = 0; i < Q->rows; i++) {
-        const double *q = mat_row(Q, i);
-        for (int j = 0; j < K->rows; j++) {
-            const double *k = mat_row(K, j);
-            double s = 0.0;
-            for (int d = 0; d < Q->cols; d++) s += q[d] * k[d];
-            mat_set(S, i, j, s);
-        }
-    }
-    return S;
+    return mat_matmul_t(Q, K);
 }
 
 /* Elementwise division (not multiplication by 1/divisor, to match numpy's

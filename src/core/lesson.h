@@ -31,7 +31,7 @@
 /* Documented limits, enforced before anything is allocated. */
 #define LESSON_MAX_BYTES     (1 << 20)   /* a lesson file */
 #define LESSON_MAX_LINE      32768       /* bytes on one line (a 1024-wide row at full precision fits) */
-#define LESSON_MAX_TOKENS    256
+#define LESSON_MAX_TOKENS    1024
 #define LESSON_MAX_DIM       1024        /* columns of any matrix */
 #define LESSON_MAX_HEADS     16
 #define LESSON_MAX_SETUPS    16
@@ -46,7 +46,7 @@
 /* Budgets for the whole lesson, so that a short file within every limit
 ** above still loads in about a second and a few hundred MB: */
 #define LESSON_MAX_NUMBERS   (1 << 22)   /* numbers in the matrices of all setups (inherited ones count again) */
-#define LESSON_MAX_WORK      (INT64_C(1) << 29) /* multiply-adds and computed numbers, all setups together */
+#define LESSON_MAX_WORK      (INT64_C(6) << 30) /* multiply-adds and computed numbers, all setups together */
 /* ... and in what its stages unfold into: kv_cache shows a page per token,
 ** online_softmax one per block (and each one more), so that --dump and the
 ** exports of any lesson stay within seconds and their documented sizes: */

@@ -38,8 +38,13 @@ static inline double *mat_row(const Mat *m, int i) { return m->data + (long)i * 
 
 /* A deep copy of m. */
 Mat *mat_copy(const Mat *m);
-/* a·b, or NULL when a->cols != b->rows. */
+/* a·b, or NULL when a->cols != b->rows. Each element is summed over k in
+** increasing order, products rounded before they are added (mat.c says
+** why that makes it fast and exact at once). */
 Mat *mat_matmul(const Mat *a, const Mat *b);
+/* a·bᵀ (each element the dot product of a row of a and a row of b, in the
+** same order), or NULL when a->cols != b->cols. */
+Mat *mat_matmul_t(const Mat *a, const Mat *b);
 /* mᵀ. */
 Mat *mat_transpose(const Mat *m);
 /* s·m, a new matrix. */

@@ -707,13 +707,16 @@ void stage_given_mask(Ctx *c)
     given_formula(c, xstrdup(_("the given weights are 0 wherever the mask is 0: the model could not look there")));
 }
 
+/* Views made so far: the serial of the next is one more (never 0). */
+static uint64_t views;
+
 /* Build the view of stage k with options. */
 View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o)
 {
-    static uint64_t views;
     if (!L || !T || k < 0 || k >= L->nstages) return NULL;
     View *v = xcalloc(1, sizeof *v);
     v->serial = ++views;
+    v->trace_serial = T->serial;
     const Stage *st = &L->stages[k];
     Ctx c = { L, T, &T->s[st->setup], st, &L->setups[st->setup], v, st->setup, 1, 0, o && o->step > 0 ? o->step : 0 };
     c.H = c.ts->heads;
@@ -765,25 +768,70 @@ static void free_strs(char **s, int n)
     free(s);
 }
 
+/* Free what a panel owns. */
+static void panel_free(Panel *p)
+{
+    int rows = p->m->rows, cols = p->m->cols;
+    free(p->title);
+    free_strs(p->row_labels, rows);
+    free_strs(p->col_labels, cols);
+    free(p->row_axis);
+    free(p->col_axis);
+    free(p->cmap);
+    free(p->y_axis);
+    free_strs(p->series, p->series ? cols : 0);
+    free(p->bounds);
+    free(p->bound_label);
+    mat_free(p->owned);
+}
+
+/* Keep n of the n0 labels, from first; free the others. */
+static char **keep_labels(char **labels, int n0, int first, int n)
+{
+    char **kept = xmalloc(sizeof *kept * (size_t)n);
+    for (int i = 0; i < n0; i++) {
+        if (i >= first && i < first + n) kept[i - first] = labels[i];
+        else free(labels[i]);
+    }
+    free(labels);
+    return kept;
+}
+
+/* Panel k alone, cut to a part of its matrix, with its whole's colours. */
+bool stage_view_zoom(View *v, int k, int r0, int r1, int c0, int c1, double lo, double hi)
+{
+    if (!v || k < 0 || k >= v->npanels) return false;
+    Panel *p = &v->panels[k];
+    const Mat *m = p->m;
+    if (p->kind != PANEL_HEATMAP || r0 < 0 || c0 < 0 || r1 > m->rows || c1 > m->cols || r0 >= r1 || c0 >= c1)
+        return false;
+    Mat *part = mat_create(r1 - r0, c1 - c0);
+    for (int i = r0; i < r1; i++)
+        memcpy(mat_row(part, i - r0), mat_row(m, i) + c0, sizeof(double) * (size_t)(c1 - c0));
+    p->row_labels = keep_labels(p->row_labels, m->rows, r0, r1 - r0);
+    p->col_labels = keep_labels(p->col_labels, m->cols, c0, c1 - c0);
+    mat_free(p->owned);
+    p->owned = part;
+    p->m = part;
+    p->row_offset += r0;
+    p->col_offset += c0;
+    p->scale_group = 0;
+    p->scale_fixed = true;
+    p->scale_lo = lo;
+    p->scale_hi = hi;
+    for (int i = 0; i < v->npanels; i++)
+        if (i != k) panel_free(&v->panels[i]);
+    v->panels[0] = *p;
+    v->npanels = 1;
+    v->serial = ++views;
+    return true;
+}
+
 /* Release a view. */
 void stage_view_free(View *v)
 {
     if (!v) return;
-    for (int i = 0; i < v->npanels; i++) {
-        Panel *p = &v->panels[i];
-        int rows = p->m->rows, cols = p->m->cols;
-        free(p->title);
-        free_strs(p->row_labels, rows);
-        free_strs(p->col_labels, cols);
-        free(p->row_axis);
-        free(p->col_axis);
-        free(p->cmap);
-        free(p->y_axis);
-        free_strs(p->series, p->series ? cols : 0);
-        free(p->bounds);
-        free(p->bound_label);
-        mat_free(p->owned);
-    }
+    for (int i = 0; i < v->npanels; i++) panel_free(&v->panels[i]);
     free(v->lesson_title);
     free(v->title);
     free(v->formula);

@@ -47,6 +47,9 @@ typedef struct Panel {
     bool editable;              /* an input a student may change */
     bool probabilities;         /* rows are distributions: scale fixed to [0, 1] */
     int scale_group;            /* 0: own colour scale; else one scale for the group */
+    bool scale_fixed;           /* coloured by [scale_lo, scale_hi] (the range a whole matrix and its
+                                ** group have), not by its own values: a part the window zooms into */
+    double scale_lo, scale_hi;
     int row_offset;             /* row r of m is row r + row_offset of the trace matrix */
     int col_offset;             /* column c of m is column c + col_offset of it */
     Mat *owned;                 /* set when the view built m itself (freed with it) */
@@ -60,6 +63,9 @@ typedef struct Panel {
 typedef struct View {
     uint64_t serial;            /* no other view has it (0: a view made by hand): what is computed
                                 ** from its matrices, which do not change while it lives, can be kept */
+    uint64_t trace_serial;      /* the serial of the trace its panels borrow from (0: by hand): what
+                                ** is computed from those, not from a panel's own part, can be kept
+                                ** from one view of the trace to the next */
     int stage;                  /* 0-based index in the lesson */
     int nstages;
     int setup;
@@ -95,5 +101,11 @@ const char *stage_default_title(StageId id);
 /* The panel of v showing ref (and, for a one-row panel, trace row r; -1 any),
 ** or -1. */
 int stage_find_panel(const View *v, TraceRef ref, int heads, int r);
+/* Zoom: keep only heatmap panel k of v, cut to rows [r0, r1) and columns
+** [c0, c1) of its matrix (a part with its labels, its offsets saying where
+** it sits), coloured by the range [lo, hi] its whole had. v gets a new
+** serial (its matrices changed). False, v unchanged, when k is not a
+** heatmap or the rows or columns are not within its matrix. */
+bool stage_view_zoom(View *v, int k, int r0, int r1, int c0, int c1, double lo, double hi);
 
 #endif

@@ -582,8 +582,10 @@ static bool run_setup(TraceSetup *ts, const Lesson *L, int k, const TraceSetup *
 /* Run every setup. */
 Trace *attn_run(const Lesson *L, Error *err)
 {
+    static uint64_t traces;
     error_clear(err);
     Trace *T = xcalloc(1, sizeof *T);
+    T->serial = ++traces;
     T->nsetups = L->nsetups;
     T->s = xcalloc((size_t)(L->nsetups ? L->nsetups : 1), sizeof *T->s);
     for (int k = 0; k < L->nsetups; k++) {

@@ -141,6 +141,8 @@ typedef struct TraceSetup {
 typedef struct Trace {
     TraceSetup *s;
     int nsetups;
+    uint64_t serial;        /* no other trace has it: what is read from its matrices,
+                            ** which never change while it lives, can be kept (layout) */
 } Trace;
 
 /* Compute every setup of L (which must outlive the trace). NULL on failure

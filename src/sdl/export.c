@@ -40,7 +40,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define EXPORT_X86 1
-#include <tmmintrin.h>
+#include <immintrin.h>
 #endif
 
 /* ------------------------------------------------------------ rows */
@@ -59,16 +59,36 @@ static int rgb_ssse3(const uint32_t *src, uint8_t *dst, int w)
                          _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(src + x)), m));
     return x;
 }
+
+/* Eight pixels a step (AVX2): the same shuffle in each half, then the two
+** halves' 12 bytes side by side (a permutation of 32-bit words); each
+** 32-byte store writes 8 bytes past its 24, so the loop stops while four
+** pixels remain. */
+__attribute__((target("avx2")))
+static int rgb_avx2(const uint32_t *src, uint8_t *dst, int w)
+{
+    const __m256i m = _mm256_setr_epi8(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1,
+                                       2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1);
+    const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7);
+    int x = 0;
+    for (; x + 12 <= w; x += 8) {
+        __m256i v = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(src + x)), m);
+        _mm256_storeu_si256((__m256i *)(void *)(dst + 3 * x), _mm256_permutevar8x32_epi32(v, pack));
+    }
+    return x;
+}
 #endif
 
-/* One row of ARGB8888 pixels as RGB bytes (alpha dropped). */
+/* One row of ARGB8888 pixels as RGB bytes (alpha dropped): eight or four
+** pixels a step where the CPU can, the rest one by one. */
 static void argb_to_rgb(const uint32_t *src, uint8_t *dst, int w)
 {
     int x = 0;
 #ifdef EXPORT_X86
-    static int ssse3 = -1;
-    if (ssse3 < 0) ssse3 = __builtin_cpu_supports("ssse3") != 0;
-    if (ssse3) x = rgb_ssse3(src, dst, w);
+    static int level = -1;                  /* 2 AVX2, 1 SSSE3, 0 neither */
+    if (level < 0) level = __builtin_cpu_supports("avx2") ? 2 : __builtin_cpu_supports("ssse3") ? 1 : 0;
+    if (level == 2) x = rgb_avx2(src, dst, w);
+    x += level >= 1 ? rgb_ssse3(src + x, dst + 3 * x, w - x) : 0;
 #endif
     for (; x < w; x++) {
         dst[3 * x + 0] = (uint8_t)(src[x] >> 16);
@@ -77,11 +97,6 @@ static void argb_to_rgb(const uint32_t *src, uint8_t *dst, int w)
     }
 }
 
-/* Row y of a locked ARGB8888 surface. */
-static const uint32_t *surface_row(const SDL_Surface *s, int y)
-{
-    return (const uint32_t *)(const void *)((const uint8_t *)s->pixels + (size_t)y * (size_t)s->pitch);
-}
 
 /* Whether s is plain 7-bit ASCII (and so fits a Latin-1 tEXt chunk as is). */
 static int is_ascii(const char *s)
@@ -152,7 +167,7 @@ static void set_text(png_text *t, const char *key, const char *value)
 ** adaptive filtering was four times slower. Nothing set before setjmp changes
 ** after it, as libpng's longjmp requires.
 */
-static int encode_libpng(SDL_Surface *s, const ExportMeta *meta, Buf *out, Error *err)
+static int encode_libpng(const Canvas *s, const ExportMeta *meta, Buf *out, Error *err)
 {
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, err, error_cb, warning_cb);
     png_infop info = png ? png_create_info_struct(png) : NULL;
@@ -173,7 +188,7 @@ static int encode_libpng(SDL_Surface *s, const ExportMeta *meta, Buf *out, Error
         png_set_text(png, info, text, ntext);
         png_write_info(png, info);
         for (int y = 0; y < s->h; y++) {
-            argb_to_rgb(surface_row(s, y), row, s->w);
+            argb_to_rgb(canvas_row(s, y), row, s->w);
             png_write_row(png, row);
         }
         png_write_end(png, NULL);
@@ -316,7 +331,7 @@ static int prime_stream(struct isal_zstream *z, Buf *out, Error *err)
 }
 
 /* The fast encoder: chunks written here, rows deflated band by band. */
-static int encode_isal(SDL_Surface *s, const ExportMeta *meta, Buf *out, Error *err)
+static int encode_isal(const Canvas *s, const ExportMeta *meta, Buf *out, Error *err)
 {
     size_t stride = 1 + 3 * (size_t)s->w;
     int band_rows = (int)(BAND_BYTES / stride);
@@ -358,7 +373,7 @@ static int encode_isal(SDL_Surface *s, const ExportMeta *meta, Buf *out, Error *
         assert(stride * (size_t)rows <= enc.band_cap);
         for (int r = 0; r < rows; r++) {
             enc.band[(size_t)r * stride] = 0;                     /* filter NONE */
-            argb_to_rgb(surface_row(s, y0 + r), enc.band + (size_t)r * stride + 1, s->w);
+            argb_to_rgb(canvas_row(s, y0 + r), enc.band + (size_t)r * stride + 1, s->w);
         }
         /* igzip's vector code may look a few bytes past avail_in: what lies
         ** there must not depend on earlier pictures, or the bytes (not the
@@ -388,54 +403,35 @@ const char *export_png_encoder(void)
 #endif
 }
 
-/* The canvas as ARGB8888, locked: s itself, or a converted copy in *conv
-** (NULL when none was needed). NULL on failure, with err filled. */
-static SDL_Surface *argb_locked(SDL_Surface *s, SDL_Surface **conv, Error *err)
+/* Whether there is a picture to encode; if not, err says so. */
+static bool encodable(const Canvas *s, Error *err)
 {
-    *conv = NULL;
-    if (!s || s->w <= 0 || s->h <= 0) return error_set(err, ERR_RUNTIME, NULL, 0, 0, "export: nothing to encode"), NULL;
-    if (s->format->format != SDL_PIXELFORMAT_ARGB8888) {
-        *conv = SDL_ConvertSurfaceFormat(s, SDL_PIXELFORMAT_ARGB8888, 0);
-        if (!*conv)
-            return error_set(err, ERR_RUNTIME, NULL, 0, 0, "export: cannot convert the canvas: %s", SDL_GetError()), NULL;
-        s = *conv;
-    }
-    SDL_LockSurface(s);
-    return s;
-}
-
-/* Undo argb_locked. */
-static void argb_unlock(SDL_Surface *s, SDL_Surface *conv)
-{
-    SDL_UnlockSurface(s);
-    if (conv) SDL_FreeSurface(conv);
+    if (s && s->w > 0 && s->h > 0 && s->pixels) return true;
+    error_set(err, ERR_RUNTIME, NULL, 0, 0, "export: nothing to encode");
+    return false;
 }
 
 /* The rows PNG compresses: a filter byte (none) and the RGB bytes each. */
-int export_png_rows(SDL_Surface *s, Buf *out, Error *err)
+int export_png_rows(const Canvas *s, Buf *out, Error *err)
 {
     error_clear(err);
-    SDL_Surface *conv, *a = argb_locked(s, &conv, err);
-    if (!a) return -1;
-    size_t stride = 1 + 3 * (size_t)a->w;
+    if (!encodable(s, err)) return -1;
+    size_t stride = 1 + 3 * (size_t)s->w;
     uint8_t *row = xmalloc(stride);
     row[0] = 0;
-    for (int y = 0; y < a->h; y++) {
-        argb_to_rgb(surface_row(a, y), row + 1, a->w);
+    for (int y = 0; y < s->h; y++) {
+        argb_to_rgb(canvas_row(s, y), row + 1, s->w);
         buf_append(out, (const char *)row, stride);
     }
     free(row);
-    argb_unlock(a, conv);
     return 0;
 }
 
-/* Convert to ARGB8888 if needed, lock, encode with the chosen encoder. */
-int export_png_encode_with(SDL_Surface *s, const ExportMeta *meta, ExportEncoder e, Buf *out, Error *err)
+/* Encode with the chosen encoder. */
+int export_png_encode_with(const Canvas *s, const ExportMeta *meta, ExportEncoder e, Buf *out, Error *err)
 {
     error_clear(err);
-    SDL_Surface *conv;
-    s = argb_locked(s, &conv, err);
-    if (!s) return -1;
+    if (!encodable(s, err)) return -1;
     size_t start = out->len;
 #ifdef EXPORT_ISAL
     int rc = e == EXPORT_ENC_LIBPNG ? encode_libpng(s, meta, out, err) : encode_isal(s, meta, out, err);
@@ -443,7 +439,6 @@ int export_png_encode_with(SDL_Surface *s, const ExportMeta *meta, ExportEncoder
     (void)e;
     int rc = encode_libpng(s, meta, out, err);
 #endif
-    argb_unlock(s, conv);
     if (rc < 0) {
         /* Take back whatever half an image was appended. */
         out->len = start;
@@ -453,14 +448,14 @@ int export_png_encode_with(SDL_Surface *s, const ExportMeta *meta, ExportEncoder
 }
 
 /* The default encoder. */
-int export_png_encode(SDL_Surface *s, const ExportMeta *meta, Buf *out, Error *err)
+int export_png_encode(const Canvas *s, const ExportMeta *meta, Buf *out, Error *err)
 {
     return export_png_encode_with(s, meta, EXPORT_ENC_DEFAULT, out, err);
 }
 
 /* Encode to memory, then write the file in one atomic step. The Buf is kept
 ** for the next export (cleared, not freed). */
-int export_png(SDL_Surface *s, const char *path, const ExportMeta *meta, Error *err)
+int export_png(const Canvas *s, const char *path, const ExportMeta *meta, Error *err)
 {
     static Buf b;
     if (!path || !*path) return error_set(err, ERR_IO, NULL, 0, 0, "export: no file name"), -1;

@@ -1,5 +1,5 @@
 /*
-** export.h: a rendered canvas as a PNG file.
+** export.h: a rendered canvas (canvas.h) as a PNG file.
 **
 ** The image is 8-bit RGB (alpha dropped), with text chunks naming the
 ** lesson, the stage and the program, and no time chunk: the same picture
@@ -10,7 +10,7 @@
 **     Offscreen *o = render_offscreen_create(1280, 800, fonts, &e);
 **     render_drawlist(o->render, list, &e);
 **     ExportMeta meta = { "Attention, step by step", "softmax: Attention weights" };
-**     if (export_png(o->surface, "out.png", &meta, &e) < 0)
+**     if (export_png(o->canvas, "out.png", &meta, &e) < 0)
 **         error_print(&e, stderr);       // "out.png: error: cannot write: ..."
 **
 ** Text chunks: "Title" (meta->title), "Description" (meta->description),
@@ -25,7 +25,7 @@
 ** export_png_encode uses the fast one when it is built in;
 ** export_png_encode_with picks one (tests compare them).
 **
-** Ownership: export functions only read the surface and meta; the encoded
+** Ownership: export functions only read the canvas and meta; the encoded
 ** bytes belong to the caller's Buf. The scratch buffers of the encoder are
 ** kept between calls (the second export of a run faults in no new pages) and
 ** live until the process ends; the module is not thread-safe.
@@ -33,7 +33,7 @@
 #ifndef ATTNLAB_EXPORT_H
 #define ATTNLAB_EXPORT_H
 
-#include <SDL.h>
+#include "canvas.h"
 #include "core/error.h"
 #include "core/util.h"
 
@@ -54,16 +54,16 @@ typedef enum ExportEncoder { EXPORT_ENC_DEFAULT, EXPORT_ENC_LIBPNG, EXPORT_ENC_I
 const char *export_png_encoder(void);
 /* Append the PNG encoding of s to out with encoder enc. 0, or -1 with err
 ** filled ("export: ...", ERR_RUNTIME; err may be NULL). */
-int export_png_encode_with(SDL_Surface *s, const ExportMeta *meta, ExportEncoder enc, Buf *out, Error *err);
+int export_png_encode_with(const Canvas *s, const ExportMeta *meta, ExportEncoder enc, Buf *out, Error *err);
 /* Append the PNG encoding of s to out. Returns 0, or -1 with err filled. */
-int export_png_encode(SDL_Surface *s, const ExportMeta *meta, Buf *out, Error *err);
+int export_png_encode(const Canvas *s, const ExportMeta *meta, Buf *out, Error *err);
 /* Append the bytes a PNG of s compresses: each row a filter byte (0, none)
 ** and its RGB bytes (for comparing encoders in `make bench`). 0, or -1 with
 ** err filled. */
-int export_png_rows(SDL_Surface *s, Buf *out, Error *err);
+int export_png_rows(const Canvas *s, Buf *out, Error *err);
 /* Write s as a PNG file at path, atomically. Returns 0, or -1 with err
 ** filled (an encoding error, or fileio_write_atomic's about path); on
 ** failure no file is created or changed. */
-int export_png(SDL_Surface *s, const char *path, const ExportMeta *meta, Error *err);
+int export_png(const Canvas *s, const char *path, const ExportMeta *meta, Error *err);
 
 #endif

@@ -108,13 +108,31 @@ static char *fc_find(FcConfig *cfg, int bold, int *got_bold, char *other, size_t
     return found;
 }
 
-/* Faces 0 and 1: DejaVu Sans regular and bold; -1 with the error set. */
+/* fontconfig, started the first time it is needed: finding DejaVu Sans
+** where Debian does not put it, fallback fonts, installed packages. Its
+** start reads every configuration file and font cache of the system, half
+** of a one-stage export's time, which a lesson in Latin, Greek or Cyrillic
+** never needs. NULL when it cannot start. */
+static FcConfig *fc_config(FontSet *fs)
+{
+    if (!fs->fc_started) {
+        fs->fc_started = 1;
+        fs->fc = FcInitLoadConfigAndFonts();
+    }
+    return fs->fc;
+}
+
+/* Faces 0 and 1: DejaVu Sans regular and bold; -1 with err filled. Where
+** Debian puts it, without fontconfig; elsewhere, as fontconfig finds it. */
 static int find_dejavu(FontSet *fs, Error *err)
 {
     char other[512] = "";
     int got_bold = 0;
     char *path[2] = { NULL, NULL };
-    if (fs->fc) {
+    if (readable(DEJAVU_DIR "DejaVuSans.ttf") && readable(DEJAVU_DIR "DejaVuSans-Bold.ttf")) {
+        path[0] = xstrdup(DEJAVU_DIR "DejaVuSans.ttf");
+        path[1] = xstrdup(DEJAVU_DIR "DejaVuSans-Bold.ttf");
+    } else if (fc_config(fs)) {
         path[0] = fc_find(fs->fc, 0, &got_bold, other, sizeof other);
         if (path[0]) {
             char dummy[8];
@@ -205,7 +223,6 @@ FontSet *font_create(const char *path, Error *err)
         free(fs);
         return NULL;
     }
-    fs->fc = FcInitLoadConfigAndFonts();
     if (path) {
         add_face(fs, path, 0, NULL, 0);
         add_face(fs, path, 0, NULL, 1);
@@ -344,7 +361,7 @@ static FcFontSet *sorted_list(FontSet *fs, int bold)
 {
     if (fs->sorted_done[bold]) return fs->sorted[bold];
     fs->sorted_done[bold] = 1;
-    if (!fs->fc) return NULL;
+    if (!fc_config(fs)) return NULL;
     FcPattern *pat = FcPatternBuild(NULL,
         FC_FAMILY, FcTypeString, (const FcChar8 *)"DejaVu Sans",
         FC_WEIGHT, FcTypeInteger, bold ? FC_WEIGHT_BOLD : FC_WEIGHT_REGULAR,
@@ -483,7 +500,7 @@ static int package_installed(FontSet *fs, int pkg)
 {
     if (fs->pkg_state[pkg]) return fs->pkg_state[pkg] > 0;
     fs->pkg_state[pkg] = -1;
-    if (!fs->fc) return 0;
+    if (!fc_config(fs)) return 0;
     FcPattern *pat = FcPatternBuild(NULL, FC_FAMILY, FcTypeString, (const FcChar8 *)pkg_families[pkg], (char *)0);
     FcObjectSet *os = FcObjectSetBuild(FC_FAMILY, (char *)0);
     FcFontSet *set = pat && os ? FcFontList(fs->fc, pat, os) : NULL;

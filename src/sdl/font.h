@@ -5,11 +5,13 @@
 ** DejaVu Sans lacks is drawn from the first font in DejaVu Sans's fontconfig
 ** fallback list that has it (Noto Sans CJK, Noto Sans Devanagari, ...;
 ** emoji from a colour font such as Noto Color Emoji). Fallback fonts are
-** opened only when a string needs them, so Latin lessons start as fast as
-** ever. font_create finds DejaVu Sans with fontconfig, or takes an explicit
-** file (the app's --font option, which then comes first, before DejaVu
-** Sans's fallbacks); on failure it returns NULL and its Error says what
-** to install. Nothing exits.
+** opened only when a string needs them, and fontconfig itself is started
+** only then, so a lesson in Latin, Greek or Cyrillic reads no other font
+** and no font configuration. font_create takes DejaVu Sans from Debian's
+** /usr/share/fonts/truetype/dejavu/, or where fontconfig finds it when it
+** is not there, or an explicit file (the app's --font option, which then
+** comes first, before DejaVu Sans's fallbacks); on failure it returns NULL
+** and its Error says what to install. Nothing exits.
 **
 **     Error e;
 **     FontSet *fs = font_create(NULL, &e);     // or font_create("/x/y.ttf", &e)
@@ -32,23 +34,25 @@
 ** shaping at all.
 **
 ** Glyphs. Every glyph is rasterised once per (font, glyph id, pixel size,
-** rotation) into atlas pages: ARGB8888 surfaces that the renderer (render.h)
-** mirrors into textures. Outline glyphs are white with coverage in alpha and
+** rotation) into atlas pages: ARGB8888 pixels in memory, FONT_PAGE_SIZE
+** wide, that start a few rows tall and grow as shelves of glyphs fill
+** them, which the renderer (render.h) blends from or mirrors into
+** textures. Outline glyphs are white with coverage in alpha and
 ** are tinted when drawn; colour glyphs (emoji) hold their own colours and
 ** are drawn untinted. Bitmaps of rotated text are stored already turned.
 **
 ** Ownership: the FontSet owns its fonts, runs, glyphs and pages. font_glyph
 ** returns a copy. A FontRun from font_shape stays valid until the next
-** font_shape or font_measure call. Page surfaces are created on demand and
-** live as long as the FontSet: font_cache_reset empties them in place but
-** never frees one, so a page a frame is drawing from cannot disappear
-** under it.
+** font_shape or font_measure call. Pages are created on demand and live
+** as long as the FontSet: font_cache_reset empties them in place but never
+** frees one, so a page index a frame holds stays valid. A page's pixels
+** move when it grows (font_glyph may grow it): read them through
+** font_page at each use, never keep the pointer across a font_glyph.
 */
 #ifndef ATTNLAB_FONT_H
 #define ATTNLAB_FONT_H
 
 #include <stdint.h>
-#include <SDL.h>
 #include "view/draw.h"
 #include "core/error.h"
 
@@ -59,8 +63,11 @@
 /* Pixel sizes are clamped to this range (text smaller than 1 px is skipped). */
 #define FONT_MIN_PX 1
 #define FONT_MAX_PX 256
-/* Atlas pages are square surfaces of this many pixels a side. */
+/* Atlas pages are this many pixels wide and at most this many tall (a
+** texture mirrors a page as a square), */
 #define FONT_PAGE_SIZE 1024
+/* ... and start this many rows tall, doubling as glyphs need. */
+#define FONT_PAGE_FIRST_ROWS 64
 /* At most this many pages; when they are full the cache starts over. */
 #define FONT_MAX_PAGES 8
 /* Every page has an opaque white FONT_WHITE-pixel square at (0, 0): a GPU
@@ -114,7 +121,8 @@ typedef struct FontGlyph {
 
 /* One atlas page: the glyph bitmaps and what changed since when. */
 typedef struct FontPage {
-    SDL_Surface *surface;   /* FONT_PAGE_SIZE square, ARGB8888 */
+    uint32_t *pixels;       /* rows of FONT_PAGE_SIZE ARGB8888 pixels (straight alpha) */
+    int rows;               /* rows allocated, FONT_PAGE_FIRST_ROWS .. FONT_PAGE_SIZE; all but [0, used_h) are clear */
     uint32_t version;       /* bumped whenever a glyph is added */
     int shelf_y;            /* top of the shelf being filled: rows above are final */
     int used_h;             /* rows [0, used_h) may hold ink */

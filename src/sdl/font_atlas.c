@@ -7,10 +7,14 @@
 ** for outline glyphs, real colours for colour glyphs (emoji, scaled from
 ** the font's one bitmap size with a box filter).
 **
-** Pages are never freed while the FontSet lives. When every page is full
-** the cache starts over: the glyphs forget their places and the pages are
-** emptied in place, so a renderer still holding a page index reads a blank
-** but valid surface, never freed memory.
+** A page is FONT_PAGE_SIZE pixels wide and starts FONT_PAGE_FIRST_ROWS
+** tall; when a shelf needs rows it does not have, its rows double (up to
+** FONT_PAGE_SIZE), the new ones clear. A one-stage export rasterises a few
+** hundred glyphs into a page a few hundred rows tall, not the 4 MB a full
+** page takes. Pages are never freed while the FontSet lives. When every
+** page is full the cache starts over: the glyphs forget their places and
+** the pages are emptied in place, so a renderer still holding a page index
+** reads a blank but valid page.
 */
 #include "font_impl.h"
 #include "core/util.h"
@@ -89,18 +93,20 @@ static FontGlyph *glyph_ref(FontSet *fs, int face, uint32_t gid, int px, int rot
     return g;
 }
 
+/* Row y of page p. */
+static uint32_t *page_row(const FontPage *p, int y)
+{
+    return p->pixels + (size_t)y * FONT_PAGE_SIZE;
+}
+
 /* Empty page i (the rows that may hold ink) and put the white block in its corner. */
 static void clear_page(FontSet *fs, int i)
 {
     FontPage *p = &fs->pages[i];
-    SDL_Surface *s = p->surface;
-    int rows = p->used_h > 0 ? p->used_h : s->h;
-    if (rows > s->h) rows = s->h;
-    SDL_memset(s->pixels, 0, (size_t)s->pitch * (size_t)rows);
-    for (int y = 0; y < FONT_WHITE; y++) {
-        uint32_t *row = (uint32_t *)((uint8_t *)s->pixels + y * s->pitch);
-        for (int x = 0; x < FONT_WHITE; x++) row[x] = 0xFFFFFFFFu;
-    }
+    int rows = p->used_h < p->rows ? p->used_h : p->rows;
+    memset(p->pixels, 0, (size_t)rows * FONT_PAGE_SIZE * sizeof *p->pixels);
+    for (int y = 0; y < FONT_WHITE; y++)
+        for (int x = 0; x < FONT_WHITE; x++) page_row(p, y)[x] = 0xFFFFFFFFu;
     /* The block and its gutter open the first shelf. */
     p->shelf_y = 0;
     p->used_h = FONT_WHITE + 1;
@@ -112,13 +118,28 @@ static void clear_page(FontSet *fs, int i)
 static int open_page(FontSet *fs, int i)
 {
     if (i < fs->npages) return i;
-    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, FONT_PAGE_SIZE, FONT_PAGE_SIZE, 32,
-                                                    SDL_PIXELFORMAT_ARGB8888);
-    if (!s) return -1;
-    fs->pages[i] = (FontPage){ s, 0, 0, 0 };
+    /* Zeroed by the kernel (calloc of fresh memory writes nothing). */
+    uint32_t *px = calloc((size_t)FONT_PAGE_FIRST_ROWS * FONT_PAGE_SIZE, sizeof *px);
+    if (!px) return -1;
+    fs->pages[i] = (FontPage){ px, FONT_PAGE_FIRST_ROWS, 0, 0, 0 };
     fs->npages = i + 1;
     clear_page(fs, i);
     return i;
+}
+
+/* Give page p at least `need` rows (doubling, new rows clear); -1 without memory. */
+static int grow_page(FontPage *p, int need)
+{
+    if (need <= p->rows) return 0;
+    int rows = p->rows;
+    while (rows < need) rows *= 2;
+    if (rows > FONT_PAGE_SIZE) rows = FONT_PAGE_SIZE;
+    uint32_t *px = realloc(p->pixels, (size_t)rows * FONT_PAGE_SIZE * sizeof *px);
+    if (!px) return -1;
+    memset(px + (size_t)p->rows * FONT_PAGE_SIZE, 0, (size_t)(rows - p->rows) * FONT_PAGE_SIZE * sizeof *px);
+    p->pixels = px;
+    p->rows = rows;
+    return 0;
 }
 
 /* Make sure page 0 exists (it carries the white block even with no glyphs). */
@@ -149,6 +170,7 @@ static int pack(FontSet *fs, int w, int h, int *x, int *y)
         fs->cur = i = i + 1;
     }
     FontPage *p = &fs->pages[i];
+    if (grow_page(p, p->shelf_y + h) < 0) return -1;
     *x = fs->shelf_x[i];
     *y = p->shelf_y;
     fs->shelf_x[i] += w;
@@ -224,14 +246,13 @@ static void raster(FontSet *fs, FontGlyph *g, int face, uint32_t gid, int px)
     int ax, ay;
     int page = pack(fs, dw + 1, dh + 1, &ax, &ay);  /* +1: a clear gutter */
     if (page < 0) { g->rastered = 0; return; }
-    SDL_Surface *dst = fs->pages[page].surface;
+    const FontPage *dst = &fs->pages[page];
     for (int j = 0; j < gh; j++)
         for (int i = 0; i < gw; i++) {
             uint32_t v = scaled ? box_pixel(b, gw, gh, i, j) : src_pixel(b, i, j);
             /* Counter-clockwise: column i of the glyph becomes row gw-1-i. */
             int tx = rot ? j : i, ty = rot ? gw - 1 - i : j;
-            uint32_t *row = (uint32_t *)((uint8_t *)dst->pixels + (ay + ty) * dst->pitch);
-            row[ax + tx] = v;
+            page_row(dst, ay + ty)[ax + tx] = v;
         }
     g->color = b->pixel_mode == FT_PIXEL_MODE_BGRA;
     g->page = (int16_t)page;
@@ -297,10 +318,10 @@ void font_cache_reset(FontSet *fs)
     fs->full = 0;
 }
 
-/* Free the glyph table and the page surfaces. */
+/* Free the glyph table and the pages. */
 void font_atlas_free(FontSet *fs)
 {
-    for (int i = 0; i < fs->npages; i++) SDL_FreeSurface(fs->pages[i].surface);
+    for (int i = 0; i < fs->npages; i++) free(fs->pages[i].pixels);
     fs->npages = 0;
     free(fs->glyphs);
     fs->glyphs = NULL;

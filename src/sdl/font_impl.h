@@ -47,7 +47,8 @@ typedef struct RunEntry {
 
 struct FontSet {
     FT_Library lib;
-    FcConfig *fc;                   /* kept for fallback queries; NULL if unavailable */
+    FcConfig *fc;                   /* fontconfig once started (fc_config), for fallback queries; NULL if unavailable */
+    int fc_started;
     Face face[FONT_MAX_FACES];      /* 0 regular, 1 bold, then fallbacks as found */
     int nfaces;
     FcFontSet *sorted[2];           /* DejaVu Sans's fallback list per weight, lazily */
@@ -71,7 +72,7 @@ struct FontSet {
     FontPage pages[FONT_MAX_PAGES];
     int shelf_x[FONT_MAX_PAGES];    /* next free column on the current shelf */
     int shelf_h[FONT_MAX_PAGES];    /* height of the current shelf */
-    int npages;                     /* surfaces allocated (never freed before font_free) */
+    int npages;                     /* pages allocated (never freed before font_free) */
     int cur;                        /* the page being filled */
     uint32_t generation;
     int full;

@@ -5,6 +5,7 @@
 */
 #include "icon.h"
 #include "view/cmap.h"
+#include "sdl_dyn.h"
 
 /* Weights per cell, row by row, mapped through viridis. */
 static const double icon_weights[4][4] = {

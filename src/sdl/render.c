@@ -1,30 +1,32 @@
 /*
-** render.c: a DrawList onto an SDL_Renderer, glyphs out of atlas textures.
-** The rules for placing pixels are spelled out in render.h.
+** render.c: a DrawList onto a canvas or an SDL_Renderer, glyphs out of the
+** atlas. The rules for placing pixels are spelled out in render.h.
 **
-** Two ways to put the same pixels down, chosen per renderer:
+** Three ways to put the same pixels down, chosen per Render:
 **
-** - Direct (the software renderer, so PNG export and tests): rectangles with
-**   SDL_RenderFillRect, glyphs with SDL_RenderCopy tinted by colour and alpha
-**   modulation. SDL blits these directly, which is the fastest path there.
+** - On a canvas (canvas.h: PNG export, tests, the benchmark): rectangles
+**   and glyphs are written into memory with SDL 2.26's arithmetic, by
+**   canvas.c; nothing of SDL is loaded. A sloped line, which only SDL's
+**   rasteriser draws, makes an SDL software renderer on the canvas's own
+**   pixels the first time one comes (loading SDL then); no stage draws one
+**   today.
+**
+** - Direct calls (the window on SDL's software renderer): rectangles with
+**   SDL_RenderFillRect, glyphs with SDL_RenderCopy tinted by colour and
+**   alpha modulation.
 **
 ** - Batched (GPU renderers, the window): every rectangle, line and glyph
 **   becomes a quad in one vertex stream on the atlas texture, with the colour
 **   in the vertices; rectangles and lines sample the page's white block. A
 **   heatmap alternates cell and label, which as separate calls would break
 **   SDL's batching at every cell (thousands of draw calls); as one stream it
-**   is one draw call per atlas page switch.
+**   is one draw call per atlas page switch. (A canvas can be drawn this way
+**   too, through a software renderer on it: tests compare the two.)
 **
-** Everything above those two primitives (snapping, outlines, dashes, text
-** placement) is shared, so both draw the same shapes.
-**
-** - Straight to the surface (an Offscreen on the direct path): opaque
-**   rectangles and glyphs are written into the canvas surface by this file
-**   rather than queued through SDL's renderer. The pixels are the same: see
-**   "Straight to the surface" below. It is what makes PNG export and large
-**   heatmaps cheap (bench/, docs/performance.md): SDL's generic modulated
-**   blit costs about 50 instructions a glyph pixel, transparent ones too,
-**   and every fill or copy pays for a trip through the render queue.
+** Everything above the primitives (snapping, outlines, dashes, text
+** placement) is shared, so all three draw the same shapes. SDL is called
+** through sdl_dyn.h: the library is loaded when a window or a renderer
+** first needs it.
 */
 #include "render.h"
 #include "core/util.h"
@@ -33,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sdl_dyn.h"
 
 /* Coordinates are clamped to this before rounding: far off-canvas anyway. */
 #define COORD_LIMIT 1.0e6f
@@ -50,7 +53,7 @@ typedef struct PageTex {
 } PageTex;
 
 struct Render {
-    SDL_Renderer *r;
+    SDL_Renderer *r;        /* the window's, or one made on the canvas when needed (NULL until then) */
     FontSet *fonts;
     uint32_t generation;    /* the font cache generation the textures hold */
     PageTex page[FONT_MAX_PAGES];
@@ -61,8 +64,10 @@ struct Render {
     int *ix;
     int nquads, capquads;
     int bpage;
-    /* Offscreen only: the canvas, written directly (NULL: always through SDL). */
-    SDL_Surface *target;
+    /* A canvas's Render: the canvas, written directly unless batched, and
+    ** the SDL surface over its pixels that a renderer made for it draws on. */
+    Canvas *canvas;
+    SDL_Surface *wrap;
     int sdl_pending;        /* an SDL draw call since the last direct write */
     Error *err;             /* render_drawlist's, while it runs (may be NULL) */
 };
@@ -70,7 +75,10 @@ struct Render {
 /* A Render with no textures yet: pages are uploaded as glyphs are drawn. */
 Render *render_create(SDL_Renderer *r, FontSet *fonts, Error *err)
 {
+    error_clear(err);
     if (!r || !fonts) return error_set(err, ERR_RUNTIME, NULL, 0, 0, "render: no %s", r ? "fonts" : "renderer"), NULL;
+    char why[300];
+    if (sdl_load(why, sizeof why) != 0) return error_set(err, ERR_RUNTIME, NULL, 0, 0, "render: %s", why), NULL;
     Render *rd = xcalloc(1, sizeof *rd);
     rd->r = r;
     rd->fonts = fonts;
@@ -81,12 +89,50 @@ Render *render_create(SDL_Renderer *r, FontSet *fonts, Error *err)
     return rd;
 }
 
-/* Destroy the textures (the renderer must still exist). */
+/* A Render drawing on a canvas, with no SDL. */
+static Render *render_for_canvas(Canvas *c, FontSet *fonts)
+{
+    Render *rd = xcalloc(1, sizeof *rd);
+    rd->fonts = fonts;
+    rd->generation = font_cache_generation(fonts);
+    rd->bpage = -1;
+    rd->canvas = c;
+    return rd;
+}
+
+/* The SDL renderer: the window's, or a software renderer made on the
+** canvas's pixels the first time one is needed (SDL loaded then). NULL
+** when that fails (the frame is marked failed). */
+static SDL_Renderer *sdl_renderer(Render *rd)
+{
+    if (rd->r || rd->failed) return rd->r;
+    char why[300];
+    if (sdl_load(why, sizeof why) != 0) {
+        error_set(rd->err, ERR_RUNTIME, NULL, 0, 0, "render: %s", why);
+        rd->failed = 1;
+        return NULL;
+    }
+    Canvas *c = rd->canvas;
+    rd->wrap = SDL_CreateRGBSurfaceWithFormatFrom(c->pixels, c->w, c->h, 32, (int)(c->stride * sizeof *c->pixels),
+                                                  SDL_PIXELFORMAT_ARGB8888);
+    rd->r = rd->wrap ? SDL_CreateSoftwareRenderer(rd->wrap) : NULL;
+    if (!rd->r) {
+        error_set(rd->err, ERR_RUNTIME, NULL, 0, 0, "render: cannot make a software renderer on the canvas: %s",
+                  SDL_GetError());
+        rd->failed = 1;
+    }
+    return rd->r;
+}
+
+/* Destroy the textures (the renderer must still exist), and the renderer
+** and surface made on a canvas. */
 void render_free(Render *rd)
 {
     if (!rd) return;
     for (int i = 0; i < FONT_MAX_PAGES; i++)
         if (rd->page[i].tex) SDL_DestroyTexture(rd->page[i].tex);
+    if (rd->canvas && rd->r) SDL_DestroyRenderer(rd->r);
+    if (rd->wrap) SDL_FreeSurface(rd->wrap);
     free(rd->v);
     free(rd->ix);
     free(rd);
@@ -118,7 +164,7 @@ static SDL_Texture *sync_page(Render *rd, int i)
         render_invalidate(rd);
         rd->generation = font_cache_generation(rd->fonts);
     }
-    if (i < 0 || i >= font_page_count(rd->fonts)) return NULL;
+    if (i < 0 || i >= font_page_count(rd->fonts) || !sdl_renderer(rd)) return NULL;
     const FontPage *p = font_page(rd->fonts, i);
     PageTex *t = &rd->page[i];
     if (!t->tex) {
@@ -139,8 +185,8 @@ static SDL_Texture *sync_page(Render *rd, int i)
         int y1 = p->used_h;
         if (y1 > y0) {
             SDL_Rect band = { 0, y0, FONT_PAGE_SIZE, y1 - y0 };
-            const uint8_t *src = (const uint8_t *)p->surface->pixels + (size_t)y0 * (size_t)p->surface->pitch;
-            if (SDL_UpdateTexture(t->tex, &band, src, p->surface->pitch) < 0) {
+            const uint32_t *src = p->pixels + (size_t)y0 * FONT_PAGE_SIZE;
+            if (SDL_UpdateTexture(t->tex, &band, src, FONT_PAGE_SIZE * (int)sizeof *src) < 0) {
                 error_set(rd->err, ERR_RUNTIME, NULL, 0, 0, "render: cannot update a glyph texture: %s", SDL_GetError());
                 rd->failed = 1;
                 return NULL;
@@ -215,38 +261,7 @@ static void push_quad(Render *rd, const SDL_FPoint p[4], float u0, float v0, flo
 /* The middle of the white block: every sample there is opaque white. */
 #define WHITE_UV (FONT_WHITE / 2.0f)
 
-/*
-** ---- Straight to the surface. ----
-**
-** On an Offscreen the software renderer would draw into o->surface anyway,
-** one queued command at a time. Opaque fills and glyphs skip the queue and
-** are written here, with SDL's own arithmetic, so the pixels do not change:
-**
-** - an opaque fill stores the colour, as SDL_FillRect does;
-** - a glyph (white, coverage in alpha) tinted with colour c and blended is,
-**   in SDL 2.26's blitters, for coverage a and each channel of the canvas d:
-**     c anything but opaque white (the generic modulated blit):
-**       sa = a·c.a/255;  s = c·sa/255 (s = c when sa = 255);
-**       d' = s + (255 − sa)·d/255, the canvas alpha likewise from sa;
-**     c opaque white (no modulation: SDL's pixel-alpha blit, which shifts
-**       instead of dividing): a = 0 keeps d, a = 255 stores white, otherwise
-**       d' = (255·a >> 8) + (d·(255 − a) >> 8), alpha included.
-**
-** Another SDL release may round differently, so the first glyph drawn this
-** way runs a probe (blend_matches_sdl): the same ramps blitted by SDL and
-** here; if one pixel differs, glyphs go through SDL again. Translucent
-** fills and sloped lines always do. SDL's software renderer does not batch, so its calls are
-** done when they return; the SDL_RenderFlush before a direct write (only
-** when an SDL call came in between) keeps the order right if it ever does.
-*/
-
-/* The canvas pixel for an opaque colour (ARGB8888). */
-static uint32_t argb(Color c)
-{
-    return 0xFF000000u | (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
-}
-
-/* Let queued SDL draws land before the surface is written directly. */
+/* Let queued SDL draws land before the canvas is written directly. */
 static void sdl_sync(Render *rd)
 {
     if (rd->sdl_pending) {
@@ -255,129 +270,10 @@ static void sdl_sync(Render *rd)
     }
 }
 
-/* Opaque c over [x0, x1) x [y0, y1), clipped to the canvas. */
-static void direct_fill(Render *rd, int x0, int y0, int x1, int y1, Color c)
+/* Whether this Render writes into its canvas itself (not batched). */
+static int direct(const Render *rd)
 {
-    SDL_Surface *s = rd->target;
-    if (x0 < 0) x0 = 0;
-    if (y0 < 0) y0 = 0;
-    if (x1 > s->w) x1 = s->w;
-    if (y1 > s->h) y1 = s->h;
-    if (x1 <= x0 || y1 <= y0) return;
-    sdl_sync(rd);
-    uint32_t px = argb(c);
-    uint32_t *first = (uint32_t *)((uint8_t *)s->pixels + (size_t)y0 * (size_t)s->pitch) + x0;
-    size_t n = (size_t)(x1 - x0);
-    for (size_t i = 0; i < n; i++) first[i] = px;
-    /* Wide rows: copy the first one (memcpy moves 32 bytes a step). */
-    for (int y = y0 + 1; y < y1; y++) {
-        uint32_t *row = (uint32_t *)((uint8_t *)s->pixels + (size_t)y * (size_t)s->pitch) + x0;
-        if (n > 16) memcpy(row, first, n * sizeof *row);
-        else for (size_t i = 0; i < n; i++) row[i] = px;
-    }
-}
-
-/*
-** Blend n glyph pixels sp (white, coverage in alpha) tinted c onto the
-** canvas pixels dp, as SDL 2.26 does it (see above). The generic formula is
-** exact for full coverage too, so its only branch skips empty pixels (which
-** predicts better than testing for 0 and 255). The white one works on two
-** channels at a time: each product is below 2^16, so channel pairs 16 bits
-** apart do not interfere; full coverage is picked with a select.
-*/
-static void blend_row(uint32_t *dp, const uint32_t *sp, int n, Color c)
-{
-    if (c.r == 255 && c.g == 255 && c.b == 255 && c.a == 255) {
-        for (int i = 0; i < n; i++) {
-            uint32_t a = sp[i] >> 24;
-            if (!a) continue;
-            uint32_t k = 255 - a, d = dp[i];
-            uint32_t lo = ((d & 0x00FF00FFu) * k >> 8) & 0x00FF00FFu;
-            uint32_t hi = (((d >> 8) & 0x00FF00FFu) * k >> 8) & 0x00FF00FFu;
-            uint32_t v = ((255 * a) >> 8) * 0x01010101u + lo + (hi << 8);
-            dp[i] = a == 255 ? 0xFFFFFFFFu : v;
-        }
-        return;
-    }
-    uint32_t cr = c.r, cg = c.g, cb = c.b, ca = c.a;
-    for (int i = 0; i < n; i++) {
-        uint32_t a = sp[i] >> 24;
-        if (!a) continue;
-        uint32_t sa = a * ca / 255, k = 255 - sa, d = dp[i];
-        dp[i] = (sa + k * (d >> 24) / 255) << 24
-              | (cr * sa / 255 + k * ((d >> 16) & 255) / 255) << 16
-              | (cg * sa / 255 + k * ((d >> 8) & 255) / 255) << 8
-              | (cb * sa / 255 + k * (d & 255) / 255);
-    }
-}
-
-/* Blend glyph g's bitmap with its top-left at (x, y), clipped to the canvas. */
-static void direct_glyph(Render *rd, const FontGlyph *g, int x, int y, Color c)
-{
-    SDL_Surface *s = rd->target;
-    const SDL_Surface *src = font_page(rd->fonts, g->page)->surface;
-    int i0 = x < 0 ? -x : 0, j0 = y < 0 ? -y : 0;
-    int i1 = x + g->w > s->w ? s->w - x : g->w, j1 = y + g->h > s->h ? s->h - y : g->h;
-    sdl_sync(rd);
-    for (int j = j0; j < j1; j++) {
-        const uint32_t *sp = (const uint32_t *)((const uint8_t *)src->pixels
-                             + (size_t)(g->ay + j) * (size_t)src->pitch) + g->ax;
-        uint32_t *dp = (uint32_t *)((uint8_t *)s->pixels + (size_t)(y + j) * (size_t)s->pitch) + x;
-        blend_row(dp + i0, sp + i0, i1 - i0, c);
-    }
-}
-
-/*
-** Whether blend_row agrees with this SDL, pixel for pixel: a coverage ramp
-** 0..255 is copied by SDL's software renderer, tinted with each test colour,
-** over rows of varied canvas colours, and compared with blend_row. Runs once.
-*/
-static int blend_matches_sdl(void)
-{
-    static int verdict = -1;
-    if (verdict >= 0) return verdict;
-    static const Color tints[] = { { 255, 255, 255, 255 }, { 0, 0, 0, 255 }, { 31, 119, 180, 255 },
-                                   { 255, 255, 255, 128 }, { 200, 60, 20, 170 }, { 1, 254, 128, 3 } };
-    enum { NT = sizeof tints / sizeof tints[0], W = 256, H = 8 };
-    verdict = 0;
-    SDL_Surface *ramp = SDL_CreateRGBSurfaceWithFormat(0, W, 1, 32, SDL_PIXELFORMAT_ARGB8888);
-    SDL_Surface *canvas = SDL_CreateRGBSurfaceWithFormat(0, W, H, 32, SDL_PIXELFORMAT_ARGB8888);
-    SDL_Renderer *r = canvas ? SDL_CreateSoftwareRenderer(canvas) : NULL;
-    SDL_Texture *t = NULL;
-    if (ramp && r) {
-        for (int x = 0; x < W; x++) ((uint32_t *)ramp->pixels)[x] = (uint32_t)x << 24 | 0xFFFFFFu;
-        t = SDL_CreateTextureFromSurface(r, ramp);
-    }
-    if (t && SDL_SetTextureBlendMode(t, SDL_BLENDMODE_BLEND) == 0) {
-        verdict = 1;
-        for (int k = 0; k < NT && verdict; k++) {
-            Color c = tints[k];
-            /* Canvas colours: every level in each channel, alpha 255 as on a real canvas. */
-            for (int y = 0; y < H; y++)
-                for (int x = 0; x < W; x++) {
-                    uint32_t v = (uint32_t)(x * (2 * y + 1) + 37 * y) & 255;
-                    ((uint32_t *)((uint8_t *)canvas->pixels + y * canvas->pitch))[x] =
-                        0xFF000000u | v << 16 | (255 - v) << 8 | ((v * 7 + y) & 255);
-                }
-            SDL_SetTextureColorMod(t, c.r, c.g, c.b);
-            SDL_SetTextureAlphaMod(t, c.a);
-            for (int y = 0; y < H && verdict; y++) {
-                uint32_t *row = (uint32_t *)((uint8_t *)canvas->pixels + y * canvas->pitch);
-                uint32_t mine[W];
-                memcpy(mine, row, sizeof mine);
-                blend_row(mine, ramp->pixels, W, c);
-                SDL_Rect src = { 0, 0, W, 1 }, dst = { 0, y, W, 1 };
-                SDL_RenderCopy(r, t, &src, &dst);
-                SDL_RenderFlush(r);
-                if (memcmp(row, mine, sizeof mine) != 0) verdict = 0;
-            }
-        }
-    }
-    if (t) SDL_DestroyTexture(t);
-    if (r) SDL_DestroyRenderer(r);
-    SDL_FreeSurface(canvas);
-    SDL_FreeSurface(ramp);
-    return verdict;
+    return rd->canvas && !rd->batched;
 }
 
 /* ---- The two primitives every command is made of. ---- */
@@ -386,8 +282,9 @@ static int blend_matches_sdl(void)
 static void fill_edges(Render *rd, int x0, int y0, int x1, int y1, Color c)
 {
     if (x1 <= x0 || y1 <= y0) return;
-    if (rd->target && !rd->batched && c.a == 255) {
-        direct_fill(rd, x0, y0, x1, y1, c);
+    if (direct(rd)) {
+        sdl_sync(rd);
+        canvas_fill(rd->canvas, x0, y0, x1, y1, c);
         return;
     }
     if (rd->batched) {
@@ -412,8 +309,11 @@ static void glyph_at(Render *rd, const FontGlyph *g, int x, int y, Color c, int 
     SDL_Rect dst = { x + g->dx, y + g->dy, g->w, g->h };
     if (dst.x >= cw || dst.y >= ch || dst.x + dst.w <= 0 || dst.y + dst.h <= 0) return;
     if (g->color) c = (Color){ 255, 255, 255, c.a };
-    if (rd->target && !rd->batched && !g->color && blend_matches_sdl()) {
-        direct_glyph(rd, g, dst.x, dst.y, c);
+    if (direct(rd)) {
+        sdl_sync(rd);
+        const FontPage *p = font_page(rd->fonts, g->page);
+        canvas_blend(rd->canvas, p->pixels + (size_t)g->ay * FONT_PAGE_SIZE + g->ax, FONT_PAGE_SIZE, g->w, g->h, dst.x,
+                     dst.y, c);
         return;
     }
     if (rd->batched) {
@@ -514,6 +414,7 @@ static void stroke(Render *rd, float x0, float y0, float x1, float y1, float w, 
         fill_edges(rd, a0, b0, a1, b1, col);
         return;
     }
+    if (!rd->batched && !sdl_renderer(rd)) return;     /* a canvas draws this through SDL */
     if (!rd->batched && w < 1.5f) {     /* hairline: a continuous pixel line */
         SDL_SetRenderDrawColor(rd->r, col.r, col.g, col.b, col.a);
         SDL_SetRenderDrawBlendMode(rd->r, col.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
@@ -608,7 +509,7 @@ static FontGlyph get_glyph(Render *rd, int face, uint32_t gid, int px, int rot)
     FontGlyph g = font_glyph(rd->fonts, face, gid, px, rot, 1);
     if (!g.rastered && font_cache_full(rd->fonts)) {
         flush(rd);
-        SDL_RenderFlush(rd->r);
+        if (rd->r) SDL_RenderFlush(rd->r);
         font_cache_reset(rd->fonts);
         g = font_glyph(rd->fonts, face, gid, px, rot, 1);
     }
@@ -655,19 +556,16 @@ int render_drawlist(Render *rd, const DrawList *d, Error *err)
     rd->bpage = -1;
     /* A cache that filled up last frame starts over now, between frames. */
     if (font_cache_full(rd->fonts)) font_cache_reset(rd->fonts);
-    SDL_Renderer *r = rd->r;
-    SDL_RenderSetClipRect(r, NULL);
-    SDL_SetRenderDrawColor(r, d->background.r, d->background.g, d->background.b, 255);
-    if (rd->target && !rd->batched) {
-        /* What SDL_RenderClear does on a software renderer, minus the queue,
-        ** with ordinary stores: SDL_FillRect's SSE loop streams past the
-        ** cache, so every later fill, glyph and the PNG's conversion read
-        ** the canvas back from memory (a third of a 1200x800 export). */
-        SDL_RenderFlush(r);
-        direct_fill(rd, 0, 0, rd->target->w, rd->target->h, d->background);
-        rd->sdl_pending = 0;
+    if (direct(rd)) {
+        sdl_sync(rd);
+        canvas_fill(rd->canvas, 0, 0, rd->canvas->w, rd->canvas->h, (Color){ d->background.r, d->background.g,
+                                                                           d->background.b, 255 });
+    } else if (sdl_renderer(rd)) {
+        SDL_RenderSetClipRect(rd->r, NULL);
+        SDL_SetRenderDrawColor(rd->r, d->background.r, d->background.g, d->background.b, 255);
+        SDL_RenderClear(rd->r);
     } else {
-        SDL_RenderClear(r);
+        return -1;
     }
     for (int i = 0; i < d->n; i++) {
         const DrawCmd *c = &d->cmds[i];
@@ -680,12 +578,13 @@ int render_drawlist(Render *rd, const DrawList *d, Error *err)
         }
     }
     flush(rd);
-    SDL_RenderFlush(r);
+    if (rd->r) SDL_RenderFlush(rd->r);
+    rd->sdl_pending = 0;
     rd->err = NULL;
     return rd->failed ? -1 : 0;
 }
 
-/* A surface with a software renderer on it. */
+/* A canvas and its Render: no SDL. */
 Offscreen *render_offscreen_create(int w, int h, FontSet *fonts, Error *err)
 {
     error_clear(err);
@@ -696,34 +595,22 @@ Offscreen *render_offscreen_create(int w, int h, FontSet *fonts, Error *err)
     Offscreen *o = xcalloc(1, sizeof *o);
     o->w = w;
     o->h = h;
-    o->surface = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
-    if (!o->surface) {
-        error_set(err, ERR_RUNTIME, NULL, 0, 0, "render: cannot create a %dx%d surface: %s", w, h, SDL_GetError());
-        render_offscreen_free(o);
+    o->canvas = canvas_create(w, h);
+    if (!o->canvas) {
+        error_set(err, ERR_RUNTIME, NULL, 0, 0, "render: no memory for a %dx%d canvas", w, h);
+        free(o);
         return NULL;
     }
-    o->renderer = SDL_CreateSoftwareRenderer(o->surface);
-    if (!o->renderer) {
-        error_set(err, ERR_RUNTIME, NULL, 0, 0, "render: cannot create a software renderer: %s", SDL_GetError());
-        render_offscreen_free(o);
-        return NULL;
-    }
-    o->render = render_create(o->renderer, fonts, err);
-    if (!o->render) {
-        render_offscreen_free(o);
-        return NULL;
-    }
-    o->render->target = o->surface;     /* ARGB8888, unlocked: safe to write */
+    o->render = render_for_canvas(o->canvas, fonts);
     return o;
 }
 
-/* Textures, then renderer, then surface: each needs the next. */
+/* The Render (and what it made on the canvas), then the canvas. */
 void render_offscreen_free(Offscreen *o)
 {
     if (!o) return;
     render_free(o->render);
-    if (o->renderer) SDL_DestroyRenderer(o->renderer);
-    if (o->surface) SDL_FreeSurface(o->surface);
+    canvas_free(o->canvas);
     free(o);
 }
 
@@ -731,7 +618,6 @@ void render_offscreen_free(Offscreen *o)
 Color render_offscreen_pixel(const Offscreen *o, int x, int y)
 {
     if (x < 0 || y < 0 || x >= o->w || y >= o->h) return (Color){ 0, 0, 0, 255 };
-    const uint8_t *row = (const uint8_t *)o->surface->pixels + (size_t)y * (size_t)o->surface->pitch;
-    uint32_t v = ((const uint32_t *)row)[x];
+    uint32_t v = canvas_row(o->canvas, y)[x];
     return (Color){ (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v, 255 };
 }

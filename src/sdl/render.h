@@ -1,5 +1,5 @@
 /*
-** render.h: drawing a DrawList with SDL, on a window or offscreen.
+** render.h: drawing a DrawList on a window (SDL) or on a canvas in memory.
 **
 ** A Render binds a FontSet's glyph pages to one SDL_Renderer as textures;
 ** render_drawlist then draws a whole DrawList (clear, rectangles, lines, text)
@@ -12,12 +12,13 @@
 **     each frame: render_drawlist(rd, list); SDL_RenderPresent(sdl_renderer);
 **     render_free(rd);                 // before SDL_DestroyRenderer
 **
-** For PNG export and tests, an Offscreen is a surface with a software
-** renderer (and its Render) on it: it needs no display and no
-** SDL_Init(SDL_INIT_VIDEO).
+** For PNG export and tests, an Offscreen is a canvas (canvas.h) and a Render
+** that writes into it with SDL's arithmetic but without SDL: it needs no
+** display, and nothing of SDL is loaded unless a command only SDL draws
+** (a sloped line) comes, or render_set_batched asks for the GPU path.
 **
-**     Offscreen *o = render_offscreen_create(1280, 800, fonts);
-**     render_drawlist(o->render, list);   // pixels now in o->surface
+**     Offscreen *o = render_offscreen_create(1280, 800, fonts, &err);
+**     render_drawlist(o->render, list, NULL);   // pixels now in o->canvas
 **     render_offscreen_free(o);
 **
 ** How commands become pixels (the SVG writer should agree):
@@ -40,12 +41,14 @@
 **   across it (TOP = the box's left side, BOTTOM = its right side).
 **
 ** Ownership: a Render borrows its SDL_Renderer and FontSet (both must outlive
-** it) and owns its textures. An Offscreen owns its surface, renderer and Render.
+** it) and owns its textures. An Offscreen owns its canvas and Render (and
+** whatever SDL renderer the Render made on the canvas).
 */
 #ifndef ATTNLAB_RENDER_H
 #define ATTNLAB_RENDER_H
 
 #include <SDL.h>
+#include "canvas.h"
 #include "font.h"
 #include "view/draw.h"
 
@@ -56,19 +59,21 @@ typedef struct Render Render;
 
 typedef struct Offscreen {
     int w, h;
-    SDL_Surface *surface;       /* ARGB8888, w x h: the pixels */
-    SDL_Renderer *renderer;     /* software renderer drawing into surface */
-    Render *render;             /* glyph textures for renderer */
+    Canvas *canvas;             /* w x h: the pixels */
+    Render *render;             /* draws on canvas */
 } Offscreen;
 
-/* A Render for r using fonts; NULL on failure, with err filled. */
+/* A Render for r using fonts (loads SDL's functions, sdl_dyn.h); NULL on
+** failure, with err filled. */
 Render *render_create(SDL_Renderer *r, FontSet *fonts, Error *err);
 /* Destroy its textures; call before destroying the SDL_Renderer. NULL is fine. */
 void render_free(Render *rd);
 /* Upload every page again (after SDL_RENDER_TARGETS_RESET or _DEVICE_RESET). */
 void render_invalidate(Render *rd);
-/* Force the batched (1: one vertex stream, the default on GPU renderers) or
-** direct (0: fill and copy calls, the default on the software renderer) path. */
+/* Force the batched (1: one vertex stream, the default on GPU renderers;
+** on a canvas, through an SDL software renderer made on it) or direct (0:
+** fill and copy calls on the software renderer, or the canvas's own
+** writes, the default there) path. */
 void render_set_batched(Render *rd, int batched);
 /* Clear to d->background and draw every command of d in order. Returns 0, or
 ** -1 when a texture could not be made (err filled, if not NULL: ERR_RUNTIME);
@@ -80,10 +85,10 @@ int render_drawlist(Render *rd, const DrawList *d, Error *err);
 ** text the pen moves up from (x, y). Returns the advance width in pixels. */
 int render_text_origin(FontSet *fonts, const DrawCmd *c, const char *text, int *x, int *y);
 
-/* A w x h offscreen canvas drawing with fonts; NULL on failure, with err
-** filled (ERR_RUNTIME; err may be NULL). */
+/* A w x h offscreen canvas drawing with fonts, no SDL involved; NULL on
+** failure, with err filled (ERR_RUNTIME; err may be NULL). */
 Offscreen *render_offscreen_create(int w, int h, FontSet *fonts, Error *err);
-/* Release the canvas, its renderer and textures (NULL is fine). */
+/* Release the canvas, its Render and what that made (NULL is fine). */
 void render_offscreen_free(Offscreen *o);
 /* The pixel at (x, y) of the canvas, opaque; black outside it. */
 Color render_offscreen_pixel(const Offscreen *o, int x, int y);

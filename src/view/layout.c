@@ -347,29 +347,50 @@ static bool layout_page(Page *p, const View *v)
     return fits;
 }
 
-/* One layout of the page with labels and titles at label_scale (cell
-** numbers at the full text scale): smaller fonts until it fits, and a line
-** for notes when some numbers could not be printed. */
-static void page_fit(Page *p, const View *v, float label_scale)
+/* One layout of the page at one size of its fonts (shrink), and again with
+** a line for notes when some numbers could not be printed; whether
+** everything found room. */
+static bool page_try(Page *p, const View *v, float label_scale, float shrink)
 {
     DrawList *out = p->d;
-    for (float shrink = 1;; shrink *= SHRINK_STEP) {
-        p->m = metrics(&p->o, shrink, label_scale);
-        p->foot = v && v->note;
+    p->m = metrics(&p->o, shrink, label_scale);
+    p->foot = v && v->note;
+    draw_clear(out, p->o.width, p->o.height, p->th->bg);
+    p->hidden_values = false;
+    bool ok = !v || layout_page(p, v);
+    if (v && p->hidden_values && !p->foot && p->o.height >= FOOT_MIN_H) {   /* again, with room to say so */
+        p->foot = true;
         draw_clear(out, p->o.width, p->o.height, p->th->bg);
-        p->hidden_values = false;
-        bool ok = !v || layout_page(p, v);
-        if (v && p->hidden_values && !p->foot && p->o.height >= FOOT_MIN_H) {   /* again, with room to say so */
-            p->foot = true;
+        if (!layout_page(p, v)) {                  /* no room for the note: without it */
+            p->foot = false;
             draw_clear(out, p->o.width, p->o.height, p->th->bg);
-            if (!layout_page(p, v)) {                  /* no room for the note: without it */
-                p->foot = false;
-                draw_clear(out, p->o.width, p->o.height, p->th->bg);
-                layout_page(p, v);
-            }
+            layout_page(p, v);
         }
-        if (ok || shrink < SHRINK_LAST) break;
     }
+    return ok;
+}
+
+/*
+** One layout of the page with labels and titles at label_scale (cell
+** numbers at the full text scale): smaller fonts until it fits. A page
+** that does not fit even at the smallest fonts is tried again from the
+** full fonts with cells narrower than CELL_MIN (a dozen heatmaps of 1024
+** columns side by side); when that does not fit either, it is laid out
+** as before, at the smallest fonts.
+*/
+static void page_fit(Page *p, const View *v, float label_scale)
+{
+    p->cell_min = CELL_MIN;
+    float shrink = 1;
+    for (;; shrink *= SHRINK_STEP) {
+        if (page_try(p, v, label_scale, shrink)) return;
+        if (shrink < SHRINK_LAST) break;
+    }
+    p->cell_min = CELL_FLOOR;
+    for (float s = 1; s >= shrink; s *= SHRINK_STEP)
+        if (page_try(p, v, label_scale, s)) return;
+    p->cell_min = CELL_MIN;
+    page_try(p, v, label_scale, shrink);
 }
 
 /* The font of the numbers of panel k in d, or 0 when none is printed. */
@@ -401,6 +422,15 @@ void layout_view(LayoutCache *c, const View *v, const LayoutOpts *opts, DrawList
     p.gen = ++c->layouts;
     p.o = *opts;
     if (!p.o.measure) p.o.measure = layout_measure_fixed;
+    /* Label widths are the view's and the measure's: kept while both stay
+    ** (the top bit keeps the key apart from every layout's number). */
+    p.label_gen = p.gen;
+    if (v && v->serial) {
+        uint64_t fn = 0;
+        memcpy(&fn, &p.o.measure, sizeof fn < sizeof p.o.measure ? sizeof fn : sizeof p.o.measure);
+        p.label_gen = lay_mix(lay_mix(lay_mix(0x243f6a8885a308d3ULL, v->serial), fn),
+                              (uint64_t)(uintptr_t)p.o.measure_ctx) | 1ULL << 63;
+    }
     p.th = p.o.theme ? p.o.theme : &light;
     p.d = out;
     p.v = v;

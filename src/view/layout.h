@@ -80,6 +80,14 @@ LayoutCache *layout_cache_create(void);
 /* Release it (NULL is fine). */
 void layout_cache_free(LayoutCache *c);
 
+/* The range of values heatmap panel k of v is coloured by, before the
+** scale is made symmetric (diverging) or fixed to [0, 1] (probabilities):
+** its finite values', its scale group's, or the range it was given. The
+** window's zoom gives a part of a matrix its whole's range. Reads the
+** values through c's stats (layout.h's second kind of memory). False when
+** k is not a heatmap or holds no finite value. */
+bool layout_panel_range(LayoutCache *c, const View *v, int k, double *lo, double *hi);
+
 /* The light or dark theme. */
 Theme layout_theme(bool dark);
 /* Options with defaults: no hover, scale 1, no override. */

@@ -34,20 +34,31 @@ static int auto_decimals(bool ints, double amax, bool probabilities)
     return 2;
 }
 
-/* The finite range of a panel, or of every panel in its scale group. */
-static bool group_range(const Page *p, const Panel *pn, double *lo, double *hi, bool *nonfinite)
+/* The range a heatmap is coloured by, from the stats of v's panels: the
+** range the panel was given (a zoomed part keeps its whole's), else its own
+** finite range, or that of every panel in its scale group. */
+bool lay_group_range(const View *v, const PanelStats *stats, const Panel *pn, double *lo, double *hi,
+                     bool *nonfinite)
 {
-    const PanelStats *st = lay_stats_of(p, pn);
+    static const PanelStats none = { 0, 0, false, false, true, 0, 0, false };
+    const PanelStats *st = &none;                   /* found by its matrix: pn may be a copy */
+    for (int k = 0; k < v->npanels && k < VIEW_MAX_PANELS; k++)
+        if (v->panels[k].m == pn->m) { st = &stats[k]; break; }
+    *nonfinite = st->any_nonfinite;
+    if (pn->scale_fixed) {
+        *lo = pn->scale_lo;
+        *hi = pn->scale_hi;
+        return true;
+    }
     bool any = st->any;
     *lo = st->vmin;
     *hi = st->vmax;
-    *nonfinite = st->any_nonfinite;
     if (pn->scale_group <= 0) return any;
-    for (int k = 0; k < p->v->npanels && k < VIEW_MAX_PANELS; k++) {
-        const Panel *q = &p->v->panels[k];
-        if (q->scale_group != pn->scale_group || q->kind != PANEL_HEATMAP || !p->stats[k].any) continue;
-        if (!any || p->stats[k].vmin < *lo) *lo = p->stats[k].vmin;
-        if (!any || p->stats[k].vmax > *hi) *hi = p->stats[k].vmax;
+    for (int k = 0; k < v->npanels && k < VIEW_MAX_PANELS; k++) {
+        const Panel *q = &v->panels[k];
+        if (q->scale_group != pn->scale_group || q->kind != PANEL_HEATMAP || !stats[k].any) continue;
+        if (!any || stats[k].vmin < *lo) *lo = stats[k].vmin;
+        if (!any || stats[k].vmax > *hi) *hi = stats[k].vmax;
         any = true;
     }
     return any;
@@ -62,7 +73,7 @@ void lay_heat_scale(const Page *p, const Panel *pn, PanelPlan *pp)
     const PanelStats *st = lay_stats_of(p, pn);
     double lo, hi;
     bool nonfinite;
-    bool any = group_range(p, pn, &lo, &hi, &nonfinite);
+    bool any = lay_group_range(p->v, p->stats, pn, &lo, &hi, &nonfinite);
     pp->vmin = st->vmin;
     pp->vmax = st->vmax;
     pp->nx_min = st->nx_min;

@@ -57,7 +57,9 @@
 #define TEXT_SCALE_MAX  3.0f
 
 /* Heatmap cells. */
-#define CELL_MIN        0.25f   /* the smallest cell side the solver tries, in pixels */
+#define CELL_MIN        0.25f   /* the smallest cell side the solver tries, in pixels ... */
+#define CELL_FLOOR      0.05f   /* ... unless a page does not fit with it even at the smallest
+                                   fonts: then its cells may be this narrow (layout.c: page_fit) */
 #define CELL_ASPECT     1.6f    /* cells may be this much wider than tall */
 #define CELL_GAP_FROM   14      /* cells at least this many pixels each way are drawn apart ... */
 #define CELL_GAP        1.5f    /* ... by this gap, in canvas units (at least a pixel): lay_cell_gap */
@@ -192,6 +194,12 @@ typedef struct PanelStats {
     bool any_nx;
 } PanelStats;
 
+/* The range a heatmap pn of v is coloured by (layout_heatplan.c), from the
+** stats of v's panels (stats[k] of panel k): the range the panel was given,
+** its own, or its scale group's. False when there is no finite value. */
+bool lay_group_range(const View *v, const PanelStats *stats, const Panel *pn, double *lo, double *hi,
+                     bool *nonfinite);
+
 /* ----------------------------------------------------------- the memory */
 
 /*
@@ -232,6 +240,8 @@ typedef struct CellTexts {
 **     each costs an array read instead of hashing the text, and no label
 **     is measured twice at one size;
 **   - the widest label a thinned axis draws, for each step and size;
+**   (these two for every layout of one view with one measure, Page.label_gen:
+**   a view's labels do not change while it lives, nor what a measure says)
 **   - the cell texts of a panel's extremes, for each decimals and form;
 **   - the widest tick label of a colour bar, for each scale and tick count;
 **   - the number of lines a paragraph wraps to at a size and width.
@@ -269,6 +279,9 @@ typedef struct ImageKey {
     Color masked;
 } ImageKey;
 
+/* Matrices of one trace whose stats a cache keeps (layout_cache.c). */
+#define LAYOUT_KEPT_STATS 128
+
 /*
 ** What layout keeps from one call to the next (layout.h): the memos of one
 ** layout, keyed by its number, and per panel of the last view laid out its
@@ -281,6 +294,12 @@ struct LayoutCache {
     uint64_t stats_serial;      /* the view stats_mat and stats belong to */
     const Mat *stats_mat[VIEW_MAX_PANELS];
     PanelStats stats[VIEW_MAX_PANELS];
+    /* the stats of the trace's own matrices (not a view's parts), kept for
+    ** the next views of the same trace: a step to another stage of a large
+    ** lesson reads no value twice */
+    uint64_t kept_trace;
+    int nkept;
+    struct { const Mat *m; PanelStats st; } kept[LAYOUT_KEPT_STATS];
     struct {
         ImageKey key;
         Color *px;              /* cap colours */
@@ -298,11 +317,15 @@ typedef struct Page {
     MeasureCache *cache;
     PlanMemo *memo;
     uint64_t gen;               /* this layout's number, part of every memo key */
+    uint64_t label_gen;         /* the key of the label widths (lw_*, wide_*): the view's and the
+                                ** measure's, so that the layouts of one view (hover, resize) measure
+                                ** its labels once; the layout's number for a view made by hand */
     const View *v;
     PanelStats stats[VIEW_MAX_PANELS];
     bool rows_as_prev[VIEW_MAX_PANELS];     /* heatmap k labels its rows as heatmap k − 1 does */
     bool foot;                  /* a line is kept at the bottom for notes */
     bool hidden_values;         /* some panel's numbers could not be printed */
+    float cell_min;             /* the narrowest cells tried: CELL_MIN, or CELL_FLOOR */
 } Page;
 
 /* One axis's labels at one size, and their widths (w NULL when the pool

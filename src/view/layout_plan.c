@@ -57,6 +57,18 @@ static void plan_sharing(const Page *p, const View *v, int k, int first, int end
 }
 
 /*
+** How low a heatmap's cells of width cw may be made to fit its height:
+** CELL_MIN; when the page is tried with narrower cells (Page.cell_min),
+** down to the height of the widest cells allowed at cw (cw / CELL_ASPECT)
+** if that is lower, so that only a panel whose width did not fit goes
+** below CELL_MIN.
+*/
+static float lowest_cell(const Page *p, float cw)
+{
+    return p->cell_min < CELL_MIN ? fmaxf(p->cell_min, fminf(CELL_MIN, cw / CELL_ASPECT)) : CELL_MIN;
+}
+
+/*
 ** Heatmap k with cells at most cw wide, in a row where it has a share of
 ** the width: as tall as wide (capped), lowered until its grid, labels and
 ** title fit height H, then no wider than CELL_ASPECT times its height.
@@ -67,12 +79,12 @@ static float fit_panel(const Page *p, const View *v, int k, int first, int end,
 {
     const Panel *pn = &v->panels[k];
     plan_sharing(p, v, k, first, end, pp);
-    float ch = fminf(cw, p->m.max_cell);
+    float ch = fminf(cw, p->m.max_cell), low = lowest_cell(p, cw);
     for (int it = 0; it < FIT_STEPS; it++) {
         lay_plan_heat(p, pn, pp, fminf(cw, CELL_ASPECT * ch), ch, share, H);
         float room = (H - pp->top_h - pp->bot_h) / pn->m->rows;
-        if (ch <= room + 0.01f || ch <= CELL_MIN) break;
-        ch = fmaxf(CELL_MIN, fminf(room, FIT_LOWER * ch));
+        if (ch <= room + 0.01f || ch <= low) break;
+        ch = fmaxf(low, fminf(room, FIT_LOWER * ch));
     }
     return pp->left_w + pn->m->cols * pp->cw + pp->right_w;
 }
@@ -99,9 +111,16 @@ static float solve_row(const Page *p, const View *v, int first, int count, float
     bool any = false;
     for (int k = first; k < first + count; k++) any = any || lay_is_heat(&v->panels[k]);
     if (!any) return INFINITY;
-    float lo = CELL_MIN, hi = fminf(cap, CELL_ASPECT * p->m.max_cell);
+    float lo = CELL_MIN, hi = fminf(cap, CELL_ASPECT * p->m.max_cell), precision = SOLVE_PRECISION;
     if (row_width(p, v, first, count, hi, W, H) <= W) return hi;
-    for (int it = 0; it < SOLVE_STEPS && hi - lo > SOLVE_PRECISION; it++) {
+    if (p->cell_min < lo && hi > lo && row_width(p, v, first, count, lo, W, H) > W) {
+        /* too wide even with CELL_MIN: below it, a thousand columns within
+        ** a few pixels */
+        hi = lo;
+        lo = p->cell_min;
+        precision = SOLVE_PRECISION * p->cell_min;
+    }
+    for (int it = 0; it < SOLVE_STEPS && hi - lo > precision; it++) {
         float mid = (lo + hi) / 2;
         if (row_width(p, v, first, count, mid, W, H) <= W) lo = mid;
         else hi = mid;
@@ -128,9 +147,10 @@ static float align_row(const Page *p, const View *v, int first, int count, Panel
             PanelPlan *pp = &plans[k];
             if (!lay_is_heat(pn)) continue;
             float ch = fminf(pp->ch, (H - top - pp->bot_h) / pn->m->rows);
+            float low = lowest_cell(p, pp->cw);
             if (pp->share_rows && plans[k - 1].ch < ch) ch = plans[k - 1].ch;
             if (ch < pp->ch - 0.01f) {
-                lay_plan_heat(p, pn, pp, fminf(pp->cw, CELL_ASPECT * fmaxf(ch, CELL_MIN)), fmaxf(ch, CELL_MIN), share,
+                lay_plan_heat(p, pn, pp, fminf(pp->cw, CELL_ASPECT * fmaxf(ch, low)), fmaxf(ch, low), share,
                               H);
                 changed = true;
             }

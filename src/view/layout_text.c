@@ -73,18 +73,18 @@ LabelTable lay_label_table(const Page *p, char **labels, int n, float size)
     LabelTable t = { p, labels, size, NULL, NULL };
     PlanMemo *m = p->memo;
     if (!labels || n <= 0) return t;
-    if (m->pool_gen != p->gen) {
-        m->pool_gen = p->gen;
+    if (m->pool_gen != p->label_gen) {
+        m->pool_gen = p->label_gen;
         m->pool_used = 0;
     }
     uint64_t h = lay_mix(lay_mix(lay_mix(0x9e3779b97f4a7c15ULL, (uint64_t)(uintptr_t)labels), (uint64_t)n),
                          (uint64_t)(size * KEY_SUBPX));
     bool hit;
-    size_t i = lay_memo_slot(m->lw_key, m->lw_gen, LWSLOTS, h, p->gen, &hit);
+    size_t i = lay_memo_slot(m->lw_key, m->lw_gen, LWSLOTS, h, p->label_gen, &hit);
     if (i == LWSLOTS || (!hit && (uint32_t)n > LWPOOL - m->pool_used)) return t;
     if (!hit) {
         m->lw_key[i] = h;
-        m->lw_gen[i] = p->gen;
+        m->lw_gen[i] = p->label_gen;
         m->lw_off[i] = m->pool_used;
         m->lw_inner[i] = -1;
         m->pool_used += (uint32_t)n;
@@ -106,7 +106,7 @@ float lay_widest(const Page *p, char **labels, int n, int step, float size)
     uint64_t h = lay_mix(lay_mix(lay_mix(lay_mix(0x6a09e667f3bcc909ULL, (uint64_t)(uintptr_t)labels), (uint64_t)n),
                                  (uint64_t)step), (uint64_t)(size * KEY_SUBPX));
     bool hit;
-    size_t k = lay_memo_slot(m->wide_key, m->wide_gen, WIDEMEMO, h, p->gen, &hit);
+    size_t k = lay_memo_slot(m->wide_key, m->wide_gen, WIDEMEMO, h, p->label_gen, &hit);
     if (hit) return m->wide_w[k];
     LabelTable t = lay_label_table(p, labels, n, size);
     float w = 0;
@@ -116,7 +116,7 @@ float lay_widest(const Page *p, char **labels, int n, int step, float size)
     }
     if (k < WIDEMEMO) {
         m->wide_key[k] = h;
-        m->wide_gen[k] = p->gen;
+        m->wide_gen[k] = p->label_gen;
         m->wide_w[k] = w;
     }
     return w;

@@ -1,0 +1,185 @@
+/*
+** test_layout_cache.c: what a LayoutCache computes from a view's matrices,
+** against the plain definitions.
+*/
+#include "suites.h"
+#include "view/layout_int.h"
+#include "core/lesson.h"
+#include "core/stage.h"
+#include "core/trace.h"
+#include "core/util.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The stats as layout_cache.c defines them: the plain loop, in order. */
+static PanelStats plain_stats(const Mat *m)
+{
+    PanelStats st = { 0, 0, false, false, true, 0, 0, false };
+    for (long i = 0; i < (long)m->rows * m->cols; i++) {
+        double x = m->data[i];
+        if (!isfinite(x)) { st.any_nonfinite = true; continue; }
+        if (!st.any || x < st.vmin) st.vmin = x;
+        if (!st.any || x > st.vmax) st.vmax = x;
+        st.any = true;
+        if (x != floor(x)) st.ints = false;
+        if (x == 0.0 || x == 1.0) continue;
+        if (!st.any_nx || x < st.nx_min) st.nx_min = x;
+        if (!st.any_nx || x > st.nx_max) st.nx_max = x;
+        st.any_nx = true;
+    }
+    return st;
+}
+
+/* Bit for bit (the sign of a zero extreme counts). */
+static bool same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+START_TEST(test_stats_match_the_plain_loop)
+{
+    /* Sizes below, at and past the vector path's start, with every kind of
+    ** value: zeros of both signs first or late, ones, whole numbers, ±∞,
+    ** NaN, all negative, all non-finite. */
+    static const double special[] = { 0.0, -0.0, 1.0, INFINITY, -INFINITY, NAN, 2.0, -3.0 };
+    static const int sizes[][2] = { { 1, 1 }, { 3, 5 }, { 8, 8 }, { 1, 63 }, { 1, 64 }, { 9, 17 }, { 31, 33 },
+                                    { 64, 64 }, { 3, 301 } };
+    LayoutCache *c = layout_cache_create();
+    View v;
+    memset(&v, 0, sizeof v);
+    v.npanels = 1;                      /* serial 0: read afresh at every call */
+    unsigned seed = 5;
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        for (int mode = 0; mode < 9; mode++) {
+            Mat *m = mat_create(sizes[t][0], sizes[t][1]);
+            long n = (long)m->rows * m->cols;
+            for (long i = 0; i < n; i++) {
+                seed = seed * 1103515245u + 12345u;
+                double x = ((seed >> 8) & 0xFFFF) / 4096.0 - 8.0;
+                int pick = (int)((seed >> 3) % 8);
+                if (mode == 1 && (seed >> 20) % 5 == 0) x = special[pick];          /* a few of each */
+                if (mode == 2) x = special[pick];                                   /* only specials */
+                if (mode == 3) x = -fabs(x) - 1;                                    /* all negative */
+                if (mode == 4) x = special[3 + (seed >> 9) % 3];                    /* nothing finite */
+                if (mode == 5) x = i == n - 1 ? -0.0 : (i % 2 ? 0.0 : 1.0);         /* zeros and ones */
+                if (mode == 6) x = i == n / 2 ? -0.0 : fabs(x) + 0.5;               /* one -0 among positives */
+                if (mode == 7 || mode == 8) {       /* -0 first, +0 later in another lane: the extreme is -0 */
+                    x = mode == 7 ? fabs(x) + 0.5 : -fabs(x) - 0.5;
+                    if (i == 1 % n) x = -0.0;
+                    if (i == 4 % n && n > 4) x = 0.0;
+                }
+                m->data[i] = x;
+            }
+            v.panels[0].m = m;
+            PanelStats got = lay_view_stats(c, &v, 0), want = plain_stats(m);
+            ck_assert_msg(got.any == want.any && got.any_nonfinite == want.any_nonfinite && got.ints == want.ints
+                          && got.any_nx == want.any_nx, "flags, %dx%d mode %d", m->rows, m->cols, mode);
+            if (want.any)
+                ck_assert_msg(same_bits(got.vmin, want.vmin) && same_bits(got.vmax, want.vmax),
+                              "range %g..%g, want %g..%g (%dx%d mode %d)", got.vmin, got.vmax, want.vmin, want.vmax,
+                              m->rows, m->cols, mode);
+            if (want.any_nx)
+                ck_assert_msg(same_bits(got.nx_min, want.nx_min) && same_bits(got.nx_max, want.nx_max),
+                              "range without 0 and 1, %dx%d mode %d", m->rows, m->cols, mode);
+            mat_free(m);
+        }
+    }
+    layout_cache_free(c);
+}
+END_TEST
+
+START_TEST(test_stats_are_kept_per_trace)
+{
+    /* The stats of a trace's matrix are read once for every view of that
+    ** trace; a new trace (an edit computes one) reads them afresh, and a
+    ** view's own part (a zoom) is always read afresh. */
+    LayoutCache *c = layout_cache_create();
+    Mat *m = mat_create(8, 8);
+    for (int i = 0; i < 64; i++) m->data[i] = i;
+    View v;
+    memset(&v, 0, sizeof v);
+    v.npanels = 1;
+    v.panels[0].m = m;
+    v.serial = 1;
+    v.trace_serial = 7;
+    ck_assert_double_eq(lay_view_stats(c, &v, 0).vmax, 63);
+    m->data[5] = 100;                   /* what an edit does to an input before the new trace */
+    v.serial = 2;                       /* another view of the same trace: kept */
+    ck_assert_double_eq(lay_view_stats(c, &v, 0).vmax, 63);
+    v.serial = 3;
+    v.trace_serial = 8;                 /* the new trace: read again */
+    ck_assert_double_eq(lay_view_stats(c, &v, 0).vmax, 100);
+    m->data[6] = 200;
+    v.serial = 4;
+    v.panels[0].owned = m;              /* a part the view made: never kept across views */
+    ck_assert_double_eq(lay_view_stats(c, &v, 0).vmax, 200);
+    mat_free(m);
+    layout_cache_free(c);
+}
+END_TEST
+
+/* A fixed-width measure that counts the token labels it is asked about. */
+static int label_measures;
+static float counting_measure(void *ctx, const char *text, float size, int bold)
+{
+    if (text[0] == 't' && text[1] >= '0' && text[1] <= '9') label_measures++;
+    return layout_measure_fixed(ctx, text, size, bold);
+}
+
+START_TEST(test_labels_measured_once_a_view)
+{
+    /* Hovering lays a view out again and again: its labels (a thousand to
+    ** an axis in a real model's layer) are measured for the first layout
+    ** only; a new view measures them again. */
+    Buf b = { 0 };
+    buf_puts(&b, "title: T\n[setup]\nseed: 1\ntokens:");
+    for (int i = 0; i < 300; i++) buf_printf(&b, " t%d", i);
+    buf_puts(&b, "\nX = randn 300x8\n[softmax]\n");
+    Error err;
+    Lesson *L = lesson_parse(b.s, b.len, "t.lesson", &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    Trace *T = attn_run(L, &err);
+    View *v = stage_view(L, T, 0);
+    Theme th = layout_theme(false);
+    LayoutOpts o = layout_defaults(1280, 720, &th, counting_measure, NULL);
+    LayoutCache *c = layout_cache_create();
+    DrawList *d = draw_create(1280, 720), *d2 = draw_create(1280, 720);
+    label_measures = 0;
+    layout_view(c, v, &o, d);
+    int first = label_measures;
+    label_measures = 0;
+    o.hover_panel = 0, o.hover_row = 3, o.hover_col = 4;
+    layout_view(c, v, &o, d2);
+    /* the drawn ones are fitted again (about 80 of 3500) */
+    ck_assert_msg(label_measures * 20 < first, "%d label measures, the first layout %d", label_measures, first);
+    o.hover_panel = o.hover_row = o.hover_col = -1;
+    layout_view(c, v, &o, d2);
+    ck_assert_int_eq(d2->n, d->n);                      /* the same layout */
+    ck_assert_int_eq(memcmp(d2->cmds, d->cmds, sizeof *d->cmds * (size_t)d->n), 0);
+    View *w = stage_view(L, T, 0);                      /* a new view: measured again */
+    label_measures = 0;
+    layout_view(c, w, &o, d2);
+    ck_assert_int_gt(label_measures, first / 2);
+    stage_view_free(w);
+    draw_free(d);
+    draw_free(d2);
+    layout_cache_free(c);
+    stage_view_free(v);
+    trace_free(T);
+    lesson_free(L);
+    buf_free(&b);
+}
+END_TEST
+
+/* The layout cache suite. */
+Suite *layout_cache_suite(void)
+{
+    Suite *s = suite_create("layout_cache");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, test_stats_match_the_plain_loop);
+    tcase_add_test(core, test_stats_are_kept_per_trace);
+    tcase_add_test(core, test_labels_measured_once_a_view);
+    suite_add_tcase(s, core);
+    return s;
+}
