@@ -247,4 +247,8 @@ raises(attnlab.LessonError, lambda: attnlab.Lesson().setup(["a"], np.ones((1, 2)
 raises(IndexError, lambda: two.matrices(9), ["no stage 9"], "a stage past the last")
 raises(ValueError, lambda: two.stage("softmax", text="# not a comment"), ["cannot start with"],
        "a paragraph the format would read as a comment")
+raises(ValueError, lambda: attnlab.show(np.eye(2), ["a", "b"], title="Q # K"), ["title", "comment"],
+       "a title the format would cut at a comment")
+raises(ValueError, lambda: two.stage("softmax", title="w[i]"), ["stage's title", "']'"],
+       "a stage title the format would end early")
 finish("python")

@@ -65,6 +65,9 @@ class Lesson:
 
     def __init__(self, title="attnlab", summary=None, language=None, *, size=(1280, 720), theme="light", cmap=None,
                  scale=1, format="png", shown=1):
+        _text.one_line(title, "title")
+        if summary is not None:
+            _text.one_line(summary, "summary")
         self.title, self.summary, self.language = title, summary, language
         self.size, self.theme, self.cmap, self.scale, self.format, self.shown = size, theme, cmap, scale, format, shown
         self._sections = []                 # ("setup", dict) and ("stage", dict), in file order
@@ -95,6 +98,8 @@ class Lesson:
         queries, keys). matrices: more named matrices; settings: more
         `key: value` lines, as written.
         """
+        if title is not None:
+            _text.one_line(title, "setup's title", True)      # refused now, not when the lesson is drawn
         s = {"title": title, "settings": {}, "matrices": {}, "tokens": {}}
         for key, value in (("tokens", tokens), ("query_tokens", query_tokens), ("key_tokens", key_tokens),
                            ("vocab", vocab), ("dims", dims)):
@@ -173,6 +178,8 @@ class Lesson:
             raise ValueError("attnlab: add a setup before its stages (Lesson.setup)")
         if text is not None:
             _text.paragraphs(text)              # refused now, not when the lesson is first drawn
+        if title is not None:
+            _text.one_line(title, "stage's title", True)
         self._sections.append(("stage", {"kind": kind, "title": title, "text": text, "options": options}))
         self._cache.clear()
         return self
@@ -212,9 +219,9 @@ class Lesson:
         """The lesson as text, as the window opens it. When its arrays are too
         many to write out, they are loaded from npz (save() writes both)."""
         use_npz = self._needs_npz()
-        out = ["title: %s\n" % " ".join(str(self.title).split())]
+        out = ["title: %s\n" % _text.one_line(self.title, "title")]
         if self.summary:
-            out.append("summary: %s\n" % " ".join(str(self.summary).split()))
+            out.append("summary: %s\n" % _text.one_line(self.summary, "summary"))
         if self.language:
             out.append("language: %s\n" % self.language)
         n = 0
@@ -222,7 +229,7 @@ class Lesson:
             out.append("\n")
             if kind == "setup":
                 n += 1
-                out.append("[setup: %s]\n" % s["title"] if s["title"] else "[setup]\n")
+                out.append("[setup: %s]\n" % _text.one_line(s["title"], "setup's title", True) if s["title"] else "[setup]\n")
                 for key, ts in s["tokens"].items():
                     line = "%s: %s\n" % (key, _text.tokens(ts))
                     out.append('%s = load "%s" s%d_%s\n' % (key, npz, n, key) if use_npz else line)
@@ -235,7 +242,7 @@ class Lesson:
                     out.append("%s: %s\n" % (key, value))
             else:
                 title = s["title"]
-                out.append("[%s%s]\n" % (s["kind"], ": " + " ".join(title.split()) if title else ""))
+                out.append("[%s%s]\n" % (s["kind"], ": " + _text.one_line(title, "stage's title", True) if title else ""))
                 for key, value in s["options"].items():
                     if value is not None:
                         out.append("%s: %s\n" % (key, value))

@@ -79,6 +79,18 @@ def matrix(name, a, npz=None):
     return head + rows(a)
 
 
+def one_line(value, what, section=False):
+    """A title or summary on one line, its spaces collapsed. Refused when the
+    format would read part of it otherwise: " #" starts a comment on a
+    setting line, "]" ends a section's title."""
+    s = " ".join(str(value).split())
+    if s.startswith("#") or " #" in s or (section and ("]" in s or "#" in s)):
+        raise ValueError("attnlab: the %s %r cannot hold %s (a lesson would read it as %s)"
+                         % (what, s, "']' or '#'" if section else "' #'", "the end of the section's title or a comment"
+                            if section else "the start of a comment"))
+    return s
+
+
 def paragraphs(text):
     """Prose for a stage: each paragraph on one line, a blank line between."""
     out = []
