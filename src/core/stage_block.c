@@ -32,12 +32,12 @@ void stage_layer_norm(Ctx *c)
     const Setup *su = c->su;
     bool pe = su->positions == POS_SINUSOIDAL;
     char *x = pe ? stage_fmt("%s + PE", su->queries.input) : xstrdup(su->queries.input);
-    char *hat = stage_fmt(_("standardised: (%s \xe2\x88\x92 mean) \xc3\xb7 \xe2\x88\x9a(var + \xce\xb5)"), x);
+    char *hat = stage_fmt(_("x\xcc\x82 = (%s \xe2\x88\x92 mean) \xc3\xb7 \xe2\x88\x9a(var + \xce\xb5)"), x);
     stage_heat(c, pe ? trace_ref(TK_XPE, 0) : trace_input_ref(su->queries.input), x, LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
     stage_heat(c, trace_ref(TK_LN_HAT, 0), hat, LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
     row_input(c, su->norm.gamma, _("\xce\xb3 (gain)"));
     row_input(c, su->norm.beta, _("\xce\xb2 (bias)"));
-    stage_heat(c, trace_ref(TK_LN, 0), _("LN = standardised \xc2\xb7 \xce\xb3 + \xce\xb2: what the projections read"), LAB_Q,
+    stage_heat(c, trace_ref(TK_LN, 0), _("LN = x\xcc\x82\xc2\xb7\xce\xb3 + \xce\xb2"), LAB_Q,
                LAB_QFEAT, _("tokens"), AX_DIMS);
     c->v->formula = stage_fmt(_("LN(x) = (x \xe2\x88\x92 mean(x)) \xc3\xb7 \xe2\x88\x9a(var(x) + \xce\xb5) \xc2\xb7 \xce\xb3 + \xce\xb2, "
                                 "each token's row on its own (\xce\xb5 = %g)"), su->norm.eps);
@@ -66,7 +66,7 @@ void stage_mlp(Ctx *c)
     stage_heat(c, trace_ref(TK_MLP_PRE, 0), t_pre, LAB_Q, LAB_DIM, _("tokens"), _("hidden units"));
     stage_heat(c, trace_ref(TK_MLP_ACT, 0), t_act, LAB_Q, LAB_DIM, _("tokens"), _("hidden units"));
     stage_heat(c, trace_ref(TK_MLP_OUT, 0), _("MLP output"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
-    stage_heat(c, trace_ref(TK_STREAM, 0), _("x + MLP: the stream after the block"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
+    stage_heat(c, trace_ref(TK_STREAM, 0), _("x + MLP(x)"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
     c->v->formula = stage_fmt(_("MLP(x) = %s(%s\xc2\xb7%s)\xc2\xb7%s, and the block hands on x + MLP(x): "
                                 "each token on its own, no attention"), act, x, in, out);
     free(in); free(out); free(t_pre); free(t_act);
