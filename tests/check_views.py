@@ -169,7 +169,7 @@ def check_lesson(attnlab, path, heads, weights, tmp):
         return
     ns = "{http://www.w3.org/2000/svg}"
     for f in sorted(os.listdir(svgdir)):
-        su = setup_of[int(re.search(r"-(\d+)-[a-z_]+\.svg$", f).group(1))]
+        su = setup_of[int(re.search(r"-(\d+)-[a-z_]+(-\d\d+(-[a-z0-9-]+)?)?\.svg$", f).group(1))]
         full = {nm: shows[0][1] for (s, nm), shows in mats.items() if s == su}
         root = ET.parse(os.path.join(svgdir, f)).getroot()
         for g in root.iter(ns + "g"):

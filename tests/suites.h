@@ -37,6 +37,7 @@ Suite *keys_suite(void);
 Suite *link_suite(void);
 Suite *zipread_suite(void);
 Suite *open_suite(void);
+Suite *slides_suite(void);
 
 /* e as the one line a command prints ("FILE:LINE:COL: error: ..."), in one
 ** of four buffers used in turn (enough for the arguments of one assert). */

@@ -10,6 +10,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "suites.h"
+#include "tfonts.h"
 #include "tstages.h"
 #include "app/shot.h"
 #include "core/lesson.h"
@@ -31,23 +32,8 @@
 #endif
 
 /* The errors of the font, render and export calls, for messages. */
-static Error ferr, rerr, xerr;
+static Error rerr, xerr;
 
-static FontSet *fonts;
-
-/* Each test gets DejaVu Sans. */
-static void setup_fonts(void)
-{
-    fonts = font_create(NULL, &ferr);
-    ck_assert_msg(fonts != NULL, "font_create: %s", eline(&ferr));
-}
-
-/* And gives it back. */
-static void teardown_fonts(void)
-{
-    font_free(fonts);
-    fonts = NULL;
-}
 
 /* Decode a PNG in memory to RGB with libpng's simplified API (caller frees). */
 static uint8_t *decode_rgb(const Buf *png, int w, int h)
@@ -141,9 +127,9 @@ static void check_stage(const Lesson *L, const Trace *T, int k, const ShotOpts *
 {
     DrawList *d = draw_create(opts->width * opts->scale, opts->height * opts->scale);
     LayoutCache *lc = layout_cache_create();
-    app_shot_layout(fonts, lc, L, T, k, opts, d);
+    app_shot_layout(tfonts, lc, L, T, k, opts, d);
     layout_cache_free(lc);
-    Offscreen *o = render_offscreen_create(d->width, d->height, fonts, &rerr);
+    Offscreen *o = render_offscreen_create(d->width, d->height, tfonts, &rerr);
     ck_assert_msg(o != NULL, "offscreen: %s", eline(&rerr));
     ck_assert_int_eq(render_drawlist(o->render, d, NULL), 0);
     char what[256];
@@ -242,7 +228,7 @@ Suite *export_suite(void)
 {
     Suite *s = suite_create("export");
     TCase *core = tcase_create("core");
-    tcase_add_checked_fixture(core, setup_fonts, teardown_fonts);
+    tcase_add_checked_fixture(core, tfonts_setup, tfonts_teardown);
     tcase_set_timeout(core, 120);
     tcase_add_test(core, test_every_bundled_stage_decodes_to_its_canvas);
     tcase_add_test(core, test_text_chunks_and_a_big_canvas);

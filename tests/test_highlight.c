@@ -103,9 +103,11 @@ static void check_ops(const AppState *s, TraceRef ref, int i, int j, const Expla
         int g = ref.kind == TK_Q ? h : h > 0 ? trace_kv_head(ts, h) : 0;
         int w = ref.kind == TK_V ? ts->d_v : ts->d_k, col = j + (H > 1 && g > 0 ? (g - 1) * w : 0);
         bool row = false, wcol = !o->weight;
+        TraceRef in = trace_operand_input(su, o);        /* X, or its layer norm, or X + PE */
         for (int k = 0; k < ex->nops; k++) {
             const ExplainOp *op = &ex->ops[k];
-            if (op->ref.kind == TK_INPUT && !strcmp(op->ref.name, o->input) && op->row == i) row = true;
+            if (op->ref.kind == in.kind && (in.kind != TK_INPUT || !strcmp(op->ref.name, in.name)) && op->row == i)
+                row = true;
             if (o->weight && op->ref.kind == TK_INPUT && !strcmp(op->ref.name, o->weight) && op->row == -1 && op->col == col)
                 wcol = true;
         }
@@ -205,50 +207,53 @@ static int walk_lesson(AppState *s, const char *name)
     DrawList *d = draw_create(1280, 720);
     for (int k = 0; k < s->doc->L->nstages; k++) {
         app_goto(s, k + 1);
-        for (int p = 0; p < s->view->npanels; p++) {
-            const Panel *pn = &s->view->panels[p];
-            for (int r = 0; r < pn->m->rows; r++)
-                for (int c = 0; c < pn->m->cols; c++) {
-                    char where[200];
-                    snprintf(where, sizeof where, "%s stage %d panel %d (%s) cell %d,%d", name, k + 1, p, pn->matrix, r, c);
-                    app_hover(s, p, r, c);                 /* works out the explanation and its outlines */
-                    ck_assert_msg(s->explained.on, "%s: no explanation", where);
-                    const Explain *ex = &s->explained.ex;
-                    check_ops(s, pn->ref, r + pn->row_offset, c + pn->col_offset, ex, where);
-                    const LayoutMark *marks = s->explained.marks;
-                    int n = s->explained.nmarks;
-                    for (int m = 0; m < n; m++)
-                        ck_assert_msg(mark_is_op(s, &marks[m], ex), "%s: mark %d (panel %d) is not an operand", where, m,
-                                      marks[m].panel);
-                    /* each operand shown on the slide is outlined */
-                    int H = s->doc->T->s[s->view->setup].heads;
-                    for (int o = 0; o < ex->nops; o++)
-                        for (int q = 0; q < s->view->npanels; q++) {
-                            int rr, cc;
-                            if (!on_panel(&s->view->panels[q], &ex->ops[o], H, &rr, &cc)) continue;
-                            bool lit = false;
-                            for (int m = 0; m < n; m++) lit |= marks[m].panel == q;
-                            ck_assert_msg(lit, "%s: operand %d is on panel %d but not outlined", where, o, q);
+        for (int t = 0, nsteps = s->view->nsteps; t < nsteps; t++) {   /* every sub-step */
+            app_show(s, t, 0);
+            for (int p = 0; p < s->view->npanels; p++) {
+                const Panel *pn = &s->view->panels[p];
+                for (int r = 0; r < pn->m->rows; r++)
+                    for (int c = 0; c < pn->m->cols; c++) {
+                        char where[200];
+                        snprintf(where, sizeof where, "%s stage %d panel %d (%s) cell %d,%d", name, k + 1, p, pn->matrix, r, c);
+                        app_hover(s, p, r, c);                 /* works out the explanation and its outlines */
+                        ck_assert_msg(s->explained.on, "%s: no explanation", where);
+                        const Explain *ex = &s->explained.ex;
+                        check_ops(s, pn->ref, r + pn->row_offset, c + pn->col_offset, ex, where);
+                        const LayoutMark *marks = s->explained.marks;
+                        int n = s->explained.nmarks;
+                        for (int m = 0; m < n; m++)
+                            ck_assert_msg(mark_is_op(s, &marks[m], ex), "%s: mark %d (panel %d) is not an operand", where, m,
+                                          marks[m].panel);
+                        /* each operand shown on the slide is outlined */
+                        int H = s->doc->T->s[s->view->setup].heads;
+                        for (int o = 0; o < ex->nops; o++)
+                            for (int q = 0; q < s->view->npanels; q++) {
+                                int rr, cc;
+                                if (!on_panel(&s->view->panels[q], &ex->ops[o], H, &rr, &cc)) continue;
+                                bool lit = false;
+                                for (int m = 0; m < n; m++) lit |= marks[m].panel == q;
+                                ck_assert_msg(lit, "%s: operand %d is on panel %d but not outlined", where, o, q);
+                            }
+                        /* and the frame draws those outlines (spot check: the
+                        ** first cell of each panel) */
+                        if (r == 0 && c == 0 && n > 0) {
+                            app_frame(s, 1280, 720, layout_measure_fixed, NULL, d);
+                            Theme th = layout_theme(s->dark);
+                            int frames = 0;
+                            for (int i = 0; i < d->n; i++) {
+                                const DrawCmd *cmd = &d->cmds[i];
+                                if (cmd->kind == DRAW_RECT && cmd->width > 0 && cmd->color.r == th.highlight.r &&
+                                    cmd->color.g == th.highlight.g && cmd->color.b == th.highlight.b && cmd->panel != p)
+                                    frames++;
+                            }
+                            int other = 0;
+                            for (int m = 0; m < n; m++) other += marks[m].panel != p;
+                            ck_assert_msg(frames == other, "%s: %d outlines drawn on other panels, %d operands there", where,
+                                          frames, other);
                         }
-                    /* and the frame draws those outlines (spot check: the
-                    ** first cell of each panel) */
-                    if (r == 0 && c == 0 && n > 0) {
-                        app_frame(s, 1280, 720, layout_measure_fixed, NULL, d);
-                        Theme th = layout_theme(s->dark);
-                        int frames = 0;
-                        for (int i = 0; i < d->n; i++) {
-                            const DrawCmd *cmd = &d->cmds[i];
-                            if (cmd->kind == DRAW_RECT && cmd->width > 0 && cmd->color.r == th.highlight.r &&
-                                cmd->color.g == th.highlight.g && cmd->color.b == th.highlight.b && cmd->panel != p)
-                                frames++;
-                        }
-                        int other = 0;
-                        for (int m = 0; m < n; m++) other += marks[m].panel != p;
-                        ck_assert_msg(frames == other, "%s: %d outlines drawn on other panels, %d operands there", where,
-                                      frames, other);
+                        cells++;
                     }
-                    cells++;
-                }
+            }
         }
     }
     draw_free(d);

@@ -6,6 +6,7 @@
 */
 #define _POSIX_C_SOURCE 200809L    /* mkdtemp, chmod, geteuid */
 #include "suites.h"
+#include "tfonts.h"
 #include "view/svg.h"
 #include "core/utf8.h"
 #include "sdl/font.h"
@@ -32,21 +33,6 @@ static Error ferr, rerr, xerr;
 static const Color WHITE = { 255, 255, 255, 255 };
 static const Color BLACK = { 0, 0, 0, 255 };
 
-static FontSet *fonts;
-
-/* Each test gets DejaVu Sans, found the way the program finds it. */
-static void setup_fonts(void)
-{
-    fonts = font_create(NULL, &ferr);
-    ck_assert_msg(fonts != NULL, "font_create: %s", eline(&ferr));
-}
-
-/* And gives it back. */
-static void teardown_fonts(void)
-{
-    font_free(fonts);
-    fonts = NULL;
-}
 
 /* A list of w x h on white. */
 static DrawList *canvas(int w, int h)
@@ -59,7 +45,7 @@ static DrawList *canvas(int w, int h)
 /* Draw d on a fresh offscreen canvas of its size. */
 static Offscreen *paint(const DrawList *d)
 {
-    Offscreen *o = render_offscreen_create(d->width, d->height, fonts, &rerr);
+    Offscreen *o = render_offscreen_create(d->width, d->height, tfonts, &rerr);
     ck_assert_msg(o != NULL, "offscreen: %s", eline(&rerr));
     ck_assert_int_eq(render_drawlist(o->render, d, NULL), 0);
     return o;
@@ -382,8 +368,8 @@ START_TEST(test_unicode_signs_have_glyphs_and_ink)
         const char *p = signs[i];
         uint32_t cp = utf8_next(&p);
         ck_assert_int_eq(*p, '\0');             /* one code point each */
-        ck_assert_msg(font_has_glyph(fonts, cp, 0), "no glyph for %s", signs[i]);
-        ck_assert_msg(font_has_glyph(fonts, cp, 1), "no bold glyph for %s", signs[i]);
+        ck_assert_msg(font_has_glyph(tfonts, cp, 0), "no glyph for %s", signs[i]);
+        ck_assert_msg(font_has_glyph(tfonts, cp, 1), "no bold glyph for %s", signs[i]);
     }
     DrawList *d = canvas(120, 40);
     text_cmd(d, (Rect){ 0, 0, 120, 40 }, "−∞", 20, BLACK, ALIGN_CENTER, VALIGN_MIDDLE, 0, 0);
@@ -542,7 +528,7 @@ START_TEST(test_batched_path_matches_direct)
     text_cmd(d, (Rect){ 290, 40, 30, 160 }, "ᵀ √ … Σ", 14, (Color){ 200, 0, 0, 255 },
              ALIGN_RIGHT, VALIGN_TOP, 1, 90);
     Offscreen *a = paint(d);
-    Offscreen *b = render_offscreen_create(d->width, d->height, fonts, &rerr);
+    Offscreen *b = render_offscreen_create(d->width, d->height, tfonts, &rerr);
     render_set_batched(b->render, 1);
     ck_assert_int_eq(render_drawlist(b->render, d, NULL), 0);
     for (int y = 0; y < d->height; y++)
@@ -643,28 +629,28 @@ END_TEST
 
 START_TEST(test_measure_grows_and_matches_drawing)
 {
-    ck_assert_double_eq(font_measure(fonts, "", 14, 0), 0);
+    ck_assert_double_eq(font_measure(tfonts, "", 14, 0), 0);
     ck_assert_double_eq(font_measure(NULL, "abc", 14, 0), 0);
-    ck_assert_double_eq(font_measure(fonts, "abc", 0, 0), 0);
-    float w1 = font_measure(fonts, "0", 14, 0);
-    float w2 = font_measure(fonts, "00", 14, 0);
-    float w4 = font_measure(fonts, "0.37", 14, 0);
+    ck_assert_double_eq(font_measure(tfonts, "abc", 0, 0), 0);
+    float w1 = font_measure(tfonts, "0", 14, 0);
+    float w2 = font_measure(tfonts, "00", 14, 0);
+    float w4 = font_measure(tfonts, "0.37", 14, 0);
     ck_assert(w1 > 0);
     ck_assert_double_eq(w2, 2 * w1);            /* unkerned, whole pixels */
     ck_assert(w4 > w2);
-    ck_assert(font_measure(fonts, "0.37", 28, 0) > w4);
-    ck_assert(font_measure(fonts, "Wide words", 14, 1) > font_measure(fonts, "Wide words", 14, 0));
-    ck_assert(font_measure(fonts, "−∞", 14, 0) > 0);
+    ck_assert(font_measure(tfonts, "0.37", 28, 0) > w4);
+    ck_assert(font_measure(tfonts, "Wide words", 14, 1) > font_measure(tfonts, "Wide words", 14, 0));
+    ck_assert(font_measure(tfonts, "−∞", 14, 0) > 0);
     /* 13.6 and 14.4 are both drawn at 14 px, so they measure the same. */
-    ck_assert_double_eq(font_measure(fonts, "durmiendo", 13.6f, 0), font_measure(fonts, "durmiendo", 14.4f, 0));
+    ck_assert_double_eq(font_measure(tfonts, "durmiendo", 13.6f, 0), font_measure(tfonts, "durmiendo", 14.4f, 0));
     /* The ink of a run fits the width that layout was told. */
     DrawList *d = canvas(300, 40);
     int i = text_cmd(d, (Rect){ 10, 0, 280, 40 }, "durmiendo está", 18, BLACK, ALIGN_LEFT, VALIGN_MIDDLE, 0, 0);
     Offscreen *o = paint(d);
     int bx0, by0, bx1, by1, x, y;
     ink_box(o, 0, 0, 300, 40, &bx0, &by0, &bx1, &by1);
-    int width = render_text_origin(fonts, &d->cmds[i], draw_str(d, &d->cmds[i]), &x, &y);
-    ck_assert_int_eq(width, (int)font_measure(fonts, "durmiendo está", 18, 0));
+    int width = render_text_origin(tfonts, &d->cmds[i], draw_str(d, &d->cmds[i]), &x, &y);
+    ck_assert_int_eq(width, (int)font_measure(tfonts, "durmiendo está", 18, 0));
     ck_assert_int_eq(x, 10);
     ck_assert_int_ge(bx0, x);
     ck_assert_int_le(bx1 + 1, x + width + 1);
@@ -676,15 +662,15 @@ END_TEST
 
 START_TEST(test_metrics_are_sane)
 {
-    FontMetrics m = font_metrics(fonts, 20, 0);
+    FontMetrics m = font_metrics(tfonts, 20, 0);
     ck_assert_int_eq(m.px, 20);
     ck_assert_int_gt(m.ascent, m.digit_top);
     ck_assert_int_gt(m.digit_top, 10);
     ck_assert_int_gt(m.descent, 0);
     ck_assert_int_ge(m.line_height, m.ascent + m.descent);
-    ck_assert_int_eq(font_metrics(fonts, 0.2f, 0).px, 0);
+    ck_assert_int_eq(font_metrics(tfonts, 0.2f, 0).px, 0);
     ck_assert_int_eq(font_px(10000), FONT_MAX_PX);
-    ck_assert_ptr_nonnull(strstr(font_path(fonts, 0), "DejaVuSans"));
+    ck_assert_ptr_nonnull(strstr(font_path(tfonts, 0), "DejaVuSans"));
 }
 END_TEST
 
@@ -722,8 +708,8 @@ END_TEST
 
 START_TEST(test_missing_font_says_what_to_install)
 {
-    font_free(fonts);
-    fonts = NULL;
+    font_free(tfonts);
+    tfonts = NULL;
     FontSet *fs = font_create("/nonexistent/attnlab-font.ttf", &ferr);
     ck_assert_ptr_null(fs);
     ck_assert_ptr_nonnull(strstr(eline(&ferr), "/nonexistent/attnlab-font.ttf"));
@@ -744,12 +730,12 @@ END_TEST
 
 START_TEST(test_offscreen_bad_sizes)
 {
-    ck_assert_ptr_null(render_offscreen_create(0, 10, fonts, &rerr));
+    ck_assert_ptr_null(render_offscreen_create(0, 10, tfonts, &rerr));
     ck_assert_ptr_nonnull(strstr(eline(&rerr), "out of range"));
-    ck_assert_ptr_null(render_offscreen_create(10, -3, fonts, &rerr));
-    ck_assert_ptr_null(render_offscreen_create(RENDER_MAX_SIDE + 1, 10, fonts, &rerr));
+    ck_assert_ptr_null(render_offscreen_create(10, -3, tfonts, &rerr));
+    ck_assert_ptr_null(render_offscreen_create(RENDER_MAX_SIDE + 1, 10, tfonts, &rerr));
     ck_assert_ptr_null(render_offscreen_create(10, 10, NULL, &rerr));
-    Offscreen *o = render_offscreen_create(1, 1, fonts, &rerr);
+    Offscreen *o = render_offscreen_create(1, 1, tfonts, &rerr);
     ck_assert_ptr_nonnull(o);
     Color black = render_offscreen_pixel(o, 5, 5);      /* outside: black, no crash */
     ck_assert_int_eq(black.r, 0);
@@ -813,12 +799,12 @@ START_TEST(test_glyph_cache_starts_over_cleanly)
         text_cmd(big, (Rect){ 0, 100, 400, 300 }, alphabet, 250, BLACK, ALIGN_LEFT, VALIGN_TOP,
                  k & 1, k & 2 ? 90 : 0);
     for (int batched = 0; batched < 2; batched++) {
-        Offscreen *o = render_offscreen_create(400, 400, fonts, &rerr);
+        Offscreen *o = render_offscreen_create(400, 400, tfonts, &rerr);
         render_set_batched(o->render, batched);
-        uint32_t gen0 = font_cache_generation(fonts);
+        uint32_t gen0 = font_cache_generation(tfonts);
         ck_assert_int_eq(render_drawlist(o->render, big, NULL), 0);
-        ck_assert_uint_gt(font_cache_generation(fonts), gen0);
-        ck_assert_int_le(font_page_count(fonts), FONT_MAX_PAGES);
+        ck_assert_uint_gt(font_cache_generation(tfonts), gen0);
+        ck_assert_int_le(font_page_count(tfonts), FONT_MAX_PAGES);
         ck_assert_msg(same_region(o, ref, 300, 0, 400, 40), "run before the reset (batched=%d)", batched);
         ck_assert_int_eq(render_drawlist(o->render, small, NULL), 0);
         ck_assert_msg(same_region(o, ref, 0, 0, 400, 400), "run after the reset (batched=%d)", batched);
@@ -835,7 +821,7 @@ Suite *render_suite(void)
 {
     Suite *s = suite_create("render");
     TCase *core = tcase_create("core");
-    tcase_add_checked_fixture(core, setup_fonts, teardown_fonts);
+    tcase_add_checked_fixture(core, tfonts_setup, tfonts_teardown);
     tcase_add_test(core, test_cell_centre_exact_colour);
     tcase_add_test(core, test_fractional_cells_tile_without_gaps);
     tcase_add_test(core, test_image_draws_as_its_blocks);
@@ -856,7 +842,7 @@ Suite *render_suite(void)
     tcase_add_test(core, test_metrics_are_sane);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
-    tcase_add_checked_fixture(limits, setup_fonts, teardown_fonts);
+    tcase_add_checked_fixture(limits, tfonts_setup, tfonts_teardown);
     tcase_set_timeout(limits, 30);
     tcase_add_test(limits, test_export_to_bad_places_fails_cleanly);
     tcase_add_test(limits, test_missing_font_says_what_to_install);

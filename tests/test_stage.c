@@ -122,17 +122,52 @@ START_TEST(test_view_causal_and_heads)
     ck_assert_str_eq(v->panels[0].series[0], "single head");
     ck_assert_double_eq(mat_get(v->panels[0].m, 0, 0), 0.0);   /* the first token sees only itself */
     stage_view_free(v);
-    v = stage_view(L, T, 5);
-    ck_assert_str_eq(v->panels[0].matrix, "head1.weights");
-    ck_assert_str_eq(v->panels[1].matrix, "head2.weights");
-    ck_assert_str_eq(v->panels[2].matrix, "concat");
+    v = stage_view(L, T, 5);                          /* multi_head: each head's Q, K, weights, output, then concat */
+    int nsteps = v->nsteps;
     stage_view_free(v);
+    const char *want[] = { "head1.Q", "head1.K", "head1.weights", "head1.output",
+                           "head2.Q", "head2.K", "head2.weights", "head2.output", "concat" };
+    int seen = 0;
+    for (int st = 0; st < nsteps; st++) {             /* in this order, over the sub-steps */
+        StageOpts o = { 0, st, false };
+        v = stage_view_with(L, T, 5, &o);
+        for (int p = 0; p < v->npanels; p++) {
+            ck_assert_int_lt(seen, 9);
+            ck_assert_str_eq(v->panels[p].matrix, want[seen++]);
+        }
+        stage_view_free(v);
+    }
+    ck_assert_int_eq(seen, 9);
     v = stage_view(L, T, 6);                          /* per_token, query 2 = "sat" */
     ck_assert_int_eq(v->panels[0].m->rows, 1);
     ck_assert_int_eq(v->panels[0].row_offset, 1);
     ck_assert_str_eq(v->panels[0].row_labels[0], "sat");
     ck_assert_double_eq(mat_get(v->panels[0].m, 0, 2), mat_get(trace_at(T, v->setup, v->panels[0].ref), 1, 2));
     stage_view_free(v);
+}
+END_TEST
+
+/* `indices: yes` numbers the tokens on both axes from 1, per_token's one
+** row by its place in the sentence; the dimensions keep their own d1 …;
+** without it, the labels are the tokens alone. */
+START_TEST(test_indices_number_the_axes)
+{
+    Lesson *l;
+    Trace *t = run_lesson("title: T\n[setup]\nseed: 1\ntokens: the cat sat\nX = randn 3x2\nqueries: X\n"
+                          "[softmax]\nindices: yes\n\n[per_token]\nquery: 3\nindices: yes\n\n[softmax]\n", "i.lesson", &l);
+    View *v = stage_view(l, t, 0);
+    ck_assert_str_eq(v->panels[1].row_labels[0], "1 the");
+    ck_assert_str_eq(v->panels[1].col_labels[2], "3 sat");
+    stage_view_free(v);
+    v = stage_view(l, t, 1);
+    ck_assert_str_eq(v->panels[0].row_labels[0], "3 sat");
+    ck_assert_str_eq(v->panels[v->npanels - 1].col_labels[1], "d2");
+    stage_view_free(v);
+    v = stage_view(l, t, 2);
+    ck_assert_str_eq(v->panels[1].row_labels[0], "the");
+    stage_view_free(v);
+    trace_free(t);
+    lesson_free(l);
 }
 END_TEST
 
@@ -451,7 +486,7 @@ START_TEST(test_modern_explain_every_cell)
         int n = v0->nsteps;
         stage_view_free(v0);
         for (int st = 0; st < n; st++) {
-            StageOpts o = { 0, st };
+            StageOpts o = { 0, st, false };
             View *v = stage_view_with(l, t, k, &o);
             ck_assert_msg(v->npanels > 0, "stage %d step %d has no panels", k + 1, st);
             ck_assert(n == 1 || v->step_name);
@@ -743,7 +778,8 @@ static bool gives_answer_away(TraceKind k)
 }
 
 /* Predict mode hides (stage_hides) exactly the panels that give the answer
-** away, on every stage of every bundled lesson, every head and sub-step;
+** away (per_token's row of scores stays: the class guesses from it), on
+** every stage of every bundled lesson, every head and sub-step;
 ** the bundled lessons show every kind of stage. */
 START_TEST(test_stage_table_predict_hides_the_answer)
 {
@@ -765,12 +801,14 @@ START_TEST(test_stage_table_predict_hides_the_answer)
             seen[l->stages[k].id] = true;
             for (int h = 0; h <= l->setups[l->stages[k].setup].heads; h++)
                 for (int step = 0, n = 1; step < n; step++) {
-                    StageOpts o = { h, step };
+                    StageOpts o = { h, step, false };
                     View *v = stage_view_with(l, t, k, &o);
                     n = v->nsteps;
                     for (int i = 0; i < v->npanels; i++) {
                         TraceKind kind = v->panels[i].ref.kind;
-                        ck_assert_msg(stage_hides(v->id, kind) == gives_answer_away(kind), "%s stage %d (%s): panel %s",
+                        bool clue = v->id == STAGE_PER_TOKEN && (kind == TK_RAW || kind == TK_SCALED || kind == TK_BIASED
+                                                                 || kind == TK_MASKED);   /* what the class guesses from */
+                        ck_assert_msg(stage_hides(v->id, kind) == (gives_answer_away(kind) && !clue), "%s stage %d (%s): panel %s",
                                       e->d_name, k + 1, lesson_stage_name(v->id), v->panels[i].matrix);
                         if (stage_hides(v->id, kind)) hidden++; else shown++;
                     }
@@ -822,6 +860,7 @@ Suite *stage_suite(void)
     tcase_add_test(core, test_view_softmax);
     tcase_add_test(core, test_view_every_stage_has_panels);
     tcase_add_test(core, test_view_causal_and_heads);
+    tcase_add_test(core, test_indices_number_the_axes);
     tcase_add_test(core, test_explain_scaled_score_by_hand);
     tcase_add_test(core, test_explain_weight_and_output);
     tcase_add_test(core, test_explain_masked_cells);

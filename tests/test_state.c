@@ -185,15 +185,18 @@ START_TEST(test_heads)
 {
     int k = find_stage(STAGE_MULTI_HEAD);
     app_goto(a, k + 1);
-    int before = a->view->npanels;
+    ck_assert_str_eq(a->view->panels[0].matrix, "head1.Q");
     app_next_head(a);
     ck_assert_int_eq(a->head, 1);
     ck_assert_str_eq(a->view->panels[0].matrix, "head1.Q");
-    ck_assert(a->view->npanels != before);
     app_next_head(a);
+    ck_assert_int_eq(a->head, 2);
+    ck_assert_str_eq(a->view->panels[0].matrix, "head2.Q");
+    for (int p = 0; p < a->view->npanels; p++)  /* head 2 alone: its panels and the joined heads */
+        ck_assert(a->view->panels[p].ref.head == 2 || a->view->panels[p].ref.head == 0);
     app_next_head(a);
     ck_assert_int_eq(a->head, 0);               /* 2 heads: 1, 2, then all */
-    ck_assert_str_eq(a->view->panels[0].matrix, "head1.weights");
+    ck_assert_str_eq(a->view->panels[0].matrix, "head1.Q");
 }
 END_TEST
 
@@ -574,6 +577,69 @@ START_TEST(test_edit_redraws_a_kept_image)
     ck_assert_ptr_nonnull(im);
     ck_assert_msg(!memcmp(&px[0], &want, sizeof want), "X[0][0] = %g is drawn %d,%d,%d, not %d,%d,%d", v,
                   px[0].r, px[0].g, px[0].b, want.r, want.g, want.b);
+    draw_free(d);
+    app_free(s);
+}
+END_TEST
+
+/* Predict mode with two heads: a click in head 2's weights is a guess, not
+** a pin; the reveal counts each head and marks the answers in both; on
+** per_token the scores stay in sight; a stage without weights hides
+** nothing. */
+START_TEST(test_predict_every_head)
+{
+    AppState *s = open_generated(3, 4, "X = randn 4x4\nqueries: X\nkeys: X\nvalues: X\nheads: 2\n[softmax]\n"
+                                 "[per_token]\nquery: 2\n[raw_scores]\n");
+    ck_assert_int_eq(s->view->nsteps, 1);                       /* both heads on one slide */
+    app_predict(s);
+    int w[2] = { -1, -1 }, n = 0;
+    for (int k = 0; k < s->view->npanels; k++)
+        if (app_guess_panel(s, k)) w[n++] = k;
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(s->view->panels[w[1]].ref.head, 2);
+    int right = 0;
+    for (int h = 0; h < 2; h++) {                                /* every row of head 1, the first two of head 2 */
+        const Mat *W = s->view->panels[w[h]].m;
+        for (int i = 0; i < (h ? 2 : W->rows); i++) {
+            int best = 0;
+            for (int j = 1; j < W->cols; j++) if (mat_get(W, i, j) > mat_get(W, i, best)) best = j;
+            app_click(s, w[h], i, best);
+            right++;
+        }
+    }
+    ck_assert(!s->pinned);                                      /* guesses, not pins */
+    ck_assert_int_ge(app_guess(s, w[1], 0), 0);
+    ck_assert_int_eq(app_guess(s, w[1], 2), -1);
+    app_predict(s);
+    ck_assert_int_eq(s->predict, PREDICT_REVEALED);
+    ck_assert_int_eq(s->predict_right, right);
+    ck_assert_ptr_nonnull(strstr(s->toast, "head 1: 4 of 4 rows right"));
+    ck_assert_ptr_nonnull(strstr(s->toast, "head 2: 2 of 4 rows right"));
+    DrawList *d = draw_create(1280, 720);
+    app_frame(s, 1280, 720, layout_measure_fixed, NULL, d);
+    int ticks[2] = { 0, 0 };
+    for (int i = 0; i < d->n; i++)                              /* a check mark on each right guess, in both heads */
+        if (d->cmds[i].kind == DRAW_TEXT && d->cmds[i].role == ROLE_OVERLAY
+            && !strcmp(draw_str(d, &d->cmds[i]), "\xe2\x9c\x93"))
+            for (int h = 0; h < 2; h++) {
+                const Rect *r = &d->cmds[i].r;
+                for (int j = 0; j < d->n; j++)
+                    if (d->cmds[j].role == ROLE_CELL && d->cmds[j].panel == w[h] && r->x >= d->cmds[j].r.x - 0.5f
+                        && r->x + r->w <= d->cmds[j].r.x + d->cmds[j].r.w + 0.5f && r->y >= d->cmds[j].r.y - 0.5f
+                        && r->y + r->h <= d->cmds[j].r.y + d->cmds[j].r.h + 0.5f) {
+                        ticks[h]++;
+                        break;
+                    }
+            }
+    ck_assert_int_eq(ticks[0], 4);
+    ck_assert_int_eq(ticks[1], 2);
+    app_goto(s, 2);                                             /* per_token: its scores stay */
+    ck_assert_int_eq(s->predict, PREDICT_GUESSING);
+    for (int k = 0; k < s->view->npanels; k++)
+        if (s->view->panels[k].ref.kind == TK_RAW) ck_assert(!(app_hidden_panels(s) & (1ULL << k)));
+    ck_assert(app_hidden_panels(s) != 0);                       /* its weights do not */
+    app_goto(s, 3);                                             /* raw_scores: no weights, nothing hidden */
+    ck_assert_int_eq(app_hidden_panels(s), 0);
     draw_free(d);
     app_free(s);
 }
@@ -1336,6 +1402,7 @@ Suite *state_suite(void)
     tcase_add_test(limits, test_edits_of_inherited_matrices);
     tcase_add_test(limits, test_read_only_saves_in_user_dir);
     tcase_add_test(core, test_predict_marks_on_an_image);
+    tcase_add_test(core, test_predict_every_head);
     tcase_add_test(core, test_edit_redraws_a_kept_image);
     tcase_add_test(limits, test_live_reload);
     tcase_add_test(limits, test_limits_any_sequence_keeps_the_file);

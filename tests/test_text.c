@@ -8,6 +8,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "suites.h"
+#include "tfonts.h"
 #include "tstages.h"
 #include "core/utf8.h"
 #include "sdl/font.h"
@@ -31,21 +32,6 @@ static Error ferr, rerr;
 
 static const Color WHITE = { 255, 255, 255, 255 };
 static const Color BLACK = { 0, 0, 0, 255 };
-static FontSet *fonts;
-
-/* DejaVu Sans and its fallbacks, as the program finds them. */
-static void setup_fonts(void)
-{
-    fonts = font_create(NULL, &ferr);
-    ck_assert_msg(fonts != NULL, "font_create: %s", eline(&ferr));
-}
-
-/* Release them. */
-static void teardown_fonts(void)
-{
-    font_free(fonts);
-    fonts = NULL;
-}
 
 /* Glyph ids hb-shape gives for text in face index idx of file; returns the count. */
 static int hb_shape(const char *file, int idx, const char *text, uint32_t *out, int max)
@@ -71,14 +57,14 @@ static int hb_shape(const char *file, int idx, const char *text, uint32_t *out, 
 /* The run of text at 32 px must be HarfBuzz's glyphs of one font, in order. */
 static void check_against_hb(const char *text, const char *family_part)
 {
-    FontRun r = font_shape(fonts, text, 32, 0);
+    FontRun r = font_shape(tfonts, text, 32, 0);
     ck_assert_int_gt(r.n, 0);
     int face = r.g[0].face, idx = 0;
     for (int i = 1; i < r.n; i++) ck_assert_msg(r.g[i].face == face, "%s: one font", text);
-    ck_assert_msg(strstr(font_face_family(fonts, face), family_part), "%s drawn with %s, not %s", text,
-                  font_face_family(fonts, face), family_part);
+    ck_assert_msg(strstr(font_face_family(tfonts, face), family_part), "%s drawn with %s, not %s", text,
+                  font_face_family(tfonts, face), family_part);
     uint32_t want[256];
-    int n = hb_shape(font_face_path(fonts, face, &idx), idx, text, want, 256);
+    int n = hb_shape(font_face_path(tfonts, face, &idx), idx, text, want, 256);
     ck_assert_msg(n == r.n, "%s: %d glyphs, hb-shape has %d", text, r.n, n);
     for (int i = 0; i < n; i++) ck_assert_msg(r.g[i].gid == want[i], "%s: glyph %d is %u, hb-shape %u",
                                               text, i, r.g[i].gid, want[i]);
@@ -101,24 +87,24 @@ END_TEST
 START_TEST(test_arabic_joins_and_emoji_sequences_merge)
 {
     /* Joined Arabic is not the isolated forms side by side. */
-    FontRun r = font_shape(fonts, "القطة", 32, 0);
+    FontRun r = font_shape(tfonts, "القطة", 32, 0);
     uint32_t joined[16];
     int n = r.n;
     ck_assert_int_le(n, 16);
     for (int i = 0; i < n; i++) joined[i] = r.g[i].gid;
     const char *letters[] = { "ة", "ط", "ق", "ل", "ا" };     /* visual order, left to right */
     int differ = 0;
-    for (int i = 0; i < 5 && i < n; i++) differ += font_shape(fonts, letters[i], 32, 0).g[0].gid != joined[i];
+    for (int i = 0; i < 5 && i < n; i++) differ += font_shape(tfonts, letters[i], 32, 0).g[0].gid != joined[i];
     ck_assert_int_ge(differ, 3);
-    ck_assert_int_eq(font_shape(fonts, "👨‍👩‍👧", 32, 0).n, 1);
-    ck_assert_int_eq(font_shape(fonts, "👍🏽", 32, 0).n, 1);
+    ck_assert_int_eq(font_shape(tfonts, "👨‍👩‍👧", 32, 0).n, 1);
+    ck_assert_int_eq(font_shape(tfonts, "👍🏽", 32, 0).n, 1);
 }
 END_TEST
 
 /* Glyph ids of text as hb-shape gives them in DejaVu Sans. */
 static int dejavu(const char *text, uint32_t *out, int max)
 {
-    return hb_shape(font_path(fonts, 0), 0, text, out, max);
+    return hb_shape(font_path(tfonts, 0), 0, text, out, max);
 }
 
 START_TEST(test_mixed_bidi_visual_order)
@@ -126,7 +112,7 @@ START_TEST(test_mixed_bidi_visual_order)
     /* Logical: القطة cat 3.14 جلست. The paragraph is right to left (its
     ** first strong letter is Arabic); "cat 3.14" is one left-to-right
     ** island. Visual, left to right: جلست, space, cat 3.14, space, القطة. */
-    FontRun r = font_shape(fonts, "القطة cat 3.14 جلست", 32, 0);
+    FontRun r = font_shape(tfonts, "القطة cat 3.14 جلست", 32, 0);
     uint32_t want[64];
     int n = dejavu("جلست", want, 64);
     n += dejavu(" ", want + n, 64 - n);
@@ -136,7 +122,7 @@ START_TEST(test_mixed_bidi_visual_order)
     ck_assert_int_eq(r.n, n);
     for (int i = 0; i < n; i++) ck_assert_msg(r.g[i].gid == want[i], "glyph %d: %u, want %u", i, r.g[i].gid, want[i]);
     for (int i = 1; i < n; i++) ck_assert_int_ge(r.g[i].x, r.g[i - 1].x);
-    ck_assert_int_eq(r.width, (int)font_measure(fonts, "القطة cat 3.14 جلست", 32, 0));
+    ck_assert_int_eq(r.width, (int)font_measure(tfonts, "القطة cat 3.14 جلست", 32, 0));
 }
 END_TEST
 
@@ -153,13 +139,13 @@ START_TEST(test_overrides_visual_order)
         { "\xe2\x80\xad" "abc\xe2\x80\x8e", "abc" },                       /* LRO, LRM */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        FontRun r = font_shape(fonts, cases[k].text, 24, 0);
+        FontRun r = font_shape(tfonts, cases[k].text, 24, 0);
         uint32_t want[16];
         int n = dejavu(cases[k].visual, want, 16);
         ck_assert_int_eq(r.n, n);
         for (int i = 0; i < n; i++) ck_assert_msg(r.g[i].gid == want[i], "%zu glyph %d: %u, want %u", k, i, r.g[i].gid, want[i]);
         for (int i = 1; i < n; i++) ck_assert_int_gt(r.g[i].x, r.g[i - 1].x);
-        ck_assert_int_eq(r.width, font_shape(fonts, cases[k].visual, 24, 0).width);
+        ck_assert_int_eq(r.width, font_shape(tfonts, cases[k].visual, 24, 0).width);
     }
 }
 END_TEST
@@ -171,7 +157,7 @@ static void ink_extent(const char *text, int bold, int *x0, int *x1)
     draw_clear(d, 900, 80, WHITE);
     int i = draw_text(d, (Rect){ 20, 0, 860, 80 }, text, 32, BLACK, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_BODY);
     d->cmds[i].bold = (uint8_t)bold;
-    Offscreen *o = render_offscreen_create(900, 80, fonts, &rerr);
+    Offscreen *o = render_offscreen_create(900, 80, tfonts, &rerr);
     ck_assert_int_eq(render_drawlist(o->render, d, NULL), 0);
     *x0 = 1 << 30;
     *x1 = -1;
@@ -192,7 +178,7 @@ START_TEST(test_measured_width_is_the_ink)
                                    "שטיח", "शिक्षक कक्षा", "แมวนั่งบนเสื่อ", "Кошка Η γάτα", "😀 cat 🐱" };
     for (size_t k = 0; k < sizeof texts / sizeof *texts; k++) {
         for (int bold = 0; bold < 2; bold++) {
-            int w = (int)font_measure(fonts, texts[k], 32, bold), x0, x1;
+            int w = (int)font_measure(tfonts, texts[k], 32, bold), x0, x1;
             ink_extent(texts[k], bold, &x0, &x1);
             ck_assert_msg(x1 > x0, "%s: no ink", texts[k]);
             /* Side bearings are a few pixels at 32 px: the ink lies within the
@@ -214,7 +200,7 @@ START_TEST(test_colour_emoji_are_drawn_untinted)
             draw_clear(d, 100, 100, WHITE);
             draw_text(d, (Rect){ 0, 0, 100, 100 }, "😀", 64, (Color){ 0, 0, 0, (uint8_t)alpha }, ALIGN_CENTER,
                       VALIGN_MIDDLE, ROLE_BODY);
-            Offscreen *o = render_offscreen_create(100, 100, fonts, &rerr);
+            Offscreen *o = render_offscreen_create(100, 100, tfonts, &rerr);
             render_set_batched(o->render, batched);
             ck_assert_int_eq(render_drawlist(o->render, d, NULL), 0);
             int yellow = 0, dark = 0;
@@ -235,12 +221,12 @@ END_TEST
 
 START_TEST(test_fallback_faces_and_missing_characters)
 {
-    ck_assert(font_can_draw(fonts, 'a'));
-    ck_assert(font_can_draw(fonts, 0x732B));        /* 猫 */
-    ck_assert(font_can_draw(fonts, 0x0915));        /* क */
-    ck_assert(font_can_draw(fonts, 0x1F600));       /* 😀 */
-    ck_assert(font_can_draw(fonts, 0x200D));        /* ZWJ: invisible */
-    ck_assert(!font_can_draw(fonts, 0x1E4D0));      /* Nag Mundari: no font installed */
+    ck_assert(font_can_draw(tfonts, 'a'));
+    ck_assert(font_can_draw(tfonts, 0x732B));        /* 猫 */
+    ck_assert(font_can_draw(tfonts, 0x0915));        /* क */
+    ck_assert(font_can_draw(tfonts, 0x1F600));       /* 😀 */
+    ck_assert(font_can_draw(tfonts, 0x200D));        /* ZWJ: invisible */
+    ck_assert(!font_can_draw(tfonts, 0x1E4D0));      /* Nag Mundari: no font installed */
     /* which package a script needs, asked without looking at what is installed */
     ck_assert_str_eq(font_package_for(NULL, 0x732B), "fonts-noto-cjk");
     ck_assert_str_eq(font_package_for(NULL, 0x1F600), "fonts-noto-color-emoji");
@@ -251,22 +237,22 @@ START_TEST(test_fallback_faces_and_missing_characters)
     ck_assert_ptr_null(font_package_for(NULL, 0xE000));
     ck_assert_ptr_null(font_package_for(NULL, 0x1F6D8));       /* unassigned in the Unicode HarfBuzz knows */
     /* an installed package lacks what it lacks: it is not suggested again */
-    ck_assert_ptr_null(font_package_for(fonts, 0x1E4D0));
-    ck_assert_ptr_null(font_package_for(fonts, 0x1FAE9));
+    ck_assert_ptr_null(font_package_for(tfonts, 0x1E4D0));
+    ck_assert_ptr_null(font_package_for(tfonts, 0x1FAE9));
     /* The main font keeps the signs the program prints. */
-    FontRun r = font_shape(fonts, "Kᵀ √ −∞", 20, 0);
+    FontRun r = font_shape(tfonts, "Kᵀ √ −∞", 20, 0);
     for (int i = 0; i < r.n; i++) ck_assert_int_eq(r.g[i].face, 0);
     /* The SVG's font list names the fallbacks a drawing used. */
     DrawList *d = draw_create(100, 100);
     draw_text(d, (Rect){ 0, 0, 100, 20 }, "猫 😀", 14, BLACK, ALIGN_LEFT, VALIGN_TOP, ROLE_BODY);
-    char *fam = font_families(fonts, d);
+    char *fam = font_families(tfonts, d);
     ck_assert_msg(!strncmp(fam, "DejaVu Sans, Noto Sans CJK", 26), "%s", fam);
     ck_assert_ptr_nonnull(strstr(fam, "Noto Color Emoji"));
     ck_assert_ptr_nonnull(strstr(fam, ", sans-serif"));
     free(fam);
     draw_clear(d, 100, 100, WHITE);
     draw_text(d, (Rect){ 0, 0, 100, 20 }, "cat 0.25", 14, BLACK, ALIGN_LEFT, VALIGN_TOP, ROLE_BODY);
-    fam = font_families(fonts, d);
+    fam = font_families(tfonts, d);
     ck_assert_str_eq(fam, "DejaVu Sans, sans-serif");
     free(fam);
     draw_free(d);
@@ -308,13 +294,13 @@ START_TEST(test_frame_filling_several_atlas_pages)
         FontSet *fresh = font_create(NULL, &ferr);
         Offscreen *ref = render_offscreen_create(1200, 900, fresh, &rerr);
         ck_assert_int_eq(render_drawlist(ref->render, last, NULL), 0);
-        font_cache_reset(fonts);
-        Offscreen *o = render_offscreen_create(1200, 900, fonts, &rerr);
+        font_cache_reset(tfonts);
+        Offscreen *o = render_offscreen_create(1200, 900, tfonts, &rerr);
         render_set_batched(o->render, batched);
-        uint32_t gen = font_cache_generation(fonts);
+        uint32_t gen = font_cache_generation(tfonts);
         ck_assert_int_eq(render_drawlist(o->render, d, NULL), 0);
-        ck_assert_int_ge(font_page_count(fonts), 2);
-        ck_assert_uint_eq(font_cache_generation(fonts), gen);      /* filled, not started over */
+        ck_assert_int_ge(font_page_count(tfonts), 2);
+        ck_assert_uint_eq(font_cache_generation(tfonts), gen);      /* filled, not started over */
         /* Draw the last line again (its glyphs on the last page) over the frame. */
         DrawList *both = draw_create(1200, 900);
         draw_clear(both, 1200, 900, WHITE);
@@ -357,11 +343,11 @@ START_TEST(test_one_run_larger_than_the_whole_atlas)
         draw_text(d, (Rect){ 0, 0, 800, 300 }, s600, 200, BLACK, ALIGN_LEFT, VALIGN_TOP, ROLE_BODY);
         draw_text(ref, (Rect){ 0, 0, 800, 300 }, s4, 200, BLACK, ALIGN_LEFT, VALIGN_TOP, ROLE_BODY);
         FontSet *fresh = font_create(NULL, &ferr);
-        Offscreen *a = render_offscreen_create(800, 300, fonts, &rerr), *b = render_offscreen_create(800, 300, fresh, &rerr);
+        Offscreen *a = render_offscreen_create(800, 300, tfonts, &rerr), *b = render_offscreen_create(800, 300, fresh, &rerr);
         render_set_batched(a->render, batched);
-        uint32_t gen = font_cache_generation(fonts);
+        uint32_t gen = font_cache_generation(tfonts);
         ck_assert_int_eq(render_drawlist(a->render, d, NULL), 0);
-        ck_assert_uint_ge(font_cache_generation(fonts), gen + 2);     /* started over at least twice */
+        ck_assert_uint_ge(font_cache_generation(tfonts), gen + 2);     /* started over at least twice */
         ck_assert_int_eq(render_drawlist(b->render, ref, NULL), 0);
         int diff = 0, ink = 0;
         for (int y = 0; y < 300; y++)
@@ -393,7 +379,7 @@ START_TEST(test_arbitrary_bytes_shape_and_draw)
                                     "\xc3", "\xe2\x88", "\xf4\x90\x80\x80", "\xed\xa0\x80", "\x01", "\t" };
     const int np = (int)(sizeof pieces / sizeof *pieces);
     uint32_t seed = 12345;
-    Offscreen *o = render_offscreen_create(300, 100, fonts, &rerr);
+    Offscreen *o = render_offscreen_create(300, 100, tfonts, &rerr);
     DrawList *d = draw_create(300, 100);
     for (int k = 0; k < 600; k++) {
         char buf[400];
@@ -408,10 +394,10 @@ START_TEST(test_arbitrary_bytes_shape_and_draw)
         }
         buf[len] = '\0';
         int px = 6 + (int)(seed % 40);
-        FontRun r = font_shape(fonts, buf, px, (int)(k & 1));
+        FontRun r = font_shape(tfonts, buf, px, (int)(k & 1));
         ck_assert_int_ge(r.width, 0);
-        for (int i = 0; i < r.n; i++) ck_assert(font_glyph(fonts, r.g[i].face, r.g[i].gid, px, 0, 0).advance >= 0);
-        ck_assert_int_eq((int)font_measure(fonts, buf, (float)px, (int)(k & 1)), r.width);
+        for (int i = 0; i < r.n; i++) ck_assert(font_glyph(tfonts, r.g[i].face, r.g[i].gid, px, 0, 0).advance >= 0);
+        ck_assert_int_eq((int)font_measure(tfonts, buf, (float)px, (int)(k & 1)), r.width);
         draw_clear(d, 300, 100, WHITE);
         int c = draw_text(d, (Rect){ 10, 10, 280, 80 }, buf, (float)px, BLACK, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_BODY);
         d->cmds[c].rotate = (uint8_t)(k % 3 == 0 ? 90 : 0);
@@ -447,8 +433,8 @@ END_TEST
 static void text_box(const DrawCmd *c, const char *s, float b[4])
 {
     int x, y;
-    int w = render_text_origin(fonts, c, s, &x, &y);
-    FontMetrics m = font_metrics(fonts, c->size, c->bold);
+    int w = render_text_origin(tfonts, c, s, &x, &y);
+    FontMetrics m = font_metrics(tfonts, c->size, c->bold);
     if (c->rotate == 90) { b[0] = (float)(x - m.ascent); b[1] = (float)(y - w); b[2] = (float)(x + m.descent); b[3] = (float)y; }
     else { b[0] = (float)x; b[1] = (float)(y - m.ascent); b[2] = (float)(x + w); b[3] = (float)(y + m.descent); }
 }
@@ -459,7 +445,7 @@ static void clean_stage(const char *name, const Lesson *L, const Trace *T, int k
 {
     (void)L; (void)T; (void)ctx;
     Theme th = layout_theme(false);
-    LayoutOpts lo = layout_defaults(1280, 800, &th, font_measure, fonts);
+    LayoutOpts lo = layout_defaults(1280, 800, &th, font_measure, tfonts);
     DrawList *d = draw_create(1280, 800);
     LayoutCache *lc = layout_cache_create();
     layout_view(lc, v, &lo, d);
@@ -497,7 +483,7 @@ Suite *text_suite(void)
     Suite *s = suite_create("text");
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 60);
-    tcase_add_checked_fixture(core, setup_fonts, teardown_fonts);
+    tcase_add_checked_fixture(core, tfonts_setup, tfonts_teardown);
     tcase_add_test(core, test_runs_match_harfbuzz);
     tcase_add_test(core, test_arabic_joins_and_emoji_sequences_merge);
     tcase_add_test(core, test_mixed_bidi_visual_order);
@@ -509,7 +495,7 @@ Suite *text_suite(void)
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_set_timeout(limits, 120);
-    tcase_add_checked_fixture(limits, setup_fonts, teardown_fonts);
+    tcase_add_checked_fixture(limits, tfonts_setup, tfonts_teardown);
     tcase_add_test(limits, test_frame_filling_several_atlas_pages);
     tcase_add_test(limits, test_one_run_larger_than_the_whole_atlas);
     tcase_add_test(limits, test_arbitrary_bytes_shape_and_draw);

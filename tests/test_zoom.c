@@ -271,11 +271,13 @@ START_TEST(test_nothing_to_zoom_and_predict)
     ck_assert(!app_zoomed(a));
     app_predict(a);
     app_predict(a);
+    int whole = a->view->npanels;                       /* the page: each head's Q, K, weights and output */
     app_zoom(a, 0, 5, 5, +1);
     ck_assert(app_zoomed(a));
     app_predict(a);                                     /* predicting ends the zoom */
     ck_assert(!app_zoomed(a));
-    ck_assert_int_eq(a->view->npanels, 3);
+    ck_assert_int_eq(a->view->npanels, whole);
+    ck_assert_int_gt(whole, 1);
 }
 END_TEST
 

@@ -51,7 +51,8 @@ static int row_max(const Mat *m, int r)
 }
 
 /*
-** Predict mode on one weights cell: while guessing, the guess is outlined;
+** Predict mode on one weights cell (of any head's panel): while guessing,
+** the guess is outlined;
 ** after the reveal, the true largest weight of each row is framed in the
 ** accent colour, a right guess gets a green frame and a check mark, a wrong
 ** one a red frame and a cross.
@@ -59,7 +60,7 @@ static int row_max(const Mat *m, int r)
 static void predict_mark(const AppState *a, const Theme *th, const DrawCmd *c, DrawList *out)
 {
     const Mat *m = a->view->panels[c->panel].m;
-    bool guessed = a->guesses[c->row] == c->col;
+    bool guessed = app_guess(a, c->panel, c->row) == c->col;
     Rect in = { c->r.x + 2, c->r.y + 2, c->r.w - 4, c->r.h - 4 };
     if (a->predict == PREDICT_GUESSING) {
         if (guessed) draw_frame(out, in, th->highlight, 4.0f, ROLE_OVERLAY);
@@ -97,8 +98,8 @@ static void mark_cell(void *ctx, const DrawCmd *c)
         draw_rect(m->out, (Rect){ c->r.x + c->r.w - s, c->r.y, s, s }, m->th->accent, ROLE_OVERLAY);
         draw_frame(m->out, c->r, m->th->accent, 2.0f, ROLE_OVERLAY);
     }
-    if (a->predict != PREDICT_OFF && c->panel == a->predict_panel && c->row >= 0 && c->row < LESSON_MAX_TOKENS)
-        predict_mark(a, m->th, c, m->out);
+    if (app_guess_panel(a, c->panel) && c->row >= 0 && c->row < a->view->panels[c->panel].m->rows)
+        predict_mark(a, m->th, c, m->out);      /* every head's weights */
 }
 
 /* Mark edited cells and predict guesses on top of the cells they belong to. */

@@ -24,7 +24,8 @@ char *app_handout_path(const char *dir, const Lesson *L)
 static void page_name(const Lesson *L, int k, const View *v, char *out, size_t n)
 {
     const char *title = L->stages[k].title ? L->stages[k].title : stage_default_title(L->stages[k].id);
-    if (v->nsteps > 1 && v->step_name) snprintf(out, n, "%d  %s (%s)", k + 1, title, v->step_name);
+    const char *step = v->step_label ? v->step_label : v->step_name;       /* "head 2 of 4", else "t3" */
+    if (v->nsteps > 1 && step) snprintf(out, n, "%d  %s (%s)", k + 1, title, step);
     else snprintf(out, n, "%d  %s", k + 1, title);
 }
 
@@ -62,7 +63,7 @@ int app_handout_write(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Tr
         for (int t = 0; t < steps && r == 0; t++) {
             ShotOpts o = *opts;
             o.step = t;
-            StageOpts so = { 0, t };
+            StageOpts so = { 0, t, false };
             View *v = stage_view_with(L, T, k, &so);
             char name[400];
             page_name(L, k, v, name, sizeof name);

@@ -37,7 +37,7 @@ void app_shot_layout(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Tra
     Theme th = layout_theme(opts->dark);
     LayoutOpts lo = layout_defaults(w, h, &th, font_measure, fonts);
     lo.cmap = opts->cmap;
-    StageOpts so = { 0, opts->step };
+    StageOpts so = { 0, opts->step, false };
     View *v = stage_view_with(L, T, k, &so);
     layout_view(lc, v, &lo, d);
     stage_view_free(v);
@@ -150,19 +150,30 @@ int app_shot_encode(FontSet *fonts, const DrawList *d, bool svg, const char *tit
     return o ? export_png_encode(o->canvas, &meta, out, err) : -1;
 }
 
-/* DIR/<lesson>-<NN>-<stage-id>[-<step>].<ext>. */
-char *app_shot_step_path(const char *dir, const Lesson *L, int k, const char *step, bool svg)
+/*
+** DIR/<lesson>-<NN>-<stage-id>[-<SS>[-<step>]].<ext>: sub-step t (0-based)
+** of a stage with nsteps, numbered from 1 with as many digits as the last
+** needs (at least two), then its name if it has one, so that the files of
+** a folder sort in the lesson's order (…-kv_cache-01-t1 … -10-t10, then
+** -11-all).
+*/
+char *app_shot_step_path(const char *dir, const Lesson *L, int k, int t, int nsteps, const char *step, bool svg)
 {
     Buf b = {0};
-    buf_printf(&b, "%s/%s-%02d-%s%s%s.%s", dir, L->name, k + 1, lesson_stage_name(L->stages[k].id), step ? "-" : "",
-               step ? step : "", svg ? "svg" : "png");
+    buf_printf(&b, "%s/%s-%02d-%s", dir, L->name, k + 1, lesson_stage_name(L->stages[k].id));
+    if (nsteps > 1) {
+        int digits = 2;
+        for (int n = nsteps; n >= 100; n /= 10) digits++;
+        buf_printf(&b, "-%0*d%s%s", digits, t + 1, step ? "-" : "", step ? step : "");
+    }
+    buf_printf(&b, ".%s", svg ? "svg" : "png");
     return buf_take(&b);
 }
 
 /* DIR/<lesson>-<NN>-<stage-id>.<ext>. */
 char *app_shot_path(const char *dir, const Lesson *L, int k, bool svg)
 {
-    return app_shot_step_path(dir, L, k, NULL, svg);
+    return app_shot_step_path(dir, L, k, 0, 1, NULL, svg);
 }
 
 /* After a file was written (r 0) or not: its name on stdout (unless
@@ -188,9 +199,9 @@ static int export_stage(FontSet *fonts, LayoutCache *lc, const char *dir, const 
     for (int t = 0; t < n; t++) {
         ShotOpts o = *opts;
         o.step = t;
-        StageOpts so = { 0, t };
+        StageOpts so = { 0, t, false };
         View *w = stage_view_with(L, T, k, &so);
-        char *path = app_shot_step_path(dir, L, k, n > 1 ? w->step_name : NULL, opts->svg);
+        char *path = app_shot_step_path(dir, L, k, t, n, w->step_name, opts->svg);
         stage_view_free(w);
         Error err;
         int r = app_shot_write(fonts, lc, L, T, k, &o, path, &err);
@@ -216,7 +227,7 @@ static int export_handout(FontSet *fonts, LayoutCache *lc, const char *dir, cons
 /* Create dir (one level) if it is missing; 0, or -1 with err filled. A
 ** symbolic link whose target does not exist is said to be one (mkdir
 ** would only say "File exists"). */
-static int ensure_dir(const char *dir, Error *err)
+int app_shot_ensure_dir(const char *dir, Error *err)
 {
     struct stat st;
     char *shown = util_shown(dir);
@@ -295,7 +306,7 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
         return error_exit_code(&err);
     }
     int code = 0;
-    if (!to_stdout && ensure_dir(dir, &err) != 0) {
+    if (!to_stdout && app_shot_ensure_dir(dir, &err) != 0) {
         error_print(&err, stderr);
         code = error_exit_code(&err);
     }

@@ -55,9 +55,13 @@ void app_shot_release(void);
 void app_shot_desc(const Lesson *L, int k, char *desc, size_t n);
 /* The file name of stage k: DIR/<lesson>-<NN>-<stage-id>.<png|svg> (caller frees). */
 char *app_shot_path(const char *dir, const Lesson *L, int k, bool svg);
-/* The same for one sub-step: DIR/<lesson>-<NN>-<stage-id>-<step>.<ext>
-** (step is the view's step_name, e.g. "t3"; NULL for none). */
-char *app_shot_step_path(const char *dir, const Lesson *L, int k, const char *step, bool svg);
+/* The same for sub-step t (0-based) of nsteps: DIR/<lesson>-<NN>-<stage-id>-<SS>-<step>.<ext>,
+** SS the sub-step from 1 (two digits or more, so that files sort in the
+** lesson's order), step the view's step_name ("t3"; NULL for none); a
+** stage without sub-steps (nsteps 1) as app_shot_path. */
+char *app_shot_step_path(const char *dir, const Lesson *L, int k, int t, int nsteps, const char *step, bool svg);
+/* Create dir (one level) if it is missing: 0, or -1 with err filled. */
+int app_shot_ensure_dir(const char *dir, Error *err);
 
 /* Write every stage (every sub-step of those that have them) of every lesson in paths to dir (created if missing),
 ** printing each file unless quiet; only the stages sel chooses (NULL: all).

@@ -68,23 +68,60 @@ void app_toast(AppState *a, const char *fmt, ...)
     a->toast_until = a->now + 2.0;
 }
 
+/* No guess yet, in any head. */
+static void clear_guesses(AppState *a)
+{
+    for (int h = 0; h <= LESSON_MAX_HEADS; h++)
+        for (int i = 0; i < LESSON_MAX_TOKENS; i++) a->guesses[h][i] = -1;
+}
+
 /* Reset what belongs to one stage: hover, pin, predict guesses, zoom. */
 static void reset_stage_state(AppState *a)
 {
     a->zoom.on = false;
     a->hover_panel = a->hover_row = a->hover_col = -1;
     a->pinned = false;
-    for (int i = 0; i < LESSON_MAX_TOKENS; i++) a->guesses[i] = -1;
+    clear_guesses(a);
     a->predict_panel = -1;
     if (a->predict == PREDICT_REVEALED) a->predict = PREDICT_GUESSING;
 }
 
-/* The first weights panel of the view, the one predict mode asks about. */
+/* True when panel p shows weights (any head's, or a decoding step's). */
+static bool is_weights(const Panel *p)
+{
+    return p->kind == PANEL_HEATMAP && (p->ref.kind == TK_WEIGHTS || p->ref.kind == TK_KV_WEIGHTS);
+}
+
+/* The first weights panel of the view, or -1: predict mode asks about the
+** weights panels of every head. */
 static int weights_panel(const View *v)
 {
     for (int i = 0; v && i < v->npanels; i++)
-        if (v->panels[i].kind == PANEL_HEATMAP && v->panels[i].ref.kind == TK_WEIGHTS) return i;
+        if (is_weights(&v->panels[i])) return i;
     return -1;
+}
+
+/* Whether panel k takes guesses (state.h). */
+bool app_guess_panel(const AppState *a, int k)
+{
+    return a->predict != PREDICT_OFF && a->view && k >= 0 && k < a->view->npanels && is_weights(&a->view->panels[k]);
+}
+
+/* Where the guess for row r of panel k is kept, or NULL. */
+static int *guess_slot(AppState *a, int k, int r)
+{
+    if (!app_guess_panel(a, k)) return NULL;
+    const Panel *p = &a->view->panels[k];
+    int h = p->ref.head, row = r + p->row_offset;
+    if (h < 0 || h > LESSON_MAX_HEADS || row < 0 || row >= LESSON_MAX_TOKENS) return NULL;
+    return &a->guesses[h][row];
+}
+
+/* The guess for row r of panel k (state.h). */
+int app_guess(const AppState *a, int k, int r)
+{
+    const int *g = guess_slot((AppState *)a, k, r);
+    return g ? *g : -1;
 }
 
 /* The focused cell's explanation and outlines, again (the pointer or the
@@ -112,7 +149,7 @@ void app_rebuild_view(AppState *a)
     stage_view_free(a->view);
     a->view = NULL;
     if (a->doc) {
-        StageOpts o = { a->head, a->step };
+        StageOpts o = { a->head, a->step, false };
         a->view = stage_view_with(a->doc->L, a->doc->T, a->stage, &o);
         app_zoom_view(a);
         if (a->predict != PREDICT_OFF) a->predict_panel = weights_panel(a->view);
@@ -134,7 +171,7 @@ static void refresh_view(AppState *a)
 unsigned long long app_hidden_panels(const AppState *a)
 {
     unsigned long long bits = 0;
-    if (a->predict != PREDICT_GUESSING || !a->view) return 0;
+    if (a->predict != PREDICT_GUESSING || !a->view || weights_panel(a->view) < 0) return 0;
     for (int i = 0; i < a->view->npanels && i < 64; i++)
         if (stage_hides(a->view->id, a->view->panels[i].ref.kind)) bits |= 1ULL << i;
     return bits;
@@ -498,8 +535,9 @@ void app_hover(AppState *a, int panel, int row, int col)
 /* Click: a guess in predict mode, else pin/unpin. */
 void app_click(AppState *a, int panel, int row, int col)
 {
-    if (a->predict == PREDICT_GUESSING && panel >= 0 && panel == a->predict_panel) {
-        if (row >= 0 && row < LESSON_MAX_TOKENS) a->guesses[row] = col;
+    if (a->predict == PREDICT_GUESSING && app_guess_panel(a, panel)) {
+        int *g = guess_slot(a, panel, row);
+        if (g) *g = col;
         return;
     }
     if (panel < 0 || (a->pinned && a->pin_panel == panel && a->pin_row == row && a->pin_col == col)) {
@@ -636,13 +674,45 @@ bool app_reload_check(AppState *a)
     return follow(a, &ev);
 }
 
+/* The reveal: every weights panel of the view (each head's) counts its
+** rows guessed right, and says so, a head at a time when there are
+** several. */
+static void reveal(AppState *a)
+{
+    char line[sizeof a->toast] = "";
+    int panels = 0, total = 0, rows = 0, guessed = 0;
+    for (int k = 0; k < a->view->npanels; k++) {
+        if (!app_guess_panel(a, k)) continue;
+        const Mat *m = a->view->panels[k].m;
+        int right = 0, g = 0;
+        for (int i = 0; i < m->rows; i++) {
+            int best = 0, guess = app_guess(a, k, i);
+            for (int j = 1; j < m->cols; j++) if (mat_get(m, i, j) > mat_get(m, i, best)) best = j;
+            if (guess < 0 || guess >= m->cols) continue;
+            g++;
+            if (mat_get(m, i, guess) == mat_get(m, i, best)) right++;
+        }
+        if (panels++) strncat(line, "   \xc2\xb7   ", sizeof line - strlen(line) - 1);
+        snprintf(line + strlen(line), sizeof line - strlen(line), _("head %d: %d of %d rows right"),
+                 a->view->panels[k].ref.head, right, m->rows);
+        total += right;
+        rows = m->rows;
+        guessed += g;
+    }
+    a->predict_right = total;
+    a->predict = PREDICT_REVEALED;
+    update_marks(a);                              /* and show again */
+    if (panels == 1) app_toast(a, _("%d of %d rows right (%d guessed)"), total, rows, guessed);
+    else app_toast(a, "%s", line);
+}
+
 /* Predict mode cycle. */
 void app_predict(AppState *a)
 {
     if (a->predict == PREDICT_OFF) {
         app_zoom_reset(a);                  /* the guesses are about the whole stage */
         a->predict = PREDICT_GUESSING;
-        for (int i = 0; i < LESSON_MAX_TOKENS; i++) a->guesses[i] = -1;
+        clear_guesses(a);
         a->predict_panel = weights_panel(a->view);
         update_marks(a);                              /* the answers hide */
         if (a->predict_panel < 0) app_toast(a, _("predict: go to a stage with weights"));
@@ -650,18 +720,7 @@ void app_predict(AppState *a)
         return;
     }
     if (a->predict == PREDICT_GUESSING && a->predict_panel >= 0) {
-        const Mat *m = a->view->panels[a->predict_panel].m;
-        int right = 0, guessed = 0;
-        for (int i = 0; i < m->rows && i < LESSON_MAX_TOKENS; i++) {
-            int best = 0;
-            for (int j = 1; j < m->cols; j++) if (mat_get(m, i, j) > mat_get(m, i, best)) best = j;
-            if (a->guesses[i] >= 0) guessed++;
-            if (a->guesses[i] >= 0 && mat_get(m, i, a->guesses[i]) == mat_get(m, i, best)) right++;
-        }
-        a->predict_right = right;
-        a->predict = PREDICT_REVEALED;
-        update_marks(a);                              /* and show again */
-        app_toast(a, _("%d of %d rows right (%d guessed)"), right, m->rows, guessed);
+        reveal(a);
         return;
     }
     a->predict = PREDICT_OFF;

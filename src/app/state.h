@@ -101,9 +101,10 @@ typedef struct AppState {
 
     /* predict mode */
     PredictPhase predict;
-    int predict_panel;      /* the hidden weights panel */
-    int guesses[LESSON_MAX_TOKENS];   /* guessed column per row, -1 = none yet */
-    int predict_right;      /* after reveal: rows guessed right */
+    int predict_panel;      /* the first weights panel of the view (-1: none, predict mode is off here) */
+    int guesses[LESSON_MAX_HEADS + 1][LESSON_MAX_TOKENS];   /* guessed column per head (0: none) and
+                                                               row of the whole matrix, -1 = none yet */
+    int predict_right;      /* after reveal: rows guessed right, every head's */
 
     /* messages */
     char toast[512];        /* shown for two seconds */
@@ -223,8 +224,14 @@ bool app_focus_cell(const AppState *a, int *panel, int *row, int *col);
 /* A copy of the focused cell's explanation (caller frees), or NULL. */
 char *app_explain(const AppState *a);
 /* Panels hidden while the class guesses (bit k = panel k), worked out from
-** the view (a->hidden keeps it for the frame). */
+** the view (a->hidden keeps it for the frame): none on a view without
+** weights, where predict mode is off. */
 unsigned long long app_hidden_panels(const AppState *a);
+/* Whether panel k of the view takes guesses in predict mode (a panel of
+** weights, any head's). */
+bool app_guess_panel(const AppState *a, int k);
+/* The guess for row r of panel k (a guess panel), or -1. */
+int app_guess(const AppState *a, int k, int r);
 /* Set a toast message shown for two seconds from a->now. */
 void app_toast(AppState *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

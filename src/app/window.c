@@ -205,21 +205,29 @@ static void sync_fullscreen(Win *w)
     if (is != w->a->fullscreen) SDL_SetWindowFullscreen(w->win, w->a->fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
 }
 
-/* S: the current stage as a PNG, as the class sees it: the window's size,
-** text scale, theme, colormap, head, toggles and pinned explanation (the
-** frame without its toast). */
+/* S: the current stage (its sub-step) as a PNG, as the class sees it: the
+** window's size, text scale, theme, colormap, head, toggles and pinned
+** explanation (the frame without its toast), in the shots directory,
+** created when missing. */
 static void save_shot(Win *w)
 {
     AppState *a = w->a;
     if (!a->doc) return;
     const Lesson *L = a->doc->L;
-    char *path = app_shot_path(a->shots_dir, L, a->stage, false);
+    Error err;
+    if (app_shot_ensure_dir(a->shots_dir, &err) != 0) {
+        char why[ERROR_LINE_MAX];
+        error_brief(&err, why, sizeof why);
+        app_toast(a, "%s", why);
+        return;
+    }
+    const View *v = a->view;
+    char *path = app_shot_step_path(a->shots_dir, L, a->stage, a->step, v ? v->nsteps : 1, v ? v->step_name : NULL, false);
     double until = a->toast_until;
     a->toast_until = 0;                     /* the frame as it is, without the toast */
     app_frame(a, w->out_w, w->out_h, font_measure, w->fonts, w->list);
     a->toast_until = until;
     Canvas *c = canvas_create(w->out_w, w->out_h);
-    Error err;
     if (c && render_drawlist(w->rd, w->list, NULL) == 0
         && SDL_RenderReadPixels(w->ren, NULL, SDL_PIXELFORMAT_ARGB8888, c->pixels, (int)(c->stride * sizeof *c->pixels)) == 0) {
         char desc[300], why[ERROR_LINE_MAX];

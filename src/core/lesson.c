@@ -129,6 +129,7 @@ static void inherit_setup(Setup *dst, const Setup *src)
     dst->ktokens = lp_tokens_copy(src->ktokens, src->nk);
     dst->dims = lp_tokens_copy(src->dims, src->ndims);
     dst->key_dims = lp_tokens_copy(src->key_dims, src->nkey_dims);
+    dst->value_dims = lp_tokens_copy(src->value_dims, src->nvalue_dims);
     dst->mats = src->nmats ? xmalloc(sizeof *dst->mats * (size_t)src->nmats) : NULL;
     for (int i = 0; i < src->nmats; i++) {      /* the matrices shared until one is changed (own_matrix) */
         dst->mats[i] = src->mats[i];
@@ -499,6 +500,7 @@ static void free_setup(Setup *s)
     lp_tokens_free(s->dims, s->ndims);
     lp_tokens_free(s->key_dims, s->nkey_dims);
     lp_tokens_free(s->vocab, s->nvocab);
+    lp_tokens_free(s->value_dims, s->nvalue_dims);
     for (int i = 0; i < s->nmats; i++) lp_matrix_free(&s->mats[i]);
     free(s->mats);
     lp_clear_block(s);

@@ -198,7 +198,9 @@ typedef struct Setup {
     char *add_w1, *add_w2, *add_v;  /* additive scoring */
     char **dims; int ndims;     /* names of the queries' input columns (`dims:`), or NULL */
     char **key_dims; int nkey_dims; /* names of the keys' input columns (`key_dims:`), cross-attention */
+    char **value_dims; int nvalue_dims; /* names of the values' columns (`value_dims:`), or NULL */
     int dims_line;              /* where dims were last set (for messages) */
+    int value_dims_line;        /* where value_dims were last set */
     bool residual;              /* `residual: yes`: the queries' input is the stream above plus its output */
     int residual_line;
     char *attention;            /* `attention: A`: the weights are given (A, one block of nk columns per head), not
@@ -218,6 +220,7 @@ typedef struct Stage {
     int head;                   /* 1-based head to show first; 0: all */
     int query;                  /* per_token: 1-based query row; 0: the first */
     bool own_scale;             /* `scale: own`: panels meant to be compared keep their own colour scales */
+    bool indices;               /* `indices: yes`: token and feature labels carry their number, from 1 */
     int block;                  /* online_softmax: keys per block; 0: ⌈keys/4⌉ (lesson_stage_block) */
     int top;                    /* next_token: words per row; 0: lesson_stage_top */
     char **paras; int npara;    /* explanation paragraphs */

@@ -297,6 +297,18 @@ static bool add_work(Parser *p, const Setup *su, int64_t work)
     return true;
 }
 
+/* `value_dims:` names as many columns as the values have (dv; none without
+** values). */
+static bool check_value_dims(Parser *p, const Setup *su, int dv)
+{
+    if (!su->nvalue_dims || su->nvalue_dims == dv) return true;
+    int line = su->value_dims_line > su->line ? su->value_dims_line : su->line;
+    if (!su->values.input)
+        return lp_fail_line(p, line, 1, "value_dims names the columns of the values, but this setup has none: add 'values: ...'");
+    return lp_fail_line(p, line, 1, "value_dims names %d columns but the values (%s%s%s) have %d", su->nvalue_dims,
+                        su->values.input, su->values.weight ? " @ " : "", su->values.weight ? su->values.weight : "", dv);
+}
+
 /* Free an operand's names (a setup given its weights has no queries or keys). */
 static void clear_operand(Operand *o)
 {
@@ -401,7 +413,7 @@ static bool check_given(Parser *p, Setup *su)
     if (su->output_proj && !dv)
         return lp_fail_line(p, su->line, 1, "output: %s multiplies the heads' outputs, but this setup has no values: "
                          "add 'values: ...'", su->output_proj);
-    if (!check_output_rows(p, su, dv) || !check_mask(p, su)) return false;
+    if (!check_output_rows(p, su, dv) || !check_mask(p, su) || !check_value_dims(p, su, dv)) return false;
     int64_t out = su->output_proj ? named(su, su->output_proj)->cols : 0;
     return add_work(p, su, (int64_t)su->nq * su->nk * H * (3 + dv) + (int64_t)su->nq * dv * (out + 1));
 }
@@ -520,7 +532,10 @@ bool lp_check_setup(Parser *p, Setup *su)
     const char *names[3] = { "queries", "keys", "values" };
     for (int i = 0; i < 3; i++) {
         if (ops[i]->input) continue;
-        const char *def = (i > 0 && su->cross) ? "Y" : "X";
+        const char *def = (i > 0 && su->cross) ? "Y" : "X", *role = i == 0 ? "Q" : i == 1 ? "K" : "V";
+        if (!lesson_matrix(su, def) && lesson_matrix(su, role))    /* the role written out, and not named */
+            return lp_fail_line(p, su->line, 1, "this setup does not say where %s come from: add '%s: %s' to use "
+                             "the matrix %s as the %s", names[i], names[i], role, role, names[i]);
         if (!lesson_matrix(su, def))
             return lp_fail_line(p, su->line, 1, "this setup does not say where %s come from: add '%s: %s' "
                              "(or define a matrix %s)", names[i], names[i], def, def);
@@ -576,6 +591,7 @@ bool lp_check_setup(Parser *p, Setup *su)
                              "%s names %d columns but %s has %d", i ? "key_dims" : "dims", nd[i], src[i]->input,
                              in->m->cols / in->stack);
     }
+    if (!check_value_dims(p, su, dv)) return false;
     if (su->nkey_dims && !su->cross)
         return lp_fail_line(p, su->dims_line > su->line ? su->dims_line : su->line, 1,
                          "key_dims names the columns of the key sentence's input, but this setup has no key_tokens; use dims");

@@ -45,9 +45,9 @@ typedef enum Section { SEC_HEAD, SEC_SETUP, SEC_STAGE } Section;
 typedef struct KeyLines {
     int title, summary, language;                               /* the head */
     int seed, tokens, query_tokens, key_tokens, queries, keys, values, score, divisor, temperature,
-        heads, mask, output, additive, dims, key_dims, torch_seed, residual, positions, kv_heads,
+        heads, mask, output, additive, dims, key_dims, value_dims, torch_seed, residual, positions, kv_heads,
         attention, layer_norm, mlp, mlp_norm, unembed, final_norm, vocab, ablate;   /* [setup] */
-    int cmap, decimals, head, query, scale, block, top;         /* a stage */
+    int cmap, decimals, head, query, scale, block, indices, top; /* a stage */
 } KeyLines;
 
 /* The parser's state. */

@@ -175,11 +175,16 @@ static bool take_side_tokens(Parser *p, const KeyUse *u, char **t, int n)
     return true;
 }
 
-/* `dims: ...` or `key_dims: ...`: names for the columns of the queries' or
-** the keys' input. */
+/* `dims: ...`, `key_dims: ...` or `value_dims: ...`: names for the columns
+** of the queries' or the keys' input, or of the values. */
 static bool take_dims(Parser *p, const KeyUse *u, char **t, int n)
 {
     Setup *su = lp_setup(p);
+    if (u->name[0] == 'v') {
+        set_tokens(&su->value_dims, &su->nvalue_dims, t, n);
+        su->value_dims_line = p->lineno;
+        return true;
+    }
     if (u->name[0] == 'd') set_tokens(&su->dims, &su->ndims, t, n);
     else set_tokens(&su->key_dims, &su->nkey_dims, t, n);
     su->dims_line = p->lineno;
@@ -613,6 +618,19 @@ static bool key_scale(Parser *p, const KeyUse *u)
     return FAIL(p, s, "expected scale to be shared or own, found %s", f);
 }
 
+/* `indices: yes` or `no`: number the rows and columns on the axes. */
+static bool key_indices(Parser *p, const KeyUse *u)
+{
+    const char *s = u->s;
+    if (is_word(s, "yes") || is_word(s, "no")) {
+        lp_stage(p)->indices = s[0] == 'y';
+        return lp_end(p, s + ident_len(s));
+    }
+    char f[48];
+    lp_found(s, f, sizeof f);
+    return FAIL(p, s, "expected indices to be yes or no, found %s", f);
+}
+
 /* ------------------------------------------------------------------ table */
 
 #define LINE(f) offsetof(KeyLines, f)
@@ -638,6 +656,7 @@ static const LessonKey keys[] = {
     { "additive", SEC_SETUP, key_additive, LINE(additive), KEY_NOT_GIVEN, NULL, 0 },
     { "dims", SEC_SETUP, key_token_list, LINE(dims), 0, take_dims, LESSON_MAX_TOKENS },
     { "key_dims", SEC_SETUP, key_token_list, LINE(key_dims), 0, take_dims, LESSON_MAX_TOKENS },
+    { "value_dims", SEC_SETUP, key_token_list, LINE(value_dims), 0, take_dims, LESSON_MAX_TOKENS },
     { "torch_seed", SEC_SETUP, key_torch_seed, LINE(torch_seed), 0, NULL, 0 },
     { "residual", SEC_SETUP, key_residual, LINE(residual), KEY_NOT_GIVEN, NULL, 0 },
     { "positions", SEC_SETUP, key_positions, LINE(positions), KEY_NOT_GIVEN, NULL, 0 },
@@ -656,6 +675,7 @@ static const LessonKey keys[] = {
     { "query", SEC_STAGE, key_query, LINE(query), 0, NULL, 0 },
     { "scale", SEC_STAGE, key_scale, LINE(scale), 0, NULL, 0 },
     { "block", SEC_STAGE, key_block, LINE(block), 0, NULL, 0 },
+    { "indices", SEC_STAGE, key_indices, LINE(indices), 0, NULL, 0 },
     { "top", SEC_STAGE, key_top, LINE(top), 0, NULL, 0 },
 };
 

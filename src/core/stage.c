@@ -69,8 +69,42 @@ static char **word_labels(const Ctx *c, int n)
     return l;
 }
 
-/* Labels of one side. */
-static char **side_labels(const Ctx *c, LabelKind k, int n)
+/*
+** The names of the values' columns: the lesson's `value_dims:`, else, when
+** the values are an input used as it is, that input's feature names
+** (`dims:` or, for the key sentence, `key_dims:`); NULL (d1, d2, …) when
+** they are projected. *n receives how many.
+*/
+static char *const *value_dim_names(const Ctx *c, int *n)
+{
+    const Setup *su = c->su;
+    *n = 0;
+    if (su->value_dims) {
+        *n = su->nvalue_dims;
+        return su->value_dims;
+    }
+    if (su->values.weight || !su->values.input) return NULL;
+    bool keys_side = su->cross && !strcmp(su->values.input, su->keys.input);
+    *n = keys_side ? su->nkey_dims : su->ndims;
+    return keys_side ? su->key_dims : su->dims;
+}
+
+/* n labels for the value columns that a matrix of head h shows: all of
+** them for a whole matrix, the K/V head's own block for a head's (head h
+** of several reads K/V head trace_kv_head's columns). */
+static char **value_labels(const Ctx *c, int h, int n)
+{
+    int nnames;
+    char *const *names = value_dim_names(c, &nnames);
+    int first = h > 0 && c->H > 1 ? (trace_kv_head(c->ts, h) - 1) * n : 0;
+    char **l = xmalloc(sizeof *l * (size_t)n);
+    for (int i = 0; i < n; i++)
+        l[i] = names && first + i < nnames ? xstrdup(names[first + i]) : stage_fmt("d%d", first + i + 1);
+    return l;
+}
+
+/* Labels of one side of a matrix of head h, as named. */
+static char **plain_labels(const Ctx *c, LabelKind k, int n, int h)
 {
     switch (k) {
     case LAB_WORDS: return word_labels(c, n);
@@ -79,8 +113,41 @@ static char **side_labels(const Ctx *c, LabelKind k, int n)
     case LAB_QFEAT: return dim_labels(n, c->su->dims, c->su->ndims);
     case LAB_KFEAT: return dim_labels(n, c->su->cross ? c->su->key_dims : c->su->dims,
                                       c->su->cross ? c->su->nkey_dims : c->su->ndims);
+    case LAB_VDIM: return value_labels(c, h, n);
+    case LAB_QHEAD: case LAB_KHEAD: {           /* d3 d4 for head 2 of two-column heads */
+        int first = h > 0 ? ((k == LAB_QHEAD ? h : trace_kv_head(c->ts, h)) - 1) * n : 0;
+        char **l = xmalloc(sizeof *l * (size_t)n);
+        for (int i = 0; i < n; i++) l[i] = stage_fmt("d%d", first + i + 1);
+        return l;
+    }
     default: return dim_labels(n, NULL, 0);
     }
+}
+
+/* True when a label is a dimension's own number ("d3"). */
+static bool numbered_already(const char *s)
+{
+    if (s[0] != 'd' || !s[1]) return false;
+    for (const char *q = s + 1; *q; q++) if (*q < '0' || *q > '9') return false;
+    return true;
+}
+
+/* Label l with its place, counted from 1 (`indices: yes`): "3 sat". */
+static char *with_index(char *l, int i)
+{
+    if (numbered_already(l)) return l;
+    char *t = stage_fmt("%d %s", i + 1, l);
+    free(l);
+    return t;
+}
+
+/* Labels of one side of a matrix of head h: as named, and numbered from 1
+** when the stage says `indices: yes`. */
+static char **side_labels(const Ctx *c, LabelKind k, int n, int h)
+{
+    char **l = plain_labels(c, k, n, h);
+    for (int i = 0; c->st->indices && i < n; i++) l[i] = with_index(l[i], i);
+    return l;
 }
 
 /* Append a heatmap of ref; returns it, or NULL when the trace has no such
@@ -98,8 +165,8 @@ Panel *stage_heat(Ctx *c, TraceRef ref, const char *title, LabelKind rows, Label
     p->ref = ref;
     trace_name(ref, c->H, p->matrix, sizeof p->matrix);
     p->title = xstrdup(title);
-    p->row_labels = side_labels(c, rows, m->rows);
-    p->col_labels = side_labels(c, cols, m->cols);
+    p->row_labels = side_labels(c, rows, m->rows, ref.head);
+    p->col_labels = side_labels(c, cols, m->cols, ref.head);
     p->row_axis = xstrdup(row_axis);
     p->col_axis = xstrdup(col_axis);
     p->diverging = true;
@@ -198,26 +265,6 @@ static char *variance_text(const Mat *m)
     return isfinite(x) ? stage_fmt(_("var %.3g"), x) : xstrdup(_("var too large for a double"));
 }
 
-/* Panels for one per-head kind: the chosen head, or every head titled
-** "head h of H" in one colour-scale group. Returns the first panel. */
-Panel *stage_heads(Ctx *c, TraceKind k, const char *title, LabelKind rows, LabelKind cols,
-                        const char *row_axis, const char *col_axis, bool weights, int group)
-{
-    Panel *first = NULL;
-    for (int h = 1; h <= c->H; h++) {
-        if (c->sel && h != c->sel) continue;
-        char *t = c->H == 1 ? xstrdup(title) : c->sel ? stage_fmt(_("%s (head %d of %d)"), title, h, c->H)
-                 : lesson_head_ablated(c->su, h) ? stage_fmt(_("head %d of %d: off"), h, c->H)
-                                                 : stage_fmt(_("head %d of %d"), h, c->H);
-        Panel *p = stage_heat(c, trace_ref(k, h), t, rows, cols, row_axis, col_axis);
-        free(t);
-        if (weights) stage_as_weights(c, p);
-        if (!c->sel && c->H > 1) stage_grouped(c, p, group);
-        if (!first) first = p;
-    }
-    return first;
-}
-
 /* Panels for the inputs of queries, keys and values (each once). */
 void stage_embeddings(Ctx *c)
 {
@@ -238,25 +285,30 @@ void stage_embeddings(Ctx *c)
     c->v->formula = stage_fmt(_("%s: one row per token, %d numbers per row"), c->su->queries.input, X ? X->cols : 0);
 }
 
-/* Q·Kᵀ, with Q and K beside it when they are narrow enough to read. */
+/* Head h's Q·Kᵀ, with its Q and K beside it when they are narrow enough
+** to read. */
+static void raw_head(Ctx *c, int h)
+{
+    TraceKind qk = trace_score_q(c->su), kk = trace_score_k(c->su);
+    const Mat *Q = trace_at(c->T, c->s, trace_ref(qk, h)), *K = trace_at(c->T, c->s, trace_ref(kk, h));
+    char *sx = stage_head_suffix(c, h);
+    if (Q && K && Q->cols <= 16 && K->cols <= 16) {
+        bool rot = qk == TK_QROT;
+        char *t1 = stage_fmt("Q (queries%s)%s", rot ? ", rotated" : "", sx), *t2 = stage_fmt("K (keys%s)%s", rot ? ", rotated" : "", sx);
+        stage_grouped(c, stage_heat(c, trace_ref(qk, h), t1, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS), 2);
+        stage_grouped(c, stage_heat(c, trace_ref(kk, h), t2, LAB_K, LAB_DIM, _("keys"), AX_DIMS), 3);
+        free(t1); free(t2);
+    }
+    char *t = stage_fmt("%s%s", c->su->score == SCORE_ADDITIVE ? _("additive scores") : "Q\xc2\xb7K\xe1\xb5\x80", sx);
+    stage_grouped(c, stage_heat(c, trace_ref(TK_RAW, h), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
+    free(t);
+    free(sx);
+}
+
+/* Q·Kᵀ, head by head. */
 void stage_raw_scores(Ctx *c)
 {
-    int h = c->sel ? c->sel : c->H == 1 ? 1 : 0;
-    if (h) {
-        TraceKind qk = trace_score_q(c->su), kk = trace_score_k(c->su);
-        const Mat *Q = trace_at(c->T, c->s, trace_ref(qk, h)), *K = trace_at(c->T, c->s, trace_ref(kk, h));
-        char *sx = stage_head_suffix(c, h);
-        if (Q && K && Q->cols <= 16 && K->cols <= 16) {
-            bool rot = qk == TK_QROT;
-            char *t1 = stage_fmt("Q (queries%s)%s", rot ? ", rotated" : "", sx), *t2 = stage_fmt("K (keys%s)%s", rot ? ", rotated" : "", sx);
-            stage_heat(c, trace_ref(qk, h), t1, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
-            stage_heat(c, trace_ref(kk, h), t2, LAB_K, LAB_DIM, _("keys"), AX_DIMS);
-            free(t1); free(t2);
-        }
-        free(sx);
-    }
-    stage_heads(c, TK_RAW, c->su->score == SCORE_ADDITIVE ? _("additive scores") : "Q\xc2\xb7K\xe1\xb5\x80",
-              LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, false, 1);
+    stage_by_heads(c, raw_head);
     bool self = !c->su->queries.weight && !c->su->keys.weight && !strcmp(c->su->queries.input, c->su->keys.input);
     c->v->formula = self ? stage_fmt(_("scores = %s\xc2\xb7%s\xe1\xb5\x80: the dot product of every token with every token"),
                                c->su->queries.input, c->su->keys.input)
@@ -265,63 +317,99 @@ void stage_raw_scores(Ctx *c)
                   : xstrdup(_("scores = Q\xc2\xb7K\xe1\xb5\x80: the dot product of every query with every key"));
 }
 
-/* Raw and scaled scores on one colour scale, with their variances. */
-void stage_scaled_scores(Ctx *c)
+/* Head h's raw and scaled scores on one colour scale, with their
+** variances. */
+static void scaled_head(Ctx *c, int h)
 {
     char *dv = stage_division_text(c);
-    int first = c->sel ? c->sel : 1, last = c->sel ? c->sel : c->H;
-    bool pairs = c->sel || c->H <= MAX_GRID_PAIRS;
-    for (int pass = pairs ? 0 : 1; pass < 2; pass++)
-        for (int h = first; h <= last; h++) {
-            const Mat *m = trace_at(c->T, c->s, trace_ref(pass ? TK_SCALED : TK_RAW, h));
-            if (!m) continue;
-            char *var = variance_text(m), *who = c->H > 1 ? stage_fmt(_("head %d: "), h) : xstrdup("");
-            char *t = pass ? stage_fmt("%s%s%s, %s", who, dv[0] ? "" : _("scores"), dv[0] ? dv + 1 : _(" (not scaled)"), var)
-                           : stage_fmt("%sQ\xc2\xb7K\xe1\xb5\x80, %s", who, var);
-            stage_grouped(c, stage_heat(c, trace_ref(pass ? TK_SCALED : TK_RAW, h), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
-            free(var); free(who); free(t);
-        }
+    for (int pass = 0; pass < 2; pass++) {
+        const Mat *m = trace_at(c->T, c->s, trace_ref(pass ? TK_SCALED : TK_RAW, h));
+        if (!m) continue;
+        char *var = variance_text(m), *who = c->H > 1 ? stage_fmt(_("head %d: "), h) : xstrdup("");
+        char *t = pass ? stage_fmt("%s%s%s, %s", who, dv[0] ? "" : _("scores"), dv[0] ? dv + 1 : _(" (not scaled)"), var)
+                       : stage_fmt("%sQ\xc2\xb7K\xe1\xb5\x80, %s", who, var);
+        stage_grouped(c, stage_heat(c, trace_ref(pass ? TK_SCALED : TK_RAW, h), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
+        free(var); free(who); free(t);
+    }
+    free(dv);
+}
+
+/* Raw and scaled scores, head by head. */
+void stage_scaled_scores(Ctx *c)
+{
+    stage_by_heads(c, scaled_head);
+    char *dv = stage_division_text(c);
     c->v->formula = dv[0] ? stage_fmt(_("scaled = Q\xc2\xb7K\xe1\xb5\x80%s   (d_k = %d, the width of %s)"), dv, c->ts->d_k,
                                 c->H > 1 ? _("one head's keys") : _("the keys"))
                           : xstrdup(_("scaled = Q\xc2\xb7K\xe1\xb5\x80 \xc3\xb7 1: scaling is off"));
     free(dv);
 }
 
-/* Scores in, weights out. */
+/* Head h's scores in, weights out. */
+static void softmax_head(Ctx *c, int h)
+{
+    char *sx = stage_head_suffix(c, h);
+    char *t1 = stage_fmt("%s%s", c->su->mask != MASK_NONE ? _("masked scores") : stage_scores_word(c), sx);
+    char *t2 = stage_fmt(_("attention weights%s"), sx);
+    stage_grouped(c, stage_heat(c, trace_ref(trace_softmax_input(c->su), h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
+    stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+    free(sx); free(t1); free(t2);
+}
+
+/* Scores in, weights out, head by head. */
 void stage_softmax(Ctx *c)
 {
-    if (c->sel || c->H == 1) {
-        int h = c->sel ? c->sel : 1;
-        char *sx = stage_head_suffix(c, h);
-        char *t1 = stage_fmt("%s%s", c->su->mask != MASK_NONE ? _("masked scores") : stage_scores_word(c), sx);
-        char *t2 = stage_fmt(_("attention weights%s"), sx);
-        stage_heat(c, trace_ref(trace_softmax_input(c->su), h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
-        stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
-        free(sx); free(t1); free(t2);
-    } else {
-        stage_heads(c, TK_WEIGHTS, _("attention weights"), LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
-    }
+    stage_by_heads(c, softmax_head);
     char *sf = scores_formula(c);
     c->v->formula = stage_fmt(_("weights = softmax(%s), each row sums to 1"), sf);
     free(sf);
 }
 
-/* Weights times values. */
+/* Head h's weights times its values. */
+static void weighted_head(Ctx *c, int h)
+{
+    char *sx = stage_head_suffix(c, h);
+    char *t1 = stage_fmt(_("weights%s"), sx), *t2 = stage_fmt(_("V (values)%s"), sx), *t3 = stage_fmt(_("output = weights\xc2\xb7V%s"), sx);
+    stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+    stage_grouped(c, stage_heat(c, trace_ref(TK_V, h), t2, LAB_K, LAB_VDIM, _("keys"), AX_DIMS), 2);
+    stage_grouped(c, stage_heat(c, trace_ref(TK_OUTPUT, h), t3, LAB_Q, LAB_VDIM, AX_QUERIES, AX_DIMS), 2);
+    free(sx); free(t1); free(t2); free(t3);
+}
+
+/* Weights times values, head by head. */
 void stage_weighted_sum(Ctx *c)
 {
-    if (c->sel || c->H == 1) {
-        int h = c->sel ? c->sel : 1;
-        char *sx = stage_head_suffix(c, h);
-        char *t1 = stage_fmt(_("weights%s"), sx), *t2 = stage_fmt(_("V (values)%s"), sx), *t3 = stage_fmt(_("output = weights\xc2\xb7V%s"), sx);
-        stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
-        stage_heat(c, trace_ref(TK_V, h), t2, LAB_K, LAB_DIM, _("keys"), AX_DIMS);
-        stage_heat(c, trace_ref(TK_OUTPUT, h), t3, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
-        free(sx); free(t1); free(t2); free(t3);
-    } else {
-        stage_heads(c, TK_OUTPUT, N_("output"), LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS, false, 1);
-    }
+    stage_by_heads(c, weighted_head);
     c->v->formula = xstrdup(c->H > 1 ? _("output_h = weights_h\xc2\xb7V_h: in each head, each query's output is a blend of the value rows")
                                      : _("output = weights\xc2\xb7V: each query's output is a blend of the value rows"));
+}
+
+/*
+** The split into heads (qkv_projection with two heads or more): Q, K and
+** V cut into the columns each head reads, Q_h, K_h and V_h for every head
+** (or the chosen one). With fewer K/V heads than query heads (kv_heads),
+** K and V are cut into the K/V heads, each shown once, named for the
+** query heads that read it.
+*/
+static void split_heads(Ctx *c)
+{
+    if (c->H < 2) return;
+    int G = c->ts->kv_heads > 0 ? c->ts->kv_heads : c->H;
+    static const TraceKind kind[3] = { TK_Q, TK_K, TK_V };
+    static const char *const role[3] = { "Q", "K", "V" };
+    for (int h = 1; h <= c->H; h++) {
+        if (c->sel && h != c->sel) continue;
+        int g = trace_kv_head(c->ts, h);
+        bool first_of_group = h == 1 || trace_kv_head(c->ts, h - 1) != g || c->sel;
+        for (int i = 0; i < 3; i++) {
+            if (i > 0 && !first_of_group) continue;         /* a K/V head shown once */
+            char *t = i == 0 || G == c->H ? stage_fmt(_("%s_%d: head %d's columns"), role[i], h, h)
+                                          : stage_fmt(_("%s of K/V head %d of %d"), role[i], g, G);
+            stage_heat(c, trace_ref(kind[i], h), t, i == 0 ? LAB_Q : LAB_K, i == 0 ? LAB_QHEAD : i == 1 ? LAB_KHEAD : LAB_VDIM,
+                       i == 0 ? AX_QUERIES : _("keys"), AX_DIMS);
+            free(t);
+        }
+    }
 }
 
 /*
@@ -380,6 +468,7 @@ void stage_qkv(Ctx *c)
         if (o[i]->weight)
             stage_input(c, o[i]->weight, o[i]->weight, i == 0 ? LAB_QFEAT : LAB_KFEAT, LAB_DIM, _("input dimensions"),
                       _("output dimensions"));
+    split_heads(c);
     char *heads = c->H > 1 ? stage_fmt(_("; %d heads take %d columns each"), c->H, c->ts->d_k) : xstrdup("");
     const char *fmt = pe ? "Q = (%s)\xc2\xb7%s    K = (%s)\xc2\xb7%s    V = (%s)\xc2\xb7%s%s"
                          : "Q = %s\xc2\xb7%s    K = %s\xc2\xb7%s    V = %s\xc2\xb7%s%s";
@@ -391,59 +480,87 @@ void stage_qkv(Ctx *c)
     }
 }
 
-/* Every head's weights, then the concatenation and the output projection. */
-void stage_multi_head(Ctx *c)
+/* Head h of multi_head: its Q, K, weights and output (in a view of every
+** head at once, --dump's, only its weights when the four of every head
+** and the joined heads would not fit one view). */
+static void multi_head_head(Ctx *c, int h)
 {
-    if (c->sel) {
-        int h = c->sel;
-        static const TraceKind parts[4] = { TK_Q, TK_K, TK_WEIGHTS, TK_OUTPUT };
-        static const char *const names[4] = { "Q", "K", N_("weights"), N_("output") };
-        for (int i = 0; i < 4; i++) {
-            char *t = stage_fmt(_("head %d of %d: %s"), h, c->H, names[i]);
-            Panel *p = stage_heat(c, trace_ref(parts[i], h), t, i == 1 ? LAB_K : LAB_Q, i == 2 ? LAB_K : LAB_DIM,
-                                i == 1 ? _("keys") : AX_QUERIES, i == 2 ? AX_KEYS : AX_DIMS);
-            if (i == 2) stage_as_weights(c, p);
-            free(t);
-        }
-    } else {
-        stage_heads(c, TK_WEIGHTS, _("weights"), LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
+    if (c->whole && !c->sel && c->H * 4 + 2 > VIEW_MAX_PANELS) {
+        char *t = lesson_head_ablated(c->su, h) ? stage_fmt(_("head %d of %d: off"), h, c->H)
+                                                : stage_fmt(_("head %d of %d"), h, c->H);
+        stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+        free(t);
+        return;
     }
-    stage_heat(c, trace_ref(TK_CONCAT, 0), _("concatenated heads"), LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+    static const TraceKind parts[4] = { TK_Q, TK_K, TK_WEIGHTS, TK_OUTPUT };
+    static const char *const names[4] = { "Q", "K", N_("weights"), N_("output") };
+    for (int i = 0; i < 4; i++) {
+        bool off = i == 3 && lesson_head_ablated(c->su, h);   /* its output does not reach W_o */
+        char *t = off ? stage_fmt(_("head %d of %d: off"), h, c->H)
+                      : stage_fmt(_("head %d of %d: %s"), h, c->H, i >= 2 ? _(names[i]) : names[i]);
+        Panel *p = stage_heat(c, trace_ref(parts[i], h), t, i == 1 ? LAB_K : LAB_Q, i == 2 ? LAB_K : i == 3 ? LAB_VDIM : LAB_DIM,
+                              i == 1 ? _("keys") : AX_QUERIES, i == 2 ? AX_KEYS : AX_DIMS);
+        if (i == 2) stage_as_weights(c, p);
+        free(t);
+    }
+}
+
+/* What multi_head shows of no head: the joined heads and W_o's output
+** (with its bias, `output: W_o + b_o`). */
+static void multi_head_joined(Ctx *c)
+{
+    stage_heat(c, trace_ref(TK_CONCAT, 0), _("concatenated heads"), LAB_Q, LAB_VDIM, AX_QUERIES, AX_DIMS);
+    if (!c->su->output_proj) return;
     char *bias = c->su->output_bias ? stage_fmt(" + %s", c->su->output_bias) : xstrdup("");
     char *t = stage_fmt("%s%s", _("output = concat\xc2\xb7W_o"), bias);
-    if (c->su->output_proj) stage_heat(c, trace_ref(TK_FINAL, 0), t, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+    stage_heat(c, trace_ref(TK_FINAL, 0), t, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+    free(t);
+    free(bias);
+}
+
+/* Every head's Q, K, weights and output (a head a page, or as many as
+** fit), then the concatenation and the output projection. */
+void stage_multi_head(Ctx *c)
+{
+    stage_heads_paged(c, multi_head_head, multi_head_joined);
+    char *bias = c->su->output_bias ? stage_fmt(" + %s", c->su->output_bias) : xstrdup("");
     char *dv = stage_division_text(c);
     c->v->formula = stage_fmt("head_h = softmax(Q_h\xc2\xb7K_h\xe1\xb5\x80%s)\xc2\xb7V_h    "
                         "MultiHead = Concat(head_1 \xe2\x80\xa6 head_%d)%s%s", dv, c->H,
                         c->su->output_proj ? "\xc2\xb7W_o" : "", bias);
     free(dv);
     free(bias);
-    free(t);
 }
 
-/* Mask, scores before and after it on one scale, and the weights. */
-void stage_causal_mask(Ctx *c)
+/* The mask (its parts first, when it is made of parts), then head h's
+** scores before and after it on one scale, and its weights. */
+static void mask_head(Ctx *c, int h)
 {
-    if (c->su->mask == MASK_PARTS) stage_mask_parts(c);
-    if (c->su->mask == MASK_PARTS && !c->st->title) {
-        free(c->v->title);
-        c->v->title = xstrdup("The mask, part by part");
-    }
+    if (c->su->mask == MASK_PARTS) stage_mask_part_panels(c);
     stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK, 0), c->su->mask == MASK_CAUSAL ? _("causal mask (1 = may attend)")
                                 : c->su->mask == MASK_PARTS ? _("combined mask") : _("mask (1 = may attend)"),
                                 LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
-    if (c->sel || c->H == 1) {
-        int h = c->sel ? c->sel : 1;
-        char *sx = stage_head_suffix(c, h);
-        char *t1 = stage_fmt(_("%s, before%s"), stage_scores_word(c), sx), *t2 = stage_fmt(_("masked scores%s"), sx), *t3 = stage_fmt(_("weights%s"), sx);
-        stage_grouped(c, stage_heat(c, trace_ref(trace_mask_input(c->su), h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
-        stage_grouped(c, stage_heat(c, trace_ref(TK_MASKED, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
-        stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t3, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
-        free(sx); free(t1); free(t2); free(t3);
-    } else {
-        stage_heads(c, TK_WEIGHTS, _("weights"), LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, true, 1);
+    char *sx = stage_head_suffix(c, h);
+    char *t1 = stage_fmt(_("%s, before%s"), stage_scores_word(c), sx), *t2 = stage_fmt(_("masked scores%s"), sx);
+    char *t3 = stage_fmt(_("weights%s"), sx);
+    stage_grouped(c, stage_heat(c, trace_ref(trace_mask_input(c->su), h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
+    stage_grouped(c, stage_heat(c, trace_ref(TK_MASKED, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
+    stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t3, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
+    free(sx); free(t1); free(t2); free(t3);
+}
+
+/* Mask, scores before and after it, and the weights, head by head. */
+void stage_causal_mask(Ctx *c)
+{
+    if (c->su->mask == MASK_PARTS && !c->st->title) {
+        free(c->v->title);
+        c->v->title = xstrdup(_("The mask, part by part"));
     }
-    if (c->su->mask == MASK_PARTS) return;      /* stage_mask_parts wrote it */
+    stage_by_heads(c, mask_head);
+    if (c->su->mask == MASK_PARTS) {            /* its formula and note */
+        stage_mask_parts(c);
+        return;
+    }
     c->v->formula = xstrdup(c->su->mask == MASK_BLOCK
         ? _("masked = scores where the lesson's mask is 0, \xe2\x88\x92\xe2\x88\x9e where it is 1 (blocked); weights = softmax(masked)")
         : _("masked = scores where mask = 1, \xe2\x88\x92\xe2\x88\x9e where mask = 0; weights = softmax(masked)"));
@@ -510,20 +627,20 @@ void stage_entropy(Ctx *c)
               c->su->nk, log((double)c->su->nk), c->su->nk);
 }
 
-/* Weights and output across two sentences. */
+/* Head h's weights and output across two sentences. */
+static void cross_head(Ctx *c, int h)
+{
+    char *sx = stage_head_suffix(c, h);
+    char *t1 = stage_fmt(_("attention weights%s"), sx), *t2 = stage_fmt(_("output = weights\xc2\xb7V%s"), sx);
+    stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t1, LAB_Q, LAB_K, _("queries (target sentence)"), _("keys (source sentence)")));
+    stage_grouped(c, stage_heat(c, trace_ref(TK_OUTPUT, h), t2, LAB_Q, LAB_VDIM, AX_QUERIES, AX_DIMS), 2);
+    free(sx); free(t1); free(t2);
+}
+
+/* Weights and output across two sentences, head by head. */
 void stage_cross(Ctx *c)
 {
-    if (c->sel || c->H == 1) {
-        int h = c->sel ? c->sel : 1;
-        char *sx = stage_head_suffix(c, h);
-        char *t1 = stage_fmt(_("attention weights%s"), sx), *t2 = stage_fmt(_("output = weights\xc2\xb7V%s"), sx);
-        stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t1, LAB_Q, LAB_K, _("queries (target sentence)"), _("keys (source sentence)")));
-        stage_heat(c, trace_ref(TK_OUTPUT, h), t2, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
-        free(sx); free(t1); free(t2);
-    } else {
-        stage_heads(c, TK_WEIGHTS, _("attention weights"), LAB_Q, LAB_K, _("queries (target sentence)"),
-                  _("keys (source sentence)"), true, 1);
-    }
+    stage_by_heads(c, cross_head);
     char *sf = scores_formula(c);
     c->v->formula = stage_fmt(_("queries from %s, keys and values from %s: weights = softmax(%s)"),
                         c->su->queries.input, c->su->keys.input, sf);
@@ -551,6 +668,7 @@ Panel *stage_row(Ctx *c, TraceRef ref, int r, const char *title, LabelKind cols,
     memcpy(row->data, mat_row(m, r), sizeof(double) * (size_t)m->cols);
     for (int i = 0; i < m->rows; i++) free(p->row_labels[i]);
     p->row_labels[0] = xstrdup(c->su->qtokens[r]);
+    if (c->st->indices) p->row_labels[0] = with_index(p->row_labels[0], r);
     p->owned = row;
     p->m = row;
     p->row_offset = r;
@@ -601,32 +719,43 @@ Panel *stage_as_mask(Ctx *c, Panel *p)
     return p;
 }
 
-/* Seed 004's walk-through: one query's scores, weights and output. */
+/* What softmax reads, as per_token's panel names it: the scores as they
+** are after scaling, the temperature, ALiBi's bias and the mask, as the
+** setup is now (K, M and [ ] change it). */
+static char *softmax_input_title(const Ctx *c, const char *sx)
+{
+    bool scaled = c->ts->divisor != 1.0 || c->ts->temperature != 1.0;
+    bool alibi = c->su->positions == POS_ALIBI, masked = c->su->mask != MASK_NONE;
+    if (masked && alibi) return stage_fmt(scaled ? _("scaled + bias, masked%s") : _("scores + bias, masked%s"), sx);
+    if (masked) return stage_fmt(scaled ? _("masked, scaled%s") : _("masked scores%s"), sx);
+    if (alibi) return stage_fmt(_("%s + bias%s"), stage_scores_word(c), sx);
+    return stage_fmt("%s%s", stage_scores_word(c), sx);
+}
+
+/* Head h's walk-through of one query: its scores, what softmax reads of
+** them when that is not the scores themselves, its weights and output;
+** the two rows of scores on one scale. */
+static void per_token_head(Ctx *c, int h)
+{
+    int r = c->st->query > 0 ? c->st->query - 1 : 0;
+    char *sx = stage_head_suffix(c, h);
+    char *t1 = stage_fmt(_("scores q\xc2\xb7k%s"), sx), *t2 = softmax_input_title(c, sx);
+    char *t3 = stage_fmt(_("weights%s"), sx), *t4 = stage_fmt(_("output%s"), sx);
+    stage_grouped(c, stage_row(c, trace_ref(TK_RAW, h), r, t1, LAB_K, AX_KEYS), 1);
+    if (trace_softmax_input(c->su) != TK_RAW && (c->ts->divisor != 1.0 || c->ts->temperature != 1.0
+                                                 || c->su->mask != MASK_NONE || c->su->positions == POS_ALIBI))
+        stage_grouped(c, stage_row(c, trace_ref(trace_softmax_input(c->su), h), r, t2, LAB_K, AX_KEYS), 1);
+    stage_as_weights(c, stage_row(c, trace_ref(TK_WEIGHTS, h), r, t3, LAB_K, AX_KEYS));
+    stage_row(c, trace_ref(TK_OUTPUT, h), r, t4, LAB_VDIM, AX_DIMS);
+    free(sx); free(t1); free(t2); free(t3); free(t4);
+}
+
+/* Seed 004's walk-through: one query's scores, weights and output, head
+** by head. */
 void stage_per_token(Ctx *c)
 {
     int r = c->st->query > 0 ? c->st->query - 1 : 0;
-    if (c->sel || c->H == 1) {
-        int h = c->sel ? c->sel : 1;
-        char *sx = stage_head_suffix(c, h);
-        bool alibi = c->su->positions == POS_ALIBI;
-        char *t1 = stage_fmt(_("scores q\xc2\xb7k%s"), sx);
-        char *t2 = c->su->mask != MASK_NONE ? stage_fmt("%s%s", _("masked, scaled"), sx)
-                 : alibi ? stage_fmt(_("%s + bias%s"), stage_scores_word(c), sx) : stage_fmt("%s%s", stage_scores_word(c), sx);
-        char *t3 = stage_fmt(_("weights%s"), sx), *t4 = stage_fmt(_("output%s"), sx);
-        stage_row(c, trace_ref(TK_RAW, h), r, t1, LAB_K, AX_KEYS);
-        /* the scores softmax reads, whenever they are not the raw ones */
-        if (c->ts->divisor != 1.0 || c->ts->temperature != 1.0 || c->su->mask != MASK_NONE || alibi)
-            stage_row(c, trace_ref(trace_softmax_input(c->su), h), r, t2, LAB_K, AX_KEYS);
-        stage_as_weights(c, stage_row(c, trace_ref(TK_WEIGHTS, h), r, t3, LAB_K, AX_KEYS));
-        stage_row(c, trace_ref(TK_OUTPUT, h), r, t4, LAB_DIM, AX_DIMS);
-        free(sx); free(t1); free(t2); free(t3); free(t4);
-    } else {
-        for (int h = 1; h <= c->H; h++) {
-            char *t = stage_fmt(_("head %d of %d: weights"), h, c->H);
-            stage_as_weights(c, stage_row(c, trace_ref(TK_WEIGHTS, h), r, t, LAB_K, AX_KEYS));
-            free(t);
-        }
-    }
+    stage_by_heads(c, per_token_head);
     c->v->formula = stage_fmt(_("for the query \xe2\x80\x9c%s\xe2\x80\x9d: a score per key, softmax, then the weighted sum of the values"),
                         c->su->qtokens[r]);
 }
@@ -718,7 +847,9 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     v->serial = ++views;
     v->trace_serial = T->serial;
     const Stage *st = &L->stages[k];
-    Ctx c = { L, T, &T->s[st->setup], st, &L->setups[st->setup], v, st->setup, 1, 0, o && o->step > 0 ? o->step : 0 };
+    Ctx c = { .L = L, .T = T, .ts = &T->s[st->setup], .st = st, .su = &L->setups[st->setup], .v = v, .s = st->setup,
+              .H = 1, .sel = 0, .step = o && o->step > 0 ? o->step : 0, .paged = false,
+              .whole = o && o->whole };
     c.H = c.ts->heads;
     int want = o && o->head > 0 ? o->head : st->head;
     c.sel = c.H > 1 && want >= 1 && want <= c.H ? want : 0;
@@ -731,6 +862,7 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     v->title = xstrdup(st->title ? st->title : stage_default_title(st->id));
     const StageKind *kind = stage_kind(st->id);
     kind->build(&c);
+    if (!kind->steps) stage_paginate(&c);
     if (c.su->attention && kind->given_text) kind->given_text(&c);
     if (v->nsteps < 1) v->nsteps = 1;
     if (!v->formula) v->formula = xstrdup("");
@@ -768,23 +900,6 @@ static void free_strs(char **s, int n)
     free(s);
 }
 
-/* Free what a panel owns. */
-static void panel_free(Panel *p)
-{
-    int rows = p->m->rows, cols = p->m->cols;
-    free(p->title);
-    free_strs(p->row_labels, rows);
-    free_strs(p->col_labels, cols);
-    free(p->row_axis);
-    free(p->col_axis);
-    free(p->cmap);
-    free(p->y_axis);
-    free_strs(p->series, p->series ? cols : 0);
-    free(p->bounds);
-    free(p->bound_label);
-    mat_free(p->owned);
-}
-
 /* Keep n of the n0 labels, from first; free the others. */
 static char **keep_labels(char **labels, int n0, int first, int n)
 {
@@ -810,6 +925,7 @@ bool stage_view_zoom(View *v, int k, int r0, int r1, int c0, int c1, double lo, 
         memcpy(mat_row(part, i - r0), mat_row(m, i) + c0, sizeof(double) * (size_t)(c1 - c0));
     p->row_labels = keep_labels(p->row_labels, m->rows, r0, r1 - r0);
     p->col_labels = keep_labels(p->col_labels, m->cols, c0, c1 - c0);
+    p->has_span = false;
     mat_free(p->owned);
     p->owned = part;
     p->m = part;
@@ -820,7 +936,7 @@ bool stage_view_zoom(View *v, int k, int r0, int r1, int c0, int c1, double lo, 
     p->scale_lo = lo;
     p->scale_hi = hi;
     for (int i = 0; i < v->npanels; i++)
-        if (i != k) panel_free(&v->panels[i]);
+        if (i != k) stage_panel_free(&v->panels[i]);
     v->panels[0] = *p;
     v->npanels = 1;
     v->serial = ++views;
@@ -831,12 +947,13 @@ bool stage_view_zoom(View *v, int k, int r0, int r1, int c0, int c1, double lo, 
 void stage_view_free(View *v)
 {
     if (!v) return;
-    for (int i = 0; i < v->npanels; i++) panel_free(&v->panels[i]);
+    for (int i = 0; i < v->npanels; i++) stage_panel_free(&v->panels[i]);
     free(v->lesson_title);
     free(v->title);
     free(v->formula);
     free(v->note);
     free(v->step_name);
+    free(v->step_label);
     free_strs(v->paras, v->npara);
     free(v);
 }

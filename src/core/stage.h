@@ -17,7 +17,11 @@
 **
 ** Stages that unfold in time (kv_cache: one token per sub-step; online_softmax:
 ** one block of keys per sub-step) have sub-steps: StageOpts.step picks one,
-** View.nsteps says how many there are and View.step_name names it.
+** View.nsteps says how many there are and View.step_name names it. So do
+** stages with more panels than the projector slide prints legibly (every
+** head's scores and weights, the inputs, weights and projections): they
+** are split into pages, a head or a part at a time (stage_pages.c), each
+** planned to print its numbers at 14 px on a 1280x720 slide.
 */
 #ifndef ATTNLAB_STAGE_H
 #define ATTNLAB_STAGE_H
@@ -53,6 +57,14 @@ typedef struct Panel {
     int row_offset;             /* row r of m is row r + row_offset of the trace matrix */
     int col_offset;             /* column c of m is column c + col_offset of it */
     Mat *owned;                 /* set when the view built m itself (freed with it) */
+    /* A panel planned alike on the sub-steps of its stage (each head's page,
+    ** the parts of a split stage): the values of its own kind over every
+    ** sub-step, which its digits and cells are planned for (span_lo …
+    ** span_hi), and, in a scale group, those of its group over every
+    ** sub-step, which it is coloured on (group_lo … group_hi). has_span
+    ** false: its own values, and its view's panels for the group. */
+    bool has_span;
+    double span_lo, span_hi, group_lo, group_hi;
     /* plots */
     char *y_axis;               /* "entropy (nats)" */
     char **series;              /* m->cols series names */
@@ -79,14 +91,16 @@ typedef struct View {
     Panel panels[VIEW_MAX_PANELS];
     int npanels;
     int step;                   /* the sub-step shown (0-based) */
-    int nsteps;                 /* 1, or the sub-steps of kv_cache and online_softmax */
-    char *step_name;            /* "t3", "b2", "all", "final" (for file names), or NULL */
+    int nsteps;                 /* 1, or the sub-steps (kv_cache's tokens, a page per head, ...) */
+    char *step_name;            /* "t3", "b2", "all", "final", "h2" (for file names), or NULL */
+    char *step_label;           /* "head 2 of 4", "part 1 of 2" (in the header), or NULL */
 } View;
 
 /* What the viewer chose on top of the lesson. */
 typedef struct StageOpts {
     int head;                   /* 0: the stage's own `head:` (else all); h: show head h */
     int step;                   /* the sub-step (0-based; clamped to the stage's last) */
+    bool whole;                 /* every panel on one view, not split into pages for the slide (--dump) */
 } StageOpts;
 
 /* The view of stage k (0-based) of L, reading matrices from T, with the

@@ -19,7 +19,6 @@
 #define AX_QUERIES _("queries")
 #define AX_KEYS _("keys (attended to)")
 #define AX_DIMS _("dimensions")
-#define MAX_GRID_PAIRS 8        /* scaled_scores shows raw and scaled per head up to this many heads */
 
 /* Everything stage builders need. */
 typedef struct Ctx {
@@ -33,12 +32,17 @@ typedef struct Ctx {
     int H;              /* heads of the setup */
     int sel;            /* the head shown alone (1 … H), or 0 for every head */
     int step;           /* the sub-step asked for (0-based, clamped by the builder) */
+    bool paged;         /* the builder made its own pages (stage_by_heads) */
+    bool whole;         /* no pages: every panel on one view (StageOpts.whole) */
 } Ctx;
 
 /* What labels a side of a heatmap: query tokens, key tokens, dimensions
 ** (d1 …), the named features of the queries' or keys' input, or the
-** words a next_token stage shows (its TK_TOP_IDS). */
-typedef enum { LAB_Q, LAB_K, LAB_DIM, LAB_QFEAT, LAB_KFEAT, LAB_WORDS } LabelKind;
+** dimensions of the values (what outputs are made of: `value_dims:`, or
+** the features of the input used as values; a head's own columns of them),
+** or the columns of Q (K) a head reads, numbered as in the whole matrix, or
+** the words a next_token stage shows (its TK_TOP_IDS). */
+typedef enum { LAB_Q, LAB_K, LAB_DIM, LAB_QFEAT, LAB_KFEAT, LAB_VDIM, LAB_QHEAD, LAB_KHEAD, LAB_WORDS } LabelKind;
 
 /* printf into a new string. */
 char *stage_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
@@ -59,9 +63,6 @@ char *stage_head_suffix(const Ctx *c, int h);
 const char *stage_scores_word(const Ctx *c);
 /* The division as text for formulas (" ÷ √4"), or "". */
 char *stage_division_text(const Ctx *c);
-/* Panels for one per-head kind: the chosen head, or every head. */
-Panel *stage_heads(Ctx *c, TraceKind k, const char *title, LabelKind rows, LabelKind cols,
-                   const char *row_axis, const char *col_axis, bool weights, int group);
 /* A one-row panel: row r of a trace matrix. */
 Panel *stage_row(Ctx *c, TraceRef ref, int r, const char *title, LabelKind cols, const char *col_axis);
 /* A panel of rows [r0, r1) and columns [c0, c1) of a trace matrix. */
@@ -69,6 +70,61 @@ Panel *stage_part(Ctx *c, TraceRef ref, int r0, int r1, int c0, int c1, const ch
                   LabelKind cols, const char *row_axis, const char *col_axis);
 /* Show a 0/1 mask: Blues, fixed [0, 1], no decimals. */
 Panel *stage_as_mask(Ctx *c, Panel *p);
+
+/* ---- stage_fit.c: whether panels print legibly on the projector slide */
+
+/* The values of a matrix as cells print them. */
+typedef struct StageVals {
+    bool any;                   /* some value is finite */
+    double lo, hi;              /* the finite range */
+    bool any_nx;                /* some value is other than an exact 0 or 1 (printed with decimals) */
+    double nx_lo, nx_hi;        /* their range */
+    bool nonfinite;             /* some value is masked (−∞) */
+    bool ints;                  /* every finite value is whole */
+} StageVals;
+
+/* What the estimate reads of a panel. */
+typedef struct StageFit {
+    const Panel *p;
+    bool heat;                  /* a heatmap with cells (else: a plot) */
+    int rows, cols;
+    float value_em;             /* its widest number, in font sizes */
+    float row_em, col_em;       /* its widest row and column label */
+    float title_em, col_axis_em, row_axis_em;
+} StageFit;
+
+/* The values of m. */
+StageVals stage_vals(const Mat *m);
+/* a and b together. */
+StageVals stage_vals_join(StageVals a, StageVals b);
+/* What the estimate reads of panel p shown with values v (its own, or its
+** kind's over several pages). */
+StageFit stage_fit_of(const Panel *p, StageVals v);
+/* Whether panels f[0 .. n) print every number at the goal font on the
+** projector slide, with the explanation paras. */
+bool stage_fits_slide(const StageFit *f, int n, char *const *paras, int npara);
+/* Whether panel f alone on the slide prints its numbers at the legible floor. */
+bool stage_prints_alone(const StageFit *f);
+/* The width of a text in DejaVu Sans, in font sizes, estimated. */
+float stage_text_em(const char *s);
+
+/* ---- stage_pages.c: a stage split into pages */
+
+/* Adds head h's panels to c->v (the same panels for every head). */
+typedef void (*StageHeadFn)(Ctx *c, int h);
+/* Adds panels to c->v. */
+typedef void (*StageFn)(Ctx *c);
+/* Show a stage head by head: every head's panels, or the chosen head's, in
+** as many pages as the slide needs (a head, or a part of one, a page). */
+void stage_by_heads(Ctx *c, StageHeadFn one);
+/* The same, then what tail adds (no head's), on the last page when all
+** fits one, else on pages of its own after the heads'. */
+void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail);
+/* Split a stage built whole into parts that fit the slide, and keep the
+** part asked for (nothing when it fits, or the builder made pages). */
+void stage_paginate(Ctx *c);
+/* Free what a panel owns (its labels, texts and any matrix it made). */
+void stage_panel_free(Panel *p);
 
 /* The builders, named by the stage table (stage_table.c): stage.c's ... */
 void stage_embeddings(Ctx *c);
@@ -90,6 +146,7 @@ void stage_given_per_token(Ctx *c);
 void stage_given_mask(Ctx *c);
 /* ... and stage_modern.c's. */
 void stage_mask_parts(Ctx *c);
+void stage_mask_part_panels(Ctx *c);
 void stage_positional(Ctx *c);
 void stage_rope(Ctx *c);
 void stage_alibi(Ctx *c);

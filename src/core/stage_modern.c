@@ -64,8 +64,9 @@ static int take_step(Ctx *c, int n)
     return c->v->step;
 }
 
-/* Each part of a mask, then the combination (stage causal_mask). */
-void stage_mask_parts(Ctx *c)
+/* Each part of a mask, as a panel (stage causal_mask adds the combination
+** after them). */
+void stage_mask_part_panels(Ctx *c)
 {
     const Setup *su = c->su;
     unsigned parts = su->mask_parts;
@@ -86,6 +87,16 @@ void stage_mask_parts(Ctx *c)
         t = stage_fmt(_("padding: no %s"), su->pad_token);
         stage_as_mask(c, stage_heat(c, trace_ref(TK_MASK_PAD, 0), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
         free(t);
+    }
+}
+
+/* What a mask made of parts is: the formula, and a note when some queries
+** are padding (stage causal_mask). */
+void stage_mask_parts(Ctx *c)
+{
+    const Setup *su = c->su;
+    unsigned parts = su->mask_parts;
+    if (parts & MASKP_PADDING) {
         int npad = 0;
         for (int i = 0; i < su->nq; i++) npad += !strcmp(su->qtokens[i], su->pad_token);
         if (npad)
@@ -157,7 +168,21 @@ static char *alibi_rule(int H)
     return stage_fmt("2^(" UMINUS "8h/%d) (h\xe2\x89\xa4%d), 2^(" UMINUS "8(2h" UMINUS "%d)/%d) (h>%d)", p, p, 2 * p + 1, 2 * p, p);
 }
 
-/* The bias of each head and the scores it changes. */
+/* Head h's bias, and its scores before and after it on one scale (the
+** biases of every head on one scale too, so that their slopes compare). */
+static void alibi_head(Ctx *c, int h)
+{
+    char *sx = stage_head_suffix(c, h);
+    char *m = slope_text(attn_alibi_slope(h, c->H));
+    char *t1 = stage_fmt(_("bias, m = %s%s"), m, sx), *t2 = stage_fmt("%s%s", stage_scores_word(c), sx);
+    char *t3 = stage_fmt(_("%s + bias%s"), stage_scores_word(c), sx);
+    stage_grouped(c, stage_heat(c, trace_ref(TK_ALIBI, h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 2);
+    stage_grouped(c, stage_heat(c, trace_ref(TK_SCALED, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
+    stage_grouped(c, stage_heat(c, trace_ref(TK_BIASED, h), t3, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
+    free(sx); free(t1); free(t2); free(t3); free(m);
+}
+
+/* The bias of each head and the scores it changes, head by head. */
 void stage_alibi(Ctx *c)
 {
     Buf slopes = {0};
@@ -167,31 +192,7 @@ void stage_alibi(Ctx *c)
         free(t);
     }
     if (c->H > 8) buf_puts(&slopes, ", \xe2\x80\xa6");
-    if (c->sel || c->H == 1) {
-        int h = shown_head(c);
-        char *sx = stage_head_suffix(c, h);
-        char *m = slope_text(attn_alibi_slope(h, c->H));
-        char *t1 = stage_fmt(_("bias, m = %s%s"), m, sx), *t2 = stage_fmt("%s%s", stage_scores_word(c), sx);
-        char *t3 = stage_fmt(_("%s + bias%s"), stage_scores_word(c), sx);
-        stage_heat(c, trace_ref(TK_ALIBI, h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS);
-        stage_grouped(c, stage_heat(c, trace_ref(TK_SCALED, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
-        stage_grouped(c, stage_heat(c, trace_ref(TK_BIASED, h), t3, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
-        free(sx); free(t1); free(t2); free(t3); free(m);
-    } else {
-        for (int h = 1; h <= c->H; h++) {
-            char *m = slope_text(attn_alibi_slope(h, c->H));
-            char *t = stage_fmt(_("head %d: m = %s"), h, m);
-            free(m);
-            stage_grouped(c, stage_heat(c, trace_ref(TK_ALIBI, h), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
-            free(t);
-        }
-        if (c->H <= 4) stage_heads(c, TK_BIASED, _("biased scores"), LAB_Q, LAB_K, AX_QUERIES, AX_KEYS, false, 2);
-        for (int i = c->H; c->H <= 4 && i < c->v->npanels; i++) {
-            char *t = stage_fmt(_("head %d biased"), c->v->panels[i].ref.head);
-            free(c->v->panels[i].title);
-            c->v->panels[i].title = t;
-        }
-    }
+    stage_by_heads(c, alibi_head);
     char *rule = alibi_rule(c->H);
     c->v->formula = stage_fmt(_("bias_h[i][j] = \xe2\x88\x92m_h\xc2\xb7|i \xe2\x88\x92 j|, m_h = %s = %s; "
                               "added to the scaled scores before the mask"), rule, slopes.s);

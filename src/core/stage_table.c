@@ -127,7 +127,7 @@ static const StageKind kinds[STAGE_COUNT] = {
         .needs = STAGE_NEEDS_ADDITIVE, .build = stage_additive, .blind_note = true, .hides = SCORES | WEIGHTS },
     [STAGE_PER_TOKEN] = { STAGE_PER_TOKEN, "per_token", N_("One query at a time"),
         .given = GIVEN_YES, .build = stage_per_token, .given_text = stage_given_per_token, .blind_note = true,
-        .hides = SCORES | WEIGHTS | OUTPUTS },
+        .hides = WEIGHTS | OUTPUTS },          /* the scores stay: the class guesses from them */
     [STAGE_POSITIONAL_ENCODING] = { STAGE_POSITIONAL_ENCODING, "positional_encoding", N_("Sinusoidal positions"),
         .needs = STAGE_NEEDS_SINUSOIDAL, .build = stage_positional, .blind_note = true },
     [STAGE_ROPE] = { STAGE_ROPE, "rope", N_("Rotary positions (RoPE)"),

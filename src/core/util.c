@@ -173,6 +173,17 @@ void util_fmt_cell(char *out, size_t n, double v, int decimals, bool compact)
     if (z[0] == '0' && z[1] == '.') memmove(z, z + 1, strlen(z));
 }
 
+/* Automatic digits for a cell (util.h). */
+int util_auto_decimals(bool ints, double amax, bool probabilities)
+{
+    if (ints) return 0;
+    if (probabilities) return amax > 0 && amax < 0.05 ? 3 : 2;
+    if (amax >= 1000) return 0;
+    if (amax >= 100) return 1;
+    if (amax > 0 && amax < 0.05) return 3;
+    return 2;
+}
+
 /* Control characters escaped, so that a name never breaks a message's line. */
 char *util_shown(const char *s)
 {

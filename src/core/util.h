@@ -60,6 +60,12 @@ void util_fmt_num(char *out, size_t n, double v, int decimals);
 ** the leading zero dropped (".50", "-.45") so it fits a narrow cell; exact
 ** 0 and 1 are "0" and "1" (so only they print without decimals). */
 void util_fmt_cell(char *out, size_t n, double v, int decimals, bool compact);
+/* Digits to print in a cell when the lesson says "automatic": enough to
+** tell values of this size apart (2 in general, 3 for tiny ones, fewer for
+** big ones), 0 for whole numbers, and at least 2 for weights in (0, 1).
+** amax is the largest magnitude shown; the layout and the stage pager
+** both read it. */
+int util_auto_decimals(bool ints, double amax, bool probabilities);
 /* The shortest decimal text that reads back (strtod) as exactly v: "1.2",
 ** not "1.2000000000000002". v must be finite; out needs 32 bytes. */
 void util_fmt_shortest(char *out, size_t n, double v);

@@ -33,14 +33,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The panel title at the top of box: shrunk (to SHRINK_BEFORE_CUT of its
-** size) before a word of it is cut, then cut to the panel's width. */
+/* The panel title at the top of box, at the page's one title font
+** (even_titles), cut to the panel's width only if the panel is narrower
+** than the title at the smallest title font (the solver keeps it wider). */
 void lay_panel_title(Page *p, const Panel *pn, int k, Rect box)
 {
     char buf[256];
     if (!pn->title || !pn->title[0]) return;
-    float fs = p->m.ptitle, least = fmaxf(p->m.min_font, lay_px(SHRINK_BEFORE_CUT * p->m.ptitle));
-    while (fs > least && lay_width(p, pn->title, fs, 1) > box.w) fs -= 1;
+    float fs = p->title_fs > 0 ? p->title_fs : p->m.ptitle;
     lay_fit(p, pn->title, fs, 1, box.w, buf, sizeof buf);
     int i = lay_text(p, (Rect){ box.x, box.y, box.w, LH * p->m.ptitle }, buf, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE,
                      ROLE_PANEL_TITLE, 1, 0);
@@ -125,38 +125,41 @@ static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale)
     float ts = text_scale_of(o);
     float s = u * fminf(ts, label_scale) * shrink, sv = u * ts * shrink;
     m.u = u;
-    m.margin = 36 * u;                  /* around the page */
-    m.gap = 30 * u;                     /* between panels, and panels and text */
-    m.gs = 8 * u;                       /* between a label and what it names */
-    m.pad = 5 * u;                      /* inside a cell, around its number */
-    m.title = lay_px(34 * s);           /* the stage title */
-    m.meta = lay_px(17 * s);            /* "lesson · stage k / n", the notes line */
-    m.formula = lay_px(25 * s);
-    m.body = lay_px(20 * s);            /* the explanation */
-    m.ptitle = lay_px(22 * s);          /* a panel's title */
-    m.axis = lay_px(17 * s);            /* axis titles */
-    m.label = lay_px(19 * s);           /* tokens along the axes, at most */
-    m.value = lay_px(23 * sv);          /* cell numbers, at most */
-    m.tick = lay_px(16 * s);            /* tick labels */
-    m.legend = lay_px(17 * s);
+    m.margin = SIZE_MARGIN * u;
+    m.gap = SIZE_GAP * u;
+    m.gs = SIZE_GS * u;
+    m.pad = SIZE_PAD * u;
+    m.title = lay_px(FONT_TITLE * s);
+    m.meta = lay_px(FONT_META * s);
+    m.formula = lay_px(FONT_FORMULA * s);
+    m.body = lay_px(FONT_BODY * s);
+    m.ptitle = lay_px(FONT_PTITLE * s);
+    m.axis = lay_px(FONT_AXIS * s);
+    m.label = lay_px(FONT_LABEL * s);
+    m.value = lay_px(FONT_VALUE * sv);   /* cell numbers, at most */
+    m.tick = lay_px(FONT_TICK * s);
+    m.legend = lay_px(FONT_LEGEND * s);
     m.min_font = lay_px(FONT_MIN * fmaxf(1, u));
     m.max_cell = 100 * sv;              /* the largest cell side */
-    m.bar_w = 18 * u;                   /* a colour bar's width */
+    m.bar_w = SIZE_BAR * u;
     return m;
 }
 
 /*
 ** The header, on one line in the same place on every slide: the stage
-** title at the left, "lesson · stage k / n" small at the right. The title
-** keeps its words: it shrinks (to TITLE_SHRINK) before any of it is cut; the
+** title at the left, "lesson · stage k / n" small at the right, and the
+** page of a stage split in pages ("· head 2 of 4"). The title keeps its
+** words: it shrinks (to TITLE_SHRINK) before any of it is cut; the
 ** lesson's title gives way first, the stage counter never.
 */
 static float draw_header(Page *p, const View *v, float x0, float x1, float y)
 {
     const Metrics *m = &p->m;
-    char count[64], lesson[300], meta[400], buf[300];
+    char count[160], lesson[300], meta[500], buf[300];
     count[0] = lesson[0] = meta[0] = '\0';
     if (v->nstages > 0) snprintf(count, sizeof count, _("stage %d / %d"), v->stage + 1, v->nstages);
+    if (v->step_label && v->step_label[0] && count[0])   /* the page of a stage split in pages */
+        snprintf(count + strlen(count), sizeof count - strlen(count), "  \xc2\xb7  %s", v->step_label);
     const char *title = v->title ? v->title : "", *sep = "  \xc2\xb7  ";
     float w = x1 - x0, th = LH * m->title, fs = m->title;
     float count_w = count[0] ? lay_width(p, count, m->meta, 0) : 0;
@@ -197,12 +200,13 @@ static float draw_formula(Page *p, const View *v, float x0, float x1, float y)
 }
 
 /* The notes line at the bottom: the view's own note (a row that sees no
-** key) and, when some numbers were too small to print, where to read them. */
+** key) and, when some numbers were too small to print, where to read them:
+** hovering a cell explains it with its value, whatever the text size. */
 static void draw_footer(Page *p, const View *v, float x0, float x1, float y)
 {
     char line[600], buf[600];
-    const char *hidden = p->hidden_values ? _("some numbers are too small to print here: hover a cell to read it, "
-                                              "or press \xe2\x88\x92 for smaller text") : "";
+    const char *hidden = p->hidden_values ? _("a panel has too many cells to print their numbers: hover a cell to "
+                                              "read it and its arithmetic") : "";
     snprintf(line, sizeof line, "%s%s%s", v->note ? v->note : "", v->note && p->hidden_values ? "   \xc2\xb7   " : "",
              hidden);
     lay_fit(p, line, p->m.meta, 0, x1 - x0, buf, sizeof buf);
@@ -266,12 +270,38 @@ float layout_measure_fixed(void *ctx, const char *text, float size, int bold)
     return 0.55f * size * (float)utf8_count(text);
 }
 
+/* One font for every panel title of the page: the largest (at most the
+** metrics' title font) with which each fits its panel, never under the
+** smallest title font the solver kept room for (lay_plan_prints). */
+static float even_titles(const Page *p, const View *v, const PanelPlan *plans)
+{
+    float least = fmaxf(p->m.min_font, lay_px(SHRINK_BEFORE_CUT * p->m.ptitle)), fs = p->m.ptitle;
+    for (int k = 0; k < v->npanels; k++) {
+        const char *t = v->panels[k].title;
+        if (!t || !t[0]) continue;
+        while (fs > least && lay_width(p, t, fs, 1) > plans[k].box.w + 0.01f) fs -= 1;
+    }
+    return fs;
+}
+
+/* True when s is as good as the panels need: it fits if the whole height
+** fits them, prints as many numbers, and at least at font want. */
+static bool good_enough(PlanScore s, PlanScore whole, float want)
+{
+    return (s.fits || !whole.fits) && s.printed >= whole.printed && s.font >= want;
+}
+
 /*
-** The page. Header and formula first; then the two arrangements of panels
-** and explanation are planned and the better one drawn. With the text
-** below, the panels get what the text leaves, but never less than
-** PANELS_MIN of the height: past that the text font shrinks, and past the
-** smallest text font the text is cut with "…". Returns false when the
+** The page. Header and formula first; then the panels and the explanation,
+** which compete for the height. Numbers come first, up to the goal font
+** (lay_value_goal, or what the panels print with the whole height when
+** that is less): the explanation gets the height the panels leave at that
+** font, at its own size, or shrunk to BODY_SHRINK of it, or cut with "…"
+** after the lines that fit. Past the goal the explanation keeps its room,
+** and the panels grow into what it leaves. The explanation may instead
+** stand whole in a column at the right when the panels beside it do
+** better: bigger numbers, or cells BESIDE_GAIN bigger, or as big numbers
+** as below where the text below had to give way. Returns false when the
 ** panels did not find room.
 */
 static bool layout_page(Page *p, const View *v)
@@ -288,52 +318,60 @@ static bool layout_page(Page *p, const View *v)
     vv.npanels = np;
     bool has_body = false;
     for (int i = 0; i < v->npara; i++) if (v->paras[i] && v->paras[i][0]) has_body = true;
+    p->title_fs = 0;
 
     if (np == 0) {
         body_block(p, v, m->body, x0, y, W, avail, true);
         return true;
     }
+    lay_plan_prints(p, &vv, W, avail);
 
+    /* arrangement A: text across the bottom, at its size if the numbers reach the goal */
     PanelPlan below[VIEW_MAX_PANELS], beside[VIEW_MAX_PANELS];
-    float used_below = 0, used_beside = 0;
-    bool fit_below = false, fit_beside = false;
-
-    /* arrangement A: text across the bottom */
-    float fs = m->body, min_fs = lay_px(fmaxf(m->min_font + 2, BODY_SHRINK * m->body)), body_h = 0;
-    float min_panels = PANELS_MIN * avail;
-    if (has_body) {
-        for (;;) {
-            body_h = body_block(p, v, fs, x0, 0, W, 0, false);
-            if (avail - body_h - m->gap >= min_panels || fs <= min_fs) break;
-            fs -= 1;
+    float fs = m->body, min_fs = lay_px(fmaxf(m->min_font + 2, BODY_SHRINK * m->body));
+    float body_h = has_body ? body_block(p, v, fs, x0, 0, W, 0, false) : 0;
+    float panels_h = has_body ? fmaxf(avail - body_h - m->gap, 0) : avail;
+    PlanScore sa = lay_plan_best(p, &vv, (Rect){ x0, y, W, panels_h }, below);
+    float goal = lay_value_goal(p);
+    bool squeezed = false;
+    if (has_body && panels_h < avail && (!sa.fits || sa.font < goal)) {
+        PlanScore whole = lay_plan_best(p, &vv, (Rect){ x0, y, W, avail }, beside);
+        float want = fminf(goal, whole.font);
+        if (!good_enough(sa, whole, want)) {
+            float lo = panels_h, hi = avail;           /* the least height that is good enough */
+            for (int it = 0; it < TEXT_FIT_STEPS && hi - lo > 1; it++) {
+                float mid = (lo + hi) / 2;
+                if (good_enough(lay_plan_best(p, &vv, (Rect){ x0, y, W, mid }, below), whole, want)) hi = mid;
+                else lo = mid;
+            }
+            panels_h = hi;
+            sa = lay_plan_best(p, &vv, (Rect){ x0, y, W, panels_h }, below);
+            float room = avail - panels_h - m->gap;
+            while (fs > min_fs && body_block(p, v, fs, x0, 0, W, 0, false) > room) fs -= 1;
+            squeezed = true;
         }
     }
-    float panels_h = has_body ? fmaxf(min_panels, avail - body_h - m->gap) : avail;
-    float score_below = lay_plan_best(p, &vv, (Rect){ x0, y, W, panels_h }, below, &used_below, &fit_below);
 
     /* arrangement B: text in a column at the right, when it fits there whole */
-    float score_beside = -1, col_w = fminf(fmaxf(COLUMN_SHARE * W, COLUMN_MIN * m->u), COLUMN_MAX * m->u);
-    if (has_body && col_w < COLUMN_LIMIT * W) {
-        float h = body_block(p, v, m->body, 0, 0, col_w, 0, false);
-        if (h <= avail) {
-            Rect area = { x0, y, W - col_w - m->gap * COLUMN_GAP, avail };
-            score_beside = lay_plan_best(p, &vv, area, beside, &used_beside, &fit_beside);
-        }
-    }
+    PlanScore sb = { false, -1, -1, -1, 0 };
+    float col_w = fminf(fmaxf(COLUMN_SHARE * W, COLUMN_MIN * m->u), COLUMN_MAX * m->u);
+    if (has_body && col_w < COLUMN_LIMIT * W && body_block(p, v, m->body, 0, 0, col_w, 0, false) <= avail)
+        sb = lay_plan_best(p, &vv, (Rect){ x0, y, W - col_w - m->gap * COLUMN_GAP, avail }, beside);
 
     PanelPlan *plans = below;
-    bool fits = fit_below;
-    if ((fit_beside && !fit_below) || (fit_beside == fit_below && score_beside > score_below * BESIDE_GAIN)) {
+    bool fits = sa.fits;
+    if (sb.fits && (lay_score_better(sb, sa, BESIDE_GAIN) || (squeezed && sb.font >= fminf(sa.font, goal)))) {
         plans = beside;
-        fits = fit_beside;
+        fits = sb.fits;
         float bx = x1 - col_w;
         draw_line(out, bx - COLUMN_RULE * m->gap, y, bx - COLUMN_RULE * m->gap, y + avail, p->th->frame,
                   fmaxf(1, m->u), ROLE_DECOR);
         body_block(p, v, m->body, bx, y, col_w, avail, true);
     } else if (has_body) {
-        float by = y + used_below + m->gap;
-        body_block(p, v, fs, x0, by, W, y1 - by, true);
+        float by = y + sa.used_h + m->gap;
+        if (y1 - by >= 1) body_block(p, v, fs, x0, by, W, y1 - by, true);     /* (0 would mean: no limit) */
     }
+    p->title_fs = even_titles(p, &vv, plans);
     for (int k = 0; k < np; k++) {
         const Panel *pn = &v->panels[k];
         if (k < DRAW_MAX_PANELS)            /* the digits its numbers are printed with, plots' as they print them */

@@ -36,10 +36,6 @@ typedef struct LayoutMark {
 } LayoutMark;
 
 #define LAYOUT_MAX_MARKS 16
-/* The smallest legible cell number, in pixels at a 1280x800 canvas (it
-** scales with the canvas, and is never under 9 px). Below it a panel's
-** numbers are hidden and the slide says so. */
-#define LAYOUT_VALUE_FLOOR 10
 
 typedef struct LayoutOpts {
     int width, height;          /* canvas in pixels */

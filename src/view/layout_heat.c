@@ -39,7 +39,7 @@ static void draw_heat_labels(Page *p, const Panel *pn, int k, const PanelPlan *p
         lay_draw_cols(p, k, pn->col_labels, cols, &pp->cols, pp->cw, gx, gy, false, ROLE_COL_LABEL);
     if (pn->col_axis && pn->col_axis[0]) {
         float cx = gx + cols * pp->cw / 2;
-        float half = fminf(cx - pp->box.x, pp->box.x + pp->box.w - pp->right_w + BAR_TEXT_GAP * m->gs - cx);
+        float half = fminf(cx - pp->box.x, gx + cols * pp->cw + BAR_TEXT_GAP * m->gs - cx);     /* left of the bar's ticks */
         float y = gy - (pp->cols.band > 0 ? pp->cols.band + m->gs : 0) - LH * m->axis;
         lay_fit(p, pn->col_axis, m->axis, 0, 2 * half, buf, sizeof buf);
         lay_tag(p, lay_text(p, (Rect){ cx - half, y, 2 * half, LH * m->axis }, buf, m->axis, p->th->muted,

@@ -21,22 +21,11 @@ const PanelStats *lay_stats_of(const Page *p, const Panel *pn)
     return &none;
 }
 
-/* Digits to print when the lesson says "automatic": enough to tell values
-** of this size apart (2 in general, 3 for tiny ones, fewer for big ones),
-** 0 for whole numbers, and at least 2 for weights in (0, 1). */
-static int auto_decimals(bool ints, double amax, bool probabilities)
-{
-    if (ints) return 0;
-    if (probabilities) return amax > 0 && amax < 0.05 ? 3 : 2;
-    if (amax >= 1000) return 0;
-    if (amax >= 100) return 1;
-    if (amax > 0 && amax < 0.05) return 3;
-    return 2;
-}
-
 /* The range a heatmap is coloured by, from the stats of v's panels: the
 ** range the panel was given (a zoomed part keeps its whole's), else its own
-** finite range, or that of every panel in its scale group. */
+** finite range, or that of every panel in its scale group; a panel planned
+** alike on every page of its stage (has_span) adds its group's values over
+** every page, so that the colours of two pages compare. */
 bool lay_group_range(const View *v, const PanelStats *stats, const Panel *pn, double *lo, double *hi,
                      bool *nonfinite)
 {
@@ -53,6 +42,11 @@ bool lay_group_range(const View *v, const PanelStats *stats, const Panel *pn, do
     bool any = st->any;
     *lo = st->vmin;
     *hi = st->vmax;
+    if (pn->has_span && pn->group_hi >= pn->group_lo) {
+        *lo = any ? fmin(*lo, pn->group_lo) : pn->group_lo;
+        *hi = any ? fmax(*hi, pn->group_hi) : pn->group_hi;
+        any = true;
+    }
     if (pn->scale_group <= 0) return any;
     for (int k = 0; k < v->npanels && k < VIEW_MAX_PANELS; k++) {
         const Panel *q = &v->panels[k];
@@ -76,6 +70,10 @@ void lay_heat_scale(const Page *p, const Panel *pn, PanelPlan *pp)
     bool any = lay_group_range(p->v, p->stats, pn, &lo, &hi, &nonfinite);
     pp->vmin = st->vmin;
     pp->vmax = st->vmax;
+    if (pn->has_span && st->any) {      /* digits as on the stage's other pages */
+        pp->vmin = fmin(pp->vmin, pn->span_lo);
+        pp->vmax = fmax(pp->vmax, pn->span_hi);
+    }
     pp->nx_min = st->nx_min;
     pp->nx_max = st->nx_max;
     pp->any_nx = st->any_nx;
@@ -145,24 +143,55 @@ float lay_widest_value(const Page *p, const PanelPlan *pp, int decimals, bool co
     return widest_text(p, cell_texts(p, pp, decimals, compact), size);
 }
 
-/* The smallest legible cell number on this canvas. */
+/* The smallest legible cell number on this canvas (VALUE_FLOOR scaled,
+** never under FONT_MIN): below it a panel's numbers are hidden and the
+** slide says so. */
 float lay_value_floor(const Page *p)
 {
-    return lay_px(fmaxf(FONT_MIN, LAYOUT_VALUE_FLOOR * p->m.u));
+    return lay_px(fmaxf(FONT_MIN, VALUE_FLOOR * p->m.u));
 }
 
 /* The largest font (at most the cell font) at which every value fits a
 ** cell of room_w x room_h, or 0 below the legible floor. The first guess
 ** scales the width at 100 px (text widths grow about linearly with size),
-** then the font steps down a pixel at a time. */
+** then the font steps a pixel at a time: up while the next size fits
+** (hinted widths grow in whole pixels, so a small font may fit where the
+** guess says not), down while it does not. */
 static float value_font(const Page *p, const PanelPlan *pp, int dec, bool compact, float room_w, float room_h)
 {
     const CellTexts *t = cell_texts(p, pp, dec, compact);
     float w100 = widest_text(p, t, 100) / 100;
-    float fs = lay_px(fminf(p->m.value, room_h / INK));
+    float top = lay_px(fminf(p->m.value, room_h / INK)), fs = top;
     if (w100 > 0) fs = fminf(fs, lay_px(room_w / w100));
+    while (fs < top && widest_text(p, t, fs + 1) <= room_w) fs += 1;
     while (fs >= lay_value_floor(p) && widest_text(p, t, fs) > room_w) fs -= 1;
     return fs >= lay_value_floor(p) ? fs : 0;
+}
+
+/* The digits a panel's numbers are printed with: the lesson's `decimals:`,
+** else what its values need (util_auto_decimals). */
+static int value_decimals(const Page *p, const Panel *pn, const PanelPlan *pp)
+{
+    return pn->decimals >= 0 ? pn->decimals
+         : util_auto_decimals(lay_stats_of(p, pn)->ints, fmax(fabs(pp->vmin), fabs(pp->vmax)), pn->probabilities);
+}
+
+/*
+** The smallest cell that holds every number of a panel at font f, whole
+** (not shortened to ".50"): the widest number and a pad at either side
+** across, the font's ink and a pad down, each with the gap between cells
+** when the cell is big enough to have one (lay_cell_gap). The solver sizes
+** the cells of a panel whose numbers are printed this way, so that cells
+** are as wide as their numbers, not square. pp holds the panel's scale
+** (lay_heat_scale).
+*/
+void lay_value_cell(const Page *p, const Panel *pn, const PanelPlan *pp, float f, float *cw, float *ch)
+{
+    float w = lay_widest_value(p, pp, value_decimals(p, pn, pp), false, f) + 2 * p->m.pad;
+    float h = INK * f + p->m.pad + 0.01f;       /* a hair over, so that rounding keeps the font */
+    float g = lay_cell_gap(p, w + 1, h + 1);
+    *cw = w + g + 0.01f;
+    *ch = h + g;
 }
 
 /*
@@ -173,8 +202,7 @@ static float value_font(const Page *p, const PanelPlan *pp, int dec, bool compac
 */
 static void plan_values(const Page *p, const Panel *pn, PanelPlan *pp, float cw, float ch)
 {
-    int dec = pn->decimals >= 0 ? pn->decimals
-            : auto_decimals(lay_stats_of(p, pn)->ints, fmax(fabs(pp->vmin), fabs(pp->vmax)), pn->probabilities);
+    int dec = value_decimals(p, pn, pp);
     float gapc = lay_cell_gap(p, cw, ch);
     float room_w = cw - gapc - 2 * p->m.pad, room_h = ch - gapc - p->m.pad;
     pp->decimals = dec;
@@ -258,9 +286,12 @@ void lay_plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, floa
     pp->row_axis = !pp->share_rows && pn->row_axis && pn->row_axis[0]
                 && lay_width(p, pn->row_axis, m->axis, 0) <= gh;
     pp->left_w = (pp->row_axis ? LH * m->axis + m->gs : 0) + (pp->rows.band > 0 ? pp->rows.band + m->gs : 0);
-    /* level column labels may use the empty corner above the row labels,
-    ** and the gap before the colour bar (or a little of the gap between panels) */
-    pp->cols = lay_plan_cols(p, pn->col_labels, cols, cw, fs, cap_h, pp->left_w,
+    /* level column labels may use the empty corner above the row labels
+    ** (not when rows are lower than the smallest label, whose first one
+    ** then reaches above the grid), and the gap before the colour bar (or a
+    ** little of the gap between panels) */
+    float corner = INK * m->min_font > ch ? 0 : pp->left_w;
+    pp->cols = lay_plan_cols(p, pn->col_labels, cols, cw, fs, cap_h, corner,
                              pp->share_bar ? SHARED_BAR_ROOM * m->gap : BAR_GAP * m->gs);
     plan_values(p, pn, pp, cw, ch);
 

@@ -25,12 +25,14 @@
 ** solver fills a PanelPlan per panel (nothing drawn), then the page and
 ** its panels are drawn from the plans into the DrawList. Every size is in
 ** pixels of the canvas; the tuned constants below are in the units each
-** says (font sizes, canvas units where u = 1 at 1280x800, shares).
+** says (font sizes, canvas units where u = 1 at 1280x800, shares); the
+** design sizes they scale are core/slide.h's, shared with the stage pager.
 */
 #ifndef ATTNLAB_LAYOUT_INT_H
 #define ATTNLAB_LAYOUT_INT_H
 
 #include "layout.h"
+#include "core/slide.h"
 #include "cmap.h"
 #include "scale.h"
 #include "text.h"
@@ -40,18 +42,10 @@
 
 /* ------------------------------------------------------ tuned constants */
 
-/* Text. */
-#define LH              1.25f   /* a line band, in font sizes */
-#define BODY_LH         1.45f   /* line spacing of the explanation, in font sizes */
-#define INK             1.17f   /* height the glyphs of a line really cover (DejaVu Sans), in font sizes */
-#define PARA_GAP        0.6f    /* space between paragraphs, in lines */
-#define FONT_MIN        9       /* no label, title or cell number below 9 px */
+/* Text (and core/slide.h: the design sizes, line bands, the legible floor). */
 #define TITLE_SHRINK    0.65f   /* the stage title shrinks to this share of its size before it is cut */
-#define SHRINK_BEFORE_CUT 0.7f  /* a panel title or the formula shrinks to this share before it is cut */
 
-/* Canvas. */
-#define DESIGN_W        1280.0f /* the canvas every size is designed for (u = 1) */
-#define DESIGN_H        800.0f
+/* Canvas (its design size: core/slide.h). */
 #define U_MIN           0.3f    /* sizes stop shrinking with the canvas below this u */
 #define TEXT_SCALE_MIN  0.5f    /* the text scale asked for is held to this range */
 #define TEXT_SCALE_MAX  3.0f
@@ -85,15 +79,16 @@
 #define SHARED_BAR_ROOM 0.25f   /* level column labels may reach this share of the gap into a
                                    neighbour that shows the bar */
 
-/* The solver. */
+/* The solver (and core/slide.h: VALUE_GOAL, the cell font it plans for first). */
 #define FIT_STEPS       8       /* lowering a panel's cells until it fits its height: at most 8 tries */
 #define FIT_LOWER       0.98f   /* each lowering at least this much */
-#define SOLVE_STEPS     24      /* bisection of a row's cell width: at most 24 halvings */
+#define SOLVE_STEPS     24      /* bisection of a row's cell size: at most 24 halvings */
 #define SOLVE_PRECISION 0.05f   /* or until the interval is this narrow, in pixels */
 #define ALIGN_PASSES    3       /* aligning a row's grids: at most 3 passes */
-#define WIDEN_SHARE     0.8f    /* spare width given to cells whose numbers came out small
-                                   (a fifth kept for spacing) */
+#define UNPRINTED_CELL  2.0f    /* cells of a panel without numbers while the numbers of the others are
+                                   planned, in pixels: they take the rest of the width after */
 #define SHARED_GAP      0.6f    /* panels that share labels or a bar sit this share of the gap apart */
+#define TEXT_FIT_STEPS  8       /* the panels' height under the explanation: at most 8 halvings */
 #define PLOT_ROW_MIN    0.6f    /* a row of plots and heatmaps is at least this share of its height */
 #define PLOT_MIN_W      14      /* a plot narrower than this many tick font sizes does not fit */
 #define PLOT_MIN_H      9       /* nor one lower than this many */
@@ -101,15 +96,11 @@
 #define PLOT_CELLS      8
 #define ROW_PLOT_ROWS   8       /* in sharing height, a row of plots counts as 8 rows of cells, */
 #define ROW_LABEL_ROWS  10      /* and every row has 10 more for its labels and title */
-#define ONE_ROW_MAX     4       /* up to 4 panels are tried in one row */
 #define TWO_ROW_GAIN    1.2f    /* two rows win over one when cells come out this much bigger */
 #define ROW_MIN_SHARE   4       /* no row of two holds fewer than a quarter of the panels */
 #define MAX_SPLITS      8       /* places to split the panels into two rows, at most */
-#define SPLIT_TIE       0.01f   /* two splits whose scores differ by at most this share tie */
 
 /* The page. */
-#define PANELS_MIN      0.45f   /* the panels keep at least this share of the height under the text */
-#define BODY_SHRINK     0.75f   /* the explanation's font shrinks to this share, then it is cut */
 #define COLUMN_SHARE    0.3f    /* the explanation beside the panels: this share of the width, */
 #define COLUMN_MIN      300     /* within 300 .. 470 canvas units, */
 #define COLUMN_MAX      470
@@ -325,6 +316,9 @@ typedef struct Page {
     bool rows_as_prev[VIEW_MAX_PANELS];     /* heatmap k labels its rows as heatmap k − 1 does */
     bool foot;                  /* a line is kept at the bottom for notes */
     bool hidden_values;         /* some panel's numbers could not be printed */
+    bool prints[VIEW_MAX_PANELS];   /* heatmap k's numbers can be printed on this page (lay_plan_prints) */
+    float min_w[VIEW_MAX_PANELS];   /* panel k is at least this wide: its title and axis title whole */
+    float title_fs;             /* every panel title's font on this page (0: the metrics' own) */
     float cell_min;             /* the narrowest cells tried: CELL_MIN, or CELL_FLOOR */
 } Page;
 
@@ -477,6 +471,9 @@ float lay_value_floor(const Page *p);
 float lay_widest_value(const Page *p, const PanelPlan *pp, int decimals, bool compact, float size);
 /* Colour-bar ticks for a bar of height h. */
 Ticks lay_bar_ticks(const Page *p, const PanelPlan *pp, float h);
+/* The smallest cell that holds every number of panel pn at font f, whole,
+** for pp's scale. */
+void lay_value_cell(const Page *p, const Panel *pn, const PanelPlan *pp, float f, float *cw, float *ch);
 /* Fonts, label bands and the room around the grid of heatmap pn drawn with
 ** cells of cw x ch in a row where it has a share of the width and height H. */
 void lay_plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, float ch, float share, float H);
@@ -487,9 +484,29 @@ void lay_plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, floa
 bool lay_is_heat(const Panel *pn);
 /* True when two panels label their rows alike. */
 bool lay_same_rows(const Panel *a, const Panel *b);
-/* The best arrangement of v's panels in area into plans: its score, the
-** height used and whether everything found room. */
-float lay_plan_best(const Page *p, const View *v, Rect area, PanelPlan *plans, float *used_h, bool *fits);
+/* How good an arrangement of panels is: whether everything found room,
+** how many numbers it prints, the smallest font they got (0: none
+** printed), and the geometric mean of its cells' heights (plots counted by
+** their size). */
+typedef struct PlanScore {
+    bool fits;
+    long printed;
+    float font;
+    float cells;
+    float used_h;               /* the height the panels take */
+} PlanScore;
+
+/* The cell font the page's numbers are planned to reach first. */
+float lay_value_goal(const Page *p);
+/* Which heatmaps of v can print their numbers on this page: those that
+** could alone in an area W x H (p->prints), and each panel's least width
+** (p->min_w). */
+void lay_plan_prints(Page *p, const View *v, float W, float H);
+/* The best arrangement of v's panels in area into plans. */
+PlanScore lay_plan_best(const Page *p, const View *v, Rect area, PanelPlan *plans);
+/* True when arrangement a is better than b (gain: how much bigger a's cells
+** must be when their fonts are alike). */
+bool lay_score_better(PlanScore a, PlanScore b, float gain);
 
 /* ------------------------------------------------- drawing */
 

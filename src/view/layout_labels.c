@@ -199,6 +199,10 @@ void lay_draw_cols(Page *p, int k, char **labels, int n, const AxisPlan *a, floa
             b = (Rect){ cx - room / 2, top, room, band };
         }
         HAlign ha = !a->rot ? ALIGN_CENTER : below ? ALIGN_RIGHT : ALIGN_LEFT;
+        if (i == 0 && b.x < x0 - a->lo_room) {      /* the first label keeps within its room (cells narrower than it) */
+            if (!a->rot) ha = ALIGN_LEFT;
+            b.x = x0 - a->lo_room;
+        }
         VAlign va = below && !a->rot ? VALIGN_TOP : VALIGN_MIDDLE;
         int c = lay_text(p, b, buf, fs, p->th->fg, ha, va, role, 0, a->rot);
         if (role == ROLE_COL_LABEL) lay_tag(p, c, k, -1, i);

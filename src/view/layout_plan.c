@@ -1,14 +1,22 @@
 /*
-** layout_plan.c: the solver. Heatmap panels in one row share one cell
-** width, so that Q, K and V or the heads of a multi-head stage are drawn
-** at the same scale. The width is found by bisection: fonts and label
-** bands depend on the cells (labels shrink with the rows, column labels
-** turn upright when the columns are narrow), and a row of panels only
-** grows as its cells do. Each panel's cells are then as tall as its own
-** rows allow, and panels that share row labels or a colour bar with a
-** neighbour leave them out. Width left over goes to panels whose values
-** had to be printed small. Many panels go in two rows, split where the
-** cells come out biggest.
+** layout_plan.c: the solver. It plans for the numbers first.
+**
+** A heatmap whose numbers can be printed at all (alone on the page, at the
+** legible floor: lay_plan_prints) gets cells that hold its widest number at
+** one font: as wide as that number needs and as tall as the font, never
+** square for their own sake. The panels of a row share that font, the
+** largest with which the row fits its width and height, found by
+** bisection over whole fonts up to the metrics' cell font. Where the row
+** still has room, the cells grow past what the font needs (taller first,
+** then both ways) up to the largest cell side, so a heatmap fills the room
+** it is given. Heatmaps whose numbers cannot be printed get the width the
+** others leave, in cells at most as tall as wide and as the row allows.
+** Fonts, label bands and colour bars follow from the cells
+** (layout_heatplan.c); panels that share row labels or a colour bar with a
+** neighbour leave them out; every panel is at least as wide as its title
+** and its axis title, so neither is cut. Many panels go in two rows, split
+** where the numbers come out biggest; a row that cannot print its numbers
+** at the floor is planned as if it had none, and scores so.
 */
 #include "layout_int.h"
 
@@ -36,23 +44,42 @@ bool lay_same_rows(const Panel *a, const Panel *b)
     return true;
 }
 
+/* The cell font the page's numbers are planned to reach first: VALUE_GOAL
+** canvas units at the text scale, at most the metrics' cell font. */
+float lay_value_goal(const Page *p)
+{
+    float ts = p->o.text_scale > 0 ? p->o.text_scale : 1;
+    return fminf(p->m.value, fmaxf(lay_value_floor(p), lay_px(VALUE_GOAL * p->m.u * ts)));
+}
+
+/* What one arrangement is planned with: which heatmaps print their
+** numbers (a row that cannot clears its own), and the plans. */
+typedef struct Solve {
+    const Page *p;
+    const View *v;
+    PanelPlan *plans;
+    bool prints[VIEW_MAX_PANELS];
+} Solve;
+
 /*
 ** The scale of heatmap k in a row of panels [first, end), and what it can
 ** share with its neighbours, as side-by-side plots do: its row labels when
-** the panel at its left has the same ones, its colour bar when the panel
-** at its right uses the same colours for the same values.
+** the panel at its left has the same ones and is sized alike (both print
+** their numbers, or neither), its colour bar when the panel at its right
+** uses the same colours for the same values.
 */
-static void plan_sharing(const Page *p, const View *v, int k, int first, int end, PanelPlan *pp)
+static void plan_sharing(const Solve *z, int k, int first, int end, PanelPlan *pp)
 {
-    const Panel *pn = &v->panels[k];
+    const Page *p = z->p;
+    const Panel *pn = &z->v->panels[k];
     lay_heat_scale(p, pn, pp);
-    pp->share_rows = k > first && p->rows_as_prev[k];
+    pp->share_rows = k > first && p->rows_as_prev[k] && z->prints[k] == z->prints[k - 1];
     pp->share_bar = false;
-    if (k + 1 < end && lay_is_heat(&v->panels[k + 1])) {
+    if (k + 1 < end && lay_is_heat(&z->v->panels[k + 1])) {
         PanelPlan next;
-        lay_heat_scale(p, &v->panels[k + 1], &next);
+        lay_heat_scale(p, &z->v->panels[k + 1], &next);
         pp->share_bar = next.lo == pp->lo && next.hi == pp->hi
-                     && lay_cmap(p, &v->panels[k + 1]) == lay_cmap(p, pn);
+                     && lay_cmap(p, &z->v->panels[k + 1]) == lay_cmap(p, pn);
     }
 }
 
@@ -69,83 +96,172 @@ static float lowest_cell(const Page *p, float cw)
 }
 
 /*
-** Heatmap k with cells at most cw wide, in a row where it has a share of
-** the width: as tall as wide (capped), lowered until its grid, labels and
-** title fit height H, then no wider than CELL_ASPECT times its height.
-** Fills pp; returns the panel's width.
+** The cells of printing heatmap k at solver size s: up to the metrics'
+** cell font V, the cell that holds its numbers at font ⌊s⌋; past V, that
+** cell at V grown by s / V, taller first, then both ways once square,
+** never past the largest cell side (nor narrower than its numbers).
 */
-static float fit_panel(const Page *p, const View *v, int k, int first, int end,
-                       float cw, float H, float share, PanelPlan *pp)
+static void printed_cell(const Solve *z, int k, const PanelPlan *pp, float s, float *cw, float *ch)
 {
-    const Panel *pn = &v->panels[k];
-    plan_sharing(p, v, k, first, end, pp);
-    float ch = fminf(cw, p->m.max_cell), low = lowest_cell(p, cw);
-    for (int it = 0; it < FIT_STEPS; it++) {
-        lay_plan_heat(p, pn, pp, fminf(cw, CELL_ASPECT * ch), ch, share, H);
-        float room = (H - pp->top_h - pp->bot_h) / pn->m->rows;
-        if (ch <= room + 0.01f || ch <= low) break;
-        ch = fmaxf(low, fminf(room, FIT_LOWER * ch));
-    }
-    return pp->left_w + pn->m->cols * pp->cw + pp->right_w;
-}
-
-/* The width the panels [first, first+count) take with cells at most cw wide,
-** plots counted at an equal share of W each. */
-static float row_width(const Page *p, const View *v, int first, int count, float cw, float W, float H)
-{
-    float gaps = p->m.gap * (count - 1), share = (W - gaps) / count, w = gaps;
-    for (int k = first; k < first + count; k++) {
-        PanelPlan pp;
-        w += lay_is_heat(&v->panels[k]) ? fit_panel(p, v, k, first, first + count, cw, H, share, &pp) : share;
-    }
-    return w;
+    const Page *p = z->p;
+    float V = p->m.value;
+    lay_value_cell(p, &z->v->panels[k], pp, fminf(lay_px(s), V), cw, ch);
+    if (s <= V) return;
+    float h = fminf(*ch * s / V, fmaxf(*ch, p->m.max_cell));
+    *cw = fmaxf(*cw, fminf(h, p->m.max_cell));
+    *ch = h;
 }
 
 /*
-** The widest cells (at most cap) with which the panels of one row fit W:
-** bisection, since a row only grows as its cells do. INFINITY when the row
-** has no heatmap.
+** Heatmap k of a row [first, end) where it has a share of the width and
+** the height H: printing ones with the cells of size s (printed_cell),
+** others with cells at most c wide, as tall as wide (capped), lowered
+** until grid, labels and title fit H, and then no wider than CELL_ASPECT
+** times their height. Fills pp; returns the panel's width (at least its
+** least width).
 */
-static float solve_row(const Page *p, const View *v, int first, int count, float W, float H, float cap)
+static float fit_panel(const Solve *z, int k, int first, int end, float s, float c, float H, float share,
+                       PanelPlan *pp)
 {
-    bool any = false;
-    for (int k = first; k < first + count; k++) any = any || lay_is_heat(&v->panels[k]);
-    if (!any) return INFINITY;
-    float lo = CELL_MIN, hi = fminf(cap, CELL_ASPECT * p->m.max_cell), precision = SOLVE_PRECISION;
-    if (row_width(p, v, first, count, hi, W, H) <= W) return hi;
-    if (p->cell_min < lo && hi > lo && row_width(p, v, first, count, lo, W, H) > W) {
-        /* too wide even with CELL_MIN: below it, a thousand columns within
-        ** a few pixels */
-        hi = lo;
-        lo = p->cell_min;
-        precision = SOLVE_PRECISION * p->cell_min;
+    const Page *p = z->p;
+    const Panel *pn = &z->v->panels[k];
+    plan_sharing(z, k, first, end, pp);
+    if (z->prints[k]) {
+        float cw, ch;
+        printed_cell(z, k, pp, s, &cw, &ch);
+        lay_plan_heat(p, pn, pp, cw, ch, share, H);
+    } else {
+        float ch = fminf(c, p->m.max_cell), low = lowest_cell(p, c);
+        for (int it = 0; it < FIT_STEPS; it++) {
+            lay_plan_heat(p, pn, pp, fminf(c, CELL_ASPECT * ch), ch, share, H);
+            float room = (H - pp->top_h - pp->bot_h) / pn->m->rows;
+            if (ch <= room + 0.01f || ch <= low) break;
+            ch = fmaxf(low, fminf(room, FIT_LOWER * ch));
+        }
     }
+    return fmaxf(pp->left_w + pn->m->cols * pp->cw + pp->right_w, p->min_w[k]);
+}
+
+/*
+** Whether the panels [first, first+count) fit W x H with sizes s and c
+** (fit_panel), plots counted at an equal share of W each: their widths and
+** gaps within W, and every printing grid within H below the row's common
+** top band (grids of a row start at one height).
+*/
+static bool row_fits(Solve *z, int first, int count, float s, float c, float W, float H)
+{
+    const Page *p = z->p;
+    float gaps = p->m.gap * (count - 1), share = (W - gaps) / count, w = gaps, top = 0;
+    for (int k = first; k < first + count; k++) {
+        if (!lay_is_heat(&z->v->panels[k])) {
+            w += share;
+            continue;
+        }
+        z->plans[k].box.w = fit_panel(z, k, first, first + count, s, c, H, share, &z->plans[k]);
+        w += z->plans[k].box.w;
+        top = fmaxf(top, z->plans[k].top_h);
+    }
+    if (w > W) return false;
+    for (int k = first; k < first + count; k++) {
+        const PanelPlan *pp = &z->plans[k];
+        if (z->prints[k] && lay_is_heat(&z->v->panels[k])
+            && (top + z->v->panels[k].m->rows * pp->ch + pp->bot_h > H + 0.5f || pp->value_fs <= 0))
+            return false;
+    }
+    return true;
+}
+
+/* The largest size in [lo, hi] with which the row fits, s or c varying
+** (the other held); lo when even it does not. */
+static float bisect_row(Solve *z, int first, int count, bool vary_s, float s, float c, float lo, float hi, float W,
+                        float H)
+{
+    if (row_fits(z, first, count, vary_s ? hi : s, vary_s ? c : hi, W, H)) return hi;
+    float precision = lo < CELL_MIN ? SOLVE_PRECISION * z->p->cell_min : SOLVE_PRECISION;    /* thousands of columns */
     for (int it = 0; it < SOLVE_STEPS && hi - lo > precision; it++) {
         float mid = (lo + hi) / 2;
-        if (row_width(p, v, first, count, mid, W, H) <= W) lo = mid;
+        if (row_fits(z, first, count, vary_s ? mid : s, vary_s ? c : mid, W, H)) lo = mid;
         else hi = mid;
     }
     return lo;
 }
 
 /*
-** Lower the panels of a row so that, with their grids starting at one
-** height (the tallest top band), they all end within H; and give panels
+** The sizes of one row in W x H: first the largest whole font its printing
+** heatmaps fit with (the others' cells held at UNPRINTED_CELL), then the
+** cells of the others as wide as the rest of the width allows, then, when
+** the font is the full cell font, the printing cells grown into what is
+** left. A row whose numbers do not fit at the floor gives up the numbers of
+** those that take the most room, one panel at a time (z->prints cleared
+** for it). *s and *c receive the sizes.
+*/
+static void solve_row(Solve *z, int first, int count, float W, float H, float *s, float *c)
+{
+    const Page *p = z->p;
+    bool prints = false, free_cells = false;
+    for (int k = first; k < first + count; k++) {
+        if (!lay_is_heat(&z->v->panels[k])) continue;
+        prints |= z->prints[k];
+        free_cells |= !z->prints[k];
+    }
+    *s = 0;
+    *c = UNPRINTED_CELL;
+    float V = p->m.value, lo = lay_value_floor(p);
+    while (prints && !row_fits(z, first, count, lo, *c, W, H)) {
+        int widest = -1;                            /* give up the numbers that take the most room */
+        for (int k = first; k < first + count; k++)
+            if (z->prints[k] && lay_is_heat(&z->v->panels[k])
+                && (widest < 0 || z->plans[k].box.w > z->plans[widest].box.w))
+                widest = k;
+        z->prints[widest] = false;
+        free_cells = true;
+        prints = false;
+        for (int k = first; k < first + count; k++) prints |= z->prints[k] && lay_is_heat(&z->v->panels[k]);
+    }
+    if (prints) {
+        int a = (int)lo, b = (int)V;               /* a fits; the largest whole font that does */
+        while (a < b) {
+            int mid = (a + b + 1) / 2;
+            if (row_fits(z, first, count, (float)mid, *c, W, H)) a = mid;
+            else b = mid - 1;
+        }
+        *s = (float)a;
+    }
+    if (free_cells) {                               /* as wide as the rest allows: even under UNPRINTED_CELL */
+        float least = row_fits(z, first, count, *s, *c, W, H) ? *c : fminf(CELL_MIN, p->cell_min);
+        *c = bisect_row(z, first, count, false, *s, *c, least, CELL_ASPECT * p->m.max_cell, W, H);
+    }
+    if (prints && *s >= V) {
+        float most = V;                             /* where every printing cell has stopped growing */
+        for (int k = first; k < first + count; k++) {
+            if (!z->prints[k] || !lay_is_heat(&z->v->panels[k])) continue;
+            float cw, ch;
+            printed_cell(z, k, &z->plans[k], V, &cw, &ch);
+            most = fmaxf(most, V * p->m.max_cell / fmaxf(ch, 1));
+        }
+        *s = bisect_row(z, first, count, true, *s, *c, *s, most, W, H);
+    }
+}
+
+/*
+** Lower the unprinted panels of a row so that, with their grids starting
+** at one height (the tallest top band), they end within H; and give panels
 ** that share row labels one row height. Returns the common top band.
 */
-static float align_row(const Page *p, const View *v, int first, int count, PanelPlan *plans,
-                       float H, float share)
+static float align_row(Solve *z, int first, int count, float H, float share)
 {
+    const Page *p = z->p;
+    PanelPlan *plans = z->plans;
     float top = 0;
     for (int pass = 0; pass < ALIGN_PASSES; pass++) {
         top = 0;
         for (int k = first; k < first + count; k++)
-            if (lay_is_heat(&v->panels[k])) top = fmaxf(top, plans[k].top_h);
+            if (lay_is_heat(&z->v->panels[k])) top = fmaxf(top, plans[k].top_h);
         bool changed = false;
         for (int k = first; k < first + count; k++) {
-            const Panel *pn = &v->panels[k];
+            const Panel *pn = &z->v->panels[k];
             PanelPlan *pp = &plans[k];
-            if (!lay_is_heat(pn)) continue;
+            if (!lay_is_heat(pn) || z->prints[k]) continue;
             float ch = fminf(pp->ch, (H - top - pp->bot_h) / pn->m->rows);
             float low = lowest_cell(p, pp->cw);
             if (pp->share_rows && plans[k - 1].ch < ch) ch = plans[k - 1].ch;
@@ -158,50 +274,13 @@ static float align_row(const Page *p, const View *v, int first, int count, Panel
         /* a panel lowered for its right neighbour's sake: walk back the chain */
         for (int k = first + count - 1; k > first; k--) {
             PanelPlan *pp = &plans[k];
-            if (!pp->share_rows || plans[k - 1].ch <= pp->ch + 0.01f) continue;
-            lay_plan_heat(p, &v->panels[k - 1], &plans[k - 1], plans[k - 1].cw, pp->ch, share, H);
+            if (!pp->share_rows || z->prints[k] || plans[k - 1].ch <= pp->ch + 0.01f) continue;
+            lay_plan_heat(p, &z->v->panels[k - 1], &plans[k - 1], plans[k - 1].cw, pp->ch, share, H);
             changed = true;
         }
         if (!changed) break;
     }
     return top;
-}
-
-/*
-** Spare width in a row goes to panels whose values had to be printed
-** smaller than the full cell font: their cells widen (up to CELL_ASPECT
-** times their height) until the widest value fits at full size, or the
-** spare width (less a fifth kept for spacing) runs out. Returns the row's
-** new total panel width.
-*/
-static float widen_cells(const Page *p, const View *v, int first, int cnt, PanelPlan *plans,
-                         float spare, float sum_w, float H, float share)
-{
-    float want[VIEW_MAX_PANELS], total = 0;
-    for (int k = first; k < first + cnt; k++) {
-        PanelPlan *pp = &plans[k];
-        want[k] = 0;
-        if ((pp->value_fs >= p->m.value && !pp->compact) || pp->ch < lay_value_floor(p)) continue;
-        float g = lay_cell_gap(p, pp->cw, pp->ch);
-        float need = lay_widest_value(p, pp, pp->decimals, false, p->m.value) + 2 * p->m.pad + g;
-        need = fminf(need, CELL_ASPECT * pp->ch);
-        if (need > pp->cw) want[k] = (need - pp->cw) * v->panels[k].m->cols;
-        total += want[k];
-    }
-    if (total <= 0 || spare <= 0) return sum_w;
-    float f = fminf(1, WIDEN_SHARE * spare / total);
-    for (int k = first; k < first + cnt; k++) {
-        if (want[k] <= 0) continue;
-        PanelPlan *pp = &plans[k];
-        const Panel *pn = &v->panels[k];
-        float cw = pp->cw + f * want[k] / pn->m->cols, top = pp->top_h;
-        sum_w -= pp->box.w;
-        lay_plan_heat(p, pn, pp, cw, pp->ch, share, H);
-        pp->top_h = fmaxf(pp->top_h, top);
-        pp->box.w = pp->left_w + pn->m->cols * cw + pp->right_w;
-        sum_w += pp->box.w;
-    }
-    return sum_w;
 }
 
 /* The gap after panel k of a row: panels that share labels or a colour
@@ -217,54 +296,65 @@ static bool same_shape(const Panel *a, const Panel *b)
     return lay_is_heat(a) && lay_is_heat(b) && a->m->rows == b->m->rows && a->m->cols == b->m->cols;
 }
 
+/* What plan_row adds up for the score of an arrangement. */
+typedef struct Tally {
+    bool fits;
+    float font;                 /* smallest printed font so far (INFINITY: none yet) */
+    long printed;               /* numbers printed */
+    double log_sum;             /* of cell heights and plot sizes */
+    int scored;
+} Tally;
+
 /*
 ** One row of panels [first, first+cnt) placed at y in area, at most H high,
-** heatmap cells at most cw wide. Returns the row's height; adds each
-** panel's log size to *log_sum and *scored; clears *fits when something
-** does not find room.
+** with sizes s and c (solve_row). Returns the row's height; adds to the
+** tally each panel's printed font and log size, and clears its fits when
+** something does not find room.
 */
-static float plan_row(const Page *p, const View *v, int first, int cnt, Rect area, float y, float H,
-                      float cw, PanelPlan *plans, bool *fits, double *log_sum, int *scored)
+static float plan_row(Solve *z, int first, int cnt, Rect area, float y, float H, float s, float c, Tally *t)
 {
+    const Page *p = z->p;
+    const View *v = z->v;
+    PanelPlan *plans = z->plans;
     int nplot = 0;
     float gaps = p->m.gap * (cnt - 1), share = (area.w - gaps) / cnt;
     for (int k = first; k < first + cnt; k++) {
         memset(&plans[k], 0, sizeof plans[k]);
-        if (lay_is_heat(&v->panels[k])) fit_panel(p, v, k, first, first + cnt, cw, H, share, &plans[k]);
+        if (lay_is_heat(&v->panels[k])) fit_panel(z, k, first, first + cnt, s, c, H, share, &plans[k]);
         else nplot++;
     }
-    float top = align_row(p, v, first, cnt, plans, H, share), below = 0, sum_w = 0;
+    float top = align_row(z, first, cnt, H, share), below = 0, sum_w = 0;
     for (int k = first; k < first + cnt; k++) {
         if (!lay_is_heat(&v->panels[k])) continue;
         PanelPlan *pp = &plans[k];
-        pp->box.w = pp->left_w + v->panels[k].m->cols * pp->cw + pp->right_w;
+        pp->box.w = fmaxf(pp->left_w + v->panels[k].m->cols * pp->cw + pp->right_w, p->min_w[k]);
         sum_w += pp->box.w;
+        top = fmaxf(top, pp->top_h);
+        below = fmaxf(below, v->panels[k].m->rows * pp->ch + pp->bot_h);
+        t->log_sum += log(fmax(pp->ch, 0.01));
+        t->scored++;
+        if (z->prints[k]) {
+            t->font = fminf(t->font, pp->value_fs);
+            t->printed += (long)v->panels[k].m->rows * v->panels[k].m->cols;
+        }
     }
-    if (nplot == 0) sum_w = widen_cells(p, v, first, cnt, plans, area.w - gaps - sum_w, sum_w, H, share);
-    for (int k = first; k < first + cnt; k++) {
-        if (!lay_is_heat(&v->panels[k])) continue;
-        top = fmaxf(top, plans[k].top_h);
-        below = fmaxf(below, v->panels[k].m->rows * plans[k].ch + plans[k].bot_h);
-        *log_sum += log(fmax(plans[k].ch, 0.01));
-        (*scored)++;
-    }
-    if (top + below > H + 0.5f || sum_w + gaps > area.w + 0.5f) *fits = false;
+    if (top + below > H + 0.5f || sum_w + gaps > area.w + 0.5f) t->fits = false;
     float row_h = nplot == cnt ? H : fminf(H, top + below);
     if (nplot > 0 && nplot < cnt && row_h < PLOT_ROW_MIN * H) row_h = fminf(H, PLOT_ROW_MIN * H);
     float left = area.w - gaps - sum_w, plot_w = nplot ? left / nplot : 0;
-    float extra = nplot ? 0 : fminf(left / (cnt + 1), 2 * p->m.gap);
+    float extra = nplot ? 0 : fmaxf(0, fminf(left / (cnt + 1), 2 * p->m.gap));
 
     /* panels sharing labels or a bar sit closer; the group is centred */
     float total = sum_w + nplot * plot_w;
     for (int k = first; k + 1 < first + cnt; k++) total += gap_after(p, plans, k, extra);
-    float x = area.x + (area.w - total) / 2;
+    float x = area.x + fmaxf(0, (area.w - total) / 2);
     for (int k = first; k < first + cnt; k++) {
         PanelPlan *pp = &plans[k];
         if (!lay_is_heat(&v->panels[k])) {
             pp->box = (Rect){ x, y, plot_w, row_h };
-            if (plot_w < PLOT_MIN_W * p->m.tick || row_h < PLOT_MIN_H * p->m.tick) *fits = false;
-            *log_sum += log(fmax(fminf(plot_w / PLOT_CELL_ASPECT, row_h) / PLOT_CELLS, 0.01));
-            (*scored)++;
+            if (plot_w < PLOT_MIN_W * p->m.tick || row_h < PLOT_MIN_H * p->m.tick) t->fits = false;
+            t->log_sum += log(fmax(fminf(plot_w / PLOT_CELL_ASPECT, row_h) / PLOT_CELLS, 0.01));
+            t->scored++;
         } else {
             pp->box.x = x;
             pp->box.y = y;
@@ -278,14 +368,12 @@ static float plan_row(const Page *p, const View *v, int first, int cnt, Rect are
 
 /*
 ** Place every panel of v in area: the first split panels in one row, the
-** rest (if any) in a second. The rows start with equal heights; when one
-** leaves height unused the other gets it and both are planned again.
-** Fills plans and returns a score (the geometric mean of the cell heights,
-** plots counted by their size), in used_h how much of the area's height the
-** panels take, and in fits whether everything found room.
+** rest (if any) in a second. The rows start with heights in proportion to
+** the rows of cells each holds; when one leaves height unused the other
+** gets it and both are planned again. Rows that hold alike panels print at
+** one font.
 */
-static float plan_panels(const Page *p, const View *v, Rect area, int split, PanelPlan *plans,
-                         float *used_h, bool *fits)
+static PlanScore plan_panels(const Page *p, const View *v, Rect area, int split, PanelPlan *plans)
 {
     int n = v->npanels;
     if (split <= 0 || split > n) split = n;
@@ -307,84 +395,114 @@ static float plan_panels(const Page *p, const View *v, Rect area, int split, Pan
     bool alike = false;
     for (int a = 0; a < split; a++)
         for (int b = split; b < n; b++) alike = alike || same_shape(&v->panels[a], &v->panels[b]);
-    double log_sum = 0;
-    int scored = 0;
+    Solve z = { p, v, plans, { false } };
+    Tally t = { true, INFINITY, 0, 0, 0 };
+    float used = 0;
     for (int pass = 0; pass < 2; pass++) {
-        /* each row its own cell width, but one for both when they hold alike panels */
-        float rcw[2] = { INFINITY, INFINITY };
-        for (int r = 0; r < nrows; r++) rcw[r] = solve_row(p, v, first[r], counts[r], area.w, Hs[r], INFINITY);
-        if (alike) rcw[0] = rcw[1] = fminf(rcw[0], rcw[1]);
+        memcpy(z.prints, p->prints, sizeof z.prints);
+        float s[2] = { 0, 0 }, c[2] = { UNPRINTED_CELL, UNPRINTED_CELL };
+        for (int r = 0; r < nrows; r++) solve_row(&z, first[r], counts[r], area.w, Hs[r], &s[r], &c[r]);
+        if (alike && s[0] > 0 && s[1] > 0) s[0] = s[1] = fminf(s[0], s[1]);
         float y = area.y;
-        *fits = true;
-        log_sum = 0;
-        scored = 0;
+        t = (Tally){ true, INFINITY, 0, 0, 0 };
         for (int r = 0; r < nrows; r++) {
-            row_h[r] = plan_row(p, v, first[r], counts[r], area, y, Hs[r], rcw[r], plans, fits,
-                                &log_sum, &scored);
+            row_h[r] = plan_row(&z, first[r], counts[r], area, y, Hs[r], s[r], c[r], &t);
             y += row_h[r] + p->m.gap;
         }
-        *used_h = y - p->m.gap - area.y;
+        used = y - p->m.gap - area.y;
         if (nrows == 1 || pass == 1) break;
         int lend = row_h[1] < Hs[1] - 2 ? 1 : row_h[0] < Hs[0] - 2 ? 0 : -1;
         if (lend < 0) break;
         Hs[lend] = row_h[lend] + 1;
         Hs[1 - lend] = area.h - p->m.gap - Hs[lend];
     }
-    return scored ? (float)exp(log_sum / scored) : 0;
+    PlanScore sc = { t.fits, t.printed, isfinite(t.font) ? t.font : 0, t.scored ? (float)exp(t.log_sum / t.scored) : 0,
+                     used };
+    return sc;
 }
 
-/* The smallest size at which a heatmap of plans prints its values (a
-** panel without numbers aside); INFINITY when none prints any. */
-static float smallest_values(const View *v, const PanelPlan *plans)
+/* True when arrangement a is better than b: it fits where b does not,
+** prints more numbers, prints them bigger, or has cells gain times as
+** big. */
+bool lay_score_better(PlanScore a, PlanScore b, float gain)
 {
-    float least = INFINITY;
-    for (int k = 0; k < v->npanels; k++)
-        if (lay_is_heat(&v->panels[k]) && plans[k].value_fs > 0) least = fminf(least, plans[k].value_fs);
-    return least;
+    if (a.fits != b.fits) return a.fits;
+    if (a.printed != b.printed) return a.printed > b.printed;
+    if (a.font != b.font) return a.font > b.font;
+    return a.cells > gain * b.cells;
 }
 
 /*
 ** The best arrangement of the panels in area: one row when there are at
-** most ONE_ROW_MAX panels, else (or when it gives cells a fifth bigger)
-** two rows, split in the middle (either side of it for an odd count) or
-** where the panels change shape, so that the four heads of a stage share a
-** row and the wide concatenation goes below. Of two splits whose cells come
-** out as big, the one whose smallest printed values are bigger wins: seven
-** 4x4 panels go 3 + 4 when four in the top row would print their numbers at
-** 10 px. Arguments and result as plan_panels.
+** most ONE_ROW_MAX panels, else (or when it prints bigger numbers, or
+** gives cells a fifth bigger) two rows, split in the middle or where the
+** panels change shape, so that the four heads of a stage share a row and
+** the wide concatenation goes below. Splits either side of the middle
+** count alike: seven 4x4 panels go 3 + 4 when four in the top row would
+** print their numbers smaller.
 */
-float lay_plan_best(const Page *p, const View *v, Rect area, PanelPlan *plans, float *used_h, bool *fits)
+PlanScore lay_plan_best(const Page *p, const View *v, Rect area, PanelPlan *plans)
 {
     int n = v->npanels;
-    float score = -1;
-    if (n <= ONE_ROW_MAX) score = plan_panels(p, v, area, n, plans, used_h, fits);
-    if (n < 2) return score;
-    int cand[MAX_SPLITS], nc = 0;
-    cand[nc++] = (n + 1) / 2;
-    if (n % 2 && n / 2 * ROW_MIN_SHARE >= n) cand[nc++] = n / 2;
-    for (int k = 1; k < n && nc < MAX_SPLITS; k++) {
-        if (same_shape(&v->panels[k - 1], &v->panels[k]) || k == (n + 1) / 2 || (n % 2 && k == n / 2)) continue;
-        if (k * ROW_MIN_SHARE < n || (n - k) * ROW_MIN_SHARE < n) continue;     /* keep the rows comparable */
-        cand[nc++] = k;
+    PlanScore best = { false, -1, -1, -1, 0 };
+    bool have = false;
+    if (n <= ONE_ROW_MAX) {
+        best = plan_panels(p, v, area, n, plans);
+        have = true;
     }
+    if (n < 2) return best;
+    /* the middle first, then where the panels change shape, then the others nearest the middle */
+    int cand[MAX_SPLITS], nc = 0, mid = (n + 1) / 2;
+    cand[nc++] = mid;
+    for (int pass = 0; pass < 2; pass++)
+        for (int d = 1; d < n && nc < MAX_SPLITS; d++)
+            for (int sgn = -1; sgn <= 1 && nc < MAX_SPLITS; sgn += 2) {
+                int k = mid + sgn * d;
+                if (k < 1 || k >= n || k * ROW_MIN_SHARE < n || (n - k) * ROW_MIN_SHARE < n) continue;
+                if (same_shape(&v->panels[k - 1], &v->panels[k]) != (pass == 1)) continue;
+                cand[nc++] = k;
+            }
     PanelPlan two[VIEW_MAX_PANELS];
     bool one_row = n <= ONE_ROW_MAX;
-    float values = score < 0 ? 0 : smallest_values(v, plans);
     for (int i = 0; i < nc; i++) {
-        float used2 = 0;
-        bool fits2 = false;
-        float score2 = plan_panels(p, v, area, cand[i], two, &used2, &fits2);
-        float need = one_row ? TWO_ROW_GAIN : 1.0f, values2 = smallest_values(v, two);
-        bool close = !one_row && fabsf(score2 - score) <= SPLIT_TIE * score;
-        bool better = close && values2 != values ? values2 > values : score2 > need * score;
-        if (score < 0 || (fits2 && !*fits) || (fits2 == *fits && better)) {
+        PlanScore s2 = plan_panels(p, v, area, cand[i], two);
+        if (!have || lay_score_better(s2, best, one_row ? TWO_ROW_GAIN : 1.0f)) {
             memcpy(plans, two, sizeof two[0] * (size_t)n);
-            *used_h = used2;
-            *fits = fits2;
-            score = score2;
-            values = values2;
+            best = s2;
+            have = true;
             one_row = false;
         }
     }
-    return score;
+    return best;
+}
+
+/*
+** Which heatmaps print their numbers on this page: those whose numbers
+** fit at the legible floor with the panel alone in W x H (a 64-column
+** matrix on a slide does not, and is then drawn without numbers wherever
+** it goes); and each panel's least width, its title at the smallest
+** panel-title font and, for one that prints its numbers, its column axis
+** title whole.
+*/
+void lay_plan_prints(Page *p, const View *v, float W, float H)
+{
+    const Metrics *m = &p->m;
+    float least = fmaxf(m->min_font, lay_px(SHRINK_BEFORE_CUT * m->ptitle)), fl = lay_value_floor(p);
+    Solve z = { p, v, NULL, { false } };
+    for (int k = 0; k < v->npanels && k < VIEW_MAX_PANELS; k++) {
+        const Panel *pn = &v->panels[k];
+        p->min_w[k] = pn->title && pn->title[0] ? lay_width(p, pn->title, least, 1) : 0;
+        p->prints[k] = false;
+        if (!lay_is_heat(pn) || m->value < fl) continue;
+        PanelPlan pp;
+        z.prints[k] = true;
+        plan_sharing(&z, k, k, k + 1, &pp);
+        float cw, ch;
+        printed_cell(&z, k, &pp, fl, &cw, &ch);
+        lay_plan_heat(p, pn, &pp, cw, ch, W, H);
+        p->prints[k] = pp.value_fs > 0 && pp.left_w + pn->m->cols * pp.cw + pp.right_w <= W
+                    && pp.top_h + pn->m->rows * pp.ch + pp.bot_h <= H;
+        if (p->prints[k] && pn->col_axis && pn->col_axis[0])     /* its column axis title whole (not a picture's) */
+            p->min_w[k] = fmaxf(p->min_w[k], lay_width(p, pn->col_axis, m->axis, 0));
+    }
 }
