@@ -98,7 +98,6 @@ static bool have_avx2(void)
     }
     return has;
 }
-#endif
 
 /* The first zero of the n values at d (there is one), with its sign. */
 static double first_zero(const double *d, long n)
@@ -108,6 +107,7 @@ static double first_zero(const double *d, long n)
     assert(i < n);
     return d[i];
 }
+#endif
 
 /* One pass over a matrix for its PanelStats. */
 static PanelStats panel_stats(const Mat *m)

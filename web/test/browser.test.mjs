@@ -256,13 +256,13 @@ test('every stage of every bundled lesson is laid out like the native export: sa
   for (const lesson of lessons) {
     assert.equal(await page.evaluate((n) => window.attnlab.openLesson(n), lesson.replace(/\.lesson$/, '')), 0, lesson);
     await key(page, 'Home');
-    // one file per stage, or per sub-step (NN-kv_cache-t1 … -t6, -all; NN-online_softmax-b1 …, -final):
-    // in the order the arrow key visits them
+    // one file per stage, or per sub-step or page, numbered in the order the arrow key
+    // visits them (NN-kv_cache-01-t1 … -09-all; NN-multi_head-01-h1-1 … -17-joined)
     const stem = lesson.replace(/\.lesson$/, '-');
     const order = (f) => {
-      const m = f.slice(stem.length).match(/^(\d+)-[a-z_]+(?:-([tb])(\d+)|-(all|final))?\.svg$/);
+      const m = f.slice(stem.length).match(/^(\d+)-[a-z_]+(?:-(\d+)-[a-z0-9-]+)?\.svg$/);
       assert.ok(m, 'an exported file name: ' + f);
-      return [+m[1], m[3] !== undefined ? +m[3] : m[4] !== undefined ? 1e9 : 0];
+      return [+m[1], m[2] !== undefined ? +m[2] : 0];
     };
     const files = readdirSync(outSvg).filter((f) => f.startsWith(stem))
       .sort((a, b) => { const x = order(a), y = order(b); return x[0] - y[0] || x[1] - y[1]; });
