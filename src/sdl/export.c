@@ -5,7 +5,9 @@
 ** conversion (ARGB8888 to RGB, filter byte NONE), the same text chunks in
 ** the same order (IHDR, Title, Description, Software, IDAT..., IEND). The
 ** fast one writes the chunks itself and compresses bands of rows with
-** ISA-L's stateful igzip; the portable one hands rows to libpng.
+** ISA-L's stateful igzip, as raw deflate between its own zlib header and
+** Adler-32 trailer (the checksum taken as each row is converted); the
+** portable one hands rows to libpng.
 **
 ** Why ISA-L (measured on the tour's stages at 1280x800, docs/performance.md):
 ** level 1 compresses 2.9 MB of RGB in 0.65 ms against 3.6 ms for
@@ -45,6 +47,9 @@
 
 /* ------------------------------------------------------------ rows */
 
+/* Adler-32's modulus. */
+#define ADLER_MOD 65521u
+
 #ifdef EXPORT_X86
 /* Four pixels a step with one byte shuffle (SSSE3); the tail in C. Each
 ** 16-byte store writes 4 bytes past its 12, which the next step overwrites:
@@ -60,36 +65,64 @@ static int rgb_ssse3(const uint32_t *src, uint8_t *dst, int w)
     return x;
 }
 
-/* Eight pixels a step (AVX2): the same shuffle in each half, then the two
+/* The sum of a vector's eight 32-bit lanes. */
+__attribute__((target("avx2")))
+static uint64_t lanes_sum(__m256i v)
+{
+    uint32_t l[8];
+    _mm256_storeu_si256((__m256i *)(void *)l, v);
+    return (uint64_t)l[0] + l[1] + l[2] + l[3] + l[4] + l[5] + l[6] + l[7];
+}
+
+/*
+** Eight pixels a step (AVX2): the same shuffle in each half, then the two
 ** halves' 12 bytes side by side (a permutation of 32-bit words); each
 ** 32-byte store writes 8 bytes past its 24, so the loop stops while four
-** pixels remain. */
+** pixels remain. And the Adler-32 of the bytes written (RFC 1950, the
+** zlib stream's checksum), after checksum *a, into *a; returns the pixels
+** done. Each step's 24 bytes (and 8 zeros after them) add to three
+** vector sums: the bytes (vs1), vs1 before the step (vps) and the bytes
+** weighted 24..1 (vs2). For k steps after sums s1, s2 that is
+** s1 + vs1 and s2 + 24 k s1 + 24 vps + vs2, the order of bytes kept. At
+** most 256 steps between reductions keep every lane within 32 bits.
+*/
 __attribute__((target("avx2")))
-static int rgb_avx2(const uint32_t *src, uint8_t *dst, int w)
+static int rgb_avx2_adler(const uint32_t *src, uint8_t *dst, int w, uint32_t *a)
 {
     const __m256i m = _mm256_setr_epi8(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1,
                                        2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1);
     const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7);
+    const __m256i weight = _mm256_setr_epi8(24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9,
+                                            8, 7, 6, 5, 4, 3, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m256i ones = _mm256_set1_epi16(1), zero = _mm256_setzero_si256();
+    uint64_t s1 = *a & 0xffff, s2 = *a >> 16;
     int x = 0;
-    for (; x + 12 <= w; x += 8) {
-        __m256i v = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(src + x)), m);
-        _mm256_storeu_si256((__m256i *)(void *)(dst + 3 * x), _mm256_permutevar8x32_epi32(v, pack));
+    while (x + 12 <= w) {
+        __m256i vs1 = zero, vps = zero, vs2 = zero;
+        uint64_t steps = 0;
+        for (; x + 12 <= w && steps < 256; x += 8, steps++) {
+            __m256i v = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(src + x)), m);
+            v = _mm256_permutevar8x32_epi32(v, pack);
+            _mm256_storeu_si256((__m256i *)(void *)(dst + 3 * x), v);
+            vps = _mm256_add_epi32(vps, vs1);
+            vs1 = _mm256_add_epi32(vs1, _mm256_sad_epu8(v, zero));
+            vs2 = _mm256_add_epi32(vs2, _mm256_madd_epi16(_mm256_maddubs_epi16(v, weight), ones));
+        }
+        s2 = (s2 + 24 * steps * s1 + 24 * lanes_sum(vps) + lanes_sum(vs2)) % ADLER_MOD;
+        s1 = (s1 + lanes_sum(vs1)) % ADLER_MOD;
     }
+    *a = (uint32_t)(s2 << 16 | s1);
     return x;
 }
-#endif
 
 /* What the row conversion may use: 2 AVX2, 1 SSSE3, 0 neither. */
 static int rgb_level(void)
 {
     static int level = -1;
-#ifdef EXPORT_X86
     if (level < 0) level = __builtin_cpu_supports("avx2") ? 2 : __builtin_cpu_supports("ssse3") ? 1 : 0;
-#else
-    level = 0;
-#endif
     return level;
 }
+#endif
 
 /* One row of ARGB8888 pixels as RGB bytes (alpha dropped): eight or four
 ** pixels a step where the CPU can, the rest one by one. */
@@ -97,7 +130,8 @@ static void argb_to_rgb(const uint32_t *src, uint8_t *dst, int w)
 {
     int x = 0;
 #ifdef EXPORT_X86
-    if (rgb_level() == 2) x = rgb_avx2(src, dst, w);
+    uint32_t unused = 1;
+    if (rgb_level() == 2) x = rgb_avx2_adler(src, dst, w, &unused);
     x += rgb_level() >= 1 ? rgb_ssse3(src + x, dst + 3 * x, w - x) : 0;
 #endif
     for (; x < w; x++) {
@@ -212,13 +246,10 @@ static int encode_libpng(const Canvas *s, const ExportMeta *meta, Buf *out, Erro
 
 #ifdef EXPORT_ISAL
 
-
-/* ------------------------------------------------------- Adler-32 */
-
 /* The zlib stream's checksum (RFC 1950) is computed here, on each row while
 ** it is in the cache from its conversion, instead of by igzip, which reads
 ** the whole band once more for it (an eighth of an export's time). */
-#define ADLER_MOD 65521u
+
 /* Bytes the scalar sums may take before a reduction keeps them in 32 bits. */
 #define ADLER_NMAX 5552
 
@@ -239,54 +270,6 @@ static uint32_t adler_bytes(uint32_t a, const uint8_t *p, size_t n)
     return s2 << 16 | s1;
 }
 
-#ifdef EXPORT_X86
-/* The sum of a vector's eight 32-bit lanes. */
-__attribute__((target("avx2")))
-static uint64_t lanes_sum(__m256i v)
-{
-    uint32_t l[8];
-    _mm256_storeu_si256((__m256i *)(void *)l, v);
-    return (uint64_t)l[0] + l[1] + l[2] + l[3] + l[4] + l[5] + l[6] + l[7];
-}
-
-/*
-** rgb_avx2, and the Adler-32 a of the bytes it writes: returns the pixels
-** done, the checksum in *a. Each step's 24 bytes (and 8 zeros after them)
-** add to three vector sums: the bytes (vs1), vs1 before the step (vps) and
-** the bytes weighted 24..1 (vs2). For k steps after sums s1, s2 that is
-** s1 + vs1 and s2 + 24 k s1 + 24 vps + vs2, the order of bytes kept. At
-** most 256 steps between reductions keep every lane within 32 bits.
-*/
-__attribute__((target("avx2")))
-static int rgb_avx2_adler(const uint32_t *src, uint8_t *dst, int w, uint32_t *a)
-{
-    const __m256i m = _mm256_setr_epi8(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1,
-                                       2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1);
-    const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7);
-    const __m256i weight = _mm256_setr_epi8(24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9,
-                                            8, 7, 6, 5, 4, 3, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0);
-    const __m256i ones = _mm256_set1_epi16(1), zero = _mm256_setzero_si256();
-    uint64_t s1 = *a & 0xffff, s2 = *a >> 16;
-    int x = 0;
-    while (x + 12 <= w) {
-        __m256i vs1 = zero, vps = zero, vs2 = zero;
-        uint64_t steps = 0;
-        for (; x + 12 <= w && steps < 256; x += 8, steps++) {
-            __m256i v = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(src + x)), m);
-            v = _mm256_permutevar8x32_epi32(v, pack);
-            _mm256_storeu_si256((__m256i *)(void *)(dst + 3 * x), v);
-            vps = _mm256_add_epi32(vps, vs1);
-            vs1 = _mm256_add_epi32(vs1, _mm256_sad_epu8(v, zero));
-            vs2 = _mm256_add_epi32(vs2, _mm256_madd_epi16(_mm256_maddubs_epi16(v, weight), ones));
-        }
-        s2 = (s2 + 24 * steps * s1 + 24 * lanes_sum(vps) + lanes_sum(vs2)) % ADLER_MOD;
-        s1 = (s1 + lanes_sum(vs1)) % ADLER_MOD;
-    }
-    *a = (uint32_t)(s2 << 16 | s1);
-    return x;
-}
-#endif
-
 /* A PNG row (filter byte NONE, then the RGB of src) into dst, and the
 ** Adler-32 after checksum a of its bytes. */
 static uint32_t png_row_adler(const uint32_t *src, uint8_t *dst, int w, uint32_t a)
@@ -301,8 +284,6 @@ static uint32_t png_row_adler(const uint32_t *src, uint8_t *dst, int w, uint32_t
     argb_to_rgb(src + x, dst + 3 * x, w - x);
     return adler_bytes(a, dst + 3 * x, 3 * (size_t)(w - x));
 }
-
-/* ------------------------------------------------- ISA-L stream */
 
 /* Rows converted per band: about 256 KB of RGB, so a band stays in L2. */
 #define BAND_BYTES (256 * 1024)
