@@ -337,7 +337,7 @@ test-sanitize: deps-test
 	@$(MAKE) --no-print-directory BUILD=build/san CFLAGS="-O1 -g" SLOW_BUILD=10 WERROR=-Werror EXPORT_RUNS=20 \
 	  EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)" \
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp test-run
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 test-run
 	@sh tests/run_part.sh --summary build/san/test-results $(TEST_PARTS)
 
 # Where `make install` puts the Python module: the site directory Debian's
