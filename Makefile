@@ -31,7 +31,8 @@ endif
 BUILD_PKGS := gcc libc6-dev pkg-config gettext libsdl2-dev libpng-dev libfontconfig-dev libfreetype-dev \
               libharfbuzz-dev libfribidi-dev libraqm-dev libunibreak-dev libzip-dev libcairo2-dev $(FAST_DEV)
 RUN_PKGS   := fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
-TEST_PKGS  := check python3 python3-numpy python3-torch libharfbuzz-bin libxml2-utils libdeflate-dev \
+TEST_PKGS  := check python3 python3-numpy python3-torch python3-nbclient python3-ipykernel libharfbuzz-bin \
+              libxml2-utils libdeflate-dev \
               xvfb xdotool imagemagick openbox procps strace valgrind clang libclang-rt-14-dev \
               poppler-utils desktop-file-utils shared-mime-info man-db libx11-dev x11-utils
 BENCH_PKGS := python3 python3-matplotlib python3-seaborn libdeflate-dev linux-perf valgrind
@@ -267,8 +268,8 @@ RESULTS   := $(BUILD)/test-results
 TEST_J     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 PY        := /usr/bin/python3
 
-TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text e2e-open unit npy modern props torch-rng views cli faults \
-              bad-lessons lessons scripts po trained-model install model-layer
+TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text e2e-open unit notebook npy modern props torch-rng views \
+              cli faults bad-lessons lessons python scripts po trained-model install model-layer
 # The Check suites in two processes: layout and export (two thirds of the
 # time) beside the others.
 part.unit-layout   := cd tests && ../$(BUILD)/check_attnlab layout export
@@ -282,6 +283,11 @@ part.views         := $(PY) tests/check_views.py $(BUILD)/attnlab 16
 part.npy           := $(PY) tests/check_npy.py $(BUILD)/attnlab
 part.trained-model := $(PY) tests/check_trained_model.py $(BUILD)/attnlab lessons/07-induction-head.lesson \
                       tests/reference/induction_forward.npz
+# The Python module (python/attnlab) from the tree, and the example notebook
+# run by a Jupyter kernel (nbclient), its outputs checked.
+part.python        := PYTHONPATH=python $(PY) tests/check_python.py
+part.notebook      := PYTHONPATH=python PYDEVD_DISABLE_FILE_VALIDATION=1 $(PY) tests/check_notebook.py \
+                      python/examples/attnlab-notebook.ipynb
 part.modern        := $(PY) tests/check_modern.py $(BUILD)/attnlab lessons 120
 part.props         := $(PY) tests/check_props.py $(BUILD)/attnlab 12
 part.model-layer   := $(PY) tests/check_model_layer.py $(BUILD)/trace_cells
@@ -331,11 +337,16 @@ test-sanitize: deps-test
 	@$(MAKE) --no-print-directory BUILD=build/san CFLAGS="-O1 -g" SLOW_BUILD=10 WERROR=-Werror EXPORT_RUNS=20 \
 	  EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)" \
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp test-run
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 test-run
 	@sh tests/run_part.sh --summary build/san/test-results $(TEST_PARTS)
 
+# Where `make install` puts the Python module: the site directory Debian's
+# Python reads under PREFIX (/usr/local/lib/python3.11/dist-packages).
+PYTHON_SITE ?= $(PREFIX)/lib/$(shell $(PY) -c 'import sys; print("python%d.%d" % sys.version_info[:2])' 2>/dev/null || echo python3)/dist-packages
+
 # make install: the program, the lessons, the catalogues, the desktop entry,
-# the file type, the icon, the manual page, bash completion and the docs.
+# the file type, the icon, the manual page, bash completion, the docs and
+# the Python module.
 # After a real install (no DESTDIR) the desktop's databases are brought up
 # to date when their tools are there, so that a double click on a .lesson
 # file opens attnlab.
@@ -348,6 +359,11 @@ install: $(BUILD)/attnlab $(MO_FILES) $(BUILD)/attnlab.desktop $(BUILD)/attnlab.
 	  install -d $(DESTDIR)$(DATADIR)/locale/$$l/LC_MESSAGES && \
 	  install -m 644 $(BUILD)/locale/$$l/LC_MESSAGES/attnlab.mo $(DESTDIR)$(DATADIR)/locale/$$l/LC_MESSAGES/attnlab.mo || exit 1; \
 	done
+	install -d $(DESTDIR)$(PYTHON_SITE)/attnlab
+	install -m 644 python/attnlab/*.py $(DESTDIR)$(PYTHON_SITE)/attnlab/
+	printf 'PROGRAM = "%s"\nDATADIR = "%s"\n' "$(BINDIR)/attnlab" "$(DATADIR)/attnlab" \
+	  > $(DESTDIR)$(PYTHON_SITE)/attnlab/_installed.py
+	if [ -f $(BUILD)/web/attnlab.html ]; then install -m 644 $(BUILD)/web/attnlab.html $(DESTDIR)$(DATADIR)/attnlab/; fi
 	install -d $(DESTDIR)$(DATADIR)/applications $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/apps \
 	  $(DESTDIR)$(DATADIR)/mime/packages $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPLETIONSDIR) \
 	  $(DESTDIR)$(DOCDIR)/docs/images

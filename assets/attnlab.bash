@@ -31,6 +31,7 @@ _attnlab_values() {
         --scale) COMPREPLY=( $(compgen -W '1 2 3 4' -- "$cur") ) ;;
         --cmap) COMPREPLY=( $(compgen -W 'viridis cividis plasma magma YlOrRd Blues RdBu' -- "$cur") ) ;;
         --size) COMPREPLY=( $(compgen -W '1280x720 1920x1080 1280x800 3840x2160' -- "$cur") ) ;;
+        --stage) COMPREPLY=( $(compgen -W '1 2 3 4 5 6 7 8 9' -- "$cur") ) ;;
         --export|--shots) _attnlab_files "$cur" ;;
         --font) _attnlab_files "$cur" .ttf .otf .ttc .TTF .OTF .TTC ;;
         *) return 1 ;;
@@ -59,7 +60,7 @@ _attnlab() {
     # the value of the option before
     [ "$COMP_CWORD" -gt 1 ] && _attnlab_values "$prev" "$cur" && return 0
     if [[ $cur == -* ]]; then
-        COMPREPLY=( $(compgen -W '--check --dump --list --export --format --size --scale --theme --cmap
+        COMPREPLY=( $(compgen -W '--check --dump --list --export --stage --format --size --scale --theme --cmap
                                   --font --shots --help --version' -- "$cur") )
         return 0
     fi

@@ -37,10 +37,13 @@
 **
 ** Usage: bench [--attnlab PATH] [--lessons DIR] [--script PATH]
 **              [--python PATH] [--quick] [--detail] [--keep] [--only PREFIX]
+**              [--loop N]
 ** --quick takes fewer samples (a smoke test); --detail adds breakdowns (the
 ** export path, every stage's switch and layout time) on stderr; --keep leaves
 ** the scratch directory with both sides' pictures; --only runs the figures
-** whose names start with PREFIX (for profiling one of them).
+** whose names start with PREFIX (for profiling one of them); --loop runs
+** nothing but the matched export, N times after the warm-up, and prints its
+** median (for `perf stat` or callgrind, which then count little else).
 **
 ** Lessons for the frame and export figures are written in memory and go
 ** through lesson_parse; the largest and the many-heads lessons are written
@@ -557,13 +560,26 @@ static void bench_matched(Bench *B)
     snprintf(out_s, sizeof out_s, "%s/matched-seaborn.png", B->tmp);
     write_spec(spec, L, T, 0, 1, EXPORT_W, EXPORT_H);
     Py mpl, sns;
-    py_start(&mpl, B, spec, "matplotlib", out_m);
-    py_start(&sns, B, spec, "seaborn", out_s);
+    if (!B->loop) {
+        py_start(&mpl, B, spec, "matplotlib", out_m);
+        py_start(&sns, B, spec, "seaborn", out_s);
+    }
     ExportRun e = { B->fonts, layout_cache_create(), L, T, app_shot_defaults(), "" };
     e.opts.width = EXPORT_W;
     e.opts.height = EXPORT_H;
     snprintf(e.path, sizeof e.path, "%s/export.png", B->tmp);
     for (int i = 0; i < 5; i++) export_once(&e);
+    if (B->loop > 0) {
+        double *t = xmalloc(sizeof *t * (size_t)B->loop);
+        for (int i = 0; i < B->loop; i++) t[i] = export_once(&e);
+        figure("export_png_ms", bench_median(t, B->loop), "ms");
+        free(t);
+        if (B->detail) export_detail(&e);
+        layout_cache_free(e.lc);
+        trace_free(T);
+        lesson_free(L);
+        return;
+    }
     int n = B->quick ? 3 : 21;
     double ex[2 * 21], tm[21], ts[21];
     for (int i = 0; i < n; i++) {
@@ -865,9 +881,10 @@ static void parse_args(Bench *B, int argc, char **argv)
         else if (next && !strcmp(a, "--script")) { B->script = next; i++; }
         else if (next && !strcmp(a, "--python")) { B->python = next; i++; }
         else if (next && !strcmp(a, "--only")) { B->only = next; i++; }
+        else if (next && !strcmp(a, "--loop") && atoi(next) > 0) { B->loop = atoi(next); B->only = "export_png_ms"; i++; }
         else {
             fprintf(stderr, "usage: bench [--attnlab PATH] [--lessons DIR] [--script PATH] "
-                            "[--python PATH] [--quick] [--detail] [--keep] [--only PREFIX]\n");
+                            "[--python PATH] [--quick] [--detail] [--keep] [--only PREFIX] [--loop N]\n");
             exit(2);
         }
     }
@@ -883,7 +900,7 @@ int wanted(const Bench *B, const char *name)
 int main(int argc, char **argv)
 {
     Bench B = { "build/attnlab", "lessons", "bench/baseline.py", "/usr/bin/python3",
-                0, 0, 0, NULL, "/tmp/attnlab-bench-XXXXXX", NULL };
+                0, 0, 0, NULL, "/tmp/attnlab-bench-XXXXXX", NULL, 0 };
     parse_args(&B, argc, argv);
     if (access(B.attnlab, X_OK) != 0) die("%s: not an executable (build it first)", B.attnlab);
     if (!mkdtemp(B.tmp)) die("mkdtemp: %s", strerror(errno));

@@ -21,6 +21,7 @@ typedef struct Bench {
     const char *only;           /* run only the figures starting with this */
     char tmp[64];               /* mkdtemp directory, removed at exit (and by die) */
     FontSet *fonts;
+    int loop;                   /* --loop N: only the matched export, N times */
 } Bench;
 
 /* What a child process used, from wait4's rusage. */

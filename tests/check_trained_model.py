@@ -13,7 +13,12 @@ From `attnlab --dump LESSON`:
   - the previous-token head (layer 1) puts most of its weight on the
     previous token, and the induction head (layer 2) on the token after the
     earlier occurrence of the query's token, for every query of the
-    repeated run; the averages must match the reference's.
+    repeated run; the averages must match the reference's;
+  - the next-token stage after layer 2 shows the reference's logits through
+    W_U and gets every next word of the repeated run right; with layer 1's
+    heads 1 and 3 switched off (setups 3 and 4) the stream and the
+    probabilities equal numpy's forward pass without those heads, and no
+    next word of the repeated run is right.
 Per-head matrices are found by name pattern: a name with 'weights' and a
 head number ('head3.weights' and the like); W_o's output is 'final' (or,
 if renamed, the last tokens x d_model matrix of the stage that is not the
@@ -53,7 +58,7 @@ d = inline_shared(json.loads(out.stdout))
 
 layers = []                                       # per multi_head stage: {head: weights}, final
 for st in d["stages"]:
-    if st["id"] != "multi_head":
+    if st["id"] != "multi_head" or st["setup"] > 2:     # setups 3 and 4 are the model with heads switched off
         continue
     heads, final = {}, None
     for m in st["matrices"]:
@@ -96,9 +101,58 @@ if len(layers) >= 2 and prev_head in layers[0][0] and ind_head in layers[1][0]:
     check(all(int(np.argmax(p[i])) == i - 1 for i in range(1, len(tokens))), "previous-token head: the largest weight of every query")
     check(all(tokens[i - L] == tokens[i] for i in second), "the reference sequence repeats its run")
 
-# The setup given the exported patterns of layer 2.
-given = [st for st in d["stages"] if st["setup"] == 3]
-check([st["id"] for st in given] == ["per_token", "entropy"], "setup 3 shows per_token and entropy, found %s"
+# The predictions, then the same model with layer 1's previous-token heads
+# switched off (setups 3 and 4), recomputed here with numpy from the weights.
+model = np.load(lesson.rsplit("/", 1)[0] + "/models/induction.npz")
+vocab = [str(w) for w in model["vocab"]]
+
+
+def softmax(s):
+    e = np.exp(s - s.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def layer(x, l, off=()):
+    """One attention layer of the model (causal, no norm, no MLP), heads in off zeroed where they are joined."""
+    n = x.shape[0]
+    outs = []
+    for h in range(model["W_q"].shape[1]):
+        q, k, v = (x @ model[w][l, h] for w in ("W_q", "W_k", "W_v"))
+        sc = np.where(np.triu(np.ones((n, n), bool), 1), -np.inf, q @ k.T / np.sqrt(q.shape[1]))
+        outs.append(np.zeros_like(v) if h + 1 in off else softmax(sc) @ v)
+    return x + np.concatenate(outs, 1) @ model["W_o"][l]
+
+
+predictions = [st for st in d["stages"] if st["id"] == "next_token"]
+check([st["setup"] for st in predictions] == [2, 4], "next_token after layer 2 and after the ablated layer 2, found %s"
+      % [st["setup"] for st in predictions])
+ablated = layer(layer(model["x_layer1"], 0, off=(1, 3)), 1)
+for st, resid_want, what in zip(predictions, (resid[2], ablated), ("the model", "heads 1 and 3 of layer 1 off")):
+    mats = {m["name"]: m for m in st["matrices"]}
+    x = as_array(mats["resid_post"])
+    check(np.abs(x - resid_want).max() <= 1e-9, "%s: the stream after layer 2 equals numpy's (max diff %g)"
+          % (what, np.abs(x - resid_want).max()))
+    probs = softmax(x @ model["W_U"])
+    top = mats["top_probs.k3"]
+    cols = [vocab.index(w) for w in top["col_labels"]]
+    check(np.abs(as_array(top) - probs[:, cols]).max() <= 1e-12, "%s: the probabilities shown are numpy's" % what)
+    right = sum(int(np.argmax(probs[i])) == int(ref["sequence"][i + 1]) for i in range(pre + L, pre + 2 * L - 1))
+    if st is predictions[0]:
+        check(np.abs(x @ model["W_U"] - ref["logits"]).max() <= 1e-9, "the model's logits equal the reference")
+        check(right == L - 1, "the model predicts every next word of the repeated run (%d of %d)" % (right, L - 1))
+    else:
+        check(right == 0, "with heads 1 and 3 of layer 1 off, no next word of the repeated run (%d of %d)" % (right, L - 1))
+        q = as_array(next(m for s2 in d["stages"] if s2["setup"] == 4 for m in s2["matrices"]
+                          if m["name"] == "head%d.weights" % ind_head))
+        on_next = np.mean([q[i, i - L + 1] for i in second])
+        print("check_trained_model: with them off, layer 2 head %d puts %.4f on the token after the earlier "
+              "occurrence, and %d of %d next words are right" % (ind_head, on_next, right, L - 1))
+        check(on_next < 0.1, "the induction head loses its target (%.4f)" % on_next)
+
+# The setup given the exported patterns of layer 2: the last one.
+last = max(st["setup"] for st in d["stages"])
+given = [st for st in d["stages"] if st["setup"] == last]
+check([st["id"] for st in given] == ["per_token", "entropy"], "the last setup shows per_token and entropy, found %s"
       % [st["id"] for st in given])
 exported = np.load(lesson.rsplit("/", 1)[0] + "/models/induction-attention.npz")["attention"]
 check(exported.dtype == np.float32 and exported.shape == W.shape, "the exported patterns are float32, shaped %s"

@@ -116,7 +116,7 @@ grep -q "did you mean --format?" "$tmp/err" && ok || bad "--fromat=svg suggests 
 expect 2 "$bin" -export "$tmp/x" lessons/01-tour.lesson
 grep -q "unknown option '-export'; did you mean --export?" "$tmp/err" && ok || bad "-export (one dash) suggests --export: $(cat "$tmp/err")"
 expect 2 "$bin" --s 2 lessons/01-tour.lesson
-[ "$(cat "$tmp/err")" = "attnlab: error: option '--s' is ambiguous: --size, --scale, --shots (see attnlab --help)" ] && ok || bad "--s is ambiguous: $(cat "$tmp/err")"
+[ "$(cat "$tmp/err")" = "attnlab: error: option '--s' is ambiguous: --stage, --size, --scale, --shots (see attnlab --help)" ] && ok || bad "--s is ambiguous: $(cat "$tmp/err")"
 expect 2 "$bin" --check=x lessons/01-tour.lesson
 grep -q -- "--check takes no value" "$tmp/err" && ok || bad "--check=x: --check takes no value"
 
@@ -145,6 +145,30 @@ cmp -s "$tmp/pdf/01-tour.pdf" "$tmp/pdf2/01-tour.pdf" && ok || bad "the same les
 expect 1 "$bin" --export /proc/attnlab-no --format pdf lessons/01-tour.lesson
 expect 2 "$bin" --export "$tmp/x" --format=gif lessons/01-tour.lesson
 grep -q "png, svg or pdf" "$tmp/err" && ok || bad "--format names png, svg and pdf"
+
+# --stage: the stages --dump and --export keep; --export - writes one picture to standard output
+expect 0 "$bin" --dump --stage 2,4 lessons/13-a-whole-block.lesson
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit([s["index"] for s in d["stages"]] != [2, 4])' "$tmp/out" \
+    && ok || bad "--dump --stage 2,4 dumps stages 2 and 4, keeping their numbers"
+expect 0 "$bin" --export "$tmp/staged" --stage 3-4 lessons/13-a-whole-block.lesson
+[ "$(ls "$tmp/staged" | tr '\n' ' ')" = "13-a-whole-block-03-mlp.png 13-a-whole-block-04-next_token.png " ] && ok \
+    || bad "--export --stage 3-4 writes those two pictures: $(ls "$tmp/staged")"
+"$bin" --export - --stage 3 lessons/13-a-whole-block.lesson >"$tmp/one.png" 2>"$tmp/err" \
+    && cmp -s "$tmp/one.png" "$tmp/staged/13-a-whole-block-03-mlp.png" && ok \
+    || bad "--export - --stage 3 writes the same PNG to standard output: $(cat "$tmp/err")"
+(cd lessons && "$bin" --export - --stage 11 --format svg - <07-induction-head.lesson) >"$tmp/one.svg" 2>"$tmp/err" \
+    && xmllint --noout "$tmp/one.svg" && ok || bad "a lesson from standard input, its files found from the working directory, one SVG out: $(cat "$tmp/err")"
+expect 2 "$bin" --export - --stage 2 lessons/13-a-whole-block.lesson
+grep -q "unfolds into 3 pictures" "$tmp/err" && ok || bad "--export - of a stage of several pages is refused: $(cat "$tmp/err")"
+expect 2 "$bin" --export - lessons/13-a-whole-block.lesson
+grep -qx "lessons/13-a-whole-block.lesson: error: --export - writes one picture to standard output, but the lesson has several stages; choose one stage with --stage N" "$tmp/err" \
+    && ok || bad "--export - of several stages is refused: $(cat "$tmp/err")"
+[ ! -s "$tmp/out" ] && ok || bad "nothing on standard output when --export - is refused"
+expect 2 "$bin" --dump --stage 9 lessons/13-a-whole-block.lesson
+grep -qx "lessons/13-a-whole-block.lesson: error: --stage 9: the lesson has 4 stages" "$tmp/err" && ok || bad "a stage past the last: $(cat "$tmp/err")"
+expect 2 "$bin" --check --stage 1 lessons/13-a-whole-block.lesson
+expect 2 "$bin" --dump --stage 0 lessons/13-a-whole-block.lesson
+expect 2 "$bin" --export - --format pdf --stage 1 lessons/13-a-whole-block.lesson
 
 # Catalogues come from the build's own locale/ beside the program and the
 # installed LOCALEDIR only: never from a share/locale above the program

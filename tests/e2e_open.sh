@@ -148,13 +148,13 @@ shows mine && ok || bad "the lesson opened last comes first in the picker"
 key l 2
 shows folder && ok || bad "the folder given on the command line is in the picker"
 key l Up Return                             # from the first to the last
-shows 12-arabic-pronoun && ok || bad "the bundled lessons follow (the last one is lesson 12)"
+shows 13-a-whole-block && ok || bad "the bundled lessons follow (the last one is lesson 13)"
 
 # ---- Ctrl+P: the lesson as a PDF handout
 key ctrl+p
-[ -f "$tmp/shots/12-arabic-pronoun.pdf" ] && ok || bad "Ctrl+P writes shots/12-arabic-pronoun.pdf"
-pages=$(pdfinfo "$tmp/shots/12-arabic-pronoun.pdf" 2>/dev/null | awk '/^Pages:/ { print $2 }')
-want=$("$bin" --export "$tmp/handout-png" "$top/lessons/12-arabic-pronoun.lesson" 2>/dev/null | wc -l)
+[ -f "$tmp/shots/13-a-whole-block.pdf" ] && ok || bad "Ctrl+P writes shots/13-a-whole-block.pdf"
+pages=$(pdfinfo "$tmp/shots/13-a-whole-block.pdf" 2>/dev/null | awk '/^Pages:/ { print $2 }')
+want=$("$bin" --export "$tmp/handout-png" "$top/lessons/13-a-whole-block.lesson" 2>/dev/null | wc -l)
 [ "$pages" = "$want" ] && ok || bad "the handout has a page per stage and sub-step ($want, as --export writes), got ${pages:-none}"
 quit picker
 

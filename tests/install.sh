@@ -37,6 +37,14 @@ done
 "$p/bin/attnlab" --list >"$tmp/list" 2>&1 && [ "$(grep -c '\.lesson' "$tmp/list")" = "$(ls lessons/*.lesson | wc -l)" ] \
     && ok || bad "the installed program finds the installed lessons: $(head -3 "$tmp/list")"
 
+# the Python module: where Debian's Python looks under the prefix, told where the program is
+site=$p/lib/$(/usr/bin/python3 -c 'import sys; print("python%d.%d" % sys.version_info[:2])')/dist-packages
+[ -f "$site/attnlab/__init__.py" ] && [ -f "$site/attnlab/_torch.py" ] && ok || bad "make install put the Python module in $site"
+got=$(cd "$tmp" && PYTHONPATH="$site" /usr/bin/python3 -c 'import attnlab, attnlab._installed as i; print(attnlab.__file__, i.PROGRAM)' 2>&1)
+[ "$got" = "$site/attnlab/__init__.py $prefix/bin/attnlab" ] && ok || bad "the installed module imports and names the installed program: $got"
+/usr/bin/python3 -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' "/usr/local/lib/$(basename "$(dirname "$site")")/dist-packages" \
+    && ok || bad "Debian's Python reads /usr/local's site directory"
+
 # the desktop entry
 desktop-file-validate "$p/share/applications/attnlab.desktop" >"$tmp/dfv" 2>&1 && [ ! -s "$tmp/dfv" ] \
     && ok || bad "desktop-file-validate accepts the desktop entry without a word: $(cat "$tmp/dfv")"

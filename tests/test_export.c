@@ -184,6 +184,64 @@ START_TEST(test_text_chunks_and_a_big_canvas)
 }
 END_TEST
 
+/* The zlib stream of a PNG: its IDAT chunks' data, concatenated. */
+static void idat_stream(const Buf *png, Buf *out)
+{
+    size_t i = 8;
+    while (i + 12 <= png->len) {
+        uint32_t n = be32(png->s + i);
+        if (memcmp(png->s + i + 4, "IDAT", 4) == 0) buf_append(out, png->s + i + 8, n);
+        i += 12 + n;
+    }
+}
+
+/* Adler-32 (RFC 1950) of n bytes, straight from its definition. */
+static uint32_t adler32_plain(const unsigned char *p, size_t n)
+{
+    uint32_t s1 = 1, s2 = 0;
+    for (size_t i = 0; i < n; i++) {
+        s1 = (s1 + p[i]) % 65521;
+        s2 = (s2 + s1) % 65521;
+    }
+    return s2 << 16 | s1;
+}
+
+START_TEST(test_zlib_header_and_checksum)
+{
+    /* The fast encoder writes the zlib header and the Adler-32 of the rows
+    ** itself, the checksum computed as the rows are converted: every width
+    ** from 1 to 40 (each tail of the vector loop) and some wide ones, in
+    ** random pixels, against the checksum of export_png_rows' bytes. */
+    static const int wide[] = { 255, 256, 257, 1200, 2049, 2563, 4100 };
+    uint32_t v = 99;
+    for (int i = 0; i < 40 + (int)(sizeof wide / sizeof wide[0]); i++) {
+        int w = i < 40 ? i + 1 : wide[i - 40], h = i < 40 ? 3 + i % 5 : 37;
+        Canvas *s = canvas_create(w, h);
+        for (int k = 0; k < w * h; k++) {
+            v = v * 1103515245u + 12345u;
+            s->pixels[k] = v ^ (v >> 13);
+        }
+        Buf png = { 0 }, rows = { 0 }, z = { 0 };
+        ck_assert_int_eq(export_png_encode_with(s, NULL, EXPORT_ENC_ISAL, &png, &xerr), 0);
+        ck_assert_int_eq(export_png_rows(s, &rows, &xerr), 0);
+        idat_stream(&png, &z);
+        ck_assert_uint_ge(z.len, 6);
+        ck_assert_msg((unsigned char)z.s[0] == 0x78 && (unsigned char)z.s[1] == 0x01,
+                      "%dx%d: zlib header %02x %02x", w, h, (unsigned char)z.s[0], (unsigned char)z.s[1]);
+        uint32_t want = adler32_plain((const unsigned char *)rows.s, rows.len);
+        ck_assert_msg(be32(z.s + z.len - 4) == want, "%dx%d: Adler-32 %08x, the rows' is %08x", w, h,
+                      be32(z.s + z.len - 4), want);
+        uint8_t *rgb = decode_rgb(&png, w, h);
+        assert_same_as_canvas(rgb, s, "random canvas");
+        free(rgb);
+        buf_free(&png);
+        buf_free(&rows);
+        buf_free(&z);
+        canvas_free(s);
+    }
+}
+END_TEST
+
 START_TEST(test_nothing_to_encode)
 {
     Buf a = { 0 };
@@ -232,6 +290,7 @@ Suite *export_suite(void)
     tcase_set_timeout(core, 120);
     tcase_add_test(core, test_every_bundled_stage_decodes_to_its_canvas);
     tcase_add_test(core, test_text_chunks_and_a_big_canvas);
+    tcase_add_test(core, test_zlib_header_and_checksum);
     tcase_add_test(core, test_nothing_to_encode);
     tcase_add_test(core, test_upper_vector_state_is_clean_after_encoding);
     suite_add_tcase(s, core);

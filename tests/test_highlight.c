@@ -103,9 +103,11 @@ static void check_ops(const AppState *s, TraceRef ref, int i, int j, const Expla
         int g = ref.kind == TK_Q ? h : h > 0 ? trace_kv_head(ts, h) : 0;
         int w = ref.kind == TK_V ? ts->d_v : ts->d_k, col = j + (H > 1 && g > 0 ? (g - 1) * w : 0);
         bool row = false, wcol = !o->weight;
+        TraceRef in = trace_operand_input(su, o);        /* X, or its layer norm, or X + PE */
         for (int k = 0; k < ex->nops; k++) {
             const ExplainOp *op = &ex->ops[k];
-            if (op->ref.kind == TK_INPUT && !strcmp(op->ref.name, o->input) && op->row == i) row = true;
+            if (op->ref.kind == in.kind && (in.kind != TK_INPUT || !strcmp(op->ref.name, in.name)) && op->row == i)
+                row = true;
             if (o->weight && op->ref.kind == TK_INPUT && !strcmp(op->ref.name, o->weight) && op->row == -1 && op->col == col)
                 wcol = true;
         }
@@ -138,10 +140,18 @@ static void check_ops(const AppState *s, TraceRef ref, int i, int j, const Expla
         ck_assert_msg(has_op(ex, TK_WEIGHTS, h, i, -1, H) && has_op(ex, TK_V, h, -1, j, H),
                       "%s: an output reads its row of weights and column %d of V in head %d", where, j, h);
         break;
-    case TK_CONCAT:
-        ck_assert_msg(has_op(ex, TK_OUTPUT, j / ts->d_v + 1, i, j % ts->d_v, H),
-                      "%s: a joined cell is its head's output cell", where);
+    case TK_CONCAT: {
+        int head = j / ts->d_v + 1;
+        if (!lesson_head_ablated(su, head))
+            ck_assert_msg(has_op(ex, TK_OUTPUT, head, i, j % ts->d_v, H), "%s: a joined cell is its head's output cell",
+                          where);
+        else if (su->ablate_mean & (1u << (head - 1)))      /* switched off: its output's mean over the tokens */
+            ck_assert_msg(has_op(ex, TK_OUTPUT, head, -1, j % ts->d_v, H),
+                          "%s: a mean-ablated cell reads its head's output column", where);
+        else
+            ck_assert_msg(ex->nops == 0, "%s: a zero-ablated cell reads nothing", where);
         break;
+    }
     case TK_FINAL: {
         bool c = has_op(ex, H > 1 ? TK_CONCAT : TK_OUTPUT, -2, i, -1, H), w = false;
         for (int k = 0; k < ex->nops; k++)

@@ -166,7 +166,7 @@ START_TEST(test_errors_keys_and_sections)
     expect("title: T\ntokens: a\n", "t.lesson:2:1: error: 'tokens' belongs in a [setup] section; add '[setup]' above it");
     expect("title: T\ncolour: red\n", "t.lesson:2:1: error: unknown key 'colour' at the top of the lesson; expected title, summary or language");
     expect(BASE "[softmx]\n", "t.lesson:7:2: error: unknown section 'softmx'; expected one of: setup, embeddings, ...");
-    expect(BASE "[softmax]\ncmpa: viridis\n", "t.lesson:8:1: error: unknown stage option 'cmpa'; expected one of: cmap, decimals, head, query, scale, block, indices ...");
+    expect(BASE "[softmax]\ncmpa: viridis\n", "t.lesson:8:1: error: unknown stage option 'cmpa'; expected one of: cmap, decimals, head, query, scale, block, indices, top ...");
     expect(BASE "[softmax]\ncmap: rainbow\n", "t.lesson:8:7: error: unknown colormap 'rainbow'; expected viridis, cividis, plasma, magma, YlOrRd, Blues or RdBu");
     expect("title: T\n[softmax]\n", "t.lesson:2:2: error: stage softmax comes before any [setup]: the stage needs a setup above it");
     expect(BASE "[softmax\n", "t.lesson:7:1: error: expected ']' to close the section header");

@@ -7,6 +7,7 @@
 #include "app/state.h"
 #include "app/prompt.h"
 #include "app/frame.h"
+#include "app/keys.h"
 #include "view/layout.h"
 #include "view/cmap.h"
 #include "core/fileio.h"
@@ -196,6 +197,37 @@ START_TEST(test_heads)
     app_next_head(a);
     ck_assert_int_eq(a->head, 0);               /* 2 heads: 1, 2, then all */
     ck_assert_str_eq(a->view->panels[0].matrix, "head1.Q");
+}
+END_TEST
+
+/* A (ACT_ABLATE) switches the head shown off: its columns of the joined
+** heads hold 0, then the column means of its output, then its output
+** again; without a head chosen it says to press H and changes nothing. */
+START_TEST(test_ablation_key)
+{
+    int k = find_stage(STAGE_MULTI_HEAD);
+    app_goto(a, k + 1);
+    int s = a->doc->L->stages[k].setup;
+    app_do(a, ACT_ABLATE, 0);
+    ck_assert_uint_eq(a->doc->L->setups[s].ablated, 0);
+    ck_assert_ptr_nonnull(strstr(a->toast, "press H"));
+    app_next_head(a);                               /* head 1 */
+    for (int press = 1; press <= 3; press++) {
+        app_do(a, ACT_ABLATE, 0);
+        const Mat *C = trace_at(a->doc->T, s, trace_ref(TK_CONCAT, 0));
+        const Mat *O = trace_at(a->doc->T, s, trace_ref(TK_OUTPUT, 1));
+        ck_assert_ptr_nonnull(C);
+        ck_assert_ptr_nonnull(O);
+        for (int j = 0; j < O->cols; j++) {
+            double mean = 0;
+            for (int i = 0; i < O->rows; i++) mean += mat_get(O, i, j) / O->rows;
+            for (int i = 0; i < O->rows; i++) {
+                double want = press == 1 ? 0 : press == 2 ? mean : mat_get(O, i, j);
+                ck_assert_double_eq_tol(mat_get(C, i, j), want, 1e-12);
+            }
+        }
+        ck_assert_uint_eq(a->doc->L->setups[s].ablated, press < 3 ? 1u : 0u);
+    }
 }
 END_TEST
 
@@ -1341,6 +1373,7 @@ Suite *state_suite(void)
     tcase_add_test(core, test_scaling_and_temperature_recompute);
     tcase_add_test(core, test_mask_toggle);
     tcase_add_test(core, test_heads);
+    tcase_add_test(core, test_ablation_key);
     tcase_add_test(core, test_hover_pin_explain);
     tcase_add_test(core, test_scroll_edit_recomputes_downstream);
     tcase_add_test(core, test_predict_mode);

@@ -522,9 +522,9 @@
 
   /* ---- start ---- */
 
-  /* The page's base64 bytes (an element's text) as bytes. */
+  /* The page's base64 bytes (an element's text, the element or its id) as bytes. */
   function bytesOf(id) {
-    const s = document.getElementById(id).textContent.trim();
+    const s = (typeof id === 'string' ? document.getElementById(id) : id).textContent.trim();
     if (Uint8Array.fromBase64) return Uint8Array.fromBase64(s);
     const bin = atob(s), out = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
@@ -549,6 +549,25 @@
     return out;
   }
 
+  /*
+  ** Files a page that embeds the program carries along (the notebook's
+  ** interactive view does): each a <script type="application/x-attnlab-file"
+  ** data-name="NAME"> holding its bytes in base64, written into the working
+  ** directory. The lesson marked data-open (else the first .lesson) is the
+  ** one to open, on the slide its data-link says (a link's fields, such as
+  ** stage=3). {name, fields}, or null when the page carries none.
+  */
+  function embeddedFiles() {
+    let open = null;
+    for (const el of document.querySelectorAll('script[type="application/x-attnlab-file"]')) {
+      const name = baseName(el.getAttribute('data-name') || '');
+      writeFile(name, bytesOf(el));
+      if (el.hasAttribute('data-open') || (!open && /\.lesson$/.test(name)))
+        open = { name: name, fields: el.getAttribute('data-link') || '' };
+    }
+    return open;
+  }
+
   /* The module is ready: events on, the slide of the address (or the
   ** lesson list), the first frame. */
   function boot(mod) {
@@ -563,8 +582,9 @@
     if (window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches) M._web_set_dark(1);
     wire();
     resize();
-    const query = location.search.slice(1), frag = location.hash.slice(1);
-    applyAddress(frag, query).then(function () {
+    const query = location.search.slice(1), frag = location.hash.slice(1), carried = embeddedFiles();
+    if (carried) openPath(carried.name, '', frag || carried.fields);
+    else applyAddress(frag, query).then(function () {
       if (!(M._web_flags() & 12)) run('picker');
     });
     frame();

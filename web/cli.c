@@ -24,7 +24,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc >= 3 && !strcmp(argv[1], "--check")) return cli_check(argv + 2, argc - 2, NULL);
-    if (argc == 3 && !strcmp(argv[1], "--dump")) return cli_dump(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "--dump")) return cli_dump(argv[2], NULL);
     Error err;
     error_set(&err, ERR_INVALID, NULL, 0, 0, "the WebAssembly build runs only --check and --dump");
     error_print(&err, stderr);

@@ -23,7 +23,7 @@
 
 typedef enum OptId {
     OPT_CHECK, OPT_DUMP, OPT_LIST, OPT_EXPORT, OPT_FORMAT, OPT_SIZE, OPT_SCALE, OPT_THEME, OPT_CMAP,
-    OPT_FONT, OPT_SHOTS, OPT_HELP, OPT_VERSION
+    OPT_STAGE, OPT_FONT, OPT_SHOTS, OPT_HELP, OPT_VERSION
 } OptId;
 
 /*
@@ -43,7 +43,9 @@ static const struct Opt {
     { OPT_DUMP, "dump", false, "--dump LESSON", N_("print every matrix of every stage as JSON (17 digits, -inf as null)") },
     { OPT_LIST, "list", false, "--list [DIR]", N_("list lessons (default: the bundled ones) with their stages") },
     { OPT_EXPORT, "export", true, "--export DIR",
-      N_("write every stage as DIR/<lesson>-<NN>-<stage>.png (no display needed)") },
+      N_("write every stage as DIR/<lesson>-<NN>-<stage>.png (no display needed); DIR - writes the one picture "
+         "--stage chooses to standard output") },
+    { OPT_STAGE, "stage", true, "  --stage N", N_("only stage N, or a list such as 2,4-6 (also for --dump)") },
     { OPT_FORMAT, "format", true, "  --format png|svg|pdf",
       N_("image format (png); pdf: one DIR/<lesson>.pdf per lesson, a page per picture") },
     { OPT_SIZE, "size", true, "  --size WxH", N_("canvas size (1280x720, a 16:9 slide; also the window's size)") },
@@ -77,9 +79,9 @@ void app_args_help(FILE *out)
     char maps[COLORMAPS_LIST_MAX];
     colormaps_list(maps, sizeof maps);
     fprintf(out, "%s attnlab [--size WxH] [--font PATH] [--shots DIR] [LESSON] [FOLDER...]\n", _("usage:"));
-    fprintf(out, "       attnlab --check LESSON... | --dump LESSON | --list [DIR]\n");
-    fprintf(out, "       attnlab --export DIR [--format png|svg|pdf] [--size WxH] [--scale N] [--theme light|dark] "
-                 "[--cmap NAME] LESSON...\n\n");
+    fprintf(out, "       attnlab --check LESSON... | --dump [--stage N] LESSON | --list [DIR]\n");
+    fprintf(out, "       attnlab --export DIR|- [--stage N] [--format png|svg|pdf] [--size WxH] [--scale N] "
+                 "[--theme light|dark] [--cmap NAME] LESSON...\n\n");
     fprintf(out, "%s\n\n", _("attnlab teaches how attention in transformers works, one stage at a time."));
     fprintf(out, "  %-21s %s\n", "LESSON", _("open a lesson in the window (none: the lesson picker)"));
     fprintf(out, "  %-21s %s\n", "FOLDER", _("list the lessons of a folder in the picker (L), beside your own and the bundled ones"));
@@ -221,6 +223,13 @@ static int take(Args *a, const struct Opt *o, const char *v)
         }
         a->shot.cmap = v;
         return 0;
+    case OPT_STAGE: {
+        Error why;
+        if (a->staged) return app_usage_error("%s", _("--stage is given twice"));
+        if (cli_stage_parse(v, &a->stages, &why) != 0) return app_usage_error("%s", why.msg);
+        a->staged = true;
+        return 0;
+    }
     case OPT_FONT: a->font = v; return 0;
     case OPT_SHOTS: a->shots = v; return 0;
     case OPT_HELP: a->help = true; return 0;
@@ -296,6 +305,13 @@ static int check_files(Args *a)
     int stdin_uses = 0;
     for (int i = 0; i < a->nfiles; i++) stdin_uses += !strcmp(a->files[i], FILEIO_STDIN);
     if (stdin_uses > 1) return app_usage_error("%s", _("standard input (-) can be read only once"));
+    bool dump_or_export = a->mode && (!strcmp(a->mode, "dump") || !strcmp(a->mode, "export"));
+    if (a->staged && !dump_or_export) return app_usage_error("%s", _("--stage chooses the stages of --dump and --export"));
+    if (a->dir && a->mode && !strcmp(a->mode, "export") && !strcmp(a->dir, FILEIO_STDIN)) {
+        if (a->nfiles != 1) return app_usage_error("%s", _("--export - writes one picture of one lesson to standard output"));
+        if (a->shot.pdf) return app_usage_error("%s", _("--export - writes one PNG or SVG picture, not a PDF"));
+    }
+    if (a->staged && a->shot.pdf) return app_usage_error("%s", _("a PDF handout has every stage: leave out --stage"));
     return 0;
 }
 

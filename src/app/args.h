@@ -34,6 +34,8 @@ typedef struct Args {
     ShotOpts shot;
     bool size_given;
     bool help, version;
+    StageSel stages;            /* --stage, when staged */
+    bool staged;
     char **files;               /* the lessons, in order ("-": standard input) */
     int nfiles;
     char **folders;             /* the window's folders of lessons, for the picker */

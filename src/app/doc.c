@@ -585,8 +585,8 @@ bool doc_file_changed(const Doc *d)
 }
 
 /* The toggles of the lesson on screen (what the window changed from the
-** file: mask, scaling, temperature) on a new parse L, setup by setup, where
-** they still make sense. */
+** file: mask, scaling, temperature, heads switched off) on a new parse L,
+** setup by setup, where they still make sense. */
 static void keep_toggles(const Doc *d, Lesson *L)
 {
     if (!d->disk_L || d->disk_L->nsetups != d->L->nsetups) return;
@@ -595,6 +595,11 @@ static void keep_toggles(const Doc *d, Lesson *L)
         Setup *to = &L->setups[s];
         if (now->temperature != file->temperature) to->temperature = now->temperature;
         if (now->score != file->score && to->score != SCORE_ADDITIVE && now->score != SCORE_ADDITIVE) to->score = now->score;
+        if ((now->ablated != file->ablated || now->ablate_mean != file->ablate_mean) && to->heads == now->heads
+            && !to->attention) {
+            to->ablated = now->ablated;
+            to->ablate_mean = now->ablate_mean;
+        }
         if (now->mask != file->mask && (now->mask == MASK_NONE || now->mask == MASK_CAUSAL)) {
             free(to->mask_matrix);
             to->mask_matrix = NULL;

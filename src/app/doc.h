@@ -33,7 +33,7 @@
 **
 ** Following the file. doc_file_changed costs one stat(); when it says yes,
 ** doc_reload reads the file. New bytes that load replace the lesson,
-** keeping the toggles (mask, scaling, temperature) where the new text
+** keeping the toggles (mask, scaling, temperature, heads switched off) where the new text
 ** still has them and the unsaved edits applied again on top; bytes that do
 ** not load leave the last good version with doc->disk_error saying why,
 ** until the file is fixed. A file the document wrote itself reads back as

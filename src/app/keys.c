@@ -64,6 +64,8 @@ static const KeyRow rows[] = {
     { ACT_HEAD, KEYS_MAIN, EDITION_BOTH, "H", N_("next head"), { B('h') } },
     { ACT_MASK, KEYS_MAIN, EDITION_BOTH, "M", N_("causal mask on / off"), { B('m') } },
     { ACT_SCALING, KEYS_MAIN, EDITION_BOTH, "K", N_("\xe2\x88\x9a" "d_k scaling on / off"), { B('k') } },
+    { ACT_ABLATE, KEYS_MAIN, EDITION_BOTH, "A", N_("switch the head shown off (its output to 0, to its mean) and on"),
+      { B('a') } },
     { ACT_COLDER, KEYS_MAIN, EDITION_WEB, NULL, N_("temperature down"), { B(0) } },   /* the button's name */
     { ACT_COLDER, KEYS_MAIN, EDITION_BOTH, "[  ]", N_("temperature down / up"), { B('[') } },
     { ACT_WARMER, KEYS_MAIN, EDITION_BOTH, NULL, N_("temperature up"), { B(']') } },
@@ -107,7 +109,7 @@ static const char *const names[ACT_COUNT] = {
     [ACT_ESCAPE] = "escape", [ACT_BIGGER] = "bigger", [ACT_SMALLER] = "smaller", [ACT_ZOOM_IN] = "zoom-in",
     [ACT_ZOOM_OUT] = "zoom-out", [ACT_THEME] = "theme",
     [ACT_CMAP] = "cmap", [ACT_BLACK] = "black", [ACT_HEAD] = "head", [ACT_MASK] = "mask",
-    [ACT_SCALING] = "scaling", [ACT_COLDER] = "colder", [ACT_WARMER] = "warmer", [ACT_PREDICT] = "predict",
+    [ACT_SCALING] = "scaling", [ACT_ABLATE] = "ablate", [ACT_COLDER] = "colder", [ACT_WARMER] = "warmer", [ACT_PREDICT] = "predict",
     [ACT_UNDO] = "undo", [ACT_REDO] = "redo", [ACT_RESET] = "reset", [ACT_HELP] = "help", [ACT_QUIT] = "quit",
     [ACT_SAVE_AS] = "save-as", [ACT_UNPIN] = "unpin", [ACT_INCREASE] = "increase", [ACT_DECREASE] = "decrease",
     [ACT_PICKER_UP] = "picker-up", [ACT_PICKER_DOWN] = "picker-down", [ACT_PICKER_OPEN] = "picker-open",
@@ -227,6 +229,7 @@ bool app_do(AppState *a, AppAction act, int arg)
     case ACT_HEAD: app_next_head(a); break;
     case ACT_MASK: app_toggle_mask(a); break;
     case ACT_SCALING: app_toggle_scaling(a); break;
+    case ACT_ABLATE: app_cycle_ablation(a); break;
     case ACT_COLDER: app_temperature(a, -1); break;
     case ACT_WARMER: app_temperature(a, +1); break;
     case ACT_PREDICT: app_predict(a); break;

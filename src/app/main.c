@@ -8,6 +8,10 @@
 **   attnlab --export DIR [...] LESSON...   every stage as PNG or SVG, or
 **                                  a PDF per lesson, headless
 **
+** A LESSON of "-" is read from standard input; --stage N (or a list, 2,4-6)
+** limits --dump and --export to those stages; --export - writes the one
+** picture they make to standard output.
+**
 ** The options are read as GNU programs read theirs (args.h). Exit codes: 0
 ** success, 1 a runtime failure (I/O, no display, font, a write error on
 ** standard output), 2 usage or invalid input: error_exit_code decides from
@@ -116,9 +120,9 @@ int main(int argc, char **argv)
                                                       a.shots ? a.shots : ".", a.size_given ? a.shot.width : 0,
                                                       a.size_given ? a.shot.height : 0 });
         else if (!strcmp(a.mode, "check")) code = cli_check(a.files, a.nfiles, warn_glyphs);
-        else if (!strcmp(a.mode, "dump")) code = cli_dump(a.files[0]);
+        else if (!strcmp(a.mode, "dump")) code = cli_dump(a.files[0], a.staged ? &a.stages : NULL);
         else if (!strcmp(a.mode, "list")) code = cmd_list(a.dir);
-        else code = app_export(a.dir, a.files, a.nfiles, &a.shot, a.font, false);
+        else code = app_export(a.dir, a.files, a.nfiles, &a.shot, a.staged ? &a.stages : NULL, a.font, false);
     }
     app_args_free(&a);
     return close_stdout(code);

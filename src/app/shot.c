@@ -6,6 +6,7 @@
 #include "app/glyphs.h"
 #include "handout.h"
 #include "lang.h"
+#include "core/fileio.h"
 #include "core/stage.h"
 #include "core/util.h"
 #include "sdl/export.h"
@@ -100,29 +101,53 @@ static Offscreen *canvas_for(int w, int h, FontSet *fonts, Error *err)
     return canvas;
 }
 
+/* The kept canvas with d drawn on it, or NULL with err filled about the
+** file name (as messages show it; NULL for none). */
+static Offscreen *drawn(FontSet *fonts, const DrawList *d, const char *name, Error *err)
+{
+    Error why;
+    Offscreen *o = canvas_for(d->width, d->height, fonts, &why);
+    if (!o) {
+        error_set(err, why.kind, name, 0, 0, "cannot render: %s", why.msg);
+        return NULL;
+    }
+    render_drawlist(o->render, d, NULL);        /* what could not be drawn is missing from the picture */
+    return o;
+}
+
 /* Draw a laid-out list into a PNG (or write it as SVG) at path. */
 int app_shot_save_list(FontSet *fonts, const DrawList *d, bool svg, const char *path, const char *title,
                        const char *desc, Error *err)
 {
-    int r;
     if (svg) {
         char *families = font_families(fonts, d);
-        r = svg_save(d, path, title, desc, families, err);
+        int r = svg_save(d, path, title, desc, families, err);
         free(families);
-    } else {
-        Error why;
-        Offscreen *o = canvas_for(d->width, d->height, fonts, &why);
-        if (!o) {
-            char *shown = util_shown(path);
-            error_set(err, why.kind, shown, 0, 0, "cannot render: %s", why.msg);
-            free(shown);
-            return -1;
-        }
-        render_drawlist(o->render, d, NULL);        /* what could not be drawn is missing from the picture */
-        ExportMeta meta = { title, desc };
-        r = export_png(o->canvas, path, &meta, err);
+        return r;
     }
-    return r;
+    char *shown = util_shown(path);
+    Offscreen *o = drawn(fonts, d, shown, err);
+    free(shown);
+    ExportMeta meta = { title, desc };
+    return o ? export_png(o->canvas, path, &meta, err) : -1;
+}
+
+/* A laid-out list encoded as PNG or SVG, appended to out. */
+int app_shot_encode(FontSet *fonts, const DrawList *d, bool svg, const char *title, const char *desc, Buf *out,
+                    Error *err)
+{
+    if (svg) {
+        char *families = font_families(fonts, d);
+        size_t len = 0;
+        char *text = svg_write_fonts(d, title, desc, families, &len);
+        buf_append(out, text, len);
+        free(text);
+        free(families);
+        return 0;
+    }
+    Offscreen *o = drawn(fonts, d, NULL, err);
+    ExportMeta meta = { title, desc };
+    return o ? export_png_encode(o->canvas, &meta, out, err) : -1;
 }
 
 /*
@@ -227,9 +252,53 @@ int app_shot_ensure_dir(const char *dir, Error *err)
     return r;
 }
 
-/* Every stage of every lesson to dir; headless. */
-int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const char *font, bool quiet)
+/*
+** `--export -`: the one picture the selection makes, on standard output.
+** More than one (no --stage in a lesson of several stages, or a stage
+** with sub-steps) is an error, and so is a PNG for a terminal. 0, or the
+** exit code with the error printed.
+*/
+static int export_stdout(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace *T, const ShotOpts *opts,
+                         const StageSel *sel)
 {
+    Error err;
+    int k = -1, chosen = 0;
+    for (int i = 0; i < L->nstages; i++)
+        if (cli_stage_wanted(sel, i)) { k = k < 0 ? i : k; chosen++; }
+    View *v = k >= 0 ? stage_view(L, T, k) : NULL;
+    int steps = v ? v->nsteps : 0;
+    stage_view_free(v);
+    if (chosen != 1)
+        error_set(&err, ERR_INVALID, L->shown, 0, 0, "--export - writes one picture to standard output, but %s; "
+                  "choose one stage with --stage N", sel ? "--stage chooses several stages" : "the lesson has several stages");
+    else if (steps > 1)
+        error_set(&err, ERR_INVALID, L->shown, 0, 0, "--export -: stage %d (%s) unfolds into %d pictures, one per "
+                  "sub-step; export it to a directory", k + 1, lesson_stage_name(L->stages[k].id), steps);
+    else if (!opts->svg && isatty(STDOUT_FILENO))
+        error_set(&err, ERR_INVALID, NULL, 0, 0, "--export - would write a PNG to the terminal; redirect standard "
+                  "output to a file or a pipe (or use --format svg)");
+    else if (app_shot_check(opts, &err) == 0) {
+        DrawList *d = draw_create(opts->width, opts->height);
+        app_shot_layout(fonts, lc, L, T, k, opts, d);
+        char desc[300];
+        app_shot_desc(L, k, desc, sizeof desc);
+        Buf b = {0};
+        int r = app_shot_encode(fonts, d, opts->svg, L->title, desc, &b, &err);
+        if (r == 0) fwrite(b.s, 1, b.len, stdout);     /* a failed write is reported when stdout is closed */
+        buf_free(&b);
+        draw_free(d);
+        if (r == 0) return 0;
+    }
+    error_print(&err, stderr);
+    return error_exit_code(&err);
+}
+
+/* Every stage of every lesson to dir (or the one picture to standard
+** output for "-"); headless. */
+int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const StageSel *sel, const char *font,
+               bool quiet)
+{
+    bool to_stdout = !strcmp(dir, FILEIO_STDIN);
     Error err;
     FontSet *fonts = font_create(font, &err);
     if (!fonts) {
@@ -237,7 +306,7 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
         return error_exit_code(&err);
     }
     int code = 0;
-    if (app_shot_ensure_dir(dir, &err) != 0) {
+    if (!to_stdout && app_shot_ensure_dir(dir, &err) != 0) {
         error_print(&err, stderr);
         code = error_exit_code(&err);
     }
@@ -252,11 +321,17 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
         }
         app_check_glyphs(paths[i], fonts, NULL);
         app_use_language(L->language);
-        if (opts->pdf) {
+        if (!cli_stage_fits(sel, L, &err)) {
+            error_print(&err, stderr);
+            if (error_exit_code(&err) > code) code = error_exit_code(&err);
+        } else if (to_stdout) {
+            c = export_stdout(fonts, lc, L, T, opts, sel);
+            if (c > code) code = c;
+        } else if (opts->pdf) {
             if (export_handout(fonts, lc, dir, L, T, opts, quiet) != 0) code = 1;
         } else {
             for (int k = 0; k < L->nstages && code != 1; k++)
-                if (export_stage(fonts, lc, dir, L, T, k, opts, quiet) != 0) code = 1;
+                if (cli_stage_wanted(sel, k) && export_stage(fonts, lc, dir, L, T, k, opts, quiet) != 0) code = 1;
         }
         trace_free(T);
         lesson_free(L);

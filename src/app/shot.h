@@ -12,6 +12,7 @@
 #include "cli_core.h"
 #include "core/lesson.h"
 #include "core/trace.h"
+#include "core/util.h"
 #include "sdl/font.h"
 #include "view/draw.h"
 #include "view/layout.h"
@@ -44,6 +45,10 @@ int app_shot_write(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace
 ** picture of its size: call app_shot_release before freeing fonts. */
 int app_shot_save_list(FontSet *fonts, const DrawList *d, bool svg, const char *path, const char *title,
                        const char *desc, Error *err);
+/* Encode a laid-out list as PNG (on the kept canvas) or SVG, appended to
+** out. 0, or -1 with err filled. */
+int app_shot_encode(FontSet *fonts, const DrawList *d, bool svg, const char *title, const char *desc, Buf *out,
+                    Error *err);
 /* Free the canvas kept by the last PNG (nothing when there is none). */
 void app_shot_release(void);
 /* The description a picture of stage k carries: "softmax: Attention weights". */
@@ -59,8 +64,11 @@ char *app_shot_step_path(const char *dir, const Lesson *L, int k, int t, int nst
 int app_shot_ensure_dir(const char *dir, Error *err);
 
 /* Write every stage (every sub-step of those that have them) of every lesson in paths to dir (created if missing),
-** printing each file unless quiet. Returns the exit code: 0, 1 (I/O, font)
-** or 2 (an invalid lesson; the others are still written). */
-int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const char *font, bool quiet);
+** printing each file unless quiet; only the stages sel chooses (NULL: all).
+** dir "-" writes the one picture they make to standard output instead.
+** Returns the exit code: 0, 1 (I/O, font) or 2 (an invalid lesson or
+** selection; the others are still written). */
+int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const StageSel *sel, const char *font,
+               bool quiet);
 
 #endif

@@ -454,6 +454,40 @@ void app_toggle_scaling(AppState *a)
     app_toast(a, _("scaling by \xe2\x88\x9a" "d_k: %s"), su->score == SCORE_SCALED_DOT ? _("on") : _("off"));
 }
 
+/*
+** A: the head shown (H, or the stage's head:, or the only one) switched
+** off, in three states: on, then zero ablation (its output replaced by 0
+** where the heads are joined), then mean ablation (by its mean over the
+** tokens), then on again. Everything after it is computed again: W_o, the
+** stream, the MLP, later setups that continue the stream, the next token.
+*/
+void app_cycle_ablation(AppState *a)
+{
+    Setup *su = cur_setup(a);
+    if (!su) return;
+    if (su->attention) {
+        app_toast(a, _("this setup is given its weights: there is no head to switch off"));
+        return;
+    }
+    int h = a->view && a->view->head ? a->view->head : su->heads == 1 ? 1 : 0;
+    if (!h) {
+        app_toast(a, _("press H to choose the head to switch off"));
+        return;
+    }
+    unsigned bit = 1u << (h - 1), old = su->ablated, old_mean = su->ablate_mean;
+    if (!(su->ablated & bit)) su->ablated |= bit;
+    else if (!(su->ablate_mean & bit)) su->ablate_mean |= bit;
+    else { su->ablated &= ~bit; su->ablate_mean &= ~bit; }
+    if (!recompute(a)) {
+        su->ablated = old;
+        su->ablate_mean = old_mean;
+        return;
+    }
+    if (!(su->ablated & bit)) app_toast(a, _("head %d: on"), h);
+    else if (su->ablate_mean & bit) app_toast(a, _("head %d: switched off, its output replaced by its mean"), h);
+    else app_toast(a, _("head %d: switched off, its output replaced by 0"), h);
+}
+
 /* Temperature down or up. */
 void app_temperature(AppState *a, int dir)
 {

@@ -164,6 +164,9 @@ void app_close_overlay(AppState *a);
 ** says why), each leaves its setting, and the trace, as they were. */
 void app_toggle_mask(AppState *a);
 void app_toggle_scaling(AppState *a);
+/* The head shown switched off and on again: on -> its output replaced by
+** 0 -> by its mean over the tokens -> on (the A key; `ablate:` in a lesson). */
+void app_cycle_ablation(AppState *a);
 /* Temperature down (-1) or up (+1) by a factor of 1.25, within 0.1 .. 10. */
 void app_temperature(AppState *a, int dir);
 /* The temperature of the current stage's setup set to t, within 0.1 .. 10. */

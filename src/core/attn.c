@@ -112,6 +112,62 @@ Mat *attn_project(const Mat *X, const Mat *W)
     return mat_matmul(X, W);
 }
 
+/* A bias row added to every row. */
+Mat *attn_add_row(const Mat *M, const Mat *b)
+{
+    if (b->rows != 1 || b->cols != M->cols) return NULL;     /* not one row of M's width */
+    Mat *r = mat_copy(M);
+    for (int i = 0; i < M->rows; i++)
+        for (int j = 0; j < M->cols; j++) mat_row(r, i)[j] += b->data[j];
+    return r;
+}
+
+/* The mean of a row, then the mean of the squared differences from it. */
+void attn_row_moments(const double *x, int n, double *mean, double *var)
+{
+    double s = 0, q = 0;
+    for (int j = 0; j < n; j++) s += x[j];
+    *mean = s / n;
+    for (int j = 0; j < n; j++) q += (x[j] - *mean) * (x[j] - *mean);
+    *var = q / n;
+}
+
+/* Rows standardised. */
+Mat *attn_norm_rows(const Mat *X, double eps)
+{
+    Mat *r = mat_create(X->rows, X->cols);
+    for (int i = 0; i < X->rows; i++) {
+        double mean, var;
+        attn_row_moments(mat_row(X, i), X->cols, &mean, &var);
+        double sd = sqrt(var + eps);
+        for (int j = 0; j < X->cols; j++) mat_row(r, i)[j] = (mat_get(X, i, j) - mean) / sd;
+    }
+    return r;
+}
+
+/* γ and β applied column by column. */
+Mat *attn_scale_shift(const Mat *Xhat, const Mat *gamma, const Mat *beta)
+{
+    if (gamma->rows != 1 || beta->rows != 1 || gamma->cols != Xhat->cols || beta->cols != Xhat->cols) return NULL;
+    Mat *r = mat_create(Xhat->rows, Xhat->cols);
+    for (int i = 0; i < Xhat->rows; i++)
+        for (int j = 0; j < Xhat->cols; j++) mat_row(r, i)[j] = mat_get(Xhat, i, j) * gamma->data[j] + beta->data[j];
+    return r;
+}
+
+/* GELU, exact. */
+double attn_gelu(double x)
+{
+    return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+}
+
+/* GELU through tanh (GPT-2). */
+double attn_gelu_tanh(double x)
+{
+    const double pi = 3.14159265358979323846;
+    return 0.5 * x * (1.0 + tanh(sqrt(2.0 / pi) * (x + 0.044715 * x * x * x)));
+}
+
 /* One head's column block. */
 Mat *attn_head_slice(const Mat *M, int heads, int h)
 {

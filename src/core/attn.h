@@ -77,6 +77,22 @@ void attn_alibi_exponent(int h, int heads, int *num, int *den);
 /* ALiBi's bias (n x m): −slope·|i − j|. */
 Mat *attn_alibi_bias(int n, int m, double slope);
 
+/* ---- the rest of a transformer block ---- */
+/* M plus the row b added to every row (a bias). NULL if b is not one row of
+** M's width. */
+Mat *attn_add_row(const Mat *M, const Mat *b);
+/* Each row standardised as nn.LayerNorm does before its γ and β:
+** (x − mean)/√(var + eps), var the mean of (x − mean)² (not n − 1). */
+Mat *attn_norm_rows(const Mat *X, double eps);
+/* The mean and variance of one row of n numbers, as attn_norm_rows takes them. */
+void attn_row_moments(const double *x, int n, double *mean, double *var);
+/* x̂·γ + β, column by column (γ and β one row each). NULL if they do not fit. */
+Mat *attn_scale_shift(const Mat *Xhat, const Mat *gamma, const Mat *beta);
+/* GELU with erf, 0.5·x·(1 + erf(x/√2)) (nn.GELU()), and with tanh,
+** 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (GPT-2's, nn.GELU(approximate='tanh')). */
+double attn_gelu(double x);
+double attn_gelu_tanh(double x);
+
 /* ---- FlashAttention's online softmax ---- */
 /* The states after each block of keys: for nb blocks of `block` keys,
 ** max, sum and rescale are n x nb (column b: after block b), acc is

@@ -167,17 +167,26 @@ static void panels(Dump *d, const View *v, const Trace *T)
 ** the shared matrices. */
 void dump_json(const Lesson *L, const Trace *T, Buf *out)
 {
+    dump_json_stages(L, T, NULL, out);
+}
+
+/* The JSON of the stages keep says (all when NULL). */
+void dump_json_stages(const Lesson *L, const Trace *T, const bool *keep, Buf *out)
+{
     Dump d = { out, NULL, 0, 0, DUMP_MAX_NUMBERS };
     buf_puts(out, "{\"lesson\": ");
     dump_string(out, L->name);
     buf_puts(out, ", \"title\": ");
     dump_string(out, L->title);
     buf_puts(out, ", \"stages\": [");
+    bool first = true;
     for (int k = 0; k < L->nstages; k++) {
+        if (keep && !keep[k]) continue;
         StageOpts whole = { 0, 0, true };
         View *v = stage_view_with(L, T, k, &whole);
-        buf_printf(out, "%s\n  {\"index\": %d, \"id\": \"%s\", \"setup\": %d, \"title\": ", k ? "," : "", k + 1,
+        buf_printf(out, "%s\n  {\"index\": %d, \"id\": \"%s\", \"setup\": %d, \"title\": ", first ? "" : ",", k + 1,
                    lesson_stage_name(v->id), v->setup + 1);
+        first = false;
         dump_string(out, v->title);
         buf_puts(out, ", \"matrices\": ");
         panels(&d, v, T);

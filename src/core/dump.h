@@ -42,6 +42,9 @@
 
 /* Append the JSON of every stage of L to out. */
 void dump_json(const Lesson *L, const Trace *T, Buf *out);
+/* The same for the stages k with keep[k] set (every stage when keep is
+** NULL); each keeps its index in the lesson. */
+void dump_json_stages(const Lesson *L, const Trace *T, const bool *keep, Buf *out);
 /* Append s as a JSON string literal (quoted, escaped). */
 void dump_string(Buf *out, const char *s);
 

@@ -41,6 +41,41 @@ int lesson_kv_heads(const Setup *su)
     return su->kv_heads > 0 ? su->kv_heads : su->heads;
 }
 
+/* The words of each row a next_token stage lists. */
+int lesson_stage_top(const Lesson *L, const Stage *st)
+{
+    int n = L->setups[st->setup].nvocab;
+    int k = st->top > 0 ? st->top : 5;
+    return k < n ? k : n > 0 ? n : 1;
+}
+
+/* Whether head h of a setup is switched off. */
+bool lesson_head_ablated(const Setup *su, int h)
+{
+    return h >= 1 && h <= LESSON_MAX_HEADS && (su->ablated & (1u << (h - 1)));
+}
+
+/* The activations' names, in the order of Activation. */
+static const char *const activations[] = { "relu", "gelu", "gelu_tanh" };
+
+/* The name of an activation. */
+const char *lesson_activation_name(Activation a)
+{
+    assert((unsigned)a < sizeof activations / sizeof *activations);
+    return activations[a];
+}
+
+/* The activation called by the n bytes at name. */
+bool lesson_activation_from_name(const char *name, size_t n, Activation *a)
+{
+    for (size_t i = 0; i < sizeof activations / sizeof *activations; i++)
+        if (strlen(activations[i]) == n && !strncmp(name, activations[i], n)) {
+            *a = (Activation)i;
+            return true;
+        }
+    return false;
+}
+
 /* The block size of an online_softmax stage. */
 int lesson_stage_block(const Lesson *L, const Stage *st)
 {
@@ -102,15 +137,48 @@ static void inherit_setup(Setup *dst, const Setup *src)
         dst->mats[i].how = xstrdup(src->mats[i].how);
         dst->mats[i].borrowed = true;
     }
+    dst->vocab = lp_tokens_copy(src->vocab, src->nvocab);
     Operand *o[3] = { &dst->queries, &dst->keys, &dst->values };
     for (int i = 0; i < 3; i++) {
         o[i]->input = o[i]->input ? xstrdup(o[i]->input) : NULL;
         o[i]->weight = o[i]->weight ? xstrdup(o[i]->weight) : NULL;
+        o[i]->bias = o[i]->bias ? xstrdup(o[i]->bias) : NULL;
     }
     char **strs[] = { &dst->mask_matrix, &dst->output_proj, &dst->add_w1, &dst->add_w2, &dst->add_v, &dst->pad_token,
-                      &dst->attention };
+                      &dst->attention, &dst->output_bias, &dst->norm.gamma, &dst->norm.beta, &dst->mlp.w_in,
+                      &dst->mlp.b_in, &dst->mlp.w_out, &dst->mlp.b_out, &dst->mlp_norm.gamma, &dst->mlp_norm.beta,
+                      &dst->unembed, &dst->unembed_bias, &dst->final_norm.gamma, &dst->final_norm.beta };
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         if (*strs[i]) *strs[i] = xstrdup(*strs[i]);
+    /* heads switched off belong to their own layer: a later setup starts with all on */
+    dst->ablated = dst->ablate_mean = 0;
+    dst->ablate_line = 0;
+}
+
+/* Free a layer norm's names and forget it. */
+static void norm_clear(LayerNorm *n)
+{
+    free(n->gamma);
+    free(n->beta);
+    memset(n, 0, sizeof *n);
+}
+
+/* Forget the parts of a transformer block a setup has (its norms, MLP,
+** unembedding and output bias), as a setup given its weights must. */
+void lp_clear_block(Setup *su)
+{
+    norm_clear(&su->norm);
+    norm_clear(&su->mlp_norm);
+    norm_clear(&su->final_norm);
+    free(su->mlp.w_in); free(su->mlp.b_in); free(su->mlp.w_out); free(su->mlp.b_out);
+    memset(&su->mlp, 0, sizeof su->mlp);
+    free(su->unembed); free(su->unembed_bias);
+    su->unembed = su->unembed_bias = NULL;
+    for (int i = 0; i < 3; i++) {
+        Operand *o = i == 0 ? &su->queries : i == 1 ? &su->keys : &su->values;
+        free(o->bias);
+        o->bias = NULL;
+    }
 }
 
 /* `[setup]` or `[setup: Title]` (title tlen bytes long): a new setup,
@@ -203,10 +271,14 @@ static bool parse_section(Parser *p, const char *s)
 /* Strip a trailing " # comment" from a settings line (not from prose). */
 static void strip_comment(char *s)
 {
-    bool quoted = false;
     for (char *c = s; *c; c++) {
-        if (*c == '"') quoted = !quoted;
-        if (*c == '#' && !quoted && (c == s || c[-1] == ' ' || c[-1] == '\t')) { *c = '\0'; break; }
+        if (*c == '"') {                /* a quoted file name or token: its '#' is not a comment */
+            const char *end = lp_quoted_end(c);
+            if (!end) break;
+            c = (char *)end - 1;
+            continue;
+        }
+        if (*c == '#' && (c == s || c[-1] == ' ' || c[-1] == '\t')) { *c = '\0'; break; }
     }
     size_t n = strlen(s);
     while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = '\0';
@@ -271,6 +343,11 @@ static bool parse_line(Parser *p, char *line)
     }
     size_t n = ident_len(s);
     const char *after = skip_ws(s + n);
+    if (n > 0 && *after == '=' && p->sec == SEC_SETUP && lp_is_token_key(s, n)) {
+        char key[16];
+        snprintf(key, sizeof key, "%.*s", (int)n, s);
+        return lp_key_load(p, key, s, after + 1);
+    }
     if (n > 0 && *after == '=' && p->sec == SEC_SETUP) return lp_matrix_def(p, s);
     if (n > 0 && *after == '[' && p->sec == SEC_SETUP) return lp_override(p, s);
     if (n == 0 || *after != ':') {
@@ -422,9 +499,12 @@ static void free_setup(Setup *s)
     lp_tokens_free(s->ktokens, s->nk);
     lp_tokens_free(s->dims, s->ndims);
     lp_tokens_free(s->key_dims, s->nkey_dims);
+    lp_tokens_free(s->vocab, s->nvocab);
     lp_tokens_free(s->value_dims, s->nvalue_dims);
     for (int i = 0; i < s->nmats; i++) lp_matrix_free(&s->mats[i]);
     free(s->mats);
+    lp_clear_block(s);
+    free(s->output_bias);
     Operand *o[3] = { &s->queries, &s->keys, &s->values };
     for (int i = 0; i < 3; i++) { free(o[i]->input); free(o[i]->weight); }
     free(s->mask_matrix);

@@ -41,6 +41,8 @@
 #define LESSON_MAX_NAME      32          /* bytes in a matrix name */
 #define LESSON_MAX_TOKEN     64          /* bytes in one token */
 #define LESSON_MAX_OVERRIDES 4096        /* `NAME[ROW,COL] = VALUE` lines in a lesson */
+#define LESSON_MAX_VOCAB     LESSON_MAX_DIM /* words of `vocab:` (one per column of the unembedding) */
+#define LESSON_NORM_EPS      1e-5        /* layer norm's ε unless `eps` says (PyTorch's default) */
 /* Budgets for the whole lesson, so that a short file within every limit
 ** above still loads in about a second and a few hundred MB: */
 #define LESSON_MAX_NUMBERS   (1 << 22)   /* numbers in the matrices of all setups (inherited ones count again) */
@@ -71,6 +73,9 @@ typedef enum StageId {
     STAGE_GROUPED_QUERY,
     STAGE_KV_CACHE,
     STAGE_ONLINE_SOFTMAX,
+    STAGE_LAYER_NORM,
+    STAGE_MLP,
+    STAGE_NEXT_TOKEN,
     STAGE_COUNT
 } StageId;
 
@@ -83,6 +88,9 @@ enum { MASKP_CAUSAL = 1, MASKP_SLIDING = 2, MASKP_PREFIX = 4, MASKP_PADDING = 8 
 /* How positions enter: none, sinusoidal (added to X), RoPE (rotates Q and
 ** K), ALiBi (a distance bias on the scores). */
 typedef enum PositionKind { POS_NONE, POS_SINUSOIDAL, POS_ROPE, POS_ALIBI } PositionKind;
+/* The MLP's activation: max(0, x), GELU with erf (PyTorch's nn.GELU()) or
+** with tanh (GPT-2's, nn.GELU(approximate='tanh')). */
+typedef enum Activation { MLP_RELU, MLP_GELU, MLP_GELU_TANH } Activation;
 
 /* A named input matrix. Stacks of per-head matrices, drawn as a numpy array
 ** of shape (stack, rows, cols), are kept side by side: m is rows x stack·cols
@@ -127,12 +135,32 @@ typedef struct LessonOverride {
     double under;       /* the cell's value before this line set it */
 } LessonOverride;
 
-/* `queries: X @ W_q` or `queries: X`: a matrix, optionally times a weight. */
+/* `queries: X @ W_q + b_q`, `queries: X @ W_q` or `queries: X`: a matrix,
+** optionally times a weight, plus a bias row. */
 typedef struct Operand {
     char *input;        /* the matrix a row per token comes from */
     char *weight;       /* the projection, or NULL */
+    char *bias;         /* a row added to every row of input @ weight, or NULL */
     int line, col;
 } Operand;
+
+/* `layer_norm: G B [eps E]` (and mlp_norm:, final_norm:): each row
+** standardised, (x − mean)/√(var + ε), then times γ and plus β, as
+** nn.LayerNorm computes it. gamma NULL: no norm there. */
+typedef struct LayerNorm {
+    char *gamma, *beta;         /* 1 x d rows */
+    double eps;
+    int line;                   /* where it was last set */
+} LayerNorm;
+
+/* `mlp: W_in + b_in ACT W_out + b_out`: the feed-forward part of a
+** transformer block, act(x @ W_in + b_in) @ W_out + b_out. w_in NULL: none. */
+typedef struct Mlp {
+    char *w_in, *b_in;          /* b_in, b_out: NULL when the layer has no bias */
+    char *w_out, *b_out;
+    Activation act;
+    int line;
+} Mlp;
 
 typedef struct Setup {
     char *title;                /* from `[setup: Title]`, or NULL */
@@ -157,6 +185,16 @@ typedef struct Setup {
     int kv_heads;               /* K/V heads (grouped-query); 0 = as many as heads */
     int mask_line, positions_line, kv_line;   /* where mask:, positions: and kv_heads: were last set */
     char *output_proj;          /* W_o, or NULL */
+    char *output_bias;          /* `output: W_o + b_o`: the row added after W_o, or NULL */
+    LayerNorm norm;             /* `layer_norm:`: X normalised before the projections read it */
+    Mlp mlp;                    /* `mlp:`: the block's MLP, reading the stream after attention */
+    LayerNorm mlp_norm;         /* `mlp_norm:`: the MLP's input normalised first */
+    char *unembed, *unembed_bias;   /* `unembed: W_U [+ b_U]`: next_token's logits, or NULL */
+    LayerNorm final_norm;       /* `final_norm:`: the stream normalised before the unembedding */
+    char **vocab; int nvocab;   /* `vocab:`: the word of each column of the unembedding */
+    unsigned ablated;           /* `ablate:`: bit h−1 set = head h switched off (this setup only) */
+    unsigned ablate_mean;       /* those of them replaced by their mean over the tokens (else by 0) */
+    int ablate_line;            /* where ablate: was set (0: not in this setup) */
     char *add_w1, *add_w2, *add_v;  /* additive scoring */
     char **dims; int ndims;     /* names of the queries' input columns (`dims:`), or NULL */
     char **key_dims; int nkey_dims; /* names of the keys' input columns (`key_dims:`), cross-attention */
@@ -184,6 +222,7 @@ typedef struct Stage {
     bool own_scale;             /* `scale: own`: panels meant to be compared keep their own colour scales */
     bool indices;               /* `indices: yes`: token and feature labels carry their number, from 1 */
     int block;                  /* online_softmax: keys per block; 0: ⌈keys/4⌉ (lesson_stage_block) */
+    int top;                    /* next_token: words per row; 0: lesson_stage_top */
     char **paras; int npara;    /* explanation paragraphs */
 } Stage;
 
@@ -228,5 +267,13 @@ bool lesson_stage_from_name(const char *name, StageId *id);
 int lesson_stage_block(const Lesson *L, const Stage *st);
 /* The K/V heads of a setup: kv_heads, or heads when not set. */
 int lesson_kv_heads(const Setup *su);
+/* The words next_token lists for each row: its `top:`, else 5 (at most
+** the vocabulary). */
+int lesson_stage_top(const Lesson *L, const Stage *st);
+/* Whether head h (1-based) of a setup is switched off (`ablate:`). */
+bool lesson_head_ablated(const Setup *su, int h);
+/* The name of an activation ("gelu_tanh"), and the activation of a name. */
+const char *lesson_activation_name(Activation a);
+bool lesson_activation_from_name(const char *name, size_t n, Activation *a);
 
 #endif

@@ -43,6 +43,8 @@ bool lp_add_numbers(Parser *p, int line, int col, int64_t n)
 
 /* ----------------------------------------------------------------- setups */
 
+static int64_t operand_width(const Setup *su, const Operand *o);
+
 /* The matrix called name in setup su, which must have one: every name a
 ** setting gives is checked when it is read (lp_known_matrix) or, for
 ** where queries, keys and values come from, by operand_check. */
@@ -130,6 +132,16 @@ static bool check_residual(Parser *p, const Setup *su, int dq)
     return true;
 }
 
+/* A row of width numbers, one per column of what: a bias added to every
+** row of what's product, or γ and β of a layer norm of what. */
+static bool check_row(Parser *p, const Setup *su, const char *name, int width, int line, int col, const char *what)
+{
+    const Mat *b = lesson_matrix(su, name)->m;
+    if (b->rows == 1 && b->cols == width) return true;
+    return lp_fail_line(p, line, col, "%s must be one row of %d numbers, one per column of %s, found %dx%d",
+                        name, width, what, b->rows, b->cols);
+}
+
 /* Where to point at an operand: its line, or the [setup] line when it was
 ** inherited from an earlier setup (the problem is in this one: it changed
 ** the tokens or a matrix the operand uses). */
@@ -160,6 +172,7 @@ static int operand_check(Parser *p, const Setup *su, const Operand *o, const cha
                   o->input, o->weight, o->input, in->m->cols, o->weight, w->m->rows);
         return -1;
     }
+    if (o->bias && !check_row(p, su, o->bias, w->m->cols, line, col, o->weight)) return -1;
     return w->m->cols;
 }
 
@@ -261,13 +274,16 @@ static bool check_operand_stack(Parser *p, const Setup *su, const Operand *o, in
                      o->weight, st, want, kv ? "K/V " : "", want == 1 ? "" : "s");
 }
 
-/* W_o (when set) has a row per number of the attention output it multiplies. */
+/* W_o (when set) has a row per number of the attention output it
+** multiplies, and its bias one number per column. */
 static bool check_output_rows(Parser *p, const Setup *su, int width)
 {
     const Mat *wo = su->output_proj ? named(su, su->output_proj) : NULL;
-    if (!wo || wo->rows == width) return true;
-    return lp_fail_line(p, su->line, 1, "output projection %s has %d rows but the attention output it multiplies is %d wide",
-                     su->output_proj, wo->rows, width);
+    if (wo && wo->rows != width)
+        return lp_fail_line(p, su->line, 1, "output projection %s has %d rows but the attention output it multiplies is %d wide",
+                            su->output_proj, wo->rows, width);
+    int line = p->set.output ? p->set.output : su->line;
+    return !su->output_bias || check_row(p, su, su->output_bias, wo->cols, line, 1, su->output_proj);
 }
 
 /* Count a setup's work against LESSON_MAX_WORK. */
@@ -298,6 +314,7 @@ static void clear_operand(Operand *o)
 {
     free(o->input);
     free(o->weight);
+    free(o->bias);
     memset(o, 0, sizeof *o);
 }
 
@@ -338,8 +355,10 @@ static bool check_given(Parser *p, Setup *su)
     if (!p->set.values) clear_operand(&su->values);
     if (!su->values.input && !p->set.output) {
         free(su->output_proj);          /* inherited, with the values it multiplied */
-        su->output_proj = NULL;
+        free(su->output_bias);
+        su->output_proj = su->output_bias = NULL;
     }
+    lp_clear_block(su);                 /* norms, MLP and unembedding: nothing before the weights exists */
     su->score = SCORE_SCALED_DOT;
     su->divisor = 0;
     su->temperature = 1.0;
@@ -397,6 +416,105 @@ static bool check_given(Parser *p, Setup *su)
     if (!check_output_rows(p, su, dv) || !check_mask(p, su) || !check_value_dims(p, su, dv)) return false;
     int64_t out = su->output_proj ? named(su, su->output_proj)->cols : 0;
     return add_work(p, su, (int64_t)su->nq * su->nk * H * (3 + dv) + (int64_t)su->nq * dv * (out + 1));
+}
+
+/* The width of what a setup's attention hands on: W_o's output, or the
+** joined heads (H heads of one value head's width). */
+static int attention_width(const Setup *su)
+{
+    if (su->output_proj) return named(su, su->output_proj)->cols;
+    int64_t dv = operand_width(su, &su->values);
+    return (int)(dv / lesson_kv_heads(su) * su->heads);
+}
+
+/* Where to point at a setting: its line when this setup wrote it, else the [setup] line. */
+static int at_line(const Setup *su, int line)
+{
+    return line > su->line ? line : su->line;
+}
+
+/* A layer norm's γ and β are rows as wide as what it normalises (what). */
+static bool check_norm(Parser *p, const Setup *su, const LayerNorm *n, const char *what, int width)
+{
+    if (!n->gamma) return true;
+    int line = at_line(su, n->line);
+    return check_row(p, su, n->gamma, width, line, 1, what) && check_row(p, su, n->beta, width, line, 1, what);
+}
+
+/* A matrix of a setting with rows numbers per column (the width of what it multiplies). */
+static bool check_rows(Parser *p, const Setup *su, const char *name, int rows, int line, const char *what)
+{
+    const Mat *m = named(su, name);
+    if (m->rows == rows) return true;
+    return lp_fail_line(p, line, 1, "%s has %d rows but %s is %d wide", name, m->rows, what, rows);
+}
+
+/*
+** The rest of a transformer block: the layer norm before attention, the
+** MLP after it, the unembedding, the heads switched off. The MLP and the
+** unembedding read the residual stream after attention, X + its output,
+** which needs one sequence and an attention output as wide as X.
+*/
+static bool check_block(Parser *p, const Setup *su)
+{
+    const LessonMatrix *x = lesson_matrix(su, su->queries.input);
+    int d = x->m->cols, out = attention_width(su);
+    if (!check_norm(p, su, &su->norm, su->queries.input, d)) return false;
+    if (su->mlp_norm.gamma && !su->mlp.w_in)
+        return lp_fail_line(p, at_line(su, su->mlp_norm.line), 1, "mlp_norm: normalises the input of the MLP, but this "
+                            "setup has no 'mlp:'");
+    const char *reader = su->mlp.w_in ? "mlp:" : su->unembed ? "unembed:" : NULL;
+    int reader_line = at_line(su, su->mlp.w_in ? su->mlp.line : p->set.unembed);
+    if (reader && (su->cross || out != d))
+        return lp_fail_line(p, reader_line, 1, su->cross ? "%s reads the residual stream X + attention output, which "
+                            "needs one sequence, but this setup has query_tokens and key_tokens"
+                            : "%s reads the residual stream X + attention output, but the attention output is %d wide and "
+                            "%s is %d wide; they must be as wide as each other (add 'output: W_o')", reader, out,
+                            su->queries.input, d);
+    if (su->mlp.w_in) {
+        int line = at_line(su, su->mlp.line);
+        const Mat *wi = named(su, su->mlp.w_in), *wo = named(su, su->mlp.w_out);
+        if (!check_norm(p, su, &su->mlp_norm, "the stream", d) || !check_rows(p, su, su->mlp.w_in, d, line, "the stream")
+            || (su->mlp.b_in && !check_row(p, su, su->mlp.b_in, wi->cols, line, 1, su->mlp.w_in))
+            || !check_rows(p, su, su->mlp.w_out, wi->cols, line, su->mlp.w_in))
+            return false;
+        if (wo->cols != d)
+            return lp_fail_line(p, line, 1, "%s gives %d numbers a row, but the MLP's output is added to the stream, "
+                                "which is %d wide", su->mlp.w_out, wo->cols, d);
+        if (su->mlp.b_out && !check_row(p, su, su->mlp.b_out, d, line, 1, su->mlp.w_out)) return false;
+    }
+    if (su->unembed) {
+        int line = at_line(su, p->set.unembed);
+        const Mat *wu = named(su, su->unembed);
+        if (!check_norm(p, su, &su->final_norm, "the stream", d) || !check_rows(p, su, su->unembed, d, line, "the stream")
+            || (su->unembed_bias && !check_row(p, su, su->unembed_bias, wu->cols, line, 1, su->unembed)))
+            return false;
+        if (su->vocab && su->nvocab != wu->cols)
+            return lp_fail_line(p, at_line(su, p->set.vocab ? p->set.vocab : p->set.unembed), 1, "vocab has %d words but "
+                                "%s gives %d logits a row, one per word", su->nvocab, su->unembed, wu->cols);
+    } else if (su->final_norm.gamma) {
+        return lp_fail_line(p, at_line(su, su->final_norm.line), 1, "final_norm: normalises the stream before the "
+                            "unembedding, but this setup has no 'unembed:'");
+    }
+    for (int h = su->heads + 1; h <= LESSON_MAX_HEADS; h++)
+        if (lesson_head_ablated(su, h))
+            return lp_fail_line(p, su->ablate_line, 1, "ablate: switches off head %d, but the setup has %d head%s", h,
+                                su->heads, su->heads == 1 ? "" : "s");
+    return true;
+}
+
+/* What the rest of a block costs: the norms, the MLP's two products and
+** its activation, the unembedding and its softmax. */
+static int64_t block_work(const Setup *su)
+{
+    int64_t n = su->nq, d = named(su, su->queries.input)->cols, w = 0;
+    if (su->norm.gamma) w += 8 * n * d;
+    if (su->mlp.w_in) {
+        int64_t hid = named(su, su->mlp.w_in)->cols;
+        w += 2 * n * d * hid + 40 * n * hid + 12 * n * d;
+    }
+    if (su->unembed) w += n * d * named(su, su->unembed)->cols + 8 * n * d + 20 * n * named(su, su->unembed)->cols;
+    return w;
 }
 
 /* Fill in defaults and check that everything in a setup fits together. */
@@ -478,8 +596,8 @@ bool lp_check_setup(Parser *p, Setup *su)
         return lp_fail_line(p, su->dims_line > su->line ? su->dims_line : su->line, 1,
                          "key_dims names the columns of the key sentence's input, but this setup has no key_tokens; use dims");
     if (!check_mask(p, su) || !check_modern(p, su, dq, dk, dv)) return false;
-    if (!check_output_rows(p, su, dv / lesson_kv_heads(su) * su->heads)) return false;
-    return add_work(p, su, setup_work(su, dq, dk, dv));
+    if (!check_output_rows(p, su, dv / lesson_kv_heads(su) * su->heads) || !check_block(p, su)) return false;
+    return add_work(p, su, setup_work(su, dq, dk, dv) + block_work(su));
 }
 
 /* ----------------------------------------------------------------- stages */
@@ -499,7 +617,7 @@ static StageSize stage_size(const Lesson *L, const Stage *st)
     int64_t H = su->heads, G = lesson_kv_heads(su);
     assert(H >= 1 && G >= 1);           /* lp_check_setup made sure */
     StageSize z = { su->nq, su->nk, operand_width(su, &su->queries) / H, operand_width(su, &su->keys) / G,
-                    operand_width(su, &su->values) / G, lesson_stage_block(L, st) };
+                    operand_width(su, &su->values) / G, lesson_stage_block(L, st), su->nvocab };
     return z;
 }
 
@@ -567,6 +685,15 @@ static bool check_needs(Parser *p, const Stage *st, const StageKind *k, const Se
             return lp_fail_line(p, st->line, 2, "stage %s needs '%s' in its setup", id, positions[i].what);
     if ((n & STAGE_NEEDS_KV_HEADS) && !su->kv_heads)
         return lp_fail_line(p, st->line, 2, "stage %s needs 'kv_heads: G' in its setup (G K/V heads shared by the query heads)", id);
+    if ((n & STAGE_NEEDS_NORM) && !su->norm.gamma)
+        return lp_fail_line(p, st->line, 2, "stage %s needs 'layer_norm: G B' in its setup (a row of gains and a row "
+                            "of biases)", id);
+    if ((n & STAGE_NEEDS_MLP) && !su->mlp.w_in)
+        return lp_fail_line(p, st->line, 2, "stage %s needs 'mlp: W_in + b_in gelu W_out + b_out' in its setup", id);
+    if ((n & STAGE_NEEDS_UNEMBED) && (!su->unembed || !su->vocab))
+        return lp_fail_line(p, st->line, 2, "stage %s needs %s in its setup", id,
+                            su->unembed ? "'vocab: ...' (the word of each column of the unembedding)"
+                                        : "'unembed: W_U' (the unembedding) and 'vocab: ...'");
     if ((n & STAGE_NEEDS_CAUSAL) && !hides_later(su))
         return lp_fail_line(p, st->line, 2, "stage %s decodes one token at a time, so its setup needs a mask that hides "
                          "later tokens: 'mask: causal' (sliding and padding may join it; prefix may not)", id);

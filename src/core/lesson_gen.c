@@ -318,6 +318,14 @@ static bool gen_load(Parser *p, GenLine *g)
         return FAIL(p, q, "%s: %s", file, why.msg);
     }
     const NpyHeader *h = npy_header(f);
+    if (h->kind == 'U' || h->kind == 'S') {
+        FAIL(p, q, "%s%s%s holds strings (dtype '%s'), not numbers; a list of words loads as tokens: "
+             "tokens = load \"%s\"%s%s (or vocab, query_tokens, key_tokens)", file, *key ? " " : "", key, h->descr, file,
+             *key ? " " : "", key);
+        free(key);
+        npy_close(f);
+        return false;
+    }
     int64_t layer = -1, head = -1, dims[3];
     int skip = 0, r;
     bool ok = (r = parse_selector(p, &s, "layer", h->ndim > 0 ? h->shape[0] : 0, file, &layer)) >= 0;
@@ -342,6 +350,70 @@ static bool gen_load(Parser *p, GenLine *g)
     free(key);
     npy_close(f);
     return ok;
+}
+
+/*
+** `tokens = load "FILE.npy"` (or "FILE.npz" KEY): a token list from a 1-D
+** NumPy array of strings, as a tokenizer's output is saved
+** (np.array(tokenizer.convert_ids_to_tokens(ids))): numpy's str ('<UN')
+** or bytes ('|SN'). Each string becomes a token as a quoted one would
+** (lp_token_text), and must be one.
+*/
+bool lp_load_strings(Parser *p, const char *s, int max, char ***out, int *n)
+{
+    const char *q = skip_ws(s);
+    char file[1024], *key;
+    Error why;
+    if (!parse_load_source(p, &s, file, sizeof file, &key)) return false;
+    if (!lp_end(p, s)) { free(key); return false; }
+    char *path = lesson_relative(p->L->path, file);
+    NpyFile *f = npy_open(path, *key ? key : NULL, &why);
+    free(path);
+    const char *sep = *key ? " " : "";
+    bool ok = f != NULL;
+    if (!ok) FAIL(p, q, "%s: %s", file, why.msg);
+    const NpyHeader *h = ok ? npy_header(f) : NULL;
+    if (ok && h->kind != 'U' && h->kind != 'S')
+        ok = FAIL(p, q, "%s%s%s holds numbers (dtype '%s'); tokens load from an array of strings, such as "
+                  "np.array(words)", file, sep, key, h->descr);
+    if (ok && h->ndim != 1)
+        ok = FAIL(p, q, "%s%s%s is %d-D; tokens load from a 1-D array of strings", file, sep, key, h->ndim);
+    if (ok && (h->count < 1 || h->count > max))
+        ok = FAIL(p, q, "%s%s%s holds %ld strings; a list holds 1 to %d tokens", file, sep, key, h->count, max);
+    if (ok) {
+        p->npy_bytes += (int64_t)h->data_len;
+        if (p->npy_bytes > NPY_MAX_FILE)
+            ok = FAIL(p, q, "%s: the NumPy data this lesson loads would be over %" PRId64 " bytes in all", file, NPY_MAX_FILE);
+    }
+    char **raw = ok ? xcalloc((size_t)h->count, sizeof *raw) : NULL;
+    if (ok && npy_read_strings(f, raw, &why) < 0) {
+        free(raw);
+        raw = NULL;
+        ok = FAIL(p, q, "%s: %s", file, why.msg);
+    }
+    char **toks = NULL;
+    int count = 0;
+    if (ok) {
+        toks = xcalloc((size_t)h->count, sizeof *toks);
+        for (long i = 0; i < h->count; i++) {
+            toks[count++] = lp_token_text(raw[i], strlen(raw[i]));
+            if (ok && !*toks[i])
+                ok = FAIL(p, q, "%s%s%s: string %ld is empty, and a token cannot be", file, sep, key, i);
+            else if (ok && strlen(toks[i]) > LESSON_MAX_TOKEN)
+                ok = FAIL(p, q, "%s%s%s: string %ld is longer than %d bytes", file, sep, key, i, LESSON_MAX_TOKEN);
+        }
+        for (long i = 0; i < h->count; i++) free(raw[i]);
+        free(raw);
+    }
+    npy_close(f);
+    free(key);
+    if (!ok) {
+        lp_tokens_free(toks, count);
+        return false;
+    }
+    *out = toks;
+    *n = count;
+    return true;
 }
 
 /* ---------------------------------------------------------- fixed matrices */

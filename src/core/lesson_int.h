@@ -46,8 +46,8 @@ typedef struct KeyLines {
     int title, summary, language;                               /* the head */
     int seed, tokens, query_tokens, key_tokens, queries, keys, values, score, divisor, temperature,
         heads, mask, output, additive, dims, key_dims, value_dims, torch_seed, residual, positions, kv_heads,
-        attention;                                              /* [setup] */
-    int cmap, decimals, head, query, scale, block, indices;     /* a stage */
+        attention, layer_norm, mlp, mlp_norm, unembed, final_norm, vocab, ablate;   /* [setup] */
+    int cmap, decimals, head, query, scale, block, indices, top; /* a stage */
 } KeyLines;
 
 /* The parser's state. */
@@ -134,8 +134,16 @@ bool lp_expr_line(Parser *p, const char *s, double *out);
 bool lp_end(Parser *p, const char *s);
 /* An identifier at *sp as a new string (advancing *sp); what names it in messages. */
 char *lp_ident(Parser *p, const char **sp, const char *what);
-/* A token list: words separated by spaces, or "quoted words". */
-bool lp_tokens(Parser *p, const char *s, char ***out, int *n);
+/* One token at *sp: a bare word, or "quoted" with the escapes \" \\ \xHH
+** (a new string in *out, advancing *sp). */
+bool lp_token(Parser *p, const char **sp, char **out);
+/* A token list: tokens separated by spaces, at most max of them. */
+bool lp_tokens(Parser *p, const char *s, int max, char ***out, int *n);
+/* n bytes as a token that can be drawn: a byte that is not text (broken
+** UTF-8, a control character, a noncharacter) written \xHH (new string). */
+char *lp_token_text(const char *b, size_t n);
+/* Just past the closing quote of the quoted text at s, or NULL. */
+const char *lp_quoted_end(const char *s);
 /* Free a token list. */
 void lp_tokens_free(char **t, int n);
 /* Copy a token list (NULL stays NULL). */
@@ -147,6 +155,10 @@ char **lp_tokens_copy(char *const *t, int n);
 bool lp_generator(Parser *p, LessonMatrix *lm, const char *s);
 /* `torch_seed: S`. */
 bool lp_torch_seed(Parser *p, const char *s);
+/* `load "FILE.npy"` or `load "FILE.npz" KEY` after the word load (s just
+** past it): a 1-D NumPy array of strings (dtype '<U…' or '|S…'), at most
+** max of them, each a token (lp_token_text), into a new list *out of *n. */
+bool lp_load_strings(Parser *p, const char *s, int max, char ***out, int *n);
 
 /* ---- lesson.c: sections */
 
@@ -154,6 +166,8 @@ bool lp_torch_seed(Parser *p, const char *s);
 Setup *lp_setup(Parser *p);
 /* The stage being read (inside a stage section). */
 Stage *lp_stage(Parser *p);
+/* Forget a setup's norms, MLP, unembedding and biases (a setup given its weights). */
+void lp_clear_block(Setup *su);
 
 /* ---- lesson_matrix.c: definitions, rows, overrides */
 /* Release one matrix definition's contents (the matrix only if it is its own). */
@@ -175,6 +189,12 @@ bool lp_finish_rows(Parser *p);
 
 /* A `key: value` line of the current section; v is just after the ':'. */
 bool lp_key(Parser *p, const char *key, const char *key_at, const char *v);
+/* Whether `name = ...` in a setup sets a token list (`tokens = load
+** "tokens.npy"`) rather than defining a matrix. */
+bool lp_is_token_key(const char *name, size_t n);
+/* `tokens = load "FILE.npy"` (or a .npz KEY): key's list read from a
+** NumPy array of strings; s is just after the '='. */
+bool lp_key_load(Parser *p, const char *key, const char *key_at, const char *s);
 /* The first setting this [setup] wrote that does not apply to a setup given
 ** its weights (attention: A), or NULL; *line is where it is. */
 const char *lp_key_not_given(const Parser *p, int *line);

@@ -14,16 +14,21 @@
 #include "i18n.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One `key: value` line: the key as written, where it starts, and the
-** value (after the ':' and its spaces). */
-typedef struct KeyUse { const char *name, *at, *s; } KeyUse;
+struct LessonKey;
+
+/* One `key: value` line: the key as written, where it starts, the value
+** (after the ':' and its spaces), and the key's row. */
+typedef struct KeyUse { const char *name, *at, *s; const struct LessonKey *key; } KeyUse;
 
 /* Reads the value of one key. */
 typedef bool (*KeyFn)(Parser *p, const KeyUse *u);
+/* Takes the n tokens t (owned) of a token-list key, written out or loaded. */
+typedef bool (*TokensFn)(Parser *p, const KeyUse *u, char **t, int n);
 
 /* A key that does not apply to a setup given its weights (`attention: A`). */
 #define KEY_NOT_GIVEN 1u
@@ -35,6 +40,8 @@ typedef struct LessonKey {
     KeyFn parse;
     size_t line;                /* offsetof(KeyLines, ...): where this section set it */
     unsigned flags;             /* KEY_NOT_GIVEN */
+    TokensFn take;              /* a token list (also `NAME = load "FILE.npy"`), or NULL */
+    int max;                    /* the most tokens of that list */
 } LessonKey;
 
 /* How messages speak of the keys of each section. */
@@ -117,17 +124,24 @@ static void set_tokens(char ***dst, int *dn, char **t, int n)
     *dn = n;
 }
 
-/* `tokens: ...`: self-attention on one sequence. */
-static bool key_tokens(Parser *p, const KeyUse *u)
+/* A token-list key: its tokens written out, handed to the key's take. */
+static bool key_token_list(Parser *p, const KeyUse *u)
 {
-    const char *s = u->s;
-    Setup *su = lp_setup(p);
     char **t; int n;
+    assert(u->key->take);
+    return lp_tokens(p, u->s, u->key->max, &t, &n) && u->key->take(p, u, t, n);
+}
+
+/* `tokens: ...`: self-attention on one sequence. */
+static bool take_tokens(Parser *p, const KeyUse *u, char **t, int n)
+{
+    Setup *su = lp_setup(p);
     int other = p->set.query_tokens ? p->set.query_tokens : p->set.key_tokens;
-    if (other)
+    if (other) {
+        lp_tokens_free(t, n);
         return FAIL(p, u->at, "this setup already set query_tokens or key_tokens (line %d): use 'tokens:' for "
                     "self-attention, or 'query_tokens:' and 'key_tokens:' for cross-attention, not both", other);
-    if (!lp_tokens(p, s, &t, &n)) return false;
+    }
     set_tokens(&su->qtokens, &su->nq, t, n);
     set_tokens(&su->ktokens, &su->nk, lp_tokens_copy(t, n), n);
     su->cross = false;
@@ -135,12 +149,9 @@ static bool key_tokens(Parser *p, const KeyUse *u)
 }
 
 /* `query_tokens: ...` or `key_tokens: ...`: cross-attention between two. */
-static bool key_side_tokens(Parser *p, const KeyUse *u)
+static bool take_side_tokens(Parser *p, const KeyUse *u, char **t, int n)
 {
-    const char *s = u->s;
     Setup *su = lp_setup(p);
-    char **t; int n;
-    if (!lp_tokens(p, s, &t, &n)) return false;
     bool q = u->name[0] == 'q';
     if (p->set.tokens) {
         lp_tokens_free(t, n);
@@ -156,8 +167,8 @@ static bool key_side_tokens(Parser *p, const KeyUse *u)
         int set[2] = { p->set.keys, p->set.values };
         for (int i = 0; i < 2; i++)
             if (!set[i]) {
-                free(kv[i]->input); free(kv[i]->weight);
-                kv[i]->input = kv[i]->weight = NULL;
+                free(kv[i]->input); free(kv[i]->weight); free(kv[i]->bias);
+                kv[i]->input = kv[i]->weight = kv[i]->bias = NULL;
             }
     }
     su->cross = true;
@@ -166,12 +177,9 @@ static bool key_side_tokens(Parser *p, const KeyUse *u)
 
 /* `dims: ...`, `key_dims: ...` or `value_dims: ...`: names for the columns
 ** of the queries' or the keys' input, or of the values. */
-static bool key_dims(Parser *p, const KeyUse *u)
+static bool take_dims(Parser *p, const KeyUse *u, char **t, int n)
 {
-    const char *s = u->s;
     Setup *su = lp_setup(p);
-    char **t; int n;
-    if (!lp_tokens(p, s, &t, &n)) return false;
     if (u->name[0] == 'v') {
         set_tokens(&su->value_dims, &su->nvalue_dims, t, n);
         su->value_dims_line = p->lineno;
@@ -183,9 +191,32 @@ static bool key_dims(Parser *p, const KeyUse *u)
     return true;
 }
 
+/* `vocab: ...`: the word of each column of the unembedding. */
+static bool take_vocab(Parser *p, const KeyUse *u, char **t, int n)
+{
+    (void)u;
+    Setup *su = lp_setup(p);
+    set_tokens(&su->vocab, &su->nvocab, t, n);
+    return true;
+}
+
 /* ------------------------------------------------------ setup: operands */
 
-/* `queries: X @ W_q` or `queries: X` (and keys, values). */
+/* `+ NAME` at *sp, if there: a bias, a matrix this setup defines, into *b
+** (a new string; NULL when there is no '+'). */
+static bool plus_bias(Parser *p, const char **sp, char **b)
+{
+    const char *s = skip_ws(*sp);
+    *b = NULL;
+    if (*s != '+') return true;
+    s++;
+    *b = lp_known_matrix(p, &s);
+    *sp = s;
+    return *b != NULL;
+}
+
+/* `queries: X @ W_q + b_q`, `queries: X @ W_q` or `queries: X` (and keys,
+** values). */
 static bool key_operand(Parser *p, const KeyUse *u)
 {
     const char *s = u->s;
@@ -193,7 +224,8 @@ static bool key_operand(Parser *p, const KeyUse *u)
     Operand *o = u->name[0] == 'q' ? &su->queries : u->name[0] == 'k' ? &su->keys : &su->values;
     free(o->input);
     free(o->weight);
-    o->input = o->weight = NULL;
+    free(o->bias);
+    o->input = o->weight = o->bias = NULL;
     o->line = p->lineno;
     o->col = lp_col(p, skip_ws(s));
     o->input = lp_ident(p, &s, "a matrix name");
@@ -203,18 +235,117 @@ static bool key_operand(Parser *p, const KeyUse *u)
         s += *s == '@' ? 1 : 2;
         o->weight = lp_ident(p, &s, "a weight matrix name after '@'");
         if (!o->weight) return false;
+        if (!plus_bias(p, &s, &o->bias)) return false;
+    } else if (*s == '+') {
+        return FAIL(p, s, "a bias is added after a weight: write %s: %s @ W + b", u->name, o->input);
     }
     return lp_end(p, s);
 }
 
-/* `output: W_o`. */
+/* `W` or `W + b` at s, to the end of the line: a matrix this setup
+** defines and its optional bias, replacing *w and *b. */
+static bool weight_and_bias(Parser *p, const char *s, char **w, char **b)
+{
+    free(*w);
+    free(*b);
+    *b = NULL;
+    *w = lp_known_matrix(p, &s);
+    return *w && plus_bias(p, &s, b) && lp_end(p, s);
+}
+
+/* `output: W_o` or `output: W_o + b_o`. */
 static bool key_output(Parser *p, const KeyUse *u)
+{
+    Setup *su = lp_setup(p);
+    return weight_and_bias(p, u->s, &su->output_proj, &su->output_bias);
+}
+
+/* ------------------------------------------------ setup: the rest of a block */
+
+/* `layer_norm: G B [eps E]`, `mlp_norm: ...` and `final_norm: ...`: the
+** row of γ, the row of β, and ε (LESSON_NORM_EPS unless given). */
+static bool key_norm(Parser *p, const KeyUse *u)
 {
     const char *s = u->s;
     Setup *su = lp_setup(p);
-    free(su->output_proj);
-    su->output_proj = lp_known_matrix(p, &s);
-    return su->output_proj && lp_end(p, s);
+    LayerNorm *n = u->name[0] == 'l' ? &su->norm : u->name[0] == 'm' ? &su->mlp_norm : &su->final_norm;
+    free(n->gamma);
+    free(n->beta);
+    memset(n, 0, sizeof *n);
+    n->line = p->lineno;
+    n->eps = LESSON_NORM_EPS;
+    if (!(n->gamma = lp_known_matrix(p, &s)) || !(n->beta = lp_known_matrix(p, &s))) return false;
+    s = skip_ws(s);
+    if (is_word(s, "eps")) {
+        const char *at = skip_ws(s + 3);
+        if (!lp_expr_line(p, at, &n->eps)) return false;
+        if (!(n->eps > 0)) return FAIL(p, at, "eps must be greater than 0, found %g", n->eps);
+        return true;
+    }
+    return lp_end(p, s);
+}
+
+/* `mlp: W_in [+ b_in] ACT W_out [+ b_out]`, ACT one of relu, gelu,
+** gelu_tanh. */
+static bool key_mlp(Parser *p, const KeyUse *u)
+{
+    const char *s = u->s;
+    Mlp *m = &lp_setup(p)->mlp;
+    free(m->w_in); free(m->b_in); free(m->w_out); free(m->b_out);
+    memset(m, 0, sizeof *m);
+    m->line = p->lineno;
+    if (!(m->w_in = lp_known_matrix(p, &s)) || !plus_bias(p, &s, &m->b_in)) return false;
+    s = skip_ws(s);
+    size_t n = ident_len(s);
+    if (!lesson_activation_from_name(s, n, &m->act)) {
+        char f[48];
+        lp_found(s, f, sizeof f);
+        return FAIL(p, s, "expected the activation after %s%s%s (relu, gelu or gelu_tanh), found %s", m->w_in,
+                    m->b_in ? " + " : "", m->b_in ? m->b_in : "", f);
+    }
+    s += n;
+    if (!(m->w_out = lp_known_matrix(p, &s)) || !plus_bias(p, &s, &m->b_out)) return false;
+    return lp_end(p, s);
+}
+
+/* `unembed: W_U` or `unembed: W_U + b_U`. */
+static bool key_unembed(Parser *p, const KeyUse *u)
+{
+    Setup *su = lp_setup(p);
+    return weight_and_bias(p, u->s, &su->unembed, &su->unembed_bias);
+}
+
+/* `ablate: H ... [zero | mean]` or `ablate: none`: heads switched off in
+** this setup, their outputs replaced by 0 (zero, the default) or by their
+** mean over the tokens. */
+static bool key_ablate(Parser *p, const KeyUse *u)
+{
+    const char *s = u->s;
+    Setup *su = lp_setup(p);
+    su->ablated = su->ablate_mean = 0;
+    su->ablate_line = p->lineno;
+    if (is_word(s, "none")) return lp_end(p, s + 4);
+    while (*(s = skip_ws(s)) && isdigit((unsigned char)*s)) {
+        const char *at = s;
+        int64_t h;
+        if (!lp_int(p, &s, 1, LESSON_MAX_HEADS, "a head", &h)) return false;
+        if (su->ablated & (1u << (h - 1))) return FAIL(p, at, "head %" PRId64 " is switched off twice", h);
+        su->ablated |= 1u << (h - 1);
+    }
+    if (!su->ablated) {
+        char f[48];
+        lp_found(s, f, sizeof f);
+        return FAIL(p, s, "expected the heads to switch off (ablate: 1 3, counting from 1), or none, found %s", f);
+    }
+    if (is_word(s, "mean") || is_word(s, "zero")) {
+        if (s[0] == 'm') su->ablate_mean = su->ablated;
+        s += 4;
+    } else if (*s) {
+        char f[48];
+        lp_found(s, f, sizeof f);
+        return FAIL(p, s, "expected zero or mean after the heads, found %s", f);
+    }
+    return lp_end(p, s);
 }
 
 /* `additive: W1 W2 v`: the weights and the vector of additive scoring. */
@@ -468,6 +599,12 @@ static bool key_block(Parser *p, const KeyUse *u)
     return stage_int(p, u->s, 1, LESSON_MAX_TOKENS, "block (keys per block)", &lp_stage(p)->block);
 }
 
+/* `top: K`: next_token's words per row. */
+static bool key_top(Parser *p, const KeyUse *u)
+{
+    return stage_int(p, u->s, 1, LESSON_MAX_VOCAB, "top (words per row)", &lp_stage(p)->top);
+}
+
 /* `scale: shared | own`: whether panels meant to be compared share a colour scale. */
 static bool key_scale(Parser *p, const KeyUse *u)
 {
@@ -500,38 +637,46 @@ static bool key_indices(Parser *p, const KeyUse *u)
 
 /* Every key, by section; within a section in the order messages list them. */
 static const LessonKey keys[] = {
-    { "title", SEC_HEAD, key_title, LINE(title), 0 },
-    { "summary", SEC_HEAD, key_summary, LINE(summary), 0 },
-    { "language", SEC_HEAD, key_language, LINE(language), 0 },
-    { "seed", SEC_SETUP, key_seed, LINE(seed), 0 },
-    { "tokens", SEC_SETUP, key_tokens, LINE(tokens), 0 },
-    { "query_tokens", SEC_SETUP, key_side_tokens, LINE(query_tokens), 0 },
-    { "key_tokens", SEC_SETUP, key_side_tokens, LINE(key_tokens), 0 },
-    { "queries", SEC_SETUP, key_operand, LINE(queries), KEY_NOT_GIVEN },
-    { "keys", SEC_SETUP, key_operand, LINE(keys), KEY_NOT_GIVEN },
-    { "values", SEC_SETUP, key_operand, LINE(values), 0 },
-    { "score", SEC_SETUP, key_score, LINE(score), KEY_NOT_GIVEN },
-    { "divisor", SEC_SETUP, key_scalar, LINE(divisor), KEY_NOT_GIVEN },
-    { "temperature", SEC_SETUP, key_scalar, LINE(temperature), KEY_NOT_GIVEN },
-    { "heads", SEC_SETUP, key_heads, LINE(heads), 0 },
-    { "mask", SEC_SETUP, key_mask, LINE(mask), 0 },
-    { "output", SEC_SETUP, key_output, LINE(output), 0 },
-    { "additive", SEC_SETUP, key_additive, LINE(additive), KEY_NOT_GIVEN },
-    { "dims", SEC_SETUP, key_dims, LINE(dims), 0 },
-    { "key_dims", SEC_SETUP, key_dims, LINE(key_dims), 0 },
-    { "value_dims", SEC_SETUP, key_dims, LINE(value_dims), 0 },
-    { "torch_seed", SEC_SETUP, key_torch_seed, LINE(torch_seed), 0 },
-    { "residual", SEC_SETUP, key_residual, LINE(residual), KEY_NOT_GIVEN },
-    { "positions", SEC_SETUP, key_positions, LINE(positions), KEY_NOT_GIVEN },
-    { "kv_heads", SEC_SETUP, key_kv_heads, LINE(kv_heads), KEY_NOT_GIVEN },
-    { "attention", SEC_SETUP, key_attention, LINE(attention), 0 },
-    { "cmap", SEC_STAGE, key_cmap, LINE(cmap), 0 },
-    { "decimals", SEC_STAGE, key_decimals, LINE(decimals), 0 },
-    { "head", SEC_STAGE, key_head, LINE(head), 0 },
-    { "query", SEC_STAGE, key_query, LINE(query), 0 },
-    { "scale", SEC_STAGE, key_scale, LINE(scale), 0 },
-    { "block", SEC_STAGE, key_block, LINE(block), 0 },
-    { "indices", SEC_STAGE, key_indices, LINE(indices), 0 },
+    { "title", SEC_HEAD, key_title, LINE(title), 0, NULL, 0 },
+    { "summary", SEC_HEAD, key_summary, LINE(summary), 0, NULL, 0 },
+    { "language", SEC_HEAD, key_language, LINE(language), 0, NULL, 0 },
+    { "seed", SEC_SETUP, key_seed, LINE(seed), 0, NULL, 0 },
+    { "tokens", SEC_SETUP, key_token_list, LINE(tokens), 0, take_tokens, LESSON_MAX_TOKENS },
+    { "query_tokens", SEC_SETUP, key_token_list, LINE(query_tokens), 0, take_side_tokens, LESSON_MAX_TOKENS },
+    { "key_tokens", SEC_SETUP, key_token_list, LINE(key_tokens), 0, take_side_tokens, LESSON_MAX_TOKENS },
+    { "queries", SEC_SETUP, key_operand, LINE(queries), KEY_NOT_GIVEN, NULL, 0 },
+    { "keys", SEC_SETUP, key_operand, LINE(keys), KEY_NOT_GIVEN, NULL, 0 },
+    { "values", SEC_SETUP, key_operand, LINE(values), 0, NULL, 0 },
+    { "score", SEC_SETUP, key_score, LINE(score), KEY_NOT_GIVEN, NULL, 0 },
+    { "divisor", SEC_SETUP, key_scalar, LINE(divisor), KEY_NOT_GIVEN, NULL, 0 },
+    { "temperature", SEC_SETUP, key_scalar, LINE(temperature), KEY_NOT_GIVEN, NULL, 0 },
+    { "heads", SEC_SETUP, key_heads, LINE(heads), 0, NULL, 0 },
+    { "mask", SEC_SETUP, key_mask, LINE(mask), 0, NULL, 0 },
+    { "output", SEC_SETUP, key_output, LINE(output), 0, NULL, 0 },
+    { "additive", SEC_SETUP, key_additive, LINE(additive), KEY_NOT_GIVEN, NULL, 0 },
+    { "dims", SEC_SETUP, key_token_list, LINE(dims), 0, take_dims, LESSON_MAX_TOKENS },
+    { "key_dims", SEC_SETUP, key_token_list, LINE(key_dims), 0, take_dims, LESSON_MAX_TOKENS },
+    { "value_dims", SEC_SETUP, key_token_list, LINE(value_dims), 0, take_dims, LESSON_MAX_TOKENS },
+    { "torch_seed", SEC_SETUP, key_torch_seed, LINE(torch_seed), 0, NULL, 0 },
+    { "residual", SEC_SETUP, key_residual, LINE(residual), KEY_NOT_GIVEN, NULL, 0 },
+    { "positions", SEC_SETUP, key_positions, LINE(positions), KEY_NOT_GIVEN, NULL, 0 },
+    { "kv_heads", SEC_SETUP, key_kv_heads, LINE(kv_heads), KEY_NOT_GIVEN, NULL, 0 },
+    { "attention", SEC_SETUP, key_attention, LINE(attention), 0, NULL, 0 },
+    { "layer_norm", SEC_SETUP, key_norm, LINE(layer_norm), KEY_NOT_GIVEN, NULL, 0 },
+    { "mlp", SEC_SETUP, key_mlp, LINE(mlp), KEY_NOT_GIVEN, NULL, 0 },
+    { "mlp_norm", SEC_SETUP, key_norm, LINE(mlp_norm), KEY_NOT_GIVEN, NULL, 0 },
+    { "unembed", SEC_SETUP, key_unembed, LINE(unembed), KEY_NOT_GIVEN, NULL, 0 },
+    { "final_norm", SEC_SETUP, key_norm, LINE(final_norm), KEY_NOT_GIVEN, NULL, 0 },
+    { "vocab", SEC_SETUP, key_token_list, LINE(vocab), 0, take_vocab, LESSON_MAX_VOCAB },
+    { "ablate", SEC_SETUP, key_ablate, LINE(ablate), KEY_NOT_GIVEN, NULL, 0 },
+    { "cmap", SEC_STAGE, key_cmap, LINE(cmap), 0, NULL, 0 },
+    { "decimals", SEC_STAGE, key_decimals, LINE(decimals), 0, NULL, 0 },
+    { "head", SEC_STAGE, key_head, LINE(head), 0, NULL, 0 },
+    { "query", SEC_STAGE, key_query, LINE(query), 0, NULL, 0 },
+    { "scale", SEC_STAGE, key_scale, LINE(scale), 0, NULL, 0 },
+    { "block", SEC_STAGE, key_block, LINE(block), 0, NULL, 0 },
+    { "indices", SEC_STAGE, key_indices, LINE(indices), 0, NULL, 0 },
+    { "top", SEC_STAGE, key_top, LINE(top), 0, NULL, 0 },
 };
 
 #define NKEYS (sizeof keys / sizeof *keys)
@@ -599,8 +744,36 @@ bool lp_key(Parser *p, const char *key, const char *key_at, const char *v)
     int *line = line_of(&p->set, k);
     if (*line) return FAIL(p, key_at, "'%s' is set twice%s (first on line %d)", key, sections[p->sec].scope, *line);
     *line = p->lineno;
-    KeyUse u = { key, key_at, skip_ws(v) };
+    KeyUse u = { key, key_at, skip_ws(v), k };
     return k->parse(p, &u);
+}
+
+/* Whether `name = ...` sets a token list. */
+bool lp_is_token_key(const char *name, size_t n)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (keys[i].take && strlen(keys[i].name) == n && !strncmp(keys[i].name, name, n)) return true;
+    return false;
+}
+
+/* `tokens = load "FILE.npy"`: a token-list key read from a NumPy array of strings. */
+bool lp_key_load(Parser *p, const char *key, const char *key_at, const char *s)
+{
+    const LessonKey *k = find_key(key, SEC_SETUP);
+    assert(k && k->take);
+    int *line = line_of(&p->set, k);
+    if (*line) return FAIL(p, key_at, "'%s' is set twice in this setup (first on line %d)", key, *line);
+    *line = p->lineno;
+    s = skip_ws(s);
+    if (!is_word(s, "load")) {
+        char f[48];
+        lp_found(s, f, sizeof f);
+        return FAIL(p, s, "%s is a list of tokens: write '%s: ...' or '%s = load \"FILE.npy\"' (a NumPy array of "
+                    "strings), found %s", key, key, key, f);
+    }
+    char **t; int n;
+    KeyUse u = { key, key_at, s, k };
+    return lp_load_strings(p, s + 4, k->max, &t, &n) && k->take(p, &u, t, n);
 }
 
 /* The first setting of this setup that a setup given its weights ignores. */

@@ -10,6 +10,7 @@
 ** (own_matrix).
 */
 #include "lesson_int.h"
+#include "trace.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -188,19 +189,11 @@ bool lp_matrix_def(Parser *p, const char *s)
     /* The trace keeps an input and a computed matrix of the same name as one
     ** entry, so an input called "weights" would be shown (and labelled with
     ** tokens) in place of the real weights. */
-    static const char *const computed[] = { "raw_scores", "scaled_scores", "mask", "masked_scores",
-                                            "weights", "output", "concat", "final", "entropy",
-                                            "mask_causal", "mask_window", "mask_prefix", "mask_padding", "pe",
-                                            "x_plus_pe", "rope_angles", "Q_rot", "K_rot", "alibi", "biased_scores",
-                                            "kv_weights", "kv_output", "kv_groups", "kv_cache_size", "online_max",
-                                            "online_sum", "online_rescale", "online_acc", "online_output",
-                                            "online_diff" };
-    for (size_t i = 0; i < sizeof computed / sizeof *computed; i++)
-        if (!strcmp(computed[i], name)) {
-            FAIL(p, name_at, "%s is the name of a matrix the lesson computes; call this one something else", name);
-            free(name);
-            return false;
-        }
+    if (trace_reserved_name(name)) {
+        FAIL(p, name_at, "%s is the name of a matrix the lesson computes; call this one something else", name);
+        free(name);
+        return false;
+    }
     LessonMatrix *old = lesson_matrix(su, name);
     if (old && old->line >= su->line) {
         int first = old->line;

@@ -283,36 +283,116 @@ char *lp_ident(Parser *p, const char **sp, const char *what)
     return xstrndup(s, n);
 }
 
-/* Split a token list: words separated by spaces, or "quoted words". */
-bool lp_tokens(Parser *p, const char *s, char ***out, int *n)
+/*
+** Tokens as tokenizers write them. A bare token runs to the next space; a
+** quoted one, "…", may hold spaces, '#' and any byte: \" is a quote, \\ a
+** backslash and \xHH the byte HH (two hex digits). A byte that does not
+** make text (part of a broken UTF-8 sequence, as byte-level tokenizers
+** split a character, a control character or a noncharacter) stays visible
+** in the token as the four characters \xHH, so every token can be drawn
+** and printed as it is kept.
+*/
+
+/* The n bytes at b as a token that can be drawn (a new string): valid
+** UTF-8 text kept, every other byte written \xHH. */
+char *lp_token_text(const char *b, size_t n)
+{
+    Buf out = {0};
+    for (size_t i = 0; i < n;) {
+        int k = utf8_seq_len(b + i, n - i);
+        uint32_t cp = 0;
+        if (k > 0) utf8_decode(b + i, n - i, &cp);
+        if (k <= 0 || cp < 0x20 || cp == 0x7f || utf8_noncharacter(cp)) {
+            buf_printf(&out, "\\x%02X", (unsigned char)b[i]);
+            i++;
+            continue;
+        }
+        buf_append(&out, b + i, (size_t)k);
+        i += (size_t)k;
+    }
+    if (!out.s) buf_puts(&out, "");
+    return buf_take(&out);
+}
+
+/* The value of hex digit c, or -1. */
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Just past the closing quote of the quoted text at s (which is at its
+** opening '"'), or NULL when it is not closed. */
+const char *lp_quoted_end(const char *s)
+{
+    for (s++; *s; s++) {
+        if (*s == '\\' && s[1]) s++;
+        else if (*s == '"') return s + 1;
+    }
+    return NULL;
+}
+
+/* One token at *sp (bare, or quoted with escapes), as a new string in *out,
+** advancing *sp past it. */
+bool lp_token(Parser *p, const char **sp, char **out)
+{
+    const char *s = *sp, *start = s;
+    Buf b = {0};
+    if (*s == '"') {
+        for (s++; *s != '"'; s++) {
+            if (!*s) { buf_free(&b); return FAIL(p, start, "unterminated quoted token"); }
+            if (*s != '\\') { buf_append(&b, s, 1); continue; }
+            if (s[1] == '"' || s[1] == '\\') { buf_append(&b, ++s, 1); continue; }
+            int hi = s[1] == 'x' ? hex_digit(s[2]) : -1, lo = hi >= 0 ? hex_digit(s[3]) : -1;
+            if (lo < 0) {
+                buf_free(&b);
+                return FAIL(p, s, "unknown escape in a quoted token; write \\\" for a quote, \\\\ for a backslash "
+                            "and \\xHH for a byte (two hex digits)");
+            }
+            char byte = (char)(hi * 16 + lo);
+            buf_append(&b, &byte, 1);
+            s += 3;
+        }
+        s++;
+    } else {
+        while (*s && *s != ' ' && *s != '\t') s++;
+        buf_append(&b, start, (size_t)(s - start));
+    }
+    char *t = lp_token_text(b.s ? b.s : "", b.len);
+    buf_free(&b);
+    if (!*t) { free(t); return FAIL(p, start, "a token cannot be empty"); }
+    if (strlen(t) > LESSON_MAX_TOKEN) { free(t); return FAIL(p, start, "token is longer than %d bytes", LESSON_MAX_TOKEN); }
+    *out = t;
+    *sp = s;
+    return true;
+}
+
+/* A token list: tokens separated by spaces, at most max of them. */
+bool lp_tokens(Parser *p, const char *s, int max, char ***out, int *n)
 {
     char **toks = NULL;
     int count = 0;
     s = skip_ws(s);
     while (*s) {
-        const char *start = s, *end;
-        if (*s == '"') {
-            start = ++s;
-            while (*s && *s != '"') s++;
-            if (!*s) {
-                for (int i = 0; i < count; i++) free(toks[i]);
-                free(toks);
-                return FAIL(p, start - 1, "unterminated quoted token");
-            }
-            end = s++;
-        } else {
-            while (*s && *s != ' ' && *s != '\t') s++;
-            end = s;
+        const char *start = s;
+        char *t;
+        if (count >= max) {
+            lp_tokens_free(toks, count);
+            return FAIL(p, start, "too many tokens (the limit is %d)", max);
         }
-        if (count >= LESSON_MAX_TOKENS || end - start > LESSON_MAX_TOKEN || end == start) {
-            for (int i = 0; i < count; i++) free(toks[i]);
-            free(toks);
-            if (end == start) return FAIL(p, start, "a token cannot be empty");
-            if (count >= LESSON_MAX_TOKENS) return FAIL(p, start, "too many tokens (the limit is %d)", LESSON_MAX_TOKENS);
-            return FAIL(p, start, "token is longer than %d bytes", LESSON_MAX_TOKEN);
+        if (!lp_token(p, &s, &t)) {
+            lp_tokens_free(toks, count);
+            return false;
+        }
+        if (*s && *s != ' ' && *s != '\t') {
+            free(t);
+            lp_tokens_free(toks, count);
+            return FAIL(p, s, "expected a space after the quoted token");
         }
         toks = xrealloc(toks, sizeof *toks * (size_t)(count + 1));
-        toks[count++] = xstrndup(start, (size_t)(end - start));
+        toks[count++] = t;
         s = skip_ws(s);
     }
     if (count == 0) return FAIL(p, s, "expected at least one token, found the end of the line");

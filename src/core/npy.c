@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "npy.h"
 #include "fileio.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <errno.h>
@@ -154,11 +155,18 @@ static int parse_descr(Scan *c, NpyHeader *h)
     char kind = d[0];
     int size = 0;
     if (kind && d[1] >= '1' && d[1] <= '8' && d[2] == '\0') size = d[1] - '0';
+    if ((kind == 'U' || kind == 'S') && d[1] >= '1' && d[1] <= '9') {
+        /* strings of up to N characters (UTF-32, 4 bytes each) or N bytes */
+        char *end;
+        long chars = strtol(d + 1, &end, 10);
+        size = *end || chars > NPY_MAX_STRING ? 0 : (int)chars * (kind == 'U' ? 4 : 1);
+    }
     bool ok = order != '?' &&
               ((kind == 'f' && (size == 2 || size == 4 || size == 8)) ||
                ((kind == 'i' || kind == 'u') && (size == 1 || size == 2 || size == 4 || size == 8)) ||
-               (kind == 'b' && size == 1));
-    if (ok && order == '|' && size != 1) ok = false;      /* "not applicable" only fits one byte */
+               (kind == 'b' && size == 1) || ((kind == 'U' || kind == 'S') && size > 0));
+    if (ok && order == '|' && size != 1 && kind != 'S') ok = false;      /* "not applicable" fits one byte, or bytes */
+    if (ok && kind == 'S' && order != '|') ok = false;
     if (!ok)
         return fail(c->err, "unsupported dtype '%s'; expected float16/32/64, int8/16/32/64, uint8/16/32/64 "
                     "or bool ('<f8', '>f4', '<i8', '|u1', '|b1', ...)", h->descr);
@@ -334,6 +342,8 @@ static void index_text(const NpyHeader *h, const long *idx, char *out, size_t n)
 /* Convert the data to doubles in C order. */
 int npy_decode(const NpyHeader *h, const unsigned char *data, size_t len, double *out, Error *err)
 {
+    if (h->kind == 'U' || h->kind == 'S')
+        return fail(err, "holds strings (dtype '%s'), not numbers", h->descr);
     if (len < h->data_len)
         return fail(err, "truncated: the shape and dtype need %zu bytes of data, found %zu", h->data_len, len);
     long idx[NPY_MAX_DIMS] = { 0 }, stride[NPY_MAX_DIMS];
@@ -611,10 +621,10 @@ const NpyHeader *npy_header(const NpyFile *f)
     return &f->h;
 }
 
-/* Read and decode all the numbers. */
-int npy_read(NpyFile *f, double *out, Error *err)
+/* The data of an open file, whole and checked (a new buffer of
+** f->h.data_len bytes), or NULL with err filled. */
+static unsigned char *read_data(NpyFile *f, Error *err)
 {
-    error_clear(err);
     const NpyHeader *h = &f->h;
     unsigned char *data = xmalloc(h->data_len ? h->data_len : 1);
     size_t have = f->head_len - h->header_len;        /* data already read with the header */
@@ -622,7 +632,6 @@ int npy_read(NpyFile *f, double *out, Error *err)
     long got = read_some(f, data + have, h->data_len - have, f->head_len);
     int rc = 0;
     char byte[1];
-    Error why;
     if (got < 0)
         rc = fail_as(err, ERR_IO, "%s%scannot read: %s", f->key, *f->key ? ": " : "", read_error(f));
     else if (have + (size_t)got < h->data_len)
@@ -633,10 +642,70 @@ int npy_read(NpyFile *f, double *out, Error *err)
         ** directory entry understates its size has more (never inflated) */
         rc = got > 0 ? fail(err, "%s holds more data than the archive's directory says (%zu bytes)", f->key, f->avail)
                      : fail(err, "%s is damaged: %s", f->key, member_error(f));
-    else if (npy_decode(h, data, h->data_len, out, &why) < 0)
+    if (rc == 0) return data;
+    free(data);
+    return NULL;
+}
+
+/* Read and decode all the numbers. */
+int npy_read(NpyFile *f, double *out, Error *err)
+{
+    error_clear(err);
+    Error why;
+    unsigned char *data = read_data(f, err);
+    if (!data) return -1;
+    int rc = 0;
+    if (npy_decode(&f->h, data, f->h.data_len, out, &why) < 0)
         rc = fail_as(err, why.kind, "%s%s%s", f->key, *f->key ? ": " : "", why.msg);
     free(data);
     return rc;
+}
+
+/* Element k of a string array as UTF-8 (numpy's padding of NULs dropped;
+** a string ends at its first NUL), appended to b. -1 when a UTF-32 code
+** unit is not a character. */
+static int string_element(const NpyHeader *h, const unsigned char *p, Buf *b)
+{
+    if (h->kind == 'S') {
+        size_t n = 0;
+        while (n < (size_t)h->itemsize && p[n]) n++;
+        buf_append(b, (const char *)p, n);
+        return 0;
+    }
+    for (int i = 0; i < h->itemsize / 4; i++) {
+        const unsigned char *u = p + 4 * i;
+        uint32_t cp = h->big_endian ? (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3]
+                                    : (uint32_t)u[3] << 24 | (uint32_t)u[2] << 16 | (uint32_t)u[1] << 8 | u[0];
+        if (cp == 0) break;
+        if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return -1;
+        char enc[4];
+        buf_append(b, enc, (size_t)utf8_encode(cp, enc));
+    }
+    return 0;
+}
+
+/* Read a 1-D array of strings. */
+int npy_read_strings(NpyFile *f, char **out, Error *err)
+{
+    error_clear(err);
+    const NpyHeader *h = &f->h;
+    if (h->kind != 'U' && h->kind != 'S')
+        return fail(err, "%s%sholds numbers (dtype '%s'), not strings", f->key, *f->key ? ": " : "", h->descr);
+    unsigned char *data = read_data(f, err);
+    if (!data) return -1;
+    for (long k = 0; k < h->count; k++) {
+        Buf b = {0};
+        if (string_element(h, data + (size_t)k * (size_t)h->itemsize, &b) < 0) {
+            buf_free(&b);
+            for (long i = 0; i < k; i++) free(out[i]);
+            free(data);
+            return fail(err, "%s%sstring %ld holds a code unit that is not a character", f->key, *f->key ? ": " : "", k);
+        }
+        if (!b.s) buf_puts(&b, "");
+        out[k] = buf_take(&b);
+    }
+    free(data);
+    return 0;
 }
 
 /* Close everything. */

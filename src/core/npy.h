@@ -5,7 +5,7 @@
 ** dtype, the memory order and the shape) followed by the raw array. The
 ** header is parsed by hand and checked before any data is read: dtypes
 ** float16/32/64, int8/16/32/64, uint8/16/32/64 and bool, little- or
-** big-endian; C or Fortran order; 1 to NPY_MAX_DIMS dimensions. A .npz is a
+** big-endian (and arrays of strings, numpy's str or bytes, read apart); C or Fortran order; 1 to NPY_MAX_DIMS dimensions. A .npz is a
 ** zip archive of .npy members (np.savez stores them, np.savez_compressed
 ** deflates them); members are read through libzip, or, in a build without
 ** it (ATTNLAB_NO_ZIP: the browser edition), through zipread.c, with the
@@ -43,13 +43,14 @@
 #define NPY_MAX_HEADER  65536         /* bytes of the header dict */
 #define NPY_MAX_DIMS    4
 #define NPY_MAX_COUNT   (1L << 22)    /* numbers in one array (LESSON_MAX_NUMBERS) */
+#define NPY_MAX_STRING  4096          /* characters (or bytes) of one element of a string array */
 
 /* What the header says. */
 typedef struct NpyHeader {
     int major, minor;           /* format version: 1.0, 2.0 or 3.0 */
     char descr[16];             /* as written, e.g. "<f8" */
-    char kind;                  /* 'f' float, 'i' signed, 'u' unsigned, 'b' bool */
-    int itemsize;               /* bytes per number: 1, 2, 4 or 8 */
+    char kind;                  /* 'f' float, 'i' signed, 'u' unsigned, 'b' bool; 'U' str, 'S' bytes */
+    int itemsize;               /* bytes per element: 1, 2, 4 or 8 for a number; 4N for '<UN', N for '|SN' */
     bool big_endian;
     bool fortran;               /* column-major data */
     int ndim;
@@ -74,8 +75,15 @@ int npy_decode(const NpyHeader *h, const unsigned char *data, size_t len, double
 NpyFile *npy_open(const char *path, const char *key, Error *err);
 /* The header of an open file. */
 const NpyHeader *npy_header(const NpyFile *f);
-/* Read all h->count numbers into out, in C order. 0, or -1 with a reason. */
+/* Read all h->count numbers into out, in C order. 0, or -1 with a reason
+** (a string array: "holds strings (dtype '<U6'), not numbers"). */
 int npy_read(NpyFile *f, double *out, Error *err);
+/* Read all h->count strings of a string array (numpy's str, '<UN' or
+** '>UN', as UTF-8; or bytes, '|SN') into out (h->count new strings, the
+** caller frees them), in the order of the data: a string ends at its
+** first NUL, as numpy pads them. 0, or -1 with a reason (numbers, not
+** strings; a code unit that is not a character). */
+int npy_read_strings(NpyFile *f, char **out, Error *err);
 /* Close (NULL is fine). */
 void npy_close(NpyFile *f);
 

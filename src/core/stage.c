@@ -56,6 +56,19 @@ static char **tok_labels(char *const *t, int n)
     return l;
 }
 
+/* The words of a next_token stage's columns: the vocabulary's word of
+** each column its TK_TOP_IDS names. */
+static char **word_labels(const Ctx *c, int n)
+{
+    const Mat *ids = trace_at(c->T, c->s, trace_block_ref(TK_TOP_IDS, 0, lesson_stage_top(c->L, c->st)));
+    char **l = xmalloc(sizeof *l * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        int w = ids && i < ids->cols ? (int)ids->data[i] : -1;
+        l[i] = w >= 0 && w < c->su->nvocab ? xstrdup(c->su->vocab[w]) : stage_fmt("%d", i + 1);
+    }
+    return l;
+}
+
 /*
 ** The names of the values' columns: the lesson's `value_dims:`, else, when
 ** the values are an input used as it is, that input's feature names
@@ -94,6 +107,7 @@ static char **value_labels(const Ctx *c, int h, int n)
 static char **plain_labels(const Ctx *c, LabelKind k, int n, int h)
 {
     switch (k) {
+    case LAB_WORDS: return word_labels(c, n);
     case LAB_Q: return tok_labels(c->su->qtokens, n);
     case LAB_K: return tok_labels(c->su->ktokens, n);
     case LAB_QFEAT: return dim_labels(n, c->su->dims, c->su->ndims);
@@ -412,22 +426,27 @@ void stage_qkv(Ctx *c)
     static const TraceKind out[3] = { TK_Q, TK_K, TK_V };
     static const char *const role[3] = { "Q", "K", "V" };
     bool pe = c->su->positions == POS_SINUSOIDAL;
-    char *in[3];                            /* what each role reads, as the slide writes it */
-    for (int i = 0; i < 3; i++) in[i] = pe ? stage_fmt("%s + PE", o[i]->input) : xstrdup(o[i]->input);
+    char *in[3], *w[3];                     /* what each role reads, and its weight and bias, as the slide writes them */
+    for (int i = 0; i < 3; i++) {
+        TraceKind k = trace_operand_input(c->su, o[i]).kind;
+        in[i] = k == TK_LN ? stage_fmt(pe ? "LN(%s + PE)" : "LN(%s)", o[i]->input)
+              : pe ? stage_fmt("%s + PE", o[i]->input) : xstrdup(o[i]->input);
+        w[i] = o[i]->bias ? stage_fmt("%s + %s", o[i]->weight, o[i]->bias) : xstrdup(o[i]->weight ? o[i]->weight : "I");
+    }
     Panel *shown[3] = { NULL, NULL, NULL };     /* the panel of role i's input, once shown */
     for (int i = 0; i < 3; i++) {           /* every input a projection reads, once */
         if (!o[i]->weight) continue;
         for (int k = 0; k < 3 && !shown[i]; k++) if (shown[k] && !strcmp(o[k]->input, o[i]->input)) shown[i] = shown[k];
         if (shown[i]) continue;
-        TraceRef r = pe ? trace_ref(TK_XPE, 0) : trace_input_ref(o[i]->input);
-        shown[i] = stage_heat(c, r, in[i], i == 0 ? LAB_Q : LAB_K, i == 0 ? LAB_QFEAT : LAB_KFEAT, _("tokens"), AX_DIMS);
+        shown[i] = stage_heat(c, trace_operand_input(c->su, o[i]), in[i], i == 0 ? LAB_Q : LAB_K,
+                              i == 0 ? LAB_QFEAT : LAB_KFEAT, _("tokens"), AX_DIMS);
     }
     /* the token matrices in one row (they share their rows), the weights below */
     for (int i = 0; i < 3; i++) {
         LabelKind rows = i == 0 ? LAB_Q : LAB_K;
         const char *axis = i == 0 ? AX_QUERIES : _("keys");
         if (o[i]->weight) {
-            char *t = stage_fmt(pe ? "%s = (%s)\xc2\xb7%s" : "%s = %s\xc2\xb7%s", role[i], in[i], o[i]->weight);
+            char *t = stage_fmt(pe ? "%s = (%s)\xc2\xb7%s" : "%s = %s\xc2\xb7%s", role[i], in[i], w[i]);
             stage_heat(c, trace_ref(out[i], 0), t, rows, LAB_DIM, axis, AX_DIMS);
             free(t);
             continue;
@@ -442,8 +461,7 @@ void stage_qkv(Ctx *c)
             continue;
         }
         char *t = stage_fmt("%s = %s", role[i], in[i]);
-        TraceRef r = pe ? trace_ref(TK_XPE, 0) : trace_input_ref(o[i]->input);
-        shown[i] = stage_heat(c, r, t, rows, i == 0 ? LAB_QFEAT : LAB_KFEAT, axis, AX_DIMS);
+        shown[i] = stage_heat(c, trace_operand_input(c->su, o[i]), t, rows, i == 0 ? LAB_QFEAT : LAB_KFEAT, axis, AX_DIMS);
         free(t);
     }
     for (int i = 0; i < 3; i++)
@@ -454,10 +472,12 @@ void stage_qkv(Ctx *c)
     char *heads = c->H > 1 ? stage_fmt(_("; %d heads take %d columns each"), c->H, c->ts->d_k) : xstrdup("");
     const char *fmt = pe ? "Q = (%s)\xc2\xb7%s    K = (%s)\xc2\xb7%s    V = (%s)\xc2\xb7%s%s"
                          : "Q = %s\xc2\xb7%s    K = %s\xc2\xb7%s    V = %s\xc2\xb7%s%s";
-    c->v->formula = stage_fmt(fmt, in[0], o[0]->weight ? o[0]->weight : "I", in[1], o[1]->weight ? o[1]->weight : "I",
-                              in[2], o[2]->weight ? o[2]->weight : "I", heads);
+    c->v->formula = stage_fmt(fmt, in[0], w[0], in[1], w[1], in[2], w[2], heads);
     free(heads);
-    for (int i = 0; i < 3; i++) free(in[i]);
+    for (int i = 0; i < 3; i++) {
+        free(in[i]);
+        free(w[i]);
+    }
 }
 
 /* Head h of multi_head: its Q, K, weights and output (in a view of every
@@ -466,7 +486,8 @@ void stage_qkv(Ctx *c)
 static void multi_head_head(Ctx *c, int h)
 {
     if (c->whole && !c->sel && c->H * 4 + 2 > VIEW_MAX_PANELS) {
-        char *t = stage_fmt(_("head %d of %d"), h, c->H);
+        char *t = lesson_head_ablated(c->su, h) ? stage_fmt(_("head %d of %d: off"), h, c->H)
+                                                : stage_fmt(_("head %d of %d"), h, c->H);
         stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
         free(t);
         return;
@@ -474,7 +495,9 @@ static void multi_head_head(Ctx *c, int h)
     static const TraceKind parts[4] = { TK_Q, TK_K, TK_WEIGHTS, TK_OUTPUT };
     static const char *const names[4] = { "Q", "K", N_("weights"), N_("output") };
     for (int i = 0; i < 4; i++) {
-        char *t = stage_fmt(_("head %d of %d: %s"), h, c->H, i >= 2 ? _(names[i]) : names[i]);
+        bool off = i == 3 && lesson_head_ablated(c->su, h);   /* its output does not reach W_o */
+        char *t = off ? stage_fmt(_("head %d of %d: off"), h, c->H)
+                      : stage_fmt(_("head %d of %d: %s"), h, c->H, i >= 2 ? _(names[i]) : names[i]);
         Panel *p = stage_heat(c, trace_ref(parts[i], h), t, i == 1 ? LAB_K : LAB_Q, i == 2 ? LAB_K : i == 3 ? LAB_VDIM : LAB_DIM,
                               i == 1 ? _("keys") : AX_QUERIES, i == 2 ? AX_KEYS : AX_DIMS);
         if (i == 2) stage_as_weights(c, p);
@@ -482,11 +505,17 @@ static void multi_head_head(Ctx *c, int h)
     }
 }
 
-/* What multi_head shows of no head: the joined heads and W_o's output. */
+/* What multi_head shows of no head: the joined heads and W_o's output
+** (with its bias, `output: W_o + b_o`). */
 static void multi_head_joined(Ctx *c)
 {
     stage_heat(c, trace_ref(TK_CONCAT, 0), _("concatenated heads"), LAB_Q, LAB_VDIM, AX_QUERIES, AX_DIMS);
-    if (c->su->output_proj) stage_heat(c, trace_ref(TK_FINAL, 0), _("output = concat\xc2\xb7W_o"), LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+    if (!c->su->output_proj) return;
+    char *bias = c->su->output_bias ? stage_fmt(" + %s", c->su->output_bias) : xstrdup("");
+    char *t = stage_fmt("%s%s", _("output = concat\xc2\xb7W_o"), bias);
+    stage_heat(c, trace_ref(TK_FINAL, 0), t, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+    free(t);
+    free(bias);
 }
 
 /* Every head's Q, K, weights and output (a head a page, or as many as
@@ -494,11 +523,13 @@ static void multi_head_joined(Ctx *c)
 void stage_multi_head(Ctx *c)
 {
     stage_heads_paged(c, multi_head_head, multi_head_joined);
+    char *bias = c->su->output_bias ? stage_fmt(" + %s", c->su->output_bias) : xstrdup("");
     char *dv = stage_division_text(c);
     c->v->formula = stage_fmt("head_h = softmax(Q_h\xc2\xb7K_h\xe1\xb5\x80%s)\xc2\xb7V_h    "
-                        "MultiHead = Concat(head_1 \xe2\x80\xa6 head_%d)%s", dv, c->H,
-                        c->su->output_proj ? "\xc2\xb7W_o" : "");
+                        "MultiHead = Concat(head_1 \xe2\x80\xa6 head_%d)%s%s", dv, c->H,
+                        c->su->output_proj ? "\xc2\xb7W_o" : "", bias);
     free(dv);
+    free(bias);
 }
 
 /* The mask (its parts first, when it is made of parts), then head h's
@@ -836,6 +867,7 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     if (v->nsteps < 1) v->nsteps = 1;
     if (!v->formula) v->formula = xstrdup("");
     if (kind->blind_note && !v->note) v->note = blind_rows_note(&c);
+    if (!v->note) v->note = stage_ablation_note(&c);
     v->npara = st->npara;
     v->paras = xmalloc(sizeof *v->paras * (size_t)(v->npara ? v->npara : 1));
     for (int i = 0; i < v->npara; i++) v->paras[i] = xstrdup(st->paras[i]);

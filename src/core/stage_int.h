@@ -40,8 +40,9 @@ typedef struct Ctx {
 ** (d1 …), the named features of the queries' or keys' input, or the
 ** dimensions of the values (what outputs are made of: `value_dims:`, or
 ** the features of the input used as values; a head's own columns of them),
-** or the columns of Q (K) a head reads, numbered as in the whole matrix. */
-typedef enum { LAB_Q, LAB_K, LAB_DIM, LAB_QFEAT, LAB_KFEAT, LAB_VDIM, LAB_QHEAD, LAB_KHEAD } LabelKind;
+** or the columns of Q (K) a head reads, numbered as in the whole matrix, or
+** the words a next_token stage shows (its TK_TOP_IDS). */
+typedef enum { LAB_Q, LAB_K, LAB_DIM, LAB_QFEAT, LAB_KFEAT, LAB_VDIM, LAB_QHEAD, LAB_KHEAD, LAB_WORDS } LabelKind;
 
 /* printf into a new string. */
 char *stage_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
@@ -154,5 +155,11 @@ void stage_alibi(Ctx *c);
 void stage_grouped_query(Ctx *c);
 void stage_kv_cache(Ctx *c);
 void stage_online(Ctx *c);
+/* ... and stage_block.c's: the rest of a transformer block. */
+void stage_layer_norm(Ctx *c);
+void stage_mlp(Ctx *c);
+void stage_next_token(Ctx *c);
+/* A line for the slide of a setup with heads switched off (`ablate:`), or NULL. */
+char *stage_ablation_note(const Ctx *c);
 
 #endif

@@ -78,6 +78,16 @@ static bool online_check(const Stage *st, const StageSize *z, Error *err)
                      "limit of %d; use block: %" PRId64 " or more", nb, nb * dv, dv, MAT_MAX_DIM, fit);
 }
 
+/* ------------------------------------------------------------ the next token */
+
+/* No more words a row than the vocabulary has. */
+static bool top_check(const Stage *st, const StageSize *z, Error *err)
+{
+    if (st->top <= z->vocab) return true;
+    return error_set(err, ERR_INVALID, NULL, 0, 0, "stage next_token has top: %d but the vocabulary has %" PRId64 " words",
+                     st->top, z->vocab);
+}
+
 /* ------------------------------------------------------------------ table */
 
 /* What predict mode hides, as bits of trace kinds. */
@@ -134,6 +144,13 @@ static const StageKind kinds[STAGE_COUNT] = {
         .check = online_check, .build = stage_online, .blind_note = true, .work = again_work, .extra = EXTRA_ONLINE,
         .hides = SCORES | OUTPUTS | ONLINE, .steps = online_steps, .cells = online_cells, .blocks = true,
         .smaller = "use fewer tokens" },
+    [STAGE_LAYER_NORM] = { STAGE_LAYER_NORM, "layer_norm", N_("Layer norm"),
+        .needs = STAGE_NEEDS_NORM, .build = stage_layer_norm },
+    [STAGE_MLP] = { STAGE_MLP, "mlp", N_("The MLP"),
+        .needs = STAGE_NEEDS_MLP, .build = stage_mlp },
+    [STAGE_NEXT_TOKEN] = { STAGE_NEXT_TOKEN, "next_token", N_("The next token"),
+        .needs = STAGE_NEEDS_UNEMBED, .check = top_check, .build = stage_next_token, .extra = EXTRA_TOP,
+        .hides = TK_BIT(TK_TOP_LOGITS) | TK_BIT(TK_TOP_PROBS) },
 };
 
 /* The row of a stage id. */

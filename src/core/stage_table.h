@@ -56,6 +56,9 @@ enum {
     STAGE_NEEDS_ALIBI = 1 << 8,         /* positions: alibi */
     STAGE_NEEDS_KV_HEADS = 1 << 9,      /* kv_heads: G */
     STAGE_NEEDS_CAUSAL = 1 << 10,       /* a mask that hides later tokens (causal; no prefix) */
+    STAGE_NEEDS_NORM = 1 << 11,         /* layer_norm: before attention */
+    STAGE_NEEDS_MLP = 1 << 12,          /* mlp: */
+    STAGE_NEEDS_UNEMBED = 1 << 13,      /* unembed: and vocab: */
 };
 
 /* What a stage shows of a setup given its weights (`attention: A`). */
@@ -69,12 +72,14 @@ typedef enum StageGiven {
 typedef enum StageExtra {
     EXTRA_NONE,
     EXTRA_DECODE,               /* decoding token by token from a K/V cache */
-    EXTRA_ONLINE                /* the online softmax, in the stage's blocks */
+    EXTRA_ONLINE,               /* the online softmax, in the stage's blocks */
+    EXTRA_TOP                   /* the words among each row's likeliest, for the stage's top: */
 } StageExtra;
 
 /* The sizes a stage's sub-steps are counted from: the setup's queries and
-** keys, one head's widths, and the stage's block of keys. */
-typedef struct StageSize { int64_t nq, nk, dq, dk, dv, block; } StageSize;
+** keys, one head's widths, the stage's block of keys, and the words of
+** the setup's vocabulary. */
+typedef struct StageSize { int64_t nq, nk, dq, dk, dv, block, vocab; } StageSize;
 
 /* One kind of stage. */
 typedef struct StageKind {

@@ -11,7 +11,7 @@
 ** follows the seeds' numpy code, so the numbers agree with theirs to the
 ** last few bits.
 */
-#include "trace.h"
+#include "trace_int.h"
 #include "attn.h"
 #include "stage_table.h"
 #include "util.h"
@@ -28,7 +28,19 @@ static const char *const kind_names[TK_COUNT] = {
     "mask_causal", "mask_window", "mask_prefix", "mask_padding", "pe", "x_plus_pe", "rope_angles",
     "Q_rot", "K_rot", "alibi", "biased_scores", "kv_weights", "kv_output", "kv_groups", "kv_cache_size",
     "online_max", "online_sum", "online_rescale", "online_acc", "online_output", "online_diff",
+    "ln_hat", "ln", "resid_mid", "mlp_ln", "mlp_pre", "mlp_act", "mlp_out", "resid_post", "final_ln", "logits", "probs",
+    "top_logits", "top_probs", "top_ids",
 };
+_Static_assert(sizeof kind_names / sizeof *kind_names == TK_COUNT, "a name for every trace kind");
+
+/* Whether name is what a computed matrix is called, which no input may be
+** (Q, K and V excepted: an input may be the queries themselves). */
+bool trace_reserved_name(const char *name)
+{
+    for (int k = TK_MASK; k < TK_COUNT; k++)
+        if (k != TK_RESIDUAL && !strcmp(kind_names[k], name)) return true;
+    return false;
+}
 
 /* Kinds that exist once per head. */
 bool trace_kind_per_head(TraceKind k)
@@ -103,8 +115,8 @@ bool trace_ref_eq(TraceRef a, TraceRef b, int heads)
     return norm_head(a.kind, a.head, heads) == norm_head(b.kind, b.head, heads);
 }
 
-/* The stored matrix for (kind, head), or NULL. */
-static const Mat *find_b(const TraceSetup *ts, TraceKind k, int head, int block)
+/* The stored matrix for (kind, head, block), or NULL. */
+const Mat *tr_find(const TraceSetup *ts, TraceKind k, int head, int block)
 {
     head = norm_head(k, head, ts->heads);
     for (int i = 0; i < ts->n; i++)
@@ -115,16 +127,30 @@ static const Mat *find_b(const TraceSetup *ts, TraceKind k, int head, int block)
 /* The stored matrix for (kind, head) outside the online softmax. */
 static const Mat *find(const TraceSetup *ts, TraceKind k, int head)
 {
-    return find_b(ts, k, head, 0);
+    return tr_find(ts, k, head, 0);
 }
 
 /* An input of the setup by name (the residual stream when it replaces
 ** it), or NULL. */
-static const Mat *input(const TraceSetup *ts, const char *name)
+const Mat *tr_input(const TraceSetup *ts, const char *name)
 {
     if (ts->resid && name && !strcmp(name, ts->resid_name)) return ts->resid;
     const LessonMatrix *lm = name ? lesson_matrix(ts->su, name) : NULL;
     return lm ? lm->m : NULL;
+}
+
+/* The matrix r names in one setup's results. */
+static const Mat *trace_at_setup(const TraceSetup *ts, TraceRef r)
+{
+    if (r.kind == TK_INPUT) return tr_input(ts, r.name);
+    if (r.head < 0 || r.head > ts->heads) return NULL;
+    return tr_find(ts, r.kind, r.head, r.block);
+}
+
+/* The heads joined: the concatenation, or the one head's output. */
+TraceRef trace_joined(const TraceSetup *ts)
+{
+    return find(ts, TK_CONCAT, 0) ? trace_ref(TK_CONCAT, 0) : trace_ref(TK_OUTPUT, 1);
 }
 
 /* What a setup hands on to the residual stream: its output after W_o, or
@@ -132,13 +158,24 @@ static const Mat *input(const TraceSetup *ts, const char *name)
 static const Mat *stream_out(const TraceSetup *ts)
 {
     const Mat *m = find(ts, TK_FINAL, 0);
-    if (!m) m = find(ts, ts->heads > 1 ? TK_CONCAT : TK_OUTPUT, ts->heads > 1 ? 0 : 1);
+    if (!m) {
+        TraceRef r = trace_joined(ts);
+        m = find(ts, r.kind, r.head);
+    }
     return m;
+}
+
+/* What an operand reads. */
+TraceRef trace_operand_input(const Setup *su, const Operand *o)
+{
+    if (su->norm.gamma && !strcmp(o->input, su->queries.input)) return trace_ref(TK_LN, 0);
+    if (su->positions == POS_SINUSOIDAL) return trace_ref(TK_XPE, 0);
+    return trace_input_ref(o->input);
 }
 
 /* Store a computed matrix (the trace owns it unless borrowed). NULL m is
 ** a failure passed through. */
-static const Mat *put_b(TraceSetup *ts, TraceKind k, int head, int block, Mat *m, bool owned)
+const Mat *tr_put(TraceSetup *ts, TraceKind k, int head, int block, Mat *m, bool owned)
 {
     if (!m) return NULL;
     if (ts->n == ts->cap) {
@@ -152,18 +189,29 @@ static const Mat *put_b(TraceSetup *ts, TraceKind k, int head, int block, Mat *m
 /* Store a matrix that has no block size. */
 static const Mat *put(TraceSetup *ts, TraceKind k, int head, Mat *m, bool owned)
 {
-    return put_b(ts, k, head, 0, m, owned);
+    return tr_put(ts, k, head, 0, m, owned);
 }
 
-/* An operand: the input itself (borrowed), or input @ weight. */
+/* input @ weight [+ bias] (new), or NULL. */
+static Mat *project(const TraceSetup *ts, const Mat *in, const char *weight, const char *bias)
+{
+    const Mat *w = tr_input(ts, weight), *b = bias ? tr_input(ts, bias) : NULL;
+    Mat *m = w ? attn_project(in, w) : NULL;
+    if (m && b) {
+        Mat *t = attn_add_row(m, b);
+        mat_free(m);
+        m = t;
+    }
+    return m;
+}
+
+/* An operand: the input itself (borrowed), or input @ weight [+ bias]. */
 static const Mat *operand(TraceSetup *ts, TraceKind k, const Operand *o)
 {
-    const Mat *in = find(ts, TK_XPE, 0);     /* sinusoidal positions: X + PE for all three */
-    if (!in) in = input(ts, o->input);
+    const Mat *in = trace_at_setup(ts, trace_operand_input(ts->su, o));
     if (!in) return NULL;
     if (!o->weight) return put(ts, k, 0, (Mat *)in, false);
-    const Mat *w = input(ts, o->weight);
-    return w ? put(ts, k, 0, attn_project(in, w), true) : NULL;
+    return put(ts, k, 0, project(ts, in, o->weight, o->bias), true);
 }
 
 /* The divisor for keys of width d: √d, or the lesson's own number in its
@@ -215,8 +263,8 @@ static Mat *make_mask(TraceSetup *ts, const Setup *su)
 {
     switch (su->mask) {
     case MASK_CAUSAL: return attn_causal_mask(su->nq, su->nk);
-    case MASK_ALLOW: return mat_copy(input(ts, su->mask_matrix));
-    case MASK_BLOCK: return attn_mask_from_blocked(input(ts, su->mask_matrix));
+    case MASK_ALLOW: return mat_copy(tr_input(ts, su->mask_matrix));
+    case MASK_BLOCK: return attn_mask_from_blocked(tr_input(ts, su->mask_matrix));
     case MASK_PARTS: return mask_parts(ts, su);
     default: return NULL;
     }
@@ -228,7 +276,7 @@ static Mat *make_mask(TraceSetup *ts, const Setup *su)
 static Mat *raw_scores(const TraceSetup *ts, const Setup *su, const Mat *Q, const Mat *K)
 {
     if (su->score == SCORE_ADDITIVE)
-        return attn_additive_scores(Q, K, input(ts, su->add_w1), input(ts, su->add_w2), input(ts, su->add_v));
+        return attn_additive_scores(Q, K, tr_input(ts, su->add_w1), tr_input(ts, su->add_w2), tr_input(ts, su->add_v));
     return attn_scores(Q, K);
 }
 
@@ -382,20 +430,20 @@ static bool kv_decode(TraceSetup *ts, const Setup *su, int h, const Mat *mask)
 ** from the ordinary output. */
 static bool online(TraceSetup *ts, const Setup *su, int h, int b)
 {
-    if (find_b(ts, TK_OS_OUT, h, b)) return true;          /* two stages with one block size */
+    if (tr_find(ts, TK_OS_OUT, h, b)) return true;          /* two stages with one block size */
     OnlineSoftmax os;
     if (!attn_online_softmax(find(ts, trace_softmax_input(su), h), find(ts, TK_V, h), b, &os)) return false;
-    put_b(ts, TK_OS_MAX, h, b, os.max, true);
-    put_b(ts, TK_OS_SUM, h, b, os.sum, true);
-    put_b(ts, TK_OS_RESCALE, h, b, os.rescale, true);
-    put_b(ts, TK_OS_ACC, h, b, os.acc, true);
-    put_b(ts, TK_OS_OUT, h, b, os.out, true);
+    tr_put(ts, TK_OS_MAX, h, b, os.max, true);
+    tr_put(ts, TK_OS_SUM, h, b, os.sum, true);
+    tr_put(ts, TK_OS_RESCALE, h, b, os.rescale, true);
+    tr_put(ts, TK_OS_ACC, h, b, os.acc, true);
+    tr_put(ts, TK_OS_OUT, h, b, os.out, true);
     /* the difference in units of DBL_EPSILON (2⁻⁵²), so that rounding reads as small numbers */
     Mat *d = mat_scale(find(ts, TK_OUTPUT, h), -1.0), *diff = mat_add(os.out, d);
     Mat *units = mat_scale(diff, 1.0 / DBL_EPSILON);
     mat_free(d);
     mat_free(diff);
-    return put_b(ts, TK_OS_DIFF, h, b, units, true) != NULL;
+    return tr_put(ts, TK_OS_DIFF, h, b, units, true) != NULL;
 }
 
 /* The computations only some stages show (StageKind.extra): decoding and
@@ -411,27 +459,46 @@ static bool stage_extras(TraceSetup *ts, const Lesson *L, int k, const Mat *mask
             if (extra == EXTRA_DECODE && !find(ts, TK_KV_WEIGHTS, h) && !kv_decode(ts, su, h, mask)) return false;
             if (extra == EXTRA_ONLINE && !online(ts, su, h, lesson_stage_block(L, st))) return false;
         }
+        if (extra == EXTRA_TOP && !tr_top(ts, lesson_stage_top(L, st))) return false;
     }
     return true;
 }
 
-/* After every head: the entropies; with outputs, the joined heads and W_o. */
+/* What a head switched off hands on in place of its output O: zeros, or
+** (mean ablation) every row the mean of O's rows (new). */
+static Mat *ablated_output(const Setup *su, int h, const Mat *O)
+{
+    Mat *r = mat_create(O->rows, O->cols);
+    if (!(su->ablate_mean & (1u << (h - 1)))) return r;
+    for (int j = 0; j < O->cols; j++) {
+        double sum = 0;
+        for (int i = 0; i < O->rows; i++) sum += mat_get(O, i, j);
+        for (int i = 0; i < O->rows; i++) mat_set(r, i, j, sum / O->rows);
+    }
+    return r;
+}
+
+/* After every head: the entropies; with outputs, the joined heads (a head
+** switched off in them as `ablate:` says) and W_o. */
 static bool join_heads(TraceSetup *ts, const Setup *su)
 {
     int H = ts->heads;
-    Mat *outs[LESSON_MAX_HEADS], *ents[LESSON_MAX_HEADS];
+    Mat *outs[LESSON_MAX_HEADS], *ents[LESSON_MAX_HEADS], *off[LESSON_MAX_HEADS] = { NULL };
     bool have_out = true;
     for (int h = 1; h <= H; h++) {
         outs[h - 1] = (Mat *)find(ts, TK_OUTPUT, h);
         have_out &= outs[h - 1] != NULL;
+        if (outs[h - 1] && lesson_head_ablated(su, h)) outs[h - 1] = off[h - 1] = ablated_output(su, h, outs[h - 1]);
         ents[h - 1] = attn_entropy(find(ts, TK_WEIGHTS, h));
     }
     put(ts, TK_ENTROPY, 0, H > 1 ? mat_hconcat(ents, H) : mat_copy(ents[0]), true);
     for (int h = 0; h < H; h++) mat_free(ents[h]);
-    if (!have_out) return true;             /* weights given without values */
-    const Mat *joined = H > 1 ? put(ts, TK_CONCAT, 0, attn_concat_heads(outs, H), true) : outs[0];
+    const Mat *joined = !have_out ? NULL                  /* weights given without values */
+                      : H > 1 || off[0] ? put(ts, TK_CONCAT, 0, attn_concat_heads(outs, H), true) : outs[0];
+    for (int h = 0; h < H; h++) mat_free(off[h]);
+    if (!have_out) return true;
     if (!joined) return false;
-    return !su->output_proj || put(ts, TK_FINAL, 0, attn_project(joined, input(ts, su->output_proj)), true);
+    return !su->output_proj || put(ts, TK_FINAL, 0, project(ts, joined, su->output_proj, su->output_bias), true);
 }
 
 /*
@@ -443,7 +510,7 @@ static bool join_heads(TraceSetup *ts, const Setup *su)
 static bool run_given(TraceSetup *ts, const Setup *su, Error *err, const char *file)
 {
     int H = ts->heads;
-    const Mat *A = input(ts, su->attention);
+    const Mat *A = tr_input(ts, su->attention);
     const Mat *M = put(ts, TK_MASK, 0, make_mask(ts, su), true);
     if (!A || (su->mask != MASK_NONE && !M)) return false;
     const Mat *V = su->values.input ? operand(ts, TK_V, &su->values) : NULL;
@@ -480,17 +547,17 @@ static bool run_setup(TraceSetup *ts, const Lesson *L, int k, const TraceSetup *
     ts->temperature = su->temperature;
     if (su->attention) return run_given(ts, su, err, L->shown);
     if (su->residual && prev) {
-        /* this setup's X is the stream above: its X plus its output */
-        Mat *r = mat_add(input(prev, prev->su->queries.input), stream_out(prev));
-        if (!r) return false;
-        ts->resid = put(ts, TK_RESIDUAL, 0, r, true);
+        /* this setup's X is the stream above: its X plus its output (and its MLP's) */
+        ts->resid = put(ts, TK_RESIDUAL, 0, (Mat *)find(prev, TK_STREAM, 0), false);
+        if (!ts->resid) return false;
         ts->resid_name = su->queries.input;
     }
+    const Mat *X = tr_input(ts, su->queries.input);
     if (su->positions == POS_SINUSOIDAL) {
-        const Mat *X = input(ts, su->queries.input);
         const Mat *P = X ? put(ts, TK_PE, 0, attn_sinusoidal(X->rows, X->cols), true) : NULL;
         if (!P || !put(ts, TK_XPE, 0, mat_add(X, P), true)) return false;
     }
+    if (su->norm.gamma && !tr_layer_norm(ts, su->positions == POS_SINUSOIDAL ? find(ts, TK_XPE, 0) : X)) return false;
     /* all three from the inputs (an input called Q is the queries) */
     const Mat *Q = operand(ts, TK_Q, &su->queries);
     const Mat *K = operand(ts, TK_K, &su->keys);
@@ -509,7 +576,7 @@ static bool run_setup(TraceSetup *ts, const Lesson *L, int k, const TraceSetup *
         const Mat *qh, *kh, *vh;
         if (!head_inputs(ts, su, h, Q, K, V, &qh, &kh, &vh) || !attend(ts, su, h, qh, kh, vh, M)) return false;
     }
-    return join_heads(ts, su) && stage_extras(ts, L, k, M);
+    return join_heads(ts, su) && tr_block(ts, L, k, X) && stage_extras(ts, L, k, M);
 }
 
 /* Run every setup. */
@@ -557,10 +624,14 @@ void trace_free(Trace *T)
 const Mat *trace_at(const Trace *T, int s, TraceRef r)
 {
     if (!T || s < 0 || s >= T->nsetups) return NULL;
-    const TraceSetup *ts = &T->s[s];
-    if (r.kind == TK_INPUT) return input(ts, r.name);
-    if (r.head < 0 || r.head > ts->heads) return NULL;
-    return find_b(ts, r.kind, r.head, r.block);
+    return trace_at_setup(&T->s[s], r);
+}
+
+/* The letter before a reference's block number in its name: b for the
+** online softmax's block size, k for the next token's words a row. */
+static char block_letter(TraceKind k)
+{
+    return k >= TK_TOP_LOGITS && k <= TK_TOP_IDS ? 'k' : 'b';
 }
 
 /* "weights" with one head, "head2.weights" with several. */
@@ -569,7 +640,7 @@ void trace_name(TraceRef r, int heads, char *out, size_t n)
     if (r.kind == TK_INPUT) { snprintf(out, n, "%s", r.name); return; }
     int h = norm_head(r.kind, r.head, heads);
     char blk[16] = "";
-    if (r.block > 0) snprintf(blk, sizeof blk, ".b%d", r.block);
+    if (r.block > 0) snprintf(blk, sizeof blk, ".%c%d", block_letter(r.kind), r.block);
     if (heads > 1 && h > 0) snprintf(out, n, "head%d.%s%s", h, trace_kind_name(r.kind), blk);
     else snprintf(out, n, "%s%s", trace_kind_name(r.kind), blk);
 }
@@ -590,22 +661,23 @@ bool trace_parse_name(const Trace *T, int s, const char *name, TraceRef *out)
             base = end + 1;
         }
     }
-    if (head == 0 && input(ts, name)) {
+    if (head == 0 && tr_input(ts, name)) {
         *out = trace_input_ref(name);
         return true;
     }
     int block = 0;
     size_t blen = strlen(base);
-    const char *dot = strstr(base, ".b");
-    if (dot && dot[2] >= '1' && dot[2] <= '9') {            /* online_max.b3: block size 3 */
+    const char *dot = strrchr(base, '.');
+    if (dot && (dot[1] == 'b' || dot[1] == 'k') && dot[2] >= '1' && dot[2] <= '9') {   /* online_max.b3, top_probs.k5 */
         char *end;
         long b = strtol(dot + 2, &end, 10);
-        if (*end || b > LESSON_MAX_TOKENS) return false;
+        if (*end || b > LESSON_MAX_VOCAB) return false;
         block = (int)b;
         blen = (size_t)(dot - base);
     }
     for (int k = TK_Q; k < TK_COUNT; k++)
         if (strlen(kind_names[k]) == blen && !strncmp(base, kind_names[k], blen)) {
+            if (block && dot[1] != block_letter((TraceKind)k)) return false;
             TraceRef r = trace_block_ref((TraceKind)k, head, block);
             if (trace_kind_per_head((TraceKind)k) && head == 0 && ts->heads > 1) return false;
             if (!trace_at(T, s, r)) return false;

@@ -26,6 +26,19 @@
 ** for; their references carry the block size (trace_block_ref), named
 ** "head1.online_max.b3".
 **
+** The rest of a transformer block (trace_block.c) adds its own kinds, all
+** whole (head 0): the layer norm before attention (TK_LN_HAT, TK_LN), the
+** residual stream after attention (TK_MID: X + the attention output), the
+** MLP (TK_MLP_LN … TK_MLP_OUT), the stream after the setup (TK_STREAM: X +
+** attention [+ MLP], what `residual: yes` continues and the unembedding
+** reads) and the next token (TK_FINAL_LN, TK_LOGITS, TK_PROBS, and per k
+** the union of each row's k likeliest words: TK_TOP_*, whose references
+** carry k where the online softmax's carry the block size, named
+** "top_probs.k5"). With heads switched off (`ablate:`) each head's
+** weights and output are computed as usual, and the joined heads hold 0
+** (or the head's mean over the tokens) in its columns: TK_CONCAT exists
+** then even with one head.
+**
 ** A setup given its weights (`attention: A`) computes none of the above:
 ** (TK_WEIGHTS, h) is A's block of columns for head h (borrowed with one
 ** head), TK_MASK is the setup's mask (a weight it blocks must be 0, else
@@ -72,6 +85,20 @@ typedef enum TraceKind {
     /* per head and block size: FlashAttention's online softmax (attn_online_softmax) */
     TK_OS_MAX, TK_OS_SUM, TK_OS_RESCALE, TK_OS_ACC, TK_OS_OUT,
     TK_OS_DIFF,         /* (online output − weights·V) ÷ DBL_EPSILON, rounding made readable */
+    /* the rest of a transformer block (head 0) */
+    TK_LN_HAT,          /* layer_norm: the input standardised, (x − mean)/√(var + ε) */
+    TK_LN,              /* x̂·γ + β: what the projections read */
+    TK_MID,             /* the stream after attention: X + its output (with an MLP) */
+    TK_MLP_LN,          /* mlp_norm of TK_MID: the MLP's input */
+    TK_MLP_PRE,         /* input·W_in + b_in */
+    TK_MLP_ACT,         /* the activation of it */
+    TK_MLP_OUT,         /* act·W_out + b_out */
+    TK_STREAM,          /* the stream after the setup: X + attention [+ MLP] */
+    TK_FINAL_LN,        /* final_norm of the stream */
+    TK_LOGITS,          /* (normed) stream·W_U + b_U: a row per token, a column per word */
+    TK_PROBS,           /* softmax of each row of logits: the next token's probabilities */
+    TK_TOP_LOGITS, TK_TOP_PROBS,    /* per k: the columns of the words among some row's k likeliest */
+    TK_TOP_IDS,         /* per k: 1 x those words' columns (0-based) */
     TK_COUNT
 } TraceKind;
 
@@ -83,7 +110,7 @@ _Static_assert(TK_COUNT <= 64, "a set of trace kinds is a 64-bit mask");
 typedef struct TraceRef {
     TraceKind kind;
     int head;                           /* 0: not per head; 1 … H */
-    int block;                          /* TK_OS_*: the block size; else 0 */
+    int block;                          /* TK_OS_*: the block size; TK_TOP_*: k; else 0 */
     char name[LESSON_MAX_NAME + 1];     /* TK_INPUT only */
 } TraceRef;
 
@@ -126,7 +153,8 @@ void trace_free(Trace *T);
 
 /* A reference to a computed matrix. */
 TraceRef trace_ref(TraceKind kind, int head);
-/* A reference to an online-softmax matrix of block size b. */
+/* A reference to an online-softmax matrix of block size b (or a TK_TOP_*
+** matrix of k words a row). */
 TraceRef trace_block_ref(TraceKind kind, int head, int block);
 /* A reference to an input by name. */
 TraceRef trace_input_ref(const char *name);
@@ -149,6 +177,10 @@ const Mat *trace_stream_out(const Trace *T, int s);
 /* True if input name of setup s is computed (the residual stream of
 ** `residual: yes`) rather than the lesson's own numbers. */
 bool trace_input_computed(const Trace *T, int s, const char *name);
+/* Whether name is what the trace calls a computed matrix ("weights",
+** "logits", ...), which a lesson's input may not be called; Q, K and V
+** are not (an input may be the queries themselves). */
+bool trace_reserved_name(const char *name);
 /* The kind's name without a head: "raw_scores", "weights", ... */
 const char *trace_kind_name(TraceKind k);
 /* True for kinds that exist once per head (scores, weights, RoPE'd Q, ...). */
@@ -158,6 +190,19 @@ int trace_kv_head(const TraceSetup *ts, int h);
 /* What the scores are made from: TK_QROT/TK_KROT with RoPE, else TK_Q/TK_K. */
 TraceKind trace_score_q(const Setup *su);
 TraceKind trace_score_k(const Setup *su);
+/* What an operand of su reads: the layer norm of X (TK_LN) when it reads
+** X under `layer_norm:`, else X + PE with sinusoidal positions, else its
+** input by name. */
+TraceRef trace_operand_input(const Setup *su, const Operand *o);
+/* The heads joined, as W_o reads them: TK_CONCAT when there is one, else
+** the one head's output. */
+TraceRef trace_joined(const TraceSetup *ts);
+/* What the MLP reads: TK_MLP_LN under `mlp_norm:`, else TK_MID. What the
+** unembedding reads: TK_FINAL_LN under `final_norm:`, else TK_STREAM. */
+TraceKind trace_mlp_input(const Setup *su);
+TraceKind trace_unembed_input(const Setup *su);
+/* The activation of x. */
+double trace_activate(Activation a, double x);
 /* What the mask is applied to (TK_BIASED with ALiBi, else TK_SCALED), and
 ** what softmax reads (TK_MASKED with a mask, else the former). */
 TraceKind trace_mask_input(const Setup *su);

@@ -1,0 +1,57 @@
+"""attnlab in Python: attention weights, lessons and PyTorch models drawn by
+the attnlab program, inline in Jupyter.
+
+    import attnlab
+    attnlab.show(weights, tokens)                    # given weights, [heads,] queries, keys
+    les = attnlab.from_torch(mha, x, tokens)         # nn.MultiheadAttention, a GPT-2 block or model
+    les.slide(2)                                     # a stage, drawn; .save("x.png"), .dump()
+    les.interactive()                                # the browser edition in the notebook
+
+Everything is computed by the attnlab program (its command line), so the
+numbers are the ones its window shows; every object returned has
+.lesson_text() (the lesson, which the window opens as it is) and .dump()
+(what `attnlab --dump` prints). Pure Python: the standard library and
+numpy; PyTorch only for from_torch. docs/python.md says more.
+"""
+
+from ._lesson import Interactive, Lesson, Slide
+from ._program import LessonError, browser_edition, program
+from ._torch import from_torch
+from . import _text
+
+__all__ = ["show", "Lesson", "Slide", "Interactive", "from_torch", "LessonError", "program", "browser_edition"]
+
+
+def show(attention, tokens, key_tokens=None, *, title="Attention weights", mask=None, stage=None, head=None,
+         values=None, text=None, batch=0, interactive=False, **options):
+    """Draw given attention weights, as a model returned them.
+
+    attention: a numpy array or torch tensor of shape (queries, keys) or
+    (heads, queries, keys) (or with a batch axis first: batch picks one);
+    every row sums to 1. tokens label the queries, key_tokens the keys
+    (cross-attention; else the keys are the tokens). mask: "causal" (or
+    "padding TOKEN", ...) when the model used one: a weight it blocks must
+    be 0. stage: "softmax" (one head; the default), "multi_head" (several;
+    the default), "entropy" or "per_token"; head shows one head. values:
+    the values the weights average (then "weighted_sum" works too). text:
+    the slide's explanation. options: Lesson's (size, theme, cmap, format).
+    interactive=True: the browser edition in the notebook instead.
+    Returns a Lesson, which draws itself.
+    """
+    a = _text.as_array(attention)
+    if a.ndim == 4:
+        a = a[batch]
+    if a.ndim == 2:
+        a = a[None]
+    if a.ndim != 3:
+        raise ValueError("attnlab.show: attention has shape %s; expected (queries, keys) or (heads, queries, keys)"
+                         % (a.shape,))
+    heads = a.shape[0]
+    les = Lesson(title, **options)
+    cross = key_tokens is not None
+    les.setup(None if cross else tokens, query_tokens=tokens if cross else None, key_tokens=key_tokens,
+              attention=a, mask=mask, matrices={"V": values} if values is not None else None,
+              settings={"values": "V"} if values is not None else None)
+    stage = stage or ("multi_head" if heads > 1 else "softmax")
+    les.stage(stage, text=text, head=head)
+    return les.interactive() if interactive else les

@@ -1,0 +1,511 @@
+"""attnlab.Lesson: a lesson built from arrays, its stages drawn by the program.
+
+A Lesson is a list of setups (tokens, the input X, projections, heads,
+masks, positions, the rest of a transformer block) and of stages, each
+shown with the setup above it, exactly as a lesson file is
+(docs/lesson-format.md). Its text is what .lesson_text() returns and what
+the window opens; every picture and number comes from the attnlab program
+given that text.
+"""
+
+import base64
+import html
+import json
+import os
+import tempfile
+
+import numpy as np
+
+from . import _program, _text
+
+# The matrix each keyword of Lesson.setup becomes, by keyword.
+_MATRIX_NAMES = {
+    "X": "X", "Y": "Y", "W_q": "W_q", "W_k": "W_k", "W_v": "W_v", "b_q": "b_q", "b_k": "b_k", "b_v": "b_v",
+    "W_o": "W_o", "b_o": "b_o",
+}
+# Stage options a stage may set (docs/lesson-format.md, "Stages").
+_STAGE_OPTIONS = ("cmap", "decimals", "head", "query", "scale", "block", "top")
+
+
+def _norm(value, gamma, beta, key, setup):
+    """A layer norm given as (γ, β) or (γ, β, ε): its two rows as matrices and its key."""
+    if value is None:
+        return
+    g, b = value[0], value[1]
+    eps = value[2] if len(value) > 2 else None
+    setup["matrices"][gamma] = _text.as_array(g).reshape(1, -1)
+    setup["matrices"][beta] = _text.as_array(b).reshape(1, -1)
+    setup["settings"][key] = "%s %s%s" % (gamma, beta, "" if eps is None else " eps %s" % _text.number(eps))
+
+
+def _affine(value, w, b, setup):
+    """A weight and its optional bias, (W, b) or W: their names joined as the format writes them."""
+    if isinstance(value, (tuple, list)) and len(value) == 2 and value[1] is not None:
+        setup["matrices"][w] = _text.as_array(value[0])
+        setup["matrices"][b] = _text.as_array(value[1]).reshape(1, -1)
+        return "%s + %s" % (w, b)
+    setup["matrices"][w] = _text.as_array(value[0] if isinstance(value, (tuple, list)) else value)
+    return w
+
+
+class Lesson:
+    """A lesson built from arrays. Add setups and stages, then show a stage
+    (it renders inline in Jupyter, as a PNG unless format="svg"), or take
+    its text, its numbers (dump) or any slide.
+
+        les = attnlab.Lesson("Self-attention on three words")
+        les.setup(["the", "cat", "sat"], X, W_q=Wq, W_k=Wk, W_v=Wv, heads=1)
+        les.stage("qkv_projection").stage("softmax", text="Each row sums to 1.")
+        les                       # the first stage, drawn
+        les.slide(2).save("softmax.png")
+
+    size, theme ("light" or "dark"), cmap and scale are the export's
+    options (attnlab --export); shown is the stage a bare Lesson draws.
+    """
+
+    def __init__(self, title="attnlab", summary=None, language=None, *, size=(1280, 720), theme="light", cmap=None,
+                 scale=1, format="png", shown=1):
+        _text.one_line(title, "title")
+        if summary is not None:
+            _text.one_line(summary, "summary")
+        self.title, self.summary, self.language = title, summary, language
+        self.size, self.theme, self.cmap, self.scale, self.format, self.shown = size, theme, cmap, scale, format, shown
+        self._sections = []                 # ("setup", dict) and ("stage", dict), in file order
+        self._cache = {}
+
+    # ------------------------------------------------------------ building
+
+    def setup(self, tokens=None, X=None, *, title=None, query_tokens=None, key_tokens=None, Y=None,
+              W_q=None, W_k=None, W_v=None, b_q=None, b_k=None, b_v=None, W_o=None, b_o=None,
+              queries=None, keys=None, values=None, heads=None, kv_heads=None, mask=None, positions=None,
+              score=None, divisor=None, temperature=None, layer_norm=None, mlp=None, mlp_norm=None,
+              unembed=None, final_norm=None, vocab=None, ablate=None, residual=None, attention=None,
+              seed=None, dims=None, matrices=None, settings=None):
+        """Start a setup. Like a [setup] section, it starts from a copy of the
+        one above and changes only what it is given.
+
+        tokens (or query_tokens and key_tokens), X (and Y for the keys of
+        cross-attention); W_q, W_k, W_v with biases b_q, b_k, b_v (rows)
+        make queries, keys and values X @ W + b (or give queries=, keys=,
+        values= as the format writes them); a weight may be a (heads,
+        d_model, d_head) stack. W_o and b_o: the output projection. mask:
+        "causal" (or any value of `mask:`), or a matrix of 1 (may attend)
+        and 0 (blocked). layer_norm, mlp_norm, final_norm: (γ, β) or
+        (γ, β, ε). mlp: (W_in, b_in, activation, W_out, b_out), the
+        activation "relu", "gelu" or "gelu_tanh". unembed: W_U or (W_U, b_U)
+        with vocab the word of each column. ablate: heads to switch off
+        (from 1), or (heads, "mean"). attention: given weights, (heads,
+        queries, keys). matrices: more named matrices; settings: more
+        `key: value` lines, as written.
+        """
+        if title is not None:
+            _text.one_line(title, "setup's title", True)      # refused now, not when the lesson is drawn
+        s = {"title": title, "settings": {}, "matrices": {}, "tokens": {}}
+        for key, value in (("tokens", tokens), ("query_tokens", query_tokens), ("key_tokens", key_tokens),
+                           ("vocab", vocab), ("dims", dims)):
+            if value is not None:
+                s["tokens"][key] = [str(t) for t in value]
+        given = {"X": X, "Y": Y, "W_q": W_q, "W_k": W_k, "W_v": W_v, "b_q": b_q, "b_k": b_k, "b_v": b_v,
+                 "W_o": W_o, "b_o": b_o}
+        for key, value in given.items():
+            if value is not None:
+                a = _text.as_array(value)
+                s["matrices"][_MATRIX_NAMES[key]] = a.reshape(1, -1) if key.startswith("b_") else a
+        for role, w, b, given_expr in (("queries", W_q, b_q, queries), ("keys", W_k, b_k, keys),
+                                       ("values", W_v, b_v, values)):
+            if given_expr is not None:
+                s["settings"][role] = given_expr
+            elif w is not None:
+                source = "Y" if role != "queries" and (Y is not None or key_tokens is not None) else "X"
+                bias = {"queries": "b_q", "keys": "b_k", "values": "b_v"}[role]
+                s["settings"][role] = "%s @ %s%s" % (source, "W_" + role[0], " + " + bias if b is not None else "")
+        if W_o is not None:
+            s["settings"]["output"] = "W_o + b_o" if b_o is not None else "W_o"
+        if mask is not None:
+            if isinstance(mask, str):
+                s["settings"]["mask"] = mask
+            else:
+                s["matrices"]["M"] = (_text.as_array(mask) != 0).astype(np.float64)
+                s["settings"]["mask"] = "allow M"
+        _norm(layer_norm, "ln1_g", "ln1_b", "layer_norm", s)
+        _norm(mlp_norm, "ln2_g", "ln2_b", "mlp_norm", s)
+        _norm(final_norm, "lnf_g", "lnf_b", "final_norm", s)
+        if mlp is not None:
+            w_in, b_in, act, w_out, b_out = mlp
+            first = _affine((w_in, b_in), "W_in", "b_in", s)
+            second = _affine((w_out, b_out), "W_out", "b_out", s)
+            s["settings"]["mlp"] = "%s %s %s" % (first, act, second)
+        if unembed is not None:
+            s["settings"]["unembed"] = _affine(unembed, "W_U", "b_U", s)
+        if attention is not None:
+            a = _text.as_array(attention)
+            if a.ndim == 4 and a.shape[0] == 1:
+                a = a[0]
+            s["matrices"]["A"] = a
+            s["settings"]["attention"] = "A"
+        if ablate is not None:
+            heads_off, how = (ablate, None) if not (isinstance(ablate, tuple) and isinstance(ablate[1], str)) \
+                else ablate
+            heads_off = [heads_off] if isinstance(heads_off, int) else list(heads_off)
+            s["settings"]["ablate"] = " ".join(str(int(h)) for h in heads_off) + (" " + how if how else "") \
+                if heads_off else "none"
+        for key, value in (("heads", heads), ("kv_heads", kv_heads), ("positions", positions), ("score", score),
+                           ("seed", seed)):
+            if value is not None:
+                s["settings"][key] = str(value)
+        for key, value in (("divisor", divisor), ("temperature", temperature)):
+            if value is not None:
+                s["settings"][key] = _text.number(value)
+        if residual is not None:
+            s["settings"]["residual"] = "yes" if residual else "no"
+        for name, value in (matrices or {}).items():
+            s["matrices"][name] = _text.as_array(value)
+        s["settings"].update(settings or {})
+        self._sections.append(("setup", s))
+        self._cache.clear()
+        return self
+
+    def stage(self, kind, title=None, text=None, **options):
+        """Add a stage of the setup above: kind is its id ("softmax",
+        "multi_head", "next_token", ...), text its explanation (paragraphs
+        separated by blank lines), options its stage options (head=2,
+        top=5, decimals=3, cmap="magma", ...)."""
+        unknown = set(options) - set(_STAGE_OPTIONS)
+        if unknown:
+            raise TypeError("attnlab: unknown stage option %s; expected %s" % (", ".join(sorted(unknown)),
+                                                                               ", ".join(_STAGE_OPTIONS)))
+        if not any(kind == "setup" for kind, _ in self._sections):
+            raise ValueError("attnlab: add a setup before its stages (Lesson.setup)")
+        if text is not None:
+            _text.paragraphs(text)              # refused now, not when the lesson is first drawn
+        if title is not None:
+            _text.one_line(title, "stage's title", True)
+        self._sections.append(("stage", {"kind": kind, "title": title, "text": text, "options": options}))
+        self._cache.clear()
+        return self
+
+    @property
+    def stages(self):
+        """The ids of the stages, in order."""
+        return [s["kind"] for kind, s in self._sections if kind == "stage"]
+
+    # ---------------------------------------------------------------- text
+
+    def _numbers(self):
+        """How many numbers the matrices of every setup hold."""
+        return sum(a.size for kind, s in self._sections if kind == "setup" for a in s["matrices"].values())
+
+    def _needs_npz(self):
+        """Whether the arrays go to a .npz beside the lesson: too many to write out, or a token list too long for a line."""
+        if self._numbers() > _text.INLINE_NUMBERS:
+            return True
+        return any(len(_text.tokens(ts).encode("utf-8")) > _text.LINE_BYTES
+                   for kind, s in self._sections if kind == "setup" for ts in s["tokens"].values())
+
+    def _arrays(self):
+        """The arrays of a .npz for the lesson: each setup's matrices and token lists, keyed s<N>_<name>."""
+        out, n = {}, 0
+        for kind, s in self._sections:
+            if kind != "setup":
+                continue
+            n += 1
+            for name, a in s["matrices"].items():
+                out["s%d_%s" % (n, name)] = a
+            for key, ts in s["tokens"].items():
+                out["s%d_%s" % (n, key)] = np.array(ts)
+        return out
+
+    def lesson_text(self, npz="arrays.npz"):
+        """The lesson as text, as the window opens it. When its arrays are too
+        many to write out, they are loaded from npz (save() writes both)."""
+        use_npz = self._needs_npz()
+        out = ["title: %s\n" % _text.one_line(self.title, "title")]
+        if self.summary:
+            out.append("summary: %s\n" % _text.one_line(self.summary, "summary"))
+        if self.language:
+            out.append("language: %s\n" % self.language)
+        n = 0
+        for kind, s in self._sections:
+            out.append("\n")
+            if kind == "setup":
+                n += 1
+                out.append("[setup: %s]\n" % _text.one_line(s["title"], "setup's title", True) if s["title"] else "[setup]\n")
+                for key, ts in s["tokens"].items():
+                    line = "%s: %s\n" % (key, _text.tokens(ts))
+                    out.append('%s = load "%s" s%d_%s\n' % (key, npz, n, key) if use_npz else line)
+                for name, a in s["matrices"].items():
+                    if use_npz:
+                        out.append('%s = load "%s" s%d_%s\n' % (name, npz, n, name))
+                    else:
+                        out.append(_text.matrix(name, a))
+                for key, value in s["settings"].items():
+                    out.append("%s: %s\n" % (key, value))
+            else:
+                title = s["title"]
+                out.append("[%s%s]\n" % (s["kind"], ": " + _text.one_line(title, "stage's title", True) if title else ""))
+                for key, value in s["options"].items():
+                    if value is not None:
+                        out.append("%s: %s\n" % (key, value))
+                if s["text"]:
+                    out.append("\n" + _text.paragraphs(s["text"]) + "\n")
+        return "".join(out)
+
+    def save(self, path):
+        """Save: a .lesson file (with its .npz beside it when the arrays do not
+        fit in the text), or the shown stage as .png or .svg."""
+        path = os.fspath(path)
+        if path.endswith(".lesson"):
+            npz = os.path.splitext(os.path.basename(path))[0] + ".npz"
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(self.lesson_text(npz))
+            if self._needs_npz():
+                np.savez(os.path.join(os.path.dirname(path) or ".", npz), **self._arrays())
+            return path
+        return self.slide(self.shown).save(path)
+
+    # ------------------------------------------------------------- running
+
+    def _run(self, args):
+        """Run attnlab on the lesson (from standard input), with its arrays in
+        a temporary directory when they go to a .npz; its output."""
+        if not self._needs_npz():
+            return _program.run(args, self.lesson_text())
+        with tempfile.TemporaryDirectory(prefix="attnlab-") as d:
+            np.savez(os.path.join(d, "arrays.npz"), **self._arrays())
+            return _program.run(args, self.lesson_text("arrays.npz"), cwd=d)
+
+    def _export_args(self, fmt):
+        """The options of an export."""
+        args = ["--format", fmt, "--size", "%dx%d" % tuple(self.size), "--theme", self.theme, "--scale", str(self.scale)]
+        return args + (["--cmap", self.cmap] if self.cmap else [])
+
+    def picture(self, stage=None, fmt=None, step=None):
+        """Stage stage (from 1; the shown one by default) as PNG bytes or SVG
+        text. A stage with sub-steps (kv_cache, online_softmax) draws step
+        (from 1; the first by default)."""
+        stage = self.shown if stage is None else stage
+        fmt = fmt or self.format
+        key = ("picture", stage, fmt, step, tuple(self.size), self.theme, self.cmap, self.scale)
+        if key not in self._cache:
+            if step is None:
+                try:
+                    data = self._run(["--export", "-", "--stage", str(stage)] + self._export_args(fmt) + ["-"])
+                except _program.LessonError as e:
+                    if "sub-step" not in e.message:
+                        raise
+                    data = self._step_picture(stage, fmt, 1)
+            else:
+                data = self._step_picture(stage, fmt, step)
+            self._cache[key] = data.decode("utf-8") if fmt == "svg" else data
+        return self._cache[key]
+
+    def _step_picture(self, stage, fmt, step):
+        """One sub-step's picture, exported to a directory with the others."""
+        with tempfile.TemporaryDirectory(prefix="attnlab-") as d:
+            out = os.path.join(d, "out")
+            if self._needs_npz():
+                np.savez(os.path.join(d, "arrays.npz"), **self._arrays())
+            _program.run(["--export", out, "--stage", str(stage)] + self._export_args(fmt) + ["-"],
+                         self.lesson_text("arrays.npz"), cwd=d)
+            files = sorted(os.listdir(out))
+            if not 1 <= step <= len(files):
+                raise IndexError("attnlab: stage %d has %d sub-steps" % (stage, len(files)))
+            with open(os.path.join(out, files[step - 1]), "rb") as f:
+                return f.read()
+
+    def dump(self, stage=None):
+        """What `attnlab --dump` prints, as Python objects (every stage, or
+        stage `stage` from 1): the stages' matrices with their labels."""
+        key = ("dump", stage)
+        if key not in self._cache:
+            args = ["--dump"] + (["--stage", str(stage)] if stage is not None else []) + ["-"]
+            self._cache[key] = json.loads(self._run(args).decode("utf-8"))
+        return self._cache[key]
+
+    def matrices(self, stage):
+        """The matrices stage `stage` (from 1) shows, as numpy arrays by their
+        --dump names ("head2.weights", "logits", ...); −∞ stays −∞."""
+        d = self.dump()
+        for st in d["stages"]:
+            if st["index"] == stage:
+                return {m["name"]: _matrix_of(d, st, m) for m in st["matrices"]}
+        raise IndexError("attnlab: the lesson has no stage %d" % stage)
+
+    def matrix(self, name, stage=None, setup=None):
+        """The matrix called name (a --dump name, such as "head2.weights",
+        "final" or "mlp_out") as the first stage that shows it shows it: of
+        stage `stage`, or of the stages of setup `setup` (both from 1)."""
+        d = self.dump()
+        for st in d["stages"]:
+            if (stage is not None and st["index"] != stage) or (setup is not None and st["setup"] != setup):
+                continue
+            for m in st["matrices"]:
+                if m["name"] == name:
+                    return _matrix_of(d, st, m)
+        where = " %d" % stage if stage is not None else " of setup %d" % setup if setup is not None else ""
+        raise KeyError("attnlab: no stage%s shows %s" % (where, name))
+
+    def _setups(self):
+        """How many setups the lesson has."""
+        return sum(1 for kind, _ in self._sections if kind == "setup")
+
+    def weights(self, setup=None):
+        """Every head's attention weights in setup `setup` (from 1; the last
+        by default), as an array (heads, queries, keys), from a stage that
+        shows them all (softmax with one head, multi_head with several)."""
+        setup = setup or self._setups()
+        try:
+            return self.matrix("weights", setup=setup)[None]
+        except KeyError:
+            pass
+        heads = []
+        while True:
+            try:
+                heads.append(self.matrix("head%d.weights" % (len(heads) + 1), setup=setup))
+            except KeyError:
+                break
+        if not heads:
+            raise KeyError("attnlab: no stage of setup %d shows the weights (add a softmax or multi_head stage)" % setup)
+        return np.stack(heads)
+
+    def next_token(self, setup=None):
+        """The next_token stage's probabilities (a row per token, a column per
+        word it shows: every word among some row's top k) and those words."""
+        d = self.dump()
+        for st in d["stages"]:
+            if st["id"] == "next_token" and (setup is None or st["setup"] == setup):
+                for m in st["matrices"]:
+                    if m["name"].startswith("top_probs."):
+                        return _matrix_of(d, st, m), list(m["col_labels"])
+        raise KeyError("attnlab: the lesson has no next_token stage%s" % ("" if setup is None else " in setup %d" % setup))
+
+    # ------------------------------------------------------------- showing
+
+    def slide(self, stage=None, step=None):
+        """Stage `stage` (from 1) as a Slide, which draws itself inline."""
+        return Slide(self, self.shown if stage is None else stage, step)
+
+    def __getitem__(self, stage):
+        return self.slide(stage)
+
+    def _repr_png_(self):
+        return self.slide()._repr_png_()
+
+    def _repr_svg_(self):
+        return self.slide()._repr_svg_()
+
+    def interactive(self, stage=None, height=640):
+        """The lesson in the browser edition, inside the notebook: hover,
+        step, switch heads off (A), all offline (the page and the lesson
+        in the notebook's output). Needs `make web` (build/web/attnlab.html)."""
+        return Interactive(self, self.shown if stage is None else stage, height)
+
+    def __repr__(self):
+        return "<attnlab.Lesson %r: %d stage%s>" % (self.title, len(self.stages), "" if len(self.stages) == 1 else "s")
+
+
+def _matrix_of(d, st, m):
+    """A --dump matrix as a numpy array (null, a masked −∞, as −∞); a big one from the shared table."""
+    data = m.get("data")
+    if m.get("shared"):
+        data = d["matrices"][str(st["setup"])][m["name"]]
+    if data is None:
+        raise ValueError("attnlab: %s is past what one dump writes" % m["name"])
+    return np.array([[-np.inf if v is None else v for v in row] for row in data], dtype=np.float64)
+
+
+class Slide:
+    """One stage of a lesson, drawn by the program: inline in Jupyter (PNG,
+    or SVG when its lesson's format is "svg"), saved with save(path)."""
+
+    def __init__(self, lesson, stage, step=None):
+        self.lesson, self.stage, self.step = lesson, stage, step
+
+    def png(self):
+        """The PNG's bytes."""
+        return self.lesson.picture(self.stage, "png", self.step)
+
+    def svg(self):
+        """The SVG's text."""
+        return self.lesson.picture(self.stage, "svg", self.step)
+
+    def _repr_png_(self):
+        return self.png() if self.lesson.format == "png" else None
+
+    def _repr_svg_(self):
+        return self.svg() if self.lesson.format == "svg" else None
+
+    def save(self, path):
+        """Write the stage as PNG or SVG, by the name's extension."""
+        path = os.fspath(path)
+        data = self.svg().encode("utf-8") if path.lower().endswith(".svg") else self.png()
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def lesson_text(self):
+        """The text of the lesson this stage belongs to."""
+        return self.lesson.lesson_text()
+
+    def dump(self):
+        """What `attnlab --dump --stage N` prints for this stage, as Python objects."""
+        return self.lesson.dump(self.stage)
+
+    def matrices(self):
+        """This stage's matrices as numpy arrays, by --dump name."""
+        return self.lesson.matrices(self.stage)
+
+    def interactive(self, height=640):
+        """This stage in the browser edition, inside the notebook."""
+        return self.lesson.interactive(self.stage, height)
+
+    def __repr__(self):
+        return "<attnlab.Slide %d of %r>" % (self.stage, self.lesson.title)
+
+
+class Interactive:
+    """The browser edition with a lesson inside, shown in a notebook's
+    output as a sandboxed frame: no network, no server, nothing installed.
+    save("x.html") writes the same page as a file that opens on its own."""
+
+    def __init__(self, lesson, stage, height):
+        self.lesson, self.stage, self.height = lesson, stage, height
+
+    def page(self):
+        """The page: attnlab.html with the lesson (and its arrays) inside."""
+        with open(_program.browser_edition(), encoding="utf-8") as f:
+            page = f.read()
+        files = [("lesson.lesson", self.lesson.lesson_text("arrays.npz").encode("utf-8"), True)]
+        if self.lesson._needs_npz():
+            with tempfile.TemporaryDirectory(prefix="attnlab-") as d:
+                np.savez(os.path.join(d, "arrays.npz"), **self.lesson._arrays())
+                with open(os.path.join(d, "arrays.npz"), "rb") as f:
+                    files.append(("arrays.npz", f.read(), False))
+        carried = "".join('<script type="application/x-attnlab-file" data-name="%s"%s>%s</script>\n'
+                          % (name, ' data-open data-link="stage=%d"' % self.stage if first else "",
+                             base64.b64encode(data).decode("ascii"))
+                          for name, data, first in files)
+        at = page.find("<body")
+        at = page.find(">", at) + 1 if at >= 0 else 0
+        return page[:at] + "\n" + carried + page[at:]
+
+    def _repr_html_(self):
+        return ('<iframe srcdoc="%s" style="width: 100%%; height: %dpx; border: 0" '
+                'sandbox="allow-scripts allow-downloads"></iframe>' % (html.escape(self.page(), quote=True),
+                                                                       self.height))
+
+    def _repr_png_(self):
+        return self.lesson.slide(self.stage)._repr_png_()
+
+    def save(self, path):
+        """Write the page, lesson inside, as one .html file."""
+        path = os.fspath(path)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.page())
+        return path
+
+    def lesson_text(self):
+        return self.lesson.lesson_text()
+
+    def dump(self):
+        return self.lesson.dump()

@@ -1,0 +1,279 @@
+"""attnlab.from_torch: a lesson from a PyTorch module and its input.
+
+Three kinds of module are read:
+
+- nn.MultiheadAttention (queries, keys and values packed in
+  in_proj_weight or separate, biases, batch_first either way, masks);
+- a GPT-2 block (ln_1, attn.c_attn packed, attn.c_proj, ln_2, mlp.c_fc,
+  mlp.c_proj, with Conv1D's (in, out) weights or nn.Linear's (out, in)),
+  as a module or as its state dict;
+- a GPT-2-style model (wte, wpe, h, ln_f; also under .transformer, with
+  lm_head or the embedding tied as the unembedding): every block chained
+  with `residual: yes`, and the next token.
+
+The module's weights become the lesson's matrices, as doubles (a float32
+weight exactly); attnlab computes everything from them. torch is imported
+here only when from_torch is called.
+"""
+
+import numpy as np
+
+from ._lesson import Lesson
+from ._text import as_array
+
+
+def from_torch(module, x, tokens, *, key_tokens=None, title=None, stages=None, **kw):
+    """A Lesson from a PyTorch module and its input x.
+
+    nn.MultiheadAttention: x is the query input (L, E), or batched (N, L, E)
+    with batch_first, else (L, N, E); key= and value= for cross-attention
+    (with key_tokens); attn_mask= (bool, True = blocked, or float 0/−inf),
+    key_padding_mask=, causal=True; batch= picks one sequence (0).
+    A GPT-2 block (module or state dict, heads= for a state dict): x is its
+    input hidden states (n, d); causal (default True), activation=
+    ("gelu_tanh", GPT-2's), unembed= (V, d) as an embedding stores it, or
+    (W_U, b_U) as x @ W_U + b_U, final_norm= (a LayerNorm or (γ, β, ε)),
+    vocab= the words. A GPT-2-style model: x is the token ids; vocab= the
+    words (default "#0", "#1", ...); ablate={layer: heads} switches heads
+    off (layers and heads from 1).
+    stages: the stage ids to show (a sensible list by default).
+    """
+    import torch
+
+    if isinstance(module, torch.nn.MultiheadAttention):
+        return _multihead(module, x, tokens, key_tokens, title, stages, **kw)
+    if isinstance(module, dict) or all(hasattr(module, a) for a in ("ln_1", "attn", "ln_2", "mlp")):
+        return _block_lesson(module, x, tokens, title, stages, **kw)
+    inner = getattr(module, "transformer", module)
+    if all(hasattr(inner, a) for a in ("wte", "wpe", "h", "ln_f")):
+        return _model(module, inner, x, tokens, title, stages, **kw)
+    raise TypeError("attnlab.from_torch: expected nn.MultiheadAttention, a GPT-2 block (ln_1, attn, ln_2, mlp) or "
+                    "its state dict, or a GPT-2-style model (wte, wpe, h, ln_f); found %s" % type(module).__name__)
+
+
+# ------------------------------------------------------------ MultiheadAttention
+
+def _one(t, batch, batch_first, name):
+    """One sequence of a (maybe batched) input, as (L, E) doubles."""
+    a = as_array(t)
+    if a.ndim == 3:
+        a = a[batch] if batch_first else a[:, batch]
+    if a.ndim != 2:
+        raise ValueError("attnlab.from_torch: %s has shape %s; expected (L, E) or a batch of them" % (name, a.shape))
+    return a
+
+
+def _blocked(attn_mask, key_padding_mask, causal, L, S, H, batch):
+    """Where the mask blocks (L, S booleans), from PyTorch's masks: a bool
+    mask blocks where True, a float one where it is −∞ (an additive mask
+    with other values is not a mask attnlab draws)."""
+    blocked = np.zeros((L, S), dtype=bool)
+
+    def as_blocked(m, what):
+        a = m.detach().cpu().numpy() if hasattr(m, "detach") else np.asarray(m)
+        if a.dtype == bool:
+            return a
+        a = a.astype(np.float64)
+        if not np.all((a == 0) | np.isneginf(a)):
+            raise ValueError("attnlab.from_torch: %s adds numbers other than 0 and -inf to the scores; attnlab draws "
+                             "masks (0 or -inf, or booleans), not additive biases" % what)
+        return np.isneginf(a)
+
+    if attn_mask is not None:
+        m = as_blocked(attn_mask, "attn_mask")
+        if m.ndim == 3:                         # (N·H, L, S): every head of the sequence alike
+            heads = m[batch * H:(batch + 1) * H]
+            if not all(np.array_equal(heads[0], h) for h in heads):
+                raise ValueError("attnlab.from_torch: attn_mask differs between heads; attnlab has one mask a setup")
+            m = heads[0]
+        blocked |= m
+    if key_padding_mask is not None:
+        pad = as_blocked(key_padding_mask, "key_padding_mask")
+        blocked |= (pad[batch] if pad.ndim == 2 else pad)[None, :]
+    if causal:
+        blocked |= np.triu(np.ones((L, S), dtype=bool), 1)
+    return blocked
+
+
+def _multihead(mha, x, tokens, key_tokens, title, stages, *, key=None, value=None, attn_mask=None,
+               key_padding_mask=None, causal=False, batch=0, **options):
+    """nn.MultiheadAttention as a lesson."""
+    if mha.bias_k is not None or mha.add_zero_attn:
+        raise ValueError("attnlab.from_torch: add_bias_kv and add_zero_attn add a key that no token has; "
+                         "attnlab draws one key per token")
+    E, H = mha.embed_dim, mha.num_heads
+    bf = mha.batch_first
+    q = _one(x, batch, bf, "x")
+    cross = key is not None
+    k = _one(key, batch, bf, "key") if cross else q
+    v = _one(value, batch, bf, "value") if value is not None else k
+    if mha._qkv_same_embed_dim:
+        W = as_array(mha.in_proj_weight)
+        Wq, Wk, Wv = W[:E].T, W[E:2 * E].T, W[2 * E:].T
+    else:
+        Wq, Wk, Wv = (as_array(w).T for w in (mha.q_proj_weight, mha.k_proj_weight, mha.v_proj_weight))
+    b = as_array(mha.in_proj_bias) if mha.in_proj_bias is not None else None
+    bq, bk, bv = (None, None, None) if b is None else (b[:E], b[E:2 * E], b[2 * E:])
+    Wo = as_array(mha.out_proj.weight).T
+    bo = as_array(mha.out_proj.bias) if mha.out_proj.bias is not None else None
+    L, S = q.shape[0], k.shape[0]
+    blocked = _blocked(attn_mask, key_padding_mask, causal, L, S, H, batch)
+    if not blocked.any():
+        mask = None
+    elif not cross and np.array_equal(blocked, np.triu(np.ones((L, L), dtype=bool), 1)):
+        mask = "causal"
+    else:
+        mask = ~blocked
+    les = Lesson(title or "nn.MultiheadAttention: %d head%s" % (H, "" if H == 1 else "s"), **options)
+    separate_v = value is not None and value is not key
+    les.setup(None if cross else tokens, q, query_tokens=tokens if cross else None, key_tokens=key_tokens,
+              Y=k if cross else None, W_q=Wq, W_k=Wk, W_v=Wv, b_q=bq, b_k=bk, b_v=bv, W_o=Wo, b_o=bo, heads=H,
+              mask=mask, values="Z @ W_v" + (" + b_v" if bv is not None else "") if separate_v else None,
+              matrices={"Z": v} if separate_v else None)
+    for s in stages or ["qkv_projection", "multi_head" if H > 1 else "softmax", "weighted_sum"]:
+        les.stage(s)
+    return les
+
+
+# ------------------------------------------------------------------- GPT-2
+
+def _conv_or_linear(layer):
+    """(W, b) of a Conv1D (weight (in, out): x @ W + b) or an nn.Linear
+    (weight (out, in): x @ W.T + b), as x @ W + b."""
+    w = as_array(layer.weight)
+    conv = hasattr(layer, "nf") or type(layer).__name__ == "Conv1D"
+    b = as_array(layer.bias) if getattr(layer, "bias", None) is not None else None
+    return (w if conv else w.T), b
+
+
+def _activation(act, given):
+    """The MLP's activation as the format names it."""
+    if given:
+        return given
+    name = type(act).__name__
+    if name in ("NewGELUActivation", "GELUTanh", "PytorchGELUTanh") or getattr(act, "approximate", "none") == "tanh":
+        return "gelu_tanh"
+    if name in ("GELU", "GELUActivation"):
+        return "gelu"
+    if name == "ReLU":
+        return "relu"
+    raise ValueError("attnlab.from_torch: the MLP's activation %s is not one attnlab computes (relu, gelu, gelu_tanh); "
+                     "say which with activation=" % name)
+
+
+def _norm_of(ln):
+    """(γ, β, ε) of a LayerNorm module, or of a (γ, β[, ε]) tuple."""
+    if isinstance(ln, (tuple, list)):
+        return (as_array(ln[0]), as_array(ln[1])) + ((float(ln[2]),) if len(ln) > 2 else ())
+    return as_array(ln.weight), as_array(ln.bias), float(ln.eps)
+
+
+def _block_keys(state_dict):
+    """A block's state dict with the names a GPT-2 block gives its weights
+    (ln_1.weight, attn.c_attn.weight, ...), whatever prefix they had (h.0.)."""
+    out = {}
+    for k, v in state_dict.items():
+        for part in ("ln_1.", "attn.", "ln_2.", "mlp."):
+            at = k.find(part)
+            if at == 0 or (at > 0 and k[at - 1] == "."):
+                out[k[at:]] = v
+                break
+    return out
+
+
+def _block_parts(block, heads=None, activation=None, conv1d=True):
+    """The weights of a GPT-2 block as Lesson.setup's keywords."""
+    if isinstance(block, dict):                 # a state dict, with or without a prefix such as "h.0."
+        sd = _block_keys(block)
+        if heads is None:
+            raise ValueError("attnlab.from_torch: a state dict does not say how many heads; give heads=")
+
+        def lin(name):
+            w = as_array(sd[name + ".weight"])
+            b = as_array(sd[name + ".bias"]) if name + ".bias" in sd else None
+            return (w if conv1d else w.T), b
+        ln1 = (as_array(sd["ln_1.weight"]), as_array(sd["ln_1.bias"]), 1e-5)
+        ln2 = (as_array(sd["ln_2.weight"]), as_array(sd["ln_2.bias"]), 1e-5)
+        act = activation or "gelu_tanh"
+        c_attn, c_proj, c_fc, m_proj = lin("attn.c_attn"), lin("attn.c_proj"), lin("mlp.c_fc"), lin("mlp.c_proj")
+    else:
+        attn = block.attn
+        heads = heads or getattr(attn, "num_heads", None) or getattr(attn, "n_head", None)
+        if heads is None:
+            raise ValueError("attnlab.from_torch: the block's attention does not say how many heads; give heads=")
+        if getattr(attn, "scale_attn_by_inverse_layer_idx", False) or getattr(attn, "scale_attn_weights", True) is False:
+            raise ValueError("attnlab.from_torch: this block scales its scores otherwise than by the square root of "
+                             "the head width")
+        ln1, ln2 = _norm_of(block.ln_1), _norm_of(block.ln_2)
+        act = _activation(getattr(block.mlp, "act", None), activation)
+        c_attn, c_proj = _conv_or_linear(attn.c_attn), _conv_or_linear(attn.c_proj)
+        c_fc, m_proj = _conv_or_linear(block.mlp.c_fc), _conv_or_linear(block.mlp.c_proj)
+    W, b = c_attn
+    d = W.shape[0]
+    parts = {"W_q": W[:, :d], "W_k": W[:, d:2 * d], "W_v": W[:, 2 * d:], "heads": int(heads),
+             "W_o": c_proj[0], "b_o": c_proj[1], "layer_norm": ln1, "mlp_norm": ln2,
+             "mlp": (c_fc[0], c_fc[1], act, m_proj[0], m_proj[1])}
+    if b is not None:
+        parts.update(b_q=b[:d], b_k=b[d:2 * d], b_v=b[2 * d:])
+    return parts
+
+
+def _unembedding(unembed, final_norm, vocab):
+    """The keywords of the unembedding: W_U from (V, d) as an embedding or
+    lm_head stores it, or (W_U, b_U) as x @ W_U + b_U; the words."""
+    if isinstance(unembed, (tuple, list)):
+        u = (as_array(unembed[0]), None if unembed[1] is None else as_array(unembed[1]))
+    else:
+        u = as_array(unembed).T
+    V = u[0].shape[1] if isinstance(u, tuple) else u.shape[1]
+    words = [str(w) for w in vocab] if vocab is not None else ["#%d" % i for i in range(V)]
+    out = {"unembed": u, "vocab": words}
+    if final_norm is not None:
+        out["final_norm"] = _norm_of(final_norm)
+    return out
+
+
+def _block_lesson(block, x, tokens, title, stages, *, heads=None, activation=None, causal=True, unembed=None,
+                  final_norm=None, vocab=None, conv1d=True, ablate=None, top=None, batch=0, **options):
+    """One GPT-2 block (and the next token, with unembed) as a lesson."""
+    parts = _block_parts(block, heads, activation, conv1d)
+    a = as_array(x)
+    if a.ndim == 3:
+        a = a[batch]
+    if unembed is not None:
+        parts.update(_unembedding(unembed, final_norm, vocab))
+    les = Lesson(title or "A GPT-2 block", **options)
+    les.setup(tokens, a, mask="causal" if causal else None, ablate=ablate, **parts)
+    for s in stages or (["layer_norm", "multi_head", "mlp"] + (["next_token"] if unembed is not None else [])):
+        les.stage(s, top=top if s == "next_token" else None)
+    return les
+
+
+def _model(model, inner, ids, tokens, title, stages, *, vocab=None, activation=None, ablate=None, top=None, **options):
+    """A GPT-2-style model: its embeddings computed by torch (the input X),
+    every block a setup continuing the stream, and the next token."""
+    import torch
+
+    ids = torch.as_tensor(ids).reshape(-1)
+    n = ids.shape[0]
+    with torch.no_grad():
+        x = inner.wte(ids) + inner.wpe(torch.arange(n))
+    head = getattr(model, "lm_head", None)
+    W = head.weight if head is not None else inner.wte.weight
+    les = Lesson(title or "A GPT-2-style model, %d block%s" % (len(inner.h), "" if len(inner.h) == 1 else "s"),
+                 **options)
+    blocks = list(inner.h)
+    ablate = ablate or {}
+    for i, block in enumerate(blocks):
+        parts = _block_parts(block, None, activation)
+        last = i == len(blocks) - 1
+        if last:
+            bias = getattr(head, "bias", None) if head is not None else None
+            parts.update(_unembedding(W if bias is None else (as_array(W).T, bias), inner.ln_f, vocab))
+        les.setup(tokens if i == 0 else None, x if i == 0 else None, title="Block %d" % (i + 1),
+                  mask="causal" if i == 0 else None, residual=True if i > 0 else None, ablate=ablate.get(i + 1),
+                  **parts)
+        for s in stages or ["multi_head", "mlp", "next_token"]:
+            if s != "next_token" or last:       # the next token comes after the last block only
+                les.stage(s, top=top if s == "next_token" else None)
+    return les
