@@ -9,9 +9,10 @@
 ** 12 px and at least 90 % at 14 px or more where the slide allows it (a
 ** panel counts when it prints at 14 px, or would alone on the slide); a panel leaves its numbers out
 ** only when, alone on the slide, it could not print them at 12 px (numbers
-** move into sub-steps, they are not hidden; the sub-steps of kv_cache and
-** online_softmax, one a token or block, are not yet split further, and
-** are only counted); and with several heads a stage shows, for every
+** move into sub-steps, they are not hidden; kv_cache's tokens take two
+** sub-steps each where one would hide numbers, while online_softmax's
+** blocks and kv_cache's last page, the comparison, are not yet split
+** further, and are only counted); and with several heads a stage shows, for every
 ** head, the matrices it shows for one head chosen alone (kv_cache and
 ** rope show one head by design, and are left out).
 */
@@ -67,7 +68,9 @@ typedef struct Tally {
     long could14;               /* numbers in panels that print at 14 px, or would alone */
     long canvas_bound;          /* numbers in panels that alone on the slide print under 14 px */
     int hidden_wrongly, slides;
-    int hidden_in_time;         /* the same on a sub-step of kv_cache or online_softmax (counted, not failed) */
+    int hidden_in_time;         /* the same on online_softmax's blocks or kv_cache's last comparison (counted) */
+    int small_and_empty;        /* slides with numbers under 14 px and a third of the canvas empty below */
+    char first_empty[400];
     char first_small[400], first_hidden[400];
 } Tally;
 
@@ -106,7 +109,21 @@ static void tally_slide(Tally *t, const char *name, int k, const View *v)
             snprintf(t->first_small, sizeof t->first_small, "%s stage %d step %d panel %d \"%s\": %.1f px", name,
                      k + 1, v->step + 1, c->panel, v->panels[c->panel].title, c->size);
     }
+    float least = INFINITY, bottom = 0;
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->role == ROLE_CELL_TEXT) least = fminf(least, c->size);
+        if (c->role >= ROLE_CELL && c->role <= ROLE_TICK_LABEL) bottom = fmaxf(bottom, c->r.y + c->r.h);
+    }
     draw_free(d);
+    if (least < 14 && bottom < 2 * SLIDE_H / 3) {
+        if (getenv("SLIDES_VERBOSE"))
+            printf("EMPTY %s stage %d step %d: %.0f px numbers, empty below %.0f\n", name, k + 1, v->step + 1, least,
+                   bottom);
+        if (!t->small_and_empty++)
+            snprintf(t->first_empty, sizeof t->first_empty, "%s stage %d step %d: numbers at %.0f px, nothing below %.0f px",
+                     name, k + 1, v->step + 1, least, bottom);
+    }
     for (int p = 0; p < v->npanels; p++) {
         const Panel *pn = &v->panels[p];
         if (cells[p] > 0) {
@@ -119,7 +136,7 @@ static void tally_slide(Tally *t, const char *name, int k, const View *v)
         if (getenv("SLIDES_VERBOSE") && font_alone(v, p) >= 12)
             printf("HIDDEN %s stage %d step %d panel %d\n", name, k + 1, v->step + 1, p);
         if (font_alone(v, p) < 12) continue;
-        if (v->id == STAGE_KV_CACHE || v->id == STAGE_ONLINE_SOFTMAX) {     /* sub-steps in time, not yet in parts */
+        if (v->id == STAGE_ONLINE_SOFTMAX || (v->id == STAGE_KV_CACHE && v->step == v->nsteps - 1)) {   /* not yet in parts */
             t->hidden_in_time++;
             continue;
         }
@@ -184,43 +201,63 @@ typedef struct Complete {
     char first[400];
 } Complete;
 
-/* Every stage of every lesson in dir. */
-static void walk_dir(const char *dir, Tally *t, Complete *cm)
+/* What each_lesson gives a walk: the file's name, the lesson, its trace. */
+typedef void (*LessonFn)(const char *name, const Lesson *L, const Trace *T, void *ctx);
+
+/* Every bundled lesson, then every lesson in slide-lessons/, given to fn. */
+static void each_lesson(LessonFn fn, void *ctx)
 {
-    DIR *dp = opendir(dir);
-    ck_assert_ptr_nonnull(dp);
-    struct dirent *e;
-    while ((e = readdir(dp))) {
-        if (!strstr(e->d_name, ".lesson")) continue;
-        char path[600];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        Trace *T;
-        Lesson *L = load_run(path, &T);
-        for (int k = 0; k < L->nstages; k++) {
-            Walk w = { t, e->d_name, k, 0, { { false } } };
-            each_step(L, T, k, 0, walk_tally, &w);
-            int H = T->s[L->stages[k].setup].heads;
-            StageId id = L->stages[k].id;
-            if (H < 2 || L->stages[k].head || id == STAGE_KV_CACHE || id == STAGE_ROPE) continue;     /* one head by design */
-            for (int h = 1; h <= H; h++) {     /* every head on the stage, against head h alone */
-                Walk all = { t, e->d_name, k, h, { { false } } }, one = all;
-                each_step(L, T, k, 0, walk_kinds, &all);
-                each_step(L, T, k, h, walk_kinds, &one);
-                cm->compared++;
-                for (int x = 0; x < TK_COUNT; x++)
-                    if (one.kinds.k[x] && !all.kinds.k[x] && getenv("SLIDES_VERBOSE"))
-                        printf("INCOMPLETE %s %s head %d %s\n", e->d_name, lesson_stage_name(L->stages[k].id), h,
-                               trace_kind_name(x));
-                for (int x = 0; x < TK_COUNT; x++)
-                    if (one.kinds.k[x] && !all.kinds.k[x] && !cm->incomplete++)
-                        snprintf(cm->first, sizeof cm->first, "%s stage %d (%s): head %d alone shows %s, every head does not",
-                                 e->d_name, k + 1, lesson_stage_name(L->stages[k].id), h, trace_kind_name(x));
-            }
+    const char *dirs[] = { "../lessons", "slide-lessons" };
+    for (int di = 0; di < 2; di++) {
+        DIR *dp = opendir(dirs[di]);
+        ck_assert_ptr_nonnull(dp);
+        struct dirent *e;
+        while ((e = readdir(dp))) {
+            if (!strstr(e->d_name, ".lesson")) continue;
+            char path[600];
+            snprintf(path, sizeof path, "%s/%s", dirs[di], e->d_name);
+            Trace *T;
+            Lesson *L = load_run(path, &T);
+            fn(e->d_name, L, T, ctx);
+            trace_free(T);
+            lesson_free(L);
         }
-        trace_free(T);
-        lesson_free(L);
+        closedir(dp);
     }
-    closedir(dp);
+}
+
+/* What walk_lesson adds to. */
+typedef struct Legible {
+    Tally *t;
+    Complete *cm;
+} Legible;
+
+/* Every stage of one lesson: its slides tallied, its heads compared. */
+static void walk_lesson(const char *name, const Lesson *L, const Trace *T, void *ctx)
+{
+    Tally *t = ((Legible *)ctx)->t;
+    Complete *cm = ((Legible *)ctx)->cm;
+    for (int k = 0; k < L->nstages; k++) {
+        Walk w = { t, name, k, 0, { { false } } };
+        each_step(L, T, k, 0, walk_tally, &w);
+        int H = T->s[L->stages[k].setup].heads;
+        StageId id = L->stages[k].id;
+        if (H < 2 || L->stages[k].head || id == STAGE_KV_CACHE || id == STAGE_ROPE) continue;     /* one head by design */
+        for (int h = 1; h <= H; h++) {     /* every head on the stage, against head h alone */
+            Walk all = { t, name, k, h, { { false } } }, one = all;
+            each_step(L, T, k, 0, walk_kinds, &all);
+            each_step(L, T, k, h, walk_kinds, &one);
+            cm->compared++;
+            for (int x = 0; x < TK_COUNT; x++)
+                if (one.kinds.k[x] && !all.kinds.k[x] && getenv("SLIDES_VERBOSE"))
+                    printf("INCOMPLETE %s %s head %d %s\n", name, lesson_stage_name(L->stages[k].id), h,
+                           trace_kind_name(x));
+            for (int x = 0; x < TK_COUNT; x++)
+                if (one.kinds.k[x] && !all.kinds.k[x] && !cm->incomplete++)
+                    snprintf(cm->first, sizeof cm->first, "%s stage %d (%s): head %d alone shows %s, every head does not",
+                             name, k + 1, lesson_stage_name(L->stages[k].id), h, trace_kind_name(x));
+        }
+    }
 }
 
 START_TEST(test_slides_print_every_number_legibly)
@@ -229,17 +266,21 @@ START_TEST(test_slides_print_every_number_legibly)
     memset(&t, 0, sizeof t);
     Complete cm;
     memset(&cm, 0, sizeof cm);
-    walk_dir("../lessons", &t, &cm);
-    walk_dir("slide-lessons", &t, &cm);
+    Legible lg = { &t, &cm };
+    each_lesson(walk_lesson, &lg);
     printf("slides: %d slides, %ld numbers, %.1f %% at 14 px or more (%.1f %% of those the canvas allows at 14 px), "
            "%ld under 12 px\n", t.slides, t.printed, t.printed ? 100.0 * t.at14 / t.printed : 0.0,
            t.could14 ? 100.0 * t.at14 / t.could14 : 0.0, t.under12);
     printf("slides: %ld numbers in panels that alone print under 14 px\n", t.canvas_bound);
-    printf("slides: %d panels of kv_cache and online_softmax sub-steps leave out numbers they could print alone\n",
+    printf("slides: %d panels of online_softmax's blocks and kv_cache's comparisons leave out numbers they could print "
+           "alone\n",
            t.hidden_in_time);
+    printf("slides: %d slides print numbers under 14 px and leave the lowest third empty\n", t.small_and_empty);
     ck_assert_int_gt(t.slides, 150);
     ck_assert_msg(t.under12 == 0, "%ld numbers under 12 px, e.g. %s", t.under12, t.first_small);
     ck_assert_msg(t.at14 * 10 >= t.could14 * 9, "%ld of %ld numbers at 14 px or more (90 %% wanted)", t.at14, t.could14);
+    ck_assert_msg(t.small_and_empty == 0, "%d slides print small numbers above empty canvas, e.g. %s",
+                  t.small_and_empty, t.first_empty);
     ck_assert_msg(t.hidden_wrongly == 0, "%d panels hide numbers they could print alone, e.g. %s", t.hidden_wrongly,
                   t.first_hidden);
     ck_assert_int_gt(cm.compared, 30);
@@ -349,6 +390,232 @@ START_TEST(test_qkv_splits_heads)
 }
 END_TEST
 
+/* The size of the first text drawn with role in d (0: none). */
+static float role_size(const DrawList *d, DrawRole role)
+{
+    for (int i = 0; i < d->n; i++)
+        if (d->cmds[i].kind == DRAW_TEXT && d->cmds[i].role == role) return d->cmds[i].size;
+    return 0;
+}
+
+/* Every multi-head stage whose heads all fit one page, in the window's
+** first size and on the slide: H (one head at a time) keeps the title,
+** formula, explanation, panel and axis titles at the size they have with
+** every head, where the tour's two heads had their panel titles grow from
+** 15 to 21 px. */
+/* What head_sizes adds up. */
+typedef struct HeadSizes {
+    int compared, changed;
+    char first[400];
+} HeadSizes;
+
+/* One lesson's multi-head stages whose heads share a page, with and
+** without H, in the window's first size and on the slide. */
+static void head_sizes(const char *name, const Lesson *L, const Trace *T, void *ctx)
+{
+    HeadSizes *hs = ctx;
+    const int sizes[2][2] = { { 1280, 800 }, { SLIDE_W, SLIDE_H } };
+    const DrawRole roles[] = { ROLE_TITLE, ROLE_BODY, ROLE_PANEL_TITLE, ROLE_AXIS_TITLE, ROLE_FORMULA };
+    const char *role_names[] = { "title", "explanation", "panel title", "axis title", "formula" };
+    for (int k = 0; k < L->nstages; k++) {
+        int H = T->s[L->stages[k].setup].heads;
+        if (H < 2 || L->stages[k].head) continue;
+        StageOpts all = { 0, 0, false };
+        View *v = stage_view_with(L, T, k, &all);
+        if (v->nsteps > 1) {
+            stage_view_free(v);
+            continue;
+        }
+        for (int z = 0; z < 2; z++) {
+            DrawList *d = lay_at(v, sizes[z][0], sizes[z][1]);
+            for (int h = 1; h <= H; h++) {
+                StageOpts one = { h, 0, false };
+                View *w = stage_view_with(L, T, k, &one);
+                DrawList *dh = lay_at(w, sizes[z][0], sizes[z][1]);
+                for (int r = 0; r < (int)(sizeof roles / sizeof *roles); r++) {
+                    float a = role_size(d, roles[r]), b = role_size(dh, roles[r]);
+                    hs->compared++;
+                    if (a > 0 && b > 0 && fabsf(a - b) > 0.01f && !hs->changed++)
+                        snprintf(hs->first, sizeof hs->first, "%s stage %d at %dx%d: %s %.1f px, head %d %.1f px",
+                                 name, k + 1, sizes[z][0], sizes[z][1], role_names[r], a, h, b);
+                }
+                draw_free(dh);
+                stage_view_free(w);
+            }
+            draw_free(d);
+        }
+        stage_view_free(v);
+    }
+}
+
+START_TEST(test_head_keeps_text_size)
+{
+    HeadSizes h;
+    memset(&h, 0, sizeof h);
+    each_lesson(head_sizes, &h);
+    ck_assert_int_gt(h.compared, 20);
+    ck_assert_msg(h.changed == 0, "%d texts change size with H, e.g. %s", h.changed, h.first);
+}
+END_TEST
+
+/* The smallest and largest size of the texts drawn with role in d. */
+static void role_sizes(const DrawList *d, DrawRole role, float *lo, float *hi)
+{
+    *lo = INFINITY;
+    *hi = 0;
+    for (int i = 0; i < d->n; i++)
+        if (d->cmds[i].kind == DRAW_TEXT && d->cmds[i].role == role) {
+            *lo = fminf(*lo, d->cmds[i].size);
+            *hi = fmaxf(*hi, d->cmds[i].size);
+        }
+}
+
+/* Slides whose panels used to leave the lower part of the canvas empty
+** while printing 13-14 px numbers: one query of eleven tokens (four
+** one-row panels, the weights' column labels smaller than the others')
+** and the fifth step of a K/V cache (seven panels). Now their rows take
+** the canvas's width and height: every number at 16 px or more, and the
+** column labels and the numbers each at one size across the panels. */
+START_TEST(test_slides_use_the_canvas)
+{
+    const struct { const char *path; int stage; const char *step; } slides[] = {
+        { "slide-lessons/eleven-two-heads-causal.lesson", 8, "h2" },
+        { "slide-lessons/eleven-two-heads-causal.lesson", 8, "h1" },
+        { "slide-lessons/eight-cache-online.lesson", 4, "t5" },
+    };
+    for (size_t i = 0; i < sizeof slides / sizeof *slides; i++) {
+        Trace *T;
+        Lesson *L = load_run(slides[i].path, &T);
+        View *v = NULL;
+        for (int t = 0; !v || (strncmp(v->step_name, slides[i].step, strlen(slides[i].step)) && t < v->nsteps); t++) {
+            stage_view_free(v);
+            StageOpts o = { 0, t, false };
+            v = stage_view_with(L, T, slides[i].stage - 1, &o);
+            ck_assert_ptr_nonnull(v->step_name);
+        }
+        ck_assert_msg(strncmp(v->step_name, slides[i].step, strlen(slides[i].step)) == 0, "no page %s", slides[i].step);
+        ck_assert_int_ge(v->npanels, 4);
+        DrawList *d = lay_slide(v);
+        float lo, hi, llo, lhi;
+        role_sizes(d, ROLE_CELL_TEXT, &lo, &hi);
+        role_sizes(d, ROLE_COL_LABEL, &llo, &lhi);
+        ck_assert_msg(lo >= 16, "%s stage %d %s: numbers at %.1f px", slides[i].path, slides[i].stage, v->step_name, lo);
+        ck_assert_msg(hi - lo < 0.01f && lhi - llo < 0.01f, "%s stage %d %s: numbers at %.1f-%.1f px, "
+                      "column labels at %.1f-%.1f px", slides[i].path, slides[i].stage, v->step_name, lo, hi, llo, lhi);
+        draw_free(d);
+        stage_view_free(v);
+        trace_free(T);
+        lesson_free(L);
+    }
+}
+END_TEST
+
+/* Where panel k of d sits: its first cell, its colour bar and its title. */
+typedef struct Place { Rect cell, bar, title; } Place;
+
+/* The places of d's panels (up to VIEW_MAX_PANELS), bars as their bounds. */
+static void places_of(const DrawList *d, Place *pl, int n)
+{
+    memset(pl, 0, sizeof *pl * (size_t)n);
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->panel < 0 || c->panel >= n) continue;
+        Place *q = &pl[c->panel];
+        if (c->role == ROLE_CELL && c->row == 0 && c->col == 0) q->cell = c->r;
+        if (c->role == ROLE_PANEL_TITLE && q->title.w == 0) q->title = c->r;
+        if (c->role == ROLE_COLORBAR) {
+            if (q->bar.w == 0) q->bar = c->r;
+            float x1 = fmaxf(q->bar.x + q->bar.w, c->r.x + c->r.w), y1 = fmaxf(q->bar.y + q->bar.h, c->r.y + c->r.h);
+            q->bar.x = fminf(q->bar.x, c->r.x);
+            q->bar.y = fminf(q->bar.y, c->r.y);
+            q->bar.w = x1 - q->bar.x;
+            q->bar.h = y1 - q->bar.y;
+        }
+    }
+}
+
+/* True when two rectangles are as wide and as high, to a hundredth of a
+** pixel. */
+static bool same_size(Rect a, Rect b)
+{
+    return fabsf(a.w - b.w) < 0.01f && fabsf(a.h - b.h) < 0.01f;
+}
+
+/* Every kv_cache stage, on the slide: from the second token to the last,
+** each panel (new q, k, v, the caches sized for every token, the weights,
+** the output) keeps the size of its cells and of its colour bar as on the
+** second token's page of the same part, where the caches' cells and bars
+** used to change as they grew. (A panel may still move by a few pixels
+** as the labels and titles beside it grow; the first token's page, with
+** one key, is planned apart; and pages whose numbers are at the 12 px
+** floor, sixteen tokens' values side, still differ by a pixel or so from
+** one token to the next, and are left out.) */
+/* What kv_places adds up. */
+typedef struct KvSizes {
+    int stages, compared, floor_pages;
+} KvSizes;
+
+/* One lesson's kv_cache stages: each token's panels against the second's. */
+static void kv_places(const char *name, const Lesson *L, const Trace *T, void *ctx)
+{
+    KvSizes *ks = ctx;
+    for (int k = 0; k < L->nstages; k++) {
+        if (L->stages[k].id != STAGE_KV_CACHE) continue;
+        ks->stages++;
+        Place first[2][VIEW_MAX_PANELS];
+        int nfirst[2] = { -1, -1 }, nsteps = 1;
+        for (int t = 0; t < nsteps; t++) {
+            StageOpts o = { 0, t, false };
+            View *v = stage_view_with(L, T, k, &o);
+            nsteps = v->nsteps;
+            bool t1 = !strncmp(v->step_name, "t1", 2) && (v->step_name[2] == 0 || v->step_name[2] == '-');
+            if (t == nsteps - 1 || t1) {            /* the comparison; the first token (below) */
+                stage_view_free(v);
+                if (t == nsteps - 1) break;
+                continue;
+            }
+            const char *dash = strchr(v->step_name, '-');
+            int part = dash && dash[1] == '2';
+            DrawList *d = lay_slide(v);
+            Place pl[VIEW_MAX_PANELS];
+            places_of(d, pl, v->npanels);
+            float lo, hi;
+            role_sizes(d, ROLE_CELL_TEXT, &lo, &hi);
+            if (lo <= 12) {                         /* at the floor: see above */
+                ks->floor_pages++;
+                draw_free(d);
+                stage_view_free(v);
+                continue;
+            }
+            if (nfirst[part] < 0) {
+                nfirst[part] = v->npanels;
+                memcpy(first[part], pl, sizeof pl);
+            }
+            ck_assert_int_eq(v->npanels, nfirst[part]);
+            for (int p = 0; p < v->npanels; p++, ks->compared++)
+                ck_assert_msg(same_size(pl[p].cell, first[part][p].cell) && same_size(pl[p].bar, first[part][p].bar),
+                              "%s stage %d %s: panel %d \"%s\" changed size: cells %.1fx%.1f, bar %.1fx%.1f, "
+                              "were %.1fx%.1f, %.1fx%.1f", name, k + 1, v->step_name, p, v->panels[p].title,
+                              pl[p].cell.w, pl[p].cell.h, pl[p].bar.w, pl[p].bar.h, first[part][p].cell.w,
+                              first[part][p].cell.h, first[part][p].bar.w, first[part][p].bar.h);
+            draw_free(d);
+            stage_view_free(v);
+        }
+    }
+}
+
+START_TEST(test_kv_cache_panels_stay)
+{
+    KvSizes ks;
+    memset(&ks, 0, sizeof ks);
+    each_lesson(kv_places, &ks);
+    printf("slides: kv_cache panels compared %d times, %d pages at the 12 px floor left out\n", ks.compared,
+           ks.floor_pages);
+    ck_assert_int_ge(ks.stages, 4);
+    ck_assert_int_gt(ks.compared, 150);
+}
+END_TEST
+
 Suite *slides_suite(void)
 {
     Suite *s = suite_create("slides");
@@ -359,6 +626,9 @@ Suite *slides_suite(void)
     tcase_add_test(tc, test_seven_panels_print_legibly);
     tcase_add_test(tc, test_pages_share_one_colour_scale);
     tcase_add_test(tc, test_qkv_splits_heads);
+    tcase_add_test(tc, test_head_keeps_text_size);
+    tcase_add_test(tc, test_slides_use_the_canvas);
+    tcase_add_test(tc, test_kv_cache_panels_stay);
     suite_add_tcase(s, tc);
     return s;
 }

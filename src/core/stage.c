@@ -871,6 +871,14 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     v->npara = st->npara;
     v->paras = xmalloc(sizeof *v->paras * (size_t)(v->npara ? v->npara : 1));
     for (int i = 0; i < v->npara; i++) v->paras[i] = xstrdup(st->paras[i]);
+    if (c.sel && !st->head && !c.whole) {           /* H on a stage whose heads may share a page */
+        StageOpts all = { 0, 0, false };
+        v->every_head = stage_view_with(L, T, k, &all);
+        if (v->every_head->nsteps > 1 || v->every_head->head) {
+            stage_view_free(v->every_head);
+            v->every_head = NULL;
+        }
+    }
     return v;
 }
 
@@ -926,6 +934,9 @@ bool stage_view_zoom(View *v, int k, int r0, int r1, int c0, int c1, double lo, 
     p->row_labels = keep_labels(p->row_labels, m->rows, r0, r1 - r0);
     p->col_labels = keep_labels(p->col_labels, m->cols, c0, c1 - c0);
     p->has_span = false;
+    p->full_rows = p->full_cols = 0;       /* the part as it is */
+    free(p->full_title);
+    p->full_title = NULL;
     mat_free(p->owned);
     p->owned = part;
     p->m = part;
@@ -955,5 +966,6 @@ void stage_view_free(View *v)
     free(v->step_name);
     free(v->step_label);
     free_strs(v->paras, v->npara);
+    stage_view_free(v->every_head);
     free(v);
 }

@@ -56,6 +56,9 @@ typedef struct Panel {
     double scale_lo, scale_hi;
     int row_offset;             /* row r of m is row r + row_offset of the trace matrix */
     int col_offset;             /* column c of m is column c + col_offset of it */
+    int full_rows, full_cols;   /* a part that grows from one sub-step to the next (a K/V cache) is
+                                ** planned at this size and drawn as far as m goes (0: m's own), */
+    char *full_title;           /* and as wide as this title, its title when full (NULL: none) */
     Mat *owned;                 /* set when the view built m itself (freed with it) */
     /* A panel planned alike on the sub-steps of its stage (each head's page,
     ** the parts of a split stage): the values of its own kind over every
@@ -94,6 +97,8 @@ typedef struct View {
     int nsteps;                 /* 1, or the sub-steps (kv_cache's tokens, a page per head, ...) */
     char *step_name;            /* "t3", "b2", "all", "final", "h2" (for file names), or NULL */
     char *step_label;           /* "head 2 of 4", "part 1 of 2" (in the header), or NULL */
+    struct View *every_head;    /* one head chosen by the viewer (H) of a stage whose heads all fit one
+                                ** page: that page, whose panel titles' font this view keeps, or NULL */
 } View;
 
 /* What the viewer chose on top of the lesson. */

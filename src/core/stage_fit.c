@@ -169,11 +169,11 @@ StageFit stage_fit_of(const Panel *p, StageVals v)
     f.p = p;
     f.heat = p->kind == PANEL_HEATMAP && p->m && p->m->rows > 0 && p->m->cols > 0;
     if (!f.heat) return f;
-    f.rows = p->m->rows;
-    f.cols = p->m->cols;
+    f.rows = p->full_rows > p->m->rows ? p->full_rows : p->m->rows;     /* planned at its full size */
+    f.cols = p->full_cols > p->m->cols ? p->full_cols : p->m->cols;
     f.value_em = widest_value_em(p, v);
-    f.row_em = widest_em(p->row_labels, f.rows);
-    f.col_em = widest_em(p->col_labels, f.cols);
+    f.row_em = widest_em(p->row_labels, p->m->rows);
+    f.col_em = widest_em(p->col_labels, p->m->cols);
     f.title_em = BOLD * stage_text_em(p->title);
     f.col_axis_em = stage_text_em(p->col_axis);
     f.row_axis_em = stage_text_em(p->row_axis);
@@ -191,7 +191,9 @@ static bool same_str(const char *a, const char *b)
 static bool shares_rows(const StageFit *a, const StageFit *b)
 {
     const Panel *p = a->p, *q = b->p;
-    if (a->rows != b->rows || !same_str(p->row_axis, q->row_axis) || !p->row_labels || !q->row_labels) return false;
+    if (a->rows != b->rows || a->rows != p->m->rows || b->rows != q->m->rows || !same_str(p->row_axis, q->row_axis)
+        || !p->row_labels || !q->row_labels)
+        return false;
     for (int i = 0; i < a->rows; i++)
         if (!same_str(p->row_labels[i], q->row_labels[i])) return false;
     return true;

@@ -97,6 +97,8 @@ typedef struct StageFit {
 StageVals stage_vals(const Mat *m);
 /* a and b together. */
 StageVals stage_vals_join(StageVals a, StageVals b);
+/* Plan panel p for the values span over every sub-step, coloured on group. */
+void stage_set_span(Panel *p, StageVals span, StageVals group);
 /* What the estimate reads of panel p shown with values v (its own, or its
 ** kind's over several pages). */
 StageFit stage_fit_of(const Panel *p, StageVals v);

@@ -233,6 +233,22 @@ void stage_grouped_query(Ctx *c)
     free(part);
 }
 
+/* A panel of a decoding step planned as on every step: at its full size
+** (rows x cols, the cache of every token) and for the values of its whole
+** matrix, so that it keeps its place, cells and colours from token to token. */
+static void kv_steady(Ctx *c, Panel *p, int rows, int cols, char *full_title)
+{
+    if (!p) {
+        free(full_title);
+        return;
+    }
+    StageVals all = stage_vals(trace_at(c->T, c->s, p->ref));
+    p->full_rows = rows;
+    p->full_cols = cols;
+    p->full_title = full_title;
+    stage_set_span(p, all, all);
+}
+
 /* Decoding token t: its q, k, v, the cache, its one row of weights. */
 static void kv_step(Ctx *c, int h, int t)
 {
@@ -246,13 +262,18 @@ static void kv_step(Ctx *c, int h, int t)
     /* each as wide as it is: additive scores may read queries and keys of different widths */
     const Mat *Q = trace_at(c->T, c->s, trace_ref(qk, h));
     int dq = Q ? Q->cols : c->ts->d_k, dk = c->ts->d_k, dv = c->ts->d_v;
-    stage_part(c, trace_ref(qk, h), t, t + 1, 0, dq, tt[0], LAB_Q, LAB_DIM, "", AX_DIMS);
-    stage_part(c, trace_ref(kk, h), t, t + 1, 0, dk, tt[1], LAB_K, LAB_DIM, "", AX_DIMS);
-    stage_part(c, trace_ref(TK_V, h), t, t + 1, 0, dv, tt[2], LAB_K, LAB_DIM, "", AX_DIMS);
-    stage_part(c, trace_ref(kk, h), 0, t + 1, 0, dk, tt[3], LAB_K, LAB_DIM, _("cached keys"), AX_DIMS);
-    stage_part(c, trace_ref(TK_V, h), 0, t + 1, 0, dv, tt[4], LAB_K, LAB_DIM, _("cached values"), AX_DIMS);
-    stage_as_weights(c, stage_part(c, trace_ref(TK_KV_WEIGHTS, h), t, t + 1, 0, t + 1, tt[5], LAB_Q, LAB_K, "", AX_KEYS));
-    stage_part(c, trace_ref(TK_KV_OUTPUT, h), t, t + 1, 0, dv, tt[6], LAB_Q, LAB_DIM, "", AX_DIMS);
+    int n = c->su->nq;
+    kv_steady(c, stage_part(c, trace_ref(qk, h), t, t + 1, 0, dq, tt[0], LAB_Q, LAB_DIM, "", AX_DIMS), 1, dq, NULL);
+    kv_steady(c, stage_part(c, trace_ref(kk, h), t, t + 1, 0, dk, tt[1], LAB_K, LAB_DIM, "", AX_DIMS), 1, dk, NULL);
+    kv_steady(c, stage_part(c, trace_ref(TK_V, h), t, t + 1, 0, dv, tt[2], LAB_K, LAB_DIM, "", AX_DIMS), 1, dv, NULL);
+    kv_steady(c, stage_part(c, trace_ref(kk, h), 0, t + 1, 0, dk, tt[3], LAB_K, LAB_DIM, _("cached keys"), AX_DIMS), n, dk,
+              stage_fmt(_("K cache: %d key%s"), n, n > 1 ? "s" : ""));
+    kv_steady(c, stage_part(c, trace_ref(TK_V, h), 0, t + 1, 0, dv, tt[4], LAB_K, LAB_DIM, _("cached values"), AX_DIMS),
+              n, dv, stage_fmt(_("V cache: %d value%s"), n, n > 1 ? "s" : ""));
+    Panel *w = stage_part(c, trace_ref(TK_KV_WEIGHTS, h), t, t + 1, 0, t + 1, tt[5], LAB_Q, LAB_K, "", AX_KEYS);
+    stage_as_weights(c, w);
+    kv_steady(c, w, 1, n, NULL);
+    kv_steady(c, stage_part(c, trace_ref(TK_KV_OUTPUT, h), t, t + 1, 0, dv, tt[6], LAB_Q, LAB_DIM, "", AX_DIMS), 1, dv, NULL);
     for (int i = 0; i < 7; i++) free(tt[i]);
     char *dv_text = stage_division_text(c);
     char *score = c->su->score == SCORE_ADDITIVE
@@ -288,14 +309,71 @@ static void kv_all(Ctx *c, int h)
     free(sx);
 }
 
-/* Decoding with a K/V cache: a sub-step per token, then the comparison. */
+/* The panels of a decoding step on each of its two parts: the scores side
+** (q, k, the K cache, the weights) and the values side (v, the V cache,
+** the weights, the output). */
+static const bool kv_part_panels[2][7] = { { 1, 1, 0, 1, 0, 1, 0 }, { 0, 0, 1, 0, 1, 1, 1 } };
+
+/* Keep the panels of v that part (0 or 1) shows. */
+static void kv_keep_part(View *v, int part)
+{
+    int n = 0;
+    for (int i = 0; i < v->npanels; i++) {
+        if (i < 7 && kv_part_panels[part][i]) v->panels[n++] = v->panels[i];
+        else stage_panel_free(&v->panels[i]);
+    }
+    v->npanels = n;
+}
+
+/* Whether the panels of v (part -1: all) print every number at the goal
+** on the slide, as the estimate plans them (full size, every step's values). */
+static bool kv_fits(const Ctx *c, int part)
+{
+    StageFit f[7];
+    int n = 0;
+    for (int i = 0; i < c->v->npanels && i < 7; i++) {
+        const Panel *p = &c->v->panels[i];
+        if (part >= 0 && !kv_part_panels[part][i]) continue;
+        f[n++] = stage_fit_of(p, stage_vals(trace_at(c->T, c->s, p->ref)));     /* every step's values */
+    }
+    return stage_fits_slide(f, n, c->st->paras, c->st->npara);
+}
+
+/* Empty the view's panels, formula and note (a page built to be measured). */
+static void kv_clear(View *v)
+{
+    for (int i = 0; i < v->npanels; i++) stage_panel_free(&v->panels[i]);
+    v->npanels = 0;
+    free(v->formula);
+    free(v->note);
+    v->formula = v->note = NULL;
+}
+
+/* Decoding with a K/V cache: a sub-step per token, then the comparison. A
+** token whose seven panels (the caches as long as the last token's) do not
+** print at the goal together takes two sub-steps, the scores' side and the
+** values' side, on every token alike, so that no panel moves. */
 void stage_kv_cache(Ctx *c)
 {
-    int n = c->su->nq, t = take_step(c, stage_steps(c->L, c->st)), h = shown_head(c);
+    int n = c->su->nq, h = shown_head(c), parts = 1;
     assert(stage_steps(c->L, c->st) == n + 1);          /* a page per token, then the comparison */
-    c->v->step_name = t < n ? stage_fmt("t%d", t + 1) : xstrdup("all");
-    if (t < n) kv_step(c, h, t);
-    else kv_all(c, h);
+    kv_step(c, h, n - 1);                               /* the last token: the caches at their full length */
+    if (!kv_fits(c, -1)) parts = 2;
+    kv_clear(c->v);
+    int s = take_step(c, n * parts + 1), t = s / parts, part = s % parts;
+    if (t >= n) {
+        c->v->step_name = xstrdup("all");
+        kv_all(c, h);
+        return;
+    }
+    kv_step(c, h, t);
+    if (parts == 1) {
+        c->v->step_name = stage_fmt("t%d", t + 1);
+        return;
+    }
+    kv_keep_part(c->v, part);
+    c->v->step_name = stage_fmt("t%d-%d", t + 1, part + 1);
+    c->v->step_label = stage_fmt(_("part %d of %d"), part + 1, parts);
 }
 
 /* Block b of the online softmax: its scores and the running state. */

@@ -46,6 +46,7 @@ void stage_panel_free(Panel *p)
 {
     int rows = p->m->rows, cols = p->m->cols;
     free(p->title);
+    free(p->full_title);
     for (int i = 0; p->row_labels && i < rows; i++) free(p->row_labels[i]);
     free(p->row_labels);
     for (int i = 0; p->col_labels && i < cols; i++) free(p->col_labels[i]);
@@ -203,7 +204,7 @@ static StageVals group_vals(const Panel *const *ps, const StageVals *vals, int n
 
 /* Give panel p its span (the values of its kind, span) and, in a scale
 ** group, its group's values. */
-static void set_span(Panel *p, StageVals span, StageVals group)
+void stage_set_span(Panel *p, StageVals span, StageVals group)
 {
     p->has_span = true;
     p->span_lo = span.any ? span.lo : 0;
@@ -348,7 +349,7 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
             keep_panels(c->v, before, before + a, before + e);
             for (int k = before; spans && k < c->v->npanels && k - before + a < m; k++) {
                 Panel *pn = &c->v->panels[k];
-                set_span(pn, span[k - before + a], pn->scale_group > 0 ? group_vals(all, vals, H * m + nt, pn->scale_group)
+                stage_set_span(pn, span[k - before + a], pn->scale_group > 0 ? group_vals(all, vals, H * m + nt, pn->scale_group)
                                                                        : span[k - before + a]);
             }
         }
@@ -364,7 +365,7 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
         for (int k = before; spans && k < c->v->npanels; k++) {
             Panel *pn = &c->v->panels[k];
             StageVals own = vals[H * m + a + k - before];
-            set_span(pn, own, pn->scale_group > 0 ? group_vals(all, vals, H * m + nt, pn->scale_group) : own);
+            stage_set_span(pn, own, pn->scale_group > 0 ? group_vals(all, vals, H * m + nt, pn->scale_group) : own);
         }
     }
     scratch_free(&z, H);
@@ -405,7 +406,7 @@ void stage_paginate(Ctx *c)
     int p = c->step < b.pages ? c->step : b.pages - 1, u0, u1, a, e;
     take_page(c, &b, NULL, p, b.pages);
     page_of(&b, p, &u0, &u1, &a, &e);
-    for (int k = a; k < e; k++) set_span(&v->panels[k], vals[k], groups[k]);
+    for (int k = a; k < e; k++) stage_set_span(&v->panels[k], vals[k], groups[k]);
     keep_panels(v, 0, a, e);
     c->paged = true;
 }

@@ -271,11 +271,13 @@ float layout_measure_fixed(void *ctx, const char *text, float size, int bold)
 }
 
 /* One font for every panel title of the page: the largest (at most the
-** metrics' title font) with which each fits its panel, never under the
-** smallest title font the solver kept room for (lay_plan_prints). */
+** metrics' title font, and the page's cap) with which each fits its
+** panel, never under the smallest title font the solver kept room for
+** (lay_plan_prints) unless the cap says so. */
 static float even_titles(const Page *p, const View *v, const PanelPlan *plans)
 {
     float least = fmaxf(p->m.min_font, lay_px(SHRINK_BEFORE_CUT * p->m.ptitle)), fs = p->m.ptitle;
+    if (p->title_cap > 0 && p->title_cap < fs) fs = least = p->title_cap;
     for (int k = 0; k < v->npanels; k++) {
         const char *t = v->panels[k].title;
         if (!t || !t[0]) continue;
@@ -448,12 +450,23 @@ static float cell_font(const DrawList *d, int k)
 ** numbers come out smaller at the scale asked for, titles and labels grow
 ** only half as much, then not at all, while the numbers keep the full scale;
 ** a slide where even that shrinks them stays as it was at scale 1.
+** One head of a stage whose heads all share a page (H) keeps the panel
+** titles' font of that page, which is laid out first.
 */
 void layout_view(LayoutCache *c, const View *v, const LayoutOpts *opts, DrawList *out)
 {
     assert(c && opts && out);
+    float title_cap = 0;
+    if (v && v->every_head) {                   /* one head (H): its titles as big as with every head */
+        DrawList *all = draw_create(opts->width, opts->height);
+        layout_view(c, v->every_head, opts, all);
+        for (int i = 0; i < all->n && title_cap <= 0; i++)
+            if (all->cmds[i].kind == DRAW_TEXT && all->cmds[i].role == ROLE_PANEL_TITLE) title_cap = all->cmds[i].size;
+        draw_free(all);
+    }
     Theme light = layout_theme(false);
     Page p;
+    p.title_cap = title_cap;
     p.lc = c;
     p.cache = &c->measure;
     p.memo = &c->memo;

@@ -38,15 +38,15 @@ static void draw_heat_labels(Page *p, const Panel *pn, int k, const PanelPlan *p
     if (pp->cols.fs > 0)
         lay_draw_cols(p, k, pn->col_labels, cols, &pp->cols, pp->cw, gx, gy, false, ROLE_COL_LABEL);
     if (pn->col_axis && pn->col_axis[0]) {
-        float cx = gx + cols * pp->cw / 2;
-        float half = fminf(cx - pp->box.x, gx + cols * pp->cw + BAR_TEXT_GAP * m->gs - cx);     /* left of the bar's ticks */
+        float cx = gx + lay_cols(pn) * pp->cw / 2;     /* over the whole grid, also where it has yet to grow */
+        float half = fminf(cx - pp->box.x, gx + lay_cols(pn) * pp->cw + BAR_TEXT_GAP * m->gs - cx);  /* left of the ticks */
         float y = gy - (pp->cols.band > 0 ? pp->cols.band + m->gs : 0) - LH * m->axis;
         lay_fit(p, pn->col_axis, m->axis, 0, 2 * half, buf, sizeof buf);
         lay_tag(p, lay_text(p, (Rect){ cx - half, y, 2 * half, LH * m->axis }, buf, m->axis, p->th->muted,
                             ALIGN_CENTER, VALIGN_MIDDLE, ROLE_AXIS_TITLE, 0, 0), k, -1, -1);
     }
     if (pp->row_axis) {
-        float gh = rows * pp->ch;
+        float gh = lay_rows(pn) * pp->ch;
         Rect b = { pp->box.x, gy, LH * m->axis, gh };
         lay_tag(p, lay_text(p, b, pn->row_axis, m->axis, p->th->muted, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_AXIS_TITLE,
                             0, 1), k, -1, -1);
@@ -58,8 +58,8 @@ static void draw_colorbar(Page *p, const Panel *pn, int k, const PanelPlan *pp, 
 {
     char buf[64];
     const Metrics *m = &p->m;
-    float gx = pp->box.x + pp->left_w + pn->m->cols * pp->cw;
-    float gy = pp->box.y + pp->top_h, gh = pn->m->rows * pp->ch;
+    float gx = pp->box.x + pp->left_w + lay_cols(pn) * pp->cw;
+    float gy = pp->box.y + pp->top_h, gh = lay_rows(pn) * pp->ch;
     Rect bar = { gx + BAR_GAP * m->gs, gy - pp->ext, m->bar_w, gh + 2 * pp->ext };
     for (int i = 0; i < BAR_STEPS; i++) {
         float y0 = bar.y + bar.h * (BAR_STEPS - 1 - i) / BAR_STEPS;

@@ -281,7 +281,7 @@ void lay_plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, floa
     ** by side then label alike */
     float fs = fmaxf(m->min_font, fminf(m->label, lay_px(ch / LH)));
     pp->rows = lay_plan_rows(p, rl, rows, ch, fs, cap_w);
-    float gh = rows * ch, half_tick = TICK_OVERHANG * INK * m->tick;
+    float gh = lay_rows(pn) * ch, half_tick = TICK_OVERHANG * INK * m->tick;
     /* the row axis title reads upward beside the grid, whole, or not at all */
     pp->row_axis = !pp->share_rows && pn->row_axis && pn->row_axis[0]
                 && lay_width(p, pn->row_axis, m->axis, 0) <= gh;

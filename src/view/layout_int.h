@@ -99,6 +99,10 @@
 #define TWO_ROW_GAIN    1.2f    /* two rows win over one when cells come out this much bigger */
 #define ROW_MIN_SHARE   4       /* no row of two holds fewer than a quarter of the panels */
 #define MAX_SPLITS      8       /* places to split the panels into two rows, at most */
+#define MAX_ROWS        4       /* panels go in at most four rows, */
+#define MANY_ROWS_MAX   8       /* more than two only for eight panels or fewer */
+#define STACK_GAP       0.5f    /* rows of a stack of three or four sit this share of the gap apart */
+#define ONE_ROW_GROW    2.0f    /* a one-row heatmap's cells grow at most this much taller than its font needs */
 
 /* The page. */
 #define COLUMN_SHARE    0.3f    /* the explanation beside the panels: this share of the width, */
@@ -319,6 +323,7 @@ typedef struct Page {
     bool prints[VIEW_MAX_PANELS];   /* heatmap k's numbers can be printed on this page (lay_plan_prints) */
     float min_w[VIEW_MAX_PANELS];   /* panel k is at least this wide: its title and axis title whole */
     float title_fs;             /* every panel title's font on this page (0: the metrics' own) */
+    float title_cap;            /* the most that font may be (0: no limit): the page of every head's */
     float cell_min;             /* the narrowest cells tried: CELL_MIN, or CELL_FLOOR */
 } Page;
 
@@ -480,6 +485,9 @@ void lay_plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, floa
 
 /* ------------------------------------------------- layout_plan.c */
 
+/* The rows and columns a heatmap is planned with (Panel.full_rows). */
+int lay_rows(const Panel *pn);
+int lay_cols(const Panel *pn);
 /* True when a panel can be drawn as a heatmap. */
 bool lay_is_heat(const Panel *pn);
 /* True when two panels label their rows alike. */

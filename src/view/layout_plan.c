@@ -15,8 +15,10 @@
 ** (layout_heatplan.c); panels that share row labels or a colour bar with a
 ** neighbour leave them out; every panel is at least as wide as its title
 ** and its axis title, so neither is cut. Many panels go in two rows, split
-** where the numbers come out biggest; a row that cannot print its numbers
-** at the floor is planned as if it had none, and scores so.
+** where the numbers come out biggest, or, where that leaves the numbers
+** under the cell font, in a stack of two to four rows of the whole width,
+** each as high as it needs, at one font; a row that cannot print its
+** numbers at the floor is planned as if it had none, and scores so.
 */
 #include "layout_int.h"
 
@@ -28,6 +30,18 @@ bool lay_is_heat(const Panel *pn)
     return pn->kind == PANEL_HEATMAP && pn->m && pn->m->rows > 0 && pn->m->cols > 0;
 }
 
+/* The rows and columns heatmap pn is planned with: its full size when it
+** grows from one sub-step to the next (Panel.full_rows), else its matrix's. */
+int lay_rows(const Panel *pn)
+{
+    return pn->full_rows > pn->m->rows ? pn->full_rows : pn->m->rows;
+}
+
+int lay_cols(const Panel *pn)
+{
+    return pn->full_cols > pn->m->cols ? pn->full_cols : pn->m->cols;
+}
+
 /* True when two optional strings are equal (both absent counts). */
 static bool same_str(const char *a, const char *b)
 {
@@ -37,7 +51,9 @@ static bool same_str(const char *a, const char *b)
 /* True when two panels label their rows alike. */
 bool lay_same_rows(const Panel *a, const Panel *b)
 {
-    if (a->m->rows != b->m->rows || !same_str(a->row_axis, b->row_axis)) return false;
+    if (a->m->rows != b->m->rows || lay_rows(a) != a->m->rows || lay_rows(b) != b->m->rows    /* not while growing */
+        || !same_str(a->row_axis, b->row_axis))
+        return false;
     if (!a->row_labels || !b->row_labels) return a->row_labels == b->row_labels;
     for (int i = 0; i < a->m->rows; i++)
         if (!same_str(a->row_labels[i], b->row_labels[i])) return false;
@@ -99,7 +115,9 @@ static float lowest_cell(const Page *p, float cw)
 ** The cells of printing heatmap k at solver size s: up to the metrics'
 ** cell font V, the cell that holds its numbers at font ⌊s⌋; past V, that
 ** cell at V grown by s / V, taller first, then both ways once square,
-** never past the largest cell side (nor narrower than its numbers).
+** never past the largest cell side (nor narrower than its numbers); a
+** one-row heatmap's cells grow as wide, but at most ONE_ROW_GROW times as
+** tall as at V.
 */
 static void printed_cell(const Solve *z, int k, const PanelPlan *pp, float s, float *cw, float *ch)
 {
@@ -107,9 +125,10 @@ static void printed_cell(const Solve *z, int k, const PanelPlan *pp, float s, fl
     float V = p->m.value;
     lay_value_cell(p, &z->v->panels[k], pp, fminf(lay_px(s), V), cw, ch);
     if (s <= V) return;
+    float most = lay_rows(&z->v->panels[k]) == 1 ? ONE_ROW_GROW * *ch : p->m.max_cell;    /* a row, not a bar */
     float h = fminf(*ch * s / V, fmaxf(*ch, p->m.max_cell));
     *cw = fmaxf(*cw, fminf(h, p->m.max_cell));
-    *ch = h;
+    *ch = fminf(h, fmaxf(*ch, most));
 }
 
 /*
@@ -134,12 +153,12 @@ static float fit_panel(const Solve *z, int k, int first, int end, float s, float
         float ch = fminf(c, p->m.max_cell), low = lowest_cell(p, c);
         for (int it = 0; it < FIT_STEPS; it++) {
             lay_plan_heat(p, pn, pp, fminf(c, CELL_ASPECT * ch), ch, share, H);
-            float room = (H - pp->top_h - pp->bot_h) / pn->m->rows;
+            float room = (H - pp->top_h - pp->bot_h) / lay_rows(pn);
             if (ch <= room + 0.01f || ch <= low) break;
             ch = fmaxf(low, fminf(room, FIT_LOWER * ch));
         }
     }
-    return fmaxf(pp->left_w + pn->m->cols * pp->cw + pp->right_w, p->min_w[k]);
+    return fmaxf(pp->left_w + lay_cols(pn) * pp->cw + pp->right_w, p->min_w[k]);
 }
 
 /*
@@ -165,7 +184,7 @@ static bool row_fits(Solve *z, int first, int count, float s, float c, float W, 
     for (int k = first; k < first + count; k++) {
         const PanelPlan *pp = &z->plans[k];
         if (z->prints[k] && lay_is_heat(&z->v->panels[k])
-            && (top + z->v->panels[k].m->rows * pp->ch + pp->bot_h > H + 0.5f || pp->value_fs <= 0))
+            && (top + lay_rows(&z->v->panels[k]) * pp->ch + pp->bot_h > H + 0.5f || pp->value_fs <= 0))
             return false;
     }
     return true;
@@ -262,7 +281,7 @@ static float align_row(Solve *z, int first, int count, float H, float share)
             const Panel *pn = &z->v->panels[k];
             PanelPlan *pp = &plans[k];
             if (!lay_is_heat(pn) || z->prints[k]) continue;
-            float ch = fminf(pp->ch, (H - top - pp->bot_h) / pn->m->rows);
+            float ch = fminf(pp->ch, (H - top - pp->bot_h) / lay_rows(pn));
             float low = lowest_cell(p, pp->cw);
             if (pp->share_rows && plans[k - 1].ch < ch) ch = plans[k - 1].ch;
             if (ch < pp->ch - 0.01f) {
@@ -293,7 +312,7 @@ static float gap_after(const Page *p, const PanelPlan *plans, int k, float extra
 /* True when two panels hold heatmaps of the same shape. */
 static bool same_shape(const Panel *a, const Panel *b)
 {
-    return lay_is_heat(a) && lay_is_heat(b) && a->m->rows == b->m->rows && a->m->cols == b->m->cols;
+    return lay_is_heat(a) && lay_is_heat(b) && lay_rows(a) == lay_rows(b) && lay_cols(a) == lay_cols(b);
 }
 
 /* What plan_row adds up for the score of an arrangement. */
@@ -327,10 +346,10 @@ static float plan_row(Solve *z, int first, int cnt, Rect area, float y, float H,
     for (int k = first; k < first + cnt; k++) {
         if (!lay_is_heat(&v->panels[k])) continue;
         PanelPlan *pp = &plans[k];
-        pp->box.w = fmaxf(pp->left_w + v->panels[k].m->cols * pp->cw + pp->right_w, p->min_w[k]);
+        pp->box.w = fmaxf(pp->left_w + lay_cols(&v->panels[k]) * pp->cw + pp->right_w, p->min_w[k]);
         sum_w += pp->box.w;
         top = fmaxf(top, pp->top_h);
-        below = fmaxf(below, v->panels[k].m->rows * pp->ch + pp->bot_h);
+        below = fmaxf(below, lay_rows(&v->panels[k]) * pp->ch + pp->bot_h);
         t->log_sum += log(fmax(pp->ch, 0.01));
         t->scored++;
         if (z->prints[k]) {
@@ -366,43 +385,51 @@ static float plan_row(Solve *z, int first, int cnt, Rect area, float y, float H,
     return row_h;
 }
 
-/*
-** Place every panel of v in area: the first split panels in one row, the
-** rest (if any) in a second. The rows start with heights in proportion to
-** the rows of cells each holds; when one leaves height unused the other
-** gets it and both are planned again. Rows that hold alike panels print at
-** one font.
-*/
-static PlanScore plan_panels(const Page *p, const View *v, Rect area, int split, PanelPlan *plans)
+/* True when a panel of rows [a0, a1) has the shape of one of [b0, b1). */
+static bool rows_alike(const View *v, int a0, int a1, int b0, int b1)
 {
-    int n = v->npanels;
-    if (split <= 0 || split > n) split = n;
-    int nrows = split < n ? 2 : 1;
-    int first[2] = { 0, split }, counts[2] = { split, n - split };
-    float H = (area.h - p->m.gap * (nrows - 1)) / nrows;
-    float Hs[2] = { H, H }, row_h[2] = { 0, 0 };
-    if (nrows == 2) {           /* height in proportion to the rows of cells each holds, plus its labels */
-        float want[2] = { 0, 0 };
-        for (int r = 0; r < 2; r++) {
-            int most = 0;
-            for (int k = first[r]; k < first[r] + counts[r]; k++)
-                if (lay_is_heat(&v->panels[k]) && v->panels[k].m->rows > most) most = v->panels[k].m->rows;
-            want[r] = (most ? most : ROW_PLOT_ROWS) + ROW_LABEL_ROWS;
-        }
-        Hs[0] = 2 * H * want[0] / (want[0] + want[1]);
-        Hs[1] = 2 * H - Hs[0];
+    for (int a = a0; a < a1; a++)
+        for (int b = b0; b < b1; b++)
+            if (same_shape(&v->panels[a], &v->panels[b])) return true;
+    return false;
+}
+
+/*
+** Place every panel of v in area in nrows rows, row r holding the panels
+** from start[r] up to the next row's start (start[nrows] is the count). The
+** rows start with heights in proportion to the rows of cells each holds;
+** when some leave height unused they keep only what they use and the others
+** share the rest, and all are planned again. Rows that hold alike panels
+** print at one font.
+*/
+static PlanScore plan_rows(const Page *p, const View *v, Rect area, const int *start, int nrows, PanelPlan *plans)
+{
+    int first[MAX_ROWS], counts[MAX_ROWS];
+    float Hs[MAX_ROWS], row_h[MAX_ROWS], want[MAX_ROWS], sum = 0;
+    float H = area.h - p->m.gap * (nrows - 1);
+    for (int r = 0; r < nrows; r++) {           /* height in proportion to the rows of cells each holds, plus its labels */
+        first[r] = start[r];
+        counts[r] = start[r + 1] - start[r];
+        int most = 0;
+        for (int k = first[r]; k < first[r] + counts[r]; k++)
+            if (lay_is_heat(&v->panels[k]) && lay_rows(&v->panels[k]) > most) most = lay_rows(&v->panels[k]);
+        want[r] = (float)((most ? most : ROW_PLOT_ROWS) + ROW_LABEL_ROWS);
+        sum += want[r];
     }
-    bool alike = false;
-    for (int a = 0; a < split; a++)
-        for (int b = split; b < n; b++) alike = alike || same_shape(&v->panels[a], &v->panels[b]);
+    float given = 0;
+    for (int r = 0; r < nrows; r++) {
+        Hs[r] = nrows == 1 ? H : r + 1 < nrows ? H * want[r] / sum : H - given;
+        given += Hs[r];
+    }
     Solve z = { p, v, plans, { false } };
     Tally t = { true, INFINITY, 0, 0, 0 };
     float used = 0;
     for (int pass = 0; pass < 2; pass++) {
         memcpy(z.prints, p->prints, sizeof z.prints);
-        float s[2] = { 0, 0 }, c[2] = { UNPRINTED_CELL, UNPRINTED_CELL };
+        float s[MAX_ROWS], c[MAX_ROWS];
         for (int r = 0; r < nrows; r++) solve_row(&z, first[r], counts[r], area.w, Hs[r], &s[r], &c[r]);
-        if (alike && s[0] > 0 && s[1] > 0) s[0] = s[1] = fminf(s[0], s[1]);
+        if (nrows == 2 && s[0] > 0 && s[1] > 0 && rows_alike(v, first[0], first[1], first[1], first[1] + counts[1]))
+            s[0] = s[1] = fminf(s[0], s[1]);
         float y = area.y;
         t = (Tally){ true, INFINITY, 0, 0, 0 };
         for (int r = 0; r < nrows; r++) {
@@ -411,14 +438,72 @@ static PlanScore plan_panels(const Page *p, const View *v, Rect area, int split,
         }
         used = y - p->m.gap - area.y;
         if (nrows == 1 || pass == 1) break;
-        int lend = row_h[1] < Hs[1] - 2 ? 1 : row_h[0] < Hs[0] - 2 ? 0 : -1;
-        if (lend < 0) break;
-        Hs[lend] = row_h[lend] + 1;
-        Hs[1 - lend] = area.h - p->m.gap - Hs[lend];
+        bool lends[MAX_ROWS];
+        int nlend = 0;
+        for (int r = 0; r < nrows; r++) nlend += lends[r] = row_h[r] < Hs[r] - 2;
+        if (nlend == 0) break;
+        if (nlend == nrows) {                   /* every row leaves some: the first keeps the rest */
+            lends[0] = false;
+            nlend--;
+        }
+        float rest = H, keep = 0;
+        for (int r = 0; r < nrows; r++) {
+            if (lends[r]) rest -= Hs[r] = row_h[r] + 1;
+            else keep += Hs[r];
+        }
+        for (int r = 0; r < nrows; r++)
+            if (!lends[r]) Hs[r] = nlend == nrows - 1 ? rest : rest * Hs[r] / keep;
     }
     PlanScore sc = { t.fits, t.printed, isfinite(t.font) ? t.font : 0, t.scored ? (float)exp(t.log_sum / t.scored) : 0,
                      used };
     return sc;
+}
+
+/*
+** The panels of v in a stack of nrows rows, row r from
+** start[r]: every row at one font, the largest with which each row fits the
+** width and all of them the height (none past the metrics' cell font, so
+** that a row of one-row panels does not grow into a bar), one under the
+** other, STACK_GAP gaps apart; the height they leave goes to the
+** explanation below.
+*/
+static PlanScore plan_stack(const Page *p, const View *v, Rect area, const int *start, int nrows, PanelPlan *plans)
+{
+    Solve z = { p, v, plans, { false } };
+    memcpy(z.prints, p->prints, sizeof z.prints);
+    float s = p->m.value, c[MAX_ROWS], need[MAX_ROWS], gap = STACK_GAP * p->m.gap, room = area.h - gap * (nrows - 1);
+    bool prints = false;
+    for (int r = 0; r < nrows; r++) {           /* each row alone at the whole height: the most it allows */
+        float sr;
+        solve_row(&z, start[r], start[r + 1] - start[r], area.w, room, &sr, &c[r]);
+        if (sr > 0) s = fminf(s, sr), prints = true;
+    }
+    s = prints ? floorf(s) : 0;
+    Tally t;
+    for (;; s -= 1) {                           /* the largest whole font whose rows fit the height together */
+        float sum = 0;
+        t = (Tally){ true, INFINITY, 0, 0, 0 };
+        for (int r = 0; r < nrows; r++)
+            sum += need[r] = plan_row(&z, start[r], start[r + 1] - start[r], area, area.y, room, s, c[r], &t);
+        if (sum <= room + 0.5f || !prints || s - 1 < lay_value_floor(p)) break;
+    }
+    float y = area.y;
+    t = (Tally){ true, INFINITY, 0, 0, 0 };
+    for (int r = 0; r < nrows; r++)
+        y += plan_row(&z, start[r], start[r + 1] - start[r], area, y, need[r], s, c[r], &t) + gap;
+    if (y - gap > area.y + area.h + 0.5f) t.fits = false;
+    PlanScore sc = { t.fits, t.printed, isfinite(t.font) ? t.font : 0, t.scored ? (float)exp(t.log_sum / t.scored) : 0,
+                     y - gap - area.y };
+    return sc;
+}
+
+/* The panels of v in one row, or in two split before panel split. */
+static PlanScore plan_panels(const Page *p, const View *v, Rect area, int split, PanelPlan *plans)
+{
+    int n = v->npanels;
+    if (split <= 0 || split > n) split = n;
+    int start[3] = { 0, split, n };
+    return split < n ? plan_rows(p, v, area, start, 2, plans) : plan_rows(p, v, area, (int[]){ 0, n }, 1, plans);
 }
 
 /* True when arrangement a is better than b: it fits where b does not,
@@ -473,6 +558,36 @@ PlanScore lay_plan_best(const Page *p, const View *v, Rect area, PanelPlan *plan
             one_row = false;
         }
     }
+    /* a stack of two to four rows at one font, every way of cutting the
+    ** panels in order, where the rows above leave the numbers small: each
+    ** row has the whole width, and only the height it needs */
+    for (int nrows = 2; nrows <= MAX_ROWS && nrows <= n && n <= MANY_ROWS_MAX; nrows++) {
+        if (best.fits && best.printed > 0 && best.font >= p->m.value) break;
+        int start[MAX_ROWS + 1] = { 0 };
+        for (int r = 1; r < nrows; r++) start[r] = r;
+        start[nrows] = n;
+        PlanScore fewer = best;
+        int best_cuts = -1;
+        for (;;) {
+            PlanScore sr = plan_stack(p, v, area, start, nrows, two);
+            int cuts = 0;                       /* rows that end where the panels change shape */
+            for (int r = 1; r < nrows; r++) cuts += !same_shape(&v->panels[start[r] - 1], &v->panels[start[r]]);
+            bool tie = best_cuts >= 0 && sr.fits == best.fits && sr.printed == best.printed && sr.font == best.font;
+            if (sr.fits && sr.printed > 0                 /* a stack is for numbers, and must fit */
+                && ((lay_score_better(sr, best, sr.font > fewer.font ? 1.0f : TWO_ROW_GAIN)
+                     && (sr.font > fewer.font || sr.printed > fewer.printed || !fewer.fits))
+                    || (tie && cuts > best_cuts))) {
+                memcpy(plans, two, sizeof two[0] * (size_t)n);
+                best = sr;
+                best_cuts = cuts;
+            }
+            int r = nrows - 1;                  /* the next cut, as an odometer */
+            while (r >= 1 && start[r] + 1 >= start[r + 1]) r--;
+            if (r < 1) break;
+            start[r]++;
+            for (int q = r + 1; q < nrows; q++) start[q] = start[q - 1] + 1;
+        }
+    }
     return best;
 }
 
@@ -492,6 +607,8 @@ void lay_plan_prints(Page *p, const View *v, float W, float H)
     for (int k = 0; k < v->npanels && k < VIEW_MAX_PANELS; k++) {
         const Panel *pn = &v->panels[k];
         p->min_w[k] = pn->title && pn->title[0] ? lay_width(p, pn->title, least, 1) : 0;
+        if (pn->full_title && pn->full_title[0])        /* as wide as when it has grown */
+            p->min_w[k] = fmaxf(p->min_w[k], lay_width(p, pn->full_title, least, 1));
         p->prints[k] = false;
         if (!lay_is_heat(pn) || m->value < fl) continue;
         PanelPlan pp;
@@ -500,8 +617,8 @@ void lay_plan_prints(Page *p, const View *v, float W, float H)
         float cw, ch;
         printed_cell(&z, k, &pp, fl, &cw, &ch);
         lay_plan_heat(p, pn, &pp, cw, ch, W, H);
-        p->prints[k] = pp.value_fs > 0 && pp.left_w + pn->m->cols * pp.cw + pp.right_w <= W
-                    && pp.top_h + pn->m->rows * pp.ch + pp.bot_h <= H;
+        p->prints[k] = pp.value_fs > 0 && pp.left_w + lay_cols(pn) * pp.cw + pp.right_w <= W
+                    && pp.top_h + lay_rows(pn) * pp.ch + pp.bot_h <= H;
         if (p->prints[k] && pn->col_axis && pn->col_axis[0])     /* its column axis title whole (not a picture's) */
             p->min_w[k] = fmaxf(p->min_w[k], lay_width(p, pn->col_axis, m->axis, 0));
     }
