@@ -374,19 +374,28 @@ static bool key_attention(Parser *p, const KeyUse *u)
     return su->attention && lp_end(p, s);
 }
 
-/* `residual: yes | no`. */
-static bool key_residual(Parser *p, const KeyUse *u)
+/*
+** A setting that is one of two words, a or b, as the rest of the line:
+** *first is whether it is a. On anything else, the message names the key
+** and both words.
+*/
+static bool two_words(Parser *p, const char *s, const char *key, const char *a, const char *b, bool *first)
 {
-    const char *s = u->s;
-    Setup *su = lp_setup(p);
-    if (is_word(s, "yes") || is_word(s, "no")) {
-        su->residual = s[0] == 'y';
-        su->residual_line = p->lineno;
+    if (is_word(s, a) || is_word(s, b)) {
+        *first = is_word(s, a);
         return lp_end(p, s + ident_len(s));
     }
     char f[48];
     lp_found(s, f, sizeof f);
-    return FAIL(p, s, "expected residual to be yes or no, found %s", f);
+    return FAIL(p, s, "expected %s to be %s or %s, found %s", key, a, b, f);
+}
+
+/* `residual: yes | no`. */
+static bool key_residual(Parser *p, const KeyUse *u)
+{
+    Setup *su = lp_setup(p);
+    su->residual_line = p->lineno;
+    return two_words(p, u->s, "residual", "yes", "no", &su->residual);
 }
 
 /* -------------------------------------------------------- setup: scores */
@@ -608,27 +617,16 @@ static bool key_top(Parser *p, const KeyUse *u)
 /* `scale: shared | own`: whether panels meant to be compared share a colour scale. */
 static bool key_scale(Parser *p, const KeyUse *u)
 {
-    const char *s = u->s;
-    if (is_word(s, "shared") || is_word(s, "own")) {
-        lp_stage(p)->own_scale = s[0] == 'o';
-        return lp_end(p, s + ident_len(s));
-    }
-    char f[48];
-    lp_found(s, f, sizeof f);
-    return FAIL(p, s, "expected scale to be shared or own, found %s", f);
+    bool shared = !lp_stage(p)->own_scale;
+    if (!two_words(p, u->s, "scale", "shared", "own", &shared)) return false;
+    lp_stage(p)->own_scale = !shared;
+    return true;
 }
 
 /* `indices: yes` or `no`: number the rows and columns on the axes. */
 static bool key_indices(Parser *p, const KeyUse *u)
 {
-    const char *s = u->s;
-    if (is_word(s, "yes") || is_word(s, "no")) {
-        lp_stage(p)->indices = s[0] == 'y';
-        return lp_end(p, s + ident_len(s));
-    }
-    char f[48];
-    lp_found(s, f, sizeof f);
-    return FAIL(p, s, "expected indices to be yes or no, found %s", f);
+    return two_words(p, u->s, "indices", "yes", "no", &lp_stage(p)->indices);
 }
 
 /* ------------------------------------------------------------------ table */
