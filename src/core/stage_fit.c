@@ -129,6 +129,46 @@ StageVals stage_vals(const Mat *m)
     return v;
 }
 
+/*
+** What stage_trace_vals keeps: the values of the large matrices of the last
+** trace asked about (by its serial, which no other trace has). A stage's
+** pages are planned on every head's values each time a view is built (every
+** step, every head toggled), and a 1024-token model's heads hold millions of
+** them; small matrices are read again, as cheaply as looked up.
+*/
+#define VALS_KEPT     64
+#define VALS_KEEP_MIN 4096      /* cells from which a matrix's values are kept */
+static struct {
+    uint64_t serial;
+    int n;
+    struct { const Mat *m; StageVals v; } e[VALS_KEPT];
+} kept_vals;
+
+/* The values of m, a matrix of the trace T: read once while T lives. */
+StageVals stage_trace_vals(const Trace *T, const Mat *m)
+{
+    if (!T || !T->serial || !m || (long)m->rows * m->cols < VALS_KEEP_MIN) return stage_vals(m);
+    if (kept_vals.serial != T->serial) {
+        kept_vals.serial = T->serial;
+        kept_vals.n = 0;
+    }
+    for (int i = 0; i < kept_vals.n; i++)
+        if (kept_vals.e[i].m == m) return kept_vals.e[i].v;
+    StageVals v = stage_vals(m);
+    if (kept_vals.n < VALS_KEPT) {
+        kept_vals.e[kept_vals.n].m = m;
+        kept_vals.e[kept_vals.n++].v = v;
+    }
+    return v;
+}
+
+/* The values of panel p's matrix: kept (stage_trace_vals) when it is
+** borrowed from the trace, read again when the view built it. */
+StageVals stage_panel_vals(const Ctx *c, const Panel *p)
+{
+    return p->owned ? stage_vals(p->m) : stage_trace_vals(c->T, p->m);
+}
+
 /* a and b together. */
 StageVals stage_vals_join(StageVals a, StageVals b)
 {

@@ -95,6 +95,11 @@ typedef struct StageFit {
 
 /* The values of m. */
 StageVals stage_vals(const Mat *m);
+/* The values of panel p's matrix: for one borrowed from the trace c->T,
+** read once while that trace lives (its matrices never change). */
+StageVals stage_panel_vals(const Ctx *c, const Panel *p);
+/* The values of m, a matrix of the trace T: read once while T lives. */
+StageVals stage_trace_vals(const Trace *T, const Mat *m);
 /* a and b together. */
 StageVals stage_vals_join(StageVals a, StageVals b);
 /* Plan panel p for the values span over every sub-step, coloured on group. */

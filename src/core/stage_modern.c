@@ -242,7 +242,7 @@ static void kv_steady(Ctx *c, Panel *p, int rows, int cols, char *full_title)
         free(full_title);
         return;
     }
-    StageVals all = stage_vals(trace_at(c->T, c->s, p->ref));
+    StageVals all = stage_trace_vals(c->T, trace_at(c->T, c->s, p->ref));
     p->full_rows = rows;
     p->full_cols = cols;
     p->full_title = full_title;
@@ -334,7 +334,7 @@ static bool kv_fits(const Ctx *c, int part)
     for (int i = 0; i < c->v->npanels && i < 7; i++) {
         const Panel *p = &c->v->panels[i];
         if (part >= 0 && !kv_part_panels[part][i]) continue;
-        f[n++] = stage_fit_of(p, stage_vals(trace_at(c->T, c->s, p->ref)));     /* every step's values */
+        f[n++] = stage_fit_of(p, stage_trace_vals(c->T, trace_at(c->T, c->s, p->ref)));     /* every step's values */
     }
     return stage_fits_slide(f, n, c->st->paras, c->st->npara);
 }

@@ -308,13 +308,13 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
         span[r] = (StageVals){ false, 0, 0, false, 0, 0, false, true };
         for (int h = 0; h < H; h++) {
             all[h * m + r] = &z.heads[h].panels[r];
-            vals[h * m + r] = stage_vals(z.heads[h].panels[r].m);
+            vals[h * m + r] = stage_panel_vals(c, &z.heads[h].panels[r]);
             span[r] = stage_vals_join(span[r], vals[h * m + r]);
         }
     }
     for (int k = 0; k < nt; k++) {
         all[H * m + k] = &z.tail.panels[k];
-        vals[H * m + k] = stage_vals(z.tail.panels[k].m);
+        vals[H * m + k] = stage_panel_vals(c, &z.tail.panels[k]);
     }
     StageFit f[VIEW_MAX_PANELS], ft[VIEW_MAX_PANELS];
     for (int r = 0; r < m; r++) f[r] = stage_fit_of(&z.heads[heads[0] - 1].panels[r], span[r]);
@@ -395,7 +395,7 @@ void stage_paginate(Ctx *c)
     const Panel *ps[VIEW_MAX_PANELS];
     for (int k = 0; k < m; k++) {
         ps[k] = &v->panels[k];
-        vals[k] = stage_vals(v->panels[k].m);
+        vals[k] = stage_panel_vals(c, &v->panels[k]);
         f[k] = stage_fit_of(&v->panels[k], vals[k]);
     }
     Book b = plan_book(c, f, m, 1);

@@ -560,8 +560,12 @@ PlanScore lay_plan_best(const Page *p, const View *v, Rect area, PanelPlan *plan
     }
     /* a stack of two to four rows at one font, every way of cutting the
     ** panels in order, where the rows above leave the numbers small: each
-    ** row has the whole width, and only the height it needs */
-    for (int nrows = 2; nrows <= MAX_ROWS && nrows <= n && n <= MANY_ROWS_MAX; nrows++) {
+    ** row has the whole width, and only the height it needs. A stack is
+    ** taken only when it prints numbers, so a page none of whose heatmaps
+    ** can print them (lay_plan_prints) tries none. */
+    bool any_prints = false;
+    for (int k = 0; k < n; k++) any_prints |= p->prints[k] && lay_is_heat(&v->panels[k]);
+    for (int nrows = 2; any_prints && nrows <= MAX_ROWS && nrows <= n && n <= MANY_ROWS_MAX; nrows++) {
         if (best.fits && best.printed > 0 && best.font >= p->m.value) break;
         int start[MAX_ROWS + 1] = { 0 };
         for (int r = 1; r < nrows; r++) start[r] = r;
