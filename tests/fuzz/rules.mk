@@ -119,6 +119,7 @@ fuzz-mo: $(FUZZ_DIR)/fuzz_mo $(MO_FILES)
 # the program's fonts (fontconfig fallback, libraqm, the glyph atlas) on an
 # offscreen canvas. Seeds: the strings of the lessons in many scripts.
 FUZZ_SHAPE_SRC := tests/fuzz/fuzz_shape.c src/sdl/font.c src/sdl/font_shape.c src/sdl/font_atlas.c src/sdl/render.c \
+                  src/sdl/canvas.c src/sdl/sdl_dyn.c \
                   src/view/draw.c src/core/error.c src/core/fileio.c src/core/util.c src/core/utf8.c
 $(FUZZ_DIR)/fuzz_shape: $(FUZZ_SHAPE_SRC) $(wildcard src/sdl/*.h src/core/*.h src/view/*.h) tests/fuzz/rules.mk | deps-test
 	@mkdir -p $(FUZZ_DIR)
