@@ -13,8 +13,8 @@
 ** sub-steps each where one would hide numbers, while online_softmax's
 ** blocks and kv_cache's last page, the comparison, are not yet split
 ** further, and are only counted); and with several heads a stage shows, for every
-** head, the matrices it shows for one head chosen alone (kv_cache and
-** rope show one head by design, and are left out).
+** head, the matrices it shows for one head chosen alone (kv_cache shows
+** one head by design, and is left out).
 */
 #include "suites.h"
 #include "tfonts.h"
@@ -242,7 +242,7 @@ static void walk_lesson(const char *name, const Lesson *L, const Trace *T, void 
         each_step(L, T, k, 0, walk_tally, &w);
         int H = T->s[L->stages[k].setup].heads;
         StageId id = L->stages[k].id;
-        if (H < 2 || L->stages[k].head || id == STAGE_KV_CACHE || id == STAGE_ROPE) continue;     /* one head by design */
+        if (H < 2 || L->stages[k].head || id == STAGE_KV_CACHE) continue;     /* one head by design */
         for (int h = 1; h <= H; h++) {     /* every head on the stage, against head h alone */
             Walk all = { t, name, k, h, { { false } } }, one = all;
             each_step(L, T, k, 0, walk_kinds, &all);

@@ -128,10 +128,9 @@ void stage_positional(Ctx *c)
                               "Q, K, V are computed from %s + PE"), c->ts->d_k * c->ts->kv_heads, x);
 }
 
-/* The angles, then Q and K before and after turning. */
-void stage_rope(Ctx *c)
+/* Head h's RoPE: the angles, then its Q and K before and after turning. */
+static void rope_head(Ctx *c, int h)
 {
-    int h = shown_head(c);
     char *sx = stage_head_suffix(c, h);
     Panel *a = stage_heat(c, trace_ref(TK_ROPE_ANGLES, 0), _("angle p\xc2\xb7\xce\xb8_i (radians)"), LAB_Q, LAB_DIM, _("positions"),
                           _("pairs (2i, 2i+1)"));
@@ -152,6 +151,12 @@ void stage_rope(Ctx *c)
         free(t[i]);
     }
     free(sx);
+}
+
+/* The angles, then Q and K before and after turning, head by head. */
+void stage_rope(Ctx *c)
+{
+    stage_by_heads(c, rope_head);
     c->v->formula = stage_fmt(_("\xce\xb8_i = %g^(\xe2\x88\x92" "2i/%d); the pair (x, y) of position p turns by p\xc2\xb7\xce\xb8_i: "
                               "(x\xc2\xb7" "cos \xe2\x88\x92 y\xc2\xb7sin, x\xc2\xb7sin + y\xc2\xb7" "cos); "
                               "q_m\xc2\xb7k_n then depends on m \xe2\x88\x92 n only"), c->su->rope_base, c->ts->d_k);
