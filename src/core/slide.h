@@ -46,6 +46,17 @@
 
 /* Panels: up to this many are tried in one row (more always go in two). */
 #define ONE_ROW_MAX     4
+#define ROW_MIN_SHARE   4       /* no row of two holds fewer than a quarter of the panels */
+#define MAX_ROWS        4       /* panels go in at most four rows, */
+#define MANY_ROWS_MAX   8       /* more than two only for eight panels or fewer */
+#define STACK_GAP       0.5f    /* rows of a stack of two to four sit this share of the gap apart */
+#define SHARED_GAP      0.6f    /* panels that share labels or a bar sit this share of the gap apart */
+
+/* The explanation beside the panels: this share of the width, within
+** 300 .. 470 canvas units. */
+#define COLUMN_SHARE    0.3f
+#define COLUMN_MIN      300
+#define COLUMN_MAX      470
 
 /* Text bands, in font sizes. */
 #define LH              1.25f   /* a line band */

@@ -36,13 +36,8 @@
 #define TICK_EMS        3.2f    /* the widest tick label, in tick fonts */
 #define ROW_AXIS_GS     1.0f    /* a row axis title: its line and a label gap */
 #define LABEL_BAND      0.3f    /* upright column labels take at most this share of a row's height */
-#define SHARED_GAP      0.6f    /* panels that share labels or a bar sit this share of the gap apart */
-#define ROW_MIN_SHARE   4       /* no row of two holds fewer than a quarter of the panels */
 #define PROSE_SHARE     0.25f   /* the explanation is given at most this share of the height */
 #define PROSE_EM        0.56f   /* the explanation's characters, on average, in font sizes */
-#define COLUMN_SHARE    0.3f    /* the explanation beside the panels: this share of the width, */
-#define COLUMN_MIN      300     /* within 300 .. 470 canvas units */
-#define COLUMN_MAX      470
 #define LEVEL_SHRINK    0.7f    /* column labels shrink to this share to stay level */
 #define BOLD            1.08f   /* bold text is this much wider */
 #define SAFETY          1.03f   /* widths and heights planned this much larger */

@@ -87,7 +87,6 @@
 #define ALIGN_PASSES    3       /* aligning a row's grids: at most 3 passes */
 #define UNPRINTED_CELL  2.0f    /* cells of a panel without numbers while the numbers of the others are
                                    planned, in pixels: they take the rest of the width after */
-#define SHARED_GAP      0.6f    /* panels that share labels or a bar sit this share of the gap apart */
 #define TEXT_FIT_STEPS  8       /* the panels' height under the explanation: at most 8 halvings */
 #define PLOT_ROW_MIN    0.6f    /* a row of plots and heatmaps is at least this share of its height */
 #define PLOT_MIN_W      14      /* a plot narrower than this many tick font sizes does not fit */
@@ -97,18 +96,11 @@
 #define ROW_PLOT_ROWS   8       /* in sharing height, a row of plots counts as 8 rows of cells, */
 #define ROW_LABEL_ROWS  10      /* and every row has 10 more for its labels and title */
 #define TWO_ROW_GAIN    1.2f    /* two rows win over one when cells come out this much bigger */
-#define ROW_MIN_SHARE   4       /* no row of two holds fewer than a quarter of the panels */
 #define MAX_SPLITS      8       /* places to split the panels into two rows, at most */
-#define MAX_ROWS        4       /* panels go in at most four rows, */
-#define MANY_ROWS_MAX   8       /* more than two only for eight panels or fewer */
-#define STACK_GAP       0.5f    /* rows of a stack of three or four sit this share of the gap apart */
 #define ONE_ROW_GROW    2.0f    /* a one-row heatmap's cells grow at most this much taller than its font needs */
 
 /* The page. */
-#define COLUMN_SHARE    0.3f    /* the explanation beside the panels: this share of the width, */
-#define COLUMN_MIN      300     /* within 300 .. 470 canvas units, */
-#define COLUMN_MAX      470
-#define COLUMN_LIMIT    0.45f   /* and never over this share */
+#define COLUMN_LIMIT    0.45f   /* the explanation's column (COLUMN_SHARE, slide.h) never takes over this share */
 #define BESIDE_GAIN     1.25f   /* the column wins when cells come out a quarter bigger */
 #define SHRINK_STEP     0.85f   /* a page that does not fit is laid out again this much smaller, */
 #define SHRINK_LAST     0.4f    /* down to this share */
