@@ -33,14 +33,22 @@
 #define SLIDE_W 1280
 #define SLIDE_H 720
 
-/* v laid out at w x h with DejaVu Sans (caller frees). */
-static DrawList *lay_at(const View *v, int w, int h)
+/* v laid out at w x h with the real font and the cache lc, which it
+** keeps for the next layout (caller frees the list). */
+static DrawList *lay_kept(LayoutCache *lc, const View *v, int w, int h)
 {
     Theme th = layout_theme(false);
     LayoutOpts o = layout_defaults(w, h, &th, font_measure, tfonts);
     DrawList *d = draw_create(w, h);
-    LayoutCache *lc = layout_cache_create();
     layout_view(lc, v, &o, d);
+    return d;
+}
+
+/* v laid out at w x h with DejaVu Sans (caller frees). */
+static DrawList *lay_at(const View *v, int w, int h)
+{
+    LayoutCache *lc = layout_cache_create();
+    DrawList *d = lay_kept(lc, v, w, h);
     layout_cache_free(lc);
     return d;
 }
@@ -410,7 +418,10 @@ typedef struct HeadSizes {
 } HeadSizes;
 
 /* One lesson's multi-head stages whose heads share a page, with and
-** without H, in the window's first size and on the slide. */
+** without H, in the window's first size and on the slide; each head also
+** laid out with one cache kept over sizes and heads (the font of every
+** head's titles is kept there, by size): at the other size first, then
+** twice at this one, as the window's frames do. */
 static void head_sizes(const char *name, const Lesson *L, const Trace *T, void *ctx)
 {
     HeadSizes *hs = ctx;
@@ -426,24 +437,30 @@ static void head_sizes(const char *name, const Lesson *L, const Trace *T, void *
             stage_view_free(v);
             continue;
         }
+        LayoutCache *kept = layout_cache_create();
         for (int z = 0; z < 2; z++) {
             DrawList *d = lay_at(v, sizes[z][0], sizes[z][1]);
             for (int h = 1; h <= H; h++) {
                 StageOpts one = { h, 0, false };
                 View *w = stage_view_with(L, T, k, &one);
-                DrawList *dh = lay_at(w, sizes[z][0], sizes[z][1]);
-                for (int r = 0; r < (int)(sizeof roles / sizeof *roles); r++) {
-                    float a = role_size(d, roles[r]), b = role_size(dh, roles[r]);
-                    hs->compared++;
-                    if (a > 0 && b > 0 && fabsf(a - b) > 0.01f && !hs->changed++)
-                        snprintf(hs->first, sizeof hs->first, "%s stage %d at %dx%d: %s %.1f px, head %d %.1f px",
-                                 name, k + 1, sizes[z][0], sizes[z][1], role_names[r], a, h, b);
-                }
-                draw_free(dh);
+                draw_free(lay_kept(kept, w, sizes[1 - z][0], sizes[1 - z][1]));     /* the other size kept first */
+                DrawList *dh[3] = { lay_at(w, sizes[z][0], sizes[z][1]), lay_kept(kept, w, sizes[z][0], sizes[z][1]),
+                                    lay_kept(kept, w, sizes[z][0], sizes[z][1]) };
+                for (int x = 0; x < 3; x++)
+                    for (int r = 0; r < (int)(sizeof roles / sizeof *roles); r++) {
+                        float a = role_size(d, roles[r]), b = role_size(dh[x], roles[r]);
+                        hs->compared++;
+                        if (a > 0 && b > 0 && fabsf(a - b) > 0.01f && !hs->changed++)
+                            snprintf(hs->first, sizeof hs->first, "%s stage %d at %dx%d: %s %.1f px, head %d %.1f px%s",
+                                     name, k + 1, sizes[z][0], sizes[z][1], role_names[r], a, h, b,
+                                     x ? " (a kept cache)" : "");
+                    }
+                for (int x = 0; x < 3; x++) draw_free(dh[x]);
                 stage_view_free(w);
             }
             draw_free(d);
         }
+        layout_cache_free(kept);
         stage_view_free(v);
     }
 }

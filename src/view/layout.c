@@ -473,14 +473,21 @@ void layout_view(LayoutCache *c, const View *v, const LayoutOpts *opts, DrawList
     p.gen = ++c->layouts;
     p.o = *opts;
     if (!p.o.measure) p.o.measure = layout_measure_fixed;
-    /* Label widths are the view's and the measure's: kept while both stay
-    ** (the top bit keeps the key apart from every layout's number). */
+    /* Label widths are the view's, the measure's and the canvas's: kept
+    ** while all stay (the top bit keeps the key apart from every layout's
+    ** number). The canvas counts: a window laid out again at another size
+    ** or text scale with its cache measured other labels, and H printed its
+    ** panel titles two or three pixels off. */
     p.label_gen = p.gen;
     if (v && v->serial) {
         uint64_t fn = 0;
+        uint32_t ts = 0;
         memcpy(&fn, &p.o.measure, sizeof fn < sizeof p.o.measure ? sizeof fn : sizeof p.o.measure);
-        p.label_gen = lay_mix(lay_mix(lay_mix(0x243f6a8885a308d3ULL, v->serial), fn),
-                              (uint64_t)(uintptr_t)p.o.measure_ctx) | 1ULL << 63;
+        memcpy(&ts, &p.o.text_scale, sizeof ts);
+        p.label_gen = lay_mix(lay_mix(lay_mix(lay_mix(lay_mix(0x243f6a8885a308d3ULL, v->serial), fn),
+                                              (uint64_t)(uintptr_t)p.o.measure_ctx),
+                                      (uint64_t)(uint32_t)p.o.width << 32 | (uint32_t)p.o.height),
+                              ts) | 1ULL << 63;
     }
     p.th = p.o.theme ? p.o.theme : &light;
     p.d = out;
