@@ -442,6 +442,28 @@ static float cell_font(const DrawList *d, int k)
 }
 
 /*
+** The panel titles' font of every head's page, which one head chosen
+** with H keeps: that page laid out once for a size, text scale and
+** measure, and its font kept in c for the next frames (a frame of a
+** 1024-token head would otherwise lay out and stat every head again).
+*/
+static float head_title_cap(LayoutCache *c, const View *all, const LayoutOpts *opts)
+{
+    HeadCap key = { all->serial, opts->width, opts->height, opts->text_scale, opts->measure, opts->measure_ctx, 0 };
+    const HeadCap *k = &c->head_cap;
+    if (all->serial && k->serial == key.serial && k->width == key.width && k->height == key.height
+        && k->text_scale == key.text_scale && k->measure == key.measure && k->measure_ctx == key.measure_ctx)
+        return k->title;
+    DrawList *d = draw_create(opts->width, opts->height);
+    layout_view(c, all, opts, d);
+    for (int i = 0; i < d->n && key.title <= 0; i++)
+        if (d->cmds[i].kind == DRAW_TEXT && d->cmds[i].role == ROLE_PANEL_TITLE) key.title = d->cmds[i].size;
+    draw_free(d);
+    c->head_cap = key;
+    return key.title;
+}
+
+/*
 ** Lay out v. A page whose panels do not find room (a small window, a big
 ** text scale) is laid out again with every font SHRINK_STEP as big, down
 ** to SHRINK_LAST.
@@ -456,14 +478,7 @@ static float cell_font(const DrawList *d, int k)
 void layout_view(LayoutCache *c, const View *v, const LayoutOpts *opts, DrawList *out)
 {
     assert(c && opts && out);
-    float title_cap = 0;
-    if (v && v->every_head) {                   /* one head (H): its titles as big as with every head */
-        DrawList *all = draw_create(opts->width, opts->height);
-        layout_view(c, v->every_head, opts, all);
-        for (int i = 0; i < all->n && title_cap <= 0; i++)
-            if (all->cmds[i].kind == DRAW_TEXT && all->cmds[i].role == ROLE_PANEL_TITLE) title_cap = all->cmds[i].size;
-        draw_free(all);
-    }
+    float title_cap = v && v->every_head ? head_title_cap(c, v->every_head, opts) : 0;
     Theme light = layout_theme(false);
     Page p;
     p.title_cap = title_cap;

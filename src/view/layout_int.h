@@ -274,8 +274,20 @@ typedef struct ImageKey {
 ** layout, keyed by its number, and per panel of the last view laid out its
 ** stats and the block colours of its image.
 */
+/* The key of every head's panel-title font (head_title_cap in layout.c),
+** and the font. */
+typedef struct HeadCap {
+    uint64_t serial;            /* the every-head view's (0: none kept) */
+    int width, height;
+    float text_scale;
+    MeasureFn measure;
+    void *measure_ctx;
+    float title;
+} HeadCap;
+
 struct LayoutCache {
     uint64_t layouts;           /* layouts run with it: the current one's number */
+    HeadCap head_cap;           /* the panel titles' font one head (H) keeps */
     MeasureCache measure;
     PlanMemo memo;
     uint64_t stats_serial;      /* the view stats_mat and stats belong to */
