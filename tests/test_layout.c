@@ -17,6 +17,7 @@
 #include "core/trace.h"
 #include "core/attn.h"
 #include "core/stage.h"
+#include "core/slide.h"
 #include "core/i18n.h"
 #include "app/frame.h"
 #include "app/state.h"
@@ -124,10 +125,13 @@ static DrawList *lay(const View *v, int w, int h, bool dark)
 }
 
 /* Where a text command's glyphs land. Turned runs are aligned in the
-** turned frame: halign along the text (upward), valign across it. */
+** turned frame: halign along the text (upward), valign across it. A
+** line of text covers INK font sizes; a cell's number, digits centred in
+** the cell, the CELL_INK its cell is planned with. */
 static Box ink(const DrawList *d, const DrawCmd *c)
 {
-    float w = layout_measure_fixed(NULL, draw_str(d, c), c->size, c->bold), h = 1.17f * c->size;
+    bool digits = c->role == ROLE_CELL_TEXT || c->role == ROLE_MASKED;
+    float w = layout_measure_fixed(NULL, draw_str(d, c), c->size, c->bold), h = (digits ? CELL_INK : INK) * c->size;
     bool rot = c->rotate == 90;
     float along_len = rot ? c->r.h : c->r.w, across_len = rot ? c->r.w : c->r.h;
     float a = c->halign == ALIGN_LEFT ? 0 : c->halign == ALIGN_RIGHT ? along_len - w : (along_len - w) / 2;

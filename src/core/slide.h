@@ -62,6 +62,8 @@
 #define LH              1.25f   /* a line band */
 #define BODY_LH         1.45f   /* line spacing of the explanation */
 #define INK             1.17f   /* height the glyphs of a line really cover (DejaVu Sans) */
+#define CELL_INK        0.95f   /* the height a cell's number needs: its digits cover 0.73 of the
+                                   font size (no descenders), and this keeps a little above and below */
 #define PARA_GAP        0.6f    /* space between paragraphs, in lines */
 #define BODY_SHRINK     0.75f   /* the explanation's font shrinks to this share, then it is cut */
 #define SHRINK_BEFORE_CUT 0.7f  /* a panel title or the formula shrinks to this share before it is cut */

@@ -249,7 +249,7 @@ static void panel_size(const Slide *s, const StageFit *f, bool rows_shown, bool 
                        float *h)
 {
     float g = fmaxf(1, 1.5f * s->u);
-    float cw = f->value_em * s->value + 2 * s->pad + g, ch = INK * s->value + s->pad + g;
+    float cw = f->value_em * s->value + 2 * s->pad + g, ch = CELL_INK * s->value + s->pad + g;
     float lf = fminf(s->label, floorf(ch / LH));
     float left = 0;
     if (rows_shown) {

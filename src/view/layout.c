@@ -482,6 +482,7 @@ void layout_view(LayoutCache *c, const View *v, const LayoutOpts *opts, DrawList
     Theme light = layout_theme(false);
     Page p;
     p.title_cap = title_cap;
+    p.cell_ink = INK;
     p.lc = c;
     p.cache = &c->measure;
     p.memo = &c->memo;

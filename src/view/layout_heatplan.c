@@ -161,7 +161,7 @@ static float value_font(const Page *p, const PanelPlan *pp, int dec, bool compac
 {
     const CellTexts *t = cell_texts(p, pp, dec, compact);
     float w100 = widest_text(p, t, 100) / 100;
-    float top = lay_px(fminf(p->m.value, room_h / INK)), fs = top;
+    float top = lay_px(fminf(p->m.value, room_h / p->cell_ink)), fs = top;
     if (w100 > 0) fs = fminf(fs, lay_px(room_w / w100));
     while (fs < top && widest_text(p, t, fs + 1) <= room_w) fs += 1;
     while (fs >= lay_value_floor(p) && widest_text(p, t, fs) > room_w) fs -= 1;
@@ -188,7 +188,7 @@ static int value_decimals(const Page *p, const Panel *pn, const PanelPlan *pp)
 void lay_value_cell(const Page *p, const Panel *pn, const PanelPlan *pp, float f, float *cw, float *ch)
 {
     float w = lay_widest_value(p, pp, value_decimals(p, pn, pp), false, f) + 2 * p->m.pad;
-    float h = INK * f + p->m.pad + 0.01f;       /* a hair over, so that rounding keeps the font */
+    float h = p->cell_ink * f + p->m.pad + 0.01f;       /* a hair over, so that rounding keeps the font */
     float g = lay_cell_gap(p, w + 1, h + 1);
     *cw = w + g + 0.01f;
     *ch = h + g;

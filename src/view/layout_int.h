@@ -329,6 +329,8 @@ typedef struct Page {
     float title_fs;             /* every panel title's font on this page (0: the metrics' own) */
     float title_cap;            /* the most that font may be (0: no limit): the page of every head's */
     float cell_min;             /* the narrowest cells tried: CELL_MIN, or CELL_FLOOR */
+    float cell_ink;             /* a printed cell's height over its number's font: INK (room above
+                                ** and below), or CELL_INK where that is what keeps numbers legible */
 } Page;
 
 /* One axis's labels at one size, and their widths (w NULL when the pool
@@ -514,8 +516,9 @@ float lay_value_goal(const Page *p);
 ** could alone in an area W x H (p->prints), and each panel's least width
 ** (p->min_w). */
 void lay_plan_prints(Page *p, const View *v, float W, float H);
-/* The best arrangement of v's panels in area into plans. */
-PlanScore lay_plan_best(const Page *p, const View *v, Rect area, PanelPlan *plans);
+/* The best arrangement of v's panels in area into plans, in cells as tall
+** as a line of text, or as their digits where that prints more or bigger. */
+PlanScore lay_plan_best(Page *p, const View *v, Rect area, PanelPlan *plans);
 /* True when arrangement a is better than b (gain: how much bigger a's cells
 ** must be when their fonts are alike). */
 bool lay_score_better(PlanScore a, PlanScore b, float gain);

@@ -22,6 +22,7 @@
 */
 #include "layout_int.h"
 
+#include <assert.h>
 #include <string.h>
 
 /* True when a panel can be drawn as a heatmap. */
@@ -526,7 +527,7 @@ bool lay_score_better(PlanScore a, PlanScore b, float gain)
 ** count alike: seven 4x4 panels go 3 + 4 when four in the top row would
 ** print their numbers smaller.
 */
-PlanScore lay_plan_best(const Page *p, const View *v, Rect area, PanelPlan *plans)
+static PlanScore plan_best(const Page *p, const View *v, Rect area, PanelPlan *plans)
 {
     int n = v->npanels;
     PlanScore best = { false, -1, -1, -1, 0 };
@@ -596,8 +597,33 @@ PlanScore lay_plan_best(const Page *p, const View *v, Rect area, PanelPlan *plan
 }
 
 /*
+** The best arrangement of the panels in area (plan_best), their cells
+** first as tall as a line of text (INK: room above and below the number);
+** where that leaves some numbers unprinted or under the goal font, again
+** with cells only as tall as the digits need (CELL_INK), which a matrix of
+** twenty rows on a slide needs for 14 px, and the better of the two.
+*/
+PlanScore lay_plan_best(Page *p, const View *v, Rect area, PanelPlan *plans)
+{
+    assert(p->cell_ink == INK);
+    PlanScore best = plan_best(p, v, area, plans);
+    long want = 0;
+    for (int k = 0; k < v->npanels && k < VIEW_MAX_PANELS; k++)
+        if (p->prints[k] && lay_is_heat(&v->panels[k])) want += (long)v->panels[k].m->rows * v->panels[k].m->cols;
+    if (want == 0 || (best.fits && best.printed >= want && best.font >= lay_value_goal(p))) return best;
+    PanelPlan tight[VIEW_MAX_PANELS];
+    p->cell_ink = CELL_INK;
+    PlanScore st = plan_best(p, v, area, tight);
+    p->cell_ink = INK;
+    if (!lay_score_better(st, best, 1.0f)) return best;
+    memcpy(plans, tight, sizeof tight[0] * (size_t)(v->npanels < VIEW_MAX_PANELS ? v->npanels : VIEW_MAX_PANELS));
+    return st;
+}
+
+/*
 ** Which heatmaps print their numbers on this page: those whose numbers
-** fit at the legible floor with the panel alone in W x H (a 64-column
+** fit at the legible floor with the panel alone in W x H, in cells as low
+** as their digits allow (CELL_INK) (a 64-column
 ** matrix on a slide does not, and is then drawn without numbers wherever
 ** it goes); and each panel's least width, its title at the smallest
 ** panel-title font and, for one that prints its numbers, its column axis
@@ -608,6 +634,7 @@ void lay_plan_prints(Page *p, const View *v, float W, float H)
     const Metrics *m = &p->m;
     float least = fmaxf(m->min_font, lay_px(SHRINK_BEFORE_CUT * m->ptitle)), fl = lay_value_floor(p);
     Solve z = { p, v, NULL, { false } };
+    p->cell_ink = CELL_INK;                     /* a number needs no more than its digits' height */
     for (int k = 0; k < v->npanels && k < VIEW_MAX_PANELS; k++) {
         const Panel *pn = &v->panels[k];
         p->min_w[k] = pn->title && pn->title[0] ? lay_width(p, pn->title, least, 1) : 0;
@@ -626,4 +653,5 @@ void lay_plan_prints(Page *p, const View *v, float W, float H)
         if (p->prints[k] && pn->col_axis && pn->col_axis[0])     /* its column axis title whole (not a picture's) */
             p->min_w[k] = fmaxf(p->min_w[k], lay_width(p, pn->col_axis, m->axis, 0));
     }
+    p->cell_ink = INK;
 }
