@@ -107,3 +107,9 @@ void lay_kept_store(LayoutCache *c, const View *v, const LayoutOpts *o, const Dr
     draw_copy_cmds(kp->list, out, from, out->n);
     kp->seen = 2;
 }
+
+/* No page kept: the next layout plans its page. */
+void layout_cache_forget_page(LayoutCache *c)
+{
+    if (c) c->page.seen = 0;
+}
