@@ -89,7 +89,7 @@ void lay_kept_store(LayoutCache *c, const View *v, const LayoutOpts *o, const Dr
         return;
     }
     if (!same_key(&key, &kp->key) || kp->seen == 0) {
-        kp->key = key;
+        memcpy(&kp->key, &key, sizeof key);    /* padding and all: the keys are compared whole */
         kp->seen = 1;
         return;
     }
