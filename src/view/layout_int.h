@@ -19,6 +19,8 @@
 **                      the memos of one layout; fitting and wrapping
 **   layout_cache.c     LayoutCache: its memory, and what it keeps of a
 **                      view from one layout to the next
+**   layout_keep.c      the last page laid out, kept without its outlines
+**                      for the next frames of the same view
 **   scale.c            colour scales and ticks, pure numbers (scale.h)
 **
 ** Data flows one way: layout_view computes the page's Metrics, the
