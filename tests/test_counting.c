@@ -9,6 +9,7 @@
 #define _DEFAULT_SOURCE
 #include "suites.h"
 #include "tjson.h"
+#include "tstages.h"
 #include "core/attn.h"
 #include "core/dump.h"
 #include "core/explain.h"
@@ -18,21 +19,14 @@
 #include "core/util.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Parse and compute a lesson that must be valid; the trace, and the lesson
-** in *l. */
+/* A lesson that must be valid, computed; the trace, and the lesson in *l. */
 static Trace *run_text(const char *text, Lesson **l)
 {
-    Error err;
-    *l = lesson_parse(text, strlen(text), "c.lesson", &err);
-    ck_assert_msg(*l != NULL, "%s", eline(&err));
-    Trace *t = attn_run(*l, &err);
-    ck_assert_msg(t != NULL, "%s", eline(&err));
-    return t;
+    return tstages_run(text, "c.lesson", l);
 }
 
 /* Assert that text contains part. */
@@ -137,25 +131,6 @@ START_TEST(test_sinusoidal_counts_positions_from_1)
 }
 END_TEST
 
-/* `indices: yes` numbers the queries on entropy's axis as on the heatmaps. */
-START_TEST(test_entropy_numbers_its_queries)
-{
-    Lesson *l;
-    Trace *t = run_text("title: E\n[setup]\nseed: 1\ntokens: the cat sat\nX = randn 3x2\nqueries: X\n"
-                        "[entropy]\nindices: yes\n\n[entropy]\n", &l);
-    View *v = stage_view(l, t, 0);
-    ck_assert_int_eq(v->panels[0].kind, PANEL_PLOT);
-    ck_assert_str_eq(v->panels[0].row_labels[0], "1 the");
-    ck_assert_str_eq(v->panels[0].row_labels[2], "3 sat");
-    stage_view_free(v);
-    v = stage_view(l, t, 1);
-    ck_assert_str_eq(v->panels[0].row_labels[0], "the");
-    stage_view_free(v);
-    trace_free(t);
-    lesson_free(l);
-}
-END_TEST
-
 /* The names of every matrix --dump writes for stage s (its sub-steps'
 ** too), each given to fn. */
 static void each_dump_name(const Tj *stage, void (*fn)(const char *, void *), void *ctx)
@@ -247,40 +222,19 @@ static void scan_view(Scan *sc, const Lesson *L, const Trace *T, const View *v)
     }
 }
 
-/* Every stage and sub-step of every lesson in dir. */
-static void scan_dir(Scan *sc, const char *dirname)
+/* tstages_each's call for stage k: its first sub-step v, then the others. */
+static void scan_stage(const char *name, const Lesson *L, const Trace *T, int k, View *v, void *ctx)
 {
-    DIR *dir = opendir(dirname);
-    ck_assert_ptr_nonnull(dir);
-    struct dirent *e;
-    while ((e = readdir(dir))) {
-        if (!strstr(e->d_name, ".lesson")) continue;
-        char path[600];
-        snprintf(path, sizeof path, "%s/%s", dirname, e->d_name);
-        Error err;
-        Lesson *L = lesson_load(path, &err);
-        ck_assert_msg(L != NULL, "%s", eline(&err));
-        Trace *T = attn_run(L, &err);
-        ck_assert_msg(T != NULL, "%s", eline(&err));
-        sc->lesson = e->d_name;
-        for (int k = 0; k < L->nstages; k++) {
-            sc->stage = k;
-            StageOpts o = { 0, 0, false };
-            View *v = stage_view_with(L, T, k, &o);
-            int n = v->nsteps;
-            for (int s = 0; s < n; s++) {
-                if (s) {
-                    o.step = s;
-                    v = stage_view_with(L, T, k, &o);
-                }
-                scan_view(sc, L, T, v);
-                stage_view_free(v);
-            }
-        }
-        trace_free(T);
-        lesson_free(L);
+    Scan *sc = ctx;
+    sc->lesson = name;
+    sc->stage = k;
+    scan_view(sc, L, T, v);
+    for (int s = 1; s < v->nsteps; s++) {
+        StageOpts o = { 0, s, false };
+        View *w = stage_view_with(L, T, k, &o);
+        scan_view(sc, L, T, w);
+        stage_view_free(w);
     }
-    closedir(dir);
 }
 
 /* No label, title, formula, note or hover of the bundled lessons and the
@@ -289,8 +243,8 @@ static void scan_dir(Scan *sc, const char *dirname)
 START_TEST(test_lessons_count_from_1)
 {
     Scan sc = { 0 };
-    scan_dir(&sc, "../lessons");
-    scan_dir(&sc, "slide-lessons");
+    tstages_each("../lessons", scan_stage, &sc);
+    tstages_each("slide-lessons", scan_stage, &sc);
     ck_assert_msg(!sc.first[0], "counts from 0: %s", sc.first);
     ck_assert_int_gt(sc.texts, 10000);
     ck_assert_int_gt(sc.hovers, 1000);
@@ -305,7 +259,6 @@ Suite *counting_suite(void)
     tcase_add_test(tc, test_zero_index_finds_indices_only);
     tcase_add_test(tc, test_rope_counts_positions_from_1);
     tcase_add_test(tc, test_sinusoidal_counts_positions_from_1);
-    tcase_add_test(tc, test_entropy_numbers_its_queries);
     tcase_add_test(tc, test_dump_names_parts_from_1);
     tcase_add_test(tc, test_lessons_count_from_1);
     suite_add_tcase(s, tc);
