@@ -64,6 +64,17 @@ static const char *zero_index(const char *s)
     return NULL;
 }
 
+/* Whether a row or column label names a token by a number from 0: a short
+** stem of letters and 0 ("t0", "x0", "tok0"; after an index, "1 t0"). */
+static bool label_from_0(const char *label)
+{
+    const char *w = strrchr(label, ' ');
+    w = w ? w + 1 : label;
+    size_t n = 0;
+    while (isalpha((unsigned char)w[n])) n++;
+    return n >= 1 && n <= 4 && !strcmp(w + n, "0");
+}
+
 /* The detector itself: indices from 0 are found, numbers that are values
 ** are not. */
 START_TEST(test_zero_index_finds_indices_only)
@@ -76,6 +87,8 @@ START_TEST(test_zero_index_finds_indices_only)
         ck_assert_msg(zero_index(zero[i]), "missed an index 0 in \"%s\"", zero[i]);
     for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++)
         ck_assert_msg(!zero_index(fine[i]), "took a value for an index 0 in \"%s\"", fine[i]);
+    ck_assert(label_from_0("t0") && label_from_0("1 tok0") && label_from_0("d0"));
+    ck_assert(!label_from_0("t1") && !label_from_0("t10") && !label_from_0("0") && !label_from_0("hello0x"));
 }
 END_TEST
 
@@ -181,12 +194,13 @@ typedef struct Scan {
     char first[600];
 } Scan;
 
-/* Check one text of a slide; remember the first that counts from 0. */
-static void scan_text(Scan *sc, const View *v, const char *what, const char *text)
+/* Check one text of a slide (a row or column label: is_label); remember
+** the first that counts from 0. */
+static void scan_text(Scan *sc, const View *v, const char *what, const char *text, bool is_label)
 {
     if (!text) return;
     sc->texts++;
-    const char *z = zero_index(text);
+    bool z = zero_index(text) || (is_label && label_from_0(text));
     if (z && !sc->first[0])
         snprintf(sc->first, sizeof sc->first, "%s, stage %d%s%s, %s: \"%s\"", sc->lesson, sc->stage + 1,
                  v->step_name ? " " : "", v->step_name ? v->step_name : "", what, text);
@@ -196,26 +210,26 @@ static void scan_text(Scan *sc, const View *v, const char *what, const char *tex
 ** first row and first column (where an index from 0 would print 0). */
 static void scan_view(Scan *sc, const Lesson *L, const Trace *T, const View *v)
 {
-    scan_text(sc, v, "title", v->title);
-    scan_text(sc, v, "formula", v->formula);
-    scan_text(sc, v, "note", v->note);
-    scan_text(sc, v, "sub-step", v->step_label);
-    scan_text(sc, v, "sub-step name", v->step_name);
+    scan_text(sc, v, "title", v->title, false);
+    scan_text(sc, v, "formula", v->formula, false);
+    scan_text(sc, v, "note", v->note, false);
+    scan_text(sc, v, "sub-step", v->step_label, false);
+    scan_text(sc, v, "sub-step name", v->step_name, false);
     for (int p = 0; p < v->npanels; p++) {
         const Panel *pn = &v->panels[p];
-        scan_text(sc, v, "panel title", pn->title);
-        scan_text(sc, v, "row axis", pn->row_axis);
-        scan_text(sc, v, "column axis", pn->col_axis);
-        scan_text(sc, v, "y axis", pn->y_axis);
-        scan_text(sc, v, "bound", pn->bound_label);
-        for (int i = 0; pn->row_labels && i < pn->m->rows; i++) scan_text(sc, v, "row label", pn->row_labels[i]);
-        for (int j = 0; pn->col_labels && j < pn->m->cols; j++) scan_text(sc, v, "column label", pn->col_labels[j]);
-        for (int j = 0; pn->series && j < pn->m->cols; j++) scan_text(sc, v, "series", pn->series[j]);
+        scan_text(sc, v, "panel title", pn->title, false);
+        scan_text(sc, v, "row axis", pn->row_axis, false);
+        scan_text(sc, v, "column axis", pn->col_axis, false);
+        scan_text(sc, v, "y axis", pn->y_axis, false);
+        scan_text(sc, v, "bound", pn->bound_label, false);
+        for (int i = 0; pn->row_labels && i < pn->m->rows; i++) scan_text(sc, v, "row label", pn->row_labels[i], true);
+        for (int j = 0; pn->col_labels && j < pn->m->cols; j++) scan_text(sc, v, "column label", pn->col_labels[j], true);
+        for (int j = 0; pn->series && j < pn->m->cols; j++) scan_text(sc, v, "series", pn->series[j], false);
         for (int i = 0; i < pn->m->rows; i++)
             for (int j = 0; j < pn->m->cols; j = i == 0 ? j + 1 : pn->m->cols) {
                 Explain ex;
                 if (!explain_at(L, T, v->setup, pn->ref, i + pn->row_offset, j + pn->col_offset, &ex)) continue;
-                scan_text(sc, v, "hover", ex.text);
+                scan_text(sc, v, "hover", ex.text, false);
                 sc->hovers++;
                 explain_free(&ex);
             }
@@ -239,7 +253,8 @@ static void scan_stage(const char *name, const Lesson *L, const Trace *T, int k,
 
 /* No label, title, formula, note or hover of the bundled lessons and the
 ** slide lessons (RoPE and sinusoidal positions among them) names a row,
-** column, position, pair, head or sub-step 0. */
+** column, position, pair, head or sub-step 0, and no token is named by a
+** number from 0 ("t0"). */
 START_TEST(test_lessons_count_from_1)
 {
     Scan sc = { 0 };
