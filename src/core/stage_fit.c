@@ -12,7 +12,8 @@
 ** above its grid, row labels and axis at its left, the colour bar at its
 ** right, and cells that hold the widest number at the goal font. Panels go
 ** in one row or two, side by side as the layout places them (sharing row
-** labels and colour bars where it would), under the explanation (room for
+** labels and colour bars where it would), or in a stack of two to four
+** rows each as high as it needs, under the explanation (room for
 ** it at its smallest font, at most PROSE_SHARE of the height) or beside it
 ** in a column. The estimate leans to the safe side: a page it accepts
 ** prints at the goal, and one it refuses is split.
@@ -290,7 +291,24 @@ static void row_size(const Slide *s, const StageFit *f, int a, int b, float H, f
     }
 }
 
-/* Whether panels f[0 .. n) fit W x H in one row or two. */
+/* Whether panels f[0 .. n) fit W x H in a stack of rows cut before the
+** panels start[1 .. nrows) (start[nrows] = n), each row as high as it
+** needs, STACK_GAP gaps apart, as the layout stacks two to four rows. */
+static bool stack_fits(const Slide *s, const StageFit *f, const int *start, int nrows, float W, float H)
+{
+    float used = (float)(nrows - 1) * STACK_GAP * s->gap;
+    for (int r = 0; r < nrows && used <= H; r++) {
+        float w, h;
+        row_size(s, f, start[r], start[r + 1], H, &w, &h);
+        if (w > W) return false;
+        used += h;
+    }
+    return used <= H;
+}
+
+/* Whether panels f[0 .. n) fit W x H in one row, in two (split as the
+** layout splits them), or in a stack of two to four rows at one font (up
+** to MANY_ROWS_MAX panels, every way of cutting them in order). */
 static bool panels_fit(const Slide *s, const StageFit *f, int n, float W, float H)
 {
     float w, h, w2, h2;
@@ -301,6 +319,19 @@ static bool panels_fit(const Slide *s, const StageFit *f, int n, float W, float 
         row_size(s, f, 0, k, H, &w, &h);
         row_size(s, f, k, n, H, &w2, &h2);
         if (w <= W && w2 <= W && h + s->gap + h2 <= H) return true;
+    }
+    for (int nrows = 2; nrows <= MAX_ROWS && nrows <= n && n <= MANY_ROWS_MAX; nrows++) {
+        int start[MAX_ROWS + 1];
+        for (int r = 0; r < nrows; r++) start[r] = r;
+        start[nrows] = n;
+        for (;;) {
+            if (stack_fits(s, f, start, nrows, W, H)) return true;
+            int r = nrows - 1;                  /* the next cut, as an odometer */
+            while (r >= 1 && start[r] + 1 >= start[r + 1]) r--;
+            if (r < 1) break;
+            start[r]++;
+            for (int q = r + 1; q < nrows; q++) start[q] = start[q - 1] + 1;
+        }
     }
     return false;
 }
