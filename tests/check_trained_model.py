@@ -45,6 +45,24 @@ def head_of(name):
     return int(m.group(1)) if m else None
 
 
+def numbered(labels):
+    """Labels as the lesson's tokens read them: "14 rocket" (a stage with
+    `indices: yes`, counting from 1) as (14, "rocket"), "rocket" as (None,
+    "rocket")."""
+    out = []
+    for lab in labels:
+        n, _, word = lab.partition(" ")
+        out.append((int(n), word) if n.isdigit() and word else (None, lab))
+    return out
+
+
+def labelled_with_tokens(labels, tokens):
+    """Whether labels are the tokens, numbered from 1 or not at all."""
+    got = numbered(labels)
+    return [w for _, w in got] == tokens and all(n in (None, i + 1) for i, (n, _) in enumerate(got)) \
+        and len({n is None for n, _ in got}) == 1
+
+
 ref = np.load(refpath)
 W, resid = ref["weights"], ref["resid"]
 tokens = [str(t) for t in ref["tokens"]]
@@ -64,7 +82,7 @@ for st in d["stages"]:
     for m in st["matrices"]:
         if "weights" in m["name"] and head_of(m["name"]):
             heads[head_of(m["name"])] = as_array(m)
-            check(m["row_labels"] == tokens, "%s is labelled with the lesson's tokens" % m["name"])
+            check(labelled_with_tokens(m["row_labels"], tokens), "%s is labelled with the lesson's tokens" % m["name"])
         if "final" in m["name"]:
             final = as_array(m)
     if final is None:       # renamed: W_o's output is the last (tokens x d_model) matrix that is not the concatenation
@@ -163,7 +181,9 @@ for st in given:
     m = st["matrices"][0]
     if st["id"] == "per_token":
         row = as_array(m)[0]
-        q = tokens.index(m["row_labels"][0], pre + L)      # the query shown: in the repeated run
+        n, word = numbered(m["row_labels"])[0]
+        q = tokens.index(word, pre + L) if n is None else n - 1     # the query shown: in the repeated run
+        check(tokens[q] == word and q >= pre + L, "per_token shows %s, a query of the repeated run" % m["row_labels"][0])
         check(head_of(m["name"]) == ind_head, "per_token shows the induction head, found %s" % m["name"])
         diff = np.abs(row - exported[1, ind_head - 1, q]).max()
         check(diff == 0, "per_token shows the file's row exactly (max diff %g)" % diff)

@@ -39,23 +39,27 @@ def inline_shared(dump):
     return dump
 
 
-SLICE = re.compile(r"^(.*)\[(\d+):(\d+),(\d+):(\d+)\]$")
+SLICE = re.compile(r"^(.*)\[(\d+)\.\.(\d+), (\d+)\.\.(\d+)\]$")
 ROW = re.compile(r"^(.*)\[(\d+)\]$")
+PLOT = re.compile(r"^(.*)\[head \d+\]$")
 
 
 def part_of(name, ref):
-    """A dumped matrix's name read as --dump writes parts ("K[0:3,0:4]" rows
-    0-2 and columns 0-3 of K, "weights[3]" its row 3 from 1): the whole
-    matrix's name, and the same part of ref[that name] (None when ref has
-    no such matrix)."""
+    """A dumped matrix's name read as --dump writes parts, counting from 1
+    ("K[1..3, 1..4]": rows 1 to 3 and columns 1 to 4 of K, "weights[3]" its
+    row 3): the whole matrix's name, and the same part of ref[that name]
+    (None when ref has no such matrix). Any other name ending in "]" but a
+    plot's "NAME[head H]" raises ValueError: a part is never skipped unseen."""
     sl, rw = SLICE.match(name), ROW.match(name)
+    if name.endswith("]") and not sl and not rw and not PLOT.match(name):
+        raise ValueError(f"--dump named a part {name!r}, which is neither NAME[ROW] nor NAME[R1..R2, C1..C2]")
     base = sl.group(1) if sl else rw.group(1) if rw else name
     if base not in ref:
         return base, None
     want = ref[base]
     if sl:
         r0, r1, c0, c1 = map(int, sl.groups()[1:])
-        want = want[r0:r1, c0:c1]
+        want = want[r0 - 1:r1, c0 - 1:c1]
     elif rw:
         want = want[int(rw.group(2)) - 1:int(rw.group(2))]
     return base, want

@@ -332,7 +332,7 @@ START_TEST(test_limits_small_rules)
     expect(BASE "seed: 1\nS = sinusoid 8x8 freq 1 noise 1e308\n",
            "t.lesson:8:5: error: sinusoid gives numbers too large for a double (infinite); use a smaller noise");
     expect(BASE "S = sinusoid 2x3 freq 1e308\n",
-           "t.lesson:7:5: error: sinusoid freq 1e+308 makes the angle k*(i+1)*freq too large for a double; use a smaller freq");
+           "t.lesson:7:5: error: sinusoid freq 1e+308 makes the angle (column-1)*row*freq too large for a double; use a smaller freq");
     /* a line whose first non-blank character is '[' starts a section,
     ** indented or not: here it does not continue the title */
     Error err;

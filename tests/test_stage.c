@@ -5,6 +5,7 @@
 #define _DEFAULT_SOURCE
 #include "suites.h"
 #include "tjson.h"
+#include "tstages.h"
 #include "core/attn.h"
 #include "core/dump.h"
 #include "core/explain.h"
@@ -35,22 +36,10 @@ static const char *const QKV_LESSON =
 static Lesson *L;
 static Trace *T;
 
-/* Parse and compute a lesson that must be valid; the trace, and the lesson
-** in *l. */
-static Trace *run_lesson(const char *text, const char *name, Lesson **l)
-{
-    Error err;
-    *l = lesson_parse(text, strlen(text), name, &err);
-    ck_assert_msg(*l != NULL, "%s", eline(&err));
-    Trace *t = attn_run(*l, &err);
-    ck_assert_msg(t != NULL, "%s", eline(&err));
-    return t;
-}
-
 /* Parse and run the lesson above. */
 static void setup_lesson(void)
 {
-    T = run_lesson(QKV_LESSON, "qkv.lesson", &L);
+    T = tstages_run(QKV_LESSON, "qkv.lesson", &L);
 }
 
 /* Free them. */
@@ -148,13 +137,15 @@ START_TEST(test_view_causal_and_heads)
 END_TEST
 
 /* `indices: yes` numbers the tokens on both axes from 1, per_token's one
-** row by its place in the sentence; the dimensions keep their own d1 …;
-** without it, the labels are the tokens alone. */
+** row by its place in the sentence, entropy's queries as well; the
+** dimensions keep their own d1 …; without it, the labels are the tokens
+** alone. */
 START_TEST(test_indices_number_the_axes)
 {
     Lesson *l;
-    Trace *t = run_lesson("title: T\n[setup]\nseed: 1\ntokens: the cat sat\nX = randn 3x2\nqueries: X\n"
-                          "[softmax]\nindices: yes\n\n[per_token]\nquery: 3\nindices: yes\n\n[softmax]\n", "i.lesson", &l);
+    Trace *t = tstages_run("title: T\n[setup]\nseed: 1\ntokens: the cat sat\nX = randn 3x2\nqueries: X\n"
+                           "[softmax]\nindices: yes\n\n[per_token]\nquery: 3\nindices: yes\n\n[softmax]\n"
+                           "[entropy]\nindices: yes\n\n", "i.lesson", &l);
     View *v = stage_view(l, t, 0);
     ck_assert_str_eq(v->panels[1].row_labels[0], "1 the");
     ck_assert_str_eq(v->panels[1].col_labels[2], "3 sat");
@@ -165,6 +156,10 @@ START_TEST(test_indices_number_the_axes)
     stage_view_free(v);
     v = stage_view(l, t, 2);
     ck_assert_str_eq(v->panels[1].row_labels[0], "the");
+    stage_view_free(v);
+    v = stage_view(l, t, 3);
+    ck_assert_int_eq(v->panels[0].kind, PANEL_PLOT);
+    ck_assert_str_eq(v->panels[0].row_labels[2], "3 sat");
     stage_view_free(v);
     trace_free(t);
     lesson_free(l);
@@ -270,7 +265,7 @@ START_TEST(test_limits_dump_writes_big_matrices_once)
                        "queries: X @ W\nkeys: X @ W\nvalues: X @ W\n"
                        "[qkv_projection]\n[embeddings]\n[setup]\n[embeddings]\n";
     Lesson *l;
-    Trace *t = run_lesson(text, "big.lesson", &l);
+    Trace *t = tstages_run(text, "big.lesson", &l);
     Buf b = {0};
     dump_json(l, t, &b);
     Tj *j = tjson_parse(b.s);
@@ -400,7 +395,7 @@ START_TEST(test_limits_explain_additive_overflow)
                        "W1 =\n  1e200 1\n  1 1\nW2 =\n  1e200 1\n  1 1\nv =\n  1\n  1\n"
                        "score: additive\nadditive: W1 W2 v\n[raw_scores]\n";
     Lesson *l;
-    Trace *t = run_lesson(text, "a.lesson", &l);
+    Trace *t = tstages_run(text, "a.lesson", &l);
     ck_assert_double_eq(mat_get(trace_get(t, 0, "raw_scores"), 0, 0), 2.0);
     char *x = explain_cell(l, t, 0, "raw_scores", 0, 0);
     has(x, "tanh(overflow)");
@@ -419,7 +414,7 @@ START_TEST(test_explain_given_weights)
     const char *text = "title: T\n[setup]\ntokens: a b\nA = stack 2\n  1 0  1 0\n  0.00000006 0.99999994  0.5 0.5\n"
                        "attention: A\nmask: causal\n[softmax]\n";
     Lesson *l;
-    Trace *t = run_lesson(text, "g.lesson", &l);
+    Trace *t = tstages_run(text, "g.lesson", &l);
     ck_assert_double_eq(mat_get(trace_get(t, 0, "head2.weights"), 1, 0), 0.5);
     char *x = explain_cell(l, t, 0, "head1.weights", 1, 1);
     has(x, "head 1 of 2: weight given by the lesson, not computed here: A[2][2] = 0.9999999");   /* not "= 1" */
@@ -479,7 +474,7 @@ static const char *const MODERN_LESSON =
 START_TEST(test_modern_explain_every_cell)
 {
     Lesson *l;
-    Trace *t = run_lesson(MODERN_LESSON, "m.lesson", &l);
+    Trace *t = tstages_run(MODERN_LESSON, "m.lesson", &l);
     int cells = 0;
     for (int k = 0; k < l->nstages; k++) {
         View *v0 = stage_view(l, t, k);
@@ -572,7 +567,7 @@ static const char *const DECODE_LESSON =
 START_TEST(test_kv_cache_decodes_every_score_kind)
 {
     Lesson *l;
-    Trace *t = run_lesson(DECODE_LESSON, "decode.lesson", &l);
+    Trace *t = tstages_run(DECODE_LESSON, "decode.lesson", &l);
     ck_assert_int_eq(l->nsetups, 10);
     for (int s = 0; s < l->nsetups; s++)
         for (int h = 1; h <= t->s[s].heads; h++) {
@@ -606,7 +601,7 @@ START_TEST(test_qkv_projection_shows_its_inputs)
                        "[setup]\npositions: none\nQ = randn 3x4\nK = randn 3x4\nW_v = randn 4x2\nqueries: Q\nkeys: K\n"
                        "values: X @ W_v\ndims: p q r s\n[qkv_projection]\n";
     Lesson *l;
-    Trace *t = run_lesson(text, "qkv.lesson", &l);
+    Trace *t = tstages_run(text, "qkv.lesson", &l);
     View *v = stage_view(l, t, 0);
     ck_assert(v->panels[0].ref.kind == TK_XPE);
     ck_assert_str_eq(v->panels[0].title, "X + PE = V");
@@ -642,7 +637,7 @@ START_TEST(test_per_token_shows_biased_scores)
     const char *text = "title: T\n[setup]\ntokens: a b c\nX =\n  1 0\n  0 1\n  1 1\nscore: dot\npositions: alibi\n"
                        "[per_token]\nquery: 3\n";
     Lesson *l;
-    Trace *t = run_lesson(text, "pt.lesson", &l);
+    Trace *t = tstages_run(text, "pt.lesson", &l);
     View *v = stage_view(l, t, 0);
     ck_assert_int_eq(v->npanels, 4);
     ck_assert(v->panels[0].ref.kind == TK_RAW);
@@ -669,7 +664,7 @@ START_TEST(test_grouped_query_shows_keys)
                  "W_k = randn 16x%d\nqueries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_k\nheads: 8\nkv_heads: %d\n"
                  "[grouped_query]\n", 2 * G, G);
         Lesson *l;
-        Trace *t = run_lesson(text, "gq.lesson", &l);
+        Trace *t = tstages_run(text, "gq.lesson", &l);
         View *v = stage_view(l, t, 0);
         int keys = 0;
         for (int i = 0; i < v->npanels; i++) keys += v->panels[i].ref.kind == TK_K;
@@ -706,7 +701,7 @@ START_TEST(test_limits_dump_budget_counts_sub_steps)
     buf_puts(&text, "\nX = randn 256x8\nmask: causal\n[online_softmax]\nblock: 3\n[kv_cache]\n");
     for (int k = 0; k < 2; k++) buf_puts(&text, "[setup]\nmask: none\nX = randn 256x1024\n[embeddings]\n");
     Lesson *l;
-    Trace *t = run_lesson(text.s, "budget.lesson", &l);
+    Trace *t = tstages_run(text.s, "budget.lesson", &l);
     Buf b = {0};
     dump_json(l, t, &b);
     Tj *j = tjson_parse(b.s);
@@ -732,7 +727,7 @@ START_TEST(test_given_padded_query)
     const char *text = "title: T\n[setup]\ntokens: the cat <pad>\nA =\n  1 0 0\n  0.5 0.5 0\n  0 0 0\nattention: A\n"
                        "mask: causal padding <pad>\n[softmax]\n";
     Lesson *l;
-    Trace *t = run_lesson(text, "pad.lesson", &l);
+    Trace *t = tstages_run(text, "pad.lesson", &l);
     char *x = explain_cell(l, t, 0, "weights", 2, 0);
     has(x, "every key is masked for query \xe2\x80\x9c<pad>\xe2\x80\x9d: there is nothing to attend to");
     has(x, "query 3 is padding (<pad>): the padding mask blocks its whole row");

@@ -8,6 +8,17 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Parse and compute the lesson text, or fail the test. */
+Trace *tstages_run(const char *text, const char *name, Lesson **l)
+{
+    Error err;
+    *l = lesson_parse(text, strlen(text), name, &err);
+    ck_assert_msg(*l != NULL, "%s", eline(&err));
+    Trace *t = attn_run(*l, &err);
+    ck_assert_msg(t != NULL, "%s", eline(&err));
+    return t;
+}
+
 /* Walk dirname. */
 int tstages_each(const char *dirname, TStageFn fn, void *ctx)
 {

@@ -1,7 +1,8 @@
 /*
 ** tstages.h: every stage of every lesson in a directory (the bundled ones,
 ** the script lessons), for the tests that check a property over all of
-** them: loaded, traced, viewed.
+** them: loaded, traced, viewed; and a lesson given as text, loaded and
+** traced.
 */
 #ifndef ATTNLAB_TSTAGES_H
 #define ATTNLAB_TSTAGES_H
@@ -17,5 +18,9 @@ typedef void (*TStageFn)(const char *name, const Lesson *L, const Trace *T, int 
 ** bundled ones, "scripts" for the lessons in other scripts); the number of
 ** stages visited. A lesson that does not load or compute fails the test. */
 int tstages_each(const char *dir, TStageFn fn, void *ctx);
+
+/* A lesson given as text (name: its file name in messages), which must
+** load and compute: its trace, and the lesson in *l. */
+Trace *tstages_run(const char *text, const char *name, Lesson **l);
 
 #endif

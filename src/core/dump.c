@@ -99,8 +99,9 @@ static bool share(Dump *d, int s, const char *name, const Mat *m)
 
 /* One panel's matrix: its numbers inline when it is small (or a part the
 ** view made), else "shared": true and its numbers in the setup's table. A
-** part of a trace matrix is named "weights[3]" (its row 3, 1-based, whole)
-** or "K[0:3,0:4]" (rows and columns as Python slices of the whole). */
+** part of a trace matrix is named "weights[3]" (its row 3, whole) or
+** "K[1..3, 1..4]" (its rows 1 to 3 and columns 1 to 4): counted from 1 and
+** inclusive, as the hovers and the window's zoom count. */
 static void panel(Dump *d, int setup, const Panel *p, const Mat *whole)
 {
     Buf *out = d->out;
@@ -112,8 +113,8 @@ static void panel(Dump *d, int setup, const Panel *p, const Mat *whole)
         else if (m->rows == 1 && p->col_offset == 0 && whole && m->cols == whole->cols)
             snprintf(name, sizeof name, "%s[%d]", p->matrix, p->row_offset + 1);
         else
-            snprintf(name, sizeof name, "%s[%d:%d,%d:%d]", p->matrix, p->row_offset, p->row_offset + m->rows,
-                     p->col_offset, p->col_offset + m->cols);
+            snprintf(name, sizeof name, "%s[%d..%d, %d..%d]", p->matrix, p->row_offset + 1, p->row_offset + m->rows,
+                     p->col_offset + 1, p->col_offset + m->cols);
         dump_string(out, name);
     } else {
         dump_string(out, p->matrix);

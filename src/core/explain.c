@@ -510,8 +510,9 @@ static void ex_positions(Ex *e, TraceKind k, int i, int j, double v)
     }
     int d = P->cols, i2 = j - j % 2;
     double f = pow(10000.0, (double)i2 / d);
-    buf_printf(&e->out, "PE[%d][%d]: position p = %d, column %d of %d\n= %s(%d / 10000^(%d/%d)) = %s(%d / ", i + 1, j + 1, i,
-               j + 1, d, j % 2 ? "cos" : "sin", i, i2, d, j % 2 ? "cos" : "sin", i);
+    const char *f1 = j % 2 ? "cos" : "sin";
+    buf_printf(&e->out, "PE[%d][%d]: position %d, column %d of %d (pair %d)\n= %s((%d \xe2\x88\x92 1) / 10000^(%d/%d)) = %s(%d / ",
+               i + 1, j + 1, i + 1, j + 1, d, i2 / 2 + 1, f1, i + 1, i2, d, f1, i);
     ex_num(&e->out, f, false);
     buf_puts(&e->out, ") = ");
     ex_num(&e->out, v, false);
@@ -525,10 +526,10 @@ static void ex_rope(Ex *e, TraceKind k, int i, int j, double v)
     int dk = e->ts->d_k, pair = k == TK_ROPE_ANGLES ? j : j / 2;
     double a = mat_get(A, i, pair), theta = pow(e->su->rope_base, -2.0 * pair / dk);
     if (k == TK_ROPE_ANGLES) {
-        buf_printf(&e->out, "angle of pair %d at position p = %d\n= p\xc2\xb7\xce\xb8 with \xce\xb8 = %g^(\xe2\x88\x92%d/%d) = ",
-                   j + 1, i, e->su->rope_base, 2 * pair, dk);
+        buf_printf(&e->out, "angle of pair %d at position %d\n= (p \xe2\x88\x92 1)\xc2\xb7\xce\xb8_%d with \xce\xb8_%d = %g^(\xe2\x88\x92%d/%d) = ",
+                   j + 1, i + 1, j + 1, j + 1, e->su->rope_base, 2 * pair, dk);
         ex_num(&e->out, theta, false);
-        buf_printf(&e->out, "\n= %d \xc3\x97 ", i);
+        buf_printf(&e->out, "\n= (%d \xe2\x88\x92 1) \xc3\x97 ", i + 1);
         ex_num(&e->out, theta, false);
         buf_puts(&e->out, " = ");
         ex_num(&e->out, v, false);
@@ -542,7 +543,8 @@ static void ex_rope(Ex *e, TraceKind k, int i, int j, double v)
     ex_op(e, trace_ref(src, e->head), i, 2 * pair + 1);
     ex_op(e, trace_ref(TK_ROPE_ANGLES, 0), i, pair);
     if (e->ts->heads > 1) buf_printf(&e->out, _("head %d of %d: "), e->head, e->ts->heads);
-    buf_printf(&e->out, "%s rotated, row \xe2\x80\x9c%s\xe2\x80\x9d: pair (x, y) = (", trace_kind_name(src), ex_qtok(e, i));
+    buf_printf(&e->out, "%s rotated, row \xe2\x80\x9c%s\xe2\x80\x9d, pair %d (d%d, d%d): (x, y) = (", trace_kind_name(src), ex_qtok(e, i),
+               pair + 1, 2 * pair + 1, 2 * pair + 2);
     ex_num(&e->out, x, false);
     buf_puts(&e->out, ", ");
     ex_num(&e->out, y, false);

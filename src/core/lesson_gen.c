@@ -490,8 +490,9 @@ static bool gen_randint(Parser *p, GenLine *g)
     return true;
 }
 
-/* `sinusoid RxC freq F [noise N]`: X[i][k] = sin(k·(i+1)·F) + N·randn, row
-** by row (seed 001). No `* S`: F's expression would take it in. */
+/* `sinusoid RxC freq F [noise N]`: X[r][c] = sin((c−1)·r·F) + N·randn with r
+** and c from 1 (numpy's k·(i+1) from 0), row by row (seed 001). No `* S`:
+** F's expression would take it in. */
 static bool gen_sinusoid(Parser *p, GenLine *g)
 {
     double freq = 0, noise = 0;
@@ -520,7 +521,7 @@ static bool gen_sinusoid(Parser *p, GenLine *g)
         for (int k = 0; k < cols; k++) {
             double angle = (double)((int64_t)k * (i + 1)) * freq;
             if (!isfinite(angle))
-                return FAIL(p, g->at, "sinusoid freq %g makes the angle k*(i+1)*freq too large for a double; use a smaller freq", freq);
+                return FAIL(p, g->at, "sinusoid freq %g makes the angle (column-1)*row*freq too large for a double; use a smaller freq", freq);
             double v = sin(angle);
             if (noisy) v += rng_randn(&p->rng) * noise;
             mat_set(m, i, k, v);

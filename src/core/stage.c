@@ -142,11 +142,13 @@ static char *with_index(char *l, int i)
 }
 
 /* Labels of one side of a matrix of head h: as named, and numbered from 1
-** when the stage says `indices: yes`. */
+** when the stage says `indices: yes`; a next_token stage's words are not:
+** their order is the slide's choice, not a place in the sentence or the
+** vocabulary. */
 static char **side_labels(const Ctx *c, LabelKind k, int n, int h)
 {
     char **l = plain_labels(c, k, n, h);
-    for (int i = 0; c->st->indices && i < n; i++) l[i] = with_index(l[i], i);
+    for (int i = 0; c->st->indices && k != LAB_WORDS && i < n; i++) l[i] = with_index(l[i], i);
     return l;
 }
 
@@ -601,7 +603,7 @@ void stage_entropy(Ctx *c)
     p->col_offset = col0;
     p->title = c->sel && c->H > 1 ? stage_fmt(_("entropy of each query's weights (head %d of %d)"), c->sel, c->H)
                                   : xstrdup(_("entropy of each query's weights"));
-    p->row_labels = tok_labels(c->su->qtokens, E->rows);
+    p->row_labels = side_labels(c, LAB_Q, E->rows, 0);     /* numbered with `indices: yes`, as the heatmaps */
     p->col_labels = xmalloc(sizeof *p->col_labels * (size_t)ncol);
     p->series = xmalloc(sizeof *p->series * (size_t)ncol);
     for (int k = 0; k < ncol; k++) {

@@ -124,20 +124,22 @@ void stage_positional(Ctx *c)
     char *t = stage_fmt(_("%s + PE (what the projections read)"), x);
     stage_heat(c, trace_ref(TK_XPE, 0), t, LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
     free(t);
-    c->v->formula = stage_fmt(_("PE[p][2i] = sin(p / 10000^(2i/d)), PE[p][2i+1] = cos(p / 10000^(2i/d)), d = %d; "
-                              "Q, K, V are computed from %s + PE"), c->ts->d_k * c->ts->kv_heads, x);
+    /* TRANSLATORS: p and i count from 1, as every label does: the first position gets sin(0) */
+    c->v->formula = stage_fmt(_("PE[p][2i\xe2\x88\x92" "1] = sin((p\xe2\x88\x92" "1) / 10000^(2(i\xe2\x88\x92" "1)/d)), "
+                              "PE[p][2i] = cos(the same), p and i from 1, d = %d; Q, K, V are computed from %s + PE"),
+                              c->ts->d_k * c->ts->kv_heads, x);
 }
 
 /* Head h's RoPE: the angles, then its Q and K before and after turning. */
 static void rope_head(Ctx *c, int h)
 {
     char *sx = stage_head_suffix(c, h);
-    Panel *a = stage_heat(c, trace_ref(TK_ROPE_ANGLES, 0), _("angle p\xc2\xb7\xce\xb8_i (radians)"), LAB_Q, LAB_DIM, _("positions"),
-                          _("pairs (2i, 2i+1)"));
+    Panel *a = stage_heat(c, trace_ref(TK_ROPE_ANGLES, 0), _("angle (p\xe2\x88\x92" "1)\xc2\xb7\xce\xb8_i (radians)"), LAB_Q, LAB_DIM,
+                          _("positions"), _("pairs i"));
     label_cols(a, _("pair"), 1);
-    for (int i = 0; a && i < a->m->rows; i++) {
+    for (int i = 0; a && i < a->m->rows; i++) {     /* positions from 1, as the tokens count */
         free(a->row_labels[i]);
-        a->row_labels[i] = stage_fmt("p = %d", i);
+        a->row_labels[i] = stage_fmt("p = %d", i + 1);
     }
     if (a) {
         a->diverging = false;
@@ -157,9 +159,11 @@ static void rope_head(Ctx *c, int h)
 void stage_rope(Ctx *c)
 {
     stage_by_heads(c, rope_head);
-    c->v->formula = stage_fmt(_("\xce\xb8_i = %g^(\xe2\x88\x92" "2i/%d); the pair (x, y) of position p turns by p\xc2\xb7\xce\xb8_i: "
+    /* TRANSLATORS: p and i count from 1, as the labels p = 1, pair 1 do: the first position does not turn */
+    c->v->formula = stage_fmt(_("\xce\xb8_i = %g^(\xe2\x88\x92" "2(i\xe2\x88\x92" "1)/%d); pair i (x, y) of position p "
+                              "turns by (p\xe2\x88\x92" "1)\xc2\xb7\xce\xb8_i: "
                               "(x\xc2\xb7" "cos \xe2\x88\x92 y\xc2\xb7sin, x\xc2\xb7sin + y\xc2\xb7" "cos); "
-                              "q_m\xc2\xb7k_n then depends on m \xe2\x88\x92 n only"), c->su->rope_base, c->ts->d_k);
+                              "q_m\xc2\xb7k_n depends on m \xe2\x88\x92 n only"), c->su->rope_base, c->ts->d_k);
 }
 
 /* ALiBi's slopes as a formula in h: "2^(−8h/8)" for a power of two, else
