@@ -344,15 +344,14 @@ for k in range(4):
 # decoded rows are the causal weights; the online softmax is softmax
 for k in range(6):
     d = dump_text(gen(rng, k, mask="causal"), "decode")
-    for s in d["stages"]:
-        for st in s.get("steps", []):
-            ms = {m["name"]: arr(m) for m in st["matrices"]}
-            for nm, m in ms.items():
-                if nm.endswith("kv_weights"):
-                    check(np.array_equal(m, ms[nm.replace("kv_weights", "weights")]), "decoded rows equal the causal weights")
-                if ".online_output." in nm:
-                    check(np.max(np.abs(m - ms[re.sub(r"online_output\.b\d+", "output", nm)])) <= 1e-13,
-                          "online softmax equals softmax (outputs within 1e-13)")
+    for s in d["stages"]:       # the pages of a stage together: a head's comparison may take several
+        ms = {m["name"]: arr(m) for st in s.get("steps", []) for m in st["matrices"]}
+        for nm, m in ms.items():
+            if nm.endswith("kv_weights"):
+                check(np.array_equal(m, ms[nm.replace("kv_weights", "weights")]), "decoded rows equal the causal weights")
+            if ".online_output." in nm:
+                check(np.max(np.abs(m - ms[re.sub(r"online_output\.b\d+", "output", nm)])) <= 1e-13,
+                      "online softmax equals softmax (outputs within 1e-13)")
 # kv_heads = heads is multi-head attention; a window of n is the causal mask
 for k in range(6):
     H = rng.choice([1, 2, 4, 8, 16])

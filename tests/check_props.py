@@ -8,7 +8,7 @@ Every lesson is written out in full (every input a number), dumped with
 --dump, and every matrix the dump shows (sub-steps and parts included) whose
 name the numpy side knows is compared to 1e-12 (relative beyond 1):
 
-- kv_cache with every score kind: scaled dot products (by the square root of
+- kv_cache with every score kind (one head chosen, and every head): scaled dot products (by the square root of
   the head width, or a divisor), plain dot products, additive scores (keys as
   wide as the queries, or narrower), with a temperature, every kind of
   position and causal, sliding and padding masks. numpy decodes token t from
@@ -18,8 +18,8 @@ name the numpy side knows is compared to 1e-12 (relative beyond 1):
   every head, with the slopes of the paper's code (get_slopes).
 - grouped_query with 1 to 16 K/V heads (every count, with as many query heads
   or a multiple of them up to 16): the keys each query head reads, who reads
-  which, the size of the cache, the weights; the stage shows the keys of
-  min(G, 4) K/V heads.
+  which, the size of the cache, the weights, and every head decoded from its
+  group's cache (kv_cache); the stage shows the keys of min(G, 4) K/V heads.
 - qkv_projection with sinusoidal, RoPE and ALiBi positions: the input the
   projections read (X + PE with sinusoidal positions) and Q, K, V computed
   from it, and the slide's product holds: the input panel times the weight
@@ -165,7 +165,7 @@ def kv_lesson(k):
         text += [f"divisor: {div}"]
     text += [f"heads: {H}", f"mask: {mask}", f"positions: {positions}", f"temperature: {temp}", "[kv_cache]"]
     if H > 1:
-        text += ["head: %d" % rng.randint(1, H)]
+        text += ["head: %d" % rng.randint(1, H), "[kv_cache]"]      # one head chosen, then every head
     text += ["[softmax]"]
 
     # numpy
@@ -240,7 +240,7 @@ def gqa_lesson(G):
     text = ["title: gqa", "[setup]", "tokens: " + " ".join(f"t{i}" for i in range(n)), mat("X", X).rstrip(),
             mat("W_q", Wq).rstrip(), mat("W_k", Wk).rstrip(), mat("W_v", Wv).rstrip(),
             "queries: X @ W_q", "keys: X @ W_k", "values: X @ W_v", f"heads: {H}", f"kv_heads: {G}", "mask: causal",
-            "[grouped_query]", "[softmax]"]
+            "[grouped_query]", "[softmax]", "[kv_cache]"]
     Q, K, V = X @ Wq, X @ Wk, X @ Wv
     M = mask_of("causal", [f"t{i}" for i in range(n)])
     groups, size = kv_tables(n, H, G, dk, dv)
@@ -253,6 +253,11 @@ def gqa_lesson(G):
             ref[pre + "K"], ref[pre + "V"] = k, v
         W = softmax_rows(np.where(M, q @ k.T / math.sqrt(dk), -np.inf))
         ref[pre + "weights"] = W
+        KW, KO = np.zeros((n, n)), np.zeros((n, dv))       # decoded from the cache of the group alone
+        for t in range(n):
+            w = softmax_rows((q[t:t + 1] @ k[:t + 1].T) / math.sqrt(dk))[0]
+            KW[t, :t + 1], KO[t] = w, w @ v[:t + 1]
+        ref[pre + "kv_weights"], ref[pre + "kv_output"] = KW, KO
     return "\n".join(text) + "\n", ref, H
 
 

@@ -4,7 +4,8 @@
 ** For every cell of every stage of every bundled lesson, and of lessons
 ** written here that nobody designed the stages for (eleven tokens and two
 ** heads under a causal mask, three heads of cross-attention with W_o,
-** sixteen heads of width 2, two heads whose weights the lesson gives), this suite hovers the cell and checks:
+** sixteen heads of width 2, two heads whose weights the lesson gives, four
+** heads decoding from two K/V heads' caches), this suite hovers the cell and checks:
 ** - the operands explain_at reports are the right ones for the kind of
 **   matrix (a score reads its query's row of Q and its key's row of K, in
 **   the same head; a weight reads its row of the scores it was computed
@@ -63,6 +64,14 @@ static const char GIVEN[] =
     "attention: A\nmask: causal\nX = randn 5x4\nW_v = randn 4x4\nW_o = randn 4x3\nvalues: X @ W_v\noutput: W_o\n"
     "[softmax]\n[multi_head]\n[per_token]\nquery: 4\n[entropy]\n[causal_mask]\n[weighted_sum]\n[multi_head]\nhead: 2\n"
     "[softmax]\nhead: 1\n[per_token]\nhead: 2\nquery: 5\n";
+
+/* Four query heads reading two K/V heads, decoded from their caches:
+** every head at once, and head 2 alone. */
+static const char GROUPED[] =
+    "title: Four heads, two caches\n"
+    "[setup]\nseed: 9\ntokens: we read the book\nX = randn 4x6\nW_q = randn 6x8 * 0.5\nW_k = randn 6x4 * 0.5\n"
+    "W_v = randn 6x4 * 0.5\nqueries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_v\nheads: 4\nkv_heads: 2\nmask: causal\n"
+    "[kv_cache]\n[kv_cache]\nhead: 2\n";
 
 /* The head of a reference, as the trace normalises it. */
 static int head_of(TraceRef r, int heads)
@@ -159,6 +168,15 @@ static void check_ops(const AppState *s, TraceRef ref, int i, int j, const Expla
         ck_assert_msg(c && w, "%s: W_o's output reads its row and W_o's column", where);
         break;
     }
+    case TK_KV_WEIGHTS:     /* a decoded weight reads the cache of its K/V head, named by the group's first head */
+        if (j <= i)
+            ck_assert_msg(has_op(ex, trace_score_q(su), h, i, -1, H) && has_op(ex, trace_score_k(su), trace_kv_first(ts, h), j, -1, H),
+                          "%s: a decoded weight reads row %d of q in head %d and row %d of its K/V head's cache", where, i, h, j);
+        break;
+    case TK_KV_OUTPUT:
+        ck_assert_msg(has_op(ex, TK_KV_WEIGHTS, h, i, -1, H) && has_op(ex, TK_V, trace_kv_first(ts, h), -1, j, H),
+                      "%s: a decoded output reads its row of weights and column %d of its K/V head's values", where, j);
+        break;
     case TK_ENTROPY:
         ck_assert_msg(has_op(ex, TK_WEIGHTS, j + 1, i, -1, H), "%s: an entropy reads its row of weights", where);
         break;
@@ -270,9 +288,9 @@ static AppState *open_text(const char *name, const char *text)
 
 START_TEST(test_generated_lessons)
 {
-    const char *texts[4] = { ELEVEN, CROSS, SIXTEEN, GIVEN };
-    const char *names[4] = { "eleven.lesson", "cross.lesson", "sixteen.lesson", "given.lesson" };
-    for (int i = 0; i < 4; i++) {
+    const char *texts[5] = { ELEVEN, CROSS, SIXTEEN, GIVEN, GROUPED };
+    const char *names[5] = { "eleven.lesson", "cross.lesson", "sixteen.lesson", "given.lesson", "grouped.lesson" };
+    for (int i = 0; i < 5; i++) {
         AppState *s = open_text(names[i], texts[i]);
         int cells = walk_lesson(s, names[i]);
         ck_assert_int_gt(cells, i == 3 ? 200 : 500);

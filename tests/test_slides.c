@@ -13,8 +13,8 @@
 ** sub-steps each where one would hide numbers, while online_softmax's
 ** blocks and kv_cache's last page, the comparison, are not yet split
 ** further, and are only counted); and with several heads a stage shows, for every
-** head, the matrices it shows for one head chosen alone (kv_cache shows
-** one head by design, and is left out).
+** head, the matrices it shows for one head chosen alone (kv_cache too: each
+** head's q, weights and output, and its K/V head's cache, on every token).
 */
 #include "suites.h"
 #include "tfonts.h"
@@ -255,8 +255,7 @@ static void walk_lesson(const char *name, const Lesson *L, const Trace *T, void 
         Walk w = { t, name, k, 0, { { false } } };
         each_step(L, T, k, 0, walk_tally, &w);
         int H = T->s[L->stages[k].setup].heads;
-        StageId id = L->stages[k].id;
-        if (H < 2 || L->stages[k].head || id == STAGE_KV_CACHE) continue;     /* one head by design */
+        if (H < 2 || L->stages[k].head) continue;     /* one head by design */
         for (int h = 1; h <= H; h++) {     /* every head on the stage, against head h alone */
             Walk all = { t, name, k, h, { { false } } }, one = all;
             each_step(L, T, k, 0, walk_kinds, &all);
@@ -576,16 +575,24 @@ static bool same_size(Rect a, Rect b)
 /* Every kv_cache stage, on the slide: from the second token to the last,
 ** each panel (new q, k, v, the caches sized for every token, the weights,
 ** the output) keeps the size of its cells and of its colour bar as on the
-** second token's page of the same part, where the caches' cells and bars
-** used to change as they grew. (A panel may still move by a few pixels
-** as the labels and titles beside it grow; the first token's page, with
-** one key, is planned apart; and pages whose numbers are at the 12 px
+** second token's page of the same heads and part (the page named alike
+** after its token: "t2-h2-1" and "t9-h2-1"), where the caches' cells and
+** bars used to change as they grew. (A panel may still move by a few
+** pixels as the labels and titles beside it grow; the first token's page,
+** with one key, is planned apart; and pages whose numbers are at the 12 px
 ** floor, sixteen tokens' values side, still differ by a pixel or so from
 ** one token to the next, and are left out.) */
 /* What kv_places adds up. */
 typedef struct KvSizes {
     int stages, compared, floor_pages;
 } KvSizes;
+
+/* The pages of one token seen first, by what follows the token in their names. */
+typedef struct KvFirst {
+    char what[32];
+    int npanels;
+    Place pl[VIEW_MAX_PANELS];
+} KvFirst;
 
 /* One lesson's kv_cache stages: each token's panels against the second's. */
 static void kv_places(const char *name, const Lesson *L, const Trace *T, void *ctx)
@@ -594,45 +601,46 @@ static void kv_places(const char *name, const Lesson *L, const Trace *T, void *c
     for (int k = 0; k < L->nstages; k++) {
         if (L->stages[k].id != STAGE_KV_CACHE) continue;
         ks->stages++;
-        Place first[2][VIEW_MAX_PANELS];
-        int nfirst[2] = { -1, -1 }, nsteps = 1;
+        KvFirst *first = calloc(64, sizeof *first);
+        int nfirst = 0, nsteps = 1;
         for (int t = 0; t < nsteps; t++) {
             StageOpts o = { 0, t, false };
             View *v = stage_view_with(L, T, k, &o);
             nsteps = v->nsteps;
+            const char *what = v->step_name + strspn(v->step_name + 1, "0123456789") + 1;   /* after "t<token>" */
             bool t1 = !strncmp(v->step_name, "t1", 2) && (v->step_name[2] == 0 || v->step_name[2] == '-');
-            if (t == nsteps - 1 || t1) {            /* the comparison; the first token (below) */
+            if (v->step_name[0] != 't' || t1) {     /* the comparison; the first token (above) */
                 stage_view_free(v);
-                if (t == nsteps - 1) break;
                 continue;
             }
-            const char *dash = strchr(v->step_name, '-');
-            int part = dash && dash[1] == '2';
             DrawList *d = lay_slide(v);
             Place pl[VIEW_MAX_PANELS];
             places_of(d, pl, v->npanels);
             float lo, hi;
             role_sizes(d, ROLE_CELL_TEXT, &lo, &hi);
+            int f = 0;
+            while (f < nfirst && strcmp(first[f].what, what)) f++;
             if (lo <= 12) {                         /* at the floor: see above */
                 ks->floor_pages++;
-                draw_free(d);
-                stage_view_free(v);
-                continue;
+            } else if (f == nfirst) {
+                ck_assert_int_lt(nfirst, 64);
+                snprintf(first[f].what, sizeof first[f].what, "%s", what);
+                first[f].npanels = v->npanels;
+                memcpy(first[f].pl, pl, sizeof pl);
+                nfirst++;
+            } else {
+                ck_assert_int_eq(v->npanels, first[f].npanels);
+                for (int p = 0; p < v->npanels; p++, ks->compared++)
+                    ck_assert_msg(same_size(pl[p].cell, first[f].pl[p].cell) && same_size(pl[p].bar, first[f].pl[p].bar),
+                                  "%s stage %d %s: panel %d \"%s\" changed size: cells %.1fx%.1f, bar %.1fx%.1f, "
+                                  "were %.1fx%.1f, %.1fx%.1f", name, k + 1, v->step_name, p, v->panels[p].title,
+                                  pl[p].cell.w, pl[p].cell.h, pl[p].bar.w, pl[p].bar.h, first[f].pl[p].cell.w,
+                                  first[f].pl[p].cell.h, first[f].pl[p].bar.w, first[f].pl[p].bar.h);
             }
-            if (nfirst[part] < 0) {
-                nfirst[part] = v->npanels;
-                memcpy(first[part], pl, sizeof pl);
-            }
-            ck_assert_int_eq(v->npanels, nfirst[part]);
-            for (int p = 0; p < v->npanels; p++, ks->compared++)
-                ck_assert_msg(same_size(pl[p].cell, first[part][p].cell) && same_size(pl[p].bar, first[part][p].bar),
-                              "%s stage %d %s: panel %d \"%s\" changed size: cells %.1fx%.1f, bar %.1fx%.1f, "
-                              "were %.1fx%.1f, %.1fx%.1f", name, k + 1, v->step_name, p, v->panels[p].title,
-                              pl[p].cell.w, pl[p].cell.h, pl[p].bar.w, pl[p].bar.h, first[part][p].cell.w,
-                              first[part][p].cell.h, first[part][p].bar.w, first[part][p].bar.h);
             draw_free(d);
             stage_view_free(v);
         }
+        free(first);
     }
 }
 

@@ -190,6 +190,41 @@ START_TEST(test_heads)
 }
 END_TEST
 
+/* H on kv_cache keeps the token shown: from the second page of token 3
+** (every head) to token 3's first page of head 1, then of head 2, and
+** back; from the comparison to the comparison; ← then moves from there. */
+START_TEST(test_head_keeps_the_token)
+{
+    static const char text[] = "title: t\n[setup]\nseed: 3\ntokens: a b c d e f\nX = randn 6x8\nW_q = randn 8x8\n"
+                               "W_k = randn 8x8\nqueries: X @ W_q\nkeys: X @ W_k\nvalues: X\nheads: 2\nmask: causal\n"
+                               "[kv_cache]\n";
+    AppState *s = app_create();
+    ck_assert_msg(app_open_text(s, "t.lesson", text, sizeof text - 1) == 0, "%s", s->error);
+    int per = s->view->token_pages;
+    ck_assert_int_ge(per, 2);                       /* two heads: a page each at least */
+    app_show(s, 2 * per + 1, 0);
+    ck_assert_int_eq(s->view->token, 2);
+    for (int h = 1; h <= 2; h++) {
+        app_next_head(s);
+        ck_assert_int_eq(s->head, h);
+        ck_assert_int_eq(s->view->token, 2);
+        ck_assert_int_eq(s->step, 2 * s->view->token_pages);
+        ck_assert(s->view->step_name[0] == 't' && s->view->step_name[1] == '3');
+    }
+    app_next_head(s);                               /* every head again */
+    ck_assert_int_eq(s->view->token, 2);
+    ck_assert_int_eq(s->step, 2 * per);
+    app_show(s, s->view->nsteps - 1, 0);            /* the comparison */
+    app_next_head(s);
+    ck_assert_int_eq(s->view->token, -1);
+    ck_assert_int_eq(s->step, 6 * s->view->token_pages);
+    ck_assert_str_eq(s->view->step_name, "all");
+    app_prev(s);                                    /* the last token's last page */
+    ck_assert_int_eq(s->view->token, 5);
+    app_free(s);
+}
+END_TEST
+
 /* A (ACT_ABLATE) switches the head shown off: its columns of the joined
 ** heads hold 0, then the column means of its output, then its output
 ** again; without a head chosen it says to press H and changes nothing. */
@@ -913,6 +948,7 @@ Suite *state_suite(void)
     tcase_add_test(core, test_scaling_and_temperature_recompute);
     tcase_add_test(core, test_mask_toggle);
     tcase_add_test(core, test_heads);
+    tcase_add_test(core, test_head_keeps_the_token);
     tcase_add_test(core, test_ablation_key);
     tcase_add_test(core, test_hover_pin_explain);
     tcase_add_test(core, test_scroll_edit_recomputes_downstream);

@@ -375,7 +375,12 @@ static bool recompute(AppState *a)
     return follow(a, &ev);
 }
 
-/* Next head: 0 (all) -> 1 -> ... -> heads -> 0. */
+/*
+** Next head: 0 (all) -> 1 -> ... -> heads -> 0. A stage in pages keeps
+** its place where it can: kv_cache stays on the token (or the comparison)
+** it showed, on that token's first page; any other stays on its page
+** when the head has one as far on, else its last.
+*/
 void app_next_head(AppState *a)
 {
     Setup *su = cur_setup(a);
@@ -383,8 +388,15 @@ void app_next_head(AppState *a)
         if (su) app_toast(a, _("this stage has one head"));
         return;
     }
+    bool kv = a->view && a->view->id == STAGE_KV_CACHE;
+    int token = kv ? a->view->token : -1;
     a->head = a->head >= su->heads ? 0 : a->head + 1;
     refresh_view(a);
+    if (kv && a->view && a->view->token_pages > 0) {
+        a->step = (token >= 0 ? token : su->nq) * a->view->token_pages;
+        refresh_view(a);
+    }
+    if (a->view) a->step = a->view->step;       /* where the view is, so that ← and → move from there */
     if (a->head) app_toast(a, _("head %d of %d"), a->head, su->heads);
     else app_toast(a, _("all %d heads"), su->heads);
 }

@@ -593,14 +593,17 @@ static void ex_kv_tables(Ex *e, TraceKind k, int i, int j, double v)
                heads == 1 ? "" : "s", w, j == 0 ? "a key" : j == 1 ? "a value" : "a key and a value", v);
 }
 
-/* Decoding step i: a weight over the cached keys, or an output. */
+/* Decoding step i: a weight over the cached keys, or an output. The cache
+** read is named by the first head of the group that shares it, as the
+** kv_cache stage shows it (once per group). */
 static void ex_kv(Ex *e, TraceKind k, int i, int j, double v)
 {
     const Mat *W = ex_mat(e, TK_KV_WEIGHTS);
+    int cache = e->head > 0 ? trace_kv_first(e->ts, e->head) : e->head;
     if (k == TK_KV_OUTPUT) {
         const Mat *V = ex_mat(e, TK_V);
         ex_op(e, trace_ref(TK_KV_WEIGHTS, e->head), i, -1);
-        ex_op(e, trace_ref(TK_V, e->head), -1, j);
+        ex_op(e, trace_ref(TK_V, cache), -1, j);
         buf_printf(&e->out, "step %d: output[%d] = \xce\xa3 weight \xc3\x97 cached V[key][%d] over %d cached key%s\n= ", i + 1, j + 1,
                    j + 1, i + 1, i ? "s" : "");
         ex_dot_line(&e->out, mat_row(W, i), 1, V->data + j, V->cols, i + 1, v);
@@ -614,7 +617,7 @@ static void ex_kv(Ex *e, TraceKind k, int i, int j, double v)
     TraceKind in = trace_softmax_input(e->su);
     const Mat *S = ex_mat(e, in);
     ex_op(e, trace_ref(trace_score_q(e->su), e->head), i, -1);
-    ex_op(e, trace_ref(trace_score_k(e->su), e->head), j, -1);
+    ex_op(e, trace_ref(trace_score_k(e->su), cache), j, -1);
     ex_op(e, trace_ref(in, e->head), i, j);
     double mx = -INFINITY, sum = 0;
     for (int c = 0; c <= i; c++) if (mat_get(S, i, c) > mx) mx = mat_get(S, i, c);

@@ -617,7 +617,8 @@ static StageSize stage_size(const Lesson *L, const Stage *st)
     int64_t H = su->heads, G = lesson_kv_heads(su);
     assert(H >= 1 && G >= 1);           /* lp_check_setup made sure */
     StageSize z = { su->nq, su->nk, operand_width(su, &su->queries) / H, operand_width(su, &su->keys) / G,
-                    operand_width(su, &su->values) / G, lesson_stage_block(L, st), su->nvocab };
+                    operand_width(su, &su->values) / G, lesson_stage_block(L, st), su->nvocab, st->head ? 1 : H,
+                    st->head ? 1 : G };
     return z;
 }
 

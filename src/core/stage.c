@@ -677,6 +677,23 @@ Panel *stage_row(Ctx *c, TraceRef ref, int r, const char *title, LabelKind cols,
     return p;
 }
 
+/* The widest of the first n labels of side k of head h's matrices, as
+** stage_text_em estimates them. */
+char *stage_widest_label(const Ctx *c, LabelKind k, int n, int h)
+{
+    char **l = side_labels(c, k, n, h), *w = NULL;
+    for (int i = 0; i < n; i++) {
+        if (l[i] && (!w || stage_text_em(l[i]) > stage_text_em(w))) {
+            free(w);
+            w = l[i];
+        } else {
+            free(l[i]);
+        }
+    }
+    free(l);
+    return w;
+}
+
 /* Rows [r0, r1) and columns [c0, c1) of a trace matrix, as a panel of its
 ** own (row_offset and col_offset say where it sits in the whole). */
 Panel *stage_part(Ctx *c, TraceRef ref, int r0, int r1, int c0, int c1, const char *title, LabelKind rows,
@@ -860,6 +877,7 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     v->setup = c.s;
     v->id = st->id;
     v->head = c.sel;
+    v->token = -1;
     v->lesson_title = xstrdup(L->title);
     v->title = xstrdup(st->title ? st->title : stage_default_title(st->id));
     const StageKind *kind = stage_kind(st->id);
@@ -938,7 +956,8 @@ bool stage_view_zoom(View *v, int k, int r0, int r1, int c0, int c1, double lo, 
     p->has_span = false;
     p->full_rows = p->full_cols = 0;       /* the part as it is */
     free(p->full_title);
-    p->full_title = NULL;
+    free(p->full_row_label);
+    p->full_title = p->full_row_label = NULL;
     mat_free(p->owned);
     p->owned = part;
     p->m = part;

@@ -58,7 +58,8 @@ typedef struct Panel {
     int col_offset;             /* column c of m is column c + col_offset of it */
     int full_rows, full_cols;   /* a part that grows from one sub-step to the next (a K/V cache) is
                                 ** planned at this size and drawn as far as m goes (0: m's own), */
-    char *full_title;           /* and as wide as this title, its title when full (NULL: none) */
+    char *full_title;           /* and as wide as this title, its title when full (NULL: none), */
+    char *full_row_label;       /* with row labels as wide as this one, its widest when full (NULL: none) */
     Mat *owned;                 /* set when the view built m itself (freed with it) */
     /* A panel planned alike on the sub-steps of its stage (each head's page,
     ** the parts of a split stage): the values of its own kind over every
@@ -97,6 +98,9 @@ typedef struct View {
     int nsteps;                 /* 1, or the sub-steps (kv_cache's tokens, a page per head, ...) */
     char *step_name;            /* "t3", "b2", "all", "final", "h2" (for file names), or NULL */
     char *step_label;           /* "head 2 of 4", "part 1 of 2" (in the header), or NULL */
+    int token;                  /* kv_cache: the token the page decodes (0-based), or -1 (the comparison,
+                                ** other stages) */
+    int token_pages;            /* kv_cache: the sub-steps each token takes (the comparison's follow), else 0 */
     struct View *every_head;    /* one head chosen by the viewer (H) of a stage whose heads all fit one
                                 ** page: that page, whose panel titles' font this view keeps, or NULL */
 } View;

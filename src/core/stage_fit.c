@@ -208,7 +208,7 @@ StageFit stage_fit_of(const Panel *p, StageVals v)
     f.rows = p->full_rows > p->m->rows ? p->full_rows : p->m->rows;     /* planned at its full size */
     f.cols = p->full_cols > p->m->cols ? p->full_cols : p->m->cols;
     f.value_em = widest_value_em(p, v);
-    f.row_em = widest_em(p->row_labels, p->m->rows);
+    f.row_em = fmaxf(widest_em(p->row_labels, p->m->rows), stage_text_em(p->full_row_label));
     f.col_em = widest_em(p->col_labels, p->m->cols);
     f.title_em = BOLD * stage_text_em(p->title);
     f.col_axis_em = stage_text_em(p->col_axis);

@@ -65,6 +65,8 @@ const char *stage_scores_word(const Ctx *c);
 char *stage_division_text(const Ctx *c);
 /* A one-row panel: row r of a trace matrix. */
 Panel *stage_row(Ctx *c, TraceRef ref, int r, const char *title, LabelKind cols, const char *col_axis);
+/* The widest of the first n labels of side k of head h's matrices. */
+char *stage_widest_label(const Ctx *c, LabelKind k, int n, int h);
 /* A panel of rows [r0, r1) and columns [c0, c1) of a trace matrix. */
 Panel *stage_part(Ctx *c, TraceRef ref, int r0, int r1, int c0, int c1, const char *title, LabelKind rows,
                   LabelKind cols, const char *row_axis, const char *col_axis);
@@ -127,6 +129,10 @@ void stage_by_heads(Ctx *c, StageHeadFn one);
 /* The same, then what tail adds (no head's), on the last page when all
 ** fits one, else on pages of its own after the heads'. */
 void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail);
+/* The name ("h2", "h1-2", "h2-1", "h1-2-1") and the header's words
+** ("head 2 of 4", ...) of a page showing heads h0 … h1, part (1-based) of
+** nparts (1: the heads whole). */
+void stage_heads_page_words(const Ctx *c, int h0, int h1, int part, int nparts, char **name, char **label);
 /* Split a stage built whole into parts that fit the slide, and keep the
 ** part asked for (nothing when it fits, or the builder made pages). */
 void stage_paginate(Ctx *c);

@@ -2,11 +2,11 @@
 ** stage_modern.c: the stages of attention as today's models use it.
 **
 ** Masks made of parts (sliding window, prefix, padding), positions
-** (sinusoidal, RoPE, ALiBi), grouped-query heads, decoding with a K/V
-** cache and FlashAttention's online softmax. Like stage.c, nothing is
-** computed here but slices of trace matrices and the largest difference
-** between two of them (for a note); the builders share stage.c's helpers
-** through stage_int.h. The K/V cache and the online softmax unfold in
+** (sinusoidal, RoPE, ALiBi), grouped-query heads and FlashAttention's
+** online softmax (decoding with a K/V cache is stage_kv.c's). Like
+** stage.c, nothing is computed here but slices of trace matrices and the
+** largest difference between two of them (for a note); the builders share
+** stage.c's helpers through stage_int.h. The online softmax unfolds in
 ** sub-steps: c->step picks one, clamped to the last, and the view says how
 ** many there are (nsteps) and what the one shown is called (step_name).
 */
@@ -240,149 +240,6 @@ void stage_grouped_query(Ctx *c)
                               "numbers, %d per token instead of %d"), H, G, G == 1 ? "" : "s", H / G, part,
                               (ts->d_k + ts->d_v) * G, (ts->d_k + ts->d_v) * H);
     free(part);
-}
-
-/* A panel of a decoding step planned as on every step: at its full size
-** (rows x cols, the cache of every token) and for the values of its whole
-** matrix, so that it keeps its place, cells and colours from token to token. */
-static void kv_steady(Ctx *c, Panel *p, int rows, int cols, char *full_title)
-{
-    if (!p) {
-        free(full_title);
-        return;
-    }
-    StageVals all = stage_trace_vals(c->T, trace_at(c->T, c->s, p->ref));
-    p->full_rows = rows;
-    p->full_cols = cols;
-    p->full_title = full_title;
-    stage_set_span(p, all, all);
-}
-
-/* Decoding token t: its q, k, v, the cache, its one row of weights. */
-static void kv_step(Ctx *c, int h, int t)
-{
-    TraceKind qk = trace_score_q(c->su), kk = trace_score_k(c->su);
-    char *sx = stage_head_suffix(c, h);
-    char *tt[7] = {
-        stage_fmt(_("new q%s"), sx), stage_fmt(_("new k")), stage_fmt(_("new v")),
-        stage_fmt(_("K cache: %d key%s"), t + 1, t ? "s" : ""), stage_fmt(_("V cache: %d value%s"), t + 1, t ? "s" : ""),
-        stage_fmt(_("weights")), stage_fmt(_("output")),
-    };
-    /* each as wide as it is: additive scores may read queries and keys of different widths */
-    const Mat *Q = trace_at(c->T, c->s, trace_ref(qk, h));
-    int dq = Q ? Q->cols : c->ts->d_k, dk = c->ts->d_k, dv = c->ts->d_v;
-    int n = c->su->nq;
-    kv_steady(c, stage_part(c, trace_ref(qk, h), t, t + 1, 0, dq, tt[0], LAB_Q, LAB_DIM, "", AX_DIMS), 1, dq, NULL);
-    kv_steady(c, stage_part(c, trace_ref(kk, h), t, t + 1, 0, dk, tt[1], LAB_K, LAB_DIM, "", AX_DIMS), 1, dk, NULL);
-    kv_steady(c, stage_part(c, trace_ref(TK_V, h), t, t + 1, 0, dv, tt[2], LAB_K, LAB_DIM, "", AX_DIMS), 1, dv, NULL);
-    kv_steady(c, stage_part(c, trace_ref(kk, h), 0, t + 1, 0, dk, tt[3], LAB_K, LAB_DIM, _("cached keys"), AX_DIMS), n, dk,
-              stage_fmt(_("K cache: %d key%s"), n, n > 1 ? "s" : ""));
-    kv_steady(c, stage_part(c, trace_ref(TK_V, h), 0, t + 1, 0, dv, tt[4], LAB_K, LAB_DIM, _("cached values"), AX_DIMS),
-              n, dv, stage_fmt(_("V cache: %d value%s"), n, n > 1 ? "s" : ""));
-    Panel *w = stage_part(c, trace_ref(TK_KV_WEIGHTS, h), t, t + 1, 0, t + 1, tt[5], LAB_Q, LAB_K, "", AX_KEYS);
-    stage_as_weights(c, w);
-    kv_steady(c, w, 1, n, NULL);
-    kv_steady(c, stage_part(c, trace_ref(TK_KV_OUTPUT, h), t, t + 1, 0, dv, tt[6], LAB_Q, LAB_DIM, "", AX_DIMS), 1, dv, NULL);
-    for (int i = 0; i < 7; i++) free(tt[i]);
-    char *dv_text = stage_division_text(c);
-    char *score = c->su->score == SCORE_ADDITIVE
-        ? stage_fmt("%s\xe1\xb5\x80\xc2\xb7tanh(q\xc2\xb7%s + K_cache\xc2\xb7%s)", c->su->add_v, c->su->add_w1, c->su->add_w2)
-        : xstrdup("q\xc2\xb7K_cache\xe1\xb5\x80");
-    c->v->formula = stage_fmt(_("step %d: append k and v to the cache; weights = softmax(%s%s%s%s); "
-                              "output = weights\xc2\xb7V_cache"), t + 1, score, dv_text,
-                              c->su->positions == POS_ALIBI ? _(" + bias") : "", c->su->mask == MASK_CAUSAL ? "" : _(" + mask"));
-    free(score);
-    free(dv_text);
-    c->v->note = stage_fmt(_("token %d of %d: %d key%s and value%s cached; nothing about the earlier tokens is computed again"),
-                           t + 1, c->su->nq, t + 1, t ? "s" : "", t ? "s" : "");
-    free(sx);
-}
-
-/* The decoded rows beside the whole causal computation. */
-static void kv_all(Ctx *c, int h)
-{
-    char *sx = stage_head_suffix(c, h);
-    char *t[4] = { stage_fmt(_("decoded weights%s"), sx), stage_fmt(_("full weights%s"), sx),
-                   stage_fmt(_("decoded outputs%s"), sx), stage_fmt(_("full outputs%s"), sx) };
-    static const TraceKind k[4] = { TK_KV_WEIGHTS, TK_WEIGHTS, TK_KV_OUTPUT, TK_OUTPUT };
-    for (int i = 0; i < 4; i++) {
-        Panel *p = stage_heat(c, trace_ref(k[i], h), t[i], LAB_Q, i < 2 ? LAB_K : LAB_DIM, AX_QUERIES, i < 2 ? AX_KEYS : AX_DIMS);
-        if (i < 2) stage_as_weights(c, p);
-        else stage_grouped(c, p, 1);
-        free(t[i]);
-    }
-    double dw = mat_max_abs_diff(trace_at(c->T, c->s, trace_ref(k[0], h)), trace_at(c->T, c->s, trace_ref(k[1], h)));
-    double dout = mat_max_abs_diff(trace_at(c->T, c->s, trace_ref(k[2], h)), trace_at(c->T, c->s, trace_ref(k[3], h)));
-    c->v->formula = xstrdup(_("row t decoded from the cache = row t of the full computation: the cache changes the cost, not the result"));
-    c->v->note = stage_fmt(_("largest difference: %.3g in the weights, %.3g in the outputs"), dw, dout);
-    free(sx);
-}
-
-/* The panels of a decoding step on each of its two parts: the scores side
-** (q, k, the K cache, the weights) and the values side (v, the V cache,
-** the weights, the output). */
-static const bool kv_part_panels[2][7] = { { 1, 1, 0, 1, 0, 1, 0 }, { 0, 0, 1, 0, 1, 1, 1 } };
-
-/* Keep the panels of v that part (0 or 1) shows. */
-static void kv_keep_part(View *v, int part)
-{
-    int n = 0;
-    for (int i = 0; i < v->npanels; i++) {
-        if (i < 7 && kv_part_panels[part][i]) v->panels[n++] = v->panels[i];
-        else stage_panel_free(&v->panels[i]);
-    }
-    v->npanels = n;
-}
-
-/* Whether the panels of v (part -1: all) print every number at the goal
-** on the slide, as the estimate plans them (full size, every step's values). */
-static bool kv_fits(const Ctx *c, int part)
-{
-    StageFit f[7];
-    int n = 0;
-    for (int i = 0; i < c->v->npanels && i < 7; i++) {
-        const Panel *p = &c->v->panels[i];
-        if (part >= 0 && !kv_part_panels[part][i]) continue;
-        f[n++] = stage_fit_of(p, stage_trace_vals(c->T, trace_at(c->T, c->s, p->ref)));     /* every step's values */
-    }
-    return stage_fits_slide(f, n, c->st->paras, c->st->npara);
-}
-
-/* Empty the view's panels, formula and note (a page built to be measured). */
-static void kv_clear(View *v)
-{
-    for (int i = 0; i < v->npanels; i++) stage_panel_free(&v->panels[i]);
-    v->npanels = 0;
-    free(v->formula);
-    free(v->note);
-    v->formula = v->note = NULL;
-}
-
-/* Decoding with a K/V cache: a sub-step per token, then the comparison. A
-** token whose seven panels (the caches as long as the last token's) do not
-** print at the goal together takes two sub-steps, the scores' side and the
-** values' side, on every token alike, so that no panel moves. */
-void stage_kv_cache(Ctx *c)
-{
-    int n = c->su->nq, h = shown_head(c), parts = 1;
-    assert(stage_steps(c->L, c->st) == n + 1);          /* a page per token, then the comparison */
-    kv_step(c, h, n - 1);                               /* the last token: the caches at their full length */
-    if (!kv_fits(c, -1)) parts = 2;
-    kv_clear(c->v);
-    int s = take_step(c, n * parts + 1), t = s / parts, part = s % parts;
-    if (t >= n) {
-        c->v->step_name = xstrdup("all");
-        kv_all(c, h);
-        return;
-    }
-    kv_step(c, h, t);
-    if (parts == 1) {
-        c->v->step_name = stage_fmt("t%d", t + 1);
-        return;
-    }
-    kv_keep_part(c->v, part);
-    c->v->step_name = stage_fmt("t%d-%d", t + 1, part + 1);
-    c->v->step_label = stage_fmt(_("part %d of %d"), part + 1, parts);
 }
 
 /* Block b of the online softmax: its scores and the running state. */

@@ -47,6 +47,7 @@ void stage_panel_free(Panel *p)
     int rows = p->m->rows, cols = p->m->cols;
     free(p->title);
     free(p->full_title);
+    free(p->full_row_label);
     for (int i = 0; p->row_labels && i < rows; i++) free(p->row_labels[i]);
     free(p->row_labels);
     for (int i = 0; p->col_labels && i < cols; i++) free(p->col_labels[i]);
@@ -225,18 +226,37 @@ static void take_page(Ctx *c, const Book *b, const int *head_names, int p, int t
     int u0, u1, a, e;
     page_of(b, p, &u0, &u1, &a, &e);
     int part = p % b->nparts + 1;
-    if (head_names && b->nparts > 1 && b->nunits > 1) {
-        v->step_name = stage_fmt("h%d-%d", head_names[u0], part);
-        v->step_label = stage_fmt(_("head %d of %d, part %d of %d"), head_names[u0], c->H, part, b->nparts);
+    if (head_names && (b->nunits > 1 || u1 - u0 > 1)) {
+        stage_heads_page_words(c, head_names[u0], head_names[u1 - 1], part, b->nparts, &v->step_name, &v->step_label);
     } else if (b->nparts > 1) {
         v->step_name = stage_fmt("part%d", part);
         v->step_label = stage_fmt(_("part %d of %d"), part, b->nparts);
-    } else if (head_names && u1 - u0 > 1) {
-        v->step_name = stage_fmt("h%d-%d", head_names[u0], head_names[u1 - 1]);
-        v->step_label = stage_fmt(_("heads %d\xe2\x80\x93%d of %d"), head_names[u0], head_names[u1 - 1], c->H);
-    } else if (head_names && b->nunits > 1) {
-        v->step_name = stage_fmt("h%d", head_names[u0]);
-        v->step_label = stage_fmt(_("head %d of %d"), head_names[u0], c->H);
+    }
+}
+
+/* The name and the header's words of a page showing heads h0 … h1 of c->H,
+** part (1-based) of nparts: "h2" (head 2 of 4), "h1-2" (heads 1–2 of 4),
+** "h2-1" (head 2 of 4, part 1 of 2), "h1-2-1" (heads 1–2 of 4, part 1 of 2). */
+void stage_heads_page_words(const Ctx *c, int h0, int h1, int part, int nparts, char **name, char **label)
+{
+    if (h1 > h0) {
+        char *heads = stage_fmt(_("heads %d\xe2\x80\x93%d of %d"), h0, h1, c->H);
+        if (nparts > 1) {
+            char *of = stage_fmt(_("part %d of %d"), part, nparts);
+            *name = stage_fmt("h%d-%d-%d", h0, h1, part);
+            *label = stage_fmt("%s, %s", heads, of);
+            free(of);
+            free(heads);
+        } else {
+            *name = stage_fmt("h%d-%d", h0, h1);
+            *label = heads;
+        }
+    } else if (nparts > 1) {
+        *name = stage_fmt("h%d-%d", h0, part);
+        *label = stage_fmt(_("head %d of %d, part %d of %d"), h0, c->H, part, nparts);
+    } else {
+        *name = stage_fmt("h%d", h0);
+        *label = stage_fmt(_("head %d of %d"), h0, c->H);
     }
 }
 

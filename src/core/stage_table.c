@@ -19,13 +19,15 @@ static int64_t decode_steps(const Lesson *L, const Stage *st)
     return L->setups[st->setup].nq + 1;
 }
 
-/* The cells of a kv_cache stage's pages: per token t, its q, k and v, the
-** t + 1 cached keys and values, its row of weights and its output; then
-** the comparison (decoded and full weights and outputs). */
+/* The cells of a kv_cache stage's pages: per token t, each head's q, its
+** row of weights and its output, each K/V head's k and v and its t + 1
+** cached keys and values; then each head's comparison (decoded and full
+** weights and outputs). */
 static int64_t decode_cells(const StageSize *z)
 {
-    int64_t n = z->nq;
-    return n * (z->dq + z->dk + 2 * z->dv) + (z->dk + z->dv + 1) * n * (n + 1) / 2 + 2 * n * z->nk + 2 * n * z->dv;
+    int64_t n = z->nq, H = z->heads, G = z->kv_heads;
+    return H * n * (z->dq + z->dv) + G * n * (z->dk + z->dv) + G * (z->dk + z->dv) * n * (n + 1) / 2
+         + H * n * (n + 1) / 2 + H * (2 * n * z->nk + 2 * n * z->dv);
 }
 
 /* Decoding and the online softmax compute each head again, in pieces:

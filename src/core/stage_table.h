@@ -79,7 +79,10 @@ typedef enum StageExtra {
 /* The sizes a stage's sub-steps are counted from: the setup's queries and
 ** keys, one head's widths, the stage's block of keys, and the words of
 ** the setup's vocabulary. */
-typedef struct StageSize { int64_t nq, nk, dq, dk, dv, block, vocab; } StageSize;
+typedef struct StageSize {
+    int64_t nq, nk, dq, dk, dv, block, vocab;
+    int64_t heads, kv_heads;    /* the query heads the stage shows, and the K/V heads they read */
+} StageSize;
 
 /* One kind of stage. */
 typedef struct StageKind {

@@ -56,6 +56,14 @@ int trace_kv_head(const TraceSetup *ts, int h)
     return (h - 1) * G / ts->heads + 1;
 }
 
+/* The first query head of h's group. */
+int trace_kv_first(const TraceSetup *ts, int h)
+{
+    int g = trace_kv_head(ts, h);
+    while (h > 1 && trace_kv_head(ts, h - 1) == g) h--;
+    return h;
+}
+
 /* Queries and keys as the scores see them. */
 TraceKind trace_score_q(const Setup *su) { return su->positions == POS_ROPE ? TK_QROT : TK_Q; }
 /* The keys as the scores see them. */
@@ -349,8 +357,7 @@ static Mat *slice(const Mat *M, int heads, int h, bool *owned)
 static bool head_inputs(TraceSetup *ts, const Setup *su, int h, const Mat *Q, const Mat *K, const Mat *V,
                         const Mat **q, const Mat **k, const Mat **v)
 {
-    int H = ts->heads, G = ts->kv_heads, g = trace_kv_head(ts, h), first = h;
-    while (first > 1 && trace_kv_head(ts, first - 1) == g) first--;
+    int H = ts->heads, G = ts->kv_heads, g = trace_kv_head(ts, h), first = trace_kv_first(ts, h);
     bool own;
     Mat *m = slice(Q, H, h, &own);
     *q = H > 1 ? put(ts, TK_Q, h, m, own) : m;

@@ -187,6 +187,9 @@ const char *trace_kind_name(TraceKind k);
 bool trace_kind_per_head(TraceKind k);
 /* The 1-based K/V head that query head h reads: ⌊(h−1)·G/H⌋ + 1. */
 int trace_kv_head(const TraceSetup *ts, int h);
+/* The first query head that reads the K/V head of query head h: the head
+** whose K and V the others of its group borrow (head_inputs). */
+int trace_kv_first(const TraceSetup *ts, int h);
 /* What the scores are made from: TK_QROT/TK_KROT with RoPE, else TK_Q/TK_K. */
 TraceKind trace_score_q(const Setup *su);
 TraceKind trace_score_k(const Setup *su);

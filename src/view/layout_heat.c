@@ -183,7 +183,9 @@ static void draw_cell(Page *p, const PanelPlan *pp, const Cmap *cm, const Scale 
 }
 
 /*
-** A heatmap panel: title, labels, its cells, the colour bar, highlights.
+** A heatmap panel: title, labels, its cells, the colour bar, highlights;
+** a part that grows from one sub-step to the next (a K/V cache) framed at
+** the size it grows to, so that its colour bar stays with it.
 **
 ** Cells narrower than a pixel cannot be told apart: one rectangle is drawn
 ** per block of them HEAT_BLOCK units on a side (the colour of its first
@@ -221,6 +223,10 @@ void lay_draw_heat(Page *p, const View *v, int k, const PanelPlan *pp)
             for (int c = 0; c < m->cols; c += cstep)
                 draw_cell(p, pp, cm, &sc, hidden, draw_block_rect(cell_rect(p, pp, r, c), r, c, &g), mat_get(m, r, c),
                           k, r, c);
+    }
+    if (lay_rows(pn) > m->rows || lay_cols(pn) > m->cols) {   /* a cache that grows: the room it grows into */
+        Rect room = { pp->box.x + pp->left_w, pp->box.y + pp->top_h, lay_cols(pn) * pp->cw, lay_rows(pn) * pp->ch };
+        lay_tag(p, draw_frame(p->d, room, p->th->frame, fmaxf(1, p->m.u), ROLE_DECOR), k, -1, -1);
     }
     if (!pp->share_bar) draw_colorbar(p, pn, k, pp, cm);
     Outlines *o = &p->lc->drawn;                /* where they go, for a kept page (layout_keep.c) */

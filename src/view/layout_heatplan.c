@@ -283,6 +283,8 @@ void lay_plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, floa
     ** by side then label alike */
     float fs = fmaxf(m->min_font, fminf(m->label, lay_px(ch / LH)));
     pp->rows = lay_plan_rows(p, rl, rows, ch, fs, cap_w);
+    if (rl && pn->full_row_label && pp->rows.fs > 0)   /* a part that grows: as wide as when full */
+        pp->rows.band = fminf(fmaxf(pp->rows.band, lay_width(p, pn->full_row_label, pp->rows.fs, 0)), cap_w);
     float gh = lay_rows(pn) * ch, half_tick = TICK_OVERHANG * INK * m->tick;
     /* the row axis title reads upward beside the grid, whole, or not at all */
     pp->row_axis = !pp->share_rows && pn->row_axis && pn->row_axis[0]
