@@ -507,6 +507,56 @@ START_TEST(test_layout_caches_are_the_callers)
 }
 END_TEST
 
+/*
+** A page laid out again with only other outlines (the pointer on another
+** cell, other operands, the focus) comes from the page the cache kept
+** (layout_keep.c): every frame must be the list a fresh cache lays out,
+** commands, strings, images and panels alike, also when the view is drawn
+** blank in part, in the dark theme, at a bigger text scale or smaller,
+** and when the key changes back.
+*/
+START_TEST(test_kept_page_is_a_fresh_layout)
+{
+    static char *toks[6] = { "the", "cat", "sat", "on", "the", "mat" };
+    Mat *A = tl_distributions(6, 6), *B = tl_pattern(64, 64, -2, 3);
+    View v = tl_view("Kept");
+    v.panels[0] = tl_heat("weights", A, toks, toks, "viridis", false, true, 2);
+    v.panels[1] = tl_heat("scores", B, NULL, NULL, "RdBu", true, false, 2);
+    v.npanels = 2;
+    v.serial = 7101;
+    Theme light = layout_theme(false), dark = layout_theme(true);
+    LayoutCache *c = layout_cache_create();
+    DrawList *d = draw_create(10, 10);
+    const struct { int w, h; const Theme *th; float ts; unsigned long long hidden; } keys[] = {
+        { 1280, 720, &light, 1, 0 }, { 1280, 720, &light, 1, 1 }, { 1280, 720, &dark, 1, 0 },
+        { 1280, 720, &light, 1.5f, 0 }, { 900, 700, &light, 1, 2 }, { 1280, 720, &light, 1, 0 },
+    };
+    const int hovers[5][3] = { { -1, -1, -1 }, { 0, 2, 3 }, { 1, 40, 7 }, { 1, 40, 7 }, { 0, 5, 0 } };
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        for (int i = 0; i < 5; i++) {
+            LayoutOpts o = layout_defaults(keys[k].w, keys[k].h, keys[k].th, NULL, NULL);
+            o.text_scale = keys[k].ts;
+            o.hidden = keys[k].hidden;
+            o.hover_panel = hovers[i][0];
+            o.hover_row = hovers[i][1];
+            o.hover_col = hovers[i][2];
+            o.focus_panel = i % 3 - 1;
+            o.marks[o.nmarks++] = (LayoutMark){ hovers[i][0] < 0 ? 0 : hovers[i][0], hovers[i][1], -1 };
+            o.marks[o.nmarks++] = (LayoutMark){ 1, -1, i };
+            layout_view(c, &v, &o, d);
+            DrawList *fresh = tl_lay_with(&v, &o);
+            ck_assert_msg(same_list(d, fresh), "key %zu, outlines %d", k, i);
+            ck_assert(d->npanels == fresh->npanels && tl_same_color(d->background, fresh->background));
+            ck_assert(memcmp(d->panels, fresh->panels, sizeof d->panels) == 0);
+            draw_free(fresh);
+        }
+    layout_cache_free(c);
+    draw_free(d);
+    mat_free(A);
+    mat_free(B);
+}
+END_TEST
+
 START_TEST(test_limits_fixed_measure)
 {
     ck_assert_float_eq(layout_measure_fixed(NULL, "", 20, 0), 0);
@@ -542,5 +592,6 @@ TCase *layout_limits_tcase(void)
     tcase_add_test(limits, test_limits_fixed_measure);
     tcase_add_test(limits, test_layout_memos_follow_the_view);
     tcase_add_test(limits, test_layout_caches_are_the_callers);
+    tcase_add_test(limits, test_kept_page_is_a_fresh_layout);
     return limits;
 }

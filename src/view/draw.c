@@ -5,6 +5,7 @@
 #include "draw.h"
 #include "core/util.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,46 @@ void draw_clear(DrawList *d, int width, int height, Color background)
     d->height = height;
     d->background = background;
     d->npanels = 0;
+}
+
+/* Grow d's commands to hold at least n. */
+static void cmds_reserve(DrawList *d, int n)
+{
+    if (n <= d->cap) return;
+    int cap = d->cap ? d->cap : 256;
+    while (cap < n) cap *= 2;
+    d->cmds = xrealloc(d->cmds, sizeof *d->cmds * (size_t)cap);
+    d->cap = cap;
+}
+
+/* src's canvas, panels and arenas into dst, which gets no commands. */
+void draw_copy_base(DrawList *dst, const DrawList *src)
+{
+    assert(dst != src);
+    draw_clear(dst, src->width, src->height, src->background);
+    if (src->tlen > dst->tcap) {
+        dst->text = xrealloc(dst->text, src->tlen);
+        dst->tcap = src->tlen;
+    }
+    if (src->plen > dst->pcap) {
+        dst->pix = xrealloc(dst->pix, src->plen);
+        dst->pcap = src->plen;
+    }
+    if (src->tlen) memcpy(dst->text, src->text, src->tlen);
+    if (src->plen) memcpy(dst->pix, src->pix, src->plen);
+    dst->tlen = src->tlen;
+    dst->plen = src->plen;
+    memcpy(dst->panels, src->panels, sizeof dst->panels);
+    dst->npanels = src->npanels;
+}
+
+/* Commands [from, to) of src appended to dst as they are. */
+void draw_copy_cmds(DrawList *dst, const DrawList *src, int from, int to)
+{
+    assert(dst != src && 0 <= from && from <= to && to <= src->n);
+    cmds_reserve(dst, dst->n + (to - from));
+    if (to > from) memcpy(dst->cmds + dst->n, src->cmds + from, sizeof *src->cmds * (size_t)(to - from));
+    dst->n += to - from;
 }
 
 /* Append a command, copying its text into the arena. */

@@ -115,6 +115,13 @@ DrawList *draw_create(int width, int height);
 void draw_free(DrawList *d);
 /* Empty it for a new frame, keeping its memory; sets the canvas size. */
 void draw_clear(DrawList *d, int width, int height, Color background);
+/* Make dst a list of src's canvas, background, panels and arenas (strings,
+** images), without commands: src's commands copied into it with
+** draw_copy_cmds then read the same. */
+void draw_copy_base(DrawList *dst, const DrawList *src);
+/* Append commands [from, to) of src to dst, made with draw_copy_base from
+** src (or from a list whose arenas src's commands read alike). */
+void draw_copy_cmds(DrawList *dst, const DrawList *src, int from, int to);
 /* Append a command (text is copied into the arena when kind is DRAW_TEXT);
 ** returns its index. */
 int draw_push(DrawList *d, const DrawCmd *c, const char *text);

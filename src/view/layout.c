@@ -321,6 +321,7 @@ static bool layout_page(Page *p, const View *v)
     bool has_body = false;
     for (int i = 0; i < v->npara; i++) if (v->paras[i] && v->paras[i][0]) has_body = true;
     p->title_fs = 0;
+    lay_outlines_reset(p->lc);
 
     if (np == 0) {
         body_block(p, v, m->body, x0, y, W, avail, true);
@@ -361,8 +362,14 @@ static bool layout_page(Page *p, const View *v)
         sb = lay_plan_best(p, &vv, (Rect){ x0, y, W - col_w - m->gap * COLUMN_GAP, avail }, beside);
 
     PanelPlan *plans = below;
-    bool fits = sa.fits;
-    if (sb.fits && (lay_score_better(sb, sa, BESIDE_GAIN) || (squeezed && sb.font >= fminf(sa.font, goal)))) {
+    bool fits = sa.fits, take_b = sb.fits && (lay_score_better(sb, sa, BESIDE_GAIN)
+                                              || (squeezed && sb.font >= fminf(sa.font, goal)));
+    if (!take_b && !fits && !p->draw_unfit) {       /* a try page_fit throws away: what it reads, nothing drawn */
+        for (int k = 0; k < np; k++)
+            p->hidden_values |= lay_is_heat(&v->panels[k]) && below[k].value_fs <= 0 && !(k < 64 && (p->o.hidden >> k) & 1);
+        return false;
+    }
+    if (take_b) {
         plans = beside;
         fits = sb.fits;
         float bx = x1 - col_w;
@@ -389,7 +396,8 @@ static bool layout_page(Page *p, const View *v)
 
 /* One layout of the page at one size of its fonts (shrink), and again with
 ** a line for notes when some numbers could not be printed; whether
-** everything found room. */
+** everything found room. A try that does not fit, and that page_fit will
+** throw away (not draw_unfit), is not tried with the note. */
 static bool page_try(Page *p, const View *v, float label_scale, float shrink)
 {
     DrawList *out = p->d;
@@ -398,6 +406,7 @@ static bool page_try(Page *p, const View *v, float label_scale, float shrink)
     draw_clear(out, p->o.width, p->o.height, p->th->bg);
     p->hidden_values = false;
     bool ok = !v || layout_page(p, v);
+    if (!ok && !p->draw_unfit) return false;       /* thrown away, with or without a note */
     if (v && p->hidden_values && !p->foot && p->o.height >= FOOT_MIN_H) {   /* again, with room to say so */
         p->foot = true;
         draw_clear(out, p->o.width, p->o.height, p->th->bg);
@@ -416,11 +425,13 @@ static bool page_try(Page *p, const View *v, float label_scale, float shrink)
 ** that does not fit even at the smallest fonts is tried again from the
 ** full fonts with cells narrower than CELL_MIN (a dozen heatmaps of 1024
 ** columns side by side); when that does not fit either, it is laid out
-** as before, at the smallest fonts.
+** as before, at the smallest fonts. A try that does not fit is not drawn
+** (Page.draw_unfit), but for the last, which is kept.
 */
 static void page_fit(Page *p, const View *v, float label_scale)
 {
     p->cell_min = CELL_MIN;
+    p->draw_unfit = false;
     float shrink = 1;
     for (;; shrink *= SHRINK_STEP) {
         if (page_try(p, v, label_scale, shrink)) return;
@@ -430,7 +441,9 @@ static void page_fit(Page *p, const View *v, float label_scale)
     for (float s = 1; s >= shrink; s *= SHRINK_STEP)
         if (page_try(p, v, label_scale, s)) return;
     p->cell_min = CELL_MIN;
+    p->draw_unfit = true;
     page_try(p, v, label_scale, shrink);
+    p->draw_unfit = false;
 }
 
 /* The font of the numbers of panel k in d, or 0 when none is printed. */
@@ -474,14 +487,19 @@ static float head_title_cap(LayoutCache *c, const View *all, const LayoutOpts *o
 ** a slide where even that shrinks them stays as it was at scale 1.
 ** One head of a stage whose heads all share a page (H) keeps the panel
 ** titles' font of that page, which is laid out first.
+** The next layout of the same page with other outlines (the pointer on
+** another cell) copies the page kept in c and draws only the outlines
+** (layout_keep.c).
 */
 void layout_view(LayoutCache *c, const View *v, const LayoutOpts *opts, DrawList *out)
 {
     assert(c && opts && out);
+    if (lay_kept_draw(c, v, opts, out)) return;     /* the same page: only its outlines drawn again */
     float title_cap = v && v->every_head ? head_title_cap(c, v->every_head, opts) : 0;
     Theme light = layout_theme(false);
     Page p;
     p.title_cap = title_cap;
+    p.draw_unfit = true;
     p.cell_ink = INK;
     p.lc = c;
     p.cache = &c->measure;
@@ -538,4 +556,5 @@ void layout_view(LayoutCache *c, const View *v, const LayoutOpts *opts, DrawList
         out->panels[k].row0 = v->panels[k].row_offset;
         out->npanels = k + 1;
     }
+    lay_kept_store(c, v, opts, out);
 }

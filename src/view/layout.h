@@ -62,7 +62,11 @@ typedef struct LayoutOpts {
 **   - for each panel of the last view laid out, its value range and the
 **     block colours of a heatmap drawn as an image, keyed by View.serial
 **     and the panel's matrix address (the colours also by block size,
-**     colour scale, colormap and masked colour).
+**     colour scale, colormap and masked colour);
+**   - the last page laid out, without the outlines of the hovered cell,
+**     its operands and the focus, keyed by View.serial and every option
+**     but those: the next layout of the same view that differs only in
+**     its outlines copies it and draws them (a hover frame).
 ** The second kind is valid while a view's values stay as they were when it
 ** got its serial: stage_view gives every view a new serial, so a view whose
 ** values change must be made again (or laid out with a fresh cache). A view
@@ -75,6 +79,9 @@ typedef struct LayoutCache LayoutCache;
 LayoutCache *layout_cache_create(void);
 /* Release it (NULL is fine). */
 void layout_cache_free(LayoutCache *c);
+/* Forget the page kept for the next frames (layout_view then plans it
+** again: the benchmark times planning this way). */
+void layout_cache_forget_page(LayoutCache *c);
 
 /* The range of values heatmap panel k of v is coloured by, before the
 ** scale is made symmetric (diverging) or fixed to [0, 1] (probabilities):

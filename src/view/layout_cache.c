@@ -224,10 +224,11 @@ LayoutCache *layout_cache_create(void)
     return xcalloc(1, sizeof(LayoutCache));
 }
 
-/* Free the kept image colours, then the cache. */
+/* Free the kept image colours and page, then the cache. */
 void layout_cache_free(LayoutCache *c)
 {
     if (!c) return;
     for (int k = 0; k < VIEW_MAX_PANELS; k++) free(c->images[k].px);
+    draw_free(c->page.list);
     free(c);
 }

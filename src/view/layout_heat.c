@@ -91,7 +91,7 @@ static void draw_colorbar(Page *p, const Panel *pn, int k, const PanelPlan *pp, 
 ** explained cell: a cell, a row or a column), the explained cell itself
 ** drawn heavier, and the focus frame.
 */
-static void draw_highlights(Page *p, const View *v, int k, const PanelPlan *pp)
+void lay_draw_outlines(Page *p, const View *v, int k, const PanelPlan *pp)
 {
     const Mat *m = v->panels[k].m;
     float u = p->m.u, gx = pp->box.x + pp->left_w, gy = pp->box.y + pp->top_h;
@@ -229,5 +229,12 @@ void lay_draw_heat(Page *p, const View *v, int k, const PanelPlan *pp)
         lay_tag(p, draw_frame(p->d, room, p->th->frame, fmaxf(1, p->m.u), ROLE_DECOR), k, -1, -1);
     }
     if (!pp->share_bar) draw_colorbar(p, pn, k, pp, cm);
-    draw_highlights(p, v, k, pp);
+    Outlines *o = &p->lc->drawn;                /* where they go, for a kept page (layout_keep.c) */
+    if (k < VIEW_MAX_PANELS) {
+        o->at[k] = p->d->n;
+        o->plan[k] = *pp;
+        o->u = p->m.u;
+    }
+    lay_draw_outlines(p, v, k, pp);
+    if (k < VIEW_MAX_PANELS) o->end[k] = p->d->n;
 }

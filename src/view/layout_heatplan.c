@@ -156,12 +156,14 @@ float lay_value_floor(const Page *p)
 ** scales the width at 100 px (text widths grow about linearly with size),
 ** then the font steps a pixel at a time: up while the next size fits
 ** (hinted widths grow in whole pixels, so a small font may fit where the
-** guess says not), down while it does not. */
+** guess says not), down while it does not. Under the floor's height, or
+** in no width at all, that finds nothing, and nothing is measured. */
 static float value_font(const Page *p, const PanelPlan *pp, int dec, bool compact, float room_w, float room_h)
 {
+    float top = lay_px(fminf(p->m.value, room_h / p->cell_ink)), fs = top;
+    if (top < lay_value_floor(p) || room_w < 0) return 0;   /* what the steps below find: no room, no text */
     const CellTexts *t = cell_texts(p, pp, dec, compact);
     float w100 = widest_text(p, t, 100) / 100;
-    float top = lay_px(fminf(p->m.value, room_h / p->cell_ink)), fs = top;
     if (w100 > 0) fs = fminf(fs, lay_px(room_w / w100));
     while (fs < top && widest_text(p, t, fs + 1) <= room_w) fs += 1;
     while (fs >= lay_value_floor(p) && widest_text(p, t, fs) > room_w) fs -= 1;

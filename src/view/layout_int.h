@@ -19,6 +19,8 @@
 **                      the memos of one layout; fitting and wrapping
 **   layout_cache.c     LayoutCache: its memory, and what it keeps of a
 **                      view from one layout to the next
+**   layout_keep.c      the last page laid out, kept without its outlines
+**                      for the next frames of the same view
 **   scale.c            colour scales and ticks, pure numbers (scale.h)
 **
 ** Data flows one way: layout_view computes the page's Metrics, the
@@ -285,9 +287,53 @@ typedef struct HeadCap {
     float title;
 } HeadCap;
 
+/*
+** What decides a page, besides its outlines: the view, the canvas, the text
+** scale, the measure, the theme, the colormap asked for, the panels drawn
+** blank and the language of the program's own words (layout_keep.c).
+*/
+typedef struct PageKey {
+    uint64_t serial;            /* the view's (never 0 for a kept page) */
+    int width, height;
+    float text_scale;
+    MeasureFn measure;
+    void *measure_ctx;
+    Theme theme;
+    char cmap[32];              /* "" for none */
+    unsigned long long hidden;
+    char lang[16];
+} PageKey;
+
+/*
+** Where the outlines of each heatmap go in the page a layout drew: between
+** commands at and end, from plan (layout_keep.c). Filled while a page is
+** drawn; at is -1 for a panel that has none (not a heatmap).
+*/
+typedef struct Outlines {
+    int at[VIEW_MAX_PANELS], end[VIEW_MAX_PANELS];
+    PanelPlan plan[VIEW_MAX_PANELS];
+    float u;                    /* the page's canvas scale (Metrics.u) */
+} Outlines;
+
+/*
+** The last page laid out with the cache, without its outlines (hover,
+** operands, focus), for the next frames of the same view: a frame that
+** only moves the pointer copies it and draws the outlines into it. The
+** copy is taken at the second layout with one key, so that a batch laying
+** every view out once copies nothing.
+*/
+typedef struct KeptPage {
+    PageKey key;
+    int seen;                   /* layouts with this key: 1, keep the next; 2, list holds the page */
+    DrawList *list;             /* the page without outlines (NULL until the first is kept) */
+    Outlines at;                /* where the outlines go in list */
+} KeptPage;
+
 struct LayoutCache {
     uint64_t layouts;           /* layouts run with it: the current one's number */
     HeadCap head_cap;           /* the panel titles' font one head (H) keeps */
+    Outlines drawn;             /* of the page being drawn */
+    KeptPage page;
     MeasureCache measure;
     PlanMemo memo;
     uint64_t stats_serial;      /* the view stats_mat and stats belong to */
@@ -324,6 +370,8 @@ typedef struct Page {
     bool rows_as_prev[VIEW_MAX_PANELS];     /* heatmap k labels its rows as heatmap k − 1 does */
     bool foot;                  /* a line is kept at the bottom for notes */
     bool hidden_values;         /* some panel's numbers could not be printed */
+    bool draw_unfit;            /* draw the page also when its panels do not fit (false while
+                                ** page_fit tries sizes it throws away if they do not) */
     bool prints[VIEW_MAX_PANELS];   /* heatmap k's numbers can be printed on this page (lay_plan_prints) */
     float min_w[VIEW_MAX_PANELS];   /* panel k is at least this wide: its title and axis title whole */
     float title_fs;             /* every panel title's font on this page (0: the metrics' own) */
@@ -531,5 +579,19 @@ void lay_draw_heat(Page *p, const View *v, int k, const PanelPlan *pp);
 void lay_draw_plot(Page *p, const View *v, int k, const PanelPlan *pp);
 /* A panel's title at the top of box, shrunk then cut to its width (layout.c). */
 void lay_panel_title(Page *p, const Panel *pn, int k, Rect box);
+/* The outlines over heatmap panel k: the caller's marks, the explained
+** cell, the focus frame (layout_heat.c). */
+void lay_draw_outlines(Page *p, const View *v, int k, const PanelPlan *pp);
+
+/* ------------------------------------------------- the kept page (layout_keep.c) */
+
+/* A new page is being drawn: no outlines placed yet. */
+void lay_outlines_reset(LayoutCache *c);
+/* Draw v's page from the kept one when o asks for the same page; false
+** when none is kept for it. */
+bool lay_kept_draw(LayoutCache *c, const View *v, const LayoutOpts *o, DrawList *out);
+/* After a layout of v into out: keep the page (at the second layout with
+** this key) for the next frames. */
+void lay_kept_store(LayoutCache *c, const View *v, const LayoutOpts *o, const DrawList *out);
 
 #endif
