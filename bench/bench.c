@@ -21,8 +21,8 @@
 **                        file in /tmp at 1200x800 (the whole path)
 **   matched_matplotlib_ms, matched_seaborn_ms   the same stage drawn by
 **                        bench/baseline.py (from a description of attnlab's
-**                        view), timed in the Python process, alternated
-**                        with the exports
+**                        view), timed in the Python process, in batches
+**                        of five taken in turn with attnlab's exports
 **   export_vs_matplotlib_matched, export_vs_seaborn_matched   their ratios
 **   lesson_export_ms     `attnlab --export DIR lessons/01-tour.lesson`
 **   lesson_matplotlib_script_ms   baseline.py drawing the same ten stages,
@@ -548,9 +548,12 @@ static void png_size(const char *path, int *w, int *h)
 
 /*
 ** The matched figures: attnlab's export of the 7-token softmax stage and the
-** same stage drawn by matplotlib and by seaborn, one after the other (export,
-** matplotlib, export, seaborn, ...) so that a load change on the machine
-** hits both sides alike. Medians of each side; ratios of medians.
+** same stage drawn by matplotlib and by seaborn, each in batches of BATCH as
+** a deck of slides or a notebook's figures are made, the batches in turn
+** (exports, matplotlib, exports, seaborn, ...) so that a load change on the
+** machine hits both sides alike. Medians of each side; ratios of medians;
+** and the first export of each batch alone (export_after_python_ms), which
+** pays for the caches and the idle CPU the Python side leaves.
 */
 static void bench_matched(Bench *B)
 {
@@ -584,14 +587,19 @@ static void bench_matched(Bench *B)
         lesson_free(L);
         return;
     }
-    int n = B->quick ? 3 : 21;
-    double ex[2 * 21], tm[21], ts[21];
-    for (int i = 0; i < n; i++) {
-        ex[2 * i] = export_once(&e);
-        tm[i] = py_draw(&mpl);
-        ex[2 * i + 1] = export_once(&e);
-        ts[i] = py_draw(&sns);
-    }
+    enum { BATCH = 5, ROUNDS = 5 };
+    int n = B->quick ? 1 : ROUNDS, ne = 0, nc = 0, np = 0;
+    double ex[2 * ROUNDS * BATCH], cold[2 * ROUNDS], tm[ROUNDS * BATCH], ts[ROUNDS * BATCH];
+    for (int i = 0; i < n; i++)
+        for (int side = 0; side < 2; side++) {          /* a batch of exports, then one of figures */
+            for (int j = 0; j < BATCH; j++) {
+                ex[ne] = export_once(&e);
+                if (j == 0) cold[nc++] = ex[ne];
+                ne++;
+            }
+            for (int j = 0; j < BATCH; j++) (side ? ts : tm)[np + j] = py_draw(side ? &sns : &mpl);
+            if (side) np += BATCH;
+        }
     py_stop(&mpl);
     py_stop(&sns);
     int w, h;
@@ -599,8 +607,9 @@ static void bench_matched(Bench *B)
     if (w != EXPORT_W || h != EXPORT_H) die("matplotlib drew %dx%d, not %dx%d", w, h, EXPORT_W, EXPORT_H);
     png_size(out_s, &w, &h);
     if (w != EXPORT_W || h != EXPORT_H) die("seaborn drew %dx%d, not %dx%d", w, h, EXPORT_W, EXPORT_H);
-    double me = bench_median(ex, 2 * n), mm = bench_median(tm, n), ms = bench_median(ts, n);
+    double me = bench_median(ex, ne), mm = bench_median(tm, np), ms = bench_median(ts, np);
     figure("export_png_ms", me, "ms");
+    figure("export_after_python_ms", bench_median(cold, nc), "ms");
     figure("matched_matplotlib_ms", mm, "ms");
     figure("matched_seaborn_ms", ms, "ms");
     figure("export_vs_matplotlib_matched", mm / me, "x");
