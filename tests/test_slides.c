@@ -541,6 +541,42 @@ START_TEST(test_slides_use_the_canvas)
 }
 END_TEST
 
+/* The window's own size, 1280x800: a K/V cache step of lesson 10, whose
+** explanation beside the panels left room for all but one, printed every
+** panel's numbers but new q's (drawn as 5 px cells with "a panel has too
+** many cells" below): the explanation under the panels gives way first
+** when some numbers would otherwise go. Every heatmap of every step prints
+** its numbers. */
+START_TEST(test_window_size_prints_every_panel)
+{
+    Trace *T;
+    Lesson *L = load_run("../lessons/10-inference.lesson", &T);
+    int k = -1, steps = 0;
+    for (int i = 0; i < L->nstages; i++)
+        if (L->stages[i].id == STAGE_KV_CACHE) k = i;
+    ck_assert_int_ge(k, 0);
+    for (int t = 0;; t++) {
+        StageOpts o = { 0, t, false };
+        View *v = stage_view_with(L, T, k, &o);
+        DrawList *d = lay_at(v, 1280, 800);
+        for (int p = 0; p < v->npanels; p++) {
+            if (v->panels[p].kind != PANEL_HEATMAP) continue;
+            int n = 0;
+            for (int i = 0; i < d->n; i++) n += d->cmds[i].role == ROLE_CELL_TEXT && d->cmds[i].panel == p;
+            ck_assert_msg(n > 0, "step %d panel %d \"%s\" prints no numbers at 1280x800", t + 1, p, v->panels[p].title);
+        }
+        draw_free(d);
+        int last = t + 1 >= v->nsteps;
+        stage_view_free(v);
+        steps++;
+        if (last) break;
+    }
+    ck_assert_int_ge(steps, 6);
+    trace_free(T);
+    lesson_free(L);
+}
+END_TEST
+
 /* Where panel k of d sits: its first cell, its colour bar and its title. */
 typedef struct Place { Rect cell, bar, title; } Place;
 
@@ -669,6 +705,7 @@ Suite *slides_suite(void)
     tcase_add_test(tc, test_head_keeps_text_size);
     tcase_add_test(tc, test_slides_use_the_canvas);
     tcase_add_test(tc, test_kv_cache_panels_stay);
+    tcase_add_test(tc, test_window_size_prints_every_panel);
     suite_add_tcase(s, tc);
     return s;
 }

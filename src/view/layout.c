@@ -295,7 +295,8 @@ static bool good_enough(PlanScore s, PlanScore whole, float want)
 
 /*
 ** The page. Header and formula first; then the panels and the explanation,
-** which compete for the height. Numbers come first, up to the goal font
+** which compete for the height. Numbers come first, all that the panels
+** can print (lay_printable), up to the goal font
 ** (lay_value_goal, or what the panels print with the whole height when
 ** that is less): the explanation gets the height the panels leave at that
 ** font, at its own size, or shrunk to BODY_SHRINK of it, or cut with "…"
@@ -303,7 +304,8 @@ static bool good_enough(PlanScore s, PlanScore whole, float want)
 ** and the panels grow into what it leaves. The explanation may instead
 ** stand whole in a column at the right when the panels beside it do
 ** better: bigger numbers, or cells BESIDE_GAIN bigger, or as big numbers
-** as below where the text below had to give way. Returns false when the
+** as many numbers as big as below where the text below had to give way.
+** Returns false when the
 ** panels did not find room.
 */
 static bool layout_page(Page *p, const View *v)
@@ -337,7 +339,7 @@ static bool layout_page(Page *p, const View *v)
     PlanScore sa = lay_plan_best(p, &vv, (Rect){ x0, y, W, panels_h }, below);
     float goal = lay_value_goal(p);
     bool squeezed = false;
-    if (has_body && panels_h < avail && (!sa.fits || sa.font < goal)) {
+    if (has_body && panels_h < avail && (!sa.fits || sa.font < goal || sa.printed < lay_printable(p, &vv))) {
         PlanScore whole = lay_plan_best(p, &vv, (Rect){ x0, y, W, avail }, beside);
         float want = fminf(goal, whole.font);
         if (!good_enough(sa, whole, want)) {
@@ -363,7 +365,7 @@ static bool layout_page(Page *p, const View *v)
 
     PanelPlan *plans = below;
     bool fits = sa.fits, take_b = sb.fits && (lay_score_better(sb, sa, BESIDE_GAIN)
-                                              || (squeezed && sb.font >= fminf(sa.font, goal)));
+                                              || (squeezed && sb.printed >= sa.printed && sb.font >= fminf(sa.font, goal)));
     if (!take_b && !fits && !p->draw_unfit) {       /* a try page_fit throws away: what it reads, nothing drawn */
         for (int k = 0; k < np; k++)
             p->hidden_values |= lay_is_heat(&v->panels[k]) && below[k].value_fs <= 0 && !(k < 64 && (p->o.hidden >> k) & 1);

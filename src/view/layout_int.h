@@ -564,6 +564,8 @@ float lay_value_goal(const Page *p);
 ** could alone in an area W x H (p->prints), and each panel's least width
 ** (p->min_w). */
 void lay_plan_prints(Page *p, const View *v, float W, float H);
+/* How many numbers the heatmaps lay_plan_prints found printable hold. */
+long lay_printable(const Page *p, const View *v);
 /* The best arrangement of v's panels in area into plans, in cells as tall
 ** as a line of text, or as their digits where that prints more or bigger. */
 PlanScore lay_plan_best(Page *p, const View *v, Rect area, PanelPlan *plans);

@@ -596,6 +596,15 @@ static PlanScore plan_best(const Page *p, const View *v, Rect area, PanelPlan *p
     return best;
 }
 
+/* How many numbers the page's heatmaps can print (lay_plan_prints). */
+long lay_printable(const Page *p, const View *v)
+{
+    long n = 0;
+    for (int k = 0; k < v->npanels && k < VIEW_MAX_PANELS; k++)
+        if (p->prints[k] && lay_is_heat(&v->panels[k])) n += (long)v->panels[k].m->rows * v->panels[k].m->cols;
+    return n;
+}
+
 /*
 ** The best arrangement of the panels in area (plan_best), their cells
 ** first as tall as a line of text (INK: room above and below the number);
@@ -607,9 +616,7 @@ PlanScore lay_plan_best(Page *p, const View *v, Rect area, PanelPlan *plans)
 {
     assert(p->cell_ink == INK);
     PlanScore best = plan_best(p, v, area, plans);
-    long want = 0;
-    for (int k = 0; k < v->npanels && k < VIEW_MAX_PANELS; k++)
-        if (p->prints[k] && lay_is_heat(&v->panels[k])) want += (long)v->panels[k].m->rows * v->panels[k].m->cols;
+    long want = lay_printable(p, v);
     if (want == 0 || (best.fits && best.printed >= want && best.font >= lay_value_goal(p))) return best;
     PanelPlan tight[VIEW_MAX_PANELS];
     p->cell_ink = CELL_INK;
