@@ -303,10 +303,9 @@ static bool good_enough(PlanScore s, PlanScore whole, float want)
 ** after the lines that fit. Past the goal the explanation keeps its room,
 ** and the panels grow into what it leaves. The explanation may instead
 ** stand whole in a column at the right when the panels beside it do
-** better: bigger numbers, or cells BESIDE_GAIN bigger, or as big numbers
-** as many numbers as big as below where the text below had to give way.
-** Returns false when the
-** panels did not find room.
+** better: bigger numbers, or cells BESIDE_GAIN bigger, or as many numbers
+** as big as below where the text below had to give way. Returns false
+** when the panels did not find room.
 */
 static bool layout_page(Page *p, const View *v)
 {
