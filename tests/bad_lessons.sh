@@ -23,9 +23,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/$dir"
-pass=0; fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
 
 # check NAME ROOT: run --check on $dir/NAME.lesson from directory ROOT and
 # compare with $dir/NAME.expected.
@@ -77,5 +75,4 @@ for f in "$dir"/accept/*.lesson; do
     grep -q "^$f: ok" "$tmp/out" && ok || bad "$f: stdout does not say ok"
 done
 
-echo "bad-lessons: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
+summary "bad-lessons"

@@ -6,9 +6,7 @@ bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
 top=$(pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
 # expect CODE CMD...: run CMD, compare its exit code
 expect() { want=$1; shift; "$@" >"$tmp/out" 2>"$tmp/err"; got=$?; [ "$got" -eq "$want" ] && ok || bad "$* exited $got, expected $want"; }
 
@@ -188,5 +186,4 @@ chmod o+w "$tmp/ww/bin/locale/de"
 [ "$(title "$tmp/up")" = "Softmax: scores become weights" ] && ok || bad "a share/locale above the program is not read: $(title "$tmp/up")"
 [ "$(title "$tmp/ww")" = "Softmax: scores become weights" ] && ok || bad "a catalogue others can write is not read: $(title "$tmp/ww")"
 
-echo "cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary "cli"

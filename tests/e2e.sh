@@ -15,9 +15,7 @@ set -u
 bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
 top=$(pwd)
 tmp=$(mktemp -d)
-pass=0; fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
 . "$top/tests/e2e_lib.sh"
 trap 'e2e_cleanup; [ -n "${KEEP:-}" ] && echo "e2e: kept $tmp" || rm -rf "$tmp"' EXIT
 
@@ -255,5 +253,4 @@ xdotool mousemove --window "$win" 640 460; settle
 quit big
 
 cd "$top"
-echo "e2e: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary "e2e"

@@ -21,9 +21,7 @@ bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
 drop=$(readlink -f "${XDND_DROP:-$(dirname "$bin")/xdnd_drop}")
 top=$(pwd)
 tmp=$(mktemp -d)
-pass=0; fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
 . "$top/tests/e2e_lib.sh"
 trap 'e2e_cleanup; [ -n "${KEEP:-}" ] && echo "e2e_open: kept $tmp" || rm -rf "$tmp"' EXIT
 
@@ -159,5 +157,4 @@ want=$("$bin" --export "$tmp/handout-png" "$top/lessons/13-a-whole-block.lesson"
 quit picker
 
 cd "$top"
-echo "e2e_open: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary "e2e_open"

@@ -11,9 +11,7 @@ set -u
 bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
 top=$(pwd)
 tmp=$(mktemp -d)
-pass=0; fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
 . "$top/tests/e2e_lib.sh"
 trap 'e2e_cleanup; rm -rf "$tmp"' EXIT
 e2e_display 3900x2500
@@ -57,5 +55,4 @@ import -window "$win" "$tmp/ja.png"
 [ -n "${SHOTS:-}" ] && cp "$tmp/ja.png" "$SHOTS/window-ja.png"
 quit ja
 
-echo "e2e_text: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary "e2e_text"

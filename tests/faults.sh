@@ -17,9 +17,7 @@ fi
 tmp=$(mktemp -d)
 chmod 755 "$tmp"            # the read-only case runs as another user
 trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
 # Time limits catch hangs only: a refusal takes a few tens of milliseconds and
 # gets 10 s, an export of the tour well under a second and gets 60 s, both
 # times TIME_SCALE (the Makefile's: the machine's load, and 10 for the
@@ -301,5 +299,4 @@ run "$quick" 2 "$bin" --export "$tmp/big" --format svg --size 8192x8192 --scale 
 [ ! -e "$tmp/big" ] && ok || bad "a refused canvas still created the directory"
 run "$quick" 2 "$bin" --dump && one_line "attnlab: error: --dump takes exactly one lesson (see attnlab --help)"
 
-echo "faults: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary "faults"

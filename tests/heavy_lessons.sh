@@ -30,9 +30,7 @@ max_dump=${HEAVY_DUMP_BYTES:-150000000}
 max_svg=${HEAVY_SVG_BYTES:-8000000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
 
 # seconds T0 T1: the time between two `date +%s%N` readings, in seconds.
 seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'; }
@@ -112,5 +110,4 @@ json.load(open(sys.argv[1]), parse_constant=no)' "$tmp/dump.json" 2>"$tmp/err"
     rm -f "$tmp/dump.json"
 done
 echo "heavy: the reference export took at most $(seconds 0 "$unit")s; hang limits ${check_limit}s (--check), ${limit}s (the others)"
-echo "heavy lessons: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary "heavy lessons"

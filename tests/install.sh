@@ -15,9 +15,7 @@ make=${MAKE:-make}
 top=$(pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
 
 dest="$tmp/root"
 prefix=/usr/local
@@ -88,5 +86,4 @@ opts=$(options | tr '\n' ' ')
 maps=$("$p/bin/attnlab" --help | sed -n 's/^ *--cmap NAME *//p' | sed 's/ for every panel//; s/,//g; s/ or / /' | tr ' ' '\n' | sort | tr '\n' ' ')
 [ "$(complete_words attnlab --cmap '' | tr '\n' ' ')" = "$maps" ] && ok || bad "completion knows every colormap: $(complete_words attnlab --cmap '' | tr '\n' ' ') / $maps"
 
-echo "install: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary "install"

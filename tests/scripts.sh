@@ -7,9 +7,7 @@ set -u
 bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
 
 for f in tests/scripts/*.lesson; do
     name=$(basename "$f" .lesson)
@@ -83,5 +81,4 @@ timeout $((20 * scale)) "$bin" --export "$tmp/z" --font "$tmp/fifo" lessons/01-t
 timeout $((60 * scale)) "$bin" --export "$tmp/f" --font /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf tests/scripts/ja.lesson >/dev/null 2>"$tmp/err"
 [ $? -eq 0 ] && [ ! -s "$tmp/err" ] && ok || bad "--font with a Latin font still falls back for Japanese"
 
-echo "scripts.sh: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary "scripts.sh"
