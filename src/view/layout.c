@@ -324,6 +324,7 @@ static bool layout_page(Page *p, const View *v)
     p->title_fs = 0;
     lay_outlines_reset(p->lc);
 
+    p->printed = p->printable = 0;
     if (np == 0) {
         body_block(p, v, m->body, x0, y, W, avail, true);
         return true;
@@ -370,6 +371,8 @@ static bool layout_page(Page *p, const View *v)
             p->hidden_values |= lay_is_heat(&v->panels[k]) && below[k].value_fs <= 0 && !(k < 64 && (p->o.hidden >> k) & 1);
         return false;
     }
+    p->printed = take_b ? sb.printed : sa.printed;
+    p->printable = lay_printable(p, &vv);
     if (take_b) {
         plans = beside;
         fits = sb.fits;
@@ -402,6 +405,7 @@ static bool layout_page(Page *p, const View *v)
 static bool page_try(Page *p, const View *v, float label_scale, float shrink)
 {
     DrawList *out = p->d;
+    p->lc->shrink = shrink;
     p->m = metrics(&p->o, shrink, label_scale);
     p->foot = v && v->note;
     draw_clear(out, p->o.width, p->o.height, p->th->bg);
@@ -421,8 +425,30 @@ static bool page_try(Page *p, const View *v, float label_scale, float shrink)
 }
 
 /*
+** A page that fits at shrink but leaves out numbers its panels could print
+** (Page.printed under Page.printable: the tour's nine panels of two heads
+** at 1280x800, at their full fonts) is tried with smaller fonts, down to
+** SHRINK_LAST, and the try that prints the most is kept (of equals, the
+** one with the biggest fonts).
+*/
+static void print_more(Page *p, const View *v, float label_scale, float shrink)
+{
+    long most = p->printed;
+    float best = shrink, last = shrink;
+    for (float s = shrink * SHRINK_STEP; most < p->printable && s >= SHRINK_LAST; s *= SHRINK_STEP) {
+        last = s;
+        if (page_try(p, v, label_scale, s) && p->printed > most) {
+            most = p->printed;
+            best = s;
+        }
+    }
+    if (best != last) page_try(p, v, label_scale, best);
+}
+
+/*
 ** One layout of the page with labels and titles at label_scale (cell
-** numbers at the full text scale): smaller fonts until it fits. A page
+** numbers at the full text scale): smaller fonts until it fits, and until
+** it prints every number it can (print_more). A page
 ** that does not fit even at the smallest fonts is tried again from the
 ** full fonts with cells narrower than CELL_MIN (a dozen heatmaps of 1024
 ** columns side by side); when that does not fit either, it is laid out
@@ -433,9 +459,12 @@ static void page_fit(Page *p, const View *v, float label_scale)
 {
     p->cell_min = CELL_MIN;
     p->draw_unfit = false;
-    float shrink = 1;
+    float shrink = p->shrink_from > 0 ? p->shrink_from : 1;
     for (;; shrink *= SHRINK_STEP) {
-        if (page_try(p, v, label_scale, shrink)) return;
+        if (page_try(p, v, label_scale, shrink)) {
+            print_more(p, v, label_scale, shrink);
+            return;
+        }
         if (shrink < SHRINK_LAST) break;
     }
     p->cell_min = CELL_FLOOR;
@@ -456,25 +485,27 @@ static float cell_font(const DrawList *d, int k)
 }
 
 /*
-** The panel titles' font of every head's page, which one head chosen
-** with H keeps: that page laid out once for a size, text scale and
-** measure, and its font kept in c for the next frames (a frame of a
-** 1024-token head would otherwise lay out and stat every head again).
+** The panel titles' font of every head's page, and the share of the fonts
+** it was laid out at, which one head chosen with H keeps: that page laid
+** out once for a size, text scale and measure, and both kept in c for the
+** next frames (a frame of a 1024-token head would otherwise lay out and
+** stat every head again).
 */
-static float head_title_cap(LayoutCache *c, const View *all, const LayoutOpts *opts)
+static HeadCap head_cap(LayoutCache *c, const View *all, const LayoutOpts *opts)
 {
-    HeadCap key = { all->serial, opts->width, opts->height, opts->text_scale, opts->measure, opts->measure_ctx, 0 };
+    HeadCap key = { all->serial, opts->width, opts->height, opts->text_scale, opts->measure, opts->measure_ctx, 0, 0 };
     const HeadCap *k = &c->head_cap;
     if (all->serial && k->serial == key.serial && k->width == key.width && k->height == key.height
         && k->text_scale == key.text_scale && k->measure == key.measure && k->measure_ctx == key.measure_ctx)
-        return k->title;
+        return *k;
     DrawList *d = draw_create(opts->width, opts->height);
     layout_view(c, all, opts, d);
+    key.shrink = c->shrink;
     for (int i = 0; i < d->n && key.title <= 0; i++)
         if (d->cmds[i].kind == DRAW_TEXT && d->cmds[i].role == ROLE_PANEL_TITLE) key.title = d->cmds[i].size;
     draw_free(d);
     c->head_cap = key;
-    return key.title;
+    return key;
 }
 
 /*
@@ -487,7 +518,8 @@ static float head_title_cap(LayoutCache *c, const View *all, const LayoutOpts *o
 ** only half as much, then not at all, while the numbers keep the full scale;
 ** a slide where even that shrinks them stays as it was at scale 1.
 ** One head of a stage whose heads all share a page (H) keeps the panel
-** titles' font of that page, which is laid out first.
+** titles' font of that page, which is laid out first, and starts from the
+** share of the fonts that page took.
 ** The next layout of the same page with other outlines (the pointer on
 ** another cell) copies the page kept in c and draws only the outlines
 ** (layout_keep.c).
@@ -496,10 +528,12 @@ void layout_view(LayoutCache *c, const View *v, const LayoutOpts *opts, DrawList
 {
     assert(c && opts && out);
     if (lay_kept_draw(c, v, opts, out)) return;     /* the same page: only its outlines drawn again */
-    float title_cap = v && v->every_head ? head_title_cap(c, v->every_head, opts) : 0;
+    HeadCap cap = { 0 };
+    if (v && v->every_head) cap = head_cap(c, v->every_head, opts);
     Theme light = layout_theme(false);
     Page p;
-    p.title_cap = title_cap;
+    p.title_cap = cap.title;
+    p.shrink_from = cap.shrink;
     p.draw_unfit = true;
     p.cell_ink = INK;
     p.lc = c;

@@ -285,6 +285,7 @@ typedef struct HeadCap {
     MeasureFn measure;
     void *measure_ctx;
     float title;
+    float shrink;               /* the fonts' share that page was laid out at (page_fit) */
 } HeadCap;
 
 /*
@@ -332,6 +333,7 @@ typedef struct KeptPage {
 struct LayoutCache {
     uint64_t layouts;           /* layouts run with it: the current one's number */
     HeadCap head_cap;           /* the panel titles' font one head (H) keeps */
+    float shrink;               /* the fonts' share of the last page tried (page_try) */
     Outlines drawn;             /* of the page being drawn */
     KeptPage page;
     MeasureCache measure;
@@ -370,12 +372,14 @@ typedef struct Page {
     bool rows_as_prev[VIEW_MAX_PANELS];     /* heatmap k labels its rows as heatmap k − 1 does */
     bool foot;                  /* a line is kept at the bottom for notes */
     bool hidden_values;         /* some panel's numbers could not be printed */
+    long printed, printable;    /* numbers the page printed, and those its heatmaps could (lay_printable) */
     bool draw_unfit;            /* draw the page also when its panels do not fit (false while
                                 ** page_fit tries sizes it throws away if they do not) */
     bool prints[VIEW_MAX_PANELS];   /* heatmap k's numbers can be printed on this page (lay_plan_prints) */
     float min_w[VIEW_MAX_PANELS];   /* panel k is at least this wide: its title and axis title whole */
     float title_fs;             /* every panel title's font on this page (0: the metrics' own) */
     float title_cap;            /* the most that font may be (0: no limit): the page of every head's */
+    float shrink_from;          /* the fonts' share page_fit starts from (0: 1): every head's page's */
     float cell_min;             /* the narrowest cells tried: CELL_MIN, or CELL_FLOOR */
     float cell_ink;             /* a printed cell's height over its number's font: INK (room above
                                 ** and below), or CELL_INK where that is what keeps numbers legible */
