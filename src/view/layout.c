@@ -324,7 +324,7 @@ static bool layout_page(Page *p, const View *v)
     p->title_fs = 0;
     lay_outlines_reset(p->lc);
 
-    p->printed = p->printable = 0;
+    p->printed = 0;
     if (np == 0) {
         body_block(p, v, m->body, x0, y, W, avail, true);
         return true;
@@ -372,7 +372,6 @@ static bool layout_page(Page *p, const View *v)
         return false;
     }
     p->printed = take_b ? sb.printed : sa.printed;
-    p->printable = lay_printable(p, &vv);
     if (take_b) {
         plans = beside;
         fits = sb.fits;
@@ -426,7 +425,7 @@ static bool page_try(Page *p, const View *v, float label_scale, float shrink)
 
 /*
 ** A page that fits at shrink but leaves out numbers its panels could print
-** (Page.printed under Page.printable: the tour's nine panels of two heads
+** (Page.printed under lay_printable: the tour's nine panels of two heads
 ** at 1280x800, at their full fonts) is tried with smaller fonts, down to
 ** SHRINK_LAST, and the try that prints the most is kept (of equals, the
 ** one with the biggest fonts).
@@ -435,7 +434,7 @@ static void print_more(Page *p, const View *v, float label_scale, float shrink)
 {
     long most = p->printed;
     float best = shrink, last = shrink;
-    for (float s = shrink * SHRINK_STEP; most < p->printable && s >= SHRINK_LAST; s *= SHRINK_STEP) {
+    for (float s = shrink * SHRINK_STEP; most < lay_printable(p, v) && s >= SHRINK_LAST; s *= SHRINK_STEP) {
         last = s;
         if (page_try(p, v, label_scale, s) && p->printed > most) {
             most = p->printed;

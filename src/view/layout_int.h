@@ -372,7 +372,7 @@ typedef struct Page {
     bool rows_as_prev[VIEW_MAX_PANELS];     /* heatmap k labels its rows as heatmap k − 1 does */
     bool foot;                  /* a line is kept at the bottom for notes */
     bool hidden_values;         /* some panel's numbers could not be printed */
-    long printed, printable;    /* numbers the page printed, and those its heatmaps could (lay_printable) */
+    long printed;               /* numbers the page printed (of lay_printable) */
     bool draw_unfit;            /* draw the page also when its panels do not fit (false while
                                 ** page_fit tries sizes it throws away if they do not) */
     bool prints[VIEW_MAX_PANELS];   /* heatmap k's numbers can be printed on this page (lay_plan_prints) */
