@@ -58,6 +58,10 @@ test('every toolbar button does its own action with Enter (and Space), shows a f
   try {
     await allowDownloads(p, dir);
     await waitStage(p, /stage 2 \//);
+    await p.evaluate(() => {
+      window.fileClicks = 0;
+      document.getElementById('file').addEventListener('click', (e) => { window.fileClicks++; e.preventDefault(); });
+    });
     const acts = await p.$$eval('#bar > button', (bs) => bs.map((b) => b.dataset.act));
     const checked = [];
     for (const act of acts) {
@@ -68,7 +72,6 @@ test('every toolbar button does its own action with Enter (and Space), shows a f
       assert.ok(ring[0] === 'solid' && ring[1] >= 2, `${act}: a focus ring (${ring})`);
       const name = await p.evaluate(() => document.activeElement.getAttribute('aria-label'));
       assert.ok(name && name.length > 2 && !/^[◀▶◐⛶?]$/.test(name), `${act}: a name in words (${name})`);
-      const chooser = act === 'open' ? p.waitForFileChooser({ timeout: hang(3000) }) : null;
       await key(p, 'Enter');
       const now = { label: await stageLabel(p), flags: await flags(p) };
       switch (act) {
@@ -81,7 +84,8 @@ test('every toolbar button does its own action with Enter (and Space), shows a f
         break;
       }
       case 'picker': assert.ok(now.flags & 8, 'the list opens'); await key(p, 'Escape'); break;
-      case 'open': (await chooser).cancel(); break;
+      case 'open':   // the file input is clicked (its dialog held back: Chrome's own chooser raced with the key)
+        assert.equal(await p.evaluate(() => window.fileClicks), 1, 'open clicks the file input once'); break;
       case 'png': await waitFile(dir, '.png'); break;
       case 'theme': assert.notEqual(now.flags & 2, before.flags & 2, 'the theme changes'); break;
       case 'fullscreen':
