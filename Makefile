@@ -196,13 +196,13 @@ package-sets:
 	@echo "web-test: $(WEB_TEST_PKGS) npm"
 
 # The flags every object and program is built with, rewritten only when
-# they change. (PKG_CFLAGS stay out: they change with the packages only.
-# The whole recipe is expanded before it runs, so $(shell) makes the
-# directory before $(file) writes.)
+# they change (written beside, compared with cmp, moved over only when they
+# differ: an unchanged file keeps its time, so nothing is compiled again).
+# PKG_CFLAGS stay out: they change with the packages only.
 FLAGS_LINE = $(CC) $(CFLAGS_ALL) | $(LDFLAGS_ALL) | $(PNG_FAST)
-same = $(and $(findstring x$(1)x,x$(2)x),$(findstring x$(2)x,x$(1)x))
 $(BUILD)/flags: FORCE
-	@$(shell mkdir -p $(@D))$(if $(call same,$(file <$@),$(FLAGS_LINE)),:,$(file >$@,$(FLAGS_LINE)):)
+	@mkdir -p $(@D) && printf '%s\n' '$(subst ','\'',$(FLAGS_LINE))' > $@.new && \
+	  if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
 
 # Include paths by room, so that the build keeps the layering: src/core and
 # src/view see src/ and their own generated headers only, so an SDL,
