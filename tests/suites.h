@@ -40,6 +40,7 @@ Suite *zipread_suite(void);
 Suite *open_suite(void);
 Suite *slides_suite(void);
 Suite *counting_suite(void);
+Suite *edges_suite(void);
 
 /* e as the one line a command prints ("FILE:LINE:COL: error: ..."), in one
 ** of four buffers used in turn (enough for the arguments of one assert). */

@@ -3,6 +3,7 @@
 ** against the plain definitions.
 */
 #include "suites.h"
+#include "tlayout.h"
 #include "view/layout_int.h"
 #include "core/lesson.h"
 #include "core/stage.h"
@@ -48,6 +49,7 @@ START_TEST(test_stats_match_the_plain_loop)
     LayoutCache *c = layout_cache_create();
     View v;
     memset(&v, 0, sizeof v);
+    v.panels = tl_panels();
     v.npanels = 1;                      /* serial 0: read afresh at every call */
     unsigned seed = 5;
     for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
@@ -99,6 +101,7 @@ START_TEST(test_stats_are_kept_per_trace)
     for (int i = 0; i < 64; i++) m->data[i] = i;
     View v;
     memset(&v, 0, sizeof v);
+    v.panels = tl_panels();
     v.npanels = 1;
     v.panels[0].m = m;
     v.serial = 1;

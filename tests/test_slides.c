@@ -88,7 +88,8 @@ typedef struct Tally {
 static float font_alone_at(const View *v, int k, int w, int h)
 {
     View one = *v;
-    one.panels[0] = v->panels[k];
+    Panel only = v->panels[k];
+    one.panels = &only;
     one.npanels = 1;
     one.npara = 0;
     DrawList *d = lay_at(&one, w, h);

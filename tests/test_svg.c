@@ -5,6 +5,7 @@
 */
 #define _POSIX_C_SOURCE 200809L    /* mkstemp, write, unlink */
 #include "suites.h"
+#include "tlayout.h"
 #include "view/svg.h"
 #include "view/layout.h"
 
@@ -20,6 +21,7 @@ static char *tok4[] = { "the", "cat", "<sat>", "Ma\xc3\xb1" "ana & co" };
 static void make_view(View *v, Mat *W, Mat *S)
 {
     memset(v, 0, sizeof *v);
+    v->panels = tl_panels();
     v->stage = 1;
     v->nstages = 4;
     v->lesson_title = "SVG test";

@@ -45,11 +45,23 @@ Panel tl_heat(const char *title, const Mat *m, char **rl, char **cl, const char 
     return p;
 }
 
+/* Room for the panels of a view made by hand, one of eight in turn. */
+Panel *tl_panels(void)
+{
+    static Panel pool[8][VIEW_MAX_PANELS];
+    static int next;
+    Panel *p = pool[next++ % 8];
+    memset(p, 0, sizeof pool[0]);
+    return p;
+}
+
 /* A view with a title, a formula, two paragraphs and no panels yet. */
 View tl_view(const char *title)
 {
     View v;
     memset(&v, 0, sizeof v);
+    v.panels = tl_panels();
+    v.cap_panels = VIEW_MAX_PANELS;
     v.stage = 3;
     v.nstages = 9;
     v.lesson_title = "A tour of self-attention";

@@ -20,8 +20,12 @@ typedef struct Box { float x0, y0, x1, y1; } Box;
 /* A heatmap panel over m. */
 Panel tl_heat(const char *title, const Mat *m, char **rl, char **cl, const char *cmap, bool diverging, bool prob,
               int decimals);
-/* A view with a title, a formula, two paragraphs and no panels yet. */
+/* A view with a title, a formula, two paragraphs and no panels yet, with
+** room for VIEW_MAX_PANELS of them (tl_panels'). */
 View tl_view(const char *title);
+/* Room for VIEW_MAX_PANELS panels, zeroed, for a view made by hand: one of
+** eight static arrays in turn (a test holds at most eight such views). */
+Panel *tl_panels(void);
 /* rows x cols values spread over [lo, hi] in a fixed pattern (caller frees). */
 Mat *tl_pattern(int rows, int cols, double lo, double hi);
 /* Rows that are probability distributions, each summing to 1 (caller frees). */

@@ -599,7 +599,7 @@ bool app_scroll_edit(AppState *a, int panel, int row, int col, int steps, bool f
     if (fabs(v) < 1e-12) v = 0.0;                   /* land on 0 exactly, not 1e-17 */
     if (v > EDIT_LIMIT) v = EDIT_LIMIT;
     if (v < -EDIT_LIMIT) v = -EDIT_LIMIT;
-    char name[LESSON_MAX_NAME + 1];                 /* the view goes when the numbers change */
+    char name[sizeof p->matrix];                    /* the view goes when the numbers change */
     snprintf(name, sizeof name, "%s", p->matrix);
     return app_edit_cell(a, s0, name, r, col, v);
 }

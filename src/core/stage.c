@@ -71,9 +71,11 @@ static char **word_labels(const Ctx *c, int n)
 
 /*
 ** The names of the values' columns: the lesson's `value_dims:`, else, when
-** the values are an input used as it is, that input's feature names
-** (`dims:` or, for the key sentence, `key_dims:`); NULL (d1, d2, …) when
-** they are projected. *n receives how many.
+** the values are an input used as it is, that input's feature names:
+** `dims:` when it is the queries' input, `key_dims:` when it is the key
+** sentence's. NULL (d1, d2, …) when they are projected, or come from a
+** matrix no names describe (a setup given its weights has no queries or
+** keys: its values are named by `value_dims:` alone). *n receives how many.
 */
 static char *const *value_dim_names(const Ctx *c, int *n)
 {
@@ -84,19 +86,37 @@ static char *const *value_dim_names(const Ctx *c, int *n)
         return su->value_dims;
     }
     if (su->values.weight || !su->values.input) return NULL;
-    bool keys_side = su->cross && !strcmp(su->values.input, su->keys.input);
-    *n = keys_side ? su->nkey_dims : su->ndims;
-    return keys_side ? su->key_dims : su->dims;
+    if (su->cross && su->keys.input && !strcmp(su->values.input, su->keys.input)) {
+        *n = su->nkey_dims;
+        return su->key_dims;
+    }
+    if (su->queries.input && !strcmp(su->values.input, su->queries.input)) {
+        *n = su->ndims;
+        return su->dims;
+    }
+    return NULL;
+}
+
+/* The column of the whole matrix that column 0 of head h's matrix of n
+** columns is, for labels that follow the head's block (Q_h's, K_h's and
+** V_h's, and everything made from V_h): head 2 of two-column heads starts
+** at column 2 (d3), a K or V head at the block of the K/V head it reads.
+** 0 for a whole matrix (h 0) and for one head. */
+static int head_first(const Ctx *c, LabelKind k, int n, int h)
+{
+    if (h <= 0 || c->H < 2) return 0;
+    if (k == LAB_QHEAD) return (h - 1) * n;
+    if (k == LAB_KHEAD || k == LAB_VDIM) return (trace_kv_head(c->ts, h) - 1) * n;
+    return 0;
 }
 
 /* n labels for the value columns that a matrix of head h shows: all of
-** them for a whole matrix, the K/V head's own block for a head's (head h
-** of several reads K/V head trace_kv_head's columns). */
+** them for a whole matrix, the K/V head's own block for a head's. */
 static char **value_labels(const Ctx *c, int h, int n)
 {
     int nnames;
     char *const *names = value_dim_names(c, &nnames);
-    int first = h > 0 && c->H > 1 ? (trace_kv_head(c->ts, h) - 1) * n : 0;
+    int first = head_first(c, LAB_VDIM, n, h);
     char **l = xmalloc(sizeof *l * (size_t)n);
     for (int i = 0; i < n; i++)
         l[i] = names && first + i < nnames ? xstrdup(names[first + i]) : stage_fmt("d%d", first + i + 1);
@@ -115,7 +135,7 @@ static char **plain_labels(const Ctx *c, LabelKind k, int n, int h)
                                       c->su->cross ? c->su->nkey_dims : c->su->ndims);
     case LAB_VDIM: return value_labels(c, h, n);
     case LAB_QHEAD: case LAB_KHEAD: {           /* d3 d4 for head 2 of two-column heads */
-        int first = h > 0 ? ((k == LAB_QHEAD ? h : trace_kv_head(c->ts, h)) - 1) * n : 0;
+        int first = head_first(c, k, n, h);
         char **l = xmalloc(sizeof *l * (size_t)n);
         for (int i = 0; i < n; i++) l[i] = stage_fmt("d%d", first + i + 1);
         return l;
@@ -142,26 +162,33 @@ static char *with_index(char *l, int i)
 }
 
 /* Labels of one side of a matrix of head h: as named, and numbered from 1
-** when the stage says `indices: yes`; a next_token stage's words are not:
-** their order is the slide's choice, not a place in the sentence or the
-** vocabulary. */
+** when the stage says `indices: yes`, by the column of the whole matrix
+** (head 2's value columns are 3 and 4, as their d3 d4 would be); a
+** next_token stage's words are not: their order is the slide's choice, not
+** a place in the sentence or the vocabulary. */
 static char **side_labels(const Ctx *c, LabelKind k, int n, int h)
 {
     char **l = plain_labels(c, k, n, h);
-    for (int i = 0; c->st->indices && k != LAB_WORDS && i < n; i++) l[i] = with_index(l[i], i);
+    int first = head_first(c, k, n, h);
+    for (int i = 0; c->st->indices && k != LAB_WORDS && i < n; i++) l[i] = with_index(l[i], first + i);
     return l;
 }
 
+/* The labels side_labels gives (caller frees each and the list). */
+char **stage_labels(const Ctx *c, LabelKind k, int n, int h)
+{
+    return side_labels(c, k, n, h);
+}
+
 /* Append a heatmap of ref; returns it, or NULL when the trace has no such
-** matrix or the view is full. */
+** matrix. */
 Panel *stage_heat(Ctx *c, TraceRef ref, const char *title, LabelKind rows, LabelKind cols,
                        const char *row_axis, const char *col_axis)
 {
     const Mat *m = trace_at(c->T, c->s, ref);
     View *v = c->v;
-    if (!m || v->npanels >= VIEW_MAX_PANELS) return NULL;
-    Panel *p = &v->panels[v->npanels++];
-    memset(p, 0, sizeof *p);
+    if (!m) return NULL;
+    Panel *p = stage_new_panel(v);
     p->kind = PANEL_HEATMAP;
     p->m = m;
     p->ref = ref;
@@ -297,8 +324,8 @@ static void raw_head(Ctx *c, int h)
     if (Q && K && Q->cols <= 16 && K->cols <= 16) {
         bool rot = qk == TK_QROT;
         char *t1 = stage_fmt("Q (queries%s)%s", rot ? ", rotated" : "", sx), *t2 = stage_fmt("K (keys%s)%s", rot ? ", rotated" : "", sx);
-        stage_grouped(c, stage_heat(c, trace_ref(qk, h), t1, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS), 2);
-        stage_grouped(c, stage_heat(c, trace_ref(kk, h), t2, LAB_K, LAB_DIM, _("keys"), AX_DIMS), 3);
+        stage_grouped(c, stage_heat(c, trace_ref(qk, h), t1, LAB_Q, LAB_QHEAD, AX_QUERIES, AX_DIMS), 2);
+        stage_grouped(c, stage_heat(c, trace_ref(kk, h), t2, LAB_K, LAB_KHEAD, _("keys"), AX_DIMS), 3);
         free(t1); free(t2);
     }
     char *t = stage_fmt("%s%s", c->su->score == SCORE_ADDITIVE ? _("additive scores") : "Q\xc2\xb7K\xe1\xb5\x80", sx);
@@ -420,7 +447,9 @@ static void split_heads(Ctx *c)
 ** projections read), then Q, K and V, then the weights. A role that is an
 ** input used as it is (`keys: K`) is that input's own panel, titled with
 ** the role, and keeps its feature labels; an input both projected and used
-** as a role is shown once, titled with both.
+** as a role, or used as it is by two roles, is shown once, titled with
+** every role (`K = B = V`), unless `value_dims:` names V's columns: V is
+** then a panel of its own, labelled with them.
 */
 void stage_qkv(Ctx *c)
 {
@@ -435,13 +464,14 @@ void stage_qkv(Ctx *c)
               : pe ? stage_fmt("%s + PE", o[i]->input) : xstrdup(o[i]->input);
         w[i] = o[i]->bias ? stage_fmt("%s + %s", o[i]->weight, o[i]->bias) : xstrdup(o[i]->weight ? o[i]->weight : "I");
     }
-    Panel *shown[3] = { NULL, NULL, NULL };     /* the panel of role i's input, once shown */
+    int shown[3] = { -1, -1, -1 };          /* the panel (index: pointers go stale as panels are added) of role i's input */
     for (int i = 0; i < 3; i++) {           /* every input a projection reads, once */
         if (!o[i]->weight) continue;
-        for (int k = 0; k < 3 && !shown[i]; k++) if (shown[k] && !strcmp(o[k]->input, o[i]->input)) shown[i] = shown[k];
-        if (shown[i]) continue;
-        shown[i] = stage_heat(c, trace_operand_input(c->su, o[i]), in[i], i == 0 ? LAB_Q : LAB_K,
-                              i == 0 ? LAB_QFEAT : LAB_KFEAT, _("tokens"), AX_DIMS);
+        for (int k = 0; k < 3 && shown[i] < 0; k++) if (shown[k] >= 0 && !strcmp(o[k]->input, o[i]->input)) shown[i] = shown[k];
+        if (shown[i] >= 0) continue;
+        if (stage_heat(c, trace_operand_input(c->su, o[i]), in[i], i == 0 ? LAB_Q : LAB_K,
+                       i == 0 ? LAB_QFEAT : LAB_KFEAT, _("tokens"), AX_DIMS))
+            shown[i] = c->v->npanels - 1;
     }
     /* the token matrices in one row (they share their rows), the weights below */
     for (int i = 0; i < 3; i++) {
@@ -449,21 +479,25 @@ void stage_qkv(Ctx *c)
         const char *axis = i == 0 ? AX_QUERIES : _("keys");
         if (o[i]->weight) {
             char *t = stage_fmt(pe ? "%s = (%s)\xc2\xb7%s" : "%s = %s\xc2\xb7%s", role[i], in[i], w[i]);
-            stage_heat(c, trace_ref(out[i], 0), t, rows, LAB_DIM, axis, AX_DIMS);
+            stage_heat(c, trace_ref(out[i], 0), t, rows, i == 2 ? LAB_VDIM : LAB_DIM, axis, AX_DIMS);
             free(t);
             continue;
         }
-        Panel *same = NULL;                 /* the input shown already: add the role to its title */
-        for (int k = 0; k < 3 && !same; k++)
-            if (shown[k] && !strcmp(o[k]->input, o[i]->input)) same = shown[k];
-        if (same) {
-            char *t = stage_fmt("%s = %s", same->title, role[i]);
-            free(same->title);
-            same->title = t;
+        int same = -1;                      /* the input shown already: add the role to its title */
+        bool own_names = i == 2 && c->su->value_dims;   /* V named by value_dims: its own panel, with its names */
+        for (int k = 0; k < 3 && same < 0 && !own_names; k++)
+            if (shown[k] >= 0 && !strcmp(o[k]->input, o[i]->input)) same = shown[k];
+        if (same >= 0) {
+            Panel *p = &c->v->panels[same];
+            char *t = stage_fmt("%s = %s", p->title, role[i]);
+            free(p->title);
+            p->title = t;
             continue;
         }
         char *t = stage_fmt("%s = %s", role[i], in[i]);
-        shown[i] = stage_heat(c, trace_operand_input(c->su, o[i]), t, rows, i == 0 ? LAB_QFEAT : LAB_KFEAT, axis, AX_DIMS);
+        if (stage_heat(c, trace_operand_input(c->su, o[i]), t, rows, i == 0 ? LAB_QFEAT : i == 1 ? LAB_KFEAT : LAB_VDIM, axis,
+                       AX_DIMS) && !own_names)
+            shown[i] = c->v->npanels - 1;
         free(t);
     }
     for (int i = 0; i < 3; i++)
@@ -482,18 +516,9 @@ void stage_qkv(Ctx *c)
     }
 }
 
-/* Head h of multi_head: its Q, K, weights and output (in a view of every
-** head at once, --dump's, only its weights when the four of every head
-** and the joined heads would not fit one view). */
+/* Head h of multi_head: its Q, K, weights and output. */
 static void multi_head_head(Ctx *c, int h)
 {
-    if (c->whole && !c->sel && c->H * 4 + 2 > VIEW_MAX_PANELS) {
-        char *t = lesson_head_ablated(c->su, h) ? stage_fmt(_("head %d of %d: off"), h, c->H)
-                                                : stage_fmt(_("head %d of %d"), h, c->H);
-        stage_as_weights(c, stage_heat(c, trace_ref(TK_WEIGHTS, h), t, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS));
-        free(t);
-        return;
-    }
     static const TraceKind parts[4] = { TK_Q, TK_K, TK_WEIGHTS, TK_OUTPUT };
     static const char *const names[4] = { "Q", "K", N_("weights"), N_("output") };
     for (int i = 0; i < 4; i++) {
@@ -584,9 +609,8 @@ void stage_entropy(Ctx *c)
 {
     const Mat *E = trace_at(c->T, c->s, trace_ref(TK_ENTROPY, 0));
     View *v = c->v;
-    if (!E || v->npanels >= VIEW_MAX_PANELS) return;
-    Panel *p = &v->panels[v->npanels++];
-    memset(p, 0, sizeof *p);
+    if (!E) return;
+    Panel *p = stage_new_panel(v);
     p->kind = PANEL_PLOT;
     p->ref = trace_ref(TK_ENTROPY, 0);
     snprintf(p->matrix, sizeof p->matrix, "entropy");
@@ -979,7 +1003,7 @@ bool stage_view_zoom(View *v, int k, int r0, int r1, int c0, int c1, double lo, 
 void stage_view_free(View *v)
 {
     if (!v) return;
-    for (int i = 0; i < v->npanels; i++) stage_panel_free(&v->panels[i]);
+    stage_panels_free(v);
     free(v->lesson_title);
     free(v->title);
     free(v->formula);

@@ -31,6 +31,9 @@
 #include "lesson.h"
 #include "trace.h"
 
+/* The panels one page of a slide shows at most (what the layout draws):
+** the pager cuts every stage into pages of no more. A view of a whole
+** stage (StageOpts.whole, --dump's) holds every panel, however many. */
 #define VIEW_MAX_PANELS 40
 
 typedef enum PanelKind { PANEL_HEATMAP, PANEL_PLOT } PanelKind;
@@ -92,8 +95,10 @@ typedef struct View {
     char *formula;              /* plain Unicode, e.g. "softmax(Q·Kᵀ ÷ √d_k)" */
     char *note;                 /* a line about the slide ("row 1 sees no key"), or NULL */
     char **paras; int npara;
-    Panel panels[VIEW_MAX_PANELS];
+    Panel *panels;              /* npanels of them, in an array that grows as the builder adds: a
+                                ** Panel pointer is good until the next panel is added */
     int npanels;
+    int cap_panels;             /* room in panels */
     int step;                   /* the sub-step shown (0-based) */
     int nsteps;                 /* 1, or the sub-steps (kv_cache's tokens, a page per head, ...) */
     char *step_name;            /* "t3", "b2", "all", "final", "h2" (for file names), or NULL */

@@ -359,11 +359,12 @@ bool stage_prints_alone(const StageFit *f)
     return panels_fit(&s, f, 1, s.W, s.H);
 }
 
-/* Whether panels f[0 .. n) print their numbers at the goal font on the
-** projector slide, with the explanation paras under them (at most
+/* Whether panels f[0 .. n) (at most a page's VIEW_MAX_PANELS) print their
+** numbers at the goal font on the projector slide, with the explanation paras under them (at most
 ** PROSE_SHARE of the height) or beside them, whole, in a column. */
 bool stage_fits_slide(const StageFit *f, int n, char *const *paras, int npara)
 {
+    if (n > VIEW_MAX_PANELS) return false;      /* more than a page shows */
     Slide s = slide();
     float below = fminf(prose_height(paras, npara, s.W, s.body), PROSE_SHARE * s.H);
     if (panels_fit(&s, f, n, s.W, s.H - (below > 0 ? below + s.gap : 0))) return true;

@@ -65,6 +65,9 @@ const char *stage_scores_word(const Ctx *c);
 char *stage_division_text(const Ctx *c);
 /* A one-row panel: row r of a trace matrix. */
 Panel *stage_row(Ctx *c, TraceRef ref, int r, const char *title, LabelKind cols, const char *col_axis);
+/* The n labels of side k of a matrix of head h, as panels get them
+** (caller frees each and the list). */
+char **stage_labels(const Ctx *c, LabelKind k, int n, int h);
 /* The widest of the first n labels of side k of head h's matrices. */
 char *stage_widest_label(const Ctx *c, LabelKind k, int n, int h);
 /* A panel of rows [r0, r1) and columns [c0, c1) of a trace matrix. */
@@ -138,6 +141,11 @@ void stage_heads_page_words(const Ctx *c, int h0, int h1, int part, int nparts, 
 void stage_paginate(Ctx *c);
 /* Free what a panel owns (its labels, texts and any matrix it made). */
 void stage_panel_free(Panel *p);
+/* A new panel at the end of v's, zeroed (the array grows: pointers to
+** v's panels taken before are stale after). */
+Panel *stage_new_panel(View *v);
+/* Free every panel of v and their array (v holds none after). */
+void stage_panels_free(View *v);
 
 /* The builders, named by the stage table (stage_table.c): stage.c's ... */
 void stage_embeddings(Ctx *c);

@@ -119,11 +119,12 @@ static void kv_panel(Ctx *c, int i, int h, int t, int side, const KvPlan *pl, in
     Panel *p;
     switch (i) {
     case KV_Q: case KV_K: case KV_V:        /* each as wide as it is: additive scores may read narrower keys */
-        p = stage_part(c, ref, t, t + 1, 0, w, title, i == KV_Q ? LAB_Q : LAB_K, LAB_DIM, "", AX_DIMS);
+        p = stage_part(c, ref, t, t + 1, 0, w, title, i == KV_Q ? LAB_Q : LAB_K, i == KV_Q ? LAB_QHEAD : i == KV_K ? LAB_KHEAD : LAB_VDIM,
+                       "", AX_DIMS);
         break;
     case KV_KC: case KV_VC:
-        p = stage_part(c, ref, 0, t + 1, 0, w, title, LAB_K, LAB_DIM, i == KV_KC ? _("cached keys") : _("cached values"),
-                       AX_DIMS);
+        p = stage_part(c, ref, 0, t + 1, 0, w, title, LAB_K, i == KV_KC ? LAB_KHEAD : LAB_VDIM,
+                       i == KV_KC ? _("cached keys") : _("cached values"), AX_DIMS);
         full = kv_title(c, i, h, n - 1);
         label = stage_widest_label(c, LAB_K, n, ref.head);
         break;
@@ -131,7 +132,7 @@ static void kv_panel(Ctx *c, int i, int h, int t, int side, const KvPlan *pl, in
         p = stage_as_weights(c, stage_part(c, ref, t, t + 1, 0, t + 1, title, LAB_Q, LAB_K, "", AX_KEYS));
         break;
     default:
-        p = stage_part(c, ref, t, t + 1, 0, w, title, LAB_Q, LAB_DIM, "", AX_DIMS);
+        p = stage_part(c, ref, t, t + 1, 0, w, title, LAB_Q, LAB_VDIM, "", AX_DIMS);
         break;
     }
     free(title);
@@ -170,13 +171,15 @@ static void kv_clear(View *v)
 static bool kv_fits(Ctx *c, const KvPlan *pl, int j, int side)
 {
     View *keep = c->v, *v = xcalloc(1, sizeof *v);
-    int slots[VIEW_MAX_PANELS];
+    int slots[KV_SLOTS * LESSON_MAX_HEADS];     /* a slot a panel: at most every slot of every head */
     c->v = v;
     kv_page(c, c->su->nq - 1, pl->first, pl->first + j - 1, side, pl, slots);
-    StageFit f[VIEW_MAX_PANELS];
+    assert(v->npanels <= KV_SLOTS * LESSON_MAX_HEADS);
+    StageFit f[KV_SLOTS * LESSON_MAX_HEADS];
     for (int k = 0; k < v->npanels; k++) f[k] = stage_fit_of(&v->panels[k], pl->span[slots[k]]);
-    bool fits = v->npanels < VIEW_MAX_PANELS && stage_fits_slide(f, v->npanels, c->st->paras, c->st->npara);
+    bool fits = stage_fits_slide(f, v->npanels, c->st->paras, c->st->npara);
     kv_clear(v);
+    stage_panels_free(v);
     free(v);
     c->v = keep;
     return fits;
@@ -231,7 +234,7 @@ static void kv_all_head(Ctx *c, int h)
                    stage_fmt(_("decoded outputs%s"), sx), stage_fmt(_("full outputs%s"), sx) };
     static const TraceKind k[4] = { TK_KV_WEIGHTS, TK_WEIGHTS, TK_KV_OUTPUT, TK_OUTPUT };
     for (int i = 0; i < 4; i++) {
-        Panel *p = stage_heat(c, trace_ref(k[i], h), t[i], LAB_Q, i < 2 ? LAB_K : LAB_DIM, AX_QUERIES, i < 2 ? AX_KEYS : AX_DIMS);
+        Panel *p = stage_heat(c, trace_ref(k[i], h), t[i], LAB_Q, i < 2 ? LAB_K : LAB_VDIM, AX_QUERIES, i < 2 ? AX_KEYS : AX_DIMS);
         if (i < 2) stage_as_weights(c, p);
         else stage_grouped(c, p, 1);
         free(t[i]);

@@ -149,7 +149,8 @@ static void rope_head(Ctx *c, int h)
     char *t[4] = { stage_fmt("Q%s", sx), stage_fmt(_("Q rotated%s"), sx), stage_fmt("K%s", sx), stage_fmt(_("K rotated%s"), sx) };
     static const TraceKind k[4] = { TK_Q, TK_QROT, TK_K, TK_KROT };
     for (int i = 0; i < 4; i++) {
-        stage_grouped(c, stage_heat(c, trace_ref(k[i], h), t[i], LAB_Q, LAB_DIM, i < 2 ? AX_QUERIES : _("keys"), AX_DIMS), 1 + i / 2);
+        stage_grouped(c, stage_heat(c, trace_ref(k[i], h), t[i], i < 2 ? LAB_Q : LAB_K, i < 2 ? LAB_QHEAD : LAB_KHEAD,
+                                    i < 2 ? AX_QUERIES : _("keys"), AX_DIMS), 1 + i / 2);
         free(t[i]);
     }
     free(sx);
@@ -232,7 +233,7 @@ void stage_grouped_query(Ctx *c)
     for (int g = 1; g <= G && g <= 4; g++) {          /* the keys of the first four K/V heads */
         int first = (g - 1) * H / G + 1, last = g * H / G;
         char *t = first == last ? stage_fmt(_("K for head %d"), first) : stage_fmt(_("K for heads %d\xe2\x80\x93%d"), first, last);
-        stage_grouped(c, stage_heat(c, trace_ref(TK_K, first), t, LAB_K, LAB_DIM, _("keys"), AX_DIMS), 1);
+        stage_grouped(c, stage_heat(c, trace_ref(TK_K, first), t, LAB_K, LAB_KHEAD, _("keys"), AX_DIMS), 1);
         free(t);
     }
     char *part = G == H ? xstrdup(_("all")) : stage_fmt("1/%d", H / G);
@@ -256,9 +257,13 @@ static void online_step(Ctx *c, int h, int B, int b)
                    _("block"), 1);
     char *t4 = stage_fmt(_("acc after block %d"), b + 1);
     Panel *acc = stage_part(c, trace_block_ref(TK_OS_ACC, h, B), 0, nq, b * dv, (b + 1) * dv, t4, LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
-    for (int j = 0; acc && j < dv; j++) {           /* the dimensions of V, not columns of the whole history */
-        free(acc->col_labels[j]);
-        acc->col_labels[j] = stage_fmt("d%d", j + 1);
+    if (acc) {                                      /* the columns of V_h, not of the whole history */
+        char **names = stage_labels(c, LAB_VDIM, dv, h);
+        for (int j = 0; j < dv; j++) {
+            free(acc->col_labels[j]);
+            acc->col_labels[j] = names[j];
+        }
+        free(names);
     }
     free(t0); free(t4); free(sx);
     c->v->formula = xstrdup("m_new = max(m_old, max s); r = exp(m_old " UMINUS " m_new); \xe2\x84\x93 = \xe2\x84\x93_old" TIMES "r + "
@@ -274,9 +279,9 @@ static void online_final(Ctx *c, int h, int B)
     char *sx = stage_head_suffix(c, h);
     char *t[3] = { stage_fmt(_("online: acc%s"), sx), stage_fmt(_("ordinary: softmax\xc2\xb7V%s"), sx),
                    stage_fmt(_("(online \xe2\x88\x92 ordinary) \xc3\xb7 \xce\xb5%s"), sx) };
-    stage_grouped(c, stage_heat(c, trace_block_ref(TK_OS_OUT, h, B), t[0], LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS), 1);
-    stage_grouped(c, stage_heat(c, trace_ref(TK_OUTPUT, h), t[1], LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS), 1);
-    Panel *d = stage_heat(c, trace_block_ref(TK_OS_DIFF, h, B), t[2], LAB_Q, LAB_DIM, AX_QUERIES, AX_DIMS);
+    stage_grouped(c, stage_heat(c, trace_block_ref(TK_OS_OUT, h, B), t[0], LAB_Q, LAB_VDIM, AX_QUERIES, AX_DIMS), 1);
+    stage_grouped(c, stage_heat(c, trace_ref(TK_OUTPUT, h), t[1], LAB_Q, LAB_VDIM, AX_QUERIES, AX_DIMS), 1);
+    Panel *d = stage_heat(c, trace_block_ref(TK_OS_DIFF, h, B), t[2], LAB_Q, LAB_VDIM, AX_QUERIES, AX_DIMS);
     for (int i = 0; i < 3; i++) free(t[i]);
     free(sx);
     const Mat *D = d ? d->m : NULL;

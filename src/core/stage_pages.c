@@ -37,9 +37,26 @@ typedef struct Book {
     int nunits;                 /* units shown */
     int per_page;               /* units a page (when nparts is 1) */
     int nparts;                 /* parts a unit is cut into */
-    int start[VIEW_MAX_PANELS + 1];     /* part i is the unit's panels start[i] .. start[i + 1] - 1 */
+    int *start;                 /* nparts + 1: part i is the unit's panels start[i] .. start[i + 1] - 1 */
     int pages;
 } Book;
+
+/* A book of nunits units of m panels, per_page of them a page, whole (one
+** part each). */
+static Book book_whole(int nunits, int per_page, int m)
+{
+    Book b = { nunits, per_page, 1, xmalloc(sizeof *b.start * 2), per_page > 0 ? nunits / per_page : 0 };
+    b.start[0] = 0;
+    b.start[1] = m;
+    return b;
+}
+
+/* Free what a book holds. */
+static void book_free(Book *b)
+{
+    free(b->start);
+    b->start = NULL;
+}
 
 /* Free what panel p owns. */
 void stage_panel_free(Panel *p)
@@ -64,6 +81,28 @@ void stage_panel_free(Panel *p)
     memset(p, 0, sizeof *p);
 }
 
+/* A new panel at the end of v's, zeroed. */
+Panel *stage_new_panel(View *v)
+{
+    assert(v->npanels >= 0 && v->npanels <= v->cap_panels);
+    if (v->npanels == v->cap_panels) {
+        v->cap_panels = v->cap_panels ? 2 * v->cap_panels : 8;
+        v->panels = xrealloc(v->panels, sizeof *v->panels * (size_t)v->cap_panels);
+    }
+    Panel *p = &v->panels[v->npanels++];
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
+/* Free every panel of v and their array. */
+void stage_panels_free(View *v)
+{
+    for (int k = 0; k < v->npanels; k++) stage_panel_free(&v->panels[k]);
+    free(v->panels);
+    v->panels = NULL;
+    v->npanels = v->cap_panels = 0;
+}
+
 /* Keep panels [a, b) of those from `from` on, free the others after it. */
 static void keep_panels(View *v, int from, int a, int b)
 {
@@ -80,9 +119,9 @@ typedef struct Balance {
     const Ctx *c;
     const StageFit *f;
     int m, nparts;
-    int start[VIEW_MAX_PANELS + 1];
+    int start[BALANCE_MAX + 1];
     long best;                  /* the fewest cells of a part in the best cut so far (-1: none) */
-    int best_start[VIEW_MAX_PANELS + 1];
+    int best_start[BALANCE_MAX + 1];
 } Balance;
 
 /* The cells panels [a, e) show. */
@@ -143,25 +182,18 @@ static void unprintable_as_plots(const StageFit *given, int m, StageFit *f)
 */
 static Book plan_book(const Ctx *c, const StageFit *given, int m, int nunits)
 {
-    StageFit f[VIEW_MAX_PANELS];
+    assert(m >= 1 && nunits >= 1);
+    StageFit *f = xmalloc(sizeof *f * (size_t)m), many[VIEW_MAX_PANELS];
     unprintable_as_plots(given, m, f);
-    Book b;
-    memset(&b, 0, sizeof b);
-    b.nunits = nunits;
-    b.per_page = 1;
-    b.nparts = 1;
-    b.start[1] = m;
-    StageFit many[VIEW_MAX_PANELS];
     for (int k = nunits; k >= 1; k--) {
         if (nunits % k || k * m > VIEW_MAX_PANELS) continue;
         for (int i = 0; i < k; i++) memcpy(many + i * m, f, sizeof *f * (size_t)m);
         if (stage_fits_slide(many, k * m, c->st->paras, c->st->npara)) {
-            b.per_page = k;
-            b.pages = nunits / k;
-            return b;
+            free(f);
+            return book_whole(nunits, k, m);
         }
     }
-    b.nparts = 0;
+    Book b = { nunits, 1, 0, xmalloc(sizeof *b.start * (size_t)(m + 1)), 0 };
     for (int a = 0; a < m;) {
         int e = a + 1;
         while (e < m && stage_fits_slide(f + a, e + 1 - a, c->st->paras, c->st->npara)) e++;
@@ -175,6 +207,7 @@ static Book plan_book(const Ctx *c, const StageFit *given, int m, int nunits)
         if (z.best >= 0) memcpy(b.start, z.best_start, sizeof b.start[0] * (size_t)(b.nparts + 1));
     }
     b.pages = nunits * b.nparts;
+    free(f);
     return b;
 }
 
@@ -290,9 +323,8 @@ static void scratch_build(Ctx *c, StageHeadFn one, StageFn tail, Scratch *z)
 /* Free the scratch views. */
 static void scratch_free(Scratch *z, int H)
 {
-    for (int h = 0; h < H; h++)
-        for (int k = 0; k < z->heads[h].npanels; k++) stage_panel_free(&z->heads[h].panels[k]);
-    for (int k = 0; k < z->tail.npanels; k++) stage_panel_free(&z->tail.panels[k]);
+    for (int h = 0; h < H; h++) stage_panels_free(&z->heads[h]);
+    stage_panels_free(&z->tail);
     free(z->heads);
 }
 
@@ -322,7 +354,7 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
     scratch_build(c, one, tail, &z);
     int m = z.m > 0 ? z.m : 0, nt = z.tail.npanels;
     /* the values of each kind of panel over the heads, and of each scale group */
-    StageVals span[VIEW_MAX_PANELS], *vals = xmalloc(sizeof *vals * (size_t)(H * m + nt + 1));
+    StageVals *span = xmalloc(sizeof *span * (size_t)(m + 1)), *vals = xmalloc(sizeof *vals * (size_t)(H * m + nt + 1));
     const Panel **all = xmalloc(sizeof *all * (size_t)(H * m + nt + 1));
     for (int r = 0; r < m; r++) {
         span[r] = (StageVals){ false, 0, 0, false, 0, 0, false, true };
@@ -336,19 +368,20 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
         all[H * m + k] = &z.tail.panels[k];
         vals[H * m + k] = stage_panel_vals(c, &z.tail.panels[k]);
     }
-    StageFit f[VIEW_MAX_PANELS], ft[VIEW_MAX_PANELS];
+    StageFit *f = xmalloc(sizeof *f * (size_t)(n * m + nt + 1)), *ft = f + n * m;  /* a page of every head, then the tail */
     for (int r = 0; r < m; r++) f[r] = stage_fit_of(&z.heads[heads[0] - 1].panels[r], span[r]);
+    for (int u = 1; u < n; u++) memcpy(f + u * m, f, sizeof *f * (size_t)m);
     for (int k = 0; k < nt; k++) ft[k] = stage_fit_of(&z.tail.panels[k], vals[H * m + k]);
-    Book b = m > 0 ? plan_book(c, f, m, n) : (Book){ n, n, 1, { 0, 0 }, 1 };
-    Book bt = { 1, 1, 1, { 0, nt }, 0 };
+    Book b = m > 0 ? plan_book(c, f, m, n) : book_whole(n, n, 0);
+    Book bt = book_whole(1, 1, nt);
+    bt.pages = 0;
     bool tail_alone = false;
     if (nt > 0) {               /* the tail on the heads' one page, or pages of its own */
-        StageFit every[VIEW_MAX_PANELS];
-        int ne = 0;
-        for (int u = 0; u < n && ne + m <= VIEW_MAX_PANELS; u++, ne += m) memcpy(every + ne, f, sizeof *f * (size_t)m);
-        for (int k = 0; k < nt && ne < VIEW_MAX_PANELS; k++) every[ne++] = ft[k];
-        tail_alone = b.pages > 1 || ne < n * m + nt || !stage_fits_slide(every, ne, c->st->paras, c->st->npara);
-        if (tail_alone) bt = plan_book(c, ft, nt, 1);
+        tail_alone = b.pages > 1 || !stage_fits_slide(f, n * m + nt, c->st->paras, c->st->npara);
+        if (tail_alone) {
+            book_free(&bt);
+            bt = plan_book(c, ft, nt, 1);
+        }
     }
     int pages = b.pages + (tail_alone ? bt.pages : 0);
     int p = c->step < pages ? c->step : pages - 1;
@@ -389,8 +422,12 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
         }
     }
     scratch_free(&z, H);
+    book_free(&b);
+    book_free(&bt);
+    free(f);
     free(all);
     free(vals);
+    free(span);
     c->paged = true;
 }
 
@@ -410,23 +447,28 @@ void stage_paginate(Ctx *c)
     View *v = c->v;
     int m = v->npanels;
     if (m <= 1 || c->paged || c->whole) return;
-    StageVals vals[VIEW_MAX_PANELS];
-    StageFit f[VIEW_MAX_PANELS];
-    const Panel *ps[VIEW_MAX_PANELS];
+    StageVals *vals = xmalloc(sizeof *vals * (size_t)m), *groups = xmalloc(sizeof *groups * (size_t)m);
+    StageFit *f = xmalloc(sizeof *f * (size_t)m);
+    const Panel **ps = xmalloc(sizeof *ps * (size_t)m);
     for (int k = 0; k < m; k++) {
         ps[k] = &v->panels[k];
         vals[k] = stage_panel_vals(c, &v->panels[k]);
         f[k] = stage_fit_of(&v->panels[k], vals[k]);
     }
     Book b = plan_book(c, f, m, 1);
-    if (b.pages <= 1) return;
-    StageVals groups[VIEW_MAX_PANELS];
-    for (int k = 0; k < m; k++) groups[k] = v->panels[k].scale_group > 0 ? group_vals(ps, vals, m, v->panels[k].scale_group)
+    for (int k = 0; k < m && b.pages > 1; k++) groups[k] = v->panels[k].scale_group > 0 ? group_vals(ps, vals, m, v->panels[k].scale_group)
                                                                       : vals[k];
-    int p = c->step < b.pages ? c->step : b.pages - 1, u0, u1, a, e;
-    take_page(c, &b, NULL, p, b.pages);
-    page_of(&b, p, &u0, &u1, &a, &e);
-    for (int k = a; k < e; k++) stage_set_span(&v->panels[k], vals[k], groups[k]);
-    keep_panels(v, 0, a, e);
-    c->paged = true;
+    if (b.pages > 1) {
+        int p = c->step < b.pages ? c->step : b.pages - 1, u0, u1, a, e;
+        take_page(c, &b, NULL, p, b.pages);
+        page_of(&b, p, &u0, &u1, &a, &e);
+        for (int k = a; k < e; k++) stage_set_span(&v->panels[k], vals[k], groups[k]);
+        keep_panels(v, 0, a, e);
+        c->paged = true;
+    }
+    book_free(&b);
+    free(vals);
+    free(groups);
+    free(f);
+    free(ps);
 }
