@@ -331,6 +331,55 @@ START_TEST(test_one_input_for_two_roles_names_both)
 }
 END_TEST
 
+START_TEST(test_next_token_shows_every_word_asked_for)
+{
+    /* top: 1000 over 1,000 words: every word, whole in --dump's view and on
+    ** pages of the slide (each word once), never 40 words cut without one */
+    Buf b = {0};
+    buf_puts(&b, "title: Every word\n[setup]\nseed: 1\ntokens: a b c\nX = randn 3x4\nW_U = randn 4x1000\nunembed: W_U\nvocab:");
+    for (int i = 1; i <= 1000; i++) buf_printf(&b, " w%d", i);
+    buf_puts(&b, "\n[next_token]\ntop: 1000\n[next_token]\ntop: 2\n");
+    Lesson *L;
+    Trace *T = tstages_run(buf_str(&b), "every-word.lesson", &L);
+    StageOpts whole = { 0, 0, true };
+    View *w = stage_view_with(L, T, 0, &whole);
+    int k = stage_find_panel(w, trace_block_ref(TK_TOP_PROBS, 0, 1000), 1, -1);
+    ck_assert_int_ge(k, 0);
+    const Mat *P = w->panels[k].m;
+    ck_assert_int_eq(P->cols, 1000);
+    for (int i = 0; i < P->rows; i++) {
+        double sum = 0;
+        for (int j = 0; j < P->cols; j++) sum += mat_get(P, i, j);
+        ck_assert_double_eq_tol(sum, 1.0, 1e-12);
+    }
+    stage_view_free(w);
+    int shown[1000] = { 0 }, pages = 1;
+    for (int step = 0; step < pages; step++) {
+        StageOpts o = { 0, step, false };
+        View *v = stage_view_with(L, T, 0, &o);
+        pages = v->nsteps;
+        int q = stage_find_panel(v, trace_block_ref(TK_TOP_PROBS, 0, 1000), 1, -1);
+        ck_assert_int_ge(q, 0);
+        const Panel *p = &v->panels[q];
+        for (int j = 0; j < p->m->cols; j++) {
+            char want[16];
+            snprintf(want, sizeof want, "w%d", p->col_offset + j + 1);
+            ck_assert_str_eq(p->col_labels[j], want);
+            shown[p->col_offset + j]++;
+        }
+        stage_view_free(v);
+    }
+    ck_assert_int_gt(pages, 1);
+    for (int j = 0; j < 1000; j++) ck_assert_msg(shown[j] == 1, "word %d shown on %d pages", j + 1, shown[j]);
+    View *two = stage_view(L, T, 1);            /* a few words: one page */
+    ck_assert_int_eq(two->nsteps, 1);
+    stage_view_free(two);
+    trace_free(T);
+    lesson_free(L);
+    buf_free(&b);
+}
+END_TEST
+
 /* The suite. */
 Suite *edges_suite(void)
 {
@@ -341,6 +390,7 @@ Suite *edges_suite(void)
     tcase_add_test(tc, test_given_after_additive_scores);
     tcase_add_test(tc, test_value_dims_label_everything_made_from_v);
     tcase_add_test(tc, test_one_input_for_two_roles_names_both);
+    tcase_add_test(tc, test_next_token_shows_every_word_asked_for);
     suite_add_tcase(s, tc);
     return s;
 }

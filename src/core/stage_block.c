@@ -10,6 +10,7 @@
 #include "stage_int.h"
 #include "util.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,20 +99,80 @@ static char *accuracy_note(const Ctx *c)
     return of ? stage_fmt(_("the likeliest word is the token that comes next in %d of %d rows"), right, of) : NULL;
 }
 
+/* The logits and probabilities of words [a, e) of those next_token shows
+** for k, each panel planned for its whole matrix's values (every page of
+** words alike, one colour scale). */
+static void word_panels(Ctx *c, int k, int a, int e, const char *t_logits)
+{
+    int nq = c->su->nq;
+    static const TraceKind kinds[2] = { TK_TOP_LOGITS, TK_TOP_PROBS };
+    const char *titles[2] = { t_logits, _("probability of the next word") };
+    for (int i = 0; i < 2; i++) {
+        TraceRef ref = trace_block_ref(kinds[i], 0, k);
+        const Mat *m = trace_at(c->T, c->s, ref);
+        Panel *p = a == 0 && e == m->cols ? stage_heat(c, ref, titles[i], LAB_Q, LAB_WORDS, _("tokens"), _("words"))
+                                          : stage_part(c, ref, 0, nq, a, e, titles[i], LAB_Q, LAB_WORDS, _("tokens"), _("words"));
+        if (i == 1) stage_as_weights(c, p);
+        if (p && (a > 0 || e < m->cols)) {
+            StageVals all = stage_trace_vals(c->T, m);
+            stage_set_span(p, all, all);
+        }
+    }
+}
+
+/*
+** The words a page of next_token shows at most: all n when the stream (the
+** panel last added) and the two panels of every word print their numbers
+** on the slide, else the most that print beside the stream on the first
+** page (found in steps of a quarter), the same on every page (at least
+** one).
+*/
+static int words_a_page(Ctx *c, int k, int n, const char *t_logits)
+{
+    View *v = c->v;
+    int before = v->npanels, from = before > 0 ? before - 1 : 0;     /* the stream, when it is there */
+    word_panels(c, k, 0, n, t_logits);
+    StageFit g[3];
+    int m = 0;
+    for (int i = from; i < v->npanels && m < 3; i++) g[m++] = stage_fit_of(&v->panels[i], stage_panel_vals(c, &v->panels[i]));
+    assert(m >= 2);
+    int fit = n;
+    while (fit > 1) {
+        g[m - 2].cols = g[m - 1].cols = fit;
+        if (stage_fits_slide(g, m, c->st->paras, c->st->npara)) break;
+        fit = fit > 8 ? fit * 3 / 4 : fit - 1;
+    }
+    while (v->npanels > before) stage_panel_free(&v->panels[--v->npanels]);
+    return fit;
+}
+
 /* The next token: the stream the unembedding reads, and for the words
-** among some row's k likeliest, their logits and probabilities. */
+** among some row's k likeliest, their logits and probabilities; every one
+** of those words, on pages of as many as the slide prints (the stream on
+** the first). */
 void stage_next_token(Ctx *c)
 {
     const Setup *su = c->su;
     int k = lesson_stage_top(c->L, c->st);
+    const Mat *ids = trace_at(c->T, c->s, trace_block_ref(TK_TOP_IDS, 0, k));
+    int n = ids ? ids->cols : 0;
     bool ln = su->final_norm.gamma != NULL;
-    stage_heat(c, trace_ref(trace_unembed_input(su), 0), ln ? _("LN(x): the stream after the last block, normalised")
-               : _("x: the stream after the last block"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
     char *t_logits = stage_fmt(_("logits = %s\xc2\xb7%s%s%s"), ln ? "LN(x)" : "x", su->unembed,
                                su->unembed_bias ? " + " : "", su->unembed_bias ? su->unembed_bias : "");
-    stage_heat(c, trace_block_ref(TK_TOP_LOGITS, 0, k), t_logits, LAB_Q, LAB_WORDS, _("tokens"), _("words"));
-    stage_as_weights(c, stage_heat(c, trace_block_ref(TK_TOP_PROBS, 0, k), _("probability of the next word"), LAB_Q,
-                                   LAB_WORDS, _("tokens"), _("words")));
+    stage_heat(c, trace_ref(trace_unembed_input(su), 0), ln ? _("LN(x): the stream after the last block, normalised")
+               : _("x: the stream after the last block"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
+    int per = c->whole || n < 1 ? n : words_a_page(c, k, n, t_logits);
+    int pages = per > 0 ? (n + per - 1) / per : 1, p = c->step < pages ? c->step : pages - 1;
+    if (p > 0) stage_panel_free(&c->v->panels[--c->v->npanels]);     /* the stream: on the first page */
+    int a = p * per, e = a + per < n ? a + per : n;
+    word_panels(c, k, a, e, t_logits);
+    if (pages > 1) {
+        c->v->nsteps = pages;
+        c->v->step = p;
+        c->v->step_name = stage_fmt("w%d", p + 1);
+        c->v->step_label = stage_fmt(_("words %d\xe2\x80\x93%d of %d"), a + 1, e, n);
+        c->paged = true;
+    }
     c->v->formula = stage_fmt(_("p(next word) = softmax(logits) over all %d words; shown: every word among some row's "
                                 "%d likeliest"), su->nvocab, k);
     c->v->note = accuracy_note(c);

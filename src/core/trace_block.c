@@ -26,10 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Columns of a next_token stage at most: the words that are among the k
-** likeliest of some row, the likeliest kept when there are more. */
-#define TOP_MAX_WORDS 40
-
 /* The activation of x. */
 double trace_activate(Activation a, double x)
 {
@@ -141,28 +137,11 @@ static void row_top(const double *row, int n, int k, int *top)
     }
 }
 
-/* A word's column and its largest probability in any row. */
-typedef struct Word { int col; double best; } Word;
-
-/* Most probable first (ties: the earlier column). */
-static int by_best(const void *a, const void *b)
-{
-    const Word *x = a, *y = b;
-    if (x->best != y->best) return x->best < y->best ? 1 : -1;
-    return x->col - y->col;
-}
-
-/* In the vocabulary's order. */
-static int by_column(const void *a, const void *b)
-{
-    return ((const Word *)a)->col - ((const Word *)b)->col;
-}
-
 /*
 ** The words a next_token stage shows for k: every word among the k
-** likeliest of some row, in the vocabulary's order; when there are more
-** than TOP_MAX_WORDS, those whose largest probability in any row is
-** highest. TK_TOP_IDS holds their columns, TK_TOP_LOGITS and
+** likeliest of some row, in the vocabulary's order (at most the whole
+** vocabulary, LESSON_MAX_VOCAB words: never more columns than a matrix
+** may have). TK_TOP_IDS holds their columns, TK_TOP_LOGITS and
 ** TK_TOP_PROBS those columns of the logits and probabilities.
 */
 bool tr_top(TraceSetup *ts, int k)
@@ -170,27 +149,20 @@ bool tr_top(TraceSetup *ts, int k)
     if (tr_find(ts, TK_TOP_IDS, 0, k)) return true;          /* two stages with one k */
     const Mat *P = tr_find(ts, TK_PROBS, 0, 0), *Lg = tr_find(ts, TK_LOGITS, 0, 0);
     if (!P || !Lg || k < 1 || k > P->cols) return false;
-    int V = P->cols, *top = xmalloc(sizeof *top * (size_t)k), n = 0;
-    Word *w = xcalloc((size_t)V, sizeof *w);
+    int V = P->cols, *top = xmalloc(sizeof *top * (size_t)k), *w = xmalloc(sizeof *w * (size_t)V), n = 0;
     bool *in = xcalloc((size_t)V, sizeof *in);
-    for (int j = 0; j < V; j++) w[j].col = j;
     for (int i = 0; i < P->rows; i++) {
         row_top(mat_row(P, i), V, k, top);
         for (int t = 0; t < k; t++) in[top[t]] = true;
-        for (int j = 0; j < V; j++) if (mat_get(P, i, j) > w[j].best) w[j].best = mat_get(P, i, j);
     }
-    for (int j = 0; j < V; j++) if (in[j]) w[n++] = w[j];
-    if (n > TOP_MAX_WORDS) {
-        qsort(w, (size_t)n, sizeof *w, by_best);
-        n = TOP_MAX_WORDS;
-        qsort(w, (size_t)n, sizeof *w, by_column);
-    }
+    for (int j = 0; j < V; j++) if (in[j]) w[n++] = j;
+    assert(n >= k && n <= V);
     Mat *ids = mat_create(1, n), *tl = mat_create(P->rows, n), *tp = mat_create(P->rows, n);
     for (int c = 0; c < n; c++) {
-        ids->data[c] = w[c].col;
+        ids->data[c] = w[c];
         for (int i = 0; i < P->rows; i++) {
-            mat_set(tl, i, c, mat_get(Lg, i, w[c].col));
-            mat_set(tp, i, c, mat_get(P, i, w[c].col));
+            mat_set(tl, i, c, mat_get(Lg, i, w[c]));
+            mat_set(tp, i, c, mat_get(P, i, w[c]));
         }
     }
     free(top); free(w); free(in);
