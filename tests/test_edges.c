@@ -380,6 +380,52 @@ START_TEST(test_next_token_shows_every_word_asked_for)
 }
 END_TEST
 
+START_TEST(test_rows_that_see_no_key_are_marked)
+{
+    /* padded queries see no key: weights and outputs 0 where PyTorch gives
+    ** NaN; every stage that shows their rows marks them, says so in its
+    ** note, and the dump lists them */
+    Lesson *L;
+    Trace *T = tstages_run("title: Padding\n[setup]\nseed: 1\ntokens: the cat <pad> <pad>\nX = randn 4x4\n"
+                           "mask: padding <pad>\n[softmax]\n[weighted_sum]\n[entropy]\n[setup]\nheads: 2\n"
+                           "[multi_head]\n[per_token]\nquery: 3\n[causal_mask]\n[raw_scores]\n",
+                           "padding.lesson", &L);
+    for (int k = 0; k < L->nstages; k++) {
+        int pages = 1, marked = 0;
+        for (int step = 0; step < pages; step++) {
+            StageOpts o = { 0, step, false };
+            View *v = stage_view_with(L, T, k, &o);
+            pages = v->nsteps;
+            ck_assert_int_eq(v->nblind, 2);
+            ck_assert_int_eq(v->blind_rows[0], 2);
+            ck_assert_int_eq(v->blind_rows[1], 3);
+            ck_assert_msg(v->note && strstr(v->note, "2 queries see no key"), "stage %d: note '%s'", k + 1, v->note);
+            for (int i = 0; i < v->npanels; i++) {
+                const Panel *p = &v->panels[i];
+                for (int r = 0; p->row_labels && r < p->m->rows; r++) {
+                    const char *l = p->row_labels[r];
+                    bool pad = strstr(l, "<pad>") != NULL, mark = !strncmp(l, STAGE_BLIND_MARK, strlen(STAGE_BLIND_MARK));
+                    /* marked: a padded query; a padded query's row of weights: marked (V's rows are keys) */
+                    ck_assert_msg(mark ? pad : !(pad && p->probabilities), "stage %d, %s: row label '%s'", k + 1, p->matrix, l);
+                    marked += mark;
+                }
+                for (int j = 0; p->col_labels && j < p->m->cols; j++)     /* keys are not marked */
+                    ck_assert_msg(strncmp(p->col_labels[j], STAGE_BLIND_MARK, strlen(STAGE_BLIND_MARK)), "stage %d: %s",
+                                  k + 1, p->col_labels[j]);
+            }
+            stage_view_free(v);
+        }
+        ck_assert_msg(marked > 0, "stage %d marks no row", k + 1);
+    }
+    Buf out = {0};
+    dump_json(L, T, &out);
+    ck_assert_ptr_nonnull(strstr(buf_str(&out), "\"queries_without_keys\": [3, 4]"));
+    buf_free(&out);
+    trace_free(T);
+    lesson_free(L);
+}
+END_TEST
+
 /* The suite. */
 Suite *edges_suite(void)
 {
@@ -391,6 +437,7 @@ Suite *edges_suite(void)
     tcase_add_test(tc, test_value_dims_label_everything_made_from_v);
     tcase_add_test(tc, test_one_input_for_two_roles_names_both);
     tcase_add_test(tc, test_next_token_shows_every_word_asked_for);
+    tcase_add_test(tc, test_rows_that_see_no_key_are_marked);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -189,6 +189,15 @@ void dump_json_stages(const Lesson *L, const Trace *T, const bool *keep, Buf *ou
                    lesson_stage_name(v->id), v->setup + 1);
         first = false;
         dump_string(out, v->title);
+        if (v->nblind) {                /* queries the mask leaves nothing to attend to: weights and output 0, not NaN */
+            buf_puts(out, ", \"queries_without_keys\": [");
+            for (int i = 0; i < v->nblind; i++) buf_printf(out, "%s%d", i ? ", " : "", v->blind_rows[i] + 1);
+            buf_puts(out, "]");
+        }
+        if (v->note) {
+            buf_puts(out, ", \"note\": ");
+            dump_string(out, v->note);
+        }
         buf_puts(out, ", \"matrices\": ");
         panels(&d, v, T);
         int n = v->nsteps;

@@ -123,12 +123,23 @@ static char **value_labels(const Ctx *c, int h, int n)
     return l;
 }
 
+/* The label of query r: its token, marked when it sees no key. */
+static char *query_label(const Ctx *c, int r)
+{
+    return c->blind && c->blind[r] ? stage_fmt(STAGE_BLIND_MARK "%s", c->su->qtokens[r]) : xstrdup(c->su->qtokens[r]);
+}
+
 /* Labels of one side of a matrix of head h, as named. */
 static char **plain_labels(const Ctx *c, LabelKind k, int n, int h)
 {
     switch (k) {
     case LAB_WORDS: return word_labels(c, n);
-    case LAB_Q: return tok_labels(c->su->qtokens, n);
+    case LAB_Q: {
+        assert(n <= c->su->nq);
+        char **l = xmalloc(sizeof *l * (size_t)n);
+        for (int i = 0; i < n; i++) l[i] = query_label(c, i);
+        return l;
+    }
     case LAB_K: return tok_labels(c->su->ktokens, n);
     case LAB_QFEAT: return dim_labels(n, c->su->dims, c->su->ndims);
     case LAB_KFEAT: return dim_labels(n, c->su->cross ? c->su->key_dims : c->su->dims,
@@ -693,7 +704,7 @@ Panel *stage_row(Ctx *c, TraceRef ref, int r, const char *title, LabelKind cols,
     Mat *row = mat_create(1, m->cols);
     memcpy(row->data, mat_row(m, r), sizeof(double) * (size_t)m->cols);
     for (int i = 0; i < m->rows; i++) free(p->row_labels[i]);
-    p->row_labels[0] = xstrdup(c->su->qtokens[r]);
+    p->row_labels[0] = query_label(c, r);
     if (c->st->indices) p->row_labels[0] = with_index(p->row_labels[0], r);
     p->owned = row;
     p->m = row;
@@ -806,15 +817,44 @@ void stage_per_token(Ctx *c)
 /* A line for the slide when some query sees no key at all. */
 static char *blind_rows_note(const Ctx *c)
 {
+    const View *v = c->v;
+    if (!v->nblind) return NULL;
+    const char *first = c->su->qtokens[v->blind_rows[0]];
+    return v->nblind == 1 ? stage_fmt(_("\xe2\x80\x9c%s\xe2\x80\x9d sees no key (\xe2\x88\x85): the mask blocks its whole row, so its "
+                                        "weights and output are all 0"), first)
+                          : stage_fmt(_("%d queries see no key (\xe2\x88\x85; the first is \xe2\x80\x9c%s\xe2\x80\x9d): their weights and "
+                                        "outputs are all 0"), v->nblind, first);
+}
+
+/* The queries of the setup whose mask blocks every key, into v (nothing
+** without a mask); a flag per query, or NULL when there are none. */
+static bool *find_blind_rows(const Ctx *c, View *v)
+{
     if (c->su->mask == MASK_NONE) return NULL;
-    int n = 0, first = -1;
-    for (int r = 0; r < c->su->nq; r++)
-        if (visible_keys(c, r) == 0) { if (first < 0) first = r; n++; }
-    if (!n) return NULL;
-    return n == 1 ? stage_fmt(_("\xe2\x80\x9c%s\xe2\x80\x9d sees no key: the mask blocks its whole row, so its weights and output are all 0"),
-                        c->su->qtokens[first])
-                  : stage_fmt(_("%d queries see no key (the first is \xe2\x80\x9c%s\xe2\x80\x9d): their weights and outputs are all 0"),
-                        n, c->su->qtokens[first]);
+    bool *blind = xcalloc((size_t)c->su->nq, sizeof *blind);
+    for (int r = 0; r < c->su->nq; r++) {
+        if (visible_keys(c, r) > 0) continue;
+        blind[r] = true;
+        v->blind_rows = xrealloc(v->blind_rows, sizeof *v->blind_rows * (size_t)(v->nblind + 1));
+        v->blind_rows[v->nblind++] = r;
+    }
+    if (v->nblind) return blind;
+    free(blind);
+    return NULL;
+}
+
+/* Join a second line to a view's note: "first; second". */
+static void add_note(View *v, char *more)
+{
+    if (!more) return;
+    if (!v->note) {
+        v->note = more;
+        return;
+    }
+    char *both = stage_fmt("%s; %s", v->note, more);
+    free(v->note);
+    free(more);
+    v->note = both;
 }
 
 /*
@@ -905,13 +945,16 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     v->lesson_title = xstrdup(L->title);
     v->title = xstrdup(st->title ? st->title : stage_default_title(st->id));
     const StageKind *kind = stage_kind(st->id);
+    bool *blind = kind->blind_note ? find_blind_rows(&c, v) : NULL;
+    c.blind = blind;
     kind->build(&c);
     if (!kind->steps) stage_paginate(&c);
     if (c.su->attention && kind->given_text) kind->given_text(&c);
     if (v->nsteps < 1) v->nsteps = 1;
     if (!v->formula) v->formula = xstrdup("");
-    if (kind->blind_note && !v->note) v->note = blind_rows_note(&c);
+    add_note(v, blind_rows_note(&c));
     if (!v->note) v->note = stage_ablation_note(&c);
+    free(blind);
     v->npara = st->npara;
     v->paras = xmalloc(sizeof *v->paras * (size_t)(v->npara ? v->npara : 1));
     for (int i = 0; i < v->npara; i++) v->paras[i] = xstrdup(st->paras[i]);
@@ -1004,6 +1047,7 @@ void stage_view_free(View *v)
 {
     if (!v) return;
     stage_panels_free(v);
+    free(v->blind_rows);
     free(v->lesson_title);
     free(v->title);
     free(v->formula);

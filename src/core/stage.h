@@ -94,6 +94,9 @@ typedef struct View {
     char *title;
     char *formula;              /* plain Unicode, e.g. "softmax(Q·Kᵀ ÷ √d_k)" */
     char *note;                 /* a line about the slide ("row 1 sees no key"), or NULL */
+    int *blind_rows;            /* the queries (rows, 0-based) whose mask blocks every key: they attend to nothing,
+                                ** their weights and outputs are 0 and their row labels start with STAGE_BLIND_MARK */
+    int nblind;
     char **paras; int npara;
     Panel *panels;              /* npanels of them, in an array that grows as the builder adds: a
                                 ** Panel pointer is good until the next panel is added */
@@ -109,6 +112,10 @@ typedef struct View {
     struct View *every_head;    /* one head chosen by the viewer (H) of a stage whose heads all fit one
                                 ** page: that page, whose panel titles' font this view keeps, or NULL */
 } View;
+
+/* What a query's row label starts with when its mask blocks every key (it
+** attends to nothing): "∅ ", first, so that a label cut short keeps it. */
+#define STAGE_BLIND_MARK "\xe2\x88\x85 "
 
 /* What the viewer chose on top of the lesson. */
 typedef struct StageOpts {

@@ -34,6 +34,7 @@ typedef struct Ctx {
     int step;           /* the sub-step asked for (0-based, clamped by the builder) */
     bool paged;         /* the builder made its own pages (stage_by_heads) */
     bool whole;         /* no pages: every panel on one view (StageOpts.whole) */
+    const bool *blind;  /* query r sees no key (its row label is marked), for the stages that say so; or NULL */
 } Ctx;
 
 /* What labels a side of a heatmap: query tokens, key tokens, dimensions

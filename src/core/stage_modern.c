@@ -90,21 +90,11 @@ void stage_mask_part_panels(Ctx *c)
     }
 }
 
-/* What a mask made of parts is: the formula, and a note when some queries
-** are padding (stage causal_mask). */
+/* What a mask made of parts is: its formula (stage causal_mask; the note
+** that padded queries see no key is every such stage's, stage.c's). */
 void stage_mask_parts(Ctx *c)
 {
-    const Setup *su = c->su;
-    unsigned parts = su->mask_parts;
-    if (parts & MASKP_PADDING) {
-        int npad = 0;
-        for (int i = 0; i < su->nq; i++) npad += !strcmp(su->qtokens[i], su->pad_token);
-        if (npad)
-            c->v->note = npad == 1 ? stage_fmt(_("the %s query is padding: its row is fully masked, so its weights and output "
-                                               "are 0 (a model ignores them)"), su->pad_token)
-                                   : stage_fmt(_("%d %s queries are padding: their rows are fully masked, so their weights and "
-                                               "outputs are 0 (a model ignores them)"), npad, su->pad_token);
-    }
+    unsigned parts = c->su->mask_parts;
     Buf b = {0};
     buf_puts(&b, _("mask = "));
     if (parts & MASKP_PREFIX) buf_puts(&b, _("(causal or prefix)"));
