@@ -119,6 +119,10 @@ static bool check_residual(Parser *p, const Setup *su, int dq)
                          "weights (attention: %s) and has no input X to continue", prev->attention);
     if (su->cross || prev->cross || su->nq != prev->nq)
         return lp_fail_line(p, line, 1, "residual: yes needs the same tokens as the setup above (self-attention on one sequence)");
+    for (int i = 0; i < su->nq; i++)       /* the stream is the tokens' own: the same tokens, in the same order */
+        if (strcmp(su->qtokens[i], prev->qtokens[i]))
+            return lp_fail_line(p, line, 1, "residual: yes needs the same tokens as the setup above, but token %d is '%s' here "
+                                "and '%s' there", i + 1, su->qtokens[i], prev->qtokens[i]);
     const LessonMatrix *px = lesson_matrix(prev, prev->queries.input), *x = lesson_matrix(su, su->queries.input);
     int out = prev->output_proj ? named(prev, prev->output_proj)->cols
                                 : named(prev, prev->values.input)->cols;
