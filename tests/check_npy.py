@@ -337,4 +337,31 @@ check(out.returncode == 2 and out.stderr.strip() ==
       "t.lesson:21:12: error: big.npy: the NumPy data this lesson loads would be over 67108864 bytes in all",
       "load budget: %r" % out.stderr.strip())
 
+# Arrays of strings as tokens: what cannot be a token is refused, naming the
+# string counted from 1 and the limits (never "unsupported dtype ... float").
+np.save(os.path.join(tmp, "nul.npy"), np.array(["x", "a\x00b"]))          # numpy keeps the inner NUL
+np.save(os.path.join(tmp, "snul.npy"), np.array([b"x", b"a\x00b"]))
+np.save(os.path.join(tmp, "empty-str.npy"), np.array(["x", "", "y"]))
+np.save(os.path.join(tmp, "long-str.npy"), np.array(["x", "y", "z" * 65]))
+write("u0.npy", npy_bytes(descr="<U0", shape=(2,), data=b""))
+write("uwide.npy", npy_bytes(descr="<U262144", shape=(2,), data=b""))
+write("uhuge.npy", npy_bytes(descr="<U4294967296", shape=(2,), data=b""))
+write("surrogate.npy", npy_bytes(descr="<U1", shape=(2,), data=struct.pack("<2I", 0x61, 0xD800)))
+WIDE = "a string array loads when they are 1 to 4096 wide ('<U64', '|S64'), and a token holds at most 64 bytes"
+for name, want in (
+        ("nul.npy", "nul.npy: string 2 holds a NUL character inside it, which a token cannot hold"),
+        ("snul.npy", "snul.npy: string 2 holds a NUL character inside it, which a token cannot hold"),
+        ("empty-str.npy", "empty-str.npy: string 2 is empty, and a token cannot be"),
+        ("long-str.npy", "long-str.npy: string 3 is longer than 64 bytes"),
+        ("u0.npy", "u0.npy: dtype '<U0' holds strings 0 characters wide; " + WIDE),
+        ("uwide.npy", "uwide.npy: dtype '<U262144' holds strings 262144 characters wide; " + WIDE),
+        ("uhuge.npy", "uhuge.npy: dtype '<U4294967296' holds strings 4294967296 characters wide; " + WIDE),
+        ("surrogate.npy", "surrogate.npy: string 2 holds a code unit that is not a character")):
+    with open(os.path.join(tmp, "s.lesson"), "w") as f:
+        f.write('title: t\n[setup]\ntokens = load "%s"\nX = ones 2x2\n[embeddings]\n' % name)
+    out = run(["--check", os.path.join(tmp, "s.lesson")])
+    got = out.stderr.strip()
+    check(out.returncode == 2 and got == "%s:3:15: error: %s" % (os.path.join(tmp, "s.lesson"), want),
+          "%s: exit %d, got %r" % (name, out.returncode, got))
+
 finish("check_npy")

@@ -214,6 +214,7 @@ static bool gen_transpose(Parser *p, GenLine *g)
 
 /* One array may hold as many numbers as a whole lesson (docs/lesson-format.md). */
 _Static_assert(NPY_MAX_COUNT == LESSON_MAX_NUMBERS, "npy.h and lesson.h disagree on the numbers budget");
+_Static_assert(NPY_TOKEN_BYTES == LESSON_MAX_TOKEN, "npy.h and lesson.h disagree on the bytes of a token");
 
 /* The path of a file a lesson names: relative to the lesson's directory. */
 static char *lesson_relative(const char *lesson_file, const char *path)
@@ -398,9 +399,9 @@ bool lp_load_strings(Parser *p, const char *s, int max, char ***out, int *n)
         for (long i = 0; i < h->count; i++) {
             toks[count++] = lp_token_text(raw[i], strlen(raw[i]));
             if (ok && !*toks[i])
-                ok = FAIL(p, q, "%s%s%s: string %ld is empty, and a token cannot be", file, sep, key, i);
+                ok = FAIL(p, q, "%s%s%s: string %ld is empty, and a token cannot be", file, sep, key, i + 1);
             else if (ok && strlen(toks[i]) > LESSON_MAX_TOKEN)
-                ok = FAIL(p, q, "%s%s%s: string %ld is longer than %d bytes", file, sep, key, i, LESSON_MAX_TOKEN);
+                ok = FAIL(p, q, "%s%s%s: string %ld is longer than %d bytes", file, sep, key, i + 1, LESSON_MAX_TOKEN);
         }
         for (long i = 0; i < h->count; i++) free(raw[i]);
         free(raw);

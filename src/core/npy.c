@@ -155,11 +155,17 @@ static int parse_descr(Scan *c, NpyHeader *h)
     char kind = d[0];
     int size = 0;
     if (kind && d[1] >= '1' && d[1] <= '8' && d[2] == '\0') size = d[1] - '0';
-    if ((kind == 'U' || kind == 'S') && d[1] >= '1' && d[1] <= '9') {
+    if ((kind == 'U' || kind == 'S') && d[1] >= '0' && d[1] <= '9') {
         /* strings of up to N characters (UTF-32, 4 bytes each) or N bytes */
-        char *end;
-        long chars = strtol(d + 1, &end, 10);
-        size = *end || chars > NPY_MAX_STRING ? 0 : (int)chars * (kind == 'U' ? 4 : 1);
+        const char *e = d + 1;
+        while (*e >= '0' && *e <= '9') e++;
+        bool wide = e - (d + 1) > 9;                /* more digits than any width that loads */
+        long chars = wide ? 0 : strtol(d + 1, NULL, 10);
+        if (!*e && (wide || chars < 1 || chars > NPY_MAX_STRING))
+            return fail(c->err, "dtype '%s' holds strings %.*s %s wide; a string array loads when they are 1 to %d "
+                        "wide ('<U64', '|S64'), and a token holds at most %d bytes", h->descr, (int)(e - (d + 1)), d + 1,
+                        kind == 'U' ? "characters" : "bytes", NPY_MAX_STRING, NPY_TOKEN_BYTES);
+        size = *e ? 0 : (int)chars * (kind == 'U' ? 4 : 1);
     }
     bool ok = order != '?' &&
               ((kind == 'f' && (size == 2 || size == 4 || size == 8)) ||
@@ -661,22 +667,29 @@ int npy_read(NpyFile *f, double *out, Error *err)
     return rc;
 }
 
-/* Element k of a string array as UTF-8 (numpy's padding of NULs dropped;
-** a string ends at its first NUL), appended to b. -1 when a UTF-32 code
-** unit is not a character. */
+/* Element k of a string array as UTF-8 (numpy's padding of NULs at the
+** end dropped), appended to b. -1 when a UTF-32 code unit is not a
+** character, -2 when a NUL is inside the string (numpy keeps 'a\0b'
+** whole; a token cannot hold one). */
 static int string_element(const NpyHeader *h, const unsigned char *p, Buf *b)
 {
     if (h->kind == 'S') {
         size_t n = 0;
         while (n < (size_t)h->itemsize && p[n]) n++;
+        for (size_t i = n; i < (size_t)h->itemsize; i++) if (p[i]) return -2;
         buf_append(b, (const char *)p, n);
         return 0;
     }
+    bool ended = false;
     for (int i = 0; i < h->itemsize / 4; i++) {
         const unsigned char *u = p + 4 * i;
         uint32_t cp = h->big_endian ? (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3]
                                     : (uint32_t)u[3] << 24 | (uint32_t)u[2] << 16 | (uint32_t)u[1] << 8 | u[0];
-        if (cp == 0) break;
+        if (cp == 0) {
+            ended = true;
+            continue;
+        }
+        if (ended) return -2;
         if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return -1;
         char enc[4];
         buf_append(b, enc, (size_t)utf8_encode(cp, enc));
@@ -695,11 +708,14 @@ int npy_read_strings(NpyFile *f, char **out, Error *err)
     if (!data) return -1;
     for (long k = 0; k < h->count; k++) {
         Buf b = {0};
-        if (string_element(h, data + (size_t)k * (size_t)h->itemsize, &b) < 0) {
+        int bad = string_element(h, data + (size_t)k * (size_t)h->itemsize, &b);
+        if (bad < 0) {
             buf_free(&b);
             for (long i = 0; i < k; i++) free(out[i]);
             free(data);
-            return fail(err, "%s%sstring %ld holds a code unit that is not a character", f->key, *f->key ? ": " : "", k);
+            return fail(err, bad == -1 ? "%s%sstring %ld holds a code unit that is not a character"
+                                       : "%s%sstring %ld holds a NUL character inside it, which a token cannot hold",
+                        f->key, *f->key ? ": " : "", k + 1);
         }
         if (!b.s) buf_puts(&b, "");
         out[k] = buf_take(&b);

@@ -44,6 +44,7 @@
 #define NPY_MAX_DIMS    4
 #define NPY_MAX_COUNT   (1L << 22)    /* numbers in one array (LESSON_MAX_NUMBERS) */
 #define NPY_MAX_STRING  4096          /* characters (or bytes) of one element of a string array */
+#define NPY_TOKEN_BYTES 64            /* bytes of a token the strings become (LESSON_MAX_TOKEN), for messages */
 
 /* What the header says. */
 typedef struct NpyHeader {
