@@ -182,7 +182,7 @@ START_TEST(test_decode_values)
     NpyHeader n = { .kind = 'f', .itemsize = 4, .ndim = 2, .shape = { 1, 2 }, .count = 2, .data_len = 8 };
     const unsigned char nan32[8] = { 0, 0, 0x80, 0x3f, 0, 0, 0xc0, 0x7f };
     ck_assert_int_eq(npy_decode(&n, nan32, 8, out, &err), -1);
-    ck_assert_str_eq(err.msg, "the number at index (0, 1) is NaN; NaN and infinity are not allowed");
+    ck_assert_str_eq(err.msg, "the number at (1, 2) (numpy's [0, 1]) is NaN; NaN and infinity are not allowed");
 }
 END_TEST
 

@@ -336,13 +336,17 @@ static double element(const NpyHeader *h, const unsigned char *p)
     }
 }
 
-/* The C-order index of a multi-index, as "(i, j, ...)" into out. */
+/* Where a multi-index is, counting from 1 as every message does, and as
+** numpy writes it: "(1, 3) (numpy's [0, 2])", into out. */
 static void index_text(const NpyHeader *h, const long *idx, char *out, size_t n)
 {
     size_t k = (size_t)snprintf(out, n, "(");
     for (int a = 0; a < h->ndim && k < n; a++)
+        k += (size_t)snprintf(out + k, n - k, "%s%ld", a ? ", " : "", idx[a] + 1);
+    if (k < n) k += (size_t)snprintf(out + k, n - k, ") (numpy's [");
+    for (int a = 0; a < h->ndim && k < n; a++)
         k += (size_t)snprintf(out + k, n - k, "%s%ld", a ? ", " : "", idx[a]);
-    if (k < n) snprintf(out + k, n - k, h->ndim == 1 ? ",)" : ")");
+    if (k < n) snprintf(out + k, n - k, "])");
 }
 
 /* Convert the data to doubles in C order. */
@@ -362,14 +366,14 @@ int npy_decode(const NpyHeader *h, const unsigned char *data, size_t len, double
         const unsigned char *p = data + (size_t)k * (size_t)h->itemsize;
         double v = element(h, p);
         if (h->kind == 'b' && p[0] > 1) {
-            char at[64];
+            char at[128];
             index_text(h, idx, at, sizeof at);
-            return fail(err, "bool at index %s is %d, expected 0 or 1", at, p[0]);
+            return fail(err, "the bool at %s is %d, expected 0 or 1", at, p[0]);
         }
         if (!isfinite(v)) {
-            char at[64];
+            char at[128];
             index_text(h, idx, at, sizeof at);
-            return fail(err, "the number at index %s is %s; NaN and infinity are not allowed",
+            return fail(err, "the number at %s is %s; NaN and infinity are not allowed",
                         at, isnan(v) ? "NaN" : "infinite");
         }
         out[off] = v;
