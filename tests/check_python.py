@@ -15,6 +15,16 @@ Run: PYTHONPATH=python check_python.py   (ATTNLAB: the program to use)
 - lesson 13's layer norm, MLP and next token equal numpy's recomputation
   of the same random weights (numpy's generator, seed 13, in file order);
 - pictures come back as PNG and SVG, --dump as Python objects;
+- save() writes what the name's extension says (.lesson, .png, .svg, the
+  .pdf handout, the .html page), refuses any other naming it and those it
+  writes, and leaves nothing half-written when it fails;
+- no string from Python (brackets, line breaks, '#', quotes, backslashes,
+  NUL, lone surrogates, in every parameter that reaches the lesson's text)
+  adds a line or a section to a lesson: it is refused naming the
+  parameter, or the program reads exactly what was given; the stage kinds
+  and options the module knows are the program's own lists;
+- an unknown keyword names the function called and the closest name, and
+  every number in a message counts from 1;
 - bad input raises a Python exception with a message that says what is
   wrong, never anything worse.
 """
@@ -241,9 +251,9 @@ raises(attnlab.LessonError, lambda: attnlab.show(np.full((2, 2), 0.5), ["a", "b"
 raises(attnlab.LessonError, lambda: attnlab.show(np.full((2, 2), 0.9), ["a", "b"])._repr_png_(), ["sum"],
        "show: rows that do not sum to 1")
 raises(ValueError, lambda: attnlab.Lesson().stage("softmax"), ["add a setup"], "a stage before any setup")
-raises(TypeError, lambda: two.stage("softmax", colour="red"), ["unknown stage option colour"], "an unknown stage option")
-raises(attnlab.LessonError, lambda: attnlab.Lesson().setup(["a"], np.ones((1, 2))).stage("sofmax")._repr_png_(),
-       ["unknown section 'sofmax'"], "a misspelt stage")
+raises(attnlab.LessonError, lambda: attnlab.Lesson().setup(["a"], np.ones((1, 2))).stage("sofmax"),
+       ["unknown stage kind 'sofmax'; did you mean 'softmax'?", "the stages: embeddings,"],
+       "a misspelt stage, refused at once")
 raises(IndexError, lambda: two.matrices(9), ["no stage 9"], "a stage past the last")
 raises(ValueError, lambda: two.stage("softmax", text="# not a comment"), ["cannot start with"],
        "a paragraph the format would read as a comment")
@@ -251,4 +261,331 @@ raises(ValueError, lambda: attnlab.show(np.eye(2), ["a", "b"], title="Q # K"), [
        "a title the format would cut at a comment")
 raises(ValueError, lambda: two.stage("softmax", title="w[i]"), ["stage's title", "']'"],
        "a stage title the format would end early")
+
+# ------------------------------------------------- saving by the extension
+
+
+def program_error(lesson_text):
+    """The program's one-line error for a lesson, run in the C locale."""
+    done = subprocess.run([BIN, "--check", "-"], input=lesson_text, capture_output=True, text=True,
+                          env=dict(os.environ, LC_ALL="C.UTF-8", LANGUAGE=""))
+    return done.stderr.strip()
+
+
+def expected_list(message):
+    """The names a program's 'expected one of: a, b, c' message lists."""
+    at = message.index("expected one of: ") + len("expected one of: ")
+    return message[at:].split(" (")[0].split(", ")
+
+
+def refused_whole(what, fn, kind, words, path, before=None):
+    """Check that fn() raises kind with words and leaves path as it was (absent, or holding before)."""
+    raises(kind, fn, words, what)
+    if before is None:
+        check(not os.path.exists(path), "%s: nothing written at %s" % (what, os.path.basename(path)))
+    else:
+        with open(path, "rb") as f:
+            check(f.read() == before, "%s: %s kept as it was" % (what, os.path.basename(path)))
+
+
+def carried(page):
+    """The files an interactive page carries: {data-name: (bytes, data-link)}."""
+    import base64
+    import re
+    out = {}
+    for m in re.finditer(r'<script type="application/x-attnlab-file" data-name="([^"]*)"'
+                         r'(?: data-open data-link="([^"]*)")?>([^<]*)</script>', page):
+        out[m.group(1)] = (base64.b64decode(m.group(3)), m.group(2))
+    return out
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    at = lambda name: os.path.join(tmp, name)
+    two.save(at("page.svg"))
+    with open(at("page.svg"), "rb") as f:
+        check(f.read() == two.slide(1).svg().encode("utf-8"), "Lesson.save(x.svg) writes the shown stage's SVG")
+    two.save(at("UPPER.PNG"))
+    with open(at("UPPER.PNG"), "rb") as f:
+        check(f.read() == two.slide(1).png(), "Lesson.save(X.PNG): the extension is read in any case")
+    two.save(at("handout.pdf"))
+    with open(at("handout.pdf"), "rb") as f:
+        pdf = f.read()
+    check(pdf[:5] == b"%PDF-" and pdf.rstrip().endswith(b"%%EOF"), "Lesson.save(x.pdf) writes a PDF: %r" % pdf[:16])
+    info = subprocess.run(["pdfinfo", at("handout.pdf")], capture_output=True, text=True).stdout
+    check("Pages:           2" in info, "the PDF is the handout, a page per stage (two):\n%s" % info)
+    shown_text = subprocess.run(["pdftotext", at("handout.pdf"), "-"], capture_output=True, text=True).stdout
+    check("Two heads" in shown_text, "the handout's text is the lesson's: %r" % shown_text[:200])
+    refused_whole("Lesson.save(x.txt)", lambda: two.save(at("notes.txt")), attnlab.LessonError,
+                  ["Lesson.save()", "'.txt'", ".lesson", ".png", ".svg", ".pdf", ".html"], at("notes.txt"))
+    refused_whole("Lesson.save(a name without an extension)", lambda: two.save(at("noext")), attnlab.LessonError,
+                  ["Lesson.save()", "no extension", ".lesson", ".png"], at("noext"))
+    refused_whole("Slide.save(x.pdf)", lambda: two.slide(2).save(at("one.pdf")), attnlab.LessonError,
+                  ["Slide.save()", "every stage", "Lesson.save"], at("one.pdf"))
+    refused_whole("Slide.save(x.gif)", lambda: two.slide(2).save(at("one.gif")), attnlab.LessonError,
+                  ["Slide.save()", "'.gif'", ".png", ".svg", ".html"], at("one.gif"))
+    bad = attnlab.show(np.full((2, 2), 0.9), ["a", "b"])
+    with open(at("keep.png"), "wb") as f:
+        f.write(b"old")
+    for name in ("keep.png", "bad.svg", "bad.pdf"):
+        refused_whole("a lesson the program refuses, saved as %s" % name, lambda: bad.save(at(name)),
+                      attnlab.LessonError, ["sum"], at(name), b"old" if name == "keep.png" else None)
+    check(sorted(os.listdir(tmp)) == ["UPPER.PNG", "handout.pdf", "keep.png", "page.svg"],
+          "no temporary or half-written file is left: %s" % sorted(os.listdir(tmp)))
+    # .html: the interactive page, from the browser edition the module finds
+    with open(at("edition.html"), "w") as f:
+        f.write("<!doctype html>\n<html><body class=x>\n<p>the browser edition</p>\n</body></html>\n")
+    os.environ["ATTNLAB_HTML"] = at("edition.html")
+    two.save(at("page.html"))
+    with open(at("page.html"), "rb") as f:
+        page = f.read()
+    check(page[:8] != b"\x89PNG\r\n\x1a\n" and b"<p>the browser edition</p>" in page,
+          "Lesson.save(x.html) writes the browser edition's page, not a PNG: %r" % page[:40])
+    files = carried(page.decode("utf-8", "replace"))
+    check(files.get("lesson.lesson") == (two.lesson_text("arrays.npz").encode("utf-8"), "stage=1"),
+          "the page carries the lesson, opened at the shown stage: %s" % files.keys())
+    two.slide(2).save(at("two.html"))
+    with open(at("two.html"), encoding="utf-8", errors="replace") as f:
+        check(carried(f.read()).get("lesson.lesson", (0, 0))[1] == "stage=2", "Slide.save(x.html) opens its stage")
+    big.save(at("big.html"))
+    with open(at("big.html"), encoding="utf-8", errors="replace") as f:
+        files = carried(f.read())
+    check(set(files) == {"lesson.lesson", "arrays.npz"} and files["arrays.npz"][0][:2] == b"PK",
+          "a lesson whose arrays go to a .npz carries them in its page: %s" % sorted(files))
+    refused_whole("Interactive.save(x.png)", lambda: two.interactive().save(at("i.png")), attnlab.LessonError,
+                  ["Interactive.save()", "'.png'", ".html"], at("i.png"))
+    # without the browser edition: a clear refusal, nothing written
+    from attnlab import _program
+    here, saved_env = _program._HERE, dict(os.environ)
+    try:
+        _program._HERE = tmp
+        os.environ["ATTNLAB"] = os.path.abspath(BIN)
+        os.environ.pop("ATTNLAB_HTML", None)
+        installed, _program._installed = _program._installed, None
+        refused_whole("Lesson.save(x.html) without the browser edition", lambda: two.save(at("none.html")),
+                      FileNotFoundError, ["browser edition", "make web", "ATTNLAB_HTML", ".pdf", ".png"],
+                      at("none.html"))
+        _program._installed = installed
+    finally:
+        _program._HERE = here
+        os.environ.clear()
+        os.environ.update(saved_env)
+    # a .lesson whose arrays go to a .npz: both written, read back by the program
+    big.save(at("big.lesson"))
+    done = subprocess.run([BIN, "--check", at("big.lesson")], capture_output=True, text=True)
+    check(done.returncode == 0 and os.path.exists(at("big.npz")), "a saved .lesson and its .npz check: " + done.stderr)
+    refused_whole("a .lesson whose .npz name a lesson cannot write", lambda: big.save(at('say "hi".lesson')),
+                  attnlab.LessonError, ["file name", '"'], at('say "hi".lesson'))
+    check(not os.path.exists(at('say "hi".npz')), "no .npz is written beside a refused lesson")
+
+# ------------------------------------------------- strings from Python
+
+HOSTILE = ["a]", "[a", "a\nb", "a\n[setup]\nheads: 3", "#a", "a #b", 'a"b', "a\\b", "a\x00b", "a\ud800b", "a\rb",
+           "a\x1bb", "a\u2028b", "a\ufffeb", "]\n[softmax", "a\n\n[setup]"]
+X2 = np.eye(2)
+
+
+def shown(text):
+    """Text as a check's message can print it (a lone surrogate escaped)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def no_injection(what, build, benign="a", stages=1, lines=1, read=None):
+    """For every hostile string h, build(h) (a Lesson) is refused with a
+    LessonError naming `what`, or its text differs from build(benign)'s in
+    `lines` lines (nothing added, no section made) and the program reads it
+    with the stages asked for (and read(dump) gives h back when it is
+    printable), or refuses it at one of those lines."""
+    base = build(benign).lesson_text().splitlines()
+    for h in HOSTILE:
+        label = "%s=%r" % (what, h)
+        try:
+            les = build(h)
+            text = les.lesson_text().splitlines()
+        except attnlab.LessonError as e:
+            check(what in str(e) and "\n" not in str(e).split("\n    ")[0], "%s: refused: %s" % (label, shown(str(e))))
+            continue
+        except Exception as e:      # noqa: BLE001 - any other exception is the fault looked for
+            check(False, "%s: raised %s: %s" % (label, type(e).__name__, shown(str(e))))
+            continue
+        changed = [i + 1 for i, (x, y) in enumerate(zip(base, text)) if x != y]
+        if not check(len(text) == len(base) and len(changed) == lines,
+                     "%s: the text differs in %d line(s), found %d lines (%d changed):\n%s"
+                     % (label, lines, len(text), len(changed), shown("\n".join(text)))):
+            continue
+        try:
+            d = les.dump()
+        except attnlab.LessonError as e:
+            check(e.line in changed, "%s: the program refuses line %s, not %s: %s"
+                  % (label, changed, e.line, shown(str(e))))
+            continue
+        except Exception as e:      # noqa: BLE001
+            check(False, "%s: the program was not run: %s: %s" % (label, type(e).__name__, shown(str(e))))
+            continue
+        check(len(d["stages"]) == stages, "%s: %d stages read, expected %d" % (label, len(d["stages"]), stages))
+        if read and h.isprintable():
+            check(read(d) == h, "%s: read back as %r" % (label, read(d)))
+
+
+def setup_with(**kw):
+    """A one-stage lesson whose setup takes kw."""
+    return attnlab.Lesson("t").setup(["x", "y"], X2, **kw).stage("embeddings")
+
+
+no_injection("title", lambda h: attnlab.Lesson(h).setup(["x", "y"], X2).stage("embeddings"), read=lambda d: d["title"])
+no_injection("summary", lambda h: attnlab.Lesson("t", h).setup(["x", "y"], X2).stage("embeddings"))
+no_injection("language", lambda h: attnlab.Lesson("t", language=h).setup(["x", "y"], X2).stage("embeddings"), "en")
+no_injection("setup's title", lambda h: setup_with(title=h))
+no_injection("stage's title", lambda h: attnlab.Lesson("t").setup(["x", "y"], X2).stage("embeddings", title=h),
+             read=lambda d: d["stages"][0]["title"])
+no_injection("text", lambda h: attnlab.Lesson("t").setup(["x", "y"], X2).stage("embeddings", text=h))
+no_injection("tokens", lambda h: attnlab.Lesson("t").setup(["x", h], X2).stage("embeddings"),
+             read=lambda d: d["stages"][0]["matrices"][0]["row_labels"][1])
+no_injection("vocab", lambda h: setup_with(unembed=np.eye(2), vocab=["v", h]))
+no_injection("mask", lambda h: setup_with(mask=h))
+no_injection("positions", lambda h: setup_with(positions=h))
+no_injection("score", lambda h: setup_with(score=h))
+no_injection("heads", lambda h: setup_with(heads=h))
+no_injection("seed", lambda h: setup_with(seed=h))
+no_injection("queries", lambda h: setup_with(queries=h))
+no_injection("ablate", lambda h: setup_with(W_q=np.eye(2), heads=2, ablate=([1], h)))
+no_injection("mlp", lambda h: setup_with(mlp=(np.eye(2), None, h, np.eye(2), None)))
+no_injection("settings", lambda h: setup_with(settings={"mask": h}))
+no_injection("settings", lambda h: setup_with(settings={h: "causal"}))
+no_injection("matrices", lambda h: setup_with(matrices={h: np.eye(2)}))
+no_injection("cmap", lambda h: attnlab.Lesson("t").setup(["x", "y"], X2).stage("softmax", cmap=h))
+no_injection("decimals", lambda h: attnlab.Lesson("t").setup(["x", "y"], X2).stage("softmax", decimals=h))
+no_injection("kind", lambda h: attnlab.Lesson("t").setup(["x", "y"], X2).stage(h), "softmax")
+no_injection("title", lambda h: attnlab.show(np.eye(2), ["x", "y"], title=h))
+no_injection("mask", lambda h: attnlab.show(np.eye(2), ["x", "y"], mask=h))
+no_injection("stage", lambda h: attnlab.show(np.eye(2), ["x", "y"], stage=h), "softmax")
+
+
+class NpzNamed:
+    """big's lesson with its arrays in a .npz of a given name: its text, and its dump in a directory holding it."""
+
+    def __init__(self, name):
+        self.name, self.text = name, big.lesson_text(name)
+
+    def lesson_text(self):
+        return self.text
+
+    def dump(self):
+        with tempfile.TemporaryDirectory() as d:
+            try:
+                np.savez(os.path.join(d, self.name), **big._arrays())
+            except (OSError, ValueError, UnicodeError):
+                pass                # a name no file can have: the program is to refuse its line
+            return json.loads(attnlab._program.run(["--dump", "-"], self.text, cwd=d))
+
+
+no_injection("npz", lambda h: NpzNamed(h + ".npz"), lines=2)
+no_injection("stages", lambda h: attnlab.from_torch(mha, x, pieces, stages=["softmax", h]), "softmax", stages=2)
+raises(attnlab.LessonError, lambda: attnlab.Lesson("t").setup(["x", "y"], X2).stage("setup"),
+       ["stage kind 'setup'", "Lesson.setup()"], "a stage kind 'setup' would start a setup")
+raises(attnlab.LessonError, lambda: attnlab.Lesson("t").setup(["x", "y"], X2).stage("embeddings", text="a\n\n[setup]"),
+       ["text", "paragraph 2", "'['"], "a paragraph that would start a section")
+prose = attnlab.Lesson("t").setup(["x", "y"], X2).stage("next_token" if False else "embeddings", text="a\n\ntop: 3")
+check(prose.dump()["stages"][0]["id"] == "embeddings" and "\n\ntop: 3\n" in prose.lesson_text(),
+      "a paragraph 'top: 3' stays prose after the blank line")
+for what, make in (("theme", lambda h: attnlab.Lesson("t", theme=h)), ("cmap", lambda h: attnlab.Lesson("t", cmap=h)),
+                   ("format", lambda h: attnlab.Lesson("t", format=h))):
+    for h in ("light\x00", "dark\ud800", "--dump"):
+        raises(attnlab.LessonError, lambda: make(h).setup(["x", "y"], X2).stage("softmax")._repr_png_(),
+               [what], "%s=%r: the module's error naming it" % (what, h))
+region = attnlab.Lesson("t", language="pt_BR").setup(["x", "y"], X2).stage("softmax")
+check(region.dump()["stages"][0]["id"] == "softmax",
+      "a language code with a region is written as it is")
+
+# the program's own lists
+message = program_error("title: t\n[setup]\ntokens: a\nX =\n  1\n[no_such_stage]\n")
+check(expected_list(message) == ["setup"] + list(getattr(attnlab._lesson, "STAGES", ())),
+      "the module's stage kinds are the program's: %s\n%s" % (message, getattr(attnlab._lesson, "STAGES", ())))
+message = program_error("title: t\n[setup]\ntokens: a\nX =\n  1\n[softmax]\nno_such_option: 1\n")
+check(expected_list(message) == list(attnlab._lesson._STAGE_OPTIONS),
+      "the module's stage options are the program's: %s" % message)
+
+# ------------------------------------------------- lone surrogates in tokens
+
+raises(attnlab.LessonError, lambda: attnlab.Lesson("t").setup(["x", "a\ud800"], X2),
+       ["tokens", "token 2", "'a\\ud800'"], "a lone surrogate in a token")
+raises(attnlab.LessonError, lambda: attnlab.show(np.eye(2), ["\udc80", "y"]), ["token 1", "'\\udc80'"],
+       "a lone surrogate in a token given to show")
+raises(attnlab.LessonError, lambda: setup_with(unembed=np.eye(2), vocab=["v", "w", "\udfff"]),
+       ["vocab", "token 3", "'\\udfff'"], "a lone surrogate in the vocabulary")
+raises(attnlab.LessonError, lambda: attnlab.from_torch(mha, x, pieces[:-1] + ["\ud83d"]), ["token 10", "'\\ud83d'"],
+       "a lone surrogate in a token given to from_torch")
+
+# ------------------------------------------------- keyword arguments
+
+
+def keyword(fn, words, what):
+    """Check that fn() raises TypeError naming the function called, the bad keyword and the suggestion."""
+    raises(TypeError, fn, words, what)
+    try:
+        fn()
+    except TypeError as e:
+        check("__init__" not in str(e) and "_multihead" not in str(e) and "_block" not in str(e),
+              "%s: the message names what was called: %s" % (what, e))
+
+
+keyword(lambda: attnlab.show(np.eye(2), ["x", "y"], colour="red"),
+        ["show() got an unexpected keyword argument 'colour'; did you mean 'cmap'?"], "show(colour=)")
+keyword(lambda: attnlab.show(np.eye(2), ["x", "y"], tittle="t"), ["show()", "'tittle'", "'title'"], "show(tittle=)")
+keyword(lambda: attnlab.Lesson("t", thme="dark"), ["Lesson()", "'thme'", "did you mean 'theme'?"], "Lesson(thme=)")
+keyword(lambda: attnlab.Lesson("t").setup(["x"], np.ones((1, 2)), W_Q=np.eye(2)),
+        ["Lesson.setup()", "'W_Q'", "'W_q'"], "Lesson.setup(W_Q=)")
+keyword(lambda: two.stage("softmax", colour="red"), ["Lesson.stage()", "'colour'", "did you mean 'cmap'?"],
+        "Lesson.stage(colour=)")
+keyword(lambda: two.stage("softmax", zzz=1), ["Lesson.stage()", "'zzz'", "cmap, decimals"], "Lesson.stage(zzz=)")
+keyword(lambda: attnlab.from_torch(mha, x, pieces, colour="red"), ["from_torch()", "'colour'", "'cmap'"],
+        "from_torch(nn.MultiheadAttention, colour=)")
+keyword(lambda: attnlab.from_torch(mha, x, pieces, atn_mask=None), ["from_torch()", "'atn_mask'", "'attn_mask'"],
+        "from_torch(nn.MultiheadAttention, atn_mask=)")
+keyword(lambda: attnlab.from_torch(sd, X, list("abcde"), heads=2, unembd=wte),
+        ["from_torch()", "'unembd'", "'unembed'"], "from_torch(a state dict, unembd=)")
+check(attnlab.show(np.eye(2), ["x", "y"], theme="dark", summary="s").theme == "dark",
+      "show still passes Lesson's options on")
+try:
+    with_indices = attnlab.Lesson("t").setup(["x", "y"], X2).stage("softmax", indices=True).lesson_text()
+except TypeError as e:
+    with_indices = str(e)
+check(with_indices.endswith("indices: yes\n"), "the stage option indices is taken, True written yes: " + with_indices)
+
+# ------------------------------------------------- counting from 1
+
+
+class TinyBlock(torch.nn.Module):
+    """A GPT-2 block's parts with nn.Linear layers (weights read transposed)."""
+
+    def __init__(self, d, h):
+        super().__init__()
+        self.ln_1, self.ln_2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.attn = torch.nn.Module()
+        self.attn.c_attn, self.attn.c_proj, self.attn.num_heads = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d), h
+        self.mlp = torch.nn.Module()
+        self.mlp.c_fc, self.mlp.c_proj = torch.nn.Linear(d, 2 * d), torch.nn.Linear(2 * d, d)
+        self.mlp.act = torch.nn.ReLU()
+
+
+tiny = torch.nn.Module()
+tiny.wte, tiny.wpe, tiny.ln_f = torch.nn.Embedding(5, 4), torch.nn.Embedding(8, 4), torch.nn.LayerNorm(4)
+tiny.h = torch.nn.ModuleList([TinyBlock(4, 2), TinyBlock(4, 2)])
+ids = torch.tensor([1, 2, 3])
+check(len(attnlab.from_torch(tiny, ids, ["a", "b", "c"], ablate={2: [1]}).stages) == 5, "a tiny model's lesson")
+raises(IndexError, lambda: attnlab.from_torch(tiny, ids, ["a", "b", "c"], ablate={0: [1]}),
+       ["ablate", "block 0", "from 1", "2 blocks"], "ablate names block 0")
+raises(IndexError, lambda: attnlab.from_torch(tiny, ids, ["a", "b", "c"], ablate={3: [1]}),
+       ["ablate", "block 3", "2 blocks"], "ablate names a block past the last")
+raises(IndexError, lambda: two.weights(setup=0), ["setup 0", "from 1", "1 setup"], "weights(setup=0)")
+raises(IndexError, lambda: two.weights(setup=2), ["setup 2", "1 setup"], "weights(setup=2)")
+raises(IndexError, lambda: two.next_token(setup=0), ["setup 0", "from 1"], "next_token(setup=0)")
+raises(IndexError, lambda: two.matrices(0), ["stage 0", "from 1", "2 stages"], "matrices(0)")
+raises(IndexError, lambda: two.matrix("weights", stage=0), ["stage 0", "from 1"], "matrix(stage=0)")
+raises(IndexError, lambda: two.slide(0).png(), ["stage 0", "from 1", "2 stages"], "slide(0)")
+raises(IndexError, lambda: two.slide(3).png(), ["stage 3", "2 stages"], "slide(3)")
+kv = attnlab.Lesson("t").setup(["a", "b"], X2, W_q=np.eye(2), mask="causal").stage("kv_cache")
+raises(IndexError, lambda: kv.slide(1, step=0).png(), ["step 0", "from 1", "3 sub-steps"], "a sub-step 0")
+raises(IndexError, lambda: attnlab.show(np.ones((2, 1, 2, 2)) / 2, ["a", "b"], batch=2),
+       ["batch=2", "2 sequences", "first", "batch=0"], "a batch past the last")
+
 finish("python")

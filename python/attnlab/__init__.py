@@ -14,14 +14,16 @@ numbers are the ones its window shows; every object returned has
 numpy; PyTorch only for from_torch. docs/python.md says more.
 """
 
-from ._lesson import Interactive, Lesson, Slide
+from ._lesson import STAGES, Interactive, Lesson, Slide
 from ._program import LessonError, browser_edition, program
 from ._torch import from_torch
-from . import _text
+from . import _args, _text
 
-__all__ = ["show", "Lesson", "Slide", "Interactive", "from_torch", "LessonError", "program", "browser_edition"]
+__all__ = ["show", "Lesson", "Slide", "Interactive", "from_torch", "LessonError", "program", "browser_edition",
+           "STAGES"]
 
 
+@_args.checked((Lesson.__init__, ("title",)))
 def show(attention, tokens, key_tokens=None, *, title="Attention weights", mask=None, stage=None, head=None,
          values=None, text=None, batch=0, interactive=False, **options):
     """Draw given attention weights, as a model returned them.
@@ -34,13 +36,13 @@ def show(attention, tokens, key_tokens=None, *, title="Attention weights", mask=
     be 0. stage: "softmax" (one head; the default), "multi_head" (several;
     the default), "entropy" or "per_token"; head shows one head. values:
     the values the weights average (then "weighted_sum" works too). text:
-    the slide's explanation. options: Lesson's (size, theme, cmap, format).
-    interactive=True: the browser edition in the notebook instead.
+    the slide's explanation. options: Lesson's (size, theme, cmap, format,
+    ...). interactive=True: the browser edition in the notebook instead.
     Returns a Lesson, which draws itself.
     """
     a = _text.as_array(attention)
     if a.ndim == 4:
-        a = a[batch]
+        a = a[_text.batch_index(batch, a.shape[0], "attention")]
     if a.ndim == 2:
         a = a[None]
     if a.ndim != 3:

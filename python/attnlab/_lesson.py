@@ -10,21 +10,31 @@ given that text.
 
 import base64
 import html
+import io
 import json
 import os
 import tempfile
 
 import numpy as np
 
-from . import _program, _text
+from . import _args, _program, _save, _text
 
 # The matrix each keyword of Lesson.setup becomes, by keyword.
 _MATRIX_NAMES = {
     "X": "X", "Y": "Y", "W_q": "W_q", "W_k": "W_k", "W_v": "W_v", "b_q": "b_q", "b_k": "b_k", "b_v": "b_v",
     "W_o": "W_o", "b_o": "b_o",
 }
-# Stage options a stage may set (docs/lesson-format.md, "Stages").
-_STAGE_OPTIONS = ("cmap", "decimals", "head", "query", "scale", "block", "top")
+# The stage kinds, in the program's order (src/core/stage_table.c): the
+# names a [STAGE_ID] section may have. tests/check_python.py compares them
+# with the list the program gives for an unknown section.
+STAGES = ("embeddings", "raw_scores", "scaled_scores", "softmax", "weighted_sum", "qkv_projection", "multi_head",
+          "causal_mask", "entropy", "cross_attention", "additive_scores", "per_token", "positional_encoding", "rope",
+          "alibi", "grouped_query", "kv_cache", "online_softmax", "layer_norm", "mlp", "next_token")
+# Stage options a stage may set (docs/lesson-format.md, "Stages"), in the
+# program's order (compared with its list by tests/check_python.py too).
+_STAGE_OPTIONS = ("cmap", "decimals", "head", "query", "scale", "block", "indices", "top")
+# The formats a Lesson draws (inline, and a stage at a time).
+_FORMATS = ("png", "svg")
 
 
 def _norm(value, gamma, beta, key, setup):
@@ -35,7 +45,8 @@ def _norm(value, gamma, beta, key, setup):
     eps = value[2] if len(value) > 2 else None
     setup["matrices"][gamma] = _text.as_array(g).reshape(1, -1)
     setup["matrices"][beta] = _text.as_array(b).reshape(1, -1)
-    setup["settings"][key] = "%s %s%s" % (gamma, beta, "" if eps is None else " eps %s" % _text.number(eps))
+    eps = "" if eps is None else " eps %s" % _text.number(eps, key + "'s ε")
+    setup["settings"][key] = "%s %s%s" % (gamma, beta, eps)
 
 
 def _affine(value, w, b, setup):
@@ -46,6 +57,28 @@ def _affine(value, w, b, setup):
         return "%s + %s" % (w, b)
     setup["matrices"][w] = _text.as_array(value[0] if isinstance(value, (tuple, list)) else value)
     return w
+
+
+def _format(fmt):
+    """A format a Lesson draws inline, png or svg; another is refused."""
+    if fmt not in _FORMATS:
+        raise _program.LessonError("attnlab: the format %s is not one a Lesson draws: png or svg (a PDF handout: "
+                                   "Lesson.save('x.pdf'))" % _text.shown(str(fmt)))
+    return fmt
+
+
+def _stage_kind(kind):
+    """Refuse a stage kind the program does not have (LessonError naming
+    the closest), and "setup", which would start a setup."""
+    if kind in STAGES:
+        return
+    if kind == "setup":
+        raise _program.LessonError("attnlab: the stage kind 'setup' starts a setup, not a stage; add one with "
+                                   "Lesson.setup()")
+    shown = _text.shown(str(kind))
+    near = _args.closest(kind, STAGES) if isinstance(kind, str) else None
+    raise _program.LessonError("attnlab: unknown stage kind %s%s (the stages: %s)"
+                               % (shown, "; did you mean %r?" % near if near else "", ", ".join(STAGES)))
 
 
 class Lesson:
@@ -60,21 +93,23 @@ class Lesson:
         les.slide(2).save("softmax.png")
 
     size, theme ("light" or "dark"), cmap and scale are the export's
-    options (attnlab --export); shown is the stage a bare Lesson draws.
+    options (attnlab --export); format "png" or "svg" the inline picture;
+    shown is the stage a bare Lesson draws.
     """
 
+    @_args.checked()
     def __init__(self, title="attnlab", summary=None, language=None, *, size=(1280, 720), theme="light", cmap=None,
                  scale=1, format="png", shown=1):
-        _text.one_line(title, "title")
-        if summary is not None:
-            _text.one_line(summary, "summary")
         self.title, self.summary, self.language = title, summary, language
         self.size, self.theme, self.cmap, self.scale, self.format, self.shown = size, theme, cmap, scale, format, shown
+        self._top()                         # refused now, not when the lesson is drawn
+        self._export_args(_format(format))
         self._sections = []                 # ("setup", dict) and ("stage", dict), in file order
         self._cache = {}
 
     # ------------------------------------------------------------ building
 
+    @_args.checked()
     def setup(self, tokens=None, X=None, *, title=None, query_tokens=None, key_tokens=None, Y=None,
               W_q=None, W_k=None, W_v=None, b_q=None, b_k=None, b_v=None, W_o=None, b_o=None,
               queries=None, keys=None, values=None, heads=None, kv_heads=None, mask=None, positions=None,
@@ -98,13 +133,15 @@ class Lesson:
         queries, keys). matrices: more named matrices; settings: more
         `key: value` lines, as written.
         """
+        # Every string is checked here, so that a lesson is refused when it is
+        # made, not when it is drawn, and none can add a line to its text.
         if title is not None:
-            _text.one_line(title, "setup's title", True)      # refused now, not when the lesson is drawn
+            title = _text.one_line(title, "setup's title", True)
         s = {"title": title, "settings": {}, "matrices": {}, "tokens": {}}
         for key, value in (("tokens", tokens), ("query_tokens", query_tokens), ("key_tokens", key_tokens),
                            ("vocab", vocab), ("dims", dims)):
             if value is not None:
-                s["tokens"][key] = [str(t) for t in value]
+                s["tokens"][key] = _text.token_list(value, key)
         given = {"X": X, "Y": Y, "W_q": W_q, "W_k": W_k, "W_v": W_v, "b_q": b_q, "b_k": b_k, "b_v": b_v,
                  "W_o": W_o, "b_o": b_o}
         for key, value in given.items():
@@ -114,7 +151,7 @@ class Lesson:
         for role, w, b, given_expr in (("queries", W_q, b_q, queries), ("keys", W_k, b_k, keys),
                                        ("values", W_v, b_v, values)):
             if given_expr is not None:
-                s["settings"][role] = given_expr
+                s["settings"][role] = _text.setting(given_expr, role)
             elif w is not None:
                 source = "Y" if role != "queries" and (Y is not None or key_tokens is not None) else "X"
                 bias = {"queries": "b_q", "keys": "b_k", "values": "b_v"}[role]
@@ -123,7 +160,7 @@ class Lesson:
             s["settings"]["output"] = "W_o + b_o" if b_o is not None else "W_o"
         if mask is not None:
             if isinstance(mask, str):
-                s["settings"]["mask"] = mask
+                s["settings"]["mask"] = _text.setting(mask, "mask")
             else:
                 s["matrices"]["M"] = (_text.as_array(mask) != 0).astype(np.float64)
                 s["settings"]["mask"] = "allow M"
@@ -132,6 +169,7 @@ class Lesson:
         _norm(final_norm, "lnf_g", "lnf_b", "final_norm", s)
         if mlp is not None:
             w_in, b_in, act, w_out, b_out = mlp
+            act = _text.name(act, "mlp activation", "word", "relu, gelu or gelu_tanh")
             first = _affine((w_in, b_in), "W_in", "b_in", s)
             second = _affine((w_out, b_out), "W_out", "b_out", s)
             s["settings"]["mlp"] = "%s %s %s" % (first, act, second)
@@ -147,40 +185,42 @@ class Lesson:
             heads_off, how = (ablate, None) if not (isinstance(ablate, tuple) and isinstance(ablate[1], str)) \
                 else ablate
             heads_off = [heads_off] if isinstance(heads_off, int) else list(heads_off)
+            how = _text.name(how, "ablate mode", "word", "zero or mean") if how else None
             s["settings"]["ablate"] = " ".join(str(int(h)) for h in heads_off) + (" " + how if how else "") \
                 if heads_off else "none"
         for key, value in (("heads", heads), ("kv_heads", kv_heads), ("positions", positions), ("score", score),
                            ("seed", seed)):
             if value is not None:
-                s["settings"][key] = str(value)
+                s["settings"][key] = _text.setting(value, key)
         for key, value in (("divisor", divisor), ("temperature", temperature)):
-            if value is not None:
-                s["settings"][key] = _text.number(value)
+            if value is not None:       # a number, or an expression as the format writes it ("sqrt(8)")
+                s["settings"][key] = _text.setting(value, key) if isinstance(value, str) else _text.number(value, key)
         if residual is not None:
             s["settings"]["residual"] = "yes" if residual else "no"
         for name, value in (matrices or {}).items():
-            s["matrices"][name] = _text.as_array(value)
-        s["settings"].update(settings or {})
+            s["matrices"][_text.name(name, "matrices", "matrix")] = _text.as_array(value)
+        for key, value in (settings or {}).items():
+            s["settings"][_text.name(key, "settings", "setting")] = _text.setting(value, "settings' %s" % key)
         self._sections.append(("setup", s))
         self._cache.clear()
         return self
 
     def stage(self, kind, title=None, text=None, **options):
         """Add a stage of the setup above: kind is its id ("softmax",
-        "multi_head", "next_token", ...), text its explanation (paragraphs
-        separated by blank lines), options its stage options (head=2,
-        top=5, decimals=3, cmap="magma", ...)."""
-        unknown = set(options) - set(_STAGE_OPTIONS)
-        if unknown:
-            raise TypeError("attnlab: unknown stage option %s; expected %s" % (", ".join(sorted(unknown)),
-                                                                               ", ".join(_STAGE_OPTIONS)))
-        if not any(kind == "setup" for kind, _ in self._sections):
+        "multi_head", "next_token", ...; STAGES lists them), text its
+        explanation (paragraphs separated by blank lines), options its stage
+        options (head=2, top=5, decimals=3, cmap="magma", indices=True, ...;
+        None leaves one out)."""
+        _args.refuse_unknown("Lesson.stage()", options, _STAGE_OPTIONS, "a stage's options")
+        _stage_kind(kind)
+        if not any(k == "setup" for k, _ in self._sections):
             raise ValueError("attnlab: add a setup before its stages (Lesson.setup)")
-        if text is not None:
-            _text.paragraphs(text)              # refused now, not when the lesson is first drawn
+        text = _text.paragraphs(text) if text is not None else None     # refused now, not when drawn
         if title is not None:
-            _text.one_line(title, "stage's title", True)
-        self._sections.append(("stage", {"kind": kind, "title": title, "text": text, "options": options}))
+            title = _text.one_line(title, "stage's title", True)
+        written = {k: "yes" if v is True else "no" if v is False else _text.setting(v, k)
+                   for k, v in options.items() if v is not None}
+        self._sections.append(("stage", {"kind": kind, "title": title, "text": text, "options": written}))
         self._cache.clear()
         return self
 
@@ -212,24 +252,42 @@ class Lesson:
             for name, a in s["matrices"].items():
                 out["s%d_%s" % (n, name)] = a
             for key, ts in s["tokens"].items():
-                out["s%d_%s" % (n, key)] = np.array(ts)
+                kept = np.array(ts)
+                for i, (t, k) in enumerate(zip(ts, kept.tolist())):
+                    if t != k:              # numpy's strings drop trailing NULs
+                        raise _program.LessonError("attnlab: %s: token %d, %s, ends in U+0000, which a .npz of "
+                                                   "strings cannot keep" % (key, i + 1, _text.shown(t)))
+                out["s%d_%s" % (n, key)] = kept
+        return out
+
+    def _npz(self):
+        """The bytes of the .npz that holds the lesson's arrays."""
+        f = io.BytesIO()
+        np.savez(f, **self._arrays())
+        return f.getvalue()
+
+    def _top(self):
+        """The lines at the top of the lesson: title, summary and language, checked."""
+        out = ["title: %s\n" % _text.one_line(self.title, "title")]
+        if self.summary:
+            out.append("summary: %s\n" % _text.one_line(self.summary, "summary", join=True))
+        if self.language:
+            out.append("language: %s\n" % _text.name(self.language, "language", "word", "ja or pt_BR"))
         return out
 
     def lesson_text(self, npz="arrays.npz"):
         """The lesson as text, as the window opens it. When its arrays are too
         many to write out, they are loaded from npz (save() writes both)."""
         use_npz = self._needs_npz()
-        out = ["title: %s\n" % _text.one_line(self.title, "title")]
-        if self.summary:
-            out.append("summary: %s\n" % _text.one_line(self.summary, "summary"))
-        if self.language:
-            out.append("language: %s\n" % self.language)
+        if use_npz:
+            npz = _text.file_name(npz, ".npz file name")
+        out = self._top()
         n = 0
         for kind, s in self._sections:
             out.append("\n")
             if kind == "setup":
                 n += 1
-                out.append("[setup: %s]\n" % _text.one_line(s["title"], "setup's title", True) if s["title"] else "[setup]\n")
+                out.append("[setup: %s]\n" % s["title"] if s["title"] else "[setup]\n")
                 for key, ts in s["tokens"].items():
                     line = "%s: %s\n" % (key, _text.tokens(ts))
                     out.append('%s = load "%s" s%d_%s\n' % (key, npz, n, key) if use_npz else line)
@@ -241,29 +299,39 @@ class Lesson:
                 for key, value in s["settings"].items():
                     out.append("%s: %s\n" % (key, value))
             else:
-                title = s["title"]
-                out.append("[%s%s]\n" % (s["kind"], ": " + _text.one_line(title, "stage's title", True) if title else ""))
+                out.append("[%s%s]\n" % (s["kind"], ": " + s["title"] if s["title"] else ""))
                 for key, value in s["options"].items():
-                    if value is not None:
-                        out.append("%s: %s\n" % (key, value))
+                    out.append("%s: %s\n" % (key, value))
                 if s["text"]:
-                    out.append("\n" + _text.paragraphs(s["text"]) + "\n")
+                    out.append("\n" + s["text"] + "\n")
         return "".join(out)
 
     def save(self, path):
-        """Save: a .lesson file (with its .npz beside it when the arrays do not
-        fit in the text), or the shown stage as .png or .svg."""
+        """Save by the name's extension: .lesson (with its .npz beside it
+        when the arrays do not fit in the text), the shown stage as .png or
+        .svg, the handout (every stage, a page each) as .pdf, or the
+        interactive page as .html (which needs the browser edition). The
+        file is written whole or not at all; another extension is refused."""
         path = os.fspath(path)
-        if path.endswith(".lesson"):
+        ext = _save.extension(path, "Lesson.save()", _save.LESSON)
+        if ext == ".lesson":
+            files = []
             npz = os.path.splitext(os.path.basename(path))[0] + ".npz"
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(self.lesson_text(npz))
+            text = self.lesson_text(npz)
             if self._needs_npz():
-                np.savez(os.path.join(os.path.dirname(path) or ".", npz), **self._arrays())
-            return path
-        return self.slide(self.shown).save(path)
+                files.append((os.path.join(os.path.dirname(path), npz), self._npz()))
+            return _save.write(files + [(path, text.encode("utf-8"))])
+        if ext == ".pdf":
+            return _save.write([(path, self._handout())])
+        return self.slide(self.shown)._write(path, ext, "Lesson.save()")
 
     # ------------------------------------------------------------- running
+
+    def _arrays_into(self, d):
+        """Write the lesson's arrays to d/arrays.npz when they go to a .npz."""
+        if self._needs_npz():
+            with open(os.path.join(d, "arrays.npz"), "wb") as f:
+                f.write(self._npz())
 
     def _run(self, args):
         """Run attnlab on the lesson (from standard input), with its arrays in
@@ -271,20 +339,34 @@ class Lesson:
         if not self._needs_npz():
             return _program.run(args, self.lesson_text())
         with tempfile.TemporaryDirectory(prefix="attnlab-") as d:
-            np.savez(os.path.join(d, "arrays.npz"), **self._arrays())
+            self._arrays_into(d)
             return _program.run(args, self.lesson_text("arrays.npz"), cwd=d)
 
+    def _handout(self):
+        """The lesson as a PDF handout, a page per stage (attnlab --export
+        DIR --format pdf), as bytes."""
+        with tempfile.TemporaryDirectory(prefix="attnlab-") as d:
+            self._arrays_into(d)
+            out = os.path.join(d, "out")
+            _program.run(["--export", out] + self._export_args("pdf") + ["-"], self.lesson_text("arrays.npz"), cwd=d)
+            (name,) = os.listdir(out)
+            with open(os.path.join(out, name), "rb") as f:
+                return f.read()
+
     def _export_args(self, fmt):
-        """The options of an export."""
-        args = ["--format", fmt, "--size", "%dx%d" % tuple(self.size), "--theme", self.theme, "--scale", str(self.scale)]
-        return args + (["--cmap", self.cmap] if self.cmap else [])
+        """The options of an export (each as --option=VALUE, so that no value
+        reads as an option), its strings checked."""
+        assert fmt in _FORMATS + ("pdf",)
+        args = ["--format=" + fmt, "--size=%dx%d" % tuple(self.size),
+                "--theme=" + _text.name(self.theme, "theme", "word", "light or dark"), "--scale=" + str(self.scale)]
+        return args + (["--cmap=" + _text.name(self.cmap, "cmap", "word", "magma")] if self.cmap else [])
 
     def picture(self, stage=None, fmt=None, step=None):
         """Stage stage (from 1; the shown one by default) as PNG bytes or SVG
         text. A stage with sub-steps (kv_cache, online_softmax) draws step
         (from 1; the first by default)."""
-        stage = self.shown if stage is None else stage
-        fmt = fmt or self.format
+        stage = self._stage_number(self.shown if stage is None else stage)
+        fmt = _format(fmt or self.format)
         key = ("picture", stage, fmt, step, tuple(self.size), self.theme, self.cmap, self.scale)
         if key not in self._cache:
             if step is None:
@@ -303,19 +385,21 @@ class Lesson:
         """One sub-step's picture, exported to a directory with the others."""
         with tempfile.TemporaryDirectory(prefix="attnlab-") as d:
             out = os.path.join(d, "out")
-            if self._needs_npz():
-                np.savez(os.path.join(d, "arrays.npz"), **self._arrays())
+            self._arrays_into(d)
             _program.run(["--export", out, "--stage", str(stage)] + self._export_args(fmt) + ["-"],
                          self.lesson_text("arrays.npz"), cwd=d)
             files = sorted(os.listdir(out))
             if not 1 <= step <= len(files):
-                raise IndexError("attnlab: stage %d has %d sub-steps" % (stage, len(files)))
+                raise IndexError("attnlab: stage %d has no step %r: its %d sub-step%s count from 1"
+                                 % (stage, step, len(files), "" if len(files) == 1 else "s"))
             with open(os.path.join(out, files[step - 1]), "rb") as f:
                 return f.read()
 
     def dump(self, stage=None):
         """What `attnlab --dump` prints, as Python objects (every stage, or
         stage `stage` from 1): the stages' matrices with their labels."""
+        if stage is not None:
+            stage = self._stage_number(stage)
         key = ("dump", stage)
         if key not in self._cache:
             args = ["--dump"] + (["--stage", str(stage)] if stage is not None else []) + ["-"]
@@ -325,6 +409,7 @@ class Lesson:
     def matrices(self, stage):
         """The matrices stage `stage` (from 1) shows, as numpy arrays by their
         --dump names ("head2.weights", "logits", ...); −∞ stays −∞."""
+        stage = self._stage_number(stage)
         d = self.dump()
         for st in d["stages"]:
             if st["index"] == stage:
@@ -335,6 +420,8 @@ class Lesson:
         """The matrix called name (a --dump name, such as "head2.weights",
         "final" or "mlp_out") as the first stage that shows it shows it: of
         stage `stage`, or of the stages of setup `setup` (both from 1)."""
+        stage = None if stage is None else self._stage_number(stage)
+        setup = None if setup is None else self._setup_number(setup)
         d = self.dump()
         for st in d["stages"]:
             if (stage is not None and st["index"] != stage) or (setup is not None and st["setup"] != setup):
@@ -349,11 +436,19 @@ class Lesson:
         """How many setups the lesson has."""
         return sum(1 for kind, _ in self._sections if kind == "setup")
 
+    def _stage_number(self, stage):
+        """A stage's number, from 1, checked against the lesson's stages."""
+        return _number(stage, len(self.stages), "stage")
+
+    def _setup_number(self, setup):
+        """A setup's number, from 1, checked against the lesson's setups."""
+        return _number(setup, self._setups(), "setup")
+
     def weights(self, setup=None):
         """Every head's attention weights in setup `setup` (from 1; the last
         by default), as an array (heads, queries, keys), from a stage that
         shows them all (softmax with one head, multi_head with several)."""
-        setup = setup or self._setups()
+        setup = self._setups() if setup is None else self._setup_number(setup)
         try:
             return self.matrix("weights", setup=setup)[None]
         except KeyError:
@@ -370,7 +465,9 @@ class Lesson:
 
     def next_token(self, setup=None):
         """The next_token stage's probabilities (a row per token, a column per
-        word it shows: every word among some row's top k) and those words."""
+        word it shows: every word among some row's top k) and those words,
+        of setup `setup` (from 1) or the first that has one."""
+        setup = None if setup is None else self._setup_number(setup)
         d = self.dump()
         for st in d["stages"]:
             if st["id"] == "next_token" and (setup is None or st["setup"] == setup):
@@ -402,6 +499,14 @@ class Lesson:
 
     def __repr__(self):
         return "<attnlab.Lesson %r: %d stage%s>" % (self.title, len(self.stages), "" if len(self.stages) == 1 else "s")
+
+
+def _number(n, count, what):
+    """n as the number of one of count stages or setups, counted from 1; an IndexError that says how they count."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= count:
+        raise IndexError("attnlab: there is no %s %r: %ss count from 1, and the lesson has %d %s%s"
+                         % (what, n, what, count, what, "" if count == 1 else "s"))
+    return int(n)
 
 
 def _matrix_of(d, st, m):
@@ -436,12 +541,19 @@ class Slide:
         return self.svg() if self.lesson.format == "svg" else None
 
     def save(self, path):
-        """Write the stage as PNG or SVG, by the name's extension."""
+        """Write the stage by the name's extension: .png, .svg, or .html
+        (the interactive page, opened at this stage). The file is written
+        whole or not at all; another extension is refused."""
         path = os.fspath(path)
-        data = self.svg().encode("utf-8") if path.lower().endswith(".svg") else self.png()
-        with open(path, "wb") as f:
-            f.write(data)
-        return path
+        return self._write(path, _save.extension(path, "Slide.save()", _save.SLIDE), "Slide.save()")
+
+    def _write(self, path, ext, who):
+        """Write the stage as ext (.png, .svg or .html) for who (the save() called)."""
+        if ext == ".html":
+            data = _save.page(self.lesson.interactive(self.stage), who)
+        else:
+            data = self.svg().encode("utf-8") if ext == ".svg" else self.png()
+        return _save.write([(path, data)])
 
     def lesson_text(self):
         """The text of the lesson this stage belongs to."""
@@ -473,14 +585,11 @@ class Interactive:
 
     def page(self):
         """The page: attnlab.html with the lesson (and its arrays) inside."""
-        with open(_program.browser_edition(), encoding="utf-8") as f:
-            page = f.read()
         files = [("lesson.lesson", self.lesson.lesson_text("arrays.npz").encode("utf-8"), True)]
         if self.lesson._needs_npz():
-            with tempfile.TemporaryDirectory(prefix="attnlab-") as d:
-                np.savez(os.path.join(d, "arrays.npz"), **self.lesson._arrays())
-                with open(os.path.join(d, "arrays.npz"), "rb") as f:
-                    files.append(("arrays.npz", f.read(), False))
+            files.append(("arrays.npz", self.lesson._npz(), False))
+        with open(_program.browser_edition(), encoding="utf-8") as f:
+            page = f.read()
         carried = "".join('<script type="application/x-attnlab-file" data-name="%s"%s>%s</script>\n'
                           % (name, ' data-open data-link="stage=%d"' % self.stage if first else "",
                              base64.b64encode(data).decode("ascii"))
@@ -498,11 +607,11 @@ class Interactive:
         return self.lesson.slide(self.stage)._repr_png_()
 
     def save(self, path):
-        """Write the page, lesson inside, as one .html file."""
+        """Write the page, lesson inside, as one .html file (written whole or
+        not at all; another extension is refused)."""
         path = os.fspath(path)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.page())
-        return path
+        _save.extension(path, "Interactive.save()", _save.PAGE)
+        return _save.write([(path, _save.page(self, "Interactive.save()"))])
 
     def lesson_text(self):
         return self.lesson.lesson_text()

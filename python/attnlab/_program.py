@@ -19,10 +19,14 @@ except ImportError:                     # used from the source tree
 
 
 class LessonError(ValueError):
-    """The program refused a lesson or a command: its one-line message.
+    """A lesson or a command refused: by the program, with its one-line
+    message, or by the module before the program saw it (a string the lesson
+    cannot hold where it goes, a file name it cannot save as), naming the
+    parameter.
 
-    ``line`` is the lesson line it points at (or None) and ``text`` that
-    line of the lesson, so the message can be read against what was written.
+    ``line`` is the lesson line the program points at (or None) and
+    ``text`` that line of the lesson, so the message can be read against
+    what was written.
     """
 
     def __init__(self, message, line=None, text=None):

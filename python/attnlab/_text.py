@@ -1,15 +1,30 @@
 """Writing lesson text: tokens as the quoting rule wants them, numbers that
-read back as the same doubles, matrices written out or kept in a .npz.
+read back as the same doubles, matrices written out or kept in a .npz, and
+every other string from Python checked before it is spliced in.
 
 The format is docs/lesson-format.md. Numbers are written with repr(),
 the shortest text that reads back as the same double, so the program
 computes with exactly the values the notebook holds (a float32 tensor's
 values are doubles exactly).
+
+No string from Python can add a line, a section or a comment to a lesson:
+tokens are quoted with the format's escapes; titles, settings, names and
+file names are refused (LessonError, naming the parameter) when they hold
+what their place in the lesson would read otherwise: a line break, a
+']' that ends a section's header, a '#' that starts a comment, a '"' that
+ends a quoted file name; and everywhere what is not text at all (a lone
+surrogate, a control character, a noncharacter), which the program refuses
+in any lesson.
 """
 
+import math
+import numbers
 import re
+import unicodedata
 
 import numpy as np
+
+from ._program import LessonError
 
 # Matrices hold at most this many numbers written out in the lesson's text
 # (a lesson is at most 1 MiB); beyond it the arrays go to a .npz beside it.
@@ -18,6 +33,111 @@ INLINE_NUMBERS = 35000
 LINE_BYTES = 30000
 
 _BARE = re.compile(r'[^\s"#\\]\S*\Z')
+# What Python's str.splitlines() breaks a line at: a line break wherever it is written.
+_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+# Names, by kind: a matrix's (docs/lesson-format.md, "Matrices"), a setting's key, one word of a setting.
+_NAMES = {
+    "matrix": (re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}\Z"),
+               "a matrix's name (letters, digits and '_', starting with a letter, at most 32 characters)"),
+    "setting": (re.compile(r"[a-z][a-z0-9_]*\Z"), "a setting's name (lowercase letters, digits and '_', starting "
+                                                    "with a letter)"),
+    "word": (re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z"), "one word of letters, digits and '_'"),
+}
+
+
+def shown(value, limit=60):
+    """A string as a message shows it: repr() (escapes, one line), its start when it is long."""
+    return repr(value) if len(value) <= limit else repr(value[:limit]) + "..."
+
+
+def _not_text(ch):
+    """Why character ch cannot be in a lesson at all, or None: a lone
+    surrogate, a control character (tab aside) or a noncharacter."""
+    cp = ord(ch)
+    if 0xD800 <= cp <= 0xDFFF:
+        return "U+%04X, a lone surrogate (half of a UTF-16 pair, not text; it has no UTF-8 form)" % cp
+    if unicodedata.category(ch) == "Cc" and ch != "\t" and ch not in _LINE_BREAKS:
+        return "U+%04X, a control character" % cp
+    if 0xFDD0 <= cp <= 0xFDEF or (cp & 0xFFFE) == 0xFFFE:
+        return "U+%04X, a noncharacter" % cp
+    return None
+
+
+def text(value, what, lines=False):
+    """value as a string, refused when it holds what no lesson can (see
+    _not_text), or a line break unless lines (prose) allows them."""
+    s = str(value)
+    for i, ch in enumerate(s):
+        why, then = _not_text(ch), ""
+        if why is None and not lines and ch in _LINE_BREAKS:
+            why, then = "a line break (U+%04X)" % ord(ch), "; it must be one line"
+        if why:
+            raise LessonError("attnlab: the %s %s holds %s at character %d%s" % (what, shown(s), why, i + 1, then))
+    return s
+
+
+def _comment_at(s):
+    """Where a '#' starts a comment in a setting line's value (at its start
+    or after a space or tab, outside "quotes", as the program strips it), or -1."""
+    i = 0
+    while i < len(s):
+        if s[i] == '"':
+            i += 1
+            while i < len(s) and s[i] != '"':
+                i += 2 if s[i] == "\\" else 1
+            if i >= len(s):
+                return -1               # an unclosed quote: the program reads no comment after it
+        elif s[i] == "#" and (i == 0 or s[i - 1] in " \t"):
+            return i
+        i += 1
+    return -1
+
+
+def setting(value, what):
+    """The value of a `key: value` line, written as given: one line of text
+    with no '#' that would start a comment."""
+    s = text(value, what)
+    at = _comment_at(s)
+    if at >= 0:
+        raise LessonError("attnlab: the %s %s holds '#' at character %d, where a lesson reads the start of a "
+                          "comment" % (what, shown(s), at + 1))
+    return s
+
+
+def name(value, what, kind, example=None):
+    """value when it is a name of kind: "matrix" (a matrix's name),
+    "setting" (a setting's key) or "word" (one word of a setting, such as
+    gelu_tanh, mean, magma or pt_BR); else a LessonError naming what."""
+    s = text(value, what)
+    pattern, described = _NAMES[kind]
+    if not pattern.match(s):
+        raise LessonError("attnlab: %s: %s is not %s%s" % (what, shown(s), described,
+                                                          " (such as %s)" % example if example else ""))
+    return s
+
+
+def file_name(value, what):
+    """A .npz file's name as `load "NAME"` writes it: the format has no
+    escapes there, so a '"' or a line break cannot be written."""
+    s = text(value, what)
+    if '"' in s or not s.endswith(".npz") or len(s.encode("utf-8")) > 1000:
+        raise LessonError('attnlab: the %s %s cannot be written in a lesson\'s load "..." (a file name there holds '
+                          'no \'"\', ends in .npz and is at most 1000 bytes); save under another name'
+                          % (what, shown(s)))
+    return s
+
+
+def token_list(values, what):
+    """A list of tokens as strings; a lone surrogate (which has no UTF-8
+    form, so no lesson or .npz can hold it) is refused naming the token."""
+    out = [str(t) for t in values]
+    for i, t in enumerate(out):
+        for ch in t:
+            if 0xD800 <= ord(ch) <= 0xDFFF:
+                raise LessonError("attnlab: %s: token %d, %s, holds U+%04X, a lone surrogate (half of a UTF-16 "
+                                  "pair), which is not text; decode the tokenizer's bytes with errors='replace', "
+                                  "or give them as bytes escaped \\xHH" % (what, i + 1, shown(t), ord(ch)))
+    return out
 
 
 def token(t):
@@ -54,9 +174,25 @@ def as_array(a):
     return a
 
 
-def number(v):
+def batch_index(batch, count, what):
+    """The sequence `batch` picks of count (numpy's index: 0 the first, -1
+    the last), as an index from 0; past them, an IndexError that says so."""
+    if not isinstance(batch, numbers.Integral) or not -count <= batch < count:
+        raise IndexError("attnlab: batch=%r, but %s holds %d sequence%s: batch picks one as numpy indexes them, "
+                         "batch=0 the first%s" % (batch, what, count, "" if count == 1 else "s",
+                                                  "" if count == 1 else " to batch=%d the last" % (count - 1)))
+    return int(batch) % count
+
+
+def number(v, what="number"):
     """A double as the shortest text that reads back as it."""
-    s = repr(float(v))
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        raise LessonError("attnlab: the %s %s is not a number" % (what, shown(str(v)))) from None
+    if not math.isfinite(f):
+        raise LessonError("attnlab: the %s is %r; a lesson holds finite numbers" % (what, f))
+    s = repr(f)
     return "0" if s == "-0.0" else s
 
 
@@ -79,26 +215,31 @@ def matrix(name, a, npz=None):
     return head + rows(a)
 
 
-def one_line(value, what, section=False):
-    """A title or summary on one line, its spaces collapsed. Refused when the
-    format would read part of it otherwise: " #" starts a comment on a
-    setting line, "]" ends a section's title."""
-    s = " ".join(str(value).split())
+def one_line(value, what, section=False, join=False):
+    """A title or summary on one line, its spaces collapsed. Refused when it
+    holds a line break (a summary's lines are joined instead, as the format
+    joins them) or what the format would read otherwise: " #" starts a
+    comment on a setting line, "]" ends a section's title."""
+    s = text(value, what, lines=join)
+    s = " ".join(s.split())
     if s.startswith("#") or " #" in s or (section and ("]" in s or "#" in s)):
-        raise ValueError("attnlab: the %s %r cannot hold %s (a lesson would read it as %s)"
-                         % (what, s, "']' or '#'" if section else "' #'", "the end of the section's title or a comment"
-                            if section else "the start of a comment"))
+        raise LessonError("attnlab: the %s %s cannot hold %s (a lesson would read it as %s)"
+                          % (what, shown(s), "']' or '#'" if section else "' #'", "the end of the section's title or "
+                             "a comment" if section else "the start of a comment"))
     return s
 
 
-def paragraphs(text):
-    """Prose for a stage: each paragraph on one line, a blank line between."""
+def paragraphs(value, what="text"):
+    """Prose for a stage: each paragraph on one line, a blank line between,
+    as the format reads prose (its lines joined, a blank line between
+    paragraphs). A paragraph may not start with '[' or '#'."""
     out = []
-    for para in str(text).strip().split("\n\n"):
+    for para in re.split(r"\n\s*\n", text(value, what, lines=True).strip()):
         words = " ".join(para.split())
         if words[:1] in ("[", "#"):
-            raise ValueError("attnlab: a paragraph cannot start with %r (a lesson reads it as a section or a "
-                             "comment): %s" % (words[0], words[:40]))
+            raise LessonError("attnlab: the %s's paragraph %d cannot start with %r (a lesson reads it as %s): %s"
+                              % (what, len(out) + 1, words[0], "a section" if words[0] == "[" else "a comment",
+                                 shown(words, 40)))
         if words:
             out.append(words)
     return "\n\n".join(out)

@@ -18,8 +18,13 @@ here only when from_torch is called.
 
 import numpy as np
 
+from . import _args
 from ._lesson import Lesson
-from ._text import as_array
+from ._text import as_array, batch_index
+
+# What from_torch fills itself of the function that reads each kind of module,
+# and of Lesson's: the keywords a user gives are the rest of theirs.
+_FILLED = ("mha", "block", "model", "inner", "x", "ids", "tokens", "key_tokens", "title", "stages")
 
 
 def from_torch(module, x, tokens, *, key_tokens=None, title=None, stages=None, **kw):
@@ -41,14 +46,26 @@ def from_torch(module, x, tokens, *, key_tokens=None, title=None, stages=None, *
     import torch
 
     if isinstance(module, torch.nn.MultiheadAttention):
+        _keywords(_multihead, kw)
         return _multihead(module, x, tokens, key_tokens, title, stages, **kw)
     if isinstance(module, dict) or all(hasattr(module, a) for a in ("ln_1", "attn", "ln_2", "mlp")):
+        _keywords(_block_lesson, kw)
         return _block_lesson(module, x, tokens, title, stages, **kw)
     inner = getattr(module, "transformer", module)
     if all(hasattr(inner, a) for a in ("wte", "wpe", "h", "ln_f")):
+        _keywords(_model, kw)
         return _model(module, inner, x, tokens, title, stages, **kw)
     raise TypeError("attnlab.from_torch: expected nn.MultiheadAttention, a GPT-2 block (ln_1, attn, ln_2, mlp) or "
                     "its state dict, or a GPT-2-style model (wte, wpe, h, ln_f); found %s" % type(module).__name__)
+
+
+def _keywords(reader, kw):
+    """Refuse a keyword that neither from_torch's reader of this kind of
+    module nor Lesson takes, naming from_torch() and the closest name."""
+    accepted = _args.names(from_torch, ("module", "x", "tokens"))
+    for fn in (reader, Lesson.__init__):
+        accepted += [n for n in _args.names(fn, _FILLED) if n not in accepted]
+    _args.refuse_unknown("from_torch()", kw, accepted)
 
 
 # ------------------------------------------------------------ MultiheadAttention
@@ -57,7 +74,7 @@ def _one(t, batch, batch_first, name):
     """One sequence of a (maybe batched) input, as (L, E) doubles."""
     a = as_array(t)
     if a.ndim == 3:
-        a = a[batch] if batch_first else a[:, batch]
+        a = a[batch_index(batch, a.shape[0], name)] if batch_first else a[:, batch_index(batch, a.shape[1], name)]
     if a.ndim != 2:
         raise ValueError("attnlab.from_torch: %s has shape %s; expected (L, E) or a batch of them" % (name, a.shape))
     return a
@@ -103,6 +120,8 @@ def _multihead(mha, x, tokens, key_tokens, title, stages, *, key=None, value=Non
                          "attnlab draws one key per token")
     E, H = mha.embed_dim, mha.num_heads
     bf = mha.batch_first
+    if np.ndim(x) == 3:                         # the masks pick the same sequence, by its index from 0
+        batch = batch_index(batch, np.shape(x)[0 if bf else 1], "x")
     q = _one(x, batch, bf, "x")
     cross = key is not None
     k = _one(key, batch, bf, "key") if cross else q
@@ -239,7 +258,7 @@ def _block_lesson(block, x, tokens, title, stages, *, heads=None, activation=Non
     parts = _block_parts(block, heads, activation, conv1d)
     a = as_array(x)
     if a.ndim == 3:
-        a = a[batch]
+        a = a[batch_index(batch, a.shape[0], "x")]
     if unembed is not None:
         parts.update(_unembedding(unembed, final_norm, vocab))
     les = Lesson(title or "A GPT-2 block", **options)
@@ -264,6 +283,10 @@ def _model(model, inner, ids, tokens, title, stages, *, vocab=None, activation=N
                  **options)
     blocks = list(inner.h)
     ablate = ablate or {}
+    for layer in ablate:
+        if not isinstance(layer, int) or not 1 <= layer <= len(blocks):
+            raise IndexError("attnlab.from_torch: ablate names block %r, but blocks count from 1 and the model has "
+                             "%d block%s" % (layer, len(blocks), "" if len(blocks) == 1 else "s"))
     for i, block in enumerate(blocks):
         parts = _block_parts(block, None, activation)
         last = i == len(blocks) - 1
