@@ -40,157 +40,6 @@ char *stage_fmt(const char *f, ...)
     return buf_take(&b);
 }
 
-/* Labels for n dimensions: the lesson's names when it gave them, else d1, d2, ... */
-static char **dim_labels(int n, char *const *names, int nnames)
-{
-    char **l = xmalloc(sizeof *l * (size_t)n);
-    for (int i = 0; i < n; i++) l[i] = names && i < nnames ? xstrdup(names[i]) : stage_fmt("d%d", i + 1);
-    return l;
-}
-
-/* Copies of n tokens. */
-static char **tok_labels(char *const *t, int n)
-{
-    char **l = xmalloc(sizeof *l * (size_t)n);
-    for (int i = 0; i < n; i++) l[i] = xstrdup(t[i]);
-    return l;
-}
-
-/* The words of a next_token stage's columns: the vocabulary's word of
-** each column its TK_TOP_IDS names. */
-static char **word_labels(const Ctx *c, int n)
-{
-    const Mat *ids = trace_at(c->T, c->s, trace_block_ref(TK_TOP_IDS, 0, lesson_stage_top(c->L, c->st)));
-    char **l = xmalloc(sizeof *l * (size_t)n);
-    for (int i = 0; i < n; i++) {
-        int w = ids && i < ids->cols ? (int)ids->data[i] : -1;
-        l[i] = w >= 0 && w < c->su->nvocab ? xstrdup(c->su->vocab[w]) : stage_fmt("%d", i + 1);
-    }
-    return l;
-}
-
-/*
-** The names of the values' columns: the lesson's `value_dims:`, else, when
-** the values are an input used as it is, that input's feature names:
-** `dims:` when it is the queries' input, `key_dims:` when it is the key
-** sentence's. NULL (d1, d2, …) when they are projected, or come from a
-** matrix no names describe (a setup given its weights has no queries or
-** keys: its values are named by `value_dims:` alone). *n receives how many.
-*/
-static char *const *value_dim_names(const Ctx *c, int *n)
-{
-    const Setup *su = c->su;
-    *n = 0;
-    if (su->value_dims) {
-        *n = su->nvalue_dims;
-        return su->value_dims;
-    }
-    if (su->values.weight || !su->values.input) return NULL;
-    if (su->cross && su->keys.input && !strcmp(su->values.input, su->keys.input)) {
-        *n = su->nkey_dims;
-        return su->key_dims;
-    }
-    if (su->queries.input && !strcmp(su->values.input, su->queries.input)) {
-        *n = su->ndims;
-        return su->dims;
-    }
-    return NULL;
-}
-
-/* The column of the whole matrix that column 0 of head h's matrix of n
-** columns is, for labels that follow the head's block (Q_h's, K_h's and
-** V_h's, and everything made from V_h): head 2 of two-column heads starts
-** at column 2 (d3), a K or V head at the block of the K/V head it reads.
-** 0 for a whole matrix (h 0) and for one head. */
-static int head_first(const Ctx *c, LabelKind k, int n, int h)
-{
-    if (h <= 0 || c->H < 2) return 0;
-    if (k == LAB_QHEAD) return (h - 1) * n;
-    if (k == LAB_KHEAD || k == LAB_VDIM) return (trace_kv_head(c->ts, h) - 1) * n;
-    return 0;
-}
-
-/* n labels for the value columns that a matrix of head h shows: all of
-** them for a whole matrix, the K/V head's own block for a head's. */
-static char **value_labels(const Ctx *c, int h, int n)
-{
-    int nnames;
-    char *const *names = value_dim_names(c, &nnames);
-    int first = head_first(c, LAB_VDIM, n, h);
-    char **l = xmalloc(sizeof *l * (size_t)n);
-    for (int i = 0; i < n; i++)
-        l[i] = names && first + i < nnames ? xstrdup(names[first + i]) : stage_fmt("d%d", first + i + 1);
-    return l;
-}
-
-/* The label of query r: its token, marked when it sees no key. */
-static char *query_label(const Ctx *c, int r)
-{
-    return c->blind && c->blind[r] ? stage_fmt(STAGE_BLIND_MARK "%s", c->su->qtokens[r]) : xstrdup(c->su->qtokens[r]);
-}
-
-/* Labels of one side of a matrix of head h, as named. */
-static char **plain_labels(const Ctx *c, LabelKind k, int n, int h)
-{
-    switch (k) {
-    case LAB_WORDS: return word_labels(c, n);
-    case LAB_Q: {
-        assert(n <= c->su->nq);
-        char **l = xmalloc(sizeof *l * (size_t)n);
-        for (int i = 0; i < n; i++) l[i] = query_label(c, i);
-        return l;
-    }
-    case LAB_K: return tok_labels(c->su->ktokens, n);
-    case LAB_QFEAT: return dim_labels(n, c->su->dims, c->su->ndims);
-    case LAB_KFEAT: return dim_labels(n, c->su->cross ? c->su->key_dims : c->su->dims,
-                                      c->su->cross ? c->su->nkey_dims : c->su->ndims);
-    case LAB_VDIM: return value_labels(c, h, n);
-    case LAB_QHEAD: case LAB_KHEAD: {           /* d3 d4 for head 2 of two-column heads */
-        int first = head_first(c, k, n, h);
-        char **l = xmalloc(sizeof *l * (size_t)n);
-        for (int i = 0; i < n; i++) l[i] = stage_fmt("d%d", first + i + 1);
-        return l;
-    }
-    default: return dim_labels(n, NULL, 0);
-    }
-}
-
-/* True when a label is a dimension's own number ("d3"). */
-static bool numbered_already(const char *s)
-{
-    if (s[0] != 'd' || !s[1]) return false;
-    for (const char *q = s + 1; *q; q++) if (*q < '0' || *q > '9') return false;
-    return true;
-}
-
-/* Label l with its place, counted from 1 (`indices: yes`): "3 sat". */
-static char *with_index(char *l, int i)
-{
-    if (numbered_already(l)) return l;
-    char *t = stage_fmt("%d %s", i + 1, l);
-    free(l);
-    return t;
-}
-
-/* Labels of one side of a matrix of head h: as named, and numbered from 1
-** when the stage says `indices: yes`, by the column of the whole matrix
-** (head 2's value columns are 3 and 4, as their d3 d4 would be); a
-** next_token stage's words are not: their order is the slide's choice, not
-** a place in the sentence or the vocabulary. */
-static char **side_labels(const Ctx *c, LabelKind k, int n, int h)
-{
-    char **l = plain_labels(c, k, n, h);
-    int first = head_first(c, k, n, h);
-    for (int i = 0; c->st->indices && k != LAB_WORDS && i < n; i++) l[i] = with_index(l[i], first + i);
-    return l;
-}
-
-/* The labels side_labels gives (caller frees each and the list). */
-char **stage_labels(const Ctx *c, LabelKind k, int n, int h)
-{
-    return side_labels(c, k, n, h);
-}
-
 /* Append a heatmap of ref; returns it, or NULL when the trace has no such
 ** matrix. */
 Panel *stage_heat(Ctx *c, TraceRef ref, const char *title, LabelKind rows, LabelKind cols,
@@ -205,8 +54,8 @@ Panel *stage_heat(Ctx *c, TraceRef ref, const char *title, LabelKind rows, Label
     p->ref = ref;
     trace_name(ref, c->H, p->matrix, sizeof p->matrix);
     p->title = xstrdup(title);
-    p->row_labels = side_labels(c, rows, m->rows, ref.head);
-    p->col_labels = side_labels(c, cols, m->cols, ref.head);
+    p->row_labels = stage_labels(c, rows, m->rows, ref.head);
+    p->col_labels = stage_labels(c, cols, m->cols, ref.head);
     p->row_axis = xstrdup(row_axis);
     p->col_axis = xstrdup(col_axis);
     p->diverging = true;
@@ -638,7 +487,7 @@ void stage_entropy(Ctx *c)
     p->col_offset = col0;
     p->title = c->sel && c->H > 1 ? stage_fmt(_("entropy of each query's weights (head %d of %d)"), c->sel, c->H)
                                   : xstrdup(_("entropy of each query's weights"));
-    p->row_labels = side_labels(c, LAB_Q, E->rows, 0);     /* numbered with `indices: yes`, as the heatmaps */
+    p->row_labels = stage_labels(c, LAB_Q, E->rows, 0);     /* numbered with `indices: yes`, as the heatmaps */
     p->col_labels = xmalloc(sizeof *p->col_labels * (size_t)ncol);
     p->series = xmalloc(sizeof *p->series * (size_t)ncol);
     for (int k = 0; k < ncol; k++) {
@@ -704,29 +553,12 @@ Panel *stage_row(Ctx *c, TraceRef ref, int r, const char *title, LabelKind cols,
     Mat *row = mat_create(1, m->cols);
     memcpy(row->data, mat_row(m, r), sizeof(double) * (size_t)m->cols);
     for (int i = 0; i < m->rows; i++) free(p->row_labels[i]);
-    p->row_labels[0] = query_label(c, r);
-    if (c->st->indices) p->row_labels[0] = with_index(p->row_labels[0], r);
+    p->row_labels[0] = stage_query_label(c, r);
+    if (c->st->indices) p->row_labels[0] = stage_with_index(p->row_labels[0], r);
     p->owned = row;
     p->m = row;
     p->row_offset = r;
     return p;
-}
-
-/* The widest of the first n labels of side k of head h's matrices, as
-** stage_text_em estimates them. */
-char *stage_widest_label(const Ctx *c, LabelKind k, int n, int h)
-{
-    char **l = side_labels(c, k, n, h), *w = NULL;
-    for (int i = 0; i < n; i++) {
-        if (l[i] && (!w || stage_text_em(l[i]) > stage_text_em(w))) {
-            free(w);
-            w = l[i];
-        } else {
-            free(l[i]);
-        }
-    }
-    free(l);
-    return w;
 }
 
 /* Rows [r0, r1) and columns [c0, c1) of a trace matrix, as a panel of its

@@ -66,9 +66,16 @@ const char *stage_scores_word(const Ctx *c);
 char *stage_division_text(const Ctx *c);
 /* A one-row panel: row r of a trace matrix. */
 Panel *stage_row(Ctx *c, TraceRef ref, int r, const char *title, LabelKind cols, const char *col_axis);
-/* The n labels of side k of a matrix of head h, as panels get them
-** (caller frees each and the list). */
+/* The n labels of side k of a matrix of head h, as panels get them: as
+** named, numbered from 1 under `indices: yes` (stage_labels.c; caller
+** frees each and the list). */
 char **stage_labels(const Ctx *c, LabelKind k, int n, int h);
+/* The label of query r: its token, marked (STAGE_BLIND_MARK) when it sees
+** no key. */
+char *stage_query_label(const Ctx *c, int r);
+/* Label l (taken) with its place i (0-based) counted from 1: "3 sat" (a
+** dimension's own "d3" stays). */
+char *stage_with_index(char *l, int i);
 /* The widest of the first n labels of side k of head h's matrices. */
 char *stage_widest_label(const Ctx *c, LabelKind k, int n, int h);
 /* A panel of rows [r0, r1) and columns [c0, c1) of a trace matrix. */
