@@ -7,7 +7,10 @@
 #                 HEAVY_DUMP_BYTES (150 MB)
 #   --export svg  exit 0, no attribute that is NaN or infinite, at most
 #                 HEAVY_SVG_BYTES (8 MB) a stage
-#   --export png  exit 0
+#   --export png, --export pdf  exit 0
+#   every export  at most 1024 files and HEAVY_EXPORT_BYTES (350 MB) in all,
+#                 or, for the lessons over the export budget (over_budget
+#                 below), exit 2 with the budget's one line, nothing written
 # and the checks a lesson's own expectations add (see expect below).
 #
 # No time limit here judges speed (`make bench` does). Limits only stop a
@@ -67,6 +70,46 @@ timed() {
     ok
 }
 
+# exported SECONDS LESSON FORMAT: export LESSON as FORMAT into $tmp/FORMAT
+# (stopped after SECONDS: a hang). Within the export budget it exits 0 and
+# writes at most EXPORT_PAGES pages and MAX_EXPORT_BYTES bytes; over it
+# (the lessons over_budget names, and no other) it exits 2 with the budget's
+# one line and writes nothing. 0 when written.
+max_export=${HEAVY_EXPORT_BYTES:-350000000}
+over_budget() {
+    case $(basename "$1"):$2 in
+    substeps-most-pages.lesson:*) echo "would write 3056 pages (a page for each sub-step, head or part), over the limit of 1024";;
+    export-budget-64-stages.lesson:svg|export-budget-64-stages.lesson:pdf|trace-16-setups-16-heads.lesson:svg|\
+    trace-16-setups-16-heads.lesson:pdf) echo "shapes (cells, labels, lines) on its";;
+    esac
+}
+exported() {
+    secs=$1 lesson=$2 fmt=$3
+    t0=$(date +%s%N)
+    timeout -s KILL "$secs" "$bin" --export "$tmp/$fmt" --format "$fmt" "$lesson" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    took=$(seconds "$t0" "$(date +%s%N)")
+    over=$(over_budget "$lesson" "$fmt")
+    n=$(find "$tmp/$fmt" -type f 2>/dev/null | wc -l)
+    bytes=$(du -sb "$tmp/$fmt" 2>/dev/null | cut -f1)
+    if [ -n "$over" ]; then
+        if [ $rc -eq 2 ] && [ "$n" -eq 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -qF "$over" "$tmp/err"; then
+            echo "ok: ${took}s: over the export budget, refused: attnlab --export $fmt $(basename "$lesson")"; ok
+        else
+            bad "$lesson: --export as $fmt should be refused ($over), got exit $rc after ${took}s, $n files: $(head -c 300 "$tmp/err")"
+        fi
+        return 1
+    fi
+    if [ $rc -ne 0 ]; then
+        bad "--export $fmt $lesson exited $rc after ${took}s (137: stopped at the hang limit of ${secs}s): $(head -c 300 "$tmp/err")"
+        return 1
+    fi
+    if [ "$n" -le 1024 ] && [ "${bytes:-0}" -le "$max_export" ]; then ok
+    else bad "$lesson: --export as $fmt wrote $n files, $bytes bytes: over the export budget (1024 pages, $max_export bytes)"; fi
+    echo "ok: ${took}s: $n files, $bytes bytes: attnlab --export $fmt $(basename "$lesson")"
+    return 0
+}
+
 # expect LESSON: the checks particular to one lesson.
 expect() {
     case $(basename "$1") in
@@ -99,13 +142,14 @@ def no(c): raise ValueError("non-finite number " + c)
 json.load(open(sys.argv[1]), parse_constant=no)' "$tmp/dump.json" 2>"$tmp/err"
         then ok; else bad "$f: --dump is not valid JSON: $(tail -1 "$tmp/err")"; fi
     fi
-    rm -rf "$tmp/svg" "$tmp/png"
-    if timed "$limit" "$tmp/out" "$bin" --export "$tmp/svg" --format svg "$f"; then
-        big=$(find "$tmp/svg" -name '*.svg' -size +"$max_svg"c | head -3)
-        if [ -z "$big" ]; then ok; else bad "$f: SVG over $max_svg bytes: $big"; fi
-        if grep -lE '="[^"]*([nN]a[nN]|inf)' "$tmp/svg/"*.svg >"$tmp/nan"; then bad "$f: NaN or infinity in $(head -1 "$tmp/nan")"; else ok; fi
-    fi
-    timed "$limit" "$tmp/out" "$bin" --export "$tmp/png" --format png "$f"
+    for fmt in svg png pdf; do
+        rm -rf "$tmp/$fmt"
+        if exported "$limit" "$f" "$fmt" && [ "$fmt" = svg ]; then
+            big=$(find "$tmp/svg" -name '*.svg' -size +"$max_svg"c | head -3)
+            if [ -z "$big" ]; then ok; else bad "$f: SVG over $max_svg bytes: $big"; fi
+            if grep -lE '="[^"]*([nN]a[nN]|inf)' "$tmp/svg/"*.svg >"$tmp/nan"; then bad "$f: NaN or infinity in $(head -1 "$tmp/nan")"; else ok; fi
+        fi
+    done
     expect "$f"
     rm -f "$tmp/dump.json"
 done

@@ -5,9 +5,11 @@
 #include "cli_core.h"
 #include "core/dump.h"
 #include "core/fileio.h"
+#include "core/stage.h"
 #include "core/util.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +62,34 @@ bool cli_stage_wanted(const StageSel *sel, int k)
     return !sel || (k + 1 <= LESSON_MAX_STAGES && sel->want[k + 1]);
 }
 
+/* Begin an export's budget: the pages first. */
+bool cli_export_begin(ExportBudget *b, const StageSel *sel, const Lesson *L, const Trace *T, Error *err)
+{
+    memset(b, 0, sizeof *b);
+    b->L = L;
+    for (int k = 0; k < L->nstages; k++)
+        if (cli_stage_wanted(sel, k)) {
+            b->pages += stage_pages(L, T, k);
+            b->stages++;
+        }
+    for (int k = 0; k < L->nstages && b->pages <= EXPORT_MAX_PAGES; k++)
+        if (cli_stage_wanted(sel, k)) b->bound += stage_shapes_bound(L, T, k);
+    if (b->pages <= EXPORT_MAX_PAGES) return true;
+    return error_set(err, ERR_LIMIT, L->shown, 0, 0, "exporting %d stage%s would write %" PRId64 " pages (a page for each "
+                     "sub-step, head or part), over the limit of %d an export writes; choose fewer stages with --stage, "
+                     "or show fewer tokens or heads", b->stages, b->stages == 1 ? "" : "s", b->pages, EXPORT_MAX_PAGES);
+}
+
+/* Count a page's shapes. */
+bool cli_export_take(ExportBudget *b, int64_t shapes, Error *err)
+{
+    b->shapes += shapes;
+    if (b->shapes <= EXPORT_MAX_SHAPES) return true;
+    return error_set(err, ERR_LIMIT, b->L->shown, 0, 0, "exporting %d stage%s would draw more than %" PRId64 " shapes "
+                     "(cells, labels, lines) on its %" PRId64 " pages, the limit of an export (about 300 MB of SVG); "
+                     "nothing was written; choose fewer stages with --stage, or show fewer tokens or heads", b->stages,
+                     b->stages == 1 ? "" : "s", EXPORT_MAX_SHAPES, b->pages);
+}
 
 /* Load and compute a lesson; print the error and return NULL on failure. */
 Lesson *app_load(const char *path, Trace **T, int *code)

@@ -37,6 +37,25 @@ int cli_stage_parse(const char *spec, StageSel *sel, Error *err);
 bool cli_stage_fits(const StageSel *sel, const Lesson *L, Error *err);
 /* Whether sel (NULL: all) chooses stage k (0-based). */
 bool cli_stage_wanted(const StageSel *sel, int k);
+/* What an export of one lesson has drawn so far, against its budget
+** (EXPORT_MAX_PAGES, EXPORT_MAX_SHAPES: docs/lesson-format.md). */
+typedef struct ExportBudget {
+    const Lesson *L;
+    int stages;                 /* stages chosen */
+    int64_t pages;              /* pages they take */
+    int64_t bound;              /* at least the shapes they draw (stage_shapes_bound): when it is within
+                                ** EXPORT_MAX_SHAPES the export surely is, else only drawing tells */
+    int64_t shapes;             /* shapes drawn so far */
+} ExportBudget;
+
+/* The budget of exporting the stages sel chooses of L (NULL: all): true
+** when their pages are within EXPORT_MAX_PAGES (counted before anything
+** is drawn), else false with err filled (ERR_LIMIT, about L's file). */
+bool cli_export_begin(ExportBudget *b, const StageSel *sel, const Lesson *L, const Trace *T, Error *err);
+/* Count a page laid out to be written, drawing shapes (draw_shapes):
+** false with err filled (ERR_LIMIT) when the lesson's pages together draw
+** more than EXPORT_MAX_SHAPES (the page is then not to be written). */
+bool cli_export_take(ExportBudget *b, int64_t shapes, Error *err);
 /* Load and compute a lesson; on failure print the error line to stderr, set
 ** *code (1 for I/O, 2 for an invalid lesson) and return NULL. */
 Lesson *app_load(const char *path, Trace **T, int *code);

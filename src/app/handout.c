@@ -48,7 +48,7 @@ static long long handout_date(const Lesson *L)
 
 /* Every picture, a page each. */
 int app_handout_write(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace *T, const ShotOpts *opts,
-                      const char *path, int *pages, Error *err)
+                      ExportBudget *b, const char *path, int *pages, Error *err)
 {
     *pages = 0;
     if (app_shot_check(opts, err) != 0) return -1;
@@ -69,12 +69,13 @@ int app_handout_write(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Tr
             page_name(L, k, v, name, sizeof name);
             stage_view_free(v);
             app_shot_layout(fonts, lc, L, T, k, &o, d);
-            r = pdf_page(doc, d, name);
+            if (!cli_export_take(b, draw_shapes(d), err)) r = -1;
+            else r = pdf_page(doc, d, name);
         }
     }
     draw_free(d);
     *pages = pdf_pages(doc);
-    r = pdf_save(doc, path, err);
+    if (r == 0) r = pdf_save(doc, path, err);
     pdf_free(doc);
     return r;
 }

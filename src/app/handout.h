@@ -10,7 +10,9 @@
 **   char *path = app_handout_path("out", L);              // "out/01-tour.pdf"
 **   int pages;
 **   Error err;
-**   if (app_handout_write(fonts, lc, L, T, &opts, path, &pages, &err) != 0) error_print(&err, stderr);
+**   ExportBudget b;
+**   if (!cli_export_begin(&b, NULL, L, T, &err) ||
+**       app_handout_write(fonts, lc, L, T, &opts, &b, path, &pages, &err) != 0) error_print(&err, stderr);
 */
 #ifndef ATTNLAB_HANDOUT_H
 #define ATTNLAB_HANDOUT_H
@@ -21,9 +23,11 @@
 /* DIR/<lesson>.pdf (caller frees). */
 char *app_handout_path(const char *dir, const Lesson *L);
 /* Write every stage picture of L (computed as T) to path, each laid out
-** with opts (its size, scale, theme, colormap) and lc; *pages gets their
-** number. 0, or -1 with err filled. */
+** with opts (its size, scale, theme, colormap) and lc, within budget b
+** (cli_export_begin's for every stage: nothing is written when the pages
+** draw more than it allows); *pages gets their number. 0, or -1 with err
+** filled. */
 int app_handout_write(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace *T, const ShotOpts *opts,
-                      const char *path, int *pages, Error *err);
+                      ExportBudget *b, const char *path, int *pages, Error *err);
 
 #endif

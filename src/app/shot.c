@@ -189,39 +189,113 @@ static void say_written(int r, const Error *err, const char *path, bool quiet)
     }
 }
 
-/* Write every sub-step of stage k (one file when it has none); 0 or 1. */
+/* The files an export of one lesson wrote, removed again when its budget
+** stops it (nothing of a lesson over budget is left). */
+typedef struct Written {
+    char **paths;
+    int n;
+} Written;
+
+/* Remove what w lists and forget it. */
+static void written_undo(Written *w)
+{
+    for (int i = 0; i < w->n; i++) {
+        unlink(w->paths[i]);
+        free(w->paths[i]);
+    }
+    w->n = 0;
+}
+
+/* Keep what w lists, printing each name unless quiet, and forget it. */
+static void written_keep(Written *w, bool quiet)
+{
+    for (int i = 0; i < w->n; i++) {
+        say_written(0, NULL, w->paths[i], quiet);
+        free(w->paths[i]);
+    }
+    free(w->paths);
+    memset(w, 0, sizeof *w);
+}
+
+/* Write every sub-step of stage k (one file when it has none), each page
+** laid out, counted against the budget b, then written and listed in w;
+** 0, 1 (I/O) or 2 (over budget). */
 static int export_stage(FontSet *fonts, LayoutCache *lc, const char *dir, const Lesson *L, const Trace *T, int k,
-                        const ShotOpts *opts, bool quiet)
+                        const ShotOpts *opts, ExportBudget *b, Written *w)
 {
     View *v = stage_view(L, T, k);
     int n = v->nsteps;
     stage_view_free(v);
-    for (int t = 0; t < n; t++) {
+    int code = 0;
+    char desc[300];
+    app_shot_desc(L, k, desc, sizeof desc);
+    DrawList *d = draw_create(opts->width, opts->height);
+    for (int t = 0; t < n && !code; t++) {
         ShotOpts o = *opts;
         o.step = t;
         StageOpts so = { 0, t, false };
-        View *w = stage_view_with(L, T, k, &so);
-        char *path = app_shot_step_path(dir, L, k, t, n, w->step_name, opts->svg);
-        stage_view_free(w);
+        View *page = stage_view_with(L, T, k, &so);
+        char *path = app_shot_step_path(dir, L, k, t, n, page->step_name, opts->svg);
+        stage_view_free(page);
         Error err;
-        int r = app_shot_write(fonts, lc, L, T, k, &o, path, &err);
-        say_written(r, &err, path, quiet);
-        free(path);
-        if (r != 0) return 1;
+        int r = app_shot_check(&o, &err);
+        if (r == 0) {
+            app_shot_layout(fonts, lc, L, T, k, &o, d);
+            bool fits = !o.svg || cli_export_take(b, draw_shapes(d), &err);     /* a PNG's bytes do not grow with them */
+            r = fits ? app_shot_save_list(fonts, d, o.svg, path, L->title, desc, &err) : -1;
+        }
+        say_written(r, &err, path, true);       /* the names once the lesson is whole (written_keep) */
+        if (r == 0) {
+            w->paths = xrealloc(w->paths, sizeof *w->paths * (size_t)(w->n + 1));
+            w->paths[w->n++] = path;
+        } else {
+            code = error_exit_code(&err);
+            free(path);
+        }
     }
-    return 0;
+    draw_free(d);
+    return code;
 }
 
-/* The lesson as one PDF, DIR/<lesson>.pdf (handout.h); 0 or 1. */
+/*
+** Whether the vector pictures (SVG, PDF) of the stages sel chooses draw
+** within the budget: when its bound says they may not, every page is laid
+** out and its shapes counted before anything is written, so that a lesson
+** over the budget costs its layouts, not hundreds of MB and a minute of
+** writing. false with err filled when they draw too many.
+*/
+static bool export_vectors_fit(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace *T, const StageSel *sel,
+                               const ShotOpts *opts, const ExportBudget *b, Error *err)
+{
+    if (b->bound <= EXPORT_MAX_SHAPES) return true;
+    ExportBudget dry = *b;
+    DrawList *d = draw_create(opts->width, opts->height);
+    bool fits = true;
+    for (int k = 0; k < L->nstages && fits; k++) {
+        if (!cli_stage_wanted(sel, k)) continue;
+        int n = stage_pages(L, T, k);
+        for (int t = 0; t < n && fits; t++) {
+            ShotOpts o = *opts;
+            o.step = t;
+            app_shot_layout(fonts, lc, L, T, k, &o, d);
+            fits = cli_export_take(&dry, draw_shapes(d), err);
+        }
+    }
+    draw_free(d);
+    return fits;
+}
+
+/* The lesson as one PDF, DIR/<lesson>.pdf (handout.h), within budget b;
+** 0, 1 (I/O) or 2 (over budget). */
 static int export_handout(FontSet *fonts, LayoutCache *lc, const char *dir, const Lesson *L, const Trace *T,
-                          const ShotOpts *opts, bool quiet)
+                          const ShotOpts *opts, ExportBudget *b, bool quiet)
 {
     char *path = app_handout_path(dir, L);
     Error err;
-    int pages, r = app_handout_write(fonts, lc, L, T, opts, path, &pages, &err);
+    int pages, r = app_handout_write(fonts, lc, L, T, opts, b, path, &pages, &err);
     say_written(r, &err, path, quiet);
     free(path);
-    return r != 0;
+    return r != 0 ? error_exit_code(&err) : 0;
 }
 
 /* Create dir (one level) if it is missing; 0, or -1 with err filled. A
@@ -321,17 +395,25 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
         }
         app_check_glyphs(paths[i], fonts, NULL);
         app_use_language(L->language);
-        if (!cli_stage_fits(sel, L, &err)) {
-            error_print(&err, stderr);
+        ExportBudget budget;
+        bool vector = opts->svg || opts->pdf;
+        if (!cli_stage_fits(sel, L, &err) || (!to_stdout && !cli_export_begin(&budget, opts->pdf ? NULL : sel, L, T, &err))
+            || (!to_stdout && vector && !export_vectors_fit(fonts, lc, L, T, opts->pdf ? NULL : sel, opts, &budget, &err))) {
+            error_print(&err, stderr);              /* nothing of this lesson written */
             if (error_exit_code(&err) > code) code = error_exit_code(&err);
         } else if (to_stdout) {
             c = export_stdout(fonts, lc, L, T, opts, sel);
             if (c > code) code = c;
         } else if (opts->pdf) {
-            if (export_handout(fonts, lc, dir, L, T, opts, quiet) != 0) code = 1;
+            c = export_handout(fonts, lc, dir, L, T, opts, &budget, quiet);
+            if (c == 1 || (c > code && code != 1)) code = c;
         } else {
-            for (int k = 0; k < L->nstages && code != 1; k++)
-                if (cli_stage_wanted(sel, k) && export_stage(fonts, lc, dir, L, T, k, opts, quiet) != 0) code = 1;
+            Written w = { NULL, 0 };
+            for (int k = 0; k < L->nstages && !c; k++)
+                if (cli_stage_wanted(sel, k)) c = export_stage(fonts, lc, dir, L, T, k, opts, &budget, &w);
+            if (c == 2) written_undo(&w);           /* over budget: none of the lesson's pictures stays */
+            written_keep(&w, quiet);
+            if (c == 1 || (c > code && code != 1)) code = c;
         }
         trace_free(T);
         lesson_free(L);

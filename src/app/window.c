@@ -262,7 +262,9 @@ static void save_handout(Win *w)
     char *path = app_handout_path(a->shots_dir, a->doc->L), why[ERROR_LINE_MAX];
     int pages;
     Error err;
-    if (app_handout_write(w->fonts, lc, a->doc->L, a->doc->T, &o, path, &pages, &err) == 0) {
+    ExportBudget budget;
+    if (cli_export_begin(&budget, NULL, a->doc->L, a->doc->T, &err)
+        && app_handout_write(w->fonts, lc, a->doc->L, a->doc->T, &o, &budget, path, &pages, &err) == 0) {
         app_toast(a, _("saved %s (%d pages)"), path, pages);
     } else {
         error_brief(&err, why, sizeof why);

@@ -124,6 +124,18 @@ typedef struct StageOpts {
     bool whole;                 /* every panel on one view, not split into pages for the slide (--dump) */
 } StageOpts;
 
+/* What exporting the pictures of a lesson may draw, at most: the pages of
+** its stages (every sub-step, head and part of one), and the shapes drawn
+** on them (draw_shapes: rectangles, texts, lines, each block of a fine
+** heatmap), so that a short lesson within every other limit still exports
+** in seconds and within a few hundred MB (docs/lesson-format.md). */
+#define EXPORT_MAX_PAGES  1024
+#define EXPORT_MAX_SHAPES (INT64_C(1) << 22)
+/* The most shapes one page draws: cells finer than a pixel are drawn in
+** blocks 3 units on a side (one per 9 square units of the 1280x800 canvas,
+** in proportion on others), and what is not a cell is a few hundred. */
+#define STAGE_PAGE_MAX_SHAPES (1280 * 800 / 9 + 4096)
+
 /* The view of stage k (0-based) of L, reading matrices from T, with the
 ** stage's own options. NULL if k is out of range. */
 View *stage_view(const Lesson *L, const Trace *T, int k);
@@ -131,6 +143,13 @@ View *stage_view(const Lesson *L, const Trace *T, int k);
 View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o);
 /* Release a view (not the matrices it borrows). */
 void stage_view_free(View *v);
+/* The pages stage k of L is shown on (and exports to): its sub-steps,
+** heads and parts, 1 when it has none. */
+int stage_pages(const Lesson *L, const Trace *T, int k);
+/* At least as many shapes as the pages of stage k draw (draw_shapes), from
+** the views alone: each page's cells and labels, and some for its text, at
+** most STAGE_PAGE_MAX_SHAPES a page. */
+int64_t stage_shapes_bound(const Lesson *L, const Trace *T, int k);
 /* The default title of a stage id ("Attention weights", ...). */
 const char *stage_default_title(StageId id);
 /* The panel of v showing ref (and, for a one-row panel, trace row r; -1 any),

@@ -472,3 +472,34 @@ void stage_paginate(Ctx *c)
     free(f);
     free(ps);
 }
+
+/* The pages of stage k: those of its first page's view. */
+int stage_pages(const Lesson *L, const Trace *T, int k)
+{
+    View *v = stage_view(L, T, k);
+    int n = v ? v->nsteps : 0;
+    stage_view_free(v);
+    return n;
+}
+
+/* A bound on the shapes of stage k's pages: every page built, its cells,
+** its labels and room for its text counted. */
+int64_t stage_shapes_bound(const Lesson *L, const Trace *T, int k)
+{
+    int64_t all = 0;
+    int pages = 1;
+    for (int step = 0; step < pages; step++) {
+        StageOpts o = { 0, step, false };
+        View *v = stage_view_with(L, T, k, &o);
+        if (!v) break;
+        pages = v->nsteps;
+        int64_t n = 512 + 64 * (int64_t)v->npara;       /* header, formula, notes, prose lines, colour bars */
+        for (int i = 0; i < v->npanels; i++) {
+            const Mat *m = v->panels[i].m;
+            n += 64 + 2 * (int64_t)m->rows * m->cols + m->rows + m->cols;     /* a cell: a rectangle and its number */
+        }
+        all += n < STAGE_PAGE_MAX_SHAPES ? n : STAGE_PAGE_MAX_SHAPES;
+        stage_view_free(v);
+    }
+    return all;
+}

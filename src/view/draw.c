@@ -195,6 +195,19 @@ void draw_image_size(const DrawImage *im, int *brows, int *bcols)
     *bcols = (im->cols + im->cstep - 1) / im->cstep;
 }
 
+/* The shapes of a list: its commands, images counted block by block. */
+int64_t draw_shapes(const DrawList *d)
+{
+    int64_t n = 0;
+    for (int i = 0; i < d->n; i++) {
+        const DrawImage *im = draw_image_of(d, &d->cmds[i], NULL);
+        int brows = 1, bcols = 1;
+        if (im) draw_image_size(im, &brows, &bcols);
+        n += (int64_t)brows * bcols;
+    }
+    return n;
+}
+
 /* A block's rectangle from its first cell's: steps of cells, cut at the grid's edge. */
 Rect draw_block_rect(Rect cell, int row, int col, const DrawImage *g)
 {

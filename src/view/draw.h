@@ -145,6 +145,9 @@ int draw_image(DrawList *d, float x, float y, const DrawImage *im, DrawRole role
 const DrawImage *draw_image_of(const DrawList *d, const DrawCmd *c, const Color **px);
 /* Blocks of an image down (*brows) and across (*bcols). */
 void draw_image_size(const DrawImage *im, int *brows, int *bcols);
+/* The shapes d draws: a command each, an image as its blocks (what an SVG
+** writes an element for, and what a picture costs to draw). */
+int64_t draw_shapes(const DrawList *d);
 /* The rectangle of the block whose first cell, (row, col) of grid g
 ** (g's rows, cols and steps; its cell size is cell's), is drawn at cell:
 ** rstep x cstep cells, fewer at the grid's edge. The layout's blocks of
