@@ -245,6 +245,23 @@ START_TEST(test_errors_shapes)
 }
 END_TEST
 
+START_TEST(test_quoted_pad_token)
+{
+    /* the pad token is named as tokens are written: bare, or quoted when it
+    ** holds a space or starts with # */
+    Error err;
+    Lesson *L = parse("title: T\n[setup]\ntokens: a \"<p ad>\" \"#x\"\nX = ones 3x2\nmask: padding \"<p ad>\"\n[softmax]\n"
+                      "[setup]\nmask: causal padding \"#x\" sliding 2\n[softmax]\n", &err);
+    ck_assert_msg(L != NULL, "%s", eline(&err));
+    ck_assert_str_eq(L->setups[0].pad_token, "<p ad>");
+    ck_assert_str_eq(L->setups[1].pad_token, "#x");
+    ck_assert_int_eq(L->setups[1].window, 2);
+    lesson_free(L);
+    expect("title: T\n[setup]\ntokens: a b\nX = ones 2x2\nmask: padding \"<p\n[softmax]\n",
+           "t.lesson:5:15: error: unterminated quoted token");
+}
+END_TEST
+
 START_TEST(test_limits_sizes)
 {
     expect(BASE "seed: 1\nY = randn 2x1025\n", "t.lesson:8:11: error: size 2x1025 is over the limit of 1024 rows or columns");
@@ -428,6 +445,7 @@ Suite *lesson_suite(void)
     tcase_add_test(core, test_setups_inherit_and_draws_continue);
     tcase_add_test(core, test_crlf_and_bom_accepted);
     tcase_add_test(core, test_generators);
+    tcase_add_test(core, test_quoted_pad_token);
     tcase_add_test(core, test_errors_keys_and_sections);
     tcase_add_test(core, test_errors_duplicates_and_missing);
     tcase_add_test(core, test_errors_numbers);

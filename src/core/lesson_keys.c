@@ -522,13 +522,10 @@ static bool parse_mask_parts(Parser *p, Setup *su, const char *s)
         } else if (bit == MASKP_PREFIX) {
             if (!lp_int(p, &s, 1, LESSON_MAX_TOKENS, "the prefix length", &x)) return false;
             su->prefix = (int)x;
-        } else if (bit == MASKP_PADDING) {
+        } else if (bit == MASKP_PADDING) {          /* a token as the tokens are written: bare or "quoted" */
             s = skip_ws(s);
-            const char *t = s;
-            while (*s && *s != ' ' && *s != '\t') s++;
-            if (s == t) return FAIL(p, s, "expected the pad token after 'padding', e.g. padding <pad>");
-            if (s - t > LESSON_MAX_TOKEN) return FAIL(p, t, "token is longer than %d bytes", LESSON_MAX_TOKEN);
-            su->pad_token = xstrndup(t, (size_t)(s - t));
+            if (!*s) return FAIL(p, s, "expected the pad token after 'padding', e.g. padding <pad>");
+            if (!lp_token(p, &s, &su->pad_token)) return false;
         }
     }
     if (parts & (MASKP_SLIDING | MASKP_PREFIX)) parts |= MASKP_CAUSAL;
