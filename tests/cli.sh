@@ -16,6 +16,17 @@ expect 0 "$bin" --help
 grep -q -- '--dump' "$tmp/out" && ok || bad "--help mentions --dump"
 expect 2 "$bin" --no-such-flag
 [ "$(cat "$tmp/err")" = "attnlab: error: unknown option '--no-such-flag' (see attnlab --help)" ] && ok || bad "unknown flag: one line on stderr, got: $(cat "$tmp/err")"
+# an empty value is named, not taken for a directory; --version and --help take nothing else
+for v in "--export=" "--font=" "--stage="; do
+    expect 2 "$bin" "$v" lessons/01-tour.lesson
+    [ "$(cat "$tmp/err")" = "attnlab: error: ${v%=} needs a value, found an empty one (see attnlab --help)" ] && ok || bad "$v: got $(cat "$tmp/err")"
+done
+expect 2 "$bin" --export "" lessons/01-tour.lesson
+grep -qx "attnlab: error: --export needs a value, found an empty one (see attnlab --help)" "$tmp/err" && ok || bad "--export '': $(cat "$tmp/err")"
+expect 2 "$bin" --version extra
+[ "$(cat "$tmp/err")" = "attnlab: error: --version takes nothing else, found 'extra' (see attnlab --help)" ] && [ ! -s "$tmp/out" ] && ok || bad "--version extra: $(cat "$tmp/err")"
+expect 2 "$bin" --help lessons/01-tour.lesson
+grep -q "^attnlab: error: --help takes nothing else, found 'lessons/01-tour.lesson'" "$tmp/err" && ok || bad "--help FILE: $(cat "$tmp/err")"
 
 expect 0 "$bin" --check lessons/*.lesson
 [ "$(grep -c ': ok' "$tmp/out")" -eq "$(ls lessons/*.lesson | wc -l)" ] && ok || bad "--check reports every lesson ok"

@@ -252,6 +252,7 @@ static int long_option(Args *a, int argc, char **argv, int *i)
         if (*i + 1 >= argc) return app_usage_error(_("--%s needs a value"), o->name);
         v = argv[++*i];
     }
+    if (o->value && !*v) return app_usage_error(_("--%s needs a value, found an empty one"), o->name);
     return take(a, o, v);
 }
 
@@ -332,6 +333,8 @@ int app_args_parse(int argc, char **argv, Args *a)
         else a->files[a->nfiles++] = argv[i];
         if (code) return code;
     }
+    if ((a->help || a->version) && a->nfiles)
+        return app_usage_error(_("--%s takes nothing else, found '%s'"), a->help ? "help" : "version", a->files[0]);
     if (a->help || a->version) return 0;
     int code = check_files(a);
     if (code) return code;
