@@ -117,7 +117,7 @@ wait_for "the stand-in zenity ran" test -s "$tmp/zenity-args" && ok
 wait_for "the stand-in zenity ended" gone && ok
 settle
 shows tour && ok || bad "O with zenity opens the file it answers"
-grep -qx -- '--file-selection' "$tmp/zenity-args" && grep -qx "$tmp/course/" "$tmp/zenity-args" \
+grep -qx -- '--file-selection' "$tmp/zenity-args" && grep -qx -- "--filename=$tmp/course/" "$tmp/zenity-args" \
     && ok || bad "zenity is asked for a file, starting in the lesson's folder: $(cat "$tmp/zenity-args")"
 
 # ---- files dropped on the window

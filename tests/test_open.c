@@ -9,6 +9,7 @@
 #define _DEFAULT_SOURCE
 #include "suites.h"
 #include "app/args.h"
+#include "app/filedlg.h"
 #include "app/frame.h"
 #include "app/library.h"
 #include "app/paths.h"
@@ -307,6 +308,59 @@ static int parse(Args *a, const char **argv)
     return app_args_parse(argc, (char **)argv, a);
 }
 
+/* The arguments a stand-in dialog program (bin/NAME under work) was run
+** with, one a line, after the dialog started in dir ends; its answer. */
+static char *dialog_args(const char *name, const char *dir, char *args, size_t n)
+{
+    char bin[PATH_MAX + 8], prog[PATH_MAX + 32], out[PATH_MAX + 32];
+    snprintf(bin, sizeof bin, "%s/bin", work);
+    mkdir(bin, 0755);
+    snprintf(prog, sizeof prog, "%s/%s", bin, name);
+    snprintf(out, sizeof out, "%s/%s-args", work, name);
+    FILE *f = fopen(prog, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "#!/bin/sh\nprintf '%%s\\n' \"$@\" > '%s'\necho chosen.lesson\n", out);
+    fclose(f);
+    chmod(prog, 0755);
+    char *path_was = xstrdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    char path[PATH_MAX * 2];
+    snprintf(path, sizeof path, "%s:%s", bin, path_was);
+    setenv("PATH", path, 1);
+    setenv("ATTNLAB_FILE_DIALOG", name, 1);
+    FileDialog *d = filedlg_start(dir, "Open a lesson");
+    ck_assert_ptr_nonnull(d);
+    char *answer = NULL;
+    while (!filedlg_poll(d, &answer)) usleep(1000);      /* its end is the event waited for */
+    filedlg_free(d);
+    setenv("PATH", path_was, 1);
+    unsetenv("ATTNLAB_FILE_DIALOG");
+    free(path_was);
+    f = fopen(out, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t k = fread(args, 1, n - 1, f);
+    args[k] = '\0';
+    fclose(f);
+    return answer;
+}
+
+START_TEST(test_dialog_folder_starting_with_a_dash)
+{
+    /* a relative folder named "-course" reaches the dialog as ./-course/,
+    ** which no dialog program can take for an option */
+    char args[4096];
+    char *answer = dialog_args("zenity", "-course", args, sizeof args);
+    ck_assert_str_eq(answer, "chosen.lesson");
+    free(answer);
+    ck_assert_msg(strstr(args, "\n--filename=./-course/\n") != NULL, "zenity got:\n%s", args);
+    answer = dialog_args("kdialog", "-course", args, sizeof args);
+    free(answer);
+    ck_assert_msg(strstr(args, "\n--getopenfilename\n./-course/\n") != NULL, "kdialog got:\n%s", args);
+    answer = dialog_args("zenity", "/home/t/course", args, sizeof args);   /* an absolute folder as it is */
+    free(answer);
+    ck_assert_msg(strstr(args, "\n--filename=/home/t/course/\n") != NULL, "zenity got:\n%s", args);
+}
+END_TEST
+
 START_TEST(test_options_as_gnu_reads_them)
 {
     Args a;
@@ -357,6 +411,7 @@ Suite *open_suite(void)
     tcase_set_timeout(core, 60);
     tcase_add_checked_fixture(core, setup, NULL);
     tcase_add_test(core, test_recent_files_newest_first);
+    tcase_add_test(core, test_dialog_folder_starting_with_a_dash);
     tcase_add_test(core, test_picker_lists_every_source_once);
     tcase_add_test(core, test_tab_completes_a_path);
     tcase_add_test(core, test_dropped_files);

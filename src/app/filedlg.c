@@ -67,11 +67,12 @@ FileDialog *filedlg_start(const char *dir, const char *title)
 {
     const char *prog = choose();
     if (!prog) return NULL;
-    char start[PATH_MAX + 2], titled[512];
-    snprintf(start, sizeof start, "%s/", dir);
+    char start[PATH_MAX + 4], titled[512], named[PATH_MAX + 16];
+    /* a relative folder whose name starts with '-' would read as an option: ./-course/ */
+    snprintf(start, sizeof start, "%s%s/", dir[0] == '-' ? "./" : "", dir);
     snprintf(titled, sizeof titled, "--title=%s", title);
-    char *zenity[] = { "zenity", "--file-selection", titled, "--filename", start,
-                       "--file-filter=*.lesson", "--file-filter=*", NULL };
+    snprintf(named, sizeof named, "--filename=%s", start);
+    char *zenity[] = { "zenity", "--file-selection", titled, named, "--file-filter=*.lesson", "--file-filter=*", NULL };
     char *kdialog[] = { "kdialog", "--title", (char *)title, "--getopenfilename", start, "*.lesson", NULL };
     int fds[2];
     if (pipe(fds) != 0) return NULL;
