@@ -244,6 +244,11 @@ $(BUILD)/xdnd_drop: tests/tools/xdnd_drop.c $(BUILD)/flags | deps-test
 $(BUILD)/trng_dump: $(CORE_OBJ) $(call obj,tests/tools/trng_dump.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
+# The names of the stage and key tables, for the fuzzing dictionary and
+# the checks of the docs (tests/tools/lists.c).
+$(BUILD)/lists: $(CORE_OBJ) $(call obj,tests/tools/lists.c) | deps-build
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
+
 # Single numbers of a lesson's trace, for tests/check_model_layer.py.
 $(BUILD)/trace_cells: $(CORE_OBJ) $(call obj,tests/tools/trace_cells.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
@@ -307,7 +312,7 @@ test: deps-test
 	@$(MAKE) --no-print-directory WERROR=-Werror test-run
 	@sh tests/run_part.sh --summary $(RESULTS) $(TEST_PARTS)
 
-test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(BUILD)/trace_cells $(BUILD)/xdnd_drop $(MO_FILES) \
+test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(BUILD)/trace_cells $(BUILD)/lists $(BUILD)/xdnd_drop $(MO_FILES) \
             $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/bench_start_parts
 
 # Build, then run every part; this stops only when the build fails.

@@ -260,6 +260,13 @@ void lesson_free(Lesson *L);
 LessonMatrix *lesson_matrix(const Setup *s, const char *name);
 /* "softmax", "raw_scores", ... */
 const char *lesson_stage_name(StageId id);
+/* Where a `key: value` line belongs: the top of the file, a setup, a stage. */
+typedef enum LessonPlace { LESSON_TOP, LESSON_SETUP, LESSON_STAGE } LessonPlace;
+/* Setting key i of the format, from 0 in the order of the key table, and
+** where it belongs (*place, when not NULL); NULL past the last. Every list
+** of the keys outside C (the fuzzing dictionary, the docs) is made or
+** checked from this. */
+const char *lesson_key_name(int i, LessonPlace *place);
 /* The id for a name; returns false if there is none. */
 bool lesson_stage_from_name(const char *name, StageId *id);
 /* The block size online_softmax uses for stage st: its `block:`, else

@@ -676,6 +676,17 @@ static const LessonKey keys[] = {
 
 #define NKEYS (sizeof keys / sizeof *keys)
 
+_Static_assert((int)SEC_HEAD == (int)LESSON_TOP && (int)SEC_SETUP == (int)LESSON_SETUP && (int)SEC_STAGE == (int)LESSON_STAGE,
+               "a key's section is where it belongs");
+
+/* Key i of the table. */
+const char *lesson_key_name(int i, LessonPlace *place)
+{
+    if (i < 0 || (size_t)i >= NKEYS) return NULL;
+    if (place) *place = (LessonPlace)keys[i].sec;
+    return keys[i].name;
+}
+
 /* The field of set that says where key k was set (0: not in this section). */
 static int *line_of(KeyLines *set, const LessonKey *k)
 {

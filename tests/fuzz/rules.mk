@@ -25,7 +25,7 @@ FUZZ_CFLAGS  := $(WARN) $(WERROR) -g -O1 -Isrc -I$(BUILD)/gen $(FUZZ_SAN)
 FUZZ_SRC     := tests/fuzz/fuzz_lesson.c $(CORE_SRC) $(VIEW_SRC)
 # -timeout: a lesson at the edge of the work budget (about a second in a
 # normal build) takes 10-30 s under ASan and UBSan at -O1 on a busy machine.
-FUZZ_ARGS    := -max_len=65536 -timeout=60 -rss_limit_mb=2048 -dict=tests/fuzz/lesson.dict
+FUZZ_ARGS    := -max_len=65536 -timeout=60 -rss_limit_mb=2048 -dict=$(FUZZ_DIR)/lesson.dict
 
 .PHONY: fuzz fuzz-build fuzz-corpus fuzz-npy fuzz-shape fuzz-memory fuzz-regressions test-valgrind test-bad-lessons
 
@@ -47,7 +47,15 @@ fuzz-corpus:
 # in $(FUZZ_DIR)/artifacts/. Minimise it with
 #   $(FUZZ_DIR)/fuzz_lesson -minimize_crash=1 -max_total_time=60 -exact_artifact_path=tests/fuzz/regressions/NAME ARTIFACT
 # before fixing the bug, so fuzz-regressions replays it from then on.
-fuzz: $(FUZZ_DIR)/fuzz_lesson fuzz-corpus
+# The dictionary: the format's literals (tests/fuzz/lesson.dict) and every
+# stage and setting key from their C tables (build/lists), so that a stage
+# or key added to a table is fuzzed without anyone adding it here.
+$(FUZZ_DIR)/lesson.dict: tests/fuzz/lesson.dict $(BUILD)/lists
+	@mkdir -p $(FUZZ_DIR)
+	{ cat tests/fuzz/lesson.dict && $(BUILD)/lists dict; } > $@.tmp
+	mv $@.tmp $@
+
+fuzz: $(FUZZ_DIR)/fuzz_lesson $(FUZZ_DIR)/lesson.dict fuzz-corpus
 	@mkdir -p $(FUZZ_DIR)/artifacts
 	$(FUZZ_DIR)/fuzz_lesson $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/corpus
