@@ -4,7 +4,8 @@
 ** file the run chose; a mixed Arabic/Latin/number string must come out in
 ** bidi visual order; measured widths must match the ink drawn; a frame with
 ** more distinct glyphs than one atlas page holds must draw every one of
-** them as a fresh canvas would; missing characters are found.
+** them as a fresh canvas would; missing characters are found; a colour
+** glyph as a picture (for the PDF) fills the box the atlas draws it in.
 */
 #define _POSIX_C_SOURCE 200809L
 #include "suites.h"
@@ -216,6 +217,46 @@ START_TEST(test_colour_emoji_are_drawn_untinted)
             draw_free(d);
         }
     }
+}
+END_TEST
+
+START_TEST(test_colour_glyphs_as_pictures)
+{
+    /* 😀 as the PDF takes it: the font's own strike at every size, premultiplied,
+    ** in the very box the atlas draws it in; a DejaVu letter is no picture. */
+    int made_at = 0, w = 0, h = 0;
+    for (int px = 12; px <= 120; px += 27) {
+        FontRun r = font_shape(tfonts, "😀", px, 0);
+        ck_assert_int_eq(r.n, 1);
+        FontRunGlyph g = r.g[0];
+        ck_assert(font_face_color(tfonts, g.face));
+        FontPicture pic;
+        ck_assert_int_eq(font_picture(tfonts, g.face, g.gid, px, &pic), 1);
+        FontGlyph atlas = font_glyph(tfonts, g.face, g.gid, px, 0, 1);
+        ck_assert(atlas.color);
+        ck_assert_int_eq(pic.x, atlas.dx);
+        ck_assert_int_eq(pic.y, atlas.dy);
+        ck_assert_int_eq(pic.dw, atlas.w);
+        ck_assert_int_eq(pic.dh, atlas.h);
+        if (!made_at) made_at = pic.made_at, w = pic.w, h = pic.h;
+        ck_assert_int_eq(pic.made_at, made_at);         /* one strike serves every size, */
+        ck_assert(pic.w == w && pic.h == h);            /* whole at every size: the PDF scales it */
+        ck_assert_int_gt(pic.w, 100);
+        ck_assert(!pic.thickened);
+        int yellow = 0;
+        for (int i = 0; i < pic.w * pic.h; i++) {
+            uint32_t v = pic.argb[i], a = v >> 24;
+            ck_assert(((v >> 16) & 255) <= a && ((v >> 8) & 255) <= a && (v & 255) <= a);     /* premultiplied */
+            yellow += a == 255 && (v >> 16 & 255) > 200 && (v >> 8 & 255) > 150 && (v & 255) < 100;
+        }
+        ck_assert_int_gt(yellow, pic.w * pic.h / 4);
+        free(pic.argb);
+    }
+    FontRun r = font_shape(tfonts, "A", 20, 0);
+    ck_assert(!font_face_color(tfonts, r.g[0].face));
+    FontPicture none;
+    ck_assert_int_eq(font_picture(tfonts, r.g[0].face, r.g[0].gid, 20, &none), 0);
+    ck_assert(none.argb == NULL && none.w == 0);
 }
 END_TEST
 
@@ -491,6 +532,7 @@ Suite *text_suite(void)
     tcase_add_test(core, test_measured_width_is_the_ink);
     tcase_add_test(core, test_fallback_faces_and_missing_characters);
     tcase_add_test(core, test_colour_emoji_are_drawn_untinted);
+    tcase_add_test(core, test_colour_glyphs_as_pictures);
     tcase_add_test(core, test_script_lessons_lay_out_cleanly);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");

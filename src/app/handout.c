@@ -2,6 +2,7 @@
 ** handout.c: a lesson's pictures as the pages of one PDF (handout.h).
 */
 #include "handout.h"
+#include "app/glyphs.h"
 #include "core/fileio.h"
 #include "core/stage.h"
 #include "core/util.h"
@@ -74,6 +75,9 @@ int app_handout_write(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Tr
         }
     }
     draw_free(d);
+    const PdfUndrawn *undrawn;
+    int n = pdf_undrawn(doc, &undrawn);
+    app_warn_undrawn(L->path, undrawn, n);
     *pages = pdf_pages(doc);
     if (r == 0) r = pdf_save(doc, path, err);
     pdf_free(doc);

@@ -295,6 +295,12 @@ int font_face_emboldened(const FontSet *fs, int face)
     return face >= 0 && face < fs->nfaces && fs->face[face].embolden;
 }
 
+/* Whether a face is a colour font (opened: a run's faces are). */
+int font_face_color(const FontSet *fs, int face)
+{
+    return face >= 0 && face < fs->nfaces && fs->face[face].state > 0 && fs->face[face].color;
+}
+
 /* Whole pixels for a DrawList size. */
 int font_px(float size)
 {

@@ -40,6 +40,8 @@
 ** textures. Outline glyphs are white with coverage in alpha and
 ** are tinted when drawn; colour glyphs (emoji) hold their own colours and
 ** are drawn untinted. Bitmaps of rotated text are stored already turned.
+** A vector output (the PDF) takes a colour glyph as a picture instead
+** (font_picture): the font's own bitmap, not shrunk, and the atlas's box.
 **
 ** Ownership: the FontSet owns its fonts, runs, glyphs and pages. font_glyph
 ** returns a copy. A FontRun from font_shape stays valid until the next
@@ -169,11 +171,32 @@ const char *font_face_family(const FontSet *fs, int face);
 const char *font_face_path(const FontSet *fs, int face, int *index);
 /* Whether font i is a regular font made bold by thickening its outlines. */
 int font_face_emboldened(const FontSet *fs, int face);
+/* Whether font i is a colour font (emoji): its glyphs are pictures
+** (font_picture) wherever they cannot be drawn as text. */
+int font_face_color(const FontSet *fs, int face);
 
 /* The glyph gid of font face at a pixel size and rotation (0, or 1 = 90
 ** degrees counter-clockwise); rasterised into a page on first use when
 ** raster is set. For px out of range the glyph is empty (page -1). */
 FontGlyph font_glyph(FontSet *fs, int face, uint32_t gid, int px, int rotated, int raster);
+/* A colour glyph (an emoji of a colour bitmap font) as a picture, for a
+** vector output that cannot draw it as text: FreeType's own bitmap, at the
+** font's size (a bitmap font's strike is not shrunk), and the box in which
+** the atlas draws it at px: top-left (x, y) from the pen, dw x dh pixels. */
+typedef struct FontPicture {
+    int w, h;               /* the bitmap's pixels (0 x 0: no ink, nothing to draw) */
+    uint32_t *argb;         /* w * h pixels, rows top down, premultiplied ARGB (caller frees) */
+    int x, y, dw, dh;       /* where it goes, in pixels from the pen (y down) */
+    int made_at;            /* the pixel size the bitmap was made at: a bitmap font's
+                               strike, the same at every px (one picture serves all) */
+    int thickened;          /* made from outlines thickened for a synthesised bold: not
+                               the regular weight's picture (a bitmap font's never is) */
+} FontPicture;
+/* Glyph gid of font face at px as a picture: 1 with *pic filled when it is
+** a colour glyph (free pic->argb), 0 when it is not (draw it as text: pic
+** is empty), -1 when it is one of a colour font but FreeType cannot read
+** it (a damaged font: the PNG draws nothing there either). */
+int font_picture(FontSet *fs, int face, uint32_t gid, int px, FontPicture *pic);
 /* Create page 0 if there is none yet; returns 0, or -1 without memory. */
 int font_first_page(FontSet *fs);
 /* Number of atlas pages in use. */

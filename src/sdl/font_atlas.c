@@ -216,10 +216,31 @@ static uint32_t box_pixel(const FT_Bitmap *b, int dw, int dh, int x, int y)
 }
 
 /*
-** Rasterise a glyph into a page, turned when it is rotated. FreeType puts
-** the bitmap's top-left at (bitmap_left, -bitmap_top) from the pen; a
-** bitmap-only font's strike is scaled to the pixel size on the way in.
+** Where the bitmap FreeType just loaded for face goes when drawn at px: its
+** top-left is (left, -top) from the pen and it is gw x gh pixels. FreeType
+** puts it at (bitmap_left, -bitmap_top) at its own size; a bitmap-only
+** font's strike is scaled to the pixel size, in whole pixels. Returns
+** whether it is scaled.
 */
+static int bitmap_box(const FontSet *fs, int face, const FT_GlyphSlot slot, int px, int *left, int *top, int *gw,
+                      int *gh)
+{
+    const FT_Bitmap *b = &slot->bitmap;
+    *gw = (int)b->width, *gh = (int)b->rows, *left = slot->bitmap_left, *top = slot->bitmap_top;
+    int strike = fs->face[face].strike, scaled = strike && strike != px && b->pixel_mode == FT_PIXEL_MODE_BGRA;
+    if (scaled) {
+        *left = *left * px / strike;
+        *top = (*top * px + strike / 2) / strike;
+        *gw = (*gw * px + strike / 2) / strike;
+        *gh = (*gh * px + strike / 2) / strike;
+        if (*gw < 1) *gw = 1;
+        if (*gh < 1) *gh = 1;
+    }
+    return scaled;
+}
+
+/* Rasterise a glyph into a page, turned when it is rotated, scaled to px
+** on the way in (bitmap_box). */
 static void raster(FontSet *fs, FontGlyph *g, int face, uint32_t gid, int px)
 {
     g->rastered = 1;
@@ -227,16 +248,8 @@ static void raster(FontSet *fs, FontGlyph *g, int face, uint32_t gid, int px)
     if (!ft || load(fs, face, gid, 1) != 0) return;
     const FT_GlyphSlot slot = ft->glyph;
     const FT_Bitmap *b = &slot->bitmap;
-    int gw = (int)b->width, gh = (int)b->rows, left = slot->bitmap_left, top = slot->bitmap_top;
-    int strike = fs->face[face].strike, scaled = strike && strike != px && b->pixel_mode == FT_PIXEL_MODE_BGRA;
-    if (scaled) {
-        left = left * px / strike;
-        top = (top * px + strike / 2) / strike;
-        gw = (gw * px + strike / 2) / strike;
-        gh = (gh * px + strike / 2) / strike;
-        if (gw < 1) gw = 1;
-        if (gh < 1) gh = 1;
-    }
+    int gw, gh, left, top;
+    int scaled = bitmap_box(fs, face, slot, px, &left, &top, &gw, &gh);
     if (gw <= 0 || gh <= 0 || !b->buffer) return;     /* a space */
     if (b->pixel_mode != FT_PIXEL_MODE_GRAY && b->pixel_mode != FT_PIXEL_MODE_MONO
         && b->pixel_mode != FT_PIXEL_MODE_BGRA)
@@ -264,6 +277,47 @@ static void raster(FontSet *fs, FontGlyph *g, int face, uint32_t gid, int px)
     ** counter-clockwise maps an offset (u, v) to (v, -u). */
     g->dx = (int16_t)(rot ? -top : left);
     g->dy = (int16_t)(rot ? -(left + gw) : -top);
+}
+
+/*
+** A colour glyph as a picture: FreeType's own BGRA bitmap (a bitmap-only
+** font's whole strike, not shrunk), copied as premultiplied ARGB, and the
+** box the atlas draws it in at px (bitmap_box), so a PDF puts it where the
+** PNG does.
+*/
+int font_picture(FontSet *fs, int face, uint32_t gid, int px, FontPicture *pic)
+{
+    memset(pic, 0, sizeof *pic);
+    if (!fs || face < 0 || face >= fs->nfaces || px < FONT_MIN_PX || px > FONT_MAX_PX) return 0;
+    FT_Face ft = font_face_at(fs, face, px);
+    if (!ft) return 0;          /* no font to draw it with: the text's own fallback (nothing) */
+    if (!fs->face[face].color) return 0;
+    if (load(fs, face, gid, 1) != 0) return -1;
+    const FT_GlyphSlot slot = ft->glyph;
+    const FT_Bitmap *b = &slot->bitmap;
+    if (b->pixel_mode != FT_PIXEL_MODE_BGRA) return b->width && b->rows ? 0 : 1;     /* plain glyph, or no ink */
+    if (!b->width || !b->rows) return 1;
+    if (!b->buffer) return -1;
+    int left, top, gw, gh;
+    bitmap_box(fs, face, slot, px, &left, &top, &gw, &gh);
+    pic->w = (int)b->width;
+    pic->h = (int)b->rows;
+    pic->x = left;
+    pic->y = -top;
+    pic->dw = gw;
+    pic->dh = gh;
+    pic->made_at = fs->face[face].strike ? fs->face[face].strike : px;
+    pic->thickened = fs->face[face].embolden && !fs->face[face].strike;
+    pic->argb = xmalloc(sizeof *pic->argb * (size_t)pic->w * (size_t)pic->h);
+    for (int j = 0; j < pic->h; j++) {
+        const unsigned char *row = b->buffer + (long)j * b->pitch;
+        for (int i = 0; i < pic->w; i++) {
+            const unsigned char *p = row + 4 * i;           /* B G R A, premultiplied */
+            pic->argb[(size_t)j * (size_t)pic->w + (size_t)i] =
+                (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+        }
+    }
+    return 1;
 }
 
 /* A copy of the glyph, rasterised first when asked. */

@@ -30,6 +30,8 @@ struct PdfDoc {
     cairo_surface_t *surface;
     cairo_t *cr;
     cairo_font_face_t *faces[MAX_FACES];    /* font i of the FontSet, opened on first use */
+    PdfUndrawn *undrawn;            /* characters left out, each once, in the order met */
+    int nundrawn, capundrawn;
     int pages;
     bool finished;
 };
@@ -52,9 +54,13 @@ struct PdfDoc {
     X(cairo_font_face_destroy) \
     X(cairo_font_face_status) \
     X(cairo_ft_font_face_create_for_pattern) \
+    X(cairo_image_surface_create) \
+    X(cairo_image_surface_get_data) \
+    X(cairo_image_surface_get_stride) \
     X(cairo_line_to) \
     X(cairo_move_to) \
     X(cairo_paint) \
+    X(cairo_paint_with_alpha) \
     X(cairo_pdf_surface_add_outline) \
     X(cairo_pdf_surface_create_for_stream) \
     X(cairo_pdf_surface_set_metadata) \
@@ -71,6 +77,7 @@ struct PdfDoc {
     X(cairo_set_line_join) \
     X(cairo_set_line_width) \
     X(cairo_set_source_rgba) \
+    X(cairo_set_source_surface) \
     X(cairo_show_glyphs) \
     X(cairo_show_page) \
     X(cairo_show_text_glyphs) \
@@ -79,6 +86,8 @@ struct PdfDoc {
     X(cairo_stroke) \
     X(cairo_surface_destroy) \
     X(cairo_surface_finish) \
+    X(cairo_surface_mark_dirty) \
+    X(cairo_surface_set_mime_data) \
     X(cairo_surface_status) \
     X(cairo_translate)
 
@@ -115,9 +124,13 @@ static int load_cairo(Error *err)
 #define cairo_font_face_destroy cairo_api.cairo_font_face_destroy
 #define cairo_font_face_status cairo_api.cairo_font_face_status
 #define cairo_ft_font_face_create_for_pattern cairo_api.cairo_ft_font_face_create_for_pattern
+#define cairo_image_surface_create cairo_api.cairo_image_surface_create
+#define cairo_image_surface_get_data cairo_api.cairo_image_surface_get_data
+#define cairo_image_surface_get_stride cairo_api.cairo_image_surface_get_stride
 #define cairo_line_to cairo_api.cairo_line_to
 #define cairo_move_to cairo_api.cairo_move_to
 #define cairo_paint cairo_api.cairo_paint
+#define cairo_paint_with_alpha cairo_api.cairo_paint_with_alpha
 #define cairo_pdf_surface_add_outline cairo_api.cairo_pdf_surface_add_outline
 #define cairo_pdf_surface_create_for_stream cairo_api.cairo_pdf_surface_create_for_stream
 #define cairo_pdf_surface_set_metadata cairo_api.cairo_pdf_surface_set_metadata
@@ -134,6 +147,7 @@ static int load_cairo(Error *err)
 #define cairo_set_line_join cairo_api.cairo_set_line_join
 #define cairo_set_line_width cairo_api.cairo_set_line_width
 #define cairo_set_source_rgba cairo_api.cairo_set_source_rgba
+#define cairo_set_source_surface cairo_api.cairo_set_source_surface
 #define cairo_show_glyphs cairo_api.cairo_show_glyphs
 #define cairo_show_page cairo_api.cairo_show_page
 #define cairo_show_text_glyphs cairo_api.cairo_show_text_glyphs
@@ -142,6 +156,8 @@ static int load_cairo(Error *err)
 #define cairo_stroke cairo_api.cairo_stroke
 #define cairo_surface_destroy cairo_api.cairo_surface_destroy
 #define cairo_surface_finish cairo_api.cairo_surface_finish
+#define cairo_surface_mark_dirty cairo_api.cairo_surface_mark_dirty
+#define cairo_surface_set_mime_data cairo_api.cairo_surface_set_mime_data
 #define cairo_surface_status cairo_api.cairo_surface_status
 #define cairo_translate cairo_api.cairo_translate
 
@@ -308,10 +324,88 @@ static void put_glyphs(PdfDoc *doc, const char *text, const FontRun *run, int fr
     free(cl);
 }
 
+/* Remember that the character glyph g of text draws was left out (once
+** per character and font). */
+static void left_out(PdfDoc *doc, const char *text, const FontRunGlyph *g)
+{
+    uint32_t cp = 0xFFFD;
+    size_t len = strlen(text);
+    if (g->byte < len) utf8_decode(text + g->byte, len - g->byte, &cp);
+    const char *family = font_face_family(doc->fonts, g->face);
+    for (int i = 0; i < doc->nundrawn; i++)
+        if (doc->undrawn[i].cp == cp && !strcmp(doc->undrawn[i].family, family)) return;
+    if (doc->nundrawn == doc->capundrawn) {
+        doc->capundrawn = doc->capundrawn ? 2 * doc->capundrawn : 8;
+        doc->undrawn = xrealloc(doc->undrawn, sizeof *doc->undrawn * (size_t)doc->capundrawn);
+    }
+    doc->undrawn[doc->nundrawn++] = (PdfUndrawn){ cp, family };
+}
+
+/*
+** A colour glyph as an image: the font's own bitmap, scaled into the box
+** the PNG draws it in, with the text's opacity. Each picture carries an id
+** of its font file, glyph and size (cairo's unique-id mime data), so an
+** emoji drawn many times, on any page, in any weight, is one image in the
+** file. 0, or -1 when cairo has no
+** memory for it.
+*/
+static int put_picture(PdfDoc *doc, const FontRunGlyph *g, const FontPicture *pic, double alpha)
+{
+    cairo_t *cr = doc->cr;
+    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, pic->w, pic->h);
+    unsigned char *data = cairo_image_surface_get_data(img);
+    if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS || !data) {
+        cairo_surface_destroy(img);
+        return -1;
+    }
+    int stride = cairo_image_surface_get_stride(img);
+    for (int j = 0; j < pic->h; j++)            /* cairo's ARGB32: premultiplied, native words, as FontPicture */
+        memcpy(data + (size_t)j * (size_t)stride, pic->argb + (size_t)j * (size_t)pic->w, 4 * (size_t)pic->w);
+    cairo_surface_mark_dirty(img);
+    int index = 0;
+    const char *file = font_face_path(doc->fonts, g->face, &index);
+    Buf id = { 0 };         /* the font's file, not its place in the FontSet: the bold weight's is the same picture */
+    buf_printf(&id, "attnlab-picture %s:%d %u %d%s", file ? file : "", index, (unsigned)g->gid, pic->made_at,
+               pic->thickened ? " bold" : "");
+    size_t n = id.len;
+    char *s = buf_take(&id);
+    if (cairo_surface_set_mime_data(img, CAIRO_MIME_TYPE_UNIQUE_ID, (const unsigned char *)s, n, free, s)
+        != CAIRO_STATUS_SUCCESS)
+        free(s);
+    cairo_save(cr);
+    cairo_translate(cr, g->x + pic->x, g->y + pic->y);
+    cairo_scale(cr, (double)pic->dw / pic->w, (double)pic->dh / pic->h);
+    cairo_set_source_surface(cr, img, 0, 0);
+    if (alpha < 1) cairo_paint_with_alpha(cr, alpha);
+    else cairo_paint(cr);
+    cairo_restore(cr);
+    cairo_surface_destroy(img);
+    return 0;
+}
+
+/*
+** The glyphs of a colour font: cairo's PDF writer would put them in as
+** empty Type 3 glyphs, so each is drawn as a picture (font_picture); one
+** that is no picture goes in as text. A glyph that can be neither (its
+** font cannot read it) is left out and remembered for pdf_undrawn.
+*/
+static void put_colour_glyphs(PdfDoc *doc, const char *text, const FontRun *run, int from, int to, int px, Color c)
+{
+    for (int k = from; k < to; k++) {
+        FontPicture pic;
+        int r = font_picture(doc->fonts, run->g[k].face, run->g[k].gid, px, &pic);
+        if (r == 0) put_glyphs(doc, text, run, k, k + 1, px);
+        else if (r < 0 || (pic.w > 0 && put_picture(doc, &run->g[k], &pic, c.a / 255.0) != 0))
+            left_out(doc, text, &run->g[k]);
+        free(pic.argb);
+    }
+}
+
 /*
 ** A text run: the shaped run the window draws, its pen placed as
 ** render.c places it; a turned run is the same run rotated a quarter turn
-** counter-clockwise about its pen. Glyphs of one font go to cairo together.
+** counter-clockwise about its pen. Glyphs of one font go to cairo together,
+** but a colour font's as pictures (put_colour_glyphs).
 */
 static void put_text(PdfDoc *doc, const DrawList *d, const DrawCmd *c)
 {
@@ -331,7 +425,8 @@ static void put_text(PdfDoc *doc, const DrawList *d, const DrawCmd *c)
     for (int i = 0; i < run.n;) {
         int j = i;
         while (j < run.n && run.g[j].face == run.g[i].face) j++;
-        put_glyphs(doc, s, &run, i, j, px);
+        if (font_face_color(doc->fonts, run.g[i].face)) put_colour_glyphs(doc, s, &run, i, j, px, c->color);
+        else put_glyphs(doc, s, &run, i, j, px);
         i = j;
     }
     cairo_restore(cr);
@@ -382,6 +477,13 @@ int pdf_pages(const PdfDoc *doc)
     return doc->pages;
 }
 
+/* What was left out. */
+int pdf_undrawn(const PdfDoc *doc, const PdfUndrawn **out)
+{
+    *out = doc->undrawn;
+    return doc->nundrawn;
+}
+
 /* Finish and write. */
 int pdf_save(PdfDoc *doc, const char *path, Error *err)
 {
@@ -411,5 +513,6 @@ void pdf_free(PdfDoc *doc)
     for (int i = 0; i < MAX_FACES; i++)
         if (doc->faces[i]) cairo_font_face_destroy(doc->faces[i]);
     buf_free(&doc->bytes);
+    free(doc->undrawn);
     free(doc);
 }

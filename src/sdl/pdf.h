@@ -5,7 +5,13 @@
 ** as paths, text as the very glyphs the window and the PNG draw (the shaped
 ** runs of font.h, at the same places), in their fonts, which cairo embeds
 ** (the glyphs used only). Text stays text: each glyph carries the
-** characters it draws, so the PDF can be searched and copied from. A pixel
+** characters it draws, so the PDF can be searched and copied from. Colour
+** glyphs (emoji of a colour bitmap font such as Noto Color Emoji), which
+** cairo would embed as empty Type 3 glyphs, are drawn as images instead:
+** the font's own bitmap scaled into the box the PNG draws it in (they are
+** not searchable; an emoji drawn many times is one image in the file). A
+** colour glyph whose font cannot read it is left out, and pdf_undrawn says
+** which characters were, for a warning (nothing else is ever). A pixel
 ** of the list is 0.75 point (96 to the inch): a 1280x720 list makes a
 ** 13.33 x 7.5 inch page, the size of a 16:9 slide. The document is built in
 ** memory and written at the end, atomically (fileio.h), so a failure
@@ -23,11 +29,18 @@
 #define ATTNLAB_PDF_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "font.h"
 #include "core/error.h"
 #include "view/draw.h"
 
 typedef struct PdfDoc PdfDoc;
+
+/* A character that could not be drawn, and the font it was to come from. */
+typedef struct PdfUndrawn {
+    uint32_t cp;
+    const char *family;     /* owned by the FontSet */
+} PdfUndrawn;
 
 /* A document whose text is drawn with fonts, titled title and dated date
 ** (seconds since 1970, UTC: its metadata; the same date gives the same
@@ -38,6 +51,10 @@ PdfDoc *pdf_create(FontSet *fonts, const char *title, long long date, Error *err
 int pdf_page(PdfDoc *doc, const DrawList *d, const char *outline);
 /* The pages so far. */
 int pdf_pages(const PdfDoc *doc);
+/* The characters left out of the pages so far, each once, in the order
+** they were met: their number, and them in *out (valid until the next
+** pdf_page or pdf_free). */
+int pdf_undrawn(const PdfDoc *doc, const PdfUndrawn **out);
 /* Finish the document and write it to path. 0, or -1 with err filled. */
 int pdf_save(PdfDoc *doc, const char *path, Error *err);
 /* Release it (written or not). NULL is fine. */
