@@ -246,7 +246,7 @@ $(BUILD)/trng_dump: $(CORE_OBJ) $(call obj,tests/tools/trng_dump.c) | deps-build
 
 # The names of the stage and key tables, for the fuzzing dictionary and
 # the checks of the docs (tests/tools/lists.c).
-$(BUILD)/lists: $(CORE_OBJ) $(call obj,tests/tools/lists.c) | deps-build
+$(BUILD)/lists: $(LIB_OBJ) $(call obj,tests/tools/lists.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 
 # Single numbers of a lesson's trace, for tests/check_model_layer.py.
@@ -274,7 +274,7 @@ TEST_J     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 PY        := /usr/bin/python3
 
 TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text e2e-open unit notebook npy modern props torch-rng views \
-              cli faults bad-lessons lessons python scripts po trained-model install model-layer
+              cli faults bad-lessons lessons python scripts po trained-model install model-layer lists
 # The Check suites in two processes: layout and export (two thirds of the
 # time) beside the others.
 part.unit-layout   := cd tests && ../$(BUILD)/check_attnlab layout export
@@ -296,6 +296,9 @@ part.notebook      := PYTHONPATH=python PYDEVD_DISABLE_FILE_VALIDATION=1 $(PY) t
 part.modern        := $(PY) tests/check_modern.py $(BUILD)/attnlab lessons 120
 part.props         := $(PY) tests/check_props.py $(BUILD)/attnlab 12
 part.model-layer   := $(PY) tests/check_model_layer.py $(BUILD)/trace_cells
+# What copies the stage, key and binding tables outside C (docs, README, the
+# man page, the Python module) against the tables (tests/tools/lists.c).
+part.lists         := $(PY) tests/check_lists.py $(BUILD)/lists
 part.bad-lessons   := sh tests/bad_lessons.sh
 part.faults        := sh tests/faults.sh
 part.scripts       := sh tests/scripts.sh
