@@ -103,14 +103,39 @@ key ctrl+z
 key ctrl+s
 cmp -s "$top/lessons/01-tour.lesson" "$tmp/tour.lesson" && ok || bad "Ctrl+Z then Ctrl+S restores the original file"
 
-# an edit, then R: back to the file as loaded (saving has nothing to write)
+# an edit, then R: back to the file as loaded (the picture before the edit;
+# saving has nothing to write); Ctrl+Z brings the edit back (the picture
+# with it; saving writes it), and Ctrl+Z again takes it back
+rehover() { xdotool mousemove --window "$win" 604 424 mousemove --window "$win" 600 420; settle; }
 xdotool click 5 click 5; settle
 quiet
 shot unsaved
 [ "$(differ s7 unsaved)" -gt 100 ] && ok || bad "an unsaved edit shows on screen"
 key r
+quiet
+rehover
+shot reset
+[ "$(differ s7 reset)" -eq 0 ] && ok || bad "R shows the file's numbers (the picture before the edit; $(differ s7 reset) pixels differ)"
 key ctrl+s
 cmp -s "$top/lessons/01-tour.lesson" "$tmp/tour.lesson" && ok || bad "R drops the edit (Ctrl+S after R leaves the file as it was)"
+quiet
+key ctrl+z
+quiet
+rehover
+shot unreset
+[ "$(differ unsaved unreset)" -eq 0 ] && ok || bad "Ctrl+Z after R brings the edit back (the picture with it; $(differ unsaved unreset) pixels differ)"
+key ctrl+s
+/usr/bin/python3 - "$top/lessons/01-tour.lesson" "$tmp/tour.lesson" <<'PY' && ok || bad "Ctrl+S after R and Ctrl+Z saves the edit (one number, 0.2 lower)"
+import sys
+a, b = (open(p, 'rb').read().split(b'\n') for p in sys.argv[1:3])
+diff = [(x.split(), y.split()) for x, y in zip(a, b) if x != y]
+assert len(a) == len(b) and len(diff) == 1, diff
+p, q = [(p, q) for p, q in zip(*diff[0]) if p != q][0]
+assert abs(float(q) - float(p) + 0.2) < 1e-9, (p, q)
+PY
+key ctrl+z
+key ctrl+s
+cmp -s "$top/lessons/01-tour.lesson" "$tmp/tour.lesson" && ok || bad "Ctrl+Z then Ctrl+S restores the original file again"
 
 # Q with unsaved edits asks instead of quitting; Esc stays
 xdotool click 4; settle
