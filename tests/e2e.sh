@@ -3,10 +3,12 @@
 # student would: step, go fullscreen, hover a cell, scroll-edit an input,
 # save a stage with S, save the edited lesson, undo, R, quit with unsaved
 # edits, follow the lesson file as another program rewrites it, Save as,
-# resize, quit. Each effect is checked from outside: screenshots must change
-# (or not), the PNG from S must equal --export's, the saved lesson must
-# differ from the original in one number only (and keep it as FILE~), its
-# numbers must have moved downstream, an idle window must use no CPU.
+# resize, quit, and S after two resizes and back. Each effect is checked
+# from outside: screenshots must change (or not), the PNG from S must equal
+# the window's frame (and be the same bytes after resizes and back), the
+# saved lesson must differ from the original in one number only (and keep
+# it as FILE~), its numbers must have moved downstream, an idle window must
+# use no CPU.
 #
 # Nothing here waits a fixed time: each picture is taken after the frame
 # that follows the input (tests/e2e_lib.sh), so a busy machine only makes
@@ -101,14 +103,39 @@ key ctrl+z
 key ctrl+s
 cmp -s "$top/lessons/01-tour.lesson" "$tmp/tour.lesson" && ok || bad "Ctrl+Z then Ctrl+S restores the original file"
 
-# an edit, then R: back to the file as loaded (saving has nothing to write)
+# an edit, then R: back to the file as loaded (the picture before the edit;
+# saving has nothing to write); Ctrl+Z brings the edit back (the picture
+# with it; saving writes it), and Ctrl+Z again takes it back
+rehover() { xdotool mousemove --window "$win" 604 424 mousemove --window "$win" 600 420; settle; }
 xdotool click 5 click 5; settle
 quiet
 shot unsaved
 [ "$(differ s7 unsaved)" -gt 100 ] && ok || bad "an unsaved edit shows on screen"
 key r
+quiet
+rehover
+shot reset
+[ "$(differ s7 reset)" -eq 0 ] && ok || bad "R shows the file's numbers (the picture before the edit; $(differ s7 reset) pixels differ)"
 key ctrl+s
 cmp -s "$top/lessons/01-tour.lesson" "$tmp/tour.lesson" && ok || bad "R drops the edit (Ctrl+S after R leaves the file as it was)"
+quiet
+key ctrl+z
+quiet
+rehover
+shot unreset
+[ "$(differ unsaved unreset)" -eq 0 ] && ok || bad "Ctrl+Z after R brings the edit back (the picture with it; $(differ unsaved unreset) pixels differ)"
+key ctrl+s
+/usr/bin/python3 - "$top/lessons/01-tour.lesson" "$tmp/tour.lesson" <<'PY' && ok || bad "Ctrl+S after R and Ctrl+Z saves the edit (one number, 0.2 lower)"
+import sys
+a, b = (open(p, 'rb').read().split(b'\n') for p in sys.argv[1:3])
+diff = [(x.split(), y.split()) for x, y in zip(a, b) if x != y]
+assert len(a) == len(b) and len(diff) == 1, diff
+p, q = [(p, q) for p, q in zip(*diff[0]) if p != q][0]
+assert abs(float(q) - float(p) + 0.2) < 1e-9, (p, q)
+PY
+key ctrl+z
+key ctrl+s
+cmp -s "$top/lessons/01-tour.lesson" "$tmp/tour.lesson" && ok || bad "Ctrl+Z then Ctrl+S restores the original file again"
 
 # Q with unsaved edits asks instead of quitting; Esc stays
 xdotool click 4; settle
@@ -251,6 +278,37 @@ shot z7
 # (a second window after a first has quit takes Q only with the pointer on it)
 xdotool mousemove --window "$win" 640 460; settle
 quit big
+
+# S after the window was laid out at another size and back, twice: the
+# same picture, byte for byte, as before (a layout depends on nothing that
+# layouts at other sizes left behind). The tour's stage 8 once came out with
+# other label widths after a size and back: the layout cache kept tables of
+# label widths whose memory a layout at another size had written over.
+cd "$tmp/shots"
+e2e_start again "$top/lessons/01-tour.lesson" 1280x800 --shots "$tmp/shots"
+key 8
+park
+quiet
+key s
+quiet
+first=$(ls "$tmp/shots"/01-tour-08-*.png 2>/dev/null | head -1)
+[ -n "$first" ] && ok || bad "S wrote stage 8 of the tour into shots/"
+mv "$first" "$tmp/again-before.png"
+for round in 1 2; do
+    xdotool windowsize "$win" 1000 640
+    wait_for "the window resizes (1000x640)" has_geometry 1000x640 && ok || echo "e2e: the window is $(geometry)"
+    settle
+    xdotool windowsize "$win" 1280 800
+    wait_for "the window resizes back (1280x800)" has_geometry 1280x800 && ok || echo "e2e: the window is $(geometry)"
+    settle
+done
+park
+quiet
+key s
+quiet
+cmp -s "$first" "$tmp/again-before.png" && ok || bad "S after two resizes and back writes the bytes it wrote before"
+xdotool mousemove --window "$win" 640 460; settle
+quit again
 
 cd "$top"
 summary "e2e"

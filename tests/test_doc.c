@@ -153,12 +153,121 @@ START_TEST(test_undo_redo_events)
     ev = doc_revert(d);                                       /* R: the text as loaded */
     ck_assert(ev.done);
     ck_assert_uint_eq(ev.changed, DOC_TRACE | DOC_LESSON);
-    ck_assert_ptr_nonnull(ev.old_lesson);
-    ck_assert_str_eq(ev.message, "back to the file as loaded");
+    ck_assert_str_eq(ev.message, "lesson reset: 2 edits undone. Ctrl+Z brings them back");
     doc_event_release(&ev);
-    ck_assert_int_eq(d->nedits, 0);
+    ck_assert_int_eq(d->nedits, 3);                           /* the two edits and the reset */
     ck_assert_double_eq(x_at(0, 0), 1.0);
     ck_assert(!d->dirty);
+}
+END_TEST
+
+START_TEST(test_reset_is_one_step_of_undo)
+{
+    /* R takes every edit back, and so do the settings the window changes
+    ** (here the temperature); Ctrl+Z brings the lesson back as it was, one
+    ** step, and the edits before it are then undone one at a time. */
+    DocEvent ev = doc_edit_cell(d, 0, "X", 0, 0, 1.2);
+    doc_event_release(&ev);
+    ev = doc_edit_cell(d, 0, "X", 1, 1, 3.0);
+    doc_event_release(&ev);
+    d->L->setups[0].temperature = 2.0;
+    ev = doc_recompute(d);
+    doc_event_release(&ev);
+    double w_edited = w00();
+    ev = doc_revert(d);
+    ck_assert(ev.done);
+    ck_assert_uint_eq(ev.changed, DOC_TRACE | DOC_LESSON);
+    ck_assert_str_eq(ev.message, "lesson reset: 2 edits undone. Ctrl+Z brings them back");
+    doc_event_release(&ev);
+    ck_assert_double_eq(x_at(0, 0), 1.0);
+    ck_assert_double_eq(x_at(1, 1), 2.0);
+    ck_assert_double_eq(d->L->setups[0].temperature, 1.0);
+    ck_assert(!d->dirty);
+    ck_assert(!doc_is_edited(d, 0, "X", 0, 0));              /* the file's number again, not an edit */
+    ck_assert_int_eq(d->nredo, 0);
+    ev = doc_undo(d);                                         /* Ctrl+Z: the reset taken back */
+    ck_assert(ev.done);
+    ck_assert_uint_eq(ev.changed, DOC_TRACE | DOC_LESSON);
+    ck_assert_str_eq(ev.message, "reset undone: the lesson is as it was before R");
+    doc_event_release(&ev);
+    ck_assert_double_eq(x_at(0, 0), 1.2);
+    ck_assert_double_eq(x_at(1, 1), 3.0);
+    ck_assert_double_eq(d->L->setups[0].temperature, 2.0);
+    ck_assert_double_eq(w00(), w_edited);
+    ck_assert(d->dirty);
+    double was;
+    ck_assert(doc_edit_origin(d, 0, "X", 0, 0, &was));
+    ck_assert_double_eq(was, 1.0);
+    ev = doc_undo(d);                                         /* then the edits, one by one */
+    ck_assert_str_eq(ev.message, "undone: X[2,2] is 2 again");
+    doc_event_release(&ev);
+    ev = doc_redo(d);
+    doc_event_release(&ev);
+    ev = doc_redo(d);                                         /* and the reset again */
+    ck_assert(ev.done);
+    ck_assert_str_eq(ev.message, "redone: lesson reset to its file");
+    doc_event_release(&ev);
+    ck_assert_double_eq(x_at(0, 0), 1.0);
+    ck_assert_double_eq(d->L->setups[0].temperature, 1.0);
+    ck_assert(!doc_is_edited(d, 0, "X", 0, 0));
+    ev = doc_revert(d);                                       /* nothing left to reset: no step */
+    ck_assert(!ev.done);
+    ck_assert_uint_eq(ev.changed, 0);
+    ck_assert_str_eq(ev.message, "nothing to reset: the lesson is as it was loaded");
+    ck_assert_int_eq(d->nedits, 3);
+    /* one edit on top of the reset: R says so in the singular */
+    ev = doc_edit_cell(d, 0, "X", 0, 1, 0.75);
+    doc_event_release(&ev);
+    ev = doc_revert(d);
+    ck_assert_str_eq(ev.message, "lesson reset: 1 edit undone. Ctrl+Z brings it back");
+    doc_event_release(&ev);
+    ck_assert_double_eq(x_at(0, 1), 0.5);
+    /* only a setting changed: the reset takes it back, and Ctrl+Z brings it back */
+    d->L->setups[0].temperature = 0.5;
+    ev = doc_recompute(d);
+    doc_event_release(&ev);
+    ev = doc_revert(d);
+    ck_assert(ev.done);
+    ck_assert_str_eq(ev.message, "lesson reset to its file. Ctrl+Z undoes the reset");
+    doc_event_release(&ev);
+    ck_assert_double_eq(d->L->setups[0].temperature, 1.0);
+    ev = doc_undo(d);
+    doc_event_release(&ev);
+    ck_assert_double_eq(d->L->setups[0].temperature, 0.5);
+    ck_assert_double_eq(x_at(0, 1), 0.5);
+    ev = doc_undo(d);                                         /* the reset before it */
+    ck_assert_str_eq(ev.message, "reset undone: the lesson is as it was before R");
+    doc_event_release(&ev);
+    ck_assert_double_eq(x_at(0, 1), 0.75);
+}
+END_TEST
+
+START_TEST(test_reset_then_reload_keeps_the_later_edits)
+{
+    /* A new version of the file comes in after R: the lesson before R was
+    ** made of the old text, so the reset and what it replaced are not
+    ** brought back; the edits made after it are applied to the new text. */
+    DocEvent ev = doc_edit_cell(d, 0, "X", 0, 0, 1.2);
+    doc_event_release(&ev);
+    ev = doc_revert(d);
+    doc_event_release(&ev);
+    ev = doc_edit_cell(d, 0, "X", 1, 0, 0.25);
+    doc_event_release(&ev);
+    write_lesson("title: Doc 2\n[setup]\ntokens: a b\nX =\n   1.0   0.5\n  -0.5   2.0\n"
+                 "queries: X\nkeys: X\nvalues: X\n[softmax]\n");
+    ev = doc_reload(d);
+    ck_assert(ev.changed & DOC_LESSON);
+    doc_event_release(&ev);
+    ck_assert_str_eq(d->L->title, "Doc 2");
+    ck_assert_int_eq(d->nedits, 1);
+    ck_assert_double_eq(x_at(1, 0), 0.25);
+    ck_assert_double_eq(x_at(0, 0), 1.0);
+    ev = doc_undo(d);
+    doc_event_release(&ev);
+    ck_assert_double_eq(x_at(1, 0), -0.5);
+    ev = doc_undo(d);
+    ck_assert(!ev.done);
+    ck_assert_str_eq(ev.message, "nothing to undo");
 }
 END_TEST
 
@@ -402,6 +511,8 @@ Suite *doc_suite(void)
     tcase_add_test(core, test_open_and_its_errors);
     tcase_add_test(core, test_edit_hands_over_the_old_trace);
     tcase_add_test(core, test_undo_redo_events);
+    tcase_add_test(core, test_reset_is_one_step_of_undo);
+    tcase_add_test(core, test_reset_then_reload_keeps_the_later_edits);
     tcase_add_test(core, test_refused_edits_change_nothing);
     tcase_add_test(core, test_save_changes_only_the_number);
     tcase_add_test(core, test_save_as_moves_the_document);

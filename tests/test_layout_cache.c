@@ -9,8 +9,10 @@
 #include "core/stage.h"
 #include "core/trace.h"
 #include "core/util.h"
+#include "view/svg.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The stats as layout_cache.c defines them: the plain loop, in order. */
@@ -175,6 +177,54 @@ START_TEST(test_labels_measured_once_a_view)
 }
 END_TEST
 
+/* Stage k of L laid out with c at w x h as SVG text (caller frees). */
+static char *svg_of(LayoutCache *c, const View *v, int w, int h)
+{
+    Theme th = layout_theme(false);
+    LayoutOpts o = layout_defaults(w, h, &th, layout_measure_fixed, NULL);
+    DrawList *d = draw_create(w, h);
+    layout_view(c, v, &o, d);
+    char *s = svg_write(d, "t", "d", NULL);
+    draw_free(d);
+    return s;
+}
+
+START_TEST(test_a_layout_is_the_same_whatever_came_before)
+{
+    /* A cache serves a window laid out at its size and, between frames,
+    ** pictures at the export's size (the browser's S): each layout must be
+    ** the one a fresh cache gives, whatever sizes came before it. Every
+    ** stage of the trained-model lesson, the export's size between two of
+    ** the window's and back. */
+    Error err;
+    Lesson *L = lesson_load("../lessons/07-induction-head.lesson", &err);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    Trace *T = attn_run(L, &err);
+    ck_assert_msg(T != NULL, "%s", err.msg);
+    for (int k = 0; k < L->nstages; k++) {
+        View *v = stage_view(L, T, k);
+        LayoutCache *fresh = layout_cache_create(), *c = layout_cache_create();
+        char *want = svg_of(fresh, v, 1280, 800), *small = svg_of(fresh, v, 1000, 640);
+        const int sizes[][2] = { { 1000, 640 }, { 1280, 800 }, { 1000, 640 }, { 1280, 800 }, { 1280, 800 },
+                                 { 1000, 640 } };
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+            char *got = svg_of(c, v, sizes[i][0], sizes[i][1]);
+            ck_assert_msg(!strcmp(got, sizes[i][0] == 1280 ? want : small),
+                          "stage %d at %dx%d, layout %zu with one cache, differs from a fresh cache's", k + 1,
+                          sizes[i][0], sizes[i][1], i + 1);
+            free(got);
+        }
+        free(want);
+        free(small);
+        layout_cache_free(fresh);
+        layout_cache_free(c);
+        stage_view_free(v);
+    }
+    trace_free(T);
+    lesson_free(L);
+}
+END_TEST
+
 /* The layout cache suite. */
 Suite *layout_cache_suite(void)
 {
@@ -183,6 +233,7 @@ Suite *layout_cache_suite(void)
     tcase_add_test(core, test_stats_match_the_plain_loop);
     tcase_add_test(core, test_stats_are_kept_per_trace);
     tcase_add_test(core, test_labels_measured_once_a_view);
+    tcase_add_test(core, test_a_layout_is_the_same_whatever_came_before);
     suite_add_tcase(s, core);
     return s;
 }

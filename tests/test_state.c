@@ -305,10 +305,14 @@ START_TEST(test_scroll_edit_recomputes_downstream)
     t = app_explain(a);
     ck_assert(t && strstr(t, "written in the lesson"));
     free(t);
-    app_undo_all(a);
+    app_undo_all(a);                                /* R: the file's number, one step to undo */
     ck_assert_double_eq(mat_get(a->view->panels[0].m, 0, 0), x0);
-    ck_assert_int_eq(a->doc->nedits, 0);
+    ck_assert_int_eq(a->doc->nedits, 2);            /* the edit and the reset */
+    ck_assert_str_eq(a->toast, "lesson reset: 1 edit undone. Ctrl+Z brings it back");
     ck_assert_int_eq(a->stage, 0);
+    ck_assert(app_undo(a));                         /* Ctrl+Z: the edit is back */
+    ck_assert_double_eq_tol(mat_get(a->view->panels[0].m, 0, 0), x0 + 0.29, 1e-12);
+    ck_assert(doc_is_edited(a->doc, 0, "X", 0, 0));
 }
 END_TEST
 

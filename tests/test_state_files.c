@@ -124,6 +124,45 @@ START_TEST(test_undo_redo)
 }
 END_TEST
 
+START_TEST(test_R_is_one_step_of_undo)
+{
+    /* R, the key: every edit and setting back to the file, the message
+    ** says how many edits and that Ctrl+Z brings them back, which it does
+    ** (the settings too), with the edited cells marked again. */
+    app_goto(a, 1);
+    double x0 = mat_get(a->view->panels[0].m, 0, 0), y0 = mat_get(a->view->panels[0].m, 1, 2);
+    ck_assert(app_scroll_edit(a, 0, 0, 0, +2, false));
+    ck_assert(app_scroll_edit(a, 0, 1, 2, -1, true));
+    double x1 = mat_get(a->view->panels[0].m, 0, 0), y1 = mat_get(a->view->panels[0].m, 1, 2);
+    int s = a->doc->L->stages[a->stage].setup;
+    ScoreKind score = a->doc->L->setups[s].score;
+    app_toggle_scaling(a);
+    ck_assert(marks_is_edited(&a->edited, 0, 0, 0));
+    app_goto(a, 3);
+    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, 'r', 0), ACT_RESET);
+    ck_assert_str_eq(a->toast, "lesson reset: 2 edits undone. Ctrl+Z brings them back");
+    ck_assert_int_eq(a->stage, 2);
+    app_goto(a, 1);
+    ck_assert_double_eq(mat_get(a->view->panels[0].m, 0, 0), x0);
+    ck_assert_double_eq(mat_get(a->view->panels[0].m, 1, 2), y0);
+    ck_assert_int_eq(a->doc->L->setups[s].score, score);
+    ck_assert(!a->doc->dirty);
+    ck_assert(!marks_is_edited(&a->edited, 0, 0, 0));
+    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, 'z', KEYMOD_CTRL), ACT_UNDO);
+    ck_assert_str_eq(a->toast, "reset undone: the lesson is as it was before R");
+    ck_assert_double_eq(mat_get(a->view->panels[0].m, 0, 0), x1);
+    ck_assert_double_eq(mat_get(a->view->panels[0].m, 1, 2), y1);
+    ck_assert_int_ne(a->doc->L->setups[s].score, score);
+    ck_assert(a->doc->dirty);
+    ck_assert(marks_is_edited(&a->edited, 0, 0, 0));
+    ck_assert(marks_is_edited(&a->edited, 0, 1, 2));
+    ck_assert(app_redo(a));                              /* and R again */
+    ck_assert_double_eq(mat_get(a->view->panels[0].m, 0, 0), x0);
+    app_undo_all(a);                                     /* nothing left to reset */
+    ck_assert_str_eq(a->toast, "nothing to reset: the lesson is as it was loaded");
+}
+END_TEST
+
 START_TEST(test_decimal_steps)
 {
     ck_assert_double_eq(app_edit_step(0.9, 3, false), 1.2);      /* not 1.2000000000000002 */
@@ -480,6 +519,7 @@ Suite *state_files_suite(void)
     TCase *core = tcase_create("core");
     tcase_add_checked_fixture(core, open_tour, close_tour);
     tcase_add_test(core, test_undo_redo);
+    tcase_add_test(core, test_R_is_one_step_of_undo);
     tcase_add_test(core, test_decimal_steps);
     tcase_add_test(core, test_quit_and_open_ask_first);
     suite_add_tcase(s, core);

@@ -494,7 +494,11 @@ EMSCRIPTEN_KEEPALIVE const char *web_shot_name(void)
 }
 
 /* The current stage as S exports it: laid out alone (no overlays) on a
-** w x h canvas in the current theme and colormap. NULL with no lesson. */
+** w x h canvas in the current theme and colormap. NULL with no lesson.
+** It is laid out with a layout cache of its own, made for it and freed
+** after: a picture is a function of the slide, its size and its theme,
+** whatever frames or pictures came before it, and it leaves the window's
+** cache (its kept page) as the frames left it. */
 EMSCRIPTEN_KEEPALIVE DrawList *web_shot(int w, int h)
 {
     AppState *a = web_app;
@@ -502,7 +506,9 @@ EMSCRIPTEN_KEEPALIVE DrawList *web_shot(int w, int h)
     Theme th = layout_theme(a->dark);
     LayoutOpts lo = layout_defaults(w, h, &th, web_measure, NULL);
     lo.cmap = a->cmap >= 0 ? cmap_names()[a->cmap] : NULL;
-    layout_view(a->layout, a->view, &lo, web_shot_list);
+    LayoutCache *lc = layout_cache_create();
+    layout_view(lc, a->view, &lo, web_shot_list);
+    layout_cache_free(lc);
     return web_shot_list;
 }
 

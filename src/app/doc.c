@@ -54,6 +54,19 @@ static void set_lesson(Doc *d, Lesson *L, Trace *T, DocEvent *ev)
     ev->changed |= DOC_LESSON;
 }
 
+/* Put L and its trace T in place of the lesson, and return the lesson
+** replaced instead of handing it over: a reset keeps it for its undo (the
+** caller's views may read it until they go; it lives on in the stack). */
+static Lesson *swap_lesson(Doc *d, Lesson *L, Trace *T, DocEvent *ev)
+{
+    assert(L && L != d->L);
+    set_trace(d, T, ev);
+    Lesson *old = d->L;
+    d->L = L;
+    ev->changed |= DOC_LESSON;
+    return old;
+}
+
 /* Free what an event handed over. */
 void doc_event_release(DocEvent *ev)
 {
@@ -90,7 +103,7 @@ DocEvent doc_recompute(Doc *d)
 static void update_dirty(Doc *d)
 {
     if (!d->disk_L) {
-        d->dirty = d->nedits > 0;
+        d->dirty = d->nedits > doc_edits_from(d);
         return;
     }
     LsaveEdit *e;
@@ -158,6 +171,7 @@ Doc *doc_open(const char *path, Error *err)
 void doc_free(Doc *d)
 {
     if (!d) return;
+    for (int i = 0; i < d->nedits + d->nredo; i++) lesson_free(d->edits[i].before);
     trace_free(d->T);
     lesson_free(d->L);
     lesson_free(d->disk_L);
@@ -207,27 +221,46 @@ static int set_cell(Doc *d, int setup, const char *matrix, int row, int col, dou
     return 0;
 }
 
-/* True if e is the cell (setup, matrix, row, col) or one sharing its text. */
+/* True if e is an edit of the cell (setup, matrix, row, col) or of one
+** sharing its text (a reset is none). */
 static bool same_cell(const Doc *d, const DocEdit *e, int setup, const char *matrix, int row, int col)
 {
-    return e->row == row && e->col == col && !strcmp(e->matrix, matrix)
+    return !e->reset && e->row == row && e->col == col && !strcmp(e->matrix, matrix)
         && (e->setup == setup || lsave_shared(d->L, e->setup, setup, matrix, row, col));
+}
+
+/* The first n applied steps forgotten (the oldest), with the lessons
+** their resets kept. */
+static void forget_steps(Doc *d, int n)
+{
+    assert(n >= 0 && n <= d->nedits);
+    for (int i = 0; i < n; i++) lesson_free(d->edits[i].before);
+    memmove(d->edits, d->edits + n, sizeof *d->edits * (size_t)(d->nedits + d->nredo - n));
+    d->nedits -= n;
+}
+
+/* A new, empty step on top of the applied ones, the steps to redo gone
+** (they keep no lesson: an undone reset gave its back). */
+static DocEdit *push_step(Doc *d)
+{
+    for (int i = d->nedits; i < d->nedits + d->nredo; i++) assert(!d->edits[i].before);
+    d->nredo = 0;
+    if (d->nedits == DOC_MAX_EDITS) forget_steps(d, 1);
+    assert(d->nedits < DOC_MAX_EDITS);
+    DocEdit *e = &d->edits[d->nedits++];
+    memset(e, 0, sizeof *e);
+    return e;
 }
 
 /* Push an edit, or extend the one on top when it is the same cell. */
 static void push_edit(Doc *d, int setup, const char *matrix, int row, int col, double old, double now)
 {
-    d->nredo = 0;
     if (d->nedits > 0 && same_cell(d, &d->edits[d->nedits - 1], setup, matrix, row, col)) {
+        d->nredo = 0;
         d->edits[d->nedits - 1].now = now;
         return;
     }
-    if (d->nedits == DOC_MAX_EDITS) {          /* forget the oldest */
-        memmove(d->edits, d->edits + 1, sizeof *d->edits * (DOC_MAX_EDITS - 1));
-        d->nedits--;
-    }
-    assert(d->nedits < DOC_MAX_EDITS);
-    DocEdit *e = &d->edits[d->nedits++];
+    DocEdit *e = push_step(d);
     e->setup = setup;
     snprintf(e->matrix, sizeof e->matrix, "%s", matrix);
     e->row = row;
@@ -250,6 +283,8 @@ DocEvent doc_edit_cell(Doc *d, int setup, const char *matrix, int row, int col, 
     return ev;
 }
 
+static DocEvent step_reset(Doc *d, bool back);
+
 /* Move the edit at the line between applied and undone edits across it:
 ** back to its old value (undo), or forward to its new one (redo). */
 static DocEvent step_edit(Doc *d, bool back)
@@ -260,6 +295,7 @@ static DocEvent step_edit(Doc *d, bool back)
         return ev;
     }
     assert(d->nedits + d->nredo <= DOC_MAX_EDITS);
+    if (d->edits[back ? d->nedits - 1 : d->nedits].reset) return step_reset(d, back);
     DocEdit e = d->edits[back ? d->nedits - 1 : d->nedits];
     double v = back ? e.old : e.now, was;
     if (set_cell(d, e.setup, e.matrix, e.row, e.col, v, &was, &ev) != 0) return ev;
@@ -286,30 +322,115 @@ DocEvent doc_redo(Doc *d)
     return step_edit(d, false);
 }
 
+/* The lesson of the text as loaded, and its trace; NULL with the message
+** in ev when it does not compute (it loaded once, so this does not happen). */
+static Lesson *parse_source(const Doc *d, Trace **T, DocEvent *ev)
+{
+    Error err;
+    Lesson *L = lesson_parse(d->source, strlen(d->source), d->path, &err);
+    *T = L ? attn_run(L, &err) : NULL;
+    if (*T) return L;
+    char line[ERROR_LINE_MAX];
+    lesson_free(L);
+    error_format(&err, line, sizeof line);
+    doc_say(ev, "%s", line);
+    return NULL;
+}
+
+static bool same_toggles(const Setup *a, const Setup *b);
+
+/* How many numbers of the text the n differing cells e of L are: a cell
+** that setups share (an inherited matrix) differs in each of them, and is
+** counted in the first. */
+static int text_places(const Lesson *L, const LsaveEdit *e, int n)
+{
+    int places = 0;
+    for (int i = 0; i < n; i++) {
+        bool first = true;
+        for (int s = 0; s < e[i].setup && first; s++)
+            first = !lsave_shared(L, s, e[i].setup, e[i].matrix, e[i].row, e[i].col);
+        places += first;
+    }
+    return places;
+}
+
 /*
-** R. The text as loaded is parsed again and replaces the lesson; the file
-** on disk is not touched, so after a save R leaves unsaved edits (the
-** difference from the saved file), which a save would write back.
+** R. The text as loaded is parsed again and replaces the lesson, which the
+** reset keeps on the stack for its undo; the file on disk is not touched,
+** so after a save R leaves unsaved edits (the difference from the saved
+** file), which a save would write back. The message counts the numbers
+** of the text it sets back; the settings the window changes (keep_toggles)
+** are set back too.
 */
 DocEvent doc_revert(Doc *d)
 {
     DocEvent ev = { 0 };
-    Error err;
-    Lesson *L = lesson_parse(d->source, strlen(d->source), d->path, &err);
-    Trace *T = L ? attn_run(L, &err) : NULL;
-    if (!T) {                                  /* it loaded once, so this does not happen */
-        char line[ERROR_LINE_MAX];
+    Trace *T;
+    Lesson *L = parse_source(d, &T, &ev);
+    if (!L) return ev;
+    LsaveEdit *e;
+    int n = lsave_diff(L, d->L, &e);
+    if (n > 0) n = text_places(L, e, n);
+    free(e);
+    bool toggles = n >= 0 && L->nsetups == d->L->nsetups;
+    for (int s = 0; toggles && s < L->nsetups; s++) toggles = same_toggles(&L->setups[s], &d->L->setups[s]);
+    if (n == 0 && toggles) {
+        trace_free(T);
         lesson_free(L);
-        error_format(&err, line, sizeof line);
-        doc_say(&ev, "%s", line);
+        doc_say(&ev, "%s", _("nothing to reset: the lesson is as it was loaded"));
         return ev;
     }
-    set_lesson(d, L, T, &ev);
-    d->nedits = d->nredo = 0;
+    Lesson *before = swap_lesson(d, L, T, &ev);
+    DocEdit *step = push_step(d);
+    step->reset = true;
+    step->before = before;
     update_dirty(d);
-    doc_say(&ev, d->dirty ? _("back to the file as loaded (not saved)") : _("back to the file as loaded"));
+    if (n > 1) doc_say(&ev, _("lesson reset: %d edits undone. Ctrl+Z brings them back"), n);
+    else if (n == 1) doc_say(&ev, "%s", _("lesson reset: 1 edit undone. Ctrl+Z brings it back"));
+    else doc_say(&ev, "%s", _("lesson reset to its file. Ctrl+Z undoes the reset"));
     ev.done = true;
     return ev;
+}
+
+/* Undo a reset (back): the lesson it kept in place again; or redo it: the
+** text as loaded again, the lesson it replaces kept. */
+static DocEvent step_reset(Doc *d, bool back)
+{
+    DocEvent ev = { 0 };
+    DocEdit *e = &d->edits[back ? d->nedits - 1 : d->nedits];
+    assert(e->reset && (e->before != NULL) == back);
+    Trace *T;
+    if (back) {
+        Error err;
+        T = attn_run(e->before, &err);
+        if (!T) {                              /* it computed before the reset */
+            char line[ERROR_LINE_MAX];
+            error_format(&err, line, sizeof line);
+            doc_say(&ev, "%s", line);
+            return ev;
+        }
+        set_lesson(d, e->before, T, &ev);       /* the file's lesson goes to the caller */
+        e->before = NULL;
+        doc_say(&ev, "%s", _("reset undone: the lesson is as it was before R"));
+    } else {
+        Lesson *L = parse_source(d, &T, &ev);
+        if (!L) return ev;
+        e->before = swap_lesson(d, L, T, &ev);
+        doc_say(&ev, "%s", _("redone: lesson reset to its file"));
+    }
+    d->nedits += back ? -1 : 1;
+    d->nredo += back ? 1 : -1;
+    update_dirty(d);
+    ev.done = true;
+    return ev;
+}
+
+/* The first applied edit in effect: after the last reset applied. */
+int doc_edits_from(const Doc *d)
+{
+    for (int i = d->nedits - 1; i >= 0; i--)
+        if (d->edits[i].reset) return i + 1;
+    return 0;
 }
 
 /* Is this cell edited? */
@@ -322,7 +443,7 @@ bool doc_is_edited(const Doc *d, int setup, const char *matrix, int row, int col
 /* The value a cell had before its first applied edit; false if unedited. */
 bool doc_edit_origin(const Doc *d, int setup, const char *matrix, int row, int col, double *was)
 {
-    for (int i = 0; i < d->nedits; i++)
+    for (int i = doc_edits_from(d); i < d->nedits; i++)
         if (same_cell(d, &d->edits[i], setup, matrix, row, col)) {
             *was = d->edits[i].old;
             return true;
@@ -334,6 +455,7 @@ bool doc_edit_origin(const Doc *d, int setup, const char *matrix, int row, int c
 ** if that overflows, one at a time, keeping those that compute. */
 static void replay_edits(Doc *d, DocEvent *ev)
 {
+    forget_steps(d, doc_edits_from(d));       /* a reset's lesson was the old text's: only the edits after it */
     int kept = 0;
     for (int i = 0; i < d->nedits; i++) {
         DocEdit e = d->edits[i];
@@ -606,6 +728,15 @@ static void keep_toggles(const Doc *d, Lesson *L)
             to->mask = now->mask;
         }
     }
+}
+
+/* Whether two setups agree on every setting keep_toggles carries over (the
+** ones the window changes): R has something to set back when they do not. */
+static bool same_toggles(const Setup *a, const Setup *b)
+{
+    return a->temperature == b->temperature && a->score == b->score && a->ablated == b->ablated
+        && a->ablate_mean == b->ablate_mean && a->mask == b->mask
+        && !strcmp(a->mask_matrix ? a->mask_matrix : "", b->mask_matrix ? b->mask_matrix : "");
 }
 
 /* Parse and take new text from the file; false if it does not load. */

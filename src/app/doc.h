@@ -20,7 +20,10 @@
 ** the stack, so one undo takes back one cell however many steps it took.
 ** An edit whose numbers would overflow is refused and changes nothing.
 ** doc_revert (the window's R) returns to the text as loaded, saved since or
-** not.
+** not, settings and all, as one step of the stack: it keeps the lesson it
+** replaced, which one undo puts back (every edit and setting as it was),
+** and the edits below it are then undone one by one. The edits in effect
+** are those above the last reset applied (doc_edits_from).
 **
 ** Saving. doc_save writes the file on disk back with only the edited
 ** numbers changed, atomically; the first save keeps the version it
@@ -64,12 +67,14 @@
 #define DOC_MAX_EDITS 4096
 #define DOC_MESSAGE_MAX 512
 
-/* One edit of an input cell, as the undo stack keeps it. */
+/* One step of the undo stack: an edit of an input cell, or a reset (R). */
 typedef struct DocEdit {
     int setup;
     char matrix[LESSON_MAX_NAME + 1];
     int row, col;
     double old, now;        /* the value before and after */
+    bool reset;             /* R: the lesson set back to its text as loaded (the cell fields unused) */
+    Lesson *before;         /* a reset's, while applied: the lesson it replaced (owned); NULL otherwise */
 } DocEdit;
 
 /* What identifies a version of a file on disk. */
@@ -81,7 +86,8 @@ typedef struct Doc {
     Lesson *L;              /* the lesson with the edits and toggles applied */
     Trace *T;               /* computed from L */
 
-    /* the undo stack: edits[0 .. nedits) are applied, the nredo after them can be redone */
+    /* the undo stack: edits[0 .. nedits) are applied, the nredo after them can be redone;
+    ** an applied reset takes back every step below it (doc_edits_from) */
     DocEdit edits[DOC_MAX_EDITS];
     int nedits, nredo;
     bool dirty;             /* the numbers differ from the file on disk: unsaved edits */
@@ -138,8 +144,15 @@ DocEvent doc_edit_cell(Doc *d, int setup, const char *matrix, int row, int col, 
 DocEvent doc_undo(Doc *d);
 /* Step forward again (done false: nothing to redo). */
 DocEvent doc_redo(Doc *d);
-/* Back to the text as loaded, every edit gone; the file is not touched. */
+/* Back to the text as loaded, every edit and setting gone, as one step to
+** undo; the file is not touched. done false (nothing pushed) when the
+** lesson already is as loaded. The message says how many edits it took
+** back and that Ctrl+Z brings them back. */
 DocEvent doc_revert(Doc *d);
+/* The first of the applied edits in effect: the one after the last reset
+** applied (0 when none is). edits[doc_edits_from(d) .. nedits) are edits
+** of cells, never resets. */
+int doc_edits_from(const Doc *d);
 /* Whether (setup, matrix, row, col) holds an applied edit. */
 bool doc_is_edited(const Doc *d, int setup, const char *matrix, int row, int col);
 /* The value the cell had before its first applied edit; false when it

@@ -7,6 +7,7 @@
 #include "core/util.h"
 
 #include <stdio.h>
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,7 +93,8 @@ static void add_cell(MarksEdited *e, int panel, int row, int col)
 }
 
 /*
-** The edited cells of a view: for every applied edit, each panel that
+** The edited cells of a view: for every edit in effect (applied, and not
+** taken back by a reset above it: doc_edits_from), each panel that
 ** shows its matrix in the view's setup, or in one reading the same place of
 ** the text, gets the cell (row counted from the panel's first row, as the
 ** frame's cells are). Sorted and without repeats, for marks_is_edited.
@@ -101,8 +103,9 @@ void marks_edited(MarksEdited *e, const Doc *d, const View *v)
 {
     e->n = 0;
     if (!d || !v || d->nedits == 0) return;
-    for (int k = 0; k < d->nedits; k++) {
+    for (int k = doc_edits_from(d); k < d->nedits; k++) {
         const DocEdit *ed = &d->edits[k];
+        assert(!ed->reset);
         for (int i = 0; i < v->npanels; i++) {
             const Panel *pn = &v->panels[i];
             if (strcmp(pn->matrix, ed->matrix)) continue;

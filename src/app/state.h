@@ -192,11 +192,12 @@ bool app_scroll_edit(AppState *a, int panel, int row, int col, int steps, bool f
 void app_rebuild_view(AppState *a);
 /* Set a cell of an input matrix as setup names it (doc_edit_cell); false if refused. */
 bool app_edit_cell(AppState *a, int setup, const char *matrix, int row, int col, double v);
-/* Ctrl+Z: step back through the edits; false if there is none. */
+/* Ctrl+Z: step back through the edits (and resets); false if there is none. */
 bool app_undo(AppState *a);
 /* Ctrl+Shift+Z, Ctrl+Y: step forward again; false if there is nothing to redo. */
 bool app_redo(AppState *a);
-/* R: back to the file as loaded, every edit gone. */
+/* R: back to the file as loaded, every edit and toggle gone, as one step
+** that Ctrl+Z undoes (doc_revert); the toast says how many edits. */
 void app_undo_all(AppState *a);
 /* Ctrl+S: save over the lesson's file (doc_save). 0, or -1 with the toast saying why. */
 int app_save_lesson(AppState *a);

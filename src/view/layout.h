@@ -72,6 +72,8 @@ typedef struct LayoutOpts {
 ** values change must be made again (or laid out with a fresh cache). A view
 ** made by hand (serial 0) is read afresh at every layout. A cache serves one
 ** layout at a time; layouts that run at once need a cache each.
+** Whatever a cache keeps, a layout with it is the one a fresh cache gives,
+** whichever views, canvases and options it laid out before.
 */
 typedef struct LayoutCache LayoutCache;
 

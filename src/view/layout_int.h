@@ -230,7 +230,12 @@ typedef struct CellTexts {
 **     is measured twice at one size;
 **   - the widest label a thinned axis draws, for each step and size;
 **   (these two for every layout of one view with one measure, Page.label_gen:
-**   a view's labels do not change while it lives, nor what a measure says)
+**   a view's labels do not change while it lives, nor what a measure says;
+**   the pool holds the tables of one label_gen, and when another starts it
+**   over every table is forgotten, since a table of the earlier one would
+**   point at widths written over: a window laid out at one size, then at
+**   another (or a picture at the export's), then at the first again read
+**   the second's widths for its labels)
 **   - the cell texts of a panel's extremes, for each decimals and form;
 **   - the widest tick label of a colour bar, for each scale and tick count;
 **   - the number of lines a paragraph wraps to at a size and width.
@@ -328,12 +333,13 @@ typedef struct KeptPage {
     int seen;                   /* layouts with this key: 1, keep the next; 2, list holds the page */
     DrawList *list;             /* the page without outlines (NULL until the first is kept) */
     Outlines at;                /* where the outlines go in list */
+    float shrink;               /* the fonts' share it was laid out at (LayoutCache.shrink) */
 } KeptPage;
 
 struct LayoutCache {
     uint64_t layouts;           /* layouts run with it: the current one's number */
     HeadCap head_cap;           /* the panel titles' font one head (H) keeps */
-    float shrink;               /* the fonts' share of the last page tried (page_try) */
+    float shrink;               /* the fonts' share of the last page laid out (page_try, or the kept one's) */
     Outlines drawn;             /* of the page being drawn */
     KeptPage page;
     MeasureCache measure;

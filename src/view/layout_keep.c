@@ -75,6 +75,7 @@ bool lay_kept_draw(LayoutCache *c, const View *v, const LayoutOpts *o, DrawList 
         lay_draw_outlines(&p, v, k, &kp->at.plan[k]);
     }
     draw_copy_cmds(out, kp->list, from, kp->list->n);
+    c->shrink = kp->shrink;                     /* as if laid out: head_cap reads it */
     return true;
 }
 
@@ -96,6 +97,7 @@ void lay_kept_store(LayoutCache *c, const View *v, const LayoutOpts *o, const Dr
     if (!kp->list) kp->list = draw_create(out->width, out->height);
     draw_copy_base(kp->list, out);
     kp->at = c->drawn;
+    kp->shrink = c->shrink;
     int from = 0;
     for (int k = 0; k < v->npanels && k < VIEW_MAX_PANELS; k++) {
         if (c->drawn.at[k] < 0) continue;

@@ -73,9 +73,10 @@ LabelTable lay_label_table(const Page *p, char **labels, int n, float size)
     LabelTable t = { p, labels, size, NULL, NULL };
     PlanMemo *m = p->memo;
     if (!labels || n <= 0) return t;
-    if (m->pool_gen != p->label_gen) {
+    if (m->pool_gen != p->label_gen) {       /* the pool starts again: no table points into it */
         m->pool_gen = p->label_gen;
         m->pool_used = 0;
+        memset(m->lw_gen, 0, sizeof m->lw_gen);  /* 0 is no layout's number, nor any label_gen */
     }
     uint64_t h = lay_mix(lay_mix(lay_mix(0x9e3779b97f4a7c15ULL, (uint64_t)(uintptr_t)labels), (uint64_t)n),
                          (uint64_t)(size * KEY_SUBPX));

@@ -117,16 +117,24 @@ test('every toolbar button does its own action with Enter (and Space), shows a f
   }
 });
 
+// On a page at the tour's first stage, its first input edited one step
+// (editFirstInput): x00 reads the number the input's first cell prints,
+// was and edited are what it printed before and after the edit.
+async function editedTour(p) {
+  await waitStage(p, /stage 1 \//);
+  const L = await roles(p);
+  const x00 = () => list(p).then((l) => cellText(l, L, cellsOf(l, L).find((c) => c.panel === 0 && c.row === 0 && c.col === 0)).text);
+  const was = await x00();
+  await editFirstInput(p);
+  const edited = await x00();
+  assert.notEqual(edited, was);
+  return { x00, was, edited };
+}
+
 test('undo and redo as on the desktop: Ctrl+Z, Ctrl+Shift+Z, Ctrl+Y and ⌘Z', async () => {
   const p = await openPage(browser, URL0 + '#lesson=01-tour&stage=1');
   try {
-    await waitStage(p, /stage 1 \//);
-    const L = await roles(p);
-    const x00 = () => list(p).then((l) => cellText(l, L, cellsOf(l, L).find((c) => c.panel === 0 && c.row === 0 && c.col === 0)).text);
-    const was = await x00();
-    await editFirstInput(p);
-    const edited = await x00();
-    assert.notEqual(edited, was);
+    const { x00, was, edited } = await editedTour(p);
     for (const [undo, redo] of [[['Control'], ['Control', 'Shift']], [['Meta'], ['Control']]]) {
       await key(p, 'z', undo);
       assert.equal(await x00(), was, 'undone with ' + undo.join('+') + '+Z');
@@ -136,6 +144,31 @@ test('undo and redo as on the desktop: Ctrl+Z, Ctrl+Shift+Z, Ctrl+Y and ⌘Z', a
     await key(p, 'z', ['Meta']);
     assert.equal(await x00(), was);
     assert.ok(!((await flags(p)) & 16), 'nothing left to save');
+  } finally {
+    await p.close();
+  }
+});
+
+test('R sets the lesson back to its file as one step of undo: it says how many edits, Ctrl+Z brings them back', async () => {
+  const p = await openPage(browser, URL0 + '#lesson=01-tour&stage=1');
+  try {
+    const { x00, was, edited } = await editedTour(p);
+    await key(p, 'r');
+    assert.equal(await x00(), was, 'R: the file\'s number');
+    assert.ok((await texts(p, 'ROLE_OVERLAY')).includes('lesson reset: 1 edit undone. Ctrl+Z brings it back'),
+      'the message: ' + (await texts(p, 'ROLE_OVERLAY')).join(' | '));
+    assert.ok(!((await flags(p)) & 16), 'nothing to save after R');
+    assert.ok((await flags(p)) & 4096, 'R is a step to undo');
+    await key(p, 'z', ['Control']);
+    assert.equal(await x00(), edited, 'Ctrl+Z after R: the edit is back');
+    assert.ok((await flags(p)) & 16, 'the edit is unsaved again');
+    await p.evaluate(() => document.querySelector('button[data-act="reset"]').click());     // More's "back to the file"
+    await settle(p);
+    assert.equal(await x00(), was, 'the button does what R does');
+    await key(p, 'z', ['Control']);
+    assert.equal(await x00(), edited);
+    await key(p, 'z', ['Control']);
+    assert.equal(await x00(), was, 'then the edit itself is undone');
   } finally {
     await p.close();
   }
