@@ -171,6 +171,25 @@ static void check_stage_whole(const Lesson *L, const Trace *T, int k, const char
     stage_view_free(w);
 }
 
+/* The views of every stage of text, whole and paged (check_stage_whole),
+** and its dump, which must name in_dump; kinds (when not NULL) counts the
+** stages of each kind. */
+static void views_of_every_stage(const char *text, const char *name, const char *in_dump, int *kinds)
+{
+    Lesson *L;
+    Trace *T = tstages_run(text, name, &L);
+    for (int k = 0; k < L->nstages; k++) {
+        if (kinds) kinds[L->stages[k].id]++;
+        check_stage_whole(L, T, k, name);
+    }
+    Buf out = {0};
+    dump_json(L, T, &out);
+    ck_assert_msg(strstr(buf_str(&out), in_dump) != NULL, "%s: the dump has no %s", name, in_dump);
+    buf_free(&out);
+    trace_free(T);
+    lesson_free(L);
+}
+
 START_TEST(test_sixteen_heads_every_stage_whole)
 {
     static const int sizes[][2] = { { 8, 1 }, { 11, 7 }, { 16, 42 } };
@@ -179,40 +198,13 @@ START_TEST(test_sixteen_heads_every_stage_whole)
         char *text = sixteen_heads_lesson(sizes[t][0], sizes[t][1]);
         char what[64];
         snprintf(what, sizeof what, "sixteen heads, %d tokens", sizes[t][0]);
-        Lesson *L;
-        Trace *T = tstages_run(text, "sixteen.lesson", &L);
-        for (int k = 0; k < L->nstages; k++) {
-            kinds[L->stages[k].id]++;
-            check_stage_whole(L, T, k, what);
-        }
-        /* the dump writes every head too */
-        Buf out = {0};
-        dump_json(L, T, &out);
-        ck_assert_ptr_nonnull(strstr(buf_str(&out), "\"head16.weights\""));
-        buf_free(&out);
-        trace_free(T);
-        lesson_free(L);
+        views_of_every_stage(text, what, "\"head16.weights\"", kinds);        /* the dump writes every head too */
         free(text);
     }
     for (int id = 0; id < STAGE_COUNT; id++)        /* every kind of stage but additive scores (one head only) */
         ck_assert_msg(kinds[id] > 0 || id == STAGE_ADDITIVE_SCORES, "no lesson here shows %s", lesson_stage_name(id));
 }
 END_TEST
-
-/* The views of every stage of text, whole and paged, and its dump: none
-** may fail (the first of them crashed). */
-static void views_of_every_stage(const char *text, const char *name)
-{
-    Lesson *L;
-    Trace *T = tstages_run(text, name, &L);
-    for (int k = 0; k < L->nstages; k++) check_stage_whole(L, T, k, name);
-    Buf out = {0};
-    dump_json(L, T, &out);
-    ck_assert_ptr_nonnull(strstr(buf_str(&out), "\"stages\""));
-    buf_free(&out);
-    trace_free(T);
-    lesson_free(L);
-}
 
 START_TEST(test_given_after_additive_scores)
 {
@@ -224,7 +216,7 @@ START_TEST(test_given_after_additive_scores)
                          "score: additive\nadditive: W1 W2 v\ndims: p q r\n[softmax]\n[additive_scores]\n"
                          "[setup]\nA = stack 2\n  0.5 0.5 1 0\n  0.3 0.7 0 1\nV_in = randn 2x4\nattention: A\nvalues: V_in\n"
                          "[multi_head]\n[weighted_sum]\n[cross_attention]\n",
-                         "given-after-additive.lesson");
+                         "given-after-additive.lesson", "\"stages\"", NULL);
 }
 END_TEST
 
