@@ -30,8 +30,12 @@ Mat *tl_distributions(int rows, int cols);
 DrawList *tl_lay_with(const View *v, const LayoutOpts *o);
 /* v laid out at w x h with the fixed measure, light or dark (caller frees). */
 DrawList *tl_lay(const View *v, int w, int h, bool dark);
-/* Where a text command's glyphs land. */
+/* Where a text command's glyphs land, measured with the fixed-width
+** measure, or with measure (and its ctx). */
 Box tl_ink(const DrawList *d, const DrawCmd *c);
+Box tl_ink_with(const DrawList *d, const DrawCmd *c, MeasureFn measure, void *ctx);
+/* What any command covers, strokes included, text measured with measure. */
+Box tl_extent_with(const DrawList *d, const DrawCmd *c, MeasureFn measure, void *ctx);
 /* True when two boxes share more than a sliver. */
 bool tl_overlap(Box a, Box b);
 /* Fail unless everything is inside the canvas, no two texts overlap and
