@@ -1,8 +1,8 @@
 /*
-** tlayout.h: what the layout suites (test_layout.c, test_layout_limits.c)
-** share: tokens and dimension names, hand-made views and heatmap panels,
-** laying out with the fixed-width measure, and finding and checking the
-** commands of a laid-out page.
+** tlayout.h: what the layout suites (test_layout.c, test_layout_limits.c,
+** test_layout_large.c) share: tokens and dimension names, hand-made views
+** and heatmap panels, laying out with the fixed-width measure, and finding
+** and checking the commands of a laid-out page.
 */
 #ifndef ATTNLAB_TLAYOUT_H
 #define ATTNLAB_TLAYOUT_H
@@ -54,5 +54,7 @@ bool tl_same_color(Color a, Color b);
 DrawList *tl_lay_lesson_stage(const char *file, int k, int w, int h);
 /* The layout suite's hang-limited cases of limits, memos and caches. */
 TCase *layout_limits_tcase(void);
+/* Its case of lessons of up to 1,024 tokens, laid out with the real font. */
+TCase *layout_large_tcase(void);
 
 #endif
