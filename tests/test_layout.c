@@ -6,7 +6,8 @@
 ** labelled "−∞", nothing outside the canvas, no two texts on top of each
 ** other. Text boxes are computed the way a backend places them (tlayout.c:
 ** tl_ink). The layout at its limits, and its memos and caches, are in
-** test_layout_limits.c.
+** test_layout_limits.c; lessons of up to 1,024 tokens laid out with the
+** real font in test_layout_large.c.
 */
 #include "tlayout.h"
 #include "tstages.h"
@@ -661,5 +662,6 @@ Suite *layout_suite(void)
     tcase_add_test(core, test_one_letter_labels_stay_level);
     suite_add_tcase(s, core);
     suite_add_tcase(s, layout_limits_tcase());
+    suite_add_tcase(s, layout_large_tcase());
     return s;
 }

@@ -180,23 +180,7 @@ static void add_kinds(Kinds *s, const View *v, int h)
     }
 }
 
-/* Every sub-step of stage k with options o, each given to fn. */
-static void each_step(const Lesson *L, const Trace *T, int k, int head, void (*fn)(const View *, void *), void *ctx)
-{
-    StageOpts o = { head, 0, false };
-    View *v = stage_view_with(L, T, k, &o);
-    int n = v->nsteps;
-    fn(v, ctx);
-    stage_view_free(v);
-    for (int s = 1; s < n; s++) {
-        o.step = s;
-        v = stage_view_with(L, T, k, &o);
-        fn(v, ctx);
-        stage_view_free(v);
-    }
-}
-
-/* What each_step's callbacks read. */
+/* What the callbacks of tstages_each_step read. */
 typedef struct Walk {
     Tally *t;
     const char *name;
@@ -204,7 +188,7 @@ typedef struct Walk {
     Kinds kinds;
 } Walk;
 
-/* each_step callbacks: tally a slide; gather the kinds of a head. */
+/* tstages_each_step callbacks: tally a slide; gather the kinds of a head. */
 static void walk_tally(const View *v, void *ctx)
 {
     Walk *w = ctx;
@@ -261,13 +245,13 @@ static void walk_lesson(const char *name, const Lesson *L, const Trace *T, void 
     Complete *cm = ((Legible *)ctx)->cm;
     for (int k = 0; k < L->nstages; k++) {
         Walk w = { t, name, k, 0, { { false } } };
-        each_step(L, T, k, 0, walk_tally, &w);
+        tstages_each_step(L, T, k, 0, walk_tally, &w);
         int H = T->s[L->stages[k].setup].heads;
         if (H < 2 || L->stages[k].head) continue;     /* one head by design */
         for (int h = 1; h <= H; h++) {     /* every head on the stage, against head h alone */
             Walk all = { t, name, k, h, { { false } } }, one = all;
-            each_step(L, T, k, 0, walk_kinds, &all);
-            each_step(L, T, k, h, walk_kinds, &one);
+            tstages_each_step(L, T, k, 0, walk_kinds, &all);
+            tstages_each_step(L, T, k, h, walk_kinds, &one);
             cm->compared++;
             for (int x = 0; x < TK_COUNT; x++)
                 if (one.kinds.k[x] && !all.kinds.k[x] && getenv("SLIDES_VERBOSE"))
@@ -557,7 +541,7 @@ typedef struct Window {
     char first[400];
 } Window;
 
-/* each_step callback: v at 1280x800, and every heatmap without numbers
+/* tstages_each_step callback: v at 1280x800, and every heatmap without numbers
 ** that alone at that size would print them. */
 static void walk_window(const View *v, void *ctx)
 {
@@ -588,7 +572,7 @@ static void window_lesson(const char *name, const Lesson *L, const Trace *T, voi
 {
     Window *w = ctx;
     w->name = name;
-    for (w->k = 0; w->k < L->nstages; w->k++) each_step(L, T, w->k, 0, walk_window, w);
+    for (w->k = 0; w->k < L->nstages; w->k++) tstages_each_step(L, T, w->k, 0, walk_window, w);
 }
 
 /* Lesson i of a family no lesson here was written for: 11 to 16 tokens

@@ -113,14 +113,15 @@ DrawList *tl_lay(const View *v, int w, int h, bool dark)
     return tl_lay_with(v, &o);
 }
 
-/* Where a text command's glyphs land. Turned runs are aligned in the
-** turned frame: halign along the text (upward), valign across it. A
-** line of text covers INK font sizes; a cell's number, digits centred in
-** the cell, the CELL_INK its cell is planned with. */
-Box tl_ink(const DrawList *d, const DrawCmd *c)
+/* Where a text command's glyphs land, its width measured with measure.
+** Turned runs are aligned in the turned frame: halign along the text
+** (upward), valign across it. A line of text covers INK font sizes; a
+** cell's number, digits centred in the cell, the CELL_INK its cell is
+** planned with. */
+Box tl_ink_with(const DrawList *d, const DrawCmd *c, MeasureFn measure, void *ctx)
 {
     bool digits = c->role == ROLE_CELL_TEXT || c->role == ROLE_MASKED;
-    float w = layout_measure_fixed(NULL, draw_str(d, c), c->size, c->bold), h = (digits ? CELL_INK : INK) * c->size;
+    float w = measure(ctx, draw_str(d, c), c->size, c->bold), h = (digits ? CELL_INK : INK) * c->size;
     bool rot = c->rotate == 90;
     float along_len = rot ? c->r.h : c->r.w, across_len = rot ? c->r.w : c->r.h;
     float a = c->halign == ALIGN_LEFT ? 0 : c->halign == ALIGN_RIGHT ? along_len - w : (along_len - w) / 2;
@@ -132,10 +133,16 @@ Box tl_ink(const DrawList *d, const DrawCmd *c)
     return (Box){ c->r.x + a, c->r.y + b, c->r.x + a + w, c->r.y + b + h };
 }
 
-/* What any command covers, strokes included. */
-static Box tl_extent(const DrawList *d, const DrawCmd *c)
+/* The same with the fixed-width measure. */
+Box tl_ink(const DrawList *d, const DrawCmd *c)
 {
-    if (c->kind == DRAW_TEXT) return tl_ink(d, c);
+    return tl_ink_with(d, c, layout_measure_fixed, NULL);
+}
+
+/* What any command covers, strokes included, text measured with measure. */
+Box tl_extent_with(const DrawList *d, const DrawCmd *c, MeasureFn measure, void *ctx)
+{
+    if (c->kind == DRAW_TEXT) return tl_ink_with(d, c, measure, ctx);
     float x0 = fminf(c->r.x, c->r.x + c->r.w), x1 = fmaxf(c->r.x, c->r.x + c->r.w);
     float y0 = fminf(c->r.y, c->r.y + c->r.h), y1 = fmaxf(c->r.y, c->r.y + c->r.h);
     float s = c->kind == DRAW_LINE || c->width > 0 ? c->width / 2 : 0;
@@ -154,7 +161,7 @@ void tl_assert_page_clean(const DrawList *d, const char *what)
 {
     for (int i = 0; i < d->n; i++) {
         const DrawCmd *c = &d->cmds[i];
-        Box b = tl_extent(d, c);
+        Box b = tl_extent_with(d, c, layout_measure_fixed, NULL);
         ck_assert_msg(isfinite(b.x0) && isfinite(b.y0) && isfinite(b.x1) && isfinite(b.y1),
                       "%s: command %d has a non-finite box", what, i);
         ck_assert_msg(b.x0 >= -0.5f && b.y0 >= -0.5f && b.x1 <= d->width + 0.5f && b.y1 <= d->height + 0.5f,

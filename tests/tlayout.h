@@ -1,8 +1,8 @@
 /*
-** tlayout.h: what the layout suites (test_layout.c, test_layout_limits.c)
-** share: tokens and dimension names, hand-made views and heatmap panels,
-** laying out with the fixed-width measure, and finding and checking the
-** commands of a laid-out page.
+** tlayout.h: what the layout suites (test_layout.c, test_layout_limits.c,
+** test_layout_large.c) share: tokens and dimension names, hand-made views
+** and heatmap panels, laying out with the fixed-width measure, and finding
+** and checking the commands of a laid-out page.
 */
 #ifndef ATTNLAB_TLAYOUT_H
 #define ATTNLAB_TLAYOUT_H
@@ -34,8 +34,12 @@ Mat *tl_distributions(int rows, int cols);
 DrawList *tl_lay_with(const View *v, const LayoutOpts *o);
 /* v laid out at w x h with the fixed measure, light or dark (caller frees). */
 DrawList *tl_lay(const View *v, int w, int h, bool dark);
-/* Where a text command's glyphs land. */
+/* Where a text command's glyphs land, measured with the fixed-width
+** measure, or with measure (and its ctx). */
 Box tl_ink(const DrawList *d, const DrawCmd *c);
+Box tl_ink_with(const DrawList *d, const DrawCmd *c, MeasureFn measure, void *ctx);
+/* What any command covers, strokes included, text measured with measure. */
+Box tl_extent_with(const DrawList *d, const DrawCmd *c, MeasureFn measure, void *ctx);
 /* True when two boxes share more than a sliver. */
 bool tl_overlap(Box a, Box b);
 /* Fail unless everything is inside the canvas, no two texts overlap and
@@ -54,5 +58,7 @@ bool tl_same_color(Color a, Color b);
 DrawList *tl_lay_lesson_stage(const char *file, int k, int w, int h);
 /* The layout suite's hang-limited cases of limits, memos and caches. */
 TCase *layout_limits_tcase(void);
+/* Its case of lessons of up to 1,024 tokens, laid out with the real font. */
+TCase *layout_large_tcase(void);
 
 #endif

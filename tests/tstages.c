@@ -1,5 +1,6 @@
 /*
-** tstages.c: every stage of every lesson in a directory (tstages.h).
+** tstages.c: every stage of every lesson in a directory, a lesson given as
+** text, every sub-step of a stage (tstages.h).
 */
 #include "tstages.h"
 #include "suites.h"
@@ -45,4 +46,20 @@ int tstages_each(const char *dirname, TStageFn fn, void *ctx)
     }
     closedir(dir);
     return n;
+}
+
+/* Every sub-step of stage k of L, of head (0: every head), given to fn. */
+void tstages_each_step(const Lesson *L, const Trace *T, int k, int head, TStepFn fn, void *ctx)
+{
+    StageOpts o = { head, 0, false };
+    View *v = stage_view_with(L, T, k, &o);
+    int n = v->nsteps;
+    fn(v, ctx);
+    stage_view_free(v);
+    for (int s = 1; s < n; s++) {
+        o.step = s;
+        v = stage_view_with(L, T, k, &o);
+        fn(v, ctx);
+        stage_view_free(v);
+    }
 }

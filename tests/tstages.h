@@ -1,8 +1,8 @@
 /*
 ** tstages.h: every stage of every lesson in a directory (the bundled ones,
 ** the script lessons), for the tests that check a property over all of
-** them: loaded, traced, viewed; and a lesson given as text, loaded and
-** traced.
+** them: loaded, traced, viewed; a lesson given as text, loaded and
+** traced; and every sub-step of a stage.
 */
 #ifndef ATTNLAB_TSTAGES_H
 #define ATTNLAB_TSTAGES_H
@@ -22,5 +22,11 @@ int tstages_each(const char *dir, TStageFn fn, void *ctx);
 /* A lesson given as text (name: its file name in messages), which must
 ** load and compute: its trace, and the lesson in *l. */
 Trace *tstages_run(const char *text, const char *name, Lesson **l);
+
+/* What tstages_each_step calls for each sub-step's view. */
+typedef void (*TStepFn)(const View *v, void *ctx);
+
+/* Every sub-step of stage k of L, of head (0: every head), given to fn. */
+void tstages_each_step(const Lesson *L, const Trace *T, int k, int head, TStepFn fn, void *ctx);
 
 #endif

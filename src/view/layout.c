@@ -115,7 +115,10 @@ static float text_scale_of(const LayoutOpts *o)
 ** Sizes for the canvas: the design sizes below, in pixels at 1280x800, all
 ** scaled by u (the smaller of the canvas's ratios to it), fonts also by the
 ** text scale (labels and titles by label_scale at most) and by shrink
-** (below 1 only when the page did not fit).
+** (below 1 only when the page did not fit). The header's fonts (the stage
+** title, the lesson and the stage counter) do not shrink: the header is
+** the same on every slide of a lesson, whatever its matrices; what gives
+** way to the panels is below it.
 */
 static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale)
 {
@@ -123,14 +126,15 @@ static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale)
     float u = fminf(o->width / DESIGN_W, o->height / DESIGN_H);
     if (u < U_MIN) u = U_MIN;
     float ts = text_scale_of(o);
-    float s = u * fminf(ts, label_scale) * shrink, sv = u * ts * shrink;
+    float sh = u * fminf(ts, label_scale), s = sh * shrink, sv = u * ts * shrink;
     m.u = u;
     m.margin = SIZE_MARGIN * u;
     m.gap = SIZE_GAP * u;
     m.gs = SIZE_GS * u;
     m.pad = SIZE_PAD * u;
-    m.title = lay_px(FONT_TITLE * s);
-    m.meta = lay_px(FONT_META * s);
+    m.title = lay_px(FONT_TITLE * sh);
+    m.meta = lay_px(FONT_META * sh);
+    m.note = lay_px(FONT_META * s);
     m.formula = lay_px(FONT_FORMULA * s);
     m.body = lay_px(FONT_BODY * s);
     m.ptitle = lay_px(FONT_PTITLE * s);
@@ -209,8 +213,8 @@ static void draw_footer(Page *p, const View *v, float x0, float x1, float y)
                                               "read it and its arithmetic") : "";
     snprintf(line, sizeof line, "%s%s%s", v->note ? v->note : "", v->note && p->hidden_values ? "   \xc2\xb7   " : "",
              hidden);
-    lay_fit(p, line, p->m.meta, 0, x1 - x0, buf, sizeof buf);
-    lay_text(p, (Rect){ x0, y, x1 - x0, LH * p->m.meta }, buf, p->m.meta, p->th->muted, ALIGN_LEFT, VALIGN_MIDDLE,
+    lay_fit(p, line, p->m.note, 0, x1 - x0, buf, sizeof buf);
+    lay_text(p, (Rect){ x0, y, x1 - x0, LH * p->m.note }, buf, p->m.note, p->th->muted, ALIGN_LEFT, VALIGN_MIDDLE,
              ROLE_BODY, 0, 0);
 }
 
@@ -311,7 +315,7 @@ static bool layout_page(Page *p, const View *v)
 {
     const Metrics *m = &p->m;
     DrawList *out = p->d;
-    float foot_h = p->foot ? LH * m->meta + 0.5f * m->gs : 0;
+    float foot_h = p->foot ? LH * m->note + 0.5f * m->gs : 0;
     float x0 = m->margin, x1 = p->o.width - m->margin, y1 = p->o.height - m->margin - foot_h;
     float y = draw_header(p, v, x0, x1, m->margin);
     y = draw_formula(p, v, x0, x1, y);
@@ -450,9 +454,12 @@ static void print_more(Page *p, const View *v, float label_scale, float shrink)
 ** it prints every number it can (print_more). A page
 ** that does not fit even at the smallest fonts is tried again from the
 ** full fonts with cells narrower than CELL_MIN (a dozen heatmaps of 1024
-** columns side by side); when that does not fit either, it is laid out
-** as before, at the smallest fonts. A try that does not fit is not drawn
-** (Page.draw_unfit), but for the last, which is kept.
+** columns side by side), then with its panels in three or four rows
+** (eight heatmaps of 512 tokens on a 640x400 window, whose titles alone
+** are wider than the canvas four to a row); when that does not fit
+** either, it is laid out as before, at the smallest fonts. A try that
+** does not fit is not drawn (Page.draw_unfit), but for the last, which is
+** kept.
 */
 static void page_fit(Page *p, const View *v, float label_scale)
 {
@@ -469,6 +476,13 @@ static void page_fit(Page *p, const View *v, float label_scale)
     p->cell_min = CELL_FLOOR;
     for (float s = 1; s >= shrink; s *= SHRINK_STEP)
         if (page_try(p, v, label_scale, s)) return;
+    p->more_rows = true;
+    for (float s = 1; s >= shrink; s *= SHRINK_STEP)
+        if (page_try(p, v, label_scale, s)) {
+            p->more_rows = false;
+            return;
+        }
+    p->more_rows = false;
     p->cell_min = CELL_MIN;
     p->draw_unfit = true;
     page_try(p, v, label_scale, shrink);
@@ -509,8 +523,8 @@ static HeadCap head_cap(LayoutCache *c, const View *all, const LayoutOpts *opts)
 
 /*
 ** Lay out v. A page whose panels do not find room (a small window, a big
-** text scale) is laid out again with every font SHRINK_STEP as big, down
-** to SHRINK_LAST.
+** text scale) is laid out again with every font but the header's
+** SHRINK_STEP as big, down to SHRINK_LAST.
 ** Bigger text (+, for the back row) must never print the numbers in the
 ** cells smaller: the page is laid out at scale 1 first, and when a panel's
 ** numbers come out smaller at the scale asked for, titles and labels grow
@@ -533,6 +547,7 @@ void layout_view(LayoutCache *c, const View *v, const LayoutOpts *opts, DrawList
     Page p;
     p.title_cap = cap.title;
     p.shrink_from = cap.shrink;
+    p.more_rows = false;
     p.draw_unfit = true;
     p.cell_ink = INK;
     p.lc = c;

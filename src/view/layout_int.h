@@ -54,6 +54,8 @@
 
 /* Heatmap cells. */
 #define CELL_MIN        0.25f   /* the smallest cell side the solver tries, in pixels ... */
+#define GRID_MIN        64      /* ... but a grid of more rows than this many canvas units hold at
+                                   CELL_MIN may have lower cells, down to this height */
 #define CELL_FLOOR      0.05f   /* ... unless a page does not fit with it even at the smallest
                                    fonts: then its cells may be this narrow (layout.c: page_fit) */
 #define CELL_ASPECT     1.6f    /* cells may be this much wider than tall */
@@ -138,6 +140,7 @@ typedef struct Metrics {
     float u;                    /* canvas scale: 1 at 1280x800 */
     float margin, gap, gs, pad; /* page margin, between panels, between a label and what it names, in a cell */
     float title, meta, formula, body, ptitle, axis, label, value, tick, legend;   /* fonts */
+    float note;                 /* the notes line's font: the header's (meta) on a page that did not shrink */
     float min_font, max_cell, bar_w;
 } Metrics;
 
@@ -387,6 +390,7 @@ typedef struct Page {
     float title_cap;            /* the most that font may be (0: no limit): the page of every head's */
     float shrink_from;          /* the fonts' share page_fit starts from (0: 1): every head's page's */
     float cell_min;             /* the narrowest cells tried: CELL_MIN, or CELL_FLOOR */
+    bool more_rows;             /* panels may go in three or four even rows (page_fit's last try) */
     float cell_ink;             /* a printed cell's height over its number's font: INK (room above
                                 ** and below), or CELL_INK where that is what keeps numbers legible */
 } Page;

@@ -10,7 +10,9 @@
 ** still has room, the cells grow past what the font needs (taller first,
 ** then both ways) up to the largest cell side, so a heatmap fills the room
 ** it is given. Heatmaps whose numbers cannot be printed get the width the
-** others leave, in cells at most as tall as wide and as the row allows.
+** others leave, in cells at most as tall as wide and as the row allows;
+** a grid of a thousand rows keeps a grid's height (GRID_MIN) rather than
+** a quarter of a pixel a row, and its few columns stay visible.
 ** Fonts, label bands and colour bars follow from the cells
 ** (layout_heatplan.c); panels that share row labels or a colour bar with a
 ** neighbour leave them out; every panel is at least as wide as its title
@@ -18,7 +20,8 @@
 ** where the numbers come out biggest, or, where that leaves the numbers
 ** under the cell font, in a stack of two to four rows of the whole width,
 ** each as high as it needs, at one font; a row that cannot print its
-** numbers at the floor is planned as if it had none, and scores so.
+** numbers at the floor is planned as if it had none, and scores so. A page
+** that fits no other way has its panels spread over three or four rows.
 */
 #include "layout_int.h"
 
@@ -101,15 +104,44 @@ static void plan_sharing(const Solve *z, int k, int first, int end, PanelPlan *p
 }
 
 /*
-** How low a heatmap's cells of width cw may be made to fit its height:
-** CELL_MIN; when the page is tried with narrower cells (Page.cell_min),
-** down to the height of the widest cells allowed at cw (cw / CELL_ASPECT)
-** if that is lower, so that only a panel whose width did not fit goes
-** below CELL_MIN.
+** How low the cells of heatmap pn, cw wide, may be made to fit its height:
+** CELL_MIN, or lower for a matrix of so many rows that its grid would
+** still be GRID_MIN canvas units tall (a thousand tokens in two rows of
+** panels on a slide: the fonts keep their size, the grid gives way); when
+** the page is tried with narrower cells (Page.cell_min), down to the
+** height of the widest cells allowed at cw (cw / CELL_ASPECT), at least
+** Page.cell_min, if that is lower, so that only a panel whose width did
+** not fit goes further (and never higher than the grid's height asks).
 */
-static float lowest_cell(const Page *p, float cw)
+static float lowest_cell(const Page *p, const Panel *pn, float cw)
 {
-    return p->cell_min < CELL_MIN ? fmaxf(p->cell_min, fminf(CELL_MIN, cw / CELL_ASPECT)) : CELL_MIN;
+    float grid = fminf(CELL_MIN, GRID_MIN * p->m.u / lay_rows(pn));
+    return p->cell_min < CELL_MIN ? fminf(grid, fmaxf(p->cell_min, fminf(CELL_MIN, cw / CELL_ASPECT))) : grid;
+}
+
+/*
+** The widest the cells of heatmap pn may be when they are ch high:
+** CELL_ASPECT times their height; and cells lower than a block of sub-pixel
+** cells (HEAT_BLOCK, lay_draw_heat) as wide as a grid as wide as it is
+** high needs, up to CELL_ASPECT blocks: a thousand rows of four columns
+** show four columns, not a line one pixel wide.
+*/
+static float widest_cell(const Page *p, const Panel *pn, float ch)
+{
+    float blk = HEAT_BLOCK * p->m.u, w = CELL_ASPECT * ch;
+    return ch < blk ? fmaxf(w, fminf(CELL_ASPECT * blk, ch * lay_rows(pn) / lay_cols(pn))) : w;
+}
+
+/*
+** How far the cells of heatmap pn may be over the height they are given:
+** a hundredth of a pixel, and on a grid of many rows so much less that the
+** whole grid is over by half a pixel at most, as much as a row may be
+** (plan_row): a thousand rows a hundredth of a pixel too tall each would
+** push the grid ten pixels into the row below.
+*/
+static float cell_slack(const Panel *pn)
+{
+    return fminf(0.01f, 0.5f / lay_rows(pn));
 }
 
 /*
@@ -151,11 +183,11 @@ static float fit_panel(const Solve *z, int k, int first, int end, float s, float
         printed_cell(z, k, pp, s, &cw, &ch);
         lay_plan_heat(p, pn, pp, cw, ch, share, H);
     } else {
-        float ch = fminf(c, p->m.max_cell), low = lowest_cell(p, c);
+        float ch = fminf(c, p->m.max_cell), low = lowest_cell(p, pn, c);
         for (int it = 0; it < FIT_STEPS; it++) {
-            lay_plan_heat(p, pn, pp, fminf(c, CELL_ASPECT * ch), ch, share, H);
+            lay_plan_heat(p, pn, pp, fminf(c, widest_cell(p, pn, ch)), ch, share, H);
             float room = (H - pp->top_h - pp->bot_h) / lay_rows(pn);
-            if (ch <= room + 0.01f || ch <= low) break;
+            if (ch <= room + cell_slack(pn) || ch <= low) break;
             ch = fmaxf(low, fminf(room, FIT_LOWER * ch));
         }
     }
@@ -283,10 +315,10 @@ static float align_row(Solve *z, int first, int count, float H, float share)
             PanelPlan *pp = &plans[k];
             if (!lay_is_heat(pn) || z->prints[k]) continue;
             float ch = fminf(pp->ch, (H - top - pp->bot_h) / lay_rows(pn));
-            float low = lowest_cell(p, pp->cw);
+            float low = lowest_cell(p, pn, pp->cw);
             if (pp->share_rows && plans[k - 1].ch < ch) ch = plans[k - 1].ch;
-            if (ch < pp->ch - 0.01f) {
-                lay_plan_heat(p, pn, pp, fminf(pp->cw, CELL_ASPECT * fmaxf(ch, low)), fmaxf(ch, low), share,
+            if (ch < pp->ch - cell_slack(pn)) {
+                lay_plan_heat(p, pn, pp, fminf(pp->cw, widest_cell(p, pn, fmaxf(ch, low))), fmaxf(ch, low), share,
                               H);
                 changed = true;
             }
@@ -294,7 +326,8 @@ static float align_row(Solve *z, int first, int count, float H, float share)
         /* a panel lowered for its right neighbour's sake: walk back the chain */
         for (int k = first + count - 1; k > first; k--) {
             PanelPlan *pp = &plans[k];
-            if (!pp->share_rows || z->prints[k] || plans[k - 1].ch <= pp->ch + 0.01f) continue;
+            if (!pp->share_rows || z->prints[k] || plans[k - 1].ch <= pp->ch + cell_slack(&z->v->panels[k]))
+                continue;
             lay_plan_heat(p, &z->v->panels[k - 1], &plans[k - 1], plans[k - 1].cw, pp->ch, share, H);
             changed = true;
         }
@@ -384,6 +417,16 @@ static float plan_row(Solve *z, int first, int cnt, Rect area, float y, float H,
         if (k + 1 < first + cnt) x += pp->box.w + gap_after(p, plans, k, extra);
     }
     return row_h;
+}
+
+/* True when the panels after split repeat those before it, shape for
+** shape (a head's panels above, the next head's below). */
+static bool rows_repeat(const View *v, int split)
+{
+    if (2 * split != v->npanels) return false;
+    for (int k = 0; k < split; k++)
+        if (!same_shape(&v->panels[k], &v->panels[split + k])) return false;
+    return true;
 }
 
 /* True when a panel of rows [a0, a1) has the shape of one of [b0, b1). */
@@ -525,7 +568,11 @@ bool lay_score_better(PlanScore a, PlanScore b, float gain)
 ** panels change shape, so that the four heads of a stage share a row and
 ** the wide concatenation goes below. Splits either side of the middle
 ** count alike: seven 4x4 panels go 3 + 4 when four in the top row would
-** print their numbers smaller.
+** print their numbers smaller. A split whose rows repeat each other, a
+** head's panels above the next head's, gives way to another on the size
+** of the cells only when they come out TWO_ROW_GAIN bigger (a 2 + 4 split
+** of two heads' Q, K and scores had cells a sixth bigger). Pages that fit
+** no other way (Page.more_rows) try three and four rows.
 */
 static PlanScore plan_best(const Page *p, const View *v, Rect area, PanelPlan *plans)
 {
@@ -549,14 +596,26 @@ static PlanScore plan_best(const Page *p, const View *v, Rect area, PanelPlan *p
                 cand[nc++] = k;
             }
     PanelPlan two[VIEW_MAX_PANELS];
-    bool one_row = n <= ONE_ROW_MAX;
+    bool one_row = n <= ONE_ROW_MAX, repeat = false;
     for (int i = 0; i < nc; i++) {
         PlanScore s2 = plan_panels(p, v, area, cand[i], two);
-        if (!have || lay_score_better(s2, best, one_row ? TWO_ROW_GAIN : 1.0f)) {
+        if (!have || lay_score_better(s2, best, one_row || repeat ? TWO_ROW_GAIN : 1.0f)) {
             memcpy(plans, two, sizeof two[0] * (size_t)n);
             best = s2;
             have = true;
             one_row = false;
+            repeat = rows_repeat(v, cand[i]);
+        }
+    }
+    /* the last try of a page that fits nowhere else (Page.more_rows):
+    ** three or four rows, the panels spread evenly over them */
+    for (int nrows = 3; p->more_rows && !best.fits && nrows <= MAX_ROWS && nrows <= n; nrows++) {
+        int start[MAX_ROWS + 1];
+        for (int r = 0; r <= nrows; r++) start[r] = (r * n + nrows - 1) / nrows;
+        PlanScore sr = plan_rows(p, v, area, start, nrows, two);
+        if (lay_score_better(sr, best, 1.0f)) {
+            memcpy(plans, two, sizeof two[0] * (size_t)n);
+            best = sr;
         }
     }
     /* a stack of two to four rows at one font, every way of cutting the
