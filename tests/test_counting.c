@@ -99,7 +99,7 @@ START_TEST(test_rope_counts_positions_from_1)
     Lesson *l;
     Trace *t = run_text("title: R\n[setup]\nseed: 2\ntokens: a b c d\nX = randn 4x4\nW_q = randn 4x4\nW_k = randn 4x4\n"
                         "queries: X @ W_q\nkeys: X @ W_k\nvalues: X\npositions: rope\n[rope]\n", &l);
-    View *v = stage_view(l, t, 0);
+    View *v = tstages_view(l, t, 0);
     const Panel *a = &v->panels[0];
     ck_assert_str_eq(a->matrix, "rope_angles");
     ck_assert_str_eq(a->row_labels[0], "p = 1");
@@ -136,7 +136,7 @@ START_TEST(test_sinusoidal_counts_positions_from_1)
     x = explain_cell(l, t, 0, "pe", 0, 2);
     has(x, "PE[1][3]: position 1, column 3 of 4 (pair 2)\n= sin((1 \xe2\x88\x92 1) / 10000^(2/4)) = sin(0 / 100) = 0");
     free(x);
-    View *v = stage_view(l, t, 0);
+    View *v = tstages_view(l, t, 0);
     has(v->formula, "PE[p][2i\xe2\x88\x92" "1] = sin((p\xe2\x88\x92" "1) / 10000^(2(i\xe2\x88\x92" "1)/d))");
     stage_view_free(v);
     trace_free(t);
@@ -244,7 +244,7 @@ static void scan_stage(const char *name, const Lesson *L, const Trace *T, int k,
     sc->stage = k;
     scan_view(sc, L, T, v);
     for (int s = 1; s < v->nsteps; s++) {
-        StageOpts o = { 0, s, false };
+        StageOpts o = { 0, s, false, tstages_pager() };
         View *w = stage_view_with(L, T, k, &o);
         scan_view(sc, L, T, w);
         stage_view_free(w);

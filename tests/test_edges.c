@@ -123,14 +123,14 @@ static int head_of(const char *name, const char **what)
 */
 static void check_stage_whole(const Lesson *L, const Trace *T, int k, const char *what)
 {
-    StageOpts whole = { 0, 0, true };
+    StageOpts whole = { 0, 0, true, NULL };
     View *w = stage_view_with(L, T, k, &whole);
     ck_assert_ptr_nonnull(w);
     Names all = {0}, paged = {0};
     view_names(w, &all);
     int nsteps = 1;
     for (int step = 0; step < nsteps; step++) {
-        StageOpts o = { 0, step, false };
+        StageOpts o = { 0, step, false, tstages_pager() };
         View *v = stage_view_with(L, T, k, &o);
         nsteps = v->nsteps;
         ck_assert_msg(v->npanels <= VIEW_MAX_PANELS, "%s: stage %d (%s) page %d shows %d panels", what, k + 1,
@@ -224,7 +224,7 @@ END_TEST
 ** name, joined with spaces. */
 static char *labels_of(const Lesson *L, const Trace *T, int k, const char *name)
 {
-    StageOpts whole = { 0, 0, true };
+    StageOpts whole = { 0, 0, true, NULL };
     View *v = stage_view_with(L, T, k, &whole);
     Buf b = {0};
     for (int i = 0; i < v->npanels; i++) {
@@ -266,7 +266,7 @@ START_TEST(test_value_dims_label_everything_made_from_v)
     /* online_softmax's running output, its final output and the difference, and the K/V cache's values and outputs */
     int steps[2] = { 0, 0 };
     for (int s = 3; s <= 4; s++) {
-        View *v = stage_view(L, T, s);
+        View *v = tstages_view(L, T, s);
         steps[s - 3] = v->nsteps;
         stage_view_free(v);
     }
@@ -275,7 +275,7 @@ START_TEST(test_value_dims_label_everything_made_from_v)
     int found[2][4] = { { 0 } };
     for (int s = 0; s < 2; s++)
         for (int step = 0; step < steps[s]; step++) {
-            StageOpts o = { 0, step, false };
+            StageOpts o = { 0, step, false, tstages_pager() };
             View *v = stage_view_with(L, T, 3 + s, &o);
             for (int i = 0; i < v->npanels; i++)
                 for (int j = 0; j < 4 && per_stage[s][j]; j++) {
@@ -304,7 +304,7 @@ START_TEST(test_one_input_for_two_roles_names_both)
                            "[setup]\nvalue_dims: w x y z\n[qkv_projection]\n",
                            "two-roles.lesson", &L);
     for (int k = 0; k < 2; k++) {
-        StageOpts whole = { 0, 0, true };
+        StageOpts whole = { 0, 0, true, NULL };
         View *v = stage_view_with(L, T, k, &whole);
         int titled[2] = { 0, 0 };               /* panels of B titled with K, with V */
         for (int i = 0; i < v->npanels; i++) {
@@ -333,7 +333,7 @@ START_TEST(test_next_token_shows_every_word_asked_for)
     buf_puts(&b, "\n[next_token]\ntop: 1000\n[next_token]\ntop: 2\n");
     Lesson *L;
     Trace *T = tstages_run(buf_str(&b), "every-word.lesson", &L);
-    StageOpts whole = { 0, 0, true };
+    StageOpts whole = { 0, 0, true, NULL };
     View *w = stage_view_with(L, T, 0, &whole);
     int k = stage_find_panel(w, trace_block_ref(TK_TOP_PROBS, 0, 1000), 1, -1);
     ck_assert_int_ge(k, 0);
@@ -347,7 +347,7 @@ START_TEST(test_next_token_shows_every_word_asked_for)
     stage_view_free(w);
     int shown[1000] = { 0 }, pages = 1;
     for (int step = 0; step < pages; step++) {
-        StageOpts o = { 0, step, false };
+        StageOpts o = { 0, step, false, tstages_pager() };
         View *v = stage_view_with(L, T, 0, &o);
         pages = v->nsteps;
         int q = stage_find_panel(v, trace_block_ref(TK_TOP_PROBS, 0, 1000), 1, -1);
@@ -363,7 +363,7 @@ START_TEST(test_next_token_shows_every_word_asked_for)
     }
     ck_assert_int_gt(pages, 1);
     for (int j = 0; j < 1000; j++) ck_assert_msg(shown[j] == 1, "word %d shown on %d pages", j + 1, shown[j]);
-    View *two = stage_view(L, T, 1);            /* a few words: one page */
+    View *two = tstages_view(L, T, 1);            /* a few words: one page */
     ck_assert_int_eq(two->nsteps, 1);
     stage_view_free(two);
     trace_free(T);
@@ -385,7 +385,7 @@ START_TEST(test_rows_that_see_no_key_are_marked)
     for (int k = 0; k < L->nstages; k++) {
         int pages = 1, marked = 0;
         for (int step = 0; step < pages; step++) {
-            StageOpts o = { 0, step, false };
+            StageOpts o = { 0, step, false, tstages_pager() };
             View *v = stage_view_with(L, T, k, &o);
             pages = v->nsteps;
             ck_assert_int_eq(v->nblind, 2);

@@ -8,6 +8,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "suites.h"
+#include "tstages.h"
 #include "core/i18n.h"
 #include "core/fileio.h"
 #include "core/lesson.h"
@@ -432,7 +433,7 @@ START_TEST(test_explain_and_views_follow_the_catalogue)
     ck_assert_msg(strstr(text, " 3.2 ") && strstr(text, "= 0.845\n"), "%s", text);
     ck_assert_msg(!strstr(text, "softmax over") && !strstr(text, "weights of"), "English left in: %s", text);
     free(text);
-    View *v = stage_view(L, T, 3);              /* cross_attention */
+    View *v = tstages_view(L, T, 3);              /* cross_attention */
     ck_assert_str_eq(v->panels[0].row_axis, "\xe3\x82\xaf\xe3\x82\xa8\xe3\x83\xaa\xef\xbc\x88\xe8\xa8\xb3\xe6\x96\x87\xef\xbc\x89"); /* クエリ（訳文） */
     stage_view_free(v);
     i18n_use_none();

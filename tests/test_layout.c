@@ -317,7 +317,7 @@ START_TEST(test_bundled_lessons_clean)
         Trace *T = attn_run(L, &err);
         ck_assert_ptr_nonnull(T);
         for (int k = 0; k < L->nstages; k++, stages++) {
-            View *v = stage_view(L, T, k);
+            View *v = tstages_view(L, T, k);
             const int sizes[][2] = { { 1280, 800 }, { 1920, 1080 } };
             for (int s = 0; s < 2; s++)
                 for (int dark = 0; dark < 2; dark++) {
@@ -359,7 +359,7 @@ static int lessons_clean_in(const char *path, const char *lang)
     ck_assert_ptr_nonnull(T);
     const int sizes[][2] = { { 1280, 720 }, { 1920, 1080 } };
     for (int k = 0; k < L->nstages; k++) {
-        View *v = stage_view(L, T, k);
+        View *v = tstages_view(L, T, k);
         for (int s = 0; s < 2; s++) {
             char what[1200];
             snprintf(what, sizeof what, "[%.200s] %.600s stage %d at %dx%d", lang, path, k + 1, sizes[s][0], sizes[s][1]);
@@ -416,7 +416,7 @@ START_TEST(test_rtl_paragraphs_align_right)
         ck_assert_ptr_nonnull(T);
         int lines = 0;
         for (int k = 0; k < L->nstages; k++) {
-            View *v = stage_view(L, T, k);
+            View *v = tstages_view(L, T, k);
             DrawList *d = tl_lay(v, 1280, 720, false);
             float edge = -1;
             for (int i = 0; i < d->n; i++) {

@@ -3,6 +3,7 @@
 ** against the plain definitions.
 */
 #include "suites.h"
+#include "tstages.h"
 #include "tlayout.h"
 #include "view/layout_int.h"
 #include "core/lesson.h"
@@ -145,7 +146,7 @@ START_TEST(test_labels_measured_once_a_view)
     Lesson *L = lesson_parse(b.s, b.len, "t.lesson", &err);
     ck_assert_msg(L != NULL, "%s", err.msg);
     Trace *T = attn_run(L, &err);
-    View *v = stage_view(L, T, 0);
+    View *v = tstages_view(L, T, 0);
     Theme th = layout_theme(false);
     LayoutOpts o = layout_defaults(1280, 720, &th, counting_measure, NULL);
     LayoutCache *c = layout_cache_create();
@@ -162,7 +163,7 @@ START_TEST(test_labels_measured_once_a_view)
     layout_view(c, v, &o, d2);
     ck_assert_int_eq(d2->n, d->n);                      /* the same layout */
     ck_assert_int_eq(memcmp(d2->cmds, d->cmds, sizeof *d->cmds * (size_t)d->n), 0);
-    View *w = stage_view(L, T, 0);                      /* a new view: measured again */
+    View *w = tstages_view(L, T, 0);                      /* a new view: measured again */
     label_measures = 0;
     layout_view(c, w, &o, d2);
     ck_assert_int_gt(label_measures, first / 2);
@@ -202,7 +203,7 @@ START_TEST(test_a_layout_is_the_same_whatever_came_before)
     Trace *T = attn_run(L, &err);
     ck_assert_msg(T != NULL, "%s", err.msg);
     for (int k = 0; k < L->nstages; k++) {
-        View *v = stage_view(L, T, k);
+        View *v = tstages_view(L, T, k);
         LayoutCache *fresh = layout_cache_create(), *c = layout_cache_create();
         char *want = svg_of(fresh, v, 1280, 800), *small = svg_of(fresh, v, 1000, 640);
         const int sizes[][2] = { { 1000, 640 }, { 1280, 800 }, { 1000, 640 }, { 1280, 800 }, { 1280, 800 },

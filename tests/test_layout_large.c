@@ -200,7 +200,7 @@ static void small_header(const Big *b, int k, int w, int h, float *title, float 
     char *text = big_lesson(&small);
     Lesson *L;
     Trace *T = tstages_run(text, "small.lesson", &L);
-    View *v = stage_view(L, T, k);
+    View *v = tstages_view(L, T, k);
     DrawList *d = lay_real(v, w, h);
     header_sizes(d, title, meta);
     ck_assert_float_gt(*title, 0);
@@ -267,7 +267,7 @@ START_TEST(test_large_lessons_lay_out_cleanly)
                     Big b = { sizes[s], heads, causal, pieces, true };
                     check_lesson(&f, &b, SLIDE_W, SLIDE_H);
                 }
-    ck_assert_int_eq(f.pages, 108);
+    ck_assert_int_ge(f.pages, 24 * 4 + 12);            /* every page of the 24 lessons' four or five stages */
     assert_no_faults(&f, "the slide");
 }
 END_TEST

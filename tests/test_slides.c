@@ -305,7 +305,7 @@ START_TEST(test_seven_panels_print_legibly)
     Lesson *L = load_run("../lessons/01-tour.lesson", &T);
     int panels = 0, nsteps = 1;
     for (int t = 0; t < nsteps; t++) {
-        StageOpts o = { 0, t, false };
+        StageOpts o = { 0, t, false, tstages_pager() };
         View *v = stage_view_with(L, T, 1, &o);
         nsteps = v->nsteps;
         DrawList *d = lay_at(v, 1280, 800);
@@ -328,7 +328,7 @@ END_TEST
 ** largest magnitude (*value receives it). */
 static Color strongest_cell(const Lesson *L, const Trace *T, int k, int t, double *value)
 {
-    StageOpts o = { 0, t, false };
+    StageOpts o = { 0, t, false, tstages_pager() };
     View *v = stage_view_with(L, T, k, &o);
     const Mat *m = v->panels[0].m;
     int best = 0;
@@ -379,7 +379,7 @@ START_TEST(test_qkv_splits_heads)
     Lesson *L = load_run("../lessons/02-one-hot-to-qkv.lesson", &T);
     int k = 8;
     ck_assert_int_eq(L->stages[k].id, STAGE_QKV_PROJECTION);
-    StageOpts o = { 0, 0, true };
+    StageOpts o = { 0, 0, true, NULL };
     View *v = stage_view_with(L, T, k, &o);
     const char *want[] = { "head1.Q", "head1.K", "head1.V", "head2.Q", "head2.K", "head2.V" };
     int first = v->npanels - 6;
@@ -430,7 +430,7 @@ static void head_sizes(const char *name, const Lesson *L, const Trace *T, void *
     for (int k = 0; k < L->nstages; k++) {
         int H = T->s[L->stages[k].setup].heads;
         if (H < 2 || L->stages[k].head) continue;
-        StageOpts all = { 0, 0, false };
+        StageOpts all = { 0, 0, false, tstages_pager() };
         View *v = stage_view_with(L, T, k, &all);
         if (v->nsteps > 1) {
             stage_view_free(v);
@@ -440,7 +440,7 @@ static void head_sizes(const char *name, const Lesson *L, const Trace *T, void *
         for (int z = 0; z < 2; z++) {
             DrawList *d = lay_at(v, sizes[z][0], sizes[z][1]);
             for (int h = 1; h <= H; h++) {
-                StageOpts one = { h, 0, false };
+                StageOpts one = { h, 0, false, tstages_pager() };
                 View *w = stage_view_with(L, T, k, &one);
                 draw_free(lay_kept(kept, w, sizes[1 - z][0], sizes[1 - z][1]));     /* the other size kept first */
                 DrawList *dh[3] = { lay_at(w, sizes[z][0], sizes[z][1]), lay_kept(kept, w, sizes[z][0], sizes[z][1]),
@@ -509,7 +509,7 @@ START_TEST(test_slides_use_the_canvas)
         const char *want = slides[i].step;
         for (int t = 0; !v || (want && strncmp(v->step_name, want, strlen(want)) && t < v->nsteps); t++) {
             stage_view_free(v);
-            StageOpts o = { 0, t, false };
+            StageOpts o = { 0, t, false, tstages_pager() };
             v = stage_view_with(L, T, slides[i].stage - 1, &o);
             ck_assert(want ? v->step_name != NULL : v->nsteps <= 1);
         }
@@ -698,7 +698,7 @@ static void kv_places(const char *name, const Lesson *L, const Trace *T, void *c
         KvFirst *first = calloc(64, sizeof *first);
         int nfirst = 0, nsteps = 1;
         for (int t = 0; t < nsteps; t++) {
-            StageOpts o = { 0, t, false };
+            StageOpts o = { 0, t, false, tstages_pager() };
             View *v = stage_view_with(L, T, k, &o);
             nsteps = v->nsteps;
             const char *what = v->step_name + strspn(v->step_name + 1, "0123456789") + 1;   /* after "t<token>" */

@@ -57,7 +57,7 @@ static void has(const char *text, const char *part)
 
 START_TEST(test_view_softmax)
 {
-    View *v = stage_view(L, T, 1);
+    View *v = tstages_view(L, T, 1);
     ck_assert_int_eq(v->id, STAGE_SOFTMAX);
     ck_assert_int_eq(v->npanels, 2);
     ck_assert_str_eq(v->title, "Softmax: scores become weights");
@@ -78,7 +78,7 @@ END_TEST
 START_TEST(test_view_every_stage_has_panels)
 {
     for (int k = 0; k < L->nstages; k++) {
-        View *v = stage_view(L, T, k);
+        View *v = tstages_view(L, T, k);
         ck_assert_int_gt(v->npanels, 0);
         ck_assert_int_gt((int)strlen(v->formula), 0);
         for (int p = 0; p < v->npanels; p++) {
@@ -87,13 +87,13 @@ START_TEST(test_view_every_stage_has_panels)
         }
         stage_view_free(v);
     }
-    ck_assert_ptr_null(stage_view(L, T, L->nstages));
+    ck_assert_ptr_null(tstages_view(L, T, L->nstages));
 }
 END_TEST
 
 START_TEST(test_view_causal_and_heads)
 {
-    View *v = stage_view(L, T, 3);
+    View *v = tstages_view(L, T, 3);
     ck_assert_int_eq(v->id, STAGE_CAUSAL_MASK);
     ck_assert_str_eq(v->panels[0].matrix, "mask");
     ck_assert_int_eq(v->panels[0].decimals, 0);
@@ -105,20 +105,20 @@ START_TEST(test_view_causal_and_heads)
     ck_assert(mat_get(v->panels[3].m, 0, 2) == 0.0);
     ck_assert_double_eq(mat_get(v->panels[3].m, 0, 0), 1.0);
     stage_view_free(v);
-    v = stage_view(L, T, 4);
+    v = tstages_view(L, T, 4);
     ck_assert_int_eq(v->panels[0].kind, PANEL_PLOT);
     ck_assert_double_eq_tol(v->panels[0].bounds[2], log(3.0), 1e-15);
     ck_assert_str_eq(v->panels[0].series[0], "single head");
     ck_assert_double_eq(mat_get(v->panels[0].m, 0, 0), 0.0);   /* the first token sees only itself */
     stage_view_free(v);
-    v = stage_view(L, T, 5);                          /* multi_head: each head's Q, K, weights, output, then concat */
+    v = tstages_view(L, T, 5);                          /* multi_head: each head's Q, K, weights, output, then concat */
     int nsteps = v->nsteps;
     stage_view_free(v);
     const char *want[] = { "head1.Q", "head1.K", "head1.weights", "head1.output",
                            "head2.Q", "head2.K", "head2.weights", "head2.output", "concat" };
     int seen = 0;
     for (int st = 0; st < nsteps; st++) {             /* in this order, over the sub-steps */
-        StageOpts o = { 0, st, false };
+        StageOpts o = { 0, st, false, tstages_pager() };
         v = stage_view_with(L, T, 5, &o);
         for (int p = 0; p < v->npanels; p++) {
             ck_assert_int_lt(seen, 9);
@@ -127,7 +127,7 @@ START_TEST(test_view_causal_and_heads)
         stage_view_free(v);
     }
     ck_assert_int_eq(seen, 9);
-    v = stage_view(L, T, 6);                          /* per_token, query 2 = "sat" */
+    v = tstages_view(L, T, 6);                          /* per_token, query 2 = "sat" */
     ck_assert_int_eq(v->panels[0].m->rows, 1);
     ck_assert_int_eq(v->panels[0].row_offset, 1);
     ck_assert_str_eq(v->panels[0].row_labels[0], "sat");
@@ -146,18 +146,18 @@ START_TEST(test_indices_number_the_axes)
     Trace *t = tstages_run("title: T\n[setup]\nseed: 1\ntokens: the cat sat\nX = randn 3x2\nqueries: X\n"
                            "[softmax]\nindices: yes\n\n[per_token]\nquery: 3\nindices: yes\n\n[softmax]\n"
                            "[entropy]\nindices: yes\n\n", "i.lesson", &l);
-    View *v = stage_view(l, t, 0);
+    View *v = tstages_view(l, t, 0);
     ck_assert_str_eq(v->panels[1].row_labels[0], "1 the");
     ck_assert_str_eq(v->panels[1].col_labels[2], "3 sat");
     stage_view_free(v);
-    v = stage_view(l, t, 1);
+    v = tstages_view(l, t, 1);
     ck_assert_str_eq(v->panels[0].row_labels[0], "3 sat");
     ck_assert_str_eq(v->panels[v->npanels - 1].col_labels[1], "d2");
     stage_view_free(v);
-    v = stage_view(l, t, 2);
+    v = tstages_view(l, t, 2);
     ck_assert_str_eq(v->panels[1].row_labels[0], "the");
     stage_view_free(v);
-    v = stage_view(l, t, 3);
+    v = tstages_view(l, t, 3);
     ck_assert_int_eq(v->panels[0].kind, PANEL_PLOT);
     ck_assert_str_eq(v->panels[0].row_labels[2], "3 sat");
     stage_view_free(v);
@@ -340,7 +340,7 @@ START_TEST(test_residual_stream)
         mat_free(q);
     }
     ck_assert(!trace_input_computed(t, 0, "X"));
-    View *v = stage_view(l, t, 2);
+    View *v = tstages_view(l, t, 2);
     ck_assert(!v->panels[0].editable);                 /* a computed X is not scroll-edited */
     stage_view_free(v);
     char *x = explain_cell(l, t, 1, "X", 2, 3);
@@ -369,7 +369,7 @@ START_TEST(test_limits_variance_of_huge_scores)
         ck_assert_msg(l != NULL, "%s", eline(&err));
         Trace *t = attn_run(l, &err);
         ck_assert_msg(t != NULL, "%s", eline(&err));
-        View *v = stage_view(l, t, 0);
+        View *v = tstages_view(l, t, 0);
         ck_assert_int_eq(v->npanels, 2);
         for (int k = 0; k < 2; k++) {
             has(v->panels[k].title, cases[i][1]);
@@ -447,7 +447,7 @@ START_TEST(test_custom_divisor_and_temperature)
     ck_assert_double_eq(mat_get(trace_get(t, 0, "raw_scores"), 0, 1), 11.0);
     ck_assert_double_eq(mat_get(trace_get(t, 0, "scaled_scores"), 0, 1), 11.0 / 5 / 2);
     ck_assert_double_eq(mat_get(trace_get(t, 1, "scaled_scores"), 0, 1), 11.0);
-    View *v = stage_view(l, t, 0);
+    View *v = tstages_view(l, t, 0);
     has(v->formula, "\xc3\xb7 5 \xc3\xb7 2 (temperature)");     /* both divide: written as division */
     stage_view_free(v);
     char *x = explain_cell(l, t, 0, "scaled_scores", 0, 1);
@@ -477,11 +477,11 @@ START_TEST(test_modern_explain_every_cell)
     Trace *t = tstages_run(MODERN_LESSON, "m.lesson", &l);
     int cells = 0;
     for (int k = 0; k < l->nstages; k++) {
-        View *v0 = stage_view(l, t, k);
+        View *v0 = tstages_view(l, t, k);
         int n = v0->nsteps;
         stage_view_free(v0);
         for (int st = 0; st < n; st++) {
-            StageOpts o = { 0, st, false };
+            StageOpts o = { 0, st, false, tstages_pager() };
             View *v = stage_view_with(l, t, k, &o);
             ck_assert_msg(v->npanels > 0, "stage %d step %d has no panels", k + 1, st);
             ck_assert(n == 1 || v->step_name);
@@ -581,7 +581,7 @@ START_TEST(test_kv_cache_decodes_every_score_kind)
         }
     /* the additive setups decode with additive scores, shown as such, with q as wide as it is */
     int k = 4;                          /* [kv_cache] of the narrow keys */
-    View *v = stage_view(l, t, k);
+    View *v = tstages_view(l, t, k);
     has(v->formula, "v\xe1\xb5\x80\xc2\xb7tanh(q\xc2\xb7W1 + K_cache\xc2\xb7W2)");
     ck_assert_int_eq(v->panels[0].m->cols, 4);          /* q: X is 4 wide */
     ck_assert_int_eq(v->panels[1].m->cols, 2);          /* k: Y is 2 wide */
@@ -602,7 +602,7 @@ START_TEST(test_qkv_projection_shows_its_inputs)
                        "values: X @ W_v\ndims: p q r s\n[qkv_projection]\n";
     Lesson *l;
     Trace *t = tstages_run(text, "qkv.lesson", &l);
-    View *v = stage_view(l, t, 0);
+    View *v = tstages_view(l, t, 0);
     ck_assert(v->panels[0].ref.kind == TK_XPE);
     ck_assert_str_eq(v->panels[0].title, "X + PE = V");
     has(v->formula, "Q = (X + PE)\xc2\xb7W_q");
@@ -614,7 +614,7 @@ START_TEST(test_qkv_projection_shows_its_inputs)
     mat_free(prod);
     for (int i = 0; i < v->npanels; i++) ck_assert_str_ne(v->panels[i].matrix, "X");
     stage_view_free(v);
-    v = stage_view(l, t, 1);
+    v = tstages_view(l, t, 1);
     for (int i = 0; i < v->npanels; i++)
         for (int k = 0; k < i; k++)
             ck_assert_msg(trace_get(t, 1, v->panels[i].matrix) != trace_get(t, 1, v->panels[k].matrix),
@@ -638,7 +638,7 @@ START_TEST(test_per_token_shows_biased_scores)
                        "[per_token]\nquery: 3\n";
     Lesson *l;
     Trace *t = tstages_run(text, "pt.lesson", &l);
-    View *v = stage_view(l, t, 0);
+    View *v = tstages_view(l, t, 0);
     ck_assert_int_eq(v->npanels, 4);
     ck_assert(v->panels[0].ref.kind == TK_RAW);
     ck_assert_double_eq(v->panels[0].m->data[0], 1.0);
@@ -665,7 +665,7 @@ START_TEST(test_grouped_query_shows_keys)
                  "[grouped_query]\n", 2 * G, G);
         Lesson *l;
         Trace *t = tstages_run(text, "gq.lesson", &l);
-        View *v = stage_view(l, t, 0);
+        View *v = tstages_view(l, t, 0);
         int keys = 0;
         for (int i = 0; i < v->npanels; i++) keys += v->panels[i].ref.kind == TK_K;
         ck_assert_msg(keys == (G < 4 ? G : 4), "G = %d: %d panels of keys", G, keys);
@@ -735,7 +735,7 @@ START_TEST(test_given_padded_query)
     x = explain_cell(l, t, 0, "weights", 1, 0);
     has(x, "weight given by the lesson");
     free(x);
-    View *v = stage_view(l, t, 0);
+    View *v = tstages_view(l, t, 0);
     has(v->note, "sees no key");
     stage_view_free(v);
     trace_free(t);
@@ -796,7 +796,7 @@ START_TEST(test_stage_table_predict_hides_the_answer)
             seen[l->stages[k].id] = true;
             for (int h = 0; h <= l->setups[l->stages[k].setup].heads; h++)
                 for (int step = 0, n = 1; step < n; step++) {
-                    StageOpts o = { h, step, false };
+                    StageOpts o = { h, step, false, tstages_pager() };
                     View *v = stage_view_with(l, t, k, &o);
                     n = v->nsteps;
                     for (int i = 0; i < v->npanels; i++) {

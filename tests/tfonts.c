@@ -3,6 +3,7 @@
 */
 #include "tfonts.h"
 #include "suites.h"
+#include "tstages.h"
 
 #include <stddef.h>
 
@@ -14,11 +15,13 @@ void tfonts_setup(void)
     Error err;
     tfonts = font_create(NULL, &err);
     ck_assert_msg(tfonts != NULL, "font_create: %s", eline(&err));
+    tstages_use_pager(font_measure, tfonts);        /* pages cut as this font lays them out */
 }
 
 /* And give it back. */
 void tfonts_teardown(void)
 {
+    tstages_use_pager(NULL, NULL);
     font_free(tfonts);
     tfonts = NULL;
 }

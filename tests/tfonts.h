@@ -11,7 +11,8 @@
 /* The font set of the running test (NULL outside one). */
 extern FontSet *tfonts;
 
-/* Open DejaVu Sans, found the way the program finds it, or fail the test. */
+/* Open DejaVu Sans, found the way the program finds it, or fail the test;
+** the suites' pager (tstages_pager) cuts pages as it lays them out. */
 void tfonts_setup(void);
 /* Give it back. */
 void tfonts_teardown(void);

@@ -5,6 +5,7 @@
 ** cell's number inside its cell).
 */
 #include "tlayout.h"
+#include "tstages.h"
 #include "core/attn.h"
 #include "core/lesson.h"
 #include "core/stage.h"
@@ -227,7 +228,7 @@ DrawList *tl_lay_lesson_stage(const char *file, int k, int w, int h)
     ck_assert_msg(L != NULL, "%s", err.msg);
     Trace *T = attn_run(L, &err);
     ck_assert_msg(T != NULL, "%s", err.msg);
-    View *v = stage_view(L, T, k);
+    View *v = tstages_view(L, T, k);
     DrawList *d = tl_lay(v, w, h, false);
     stage_view_free(v);
     trace_free(T);

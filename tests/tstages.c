@@ -20,6 +20,33 @@ Trace *tstages_run(const char *text, const char *name, Lesson **l)
     return t;
 }
 
+/* The pager and the fitter it asks (one a test process: Check forks each test). */
+static StagePager *pager;
+static LayoutFitter *fitter;
+
+/* Pages as measure lays them out. */
+void tstages_use_pager(MeasureFn measure, void *ctx)
+{
+    stage_pager_free(pager);
+    layout_fitter_free(fitter);
+    fitter = layout_fitter_create(measure, ctx);
+    pager = stage_pager_create(layout_fitter_fits, fitter);
+}
+
+/* The suites' pager. */
+StagePager *tstages_pager(void)
+{
+    if (!pager) tstages_use_pager(NULL, NULL);
+    return pager;
+}
+
+/* Stage k, paged by the suites' pager. */
+View *tstages_view(const Lesson *L, const Trace *T, int k)
+{
+    StageOpts o = { 0, 0, false, tstages_pager() };
+    return stage_view_with(L, T, k, &o);
+}
+
 /* Walk dirname. */
 int tstages_each(const char *dirname, TStageFn fn, void *ctx)
 {
@@ -37,7 +64,8 @@ int tstages_each(const char *dirname, TStageFn fn, void *ctx)
         Trace *T = attn_run(L, &err);
         ck_assert_msg(T != NULL, "%s", eline(&err));
         for (int k = 0; k < L->nstages; k++, n++) {
-            View *v = stage_view(L, T, k);
+            StageOpts o = { 0, 0, false, tstages_pager() };
+            View *v = stage_view_with(L, T, k, &o);
             fn(e->d_name, L, T, k, v, ctx);
             stage_view_free(v);
         }
@@ -51,7 +79,7 @@ int tstages_each(const char *dirname, TStageFn fn, void *ctx)
 /* Every sub-step of stage k of L, of head (0: every head), given to fn. */
 void tstages_each_step(const Lesson *L, const Trace *T, int k, int head, TStepFn fn, void *ctx)
 {
-    StageOpts o = { head, 0, false };
+    StageOpts o = { head, 0, false, tstages_pager() };
     View *v = stage_view_with(L, T, k, &o);
     int n = v->nsteps;
     fn(v, ctx);

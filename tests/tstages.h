@@ -10,6 +10,19 @@
 #include "core/lesson.h"
 #include "core/stage.h"
 #include "core/trace.h"
+#include "view/layout.h"
+
+/* The pager the suites cut stages into pages with, as the program does
+** (StageOpts.pager): the layout's answer measured with the measure last
+** given to tstages_use_pager, else the fixed measure. */
+StagePager *tstages_pager(void);
+/* From now on (in this test's process), pages as measure (with ctx) lays
+** them out: font_measure and tfonts for the suites that draw with the real
+** font. */
+void tstages_use_pager(MeasureFn measure, void *ctx);
+
+/* Stage k of L as the program shows it: cut into pages by tstages_pager. */
+View *tstages_view(const Lesson *L, const Trace *T, int k);
 
 /* What tstages_each calls for stage k of lesson file name. */
 typedef void (*TStageFn)(const char *name, const Lesson *L, const Trace *T, int k, View *v, void *ctx);

@@ -163,6 +163,7 @@ EMSCRIPTEN_KEEPALIVE int web_init(void)
         app_catalogue_source(bundle_catalogue);
         web_app = app_create();
         web_app->web = true;
+        app_set_measure(web_app, web_measure, NULL);    /* pages cut as the page's canvas lays them out */
         web_list = draw_create(web_w, web_h);
         web_shot_list = draw_create(web_w, web_h);
         app_use_language(NULL);          /* LANGUAGE and LANG, set by the page */

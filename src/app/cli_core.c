@@ -63,17 +63,17 @@ bool cli_stage_wanted(const StageSel *sel, int k)
 }
 
 /* Begin an export's budget: the pages first. */
-bool cli_export_begin(ExportBudget *b, const StageSel *sel, const Lesson *L, const Trace *T, Error *err)
+bool cli_export_begin(ExportBudget *b, const StageSel *sel, const Lesson *L, const Trace *T, StagePager *pg, Error *err)
 {
     memset(b, 0, sizeof *b);
     b->L = L;
     for (int k = 0; k < L->nstages; k++)
         if (cli_stage_wanted(sel, k)) {
-            b->pages += stage_pages(L, T, k);
+            b->pages += stage_pages(L, T, k, pg);
             b->stages++;
         }
     for (int k = 0; k < L->nstages && b->pages <= EXPORT_MAX_PAGES; k++)
-        if (cli_stage_wanted(sel, k)) b->bound += stage_shapes_bound(L, T, k);
+        if (cli_stage_wanted(sel, k)) b->bound += stage_shapes_bound(L, T, k, pg);
     if (b->pages <= EXPORT_MAX_PAGES) return true;
     return error_set(err, ERR_LIMIT, L->shown, 0, 0, "exporting %d stage%s would write %" PRId64 " pages (a page for each "
                      "sub-step, head or part), over the limit of %d an export writes; choose fewer stages with --stage, "

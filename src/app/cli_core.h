@@ -19,6 +19,7 @@
 #define ATTNLAB_CLI_CORE_H
 
 #include "core/lesson.h"
+#include "core/stage.h"
 #include "core/trace.h"
 
 /* Stages chosen with --stage: a list of numbers and ranges from 1. */
@@ -48,10 +49,11 @@ typedef struct ExportBudget {
     int64_t shapes;             /* shapes drawn so far */
 } ExportBudget;
 
-/* The budget of exporting the stages sel chooses of L (NULL: all): true
-** when their pages are within EXPORT_MAX_PAGES (counted before anything
-** is drawn), else false with err filled (ERR_LIMIT, about L's file). */
-bool cli_export_begin(ExportBudget *b, const StageSel *sel, const Lesson *L, const Trace *T, Error *err);
+/* The budget of exporting the stages sel chooses of L (NULL: all), cut
+** into pages by pg: true when their pages are within EXPORT_MAX_PAGES
+** (counted before anything is drawn), else false with err filled
+** (ERR_LIMIT, about L's file). */
+bool cli_export_begin(ExportBudget *b, const StageSel *sel, const Lesson *L, const Trace *T, StagePager *pg, Error *err);
 /* Count a page laid out to be written, drawing shapes (draw_shapes):
 ** false with err filled (ERR_LIMIT) when the lesson's pages together draw
 ** more than EXPORT_MAX_SHAPES (the page is then not to be written). */

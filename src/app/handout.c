@@ -58,13 +58,11 @@ int app_handout_write(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Tr
     DrawList *d = draw_create(opts->width, opts->height);
     int r = 0;
     for (int k = 0; k < L->nstages && r == 0; k++) {
-        View *first = stage_view(L, T, k);
-        int steps = first->nsteps;
-        stage_view_free(first);
+        int steps = stage_pages(L, T, k, opts->pager);
         for (int t = 0; t < steps && r == 0; t++) {
             ShotOpts o = *opts;
             o.step = t;
-            StageOpts so = { 0, t, false };
+            StageOpts so = { 0, t, false, opts->pager };
             View *v = stage_view_with(L, T, k, &so);
             char name[400];
             page_name(L, k, v, name, sizeof name);

@@ -25,7 +25,7 @@
 /* The documented defaults. */
 ShotOpts app_shot_defaults(void)
 {
-    ShotOpts o = { 1280, 720, 1, false, false, NULL, 0, false };
+    ShotOpts o = { 1280, 720, 1, false, false, NULL, 0, false, NULL };
     return o;
 }
 
@@ -37,7 +37,7 @@ void app_shot_layout(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Tra
     Theme th = layout_theme(opts->dark);
     LayoutOpts lo = layout_defaults(w, h, &th, font_measure, fonts);
     lo.cmap = opts->cmap;
-    StageOpts so = { 0, opts->step, false };
+    StageOpts so = { 0, opts->step, false, opts->pager };
     View *v = stage_view_with(L, T, k, &so);
     layout_view(lc, v, &lo, d);
     stage_view_free(v);
@@ -223,17 +223,14 @@ static void written_keep(Written *w, bool quiet)
 static int export_stage(FontSet *fonts, LayoutCache *lc, const char *dir, const Lesson *L, const Trace *T, int k,
                         const ShotOpts *opts, ExportBudget *b, Written *w)
 {
-    View *v = stage_view(L, T, k);
-    int n = v->nsteps;
-    stage_view_free(v);
-    int code = 0;
+    int n = stage_pages(L, T, k, opts->pager), code = 0;
     char desc[300];
     app_shot_desc(L, k, desc, sizeof desc);
     DrawList *d = draw_create(opts->width, opts->height);
     for (int t = 0; t < n && !code; t++) {
         ShotOpts o = *opts;
         o.step = t;
-        StageOpts so = { 0, t, false };
+        StageOpts so = { 0, t, false, opts->pager };
         View *page = stage_view_with(L, T, k, &so);
         char *path = app_shot_step_path(dir, L, k, t, n, page->step_name, opts->svg);
         stage_view_free(page);
@@ -273,7 +270,7 @@ static bool export_vectors_fit(FontSet *fonts, LayoutCache *lc, const Lesson *L,
     bool fits = true;
     for (int k = 0; k < L->nstages && fits; k++) {
         if (!cli_stage_wanted(sel, k)) continue;
-        int n = stage_pages(L, T, k);
+        int n = stage_pages(L, T, k, opts->pager);
         for (int t = 0; t < n && fits; t++) {
             ShotOpts o = *opts;
             o.step = t;
@@ -339,9 +336,7 @@ static int export_stdout(FontSet *fonts, LayoutCache *lc, const Lesson *L, const
     int k = -1, chosen = 0;
     for (int i = 0; i < L->nstages; i++)
         if (cli_stage_wanted(sel, i)) { k = k < 0 ? i : k; chosen++; }
-    View *v = k >= 0 ? stage_view(L, T, k) : NULL;
-    int steps = v ? v->nsteps : 0;
-    stage_view_free(v);
+    int steps = k >= 0 ? stage_pages(L, T, k, opts->pager) : 0;
     if (chosen != 1)
         error_set(&err, ERR_INVALID, L->shown, 0, 0, "--export - writes one picture to standard output, but %s; "
                   "choose one stage with --stage N", sel ? "--stage chooses several stages" : "the lesson has several stages");
@@ -368,8 +363,9 @@ static int export_stdout(FontSet *fonts, LayoutCache *lc, const Lesson *L, const
 }
 
 /* Every stage of every lesson to dir (or the one picture to standard
-** output for "-"); headless. */
-int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const StageSel *sel, const char *font,
+** output for "-"); headless, its stages cut into pages as its fonts lay
+** them out. */
+int app_export(const char *dir, char **paths, int n, const ShotOpts *given, const StageSel *sel, const char *font,
                bool quiet)
 {
     bool to_stdout = !strcmp(dir, FILEIO_STDIN);
@@ -385,6 +381,10 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
         code = error_exit_code(&err);
     }
     LayoutCache *lc = layout_cache_create();
+    LayoutFitter *fitter = layout_fitter_create(font_measure, fonts);
+    ShotOpts o = *given;
+    const ShotOpts *opts = &o;
+    if (!o.pager) o.pager = stage_pager_create(layout_fitter_fits, fitter);
     for (int i = 0; i < n && code != 1; i++) {
         Trace *T = NULL;
         int c = 0;
@@ -397,7 +397,7 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
         app_use_language(L->language);
         ExportBudget budget;
         bool vector = opts->svg || opts->pdf;
-        if (!cli_stage_fits(sel, L, &err) || (!to_stdout && !cli_export_begin(&budget, opts->pdf ? NULL : sel, L, T, &err))
+        if (!cli_stage_fits(sel, L, &err) || (!to_stdout && !cli_export_begin(&budget, opts->pdf ? NULL : sel, L, T, opts->pager, &err))
             || (!to_stdout && vector && !export_vectors_fit(fonts, lc, L, T, opts->pdf ? NULL : sel, opts, &budget, &err))) {
             error_print(&err, stderr);              /* nothing of this lesson written */
             if (error_exit_code(&err) > code) code = error_exit_code(&err);
@@ -418,6 +418,8 @@ int app_export(const char *dir, char **paths, int n, const ShotOpts *opts, const
         trace_free(T);
         lesson_free(L);
     }
+    if (o.pager != given->pager) stage_pager_free(o.pager);
+    layout_fitter_free(fitter);
     layout_cache_free(lc);
     app_shot_release();
     font_free(fonts);

@@ -25,6 +25,7 @@ typedef struct ShotOpts {
     const char *cmap;       /* override every panel's colormap, or NULL */
     int step;               /* the sub-step of a stage that has them (0-based) */
     bool pdf;               /* app_export: one PDF per lesson (handout.h), not a picture per stage */
+    StagePager *pager;      /* where stages are cut into pages (NULL: at VIEW_MAX_PANELS); not owned */
 } ShotOpts;
 
 /* Defaults: 1280x720 (a 16:9 slide), scale 1, light, PNG. */

@@ -37,7 +37,19 @@ AppState *app_create(void)
     a->predict_panel = -1;
     a->shots_dir = xstrdup(".");
     a->layout = layout_cache_create();
+    a->fitter = layout_fitter_create(NULL, NULL);
+    a->pager = stage_pager_create(layout_fitter_fits, a->fitter);
     return a;
+}
+
+/* Pages as the platform's text measure lays them out. */
+void app_set_measure(AppState *a, MeasureFn measure, void *ctx)
+{
+    stage_pager_free(a->pager);
+    layout_fitter_free(a->fitter);
+    a->fitter = layout_fitter_create(measure, ctx);
+    a->pager = stage_pager_create(layout_fitter_fits, a->fitter);
+    if (a->doc) app_rebuild_view(a);
 }
 
 /* Release everything. */
@@ -46,6 +58,8 @@ void app_free(AppState *a)
     if (!a) return;
     layout_cache_free(a->layout);
     stage_view_free(a->view);
+    stage_pager_free(a->pager);
+    layout_fitter_free(a->fitter);
     marks_hover_clear(&a->explained);
     marks_edited_free(&a->edited);
     doc_free(a->doc);
@@ -149,7 +163,7 @@ void app_rebuild_view(AppState *a)
     stage_view_free(a->view);
     a->view = NULL;
     if (a->doc) {
-        StageOpts o = { a->head, a->step, false };
+        StageOpts o = { a->head, a->step, false, a->pager };
         a->view = stage_view_with(a->doc->L, a->doc->T, a->stage, &o);
         app_zoom_view(a);
         if (a->predict != PREDICT_OFF) a->predict_panel = weights_panel(a->view);

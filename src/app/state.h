@@ -56,6 +56,8 @@ typedef struct AppState {
     View *view;             /* the current stage */
     int stage;
     LayoutCache *layout;    /* what layout keeps from frame to frame (app_frame) */
+    LayoutFitter *fitter;   /* the layout's answer to where a stage's pages are cut (app_set_measure) */
+    StagePager *pager;      /* the views' pages, cut with it */
 
     /* display settings */
     bool dark;
@@ -119,8 +121,12 @@ typedef struct AppState {
     bool quit;
 } AppState;
 
-/* A new state with nothing open. */
+/* A new state with nothing open; its pages are cut for the fixed text
+** measure until app_set_measure gives it the platform's. */
 AppState *app_create(void);
+/* Cut stages into pages as text measured by measure (with ctx) lays them
+** out: the window's fonts, the page's canvas (the view is built again). */
+void app_set_measure(AppState *a, MeasureFn measure, void *ctx);
 /* Release everything. */
 void app_free(AppState *a);
 /* Put e on the screen as a->error (with its exit code), or clear it (NULL). */

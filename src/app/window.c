@@ -258,12 +258,13 @@ static void save_handout(Win *w)
     o.height = w->export_h;
     o.dark = a->dark;
     o.cmap = a->cmap >= 0 ? cmap_names()[a->cmap] : NULL;
+    o.pager = a->pager;                     /* the pages the window shows */
     LayoutCache *lc = layout_cache_create();
     char *path = app_handout_path(a->shots_dir, a->doc->L), why[ERROR_LINE_MAX];
     int pages;
     Error err;
     ExportBudget budget;
-    if (cli_export_begin(&budget, NULL, a->doc->L, a->doc->T, &err)
+    if (cli_export_begin(&budget, NULL, a->doc->L, a->doc->T, a->pager, &err)
         && app_handout_write(w->fonts, lc, a->doc->L, a->doc->T, &o, &budget, path, &pages, &err) == 0) {
         app_toast(a, _("saved %s (%d pages)"), path, pages);
     } else {
@@ -669,6 +670,7 @@ int app_window(const WindowArgs *args)
         SDL_Quit();
         return error_exit_code(&err);
     }
+    app_set_measure(a, font_measure, w.fonts);      /* pages cut as these fonts lay them out */
     w.want_w = args->width;
     w.want_h = args->height;
     open_window(&w, a->doc ? a->doc->L->title : "attnlab");

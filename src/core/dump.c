@@ -183,7 +183,7 @@ void dump_json_stages(const Lesson *L, const Trace *T, const bool *keep, Buf *ou
     bool first = true;
     for (int k = 0; k < L->nstages; k++) {
         if (keep && !keep[k]) continue;
-        StageOpts whole = { 0, 0, true };
+        StageOpts whole = { 0, 0, true, NULL };
         View *v = stage_view_with(L, T, k, &whole);
         buf_printf(out, "%s\n  {\"index\": %d, \"id\": \"%s\", \"setup\": %d, \"title\": ", first ? "" : ",", k + 1,
                    lesson_stage_name(v->id), v->setup + 1);
@@ -203,7 +203,7 @@ void dump_json_stages(const Lesson *L, const Trace *T, const bool *keep, Buf *ou
         int n = v->nsteps;
         if (n > 1) buf_puts(out, ", \"steps\": [");
         for (int t = 0; t < n && n > 1; t++) {
-            StageOpts o = { 0, t, false };
+            StageOpts o = { 0, t, true, NULL };        /* a step in time, every head and part of it */
             View *w = stage_view_with(L, T, k, &o);
             buf_printf(out, "%s\n   {\"step\": ", t ? "," : "");
             dump_string(out, w->step_name ? w->step_name : "");

@@ -764,7 +764,7 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     const Stage *st = &L->stages[k];
     Ctx c = { .L = L, .T = T, .ts = &T->s[st->setup], .st = st, .su = &L->setups[st->setup], .v = v, .s = st->setup,
               .H = 1, .sel = 0, .step = o && o->step > 0 ? o->step : 0, .paged = false,
-              .whole = o && o->whole };
+              .whole = o && o->whole, .pager = o ? o->pager : NULL };
     c.H = c.ts->heads;
     int want = o && o->head > 0 ? o->head : st->head;
     c.sel = c.H > 1 && want >= 1 && want <= c.H ? want : 0;
@@ -779,6 +779,9 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     const StageKind *kind = stage_kind(st->id);
     bool *blind = kind->blind_note ? find_blind_rows(&c, v) : NULL;
     c.blind = blind;
+    char *early = blind_rows_note(&c);              /* the note the pages will carry: the pager leaves room */
+    if (!early) early = stage_ablation_note(&c);
+    c.note = early;
     kind->build(&c);
     if (!kind->steps) stage_paginate(&c);
     if (c.su->attention && kind->given_text) kind->given_text(&c);
@@ -787,11 +790,12 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     add_note(v, blind_rows_note(&c));
     if (!v->note) v->note = stage_ablation_note(&c);
     free(blind);
+    free(early);
     v->npara = st->npara;
     v->paras = xmalloc(sizeof *v->paras * (size_t)(v->npara ? v->npara : 1));
     for (int i = 0; i < v->npara; i++) v->paras[i] = xstrdup(st->paras[i]);
     if (c.sel && !st->head && !c.whole) {           /* H on a stage whose heads may share a page */
-        StageOpts all = { 0, 0, false };
+        StageOpts all = { 0, 0, false, c.pager };
         v->every_head = stage_view_with(L, T, k, &all);
         if (v->every_head->nsteps > 1 || v->every_head->head) {
             stage_view_free(v->every_head);

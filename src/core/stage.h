@@ -72,6 +72,10 @@ typedef struct Panel {
     ** false: its own values, and its view's panels for the group. */
     bool has_span;
     double span_lo, span_hi, group_lo, group_hi;
+    uint64_t fit_key;           /* what a layout reads of it, as a key (on a page the pager asks about,
+                                ** stage_pager.c: the layout's own memos use it); 0: none */
+    bool must_print;            /* on a page the pager asks about: its numbers must print at the goal font,
+                                ** whatever it could do alone (next_token's words, cut into pages to print) */
     /* plots */
     char *y_axis;               /* "entropy (nats)" */
     char **series;              /* m->cols series names */
@@ -117,11 +121,33 @@ typedef struct View {
 ** attends to nothing): "∅ ", first, so that a label cut short keeps it. */
 #define STAGE_BLIND_MARK "\xe2\x88\x85 "
 
+/* The layout's answer to the pager: whether page, a View as it will be
+** shown, prints every number it can at the goal font on the projector
+** slide, with its explanation whole (src/view/layout_fit.c). */
+typedef bool (*PageFitsFn)(void *ctx, const View *page);
+
+/*
+** StagePager: where the views built with it cut their stages into pages,
+** and what it keeps from one view to the next (stage_pager.c). Its caller
+** (the window, an export, a test) owns it and hands it the layout's answer
+** (fits, with ctx), as it hands the layout a text measure; the views of one
+** pager show the same pages. A view built without one (StageOpts.pager
+** NULL) is cut only where its panels pass VIEW_MAX_PANELS.
+*/
+typedef struct StagePager StagePager;
+/* A pager asking fits (NULL: as without a pager). */
+StagePager *stage_pager_create(PageFitsFn fits, void *ctx);
+/* Release it (NULL is fine). */
+void stage_pager_free(StagePager *pg);
+
 /* What the viewer chose on top of the lesson. */
 typedef struct StageOpts {
     int head;                   /* 0: the stage's own `head:` (else all); h: show head h */
     int step;                   /* the sub-step (0-based; clamped to the stage's last) */
-    bool whole;                 /* every panel on one view, not split into pages for the slide (--dump) */
+    bool whole;                 /* every head and part on one view, not cut into pages for the slide
+                                ** (--dump's): step then counts the stage's steps in time only (a
+                                ** K/V cache's tokens, an online softmax's blocks) */
+    StagePager *pager;          /* where pages are cut (NULL: at VIEW_MAX_PANELS) */
 } StageOpts;
 
 /* What exporting the pictures of a lesson may draw, at most: the pages of
@@ -143,13 +169,13 @@ View *stage_view(const Lesson *L, const Trace *T, int k);
 View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o);
 /* Release a view (not the matrices it borrows). */
 void stage_view_free(View *v);
-/* The pages stage k of L is shown on (and exports to): its sub-steps,
-** heads and parts, 1 when it has none. */
-int stage_pages(const Lesson *L, const Trace *T, int k);
-/* At least as many shapes as the pages of stage k draw (draw_shapes), from
-** the views alone: each page's cells and labels, and some for its text, at
-** most STAGE_PAGE_MAX_SHAPES a page. */
-int64_t stage_shapes_bound(const Lesson *L, const Trace *T, int k);
+/* The pages stage k of L is shown on (and exports to), cut by pg: its
+** sub-steps, heads and parts, 1 when it has none. */
+int stage_pages(const Lesson *L, const Trace *T, int k, StagePager *pg);
+/* At least as many shapes as the pages of stage k cut by pg draw
+** (draw_shapes), from the views alone: each page's cells and labels, and
+** some for its text, at most STAGE_PAGE_MAX_SHAPES a page. */
+int64_t stage_shapes_bound(const Lesson *L, const Trace *T, int k, StagePager *pg);
 /* The default title of a stage id ("Attention weights", ...). */
 const char *stage_default_title(StageId id);
 /* The panel of v showing ref (and, for a one-row panel, trace row r; -1 any),

@@ -114,7 +114,7 @@ static void word_panels(Ctx *c, int k, int a, int e, const char *t_logits)
                                           : stage_part(c, ref, 0, nq, a, e, titles[i], LAB_Q, LAB_WORDS, _("tokens"), _("words"));
         if (i == 1) stage_as_weights(c, p);
         if (p && (a > 0 || e < m->cols)) {
-            StageVals all = stage_trace_vals(c->T, m);
+            StageVals all = stage_trace_vals(c->pager, c->T, m);
             stage_set_span(p, all, all);
         }
     }
@@ -122,28 +122,22 @@ static void word_panels(Ctx *c, int k, int a, int e, const char *t_logits)
 
 /*
 ** The words a page of next_token shows at most: all n when the stream (the
-** panel last added) and the two panels of every word print their numbers
-** on the slide, else the most that print beside the stream on the first
-** page (found in steps of a quarter), the same on every page (at least
-** one).
+** panel last added) and the two panels of every word serve as one page,
+** else the most that do beside the stream on the first page (found in
+** steps of a quarter), the same on every page (at least one).
 */
 static int words_a_page(Ctx *c, int k, int n, const char *t_logits)
 {
     View *v = c->v;
-    int before = v->npanels, from = before > 0 ? before - 1 : 0;     /* the stream, when it is there */
-    word_panels(c, k, 0, n, t_logits);
-    StageFit g[3];
-    int m = 0;
-    for (int i = from; i < v->npanels && m < 3; i++) g[m++] = stage_fit_of(&v->panels[i], stage_panel_vals(c, &v->panels[i]));
-    assert(m >= 2);
-    int fit = n;
-    while (fit > 1) {
-        g[m - 2].cols = g[m - 1].cols = fit;
-        if (stage_fits_slide(g, m, c->st->paras, c->st->npara)) break;
+    int from = v->npanels - 1, fit = n;                 /* the stream */
+    assert(from >= 0);
+    for (;;) {
+        word_panels(c, k, 0, fit, t_logits);
+        bool fits = stage_page_fits(c, &v->panels[from], v->npanels - from, v->note ? v->note : c->note, 1);
+        while (v->npanels > from + 1) stage_panel_free(&v->panels[--v->npanels]);
+        if (fits || fit <= 1) return fit;
         fit = fit > 8 ? fit * 3 / 4 : fit - 1;
     }
-    while (v->npanels > before) stage_panel_free(&v->panels[--v->npanels]);
-    return fit;
 }
 
 /* The next token: the stream the unembedding reads, and for the words
@@ -161,6 +155,7 @@ void stage_next_token(Ctx *c)
                                su->unembed_bias ? " + " : "", su->unembed_bias ? su->unembed_bias : "");
     stage_heat(c, trace_ref(trace_unembed_input(su), 0), ln ? _("LN(x): the stream after the last block, normalised")
                : _("x: the stream after the last block"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
+    c->v->note = accuracy_note(c);
     int per = c->whole || n < 1 ? n : words_a_page(c, k, n, t_logits);
     int pages = per > 0 ? (n + per - 1) / per : 1, p = c->step < pages ? c->step : pages - 1;
     if (p > 0) stage_panel_free(&c->v->panels[--c->v->npanels]);     /* the stream: on the first page */
@@ -175,7 +170,6 @@ void stage_next_token(Ctx *c)
     }
     c->v->formula = stage_fmt(_("p(next word) = softmax(logits) over all %d words; shown: every word among some row's "
                                 "%d likeliest"), su->nvocab, k);
-    c->v->note = accuracy_note(c);
     free(t_logits);
 }
 

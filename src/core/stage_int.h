@@ -34,6 +34,9 @@ typedef struct Ctx {
     int step;           /* the sub-step asked for (0-based, clamped by the builder) */
     bool paged;         /* the builder made its own pages (stage_by_heads) */
     bool whole;         /* no pages: every panel on one view (StageOpts.whole) */
+    StagePager *pager;  /* where pages are cut (StageOpts.pager), or NULL */
+    const char *note;   /* the note line the pages will carry, known before they are built (a query that sees
+                        ** no key, heads switched off), or NULL: the pager plans room for it */
     const bool *blind;  /* query r sees no key (its row label is marked), for the stages that say so; or NULL */
 } Ctx;
 
@@ -84,7 +87,7 @@ Panel *stage_part(Ctx *c, TraceRef ref, int r0, int r1, int c0, int c1, const ch
 /* Show a 0/1 mask: Blues, fixed [0, 1], no decimals. */
 Panel *stage_as_mask(Ctx *c, Panel *p);
 
-/* ---- stage_fit.c: whether panels print legibly on the projector slide */
+/* ---- stage_pager.c: where pages are cut, as the layout answers */
 
 /* The values of a matrix as cells print them. */
 typedef struct StageVals {
@@ -96,36 +99,28 @@ typedef struct StageVals {
     bool ints;                  /* every finite value is whole */
 } StageVals;
 
-/* What the estimate reads of a panel. */
-typedef struct StageFit {
-    const Panel *p;
-    bool heat;                  /* a heatmap with cells (else: a plot) */
-    int rows, cols;
-    float value_em;             /* its widest number, in font sizes */
-    float row_em, col_em;       /* its widest row and column label */
-    float title_em, col_axis_em, row_axis_em;
-} StageFit;
-
 /* The values of m. */
 StageVals stage_vals(const Mat *m);
 /* The values of panel p's matrix: for one borrowed from the trace c->T,
-** read once while that trace lives (its matrices never change). */
+** read once while that trace lives (its matrices never change), with the
+** pager's memory. */
 StageVals stage_panel_vals(const Ctx *c, const Panel *p);
-/* The values of m, a matrix of the trace T: read once while T lives. */
-StageVals stage_trace_vals(const Trace *T, const Mat *m);
+/* The values of m, a matrix of the trace T: read once while T lives, kept
+** by pg (NULL: read every time). */
+StageVals stage_trace_vals(StagePager *pg, const Trace *T, const Mat *m);
 /* a and b together. */
 StageVals stage_vals_join(StageVals a, StageVals b);
 /* Plan panel p for the values span over every sub-step, coloured on group. */
 void stage_set_span(Panel *p, StageVals span, StageVals group);
-/* What the estimate reads of panel p shown with values v (its own, or its
-** kind's over several pages). */
-StageFit stage_fit_of(const Panel *p, StageVals v);
-/* Whether panels f[0 .. n) print every number at the goal font on the
-** projector slide, with the explanation paras. */
-bool stage_fits_slide(const StageFit *f, int n, char *const *paras, int npara);
-/* Whether panel f alone on the slide prints its numbers at the legible floor. */
-bool stage_prints_alone(const StageFit *f);
-/* The width of a text in DejaVu Sans, in font sizes, estimated. */
+/* Whether a page of panels[0 .. n) (planned as they will be shown; at most
+** VIEW_MAX_PANELS), the stage's explanation and a note line when note is
+** not empty, prints every number it can on the projector slide (those of
+** panels[must .. n) at the goal font, whatever they could do alone; n:
+** none): the layout's answer through c->pager, remembered (without a
+** pager: true). */
+bool stage_page_fits(Ctx *c, const Panel *panels, int n, const char *note, int must);
+/* The width of a text in DejaVu Sans, in font sizes, estimated (which of
+** several labels is the widest: stage_labels.c). */
 float stage_text_em(const char *s);
 
 /* ---- stage_pages.c: a stage split into pages */

@@ -175,9 +175,7 @@ static bool kv_fits(Ctx *c, const KvPlan *pl, int j, int side)
     c->v = v;
     kv_page(c, c->su->nq - 1, pl->first, pl->first + j - 1, side, pl, slots);
     assert(v->npanels <= KV_SLOTS * LESSON_MAX_HEADS);
-    StageFit f[KV_SLOTS * LESSON_MAX_HEADS];
-    for (int k = 0; k < v->npanels; k++) f[k] = stage_fit_of(&v->panels[k], pl->span[slots[k]]);
-    bool fits = stage_fits_slide(f, v->npanels, c->st->paras, c->st->npara);
+    bool fits = stage_page_fits(c, v->panels, v->npanels, "\xe2\x80\xa6", v->npanels);     /* a decoding page has its note */
     kv_clear(v);
     stage_panels_free(v);
     free(v);
@@ -208,11 +206,15 @@ static KvPlan kv_plan(Ctx *c)
     for (int i = 0; i < KV_SLOTS; i++) {
         pl.span[i] = (StageVals){ false, 0, 0, false, 0, 0, false, true };
         for (int h = 1; h <= c->H; h++)
-            pl.span[i] = stage_vals_join(pl.span[i], stage_trace_vals(c->T, trace_at(c->T, c->s, kv_ref(c, i, h))));
+            pl.span[i] = stage_vals_join(pl.span[i], stage_trace_vals(c->pager, c->T, trace_at(c->T, c->s, kv_ref(c, i, h))));
     }
     pl.per_page = 1;
     pl.parts = 2;
-    bool found = false;
+    if (c->whole) {                     /* every head of a token on one view (--dump's) */
+        pl.per_page = pl.n;
+        pl.parts = 1;
+    }
+    bool found = c->whole;
     for (int parts = 1; parts <= 2 && !found; parts++)
         for (int j = pl.n; j >= 1 && !found; j--) {
             if (!kv_even(c, &pl, j)) continue;
@@ -306,16 +308,16 @@ static void kv_name(Ctx *c, const KvPlan *pl, int t, int p)
 
 /*
 ** Decoding with a K/V cache: the pages of every token, then those of the
-** comparison. --dump's whole view shows the first token, every head shown
-** on it, and counts the pages as the slides do.
+** comparison. --dump's whole views show a token (or the comparison) a
+** step, every head on it.
 */
 void stage_kv_cache(Ctx *c)
 {
     int n = c->su->nq;
     assert(stage_steps(c->L, c->st) == n + 1);          /* a token after another, then the comparison */
     KvPlan pl = kv_plan(c);
-    int tokens = n * pl.pages, total = tokens + kv_all_pages(c);
-    int s = c->whole ? 0 : c->step < total ? c->step : total - 1;
+    int tokens = n * pl.pages, total = tokens + (c->whole ? 1 : kv_all_pages(c));
+    int s = c->step < total ? c->step : total - 1;
     c->v->token_pages = pl.pages;
     if (s >= tokens) {                                  /* the comparison, head by head */
         Ctx cc = *c;

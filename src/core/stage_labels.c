@@ -7,6 +7,7 @@
 ** column reads the same on every slide.
 */
 #include "stage_int.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <assert.h>
@@ -156,6 +157,32 @@ char **stage_labels(const Ctx *c, LabelKind k, int n, int h)
     int first = head_first(c, k, n, h);
     for (int i = 0; c->st->indices && k != LAB_WORDS && i < n; i++) l[i] = stage_with_index(l[i], first + i);
     return l;
+}
+
+/* The advance of a character in DejaVu Sans, in font sizes: digits, signs
+** and the point as the font has them, letters on average, a character two
+** columns wide a full em. */
+static float advance(uint32_t cp)
+{
+    if (cp >= '0' && cp <= '9') return 0.636f;
+    switch (cp) {
+    case '.': case ',': case ' ': return 0.318f;
+    case '-': return 0.361f;
+    case 0x2212: case '+': case '=': return 0.838f;     /* − */
+    case 0x221e: return 0.833f;                         /* ∞ */
+    default: break;
+    }
+    if (cp >= 'A' && cp <= 'Z') return 0.70f;
+    if (cp >= 'a' && cp <= 'z') return 0.60f;
+    return utf8_cp_columns(cp) == 2 ? 1.0f : 0.65f;
+}
+
+/* The width of s in font sizes. */
+float stage_text_em(const char *s)
+{
+    float w = 0;
+    while (s && *s) w += advance(utf8_next(&s));
+    return w;
 }
 
 /* The widest of the first n labels of side k of head h's matrices, as

@@ -114,10 +114,16 @@ static void keep_panels(View *v, int from, int a, int b)
     v->npanels = n;
 }
 
+/* Whether panels[a, e) of a unit serve as a page. */
+static bool part_fits(Ctx *c, const Panel *unit, int a, int e)
+{
+    return stage_page_fits(c, unit + a, e - a, c->note, e - a);
+}
+
 /* The search for the most even cut of a unit into parts. */
 typedef struct Balance {
-    const Ctx *c;
-    const StageFit *f;
+    Ctx *c;
+    const Panel *unit;
     int m, nparts;
     int start[BALANCE_MAX + 1];
     long best;                  /* the fewest cells of a part in the best cut so far (-1: none) */
@@ -125,10 +131,10 @@ typedef struct Balance {
 } Balance;
 
 /* The cells panels [a, e) show. */
-static long part_cells(const StageFit *f, int a, int e)
+static long part_cells(const Panel *unit, int a, int e)
 {
     long n = 0;
-    for (int k = a; k < e; k++) n += (long)f[k].rows * f[k].cols;
+    for (int k = a; k < e; k++) n += unit[k].kind == PANEL_HEATMAP ? (long)unit[k].m->rows * unit[k].m->cols : 0;
     return n;
 }
 
@@ -142,8 +148,8 @@ static void balance(Balance *z, int i, long least)
 {
     int from = z->start[i - 1];
     if (i == z->nparts) {
-        if (!stage_fits_slide(z->f + from, z->m - from, z->c->st->paras, z->c->st->npara)) return;
-        long n = part_cells(z->f, from, z->m), low = i == 1 || n < least ? n : least;
+        if (!part_fits(z->c, z->unit, from, z->m)) return;
+        long n = part_cells(z->unit, from, z->m), low = i == 1 || n < least ? n : least;
         if (low > z->best) {
             z->best = low;
             memcpy(z->best_start, z->start, sizeof z->start);
@@ -152,62 +158,45 @@ static void balance(Balance *z, int i, long least)
         return;
     }
     for (int e = from + 1; e <= z->m - (z->nparts - i); e++) {
-        if (!stage_fits_slide(z->f + from, e - from, z->c->st->paras, z->c->st->npara) && e > from + 1) break;
-        long n = part_cells(z->f, from, e);
+        if (e > from + 1 && !part_fits(z->c, z->unit, from, e)) break;
+        long n = part_cells(z->unit, from, e);
         z->start[i] = e;
         balance(z, i + 1, i == 1 || n < least ? n : least);
     }
 }
 
 /*
-** Panels given[0 .. m) as the book plans them, in f: a heatmap that cannot
-** print its numbers at the legible floor even alone on the slide is drawn without them wherever
-** it goes, so it asks only for the room of a picture (a plot's), and never
-** takes a page of its own from the panels beside it.
+** The book of nunits units of m panels each (units[u], planned alike):
+** every unit on one page when they fit, else the most units a page that
+** divides them evenly (asked of the first units), else a unit a page cut
+** into the fewest parts that fit (found greedily: each part as many panels
+** as fit; a panel that fits nowhere is a part by itself), as evenly as
+** they fit (balance).
 */
-static void unprintable_as_plots(const StageFit *given, int m, StageFit *f)
-{
-    for (int k = 0; k < m; k++) {
-        f[k] = given[k];
-        if (f[k].heat && !stage_prints_alone(&given[k])) f[k].heat = false;
-    }
-}
-
-/*
-** The book of nunits units of m panels each, fits f (one unit's, with the
-** values of every unit): every unit on one page when they fit, else the
-** most units a page that divides them evenly, else a unit a page cut into
-** the fewest parts that fit (found greedily: each part as many panels as
-** fit), as evenly as they fit (balance).
-*/
-static Book plan_book(const Ctx *c, const StageFit *given, int m, int nunits)
+static Book plan_book(Ctx *c, const Panel *const *units, int m, int nunits)
 {
     assert(m >= 1 && nunits >= 1);
-    StageFit *f = xmalloc(sizeof *f * (size_t)m), many[VIEW_MAX_PANELS];
-    unprintable_as_plots(given, m, f);
+    Panel many[VIEW_MAX_PANELS];
     for (int k = nunits; k >= 1; k--) {
         if (nunits % k || k * m > VIEW_MAX_PANELS) continue;
-        for (int i = 0; i < k; i++) memcpy(many + i * m, f, sizeof *f * (size_t)m);
-        if (stage_fits_slide(many, k * m, c->st->paras, c->st->npara)) {
-            free(f);
-            return book_whole(nunits, k, m);
-        }
+        for (int i = 0; i < k; i++) memcpy(many + i * m, units[i], sizeof *many * (size_t)m);
+        if (stage_page_fits(c, many, k * m, c->note, k * m)) return book_whole(nunits, k, m);
     }
+    const Panel *unit = units[0];
     Book b = { nunits, 1, 0, xmalloc(sizeof *b.start * (size_t)(m + 1)), 0 };
     for (int a = 0; a < m;) {
         int e = a + 1;
-        while (e < m && stage_fits_slide(f + a, e + 1 - a, c->st->paras, c->st->npara)) e++;
+        while (e < m && part_fits(c, unit, a, e + 1)) e++;
         b.start[b.nparts++] = a;
         a = e;
     }
     b.start[b.nparts] = m;
     if (b.nparts > 1 && m <= BALANCE_MAX) {
-        Balance z = { c, f, m, b.nparts, { 0 }, -1, { 0 } };
+        Balance z = { c, unit, m, b.nparts, { 0 }, -1, { 0 } };
         balance(&z, 1, 0);
         if (z.best >= 0) memcpy(b.start, z.best_start, sizeof b.start[0] * (size_t)(b.nparts + 1));
     }
     b.pages = nunits * b.nparts;
-    free(f);
     return b;
 }
 
@@ -368,19 +357,34 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
         all[H * m + k] = &z.tail.panels[k];
         vals[H * m + k] = stage_panel_vals(c, &z.tail.panels[k]);
     }
-    StageFit *f = xmalloc(sizeof *f * (size_t)(n * m + nt + 1)), *ft = f + n * m;  /* a page of every head, then the tail */
-    for (int r = 0; r < m; r++) f[r] = stage_fit_of(&z.heads[heads[0] - 1].panels[r], span[r]);
-    for (int u = 1; u < n; u++) memcpy(f + u * m, f, sizeof *f * (size_t)m);
-    for (int k = 0; k < nt; k++) ft[k] = stage_fit_of(&z.tail.panels[k], vals[H * m + k]);
-    Book b = m > 0 ? plan_book(c, f, m, n) : book_whole(n, n, 0);
+    /* the panels planned as every page will show them: for their kind's values, on their group's colours */
+    for (int h = 0; h < H; h++)
+        for (int r = 0; r < m; r++) {
+            Panel *pn = &z.heads[h].panels[r];
+            stage_set_span(pn, span[r], pn->scale_group > 0 ? group_vals(all, vals, H * m + nt, pn->scale_group) : span[r]);
+        }
+    for (int k = 0; k < nt; k++) {
+        Panel *pn = &z.tail.panels[k];
+        StageVals own = vals[H * m + k];
+        stage_set_span(pn, own, pn->scale_group > 0 ? group_vals(all, vals, H * m + nt, pn->scale_group) : own);
+    }
+    const Panel **units = xmalloc(sizeof *units * (size_t)n), *tail_unit = z.tail.panels;
+    for (int u = 0; u < n; u++) units[u] = z.heads[heads[u] - 1].panels;
+    Book b = m > 0 ? plan_book(c, units, m, n) : book_whole(n, n, 0);
     Book bt = book_whole(1, 1, nt);
     bt.pages = 0;
     bool tail_alone = false;
     if (nt > 0) {               /* the tail on the heads' one page, or pages of its own */
-        tail_alone = b.pages > 1 || !stage_fits_slide(f, n * m + nt, c->st->paras, c->st->npara);
+        tail_alone = b.pages > 1 || n * m + nt > VIEW_MAX_PANELS;
+        if (!tail_alone) {
+            Panel every[VIEW_MAX_PANELS];
+            for (int u = 0; u < n; u++) memcpy(every + u * m, units[u], sizeof *every * (size_t)m);
+            memcpy(every + n * m, tail_unit, sizeof *every * (size_t)nt);
+            tail_alone = !stage_page_fits(c, every, n * m + nt, c->note, n * m + nt);
+        }
         if (tail_alone) {
             book_free(&bt);
-            bt = plan_book(c, ft, nt, 1);
+            bt = plan_book(c, &tail_unit, nt, 1);
         }
     }
     int pages = b.pages + (tail_alone ? bt.pages : 0);
@@ -424,7 +428,7 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
     scratch_free(&z, H);
     book_free(&b);
     book_free(&bt);
-    free(f);
+    free(units);
     free(all);
     free(vals);
     free(span);
@@ -448,14 +452,12 @@ void stage_paginate(Ctx *c)
     int m = v->npanels;
     if (m <= 1 || c->paged || c->whole) return;
     StageVals *vals = xmalloc(sizeof *vals * (size_t)m), *groups = xmalloc(sizeof *groups * (size_t)m);
-    StageFit *f = xmalloc(sizeof *f * (size_t)m);
-    const Panel **ps = xmalloc(sizeof *ps * (size_t)m);
+    const Panel **ps = xmalloc(sizeof *ps * (size_t)m), *unit = v->panels;
     for (int k = 0; k < m; k++) {
         ps[k] = &v->panels[k];
         vals[k] = stage_panel_vals(c, &v->panels[k]);
-        f[k] = stage_fit_of(&v->panels[k], vals[k]);
     }
-    Book b = plan_book(c, f, m, 1);
+    Book b = plan_book(c, &unit, m, 1);
     for (int k = 0; k < m && b.pages > 1; k++) groups[k] = v->panels[k].scale_group > 0 ? group_vals(ps, vals, m, v->panels[k].scale_group)
                                                                       : vals[k];
     if (b.pages > 1) {
@@ -469,14 +471,14 @@ void stage_paginate(Ctx *c)
     book_free(&b);
     free(vals);
     free(groups);
-    free(f);
     free(ps);
 }
 
 /* The pages of stage k: those of its first page's view. */
-int stage_pages(const Lesson *L, const Trace *T, int k)
+int stage_pages(const Lesson *L, const Trace *T, int k, StagePager *pg)
 {
-    View *v = stage_view(L, T, k);
+    StageOpts o = { 0, 0, false, pg };
+    View *v = stage_view_with(L, T, k, &o);
     int n = v ? v->nsteps : 0;
     stage_view_free(v);
     return n;
@@ -484,12 +486,12 @@ int stage_pages(const Lesson *L, const Trace *T, int k)
 
 /* A bound on the shapes of stage k's pages: every page built, its cells,
 ** its labels and room for its text counted. */
-int64_t stage_shapes_bound(const Lesson *L, const Trace *T, int k)
+int64_t stage_shapes_bound(const Lesson *L, const Trace *T, int k, StagePager *pg)
 {
     int64_t all = 0;
     int pages = 1;
     for (int step = 0; step < pages; step++) {
-        StageOpts o = { 0, step, false };
+        StageOpts o = { 0, step, false, pg };
         View *v = stage_view_with(L, T, k, &o);
         if (!v) break;
         pages = v->nsteps;

@@ -99,6 +99,10 @@ static float body_block(Page *p, const View *v, float size, float x, float y, fl
         }
         free(lines);
         h = top + n * lh;
+        if (draw) {
+            p->prose_fs = size;
+            p->prose_cut |= n < all;
+        }
         if (n < all) break;
     }
     return h;
@@ -334,6 +338,7 @@ static bool layout_page(Page *p, const View *v)
         return true;
     }
     lay_plan_prints(p, &vv, W, avail);
+    if (p->o.probe && lay_probe_hopeless(p, &vv, W, avail)) return false;
 
     /* arrangement A: text across the bottom, at its size if the numbers reach the goal */
     PanelPlan below[VIEW_MAX_PANELS], beside[VIEW_MAX_PANELS];
@@ -376,6 +381,19 @@ static bool layout_page(Page *p, const View *v)
         return false;
     }
     p->printed = take_b ? sb.printed : sa.printed;
+    if (p->o.probe) {                   /* the pager's question: what the plans say, nothing drawn */
+        for (int k = 0; k < np; k++) p->probe_fs[k] = lay_is_heat(&v->panels[k]) ? plans[k].value_fs : 0;
+        if (take_b) {
+            for (int k = 0; k < np; k++) p->probe_fs[k] = lay_is_heat(&v->panels[k]) ? beside[k].value_fs : 0;
+            p->prose_fs = m->body;
+        } else if (has_body) {
+            float room = y1 - (y + sa.used_h + m->gap);
+            p->prose_fs = fs;
+            p->prose_cut = room < 1 || body_block(p, v, fs, x0, 0, W, 0, false) > room + 0.5f;
+        }
+        p->probed = true;
+        return fits;
+    }
     if (take_b) {
         plans = beside;
         fits = sb.fits;
@@ -413,14 +431,21 @@ static bool page_try(Page *p, const View *v, float label_scale, float shrink)
     p->foot = v && v->note;
     draw_clear(out, p->o.width, p->o.height, p->th->bg);
     p->hidden_values = false;
+    p->prose_cut = false;
+    p->prose_fs = 0;
+    p->probed = false;
     bool ok = !v || layout_page(p, v);
+    p->fitted = ok;
     if (!ok && !p->draw_unfit) return false;       /* thrown away, with or without a note */
+    if (p->probed) return ok;                       /* planned only: no note to make room for */
     if (v && p->hidden_values && !p->foot && p->o.height >= FOOT_MIN_H) {   /* again, with room to say so */
         p->foot = true;
         draw_clear(out, p->o.width, p->o.height, p->th->bg);
+        p->prose_cut = false;
         if (!layout_page(p, v)) {                  /* no room for the note: without it */
             p->foot = false;
             draw_clear(out, p->o.width, p->o.height, p->th->bg);
+            p->prose_cut = false;
             layout_page(p, v);
         }
     }
@@ -465,6 +490,11 @@ static void page_fit(Page *p, const View *v, float label_scale)
 {
     p->cell_min = CELL_MIN;
     p->draw_unfit = false;
+    if (p->o.probe) {                   /* at the full fonts, or not at all */
+        p->lc->shrink = 1;
+        page_try(p, v, label_scale, 1);
+        return;
+    }
     float shrink = p->shrink_from > 0 ? p->shrink_from : 1;
     for (;; shrink *= SHRINK_STEP) {
         if (page_try(p, v, label_scale, shrink)) {
@@ -487,6 +517,32 @@ static void page_fit(Page *p, const View *v, float label_scale)
     p->draw_unfit = true;
     page_try(p, v, label_scale, shrink);
     p->draw_unfit = false;
+}
+
+/* What page p, drawn into d, found: kept in its cache for layout_facts. */
+static void page_facts(Page *p, const View *v, const DrawList *d)
+{
+    LayoutFacts *f = &p->lc->facts;
+    memset(f, 0, sizeof *f);
+    f->fitted = p->fitted;
+    f->shrink = p->lc->shrink;
+    f->printed = p->printed;
+    f->printable = v ? lay_printable(p, v) : 0;
+    f->value_goal = lay_value_goal(p);
+    int np = v ? (v->npanels < VIEW_MAX_PANELS ? v->npanels : VIEW_MAX_PANELS) : 0;
+    if (p->probed) {                    /* planned, not drawn */
+        memcpy(f->value_fs, p->probe_fs, sizeof f->value_fs[0] * (size_t)np);
+    } else {
+        for (int i = 0; i < d->n; i++)
+            if (d->cmds[i].role == ROLE_CELL_TEXT && d->cmds[i].panel >= 0 && d->cmds[i].panel < np
+                && f->value_fs[d->cmds[i].panel] <= 0)
+                f->value_fs[d->cmds[i].panel] = d->cmds[i].size;
+    }
+    for (int k = 0; k < np; k++)
+        if (f->value_fs[k] > 0 && (f->value_min <= 0 || f->value_fs[k] < f->value_min)) f->value_min = f->value_fs[k];
+    f->prose_cut = p->prose_cut;
+    f->prose_fs = p->prose_fs;
+    f->prose_full = p->m.body;
 }
 
 /* The font of the numbers of panel k in d, or 0 when none is printed. */
@@ -605,5 +661,12 @@ void layout_view(LayoutCache *c, const View *v, const LayoutOpts *opts, DrawList
         out->panels[k].row0 = v->panels[k].row_offset;
         out->npanels = k + 1;
     }
+    page_facts(&p, v, out);
     lay_kept_store(c, v, opts, out);
+}
+
+/* What the last page laid out with c found. */
+LayoutFacts layout_facts(const LayoutCache *c)
+{
+    return c->facts;
 }

@@ -49,6 +49,8 @@ typedef struct LayoutOpts {
     LayoutMark marks[LAYOUT_MAX_MARKS];      /* its operands, outlined */
     int nmarks;
     unsigned long long hidden; /* predict mode: panels (bit k) drawn blank */
+    bool probe;                 /* the pager's question (layout_fit.c): one try at the full fonts, and
+                                ** when it does not fit, nothing drawn (layout_facts says so) */
 } LayoutOpts;
 
 /*
@@ -100,6 +102,36 @@ LayoutOpts layout_defaults(int width, int height, const Theme *theme,
                            MeasureFn measure, void *ctx);
 /* Lay out v into out (cleared first), with and into the cache c. */
 void layout_view(LayoutCache *c, const View *v, const LayoutOpts *o, DrawList *out);
+
+/* What a page laid out found, for those who ask whether it serves (the
+** stage pager: layout_fits_slide). */
+typedef struct LayoutFacts {
+    bool fitted;                /* room for everything (else drawn overlapping, the last resort) */
+    float shrink;               /* the share of their full size its fonts were laid out at (1: full) */
+    long printed, printable;    /* the numbers it printed, of those its panels can print */
+    float value_min;            /* the smallest cell number printed (0: none) */
+    float value_fs[VIEW_MAX_PANELS];    /* each panel's numbers' font (0: none printed) */
+    float value_goal;           /* the font the numbers are planned to reach first */
+    bool prose_cut;             /* the explanation lacks lines ("…") */
+    float prose_fs, prose_full; /* the explanation's font as drawn (0: none), and its full size */
+} LayoutFacts;
+/* What the last page layout_view laid out with c found (kept pages: the
+** page they copy). */
+LayoutFacts layout_facts(const LayoutCache *c);
+
+/* LayoutFitter: the layout's answer to the stage pager (layout_fit.c):
+** whether a page serves on the projector slide, measured with a text
+** measure; it lays pages out in a cache of its own. */
+typedef struct LayoutFitter LayoutFitter;
+/* A fitter measuring text with measure and ctx (NULL: the fixed measure). */
+LayoutFitter *layout_fitter_create(MeasureFn measure, void *ctx);
+/* Release it (NULL is fine). */
+void layout_fitter_free(LayoutFitter *f);
+/* A PageFitsFn (core/stage.h): whether page prints every number it can at
+** the goal font (or at what a panel prints alone, when less) on the
+** projector slide, at its full fonts, with its explanation whole; fitter
+** is a LayoutFitter. */
+bool layout_fitter_fits(void *fitter, const View *page);
 /* A fixed-width measure (0.55·size per character) for tests and fallbacks. */
 float layout_measure_fixed(void *ctx, const char *text, float size, int bold);
 

@@ -197,6 +197,29 @@ void lay_value_cell(const Page *p, const Panel *pn, const PanelPlan *pp, float f
 }
 
 /*
+** Whether a probe's page (LayoutOpts.probe) surely cannot print its
+** numbers in W x H: the cells of the heatmaps that can print theirs
+** (lay_plan_prints), each at its least (the legible floor, the short form
+** ".50", as low as the digits allow, no gap), already need more than the
+** whole area. A quick no, before every arrangement is tried.
+*/
+bool lay_probe_hopeless(const Page *p, const View *v, float W, float H)
+{
+    float f = lay_value_floor(p);
+    double need = 0;
+    for (int k = 0; k < v->npanels && k < VIEW_MAX_PANELS; k++) {
+        const Panel *pn = &v->panels[k];
+        if (!p->prints[k] || !lay_is_heat(pn)) continue;
+        PanelPlan pp;
+        lay_heat_scale(p, pn, &pp);
+        float w = lay_widest_value(p, &pp, value_decimals(p, pn, &pp), true, f) + 2 * p->m.pad;
+        float h = CELL_INK * f + p->m.pad;
+        need += (double)pn->m->rows * pn->m->cols * w * h;
+    }
+    return need > (double)W * H;
+}
+
+/*
 ** The cell font and decimals. The digits are decided by the values (or the
 ** lesson's `decimals:`), never by the room: a number is printed with all
 ** its digits, shortened to ".50" when that is what fits, or not at all

@@ -341,6 +341,7 @@ typedef struct KeptPage {
 
 struct LayoutCache {
     uint64_t layouts;           /* layouts run with it: the current one's number */
+    LayoutFacts facts;          /* what the last page laid out found (layout_facts) */
     HeadCap head_cap;           /* the panel titles' font one head (H) keeps */
     float shrink;               /* the fonts' share of the last page laid out (page_try, or the kept one's) */
     Outlines drawn;             /* of the page being drawn */
@@ -393,6 +394,11 @@ typedef struct Page {
     bool more_rows;             /* panels may go in three or four even rows (page_fit's last try) */
     float cell_ink;             /* a printed cell's height over its number's font: INK (room above
                                 ** and below), or CELL_INK where that is what keeps numbers legible */
+    bool fitted;                /* the last try found room for everything */
+    bool probed;                /* a probe (LayoutOpts.probe) planned the page and drew nothing: */
+    float probe_fs[VIEW_MAX_PANELS];    /* each panel's numbers' font, as planned */
+    bool prose_cut;             /* the explanation drawn lacks lines (cut with "…") */
+    float prose_fs;             /* the explanation's font as drawn (0: none) */
 } Page;
 
 /* One axis's labels at one size, and their widths (w NULL when the pool
@@ -547,6 +553,9 @@ Ticks lay_bar_ticks(const Page *p, const PanelPlan *pp, float h);
 /* The smallest cell that holds every number of panel pn at font f, whole,
 ** for pp's scale. */
 void lay_value_cell(const Page *p, const Panel *pn, const PanelPlan *pp, float f, float *cw, float *ch);
+/* Whether the numbers of v's heatmaps surely cannot print in W x H (a
+** probe's quick no). */
+bool lay_probe_hopeless(const Page *p, const View *v, float W, float H);
 /* Fonts, label bands and the room around the grid of heatmap pn drawn with
 ** cells of cw x ch in a row where it has a share of the width and height H. */
 void lay_plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, float ch, float share, float H);

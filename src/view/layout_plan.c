@@ -561,6 +561,13 @@ bool lay_score_better(PlanScore a, PlanScore b, float gain)
     return a.cells > gain * b.cells;
 }
 
+/* Whether a plan serves a probe (LayoutOpts.probe; want >= 0): it fits and
+** prints all want numbers at the goal font at least. */
+static bool serves(const Page *p, PlanScore s, long want)
+{
+    return want >= 0 && s.fits && s.printed >= want && s.font >= lay_value_goal(p);
+}
+
 /*
 ** The best arrangement of the panels in area: one row when there are at
 ** most ONE_ROW_MAX panels, else (or when it prints bigger numbers, or
@@ -579,9 +586,11 @@ static PlanScore plan_best(const Page *p, const View *v, Rect area, PanelPlan *p
     int n = v->npanels;
     PlanScore best = { false, -1, -1, -1, 0 };
     bool have = false;
+    long want = p->o.probe ? lay_printable(p, v) : -1;     /* a probe stops at the first plan that serves */
     if (n <= ONE_ROW_MAX) {
         best = plan_panels(p, v, area, n, plans);
         have = true;
+        if (serves(p, best, want)) return best;
     }
     if (n < 2) return best;
     /* the middle first, then where the panels change shape, then the others nearest the middle */
@@ -605,6 +614,7 @@ static PlanScore plan_best(const Page *p, const View *v, Rect area, PanelPlan *p
             have = true;
             one_row = false;
             repeat = rows_repeat(v, cand[i]);
+            if (serves(p, best, want)) return best;
         }
     }
     /* the last try of a page that fits nowhere else (Page.more_rows):
@@ -644,6 +654,7 @@ static PlanScore plan_best(const Page *p, const View *v, Rect area, PanelPlan *p
                 memcpy(plans, two, sizeof two[0] * (size_t)n);
                 best = sr;
                 best_cuts = cuts;
+                if (serves(p, best, want)) return best;
             }
             int r = nrows - 1;                  /* the next cut, as an odometer */
             while (r >= 1 && start[r] + 1 >= start[r + 1]) r--;

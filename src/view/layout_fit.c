@@ -1,0 +1,109 @@
+/*
+** layout_fit.c: the stage pager's question, answered by the layout.
+**
+** Core cuts a stage into pages (src/core/stage_pages.c) asking, of a page
+** as it will be shown, whether it serves on the projector slide (SLIDE_W x
+** SLIDE_H): laid out at its full fonts, with room for everything, its
+** explanation whole, and every heatmap's numbers printed at the goal font
+** (VALUE_GOAL), or at what the panel prints alone on the slide when that
+** is less (a 20 x 20 matrix of "−12.34" prints at 13 px even alone, and
+** must not take a page of its own for it); a panel marked must_print
+** (next_token's words, cut into pages to print) is not excused. The answer comes from
+** layout_view itself, with the caller's text measure, so that a page is
+** cut exactly where the layout needs it.
+**
+**   LayoutFitter *lf = layout_fitter_create(measure, ctx);
+**   StagePager *pg = stage_pager_create(layout_fitter_fits, lf);
+**   ... views built with StageOpts.pager = pg ...
+**   stage_pager_free(pg);
+**   layout_fitter_free(lf);
+**
+** A fitter lays pages out in a cache of its own (never the window's: a
+** question asked while a frame is drawn must not change it), and keeps
+** what each panel prints alone, by the panel's fit_key.
+*/
+#include "layout.h"
+#include "core/slide.h"
+#include "core/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ALONE_KEPT 256          /* panels whose font alone is kept */
+
+struct LayoutFitter {
+    LayoutCache *lc;
+    DrawList *d;
+    MeasureFn measure;
+    void *ctx;
+    int nalone, next;
+    struct { uint64_t key; float font; } alone[ALONE_KEPT];
+};
+
+/* A fitter measuring with measure (and ctx). */
+LayoutFitter *layout_fitter_create(MeasureFn measure, void *ctx)
+{
+    LayoutFitter *f = xcalloc(1, sizeof *f);
+    f->lc = layout_cache_create();
+    f->d = draw_create(SLIDE_W, SLIDE_H);
+    f->measure = measure;
+    f->ctx = ctx;
+    return f;
+}
+
+/* Release it. */
+void layout_fitter_free(LayoutFitter *f)
+{
+    if (!f) return;
+    layout_cache_free(f->lc);
+    draw_free(f->d);
+    free(f);
+}
+
+/* v laid out on the projector slide into f's list; what it found. */
+static LayoutFacts lay_slide(LayoutFitter *f, const View *v)
+{
+    Theme th = layout_theme(false);
+    LayoutOpts o = layout_defaults(SLIDE_W, SLIDE_H, &th, f->measure, f->ctx);
+    o.probe = true;
+    layout_view(f->lc, v, &o, f->d);
+    return layout_facts(f->lc);
+}
+
+/* The font panel k of page prints its numbers at alone on the slide,
+** without the explanation (0: none), kept by its fit_key. */
+static float alone_font(LayoutFitter *f, const View *page, int k)
+{
+    uint64_t key = page->panels[k].fit_key;
+    for (int i = 0; key && i < f->nalone; i++)
+        if (f->alone[i].key == key) return f->alone[i].font;
+    View one = *page;
+    one.panels = &page->panels[k];
+    one.npanels = one.cap_panels = 1;
+    one.npara = 0;
+    one.note = NULL;
+    float font = lay_slide(f, &one).value_fs[0];
+    if (key) {
+        int slot = f->nalone < ALONE_KEPT ? f->nalone++ : f->next++ % ALONE_KEPT;
+        f->alone[slot].key = key;
+        f->alone[slot].font = font;
+    }
+    return font;
+}
+
+/* Whether page serves on the projector slide (see the top of the file). */
+bool layout_fitter_fits(void *fitter, const View *page)
+{
+    LayoutFitter *f = fitter;
+    if (page->npanels > VIEW_MAX_PANELS) return false;
+    LayoutFacts facts = lay_slide(f, page);
+    if (!facts.fitted || facts.shrink < 1 || facts.prose_cut) return false;
+    for (int k = 0; k < page->npanels; k++) {
+        if (page->panels[k].kind != PANEL_HEATMAP || facts.value_fs[k] >= facts.value_goal - 0.01f) continue;
+        if (page->panels[k].must_print) return false;  /* no excuse (next_token's pages of words) */
+        float alone = alone_font(f, page, k);
+        float want = alone < facts.value_goal ? alone : facts.value_goal;
+        if (facts.value_fs[k] < want - 0.01f) return false;
+    }
+    return true;
+}
