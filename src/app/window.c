@@ -34,6 +34,7 @@
 #include "prompt.h"
 #include "shot.h"
 #include "state.h"
+#include "watch.h"
 #include "winstate.h"
 #include "zoom.h"
 #include "core/i18n.h"
