@@ -336,7 +336,7 @@ static void export_detail(ExportRun *e)
     DrawList *d = draw_create(EXPORT_W, EXPORT_H);
     for (int i = 0; i < N; i++) {
         double t0 = bench_now_ms();
-        app_shot_layout(e->fonts, e->lc, e->L, e->T, 0, &e->opts, d);
+        app_shot_layout(font_measure, e->fonts, e->lc, e->L, e->T, 0, &e->opts, d);
         double t1 = bench_now_ms();
         Offscreen *o = render_offscreen_create(EXPORT_W, EXPORT_H, e->fonts, &rerr);
         double t2 = bench_now_ms();

@@ -112,7 +112,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < npics; k++) {
         pics[k] = render_offscreen_create(opts.width, opts.height, fonts, &rerr);
         if (!pics[k]) die("offscreen", rerr.msg);
-        app_shot_layout(fonts, lc, L, T, k, &opts, d);
+        app_shot_layout(font_measure, fonts, lc, L, T, k, &opts, d);
         render_drawlist(pics[k]->render, d, NULL);
     }
 

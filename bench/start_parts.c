@@ -67,7 +67,7 @@ int main(int argc, char **argv)
     double t_check = now_ms();
     ShotOpts opts = app_shot_defaults();
     DrawList *d = draw_create(opts.width, opts.height);
-    app_shot_layout(fonts, lc, L, T, 0, &opts, d);
+    app_shot_layout(font_measure, fonts, lc, L, T, 0, &opts, d);
     double t_layout = now_ms();
     Offscreen *o = render_offscreen_create(d->width, d->height, fonts, &err);
     if (!o) return 1;

@@ -127,7 +127,7 @@ static void check_stage(const Lesson *L, const Trace *T, int k, const ShotOpts *
 {
     DrawList *d = draw_create(opts->width * opts->scale, opts->height * opts->scale);
     LayoutCache *lc = layout_cache_create();
-    app_shot_layout(tfonts, lc, L, T, k, opts, d);
+    app_shot_layout(font_measure, tfonts, lc, L, T, k, opts, d);
     layout_cache_free(lc);
     Offscreen *o = render_offscreen_create(d->width, d->height, tfonts, &rerr);
     ck_assert_msg(o != NULL, "offscreen: %s", eline(&rerr));

@@ -333,15 +333,20 @@
     a.remove();
     setTimeout(function () { URL.revokeObjectURL(a.href); }, 5000);
   }
+  /* The name the slide's picture downloads under, the one the desktop's
+  ** export gives the same page ("" with no lesson). */
+  function shotName(svg) {
+    return take(M._web_shot_name(svg ? 1 : 0)) || '';
+  }
   /* The current stage on its own, as --export lays it out: PNG or SVG. */
   function saveStage(svg) {
-    const name = M.UTF8ToString(M._web_shot_name());
+    const name = shotName(svg);
     const d = name ? M._web_shot(SHOT_W, SHOT_H) : 0;
     if (!d) { toast('open a lesson first'); return; }
     if (svg) {
       const text = take(M._web_shot_svg());
-      download(new Blob([text], { type: 'image/svg+xml' }), name + '.svg');
-      toast('downloaded %s', name + '.svg');
+      download(new Blob([text], { type: 'image/svg+xml' }), name);
+      toast('downloaded %s', name);
       return;
     }
     const off = document.createElement('canvas');
@@ -349,8 +354,8 @@
     off.height = SHOT_H;
     P.paint(off.getContext('2d'), d, SHOT_W, SHOT_H);
     off.toBlob(function (blob) {
-      download(blob, name + '.png');
-      toast('downloaded %s', name + '.png');
+      download(blob, name);
+      toast('downloaded %s', name);
     }, 'image/png');
   }
   /* Ctrl+S: the edited lesson (the file with only the edited numbers
@@ -597,6 +602,7 @@
     hook.flags = () => M._web_flags();
     hook.shot = (w, h) => { const d = M._web_shot(w, h); return d ? P.read(d) : null; };
     hook.paintShot = (g, w, h) => { const d = M._web_shot(w, h); if (d) P.paint(g, d, w, h); };
+    hook.shotName = (svg) => shotName(svg);
     hook.openText = (name, text) => { writeFile(baseName(name), new TextEncoder().encode(text)); return openPath(baseName(name), '', '') ? 0 : -1; };
     hook.openURL = (spec) => openURL(spec).then((p) => (p ? 0 : -1));
     hook.openLesson = (ref) => openRef(ref, '').then((p) => (p ? 0 : -1));

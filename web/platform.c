@@ -5,7 +5,9 @@
 ** It plays the part src/app/window.c plays on the desktop: it owns one
 ** AppState and one DrawList, turns key, pointer and wheel events (passed in
 ** from web/attnlab.js) into the same actions through the same key table
-** (src/app/keys.c), and composes frames with app_frame. Text is measured by
+** (src/app/keys.c), and composes frames with app_frame; a stage's picture
+** is laid out, described and named as the desktop's (src/app/picture.c),
+** and the page downloads it. Text is measured by
 ** the page's canvas (js_measure below), the same font stack that draws it,
 ** so layout and drawing agree. The script reads the DrawList straight out
 ** of linear memory, using the field offsets web_layout reports, and draws
@@ -29,6 +31,7 @@
 #include "app/lang.h"
 #include "app/link.h"
 #include "app/paths.h"
+#include "app/picture.h"
 #include "app/prompt.h"
 #include "app/state.h"
 #include "core/i18n.h"
@@ -483,19 +486,18 @@ EMSCRIPTEN_KEEPALIVE const char *web_ask_words(int which)
     return which >= 0 && which < 4 ? w[which] : "";
 }
 
-/* "<lesson>-<NN>-<stage>", the base name exports get, or "" with no lesson. */
-EMSCRIPTEN_KEEPALIVE const char *web_shot_name(void)
+/* The file name a picture of the slide downloads under, the name the
+** desktop's --export and S give the same page (picture.h:
+** "<lesson>-<NN>-<stage>[-<SS>-<step>].<png|svg>"); NULL with no lesson.
+** The caller frees it with web_free. */
+EMSCRIPTEN_KEEPALIVE char *web_shot_name(int svg)
 {
-    static char name[LESSON_MAX_NAME + 128];
-    AppState *a = web_app;
-    if (!a->doc) return "";
-    const Lesson *L = a->doc->L;
-    snprintf(name, sizeof name, "%s-%02d-%s", L->name, a->stage + 1, lesson_stage_name(L->stages[a->stage].id));
-    return name;
+    return app_shot_slide_path(web_app, NULL, svg != 0);
 }
 
 /* The current stage as S exports it: laid out alone (no overlays) on a
-** w x h canvas in the current theme and colormap. NULL with no lesson.
+** w x h canvas in the current theme and colormap, as the desktop lays out
+** a picture (app_shot_layout_view). NULL with no lesson.
 ** It is laid out with a layout cache of its own, made for it and freed
 ** after: a picture is a function of the slide, its size and its theme,
 ** whatever frames or pictures came before it, and it leaves the window's
@@ -504,11 +506,13 @@ EMSCRIPTEN_KEEPALIVE DrawList *web_shot(int w, int h)
 {
     AppState *a = web_app;
     if (!a->view) return NULL;
-    Theme th = layout_theme(a->dark);
-    LayoutOpts lo = layout_defaults(w, h, &th, web_measure, NULL);
-    lo.cmap = a->cmap >= 0 ? cmap_names()[a->cmap] : NULL;
+    ShotOpts o = app_shot_defaults();
+    o.width = w;
+    o.height = h;
+    o.dark = a->dark;
+    o.cmap = a->cmap >= 0 ? cmap_names()[a->cmap] : NULL;
     LayoutCache *lc = layout_cache_create();
-    layout_view(lc, a->view, &lo, web_shot_list);
+    app_shot_layout_view(web_measure, NULL, lc, a->view, &o, web_shot_list);
     layout_cache_free(lc);
     return web_shot_list;
 }
@@ -518,11 +522,9 @@ EMSCRIPTEN_KEEPALIVE char *web_shot_svg(void)
 {
     AppState *a = web_app;
     if (!a->doc) return NULL;
-    const Lesson *L = a->doc->L;
-    const Stage *st = &L->stages[a->stage];
     char desc[300];
-    snprintf(desc, sizeof desc, "%s: %s", lesson_stage_name(st->id), st->title ? st->title : stage_default_title(st->id));
-    return svg_write(web_shot_list, L->title, desc, NULL);
+    app_shot_desc(a->doc->L, a->stage, desc, sizeof desc);
+    return svg_write(web_shot_list, a->doc->L->title, desc, NULL);
 }
 
 /* The edited lesson as Ctrl+S saves it, for the page to download (the

@@ -39,7 +39,7 @@ const char *web_picker_file(int i);
 int web_picker_selected(void);
 void web_picker_select(int i);
 const char *web_ask_words(int which);
-const char *web_shot_name(void);
+char *web_shot_name(int svg);
 DrawList *web_shot(int w, int h);
 char *web_shot_svg(void);
 char *web_save(double now);

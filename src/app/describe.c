@@ -2,6 +2,7 @@
 ** describe.c: the slide as text (see describe.h).
 */
 #include "describe.h"
+#include "predict.h"
 #include "core/dump.h"
 #include "core/util.h"
 

@@ -3,6 +3,7 @@
 */
 #include "frame.h"
 #include "keys.h"
+#include "predict.h"
 #include "prompt.h"
 #include "core/i18n.h"
 #include "core/util.h"

@@ -67,7 +67,7 @@ int app_handout_write(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Tr
             char name[400];
             page_name(L, k, v, name, sizeof name);
             stage_view_free(v);
-            app_shot_layout(fonts, lc, L, T, k, &o, d);
+            app_shot_layout(font_measure, fonts, lc, L, T, k, &o, d);
             if (!cli_export_take(b, draw_shapes(d), err)) r = -1;
             else r = pdf_page(doc, d, name);
         }

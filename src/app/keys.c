@@ -2,6 +2,7 @@
 ** keys.c: the key table of both editions and the actions it names (keys.h).
 */
 #include "keys.h"
+#include "predict.h"
 #include "prompt.h"
 #include "zoom.h"
 #include "core/i18n.h"

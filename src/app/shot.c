@@ -22,27 +22,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The documented defaults. */
-ShotOpts app_shot_defaults(void)
-{
-    ShotOpts o = { 1280, 720, 1, false, false, NULL, 0, false, NULL };
-    return o;
-}
-
-/* Stage k laid out on the export canvas. */
-void app_shot_layout(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
-                     DrawList *d)
-{
-    int w = opts->width * opts->scale, h = opts->height * opts->scale;
-    Theme th = layout_theme(opts->dark);
-    LayoutOpts lo = layout_defaults(w, h, &th, font_measure, fonts);
-    lo.cmap = opts->cmap;
-    StageOpts so = { 0, opts->step, false, opts->pager };
-    View *v = stage_view_with(L, T, k, &so);
-    layout_view(lc, v, &lo, d);
-    stage_view_free(v);
-}
-
 /* The canvas within the renderer's limit, for PNG and SVG alike. */
 int app_shot_check(const ShotOpts *opts, Error *err)
 {
@@ -53,20 +32,13 @@ int app_shot_check(const ShotOpts *opts, Error *err)
     return -1;
 }
 
-/* The description stored in a picture of stage k: "softmax: Attention weights". */
-void app_shot_desc(const Lesson *L, int k, char *desc, size_t n)
-{
-    snprintf(desc, n, "%s: %s", lesson_stage_name(L->stages[k].id),
-             L->stages[k].title ? L->stages[k].title : stage_default_title(L->stages[k].id));
-}
-
 /* Write one stage. */
 int app_shot_write(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
                    const char *path, Error *err)
 {
     if (app_shot_check(opts, err) != 0) return -1;
     DrawList *d = draw_create(opts->width, opts->height);
-    app_shot_layout(fonts, lc, L, T, k, opts, d);
+    app_shot_layout(font_measure, fonts, lc, L, T, k, opts, d);
     char desc[300];
     app_shot_desc(L, k, desc, sizeof desc);
     int r = app_shot_save_list(fonts, d, opts->svg, path, L->title, desc, err);
@@ -150,32 +122,6 @@ int app_shot_encode(FontSet *fonts, const DrawList *d, bool svg, const char *tit
     return o ? export_png_encode(o->canvas, &meta, out, err) : -1;
 }
 
-/*
-** DIR/<lesson>-<NN>-<stage-id>[-<SS>[-<step>]].<ext>: sub-step t (0-based)
-** of a stage with nsteps, numbered from 1 with as many digits as the last
-** needs (at least two), then its name if it has one, so that the files of
-** a folder sort in the lesson's order (…-kv_cache-01-t1 … -10-t10, then
-** -11-all).
-*/
-char *app_shot_step_path(const char *dir, const Lesson *L, int k, int t, int nsteps, const char *step, bool svg)
-{
-    Buf b = {0};
-    buf_printf(&b, "%s/%s-%02d-%s", dir, L->name, k + 1, lesson_stage_name(L->stages[k].id));
-    if (nsteps > 1) {
-        int digits = 2;
-        for (int n = nsteps; n >= 100; n /= 10) digits++;
-        buf_printf(&b, "-%0*d%s%s", digits, t + 1, step ? "-" : "", step ? step : "");
-    }
-    buf_printf(&b, ".%s", svg ? "svg" : "png");
-    return buf_take(&b);
-}
-
-/* DIR/<lesson>-<NN>-<stage-id>.<ext>. */
-char *app_shot_path(const char *dir, const Lesson *L, int k, bool svg)
-{
-    return app_shot_step_path(dir, L, k, 0, 1, NULL, svg);
-}
-
 /* After a file was written (r 0) or not: its name on stdout (unless
 ** quiet), or the error on stderr. */
 static void say_written(int r, const Error *err, const char *path, bool quiet)
@@ -237,7 +183,7 @@ static int export_stage(FontSet *fonts, LayoutCache *lc, const char *dir, const 
         Error err;
         int r = app_shot_check(&o, &err);
         if (r == 0) {
-            app_shot_layout(fonts, lc, L, T, k, &o, d);
+            app_shot_layout(font_measure, fonts, lc, L, T, k, &o, d);
             bool fits = !o.svg || cli_export_take(b, draw_shapes(d), &err);     /* a PNG's bytes do not grow with them */
             r = fits ? app_shot_save_list(fonts, d, o.svg, path, L->title, desc, &err) : -1;
         }
@@ -274,7 +220,7 @@ static bool export_vectors_fit(FontSet *fonts, LayoutCache *lc, const Lesson *L,
         for (int t = 0; t < n && fits; t++) {
             ShotOpts o = *opts;
             o.step = t;
-            app_shot_layout(fonts, lc, L, T, k, &o, d);
+            app_shot_layout(font_measure, fonts, lc, L, T, k, &o, d);
             fits = cli_export_take(&dry, draw_shapes(d), err);
         }
     }
@@ -348,7 +294,7 @@ static int export_stdout(FontSet *fonts, LayoutCache *lc, const Lesson *L, const
                   "output to a file or a pipe (or use --format svg)");
     else if (app_shot_check(opts, &err) == 0) {
         DrawList *d = draw_create(opts->width, opts->height);
-        app_shot_layout(fonts, lc, L, T, k, opts, d);
+        app_shot_layout(font_measure, fonts, lc, L, T, k, opts, d);
         char desc[300];
         app_shot_desc(L, k, desc, sizeof desc);
         Buf b = {0};

@@ -2,7 +2,8 @@
 ** shot.h: one stage as an image file, headless: PNG through the offscreen
 ** software renderer, or SVG from the same display list. `--export` writes
 ** every stage this way, and the window's S key writes the current stage the
-** same way, so both give the same bytes.
+** same way, so both give the same bytes. How a stage is laid out for a
+** picture and what its file is called are the browser's too (picture.h).
 */
 #ifndef ATTNLAB_SHOT_H
 #define ATTNLAB_SHOT_H
@@ -10,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "cli_core.h"
+#include "picture.h"
 #include "core/lesson.h"
 #include "core/trace.h"
 #include "core/util.h"
@@ -17,23 +19,6 @@
 #include "view/draw.h"
 #include "view/layout.h"
 
-typedef struct ShotOpts {
-    int width, height;      /* before scale */
-    int scale;              /* 1, or 2 for print */
-    bool dark;
-    bool svg;               /* SVG instead of PNG */
-    const char *cmap;       /* override every panel's colormap, or NULL */
-    int step;               /* the sub-step of a stage that has them (0-based) */
-    bool pdf;               /* app_export: one PDF per lesson (handout.h), not a picture per stage */
-    StagePager *pager;      /* where stages are cut into pages (NULL: at VIEW_MAX_PANELS); not owned */
-} ShotOpts;
-
-/* Defaults: 1280x720 (a 16:9 slide), scale 1, light, PNG. */
-ShotOpts app_shot_defaults(void);
-/* Lay out stage k of L on the canvas of opts into d (cleared first), with
-** the layout cache lc (one for a batch of pictures). */
-void app_shot_layout(FontSet *fonts, LayoutCache *lc, const Lesson *L, const Trace *T, int k, const ShotOpts *opts,
-                     DrawList *d);
 /* 0 if the canvas (size times scale) is within RENDER_MAX_SIDE a side, the
 ** same for PNG and SVG; -1 with err filled (ERR_LIMIT). */
 int app_shot_check(const ShotOpts *opts, Error *err);
@@ -52,15 +37,6 @@ int app_shot_encode(FontSet *fonts, const DrawList *d, bool svg, const char *tit
                     Error *err);
 /* Free the canvas kept by the last PNG (nothing when there is none). */
 void app_shot_release(void);
-/* The description a picture of stage k carries: "softmax: Attention weights". */
-void app_shot_desc(const Lesson *L, int k, char *desc, size_t n);
-/* The file name of stage k: DIR/<lesson>-<NN>-<stage-id>.<png|svg> (caller frees). */
-char *app_shot_path(const char *dir, const Lesson *L, int k, bool svg);
-/* The same for sub-step t (0-based) of nsteps: DIR/<lesson>-<NN>-<stage-id>-<SS>-<step>.<ext>,
-** SS the sub-step from 1 (two digits or more, so that files sort in the
-** lesson's order), step the view's step_name ("t3"; NULL for none); a
-** stage without sub-steps (nsteps 1) as app_shot_path. */
-char *app_shot_step_path(const char *dir, const Lesson *L, int k, int t, int nsteps, const char *step, bool svg);
 /* Create dir (one level) if it is missing: 0, or -1 with err filled. */
 int app_shot_ensure_dir(const char *dir, Error *err);
 

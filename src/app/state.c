@@ -4,16 +4,18 @@
 ** recomputed at once; when a computation fails (a value would overflow), the
 ** change is undone and a message says why. Whatever changes the document
 ** goes through it (doc.h), and the state then follows the event it reports
-** (follow): that is the only way the document's news comes up.
+** (app_follow): that is the only way the document's news comes up. Predict
+** mode (predict.c), live reload (watch.c) and the zoom (zoom.c) are rooms
+** of their own, called from here where the stage or the view changes.
 */
 #define _POSIX_C_SOURCE 200809L
 #include "state.h"
 #include "library.h"
 #include "paths.h"
 #include "lang.h"
+#include "predict.h"
 #include "zoom.h"
 #include "core/i18n.h"
-#include "core/stage_table.h"
 #include "core/util.h"
 #include "view/cmap.h"
 
@@ -82,60 +84,13 @@ void app_toast(AppState *a, const char *fmt, ...)
     a->toast_until = a->now + 2.0;
 }
 
-/* No guess yet, in any head. */
-static void clear_guesses(AppState *a)
-{
-    for (int h = 0; h <= LESSON_MAX_HEADS; h++)
-        for (int i = 0; i < LESSON_MAX_TOKENS; i++) a->guesses[h][i] = -1;
-}
-
 /* Reset what belongs to one stage: hover, pin, predict guesses, zoom. */
 static void reset_stage_state(AppState *a)
 {
     a->zoom.on = false;
     a->hover_panel = a->hover_row = a->hover_col = -1;
     a->pinned = false;
-    clear_guesses(a);
-    a->predict_panel = -1;
-    if (a->predict == PREDICT_REVEALED) a->predict = PREDICT_GUESSING;
-}
-
-/* True when panel p shows weights (any head's, or a decoding step's). */
-static bool is_weights(const Panel *p)
-{
-    return p->kind == PANEL_HEATMAP && (p->ref.kind == TK_WEIGHTS || p->ref.kind == TK_KV_WEIGHTS);
-}
-
-/* The first weights panel of the view, or -1: predict mode asks about the
-** weights panels of every head. */
-static int weights_panel(const View *v)
-{
-    for (int i = 0; v && i < v->npanels; i++)
-        if (is_weights(&v->panels[i])) return i;
-    return -1;
-}
-
-/* Whether panel k takes guesses (state.h). */
-bool app_guess_panel(const AppState *a, int k)
-{
-    return a->predict != PREDICT_OFF && a->view && k >= 0 && k < a->view->npanels && is_weights(&a->view->panels[k]);
-}
-
-/* Where the guess for row r of panel k is kept, or NULL. */
-static int *guess_slot(AppState *a, int k, int r)
-{
-    if (!app_guess_panel(a, k)) return NULL;
-    const Panel *p = &a->view->panels[k];
-    int h = p->ref.head, row = r + p->row_offset;
-    if (h < 0 || h > LESSON_MAX_HEADS || row < 0 || row >= LESSON_MAX_TOKENS) return NULL;
-    return &a->guesses[h][row];
-}
-
-/* The guess for row r of panel k (state.h). */
-int app_guess(const AppState *a, int k, int r)
-{
-    const int *g = guess_slot((AppState *)a, k, r);
-    return g ? *g : -1;
+    app_predict_new_stage(a);
 }
 
 /* The focused cell's explanation and outlines, again (the pointer or the
@@ -147,9 +102,8 @@ static void update_explained(AppState *a)
     marks_hover(&a->explained, a->doc, a->view, p, r, c, a->hidden);
 }
 
-/* Everything a frame draws over the cells, again: after a change of the
-** view or of predict mode. */
-static void update_marks(AppState *a)
+/* Everything a frame draws over the cells, again. */
+void app_update_marks(AppState *a)
 {
     a->hidden = app_hidden_panels(a);
     marks_edited(&a->edited, a->doc, a->view);
@@ -166,9 +120,9 @@ void app_rebuild_view(AppState *a)
         StageOpts o = { a->head, a->step, false, a->pager };
         a->view = stage_view_with(a->doc->L, a->doc->T, a->stage, &o);
         app_zoom_view(a);
-        if (a->predict != PREDICT_OFF) a->predict_panel = weights_panel(a->view);
+        app_predict_new_view(a);
     }
-    update_marks(a);
+    app_update_marks(a);
 }
 
 /* Rebuild the view of the current stage (the trace is up to date), after
@@ -178,17 +132,6 @@ static void refresh_view(AppState *a)
 {
     a->zoom.have_range = false;
     app_rebuild_view(a);
-}
-
-/* Panels predict mode hides while the class guesses: those the stage's
-** row of the stage table says give the answer away, as a bit set. */
-unsigned long long app_hidden_panels(const AppState *a)
-{
-    unsigned long long bits = 0;
-    if (a->predict != PREDICT_GUESSING || !a->view || weights_panel(a->view) < 0) return 0;
-    for (int i = 0; i < a->view->npanels && i < 64; i++)
-        if (stage_hides(a->view->id, a->view->panels[i].ref.kind)) bits |= 1ULL << i;
-    return bits;
 }
 
 /* A new lesson in place: its language (else the user's), the stage and
@@ -210,7 +153,7 @@ static void adopt(AppState *a)
 ** lesson is adopted, the file's error goes on screen or off, the message
 ** becomes a toast. Returns whether the call did what was asked.
 */
-static bool follow(AppState *a, DocEvent *ev)
+bool app_follow(AppState *a, DocEvent *ev)
 {
     if (ev->changed & (DOC_TRACE | DOC_LESSON)) {
         stage_view_free(a->view);
@@ -386,7 +329,7 @@ static Setup *cur_setup(AppState *a)
 static bool recompute(AppState *a)
 {
     DocEvent ev = doc_recompute(a->doc);
-    return follow(a, &ev);
+    return app_follow(a, &ev);
 }
 
 /*
@@ -561,11 +504,7 @@ void app_hover(AppState *a, int panel, int row, int col)
 /* Click: a guess in predict mode, else pin/unpin. */
 void app_click(AppState *a, int panel, int row, int col)
 {
-    if (a->predict == PREDICT_GUESSING && app_guess_panel(a, panel)) {
-        int *g = guess_slot(a, panel, row);
-        if (g) *g = col;
-        return;
-    }
+    if (app_predict_click(a, panel, row, col)) return;
     if (panel < 0 || (a->pinned && a->pin_panel == panel && a->pin_row == row && a->pin_col == col)) {
         a->pinned = false;
     } else {
@@ -623,7 +562,7 @@ bool app_edit_cell(AppState *a, int setup, const char *matrix, int row, int col,
 {
     if (!a->doc) return false;
     DocEvent ev = doc_edit_cell(a->doc, setup, matrix, row, col, v);
-    return follow(a, &ev);
+    return app_follow(a, &ev);
 }
 
 /* Ctrl+Z. */
@@ -631,7 +570,7 @@ bool app_undo(AppState *a)
 {
     if (!a->doc) return false;
     DocEvent ev = doc_undo(a->doc);
-    return follow(a, &ev);
+    return app_follow(a, &ev);
 }
 
 /* Ctrl+Shift+Z, Ctrl+Y. */
@@ -639,7 +578,7 @@ bool app_redo(AppState *a)
 {
     if (!a->doc) return false;
     DocEvent ev = doc_redo(a->doc);
-    return follow(a, &ev);
+    return app_follow(a, &ev);
 }
 
 /* R. */
@@ -647,7 +586,7 @@ void app_undo_all(AppState *a)
 {
     if (!a->doc) return;
     DocEvent ev = doc_revert(a->doc);
-    follow(a, &ev);
+    app_follow(a, &ev);
 }
 
 /* Ctrl+S. */
@@ -655,7 +594,7 @@ int app_save_lesson(AppState *a)
 {
     if (!a->doc) return -1;
     DocEvent ev = doc_save(a->doc);
-    return follow(a, &ev) ? 0 : -1;
+    return app_follow(a, &ev) ? 0 : -1;
 }
 
 /* Save as. */
@@ -663,7 +602,7 @@ int app_save_as(AppState *a, const char *path)
 {
     if (!a->doc) return -1;
     DocEvent ev = doc_save_as(a->doc, path);
-    return follow(a, &ev) ? 0 : -1;
+    return app_follow(a, &ev) ? 0 : -1;
 }
 
 /* A save the platform writes. */
@@ -672,86 +611,8 @@ char *app_save_text(AppState *a, size_t *len)
     if (!a->doc) return NULL;
     char *text;
     DocEvent ev = doc_save_text(a->doc, &text, len);
-    follow(a, &ev);
+    app_follow(a, &ev);
     return text;
-}
-
-/* Time to the next look at the file. */
-int app_watch_due_ms(const AppState *a)
-{
-    if (!a->doc) return -1;
-    double left = a->watch_next - a->now;
-    return left <= 0 ? 0 : (int)(left * 1000) + 1;
-}
-
-/* A look, when due: one stat, and a read when it shows a change. */
-bool app_watch_poll(AppState *a)
-{
-    if (!a->doc || a->now < a->watch_next) return false;
-    a->watch_next = a->now + APP_WATCH_PERIOD;
-    return doc_file_changed(a->doc) && app_reload_check(a);
-}
-
-/* Read and compare. */
-bool app_reload_check(AppState *a)
-{
-    if (!a->doc) return false;
-    DocEvent ev = doc_reload(a->doc);
-    return follow(a, &ev);
-}
-
-/* The reveal: every weights panel of the view (each head's) counts its
-** rows guessed right, and says so, a head at a time when there are
-** several. */
-static void reveal(AppState *a)
-{
-    char line[sizeof a->toast] = "";
-    int panels = 0, total = 0, rows = 0, guessed = 0;
-    for (int k = 0; k < a->view->npanels; k++) {
-        if (!app_guess_panel(a, k)) continue;
-        const Mat *m = a->view->panels[k].m;
-        int right = 0, g = 0;
-        for (int i = 0; i < m->rows; i++) {
-            int best = 0, guess = app_guess(a, k, i);
-            for (int j = 1; j < m->cols; j++) if (mat_get(m, i, j) > mat_get(m, i, best)) best = j;
-            if (guess < 0 || guess >= m->cols) continue;
-            g++;
-            if (mat_get(m, i, guess) == mat_get(m, i, best)) right++;
-        }
-        if (panels++) strncat(line, "   \xc2\xb7   ", sizeof line - strlen(line) - 1);
-        snprintf(line + strlen(line), sizeof line - strlen(line), _("head %d: %d of %d rows right"),
-                 a->view->panels[k].ref.head, right, m->rows);
-        total += right;
-        rows = m->rows;
-        guessed += g;
-    }
-    a->predict_right = total;
-    a->predict = PREDICT_REVEALED;
-    update_marks(a);                              /* and show again */
-    if (panels == 1) app_toast(a, _("%d of %d rows right (%d guessed)"), total, rows, guessed);
-    else app_toast(a, "%s", line);
-}
-
-/* Predict mode cycle. */
-void app_predict(AppState *a)
-{
-    if (a->predict == PREDICT_OFF) {
-        app_zoom_reset(a);                  /* the guesses are about the whole stage */
-        a->predict = PREDICT_GUESSING;
-        clear_guesses(a);
-        a->predict_panel = weights_panel(a->view);
-        update_marks(a);                              /* the answers hide */
-        if (a->predict_panel < 0) app_toast(a, _("predict: go to a stage with weights"));
-        else app_toast(a, _("predict: click the cell you expect to be largest in each row, then P"));
-        return;
-    }
-    if (a->predict == PREDICT_GUESSING && a->predict_panel >= 0) {
-        reveal(a);
-        return;
-    }
-    a->predict = PREDICT_OFF;
-    a->predict_panel = -1;
-    update_marks(a);
 }
 
 /* The pinned cell, else the hovered one. */

@@ -6,12 +6,18 @@
 ** A frame is drawn from the state alone (app_frame). The state stands on the
 ** document (doc.h: the lesson file, its lesson and trace, edits, undo,
 ** saving, reload) and adds what belongs to the screen: the stage shown and
-** its view, display settings, the pointer, predict mode, messages. It calls
-** the document and follows what each call reports (DocEvent): a new trace
+** its view, display settings, the pointer, messages. It calls the document
+** and follows what each call reports (DocEvent, app_follow): a new trace
 ** or lesson rebuilds the view, an error or a message goes on screen. What a
 ** frame draws over the cells (the focused cell's explanation and outlines,
 ** the edited cells, marks.h) is worked out here when the pointer, the pin,
 ** the view or predict mode change, not while drawing.
+**
+** Rooms of their own act on the same state: predict mode (predict.h), live
+** reload (watch.h), the zoom (zoom.h), the lesson picker's list
+** (library.h), the questions asked (prompt.h). predict.h and watch.h are
+** included here (AppState holds predict mode's phase), so that whoever
+** uses the state has their actions too.
 **
 ** Usage:
 **   AppState *a = app_create();
@@ -25,18 +31,17 @@
 #include <stdbool.h>
 #include "doc.h"
 #include "marks.h"
+#include "predict.h"
+#include "watch.h"
 #include "core/lesson.h"
 #include "core/stage.h"
 #include "core/trace.h"
 #include "view/layout.h"
 
-#define APP_WATCH_PERIOD 0.5    /* seconds between two looks at the lesson file */
 #define APP_DIGIT_SECONDS 1.0   /* digits typed closer than this make one stage number */
 
 /* What the window is asking (src/app/prompt.c). */
 typedef enum AppAsk { ASK_NONE, ASK_QUIT, ASK_OPEN, ASK_SAVE_AS, ASK_OVERWRITE, ASK_OPEN_FILE } AppAsk;
-
-typedef enum PredictPhase { PREDICT_OFF, PREDICT_GUESSING, PREDICT_REVEALED } PredictPhase;
 
 /* The zoom: one heatmap of the stage shown alone, a part of it at a time
 ** (src/app/zoom.c). */
@@ -90,7 +95,7 @@ typedef struct AppState {
     /* what a frame draws over the cells, worked out when it changes (marks.h) */
     MarksHover explained;   /* the focused cell's explanation and the operands to outline */
     MarksEdited edited;     /* the view's edited input cells */
-    unsigned long long hidden;   /* panels predict mode hides now (app_hidden_panels) */
+    unsigned long long hidden;   /* panels predict mode hides now (app_hidden_panels, predict.h) */
 
     /* asking: a confirmation or the save-as text field */
     AppAsk ask;
@@ -98,10 +103,10 @@ typedef struct AppState {
     char ask_note[512];     /* under it: what Tab found (ASK_OPEN_FILE) */
     char *ask_path;         /* the lesson to open (ASK_OPEN) or the file to replace (ASK_OVERWRITE) */
 
-    /* live reload */
+    /* live reload (watch.h) */
     double watch_next;      /* when to look at the file again (app clock) */
 
-    /* predict mode */
+    /* predict mode (predict.h) */
     PredictPhase predict;
     int predict_panel;      /* the first weights panel of the view (-1: none, predict mode is off here) */
     int guesses[LESSON_MAX_HEADS + 1][LESSON_MAX_TOKENS];   /* guessed column per head (0: none) and
@@ -213,32 +218,19 @@ int app_save_as(AppState *a, const char *path);
 ** length in *len), or NULL with the toast saying why. */
 char *app_save_text(AppState *a, size_t *len);
 
-/* Live reload: the event loop wakes twice a second while a lesson is open;
-** a look costs one stat() when nothing changed. */
-/* Milliseconds until the file should be looked at again, or -1 if no file is open. */
-int app_watch_due_ms(const AppState *a);
-/* Look at the file if it is time (a->now): true if the screen changed. */
-bool app_watch_poll(AppState *a);
-/* Read the file now and take it if its bytes changed: true if anything
-** changed (a new version, or an error shown or cleared). */
-bool app_reload_check(AppState *a);
-
-/* Predict mode: off -> guessing -> revealed -> off. */
-void app_predict(AppState *a);
+/* Follow what a call of the document did (ev, its DocEvent): the view
+** rebuilt on a new trace or lesson (the old ones released), the file's
+** error on screen or off, the message as a toast. Whatever calls the
+** document follows it so; returns whether the call did what was asked. */
+bool app_follow(AppState *a, DocEvent *ev);
+/* Everything a frame draws over the cells (marks.h, a->hidden) worked out
+** again: after a change of the view or of predict mode. */
+void app_update_marks(AppState *a);
 
 /* The cell the explain panel is about (pinned, else hovered); false if none. */
 bool app_focus_cell(const AppState *a, int *panel, int *row, int *col);
 /* A copy of the focused cell's explanation (caller frees), or NULL. */
 char *app_explain(const AppState *a);
-/* Panels hidden while the class guesses (bit k = panel k), worked out from
-** the view (a->hidden keeps it for the frame): none on a view without
-** weights, where predict mode is off. */
-unsigned long long app_hidden_panels(const AppState *a);
-/* Whether panel k of the view takes guesses in predict mode (a panel of
-** weights, any head's). */
-bool app_guess_panel(const AppState *a, int k);
-/* The guess for row r of panel k (a guess panel), or -1. */
-int app_guess(const AppState *a, int k, int r);
 /* Set a toast message shown for two seconds from a->now. */
 void app_toast(AppState *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -34,6 +34,7 @@
 #include "prompt.h"
 #include "shot.h"
 #include "state.h"
+#include "watch.h"
 #include "winstate.h"
 #include "zoom.h"
 #include "core/i18n.h"
@@ -221,8 +222,7 @@ static void save_shot(Win *w)
         app_toast(a, "%s", why);
         return;
     }
-    const View *v = a->view;
-    char *path = app_shot_step_path(a->shots_dir, L, a->stage, a->step, v ? v->nsteps : 1, v ? v->step_name : NULL, false);
+    char *path = app_shot_slide_path(a, a->shots_dir, false);
     double until = a->toast_until;
     a->toast_until = 0;                     /* the frame as it is, without the toast */
     app_frame(a, w->out_w, w->out_h, font_measure, w->fonts, w->list);

@@ -19,7 +19,7 @@
 **                   (the LESSON_MAX_WORK budget)
 **   extra           what the trace computes for it alone (trace.c)
 **   hides           the trace kinds of its panels that predict mode hides
-**                   while the class guesses (src/app/state.c)
+**                   while the class guesses (src/app/predict.c)
 **   steps, cells    its sub-steps (pages) and the cells they show (the
 **                   LESSON_MAX_PAGES and LESSON_MAX_STEP_CELLS budgets; the
 **                   builders number their sub-steps with stage_steps),

@@ -11,7 +11,7 @@
 // downloads the stage as PNG and SVG and the edited lesson, compares the
 // stage layout with the native program's `--export` (same cells in the
 // same places, within 2 px, in the SVG's numbers and in the PNG's pixels;
-// the same dash pattern), serves the tree over HTTP to open a lesson with
+// the same dash pattern; the same file name for every page), serves the tree over HTTP to open a lesson with
 // ?lesson= (with the NumPy files it loads), checks that the page asks the
 // network for nothing and logs no error, and writes screenshots at three
 // sizes, light and dark, to build/web/shots/ for a person to look at.
@@ -22,7 +22,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, mkdirSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { join, extname } from 'node:path';
+import { basename, join, extname } from 'node:path';
 import {
   ROOT, BUILD, PAGE, NATIVE, SHOTS, TOUR, URL0, bundled, titleOf, tmp, problems, requests, hang, launch, openPage, ready,
   settle, list, roles, flags, texts, key, stageLabel, waitStage, cellsOf, cellText, cellPoint, allowDownloads, waitFile,
@@ -355,6 +355,63 @@ test('every stage of every bundled lesson is laid out like the native export: sa
   console.log(`# ${compared} cells of ${stages} stages compared with the native export; largest edge offset ${worst.toFixed(2)} px`);
   assert.deepEqual(far.slice(0, 10), [], `${far.length} cells more than ${NEAR} px from the native ones`);
   assert.ok(compared > 50);
+});
+
+// One name for a page's picture in both editions (src/app/picture.c): for
+// every stage of every bundled lesson, and every sub-step of those that
+// unfold (kv_cache's tokens, online_softmax's blocks, multi_head's pages),
+// the page downloads the picture under the very name `--export` gives the
+// file, PNG and SVG, page after page as → visits them, and has no page more.
+// A real download (S, Shift+S) of a K/V cache token, an online softmax block
+// and a multi-head page checks that the file gets that name.
+test('a picture downloads under the name --export gives the same page: every stage and sub-step of every bundled lesson', async () => {
+  const paths = bundled().map((n) => join(ROOT, 'lessons', n));
+  const exported = (format) => {
+    const out = mkdtempSync(join(tmp, 'names-'));
+    const said = execFileSync(NATIVE, ['--export', out, '--format', format, '--size', '1280x800', ...paths], { encoding: 'utf8' });
+    const names = said.trim().split('\n').map((f) => basename(f));
+    assert.deepEqual([...names].sort(), readdirSync(out).sort(), 'the export lists the files it wrote');
+    return names;
+  };
+  const png = exported('png'), svg = exported('svg');
+  assert.equal(svg.length, png.length);
+  const dir = mkdtempSync(join(tmp, 'named-'));
+  await allowDownloads(page, dir);
+  const download = { kv_cache: 's', online_softmax: 'S', multi_head: 's' };   // the first sub-step page of each
+  const wrong = [];
+  let pages = 0, downloaded = 0;
+  for (const lesson of bundled()) {
+    const stem = lesson.replace(/\.lesson$/, '-');
+    const mine = png.map((n, i) => i).filter((i) => png[i].startsWith(stem));
+    assert.ok(mine.length > 0, lesson + ' was exported');
+    assert.equal(await page.evaluate((n) => window.attnlab.openLesson(n), lesson.replace(/\.lesson$/, '')), 0, lesson);
+    await key(page, 'Home');
+    for (let k = 0; k <= mine.length; k++) {
+      if (k > 0) await key(page, 'ArrowRight');
+      const got = await page.evaluate(() => [window.attnlab.shotName(false), window.attnlab.shotName(true)]);
+      if (k === mine.length) {               // past the last page: → stays on it
+        if (got[0] !== png[mine[k - 1]]) wrong.push(`${lesson}: a page after the last one exported: ${got[0]}`);
+        break;
+      }
+      const want = [png[mine[k]], svg[mine[k]]];
+      if (got[0] !== want[0] || got[1] !== want[1]) wrong.push(`${lesson}, page ${k + 1}: ${got.join(' ')} instead of ${want.join(' ')}`);
+      pages++;
+      const m = /-\d+-(kv_cache|online_softmax|multi_head)-\d+-[a-z0-9-]+\.png$/.exec(want[0]);
+      if (m && download[m[1]]) {
+        const ext = download[m[1]] === 'S' ? '.svg' : '.png';
+        await key(page, download[m[1]], ext === '.svg' ? ['Shift'] : []);
+        const file = await waitFile(dir, ext);
+        assert.equal(basename(file), want[ext === '.svg' ? 1 : 0], 'the file the page downloaded');
+        rmSync(file);
+        delete download[m[1]];
+        downloaded++;
+      }
+    }
+  }
+  console.log(`# ${pages} pages of ${bundled().length} lessons: the names of their pictures compared with --export's; ${downloaded} downloaded`);
+  assert.deepEqual(wrong.slice(0, 10), [], `${wrong.length} pages named otherwise than --export names them`);
+  assert.equal(pages, png.length);
+  assert.equal(downloaded, 3, 'a K/V cache token, an online softmax block and a multi-head page downloaded');
 });
 
 test('a heatmap too fine for a rectangle a cell (one image command) is drawn as the native export draws it', async () => {
