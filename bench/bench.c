@@ -201,6 +201,13 @@ static double frame_once(void *ctx)
     return bench_now_ms() - t0;
 }
 
+/* Stage k of L cut into pages as the program cuts them (B's pager). */
+static View *bench_view(Bench *B, const Lesson *L, const Trace *T, int k)
+{
+    StageOpts o = { 0, 0, false, B->pager };
+    return stage_view_with(L, T, k, &o);
+}
+
 /* The frame figure for an n x n softmax stage. */
 static void bench_frame(Bench *B, int n)
 {
@@ -208,7 +215,7 @@ static void bench_frame(Bench *B, int n)
     Error err;
     Trace *T = attn_run(L, &err);
     if (!T) die("generated lesson: %s", errline(&err));
-    View *v = stage_view(L, T, 0);
+    View *v = bench_view(B, L, T, 0);
     Theme th = layout_theme(false);
     FrameRun f = { v, layout_cache_create(), layout_defaults(FRAME_W, FRAME_H, &th, font_measure, B->fonts),
                    draw_create(FRAME_W, FRAME_H), render_offscreen_create(FRAME_W, FRAME_H, B->fonts, &rerr) };
@@ -243,6 +250,7 @@ static void bench_frame(Bench *B, int n)
 /* ---- stage_switch_ms ---- */
 
 typedef struct SwitchRun {
+    Bench *B;
     const Lesson *L;
     int k;                      /* the next stage to show */
     Theme th;
@@ -261,7 +269,7 @@ static double switch_once(void *ctx)
     Error err;
     Trace *T = attn_run(s->L, &err);
     if (!T) die("tour: %s", errline(&err));
-    View *v = stage_view(s->L, T, s->k);
+    View *v = bench_view(s->B, s->L, T, s->k);
     layout_view(s->lc, v, &s->lo, s->d);
     render_drawlist(s->o->render, s->d, NULL);
     stage_view_free(v);
@@ -279,7 +287,7 @@ static void bench_switch(Bench *B)
     Error err;
     Lesson *L = lesson_load(path, &err);
     if (!L) die("%s", errline(&err));
-    SwitchRun s = { L, 0, layout_theme(false), layout_cache_create(), { 0 }, draw_create(FRAME_W, FRAME_H),
+    SwitchRun s = { B, L, 0, layout_theme(false), layout_cache_create(), { 0 }, draw_create(FRAME_W, FRAME_H),
                     render_offscreen_create(FRAME_W, FRAME_H, B->fonts, &rerr) };
     if (!s.o) die("offscreen: %s", errline(&rerr));
     s.lo = layout_defaults(FRAME_W, FRAME_H, &s.th, font_measure, B->fonts);
@@ -440,12 +448,12 @@ static void spec_panel(Buf *b, const Panel *p)
 ** bench/baseline.py: header, formula, panels, paragraphs, canvas size. The
 ** baselines draw from this, so both sides show the same content.
 */
-static void write_spec(const char *path, const Lesson *L, const Trace *T, int k0, int k1, int w, int h)
+static void write_spec(Bench *B, const char *path, const Lesson *L, const Trace *T, int k0, int k1, int w, int h)
 {
     Buf b = { 0 };
     buf_printf(&b, "{\"width\": %d, \"height\": %d, \"stages\": [\n", w, h);
     for (int k = k0; k < k1; k++) {
-        View *v = stage_view(L, T, k);
+        View *v = bench_view(B, L, T, k);
         char meta[512];
         snprintf(meta, sizeof meta, "%s  \xc2\xb7  stage %d / %d", L->title ? L->title : "", k + 1, L->nstages);
         buf_puts(&b, k > k0 ? ",\n{\"title\": " : "{\"title\": ");
@@ -565,13 +573,14 @@ static void bench_matched(Bench *B)
     snprintf(spec, sizeof spec, "%s/matched.json", B->tmp);
     snprintf(out_m, sizeof out_m, "%s/matched-matplotlib.png", B->tmp);
     snprintf(out_s, sizeof out_s, "%s/matched-seaborn.png", B->tmp);
-    write_spec(spec, L, T, 0, 1, EXPORT_W, EXPORT_H);
+    write_spec(B, spec, L, T, 0, 1, EXPORT_W, EXPORT_H);
     Py mpl, sns;
     if (!B->loop) {
         py_start(&mpl, B, spec, "matplotlib", out_m);
         py_start(&sns, B, spec, "seaborn", out_s);
     }
     ExportRun e = { B->fonts, layout_cache_create(), L, T, app_shot_defaults(), "" };
+    e.opts.pager = B->pager;
     e.opts.width = EXPORT_W;
     e.opts.height = EXPORT_H;
     snprintf(e.path, sizeof e.path, "%s/export.png", B->tmp);
@@ -702,7 +711,7 @@ static void bench_lesson(Bench *B)
     Trace *T = attn_run(L, &err);
     if (!T) die("%s", errline(&err));
     ShotOpts d = app_shot_defaults();
-    write_spec(spec, L, T, 0, L->nstages, d.width, d.height);
+    write_spec(B, spec, L, T, 0, L->nstages, d.width, d.height);
     trace_free(T);
     lesson_free(L);
     char *a[] = { (char *)B->attnlab, "--export", dir_a, path, NULL };
@@ -811,7 +820,7 @@ static void layout_lesson(Bench *B, const char *path, double *worst, char *worst
     LayoutRun r = { NULL, layout_cache_create(), layout_defaults(1280, 720, &th, font_measure, B->fonts),
                     draw_create(1280, 720), false };
     for (int k = 0; k < L->nstages; k++) {
-        View *v = stage_view(L, T, k);
+        View *v = bench_view(B, L, T, k);
         r.v = v;
         double f = layout_once(&r);
         if (f > *first) *first = f;
@@ -922,7 +931,7 @@ int wanted(const Bench *B, const char *name)
 int main(int argc, char **argv)
 {
     Bench B = { "build/attnlab", "lessons", "bench/baseline.py", "/usr/bin/python3",
-                0, 0, 0, NULL, "/tmp/attnlab-bench-XXXXXX", NULL, 0 };
+                0, 0, 0, NULL, "/tmp/attnlab-bench-XXXXXX", NULL, NULL, NULL, 0 };
     parse_args(&B, argc, argv);
     if (access(B.attnlab, X_OK) != 0) die("%s: not an executable (build it first)", B.attnlab);
     if (!mkdtemp(B.tmp)) die("mkdtemp: %s", strerror(errno));
@@ -942,6 +951,8 @@ int main(int argc, char **argv)
     if (wanted(&B, "start_")) bench_start_use(&B);
     B.fonts = font_create(NULL, &ferr);
     if (!B.fonts) die("%s", errline(&ferr));
+    B.fitter = layout_fitter_create(font_measure, B.fonts);
+    B.pager = stage_pager_create(layout_fitter_fits, B.fitter);
 
     static const int sizes[] = { 8, 16, 64, 256 };
     for (int i = 0; i < 4; i++) {
@@ -965,6 +976,8 @@ int main(int argc, char **argv)
     if (wanted(&B, "model_layer_")) bench_model(&B);
 
     app_shot_release();
+    stage_pager_free(B.pager);
+    layout_fitter_free(B.fitter);
     font_free(B.fonts);
     if (B.keep) fprintf(stderr, "bench: kept %s\n", B.tmp);
     else remove_tree(B.tmp);

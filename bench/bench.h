@@ -8,6 +8,7 @@
 #define ATTNLAB_BENCH_H
 
 #include "sdl/font.h"
+#include "view/layout.h"
 
 /* Settings from the command line, and the scratch directory. */
 typedef struct Bench {
@@ -21,6 +22,8 @@ typedef struct Bench {
     const char *only;           /* run only the figures starting with this */
     char tmp[64];               /* mkdtemp directory, removed at exit (and by die) */
     FontSet *fonts;
+    LayoutFitter *fitter;       /* pages cut as the fonts lay them out, as the program cuts them */
+    StagePager *pager;
     int loop;                   /* --loop N: only the matched export, N times */
 } Bench;
 

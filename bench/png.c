@@ -105,6 +105,8 @@ int main(int argc, char **argv)
     FontSet *fonts = font_create(NULL, &ferr);
     if (!fonts) die("fonts", ferr.msg);
     ShotOpts opts = app_shot_defaults();
+    LayoutFitter *fitter = layout_fitter_create(font_measure, fonts);   /* pages as the program cuts them */
+    opts.pager = stage_pager_create(layout_fitter_fits, fitter);
     DrawList *d = draw_create(opts.width, opts.height);
     LayoutCache *lc = layout_cache_create();
     Offscreen *pics[MAX_PICS];
@@ -156,6 +158,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < npics; k++) render_offscreen_free(pics[k]);
     draw_free(d);
     layout_cache_free(lc);
+    stage_pager_free(opts.pager);
+    layout_fitter_free(fitter);
     font_free(fonts);
     trace_free(T);
     lesson_free(L);

@@ -66,6 +66,8 @@ int main(int argc, char **argv)
     app_use_language(L->language);
     double t_check = now_ms();
     ShotOpts opts = app_shot_defaults();
+    LayoutFitter *fitter = layout_fitter_create(font_measure, fonts);   /* pages as the program cuts them */
+    opts.pager = stage_pager_create(layout_fitter_fits, fitter);
     DrawList *d = draw_create(opts.width, opts.height);
     app_shot_layout(font_measure, fonts, lc, L, T, 0, &opts, d);
     double t_layout = now_ms();
@@ -84,6 +86,8 @@ int main(int argc, char **argv)
     trace_free(T);
     lesson_free(L);
     layout_cache_free(lc);
+    stage_pager_free(opts.pager);
+    layout_fitter_free(fitter);
     font_free(fonts);
     double t_free = now_ms();
     printf("%.3f %.3f %.3f %.3f %.3f %.3f %.3f %.3f\n", t_main - t0, t_fonts - t_main, t_lesson - t_fonts,
