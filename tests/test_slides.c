@@ -21,6 +21,7 @@
 #include "tstages.h"
 #include "core/lesson.h"
 #include "core/stage.h"
+#include "core/stage_table.h"
 #include "core/trace.h"
 #include "sdl/font.h"
 #include "view/layout.h"
@@ -635,6 +636,90 @@ START_TEST(test_window_size_prints_every_panel)
 }
 END_TEST
 
+/* What the pager's pages and the layout's answers add up to. */
+typedef struct Agree {
+    int pages, stages_paged;
+    int unfit, needless;        /* pages the layout says do not serve; stages cut that one page held */
+    char first[400];
+} Agree;
+
+/* tstages_each_step callback: one page, asked of the layout as the pager asks. */
+static void agree_page(const View *v, void *ctx)
+{
+    Agree *a = ctx;
+    a->pages++;
+    LayoutFitter *f = layout_fitter_create(font_measure, tfonts);
+    bool serves = layout_fitter_fits(f, v);
+    layout_fitter_free(f);
+    /* a page of one panel, or one of a stage in time (a K/V cache's side, an
+    ** online softmax's block) at its smallest, is what it must be even when
+    ** it does not serve: the layout then prints what it can */
+    if (!serves && v->npanels > 1 && v->id != STAGE_KV_CACHE && v->id != STAGE_ONLINE_SOFTMAX && !a->unfit++)
+        snprintf(a->first, sizeof a->first, "stage %d (%s) page %d of %d (%s): %d panels the layout says do not serve",
+                 v->stage + 1, lesson_stage_name(v->id), v->step + 1, v->nsteps, v->step_label ? v->step_label : "",
+                 v->npanels);
+}
+
+/* Every stage of one lesson: each page serves, and a stage cut into pages
+** could not be one page (its panels together do not serve). */
+static void agree_lesson(const char *name, const Lesson *L, const Trace *T, void *ctx)
+{
+    Agree *a = ctx;
+    for (int k = 0; k < L->nstages; k++) {
+        tstages_each_step(L, T, k, 0, agree_page, a);
+        StageOpts whole = { 0, 0, true, NULL }, paged = { 0, 0, false, tstages_pager() };
+        View *w = stage_view_with(L, T, k, &whole), *p = stage_view_with(L, T, k, &paged);
+        bool in_time = stage_kind(L->stages[k].id)->steps != NULL;
+        if (p->nsteps > 1 && !in_time && w->npanels <= VIEW_MAX_PANELS) {
+            a->stages_paged++;
+            View one = *w;                          /* the whole stage as one page, as the pager asks */
+            one.formula = p->formula;
+            one.note = p->note;
+            Panel copy[VIEW_MAX_PANELS];
+            memcpy(copy, w->panels, sizeof *copy * (size_t)w->npanels);
+            for (int i = 1; i < w->npanels && w->id == STAGE_NEXT_TOKEN; i++)
+                copy[i].must_print = true;          /* its words are cut so that every number prints */
+            one.panels = copy;
+            LayoutFitter *f = layout_fitter_create(font_measure, tfonts);
+            if (layout_fitter_fits(f, &one) && !a->needless++)
+                snprintf(a->first, sizeof a->first, "%s stage %d (%s): cut into %d pages, one page serves", name, k + 1,
+                         lesson_stage_name(L->stages[k].id), p->nsteps);
+            layout_fitter_free(f);
+        }
+        stage_view_free(w);
+        stage_view_free(p);
+    }
+}
+
+/*
+** The pager and the layout agree: the pager cuts a stage where the layout
+** says a page no longer serves (layout_fit.c), so every page it makes
+** serves, and no stage is cut that one page would have held. Over the
+** bundled lessons, the test lessons and generated ones.
+*/
+START_TEST(test_pager_and_layout_agree)
+{
+    Agree a;
+    memset(&a, 0, sizeof a);
+    each_lesson(agree_lesson, &a);
+    char text[4096], name[32];
+    for (int i = 0; i < 12; i++) {
+        generated_lesson(i, text, sizeof text);
+        snprintf(name, sizeof name, "generated-%d.lesson", i);
+        Lesson *L;
+        Trace *T = tstages_run(text, name, &L);
+        agree_lesson(name, L, T, &a);
+        trace_free(T);
+        lesson_free(L);
+    }
+    printf("slides: %d pages, %d of them the layout says do not serve; %d stages cut into pages, %d of them needlessly\n",
+           a.pages, a.unfit, a.stages_paged, a.needless);
+    ck_assert_int_gt(a.pages, 400);
+    ck_assert_int_gt(a.stages_paged, 20);
+    ck_assert_msg(a.unfit == 0 && a.needless == 0, "%s", a.first);
+}
+END_TEST
+
 /* Where panel k of d sits: its first cell, its colour bar and its title. */
 typedef struct Place { Rect cell, bar, title; } Place;
 
@@ -764,6 +849,7 @@ Suite *slides_suite(void)
     tcase_add_test(tc, test_slides_use_the_canvas);
     tcase_add_test(tc, test_kv_cache_panels_stay);
     tcase_add_test(tc, test_window_size_prints_every_panel);
+    tcase_add_test(tc, test_pager_and_layout_agree);
     suite_add_tcase(s, tc);
     return s;
 }
