@@ -3,9 +3,9 @@
 **
 ** The layout (src/view/layout*.c) scales every size below to the canvas
 ** it draws on, u = 1 at DESIGN_W x DESIGN_H; the stage pager
-** (src/core/stage_pages.c) plans the sub-steps of a stage for the
-** projector slide, SLIDE_W x SLIDE_H, so that every sub-step prints its
-** numbers at VALUE_GOAL there. Fonts are in pixels at u = 1; the shares
+** (src/core/stage_pages.c) cuts a stage into sub-steps where the layout
+** says (src/view/layout_fit.c) a sub-step no longer prints its numbers at
+** VALUE_GOAL on the projector slide, SLIDE_W x SLIDE_H. Fonts are in pixels at u = 1; the shares
 ** (LH, INK, ...) are in font sizes. Nothing here draws or measures.
 */
 #ifndef ATTNLAB_SLIDE_H

@@ -20,8 +20,10 @@
 ** View.nsteps says how many there are and View.step_name names it. So do
 ** stages with more panels than the projector slide prints legibly (every
 ** head's scores and weights, the inputs, weights and projections): they
-** are split into pages, a head or a part at a time (stage_pages.c), each
-** planned to print its numbers at 14 px on a 1280x720 slide.
+** are split into pages, a head or a part at a time (stage_pages.c), where
+** the layout says a page no longer prints its numbers at 14 px on a
+** 1280x720 slide (StageOpts.pager: the caller hands core the layout's
+** answer, stage_pager.c).
 */
 #ifndef ATTNLAB_STAGE_H
 #define ATTNLAB_STAGE_H

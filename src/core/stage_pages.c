@@ -2,9 +2,10 @@
 ** stage_pages.c: a stage split into pages that the back row can read.
 **
 ** A stage shows what its builder adds. When that is more than the
-** projector slide prints legibly (stage_fit.c: every number at the goal
-** font on a 1280x720 slide), the stage becomes sub-steps, as the K/V cache
-** is: → and ← move through them, --export writes a file for each.
+** projector slide prints legibly (every number at the goal font on a
+** 1280x720 slide, as the layout answers: stage_pager.c), the stage becomes
+** sub-steps, as the K/V cache is: → and ← move through them, --export
+** writes a file for each.
 **
 ** A stage that shows each head alike (the builder passes a function that
 ** adds one head's panels: stage_by_heads) is planned in units of heads:
