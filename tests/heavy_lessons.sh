@@ -78,7 +78,7 @@ timed() {
 max_export=${HEAVY_EXPORT_BYTES:-350000000}
 over_budget() {
     case $(basename "$1"):$2 in
-    substeps-most-pages.lesson:*) echo "would write 3056 pages (a page for each sub-step, head or part), over the limit of 1024";;
+    substeps-most-pages.lesson:*) echo "pages (a page for each sub-step, head or part), over the limit of 1024";;
     export-budget-64-stages.lesson:svg|export-budget-64-stages.lesson:pdf|trace-16-setups-16-heads.lesson:svg|\
     trace-16-setups-16-heads.lesson:pdf) echo "shapes (cells, labels, lines) on its";;
     esac
