@@ -39,8 +39,10 @@ Mat *attn_causal_mask(int n, int m)
 {
     Mat *M = mat_create(n, m);
     if (!M) return NULL;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < m && j <= i; j++) mat_set(M, i, j, 1.0);
+    for (int i = 0; i < n; i++) {
+        double *row = mat_row(M, i);
+        for (int j = 0; j < m && j <= i; j++) row[j] = 1.0;
+    }
     return M;
 }
 
@@ -117,8 +119,10 @@ Mat *attn_add_row(const Mat *M, const Mat *b)
 {
     if (b->rows != 1 || b->cols != M->cols) return NULL;     /* not one row of M's width */
     Mat *r = mat_copy(M);
-    for (int i = 0; i < M->rows; i++)
-        for (int j = 0; j < M->cols; j++) mat_row(r, i)[j] += b->data[j];
+    for (int i = 0; i < M->rows; i++) {
+        double *out = mat_row(r, i);
+        for (int j = 0; j < M->cols; j++) out[j] += b->data[j];
+    }
     return r;
 }
 
@@ -138,9 +142,11 @@ Mat *attn_norm_rows(const Mat *X, double eps)
     Mat *r = mat_create(X->rows, X->cols);
     for (int i = 0; i < X->rows; i++) {
         double mean, var;
-        attn_row_moments(mat_row(X, i), X->cols, &mean, &var);
+        const double *x = mat_row(X, i);
+        double *out = mat_row(r, i);
+        attn_row_moments(x, X->cols, &mean, &var);
         double sd = sqrt(var + eps);
-        for (int j = 0; j < X->cols; j++) mat_row(r, i)[j] = (mat_get(X, i, j) - mean) / sd;
+        for (int j = 0; j < X->cols; j++) out[j] = (x[j] - mean) / sd;
     }
     return r;
 }
@@ -150,8 +156,11 @@ Mat *attn_scale_shift(const Mat *Xhat, const Mat *gamma, const Mat *beta)
 {
     if (gamma->rows != 1 || beta->rows != 1 || gamma->cols != Xhat->cols || beta->cols != Xhat->cols) return NULL;
     Mat *r = mat_create(Xhat->rows, Xhat->cols);
-    for (int i = 0; i < Xhat->rows; i++)
-        for (int j = 0; j < Xhat->cols; j++) mat_row(r, i)[j] = mat_get(Xhat, i, j) * gamma->data[j] + beta->data[j];
+    for (int i = 0; i < Xhat->rows; i++) {
+        const double *x = mat_row(Xhat, i);
+        double *out = mat_row(r, i);
+        for (int j = 0; j < Xhat->cols; j++) out[j] = x[j] * gamma->data[j] + beta->data[j];
+    }
     return r;
 }
 
@@ -381,7 +390,8 @@ static double online_block(const double *s, const Mat *V, int j0, int j1, double
     for (int j = j0; j < j1; j++) {
         if (s[j] == -INFINITY) continue;
         double w = exp(s[j] - mx) / lnew;
-        for (int c = 0; c < V->cols; c++) acc[c] += w * mat_get(V, j, c);
+        const double *v = mat_row(V, j);
+        for (int c = 0; c < V->cols; c++) acc[c] += w * v[c];
     }
     return r;
 }
@@ -421,9 +431,9 @@ bool attn_online_softmax(const Mat *S, const Mat *V, int block, OnlineSoftmax *o
             mat_set(os->rescale, i, b, online_block(mat_row(S, i), V, b * block, j1, &m, &l, acc));
             mat_set(os->max, i, b, m);
             mat_set(os->sum, i, b, l);
-            for (int c = 0; c < d; c++) mat_set(os->acc, i, b * d + c, acc[c]);
+            memcpy(mat_row(os->acc, i) + (size_t)b * d, acc, sizeof *acc * (size_t)d);
         }
-        for (int c = 0; c < d; c++) mat_set(os->out, i, c, acc[c]);
+        memcpy(mat_row(os->out, i), acc, sizeof *acc * (size_t)d);
     }
     free(acc);
     return true;

@@ -9,6 +9,7 @@
 #include "i18n.h"
 #include "util.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -86,6 +87,13 @@ void ex_dot_line(Buf *b, const double *a, int sa, const double *c, int sc, int n
     if (shown < n) buf_printf(b, _(" + \xe2\x80\xa6 (%d products in all)"), n);
     buf_puts(b, " = ");
     ex_num(b, result, false);
+}
+
+/* Row i of a times column j of c, over the first n of each. */
+void ex_row_col(Buf *b, const Mat *a, int i, const Mat *c, int j, int n, double result)
+{
+    assert(a && c && n >= 1 && n <= a->cols && n <= c->rows && j >= 0 && j < c->cols);
+    ex_dot_line(b, mat_row(a, i), 1, c->data + j, c->cols, n, result);
 }
 
 /* A bias added after a dot line. */
@@ -175,7 +183,8 @@ static void ex_projection(Ex *e, TraceKind k, int i, int j, double v)
     buf_printf(&e->out, _("%s[%d][%d] = row %d of %s \xc2\xb7 column %d of %s\n= "), which, i + 1, j + 1, i + 1,
                xname, col + 1, o->weight);
     double b = o->bias ? mat_get(trace_at(e->T, e->s, trace_input_ref(o->bias)), 0, col) : 0;
-    ex_dot_line(&e->out, mat_row(X, i), 1, W->data + col, W->cols, X->cols, v - b);
+    assert(X->cols == W->rows);
+    ex_row_col(&e->out, X, i, W, col, X->cols, v - b);
     ex_bias_line(e, o->bias, col, v);
     if (e->head > 0 && e->ts->heads > 1 && slot != e->head)
         buf_printf(&e->out, "\n(head %d shares K/V head %d: columns %d\xe2\x80\x93%d of %s)", e->head, slot,
@@ -219,6 +228,7 @@ static void ex_raw(Ex *e, int i, int j, double raw)
     if (e->ts->heads > 1) buf_printf(&e->out, _("head %d of %d: "), e->head, e->ts->heads);
     buf_printf(&e->out, "q\xc2\xb7k for query \xe2\x80\x9c%s\xe2\x80\x9d and key \xe2\x80\x9c%s\xe2\x80\x9d%s\n= ", ex_qtok(e, i), ex_ktok(e, j),
                qk == TK_QROT ? " (both rotated by RoPE)" : "");
+    assert(Q->cols == K->cols);         /* the parser checked the widths */
     ex_dot_line(&e->out, mat_row(Q, i), 1, mat_row(K, j), 1, Q->cols, raw);
 }
 
@@ -410,7 +420,8 @@ static void ex_output(Ex *e, int i, int j, double v)
     ex_op(e, trace_ref(TK_V, e->head), -1, j);
     if (e->ts->heads > 1) buf_printf(&e->out, _("head %d of %d: "), e->head, e->ts->heads);
     buf_printf(&e->out, _("output[%d][%d] = \xce\xa3 weight \xc3\x97 V[key][%d]\n= "), i + 1, j + 1, j + 1);
-    ex_dot_line(&e->out, mat_row(W, i), 1, V->data + j, V->cols, W->cols, v);
+    assert(W->cols == V->rows);
+    ex_row_col(&e->out, W, i, V, j, W->cols, v);
 }
 
 /* A cell of the concatenation: which head it came from. */
@@ -438,7 +449,8 @@ static void ex_final(Ex *e, int i, int j, double v)
     buf_printf(&e->out, _("final[%d][%d] = row %d of %s \xc2\xb7 column %d of %s\n= "), i + 1, j + 1, i + 1,
                cr.kind == TK_CONCAT ? "concat" : "output", j + 1, e->su->output_proj);
     double b = e->su->output_bias ? mat_get(trace_at(e->T, e->s, trace_input_ref(e->su->output_bias)), 0, j) : 0;
-    ex_dot_line(&e->out, mat_row(C, i), 1, W->data + j, W->cols, C->cols, v - b);
+    assert(C->cols == W->rows);
+    ex_row_col(&e->out, C, i, W, j, C->cols, v - b);
     ex_bias_line(e, e->su->output_bias, j, v);
 }
 
@@ -606,7 +618,7 @@ static void ex_kv(Ex *e, TraceKind k, int i, int j, double v)
         ex_op(e, trace_ref(TK_V, cache), -1, j);
         buf_printf(&e->out, "step %d: output[%d] = \xce\xa3 weight \xc3\x97 cached V[key][%d] over %d cached key%s\n= ", i + 1, j + 1,
                    j + 1, i + 1, i ? "s" : "");
-        ex_dot_line(&e->out, mat_row(W, i), 1, V->data + j, V->cols, i + 1, v);
+        ex_row_col(&e->out, W, i, V, j, i + 1, v);
         return;
     }
     if (j > i) {

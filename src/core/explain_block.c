@@ -10,6 +10,7 @@
 #include "attn.h"
 #include "i18n.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -82,7 +83,8 @@ static void affine_cell(Ex *e, TraceRef in, const char *inname, const char *w, c
     ex_op(e, in, i, -1);
     ex_op(e, trace_input_ref(w), -1, col);
     buf_printf(&e->out, _("row %d of %s \xc2\xb7 column %d of %s\n= "), i + 1, inname, col + 1, w);
-    ex_dot_line(&e->out, mat_row(X, i), 1, W->data + col, W->cols, X->cols, v - bias);
+    assert(X->cols == W->rows);
+    ex_row_col(&e->out, X, i, W, col, X->cols, v - bias);
     ex_bias_line(e, b, col, v);
 }
 

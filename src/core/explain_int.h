@@ -34,6 +34,10 @@ const Mat *ex_mat(const Ex *e, TraceKind k);
 void ex_num(Buf *b, double v, bool paren);
 /* "a×b + c×d + … = r" for the dot product of n pairs a[k*sa], c[k*sc]. */
 void ex_dot_line(Buf *b, const double *a, int sa, const double *c, int sc, int n, double result);
+/* The dot line of row i of a and the first n numbers of column j of c: the
+** operands must be in the trace and fit (the parser checked their shapes;
+** asserted). */
+void ex_row_col(Buf *b, const Mat *a, int i, const Mat *c, int j, int n, double result);
 /* The rest of a softmax line after "(subtract its max ": "M, then
 ** exponentiate)\nexp(x − M) / Σ = … / sum = v". */
 void ex_softmax_terms(Buf *b, double x, double mx, double sum, double v);

@@ -8,6 +8,7 @@
 #include "mat.h"
 #include "util.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -109,14 +110,16 @@ static inline __attribute__((always_inline)) void tile(int mr, const Mat *a, int
                                                        Mat *c, int col, int w)
 {
     Vec acc[8];
+    double *cr[8];
 #pragma GCC unroll 8
     for (int r = 0; r < mr; r++) {
+        cr[r] = mat_row(c, i + r) + col;
         if (k0 == 0 || w < NR) {
             Vec z = { 0 };
             acc[r] = z;
-            if (k0 > 0) for (int j = 0; j < w; j++) acc[r][j] = mat_row(c, i + r)[col + j];
+            if (k0 > 0) for (int j = 0; j < w; j++) acc[r][j] = cr[r][j];
         } else {
-            acc[r] = *(const VecU *)(mat_row(c, i + r) + col);
+            acc[r] = *(const VecU *)cr[r];
         }
     }
     const double *ar[8];
@@ -132,8 +135,8 @@ static inline __attribute__((always_inline)) void tile(int mr, const Mat *a, int
     }
 #pragma GCC unroll 8
     for (int r = 0; r < mr; r++) {
-        if (w == NR) *(VecU *)(mat_row(c, i + r) + col) = acc[r];
-        else for (int j = 0; j < w; j++) mat_row(c, i + r)[col + j] = acc[r][j];
+        if (w == NR) *(VecU *)cr[r] = acc[r];
+        else for (int j = 0; j < w; j++) cr[r][j] = acc[r][j];
     }
 }
 
@@ -183,6 +186,7 @@ static BlockFn block_fn(void)
 /* c = a·b, c fresh from mat_create (zeros); shapes already checked. */
 static void product(const Mat *a, const Mat *b, Mat *c)
 {
+    assert(a->cols == b->rows && c->rows == a->rows && c->cols == b->cols);
     static BlockFn fn;
     if (!fn) fn = block_fn();
     int panels = (b->cols + NR - 1) / NR;
@@ -223,8 +227,11 @@ Mat *mat_matmul_t(const Mat *a, const Mat *b)
 Mat *mat_transpose(const Mat *m)
 {
     Mat *t = mat_create(m->cols, m->rows);
-    for (int i = 0; i < m->rows; i++)
-        for (int j = 0; j < m->cols; j++) mat_set(t, j, i, mat_get(m, i, j));
+    for (int i = 0; i < m->rows; i++) {
+        const double *src = mat_row(m, i);
+        double *dst = t->data + i;      /* column i of t: a stride of t->cols = m->rows */
+        for (int j = 0; j < m->cols; j++) dst[(long)j * t->cols] = src[j];
+    }
     return t;
 }
 

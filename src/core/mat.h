@@ -7,10 +7,17 @@
 ** first (the lesson parser checks every one a lesson can make), so NULL
 ** means a bug, which the caller reports as an error rather than crash on.
 ** Sizes are limited to MAT_MAX_DIM per side so products cannot overflow.
+**
+** The element accessors check their indices with assert, which the normal
+** build keeps (-O2 -g, no NDEBUG): an index outside the matrix is a bug in
+** the caller and stops the program where it happens, not pages later.
+** Loops that run through a whole row take mat_row once and index the
+** pointer, so the check costs one comparison per row, not per element.
 */
 #ifndef ATTNLAB_MAT_H
 #define ATTNLAB_MAT_H
 
+#include <assert.h>
 #include <stdbool.h>
 
 /* The largest rows or cols a matrix may have. */
@@ -29,12 +36,25 @@ Mat *mat_from(int rows, int cols, const double *data);
 /* Release m (NULL is fine). */
 void mat_free(Mat *m);
 
-/* Element (i, j); no bounds check beyond an assert in debug builds. */
-static inline double mat_get(const Mat *m, int i, int j) { return m->data[(long)i * m->cols + j]; }
-/* Set element (i, j). */
-static inline void mat_set(Mat *m, int i, int j, double v) { m->data[(long)i * m->cols + j] = v; }
-/* Pointer to row i. */
-static inline double *mat_row(const Mat *m, int i) { return m->data + (long)i * m->cols; }
+/* Element (i, j), which must be inside m (asserted). */
+static inline double mat_get(const Mat *m, int i, int j)
+{
+    assert(i >= 0 && i < m->rows && j >= 0 && j < m->cols);
+    return m->data[(long)i * m->cols + j];
+}
+/* Set element (i, j), which must be inside m (asserted). */
+static inline void mat_set(Mat *m, int i, int j, double v)
+{
+    assert(i >= 0 && i < m->rows && j >= 0 && j < m->cols);
+    m->data[(long)i * m->cols + j] = v;
+}
+/* Pointer to row i, which must be a row of m (asserted); its m->cols
+** elements follow each other. */
+static inline double *mat_row(const Mat *m, int i)
+{
+    assert(i >= 0 && i < m->rows);
+    return m->data + (long)i * m->cols;
+}
 
 /* A deep copy of m. */
 Mat *mat_copy(const Mat *m);

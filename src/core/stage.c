@@ -458,8 +458,9 @@ static int visible_keys(const Ctx *c, int r)
 {
     const Mat *M = trace_at(c->T, c->s, trace_ref(TK_MASK, 0));
     if (!M) return c->su->nk;
+    const double *row = mat_row(M, r);
     int n = 0;
-    for (int j = 0; j < M->cols; j++) n += mat_get(M, r, j) != 0.0;
+    for (int j = 0; j < M->cols; j++) n += row[j] != 0.0;
     return n;
 }
 

@@ -16,6 +16,7 @@
 #include "stage_table.h"
 #include "util.h"
 
+#include <assert.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -241,6 +242,7 @@ static Mat *mask_parts(TraceSetup *ts, const Setup *su)
     unsigned parts = su->mask_parts;
     int nq = su->nq, nk = su->nk;
     Mat *M = NULL;
+    assert(!(parts & (MASKP_SLIDING | MASKP_PREFIX)) || (parts & MASKP_CAUSAL));
     if (parts & MASKP_CAUSAL) M = mat_copy(put(ts, TK_MASK_CAUSAL, 0, attn_causal_mask(nq, nk), true));
     if (M && (parts & MASKP_PREFIX)) {
         Mat *t = attn_mask_or(M, put(ts, TK_MASK_PREFIX, 0, attn_prefix_mask(nq, su->prefix), true));
@@ -410,6 +412,7 @@ static bool kv_decode(TraceSetup *ts, const Setup *su, int h, const Mat *mask)
     const Mat *Q = find(ts, trace_score_q(su), h), *K = find(ts, trace_score_k(su), h), *V = find(ts, TK_V, h);
     const Mat *B = find(ts, TK_ALIBI, h);
     int n = su->nq;
+    assert(K->rows >= n && V->rows >= n);       /* a causal stage: a key per query (the parser checked) */
     Mat *W = mat_create(n, su->nk), *O = mat_create(n, V->cols);
     for (int t = 0; t < n; t++) {
         Mat *q = mat_from(1, Q->cols, mat_row(Q, t)), *kc = mat_from(t + 1, K->cols, K->data);
@@ -527,6 +530,7 @@ static bool run_given(TraceSetup *ts, const Setup *su, Error *err, const char *f
     for (int h = 1; h <= H; h++) {
         const Mat *W = put(ts, TK_WEIGHTS, h, H > 1 ? attn_head_slice(A, H, h - 1) : (Mat *)A, H > 1);
         if (!W) return false;
+        assert(!M || mat_same_shape(M, W));     /* nq x nk a head: the parser checked A */
         for (int i = 0; M && i < W->rows; i++)
             for (int j = 0; j < W->cols; j++)
                 if (mat_get(M, i, j) == 0.0 && mat_get(W, i, j) != 0.0) {

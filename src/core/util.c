@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "util.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +157,7 @@ void util_fmt_num(char *out, size_t n, double v, int decimals)
 ** digits need trying; 17 always reads back exactly. */
 void util_fmt_shortest(char *out, size_t n, double v)
 {
+    assert(isfinite(v) && n >= 32);
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(out, n, "%.*g", prec, v);
         if (strtod(out, NULL) == v) return;

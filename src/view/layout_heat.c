@@ -8,6 +8,7 @@
 #include "layout_int.h"
 #include "core/util.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,11 +125,14 @@ static void fill_image(const Page *p, const Mat *m, const PanelPlan *pp, const D
     int brows, bcols;
     draw_image_size(g, &brows, &bcols);
     Scale sc = scale_of(pp->lo, pp->hi);
-    for (int i = 0; i < brows; i++)
+    assert(bcols < 1 || (bcols - 1) * g->cstep < m->cols);         /* every block's first cell is in m */
+    for (int i = 0; i < brows; i++) {
+        const double *row = mat_row(m, i * g->rstep);
         for (int j = 0; j < bcols; j++) {
-            double x = mat_get(m, i * g->rstep, j * g->cstep);
+            double x = row[j * g->cstep];
             px[(size_t)i * (size_t)bcols + (size_t)j] = isfinite(x) ? cmap_at(cm, scale_at(&sc, x)) : p->th->masked_bg;
         }
+    }
 }
 
 /* The block colours of image panel k, drawn as grid g (each block the
