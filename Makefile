@@ -42,8 +42,12 @@ DEPS_PKGS  ?= $(BUILD_PKGS) $(RUN_PKGS) $(TEST_PKGS) $(BENCH_PKGS)
 # the command line, as a distribution's packaging passes them (CFLAGS
 # defaults to -O2 -g). Warnings are errors in `make test` and the other test
 # targets, which set WERROR=-Werror (and so in CI); a plain `make` shows them
-# and goes on. Objects depend on $(BUILD)/flags, so a change of flags (a
-# plain build, then make test) compiles again.
+# and goes on. Objects depend on $(BUILD)/flags, so a change of flags
+# compiles again; -Werror is not part of it (it changes no object), so a
+# plain build, then make test, compiles nothing new. Instead each compile
+# keeps what the compiler said in OBJECT.warn, and with WERROR set an
+# object whose .warn is not empty is compiled again, now with -Werror, so
+# its warnings fail the build as if it had never been compiled without.
 WARN     := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wmissing-prototypes
 WERROR   ?=
 CFLAGS   ?= -O2 -g
@@ -199,7 +203,7 @@ package-sets:
 # they change (written beside, compared with cmp, moved over only when they
 # differ: an unchanged file keeps its time, so nothing is compiled again).
 # PKG_CFLAGS stay out: they change with the packages only.
-FLAGS_LINE = $(CC) $(CFLAGS_ALL) | $(LDFLAGS_ALL) | $(PNG_FAST)
+FLAGS_LINE = $(CC) $(filter-out -Werror,$(CFLAGS_ALL)) | $(LDFLAGS_ALL) | $(PNG_FAST)
 $(BUILD)/flags: FORCE
 	@mkdir -p $(@D) && printf '%s\n' '$(subst ','\'',$(FLAGS_LINE))' > $@.new && \
 	  if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
@@ -211,9 +215,20 @@ $(BUILD)/flags: FORCE
 LIB_CFLAGS = $(PKG_CFLAGS)
 $(CORE_OBJ) $(VIEW_OBJ): LIB_CFLAGS =
 
+# What the compiler says goes to the terminal and to $@.warn (see WARNED).
 $(BUILD)/obj/%.o: %.c $(BUILD)/flags | deps-build
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(LIB_CFLAGS) -MMD -MP -c $< -o $@ $(keep_warnings)
+
+# The compiler's messages into $@.warn as well as on the terminal, and its
+# exit status kept.
+keep_warnings = 2>$@.warn; s=$$?; cat $@.warn >&2; exit $$s
+# With WERROR: every file built with warnings before (its .warn not empty)
+# is built again, so that the warnings fail the build.
+ifneq ($(WERROR),)
+WARNED := $(patsubst %.warn,%,$(shell find $(BUILD) -name '*.warn' -size +0 2>/dev/null))
+$(WARNED): FORCE
+endif
 
 # Only the tests include Check.
 $(TEST_OBJ): CFLAGS_ALL += $(CHECK_CFLAGS)
@@ -238,7 +253,7 @@ $(BUILD)/check_attnlab: $(LIB_OBJ) $(TEST_OBJ) | deps-test
 
 # Drops files on a window as a file manager does (XDND), for tests/e2e_open.sh.
 $(BUILD)/xdnd_drop: tests/tools/xdnd_drop.c $(BUILD)/flags | deps-test
-	$(CC) $(WARN) $(WERROR) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $$(pkg-config --cflags --libs x11)
+	$(CC) $(WARN) $(WERROR) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $$(pkg-config --cflags --libs x11) $(keep_warnings)
 
 # Draws of the PyTorch generator on request, for tests/check_torch_rng.py.
 $(BUILD)/trng_dump: $(CORE_OBJ) $(call obj,tests/tools/trng_dump.c) | deps-build
