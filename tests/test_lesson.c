@@ -44,14 +44,39 @@ static void expect(const char *text, const char *want)
     expect_error(text, strlen(text), want);
 }
 
-START_TEST(test_minimal_lesson)
+/* A lesson's text and the one error it must give. */
+typedef struct {
+    const char *text, *want;
+} Case;
+
+/* expect() for each of n cases; EXPECT_EACH counts a table. */
+static void expect_each(const Case *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) expect(c[i].text, c[i].want);
+}
+#define EXPECT_EACH(cases) expect_each(cases, sizeof cases / sizeof *cases)
+
+/* Parse text that must load; the lesson. */
+static Lesson *parse_ok(const char *text)
 {
     Error err;
-    Lesson *L = parse(BASE "[softmax]\n", &err);
+    Lesson *L = parse(text, &err);
     ck_assert_msg(L != NULL, "%s", eline(&err));
+    return L;
+}
+
+/* Assert that L is titled T and has one setup and one stage. */
+static void one_setup_one_stage(const Lesson *L)
+{
     ck_assert_str_eq(L->title, "T");
     ck_assert_int_eq(L->nsetups, 1);
     ck_assert_int_eq(L->nstages, 1);
+}
+
+START_TEST(test_minimal_lesson)
+{
+    Lesson *L = parse_ok(BASE "[softmax]\n");
+    one_setup_one_stage(L);
     ck_assert_int_eq(L->stages[0].id, STAGE_SOFTMAX);
     const Setup *s = &L->setups[0];
     ck_assert_int_eq(s->nq, 2);
@@ -66,7 +91,6 @@ END_TEST
 
 START_TEST(test_prose_options_and_comments)
 {
-    Error err;
     const char *text =
         "# a comment\n"
         "title: Tokens and \"quotes\"\n"
@@ -85,8 +109,7 @@ START_TEST(test_prose_options_and_comments)
         "still first. Note: a colon is fine in prose # and so is this.\n"
         "\n"
         "Second.\n";
-    Lesson *L = parse(text, &err);
-    ck_assert_msg(L != NULL, "%s", eline(&err));
+    Lesson *L = parse_ok(text);
     ck_assert_str_eq(L->summary, "one two");
     ck_assert_str_eq(L->setups[0].title, "First");
     ck_assert_str_eq(L->setups[0].qtokens[0], "New York");
@@ -107,12 +130,10 @@ END_TEST
 
 START_TEST(test_setups_inherit_and_draws_continue)
 {
-    Error err;
     const char *text = "title: T\n[setup]\nseed: 42\ntokens: a b\nX = randn 2x2\n[softmax]\n"
                        "[setup]\nheads: 2\nY = randn 1x1\n[multi_head]\n"
                        "[setup]\nseed: 42\nY = randn 1x1\n[softmax]\n";
-    Lesson *L = parse(text, &err);
-    ck_assert_msg(L != NULL, "%s", eline(&err));
+    Lesson *L = parse_ok(text);
     ck_assert_int_eq(L->nsetups, 3);
     ck_assert_int_eq(L->setups[1].heads, 2);
     ck_assert_int_eq(L->setups[2].heads, 2);           /* inherited */
@@ -127,10 +148,8 @@ END_TEST
 
 START_TEST(test_crlf_and_bom_accepted)
 {
-    Error err;
     const char *text = "\xef\xbb\xbftitle: T\r\n[setup]\r\ntokens: a\r\nX =\r\n  1\r\n[softmax]\r\n";
-    Lesson *L = parse(text, &err);
-    ck_assert_msg(L != NULL, "%s", eline(&err));
+    Lesson *L = parse_ok(text);
     ck_assert_str_eq(L->title, "T");
     lesson_free(L);
 }
@@ -138,13 +157,11 @@ END_TEST
 
 START_TEST(test_generators)
 {
-    Error err;
     const char *text = "title: T\n[setup]\nseed: 1\ntokens: a b\n"
                        "X = onehot 2x3\nZ = zeros 2x2\nO = ones 1x2\nI = identity 3\n"
                        "R = randint 5 10 2x2\nS = sinusoid 2x3 freq 0.5\nT = randn 2x2x3\nU = rand 1x3\n"
                        "[softmax]\n";
-    Lesson *L = parse(text, &err);
-    ck_assert_msg(L != NULL, "%s", eline(&err));
+    Lesson *L = parse_ok(text);
     const Setup *s = &L->setups[0];
     ck_assert_double_eq(mat_get(lesson_matrix(s, "X")->m, 1, 1), 1);
     ck_assert_double_eq(mat_get(lesson_matrix(s, "X")->m, 1, 2), 0);
@@ -162,32 +179,59 @@ END_TEST
 
 START_TEST(test_errors_keys_and_sections)
 {
-    expect("title: T\n[setup]\ntokenz: a b\n", "t.lesson:3:1: error: unknown setting 'tokenz' in [setup]; expected one of: seed, tokens, ...");
-    expect("title: T\ntokens: a\n", "t.lesson:2:1: error: 'tokens' belongs in a [setup] section; add '[setup]' above it");
-    expect("title: T\ncolour: red\n", "t.lesson:2:1: error: unknown key 'colour' at the top of the lesson; expected title, summary or language");
-    expect(BASE "[softmx]\n", "t.lesson:7:2: error: unknown section 'softmx'; expected one of: setup, embeddings, ...");
-    expect(BASE "[softmax]\ncmpa: viridis\n", "t.lesson:8:1: error: unknown stage option 'cmpa'; expected one of: cmap, decimals, head, query, scale, block, indices, top ...");
-    expect(BASE "[softmax]\ncmap: rainbow\n", "t.lesson:8:7: error: unknown colormap 'rainbow'; expected viridis, cividis, plasma, magma, YlOrRd, Blues or RdBu");
-    expect("title: T\n[softmax]\n", "t.lesson:2:2: error: stage softmax comes before any [setup]: the stage needs a setup above it");
-    expect(BASE "[softmax\n", "t.lesson:7:1: error: expected ']' to close the section header");
-    expect(BASE "score: cosine\n", "t.lesson:7:8: error: expected score to be scaled_dot, dot or additive, found 'cosine'");
-    expect(BASE "mask: triangle\n", "t.lesson:7:7: error: expected mask to be none, causal, allow NAME or block NAME (parts combine: causal sliding W prefix P padding TOKEN), found 'triangle'");
-    expect(BASE "mask: allow M\n", "t.lesson:7:13: error: no matrix called M is defined above");
+    static const Case cases[] = {
+        { "title: T\n[setup]\ntokenz: a b\n",
+          "t.lesson:3:1: error: unknown setting 'tokenz' in [setup]; expected one of: seed, tokens, ..." },
+        { "title: T\ntokens: a\n",
+          "t.lesson:2:1: error: 'tokens' belongs in a [setup] section; add '[setup]' above it" },
+        { "title: T\ncolour: red\n",
+          "t.lesson:2:1: error: unknown key 'colour' at the top of the lesson; expected title, summary or language" },
+        { BASE "[softmx]\n",
+          "t.lesson:7:2: error: unknown section 'softmx'; expected one of: setup, embeddings, ..." },
+        { BASE "[softmax]\ncmpa: viridis\n",
+          "t.lesson:8:1: error: unknown stage option 'cmpa'; expected one of: cmap, decimals, head, query, scale, block, indices, top ..." },
+        { BASE "[softmax]\ncmap: rainbow\n",
+          "t.lesson:8:7: error: unknown colormap 'rainbow'; expected viridis, cividis, plasma, magma, YlOrRd, Blues or RdBu" },
+        { "title: T\n[softmax]\n",
+          "t.lesson:2:2: error: stage softmax comes before any [setup]: the stage needs a setup above it" },
+        { BASE "[softmax\n",
+          "t.lesson:7:1: error: expected ']' to close the section header" },
+        { BASE "score: cosine\n",
+          "t.lesson:7:8: error: expected score to be scaled_dot, dot or additive, found 'cosine'" },
+        { BASE "mask: triangle\n",
+          "t.lesson:7:7: error: expected mask to be none, causal, allow NAME or block NAME (parts combine: causal sliding W prefix P padding TOKEN), found 'triangle'" },
+        { BASE "mask: allow M\n",
+          "t.lesson:7:13: error: no matrix called M is defined above" },
+    };
+    EXPECT_EACH(cases);
 }
 END_TEST
 
 START_TEST(test_errors_duplicates_and_missing)
 {
-    expect(BASE "X = zeros 2x2\n", "t.lesson:7:1: error: X is defined twice in this setup (first on line 4)");
-    expect(BASE "tokens: a b\n", "t.lesson:7:1: error: 'tokens' is set twice in this setup (first on line 3)");
-    expect("title: A\ntitle: B\n", "t.lesson:2:1: error: 'title' is set twice (first on line 1)");
-    expect("", "t.lesson:1:1: error: the lesson has no title: add 'title: ...' at the top");
-    expect("# only a comment\n\n", "t.lesson:1:1: error: the lesson has no title: add 'title: ...' at the top");
-    expect("title: T\n", "t.lesson:1:1: error: the lesson has no [setup] section");
-    expect(BASE, "t.lesson:1:1: error: the lesson has no stages: add a section such as [softmax]");
-    expect("title: T\n[setup]\nX =\n  1\n[softmax]\n", "t.lesson:2:1: error: this setup has no tokens: add 'tokens: ...' (or query_tokens and key_tokens)");
-    expect("title: T\n[setup]\ntokens: a\n[softmax]\n", "t.lesson:2:1: error: this setup does not say where queries come from: add 'queries: X' (or define a matrix X)");
-    expect("title: T\n[setup]\ntokens: a\nX =\n[softmax]\n", "t.lesson:4:1: error: X has no rows: write them on the following lines, indented");
+    static const Case cases[] = {
+        { BASE "X = zeros 2x2\n",
+          "t.lesson:7:1: error: X is defined twice in this setup (first on line 4)" },
+        { BASE "tokens: a b\n",
+          "t.lesson:7:1: error: 'tokens' is set twice in this setup (first on line 3)" },
+        { "title: A\ntitle: B\n",
+          "t.lesson:2:1: error: 'title' is set twice (first on line 1)" },
+        { "",
+          "t.lesson:1:1: error: the lesson has no title: add 'title: ...' at the top" },
+        { "# only a comment\n\n",
+          "t.lesson:1:1: error: the lesson has no title: add 'title: ...' at the top" },
+        { "title: T\n",
+          "t.lesson:1:1: error: the lesson has no [setup] section" },
+        { BASE,
+          "t.lesson:1:1: error: the lesson has no stages: add a section such as [softmax]" },
+        { "title: T\n[setup]\nX =\n  1\n[softmax]\n",
+          "t.lesson:2:1: error: this setup has no tokens: add 'tokens: ...' (or query_tokens and key_tokens)" },
+        { "title: T\n[setup]\ntokens: a\n[softmax]\n",
+          "t.lesson:2:1: error: this setup does not say where queries come from: add 'queries: X' (or define a matrix X)" },
+        { "title: T\n[setup]\ntokens: a\nX =\n[softmax]\n",
+          "t.lesson:4:1: error: X has no rows: write them on the following lines, indented" },
+    };
+    EXPECT_EACH(cases);
 }
 END_TEST
 
@@ -195,10 +239,8 @@ END_TEST
 ** in written-out rows and in expressions. */
 START_TEST(test_typographic_minus)
 {
-    Error err;
-    Lesson *L = parse("title: T\n[setup]\ntokens: a b\nX =\n  \xe2\x88\x92" "1e\xe2\x88\x92" "3 2E\xe2\x88\x92" "1\n"
-                      "  3 \xe2\x88\x92" "4.5e+1\ntemperature: 2e\xe2\x88\x92" "1 * 5\n[softmax]\n", &err);
-    ck_assert_msg(L != NULL, "%s", eline(&err));
+    Lesson *L = parse_ok("title: T\n[setup]\ntokens: a b\nX =\n  \xe2\x88\x92" "1e\xe2\x88\x92" "3 2E\xe2\x88\x92" "1\n"
+                      "  3 \xe2\x88\x92" "4.5e+1\ntemperature: 2e\xe2\x88\x92" "1 * 5\n[softmax]\n");
     const Mat *X = lesson_matrix(&L->setups[0], "X")->m;
     ck_assert_double_eq(mat_get(X, 0, 0), -1e-3);
     ck_assert_double_eq(mat_get(X, 0, 1), 2e-1);
@@ -211,37 +253,61 @@ END_TEST
 
 START_TEST(test_errors_numbers)
 {
-    expect(BASE "Y =\n  1 x\n", "t.lesson:8:5: error: expected a number, found 'x'");
-    expect(BASE "Y =\n  1 nan\n", "t.lesson:8:5: error: expected a finite number, found 'nan' (NaN and infinity are not allowed)");
-    expect(BASE "Y =\n  -inf 1\n", "t.lesson:8:3: error: expected a finite number, found '-inf' (NaN and infinity are not allowed)");
-    expect(BASE "Y =\n  1e999 1\n", "t.lesson:8:3: error: number 1e999 is too large for a double (it would be infinite)");
-    expect(BASE "Y =\n  1 2\n  3\n", "t.lesson:9:3: error: row 2 of Y has 1 numbers, but row 1 has 2");
-    expect(BASE "Y =\n  1 2e\n", "t.lesson:8:6: error: expected digits after the exponent 'e'");
-    expect(BASE "temperature: 0\n", "t.lesson:7:14: error: temperature must be greater than 0, found 0");
-    expect(BASE "divisor: 1/0\n", "t.lesson:7:11: error: division by zero");
-    expect(BASE "seed: 4294967296\n", "t.lesson:7:7: error: the seed must be between 0 and 4294967295, found 4294967296");
-    expect(BASE "seed: -1\n", "t.lesson:7:7: error: the seed must be between 0 and 4294967295, found -1");
-    expect(BASE "Y = randn 2x2\n", "t.lesson:7:5: error: randn needs a seed: add 'seed: N' to the setup before this line");
+    static const Case cases[] = {
+        { BASE "Y =\n  1 x\n",
+          "t.lesson:8:5: error: expected a number, found 'x'" },
+        { BASE "Y =\n  1 nan\n",
+          "t.lesson:8:5: error: expected a finite number, found 'nan' (NaN and infinity are not allowed)" },
+        { BASE "Y =\n  -inf 1\n",
+          "t.lesson:8:3: error: expected a finite number, found '-inf' (NaN and infinity are not allowed)" },
+        { BASE "Y =\n  1e999 1\n",
+          "t.lesson:8:3: error: number 1e999 is too large for a double (it would be infinite)" },
+        { BASE "Y =\n  1 2\n  3\n",
+          "t.lesson:9:3: error: row 2 of Y has 1 numbers, but row 1 has 2" },
+        { BASE "Y =\n  1 2e\n",
+          "t.lesson:8:6: error: expected digits after the exponent 'e'" },
+        { BASE "temperature: 0\n",
+          "t.lesson:7:14: error: temperature must be greater than 0, found 0" },
+        { BASE "divisor: 1/0\n",
+          "t.lesson:7:11: error: division by zero" },
+        { BASE "seed: 4294967296\n",
+          "t.lesson:7:7: error: the seed must be between 0 and 4294967295, found 4294967296" },
+        { BASE "seed: -1\n",
+          "t.lesson:7:7: error: the seed must be between 0 and 4294967295, found -1" },
+        { BASE "Y = randn 2x2\n",
+          "t.lesson:7:5: error: randn needs a seed: add 'seed: N' to the setup before this line" },
+    };
+    EXPECT_EACH(cases);
 }
 END_TEST
 
 START_TEST(test_errors_shapes)
 {
-    expect("title: T\n[setup]\ntokens: a b c\nX =\n  1 2\n  3 4\n[softmax]\n",
-           "t.lesson:2:1: error: queries come from X, which has 2 rows, but there are 3 tokens");
-    expect(BASE "W = zeros 3x2\nqueries: X @ W\n[softmax]\n",
-           "t.lesson:8:10: error: cannot compute X @ W: X has 2 columns but W has 3 rows");
-    expect(BASE "W = zeros 2x3\nqueries: X @ W\n[softmax]\n",
-           "t.lesson:8:10: error: queries are 3 wide but keys are 2 wide: they must match to take dot products");
-    expect(BASE "heads: 3\n[softmax]\n", "t.lesson:2:1: error: 3 heads do not divide the width of the queries (2) and values (2)");
-    expect(BASE "[multi_head]\n", "t.lesson:7:2: error: stage multi_head needs 'heads:' of 2 or more in its setup, found 1");
-    expect(BASE "[causal_mask]\n", "t.lesson:7:2: error: stage causal_mask needs a mask in its setup: add 'mask: causal' (or allow/block NAME)");
-    expect(BASE "[per_token]\nquery: 3\n", "t.lesson:7:2: error: stage per_token asks for query 3 but there are 2");
-    expect(BASE "M =\n  1 0\n  2 1\nmask: allow M\n[softmax]\n", "t.lesson:7:1: error: mask M may hold only 0 and 1, found 2");
-    expect(BASE "X2 = onehot 3x2\n", "t.lesson:7:13: error: onehot 3x2 needs at least as many columns as rows");
-    expect(BASE "W = randn 3x4x2\n", "t.lesson:7:5: error: randn needs a seed: add 'seed: N' to the setup before this line");
-    expect(BASE "seed: 1\nW = randn 3x2x2\nqueries: X @ W\nkeys: X @ W\n[softmax]\n",
-           "t.lesson:9:10: error: W is a stack of 3 matrices but the setup has 1 head");
+    static const Case cases[] = {
+        { "title: T\n[setup]\ntokens: a b c\nX =\n  1 2\n  3 4\n[softmax]\n",
+          "t.lesson:2:1: error: queries come from X, which has 2 rows, but there are 3 tokens" },
+        { BASE "W = zeros 3x2\nqueries: X @ W\n[softmax]\n",
+          "t.lesson:8:10: error: cannot compute X @ W: X has 2 columns but W has 3 rows" },
+        { BASE "W = zeros 2x3\nqueries: X @ W\n[softmax]\n",
+          "t.lesson:8:10: error: queries are 3 wide but keys are 2 wide: they must match to take dot products" },
+        { BASE "heads: 3\n[softmax]\n",
+          "t.lesson:2:1: error: 3 heads do not divide the width of the queries (2) and values (2)" },
+        { BASE "[multi_head]\n",
+          "t.lesson:7:2: error: stage multi_head needs 'heads:' of 2 or more in its setup, found 1" },
+        { BASE "[causal_mask]\n",
+          "t.lesson:7:2: error: stage causal_mask needs a mask in its setup: add 'mask: causal' (or allow/block NAME)" },
+        { BASE "[per_token]\nquery: 3\n",
+          "t.lesson:7:2: error: stage per_token asks for query 3 but there are 2" },
+        { BASE "M =\n  1 0\n  2 1\nmask: allow M\n[softmax]\n",
+          "t.lesson:7:1: error: mask M may hold only 0 and 1, found 2" },
+        { BASE "X2 = onehot 3x2\n",
+          "t.lesson:7:13: error: onehot 3x2 needs at least as many columns as rows" },
+        { BASE "W = randn 3x4x2\n",
+          "t.lesson:7:5: error: randn needs a seed: add 'seed: N' to the setup before this line" },
+        { BASE "seed: 1\nW = randn 3x2x2\nqueries: X @ W\nkeys: X @ W\n[softmax]\n",
+          "t.lesson:9:10: error: W is a stack of 3 matrices but the setup has 1 head" },
+    };
+    EXPECT_EACH(cases);
 }
 END_TEST
 
@@ -249,10 +315,8 @@ START_TEST(test_quoted_pad_token)
 {
     /* the pad token is named as tokens are written: bare, or quoted when it
     ** holds a space or starts with # */
-    Error err;
-    Lesson *L = parse("title: T\n[setup]\ntokens: a \"<p ad>\" \"#x\"\nX = ones 3x2\nmask: padding \"<p ad>\"\n[softmax]\n"
-                      "[setup]\nmask: causal padding \"#x\" sliding 2\n[softmax]\n", &err);
-    ck_assert_msg(L != NULL, "%s", eline(&err));
+    Lesson *L = parse_ok("title: T\n[setup]\ntokens: a \"<p ad>\" \"#x\"\nX = ones 3x2\nmask: padding \"<p ad>\"\n[softmax]\n"
+                      "[setup]\nmask: causal padding \"#x\" sliding 2\n[softmax]\n");
     ck_assert_str_eq(L->setups[0].pad_token, "<p ad>");
     ck_assert_str_eq(L->setups[1].pad_token, "#x");
     ck_assert_int_eq(L->setups[1].window, 2);
@@ -352,17 +416,12 @@ START_TEST(test_limits_small_rules)
            "t.lesson:7:5: error: sinusoid freq 1e+308 makes the angle (column-1)*row*freq too large for a double; use a smaller freq");
     /* a line whose first non-blank character is '[' starts a section,
     ** indented or not: here it does not continue the title */
-    Error err;
-    Lesson *L = parse("title: T\n  [setup]\ntokens: a b\nX =\n  1 2\n  3 4\n [softmax]\n", &err);
-    ck_assert_msg(L != NULL, "%s", eline(&err));
-    ck_assert_str_eq(L->title, "T");
-    ck_assert_int_eq(L->nsetups, 1);
-    ck_assert_int_eq(L->nstages, 1);
+    Lesson *L = parse_ok("title: T\n  [setup]\ntokens: a b\nX =\n  1 2\n  3 4\n [softmax]\n");
+    one_setup_one_stage(L);
     lesson_free(L);
     expect("title: T\nsummary: S\n  [nonsense]\n", "t.lesson:3:4: error: unknown section 'nonsense'; expected one of: ...");
     /* and it ends a matrix's rows */
-    L = parse(BASE "Y =\n  1 2\n  [softmax]\n", &err);
-    ck_assert_msg(L != NULL, "%s", eline(&err));
+    L = parse_ok(BASE "Y =\n  1 2\n  [softmax]\n");
     ck_assert_int_eq(lesson_matrix(&L->setups[0], "Y")->m->rows, 1);
     ck_assert_int_eq(L->nstages, 1);
     lesson_free(L);
@@ -396,6 +455,19 @@ START_TEST(test_limits_error_kinds)
 }
 END_TEST
 
+/* Assert e's line, the text for the screen (brief; NULL: not looked at)
+** and its exit code. */
+static void error_is(const Error *e, const char *line, const char *brief, int code)
+{
+    ck_assert_str_eq(eline(e), line);
+    if (brief) {
+        char b[ERROR_LINE_MAX];
+        error_brief(e, b, sizeof b);
+        ck_assert_str_eq(b, brief);
+    }
+    ck_assert_int_eq(error_exit_code(e), code);
+}
+
 /* The three forms of an error line, the text for the screen, warnings,
 ** and the exit code of each kind. */
 START_TEST(test_error_lines_and_codes)
@@ -405,18 +477,11 @@ START_TEST(test_error_lines_and_codes)
     error_clear(&e);
     ck_assert_int_eq(error_exit_code(&e), 0);
     ck_assert(!error_set(&e, ERR_INVALID, "t.lesson", 6, 5, "expected a number, found '%s'", "x"));
-    ck_assert_str_eq(eline(&e), "t.lesson:6:5: error: expected a number, found 'x'");
-    error_brief(&e, b, sizeof b);
-    ck_assert_str_eq(b, "t.lesson:6:5: expected a number, found 'x'");
-    ck_assert_int_eq(error_exit_code(&e), 2);
+    error_is(&e, "t.lesson:6:5: error: expected a number, found 'x'", "t.lesson:6:5: expected a number, found 'x'", 2);
     error_set(&e, ERR_IO, "out.png", 0, 0, "cannot write: %s", "File too large");
-    ck_assert_str_eq(eline(&e), "out.png: error: cannot write: File too large");
-    ck_assert_int_eq(error_exit_code(&e), 1);
+    error_is(&e, "out.png: error: cannot write: File too large", NULL, 1);
     error_set(&e, ERR_RUNTIME, NULL, 0, 0, "cannot open a window");
-    ck_assert_str_eq(eline(&e), "attnlab: error: cannot open a window");
-    error_brief(&e, b, sizeof b);
-    ck_assert_str_eq(b, "cannot open a window");
-    ck_assert_int_eq(error_exit_code(&e), 1);
+    error_is(&e, "attnlab: error: cannot open a window", "cannot open a window", 1);
     error_set(&e, ERR_LIMIT, "big.lesson", 1, 1, "file is 2000000 bytes, over the limit of 1048576 bytes");
     ck_assert_int_eq(error_exit_code(&e), 2);
     FILE *f = tmpfile();

@@ -16,6 +16,7 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,43 @@ static void teardown_lesson(void)
 static void has(const char *text, const char *part)
 {
     ck_assert_msg(text && strstr(text, part), "\"%s\"\ndoes not contain \"%s\"", text ? text : "(null)", part);
+}
+
+/* Assert that the explanation of cell (i, j) of matrix in setup s contains
+** each part of the NULL-terminated list after j (EXPLAINS adds the NULL). */
+static void explains(const Lesson *l, const Trace *t, int s, const char *matrix, int i, int j, ...)
+{
+    char *x = explain_cell(l, t, s, matrix, i, j);
+    va_list ap;
+    va_start(ap, j);
+    for (const char *part; (part = va_arg(ap, const char *)) != NULL;) has(x, part);
+    va_end(ap);
+    free(x);
+}
+#define EXPLAINS(...) explains(__VA_ARGS__, (const char *)NULL)
+
+/* Assert that text (an explanation or a title) names no infinity or NaN. */
+static void no_inf_nan(const char *text)
+{
+    ck_assert_ptr_null(strstr(text, "inf"));
+    ck_assert_ptr_null(strstr(text, "nan"));
+}
+
+/* Assert that the explanation of cell (i, j) of matrix in setup s names no
+** infinity or NaN, and contains part (unless NULL). */
+static void explains_finite(const Lesson *l, const Trace *t, int s, const char *matrix, int i, int j, const char *part)
+{
+    char *x = explain_cell(l, t, s, matrix, i, j);
+    if (part) has(x, part);
+    no_inf_nan(x);
+    free(x);
+}
+
+/* Free a trace and its lesson. */
+static void free_run(Trace *t, Lesson *l)
+{
+    trace_free(t);
+    lesson_free(l);
 }
 
 START_TEST(test_view_softmax)
@@ -161,51 +199,38 @@ START_TEST(test_indices_number_the_axes)
     ck_assert_int_eq(v->panels[0].kind, PANEL_PLOT);
     ck_assert_str_eq(v->panels[0].row_labels[2], "3 sat");
     stage_view_free(v);
-    trace_free(t);
-    lesson_free(l);
+    free_run(t, l);
 }
 END_TEST
 
 START_TEST(test_explain_scaled_score_by_hand)
 {
-    char *t = explain_cell(L, T, 0, "scaled_scores", 0, 0);
-    has(t, "q\xc2\xb7k for query \xe2\x80\x9c" "cat\xe2\x80\x9d and key \xe2\x80\x9c" "cat\xe2\x80\x9d");
     /* 0.6621·0.6676 − 0.1897·(−0.399) − 0.7634·0.6836 + 0.6398·0.0817 = 0.04812 */
-    has(t, "0.6621\xc3\x97" "0.6676 + (\xe2\x88\x92" "0.1897)\xc3\x97(\xe2\x88\x92" "0.399)");
-    has(t, "= 0.04812");
-    has(t, "\xc3\xb7 \xe2\x88\x9a" "4 (d_k = 4, the width of the keys; \xe2\x88\x9a" "4 = 2) = 0.02406");
-    free(t);
+    EXPLAINS(L, T, 0, "scaled_scores", 0, 0,
+             "q\xc2\xb7k for query \xe2\x80\x9c" "cat\xe2\x80\x9d and key \xe2\x80\x9c" "cat\xe2\x80\x9d",
+             "0.6621\xc3\x97" "0.6676 + (\xe2\x88\x92" "0.1897)\xc3\x97(\xe2\x88\x92" "0.399)", "= 0.04812",
+             "\xc3\xb7 \xe2\x88\x9a" "4 (d_k = 4, the width of the keys; \xe2\x88\x9a" "4 = 2) = 0.02406");
 }
 END_TEST
 
 START_TEST(test_explain_weight_and_output)
 {
-    char *t = explain_cell(L, T, 0, "weights", 0, 0);
     /* exp(0.02406 − 0.05638) = 0.9682; the row's sum of exponentials is 2.618 */
-    has(t, "exp(0.02406 \xe2\x88\x92 0.05638) / \xce\xa3 = 0.9682 / 2.618 = 0.3698");
-    free(t);
-    t = explain_cell(L, T, 0, "output", 1, 2);
-    has(t, "0.4255\xc3\x97" "0.2327 + 0.3111\xc3\x97(\xe2\x88\x92" "0.2348) + 0.2634\xc3\x97" "0.3645 = 0.122");
-    free(t);
-    t = explain_cell(L, T, 0, "Q", 2, 3);
-    has(t, "Q[3][4] = 0.4176\nwritten in the lesson, line 7");   /* given directly: an input */
-    has(t, "an input");
-    free(t);
+    EXPLAINS(L, T, 0, "weights", 0, 0, "exp(0.02406 \xe2\x88\x92 0.05638) / \xce\xa3 = 0.9682 / 2.618 = 0.3698");
+    EXPLAINS(L, T, 0, "output", 1, 2,
+             "0.4255\xc3\x97" "0.2327 + 0.3111\xc3\x97(\xe2\x88\x92" "0.2348) + 0.2634\xc3\x97" "0.3645 = 0.122");
+    /* given directly: an input */
+    EXPLAINS(L, T, 0, "Q", 2, 3, "Q[3][4] = 0.4176\nwritten in the lesson, line 7", "an input");
 }
 END_TEST
 
 START_TEST(test_explain_masked_cells)
 {
-    char *t = explain_cell(L, T, 1, "masked_scores", 0, 2);
-    has(t, "\xe2\x88\x92\xe2\x88\x9e: key \xe2\x80\x9cmat\xe2\x80\x9d (position 3) comes after query \xe2\x80\x9c" "cat\xe2\x80\x9d (position 1): blocked by the causal mask");
-    has(t, "exactly 0");
-    free(t);
-    t = explain_cell(L, T, 1, "weights", 0, 2);
-    has(t, "weight 0 exactly");
-    free(t);
-    t = explain_cell(L, T, 1, "mask", 2, 0);
-    has(t, "may attend");
-    free(t);
+    EXPLAINS(L, T, 1, "masked_scores", 0, 2,
+             "\xe2\x88\x92\xe2\x88\x9e: key \xe2\x80\x9cmat\xe2\x80\x9d (position 3) comes after query \xe2\x80\x9c" "cat\xe2\x80\x9d (position 1): blocked by the causal mask",
+             "exactly 0");
+    EXPLAINS(L, T, 1, "weights", 0, 2, "weight 0 exactly");
+    EXPLAINS(L, T, 1, "mask", 2, 0, "may attend");
     ck_assert_ptr_null(explain_cell(L, T, 0, "weights", 3, 0));
     ck_assert_ptr_null(explain_cell(L, T, 0, "nonexistent", 0, 0));
 }
@@ -214,19 +239,12 @@ END_TEST
 START_TEST(test_explain_all_masked_row)
 {
     const char *text = "title: T\n[setup]\ntokens: a b\nX =\n  1 2\n  3 4\nM =\n  0 0\n  1 1\nmask: allow M\n[causal_mask]\n";
-    Error err;
-    Lesson *l = lesson_parse(text, strlen(text), "m.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", eline(&err));
-    Trace *t = attn_run(l, &err);
-    ck_assert_ptr_nonnull(t);
+    Lesson *l;
+    Trace *t = tstages_run(text, "m.lesson", &l);
     const Mat *W = trace_get(t, 0, "weights");
     ck_assert(mat_get(W, 0, 0) == 0.0 && mat_get(W, 0, 1) == 0.0);
-    char *s = explain_cell(l, t, 0, "weights", 0, 1);
-    has(s, "every key is masked");
-    has(s, "not NaN");
-    free(s);
-    trace_free(t);
-    lesson_free(l);
+    EXPLAINS(l, t, 0, "weights", 0, 1, "every key is masked", "not NaN");
+    free_run(t, l);
 }
 END_TEST
 
@@ -297,8 +315,7 @@ START_TEST(test_limits_dump_writes_big_matrices_once)
     ck_assert_ptr_nonnull(tjson_get(two, "X"));
     tjson_free(j);
     buf_free(&b);
-    trace_free(t);
-    lesson_free(l);
+    free_run(t, l);
 }
 END_TEST
 
@@ -324,11 +341,8 @@ START_TEST(test_residual_stream)
         "W_v = randn 4x4\nW_o = randn 4x4 * 0.5\nqueries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_v\nheads: 2\n"
         "mask: causal\noutput: W_o\n[softmax]\n[setup]\nresidual: yes\nW_q = randn 4x4\n[softmax]\n"
         "[setup]\n[embeddings]\n";
-    Error err;
-    Lesson *l = lesson_parse(text, sizeof text - 1, "r.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", eline(&err));
-    Trace *t = attn_run(l, &err);
-    ck_assert_msg(t != NULL, "%s", eline(&err));
+    Lesson *l;
+    Trace *t = tstages_run(text, "r.lesson", &l);
     for (int s = 1; s <= 2; s++) {
         const Mat *x0 = trace_get(t, s - 1, "X"), *f0 = trace_get(t, s - 1, "final"), *x1 = trace_get(t, s, "X");
         ck_assert(trace_input_computed(t, s, "X"));
@@ -343,11 +357,8 @@ START_TEST(test_residual_stream)
     View *v = tstages_view(l, t, 2);
     ck_assert(!v->panels[0].editable);                 /* a computed X is not scroll-edited */
     stage_view_free(v);
-    char *x = explain_cell(l, t, 1, "X", 2, 3);
-    has(x, "the residual stream");
-    free(x);
-    trace_free(t);
-    lesson_free(l);
+    EXPLAINS(l, t, 1, "X", 2, 3, "the residual stream");
+    free_run(t, l);
 }
 END_TEST
 
@@ -364,25 +375,17 @@ START_TEST(test_limits_variance_of_huge_scores)
         char text[256];
         snprintf(text, sizeof text, "title: T\n[setup]\ntokens: a b\nX =\n  %s\n  -%s\n[scaled_scores]\n",
                  cases[i][0], cases[i][0]);
-        Error err;
-        Lesson *l = lesson_parse(text, strlen(text), "v.lesson", &err);
-        ck_assert_msg(l != NULL, "%s", eline(&err));
-        Trace *t = attn_run(l, &err);
-        ck_assert_msg(t != NULL, "%s", eline(&err));
+        Lesson *l;
+        Trace *t = tstages_run(text, "v.lesson", &l);
         View *v = tstages_view(l, t, 0);
         ck_assert_int_eq(v->npanels, 2);
         for (int k = 0; k < 2; k++) {
             has(v->panels[k].title, cases[i][1]);
-            ck_assert_ptr_null(strstr(v->panels[k].title, "inf"));
-            ck_assert_ptr_null(strstr(v->panels[k].title, "nan"));
+            no_inf_nan(v->panels[k].title);
         }
         stage_view_free(v);
-        char *x = explain_cell(l, t, 0, "scaled_scores", 0, 1);
-        ck_assert_ptr_null(strstr(x, "inf"));
-        ck_assert_ptr_null(strstr(x, "nan"));
-        free(x);
-        trace_free(t);
-        lesson_free(l);
+        explains_finite(l, t, 0, "scaled_scores", 0, 1, NULL);
+        free_run(t, l);
     }
 }
 END_TEST
@@ -397,13 +400,8 @@ START_TEST(test_limits_explain_additive_overflow)
     Lesson *l;
     Trace *t = tstages_run(text, "a.lesson", &l);
     ck_assert_double_eq(mat_get(trace_get(t, 0, "raw_scores"), 0, 0), 2.0);
-    char *x = explain_cell(l, t, 0, "raw_scores", 0, 0);
-    has(x, "tanh(overflow)");
-    ck_assert_ptr_null(strstr(x, "inf"));
-    ck_assert_ptr_null(strstr(x, "nan"));
-    free(x);
-    trace_free(t);
-    lesson_free(l);
+    explains_finite(l, t, 0, "raw_scores", 0, 0, "tanh(overflow)");
+    free_run(t, l);
 }
 END_TEST
 
@@ -416,19 +414,13 @@ START_TEST(test_explain_given_weights)
     Lesson *l;
     Trace *t = tstages_run(text, "g.lesson", &l);
     ck_assert_double_eq(mat_get(trace_get(t, 0, "head2.weights"), 1, 0), 0.5);
-    char *x = explain_cell(l, t, 0, "head1.weights", 1, 1);
-    has(x, "head 1 of 2: weight given by the lesson, not computed here: A[2][2] = 0.9999999");   /* not "= 1" */
-    has(x, "written in the lesson, line 6");
-    has(x, "the 2 weights of \xe2\x80\x9c" "b\xe2\x80\x9d sum to 1.0000");
-    free(x);
-    x = explain_cell(l, t, 0, "head2.weights", 0, 1);
-    has(x, "head 2 of 2: weight 0 exactly: key \xe2\x80\x9c" "b\xe2\x80\x9d (position 2) comes after query");
-    free(x);
-    x = explain_cell(l, t, 0, "head2.weights", 1, 0);
-    has(x, "A[2][3] = 0.5");
-    free(x);
-    trace_free(t);
-    lesson_free(l);
+    EXPLAINS(l, t, 0, "head1.weights", 1, 1,
+             "head 1 of 2: weight given by the lesson, not computed here: A[2][2] = 0.9999999",   /* not "= 1" */
+             "written in the lesson, line 6", "the 2 weights of \xe2\x80\x9c" "b\xe2\x80\x9d sum to 1.0000");
+    EXPLAINS(l, t, 0, "head2.weights", 0, 1,
+             "head 2 of 2: weight 0 exactly: key \xe2\x80\x9c" "b\xe2\x80\x9d (position 2) comes after query");
+    EXPLAINS(l, t, 0, "head2.weights", 1, 0, "A[2][3] = 0.5");
+    free_run(t, l);
 }
 END_TEST
 
@@ -438,11 +430,8 @@ START_TEST(test_custom_divisor_and_temperature)
     ** plain dot product is not scaled at all */
     const char *text = "title: T\n[setup]\ntokens: a b\nX =\n  1 2\n  3 4\ndivisor: 5\ntemperature: 2\n[scaled_scores]\n"
                        "[setup]\nscore: dot\ntemperature: 1\n[softmax]\n";
-    Error err;
-    Lesson *l = lesson_parse(text, strlen(text), "d.lesson", &err);
-    ck_assert_msg(l != NULL, "%s", eline(&err));
-    Trace *t = attn_run(l, &err);
-    ck_assert_ptr_nonnull(t);
+    Lesson *l;
+    Trace *t = tstages_run(text, "d.lesson", &l);
     /* raw[0][1] = 1·3 + 2·4 = 11 */
     ck_assert_double_eq(mat_get(trace_get(t, 0, "raw_scores"), 0, 1), 11.0);
     ck_assert_double_eq(mat_get(trace_get(t, 0, "scaled_scores"), 0, 1), 11.0 / 5 / 2);
@@ -450,12 +439,8 @@ START_TEST(test_custom_divisor_and_temperature)
     View *v = tstages_view(l, t, 0);
     has(v->formula, "\xc3\xb7 5 \xc3\xb7 2 (temperature)");     /* both divide: written as division */
     stage_view_free(v);
-    char *x = explain_cell(l, t, 0, "scaled_scores", 0, 1);
-    has(x, "\xc3\xb7 5 (the lesson's divisor) = 2.2");
-    has(x, "\xc3\xb7 temperature 2 = 1.1");
-    free(x);
-    trace_free(t);
-    lesson_free(l);
+    EXPLAINS(l, t, 0, "scaled_scores", 0, 1, "\xc3\xb7 5 (the lesson's divisor) = 2.2", "\xc3\xb7 temperature 2 = 1.1");
+    free_run(t, l);
 }
 END_TEST
 
@@ -507,8 +492,7 @@ START_TEST(test_modern_explain_every_cell)
         }
     }
     ck_assert_int_gt(cells, 1000);
-    trace_free(t);
-    lesson_free(l);
+    free_run(t, l);
 }
 END_TEST
 
@@ -516,32 +500,16 @@ END_TEST
 ** window key, a cache step. */
 START_TEST(test_modern_explain_words)
 {
-    Error err;
-    Lesson *l = lesson_parse(MODERN_LESSON, strlen(MODERN_LESSON), "m.lesson", &err);
-    Trace *t = attn_run(l, &err);
-    ck_assert_ptr_nonnull(t);
-    char *x = explain_cell(l, t, 0, "head1.Q_rot", 3, 1);
-    has(x, "turns by a = ");
-    has(x, "y' = x\xc2\xb7sin a + y\xc2\xb7" "cos a");
-    free(x);
-    x = explain_cell(l, t, 0, "mask", 3, 1);
-    has(x, "outside the window of 2");
-    free(x);
-    x = explain_cell(l, t, 0, "mask", 4, 0);
-    has(x, "is padding (<pad>)");
-    free(x);
-    x = explain_cell(l, t, 0, "head2.kv_weights", 1, 3);
-    has(x, "not in the cache yet");
-    free(x);
-    x = explain_cell(l, t, 1, "head2.alibi", 3, 0);
-    has(x, "slope m = 2^(\xe2\x88\x92" "8\xc2\xb7" "2/2) = 0.0039");
-    free(x);
-    x = explain_cell(l, t, 0, "head1.online_output.b2", 2, 0);
-    has(x, "acc after block 3 (already divided by \xe2\x84\x93 = ");
-    free(x);
+    Lesson *l;
+    Trace *t = tstages_run(MODERN_LESSON, "m.lesson", &l);
+    EXPLAINS(l, t, 0, "head1.Q_rot", 3, 1, "turns by a = ", "y' = x\xc2\xb7sin a + y\xc2\xb7" "cos a");
+    EXPLAINS(l, t, 0, "mask", 3, 1, "outside the window of 2");
+    EXPLAINS(l, t, 0, "mask", 4, 0, "is padding (<pad>)");
+    EXPLAINS(l, t, 0, "head2.kv_weights", 1, 3, "not in the cache yet");
+    EXPLAINS(l, t, 1, "head2.alibi", 3, 0, "slope m = 2^(\xe2\x88\x92" "8\xc2\xb7" "2/2) = 0.0039");
+    EXPLAINS(l, t, 0, "head1.online_output.b2", 2, 0, "acc after block 3 (already divided by \xe2\x84\x93 = ");
     ck_assert_ptr_null(explain_cell(l, t, 0, "head1.online_output.b3", 2, 0));
-    trace_free(t);
-    lesson_free(l);
+    free_run(t, l);
 }
 END_TEST
 
@@ -586,8 +554,7 @@ START_TEST(test_kv_cache_decodes_every_score_kind)
     ck_assert_int_eq(v->panels[0].m->cols, 4);          /* q: X is 4 wide */
     ck_assert_int_eq(v->panels[1].m->cols, 2);          /* k: Y is 2 wide */
     stage_view_free(v);
-    trace_free(t);
-    lesson_free(l);
+    free_run(t, l);
 }
 END_TEST
 
@@ -625,8 +592,7 @@ START_TEST(test_qkv_projection_shows_its_inputs)
     ck_assert_str_eq(v->panels[qi].col_labels[0], "p");
     ck_assert(v->panels[qi].editable);
     stage_view_free(v);
-    trace_free(t);
-    lesson_free(l);
+    free_run(t, l);
 }
 END_TEST
 
@@ -649,8 +615,7 @@ START_TEST(test_per_token_shows_biased_scores)
     ck_assert(mat_max_abs_diff(w, v->panels[2].m) == 0.0);
     mat_free(w);
     stage_view_free(v);
-    trace_free(t);
-    lesson_free(l);
+    free_run(t, l);
 }
 END_TEST
 
@@ -714,8 +679,7 @@ START_TEST(test_limits_dump_budget_counts_sub_steps)
     ck_assert_int_gt(all, DUMP_MAX_NUMBERS - 262144);       /* and stops only at a matrix that would not fit */
     tjson_free(j);
     buf_free(&b);
-    trace_free(t);
-    lesson_free(l);
+    free_run(t, l);
     buf_free(&text);
 }
 END_TEST
@@ -728,18 +692,14 @@ START_TEST(test_given_padded_query)
                        "mask: causal padding <pad>\n[softmax]\n";
     Lesson *l;
     Trace *t = tstages_run(text, "pad.lesson", &l);
-    char *x = explain_cell(l, t, 0, "weights", 2, 0);
-    has(x, "every key is masked for query \xe2\x80\x9c<pad>\xe2\x80\x9d: there is nothing to attend to");
-    has(x, "query 3 is padding (<pad>): the padding mask blocks its whole row");
-    free(x);
-    x = explain_cell(l, t, 0, "weights", 1, 0);
-    has(x, "weight given by the lesson");
-    free(x);
+    EXPLAINS(l, t, 0, "weights", 2, 0,
+             "every key is masked for query \xe2\x80\x9c<pad>\xe2\x80\x9d: there is nothing to attend to",
+             "query 3 is padding (<pad>): the padding mask blocks its whole row");
+    EXPLAINS(l, t, 0, "weights", 1, 0, "weight given by the lesson");
     View *v = tstages_view(l, t, 0);
     has(v->note, "sees no key");
     stage_view_free(v);
-    trace_free(t);
-    lesson_free(l);
+    free_run(t, l);
 }
 END_TEST
 
