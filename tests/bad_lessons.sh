@@ -13,17 +13,11 @@
 # from there, so its error names the same relative path. Decisions about
 # what each kind of bad input gives: tests/bad-lessons/README.md.
 set -u
-bin=${ATTNLAB:-build/attnlab}
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+. ./tests/tlib.sh                       # t_start, t_tmp, ok, bad, summary (run from the top of the tree)
 dir=tests/bad-lessons
-if [ ! -x "$bin" ] || [ ! -d "$dir" ]; then
-    echo "bad-lessons: run from the repository root with ATTNLAB=path/to/attnlab (got '$bin')" >&2
-    exit 2
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+t_start bad-lessons "$dir"
+t_tmp
 mkdir -p "$tmp/$dir"
-. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
 
 # check NAME ROOT: run --check on $dir/NAME.lesson from directory ROOT and
 # compare with $dir/NAME.expected.

@@ -2,11 +2,9 @@
 # cli.sh: command-line behaviour of the attnlab binary ($ATTNLAB): exit codes,
 # where output goes, and the JSON dump of every bundled lesson.
 set -u
-bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
-top=$(pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
+. ./tests/tlib.sh                       # t_start, t_tmp, ok, bad, summary (run from the top of the tree)
+t_start cli
+t_tmp
 # expect CODE CMD...: run CMD, compare its exit code
 expect() { want=$1; shift; "$@" >"$tmp/out" 2>"$tmp/err"; got=$?; [ "$got" -eq "$want" ] && ok || bad "$* exited $got, expected $want"; }
 

@@ -14,12 +14,10 @@
 # that follows the input (tests/e2e_lib.sh), so a busy machine only makes
 # the test slower.
 set -u
-bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
-top=$(pwd)
-tmp=$(mktemp -d)
-. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
-. "$top/tests/e2e_lib.sh"
-trap 'e2e_cleanup; [ -n "${KEEP:-}" ] && echo "e2e: kept $tmp" || rm -rf "$tmp"' EXIT
+. ./tests/tlib.sh                       # t_start, t_tmp, ok, bad, summary (run from the top of the tree)
+t_start e2e
+t_tmp KEEP
+. "$top/tests/e2e_lib.sh"             # adds its cleanup to t_on_exit
 
 e2e_display 1600x1000
 cp lessons/01-tour.lesson "$tmp/tour.lesson"

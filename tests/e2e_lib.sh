@@ -17,12 +17,14 @@
 #   Makefile's factor for a busy machine or a sanitizer build): a hang fails
 #   the test, a slow machine does not.
 #
-# The including script sets bin, tmp, and ok/bad; e2e_display once, then
-# e2e_start for each window.
+# The including script starts with tests/tlib.sh (bin, top, tmp, ok/bad:
+# t_start, then t_tmp); this file adds e2e_cleanup to what runs when it
+# exits. Then e2e_display once, and e2e_start for each window.
 
 scale=${TIME_SCALE:-1}
 hang=$((30 * scale))
 app=""; xvfb=""; wm=""; win=""
+t_on_exit="$t_on_exit e2e_cleanup"
 
 # e2e_cleanup: stop what was started (the window, the window manager, Xvfb).
 e2e_cleanup() {

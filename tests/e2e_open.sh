@@ -17,13 +17,11 @@
 # Which lesson is open is read from the name of the PNG that S writes
 # (<lesson>-NN-<stage>.png). Nothing waits a fixed time (tests/e2e_lib.sh).
 set -u
-bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
+. ./tests/tlib.sh                       # t_start, t_tmp, ok, bad, summary (run from the top of the tree)
+t_start e2e_open
 drop=$(readlink -f "${XDND_DROP:-$(dirname "$bin")/xdnd_drop}")
-top=$(pwd)
-tmp=$(mktemp -d)
-. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
-. "$top/tests/e2e_lib.sh"
-trap 'e2e_cleanup; [ -n "${KEEP:-}" ] && echo "e2e_open: kept $tmp" || rm -rf "$tmp"' EXIT
+t_tmp KEEP
+. "$top/tests/e2e_lib.sh"             # adds its cleanup to t_on_exit
 
 e2e_display 1366x768
 export HOME="$tmp/home" ATTNLAB_FILE_DIALOG=prompt

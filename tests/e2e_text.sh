@@ -8,12 +8,10 @@
 # Then a Japanese lesson is shown and hovered, and the screen is kept as
 # $SHOTS/window-ja.png when SHOTS is set, to be looked at.
 set -u
-bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
-top=$(pwd)
-tmp=$(mktemp -d)
-. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
-. "$top/tests/e2e_lib.sh"
-trap 'e2e_cleanup; rm -rf "$tmp"' EXIT
+. ./tests/tlib.sh                       # t_start, t_tmp, ok, bad, summary (run from the top of the tree)
+t_start e2e_text
+t_tmp
+. "$top/tests/e2e_lib.sh"             # adds its cleanup to t_on_exit
 e2e_display 3900x2500
 
 # 64 stages, each titled with 24 ideographs and explained with 120 more,

@@ -13,15 +13,11 @@
 #
 #   ATTNLAB=build/attnlab sh tests/export_bytes.sh      (from the repository root)
 set -u
-bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
-if [ ! -x "$bin" ] || [ ! -d lessons ]; then
-    echo "export-bytes: run from the repository root with ATTNLAB=path/to/attnlab (got '$bin')" >&2
-    exit 2
-fi
+. ./tests/tlib.sh                       # t_start, t_tmp (run from the top of the tree)
+t_start export-bytes lessons
 runs=${EXPORT_RUNS:-300}
 lessons="lessons/03-four-words-by-hand.lesson lessons/04-heads-entropy-causal.lesson lessons/07-induction-head.lesson lessons/08-positions.lesson"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+t_tmp
 
 aslr=$(cat /proc/sys/kernel/randomize_va_space 2>/dev/null || echo unknown)
 [ "$aslr" = 2 ] || echo "export-bytes: note: address-space randomisation is '$aslr' here (2 is full), so the processes may all start at the same addresses"

@@ -9,15 +9,10 @@
 # (1 for I/O, 2 for usage or invalid input), exactly one line on stderr, no
 # temporary file left behind, and no existing good file changed.
 set -u
-bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
-if [ ! -x "$bin" ] || [ ! -d lessons ]; then
-    echo "faults: run from the repository root with ATTNLAB=path/to/attnlab (got '$bin')" >&2
-    exit 2
-fi
-tmp=$(mktemp -d)
+. ./tests/tlib.sh                       # t_start, t_tmp, ok, bad, summary (run from the top of the tree)
+t_start faults lessons
+t_tmp
 chmod 755 "$tmp"            # the read-only case runs as another user
-trap 'rm -rf "$tmp"' EXIT
-. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
 # Time limits catch hangs only: a refusal takes a few tens of milliseconds and
 # gets 10 s, an export of the tour well under a second and gets 60 s, both
 # times TIME_SCALE (the Makefile's: the machine's load, and 10 for the

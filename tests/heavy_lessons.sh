@@ -24,16 +24,11 @@
 #
 #   ATTNLAB=build/attnlab sh tests/heavy_lessons.sh      (from the repository root)
 set -u
-bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
-if [ ! -x "$bin" ] || [ ! -d tests/heavy-lessons ]; then
-    echo "heavy: run from the repository root with ATTNLAB=path/to/attnlab (got '$bin')" >&2
-    exit 2
-fi
+. ./tests/tlib.sh                       # t_start, t_tmp, ok, bad, summary (run from the top of the tree)
+t_start heavy tests/heavy-lessons
 max_dump=${HEAVY_DUMP_BYTES:-150000000}
 max_svg=${HEAVY_SVG_BYTES:-8000000}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
+t_tmp
 
 # seconds T0 T1: the time between two `date +%s%N` readings, in seconds.
 seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'; }

@@ -11,11 +11,10 @@
 # It runs the make that runs it (MAKE, with the same build and flags: the
 # program is not built again).
 set -u
+. ./tests/tlib.sh                       # t_start, t_tmp, ok, bad, summary (run from the top of the tree)
+t_start install
+t_tmp
 make=${MAKE:-make}
-top=$(pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
 
 dest="$tmp/root"
 prefix=/usr/local

@@ -12,7 +12,8 @@
 #    fuzzy message, and msgcmp finds no msgid of the sources missing.
 set -u
 fail=0
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+. ./tests/tlib.sh                       # t_tmp (run from the top of the tree)
+t_tmp
 # shellcheck disable=SC2086
 xgettext $XGETTEXT_FLAGS -o "$tmp/now.pot" "$@" || { echo "po: xgettext failed"; exit 1; }
 # shellcheck disable=SC2086

@@ -29,8 +29,9 @@ if [ $# -ne 2 ] || [ ! -x "$1" ] || [ ! -x "$2" ] || [ ! -d tests/heavy-lessons 
 fi
 ref=$(readlink -f "$1")
 new=$(readlink -f "$2")
-tmp=$(mktemp -d)
-trap '[ -n "${SAME_EXPORTS_KEEP:-}" ] || rm -rf "$tmp"' EXIT
+. ./tests/tlib.sh                       # t_tmp (run from the top of the tree)
+t_name=same-exports
+t_tmp SAME_EXPORTS_KEEP
 sh tests/heavy-lessons/generate.sh "$tmp/gen" || exit 2
 set -- lessons/*.lesson tests/scripts/*.lesson tests/heavy-lessons/*.lesson "$tmp"/gen/*.lesson
 files=0 differ=0 encoded=0

@@ -6,10 +6,9 @@
 # as pictures where the PNG draws them (tmarks.py), and a damaged emoji font
 # gives a warning per emoji left out. --font refuses devices and FIFOs at once.
 set -u
-bin=$(readlink -f "${ATTNLAB:-build/attnlab}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-. ./tests/tcount.sh                     # ok, bad, summary (run from the top of the tree)
+. ./tests/tlib.sh                       # t_start, t_tmp, ok, bad, summary (run from the top of the tree)
+t_start scripts
+t_tmp
 
 for f in tests/scripts/*.lesson; do
     name=$(basename "$f" .lesson)
