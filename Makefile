@@ -123,7 +123,7 @@ I18N_DATA := assets/attnlab.desktop.in assets/attnlab.xml.in
 XGETTEXT_DATA_FLAGS := --from-code=UTF-8 --keyword= --keyword=GenericName --keyword=Comment --keyword=Keywords
 
 .PHONY: all deps deps-build deps-run deps-test deps-bench deps-locale package-sets run test test-unit test-run test-build test-parts \
-        test-sanitize clean install locale pot po-update FORCE
+        test-sanitize coverage coverage-run clean install locale pot po-update FORCE
 
 all: $(BUILD)/attnlab locale $(BUILD)/attnlab.desktop $(BUILD)/attnlab.xml
 
@@ -362,6 +362,33 @@ test-sanitize: deps-test
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 test-run
 	@sh tests/run_part.sh --summary build/san/test-results $(TEST_PARTS)
+
+# Line coverage (gcov, which comes with gcc): the program and the Check
+# suites built with --coverage in build/cov, at -O0 so that every line and
+# call is its own. First the bad lessons alone: the parser's error sites
+# (FAIL, lp_fail_at, lp_fail_line, error_set in src/core/lesson*.c, and
+# npy.c's fail) that none of them reaches; then COV_PARTS, and the lines
+# run per source folder, and the error sites that no part reaches at all.
+# Not part of make test or CI; the figures are in docs/coverage.md.
+# Reports: build/cov/coverage/.
+COV       := build/cov
+COV_PARTS ?= unit unit-layout cli lessons npy views
+COV_MAKE   = $(MAKE) --no-print-directory BUILD=$(COV) CFLAGS="-O0 -g" SLOW_BUILD=4 WERROR=-Werror \
+             EXTRA_CFLAGS=--coverage EXTRA_LDFLAGS=--coverage
+coverage: deps-test
+	@$(COV_MAKE) $(TEST_J) $(COV)/attnlab $(COV)/check_attnlab \
+	  $(patsubst $(BUILD)/%,$(COV)/%,$(MO_FILES))
+	@$(COV_MAKE) coverage-run
+
+coverage-run:
+	@find $(BUILD) -name '*.gcda' -delete
+	@rm -rf $(RESULTS) $(BUILD)/coverage && mkdir -p $(RESULTS) $(BUILD)/coverage
+	@$(MAKE) --no-print-directory test-part-bad-lessons
+	@$(PY) tests/tools/coverage.py sites $(BUILD) "tests/bad-lessons/" | tee $(BUILD)/coverage/error-sites.txt
+	@$(MAKE) --no-print-directory $(TEST_J) -k -Otarget $(addprefix test-part-,$(COV_PARTS)) || true
+	@$(PY) tests/tools/coverage.py folders $(BUILD) | tee $(BUILD)/coverage/folders.txt
+	@$(PY) tests/tools/coverage.py sites $(BUILD) "any of these parts" | tee $(BUILD)/coverage/error-sites-all.txt
+	@sh tests/run_part.sh --summary $(RESULTS) bad-lessons $(COV_PARTS)
 
 # Where `make install` puts the Python module: the site directory Debian's
 # Python reads under PREFIX (/usr/local/lib/python3.11/dist-packages).
