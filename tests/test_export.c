@@ -12,7 +12,11 @@
 #include "suites.h"
 #include "tfonts.h"
 #include "tstages.h"
+#include "app/cli_core.h"
 #include "app/shot.h"
+#include "core/fileio.h"
+#include "core/stage.h"
+#include "view/layout.h"
 #include "core/lesson.h"
 #include "core/trace.h"
 #include "sdl/export.h"
@@ -281,6 +285,56 @@ START_TEST(test_upper_vector_state_is_clean_after_encoding)
 }
 END_TEST
 
+/* app_shot_write, one stage to one file (what the benchmark times), writes
+** the very bytes --export writes for that stage: the same layout, the same
+** encoder, the same text chunks, pages cut by the same pager. Every stage
+** of one page is compared. */
+START_TEST(test_shot_write_is_export)
+{
+    char dir[] = "/tmp/attnlab-shot-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char *paths[] = { "../lessons/03-four-words-by-hand.lesson" };
+    Error err;
+    FontSet *fonts = font_create(NULL, &err);
+    ck_assert_msg(fonts != NULL, "%s", eline(&err));
+    LayoutFitter *fitter = layout_fitter_create(font_measure, fonts);
+    ShotOpts opts = app_shot_defaults();
+    opts.pager = stage_pager_create(layout_fitter_fits, fitter);
+    ck_assert_int_eq(app_export(dir, paths, 1, &opts, NULL, NULL, true), 0);
+    Trace *T = NULL;
+    int code = 0;
+    Lesson *L = app_load(paths[0], &T, &code);
+    ck_assert_ptr_nonnull(L);
+    LayoutCache *lc = layout_cache_create();
+    char one[64];
+    snprintf(one, sizeof one, "%s/one.png", dir);
+    int compared = 0;
+    for (int k = 0; k < L->nstages; k++) {
+        if (stage_pages(L, T, k, opts.pager) != 1) continue;
+        ck_assert_msg(app_shot_write(fonts, lc, L, T, k, &opts, one, &err) == 0, "%s", eline(&err));
+        char *want_path = app_shot_path(dir, L, k, false);
+        size_t nw = 0, ng = 0;
+        char *want = fileio_read(want_path, 1 << 26, &nw, &err), *got = fileio_read(one, 1 << 26, &ng, &err);
+        ck_assert_msg(want && got, "%s", eline(&err));
+        ck_assert_msg(nw == ng && memcmp(want, got, nw) == 0, "stage %d: %s and app_shot_write's differ", k + 1, want_path);
+        free(want);
+        free(got);
+        free(want_path);
+        compared++;
+    }
+    ck_assert_int_ge(compared, 3);
+    layout_cache_free(lc);
+    stage_pager_free(opts.pager);
+    layout_fitter_free(fitter);
+    font_free(fonts);
+    trace_free(T);
+    lesson_free(L);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* The export suite. */
 Suite *export_suite(void)
 {
@@ -293,6 +347,7 @@ Suite *export_suite(void)
     tcase_add_test(core, test_zlib_header_and_checksum);
     tcase_add_test(core, test_nothing_to_encode);
     tcase_add_test(core, test_upper_vector_state_is_clean_after_encoding);
+    tcase_add_test(core, test_shot_write_is_export);
     suite_add_tcase(s, core);
     return s;
 }
