@@ -75,7 +75,7 @@ DEFINES     = -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_DATADIR='"$(DATADIR)/at
 CFLAGS_ALL  = $(WARN) $(WERROR) $(DEFINES) -Isrc $(CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS_ALL = $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $(EXTRA_LDFLAGS)
 
-CORE_SRC := $(wildcard src/core/*.c)
+CORE_SRC := $(wildcard src/core/*.c src/core/*/*.c)
 VIEW_SRC := $(wildcard src/view/*.c)
 SDL_SRC  := $(wildcard src/sdl/*.c)
 APP_SRC  := $(filter-out src/app/main.c,$(wildcard src/app/*.c))
@@ -110,7 +110,7 @@ export LOAD_SCALE TIME_SCALE
 # (where the program looks beside itself) and installed under $(PREFIX)/share/locale.
 PO_LANGS := $(sort $(basename $(notdir $(wildcard po/*.po))))
 MO_FILES := $(patsubst %,$(BUILD)/locale/%/LC_MESSAGES/attnlab.mo,$(PO_LANGS))
-I18N_SRC := $(sort $(wildcard src/core/*.c src/view/*.c src/app/*.c src/core/*.h src/view/*.h src/app/*.h)) web/platform.c
+I18N_SRC := $(sort $(wildcard src/core/*.c src/core/*/*.c src/view/*.c src/app/*.c src/core/*.h src/core/*/*.h src/view/*.h src/app/*.h)) web/platform.c
 XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --keyword=_ --keyword=N_ --add-comments=TRANSLATORS: \
                   --flag=_:1:pass-c-format --flag=fmt:1:c-format --flag=buf_printf:2:c-format \
                   --flag=app_toast:2:c-format --flag=doc_say:2:c-format --flag=snprintf:3:c-format \
@@ -366,7 +366,7 @@ test-sanitize: deps-test
 # Line coverage (gcov, which comes with gcc): the program and the Check
 # suites built with --coverage in build/cov, at -O0 so that every line and
 # call is its own. First the bad lessons alone: the parser's error sites
-# (FAIL, lp_fail_at, lp_fail_line, error_set in src/core/lesson*.c, and
+# (FAIL, lp_fail_at, lp_fail_line, error_set in src/core/lesson/lesson*.c, and
 # npy.c's fail) that none of them reaches; then COV_PARTS, and the lines
 # run per source folder, and the error sites that no part reaches at all.
 # Not part of make test or CI; the figures are in docs/coverage.md.

@@ -54,11 +54,11 @@
 ** to the scratch directory; the benchmark reads only lessons/.
 */
 #define _DEFAULT_SOURCE     /* wait4, mkdtemp, clock_gettime (glibc) */
-#include "core/dump.h"
-#include "core/lesson.h"
-#include "core/stage.h"
-#include "core/trace.h"
-#include "core/fileio.h"
+#include "core/stage/dump.h"
+#include "core/lesson/lesson.h"
+#include "core/stage/stage.h"
+#include "core/compute/trace.h"
+#include "core/io/fileio.h"
 #include "core/util.h"
 #include "app/shot.h"
 #include "sdl/export.h"

@@ -22,8 +22,8 @@
 ** Usage: bench_png [--lessons DIR] [--quick]
 */
 #include "app/shot.h"
-#include "core/lesson.h"
-#include "core/trace.h"
+#include "core/lesson/lesson.h"
+#include "core/compute/trace.h"
 #include "core/util.h"
 #include "sdl/export.h"
 #include "sdl/font.h"

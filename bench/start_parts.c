@@ -22,8 +22,8 @@
 #include "app/glyphs.h"
 #include "app/lang.h"
 #include "app/shot.h"
-#include "core/fileio.h"
-#include "core/stage.h"
+#include "core/io/fileio.h"
+#include "core/stage/stage.h"
 #include "sdl/export.h"
 #include "sdl/render.h"
 

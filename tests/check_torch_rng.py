@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Compare attnlab's PyTorch generator (src/core/trng.c) with the installed torch, bit for bit.
+"""Compare attnlab's PyTorch generator (src/core/compute/trng.c) with the installed torch, bit for bit.
 
 Usage: check_torch_rng.py TRNG_DUMP [ATTNLAB]
 

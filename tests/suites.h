@@ -7,7 +7,7 @@
 
 #include <check.h>
 #include "core/error.h"
-#include "core/mat.h"
+#include "core/compute/mat.h"
 
 Suite *mat_suite(void);
 Suite *rng_suite(void);

@@ -5,8 +5,8 @@
 */
 #include "suites.h"
 #include "tjson.h"
-#include "core/attn.h"
-#include "core/rng.h"
+#include "core/compute/attn.h"
+#include "core/compute/rng.h"
 
 #include <math.h>
 #include <stdlib.h>

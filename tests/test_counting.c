@@ -10,12 +10,12 @@
 #include "suites.h"
 #include "tjson.h"
 #include "tstages.h"
-#include "core/attn.h"
-#include "core/dump.h"
-#include "core/explain.h"
-#include "core/lesson.h"
-#include "core/stage.h"
-#include "core/trace.h"
+#include "core/compute/attn.h"
+#include "core/stage/dump.h"
+#include "core/stage/explain.h"
+#include "core/lesson/lesson.h"
+#include "core/stage/stage.h"
+#include "core/compute/trace.h"
 #include "core/util.h"
 
 #include <ctype.h>

@@ -9,12 +9,12 @@
 #define _DEFAULT_SOURCE
 #include "suites.h"
 #include "tstages.h"
-#include "core/attn.h"
-#include "core/dump.h"
-#include "core/lesson.h"
-#include "core/stage.h"
-#include "core/stage_table.h"
-#include "core/trace.h"
+#include "core/compute/attn.h"
+#include "core/stage/dump.h"
+#include "core/lesson/lesson.h"
+#include "core/stage/stage.h"
+#include "core/stage/stage_table.h"
+#include "core/compute/trace.h"
 #include "core/util.h"
 
 #include <stdio.h>

@@ -6,7 +6,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "suites.h"
-#include "core/fileio.h"
+#include "core/io/fileio.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -18,7 +18,7 @@
 #include "suites.h"
 #include "app/frame.h"
 #include "app/state.h"
-#include "core/explain.h"
+#include "core/stage/explain.h"
 #include "view/layout.h"
 
 #include <dirent.h>

@@ -9,13 +9,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "suites.h"
 #include "tstages.h"
-#include "core/i18n.h"
-#include "core/fileio.h"
-#include "core/lesson.h"
-#include "core/attn.h"
-#include "core/explain.h"
-#include "core/stage.h"
-#include "core/trace.h"
+#include "core/text/i18n.h"
+#include "core/io/fileio.h"
+#include "core/lesson/lesson.h"
+#include "core/compute/attn.h"
+#include "core/stage/explain.h"
+#include "core/stage/stage.h"
+#include "core/compute/trace.h"
 
 #include <dirent.h>
 #include <stdint.h>

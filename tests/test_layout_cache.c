@@ -6,9 +6,9 @@
 #include "tstages.h"
 #include "tlayout.h"
 #include "view/layout_int.h"
-#include "core/lesson.h"
-#include "core/stage.h"
-#include "core/trace.h"
+#include "core/lesson/lesson.h"
+#include "core/stage/stage.h"
+#include "core/compute/trace.h"
 #include "core/util.h"
 #include "view/svg.h"
 

@@ -3,8 +3,8 @@
 ** message and position; valid lessons check what the parser built.
 */
 #include "suites.h"
-#include "core/lesson.h"
-#include "core/trace.h"
+#include "core/lesson/lesson.h"
+#include "core/compute/trace.h"
 
 #include <dirent.h>
 #include <stdio.h>

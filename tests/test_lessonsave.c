@@ -8,10 +8,10 @@
 ** column alignment, CRLF and BOM, and the shortest number format.
 */
 #include "suites.h"
-#include "core/dump.h"
-#include "core/lesson.h"
-#include "core/lessonsave.h"
-#include "core/trace.h"
+#include "core/stage/dump.h"
+#include "core/lesson/lesson.h"
+#include "core/lesson/lessonsave.h"
+#include "core/compute/trace.h"
 #include "core/util.h"
 #include "tjson.h"
 

@@ -11,7 +11,7 @@
 #include "app/lang.h"
 #include "app/link.h"
 #include "app/state.h"
-#include "core/i18n.h"
+#include "core/text/i18n.h"
 #include "core/util.h"
 #include "view/cmap.h"
 #include "view/layout.h"

@@ -2,7 +2,7 @@
 ** test_mat.c: the matrix module, against products worked out by hand.
 */
 #include "suites.h"
-#include "core/mat.h"
+#include "core/compute/mat.h"
 
 #include <math.h>
 #include <string.h>

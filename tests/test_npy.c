@@ -6,8 +6,8 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "suites.h"
-#include "core/lesson.h"
-#include "core/npy.h"
+#include "core/lesson/lesson.h"
+#include "core/io/npy.h"
 #include "core/util.h"
 
 #include <math.h>

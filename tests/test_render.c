@@ -8,7 +8,7 @@
 #include "suites.h"
 #include "tfonts.h"
 #include "view/svg.h"
-#include "core/utf8.h"
+#include "core/text/utf8.h"
 #include "sdl/font.h"
 #include "sdl/render.h"
 #include "sdl/export.h"

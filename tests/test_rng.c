@@ -4,7 +4,7 @@
 */
 #include "suites.h"
 #include "tjson.h"
-#include "core/rng.h"
+#include "core/compute/rng.h"
 
 #include <math.h>
 #include <stdlib.h>

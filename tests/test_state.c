@@ -10,7 +10,7 @@
 #include "app/keys.h"
 #include "view/layout.h"
 #include "view/cmap.h"
-#include "core/fileio.h"
+#include "core/io/fileio.h"
 #include "core/util.h"
 #include "tjson.h"
 #include "ttour.h"

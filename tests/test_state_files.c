@@ -12,7 +12,7 @@
 #include "app/frame.h"
 #include "app/keys.h"
 #include "view/layout.h"
-#include "core/fileio.h"
+#include "core/io/fileio.h"
 #include "core/util.h"
 #include "tjson.h"
 #include "ttour.h"

@@ -11,15 +11,15 @@
 #include "suites.h"
 #include "tfonts.h"
 #include "tstages.h"
-#include "core/utf8.h"
+#include "core/text/utf8.h"
 #include "sdl/font.h"
 #include "sdl/render.h"
 #include "view/draw.h"
 #include "view/layout.h"
-#include "core/attn.h"
-#include "core/lesson.h"
-#include "core/stage.h"
-#include "core/trace.h"
+#include "core/compute/attn.h"
+#include "core/lesson/lesson.h"
+#include "core/stage/stage.h"
+#include "core/compute/trace.h"
 
 
 #include <stdio.h>

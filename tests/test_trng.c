@@ -6,7 +6,7 @@
 */
 #include "suites.h"
 #include "tjson.h"
-#include "core/trng.h"
+#include "core/compute/trng.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -3,7 +3,7 @@
 ** input, validation, counting, columns, stepping back, encoding.
 */
 #include "suites.h"
-#include "core/utf8.h"
+#include "core/text/utf8.h"
 
 #include <string.h>
 

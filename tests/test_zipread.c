@@ -1,12 +1,12 @@
 /*
-** test_zipread.c: zip archives read without libzip (src/core/zipread.c):
+** test_zipread.c: zip archives read without libzip (src/core/io/zipread.c):
 ** every member of the bundled trained model's archives comes out as
 ** libzip gives it, stored and deflated members alike, and damage is an
 ** error, never a crash or a wrong answer.
 */
 #include "suites.h"
 #include "core/util.h"
-#include "core/zipread.h"
+#include "core/io/zipread.h"
 #include "tjson.h"
 
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #define ATTNLAB_TJSON_H
 
 #include <stddef.h>
-#include "core/mat.h"
+#include "core/compute/mat.h"
 
 typedef enum { TJ_NULL, TJ_BOOL, TJ_NUM, TJ_STR, TJ_ARR, TJ_OBJ } TjKind;
 

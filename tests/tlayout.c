@@ -6,11 +6,11 @@
 */
 #include "tlayout.h"
 #include "tstages.h"
-#include "core/attn.h"
-#include "core/lesson.h"
-#include "core/stage.h"
-#include "core/trace.h"
-#include "core/slide.h"
+#include "core/compute/attn.h"
+#include "core/lesson/lesson.h"
+#include "core/stage/stage.h"
+#include "core/compute/trace.h"
+#include "core/stage/slide.h"
 #include "core/util.h"
 
 #include <math.h>

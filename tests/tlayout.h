@@ -8,7 +8,7 @@
 #define ATTNLAB_TLAYOUT_H
 
 #include "suites.h"
-#include "core/mat.h"
+#include "core/compute/mat.h"
 #include "view/layout.h"
 
 /* Eight and three tokens, four dimension names, the views' two paragraphs. */

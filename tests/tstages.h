@@ -7,9 +7,9 @@
 #ifndef ATTNLAB_TSTAGES_H
 #define ATTNLAB_TSTAGES_H
 
-#include "core/lesson.h"
-#include "core/stage.h"
-#include "core/trace.h"
+#include "core/lesson/lesson.h"
+#include "core/stage/stage.h"
+#include "core/compute/trace.h"
 #include "view/layout.h"
 
 /* The pager the suites cut stages into pages with, as the program does

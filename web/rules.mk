@@ -29,7 +29,7 @@ WEB_APP_SRC := $(filter-out src/app/main.c src/app/window.c,\
 # src/view/text.c breaks lines without libunibreak here (ATTNLAB_NO_UNIBREAK).
 WEB_SRC   := $(CORE_SRC) $(VIEW_SRC) $(WEB_APP_SRC) web/platform.c
 WEB_CLI_SRC := $(CORE_SRC) src/app/cli_core.c web/cli.c
-WEB_HDRS  := $(wildcard src/*/*.h web/*.h)
+WEB_HDRS  := $(wildcard src/*/*.h src/*/*/*.h web/*.h)
 WEB_EXPORTS := _malloc,_free
 WEB_RUNTIME := FS,ENV,UTF8ToString,stringToUTF8,lengthBytesUTF8
 

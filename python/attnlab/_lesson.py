@@ -24,7 +24,7 @@ _MATRIX_NAMES = {
     "X": "X", "Y": "Y", "W_q": "W_q", "W_k": "W_k", "W_v": "W_v", "b_q": "b_q", "b_k": "b_k", "b_v": "b_v",
     "W_o": "W_o", "b_o": "b_o",
 }
-# The stage kinds, in the program's order (src/core/stage_table.c): the
+# The stage kinds, in the program's order (src/core/stage/stage_table.c): the
 # names a [STAGE_ID] section may have. tests/check_python.py compares them
 # with the list the program gives for an unknown section.
 STAGES = ("embeddings", "raw_scores", "scaled_scores", "softmax", "weighted_sum", "qkv_projection", "multi_head",

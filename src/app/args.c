@@ -6,9 +6,9 @@
 #include "shot.h"
 #include "core/colormaps.h"
 #include "core/error.h"
-#include "core/fileio.h"
-#include "core/i18n.h"
-#include "core/utf8.h"
+#include "core/io/fileio.h"
+#include "core/text/i18n.h"
+#include "core/text/utf8.h"
 #include "core/util.h"
 #include "view/cmap.h"
 

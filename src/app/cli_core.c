@@ -3,9 +3,9 @@
 ** command lines; lessons from standard input; --stage selections.
 */
 #include "cli_core.h"
-#include "core/dump.h"
-#include "core/fileio.h"
-#include "core/stage.h"
+#include "core/stage/dump.h"
+#include "core/io/fileio.h"
+#include "core/stage/stage.h"
 #include "core/util.h"
 
 #include <ctype.h>

@@ -18,9 +18,9 @@
 #ifndef ATTNLAB_CLI_CORE_H
 #define ATTNLAB_CLI_CORE_H
 
-#include "core/lesson.h"
-#include "core/stage.h"
-#include "core/trace.h"
+#include "core/lesson/lesson.h"
+#include "core/stage/stage.h"
+#include "core/compute/trace.h"
 
 /* Stages chosen with --stage: a list of numbers and ranges from 1. */
 typedef struct StageSel {

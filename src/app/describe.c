@@ -3,7 +3,7 @@
 */
 #include "describe.h"
 #include "predict.h"
-#include "core/dump.h"
+#include "core/stage/dump.h"
 #include "core/util.h"
 
 #include <math.h>

@@ -5,9 +5,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "doc.h"
 #include "paths.h"
-#include "core/fileio.h"
-#include "core/i18n.h"
-#include "core/lessonsave.h"
+#include "core/io/fileio.h"
+#include "core/text/i18n.h"
+#include "core/lesson/lessonsave.h"
 #include "core/util.h"
 
 #include <assert.h>

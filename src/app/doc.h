@@ -4,7 +4,7 @@
 ** A Doc holds a lesson's text as it was loaded, the Lesson parsed from it
 ** with the Trace computed from that, the edits of input cells (an undo
 ** stack), the file as it is on disk (a save edits that text in place,
-** src/core/lessonsave.h) and what stat last said of the file, so that a
+** src/core/lesson/lessonsave.h) and what stat last said of the file, so that a
 ** change made in another editor is seen and taken.
 **
 ** The document knows nothing of the window: no stage, no pointer, no
@@ -61,8 +61,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "core/lesson.h"
-#include "core/trace.h"
+#include "core/lesson/lesson.h"
+#include "core/compute/trace.h"
 
 #define DOC_MAX_EDITS 4096
 #define DOC_MESSAGE_MAX 512

@@ -5,7 +5,7 @@
 #include "keys.h"
 #include "predict.h"
 #include "prompt.h"
-#include "core/i18n.h"
+#include "core/text/i18n.h"
 #include "core/util.h"
 #include "view/cmap.h"
 #include "view/text.h"

@@ -4,9 +4,9 @@
 */
 #include "glyphs.h"
 #include "core/error.h"
-#include "core/fileio.h"
-#include "core/lesson.h"
-#include "core/utf8.h"
+#include "core/io/fileio.h"
+#include "core/lesson/lesson.h"
+#include "core/text/utf8.h"
 #include "core/util.h"
 
 #include <stdint.h>

@@ -3,8 +3,8 @@
 */
 #include "handout.h"
 #include "app/glyphs.h"
-#include "core/fileio.h"
-#include "core/stage.h"
+#include "core/io/fileio.h"
+#include "core/stage/stage.h"
 #include "core/util.h"
 #include "sdl/pdf.h"
 

@@ -5,7 +5,7 @@
 #include "predict.h"
 #include "prompt.h"
 #include "zoom.h"
-#include "core/i18n.h"
+#include "core/text/i18n.h"
 
 #include <assert.h>
 #include <string.h>

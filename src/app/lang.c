@@ -4,7 +4,7 @@
 #define _DEFAULT_SOURCE
 #include "lang.h"
 #include "paths.h"
-#include "core/i18n.h"
+#include "core/text/i18n.h"
 
 #include <limits.h>
 #include <stdbool.h>

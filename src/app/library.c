@@ -6,8 +6,8 @@
 #include "library.h"
 #include "paths.h"
 #include "prompt.h"
-#include "core/fileio.h"
-#include "core/i18n.h"
+#include "core/io/fileio.h"
+#include "core/text/i18n.h"
 #include "core/util.h"
 
 #include <dirent.h>

@@ -26,11 +26,11 @@
 #include "app/paths.h"
 #include "app/shot.h"
 #include "app/window.h"
-#include "core/dump.h"
-#include "core/fileio.h"
-#include "core/i18n.h"
-#include "core/lesson.h"
-#include "core/trace.h"
+#include "core/stage/dump.h"
+#include "core/io/fileio.h"
+#include "core/text/i18n.h"
+#include "core/lesson/lesson.h"
+#include "core/compute/trace.h"
 #include "core/util.h"
 
 #include <errno.h>

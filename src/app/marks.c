@@ -3,7 +3,7 @@
 ** cells, for a frame to draw (see marks.h).
 */
 #include "marks.h"
-#include "core/lessonsave.h"
+#include "core/lesson/lessonsave.h"
 #include "core/util.h"
 
 #include <stdio.h>

@@ -24,8 +24,8 @@
 
 #include <stdbool.h>
 #include "doc.h"
-#include "core/explain.h"
-#include "core/stage.h"
+#include "core/stage/explain.h"
+#include "core/stage/stage.h"
 #include "view/layout.h"
 
 /* The focused cell's explanation and the cells it read. */

@@ -20,9 +20,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "core/lesson.h"
-#include "core/stage.h"
-#include "core/trace.h"
+#include "core/lesson/lesson.h"
+#include "core/stage/stage.h"
+#include "core/compute/trace.h"
 #include "view/draw.h"
 #include "view/layout.h"
 

@@ -6,8 +6,8 @@
 #include "predict.h"
 #include "state.h"
 #include "zoom.h"
-#include "core/i18n.h"
-#include "core/stage_table.h"
+#include "core/text/i18n.h"
+#include "core/stage/stage_table.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,8 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "prompt.h"
 #include "library.h"
-#include "core/i18n.h"
-#include "core/utf8.h"
+#include "core/text/i18n.h"
+#include "core/text/utf8.h"
 #include "core/util.h"
 
 #include <limits.h>

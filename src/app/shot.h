@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include "cli_core.h"
 #include "picture.h"
-#include "core/lesson.h"
-#include "core/trace.h"
+#include "core/lesson/lesson.h"
+#include "core/compute/trace.h"
 #include "core/util.h"
 #include "sdl/font.h"
 #include "view/draw.h"

@@ -15,7 +15,7 @@
 #include "lang.h"
 #include "predict.h"
 #include "zoom.h"
-#include "core/i18n.h"
+#include "core/text/i18n.h"
 #include "core/util.h"
 #include "view/cmap.h"
 

@@ -33,9 +33,9 @@
 #include "marks.h"
 #include "predict.h"
 #include "watch.h"
-#include "core/lesson.h"
-#include "core/stage.h"
-#include "core/trace.h"
+#include "core/lesson/lesson.h"
+#include "core/stage/stage.h"
+#include "core/compute/trace.h"
 #include "view/layout.h"
 
 #define APP_DIGIT_SECONDS 1.0   /* digits typed closer than this make one stage number */

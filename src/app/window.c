@@ -37,7 +37,7 @@
 #include "watch.h"
 #include "winstate.h"
 #include "zoom.h"
-#include "core/i18n.h"
+#include "core/text/i18n.h"
 #include "core/util.h"
 #include "sdl/export.h"
 #include "sdl/font.h"

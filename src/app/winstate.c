@@ -4,7 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "winstate.h"
 #include "paths.h"
-#include "core/fileio.h"
+#include "core/io/fileio.h"
 #include "core/util.h"
 
 #include <limits.h>

@@ -10,7 +10,7 @@
 ** add up; the view shows the part from the nearest whole cell.
 */
 #include "zoom.h"
-#include "core/i18n.h"
+#include "core/text/i18n.h"
 #include "core/util.h"
 
 #include <math.h>

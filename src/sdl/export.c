@@ -26,7 +26,7 @@
 **     them on many Intel cores. vzeroupper after each call clears that state.
 */
 #include "export.h"
-#include "core/fileio.h"
+#include "core/io/fileio.h"
 
 #include <png.h>
 #ifdef EXPORT_ISAL

@@ -5,7 +5,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "font_impl.h"
-#include "core/fileio.h"
+#include "core/io/fileio.h"
 #include "core/util.h"
 
 #include FT_SIZES_H

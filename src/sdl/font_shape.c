@@ -23,7 +23,7 @@
 ** steady frame never triggers.
 */
 #include "font_impl.h"
-#include "core/utf8.h"
+#include "core/text/utf8.h"
 #include "core/util.h"
 
 #include <fribidi.h>

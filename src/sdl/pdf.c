@@ -4,8 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pdf.h"
 #include "render.h"
-#include "core/fileio.h"
-#include "core/utf8.h"
+#include "core/io/fileio.h"
+#include "core/text/utf8.h"
 #include "core/util.h"
 
 #include <cairo.h>

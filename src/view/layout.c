@@ -24,8 +24,8 @@
 ** stack, and the planning memos in the LayoutCache.
 */
 #include "layout_int.h"
-#include "core/i18n.h"
-#include "core/utf8.h"
+#include "core/text/i18n.h"
+#include "core/text/utf8.h"
 #include "core/util.h"
 
 #include <assert.h>

@@ -20,7 +20,7 @@
 
 #include <stdbool.h>
 #include "draw.h"
-#include "core/stage.h"
+#include "core/stage/stage.h"
 
 /* Panel k of a View is panel k of its DrawList: one limit for both. */
 _Static_assert(VIEW_MAX_PANELS == DRAW_MAX_PANELS, "a View and a DrawList hold the same number of panels");

@@ -1,7 +1,7 @@
 /*
 ** layout_fit.c: the stage pager's question, answered by the layout.
 **
-** Core cuts a stage into pages (src/core/stage_pages.c) asking, of a page
+** Core cuts a stage into pages (src/core/stage/stage_pages.c) asking, of a page
 ** as it will be shown, whether it serves on the projector slide (SLIDE_W x
 ** SLIDE_H): laid out at its full fonts, with room for everything, its
 ** explanation whole, and every heatmap's numbers printed at the goal font
@@ -23,7 +23,7 @@
 ** what each panel prints alone, by the panel's fit_key.
 */
 #include "layout.h"
-#include "core/slide.h"
+#include "core/stage/slide.h"
 #include "core/util.h"
 
 #include <stdlib.h>

@@ -34,7 +34,7 @@
 #define ATTNLAB_LAYOUT_INT_H
 
 #include "layout.h"
-#include "core/slide.h"
+#include "core/stage/slide.h"
 #include "cmap.h"
 #include "scale.h"
 #include "text.h"

@@ -14,7 +14,7 @@
 ** same commands in the same order as a full layout would give.
 */
 #include "layout_int.h"
-#include "core/i18n.h"
+#include "core/text/i18n.h"
 
 #include <assert.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 ** or turn to read upward; drawing places them as planned.
 */
 #include "layout_int.h"
-#include "core/utf8.h"
+#include "core/text/utf8.h"
 
 /* Labels stacked one per cell across the axis: as large as the cell allows,
 ** at least the minimum font, then every step-th label when cells are too

@@ -7,8 +7,8 @@
 ** U+FFFD so that the document always parses.
 */
 #include "svg.h"
-#include "core/fileio.h"
-#include "core/utf8.h"
+#include "core/io/fileio.h"
+#include "core/text/utf8.h"
 #include "core/util.h"
 
 #include <math.h>

@@ -6,7 +6,7 @@
 ** ideographs and kana, under the same grapheme rules.
 */
 #include "text.h"
-#include "core/utf8.h"
+#include "core/text/utf8.h"
 #include "core/util.h"
 
 #ifndef ATTNLAB_NO_UNIBREAK

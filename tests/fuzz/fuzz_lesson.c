@@ -24,12 +24,12 @@
 **
 ** Build: see tests/fuzz/rules.mk (`make fuzz`).
 */
-#include "core/dump.h"
-#include "core/explain.h"
-#include "core/lesson.h"
-#include "core/lessonsave.h"
-#include "core/stage.h"
-#include "core/trace.h"
+#include "core/stage/dump.h"
+#include "core/stage/explain.h"
+#include "core/lesson/lesson.h"
+#include "core/lesson/lessonsave.h"
+#include "core/stage/stage.h"
+#include "core/compute/trace.h"
 #include "core/util.h"
 #include "view/draw.h"
 #include "view/layout.h"

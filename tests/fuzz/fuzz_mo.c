@@ -11,7 +11,7 @@
 ** Build and run: `make fuzz-mo` (tests/fuzz/rules.mk); seeds are the
 ** shipped catalogues in build/locale.
 */
-#include "core/i18n.h"
+#include "core/text/i18n.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
-** fuzz_npy.c: a libFuzzer harness for the NumPy reader (src/core/npy.c).
+** fuzz_npy.c: a libFuzzer harness for the NumPy reader (src/core/io/npy.c).
 **
 ** Each input is used three ways:
 **   - as the start of a .npy file, for npy_parse_header and, when the
@@ -18,7 +18,7 @@
 ** Build and run: `make fuzz-npy` (tests/fuzz/rules.mk).
 */
 #define _POSIX_C_SOURCE 200809L
-#include "core/npy.h"
+#include "core/io/npy.h"
 
 #include <math.h>
 #include <stdint.h>

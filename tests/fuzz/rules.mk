@@ -30,7 +30,7 @@ FUZZ_ARGS    := -max_len=65536 -timeout=60 -rss_limit_mb=2048 -dict=$(FUZZ_DIR)/
 .PHONY: fuzz fuzz-build fuzz-corpus fuzz-npy fuzz-shape fuzz-memory fuzz-regressions test-valgrind test-bad-lessons
 
 # The harness links the SDL-free modules only: src/core and src/view.
-$(FUZZ_DIR)/fuzz_lesson: $(FUZZ_SRC) $(wildcard src/core/*.h src/view/*.h) $(BUILD)/gen/cmap_tables.h tests/fuzz/rules.mk | deps-test
+$(FUZZ_DIR)/fuzz_lesson: $(FUZZ_SRC) $(wildcard src/core/*.h src/core/*/*.h src/view/*.h) $(BUILD)/gen/cmap_tables.h tests/fuzz/rules.mk | deps-test
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRC) -lzip -lunibreak -lm
 
@@ -62,8 +62,8 @@ fuzz: $(FUZZ_DIR)/fuzz_lesson $(FUZZ_DIR)/lesson.dict fuzz-corpus
 
 # The NumPy reader on its own: header parser, decoder, .npy files and .npz
 # members (libzip). Seeds are written by numpy (make_npy_corpus.py).
-FUZZ_NPY_SRC := tests/fuzz/fuzz_npy.c src/core/npy.c src/core/error.c src/core/fileio.c src/core/utf8.c src/core/util.c
-$(FUZZ_DIR)/fuzz_npy: $(FUZZ_NPY_SRC) src/core/npy.h src/core/fileio.h src/core/util.h tests/fuzz/rules.mk | deps-test
+FUZZ_NPY_SRC := tests/fuzz/fuzz_npy.c src/core/io/npy.c src/core/error.c src/core/io/fileio.c src/core/text/utf8.c src/core/util.c
+$(FUZZ_DIR)/fuzz_npy: $(FUZZ_NPY_SRC) src/core/io/npy.h src/core/io/fileio.h src/core/util.h tests/fuzz/rules.mk | deps-test
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_NPY_SRC) -lzip -lm
 
@@ -108,12 +108,12 @@ test-valgrind: deps-test
 test-bad-lessons: $(BUILD)/attnlab
 	ATTNLAB=$(BUILD)/attnlab sh tests/bad_lessons.sh
 
-# The .mo catalogue reader alone (src/core/i18n.c and fileio.c, util.c),
+# The .mo catalogue reader alone (src/core/text/i18n.c and fileio.c, util.c),
 # seeded with the shipped catalogues: `make fuzz-mo FUZZ_SECONDS=60`.
-FUZZ_MO_SRC := tests/fuzz/fuzz_mo.c src/core/i18n.c src/core/error.c src/core/fileio.c src/core/utf8.c src/core/util.c
+FUZZ_MO_SRC := tests/fuzz/fuzz_mo.c src/core/text/i18n.c src/core/error.c src/core/io/fileio.c src/core/text/utf8.c src/core/util.c
 
 .PHONY: fuzz-mo
-$(FUZZ_DIR)/fuzz_mo: $(FUZZ_MO_SRC) src/core/i18n.h tests/fuzz/rules.mk | deps-test
+$(FUZZ_DIR)/fuzz_mo: $(FUZZ_MO_SRC) src/core/text/i18n.h tests/fuzz/rules.mk | deps-test
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_MO_SRC)
 
@@ -128,8 +128,8 @@ fuzz-mo: $(FUZZ_DIR)/fuzz_mo $(MO_FILES)
 # offscreen canvas. Seeds: the strings of the lessons in many scripts.
 FUZZ_SHAPE_SRC := tests/fuzz/fuzz_shape.c src/sdl/font.c src/sdl/font_shape.c src/sdl/font_atlas.c src/sdl/render.c \
                   src/sdl/canvas.c src/sdl/sdl_dyn.c \
-                  src/view/draw.c src/core/error.c src/core/fileio.c src/core/util.c src/core/utf8.c
-$(FUZZ_DIR)/fuzz_shape: $(FUZZ_SHAPE_SRC) $(wildcard src/sdl/*.h src/core/*.h src/view/*.h) tests/fuzz/rules.mk | deps-test
+                  src/view/draw.c src/core/error.c src/core/io/fileio.c src/core/util.c src/core/text/utf8.c
+$(FUZZ_DIR)/fuzz_shape: $(FUZZ_SHAPE_SRC) $(wildcard src/sdl/*.h src/core/*.h src/core/*/*.h src/view/*.h) tests/fuzz/rules.mk | deps-test
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $@ $(FUZZ_SHAPE_SRC) $(PKG_LIBS) -lm
 

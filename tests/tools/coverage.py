@@ -21,7 +21,7 @@ with a count per line and, with -b -c, the calls on each line and whether
 they ran.
 
 An error site is a call that reports a bad lesson: FAIL(, lp_fail_at(,
-lp_fail_line(, error_set( in src/core/lesson*.c, and in src/core/npy.c its
+lp_fail_line(, error_set( in src/core/lesson/lesson*.c, and in src/core/io/npy.c its
 own fail( and fail_as( as well. A site is reached when its call ran: the
 last call gcov lists on its line (the arguments' calls come before it, a
 condition's before them), or on the first line after it that lists one
@@ -143,7 +143,7 @@ def files(build, functions):
 
 
 def sites(build, who):
-    files = sorted(glob.glob("src/core/lesson*.c")) + ["src/core/npy.c"]
+    files = sorted(glob.glob("src/core/lesson/lesson*.c")) + ["src/core/io/npy.c"]
     total = 0
     missed = []
     for src in files:
@@ -161,7 +161,7 @@ def sites(build, who):
             ran = by_line.get(k, (0, "", []))[2]
             if not ran or not ran[-1]:
                 missed.append("%s:%d: %s" % (src, num, text.strip()[:150]))
-    print("error sites: %d in src/core/lesson*.c and src/core/npy.c, %d reached by %s, %d not:"
+    print("error sites: %d in src/core/lesson/lesson*.c and src/core/io/npy.c, %d reached by %s, %d not:"
           % (total, total - len(missed), who, len(missed)))
     for m in missed:
         print("  " + m)

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "app/keys.h"
-#include "core/lesson.h"
+#include "core/lesson/lesson.h"
 
 /* Where a key belongs, as a word. */
 static const char *place_word(LessonPlace p)

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/lesson.h"
-#include "core/trace.h"
+#include "core/lesson/lesson.h"
+#include "core/compute/trace.h"
 
 int main(int argc, char **argv)
 {

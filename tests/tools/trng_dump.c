@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/trng.h"
+#include "core/compute/trng.h"
 
 /* One line of hex bit patterns. */
 static void put_values(const double *v, long n)

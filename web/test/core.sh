@@ -14,7 +14,7 @@
 #    absolutely (dump_diff.py measures and prints the largest difference).
 # 2. The lesson figures (tests/check_lessons.py) with the wasm build.
 # 3. NumPy files and archives (tests/check_npy.py) with the wasm build,
-#    which reads .npz archives without libzip (src/core/zipread.c): the
+#    which reads .npz archives without libzip (src/core/io/zipread.c): the
 #    same values and the same one-line errors.
 # 4. The whole bad-input corpus (tests/bad_lessons.sh) with the wasm build:
 #    the same one-line messages and exit codes.

@@ -1,0 +1,324 @@
+/*
+** mat.c: dense matrix operations. Straightforward loops, except the matrix
+** product: a real model's layer (1024 tokens, 768 dimensions) multiplies
+** matrices of a million cells, so the product is cut into cache-sized
+** blocks and vectorised, with every element summed in the textbook's order
+** (see "The matrix product" below).
+*/
+#include "mat.h"
+#include "core/util.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A zero matrix, or NULL for a size outside 1..MAT_MAX_DIM. */
+Mat *mat_create(int rows, int cols)
+{
+    if (rows < 1 || cols < 1 || rows > MAT_MAX_DIM || cols > MAT_MAX_DIM) return NULL;
+    Mat *m = xmalloc(sizeof *m);
+    m->rows = rows;
+    m->cols = cols;
+    m->data = xcalloc((size_t)rows * (size_t)cols, sizeof(double));
+    return m;
+}
+
+/* A matrix filled from row-major data. */
+Mat *mat_from(int rows, int cols, const double *data)
+{
+    Mat *m = mat_create(rows, cols);
+    if (m) memcpy(m->data, data, sizeof(double) * (size_t)rows * (size_t)cols);
+    return m;
+}
+
+/* Release a matrix. */
+void mat_free(Mat *m)
+{
+    if (!m) return;
+    free(m->data);
+    free(m);
+}
+
+/* Deep copy. */
+Mat *mat_copy(const Mat *m)
+{
+    return mat_from(m->rows, m->cols, m->data);
+}
+
+/*
+** ---- The matrix product ----
+**
+** Every element c[i][j] of a·b is the sum over k = 0, 1, ..., n-1 of
+** a[i][k]·b[k][j], added in that order to a running sum that starts at
+** +0.0, each product rounded to a double before it is added (no fused
+** multiply-add). That is the textbook loop's order, so small products
+** agree with numpy's to the last bit; numpy's products of large matrices
+** go through a BLAS that orders and fuses its sums its own way, and agree
+** with these to about 1e-15 relative.
+**
+** The order fixes the value of each element, not the order in which
+** elements are computed, so the product is cut up for speed without
+** changing a bit of any result:
+** - k runs in blocks of KC rows of b, in increasing order; between blocks
+**   the running sums wait in c (a double in memory is the same double);
+** - each block of b is copied, NR columns at a time, into panels whose KC
+**   rows of NR numbers follow each other (packed), so the inner loop reads
+**   one stream that stays in the cache for every row of a;
+** - a tile of MR rows x NR columns of c lives in vector registers while k
+**   runs through the block: one step adds a[i][k]·b[k][j .. j+NR) to row
+**   i's NR sums, so NR elements advance together, each through its own k
+**   in order.
+** The tile is GCC's vector extension type of NR doubles. The kernel is
+** compiled for AVX-512 (MR 8), AVX2 (MR 4) and any x86-64 or other CPU
+** (MR 2), and chosen once at run time. The product and the sum are
+** separate statements: under ISO C (-std=c11) GCC contracts nothing and
+** clang only within one expression, so no compiler fuses them.
+*/
+
+#define NR 8                            /* columns of c a tile holds: one vector */
+#define KC 256                          /* rows of b in a packed block */
+typedef double Vec __attribute__((vector_size(NR * sizeof(double))));
+/* The same vector at any address a double may have (loads and stores of c). */
+typedef double VecU __attribute__((vector_size(NR * sizeof(double)), aligned(sizeof(double))));
+
+/* Copy rows [k0, k0+kc) of b into panels of NR columns (the last padded
+** with zeros): panel p holds kc rows of b[k][p·NR .. p·NR+NR). */
+static void pack_b(const Mat *b, int k0, int kc, double *pack)
+{
+    int n = b->cols;
+    for (int j0 = 0; j0 < n; j0 += NR) {
+        int w = n - j0 < NR ? n - j0 : NR;
+        for (int k = 0; k < kc; k++) {
+            const double *src = mat_row(b, k0 + k) + j0;
+            for (int j = 0; j < w; j++) pack[j] = src[j];
+            for (int j = w; j < NR; j++) pack[j] = 0.0;
+            pack += NR;
+        }
+    }
+}
+
+/*
+** One tile: rows [i, i+mr) of c, NR columns from col (w of them real), k
+** over the packed block bp of kc rows starting at k0. The first block
+** starts every sum at +0.0; later blocks continue the sums stored in c.
+** mr is a constant where this is inlined, so the tile stays in registers.
+*/
+static inline __attribute__((always_inline)) void tile(int mr, const Mat *a, int i, int k0, int kc, const double *bp,
+                                                       Mat *c, int col, int w)
+{
+    Vec acc[8];
+    double *cr[8];
+#pragma GCC unroll 8
+    for (int r = 0; r < mr; r++) {
+        cr[r] = mat_row(c, i + r) + col;
+        if (k0 == 0 || w < NR) {
+            Vec z = { 0 };
+            acc[r] = z;
+            if (k0 > 0) for (int j = 0; j < w; j++) acc[r][j] = cr[r][j];
+        } else {
+            acc[r] = *(const VecU *)cr[r];
+        }
+    }
+    const double *ar[8];
+#pragma GCC unroll 8
+    for (int r = 0; r < mr; r++) ar[r] = mat_row(a, i + r) + k0;
+    for (int k = 0; k < kc; k++) {
+        Vec bk = *(const Vec *)(bp + (size_t)k * NR);
+#pragma GCC unroll 8
+        for (int r = 0; r < mr; r++) {
+            Vec p = bk * ar[r][k];      /* rounded product ... */
+            acc[r] += p;                /* ... then the sum, as in the textbook loop */
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < mr; r++) {
+        if (w == NR) *(VecU *)cr[r] = acc[r];
+        else for (int j = 0; j < w; j++) cr[r][j] = acc[r][j];
+    }
+}
+
+/* Every tile of one packed block: rows in groups of mr (the rest one by
+** one), panels left to right. */
+static inline __attribute__((always_inline)) void block(int mr, const Mat *a, int k0, int kc, const double *pack,
+                                                        Mat *c)
+{
+    int m = c->rows, n = c->cols, i = 0;
+    for (; i + mr <= m; i += mr)
+        for (int j0 = 0; j0 < n; j0 += NR)
+            tile(mr, a, i, k0, kc, pack + (size_t)(j0 / NR) * (size_t)kc * NR, c, j0, n - j0 < NR ? n - j0 : NR);
+    for (; i < m; i++)
+        for (int j0 = 0; j0 < n; j0 += NR)
+            tile(1, a, i, k0, kc, pack + (size_t)(j0 / NR) * (size_t)kc * NR, c, j0, n - j0 < NR ? n - j0 : NR);
+}
+
+/* A packed block times a, for each instruction set; MR fits its registers. */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f"))) static void block_avx512(const Mat *a, int k0, int kc, const double *pack, Mat *c)
+{
+    block(8, a, k0, kc, pack, c);
+}
+__attribute__((target("avx2"))) static void block_avx2(const Mat *a, int k0, int kc, const double *pack, Mat *c)
+{
+    block(4, a, k0, kc, pack, c);
+}
+#endif
+static void block_plain(const Mat *a, int k0, int kc, const double *pack, Mat *c)
+{
+    block(2, a, k0, kc, pack, c);
+}
+
+typedef void (*BlockFn)(const Mat *a, int k0, int kc, const double *pack, Mat *c);
+
+/* The widest kernel this CPU runs. */
+static BlockFn block_fn(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return block_avx512;
+    if (__builtin_cpu_supports("avx2")) return block_avx2;
+#endif
+    return block_plain;
+}
+
+/* c = a·b, c fresh from mat_create (zeros); shapes already checked. */
+static void product(const Mat *a, const Mat *b, Mat *c)
+{
+    assert(a->cols == b->rows && c->rows == a->rows && c->cols == b->cols);
+    static BlockFn fn;
+    if (!fn) fn = block_fn();
+    int panels = (b->cols + NR - 1) / NR;
+    int kmax = a->cols < KC ? a->cols : KC;
+    /* Panels start on a vector boundary (malloc promises 16 bytes). */
+    char *mem = xmalloc((size_t)panels * (size_t)kmax * NR * sizeof(double) + sizeof(Vec));
+    double *pack = (double *)(mem + (sizeof(Vec) - (uintptr_t)mem % sizeof(Vec)) % sizeof(Vec));
+    for (int k0 = 0; k0 < a->cols; k0 += KC) {
+        int kc = a->cols - k0 < KC ? a->cols - k0 : KC;
+        pack_b(b, k0, kc, pack);
+        fn(a, k0, kc, pack, c);
+    }
+    free(mem);
+}
+
+/* Matrix product: see above for its order of summation. */
+Mat *mat_matmul(const Mat *a, const Mat *b)
+{
+    if (a->cols != b->rows) return NULL;     /* inner sizes differ */
+    Mat *c = mat_create(a->rows, b->cols);
+    product(a, b, c);
+    return c;
+}
+
+/* a·bᵀ: b transposed once (a copy), then the same product, so each
+** element is the dot product of a row of a and a row of b summed in order. */
+Mat *mat_matmul_t(const Mat *a, const Mat *b)
+{
+    if (a->cols != b->cols) return NULL;     /* row widths differ */
+    Mat *bt = mat_transpose(b);
+    Mat *c = mat_create(a->rows, b->rows);
+    product(a, bt, c);
+    mat_free(bt);
+    return c;
+}
+
+/* Transpose. */
+Mat *mat_transpose(const Mat *m)
+{
+    Mat *t = mat_create(m->cols, m->rows);
+    for (int i = 0; i < m->rows; i++) {
+        const double *src = mat_row(m, i);
+        double *dst = t->data + i;      /* column i of t: a stride of t->cols = m->rows */
+        for (int j = 0; j < m->cols; j++) dst[(long)j * t->cols] = src[j];
+    }
+    return t;
+}
+
+/* Scalar multiple. */
+Mat *mat_scale(const Mat *m, double s)
+{
+    Mat *r = mat_copy(m);
+    for (long i = 0; i < (long)m->rows * m->cols; i++) r->data[i] *= s;
+    return r;
+}
+
+/* Elementwise sum. */
+Mat *mat_add(const Mat *a, const Mat *b)
+{
+    if (!mat_same_shape(a, b)) return NULL;     /* shapes differ */
+    Mat *r = mat_copy(a);
+    for (long i = 0; i < (long)a->rows * a->cols; i++) r->data[i] += b->data[i];
+    return r;
+}
+
+/* A block of columns. */
+Mat *mat_col_block(const Mat *m, int col0, int ncols)
+{
+    if (col0 < 0 || ncols < 1 || col0 > m->cols - ncols) return NULL;     /* columns outside the matrix */
+    Mat *r = mat_create(m->rows, ncols);
+    for (int i = 0; i < m->rows; i++)
+        memcpy(mat_row(r, i), mat_row(m, i) + col0, sizeof(double) * (size_t)ncols);
+    return r;
+}
+
+/* Side-by-side concatenation. */
+Mat *mat_hconcat(Mat *const *parts, int n)
+{
+    if (n < 1) return NULL;     /* nothing to concatenate */
+    int cols = 0;
+    for (int p = 0; p < n; p++) {
+        if (parts[p]->rows != parts[0]->rows) return NULL;     /* parts with different rows */
+        cols += parts[p]->cols;
+    }
+    Mat *r = mat_create(parts[0]->rows, cols);
+    if (!r) return NULL;
+    for (int i = 0; i < r->rows; i++) {
+        double *dst = mat_row(r, i);
+        for (int p = 0; p < n; p++) {
+            memcpy(dst, mat_row(parts[p], i), sizeof(double) * (size_t)parts[p]->cols);
+            dst += parts[p]->cols;
+        }
+    }
+    return r;
+}
+
+/* Same shape? */
+bool mat_same_shape(const Mat *a, const Mat *b)
+{
+    return a->rows == b->rows && a->cols == b->cols;
+}
+
+/* All finite? */
+bool mat_all_finite(const Mat *m)
+{
+    for (long i = 0; i < (long)m->rows * m->cols; i++)
+        if (!isfinite(m->data[i])) return false;
+    return true;
+}
+
+/* Largest absolute difference. */
+double mat_max_abs_diff(const Mat *a, const Mat *b)
+{
+    if (!mat_same_shape(a, b)) return INFINITY;
+    double worst = 0;
+    for (long i = 0; i < (long)a->rows * a->cols; i++) {
+        double d = fabs(a->data[i] - b->data[i]);
+        if (d > worst || isnan(d)) worst = d;
+    }
+    return worst;
+}
+
+/* Range of the finite elements. */
+bool mat_finite_range(const Mat *m, double *lo, double *hi)
+{
+    bool any = false;
+    for (long i = 0; i < (long)m->rows * m->cols; i++) {
+        double v = m->data[i];
+        if (!isfinite(v)) continue;
+        if (!any || v < *lo) *lo = v;
+        if (!any || v > *hi) *hi = v;
+        any = true;
+    }
+    return any;
+}

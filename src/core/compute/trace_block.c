@@ -1,0 +1,172 @@
+/*
+** trace_block.c: the rest of a transformer block, after (and before)
+** attention (see trace_int.h).
+**
+** A GPT-2 block reads its input x twice: once through a layer norm, by the
+** projections (`layer_norm:`), and once as it is, the residual stream that
+** attention's output is added to. Then the MLP reads that stream (through
+** its own norm, `mlp_norm:`) and its output is added too:
+**
+**     mid  = x + attention(LN1(x))            TK_MID (only with an MLP)
+**     post = mid + W_out·act(W_in·LN2(mid))   TK_STREAM
+**
+** and the next block continues from post (`residual: yes`). The last one
+** normalises it once more and multiplies by the unembedding: a row of
+** logits per token, a column per word of the vocabulary, and their
+** softmax, the probabilities of the next token. Every matrix is computed in
+** double precision in the order PyTorch's modules compute it.
+*/
+#include "trace_int.h"
+#include "attn.h"
+#include "core/stage/stage_table.h"
+#include "core/util.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The activation of x. */
+double trace_activate(Activation a, double x)
+{
+    switch (a) {
+    case MLP_RELU: return x > 0 ? x : 0.0;
+    case MLP_GELU: return attn_gelu(x);
+    default: assert(a == MLP_GELU_TANH); return attn_gelu_tanh(x);
+    }
+}
+
+/* What the MLP reads. */
+TraceKind trace_mlp_input(const Setup *su)
+{
+    return su->mlp_norm.gamma ? TK_MLP_LN : TK_MID;
+}
+
+/* What the unembedding reads. */
+TraceKind trace_unembed_input(const Setup *su)
+{
+    return su->final_norm.gamma ? TK_FINAL_LN : TK_STREAM;
+}
+
+/* Whether setup k computes the stream after it. */
+bool tr_needs_stream(const Lesson *L, int k)
+{
+    const Setup *su = &L->setups[k];
+    return su->mlp.w_in || su->unembed || (k + 1 < L->nsetups && L->setups[k + 1].residual);
+}
+
+/* input @ W + b (new), b optional. */
+static Mat *affine(const TraceSetup *ts, const Mat *in, const char *w, const char *b)
+{
+    Mat *m = attn_project(in, tr_input(ts, w));
+    if (m && b) {
+        Mat *t = attn_add_row(m, tr_input(ts, b));
+        mat_free(m);
+        m = t;
+    }
+    return m;
+}
+
+/* A layer norm n of x: the standardised rows (stored as hat when hat is
+** not TK_COUNT) times γ plus β, stored as out. */
+static const Mat *norm(TraceSetup *ts, const LayerNorm *n, const Mat *x, TraceKind hat, TraceKind out)
+{
+    Mat *h = attn_norm_rows(x, n->eps);
+    Mat *y = attn_scale_shift(h, tr_input(ts, n->gamma), tr_input(ts, n->beta));
+    if (hat != TK_COUNT) tr_put(ts, hat, 0, 0, h, true);
+    else mat_free(h);
+    return tr_put(ts, out, 0, 0, y, true);
+}
+
+/* `layer_norm:` before the projections. */
+bool tr_layer_norm(TraceSetup *ts, const Mat *x)
+{
+    return x && norm(ts, &ts->su->norm, x, TK_LN_HAT, TK_LN) != NULL;
+}
+
+/* The MLP on the stream after attention (mid): its output. */
+static const Mat *mlp(TraceSetup *ts, const Mat *mid)
+{
+    const Setup *su = ts->su;
+    const Mat *in = su->mlp_norm.gamma ? norm(ts, &su->mlp_norm, mid, TK_COUNT, TK_MLP_LN) : mid;
+    const Mat *pre = in ? tr_put(ts, TK_MLP_PRE, 0, 0, affine(ts, in, su->mlp.w_in, su->mlp.b_in), true) : NULL;
+    if (!pre) return NULL;
+    Mat *act = mat_create(pre->rows, pre->cols);
+    for (long i = 0; i < (long)pre->rows * pre->cols; i++) act->data[i] = trace_activate(su->mlp.act, pre->data[i]);
+    tr_put(ts, TK_MLP_ACT, 0, 0, act, true);
+    return tr_put(ts, TK_MLP_OUT, 0, 0, affine(ts, act, su->mlp.w_out, su->mlp.b_out), true);
+}
+
+/* After attention: the stream, the MLP, the next token. */
+bool tr_block(TraceSetup *ts, const Lesson *L, int k, const Mat *x)
+{
+    const Setup *su = ts->su;
+    if (!tr_needs_stream(L, k)) return true;
+    const Mat *out = tr_find(ts, TK_FINAL, 0, 0);
+    if (!out) {
+        TraceRef j = trace_joined(ts);
+        out = tr_find(ts, j.kind, j.head, 0);
+    }
+    if (!x || !out) return false;
+    const Mat *post;
+    if (su->mlp.w_in) {
+        const Mat *mid = tr_put(ts, TK_MID, 0, 0, mat_add(x, out), true), *m = mid ? mlp(ts, mid) : NULL;
+        post = m ? tr_put(ts, TK_STREAM, 0, 0, mat_add(mid, m), true) : NULL;
+    } else {
+        post = tr_put(ts, TK_STREAM, 0, 0, mat_add(x, out), true);
+    }
+    if (!post) return false;
+    if (!su->unembed) return true;
+    const Mat *in = su->final_norm.gamma ? norm(ts, &su->final_norm, post, TK_COUNT, TK_FINAL_LN) : post;
+    const Mat *logits = in ? tr_put(ts, TK_LOGITS, 0, 0, affine(ts, in, su->unembed, su->unembed_bias), true) : NULL;
+    return logits && tr_put(ts, TK_PROBS, 0, 0, attn_softmax(logits), true);
+}
+
+/* The columns of the k largest numbers of a row of n (ties: the first),
+** into top (k of them, largest first). */
+static void row_top(const double *row, int n, int k, int *top)
+{
+    int have = 0;
+    for (int j = 0; j < n; j++) {
+        int at;
+        if (have < k) at = have++;
+        else if (row[j] > row[top[k - 1]]) at = k - 1;
+        else continue;
+        while (at > 0 && row[top[at - 1]] < row[j]) { top[at] = top[at - 1]; at--; }
+        top[at] = j;
+    }
+}
+
+/*
+** The words a next_token stage shows for k: every word among the k
+** likeliest of some row, in the vocabulary's order (at most the whole
+** vocabulary, LESSON_MAX_VOCAB words: never more columns than a matrix
+** may have). TK_TOP_IDS holds their columns, TK_TOP_LOGITS and
+** TK_TOP_PROBS those columns of the logits and probabilities.
+*/
+bool tr_top(TraceSetup *ts, int k)
+{
+    if (tr_find(ts, TK_TOP_IDS, 0, k)) return true;          /* two stages with one k */
+    const Mat *P = tr_find(ts, TK_PROBS, 0, 0), *Lg = tr_find(ts, TK_LOGITS, 0, 0);
+    if (!P || !Lg || k < 1 || k > P->cols) return false;
+    int V = P->cols, *top = xmalloc(sizeof *top * (size_t)k), *w = xmalloc(sizeof *w * (size_t)V), n = 0;
+    bool *in = xcalloc((size_t)V, sizeof *in);
+    for (int i = 0; i < P->rows; i++) {
+        row_top(mat_row(P, i), V, k, top);
+        for (int t = 0; t < k; t++) in[top[t]] = true;
+    }
+    for (int j = 0; j < V; j++) if (in[j]) w[n++] = j;
+    assert(n >= k && n <= V);
+    Mat *ids = mat_create(1, n), *tl = mat_create(P->rows, n), *tp = mat_create(P->rows, n);
+    for (int c = 0; c < n; c++) {
+        ids->data[c] = w[c];
+        for (int i = 0; i < P->rows; i++) {
+            mat_set(tl, i, c, mat_get(Lg, i, w[c]));
+            mat_set(tp, i, c, mat_get(P, i, w[c]));
+        }
+    }
+    free(top); free(w); free(in);
+    tr_put(ts, TK_TOP_IDS, 0, k, ids, true);
+    tr_put(ts, TK_TOP_LOGITS, 0, k, tl, true);
+    return tr_put(ts, TK_TOP_PROBS, 0, k, tp, true) != NULL;
+}

@@ -1,0 +1,191 @@
+/*
+** stage_block.c: the stages of the rest of a transformer block (see
+** stage_int.h): the layer norm before attention, the MLP after it, and
+** the next token, from the unembedding's logits to the probabilities of
+** each word; and the line a slide carries when heads are switched off.
+**
+** Like stage.c, nothing is computed here but labels and one count: how
+** many rows' likeliest word is the token that really comes next.
+*/
+#include "stage_int.h"
+#include "core/util.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A one-row input (γ, β) titled title, its row labelled with its name. */
+static Panel *row_input(Ctx *c, const char *name, const char *title)
+{
+    Panel *p = stage_input(c, name, title, LAB_DIM, LAB_QFEAT, "", AX_DIMS);
+    if (p) {
+        free(p->row_labels[0]);
+        p->row_labels[0] = xstrdup(name);
+    }
+    return p;
+}
+
+/* The layer norm before attention: X, its rows standardised, γ, β and
+** what the projections read. */
+void stage_layer_norm(Ctx *c)
+{
+    const Setup *su = c->su;
+    bool pe = su->positions == POS_SINUSOIDAL;
+    char *x = pe ? stage_fmt("%s + PE", su->queries.input) : xstrdup(su->queries.input);
+    char *hat = stage_fmt(_("x\xcc\x82 = (%s \xe2\x88\x92 mean) \xc3\xb7 \xe2\x88\x9a(var + \xce\xb5)"), x);
+    stage_heat(c, pe ? trace_ref(TK_XPE, 0) : trace_input_ref(su->queries.input), x, LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
+    stage_heat(c, trace_ref(TK_LN_HAT, 0), hat, LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
+    row_input(c, su->norm.gamma, _("\xce\xb3 (gain)"));
+    row_input(c, su->norm.beta, _("\xce\xb2 (bias)"));
+    stage_heat(c, trace_ref(TK_LN, 0), _("LN = x\xcc\x82\xc2\xb7\xce\xb3 + \xce\xb2"), LAB_Q,
+               LAB_QFEAT, _("tokens"), AX_DIMS);
+    c->v->formula = stage_fmt(_("LN(x) = (x \xe2\x88\x92 mean(x)) \xc3\xb7 \xe2\x88\x9a(var(x) + \xce\xb5) \xc2\xb7 \xce\xb3 + \xce\xb2, "
+                                "each token's row on its own (\xce\xb5 = %g)"), su->norm.eps);
+    free(x);
+    free(hat);
+}
+
+/* A weight and its bias as a formula writes them: "W_fc + b_fc", "W_fc". */
+static char *affine_text(const char *w, const char *b)
+{
+    return b ? stage_fmt("%s + %s", w, b) : xstrdup(w);
+}
+
+/* The MLP: the stream after attention, the hidden units before and after
+** the activation, the MLP's output and the stream after the block. */
+void stage_mlp(Ctx *c)
+{
+    const Setup *su = c->su;
+    const char *act = lesson_activation_name(su->mlp.act);
+    char *in = affine_text(su->mlp.w_in, su->mlp.b_in), *out = affine_text(su->mlp.w_out, su->mlp.b_out);
+    const char *x = su->mlp_norm.gamma ? "LN(x)" : "x";
+    char *t_pre = stage_fmt("%s\xc2\xb7%s", x, in), *t_act = stage_fmt("%s(%s\xc2\xb7%s)", act, x, in);
+    stage_heat(c, trace_ref(TK_MID, 0), _("x = the stream after attention"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
+    if (su->mlp_norm.gamma)
+        stage_heat(c, trace_ref(TK_MLP_LN, 0), _("LN(x): the MLP's input"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
+    stage_heat(c, trace_ref(TK_MLP_PRE, 0), t_pre, LAB_Q, LAB_DIM, _("tokens"), _("hidden units"));
+    stage_heat(c, trace_ref(TK_MLP_ACT, 0), t_act, LAB_Q, LAB_DIM, _("tokens"), _("hidden units"));
+    stage_heat(c, trace_ref(TK_MLP_OUT, 0), _("MLP output"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
+    stage_heat(c, trace_ref(TK_STREAM, 0), _("x + MLP(x)"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
+    c->v->formula = stage_fmt(_("MLP(x) = %s(%s\xc2\xb7%s)\xc2\xb7%s, and the block hands on x + MLP(x): "
+                                "each token on its own, no attention"), act, x, in, out);
+    free(in); free(out); free(t_pre); free(t_act);
+}
+
+/* The vocabulary's column of word w, or -1. */
+static int word_index(const Setup *su, const char *w)
+{
+    for (int i = 0; i < su->nvocab; i++)
+        if (!strcmp(su->vocab[i], w)) return i;
+    return -1;
+}
+
+/* How many rows' likeliest word is the token after them, of the rows
+** whose next token is a word of the vocabulary (*of); a line for the
+** slide, or NULL when no next token is one. */
+static char *accuracy_note(const Ctx *c)
+{
+    const Mat *P = trace_at(c->T, c->s, trace_ref(TK_PROBS, 0));
+    int right = 0, of = 0;
+    for (int i = 0; P && i + 1 < c->su->nq; i++) {
+        int want = word_index(c->su, c->su->qtokens[i + 1]), best = 0;
+        if (want < 0) continue;
+        for (int j = 1; j < P->cols; j++)
+            if (mat_get(P, i, j) > mat_get(P, i, best)) best = j;
+        of++;
+        right += best == want;
+    }
+    return of ? stage_fmt(_("the likeliest word is the token that comes next in %d of %d rows"), right, of) : NULL;
+}
+
+/* The logits and probabilities of words [a, e) of those next_token shows
+** for k, each panel planned for its whole matrix's values (every page of
+** words alike, one colour scale). */
+static void word_panels(Ctx *c, int k, int a, int e, const char *t_logits)
+{
+    int nq = c->su->nq;
+    static const TraceKind kinds[2] = { TK_TOP_LOGITS, TK_TOP_PROBS };
+    const char *titles[2] = { t_logits, _("probability of the next word") };
+    for (int i = 0; i < 2; i++) {
+        TraceRef ref = trace_block_ref(kinds[i], 0, k);
+        const Mat *m = trace_at(c->T, c->s, ref);
+        Panel *p = a == 0 && e == m->cols ? stage_heat(c, ref, titles[i], LAB_Q, LAB_WORDS, _("tokens"), _("words"))
+                                          : stage_part(c, ref, 0, nq, a, e, titles[i], LAB_Q, LAB_WORDS, _("tokens"), _("words"));
+        if (i == 1) stage_as_weights(c, p);
+        if (p && (a > 0 || e < m->cols)) {
+            StageVals all = stage_trace_vals(c->pager, c->T, m);
+            stage_set_span(p, all, all);
+        }
+    }
+}
+
+/*
+** The words a page of next_token shows at most: all n when the stream (the
+** panel last added) and the two panels of every word serve as one page,
+** else the most that do beside the stream on the first page (found in
+** steps of a quarter), the same on every page (at least one).
+*/
+static int words_a_page(Ctx *c, int k, int n, const char *t_logits)
+{
+    View *v = c->v;
+    int from = v->npanels - 1, fit = n;                 /* the stream */
+    assert(from >= 0);
+    for (;;) {
+        word_panels(c, k, 0, fit, t_logits);
+        bool fits = stage_page_fits(c, &v->panels[from], v->npanels - from, v->note ? v->note : c->note, 1);
+        while (v->npanels > from + 1) stage_panel_free(&v->panels[--v->npanels]);
+        if (fits || fit <= 1) return fit;
+        fit = fit > 8 ? fit * 3 / 4 : fit - 1;
+    }
+}
+
+/* The next token: the stream the unembedding reads, and for the words
+** among some row's k likeliest, their logits and probabilities; every one
+** of those words, on pages of as many as the slide prints (the stream on
+** the first). */
+void stage_next_token(Ctx *c)
+{
+    const Setup *su = c->su;
+    int k = lesson_stage_top(c->L, c->st);
+    const Mat *ids = trace_at(c->T, c->s, trace_block_ref(TK_TOP_IDS, 0, k));
+    int n = ids ? ids->cols : 0;
+    bool ln = su->final_norm.gamma != NULL;
+    char *t_logits = stage_fmt(_("logits = %s\xc2\xb7%s%s%s"), ln ? "LN(x)" : "x", su->unembed,
+                               su->unembed_bias ? " + " : "", su->unembed_bias ? su->unembed_bias : "");
+    stage_heat(c, trace_ref(trace_unembed_input(su), 0), ln ? _("LN(x): the stream after the last block, normalised")
+               : _("x: the stream after the last block"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
+    c->v->note = accuracy_note(c);
+    int per = c->whole || n < 1 ? n : words_a_page(c, k, n, t_logits);
+    int pages = per > 0 ? (n + per - 1) / per : 1, p = c->step < pages ? c->step : pages - 1;
+    if (p > 0) stage_panel_free(&c->v->panels[--c->v->npanels]);     /* the stream: on the first page */
+    int a = p * per, e = a + per < n ? a + per : n;
+    word_panels(c, k, a, e, t_logits);
+    if (pages > 1) {
+        c->v->nsteps = pages;
+        c->v->step = p;
+        c->v->step_name = stage_fmt("w%d", p + 1);
+        c->v->step_label = stage_fmt(_("words %d\xe2\x80\x93%d of %d"), a + 1, e, n);
+        c->paged = true;
+    }
+    c->v->formula = stage_fmt(_("p(next word) = softmax(logits) over all %d words; shown: every word among some row's "
+                                "%d likeliest"), su->nvocab, k);
+    free(t_logits);
+}
+
+/* "switched off (ablated): head 1 → 0, head 3 → its mean over the tokens". */
+char *stage_ablation_note(const Ctx *c)
+{
+    const Setup *su = c->su;
+    if (!su->ablated) return NULL;
+    Buf b = {0};
+    for (int h = 1; h <= c->H; h++) {
+        if (!lesson_head_ablated(su, h)) continue;
+        if (b.len) buf_puts(&b, ", ");
+        buf_printf(&b, (su->ablate_mean & (1u << (h - 1))) ? _("head %d \xe2\x86\x92 its mean over the tokens")
+                                                             : _("head %d \xe2\x86\x92 0"), h);
+    }
+    char *note = stage_fmt(_("switched off (ablated): %s"), b.s ? b.s : "");
+    buf_free(&b);
+    return note;
+}
