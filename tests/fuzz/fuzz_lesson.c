@@ -255,13 +255,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     DrawList *d = draw_create(1280, 800);
+    LayoutFitter *fitter = layout_fitter_create(layout_measure_fixed, NULL);     /* pages cut as the program cuts them */
+    StagePager *pager = stage_pager_create(layout_fitter_fits, fitter);
     for (int k = 0; k < L->nstages; k++) {
-        View *v = stage_view(L, T, k);
+        StageOpts o = { 0, 0, false, pager };
+        View *v = stage_view_with(L, T, k, &o);
         if (!v) die("stage_view returned NULL for a stage in range", NULL);
         if (!drawn_before(L, k)) draw_view(v, d);
         explain_panels(L, T, v);
         stage_view_free(v);
     }
+    stage_pager_free(pager);
+    layout_fitter_free(fitter);
     draw_free(d);
     if (stage_view(L, T, L->nstages) || stage_view(L, T, -1)) die("stage_view accepted a stage out of range", NULL);
 

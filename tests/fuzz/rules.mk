@@ -84,9 +84,11 @@ fuzz-memory: $(FUZZ_DIR)/fuzz_lesson
 
 # Inputs that once crashed, minimised: each must now run clean. Every other
 # harness is built and run once over a few seeds too, so none of them stops
-# building unnoticed.
+# building unnoticed. The lesson harness's limit is the fuzz run's own
+# (FUZZ_ARGS): a bundled lesson's every page, and the pages the pager asks
+# the layout about, take 10-20 s under the instrumentation.
 fuzz-regressions: $(FUZZ_DIR)/fuzz_lesson $(FUZZ_DIR)/fuzz_npy $(FUZZ_DIR)/fuzz_mo $(FUZZ_DIR)/fuzz_shape $(MO_FILES)
-	$(FUZZ_DIR)/fuzz_lesson -runs=1 -timeout=10 -rss_limit_mb=2048 tests/fuzz/regressions/*
+	$(FUZZ_DIR)/fuzz_lesson -runs=1 -timeout=60 -rss_limit_mb=2048 tests/fuzz/regressions/*
 	$(FUZZ_DIR)/fuzz_npy -runs=1 -timeout=10 tests/fuzz/npy-regressions/*
 	$(FUZZ_DIR)/fuzz_mo -runs=1 -timeout=10 $(MO_FILES)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(FUZZ_DIR)/fuzz_shape -runs=1 -timeout=30 tests/scripts/*.lesson
