@@ -22,16 +22,16 @@
 **
 ** Shaping. font_shape turns (string, pixel size, weight) into a FontRun:
 ** glyph ids of particular fonts, each at a whole-pixel offset from the pen,
-** in visual (left-to-right) order. Complex text goes through libraqm
-** (HarfBuzz for shaping, FriBidi for bidirectional order): Arabic joins,
-** Devanagari conjuncts form, Hebrew and Arabic read right to left with
-** numbers and Latin words in between kept left to right. Plain text that
-** DejaVu Sans covers and that needs no shaping (Latin, Greek, Cyrillic,
-** mathematical signs) takes a fast path: one glyph per character, hinted
-** advances, no kerning, exactly as the program always placed it. Runs are
-** cached by (string, size, weight), so measuring (font_measure, given to the
-** layout) and drawing use the very same result and a steady frame does no
-** shaping at all.
+** in visual (left-to-right) order. Complex text is shaped by HarfBuzz and
+** put in bidirectional order by FriBidi: Arabic joins, Devanagari
+** conjuncts form, Hebrew and Arabic read right to left with numbers and
+** Latin words in between kept left to right. Plain text that DejaVu Sans
+** covers and that needs no shaping (Latin, Greek, Cyrillic, mathematical
+** signs) takes a fast path: one glyph per character, hinted advances, no
+** kerning, exactly as the program always placed it. Runs are cached by
+** (string, size, weight), so measuring (font_measure, given to the layout)
+** and drawing use the very same result and a steady frame does no shaping
+** at all.
 **
 ** Glyphs. Every glyph is rasterised once per (font, glyph id, pixel size,
 ** rotation) into atlas pages: ARGB8888 pixels in memory, FONT_PAGE_SIZE

@@ -12,6 +12,7 @@
 #include <ft2build.h>
 #include FT_FREETYPE_H
 #include <fontconfig/fontconfig.h>
+#include <hb.h>
 
 /* At most this many fonts in one FontSet (main, bold, fallbacks). */
 #define FONT_MAX_FACES 64
@@ -28,6 +29,8 @@ typedef struct Face {
     int strike;                 /* bitmap-only font: ppem of its strike; 0 scalable */
     FT_Size size[FONT_MAX_PX + 1];
     int cur_px;                 /* the FT_Size now active, 0 none */
+    hb_font_t *hb;              /* HarfBuzz's font over ft, made when first shaped with (font_shape.c) */
+    int hb_px;                  /* the pixel size hb was last told of */
 } Face;
 
 /* One cached glyph and its key. */
@@ -84,9 +87,13 @@ FT_Face font_face_at(FontSet *fs, int face, int px);
 ** first fallback that has it (colour fonts first when color is set);
 ** -1 when none can. */
 int font_face_for(FontSet *fs, uint32_t cp, int bold, int color);
+/* The face each of n characters is drawn with at px: the one font_face_for
+** gives (marks, joiners and selectors keep the face of the character
+** before them), the main one where that cannot open (font_shape.c). */
+void font_choose_faces(FontSet *fs, const uint32_t *cp, int n, int px, int bold, int *face);
 /* Whether cp takes no glyph of its own (controls, format characters). */
 int font_invisible(uint32_t cp);
-/* Free the run cache (font_shape.c). */
+/* Free the run cache and the HarfBuzz fonts (font_shape.c). */
 void font_runs_free(FontSet *fs);
 /* Free the glyph cache and pages (font_atlas.c). */
 void font_atlas_free(FontSet *fs);
