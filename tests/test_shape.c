@@ -1,5 +1,5 @@
 /*
-** test_shape.c: the shaping road (src/sdl/font_shape.c).
+** test_shape.c: the shaping road and the run cache (src/sdl/font_shape.c).
 **
 ** The program shaped complex text through libraqm 0.7 until it shaped with
 ** HarfBuzz itself, keeping one HarfBuzz font a face; its pictures must not
@@ -9,18 +9,31 @@
 ** ways, at sizes taken in turn so that the kept fonts change size, and
 ** must give the same glyphs at the same places. The reference is the code
 ** the program had: libraqm with the same fonts per character.
+**
+** The run cache: a frame (the layout measuring, the PNG drawing, the SVG's
+** font list) shapes each string at each size once, also when the cache is
+** full of strings no frame shows; the cache stays within its bound and
+** lets the least recently used runs go first.
 */
 #define _POSIX_C_SOURCE 200809L
 #include "suites.h"
 #include "tfonts.h"
+#include "tstages.h"
+#include "core/attn.h"
 #include "core/utf8.h"
 #include "core/util.h"
 #include "sdl/font_impl.h"
+#include "sdl/render.h"
+#include "view/layout.h"
 
 #include <raqm.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The errors of the font and render calls, for messages. */
+static Error ferr, rerr;
 
 /* Round a 26.6 value to whole pixels, halves away from zero (as the run does). */
 static int round26(long v)
@@ -213,6 +226,179 @@ START_TEST(test_random_text_shapes_as_libraqm_did)
 }
 END_TEST
 
+/* ---- the run cache ---- */
+
+/* What one frame asked of the fonts: every (pixel size, weight, text) as
+** a key "PX/BOLD/TEXT", and for each whether the layout measured it, the
+** layout's measuring shaped it, and the frame draws it. */
+typedef struct Key {
+    char *s;
+    bool measured, shaped, drawn, cached;
+} Key;
+typedef struct Asked {
+    FontSet *fs;
+    Key *keys;
+    int n, cap;
+} Asked;
+
+/* The key of (text, px, bold), its place in a->keys (added if new). */
+static Key *key_of(Asked *a, const char *text, int px, int bold)
+{
+    char *s = xmalloc(strlen(text) + 16);
+    sprintf(s, "%d/%d/%s", px, bold ? 1 : 0, text);
+    for (int i = 0; i < a->n; i++)
+        if (!strcmp(a->keys[i].s, s)) { free(s); return &a->keys[i]; }
+    if (a->n == a->cap) a->keys = xrealloc(a->keys, sizeof *a->keys * (size_t)(a->cap = a->cap ? a->cap * 2 : 256));
+    a->keys[a->n] = (Key){ s, false, false, false, false };
+    return &a->keys[a->n++];
+}
+
+/* The layout's MeasureFn: font_measure, noting what it shapes. A string
+** shaped twice in one frame fails the test. */
+static float noting_measure(void *ctx, const char *text, float size, int bold)
+{
+    Asked *a = ctx;
+    int px = font_px(size);
+    unsigned long before = a->fs->shaped;
+    float w = font_measure(a->fs, text, size, bold);
+    if (px == 0) return w;
+    Key *k = key_of(a, text, px, bold);
+    k->measured = true;
+    if (a->fs->shaped != before) {
+        ck_assert_msg(!k->shaped, "'%s' at %d px shaped twice in one layout", text, px);
+        k->shaped = true;
+    }
+    return w;
+}
+
+/* Order of keys by their text, for qsort and bsearch. */
+static int key_order(const void *x, const void *y)
+{
+    return strcmp(((const Key *)x)->s, ((const Key *)y)->s);
+}
+
+/* Mark the keys whose runs are in fs's cache now (a->keys is sorted). */
+static void mark_cached(FontSet *fs, Asked *a)
+{
+    qsort(a->keys, (size_t)a->n, sizeof *a->keys, key_order);
+    for (int i = 0; i < a->n; i++) a->keys[i].cached = false;
+    for (uint32_t i = 0; i < fs->capruns; i++) {
+        const RunEntry *e = &fs->runs[i];
+        if (!e->text) continue;
+        Key probe = { xmalloc(strlen(e->text) + 16), false, false, false, false };
+        sprintf(probe.s, "%d/%d/%s", e->px, e->bold, e->text);
+        Key *k = bsearch(&probe, a->keys, (size_t)a->n, sizeof *a->keys, key_order);
+        if (k) k->cached = true;
+        free(probe.s);
+    }
+}
+
+/* Forget every key. */
+static void forget(Asked *a)
+{
+    for (int i = 0; i < a->n; i++) free(a->keys[i].s);
+    a->n = 0;
+}
+
+/* Lay out and draw stage k of the tour as an export does (layout, the PNG's
+** drawing, the SVG's font list): the layout shapes no string twice, every
+** string it measured and the frame draws is still in the cache when the
+** drawing starts, and the drawing shapes only the strings that are not
+** (those drawn without being measured, such as most numbers in cells). */
+static void frame_shapes_once(FontSet *fs, Asked *a, const Lesson *L, const Trace *T, int k)
+{
+    Theme th = layout_theme(false);
+    LayoutCache *lc = layout_cache_create();
+    LayoutOpts o = layout_defaults(1280, 720, &th, noting_measure, a);
+    DrawList *d = draw_create(1280, 720);
+    View *v = stage_view(L, T, k);
+    forget(a);
+    layout_view(lc, v, &o, d);
+    for (int i = 0; i < d->n; i++)
+        if (d->cmds[i].kind == DRAW_TEXT && font_px(d->cmds[i].size) > 0)
+            key_of(a, draw_str(d, &d->cmds[i]), font_px(d->cmds[i].size), d->cmds[i].bold)->drawn = true;
+    mark_cached(fs, a);
+    unsigned long absent = 0, before = fs->shaped;
+    for (int i = 0; i < a->n; i++) {
+        const Key *key = &a->keys[i];
+        ck_assert_msg(!key->measured || !key->drawn || key->cached, "stage %d: '%s' was measured, then left the "
+                      "cache before it was drawn", k + 1, key->s);
+        absent += key->drawn && !key->cached;
+    }
+    Offscreen *off = render_offscreen_create(1280, 720, fs, &rerr);
+    ck_assert_ptr_nonnull(off);
+    ck_assert_int_eq(render_drawlist(off->render, d, NULL), 0);
+    free(font_families(fs, d));
+    ck_assert_msg(fs->shaped - before == absent, "stage %d: drawing shaped %lu strings, %lu were not in the cache",
+                  k + 1, fs->shaped - before, absent);
+    ck_assert_int_le(fs->nruns, FONT_RUNS_MAX);
+    render_offscreen_free(off);
+    stage_view_free(v);
+    draw_free(d);
+    layout_cache_free(lc);
+}
+
+START_TEST(test_a_frame_shapes_each_string_once)
+{
+    /* A fresh font set, then one whose run cache is full to the brim with
+    ** strings no frame shows: every stage of the tour measures, draws and
+    ** lists its fonts with one shaping per string. */
+    Lesson *L = NULL;
+    char path[] = "../lessons/01-tour.lesson";
+    L = lesson_load(path, &ferr);
+    ck_assert_msg(L != NULL, "%s", eline(&ferr));
+    Trace *T = attn_run(L, &ferr);
+    ck_assert_msg(T != NULL, "%s", eline(&ferr));
+    FontSet *fs = font_create(NULL, &ferr);
+    ck_assert_msg(fs != NULL, "%s", eline(&ferr));
+    Asked a = { fs, NULL, 0, 0 };
+    for (int k = 0; k < L->nstages; k++) frame_shapes_once(fs, &a, L, T, k);
+    for (int full = 0; full < 2; full++)
+        for (int k = 0; k < L->nstages; k++) {
+            char s[32];
+            uint32_t brim = FONT_RUNS_MAX - (uint32_t)(k % 4) * 3;     /* full, or a few runs short of it */
+            for (int i = 0; fs->nruns != brim; i++) {
+                snprintf(s, sizeof s, "filler %d.%d.%d", full, k, i);
+                font_shape(fs, s, 11 + full, 0);
+            }
+            ck_assert_int_eq(fs->nruns, brim);
+            frame_shapes_once(fs, &a, L, T, k);
+        }
+    forget(&a);
+    free(a.keys);
+    font_free(fs);
+    trace_free(T);
+    lesson_free(L);
+}
+END_TEST
+
+START_TEST(test_the_cache_keeps_what_was_used_last)
+{
+    /* Three caches' worth of strings: the cache never holds more than its
+    ** bound; a string used all along, and the last strings shaped, are
+    ** still there; the first ones, never used again, are gone. */
+    FontSet *fs = tfonts;
+    char s[32];
+    font_shape(fs, "kept all along", 14, 0);
+    for (int i = 0; i < 3 * FONT_RUNS_MAX; i++) {
+        snprintf(s, sizeof s, "string %d", i);
+        font_shape(fs, s, 14, 0);
+        ck_assert_int_le(fs->nruns, FONT_RUNS_MAX);
+        ck_assert_uint_le(fs->run_bytes, FONT_RUN_BYTES_MAX);
+        if (i % 1000 == 0) font_shape(fs, "kept all along", 14, 0);
+    }
+    unsigned long shaped = fs->shaped;
+    font_shape(fs, "kept all along", 14, 0);
+    for (int i = 3 * FONT_RUNS_MAX - 1000; i < 3 * FONT_RUNS_MAX; i++) {
+        snprintf(s, sizeof s, "string %d", i);
+        font_shape(fs, s, 14, 0);
+    }
+    ck_assert_uint_eq(fs->shaped, shaped);
+    font_shape(fs, "string 0", 14, 0);
+    ck_assert_uint_eq(fs->shaped, shaped + 1);
+}
+END_TEST
+
 /* The shape suite. */
 Suite *shape_suite(void)
 {
@@ -223,6 +409,8 @@ Suite *shape_suite(void)
     tcase_add_test(core, test_lessons_shape_as_libraqm_did);
     tcase_add_test(core, test_bidi_and_scripts_shape_as_libraqm_did);
     tcase_add_test(core, test_random_text_shapes_as_libraqm_did);
+    tcase_add_test(core, test_a_frame_shapes_each_string_once);
+    tcase_add_test(core, test_the_cache_keeps_what_was_used_last);
     suite_add_tcase(s, core);
     return s;
 }

@@ -46,6 +46,7 @@ typedef struct RunEntry {
     int px, bold;
     int width, n;
     FontRunGlyph *g;
+    uint64_t used;              /* the run cache's tick when it was last asked for */
 } RunEntry;
 
 struct FontSet {
@@ -67,10 +68,13 @@ struct FontSet {
     GlyphSlot *glyphs;
     uint32_t nglyphs, capglyphs;    /* capglyphs is a power of two */
 
-    /* run cache: open addressing; entries own their text and glyphs */
+    /* run cache: open addressing; entries own their text and glyphs; the
+    ** least recently used half goes when it is full (font.h) */
     RunEntry *runs;
     uint32_t nruns, capruns;
     size_t run_bytes;
+    uint64_t run_tick;              /* counts the runs asked for */
+    unsigned long shaped;           /* strings shaped (runs made, not found) since font_create: for tests */
 
     FontPage pages[FONT_MAX_PAGES];
     int shelf_x[FONT_MAX_PAGES];    /* next free column on the current shelf */

@@ -24,9 +24,10 @@
 ** of overrides no one closes costs what plain Latin costs, instead of a
 ** HarfBuzz run per word.
 **
-** Runs are cached by (string, pixel size, weight). The cache is bounded:
-** when it holds too many runs or bytes it is emptied and refilled, which a
-** steady frame never triggers.
+** Runs are cached by (string, pixel size, weight), within the bounds and
+** by the rule font.h gives: a tick counts the runs asked for, each run
+** keeps the tick of its last use, and when a new run would pass a bound
+** the older half goes.
 */
 #include "font_impl.h"
 #include "core/utf8.h"
@@ -36,12 +37,9 @@
 #include <hb.h>
 #include <hb-ft.h>
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The run cache is emptied beyond this many runs or bytes. */
-#define RUNS_MAX      32768
-#define RUN_BYTES_MAX (32u << 20)
 
 /* Whether cp can be placed without shaping when the main font has it. */
 static int simple_cp(uint32_t cp)
@@ -80,25 +78,70 @@ static uint32_t hash_key(const char *s, int px, int bold)
     return h ? h : 1;
 }
 
-/* Empty the run cache (memory for the table is kept). */
-static void runs_clear(FontSet *fs)
+/* What a run holds in memory: its text and glyphs. */
+static size_t run_size(const RunEntry *e)
 {
-    for (uint32_t i = 0; i < fs->capruns; i++) {
-        free(fs->runs[i].text);
-        free(fs->runs[i].g);
-    }
-    if (fs->runs) memset(fs->runs, 0, sizeof *fs->runs * fs->capruns);
+    return strlen(e->text) + 1 + sizeof *e->g * (size_t)e->n;
+}
+
+/* Move the runs last used at or after tick `from` into a table of cap
+** slots (a power of two), letting the others go. */
+static void runs_rebuild(FontSet *fs, uint32_t cap, uint64_t from)
+{
+    RunEntry *t = xcalloc(cap, sizeof *t);
     fs->nruns = 0;
     fs->run_bytes = 0;
+    for (uint32_t i = 0; i < fs->capruns; i++) {
+        RunEntry *e = &fs->runs[i];
+        if (!e->text) continue;
+        if (e->used < from) {
+            free(e->text);
+            free(e->g);
+            continue;
+        }
+        uint32_t j = e->hash & (cap - 1);
+        while (t[j].text) j = (j + 1) & (cap - 1);
+        t[j] = *e;
+        fs->nruns++;
+        fs->run_bytes += run_size(e);
+    }
+    free(fs->runs);
+    fs->runs = t;
+    fs->capruns = cap;
+}
+
+/* Order of ticks, for qsort. */
+static int tick_order(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Let the least recently used half of the runs go (at least one). */
+static void runs_evict(FontSet *fs)
+{
+    uint64_t *used = xmalloc(sizeof *used * (fs->nruns ? fs->nruns : 1));
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < fs->capruns; i++)
+        if (fs->runs[i].text) used[n++] = fs->runs[i].used;
+    assert(n == fs->nruns && n > 0);
+    qsort(used, n, sizeof *used, tick_order);
+    uint64_t from = used[(n - 1) / 2] + 1;      /* ticks are never equal: n / 2 runs stay */
+    free(used);
+    runs_rebuild(fs, fs->capruns, from);
 }
 
 /* Free the run cache and the HarfBuzz fonts. */
 void font_runs_free(FontSet *fs)
 {
-    runs_clear(fs);
+    for (uint32_t i = 0; i < fs->capruns; i++) {
+        free(fs->runs[i].text);
+        free(fs->runs[i].g);
+    }
     free(fs->runs);
     fs->runs = NULL;
-    fs->capruns = 0;
+    fs->capruns = fs->nruns = 0;
+    fs->run_bytes = 0;
     for (int i = 0; i < fs->nfaces; i++) {
         if (fs->face[i].hb) hb_font_destroy(fs->face[i].hb);
         fs->face[i].hb = NULL;
@@ -438,7 +481,7 @@ static int shape(FontSet *fs, const char *text, int px, int bold, GlyphList *out
     return w;
 }
 
-/* Find or make the cached run. */
+/* Find or make the cached run (the rule is in font.h). */
 FontRun font_shape(FontSet *fs, const char *text, int px, int bold)
 {
     FontRun none = { 0, 0, NULL };
@@ -448,30 +491,23 @@ FontRun font_shape(FontSet *fs, const char *text, int px, int bold)
     if (fs->capruns) {
         for (uint32_t i = h & (fs->capruns - 1); fs->runs[i].text; i = (i + 1) & (fs->capruns - 1)) {
             RunEntry *e = &fs->runs[i];
-            if (e->hash == h && e->px == px && e->bold == bold && !strcmp(e->text, text))
+            if (e->hash == h && e->px == px && e->bold == bold && !strcmp(e->text, text)) {
+                e->used = ++fs->run_tick;
                 return (FontRun){ e->width, e->n, e->g };
+            }
         }
     }
     GlyphList l = { NULL, 0, 0 };
     int width = shape(fs, text, px, bold, &l);
-    size_t bytes = strlen(text) + 1 + sizeof *l.g * (size_t)l.n;
-    if (fs->nruns + 1 > RUNS_MAX || fs->run_bytes + bytes > RUN_BYTES_MAX) runs_clear(fs);
-    if ((fs->nruns + 1) * 2 >= fs->capruns) {
-        uint32_t ncap = fs->capruns ? fs->capruns * 2 : 1024;
-        RunEntry *t = xcalloc(ncap, sizeof *t);
-        for (uint32_t i = 0; i < fs->capruns; i++) {
-            if (!fs->runs[i].text) continue;
-            uint32_t j = fs->runs[i].hash & (ncap - 1);
-            while (t[j].text) j = (j + 1) & (ncap - 1);
-            t[j] = fs->runs[i];
-        }
-        free(fs->runs);
-        fs->runs = t;
-        fs->capruns = ncap;
-    }
+    fs->shaped++;
+    RunEntry e = { xstrdup(text), h, px, bold, width, l.n, l.g, ++fs->run_tick };
+    size_t bytes = run_size(&e);
+    while (fs->nruns > 0 && (fs->nruns + 1 > FONT_RUNS_MAX || fs->run_bytes + bytes > FONT_RUN_BYTES_MAX))
+        runs_evict(fs);
+    if ((fs->nruns + 1) * 2 >= fs->capruns) runs_rebuild(fs, fs->capruns ? fs->capruns * 2 : 1024, 0);
     uint32_t i = h & (fs->capruns - 1);
     while (fs->runs[i].text) i = (i + 1) & (fs->capruns - 1);
-    fs->runs[i] = (RunEntry){ xstrdup(text), h, px, bold, width, l.n, l.g };
+    fs->runs[i] = e;
     fs->nruns++;
     fs->run_bytes += bytes;
     return (FontRun){ width, l.n, l.g };
