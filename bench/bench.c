@@ -15,6 +15,7 @@
 **                        (a frame of a view laid out before, as the window
 **                        lays it out again: the page kept, outlines drawn)
 **   layout_ms_first_max  the same, for the first layout of each stage's view
+**                        (with the fonts warmed at start-up as the window's)
 **   layout_ms_plan_max   the same, with the page planned at every layout
 **                        (layout_cache_forget_page before each)
 **   export_png_ms        app_shot_write of a 7-token softmax stage to a PNG
@@ -942,6 +943,7 @@ int main(int argc, char **argv)
     if (wanted(&B, "start_")) bench_start_use(&B);
     B.fonts = font_create(NULL, &ferr);
     if (!B.fonts) die("%s", errline(&ferr));
+    font_warm(B.fonts);                 /* as the window does: fontconfig ready before a script needs it */
 
     static const int sizes[] = { 8, 16, 64, 256 };
     for (int i = 0; i < 4; i++) {

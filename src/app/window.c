@@ -669,6 +669,7 @@ int app_window(const WindowArgs *args)
         SDL_Quit();
         return error_exit_code(&err);
     }
+    font_warm(w.fonts);                 /* fontconfig starts while the window opens */
     w.want_w = args->width;
     w.want_h = args->height;
     open_window(&w, a->doc ? a->doc->L->title : "attnlab");

@@ -6,12 +6,14 @@
 ** fallback list that has it (Noto Sans CJK, Noto Sans Devanagari, ...;
 ** emoji from a colour font such as Noto Color Emoji). Fallback fonts are
 ** opened only when a string needs them, and fontconfig itself is started
-** only then, so a lesson in Latin, Greek or Cyrillic reads no other font
-** and no font configuration. font_create takes DejaVu Sans from Debian's
-** /usr/share/fonts/truetype/dejavu/, or where fontconfig finds it when it
-** is not there, or an explicit file (the app's --font option, which then
-** comes first, before DejaVu Sans's fallbacks); on failure it returns NULL
-** and its Error says what to install. Nothing exits.
+** only then (or on a thread of its own when font_warm asks, as the window
+** does), so an export of a lesson in Latin, Greek or Cyrillic reads no
+** other font and no font configuration. font_create takes DejaVu Sans
+** from Debian's /usr/share/fonts/truetype/dejavu/, or where fontconfig
+** finds it when it is not there, or an explicit file (the app's --font
+** option, which then comes first, before DejaVu Sans's fallbacks); on
+** failure it returns NULL and its Error says what to install. Nothing
+** exits.
 **
 **     Error e;
 **     FontSet *fs = font_create(NULL, &e);     // or font_create("/x/y.ttf", &e)
@@ -152,6 +154,15 @@ typedef struct FontPage {
 FontSet *font_create(const char *path, Error *err);
 /* Release a FontSet and everything it owns (NULL is fine). */
 void font_free(FontSet *fs);
+/* Start fontconfig and sort DejaVu Sans's fallback lists on a thread of
+** their own, so that the first string in a script DejaVu Sans lacks does
+** not wait for them (fontconfig's start and one list: about 41 million
+** instructions, 5 to 20 ms): the window calls it at start-up; a
+** one-picture export does not, since a Latin lesson never needs
+** fontconfig. The FontSet takes the result when
+** it first needs fontconfig, waiting for the thread if it still runs.
+** Nothing when fontconfig has started already. */
+void font_warm(FontSet *fs);
 /* The file used for a weight (0 regular, 1 bold). */
 const char *font_path(const FontSet *fs, int bold);
 

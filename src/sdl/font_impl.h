@@ -13,6 +13,7 @@
 #include FT_FREETYPE_H
 #include <fontconfig/fontconfig.h>
 #include <hb.h>
+#include <pthread.h>
 
 /* At most this many fonts in one FontSet (main, bold, fallbacks). */
 #define FONT_MAX_FACES 64
@@ -49,6 +50,12 @@ typedef struct RunEntry {
     uint64_t used;              /* the run cache's tick when it was last asked for */
 } RunEntry;
 
+/* What font_warm's thread makes, for the FontSet to take (font.c). */
+typedef struct FontWarm {
+    FcConfig *fc;
+    FcFontSet *sorted[2];
+} FontWarm;
+
 struct FontSet {
     FT_Library lib;
     FcConfig *fc;                   /* fontconfig once started (fc_config), for fallback queries; NULL if unavailable */
@@ -57,6 +64,9 @@ struct FontSet {
     int nfaces;
     FcFontSet *sorted[2];           /* DejaVu Sans's fallback list per weight, lazily */
     int sorted_done[2];
+    pthread_t warm_thread;          /* font_warm's, while warming */
+    int warming;                    /* 1: the thread was started and is not joined yet */
+    FontWarm warm;                  /* the thread's alone until it is joined */
     /* code point -> face cache for characters the main font lacks */
     uint32_t *fb_keys;              /* cp << 1 | bold, plus 1 (0 = empty) */
     int16_t *fb_face;               /* face, or -1 for none */
