@@ -37,7 +37,8 @@
 **   start_*              a one-stage export's start: time, memory, page
 **                        faults and instructions (bench/start.c)
 **   model_layer_*        a GPT-2 small layer at 1024 tokens: first frame,
-**                        hover, steps and memory (bench/model.c)
+**                        hover, steps (also with the pointer resting on a
+**                        cell) and memory (bench/model.c)
 **   png_*                each PNG encoder on the tour's stages (build/bench_png)
 **
 ** Usage: bench [--attnlab PATH] [--lessons DIR] [--script PATH]
