@@ -65,8 +65,10 @@ PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 libpng fontc
 PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)))$(PKG_LIBS)
 # The program itself does not link SDL2: it loads it when a window opens
 # (src/sdl/sdl_dyn.h), so that an export starts without its fifty libraries.
-# The tests and the benchmark link it (they call SDL directly).
-APP_LIBS   = $(eval APP_LIBS := $$(shell pkg-config --libs libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)) -ldl)$(APP_LIBS)
+# The tests and the benchmark link it (they call SDL directly). Nor libraqm:
+# the program shapes with HarfBuzz and FriBidi itself (src/sdl/font_shape.c);
+# the tests compare its runs with libraqm's (tests/test_shape.c).
+APP_LIBS   = $(eval APP_LIBS := $$(shell pkg-config --libs libpng fontconfig freetype2 harfbuzz fribidi libunibreak libzip $(FAST_PKG)) -ldl)$(APP_LIBS)
 CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell pkg-config --cflags check))$(CHECK_CFLAGS)
 CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
 

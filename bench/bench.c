@@ -15,6 +15,7 @@
 **                        (a frame of a view laid out before, as the window
 **                        lays it out again: the page kept, outlines drawn)
 **   layout_ms_first_max  the same, for the first layout of each stage's view
+**                        (with the fonts warmed at start-up as the window's)
 **   layout_ms_plan_max   the same, with the page planned at every layout
 **                        (layout_cache_forget_page before each)
 **   export_png_ms        app_shot_write of a 7-token softmax stage to a PNG
@@ -36,7 +37,8 @@
 **   start_*              a one-stage export's start: time, memory, page
 **                        faults and instructions (bench/start.c)
 **   model_layer_*        a GPT-2 small layer at 1024 tokens: first frame,
-**                        hover, steps and memory (bench/model.c)
+**                        hover, steps (also with the pointer resting on a
+**                        cell) and memory (bench/model.c)
 **   png_*                each PNG encoder on the tour's stages (build/bench_png)
 **
 ** Usage: bench [--attnlab PATH] [--lessons DIR] [--script PATH]
@@ -953,6 +955,7 @@ int main(int argc, char **argv)
     if (!B.fonts) die("%s", errline(&ferr));
     B.fitter = layout_fitter_create(font_measure, B.fonts);
     B.pager = stage_pager_create(layout_fitter_fits, B.fitter);
+    font_warm(B.fonts);                 /* as the window does: fontconfig ready before a script needs it */
 
     static const int sizes[] = { 8, 16, 64, 256 };
     for (int i = 0; i < 4; i++) {

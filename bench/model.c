@@ -15,6 +15,11 @@
 **                               hover, explanation, outlines, frame, drawing
 **   model_layer_step_ms         a step to the next stage or back (a new view,
 **                               laid out for the first time), frame, drawing
+**   model_layer_step_pointer_ms the same step with the pointer resting on the
+**                               first cell of the frame before it, as the
+**                               window draws it: the cell of the new view
+**                               that is under the pointer is hovered and the
+**                               frame drawn again (app_frame_pointer)
 **   model_layer_rss_mb          peak memory of `attnlab --export` of the lesson
 **   model_layer_matrices_mb     one copy of every matrix it holds: the inputs
 **                               and everything the trace computes, the floor
@@ -114,13 +119,15 @@ typedef struct ModelRun {
     const char *path;
     int i;                      /* which sample this is (hover and step walk on) */
     int split;                  /* print each sample's parts (--detail) */
+    bool pointer;               /* the pointer rests at (x, y) on the canvas */
+    float x, y;
 } ModelRun;
 
-/* Draw the state; *lay (if not NULL) gets the time of app_frame alone. */
+/* Draw the state; *lay (if not NULL) gets the time of the frame alone. */
 static void frame(ModelRun *m, double *lay)
 {
     double t0 = bench_now_ms();
-    app_frame(m->a, MODEL_W, MODEL_HT, font_measure, m->fonts, m->d);
+    app_frame_pointer(m->a, MODEL_W, MODEL_HT, font_measure, m->fonts, m->d, m->pointer, m->x, m->y);
     if (lay) *lay = bench_now_ms() - t0;
     render_drawlist(m->o->render, m->d, NULL);
 }
@@ -153,18 +160,24 @@ static double hover_once(void *ctx)
     return t;
 }
 
-/* One step: forward through the stages, then back to the first. */
+/* One step: forward through the stages, then back to the first (with the
+** pointer, where the first cell of the frame before it was). */
 static double step_once(void *ctx)
 {
     ModelRun *m = ctx;
+    Rect cell;
+    if (m->pointer && draw_cell_rect(m->d, 0, 0, 0, &cell)) {
+        m->x = cell.x + cell.w / 2;
+        m->y = cell.y + cell.h / 2;
+    }
     double t0 = bench_now_ms();
     if (m->a->stage + 1 < m->a->doc->L->nstages) app_next(m->a);
     else app_first(m->a);
     double t1 = bench_now_ms(), lay;
     frame(m, &lay);
     double t = bench_now_ms() - t0;
-    if (m->split) fprintf(stderr, "    step to stage %d: state %.2f, frame %.2f, draw %.2f ms\n", m->a->stage + 1,
-                          t1 - t0, lay, t - (t1 - t0) - lay);
+    if (m->split) fprintf(stderr, "    step to stage %d%s: state %.2f, frame %.2f, draw %.2f ms\n", m->a->stage + 1,
+                          m->a->hover_panel >= 0 ? " (a cell under the pointer)" : "", t1 - t0, lay, t - (t1 - t0) - lay);
     return t;
 }
 
@@ -173,7 +186,7 @@ void bench_model(Bench *B)
 {
     Error rerr;
     ModelRun m = { NULL, draw_create(MODEL_W, MODEL_HT), render_offscreen_create(MODEL_W, MODEL_HT, B->fonts, &rerr),
-                   B->fonts, model_path(B), 0, 0 };
+                   B->fonts, model_path(B), 0, 0, false, MODEL_W / 2.0f, MODEL_HT / 2.0f };
     if (!m.o) die("offscreen: %s", rerr.msg);
     double first = measure(first_once, &m, 1, B->quick ? 1 : 3, B->quick ? 1 : 3, 0);
     figure("model_layer_first_frame_ms", first, "ms");
@@ -200,6 +213,13 @@ void bench_model(Bench *B)
     figure("model_layer_step_ms", step, "ms");
     m.split = B->detail;
     for (int i = 0; B->detail && i < 6; i++) step_once(&m);
+    m.split = 0;
+    m.pointer = true;
+    step = measure(step_once, &m, 3, B->quick ? 3 : 12, B->quick ? 3 : 12, 0);
+    figure("model_layer_step_pointer_ms", step, "ms");
+    m.split = B->detail;
+    for (int i = 0; B->detail && i < 6; i++) step_once(&m);
+    m.pointer = false;
     figure("model_layer_matrices_mb", matrices_mb(m.a), "MB");
     app_free(m.a);
     render_offscreen_free(m.o);

@@ -32,6 +32,7 @@ Suite *npy_suite(void);
 Suite *highlight_suite(void);
 Suite *utf8_suite(void);
 Suite *text_suite(void);
+Suite *shape_suite(void);
 Suite *textbreak_suite(void);
 Suite *i18n_suite(void);
 Suite *keys_suite(void);

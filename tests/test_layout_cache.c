@@ -1,6 +1,8 @@
 /*
 ** test_layout_cache.c: what a LayoutCache computes from a view's matrices,
-** against the plain definitions.
+** against the plain definitions; what it keeps from one layout to the
+** next, against fresh layouts; and how often the window's frames plan a
+** page.
 */
 #include "suites.h"
 #include "tstages.h"
@@ -11,6 +13,8 @@
 #include "core/compute/trace.h"
 #include "core/util.h"
 #include "view/svg.h"
+#include "app/frame.h"
+#include "app/state.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -226,6 +230,55 @@ START_TEST(test_a_layout_is_the_same_whatever_came_before)
 }
 END_TEST
 
+/* The frame of state a as SVG, with a's cache. */
+static char *frame_svg(AppState *a, DrawList *d)
+{
+    app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
+    return svg_write(d, "t", "d", NULL);
+}
+
+START_TEST(test_a_step_under_the_pointer_is_planned_once)
+{
+    /* The window after a step, the pointer resting where a cell of the new
+    ** stage is (app_frame_pointer): that cell is hovered and the page is
+    ** planned once, not a second time for the outlines; the frame is the
+    ** one a state that hovered the cell first draws. A shot of the frame
+    ** (S lays it out again) plans nothing. */
+    AppState *a = app_create(), *b = app_create();
+    ck_assert_int_eq(app_open(a, "../lessons/01-tour.lesson"), 0);
+    ck_assert_int_eq(app_open(b, "../lessons/01-tour.lesson"), 0);
+    DrawList *d = draw_create(1280, 800);
+    int hovered = 0;
+    for (int k = 0; k < a->doc->L->nstages; k++) {
+        app_goto(a, k + 1);
+        app_goto(b, k + 1);
+        app_frame(b, 1280, 800, layout_measure_fixed, NULL, d);
+        Rect cell;
+        if (!draw_cell_rect(d, 0, 1, 1, &cell)) continue;          /* a stage of plots */
+        app_hover(b, 0, 1, 1);
+        char *want = frame_svg(b, d);
+        uint64_t before = a->layout->layouts;
+        app_frame_pointer(a, 1280, 800, layout_measure_fixed, NULL, d, true, cell.x + cell.w / 2, cell.y + cell.h / 2);
+        ck_assert_msg(a->hover_panel == 0 && a->hover_row == 1 && a->hover_col == 1, "stage %d: the cell under the "
+                      "pointer is not hovered", k + 1);
+        ck_assert_msg(a->layout->layouts - before == 1, "stage %d: %d pages planned for one frame", k + 1,
+                      (int)(a->layout->layouts - before));
+        char *got = svg_write(d, "t", "d", NULL);
+        ck_assert_msg(!strcmp(got, want), "stage %d: the frame differs from a fresh one's", k + 1);
+        free(got);
+        got = frame_svg(a, d);
+        ck_assert_msg(a->layout->layouts - before == 1 && !strcmp(got, want), "stage %d: the shot's frame", k + 1);
+        free(got);
+        free(want);
+        hovered++;
+    }
+    ck_assert_int_ge(hovered, 8);
+    draw_free(d);
+    app_free(a);
+    app_free(b);
+}
+END_TEST
+
 /* The layout cache suite. */
 Suite *layout_cache_suite(void)
 {
@@ -235,6 +288,7 @@ Suite *layout_cache_suite(void)
     tcase_add_test(core, test_stats_are_kept_per_trace);
     tcase_add_test(core, test_labels_measured_once_a_view);
     tcase_add_test(core, test_a_layout_is_the_same_whatever_came_before);
+    tcase_add_test(core, test_a_step_under_the_pointer_is_planned_once);
     suite_add_tcase(s, core);
     return s;
 }

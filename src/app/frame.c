@@ -33,6 +33,7 @@ static LayoutOpts opts_from_state(const AppState *a, int w, int h, const Theme *
         memcpy(o.marks, a->explained.marks, sizeof *o.marks * (size_t)o.nmarks);
     }
     o.hidden = a->hidden;
+    o.keep_first = true;        /* a frame is laid out again at once: the cell under the pointer, a shot */
     return o;
 }
 
@@ -330,4 +331,18 @@ void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, Dr
     if (a->error[0] && !a->web)                      /* over everything, never dimmed (the page has its own line) */
         banner(out, a->error, true, true, &th, w, h, size * 0.85f, measure, ctx);
     app_prompt_draw(a, &th, w, h, size, measure, ctx, out);
+}
+
+/* The frame, then the cell under the pointer hovered and the frame again
+** when it is not the cell explained. */
+void app_frame_pointer(AppState *a, int w, int h, MeasureFn measure, void *ctx, DrawList *out, bool pointer, float x,
+                       float y)
+{
+    app_frame(a, w, h, measure, ctx, out);
+    if (!pointer || a->pinned) return;
+    int p, r, c;
+    draw_cell_at(out, x, y, &p, &r, &c);
+    if (p == a->hover_panel && r == a->hover_row && c == a->hover_col) return;
+    app_hover(a, p, r, c);
+    app_frame(a, w, h, measure, ctx, out);
 }

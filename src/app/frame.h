@@ -20,5 +20,15 @@
 
 /* Draw the whole frame into out (cleared first). */
 void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, DrawList *out);
+/* The frame as the window draws it with the pointer at (x, y) on the canvas
+** (pixels; pointer false when it is not over it): app_frame, then, unless
+** an explanation is pinned, when the pointer rests on another cell than
+** the one hovered (a step brought a new view under it), that cell hovered
+** (app_hover: the one change to the state) and the frame drawn again. The
+** page is planned once: a frame keeps it from its first layout
+** (LayoutOpts.keep_first), so the second copies it and draws the outlines
+** and the explanation. */
+void app_frame_pointer(AppState *a, int w, int h, MeasureFn measure, void *ctx, DrawList *out, bool pointer, float x,
+                       float y);
 
 #endif

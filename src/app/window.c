@@ -515,18 +515,12 @@ static void draw(Win *w)
     w->sx = ww > 0 ? (float)w->out_w / (float)ww : 1.0f;
     w->sy = wh > 0 ? (float)w->out_h / (float)wh : 1.0f;
     w->a->now = SDL_GetTicks() / 1000.0;
-    app_frame(w->a, w->out_w, w->out_h, font_measure, w->fonts, w->list);
     /* After a stage change the pointer may rest on a new cell: hover it
-    ** without waiting for the mouse to move. */
-    int mx, my, p, r, c;
-    if (!w->a->pinned && (SDL_GetMouseFocus() == w->win)) {
-        SDL_GetMouseState(&mx, &my);
-        cell_at(w, mx, my, &p, &r, &c);
-        if (p != w->a->hover_panel || r != w->a->hover_row || c != w->a->hover_col) {
-            app_hover(w->a, p, r, c);
-            app_frame(w->a, w->out_w, w->out_h, font_measure, w->fonts, w->list);
-        }
-    }
+    ** without waiting for the mouse to move (the page is planned once). */
+    int mx, my;
+    SDL_GetMouseState(&mx, &my);
+    app_frame_pointer(w->a, w->out_w, w->out_h, font_measure, w->fonts, w->list, SDL_GetMouseFocus() == w->win,
+                      (float)mx * w->sx, (float)my * w->sy);
     render_drawlist(w->rd, w->list, NULL);          /* a glyph that cannot be drawn is missing from this frame */
     SDL_RenderPresent(w->ren);
     w->last_frame = SDL_GetTicks();
@@ -671,6 +665,7 @@ int app_window(const WindowArgs *args)
         return error_exit_code(&err);
     }
     app_set_measure(a, font_measure, w.fonts);      /* pages cut as these fonts lay them out */
+    font_warm(w.fonts);                 /* fontconfig starts while the window opens */
     w.want_w = args->width;
     w.want_h = args->height;
     open_window(&w, a->doc ? a->doc->L->title : "attnlab");

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,13 +109,66 @@ static char *fc_find(FcConfig *cfg, int bold, int *got_bold, char *other, size_t
     return found;
 }
 
+/* DejaVu Sans's fallback list at a weight, as fontconfig sorts the fonts
+** of fc for it (NULL when it cannot). */
+static FcFontSet *fallback_list(FcConfig *fc, int bold)
+{
+    FcPattern *pat = FcPatternBuild(NULL,
+        FC_FAMILY, FcTypeString, (const FcChar8 *)"DejaVu Sans",
+        FC_WEIGHT, FcTypeInteger, bold ? FC_WEIGHT_BOLD : FC_WEIGHT_REGULAR,
+        FC_SLANT, FcTypeInteger, FC_SLANT_ROMAN,
+        (char *)0);
+    if (!pat) return NULL;
+    FcConfigSubstitute(fc, pat, FcMatchPattern);
+    FcDefaultSubstitute(pat);
+    FcResult res = FcResultNoMatch;
+    FcFontSet *set = FcFontSort(fc, pat, FcTrue, NULL, &res);
+    FcPatternDestroy(pat);
+    return set;
+}
+
+/* The warming thread (font_warm): fontconfig started and both fallback
+** lists sorted, into the FontWarm it is given and nothing else. */
+static void *warm(void *arg)
+{
+    FontWarm *w = arg;
+    w->fc = FcInitLoadConfigAndFonts();
+    for (int b = 0; b < 2 && w->fc; b++) w->sorted[b] = fallback_list(w->fc, b);
+    return NULL;
+}
+
+/* What the warming thread made, taken (after waiting for it to end) the
+** first time fontconfig is needed; nothing when no thread was started. */
+static void warm_join(FontSet *fs)
+{
+    if (!fs->warming) return;
+    pthread_join(fs->warm_thread, NULL);
+    fs->warming = 0;
+    fs->fc_started = 1;
+    fs->fc = fs->warm.fc;
+    for (int b = 0; b < 2; b++) {
+        fs->sorted[b] = fs->warm.sorted[b];
+        fs->sorted_done[b] = fs->fc != NULL;
+    }
+}
+
+/* Start fontconfig and sort the fallback lists on a thread of their own. */
+void font_warm(FontSet *fs)
+{
+    if (!fs || fs->fc_started || fs->warming) return;
+    memset(&fs->warm, 0, sizeof fs->warm);
+    if (pthread_create(&fs->warm_thread, NULL, warm, &fs->warm) == 0) fs->warming = 1;
+}
+
 /* fontconfig, started the first time it is needed: finding DejaVu Sans
 ** where Debian does not put it, fallback fonts, installed packages. Its
 ** start reads every configuration file and font cache of the system, half
 ** of a one-stage export's time, which a lesson in Latin, Greek or Cyrillic
-** never needs. NULL when it cannot start. */
+** never needs (the window starts it early on a thread: font_warm). NULL
+** when it cannot start. */
 static FcConfig *fc_config(FontSet *fs)
 {
+    warm_join(fs);
     if (!fs->fc_started) {
         fs->fc_started = 1;
         fs->fc = FcInitLoadConfigAndFonts();
@@ -250,6 +304,7 @@ FontSet *font_create(const char *path, Error *err)
 void font_free(FontSet *fs)
 {
     if (!fs) return;
+    warm_join(fs);
     font_runs_free(fs);
     font_atlas_free(fs);
     for (int i = 0; i < fs->nfaces; i++) {
@@ -365,20 +420,11 @@ int font_invisible(uint32_t cp)
 /* DejaVu Sans's fallback list at a weight, asked of fontconfig once. */
 static FcFontSet *sorted_list(FontSet *fs, int bold)
 {
+    warm_join(fs);
     if (fs->sorted_done[bold]) return fs->sorted[bold];
     fs->sorted_done[bold] = 1;
     if (!fc_config(fs)) return NULL;
-    FcPattern *pat = FcPatternBuild(NULL,
-        FC_FAMILY, FcTypeString, (const FcChar8 *)"DejaVu Sans",
-        FC_WEIGHT, FcTypeInteger, bold ? FC_WEIGHT_BOLD : FC_WEIGHT_REGULAR,
-        FC_SLANT, FcTypeInteger, FC_SLANT_ROMAN,
-        (char *)0);
-    if (!pat) return NULL;
-    FcConfigSubstitute(fs->fc, pat, FcMatchPattern);
-    FcDefaultSubstitute(pat);
-    FcResult res = FcResultNoMatch;
-    fs->sorted[bold] = FcFontSort(fs->fc, pat, FcTrue, NULL, &res);
-    FcPatternDestroy(pat);
+    fs->sorted[bold] = fallback_list(fs->fc, bold);
     return fs->sorted[bold];
 }
 

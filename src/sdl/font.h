@@ -6,12 +6,14 @@
 ** fallback list that has it (Noto Sans CJK, Noto Sans Devanagari, ...;
 ** emoji from a colour font such as Noto Color Emoji). Fallback fonts are
 ** opened only when a string needs them, and fontconfig itself is started
-** only then, so a lesson in Latin, Greek or Cyrillic reads no other font
-** and no font configuration. font_create takes DejaVu Sans from Debian's
-** /usr/share/fonts/truetype/dejavu/, or where fontconfig finds it when it
-** is not there, or an explicit file (the app's --font option, which then
-** comes first, before DejaVu Sans's fallbacks); on failure it returns NULL
-** and its Error says what to install. Nothing exits.
+** only then (or on a thread of its own when font_warm asks, as the window
+** does), so an export of a lesson in Latin, Greek or Cyrillic reads no
+** other font and no font configuration. font_create takes DejaVu Sans
+** from Debian's /usr/share/fonts/truetype/dejavu/, or where fontconfig
+** finds it when it is not there, or an explicit file (the app's --font
+** option, which then comes first, before DejaVu Sans's fallbacks); on
+** failure it returns NULL and its Error says what to install. Nothing
+** exits.
 **
 **     Error e;
 **     FontSet *fs = font_create(NULL, &e);     // or font_create("/x/y.ttf", &e)
@@ -22,16 +24,27 @@
 **
 ** Shaping. font_shape turns (string, pixel size, weight) into a FontRun:
 ** glyph ids of particular fonts, each at a whole-pixel offset from the pen,
-** in visual (left-to-right) order. Complex text goes through libraqm
-** (HarfBuzz for shaping, FriBidi for bidirectional order): Arabic joins,
-** Devanagari conjuncts form, Hebrew and Arabic read right to left with
-** numbers and Latin words in between kept left to right. Plain text that
-** DejaVu Sans covers and that needs no shaping (Latin, Greek, Cyrillic,
-** mathematical signs) takes a fast path: one glyph per character, hinted
-** advances, no kerning, exactly as the program always placed it. Runs are
-** cached by (string, size, weight), so measuring (font_measure, given to the
-** layout) and drawing use the very same result and a steady frame does no
-** shaping at all.
+** in visual (left-to-right) order. Complex text is shaped by HarfBuzz and
+** put in bidirectional order by FriBidi: Arabic joins, Devanagari
+** conjuncts form, Hebrew and Arabic read right to left with numbers and
+** Latin words in between kept left to right. Plain text that DejaVu Sans
+** covers and that needs no shaping (Latin, Greek, Cyrillic, mathematical
+** signs) takes a fast path: one glyph per character, hinted advances, no
+** kerning, exactly as the program always placed it.
+**
+** The run cache. The FontSet owns a cache of runs, keyed by (string, pixel
+** size, weight): nothing else changes a run, since a FontSet's fonts and
+** the order it falls back through them are fixed for its life, and the
+** language HarfBuzz is told is the process's, read once. Measuring
+** (font_measure, given to the layout) and every drawing of the list laid
+** out (render.c's window and PNG, the SVG's font list font_families, the
+** PDF) use the very same run, so a frame shapes each string at each size
+** once, and a steady frame shapes nothing. It is bounded: at most
+** FONT_RUNS_MAX runs and FONT_RUN_BYTES_MAX bytes of text and glyphs. When
+** a new run would pass either bound, the least recently used half of the
+** runs goes (asked for by any call: a hit counts as a use), so a frame of
+** fewer than FONT_RUNS_MAX / 2 strings still finds, when it draws, every
+** run it measured. Nothing else removes a run before font_free.
 **
 ** Glyphs. Every glyph is rasterised once per (font, glyph id, pixel size,
 ** rotation) into atlas pages: ARGB8888 pixels in memory, FONT_PAGE_SIZE
@@ -45,9 +58,10 @@
 **
 ** Ownership: the FontSet owns its fonts, runs, glyphs and pages. font_glyph
 ** returns a copy. A FontRun from font_shape stays valid until the next
-** font_shape or font_measure call. Pages are created on demand and live
-** as long as the FontSet: font_cache_reset empties them in place but never
-** frees one, so a page index a frame holds stays valid. A page's pixels
+** font_shape or font_measure call (a new run may make older ones go).
+** Pages are created on demand and live as long as the FontSet:
+** font_cache_reset empties them in place but never frees one, so a page
+** index a frame holds stays valid. A page's pixels
 ** move when it grows (font_glyph may grow it): read them through
 ** font_page at each use, never keep the pointer across a font_glyph.
 */
@@ -76,6 +90,9 @@
 ** renderer draws rectangles and lines with it, tinted, so that they share
 ** one texture (and one draw call) with the text. */
 #define FONT_WHITE 4
+/* The run cache holds at most this many runs and bytes (see above). */
+#define FONT_RUNS_MAX 32768
+#define FONT_RUN_BYTES_MAX ((size_t)32 << 20)
 /* Font files larger than this are refused (the biggest CJK collections are
 ** about 20 MiB). */
 #define FONT_MAX_FILE ((size_t)64 << 20)
@@ -137,6 +154,15 @@ typedef struct FontPage {
 FontSet *font_create(const char *path, Error *err);
 /* Release a FontSet and everything it owns (NULL is fine). */
 void font_free(FontSet *fs);
+/* Start fontconfig and sort DejaVu Sans's fallback lists on a thread of
+** their own, so that the first string in a script DejaVu Sans lacks does
+** not wait for them (fontconfig's start and one list: about 41 million
+** instructions, 5 to 20 ms): the window calls it at start-up; a
+** one-picture export does not, since a Latin lesson never needs
+** fontconfig. The FontSet takes the result when
+** it first needs fontconfig, waiting for the thread if it still runs.
+** Nothing when fontconfig has started already. */
+void font_warm(FontSet *fs);
 /* The file used for a weight (0 regular, 1 bold). */
 const char *font_path(const FontSet *fs, int bold);
 

@@ -5,12 +5,18 @@
 ** (the main font) has and none needs shaping (Latin, Greek, Cyrillic,
 ** letter-like and mathematical signs), the run is one glyph per character
 ** with hinted advances, unkerned: cheap, and the same pixels the program
-** has always drawn. Anything else goes to libraqm: each character gets a
-** font (the main font if it has the glyph, else the first fallback that
-** does; marks, joiners and variation selectors stay with the character
-** before them so that clusters are shaped by one font), then HarfBuzz
-** shapes every stretch of one font and FriBidi puts the stretches in
-** visual order.
+** has always drawn. Anything else is shaped: each character gets a font
+** (the main font if it has the glyph, else the first fallback that does;
+** marks, joiners and variation selectors stay with the character before
+** them so that clusters are shaped by one font), FriBidi finds the
+** paragraph's levels and their visual order, the text is cut where the
+** level, the font or the script changes, and HarfBuzz shapes each piece.
+** The pieces and their order are the ones libraqm 0.7 made when the
+** program shaped through it (tests/test_shape.c compares the two); what
+** differs is that each face keeps its HarfBuzz font, and with it the shape
+** plans HarfBuzz compiles, where libraqm made a new font for every piece
+** of every string and compiled them again: nine tenths of the time of a
+** first layout of a lesson in Japanese (docs/performance.md).
 **
 ** Text of the first kind with bidi controls in it (the marks U+200E/F, the
 ** embeddings and overrides U+202A–U+202E, the isolates U+2066–U+2069) takes
@@ -18,9 +24,10 @@
 ** of overrides no one closes costs what plain Latin costs, instead of a
 ** HarfBuzz run per word.
 **
-** Runs are cached by (string, pixel size, weight). The cache is bounded:
-** when it holds too many runs or bytes it is emptied and refilled, which a
-** steady frame never triggers.
+** Runs are cached by (string, pixel size, weight), within the bounds and
+** by the rule font.h gives: a tick counts the runs asked for, each run
+** keeps the tick of its last use, and when a new run would pass a bound
+** the older half goes.
 */
 #include "font_impl.h"
 #include "core/text/utf8.h"
@@ -28,14 +35,11 @@
 
 #include <fribidi.h>
 #include <hb.h>
-#include <raqm.h>
+#include <hb-ft.h>
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The run cache is emptied beyond this many runs or bytes. */
-#define RUNS_MAX      32768
-#define RUN_BYTES_MAX (32u << 20)
 
 /* Whether cp can be placed without shaping when the main font has it. */
 static int simple_cp(uint32_t cp)
@@ -74,25 +78,74 @@ static uint32_t hash_key(const char *s, int px, int bold)
     return h ? h : 1;
 }
 
-/* Empty the run cache (memory for the table is kept). */
-static void runs_clear(FontSet *fs)
+/* What a run holds in memory: its text and glyphs. */
+static size_t run_size(const RunEntry *e)
+{
+    return strlen(e->text) + 1 + sizeof *e->g * (size_t)e->n;
+}
+
+/* Move the runs last used at or after tick `from` into a table of cap
+** slots (a power of two), letting the others go. */
+static void runs_rebuild(FontSet *fs, uint32_t cap, uint64_t from)
+{
+    RunEntry *t = xcalloc(cap, sizeof *t);
+    fs->nruns = 0;
+    fs->run_bytes = 0;
+    for (uint32_t i = 0; i < fs->capruns; i++) {
+        RunEntry *e = &fs->runs[i];
+        if (!e->text) continue;
+        if (e->used < from) {
+            free(e->text);
+            free(e->g);
+            continue;
+        }
+        uint32_t j = e->hash & (cap - 1);
+        while (t[j].text) j = (j + 1) & (cap - 1);
+        t[j] = *e;
+        fs->nruns++;
+        fs->run_bytes += run_size(e);
+    }
+    free(fs->runs);
+    fs->runs = t;
+    fs->capruns = cap;
+}
+
+/* Order of ticks, for qsort. */
+static int tick_order(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Let the least recently used half of the runs go (at least one). */
+static void runs_evict(FontSet *fs)
+{
+    uint64_t *used = xmalloc(sizeof *used * (fs->nruns ? fs->nruns : 1));
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < fs->capruns; i++)
+        if (fs->runs[i].text) used[n++] = fs->runs[i].used;
+    assert(n == fs->nruns && n > 0);
+    qsort(used, n, sizeof *used, tick_order);
+    uint64_t from = used[(n - 1) / 2] + 1;      /* ticks are never equal: n / 2 runs stay */
+    free(used);
+    runs_rebuild(fs, fs->capruns, from);
+}
+
+/* Free the run cache and the HarfBuzz fonts. */
+void font_runs_free(FontSet *fs)
 {
     for (uint32_t i = 0; i < fs->capruns; i++) {
         free(fs->runs[i].text);
         free(fs->runs[i].g);
     }
-    if (fs->runs) memset(fs->runs, 0, sizeof *fs->runs * fs->capruns);
-    fs->nruns = 0;
-    fs->run_bytes = 0;
-}
-
-/* Free the run cache. */
-void font_runs_free(FontSet *fs)
-{
-    runs_clear(fs);
     free(fs->runs);
     fs->runs = NULL;
-    fs->capruns = 0;
+    fs->capruns = fs->nruns = 0;
+    fs->run_bytes = 0;
+    for (int i = 0; i < fs->nfaces; i++) {
+        if (fs->face[i].hb) hb_font_destroy(fs->face[i].hb);
+        fs->face[i].hb = NULL;
+    }
 }
 
 /* A growable list of run glyphs. */
@@ -168,22 +221,17 @@ static int shape_simple_bidi(FontSet *fs, const uint32_t *cp, const uint32_t *at
     return pen;
 }
 
-/* The face of each character (see the top of the file). */
-static void choose_faces(FontSet *fs, const uint32_t *cp, int n, int bold, int *face)
+/* The face of each character (see the top of the file), a face that
+** cannot open at px replaced by the main one. */
+void font_choose_faces(FontSet *fs, const uint32_t *cp, int n, int px, int bold, int *face)
 {
     for (int i = 0; i < n; i++) {
         if (i > 0 && extends(cp[i])) { face[i] = face[i - 1]; continue; }
         int f = font_face_for(fs, cp[i], bold, wants_color(cp[i], i + 1 < n ? cp[i + 1] : 0));
         face[i] = f >= 0 ? f : bold;        /* nobody has it: the main font's box */
     }
-}
-
-/* The face whose FT_Face is ft. */
-static int face_index(const FontSet *fs, FT_Face ft, int dflt)
-{
-    for (int i = 0; i < fs->nfaces; i++)
-        if (fs->face[i].ft == ft) return i;
-    return dflt;
+    for (int i = 0; i < n; i++)
+        if (!font_face_at(fs, face[i], px)) face[i] = bold;
 }
 
 /* Round a 26.6 value to whole pixels, halves away from zero. */
@@ -192,43 +240,211 @@ static int round26(long v)
     return (int)(v >= 0 ? (v + 32) >> 6 : -((-v + 32) >> 6));
 }
 
-/* The shaping road: fonts per character, then raqm (HarfBuzz + FriBidi). */
+/*
+** Face i's HarfBuzz font, sized to px (its FT_Size active). One a face,
+** made on first use and kept: its hb_face holds the shape plans HarfBuzz
+** compiles for each script and direction, which for a large font (a CJK
+** collection) cost a hundred times the shaping of a word; a font made
+** afresh for every string (as libraqm 0.7 makes them) compiles them again
+** every time. A new size is taken as hb_ft_font_create takes the first
+** (hb_ft_font_changed: the scale read from the active size, the advance
+** cache emptied), so the kept font shapes exactly as a new one would.
+** NULL when the face cannot be used.
+*/
+static hb_font_t *hb_font_at(FontSet *fs, int face, int px)
+{
+    FT_Face ft = font_face_at(fs, face, px);
+    if (!ft) return NULL;
+    Face *f = &fs->face[face];
+    if (!f->hb) {
+        f->hb = hb_ft_font_create_referenced(ft);
+        hb_ft_font_set_load_flags(f->hb, FT_LOAD_DEFAULT);     /* hinted advances, as the glyphs are drawn */
+        f->hb_px = px;
+    } else if (f->hb_px != px) {
+        hb_ft_font_changed(f->hb);
+        f->hb_px = px;
+    }
+    return f->hb;
+}
+
+/* Brackets whose two sides take the script around the opening one: pairs,
+** the opening side at an even place (as libraqm 0.7 pairs them). */
+static const uint32_t paired[] = {
+    0x0028, 0x0029, 0x003C, 0x003E, 0x005B, 0x005D, 0x007B, 0x007D, 0x00AB, 0x00BB,
+    0x2018, 0x2019, 0x201C, 0x201D, 0x2039, 0x203A, 0x3008, 0x3009, 0x300A, 0x300B,
+    0x300C, 0x300D, 0x300E, 0x300F, 0x3010, 0x3011, 0x3014, 0x3015, 0x3016, 0x3017,
+    0x3018, 0x3019, 0x301A, 0x301B,
+};
+
+/* cp's place in paired, or -1. */
+static int pair_index(uint32_t cp)
+{
+    int lo = 0, hi = (int)(sizeof paired / sizeof paired[0]) - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (cp < paired[mid]) hi = mid - 1;
+        else if (cp > paired[mid]) lo = mid + 1;
+        else return mid;
+    }
+    return -1;
+}
+
+/*
+** The script each character is shaped in. A character of the Common or
+** Inherited script (spaces, digits, punctuation, marks) takes the script
+** of the one before it; an opening bracket too, and its closing bracket
+** then takes the opening one's (the brackets opened since are closed with
+** it; the opening one stays open); the Common or Inherited characters the
+** text starts with take the script after them. These are libraqm 0.7's
+** rules, kept so that text splits into the runs it always did.
+*/
+static void resolve_scripts(const uint32_t *cp, int n, hb_script_t *script)
+{
+    hb_unicode_funcs_t *uf = hb_unicode_funcs_get_default();
+    hb_script_t *open_script = xmalloc(sizeof *open_script * (size_t)n);
+    int *open_pair = xmalloc(sizeof *open_pair * (size_t)n), open = 0;
+    hb_script_t last = HB_SCRIPT_INVALID;
+    for (int i = 0; i < n; i++) {
+        hb_script_t s = hb_unicode_script(uf, cp[i]);
+        int pi = i > 0 && s == HB_SCRIPT_COMMON ? pair_index(cp[i]) : -1;
+        if (pi >= 0 && pi % 2 == 0) {
+            s = last;
+            open_script[open] = s;
+            open_pair[open++] = pi;
+        } else if (pi >= 0) {
+            while (open > 0 && open_pair[open - 1] != pi - 1) open--;
+            s = open > 0 ? (last = open_script[open - 1]) : last;
+        } else if (i > 0 && (s == HB_SCRIPT_COMMON || s == HB_SCRIPT_INHERITED)) {
+            s = last;
+        } else {
+            last = s;
+        }
+        script[i] = s;
+    }
+    for (int i = n - 2; i >= 0; i--)
+        if (script[i] == HB_SCRIPT_COMMON || script[i] == HB_SCRIPT_INHERITED) script[i] = script[i + 1];
+    free(open_script);
+    free(open_pair);
+}
+
+/* A stretch of one embedding level (UAX #9), in logical order. */
+typedef struct Level {
+    int pos, len;
+    FriBidiLevel level;
+} Level;
+
+/*
+** The text's stretches of one level in visual order (UAX #9 rule L2 for a
+** single line: from the highest level down, every sequence of stretches
+** at that level or above is reversed). FriBidi's levels have rule L1
+** applied already (white space and controls at the end of the line at
+** the paragraph's level). Returns the count.
+*/
+static int visual_levels(const FriBidiLevel *levels, int n, Level *out)
+{
+    int count = 0;
+    FriBidiLevel top = 0;
+    for (int i = 0; i < n; i++) {
+        if (levels[i] > top) top = levels[i];
+        if (count == 0 || levels[i] != out[count - 1].level) out[count++] = (Level){ i, 0, levels[i] };
+        out[count - 1].len++;
+    }
+    for (FriBidiLevel lv = top; lv > 0; lv--)
+        for (int i = count - 1; i >= 0; i--) {
+            if (out[i].level < lv) continue;
+            int end = i;
+            while (i > 0 && out[i - 1].level >= lv) i--;
+            for (int a = i, b = end; a < b; a++, b--) {
+                Level t = out[a];
+                out[a] = out[b];
+                out[b] = t;
+            }
+        }
+    return count;
+}
+
+/* Shape characters [pos, pos + len) of cp in one face, script and
+** direction, with the whole text as context; the glyphs are appended with
+** the pen (26.6) moving on. 0 when the face cannot be used. */
+static int shape_item(FontSet *fs, hb_buffer_t *buf, const uint32_t *cp, const uint32_t *at, int n, int pos, int len,
+                      int face, hb_script_t script, int rtl, int px, GlyphList *out, long *pen)
+{
+    hb_font_t *font = hb_font_at(fs, face, px);
+    if (!font) return 0;
+    hb_buffer_reset(buf);
+    hb_buffer_add_utf32(buf, cp, n, (unsigned)pos, len);
+    hb_buffer_set_script(buf, script);
+    hb_buffer_set_language(buf, hb_language_get_default());
+    hb_buffer_set_direction(buf, rtl ? HB_DIRECTION_RTL : HB_DIRECTION_LTR);
+    hb_buffer_set_flags(buf, HB_BUFFER_FLAG_BOT | HB_BUFFER_FLAG_EOT);
+    hb_shape(font, buf, NULL, 0);
+    unsigned count = 0;
+    const hb_glyph_info_t *info = hb_buffer_get_glyph_infos(buf, &count);
+    const hb_glyph_position_t *gp = hb_buffer_get_glyph_positions(buf, NULL);
+    int strike = fs->face[face].strike;
+    for (unsigned k = 0; k < count; k++) {
+        long adv = gp[k].x_advance, xo = gp[k].x_offset, yo = gp[k].y_offset;
+        if (strike) { adv = adv * px / strike; xo = xo * px / strike; yo = yo * px / strike; }
+        uint32_t c = info[k].cluster;
+        push(out, info[k].codepoint, face, round26(*pen + xo), -round26(yo), c < (uint32_t)n ? at[c] : 0);
+        *pen += adv;
+    }
+    return 1;
+}
+
+/*
+** The shaping road: a font per character (font_choose_faces), the embedding
+** levels of the paragraph (FriBidi; its direction from its first strong
+** character), the script of each character (resolve_scripts); then the
+** stretches of one level in visual order, each cut where the font or the
+** script changes (a right-to-left stretch from its end), and each piece
+** shaped by HarfBuzz with the face's kept font (hb_font_at). This is what
+** libraqm 0.7 gives for the same fonts, glyph for glyph. Returns the
+** width; no glyphs when FriBidi or a font fails.
+*/
 static int shape_complex(FontSet *fs, const uint32_t *cp, const uint32_t *at, int n, int px, int bold, GlyphList *out)
 {
-    int *face = xmalloc(sizeof *face * (size_t)(n ? n : 1));
-    choose_faces(fs, cp, n, bold, face);
-    for (int i = 0; i < n; i++)             /* fonts that cannot open: the main one */
-        if (!font_face_at(fs, face[i], px)) face[i] = bold;
-    raqm_t *rq = raqm_create();
-    int width = 0;
-    if (rq && raqm_set_text(rq, cp, (size_t)n) && raqm_set_par_direction(rq, RAQM_DIRECTION_DEFAULT)
-        && raqm_set_freetype_load_flags(rq, FT_LOAD_DEFAULT)) {
-        int ok = 1;
-        for (int i = 0; i < n && ok;) {
-            int j = i;
-            while (j < n && face[j] == face[i]) j++;
-            FT_Face ft = font_face_at(fs, face[i], px);
-            ok = ft && raqm_set_freetype_face_range(rq, ft, (size_t)i, (size_t)(j - i));
-            i = j;
+    if (n == 0) return 0;
+    int *face = xmalloc(sizeof *face * (size_t)n);
+    FriBidiCharType *types = xmalloc(sizeof *types * (size_t)n);
+    FriBidiBracketType *brackets = xmalloc(sizeof *brackets * (size_t)n);
+    FriBidiLevel *levels = xmalloc(sizeof *levels * (size_t)n);
+    hb_script_t *script = xmalloc(sizeof *script * (size_t)n);
+    Level *lv = xmalloc(sizeof *lv * (size_t)n);
+    font_choose_faces(fs, cp, n, px, bold, face);
+    FriBidiParType dir = FRIBIDI_PAR_ON;
+    fribidi_get_bidi_types(cp, n, types);
+    fribidi_get_bracket_types(cp, n, types, brackets);
+    int ok = fribidi_get_par_embedding_levels_ex(types, brackets, n, &dir, levels) != 0;
+    long pen = 0;
+    if (ok) {
+        resolve_scripts(cp, n, script);
+        int nlv = visual_levels(levels, n, lv);
+        hb_buffer_t *buf = hb_buffer_create();
+        for (int r = 0; r < nlv && ok; r++) {
+            int rtl = FRIBIDI_LEVEL_IS_RTL(lv[r].level), step = rtl ? -1 : 1;
+            int i = rtl ? lv[r].pos + lv[r].len - 1 : lv[r].pos, stop = rtl ? lv[r].pos - 1 : lv[r].pos + lv[r].len;
+            while (i != stop && ok) {
+                int j = i;
+                while (j != stop && face[j] == face[i] && script[j] == script[i]) j += step;
+                ok = shape_item(fs, buf, cp, at, n, rtl ? j + 1 : i, rtl ? i - j : j - i, face[i], script[i], rtl, px, out,
+                                &pen);
+                i = j;
+            }
         }
-        /* Every face used must have px active when raqm reads its size. */
-        for (int i = 0; i < n; i++) font_face_at(fs, face[i], px);
-        size_t count = 0;
-        raqm_glyph_t *g = ok && raqm_layout(rq) ? raqm_get_glyphs(rq, &count) : NULL;
-        long pen = 0;
-        for (size_t k = 0; g && k < count; k++) {
-            int fi = face_index(fs, g[k].ftface, bold);
-            long adv = g[k].x_advance, xo = g[k].x_offset, yo = g[k].y_offset;
-            int strike = fs->face[fi].strike;
-            if (strike) { adv = adv * px / strike; xo = xo * px / strike; yo = yo * px / strike; }
-            push(out, g[k].index, fi, round26(pen + xo), -round26(yo), g[k].cluster < (uint32_t)n ? at[g[k].cluster] : 0);
-            pen += adv;
-        }
-        width = round26(pen);
+        hb_buffer_destroy(buf);
     }
-    if (rq) raqm_destroy(rq);
     free(face);
-    return width;
+    free(types);
+    free(brackets);
+    free(levels);
+    free(script);
+    free(lv);
+    if (!ok) {
+        out->n = 0;
+        return 0;
+    }
+    return round26(pen);
 }
 
 /* Shape text from scratch. */
@@ -265,7 +481,7 @@ static int shape(FontSet *fs, const char *text, int px, int bold, GlyphList *out
     return w;
 }
 
-/* Find or make the cached run. */
+/* Find or make the cached run (the rule is in font.h). */
 FontRun font_shape(FontSet *fs, const char *text, int px, int bold)
 {
     FontRun none = { 0, 0, NULL };
@@ -275,30 +491,23 @@ FontRun font_shape(FontSet *fs, const char *text, int px, int bold)
     if (fs->capruns) {
         for (uint32_t i = h & (fs->capruns - 1); fs->runs[i].text; i = (i + 1) & (fs->capruns - 1)) {
             RunEntry *e = &fs->runs[i];
-            if (e->hash == h && e->px == px && e->bold == bold && !strcmp(e->text, text))
+            if (e->hash == h && e->px == px && e->bold == bold && !strcmp(e->text, text)) {
+                e->used = ++fs->run_tick;
                 return (FontRun){ e->width, e->n, e->g };
+            }
         }
     }
     GlyphList l = { NULL, 0, 0 };
     int width = shape(fs, text, px, bold, &l);
-    size_t bytes = strlen(text) + 1 + sizeof *l.g * (size_t)l.n;
-    if (fs->nruns + 1 > RUNS_MAX || fs->run_bytes + bytes > RUN_BYTES_MAX) runs_clear(fs);
-    if ((fs->nruns + 1) * 2 >= fs->capruns) {
-        uint32_t ncap = fs->capruns ? fs->capruns * 2 : 1024;
-        RunEntry *t = xcalloc(ncap, sizeof *t);
-        for (uint32_t i = 0; i < fs->capruns; i++) {
-            if (!fs->runs[i].text) continue;
-            uint32_t j = fs->runs[i].hash & (ncap - 1);
-            while (t[j].text) j = (j + 1) & (ncap - 1);
-            t[j] = fs->runs[i];
-        }
-        free(fs->runs);
-        fs->runs = t;
-        fs->capruns = ncap;
-    }
+    fs->shaped++;
+    RunEntry e = { xstrdup(text), h, px, bold, width, l.n, l.g, ++fs->run_tick };
+    size_t bytes = run_size(&e);
+    while (fs->nruns > 0 && (fs->nruns + 1 > FONT_RUNS_MAX || fs->run_bytes + bytes > FONT_RUN_BYTES_MAX))
+        runs_evict(fs);
+    if ((fs->nruns + 1) * 2 >= fs->capruns) runs_rebuild(fs, fs->capruns ? fs->capruns * 2 : 1024, 0);
     uint32_t i = h & (fs->capruns - 1);
     while (fs->runs[i].text) i = (i + 1) & (fs->capruns - 1);
-    fs->runs[i] = (RunEntry){ xstrdup(text), h, px, bold, width, l.n, l.g };
+    fs->runs[i] = e;
     fs->nruns++;
     fs->run_bytes += bytes;
     return (FontRun){ width, l.n, l.g };

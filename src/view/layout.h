@@ -51,6 +51,9 @@ typedef struct LayoutOpts {
     unsigned long long hidden; /* predict mode: panels (bit k) drawn blank */
     bool probe;                 /* the pager's question (layout_fit.c): one try at the full fonts, and
                                 ** when it does not fit, nothing drawn (layout_facts says so) */
+    bool keep_first;            /* keep the page from the first layout of a view: the caller
+                                   lays it out again at once (the window, for the cell the
+                                   pointer rests on); else from the second (see below) */
 } LayoutOpts;
 
 /*
@@ -68,7 +71,10 @@ typedef struct LayoutOpts {
 **   - the last page laid out, without the outlines of the hovered cell,
 **     its operands and the focus, keyed by View.serial and every option
 **     but those: the next layout of the same view that differs only in
-**     its outlines copies it and draws them (a hover frame).
+**     its outlines copies it and draws them (a hover frame). The page is
+**     kept (copied) at the second layout with one key, so that a batch of
+**     pictures, each laid out once, copies nothing; at the first when the
+**     options say keep_first.
 ** The second kind is valid while a view's values stay as they were when it
 ** got its serial: stage_view gives every view a new serial, so a view whose
 ** values change must be made again (or laid out with a fresh cache). A view

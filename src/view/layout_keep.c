@@ -80,7 +80,8 @@ bool lay_kept_draw(LayoutCache *c, const View *v, const LayoutOpts *o, DrawList 
 }
 
 /* Keep out, just laid out from v with o, without its outlines: at the
-** second layout with one key (the first only notes the key). */
+** second layout with one key (the first only notes the key), or at the
+** first when o says keep_first. */
 void lay_kept_store(LayoutCache *c, const View *v, const LayoutOpts *o, const DrawList *out)
 {
     PageKey key;
@@ -92,7 +93,7 @@ void lay_kept_store(LayoutCache *c, const View *v, const LayoutOpts *o, const Dr
     if (!same_key(&key, &kp->key) || kp->seen == 0) {
         memcpy(&kp->key, &key, sizeof key);    /* padding and all: the keys are compared whole */
         kp->seen = 1;
-        return;
+        if (!o->keep_first) return;
     }
     if (!kp->list) kp->list = draw_create(out->width, out->height);
     draw_copy_base(kp->list, out);

@@ -5,7 +5,7 @@
 ** Each input is taken as a string (any bytes: malformed UTF-8, controls,
 ** bidi marks, combining marks, emoji sequences, every script), measured at
 ** two sizes and both weights through font_measure (fallback fonts,
-** libraqm's shaping and bidi, the run cache), and drawn level and turned on
+** HarfBuzz's shaping and FriBidi's order, the run cache), and drawn level and turned on
 ** an offscreen canvas (the glyph atlas, colour glyphs). The invariants:
 ** no crash or sanitizer report, widths finite and not negative, the same
 ** string measures the same twice (the run cache gives back what shaping

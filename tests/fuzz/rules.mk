@@ -126,7 +126,7 @@ fuzz-mo: $(FUZZ_DIR)/fuzz_mo $(MO_FILES)
 	  -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/mo-corpus
 
 # Text shaping and drawing on their own: any bytes measured and drawn with
-# the program's fonts (fontconfig fallback, libraqm, the glyph atlas) on an
+# the program's fonts (fontconfig fallback, HarfBuzz and FriBidi, the glyph atlas) on an
 # offscreen canvas. Seeds: the strings of the lessons in many scripts.
 FUZZ_SHAPE_SRC := tests/fuzz/fuzz_shape.c src/sdl/font.c src/sdl/font_shape.c src/sdl/font_atlas.c src/sdl/render.c \
                   src/sdl/canvas.c src/sdl/sdl_dyn.c \
