@@ -601,6 +601,21 @@ static void generated_lesson(int i, char *buf, size_t n)
              heads > 1 ? "[multi_head]\n\n" : "", i % 2 ? "[kv_cache]\n" : "");
 }
 
+/* fn over the twelve generated lessons. */
+static void each_generated(LessonFn fn, void *ctx)
+{
+    char text[4096], name[32];
+    for (int i = 0; i < 12; i++) {
+        generated_lesson(i, text, sizeof text);
+        snprintf(name, sizeof name, "generated-%d.lesson", i);
+        Lesson *L;
+        Trace *T = tstages_run(text, name, &L);
+        fn(name, L, T, ctx);
+        trace_free(T);
+        lesson_free(L);
+    }
+}
+
 /* The window's own size, 1280x800: a K/V cache step of lesson 10, whose
 ** explanation beside the panels left room for all but one, printed every
 ** panel's numbers but new q's (drawn as 5 px cells with "a panel has too
@@ -618,16 +633,7 @@ START_TEST(test_window_size_prints_every_panel)
     Window w;
     memset(&w, 0, sizeof w);
     each_lesson(window_lesson, &w);
-    char text[4096], name[32];
-    for (int i = 0; i < 12; i++) {
-        generated_lesson(i, text, sizeof text);
-        snprintf(name, sizeof name, "generated-%d.lesson", i);
-        Lesson *L;
-        Trace *T = tstages_run(text, name, &L);
-        window_lesson(name, L, T, &w);
-        trace_free(T);
-        lesson_free(L);
-    }
+    each_generated(window_lesson, &w);
     printf("slides: %d pages at 1280x800, %d heatmaps without numbers they could print alone, %d on K/V cache pages\n",
            w.slides, w.hidden, w.growing);
     ck_assert_int_gt(w.slides, 500);
@@ -702,16 +708,7 @@ START_TEST(test_pager_and_layout_agree)
     Agree a;
     memset(&a, 0, sizeof a);
     each_lesson(agree_lesson, &a);
-    char text[4096], name[32];
-    for (int i = 0; i < 12; i++) {
-        generated_lesson(i, text, sizeof text);
-        snprintf(name, sizeof name, "generated-%d.lesson", i);
-        Lesson *L;
-        Trace *T = tstages_run(text, name, &L);
-        agree_lesson(name, L, T, &a);
-        trace_free(T);
-        lesson_free(L);
-    }
+    each_generated(agree_lesson, &a);
     printf("slides: %d pages, %d of them the layout says do not serve; %d stages cut into pages, %d of them needlessly\n",
            a.pages, a.unfit, a.stages_paged, a.needless);
     ck_assert_int_gt(a.pages, 400);
