@@ -26,6 +26,8 @@
 #include "layout_int.h"
 
 #include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* True when a panel can be drawn as a heatmap. */
@@ -245,9 +247,10 @@ static float bisect_row(Solve *z, int first, int count, bool vary_s, float s, fl
 ** the font is the full cell font, the printing cells grown into what is
 ** left. A row whose numbers do not fit at the floor gives up the numbers of
 ** those that take the most room, one panel at a time (z->prints cleared
-** for it). *s and *c receive the sizes.
+** for it). *s and *c receive the sizes. A caller that holds the font at
+** the cell font (a stack) passes grow false, and the cells do not grow.
 */
-static void solve_row(Solve *z, int first, int count, float W, float H, float *s, float *c)
+static void solve_row(Solve *z, int first, int count, float W, float H, bool grow, float *s, float *c)
 {
     const Page *p = z->p;
     bool prints = false, free_cells = false;
@@ -283,7 +286,7 @@ static void solve_row(Solve *z, int first, int count, float W, float H, float *s
         float least = row_fits(z, first, count, *s, *c, W, H) ? *c : fminf(CELL_MIN, p->cell_min);
         *c = bisect_row(z, first, count, false, *s, *c, least, CELL_ASPECT * p->m.max_cell, W, H);
     }
-    if (prints && *s >= V) {
+    if (grow && prints && *s >= V) {
         float most = V;                             /* where every printing cell has stopped growing */
         for (int k = first; k < first + count; k++) {
             if (!z->prints[k] || !lay_is_heat(&z->v->panels[k])) continue;
@@ -471,7 +474,7 @@ static PlanScore plan_rows(const Page *p, const View *v, Rect area, const int *s
     for (int pass = 0; pass < 2; pass++) {
         memcpy(z.prints, p->prints, sizeof z.prints);
         float s[MAX_ROWS], c[MAX_ROWS];
-        for (int r = 0; r < nrows; r++) solve_row(&z, first[r], counts[r], area.w, Hs[r], &s[r], &c[r]);
+        for (int r = 0; r < nrows; r++) solve_row(&z, first[r], counts[r], area.w, Hs[r], true, &s[r], &c[r]);
         if (nrows == 2 && s[0] > 0 && s[1] > 0 && rows_alike(v, first[0], first[1], first[1], first[1] + counts[1]))
             s[0] = s[1] = fminf(s[0], s[1]);
         float y = area.y;
@@ -504,14 +507,118 @@ static PlanScore plan_rows(const Page *p, const View *v, Rect area, const int *s
 }
 
 /*
+** What the stacks of one plan_best share, the room of a row being the same
+** in every stack of one number of rows: each row's sizes (solve_row), the
+** numbers it gives up, and its height at each whole font (plan_row), so
+** that the thirty-five ways of cutting eight panels in four rows plan each
+** of their rows once. A row depends only on its own panels, so what it
+** gives is the same whatever is above or below it.
+*/
+typedef struct StackMemo {
+    int n, fonts;               /* panels, whole fonts remembered (0 .. fonts-1) */
+    float room;                 /* the row height the entries were planned for */
+    struct StackRow {
+        bool solved;
+        float s, c;
+        uint64_t gave_up;       /* panels of the row that gave up their numbers */
+        float *need;            /* height at each whole font; NAN: not yet planned */
+    } rows[MANY_ROWS_MAX][MANY_ROWS_MAX + 1];
+    float *heights;             /* the storage of every row's need */
+} StackMemo;
+
+/* A memo for the stacks of a page of n panels (n <= MANY_ROWS_MAX), or
+** NULL when there is no memory (the stacks are then planned row by row
+** each time). */
+static StackMemo *stack_memo_create(const Page *p, int n)
+{
+    assert(n <= MANY_ROWS_MAX && VIEW_MAX_PANELS <= 64);
+    StackMemo *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->n = n;
+    m->fonts = (int)p->m.value + 2;
+    m->heights = malloc(sizeof(float) * (size_t)(n * (n + 1) * m->fonts));
+    if (!m->heights) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* Frees a memo (NULL is fine). */
+static void stack_memo_free(StackMemo *m)
+{
+    if (!m) return;
+    free(m->heights);
+    free(m);
+}
+
+/* Forgets what a memo holds, for rows room high. */
+static void stack_memo_reset(StackMemo *m, float room)
+{
+    if (!m) return;
+    m->room = room;
+    for (int a = 0; a < m->n; a++)
+        for (int b = 0; b <= m->n; b++) {
+            struct StackRow *r = &m->rows[a][b];
+            r->solved = false;
+            r->need = m->heights + (a * (m->n + 1) + b) * m->fonts;
+            for (int f = 0; f < m->fonts; f++) r->need[f] = NAN;
+        }
+}
+
+/* solve_row for the rows of a stack, through the memo when there is one:
+** the sizes into *s and *c, and the numbers the row gives up cleared in
+** z->prints, as solve_row does. */
+static void stack_solve_row(StackMemo *m, Solve *z, int first, int count, float W, float H, float *s, float *c)
+{
+    if (!m) {
+        solve_row(z, first, count, W, H, false, s, c);
+        return;
+    }
+    assert(H == m->room && first + count <= m->n);
+    struct StackRow *r = &m->rows[first][count];
+    if (!r->solved) {
+        bool before[VIEW_MAX_PANELS];
+        memcpy(before, z->prints, sizeof before);
+        solve_row(z, first, count, W, H, false, &r->s, &r->c);
+        r->gave_up = 0;
+        for (int k = first; k < first + count; k++)
+            if (before[k] && !z->prints[k]) r->gave_up |= (uint64_t)1 << k;
+        r->solved = true;
+    }
+    for (int k = first; k < first + count; k++)
+        if (r->gave_up >> k & 1) z->prints[k] = false;
+    *s = r->s;
+    *c = r->c;
+}
+
+/* The height plan_row gives a row of a stack at font s, the room high,
+** through the memo when there is one (the plans it leaves are then those
+** of some earlier row: only the height is wanted). */
+static float stack_row_need(StackMemo *m, Solve *z, int first, int count, Rect area, float room, float s, float c)
+{
+    Tally t = { true, INFINITY, 0, 0, 0 };
+    int f = (int)s;
+    if (!m || s != (float)f || f < 0 || f >= m->fonts) return plan_row(z, first, count, area, area.y, room, s, c, &t);
+    float *need = &m->rows[first][count].need[f];
+    if (isnan(*need)) *need = plan_row(z, first, count, area, area.y, room, s, c, &t);
+    return *need;
+}
+
+/*
 ** The panels of v in a stack of nrows rows, row r from
 ** start[r]: every row at one font, the largest with which each row fits the
 ** width and all of them the height (none past the metrics' cell font, so
 ** that a row of one-row panels does not grow into a bar), one under the
 ** other, STACK_GAP gaps apart; the height they leave goes to the
-** explanation below.
+** explanation below. m (or NULL) remembers rows across the stacks of one
+** page. A stack that must print every number at font beat or more to be
+** taken (beat > 0) stops, and does not fit, as soon as a row gives up
+** numbers or the font comes under beat (numbers print at most at the font
+** their cells are sized for, value_font).
 */
-static PlanScore plan_stack(const Page *p, const View *v, Rect area, const int *start, int nrows, PanelPlan *plans)
+static PlanScore plan_stack(const Page *p, const View *v, Rect area, const int *start, int nrows, PanelPlan *plans,
+                            StackMemo *m, float beat)
 {
     Solve z = { p, v, plans, { false } };
     memcpy(z.prints, p->prints, sizeof z.prints);
@@ -519,20 +626,22 @@ static PlanScore plan_stack(const Page *p, const View *v, Rect area, const int *
     bool prints = false;
     for (int r = 0; r < nrows; r++) {           /* each row alone at the whole height: the most it allows */
         float sr;
-        solve_row(&z, start[r], start[r + 1] - start[r], area.w, room, &sr, &c[r]);
+        stack_solve_row(m, &z, start[r], start[r + 1] - start[r], area.w, room, &sr, &c[r]);
         if (sr > 0) s = fminf(s, sr), prints = true;
+        bool gave_up = false;
+        for (int k = start[r]; k < start[r + 1]; k++) gave_up |= p->prints[k] && !z.prints[k];
+        if (beat > 0 && (gave_up || floorf(s) < beat)) return (PlanScore){ false, 0, 0, 0, 0 };
     }
     s = prints ? floorf(s) : 0;
-    Tally t;
     for (;; s -= 1) {                           /* the largest whole font whose rows fit the height together */
+        if (s < beat) return (PlanScore){ false, 0, 0, 0, 0 };
         float sum = 0;
-        t = (Tally){ true, INFINITY, 0, 0, 0 };
         for (int r = 0; r < nrows; r++)
-            sum += need[r] = plan_row(&z, start[r], start[r + 1] - start[r], area, area.y, room, s, c[r], &t);
+            sum += need[r] = stack_row_need(m, &z, start[r], start[r + 1] - start[r], area, room, s, c[r]);
         if (sum <= room + 0.5f || !prints || s - 1 < lay_value_floor(p)) break;
     }
     float y = area.y;
-    t = (Tally){ true, INFINITY, 0, 0, 0 };
+    Tally t = { true, INFINITY, 0, 0, 0 };
     for (int r = 0; r < nrows; r++)
         y += plan_row(&z, start[r], start[r + 1] - start[r], area, y, need[r], s, c[r], &t) + gap;
     if (y - gap > area.y + area.h + 0.5f) t.fits = false;
@@ -635,15 +744,21 @@ static PlanScore plan_best(const Page *p, const View *v, Rect area, PanelPlan *p
     ** can print them (lay_plan_prints) tries none. */
     bool any_prints = false;
     for (int k = 0; k < n; k++) any_prints |= p->prints[k] && lay_is_heat(&v->panels[k]);
+    StackMemo *memo = NULL;
+    long all = lay_printable(p, v);
     for (int nrows = 2; any_prints && nrows <= MAX_ROWS && nrows <= n && n <= MANY_ROWS_MAX; nrows++) {
         if (best.fits && best.printed > 0 && best.font >= p->m.value) break;
+        if (!memo) memo = stack_memo_create(p, n);
+        stack_memo_reset(memo, area.h - STACK_GAP * p->m.gap * (nrows - 1));
         int start[MAX_ROWS + 1] = { 0 };
         for (int r = 1; r < nrows; r++) start[r] = r;
         start[nrows] = n;
         PlanScore fewer = best;
         int best_cuts = -1;
         for (;;) {
-            PlanScore sr = plan_stack(p, v, area, start, nrows, two);
+            /* where the best so far prints every number, a stack must reach its font */
+            float beat = best.fits && best.printed >= all ? best.font : 0;
+            PlanScore sr = plan_stack(p, v, area, start, nrows, two, memo, beat);
             int cuts = 0;                       /* rows that end where the panels change shape */
             for (int r = 1; r < nrows; r++) cuts += !same_shape(&v->panels[start[r] - 1], &v->panels[start[r]]);
             bool tie = best_cuts >= 0 && sr.fits == best.fits && sr.printed == best.printed && sr.font == best.font;
@@ -654,7 +769,10 @@ static PlanScore plan_best(const Page *p, const View *v, Rect area, PanelPlan *p
                 memcpy(plans, two, sizeof two[0] * (size_t)n);
                 best = sr;
                 best_cuts = cuts;
-                if (serves(p, best, want)) return best;
+                if (serves(p, best, want)) {
+                    stack_memo_free(memo);
+                    return best;
+                }
             }
             int r = nrows - 1;                  /* the next cut, as an odometer */
             while (r >= 1 && start[r] + 1 >= start[r + 1]) r--;
@@ -663,6 +781,7 @@ static PlanScore plan_best(const Page *p, const View *v, Rect area, PanelPlan *p
             for (int q = r + 1; q < nrows; q++) start[q] = start[q - 1] + 1;
         }
     }
+    stack_memo_free(memo);
     return best;
 }
 
