@@ -68,6 +68,26 @@ static int add_face(FontSet *fs, const char *path, int index, const char *family
     return fs->nfaces++;
 }
 
+/* What fontconfig is asked for: DejaVu Sans upright at a weight (and of
+** normal width when normal_width), with fc's and the default
+** substitutions made; NULL when there is no memory. */
+static FcPattern *dejavu_pattern(FcConfig *fc, int bold, bool normal_width)
+{
+    FcPattern *pat = FcPatternBuild(NULL,
+        FC_FAMILY, FcTypeString, (const FcChar8 *)"DejaVu Sans",
+        FC_WEIGHT, FcTypeInteger, bold ? FC_WEIGHT_BOLD : FC_WEIGHT_REGULAR,
+        FC_SLANT, FcTypeInteger, FC_SLANT_ROMAN,
+        (char *)0);
+    if (!pat) return NULL;
+    if (normal_width && !FcPatternAddInteger(pat, FC_WIDTH, FC_WIDTH_NORMAL)) {
+        FcPatternDestroy(pat);
+        return NULL;
+    }
+    FcConfigSubstitute(fc, pat, FcMatchPattern);
+    FcDefaultSubstitute(pat);
+    return pat;
+}
+
 /*
 ** Ask fontconfig for DejaVu Sans at a weight. fontconfig always answers with
 ** *something*, so the family of the match is checked: a substitute font
@@ -78,15 +98,8 @@ static char *fc_find(FcConfig *cfg, int bold, int *got_bold, char *other, size_t
 {
     char *found = NULL;
     other[0] = '\0';
-    FcPattern *pat = FcPatternBuild(NULL,
-        FC_FAMILY, FcTypeString, (const FcChar8 *)"DejaVu Sans",
-        FC_WEIGHT, FcTypeInteger, bold ? FC_WEIGHT_BOLD : FC_WEIGHT_REGULAR,
-        FC_SLANT, FcTypeInteger, FC_SLANT_ROMAN,
-        FC_WIDTH, FcTypeInteger, FC_WIDTH_NORMAL,
-        (char *)0);
+    FcPattern *pat = dejavu_pattern(cfg, bold, true);
     if (!pat) return NULL;
-    FcConfigSubstitute(cfg, pat, FcMatchPattern);
-    FcDefaultSubstitute(pat);
     FcResult res = FcResultNoMatch;
     FcPattern *m = FcFontMatch(cfg, pat, &res);
     if (m) {
@@ -113,14 +126,8 @@ static char *fc_find(FcConfig *cfg, int bold, int *got_bold, char *other, size_t
 ** of fc for it (NULL when it cannot). */
 static FcFontSet *fallback_list(FcConfig *fc, int bold)
 {
-    FcPattern *pat = FcPatternBuild(NULL,
-        FC_FAMILY, FcTypeString, (const FcChar8 *)"DejaVu Sans",
-        FC_WEIGHT, FcTypeInteger, bold ? FC_WEIGHT_BOLD : FC_WEIGHT_REGULAR,
-        FC_SLANT, FcTypeInteger, FC_SLANT_ROMAN,
-        (char *)0);
+    FcPattern *pat = dejavu_pattern(fc, bold, false);
     if (!pat) return NULL;
-    FcConfigSubstitute(fc, pat, FcMatchPattern);
-    FcDefaultSubstitute(pat);
     FcResult res = FcResultNoMatch;
     FcFontSet *set = FcFontSort(fc, pat, FcTrue, NULL, &res);
     FcPatternDestroy(pat);
