@@ -355,7 +355,7 @@ START_TEST(test_a_frame_shapes_each_string_once)
     for (int k = 0; k < L->nstages; k++) frame_shapes_once(fs, &a, L, T, k);
     for (int full = 0; full < 2; full++)
         for (int k = 0; k < L->nstages; k++) {
-            char s[32];
+            char s[48];
             uint32_t brim = FONT_RUNS_MAX - (uint32_t)(k % 4) * 3;     /* full, or a few runs short of it */
             for (int i = 0; fs->nruns != brim; i++) {
                 snprintf(s, sizeof s, "filler %d.%d.%d", full, k, i);
