@@ -166,7 +166,9 @@ static float draw_header(Page *p, const View *v, float x0, float x1, float y)
     char count[160], lesson[300], meta[500], buf[300];
     count[0] = lesson[0] = meta[0] = '\0';
     if (v->nstages > 0) snprintf(count, sizeof count, _("stage %d / %d"), v->stage + 1, v->nstages);
-    if (v->step_label && v->step_label[0] && count[0])   /* the page of a stage split in pages */
+    if (v->nsteps > 1 && count[0])                      /* the page of a stage split in pages, and what it holds */
+        snprintf(count + strlen(count), sizeof count - strlen(count), _("  \xc2\xb7  page %d of %d"), v->step + 1, v->nsteps);
+    if (v->step_label && v->step_label[0] && count[0])
         snprintf(count + strlen(count), sizeof count - strlen(count), "  \xc2\xb7  %s", v->step_label);
     const char *title = v->title ? v->title : "", *sep = "  \xc2\xb7  ";
     float w = x1 - x0, th = LH * m->title, fs = m->title;

@@ -775,6 +775,7 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     v->id = st->id;
     v->head = c.sel;
     v->token = -1;
+    for (int h = 0; h <= LESSON_MAX_HEADS; h++) v->head_step[h] = -1;
     v->lesson_title = xstrdup(L->title);
     v->title = xstrdup(st->title ? st->title : stage_default_title(st->id));
     const StageKind *kind = stage_kind(st->id);

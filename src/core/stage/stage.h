@@ -76,6 +76,8 @@ typedef struct Panel {
     double span_lo, span_hi, group_lo, group_hi;
     uint64_t fit_key;           /* what a layout reads of it, as a key (on a page the pager asks about,
                                 ** stage_pager.c: the layout's own memos use it); 0: none */
+    bool head_picture;          /* of the panels a head adds, one that the stage's comparison page shows
+                                ** for every head side by side (none marked: its weights, else its last) */
     bool must_print;            /* on a page the pager asks about: its numbers must print at the goal font,
                                 ** whatever it could do alone (next_token's words, cut into pages to print) */
     /* plots */
@@ -115,6 +117,12 @@ typedef struct View {
     int token;                  /* kv_cache: the token the page decodes (0-based), or -1 (the comparison,
                                 ** other stages) */
     int token_pages;            /* kv_cache: the sub-steps each token takes (the comparison's follow), else 0 */
+    bool compare;               /* the page that shows every head side by side, on one colour scale (the first
+                                ** page of a stage whose heads take several pages): clicking head h's panel
+                                ** goes to head_step[h] */
+    int page_h0, page_h1;       /* the heads whose own panels the page shows (1-based, page_h0 … page_h1), or 0 */
+    int head_step[LESSON_MAX_HEADS + 1];    /* head_step[h]: the first sub-step showing head h's own panels
+                                ** (every head, on a stage shown head by head in pages), else -1 */
     struct View *every_head;    /* one head chosen by the viewer (H) of a stage whose heads all fit one
                                 ** page: that page, whose panel titles' font this view keeps, or NULL */
 } View;

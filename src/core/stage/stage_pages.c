@@ -283,6 +283,43 @@ void stage_heads_page_words(const Ctx *c, int h0, int h1, int part, int nparts, 
     }
 }
 
+/* Which of the m panels a head adds (its scratch view's, panels) its
+** picture on the comparison page is: those the builder marked, else its
+** last weights, else its last panel. Returns how many. */
+static int pick_pictures(const Panel *panels, int m, bool *pick)
+{
+    int n = 0, weights = -1;
+    for (int r = 0; r < m; r++) {
+        pick[r] = panels[r].head_picture;
+        n += pick[r];
+        if (panels[r].probabilities) weights = r;
+    }
+    if (n == 0 && m > 0) {
+        pick[weights >= 0 ? weights : m - 1] = true;
+        n = 1;
+    }
+    return n;
+}
+
+/* The header's words for a page of head h's own panels: "head 2 of 4 ·
+** weights, output", each panel named by its title without the head
+** ("head 2 of 4: weights", "Q rotated (head 2 of 4)"). */
+static void page_holds(const Ctx *c, int h)
+{
+    View *v = c->v;
+    Buf b = {0};
+    buf_printf(&b, _("head %d of %d"), h, c->H);
+    const char *sep = "  \xc2\xb7  ";
+    for (int k = 0; k < v->npanels; k++) {
+        const char *t = v->panels[k].title ? v->panels[k].title : "", *colon = strstr(t, ": "), *paren = strstr(t, " (");
+        int len = colon ? (int)strlen(colon + 2) : paren ? (int)(paren - t) : (int)strlen(t);
+        buf_printf(&b, "%s%.*s", sep, len, colon ? colon + 2 : t);
+        sep = ", ";
+    }
+    free(v->step_label);
+    v->step_label = buf_take(&b);
+}
+
 /* Scratch views: one per head, and one for the tail. */
 typedef struct Scratch {
     View *heads;                /* H views, head h in heads[h - 1] */
@@ -388,19 +425,48 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
             bt = plan_book(c, &tail_unit, nt, 1);
         }
     }
-    int pages = b.pages + (tail_alone ? bt.pages : 0);
-    int p = c->step < pages ? c->step : pages - 1;
-    bool on_tail = tail_alone && p >= b.pages;
-    take_page(c, &b, heads, p, pages);
+    /* the heads side by side first, when they take several pages */
+    bool pick[VIEW_MAX_PANELS] = { false };
+    int cmp = n > 1 && b.pages > 1 && m <= VIEW_MAX_PANELS && n * pick_pictures(z.heads[0].panels, m, pick) <= VIEW_MAX_PANELS;
+    int pages = cmp + b.pages + (tail_alone ? bt.pages : 0);
+    int pp = c->step < pages ? c->step : pages - 1, p = pp - cmp;
+    bool on_tail = tail_alone && p >= b.pages, on_cmp = p < 0;
+    take_page(c, &b, heads, p < 0 ? b.pages : p, pages);
+    c->v->step = pp;
+    for (int u = 0; u < n; u++) {   /* where each head's own pages start */
+        int first = b.nparts > 1 ? u * b.nparts : u / (b.per_page > 0 ? b.per_page : 1);
+        c->v->head_step[heads[u]] = b.pages > 1 || cmp ? cmp + first : -1;
+    }
     if (on_tail) {              /* what belongs to no head, after the heads */
         c->v->step_name = bt.pages > 1 ? stage_fmt("joined%d", p - b.pages + 1) : xstrdup("joined");
         c->v->step_label = bt.pages > 1 ? stage_fmt(_("the heads joined, part %d of %d"), p - b.pages + 1, bt.pages)
                                         : xstrdup(_("the heads joined"));
     }
     bool spans = H > 1 || pages > 1;
-    if (!on_tail) {
+    if (on_cmp) {               /* every head's picture, each kind on one scale over the heads */
+        c->v->compare = true;
+        c->v->step_name = xstrdup("heads");
+        c->v->step_label = stage_fmt(_("heads 1\xe2\x80\x93%d side by side"), H);
+        for (int u = 0; u < n; u++) {
+            int before = c->v->npanels, kept = before;
+            one(c, heads[u]);
+            for (int k = before; k < c->v->npanels; k++) {
+                int r = k - before;
+                if (r >= m || !pick[r]) {
+                    stage_panel_free(&c->v->panels[k]);
+                    continue;
+                }
+                Panel *pn = &c->v->panels[kept++];
+                *pn = c->v->panels[k];
+                stage_set_span(pn, span[r], pn->scale_group > 0 ? group_vals(all, vals, H * m + nt, pn->scale_group) : span[r]);
+            }
+            c->v->npanels = kept;
+        }
+    } else if (!on_tail) {
         int u0 = 0, u1 = n, a = 0, e = m;
         if (b.pages > 1) page_of(&b, p, &u0, &u1, &a, &e);
+        c->v->page_h0 = heads[u0];
+        c->v->page_h1 = heads[(u1 < n ? u1 : n) - 1];
         for (int u = u0; u < u1 && u < n; u++) {
             int before = c->v->npanels;
             one(c, heads[u]);
@@ -412,7 +478,8 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
             }
         }
     }
-    if (tail && (on_tail || !tail_alone)) {
+    if (!on_cmp && !on_tail && b.nparts > 1) page_holds(c, heads[p / b.nparts]);
+    if (tail && (on_tail || (!tail_alone && !on_cmp))) {
         int before = c->v->npanels, a = 0, e = nt;
         if (on_tail && bt.pages > 1) {
             int u0, u1;
