@@ -269,6 +269,7 @@ static void solve_row(Solve *z, int first, int count, float W, float H, bool gro
                 && (widest < 0 || z->plans[k].box.w > z->plans[widest].box.w))
                 widest = k;
         z->prints[widest] = false;
+        for (int k = first; k < first + count && z->v->compare; k++) z->prints[k] = false;   /* heads compared: alike */
         free_cells = true;
         prints = false;
         for (int k = first; k < first + count; k++) prints |= z->prints[k] && lay_is_heat(&z->v->panels[k]);

@@ -139,8 +139,9 @@ static void rope_head(Ctx *c, int h)
     char *t[4] = { stage_fmt("Q%s", sx), stage_fmt(_("Q rotated%s"), sx), stage_fmt("K%s", sx), stage_fmt(_("K rotated%s"), sx) };
     static const TraceKind k[4] = { TK_Q, TK_QROT, TK_K, TK_KROT };
     for (int i = 0; i < 4; i++) {
-        stage_grouped(c, stage_heat(c, trace_ref(k[i], h), t[i], i < 2 ? LAB_Q : LAB_K, i < 2 ? LAB_QHEAD : LAB_KHEAD,
-                                    i < 2 ? AX_QUERIES : _("keys"), AX_DIMS), 1 + i / 2);
+        Panel *p = stage_grouped(c, stage_heat(c, trace_ref(k[i], h), t[i], i < 2 ? LAB_Q : LAB_K, i < 2 ? LAB_QHEAD : LAB_KHEAD,
+                                               i < 2 ? AX_QUERIES : _("keys"), AX_DIMS), 1 + i / 2);
+        if (p && i % 2) p->head_picture = true;     /* the turned Q and K of the heads, side by side */
         free(t[i]);
     }
     free(sx);
@@ -176,7 +177,8 @@ static void alibi_head(Ctx *c, int h)
     char *m = slope_text(attn_alibi_slope(h, c->H));
     char *t1 = stage_fmt(_("bias, m = %s%s"), m, sx), *t2 = stage_fmt("%s%s", stage_scores_word(c), sx);
     char *t3 = stage_fmt(_("%s + bias%s"), stage_scores_word(c), sx);
-    stage_grouped(c, stage_heat(c, trace_ref(TK_ALIBI, h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 2);
+    Panel *bias = stage_grouped(c, stage_heat(c, trace_ref(TK_ALIBI, h), t1, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 2);
+    if (bias) bias->head_picture = true;       /* the heads' slopes compare side by side */
     stage_grouped(c, stage_heat(c, trace_ref(TK_SCALED, h), t2, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
     stage_grouped(c, stage_heat(c, trace_ref(TK_BIASED, h), t3, LAB_Q, LAB_K, AX_QUERIES, AX_KEYS), 1);
     free(sx); free(t1); free(t2); free(t3); free(m);

@@ -301,9 +301,21 @@ static int pick_pictures(const Panel *panels, int m, bool *pick)
     return n;
 }
 
+/* What a head's panel shows, its title without the head: "weights" of
+** "head 2 of 4: weights", "Q rotated" of "Q rotated (head 2 of 4)". */
+static char *panel_kind(const Panel *p)
+{
+    const char *t = p->title ? p->title : "", *colon = strstr(t, ": "), *paren = strstr(t, " (");
+    if (colon) return xstrdup(colon + 2);
+    size_t n = paren ? (size_t)(paren - t) : strlen(t);
+    char *k = xmalloc(n + 1);
+    memcpy(k, t, n);
+    k[n] = '\0';
+    return k;
+}
+
 /* The header's words for a page of head h's own panels: "head 2 of 4 ·
-** weights, output", each panel named by its title without the head
-** ("head 2 of 4: weights", "Q rotated (head 2 of 4)"). */
+** weights, output". */
 static void page_holds(const Ctx *c, int h)
 {
     View *v = c->v;
@@ -311,13 +323,29 @@ static void page_holds(const Ctx *c, int h)
     buf_printf(&b, _("head %d of %d"), h, c->H);
     const char *sep = "  \xc2\xb7  ";
     for (int k = 0; k < v->npanels; k++) {
-        const char *t = v->panels[k].title ? v->panels[k].title : "", *colon = strstr(t, ": "), *paren = strstr(t, " (");
-        int len = colon ? (int)strlen(colon + 2) : paren ? (int)(paren - t) : (int)strlen(t);
-        buf_printf(&b, "%s%.*s", sep, len, colon ? colon + 2 : t);
+        char *kind = panel_kind(&v->panels[k]);
+        buf_printf(&b, "%s%s", sep, kind);
+        free(kind);
         sep = ", ";
     }
     free(v->step_label);
     v->step_label = buf_take(&b);
+}
+
+/* Panel pn of head h as the comparison page shows it beside the others:
+** titled "head h: weights", and, when many share the page, without axis
+** titles (the page's header names them once). */
+static void compare_panel(Panel *pn, int h, int many)
+{
+    char *kind = panel_kind(pn);
+    free(pn->title);
+    pn->title = stage_fmt(_("head %d: %s"), h, kind);
+    free(kind);
+    if (many > 4) {
+        free(pn->row_axis);
+        free(pn->col_axis);
+        pn->row_axis = pn->col_axis = NULL;
+    }
 }
 
 /* Scratch views: one per head, and one for the tail. */
@@ -427,7 +455,8 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
     }
     /* the heads side by side first, when they take several pages */
     bool pick[VIEW_MAX_PANELS] = { false };
-    int cmp = n > 1 && b.pages > 1 && m <= VIEW_MAX_PANELS && n * pick_pictures(z.heads[0].panels, m, pick) <= VIEW_MAX_PANELS;
+    int npick = m <= VIEW_MAX_PANELS ? pick_pictures(z.heads[0].panels, m, pick) : 0;
+    int cmp = n > 1 && b.pages > 1 && npick > 0 && n * npick <= VIEW_MAX_PANELS;
     int pages = cmp + b.pages + (tail_alone ? bt.pages : 0);
     int pp = c->step < pages ? c->step : pages - 1, p = pp - cmp;
     bool on_tail = tail_alone && p >= b.pages, on_cmp = p < 0;
@@ -458,6 +487,7 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
                 }
                 Panel *pn = &c->v->panels[kept++];
                 *pn = c->v->panels[k];
+                compare_panel(pn, heads[u], n * npick);
                 stage_set_span(pn, span[r], pn->scale_group > 0 ? group_vals(all, vals, H * m + nt, pn->scale_group) : span[r]);
             }
             c->v->npanels = kept;
