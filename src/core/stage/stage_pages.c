@@ -78,6 +78,7 @@ void stage_panel_free(Panel *p)
     free(p->series);
     free(p->bounds);
     free(p->bound_label);
+    free(p->cell_marks);
     mat_free(p->owned);
     memset(p, 0, sizeof *p);
 }
@@ -532,7 +533,8 @@ void stage_paginate(Ctx *c)
         int p = c->step < b.pages ? c->step : b.pages - 1, u0, u1, a, e;
         take_page(c, &b, NULL, p, b.pages);
         page_of(&b, p, &u0, &u1, &a, &e);
-        for (int k = a; k < e; k++) stage_set_span(&v->panels[k], vals[k], groups[k]);
+        for (int k = a; k < e; k++)
+            if (!v->panels[k].has_span) stage_set_span(&v->panels[k], vals[k], groups[k]);   /* a builder's plan stays */
         keep_panels(v, 0, a, e);
         c->paged = true;
     }
