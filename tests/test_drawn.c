@@ -92,11 +92,11 @@ static void note_order(const View *v, void *ctx)
         if (o->bias[b] < 0) o->bias[b] = o->seen;
         o->bias_panels++;
         const Mat *want = trace_get(o->T, 0, o->bias_names[b]);
-        int wk = -1;                    /* its weight's panel on this page, if there */
+        int wk = -1;                    /* its weight's panel on this page: there must be one */
         for (int j = 0; j < v->npanels; j++) if (!strcmp(v->panels[j].matrix, weights[b])) wk = j;
         bool right = want && p->m->rows == 1 && p->m->cols == want->cols && mat_max_abs_diff(p->m, want) == 0.0 &&
                      !strcmp(p->row_labels[0], o->bias_names[b]) && p->scale_group > 0 &&
-                     (wk < 0 || v->panels[wk].scale_group == p->scale_group);
+                     wk >= 0 && v->panels[wk].scale_group == p->scale_group;
         o->bias_right += right;
     }
     o->page++;
@@ -104,8 +104,8 @@ static void note_order(const View *v, void *ctx)
 
 /* qkv_projection: W_q, W_k, W_v come before Q, K, V (the story's order),
 ** on every page and within one; each bias is a one-row panel with the
-** lesson's numbers, its row labelled with its name, on its weight's
-** colour scale. */
+** lesson's numbers, its row labelled with its name, on its weight's page
+** and colour scale. */
 START_TEST(test_qkv_weights_before_what_they_make)
 {
     Lesson *l;

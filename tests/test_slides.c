@@ -841,6 +841,7 @@ typedef struct MlpPages {
     long hidden_cells, hidden_printed;  /* cells of the hidden layer on the pages, and the numbers printed in them */
     float least_number, least_label;
     int unlabelled;                     /* rows of a panel with numbers that no label of its row names */
+    int unpaired;                       /* blocks of units before the activation without the same after it */
 } MlpPages;
 
 /* tstages_each_step callback: one page of the MLP measured. */
@@ -870,14 +871,20 @@ static void mlp_page(const View *v, void *ctx)
             mp->hidden_cells += (long)p->m->rows * p->m->cols;
             mp->hidden_printed += printed;
         }
+        bool paired = p->ref.kind != TK_MLP_PRE;
+        for (int j = 0; j < v->npanels && !paired; j++)
+            paired = v->panels[j].ref.kind == TK_MLP_ACT && v->panels[j].col_offset == p->col_offset &&
+                     v->panels[j].m->cols == p->m->cols;
+        mp->unpaired += !paired;
     }
     draw_free(d);
 }
 
 /* Lesson 13's MLP, four times as wide as the stream (GPT-2's ratio): its
 ** hidden layer in blocks of units, every page printing every number at
-** 14 px, its rows labelled at 14 px, where the whole layer was drawn as
-** thumbnails without numbers and with 9 px labels on some rows. */
+** 14 px, its rows labelled at 14 px, the same units before and after the
+** activation on one page, where the whole layer was drawn as thumbnails
+** without numbers and with 9 px labels on some rows. */
 START_TEST(test_wide_mlp_prints_every_hidden_number)
 {
     Trace *T;
@@ -886,7 +893,7 @@ START_TEST(test_wide_mlp_prints_every_hidden_number)
     ck_assert_int_eq(L->stages[k].id, STAGE_MLP);
     const Mat *pre = trace_at(T, L->stages[k].setup, trace_ref(TK_MLP_PRE, 0));
     ck_assert_int_eq(pre->cols, 32);
-    MlpPages mp = { 0, 0, 0, INFINITY, INFINITY, 0 };
+    MlpPages mp = { 0, 0, 0, INFINITY, INFINITY, 0, 0 };
     tstages_each_step(L, T, k, 0, mlp_page, &mp);
     printf("slides: the MLP of lesson 13 on %d pages, %ld of %ld hidden numbers printed, at %.0f px or more, "
            "row labels at %.0f px or more\n", mp.pages, mp.hidden_printed, mp.hidden_cells, mp.least_number, mp.least_label);
@@ -896,6 +903,7 @@ START_TEST(test_wide_mlp_prints_every_hidden_number)
     ck_assert_float_ge(mp.least_number, 14);
     ck_assert_float_ge(mp.least_label, 14);
     ck_assert_int_eq(mp.unlabelled, 0);
+    ck_assert_int_eq(mp.unpaired, 0);
     trace_free(T);
     lesson_free(L);
 }

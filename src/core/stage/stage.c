@@ -303,25 +303,25 @@ static void split_heads(Ctx *c)
 
 /*
 ** The weights of the projections, W_q, W_k, W_v in turn, each with its
-** bias when it has one (`queries: X @ W_q + b_q`): a one-row panel below
-** it, its row labelled with its name, on one colour scale with it (groups
-** 11 to 13).
+** bias when it has one (`queries: X @ W_q + b_q`): a one-row panel after
+** it, always on its page, its row labelled with its name, on one colour
+** scale with it (groups 11 to 13).
 */
 static void qkv_weights(Ctx *c)
 {
     const Operand *o[3] = { &c->su->queries, &c->su->keys, &c->su->values };
-    for (int i = 0; i < 3; i++)
-        if (o[i]->weight)
-            stage_grouped(c, stage_input(c, o[i]->weight, o[i]->weight, i == 0 ? LAB_QFEAT : LAB_KFEAT, LAB_DIM,
-                                         _("input dimensions"), _("output dimensions")), 11 + i);
     for (int i = 0; i < 3; i++) {
-        if (!o[i]->weight || !o[i]->bias) continue;
+        if (!o[i]->weight) continue;
+        Panel *w = stage_grouped(c, stage_input(c, o[i]->weight, o[i]->weight, i == 0 ? LAB_QFEAT : LAB_KFEAT, LAB_DIM,
+                                                _("input dimensions"), _("output dimensions")), 11 + i);
+        if (!o[i]->bias) continue;
         Panel *b = stage_grouped(c, stage_input(c, o[i]->bias, o[i]->bias, LAB_DIM, LAB_DIM, "", _("output dimensions")),
                                  11 + i);
         if (b && b->m->rows == 1) {
             free(b->row_labels[0]);
             b->row_labels[0] = xstrdup(o[i]->bias);
         }
+        if (b && w) b->with_previous = true;
     }
 }
 

@@ -60,7 +60,8 @@ static char *affine_text(const char *w, const char *b)
 
 /* Hidden units [a, e) of the MLP before and after the activation (titled
 ** t_pre and t_act, with the units they show when they are not all), each
-** planned for its whole matrix's values, so that every block reads alike. */
+** planned for its whole matrix's values, so that every block reads alike,
+** the units after the activation on the page of the same units before. */
 static void hidden_panels(Ctx *c, int a, int e, int n, const char *t_pre, const char *t_act)
 {
     static const TraceKind kinds[2] = { TK_MLP_PRE, TK_MLP_ACT };
@@ -77,6 +78,7 @@ static void hidden_panels(Ctx *c, int a, int e, int n, const char *t_pre, const 
         if (!p) continue;
         StageVals all = stage_trace_vals(c->pager, c->T, trace_at(c->T, c->s, ref));
         stage_set_span(p, all, all);
+        p->with_previous = i == 1;
     }
 }
 
