@@ -158,11 +158,12 @@ expect 0 "$bin" --dump --stage 2,4 lessons/13-a-whole-block.lesson
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit([s["index"] for s in d["stages"]] != [2, 4])' "$tmp/out" \
     && ok || bad "--dump --stage 2,4 dumps stages 2 and 4, keeping their numbers"
 expect 0 "$bin" --export "$tmp/staged" --stage 3-4 lessons/13-a-whole-block.lesson
-[ "$(ls "$tmp/staged" | tr '\n' ' ')" = "13-a-whole-block-03-mlp.png 13-a-whole-block-04-next_token.png " ] && ok \
-    || bad "--export --stage 3-4 writes those two pictures: $(ls "$tmp/staged")"
-"$bin" --export - --stage 3 lessons/13-a-whole-block.lesson >"$tmp/one.png" 2>"$tmp/err" \
-    && cmp -s "$tmp/one.png" "$tmp/staged/13-a-whole-block-03-mlp.png" && ok \
-    || bad "--export - --stage 3 writes the same PNG to standard output: $(cat "$tmp/err")"
+[ "$(ls "$tmp/staged" | tr '\n' ' ')" = "13-a-whole-block-03-mlp-01-part1.png 13-a-whole-block-03-mlp-02-part2.png \
+13-a-whole-block-03-mlp-03-part3.png 13-a-whole-block-03-mlp-04-part4.png 13-a-whole-block-04-next_token.png " ] && ok \
+    || bad "--export --stage 3-4 writes the MLP's four pages and the next token: $(ls "$tmp/staged")"
+"$bin" --export - --stage 4 lessons/13-a-whole-block.lesson >"$tmp/one.png" 2>"$tmp/err" \
+    && cmp -s "$tmp/one.png" "$tmp/staged/13-a-whole-block-04-next_token.png" && ok \
+    || bad "--export - --stage 4 writes the same PNG to standard output: $(cat "$tmp/err")"
 (cd lessons && "$bin" --export - --stage 11 --format svg - <07-induction-head.lesson) >"$tmp/one.svg" 2>"$tmp/err" \
     && xmllint --noout "$tmp/one.svg" && ok || bad "a lesson from standard input, its files found from the working directory, one SVG out: $(cat "$tmp/err")"
 expect 2 "$bin" --export - --stage 2 lessons/13-a-whole-block.lesson

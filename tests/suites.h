@@ -16,6 +16,7 @@ Suite *attn_suite(void);
 Suite *lesson_suite(void);
 Suite *lessonsave_suite(void);
 Suite *stage_suite(void);
+Suite *drawn_suite(void);
 Suite *state_suite(void);
 Suite *state_files_suite(void);
 Suite *zoom_suite(void);

@@ -691,6 +691,8 @@ static void agree_lesson(const char *name, const Lesson *L, const Trace *T, void
             memcpy(copy, w->panels, sizeof *copy * (size_t)w->npanels);
             for (int i = 1; i < w->npanels && w->id == STAGE_NEXT_TOKEN; i++)
                 copy[i].must_print = true;          /* its words are cut so that every number prints */
+            for (int i = 0; i < w->npanels && w->id == STAGE_MLP; i++)   /* so are its hidden units */
+                copy[i].must_print = copy[i].ref.kind == TK_MLP_PRE || copy[i].ref.kind == TK_MLP_ACT;
             one.panels = copy;
             LayoutFitter *f = layout_fitter_create(font_measure, tfonts);
             if (layout_fitter_fits(f, &one) && !a->needless++)
@@ -838,6 +840,81 @@ START_TEST(test_kv_cache_panels_stay)
 }
 END_TEST
 
+/* What the pages of lesson 13's MLP print: every hidden unit's numbers,
+** the sizes of the numbers and of the row labels, the rows labelled. */
+typedef struct MlpPages {
+    int pages;
+    long hidden_cells, hidden_printed;  /* cells of the hidden layer on the pages, and the numbers printed in them */
+    float least_number, least_label;
+    int unlabelled;                     /* rows of a panel with numbers that no label of its row names */
+    int unpaired;                       /* blocks of units before the activation without the same after it */
+} MlpPages;
+
+/* tstages_each_step callback: one page of the MLP measured. */
+static void mlp_page(const View *v, void *ctx)
+{
+    MlpPages *mp = ctx;
+    DrawList *d = lay_slide(v);
+    mp->pages++;
+    for (int k = 0; k < v->npanels; k++) {
+        const Panel *p = &v->panels[k];
+        bool hidden = p->ref.kind == TK_MLP_PRE || p->ref.kind == TK_MLP_ACT;
+        long printed = 0;
+        bool labelled[64] = { false };
+        for (int i = 0; i < d->n; i++) {
+            const DrawCmd *c = &d->cmds[i];
+            if (c->role == ROLE_CELL_TEXT && c->panel == k) {
+                printed++;
+                mp->least_number = fminf(mp->least_number, c->size);
+            }
+            if (c->role == ROLE_ROW_LABEL && c->row >= 0 && c->row < 64 && (c->panel == k || c->panel == k - 1)) {
+                labelled[c->row] = true;     /* its own labels, or its neighbour's that it shares */
+                mp->least_label = fminf(mp->least_label, c->size);
+            }
+        }
+        for (int r = 0; r < p->m->rows && r < 64; r++) mp->unlabelled += !labelled[r];
+        if (hidden) {
+            mp->hidden_cells += (long)p->m->rows * p->m->cols;
+            mp->hidden_printed += printed;
+        }
+        bool paired = p->ref.kind != TK_MLP_PRE;
+        for (int j = 0; j < v->npanels && !paired; j++)
+            paired = v->panels[j].ref.kind == TK_MLP_ACT && v->panels[j].col_offset == p->col_offset &&
+                     v->panels[j].m->cols == p->m->cols;
+        mp->unpaired += !paired;
+    }
+    draw_free(d);
+}
+
+/* Lesson 13's MLP, four times as wide as the stream (GPT-2's ratio): its
+** hidden layer in blocks of units, every page printing every number at
+** 14 px, its rows labelled at 14 px, the same units before and after the
+** activation on one page, where the whole layer was drawn as thumbnails
+** without numbers and with 9 px labels on some rows. */
+START_TEST(test_wide_mlp_prints_every_hidden_number)
+{
+    Trace *T;
+    Lesson *L = load_run("../lessons/13-a-whole-block.lesson", &T);
+    int k = 2;
+    ck_assert_int_eq(L->stages[k].id, STAGE_MLP);
+    const Mat *pre = trace_at(T, L->stages[k].setup, trace_ref(TK_MLP_PRE, 0));
+    ck_assert_int_eq(pre->cols, 32);
+    MlpPages mp = { 0, 0, 0, INFINITY, INFINITY, 0, 0 };
+    tstages_each_step(L, T, k, 0, mlp_page, &mp);
+    printf("slides: the MLP of lesson 13 on %d pages, %ld of %ld hidden numbers printed, at %.0f px or more, "
+           "row labels at %.0f px or more\n", mp.pages, mp.hidden_printed, mp.hidden_cells, mp.least_number, mp.least_label);
+    ck_assert_int_ge(mp.pages, 2);
+    ck_assert_int_eq(mp.hidden_cells, 2L * pre->rows * pre->cols);
+    ck_assert_int_eq(mp.hidden_printed, mp.hidden_cells);
+    ck_assert_float_ge(mp.least_number, 14);
+    ck_assert_float_ge(mp.least_label, 14);
+    ck_assert_int_eq(mp.unlabelled, 0);
+    ck_assert_int_eq(mp.unpaired, 0);
+    trace_free(T);
+    lesson_free(L);
+}
+END_TEST
+
 Suite *slides_suite(void)
 {
     Suite *s = suite_create("slides");
@@ -853,6 +930,7 @@ Suite *slides_suite(void)
     tcase_add_test(tc, test_kv_cache_panels_stay);
     tcase_add_test(tc, test_window_size_prints_every_panel);
     tcase_add_test(tc, test_pager_and_layout_agree);
+    tcase_add_test(tc, test_wide_mlp_prints_every_hidden_number);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -28,12 +28,13 @@ static void strings(Buf *b, char *const *l, int n)
     buf_puts(b, "]");
 }
 
-/* A number as the slide prints it with decimals (< 0: exactly). */
-static void number(Buf *b, double x, int decimals)
+/* A number as the slide prints it with decimals (< 0: exactly), an exact
+** 0 or 1 too when even (Panel.even_decimals). */
+static void number(Buf *b, double x, int decimals, bool even)
 {
     char s[64];
     if (!isfinite(x)) util_fmt_num(s, sizeof s, x, 0);
-    else if (decimals >= 0) util_fmt_cell(s, sizeof s, x, decimals, false);
+    else if (decimals >= 0) util_fmt_cell_even(s, sizeof s, x, decimals, false, even);
     else util_fmt_shortest(s, sizeof s, x);
     dump_string(b, s);
 }
@@ -68,11 +69,11 @@ static void panel(Buf *b, const Panel *p, int decimals, bool hidden, bool number
         buf_puts(b, r ? ", [" : "[");
         for (int c = 0; c < cols; c++) {
             if (c) buf_puts(b, ", ");
-            number(b, mat_get(p->m, r, c), decimals);
+            number(b, mat_get(p->m, r, c), decimals, p->even_decimals);
         }
         if (plot && p->bounds) {
             buf_puts(b, cols ? ", " : "");
-            number(b, p->bounds[r], decimals);
+            number(b, p->bounds[r], decimals, false);
         }
         buf_puts(b, "]");
     }

@@ -168,7 +168,14 @@ void util_fmt_shortest(char *out, size_t n, double v)
 ** compact is set; an exact 0 or 1 is "0" or "1" whatever the decimals. */
 void util_fmt_cell(char *out, size_t n, double v, int decimals, bool compact)
 {
-    if (v == 0.0 || v == 1.0) { snprintf(out, n, "%d", (int)v); return; }
+    util_fmt_cell_even(out, n, v, decimals, compact, false);
+}
+
+/* The same, an exact 0 or 1 too printed with the decimals when even is set
+** ("0.00", as every other number of its panel). */
+void util_fmt_cell_even(char *out, size_t n, double v, int decimals, bool compact, bool even)
+{
+    if (!even && (v == 0.0 || v == 1.0)) { snprintf(out, n, "%d", (int)v); return; }
     util_fmt_num(out, n, v, decimals);
     if (!compact) return;
     char *z = out[0] == '-' ? out + 1 : out;

@@ -60,6 +60,8 @@ void util_fmt_num(char *out, size_t n, double v, int decimals);
 ** the leading zero dropped (".50", "-.45") so it fits a narrow cell; exact
 ** 0 and 1 are "0" and "1" (so only they print without decimals). */
 void util_fmt_cell(char *out, size_t n, double v, int decimals, bool compact);
+/* The same, an exact 0 or 1 too printed with the decimals when even is set. */
+void util_fmt_cell_even(char *out, size_t n, double v, int decimals, bool compact, bool even);
 /* Digits to print in a cell when the lesson says "automatic": enough to
 ** tell values of this size apart (2 in general, 3 for tiny ones, fewer for
 ** big ones), 0 for whole numbers, and at least 2 for weights in (0, 1).

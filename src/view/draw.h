@@ -41,6 +41,7 @@ typedef enum DrawRole {
     ROLE_FORMULA,
     ROLE_BODY,          /* explanation text */
     ROLE_PLOT,          /* plot lines, markers, legend */
+    ROLE_CELL_MARK,     /* a mark on a cell (Panel.cell_marks: a frame, a diamond; panel, row, col set) */
     ROLE_OVERLAY        /* app overlays: help, explain panel, toasts */
 } DrawRole;
 

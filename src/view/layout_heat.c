@@ -2,7 +2,8 @@
 ** layout_heat.c: a planned heatmap panel drawn: its title and labels, one
 ** cell per value coloured on the panel's scale with its value in a colour
 ** that reads on it (or blocks of sub-pixel cells, or one image command for
-** a huge grid), masked cells in the theme's grey with "−∞", the colour bar
+** a huge grid), masked cells in the theme's grey with "−∞", the marks a
+** builder put on cells (a frame, a diamond at the corner), the colour bar
 ** with its ticks, and the outlines of the hovered cell and its operands.
 */
 #include "layout_int.h"
@@ -179,11 +180,44 @@ static void draw_cell(Page *p, const PanelPlan *pp, const Cmap *cm, const Scale 
         Color col = cmap_at(cm, scale_at(sc, x));
         lay_tag(p, draw_rect(p->d, b, col, ROLE_CELL), k, r, c);
         if (pp->value_fs > 0) {
-            util_fmt_cell(buf, sizeof buf, x, pp->decimals, pp->compact);
+            util_fmt_cell_even(buf, sizeof buf, x, pp->decimals, pp->compact, pp->even);
             lay_tag(p, lay_text(p, b, buf, pp->value_fs, cmap_text_for(col), ALIGN_CENTER, VALIGN_MIDDLE,
                                 ROLE_CELL_TEXT, 0, 0), k, r, c);
         }
     }
+}
+
+/*
+** The marks on panel k's cells (Panel.cell_marks): a frame in the text's
+** colour around a cell, over the gap between cells, lined inside in the
+** background's, so that it reads on any colour; a diamond (a square turned by 45°: a line as long as it is
+** wide, drawn along the diagonal) in the highlight colour on the cell's
+** top right corner, ringed in the background's. Nothing on a hidden panel.
+*/
+static void draw_cell_marks(Page *p, const Panel *pn, int k, const PanelPlan *pp)
+{
+    const Mat *m = pn->m;
+    float u = p->m.u, gx = pp->box.x + pp->left_w, gy = pp->box.y + pp->top_h;
+    float hd = fminf(fmaxf(0.22f * fminf(pp->cw, pp->ch), 4 * u), 9 * u);  /* the diamond's half diagonal */
+    for (int pass = 0; pass < 2; pass++)            /* the frames, then the diamonds over them */
+        for (int r = 0; r < m->rows; r++)
+            for (int c = 0; c < m->cols; c++) {
+                unsigned char mk = pn->cell_marks[(size_t)r * (size_t)m->cols + (size_t)c];
+                Rect b = { gx + c * pp->cw, gy + r * pp->ch, pp->cw, pp->ch };
+                if (pass == 0 && (mk & PANEL_MARK_FRAME)) {
+                    float w = fmaxf(2, 2.5f * u), lw = fmaxf(1, 1.5f * u);
+                    lay_tag(p, draw_frame(p->d, b, p->th->fg, w, ROLE_CELL_MARK), k, r, c);
+                    lay_tag(p, draw_frame(p->d, grow(b, -(w + lw) / 2), p->th->bg, lw, ROLE_CELL_MARK), k, r, c);
+                }
+                if (pass == 1 && (mk & PANEL_MARK_DIAMOND)) {
+                    float x = b.x + b.w - 2 * u, y = b.y + 2 * u;
+                    for (int ring = 0; ring < 2; ring++) {
+                        float h = ring ? hd : hd + 1.5f * u;
+                        lay_tag(p, draw_line(p->d, x - h / 2, y - h / 2, x + h / 2, y + h / 2, ring ? p->th->highlight : p->th->bg,
+                                             h * 1.41421356f, ROLE_CELL_MARK), k, r, c);
+                    }
+                }
+            }
 }
 
 /*
@@ -228,6 +262,7 @@ void lay_draw_heat(Page *p, const View *v, int k, const PanelPlan *pp)
                 draw_cell(p, pp, cm, &sc, hidden, draw_block_rect(cell_rect(p, pp, r, c), r, c, &g), mat_get(m, r, c),
                           k, r, c);
     }
+    if (pn->cell_marks && !hidden && pp->ch >= 1 && pp->cw >= 1) draw_cell_marks(p, pn, k, pp);
     if (lay_rows(pn) > m->rows || lay_cols(pn) > m->cols) {   /* a cache that grows: the room it grows into */
         Rect room = { pp->box.x + pp->left_w, pp->box.y + pp->top_h, lay_cols(pn) * pp->cw, lay_rows(pn) * pp->ch };
         lay_tag(p, draw_frame(p->d, room, p->th->frame, fmaxf(1, p->m.u), ROLE_DECOR), k, -1, -1);

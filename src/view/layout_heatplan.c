@@ -77,6 +77,7 @@ void lay_heat_scale(const Page *p, const Panel *pn, PanelPlan *pp)
     pp->nx_min = st->nx_min;
     pp->nx_max = st->nx_max;
     pp->any_nx = st->any_nx;
+    pp->even = pn->even_decimals;
     pp->any_nonfinite = st->any_nonfinite;
     if (pn->probabilities) { lo = 0; hi = 1; }
     else if (pn->diverging) {
@@ -107,7 +108,7 @@ static const CellTexts *cell_texts(const Page *p, const PanelPlan *pp, int decim
 {
     PlanMemo *m = p->memo;
     double ends[4] = { pp->vmin, pp->vmax, pp->nx_min, pp->nx_max };
-    uint64_t h = lay_mix(0x51afd7ed558ccd1ULL, (uint64_t)decimals * 4 + compact * 2 + pp->any_nx);
+    uint64_t h = lay_mix(0x51afd7ed558ccd1ULL, (uint64_t)decimals * 8 + pp->even * 4 + compact * 2 + pp->any_nx);
     for (int i = 0; i < 4; i++) {
         uint64_t bits;
         memcpy(&bits, &ends[i], sizeof bits);
@@ -120,7 +121,7 @@ static const CellTexts *cell_texts(const Page *p, const PanelPlan *pp, int decim
     CellTexts *t = k < TMEMO ? &m->texts[k] : &m->spare;
     t->n = 0;
     for (int i = 0; i < (pp->any_nx ? 4 : 2); i++)
-        util_fmt_cell(t->s[t->n++], sizeof t->s[0], ends[i], decimals, compact);
+        util_fmt_cell_even(t->s[t->n++], sizeof t->s[0], ends[i], decimals, compact, pp->even);
     if (pp->any_nonfinite) snprintf(t->s[t->n++], sizeof t->s[0], "%s", MINUS_INF);
     if (k < TMEMO) {
         m->text_key[k] = h;

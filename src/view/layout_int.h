@@ -166,6 +166,7 @@ typedef struct PanelPlan {
     bool any_nonfinite;
     int decimals;               /* digits printed in cells */
     bool compact;               /* printed as ".50" (no leading zero) */
+    bool even;                  /* an exact 0 or 1 printed with the decimals too (Panel.even_decimals) */
     float value_fs;             /* 0 = values hidden */
     float tick_w;               /* widest colour-bar tick label */
     float ext;                  /* colour bar reaches this far past a short grid */

@@ -204,6 +204,10 @@ TraceRef trace_joined(const TraceSetup *ts);
 ** unembedding reads: TK_FINAL_LN under `final_norm:`, else TK_STREAM. */
 TraceKind trace_mlp_input(const Setup *su);
 TraceKind trace_unembed_input(const Setup *su);
+/* The columns of the k largest numbers of a row of n (ties: the first),
+** into top (k of them, largest first): a next_token stage's likeliest
+** words. */
+void trace_row_top(const double *row, int n, int k, int *top);
 /* The activation of x. */
 double trace_activate(Activation a, double x);
 /* What the mask is applied to (TK_BIASED with ALiBi, else TK_SCALED), and

@@ -124,7 +124,7 @@ bool tr_block(TraceSetup *ts, const Lesson *L, int k, const Mat *x)
 
 /* The columns of the k largest numbers of a row of n (ties: the first),
 ** into top (k of them, largest first). */
-static void row_top(const double *row, int n, int k, int *top)
+void trace_row_top(const double *row, int n, int k, int *top)
 {
     int have = 0;
     for (int j = 0; j < n; j++) {
@@ -152,7 +152,7 @@ bool tr_top(TraceSetup *ts, int k)
     int V = P->cols, *top = xmalloc(sizeof *top * (size_t)k), *w = xmalloc(sizeof *w * (size_t)V), n = 0;
     bool *in = xcalloc((size_t)V, sizeof *in);
     for (int i = 0; i < P->rows; i++) {
-        row_top(mat_row(P, i), V, k, top);
+        trace_row_top(mat_row(P, i), V, k, top);
         for (int t = 0; t < k; t++) in[top[t]] = true;
     }
     for (int j = 0; j < V; j++) if (in[j]) w[n++] = j;

@@ -302,9 +302,35 @@ static void split_heads(Ctx *c)
 }
 
 /*
-** Inputs, weights and projections. Each matrix is shown once: the input of
-** every projection (X + PE with sinusoidal positions, which is what the
-** projections read), then Q, K and V, then the weights. A role that is an
+** The weights of the projections, W_q, W_k, W_v in turn, each with its
+** bias when it has one (`queries: X @ W_q + b_q`): a one-row panel after
+** it, always on its page, its row labelled with its name, on one colour
+** scale with it (groups 11 to 13).
+*/
+static void qkv_weights(Ctx *c)
+{
+    const Operand *o[3] = { &c->su->queries, &c->su->keys, &c->su->values };
+    for (int i = 0; i < 3; i++) {
+        if (!o[i]->weight) continue;
+        Panel *w = stage_grouped(c, stage_input(c, o[i]->weight, o[i]->weight, i == 0 ? LAB_QFEAT : LAB_KFEAT, LAB_DIM,
+                                                _("input dimensions"), _("output dimensions")), 11 + i);
+        if (!o[i]->bias) continue;
+        Panel *b = stage_grouped(c, stage_input(c, o[i]->bias, o[i]->bias, LAB_DIM, LAB_DIM, "", _("output dimensions")),
+                                 11 + i);
+        if (b && b->m->rows == 1) {
+            free(b->row_labels[0]);
+            b->row_labels[0] = xstrdup(o[i]->bias);
+        }
+        if (b && w) b->with_previous = true;
+    }
+}
+
+/*
+** Inputs, weights and projections, in the order they are made: the input
+** of every projection (X + PE with sinusoidal positions, which is what the
+** projections read), then the weights (and biases), then Q, K and V made
+** from them, on every page the order of the story. Each matrix is shown
+** once. A role that is an
 ** input used as it is (`keys: K`) is that input's own panel, titled with
 ** the role, and keeps its feature labels; an input both projected and used
 ** as a role, or used as it is by two roles, is shown once, titled with
@@ -333,7 +359,8 @@ void stage_qkv(Ctx *c)
                        i == 0 ? LAB_QFEAT : LAB_KFEAT, _("tokens"), AX_DIMS))
             shown[i] = c->v->npanels - 1;
     }
-    /* the token matrices in one row (they share their rows), the weights below */
+    qkv_weights(c);
+    /* the token matrices in one row (they share their rows) */
     for (int i = 0; i < 3; i++) {
         LabelKind rows = i == 0 ? LAB_Q : LAB_K;
         const char *axis = i == 0 ? AX_QUERIES : _("keys");
@@ -360,10 +387,6 @@ void stage_qkv(Ctx *c)
             shown[i] = c->v->npanels - 1;
         free(t);
     }
-    for (int i = 0; i < 3; i++)
-        if (o[i]->weight)
-            stage_input(c, o[i]->weight, o[i]->weight, i == 0 ? LAB_QFEAT : LAB_KFEAT, LAB_DIM, _("input dimensions"),
-                      _("output dimensions"));
     split_heads(c);
     char *heads = c->H > 1 ? stage_fmt(_("; %d heads take %d columns each"), c->H, c->ts->d_k) : xstrdup("");
     const char *fmt = pe ? "Q = (%s)\xc2\xb7%s    K = (%s)\xc2\xb7%s    V = (%s)\xc2\xb7%s%s"
@@ -845,6 +868,16 @@ static char **keep_labels(char **labels, int n0, int first, int n)
     return kept;
 }
 
+/* The marks of cells [r0, r1) x [c0, c1) of a grid cols wide (NULL: none). */
+static unsigned char *keep_marks(unsigned char *marks, int cols, int r0, int r1, int c0, int c1)
+{
+    if (!marks) return NULL;
+    unsigned char *kept = xmalloc((size_t)(r1 - r0) * (size_t)(c1 - c0));
+    for (int i = r0; i < r1; i++) memcpy(kept + (size_t)(i - r0) * (size_t)(c1 - c0), marks + (size_t)i * (size_t)cols + c0, (size_t)(c1 - c0));
+    free(marks);
+    return kept;
+}
+
 /* Panel k alone, cut to a part of its matrix, with its whole's colours. */
 bool stage_view_zoom(View *v, int k, int r0, int r1, int c0, int c1, double lo, double hi)
 {
@@ -858,6 +891,7 @@ bool stage_view_zoom(View *v, int k, int r0, int r1, int c0, int c1, double lo, 
         memcpy(mat_row(part, i - r0), mat_row(m, i) + c0, sizeof(double) * (size_t)(c1 - c0));
     p->row_labels = keep_labels(p->row_labels, m->rows, r0, r1 - r0);
     p->col_labels = keep_labels(p->col_labels, m->cols, c0, c1 - c0);
+    p->cell_marks = keep_marks(p->cell_marks, m->cols, r0, r1, c0, c1);
     p->has_span = false;
     p->full_rows = p->full_cols = 0;       /* the part as it is */
     free(p->full_title);

@@ -40,6 +40,11 @@
 
 typedef enum PanelKind { PANEL_HEATMAP, PANEL_PLOT } PanelKind;
 
+/* Marks on a heatmap's cells (Panel.cell_marks, bits): a frame around the
+** cell (one of its row's likeliest), a diamond at its corner (the word
+** that really comes next). */
+enum { PANEL_MARK_FRAME = 1, PANEL_MARK_DIAMOND = 2 };
+
 typedef struct Panel {
     PanelKind kind;
     char *title;                /* "attention weights", "head 2 of 4" */
@@ -80,6 +85,12 @@ typedef struct Panel {
                                 ** for every head side by side (none marked: its weights, else its last) */
     bool must_print;            /* on a page the pager asks about: its numbers must print at the goal font,
                                 ** whatever it could do alone (next_token's words, cut into pages to print) */
+    bool with_previous;         /* shown on the page of the panel before it, never first on a page of its own
+                                ** (a projection's bias, with its weight) */
+    bool even_decimals;         /* every number with the same decimals, an exact 0 or 1 too ("0.00", not "0":
+                                ** RoPE's angles), where other panels print those two as "0" and "1" */
+    unsigned char *cell_marks;  /* m->rows x m->cols marks (PANEL_MARK_*, row by row) drawn on the cells, or NULL
+                                ** (owned: next_token's likeliest words and the word that comes next) */
     /* plots */
     char *y_axis;               /* "entropy (nats)" */
     char **series;              /* m->cols series names */

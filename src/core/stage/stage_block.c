@@ -4,8 +4,10 @@
 ** the next token, from the unembedding's logits to the probabilities of
 ** each word; and the line a slide carries when heads are switched off.
 **
-** Like stage.c, nothing is computed here but labels and one count: how
-** many rows' likeliest word is the token that really comes next.
+** Like stage.c, nothing is computed here but labels, the marks on the
+** probabilities (each row's k likeliest words framed, the word that really
+** comes next marked) and one count: how many rows' likeliest word is the
+** token that really comes next.
 */
 #include "stage_int.h"
 #include "core/util.h"
@@ -52,8 +54,61 @@ static char *affine_text(const char *w, const char *b)
     return b ? stage_fmt("%s + %s", w, b) : xstrdup(w);
 }
 
+/* The most blocks of hidden units the MLP is cut into (past that, a wide
+** layer is drawn whole, its numbers left to the hover). */
+#define MLP_MAX_BLOCKS 16
+
+/* Hidden units [a, e) of the MLP before and after the activation (titled
+** t_pre and t_act, with the units they show when they are not all), each
+** planned for its whole matrix's values, so that every block reads alike,
+** the units after the activation on the page of the same units before. */
+static void hidden_panels(Ctx *c, int a, int e, int n, const char *t_pre, const char *t_act)
+{
+    static const TraceKind kinds[2] = { TK_MLP_PRE, TK_MLP_ACT };
+    const char *titles[2] = { t_pre, t_act };
+    for (int i = 0; i < 2; i++) {
+        TraceRef ref = trace_ref(kinds[i], 0);
+        if (a == 0 && e == n) {
+            stage_heat(c, ref, titles[i], LAB_Q, LAB_DIM, _("tokens"), _("hidden units"));
+            continue;
+        }
+        char *t = stage_fmt(_("%s, units %d\xe2\x80\x93%d of %d"), titles[i], a + 1, e, n);
+        Panel *p = stage_part(c, ref, 0, c->su->nq, a, e, t, LAB_Q, LAB_DIM, _("tokens"), _("hidden units"));
+        free(t);
+        if (!p) continue;
+        StageVals all = stage_trace_vals(c->pager, c->T, trace_at(c->T, c->s, ref));
+        stage_set_span(p, all, all);
+        p->with_previous = i == 1;
+    }
+}
+
+/*
+** How many hidden units of n a block of the MLP shows: all when the
+** layer before and after the activation prints every number together on
+** a slide, else as many as do (found in steps of a quarter), spread evenly
+** over the blocks; all when that takes more than MLP_MAX_BLOCKS blocks.
+*/
+static int hidden_block(Ctx *c, int n, const char *t_pre, const char *t_act)
+{
+    View *v = c->v;
+    if (c->whole || !c->pager || n < 2) return n;
+    int from = v->npanels, fit = n;
+    for (;;) {
+        hidden_panels(c, 0, fit, n, t_pre, t_act);
+        bool fits = stage_page_fits(c, &v->panels[from], v->npanels - from, c->note, 0);
+        while (v->npanels > from) stage_panel_free(&v->panels[--v->npanels]);
+        if (fits || fit <= 1) break;
+        fit = fit > 8 ? fit * 3 / 4 : fit - 1;
+    }
+    int blocks = (n + fit - 1) / fit;
+    return blocks > MLP_MAX_BLOCKS ? n : (n + blocks - 1) / blocks;
+}
+
 /* The MLP: the stream after attention, the hidden units before and after
-** the activation, the MLP's output and the stream after the block. */
+** the activation (in blocks of units, the layer before and after the
+** activation side by side, when the slide does not print a whole row of
+** them: GPT-2's MLP is four times as wide as the stream), the MLP's
+** output and the stream after the block. */
 void stage_mlp(Ctx *c)
 {
     const Setup *su = c->su;
@@ -64,8 +119,9 @@ void stage_mlp(Ctx *c)
     stage_heat(c, trace_ref(TK_MID, 0), _("x = the stream after attention"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
     if (su->mlp_norm.gamma)
         stage_heat(c, trace_ref(TK_MLP_LN, 0), _("LN(x): the MLP's input"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
-    stage_heat(c, trace_ref(TK_MLP_PRE, 0), t_pre, LAB_Q, LAB_DIM, _("tokens"), _("hidden units"));
-    stage_heat(c, trace_ref(TK_MLP_ACT, 0), t_act, LAB_Q, LAB_DIM, _("tokens"), _("hidden units"));
+    const Mat *pre = trace_at(c->T, c->s, trace_ref(TK_MLP_PRE, 0));
+    int n = pre ? pre->cols : 0, w = hidden_block(c, n, t_pre, t_act);
+    for (int a = 0; a < n; a += w) hidden_panels(c, a, a + w < n ? a + w : n, n, t_pre, t_act);
     stage_heat(c, trace_ref(TK_MLP_OUT, 0), _("MLP output"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
     stage_heat(c, trace_ref(TK_STREAM, 0), _("x + MLP(x)"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
     c->v->formula = stage_fmt(_("MLP(x) = %s(%s\xc2\xb7%s)\xc2\xb7%s, and the block hands on x + MLP(x): "
@@ -81,22 +137,58 @@ static int word_index(const Setup *su, const char *w)
     return -1;
 }
 
-/* How many rows' likeliest word is the token after them, of the rows
-** whose next token is a word of the vocabulary (*of); a line for the
-** slide, or NULL when no next token is one. */
-static char *accuracy_note(const Ctx *c)
+/* The word of the vocabulary that really comes after row r (the token
+** after it, when it is a word of the vocabulary), or -1. */
+static int next_word(const Ctx *c, int r)
+{
+    return r + 1 < c->su->nq ? word_index(c->su, c->su->qtokens[r + 1]) : -1;
+}
+
+/* The slide's line: the legend of the marks (each row's k likeliest words
+** framed, ◆ the word that comes next), and how many rows' likeliest word
+** is the token after them, of the rows whose next token is a word of the
+** vocabulary. */
+static char *next_token_note(const Ctx *c, int k)
 {
     const Mat *P = trace_at(c->T, c->s, trace_ref(TK_PROBS, 0));
     int right = 0, of = 0;
     for (int i = 0; P && i + 1 < c->su->nq; i++) {
-        int want = word_index(c->su, c->su->qtokens[i + 1]), best = 0;
+        int want = next_word(c, i), best = 0;
         if (want < 0) continue;
         for (int j = 1; j < P->cols; j++)
             if (mat_get(P, i, j) > mat_get(P, i, best)) best = j;
         of++;
         right += best == want;
     }
-    return of ? stage_fmt(_("the likeliest word is the token that comes next in %d of %d rows"), right, of) : NULL;
+    if (!of) return stage_fmt(_("framed: each row's %d likeliest words"), k);
+    char *legend = stage_fmt(_("framed: each row's %d likeliest words; \xe2\x97\x86 the word that comes next"), k);
+    char *score = stage_fmt(_("the likeliest word is the token that comes next in %d of %d rows"), right, of);
+    char *note = stage_fmt("%s \xc2\xb7 %s", legend, score);
+    free(legend);
+    free(score);
+    return note;
+}
+
+/* The marks on columns [a, e) of the probabilities next_token shows for k
+** (words ids): a frame on each row's k likeliest words of the whole
+** vocabulary, a diamond on the word that comes next (row by row). */
+static unsigned char *word_marks(const Ctx *c, int k, const Mat *ids, int a, int e)
+{
+    const Mat *P = trace_at(c->T, c->s, trace_ref(TK_PROBS, 0));
+    if (!P || k < 1 || k > P->cols) return NULL;
+    unsigned char *marks = xcalloc((size_t)P->rows * (size_t)(e - a), 1);
+    int *top = xmalloc(sizeof *top * (size_t)k);
+    for (int r = 0; r < P->rows; r++) {
+        trace_row_top(mat_row(P, r), P->cols, k, top);
+        for (int j = a; j < e; j++) {
+            int w = (int)ids->data[j];
+            unsigned char *mk = &marks[(size_t)r * (size_t)(e - a) + (size_t)(j - a)];
+            for (int t = 0; t < k; t++) if (top[t] == w) *mk |= PANEL_MARK_FRAME;
+            if (next_word(c, r) == w) *mk |= PANEL_MARK_DIAMOND;
+        }
+    }
+    free(top);
+    return marks;
 }
 
 /* The logits and probabilities of words [a, e) of those next_token shows
@@ -112,7 +204,10 @@ static void word_panels(Ctx *c, int k, int a, int e, const char *t_logits)
         const Mat *m = trace_at(c->T, c->s, ref);
         Panel *p = a == 0 && e == m->cols ? stage_heat(c, ref, titles[i], LAB_Q, LAB_WORDS, _("tokens"), _("words"))
                                           : stage_part(c, ref, 0, nq, a, e, titles[i], LAB_Q, LAB_WORDS, _("tokens"), _("words"));
-        if (i == 1) stage_as_weights(c, p);
+        if (i == 1 && p) {
+            stage_as_weights(c, p);
+            p->cell_marks = word_marks(c, k, trace_at(c->T, c->s, trace_block_ref(TK_TOP_IDS, 0, k)), a, e);
+        }
         if (p && (a > 0 || e < m->cols)) {
             StageVals all = stage_trace_vals(c->pager, c->T, m);
             stage_set_span(p, all, all);
@@ -155,7 +250,7 @@ void stage_next_token(Ctx *c)
                                su->unembed_bias ? " + " : "", su->unembed_bias ? su->unembed_bias : "");
     stage_heat(c, trace_ref(trace_unembed_input(su), 0), ln ? _("LN(x): the stream after the last block, normalised")
                : _("x: the stream after the last block"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
-    c->v->note = accuracy_note(c);
+    c->v->note = next_token_note(c, k);
     int per = c->whole || n < 1 ? n : words_a_page(c, k, n, t_logits);
     int pages = per > 0 ? (n + per - 1) / per : 1, p = c->step < pages ? c->step : pages - 1;
     if (p > 0) stage_panel_free(&c->v->panels[--c->v->npanels]);     /* the stream: on the first page */

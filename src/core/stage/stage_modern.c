@@ -133,6 +133,7 @@ static void rope_head(Ctx *c, int h)
     }
     if (a) {
         a->diverging = false;
+        a->even_decimals = true;            /* the first position's 0 and θ_1's 1 as "0.00" and "1.00", as the rest */
         free(a->cmap);
         a->cmap = xstrdup(c->st->cmap ? c->st->cmap : "YlOrRd");
     }

@@ -159,8 +159,8 @@ static uint64_t mix_num(uint64_t h, double x)
 static uint64_t panel_key(const Panel *p, StageVals vals)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
-    int shape[8] = { p->kind, p->m ? p->m->rows : 0, p->m ? p->m->cols : 0, p->full_rows, p->full_cols, p->decimals,
-                     p->probabilities, p->diverging };
+    int shape[9] = { p->kind, p->m ? p->m->rows : 0, p->m ? p->m->cols : 0, p->full_rows, p->full_cols, p->decimals,
+                     p->probabilities, p->diverging, p->even_decimals };
     h = mix(h, shape, sizeof shape);
     if (p->has_span) {
         vals.lo = p->span_lo;

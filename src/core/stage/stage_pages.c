@@ -15,7 +15,8 @@
 ** its builder). A unit that does not fit is cut into parts in the order
 ** its builder added the panels, each part as many panels as fit (a panel
 ** that does not fit alone is a part by itself, and the layout then hides
-** its numbers).
+** its numbers; one that goes with the panel before it, Panel.with_previous,
+** is never cut from it).
 **
 ** The pages of a stage are planned alike: every panel carries the values
 ** of its kind over all the heads (its span: the layout plans its digits
@@ -78,6 +79,7 @@ void stage_panel_free(Panel *p)
     free(p->series);
     free(p->bounds);
     free(p->bound_label);
+    free(p->cell_marks);
     mat_free(p->owned);
     memset(p, 0, sizeof *p);
 }
@@ -159,6 +161,7 @@ static void balance(Balance *z, int i, long least)
         return;
     }
     for (int e = from + 1; e <= z->m - (z->nparts - i); e++) {
+        if (z->unit[e].with_previous) continue;         /* not a cut: it goes with the panel before it */
         if (e > from + 1 && !part_fits(z->c, z->unit, from, e)) break;
         long n = part_cells(z->unit, from, e);
         z->start[i] = e;
@@ -171,8 +174,9 @@ static void balance(Balance *z, int i, long least)
 ** every unit on one page when they fit, else the most units a page that
 ** divides them evenly (asked of the first units), else a unit a page cut
 ** into the fewest parts that fit (found greedily: each part as many panels
-** as fit; a panel that fits nowhere is a part by itself), as evenly as
-** they fit (balance).
+** as fit; a panel that fits nowhere is a part by itself; never a cut before
+** a panel that goes with the one before it), as evenly as they fit
+** (balance).
 */
 static Book plan_book(Ctx *c, const Panel *const *units, int m, int nunits)
 {
@@ -188,6 +192,10 @@ static Book plan_book(Ctx *c, const Panel *const *units, int m, int nunits)
     for (int a = 0; a < m;) {
         int e = a + 1;
         while (e < m && part_fits(c, unit, a, e + 1)) e++;
+        int g = e;                                      /* a cut before a panel that goes with the one before it: */
+        while (g < m && g > a && unit[g].with_previous) g--;
+        if (g > a) e = g;                               /* before the panels it goes with, */
+        else while (e < m && unit[e].with_previous) e++;        /* else after them */
         b.start[b.nparts++] = a;
         a = e;
     }
@@ -562,7 +570,8 @@ void stage_paginate(Ctx *c)
         int p = c->step < b.pages ? c->step : b.pages - 1, u0, u1, a, e;
         take_page(c, &b, NULL, p, b.pages);
         page_of(&b, p, &u0, &u1, &a, &e);
-        for (int k = a; k < e; k++) stage_set_span(&v->panels[k], vals[k], groups[k]);
+        for (int k = a; k < e; k++)
+            if (!v->panels[k].has_span) stage_set_span(&v->panels[k], vals[k], groups[k]);   /* a builder's plan stays */
         keep_panels(v, 0, a, e);
         c->paged = true;
     }
