@@ -279,6 +279,48 @@ START_TEST(test_window_state_kept)
 }
 END_TEST
 
+/* The first-run hint covers no text of the slide: over every stage of
+** lesson 07 (notes under the panels: heads switched off, the likeliest
+** words) and of the tour, at the window's size and a small one, its
+** banner overlaps no note, explanation, label or number. */
+START_TEST(test_first_hint_covers_no_text)
+{
+    static const char *const lessons[] = { TOUR, "../lessons/07-induction-head.lesson" };
+    static const int sizes[][2] = { { 1280, 800 }, { 1024, 640 } };
+    int frames = 0;
+    for (size_t l = 0; l < 2; l++) {
+        AppState *a = app_create();
+        ck_assert_int_eq(app_open(a, lessons[l]), 0);
+        a->first_hint = true;
+        for (int k = 0; k < a->view->nstages; k++) {
+            app_goto(a, k);
+            for (size_t z = 0; z < 2; z++) {
+                int w = sizes[z][0], h = sizes[z][1];
+                DrawList *d = draw_create(w, h);
+                app_frame(a, w, h, layout_measure_fixed, NULL, d);
+                Rect hint = { 0, 0, 0, 0 };
+                for (int i = 1; i < d->n; i++)
+                    if (d->cmds[i].kind == DRAW_TEXT && strstr(draw_str(d, &d->cmds[i]), "? every key"))
+                        hint = d->cmds[i - 1].r;        /* its background, drawn just before */
+                ck_assert_float_gt(hint.w, 0);
+                for (int i = 0; i < d->n; i++) {
+                    const DrawCmd *c = &d->cmds[i];
+                    if (c->role == ROLE_DECOR || c->role == ROLE_OVERLAY || c->kind != DRAW_TEXT) continue;
+                    bool over = c->r.x < hint.x + hint.w && hint.x < c->r.x + c->r.w && c->r.y < hint.y + hint.h
+                                && hint.y < c->r.y + c->r.h;
+                    ck_assert_msg(!over, "%s stage %d at %dx%d: the hint covers \"%s\"", lessons[l], k + 1, w, h,
+                                  draw_str(d, c));
+                }
+                draw_free(d);
+                frames++;
+            }
+        }
+        app_free(a);
+    }
+    printf("open: the first-run hint over %d frames, none covering the slide's text\n", frames);
+}
+END_TEST
+
 START_TEST(test_first_hint_until_a_key)
 {
     AppState *a = app_create();
@@ -418,6 +460,7 @@ Suite *open_suite(void)
     tcase_add_test(core, test_window_fits_the_screen);
     tcase_add_test(core, test_window_state_kept);
     tcase_add_test(core, test_first_hint_until_a_key);
+    tcase_add_test(core, test_first_hint_covers_no_text);
     tcase_add_test(core, test_options_as_gnu_reads_them);
     suite_add_tcase(s, core);
     return s;

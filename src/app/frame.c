@@ -277,9 +277,31 @@ static void picker_overlay(const AppState *a, const Theme *th, int w, int h, flo
     }
 }
 
-/* A one-line banner (toast or error) at the bottom or top. A text too wide
-** for the canvas is drawn smaller, down to BANNER_SHRINK of its size, and
-** then cut with "…". */
+/* True when r overlaps nothing the slide drew but its backgrounds. */
+static bool band_is_free(const DrawList *out, Rect r)
+{
+    for (int i = 0; i < out->n; i++) {
+        const DrawCmd *c = &out->cmds[i];
+        if (c->role == ROLE_DECOR || c->role == ROLE_OVERLAY) continue;
+        if (c->r.x < r.x + r.w && r.x < c->r.x + c->r.w && c->r.y < r.y + r.h && r.y < c->r.y + c->r.h) return false;
+    }
+    return true;
+}
+
+/* Where a bottom banner of w x bh at x goes: at the bottom when nothing is
+** there, else as low as it covers nothing of the slide (the note, the
+** explanation), else at the bottom all the same. */
+static float banner_y(const DrawList *out, float x, float w, float bh, int h, float size)
+{
+    float bottom = (float)h - bh - size * 0.8f;
+    for (float y = bottom; y > size * 3; y -= size * 0.5f)
+        if (band_is_free(out, (Rect){ x, y, w, bh })) return y;
+    return bottom;
+}
+
+/* A one-line banner (toast or error) at the bottom (where it covers none
+** of the slide: banner_y) or top. A text too wide for the canvas is drawn
+** smaller, down to BANNER_SHRINK of its size, and then cut with "…". */
 #define BANNER_SHRINK 0.6f
 static void banner(DrawList *out, const char *text, bool top, bool error, const Theme *th, int w, int h, float size,
                    MeasureFn measure, void *ctx)
@@ -295,7 +317,7 @@ static void banner(DrawList *out, const char *text, bool top, bool error, const 
         size = s;
     }
     float tw = fminf(measure(ctx, text, size, 0), maxw);
-    float x = ((float)w - tw) / 2 - size, y = top ? size * 0.6f : (float)h - bh - size * 0.8f;
+    float x = ((float)w - tw) / 2 - size, y = top ? size * 0.6f : banner_y(out, x, tw + 2 * size, bh, h, size);
     Color bg = error ? (Color){ 170, 20, 30, 240 } : with_alpha(th->fg, 230);
     Color fg = error ? (Color){ 255, 255, 255, 255 } : th->bg;
     draw_rect(out, (Rect){ x, y, tw + 2 * size, bh }, bg, ROLE_OVERLAY);
@@ -311,9 +333,16 @@ void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, Dr
         draw_clear(out, w, h, (Color){ 0, 0, 0, 255 });
         return;
     }
+    bool toast = a->toast[0] && a->now < a->toast_until, hint = !toast && a->first_hint && !a->help && !a->ask;
     if (a->view) {
         LayoutOpts o = opts_from_state(a, w, h, &th, measure, ctx);
         layout_view(a->layout, a->view, &o, out);
+        float band = size * 3.2f;           /* the first-run hint's line at the bottom, and its margin */
+        if (hint && !band_is_free(out, (Rect){ 0, (float)h - band, (float)w, band })) {
+            o.height = h - (int)band;       /* the slide a line shorter while the hint shows: it covers none of it */
+            layout_view(a->layout, a->view, &o, out);
+            out->height = h;
+        }
         mark_cells(a, &th, out);
         explain_panel(a, &th, w, h, size, measure, ctx, out);
     } else {
@@ -322,8 +351,8 @@ void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, Dr
         draw_text(out, (Rect){ 0, (float)h * 0.5f, (float)w, size * 2 }, _("Press L to choose a lesson"), size, th.muted,
                   ALIGN_CENTER, VALIGN_MIDDLE, ROLE_BODY);
     }
-    if (a->toast[0] && a->now < a->toast_until) banner(out, a->toast, false, false, &th, w, h, size, measure, ctx);
-    else if (a->first_hint && !a->help && !a->ask)
+    if (toast) banner(out, a->toast, false, false, &th, w, h, size, measure, ctx);
+    else if (hint)
         banner(out, _("\xe2\x86\x92 next stage    ? every key    L lessons    O open a file"), false, false, &th, w, h, size,
                measure, ctx);
     if (a->picker && !a->web) picker_overlay(a, &th, w, h, size, measure, ctx, out);   /* the page lists them itself */
