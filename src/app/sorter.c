@@ -216,6 +216,15 @@ static void copy_scaled(DrawList *out, const DrawList *src, Rect to)
             out->cmds[k].panel = out->cmds[k].row = out->cmds[k].col = -1;
         } else {
             if (d.width > 0) d.width = fmaxf(c->width * s, 0.5f);
+            if (c->kind == DRAW_RECT && (c->role == ROLE_CELL || c->role == ROLE_MASKED) && d.width == 0) {
+                /* to whole pixels, outward: the gaps between cells, a fraction of
+                ** a pixel now, would show as stripes where they round up */
+                float x1 = ceilf(d.r.x + d.r.w), y1 = ceilf(d.r.y + d.r.h);
+                d.r.x = floorf(d.r.x);
+                d.r.y = floorf(d.r.y);
+                d.r.w = x1 - d.r.x;
+                d.r.h = y1 - d.r.y;
+            }
             draw_push(out, &d, NULL);
         }
     }
@@ -250,8 +259,8 @@ void app_sorter_draw(const AppState *a, const Theme *th, int w, int h, float siz
         draw_frame(out, (Rect){ r.x - fw, r.y - fw, r.w + 2 * fw, r.h + 2 * fw }, sel ? th->accent : th->frame, fw,
                    ROLE_OVERLAY);
         Rect cap = { r.x, r.y + r.h + size * 0.2f, r.w, size * 1.3f };
-        if (sel) draw_rect(out, cap, th->highlight, ROLE_OVERLAY);
-        Color fg = sel ? cmap_text_for(th->highlight) : shown ? th->fg : th->muted;
+        if (sel) draw_rect(out, cap, th->accent, ROLE_OVERLAY);
+        Color fg = sel ? cmap_text_for(th->accent) : shown ? th->fg : th->muted;
         app_fit_text(s->caption[i], size * 0.8f, cap.w - size * 0.4f, measure, ctx, cut, sizeof cut);
         int k = draw_text(out, (Rect){ cap.x + size * 0.2f, cap.y, cap.w - size * 0.4f, cap.h }, cut, size * 0.8f, fg,
                           ALIGN_LEFT, VALIGN_MIDDLE, ROLE_OVERLAY);
