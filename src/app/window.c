@@ -17,6 +17,10 @@
 ** waits for a line that names it with a higher K, so the picture it then
 ** takes is the frame that follows all of its input.
 **
+** The pointer goes through the state too: a cell hovered or clicked, a
+** head's panel of the comparison page (nav.h: a click shows its pages), a
+** page of the slide sorter (sorter.h: picked, and a click goes there).
+**
 ** Beyond the state's own keys the window opens files (O: the desktop's
 ** dialog, filedlg.h, else the program's path field; files dropped on it,
 ** library.h), saves pictures (S) and handouts (Ctrl+P, handout.h), and
