@@ -63,7 +63,7 @@ static const KeyRow rows[] = {
     { ACT_FIRST, KEYS_MAIN, EDITION_BOTH, N_("Home  End"), N_("first, last stage"), { B(KEY_HOME) } },
     { ACT_LAST, KEYS_MAIN, EDITION_BOTH, NULL, NULL, { B(KEY_END) } },
     { ACT_STAGE_DIGIT, KEYS_MAIN, EDITION_BOTH, "1 \xe2\x80\xa6 9, 10 \xe2\x80\xa6", N_("jump to a stage"), { B(KEY_DIGIT) } },
-    { ACT_HEAD_NEXT, KEYS_MAIN, EDITION_BOTH, ".  ,", N_("next, previous head of a stage in pages (its first page)"),
+    { ACT_HEAD_NEXT, KEYS_MAIN, EDITION_BOTH, ".  ,", N_("next, previous head's pages (or a click on a head shown side by side)"),
       { B('.') } },
     { ACT_HEAD_PREV, KEYS_MAIN, EDITION_BOTH, NULL, NULL, { B(',') } },
     { ACT_TOKEN_NEXT, KEYS_MAIN, EDITION_BOTH, N_("J  Shift+J"), N_("next, previous token a K/V cache decodes"),
