@@ -221,6 +221,13 @@ START_TEST(test_token_keys)
     ck_assert_int_eq(a->step, 5 * a->view->token_pages);
     app_key(a, EDITION_DESKTOP, 'j', 0);
     ck_assert_int_eq(a->view->token, 5);
+    app_key(a, EDITION_DESKTOP, 'g', 0);            /* the sorter names each page's token */
+    DrawList *d = draw_create(1280, 800);
+    app_frame(a, 1280, 800, layout_measure_fixed, NULL, d);
+    char cap[100];
+    snprintf(cap, sizeof cap, "page %d  \xc2\xb7  token 2 of 6", a->view->token_pages + 1);
+    ck_assert_int_eq(ttour_count_role(d, ROLE_OVERLAY, cap), 1);
+    draw_free(d);
     ck_assert_str_eq(a->toast, "no token after this page: \xe2\x86\x92 shows the comparison");
     app_free(a);
 }

@@ -79,9 +79,13 @@ static void lay_out(AppState *a, int g)
         if (!v) break;
         s->page[i] = draw_create(o.width, o.height);
         app_shot_layout_view(a->measure, a->measure_ctx, s->lc, v, &o, s->page[i]);
-        const char *words = v->step_label ? v->step_label : v->step_name;
+        const char *words = v->step_label ? v->step_label : v->token >= 0 ? NULL : v->step_name;
         Buf b = {0};
         buf_printf(&b, _("page %d"), first + i + 1);
+        if (v->token >= 0) {                /* a K/V cache's page: the token it decodes first */
+            buf_printf(&b, "  \xc2\xb7  ");
+            buf_printf(&b, _("token %d of %d"), v->token + 1, a->doc->L->setups[v->setup].nq);
+        }
         if (words && words[0]) buf_printf(&b, "  \xc2\xb7  %s", words);
         s->caption[i] = buf_take(&b);
         stage_view_free(v);
