@@ -60,6 +60,8 @@ static void on_page(View *v, int p)
         if (p >= v->head_step[h] && p < v->head_step[h] + 4) v->page_h0 = v->page_h1 = h;
 }
 
+/* Head targets on a view made by hand: the comparison, a head's pages, the
+** heads joined, a page of two heads, a stage whose heads share a page. */
 START_TEST(test_head_targets)
 {
     View v = paged();
@@ -93,6 +95,8 @@ START_TEST(test_head_targets)
 }
 END_TEST
 
+/* Token targets: the same page of the next or previous token, from the
+** comparison the last token, nothing on a stage that decodes none. */
 START_TEST(test_token_targets)
 {
     View v = paged();
@@ -122,6 +126,7 @@ START_TEST(test_token_targets)
 }
 END_TEST
 
+/* Stage targets: the next or previous stage's first page, none past the ends. */
 START_TEST(test_stage_targets)
 {
     NavTarget t = nav_stage(1, 11, +1);
