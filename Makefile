@@ -290,7 +290,7 @@ RESULTS   := $(BUILD)/test-results
 TEST_J     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 PY        := /usr/bin/python3
 
-TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text e2e-open unit notebook npy modern props torch-rng views \
+TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text e2e-open e2e-nav unit notebook npy modern props torch-rng views \
               cli faults bad-lessons lessons python scripts po trained-model install model-layer lists
 # The Check suites in two processes: layout and export (two thirds of the
 # time) beside the others.
@@ -324,6 +324,7 @@ part.export-bytes  := sh tests/export_bytes.sh
 part.e2e           := bash tests/e2e.sh
 part.e2e-text      := bash tests/e2e_text.sh
 part.e2e-open      := bash tests/e2e_open.sh
+part.e2e-nav       := bash tests/e2e_nav.sh
 part.install       := MAKE='$(MAKE)' sh tests/install.sh
 
 # The summary comes last in the outer recipe, so that a failure adds only

@@ -34,7 +34,7 @@ static const struct {
     { "svg", svg_suite }, { "fileio", fileio_suite },
     { "export", export_suite }, { "npy", npy_suite }, { "highlight", highlight_suite },
     { "utf8", utf8_suite }, { "text", text_suite }, { "shape", shape_suite }, { "textbreak", textbreak_suite },
-    { "i18n", i18n_suite }, { "keys", keys_suite }, { "link", link_suite }, { "zipread", zipread_suite },
+    { "i18n", i18n_suite }, { "keys", keys_suite }, { "nav", nav_suite }, { "link", link_suite }, { "zipread", zipread_suite },
     { "open", open_suite },
     { "slides", slides_suite }, { "pages", pages_suite }, { "counting", counting_suite }, { "edges", edges_suite },
 };

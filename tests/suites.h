@@ -37,6 +37,7 @@ Suite *shape_suite(void);
 Suite *textbreak_suite(void);
 Suite *i18n_suite(void);
 Suite *keys_suite(void);
+Suite *nav_suite(void);
 Suite *link_suite(void);
 Suite *zipread_suite(void);
 Suite *open_suite(void);

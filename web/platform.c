@@ -30,9 +30,11 @@
 #include "app/keys.h"
 #include "app/lang.h"
 #include "app/link.h"
+#include "app/nav.h"
 #include "app/paths.h"
 #include "app/picture.h"
 #include "app/prompt.h"
+#include "app/sorter.h"
 #include "app/state.h"
 #include "core/text/i18n.h"
 #include "core/stage/stage.h"
@@ -305,8 +307,16 @@ EMSCRIPTEN_KEEPALIVE int web_hover(float x, float y)
 {
     AppState *a = web_app;
     int p, r, c;
+    if (a->sorter) {                            /* the page under the pointer is the one picked */
+        p = app_sorter_at(a, web_w, web_h, x, y);
+        if (p < 0 || p == a->sorter_sel) return 0;
+        app_sorter_select(a, p);
+        return 1;
+    }
+    int point = a->nav_point;
+    app_nav_point(a, draw_panel_at(web_list, x, y));   /* a head of the comparison page: says so */
     draw_cell_at(web_list, x, y, &p, &r, &c);
-    if (p == a->hover_panel && r == a->hover_row && c == a->hover_col) return 0;
+    if (p == a->hover_panel && r == a->hover_row && c == a->hover_col) return point != a->nav_point;
     app_hover(a, p, r, c);
     return 1;
 }
@@ -317,10 +327,20 @@ EMSCRIPTEN_KEEPALIVE void web_leave(void)
     app_hover(web_app, -1, -1, -1);
 }
 
-/* A click (or a tap) at (x, y): pin or unpin, or a guess in predict mode. */
+/* A click (or a tap) at (x, y): pin or unpin, or a guess in predict mode; on
+** the comparison page a head's panel, in the slide sorter a page, goes there. */
 EMSCRIPTEN_KEEPALIVE void web_click(float x, float y)
 {
     int p, r, c;
+    if (web_app->sorter) {                      /* a page of the sorter: go there */
+        p = app_sorter_at(web_app, web_w, web_h, x, y);
+        if (p >= 0) {
+            app_sorter_select(web_app, p);
+            app_sorter_go(web_app);
+        }
+        return;
+    }
+    if (app_nav_click(web_app, draw_panel_at(web_list, x, y))) return;   /* a head of the comparison page */
     draw_cell_at(web_list, x, y, &p, &r, &c);
     app_hover(web_app, p, r, c);
     app_click(web_app, p, r, c);

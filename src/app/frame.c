@@ -5,6 +5,7 @@
 #include "keys.h"
 #include "predict.h"
 #include "prompt.h"
+#include "sorter.h"
 #include "core/text/i18n.h"
 #include "core/util.h"
 #include "view/cmap.h"
@@ -138,6 +139,14 @@ static float box_measure(void *ctx, const char *s, size_t len)
     return f->measure(f->ctx, buf, f->size, 0);
 }
 
+/* text cut to maxw. */
+void app_fit_text(const char *text, float size, float maxw, MeasureFn measure, void *ctx, char *out, size_t n)
+{
+    BoxFont f = { measure, ctx, size };
+    if (measure(ctx, text, size, 0) <= maxw) snprintf(out, n, "%s", text);
+    else text_fit(text, maxw, box_measure, &f, out, n);
+}
+
 /* Text broken into lines no wider than maxw: at newlines, and where
 ** text_wrap breaks a line that is too long (continuations are indented).
 ** Returns the number of lines written to lines (each NUL-terminated, at
@@ -197,7 +206,7 @@ static void explain_panel(const AppState *a, const Theme *th, int w, int h, floa
     text_box(out, lines, n, x, y, bw, bh, size, th);
 }
 
-#define HELP_MAX_ROWS 80
+#define HELP_MAX_ROWS 100
 
 /* A two-column overlay of the keys of this edition (web: the browser's),
 ** the main rows of the key table that have keys to show, scaled down to
@@ -310,9 +319,7 @@ static void banner(DrawList *out, const char *text, bool top, bool error, const 
     char cut[512];
     if (full > maxw) {
         float s = fmaxf(size * maxw / full, size * BANNER_SHRINK);
-        BoxFont f = { measure, ctx, s };
-        if (measure(ctx, text, s, 0) > maxw) text_fit(text, maxw, box_measure, &f, cut, sizeof cut);
-        else snprintf(cut, sizeof cut, "%s", text);
+        app_fit_text(text, s, maxw, measure, ctx, cut, sizeof cut);
         text = cut;
         size = s;
     }
@@ -324,17 +331,26 @@ static void banner(DrawList *out, const char *text, bool top, bool error, const 
     draw_text(out, (Rect){ x + size, y, tw, bh }, text, size, fg, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
 }
 
+/* The program's text size. */
+float app_frame_size(const AppState *a, int h)
+{
+    return fmaxf(13.0f, (float)h / 48.0f) * a->text_scale;
+}
+
 /* The whole frame. */
 void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, DrawList *out)
 {
     Theme th = layout_theme(a->dark);
-    float size = fmaxf(13.0f, (float)h / 48.0f) * a->text_scale;
+    float size = app_frame_size(a, h);
     if (a->black) {
         draw_clear(out, w, h, (Color){ 0, 0, 0, 255 });
         return;
     }
     bool toast = a->toast[0] && a->now < a->toast_until, hint = !toast && a->first_hint && !a->help && !a->ask;
-    if (a->view) {
+    if (a->sorter) {                                 /* the stage's pages in place of the stage */
+        draw_clear(out, w, h, th.bg);
+        app_sorter_draw(a, &th, w, h, size, measure, ctx, out);
+    } else if (a->view) {
         LayoutOpts o = opts_from_state(a, w, h, &th, measure, ctx);
         layout_view(a->layout, a->view, &o, out);
         float band = size * 3.2f;           /* the first-run hint's line at the bottom, and its margin */

@@ -4,7 +4,8 @@
 ** app_frame lays out the current stage (layout_view) and adds what belongs
 ** to the program rather than the stage: marks on edited cells, predict-mode
 ** guesses, the explain panel beside the focused cell, the toast, a load
-** error, the key overlay, the lesson picker, and the "edited, not saved"
+** error, the key overlay, the lesson picker, the slide sorter (sorter.h:
+** in place of the stage), and the "edited, not saved"
 ** mark and any question the window asks (src/app/prompt.c). What goes over
 ** the cells (the explanation, its outlines, the edited cells) the state
 ** worked out when it changed (marks.h): a frame draws it as it is and
@@ -18,6 +19,11 @@
 #include "view/draw.h"
 #include "view/layout.h"
 
+/* The size of the program's own text on a canvas h pixels high (overlays,
+** messages, the sorter), at the state's text size. */
+float app_frame_size(const AppState *a, int h);
+/* text cut with "…" to fit maxw at size (as measure measures it) into out. */
+void app_fit_text(const char *text, float size, float maxw, MeasureFn measure, void *ctx, char *out, size_t n);
 /* Draw the whole frame into out (cleared first). */
 void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, DrawList *out);
 /* The frame as the window draws it with the pointer at (x, y) on the canvas

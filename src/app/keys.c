@@ -2,8 +2,10 @@
 ** keys.c: the key table of both editions and the actions it names (keys.h).
 */
 #include "keys.h"
+#include "nav.h"
 #include "predict.h"
 #include "prompt.h"
+#include "sorter.h"
 #include "zoom.h"
 #include "core/text/i18n.h"
 
@@ -35,15 +37,40 @@ static const KeyRow rows[] = {
     { ACT_PICKER_DOWN, KEYS_PICKER, EDITION_BOTH, NULL, NULL, { B(KEY_DOWN) } },
     { ACT_PICKER_OPEN, KEYS_PICKER, EDITION_BOTH, NULL, NULL, { B(KEY_ENTER), B(' '), B(KEY_RIGHT) } },
     { ACT_PICKER_DIGIT, KEYS_PICKER, EDITION_BOTH, NULL, NULL, { B(KEY_DIGIT) } },
+    /* the slide sorter takes every key while it is open: these only */
+    { ACT_SORTER_LEFT, KEYS_SORTER, EDITION_BOTH, NULL, NULL, { B(KEY_LEFT) } },
+    { ACT_SORTER_RIGHT, KEYS_SORTER, EDITION_BOTH, NULL, NULL, { B(KEY_RIGHT) } },
+    { ACT_SORTER_UP, KEYS_SORTER, EDITION_BOTH, NULL, NULL, { B(KEY_UP) } },
+    { ACT_SORTER_DOWN, KEYS_SORTER, EDITION_BOTH, NULL, NULL, { B(KEY_DOWN) } },
+    { ACT_SORTER_PAGE_UP, KEYS_SORTER, EDITION_BOTH, NULL, NULL, { B(KEY_PAGEUP) } },
+    { ACT_SORTER_PAGE_DOWN, KEYS_SORTER, EDITION_BOTH, NULL, NULL, { B(KEY_PAGEDOWN) } },
+    { ACT_SORTER_FIRST, KEYS_SORTER, EDITION_BOTH, NULL, NULL, { B(KEY_HOME) } },
+    { ACT_SORTER_LAST, KEYS_SORTER, EDITION_BOTH, NULL, NULL, { B(KEY_END) } },
+    { ACT_SORTER_GO, KEYS_SORTER, EDITION_BOTH, NULL, NULL, { B(KEY_ENTER), B(' ') } },
+    { ACT_SORTER, KEYS_SORTER, EDITION_BOTH, NULL, NULL, { B('g') } },
+    { ACT_ESCAPE, KEYS_SORTER, EDITION_BOTH, NULL, NULL, { B(KEY_ESCAPE) } },
+    { ACT_FULLSCREEN, KEYS_SORTER, EDITION_BOTH, NULL, NULL, { B('f'), B(KEY_F11) } },
+    { ACT_QUIT, KEYS_SORTER, EDITION_DESKTOP, NULL, NULL, { B('q'), CTRL('q') } },
     /* the main keys, in the help's order (Esc is in the fullscreen row's words) */
     { ACT_ESCAPE, KEYS_MAIN, EDITION_BOTH, NULL, NULL, { B(KEY_ESCAPE) } },
     { ACT_NEXT, KEYS_MAIN, EDITION_BOTH, N_("\xe2\x86\x92  Space  PgDn  Enter"), N_("next stage (or sub-step)"),
       { B(KEY_RIGHT), B(' '), B(KEY_PAGEDOWN), B(KEY_ENTER) } },
     { ACT_PREV, KEYS_MAIN, EDITION_BOTH, N_("\xe2\x86\x90  Backspace  PgUp"), N_("previous stage (or sub-step)"),
       { B(KEY_LEFT), B(KEY_BACKSPACE), B(KEY_PAGEUP) } },
+    { ACT_STAGE_NEXT, KEYS_MAIN, EDITION_BOTH, N_("Shift+\xe2\x86\x92  Shift+\xe2\x86\x90"),
+      N_("next, previous stage, on its first page (skips the pages left)"), { SHIFT(KEY_RIGHT) } },
+    { ACT_STAGE_PREV, KEYS_MAIN, EDITION_BOTH, NULL, NULL, { SHIFT(KEY_LEFT) } },
     { ACT_FIRST, KEYS_MAIN, EDITION_BOTH, N_("Home  End"), N_("first, last stage"), { B(KEY_HOME) } },
     { ACT_LAST, KEYS_MAIN, EDITION_BOTH, NULL, NULL, { B(KEY_END) } },
     { ACT_STAGE_DIGIT, KEYS_MAIN, EDITION_BOTH, "1 \xe2\x80\xa6 9, 10 \xe2\x80\xa6", N_("jump to a stage"), { B(KEY_DIGIT) } },
+    { ACT_HEAD_NEXT, KEYS_MAIN, EDITION_BOTH, ".  ,", N_("next, previous head's pages (or a click on a head shown side by side)"),
+      { B('.') } },
+    { ACT_HEAD_PREV, KEYS_MAIN, EDITION_BOTH, NULL, NULL, { B(',') } },
+    { ACT_TOKEN_NEXT, KEYS_MAIN, EDITION_BOTH, N_("J  Shift+J"), N_("next, previous token a K/V cache decodes"),
+      { B('j') } },
+    { ACT_TOKEN_PREV, KEYS_MAIN, EDITION_BOTH, NULL, NULL, { SHIFT('j') } },
+    { ACT_SORTER, KEYS_MAIN, EDITION_BOTH, "G",
+      N_("the stage's pages as a grid: arrows or the mouse pick, Enter goes, Esc leaves"), { B('g') } },
     { ACT_PICKER, KEYS_MAIN, EDITION_BOTH, "L", N_("lesson picker"), { B('l') } },
     { ACT_OPEN, KEYS_MAIN, EDITION_DESKTOP, N_("O  Ctrl+O"), N_("open a lesson file (or drop one on the window)"),
       { B('o'), CTRL('o') } },
@@ -118,6 +145,12 @@ static const char *const names[ACT_COUNT] = {
     [ACT_ASK_BACKSPACE] = "ask-backspace", [ACT_ASK_QUIT] = "ask-quit", [ACT_ASK_SAVE] = "ask-save",
     [ACT_ASK_COMPLETE] = "ask-complete", [ACT_SHOT] = "png", [ACT_SVG] = "svg", [ACT_SAVE] = "save",
     [ACT_OPEN] = "open", [ACT_LINK] = "link", [ACT_PDF] = "pdf",
+    [ACT_STAGE_NEXT] = "stage-next", [ACT_STAGE_PREV] = "stage-prev", [ACT_HEAD_NEXT] = "head-next",
+    [ACT_HEAD_PREV] = "head-prev", [ACT_TOKEN_NEXT] = "token-next", [ACT_TOKEN_PREV] = "token-prev",
+    [ACT_SORTER] = "sorter", [ACT_SORTER_LEFT] = "sorter-left", [ACT_SORTER_RIGHT] = "sorter-right",
+    [ACT_SORTER_UP] = "sorter-up", [ACT_SORTER_DOWN] = "sorter-down", [ACT_SORTER_PAGE_UP] = "sorter-page-up",
+    [ACT_SORTER_PAGE_DOWN] = "sorter-page-down", [ACT_SORTER_FIRST] = "sorter-first", [ACT_SORTER_LAST] = "sorter-last",
+    [ACT_SORTER_GO] = "sorter-go",
 };
 
 /* The table. */
@@ -164,6 +197,7 @@ const KeyRow *app_key_lookup(const AppState *a, unsigned edition, int key, unsig
     *arg = -1;
     if (key == KEY_NONE) return NULL;
     if (a->ask) return find_loose(KEYS_ASK, edition, key, mods, arg);
+    if (a->sorter) return find_loose(KEYS_SORTER, edition, key, mods, arg);
     const KeyRow *r = a->picker ? find_loose(KEYS_PICKER, edition, key, mods, arg) : NULL;
     return r ? r : find_loose(KEYS_MAIN, edition, key, mods, arg);
 }
@@ -243,6 +277,22 @@ bool app_do(AppState *a, AppAction act, int arg)
     case ACT_UNPIN: app_click(a, -1, -1, -1); break;
     case ACT_INCREASE: step_pinned(a, +1); break;
     case ACT_DECREASE: step_pinned(a, -1); break;
+    case ACT_STAGE_NEXT: app_nav_stage(a, +1); break;
+    case ACT_STAGE_PREV: app_nav_stage(a, -1); break;
+    case ACT_HEAD_NEXT: app_nav_head(a, +1); break;
+    case ACT_HEAD_PREV: app_nav_head(a, -1); break;
+    case ACT_TOKEN_NEXT: app_nav_token(a, +1); break;
+    case ACT_TOKEN_PREV: app_nav_token(a, -1); break;
+    case ACT_SORTER: app_sorter_toggle(a); break;
+    case ACT_SORTER_LEFT: app_sorter_move(a, -1); break;
+    case ACT_SORTER_RIGHT: app_sorter_move(a, +1); break;
+    case ACT_SORTER_UP: app_sorter_move(a, -SORTER_COLS); break;
+    case ACT_SORTER_DOWN: app_sorter_move(a, +SORTER_COLS); break;
+    case ACT_SORTER_PAGE_UP: app_sorter_move(a, -SORTER_GRID); break;
+    case ACT_SORTER_PAGE_DOWN: app_sorter_move(a, +SORTER_GRID); break;
+    case ACT_SORTER_FIRST: app_sorter_select(a, 0); break;
+    case ACT_SORTER_LAST: app_sorter_select(a, a->view ? a->view->nsteps - 1 : 0); break;
+    case ACT_SORTER_GO: app_sorter_go(a); break;
     case ACT_PICKER_UP: app_picker_move(a, -1); break;
     case ACT_PICKER_DOWN: app_picker_move(a, +1); break;
     case ACT_PICKER_OPEN: app_picker_open(a); break;

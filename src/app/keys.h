@@ -10,10 +10,12 @@
 ** their actions (app_action_named) and take their tooltips from the rows.
 **
 ** A press is looked up in its context: while the program asks something
-** (prompt.h) only the question's keys count; while the lesson picker is
-** open its keys come first; then the main keys. A binding matches the
-** modifiers exactly; failing that, a press with Shift held matches the
-** binding without Shift ('?' is Shift+/ on many keyboards, Shift+→ is →).
+** (prompt.h) only the question's keys count; while the slide sorter is
+** open (sorter.h) only its own; while the lesson picker is open its keys
+** come first; then the main keys. A binding matches the modifiers
+** exactly; failing that, a press with Shift held matches the binding
+** without Shift ('?' is Shift+/ on many keyboards, Shift+PgDn is PgDn;
+** Shift+→ has a row of its own: the next stage).
 **
 ** Actions the state does itself are done by app_key; the others (saving a
 ** picture, opening a file, downloads: app_action_platform) are returned for
@@ -53,6 +55,10 @@ typedef enum AppAction {
     ACT_THEME, ACT_CMAP, ACT_BLACK, ACT_HEAD, ACT_MASK, ACT_SCALING, ACT_COLDER, ACT_WARMER, ACT_ABLATE,
     ACT_PREDICT, ACT_UNDO, ACT_REDO, ACT_RESET, ACT_HELP, ACT_QUIT, ACT_SAVE_AS, ACT_UNPIN,
     ACT_INCREASE, ACT_DECREASE,     /* the pinned input cell, one step up or down */
+    ACT_STAGE_NEXT, ACT_STAGE_PREV, ACT_HEAD_NEXT, ACT_HEAD_PREV, ACT_TOKEN_NEXT, ACT_TOKEN_PREV,   /* nav.h */
+    ACT_SORTER,                     /* the slide sorter (sorter.h), and its keys: */
+    ACT_SORTER_LEFT, ACT_SORTER_RIGHT, ACT_SORTER_UP, ACT_SORTER_DOWN, ACT_SORTER_PAGE_UP, ACT_SORTER_PAGE_DOWN,
+    ACT_SORTER_FIRST, ACT_SORTER_LAST, ACT_SORTER_GO,
     ACT_PICKER_UP, ACT_PICKER_DOWN, ACT_PICKER_OPEN, ACT_PICKER_DIGIT,
     ACT_ASK_ACCEPT, ACT_ASK_CANCEL, ACT_ASK_BACKSPACE, ACT_ASK_QUIT, ACT_ASK_SAVE, ACT_ASK_COMPLETE,
     /* the platform's (app_action_platform): the window or the page does them */
@@ -61,7 +67,7 @@ typedef enum AppAction {
 } AppAction;
 
 /* The context a row counts in. */
-typedef enum KeyContext { KEYS_MAIN, KEYS_PICKER, KEYS_ASK } KeyContext;
+typedef enum KeyContext { KEYS_MAIN, KEYS_PICKER, KEYS_SORTER, KEYS_ASK } KeyContext;
 
 /* One key and its modifiers. */
 typedef struct KeyBind {

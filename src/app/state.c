@@ -14,6 +14,7 @@
 #include "paths.h"
 #include "lang.h"
 #include "predict.h"
+#include "sorter.h"
 #include "zoom.h"
 #include "core/text/i18n.h"
 #include "core/util.h"
@@ -41,6 +42,8 @@ AppState *app_create(void)
     a->layout = layout_cache_create();
     a->fitter = layout_fitter_create(NULL, NULL);
     a->pager = stage_pager_create(layout_fitter_fits, a->fitter);
+    a->measure = layout_measure_fixed;
+    a->thumbs = app_sorter_create();
     return a;
 }
 
@@ -51,7 +54,10 @@ void app_set_measure(AppState *a, MeasureFn measure, void *ctx)
     layout_fitter_free(a->fitter);
     a->fitter = layout_fitter_create(measure, ctx);
     a->pager = stage_pager_create(layout_fitter_fits, a->fitter);
+    a->measure = measure ? measure : layout_measure_fixed;
+    a->measure_ctx = ctx;
     if (a->doc) app_rebuild_view(a);
+    app_sorter_refresh(a);
 }
 
 /* Release everything. */
@@ -59,6 +65,7 @@ void app_free(AppState *a)
 {
     if (!a) return;
     layout_cache_free(a->layout);
+    app_sorter_free(a->thumbs);
     stage_view_free(a->view);
     stage_pager_free(a->pager);
     layout_fitter_free(a->fitter);
@@ -89,6 +96,7 @@ static void reset_stage_state(AppState *a)
 {
     a->zoom.on = false;
     a->hover_panel = a->hover_row = a->hover_col = -1;
+    a->nav_point = 0;
     a->pinned = false;
     app_predict_new_stage(a);
 }
@@ -161,6 +169,7 @@ bool app_follow(AppState *a, DocEvent *ev)
         doc_event_release(ev);
         if (ev->changed & DOC_LESSON) adopt(a);
         else refresh_view(a);
+        app_sorter_refresh(a);                      /* its pictures show the new numbers */
     }
     assert(!ev->old_trace && !ev->old_lesson);       /* nothing replaced without saying so */
     if (ev->changed & DOC_ERROR) app_set_error(a, a->doc->disk_bad ? &a->doc->disk_error : NULL);
@@ -173,6 +182,7 @@ static void use_doc(AppState *a, Doc *d)
 {
     stage_view_free(a->view);                         /* it reads the old document */
     a->view = NULL;
+    app_sorter_close(a);
     doc_free(a->doc);
     a->doc = d;
     a->stage = 0;
@@ -363,6 +373,7 @@ void app_close_overlay(AppState *a)
 {
     if (a->help) a->help = false;
     else if (a->picker) a->picker = false;
+    else if (a->sorter) app_sorter_close(a);
     else if (a->black) a->black = false;
     else if (app_zoomed(a)) app_zoom_reset(a);
     else if (a->fullscreen) a->fullscreen = false;

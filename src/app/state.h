@@ -15,7 +15,8 @@
 **
 ** Rooms of their own act on the same state: predict mode (predict.h), live
 ** reload (watch.h), the zoom (zoom.h), the lesson picker's list
-** (library.h), the questions asked (prompt.h). predict.h and watch.h are
+** (library.h), the questions asked (prompt.h), the head, token and stage
+** keys (nav.h), the slide sorter (sorter.h). predict.h and watch.h are
 ** included here (AppState holds predict mode's phase), so that whoever
 ** uses the state has their actions too.
 **
@@ -63,6 +64,8 @@ typedef struct AppState {
     LayoutCache *layout;    /* what layout keeps from frame to frame (app_frame) */
     LayoutFitter *fitter;   /* the layout's answer to where a stage's pages are cut (app_set_measure) */
     StagePager *pager;      /* the views' pages, cut with it */
+    MeasureFn measure;      /* the platform's text measure (app_set_measure), and its context */
+    void *measure_ctx;
 
     /* display settings */
     bool dark;
@@ -71,6 +74,9 @@ typedef struct AppState {
     bool help;              /* ?: the key overlay */
     bool web;               /* the browser edition: its keys in the overlay */
     bool picker;            /* L: the lesson picker */
+    bool sorter;            /* G: the slide sorter, the stage's pages as a grid (sorter.h) */
+    int sorter_sel;         /* the page it has selected (0-based) */
+    struct AppSorter *thumbs;   /* its pages laid out (the state owns it) */
     int picker_sel;
     char **picker_items;    /* lesson paths (library.h: recent, folders, the user's, bundled) */
     char **picker_titles;
@@ -89,6 +95,7 @@ typedef struct AppState {
 
     /* pointer */
     int hover_panel, hover_row, hover_col;
+    int nav_point;          /* the head whose panel of the comparison page it is over (nav.h), or 0 */
     bool pinned;
     int pin_panel, pin_row, pin_col;
 
@@ -166,7 +173,7 @@ void app_text_size(AppState *a, int dir);
 /* Show the next head in stages that have several. */
 void app_next_head(AppState *a);
 /* Close the innermost thing the state has open: the key overlay, else the
-** picker, else the black screen, else the zoom (zoom.h), else fullscreen,
+** picker, else the slide sorter, else the black screen, else the zoom (zoom.h), else fullscreen,
 ** else the pin. (Escape
 ** cancels a question first: app_escape, prompt.h.) */
 void app_close_overlay(AppState *a);

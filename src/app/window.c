@@ -17,6 +17,10 @@
 ** waits for a line that names it with a higher K, so the picture it then
 ** takes is the frame that follows all of its input.
 **
+** The pointer goes through the state too: a cell hovered or clicked, a
+** head's panel of the comparison page (nav.h: a click shows its pages), a
+** page of the slide sorter (sorter.h: picked, and a click goes there).
+**
 ** Beyond the state's own keys the window opens files (O: the desktop's
 ** dialog, filedlg.h, else the program's path field; files dropped on it,
 ** library.h), saves pictures (S) and handouts (Ctrl+P, handout.h), and
@@ -30,9 +34,11 @@
 #include "keys.h"
 #include "lang.h"
 #include "library.h"
+#include "nav.h"
 #include "paths.h"
 #include "prompt.h"
 #include "shot.h"
+#include "sorter.h"
 #include "state.h"
 #include "watch.h"
 #include "winstate.h"
@@ -187,6 +193,18 @@ static bool real_display(void)
 static void cell_at(const Win *w, int x, int y, int *panel, int *row, int *col)
 {
     draw_cell_at(w->list, (float)x * w->sx, (float)y * w->sy, panel, row, col);
+}
+
+/* The panel whose cell or title is under a window point (draw_panel_at). */
+static int panel_at(const Win *w, int x, int y)
+{
+    return draw_panel_at(w->list, (float)x * w->sx, (float)y * w->sy);
+}
+
+/* The slide sorter's page under a window point, or -1. */
+static int sorter_at(const Win *w, int x, int y)
+{
+    return app_sorter_at(w->a, w->out_w, w->out_h, (float)x * w->sx, (float)y * w->sy);
 }
 
 /* Drag the zoomed part with the pointer: the cells under it follow it. */
@@ -441,6 +459,17 @@ static void on_event(Win *w, const SDL_Event *e)
             w->redraw = true;
             break;
         }
+        if (a->sorter) {                       /* the page under the pointer is the one picked */
+            p = sorter_at(w, e->motion.x, e->motion.y);
+            if (p >= 0 && p != a->sorter_sel) {
+                app_sorter_select(a, p);
+                w->redraw = true;
+            }
+            break;
+        }
+        p = a->nav_point;
+        app_nav_point(a, panel_at(w, e->motion.x, e->motion.y));   /* a head of the comparison page: says so */
+        if (p != a->nav_point) w->redraw = true;
         cell_at(w, e->motion.x, e->motion.y, &p, &r, &c);
         if (p != a->hover_panel || r != a->hover_row || c != a->hover_col) {
             app_hover(a, p, r, c);
@@ -449,6 +478,15 @@ static void on_event(Win *w, const SDL_Event *e)
         break;
     case SDL_MOUSEBUTTONDOWN:
         if (e->button.button != SDL_BUTTON_LEFT || a->ask) break;   /* a question is open: only keys */
+        if (a->sorter) {                       /* a page of the sorter: go there */
+            p = sorter_at(w, e->button.x, e->button.y);
+            if (p >= 0) {
+                app_sorter_select(a, p);
+                app_sorter_go(a);
+                w->redraw = true;
+            }
+            break;
+        }
         if (app_zoomed(a)) {                   /* a click or a drag: the release says */
             w->pressed = true;
             w->dragging = false;
@@ -456,9 +494,10 @@ static void on_event(Win *w, const SDL_Event *e)
             w->press_y = e->button.y;
             break;
         }
+        w->redraw = true;
+        if (app_nav_click(a, panel_at(w, e->button.x, e->button.y))) break;   /* a head of the comparison page */
         cell_at(w, e->button.x, e->button.y, &p, &r, &c);
         app_click(a, p, r, c);
-        w->redraw = true;
         break;
     case SDL_MOUSEBUTTONUP:
         if (e->button.button != SDL_BUTTON_LEFT || !w->pressed) break;
@@ -470,6 +509,7 @@ static void on_event(Win *w, const SDL_Event *e)
         w->redraw = true;
         break;
     case SDL_MOUSEWHEEL: {
+        if (a->sorter) break;                  /* no cell to edit under the sorter */
         int mx, my;
         SDL_GetMouseState(&mx, &my);
         cell_at(w, mx, my, &p, &r, &c);

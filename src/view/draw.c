@@ -281,6 +281,20 @@ bool draw_cell_at(const DrawList *d, float x, float y, int *panel, int *row, int
     return false;
 }
 
+/* The panel of the cell or the panel title under a point. */
+int draw_panel_at(const DrawList *d, float x, float y)
+{
+    int panel, row, col;
+    if (draw_cell_at(d, x, y, &panel, &row, &col)) return panel;
+    for (int i = d->n - 1; i >= 0; i--) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->role == ROLE_PANEL_TITLE && c->panel >= 0 && x >= c->r.x && x < c->r.x + c->r.w && y >= c->r.y
+            && y < c->r.y + c->r.h)
+            return c->panel;
+    }
+    return -1;
+}
+
 /* Where a cell is drawn. */
 bool draw_cell_rect(const DrawList *d, int panel, int row, int col, Rect *out)
 {

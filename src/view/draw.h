@@ -164,6 +164,8 @@ void draw_image_each(const DrawList *d, const DrawCmd *c, void (*fn)(void *ctx, 
 ** containing it (an image answers with the first cell of the block under
 ** the point, the cell whose colour the block shows). False if none. */
 bool draw_cell_at(const DrawList *d, float x, float y, int *panel, int *row, int *col);
+/* The panel whose cell (draw_cell_at) or title is under (x, y), or -1. */
+int draw_panel_at(const DrawList *d, float x, float y);
 /* Where cell (row, col) of a panel is drawn (its rectangle, or its block
 ** in an image); false when it is not drawn. */
 bool draw_cell_rect(const DrawList *d, int panel, int row, int col, Rect *out);

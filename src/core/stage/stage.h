@@ -133,7 +133,8 @@ typedef struct View {
                                 ** goes to head_step[h] */
     int page_h0, page_h1;       /* the heads whose own panels the page shows (1-based, page_h0 … page_h1), or 0 */
     int head_step[LESSON_MAX_HEADS + 1];    /* head_step[h]: the first sub-step showing head h's own panels
-                                ** (every head, on a stage shown head by head in pages), else -1 */
+                                ** (every head, on a stage shown head by head in pages; on a K/V cache's
+                                ** token page, that token's page of head h), else -1 */
     struct View *every_head;    /* one head chosen by the viewer (H) of a stage whose heads all fit one
                                 ** page: that page, whose panel titles' font this view keeps, or NULL */
 } View;

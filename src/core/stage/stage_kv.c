@@ -306,6 +306,19 @@ static void kv_name(Ctx *c, const KvPlan *pl, int t, int p)
     }
 }
 
+/* Which heads page p of token t shows (View.page_h0 … page_h1) and where
+** token t's pages of each head start (View.head_step), when its heads
+** take pages of their own. */
+static void kv_heads_of(Ctx *c, const KvPlan *pl, int t, int p)
+{
+    if (c->whole || pl->per_page >= pl->n) return;
+    View *v = c->v;
+    v->page_h0 = pl->first + p / pl->parts * pl->per_page;
+    v->page_h1 = v->page_h0 + pl->per_page - 1;
+    for (int h = pl->first; h < pl->first + pl->n; h++)
+        v->head_step[h] = t * pl->pages + (h - pl->first) / pl->per_page * pl->parts;
+}
+
 /*
 ** Decoding with a K/V cache: the pages of every token, then those of the
 ** comparison. --dump's whole views show a token (or the comparison) a
@@ -325,6 +338,8 @@ void stage_kv_cache(Ctx *c)
         stage_by_heads(&cc, kv_all_head);
         View *v = c->v;
         v->step += tokens;
+        for (int h = 1; h <= LESSON_MAX_HEADS; h++)   /* where each head's pages of the comparison start */
+            if (v->head_step[h] >= 0) v->head_step[h] += tokens;
         char *name = v->step_name;
         v->step_name = name ? stage_fmt("all-%s", name) : xstrdup("all");
         free(name);
@@ -343,5 +358,6 @@ void stage_kv_cache(Ctx *c)
         kv_page(c, t, h0, h0 + pl.per_page - 1, pl.parts > 1 ? p % pl.parts : -1, &pl, NULL);
     }
     kv_name(c, &pl, t, p);
+    kv_heads_of(c, &pl, t, p);
     kv_words(c, t);
 }
