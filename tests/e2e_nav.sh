@@ -67,7 +67,7 @@ at "${pages[0]}" "Shift+←: stage 2's first page"
 # goes; the click goes there (its place: the same page as an SVG at the
 # window's size, the title's baseline)
 "$bin" --export "$tmp/svg" --format svg --size 1280x800 --stage 2 "$top/lessons/07-induction-head.lesson" >/dev/null
-xy=$(grep -o '<text x="[0-9.]*" y="[0-9.]*"[^>]*>head 3 of 4: weights</text>' "$tmp/svg/${pages[0]%.png}.svg" \
+xy=$(grep -o '<text x="[0-9.]*" y="[0-9.]*"[^>]*>head 3: weights</text>' "$tmp/svg/${pages[0]%.png}.svg" \
      | head -1 | sed 's/<text x="\([0-9.]*\)" y="\([0-9.]*\)".*/\1 \2/')
 [ -n "$xy" ] && ok || bad "the comparison page has head 3's title"
 hx=$(echo "$xy" | awk '{ printf "%d", $1 + 30 }'); hy=$(echo "$xy" | awk '{ printf "%d", $2 - 8 }')
