@@ -6,13 +6,18 @@
 ** a weights cell into a guess: which key a query will weigh most, a row at
 ** a time, in every head's panel. P again reveals: the panels come back,
 ** each guess is marked right or wrong (frame.c) and a toast counts the rows
-** guessed right, a head at a time when there are several. P a third time
-** ends it. Stepping to another stage or sub-step clears the guesses and
+** guessed right, a head at a time when there are several: every head
+** guessed, on whichever page of the stage. P a third time ends it.
+**
+** The guesses belong to the stage and to a head: turning the pages of a
+** stage keeps them (guess on head 1's page, then on head 2's, then
+** reveal), and head h's panel on the comparison page shares head h's
+** guesses with its own page. Stepping to another stage clears them and
 ** asks again; the zoom ends when the class starts guessing (the guesses
 ** are about the whole stage) and stays off until P ends it (zoom.h).
 **
 ** The phase and the guesses live in the state (AppState.predict,
-** predict_panel, guesses, predict_right); these functions are all that
+** predict_panel, guesses, guess_kind, predict_right); these functions are all that
 ** reads or changes them. state.c calls the last three when the stage, the
 ** view or a click changes what predict mode is about.
 **
@@ -41,7 +46,8 @@ int app_guess(const AppState *a, int k, int r);
 ** weights, where predict mode is off. */
 unsigned long long app_hidden_panels(const AppState *a);
 
-/* A new stage or sub-step: no guesses, and a revealed round asks again. */
+/* A new stage (not a page of the same one): no guesses, and a revealed
+** round asks again. */
 void app_predict_new_stage(AppState *a);
 /* A new view of the stage (a->view just built): the weights panel it asks about. */
 void app_predict_new_view(AppState *a);
