@@ -100,7 +100,15 @@ bool app_predict_click(AppState *a, int panel, int row, int col)
     return true;
 }
 
-/* Rows of W guessed for head h (kept in g) and how many of them right: a
+/* The column of row r's largest weight (predict.h). */
+int app_row_best(const Mat *m, int r)
+{
+    int best = 0;
+    for (int j = 1; j < m->cols; j++) if (mat_get(m, r, j) > mat_get(m, r, best)) best = j;
+    return best;
+}
+
+/* Rows of W guessed for a head (kept in g) and how many of them right: a
 ** guess is right when its weight equals the row's largest. */
 static int count_right(const Mat *W, const int *g, int *guessed)
 {
@@ -108,10 +116,8 @@ static int count_right(const Mat *W, const int *g, int *guessed)
     *guessed = 0;
     for (int i = 0; i < W->rows && i < LESSON_MAX_TOKENS; i++) {
         if (g[i] < 0 || g[i] >= W->cols) continue;
-        double best = mat_get(W, i, 0);
-        for (int j = 1; j < W->cols; j++) if (mat_get(W, i, j) > best) best = mat_get(W, i, j);
         ++*guessed;
-        right += mat_get(W, i, g[i]) == best;
+        right += mat_get(W, i, g[i]) == mat_get(W, i, app_row_best(W, i));
     }
     return right;
 }

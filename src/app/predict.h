@@ -29,6 +29,7 @@
 #define ATTNLAB_PREDICT_H
 
 #include <stdbool.h>
+#include "core/compute/mat.h"
 
 typedef struct AppState AppState;   /* state.h */
 
@@ -39,6 +40,9 @@ void app_predict(AppState *a);
 /* Whether panel k of the view takes guesses in predict mode (a panel of
 ** weights, any head's). */
 bool app_guess_panel(const AppState *a, int k);
+/* The column of the largest weight of row r of m (the first of equals):
+** the answer a guess is right for when its weight equals that one's. */
+int app_row_best(const Mat *m, int r);
 /* The guess for row r of panel k (a guess panel), or -1. */
 int app_guess(const AppState *a, int k, int r);
 /* Panels hidden while the class guesses (bit k = panel k), worked out from
