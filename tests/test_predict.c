@@ -75,14 +75,19 @@ static void count_marks(int *ticks, int *crosses)
     draw_free(d);
 }
 
-/* Guesses on head 1's page, then on head 2's: the pages turn, the guesses
-** stay, and the reveal counts both heads and marks each on its page. */
+/* P on a page of the stage without weights, then guesses on head 1's
+** weights page and on head 2's: the pages turn, the guesses stay, and the
+** reveal counts both heads and marks each on its page. */
 START_TEST(test_guesses_survive_the_pages)
 {
     app_goto(a, 2);
     ck_assert(a->view->compare);
-    int k = turn_to_weights(1);
+    app_next(a);                                                /* head 1's first page: no weights on it */
+    ck_assert_int_lt(weights_of(1), 0);
     app_predict(a);
+    ck_assert_int_eq(a->predict, PREDICT_GUESSING);
+    ck_assert_msg(strstr(a->toast, "turn to a page with weights"), "%s", a->toast);
+    int k = turn_to_weights(1);
     ck_assert_int_eq(a->predict, PREDICT_GUESSING);
     const Mat *W1 = a->view->panels[k].m;
     for (int i = 0; i < 4; i++) app_click(a, k, i, i < 2 ? best(W1, i) : (best(W1, i) + 1) % W1->cols);

@@ -166,7 +166,10 @@ void app_predict(AppState *a)
         clear_guesses(a);
         a->predict_panel = weights_panel(a->view);
         app_update_marks(a);                          /* the answers hide */
-        if (a->predict_panel < 0) app_toast(a, _("predict: go to a stage with weights"));
+        if (a->predict_panel < 0 && a->view && a->view->nsteps > 1)     /* another page of the stage may have some */
+            app_toast(a, _("predict: turn to a page with weights, click the cell you expect to be largest in each row, "
+                           "then P"));
+        else if (a->predict_panel < 0) app_toast(a, _("predict: go to a stage with weights"));
         else app_toast(a, _("predict: click the cell you expect to be largest in each row, then P"));
         return;
     }
