@@ -13,6 +13,7 @@
 #include "view/layout.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define INDUCTION "../lessons/07-induction-head.lesson"
@@ -197,6 +198,16 @@ START_TEST(test_ablation_under_the_pointer)
         for (int i = 0; i < O->rows; i++) mean += mat_get(O, i, j) / O->rows;
         for (int i = 0; i < O->rows; i++) ck_assert_double_eq_tol(mat_get(M, i, j), mean, 1e-12);
     }
+    out = -1;
+    for (int k = 0; k < a->view->npanels; k++)
+        if (a->view->panels[k].ref.kind == TK_ABLATED) out = k;
+    ck_assert_int_ge(out, 0);
+    ck_assert_str_eq(a->view->panels[out].title, "head 2 of 4: off (its mean over the tokens)");
+    app_hover(a, out, 4, 2);                                    /* its cell says where the number comes from */
+    char *ex = app_explain(a);
+    ck_assert_msg(ex && strstr(ex, "head 2 is switched off (ablate:): in place of its output[5][3]")
+                  && strstr(ex, "mean ablation: the mean of its output's column 3 over the 20 tokens"), "%s", ex);
+    free(ex);
     for (int n = 0; n < 100 && a->view->page_h0; n++) app_next(a);    /* the joined heads */
     int c = -1;
     for (int k = 0; k < a->view->npanels; k++)

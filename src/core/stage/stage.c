@@ -386,7 +386,7 @@ static void multi_head_head(Ctx *c, int h)
     for (int i = 0; i < 4; i++) {
         bool off = i == 3 && lesson_head_ablated(c->su, h);
         bool mean = off && (c->su->ablate_mean & (1u << (h - 1)));
-        char *t = mean ? stage_fmt(_("head %d of %d: off (its mean over the tokens in its place)"), h, c->H)
+        char *t = mean ? stage_fmt(_("head %d of %d: off (its mean over the tokens)"), h, c->H)
                 : off ? stage_fmt(_("head %d of %d: off (0 in its place)"), h, c->H)
                       : stage_fmt(_("head %d of %d: %s"), h, c->H, i >= 2 ? _(names[i]) : names[i]);
         Panel *p = stage_heat(c, trace_ref(off ? TK_ABLATED : parts[i], h), t, i == 1 ? LAB_K : LAB_Q,
