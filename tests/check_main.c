@@ -29,7 +29,8 @@ static const struct {
 } suites[] = {
     { "mat", mat_suite }, { "rng", rng_suite }, { "trng", trng_suite }, { "attn", attn_suite },
     { "lesson", lesson_suite }, { "lessonsave", lessonsave_suite }, { "stage", stage_suite }, { "drawn", drawn_suite },
-    { "state", state_suite }, { "statefiles", state_files_suite }, { "doc", doc_suite }, { "zoom", zoom_suite }, { "render", render_suite },
+    { "state", state_suite }, { "predict", predict_suite }, { "statefiles", state_files_suite }, { "doc", doc_suite },
+    { "zoom", zoom_suite }, { "render", render_suite },
     { "cmap", cmap_suite }, { "layout", layout_suite }, { "layout_cache", layout_cache_suite }, { "scale", scale_suite },
     { "svg", svg_suite }, { "fileio", fileio_suite },
     { "export", export_suite }, { "npy", npy_suite }, { "highlight", highlight_suite },

@@ -18,13 +18,17 @@ From `attnlab --dump LESSON`:
     W_U and gets every next word of the repeated run right; with layer 1's
     heads 1 and 3 switched off (setups 3 and 4) the stream and the
     probabilities equal numpy's forward pass without those heads, and no
-    next word of the repeated run is right.
+    next word of the repeated run is right; the slide of a head switched off
+    shows what replaces its output (zeros, and with `ablate: 1 3 mean` its
+    mean over the tokens) as numpy computes it, and every slide of those
+    setups names the heads in its note.
 Per-head matrices are found by name pattern: a name with 'weights' and a
 head number ('head3.weights' and the like); W_o's output is 'final' (or,
 if renamed, the last tokens x d_model matrix of the stage that is not the
 concatenation).
 """
 import json
+import os
 import re
 import subprocess
 import sys
@@ -130,14 +134,25 @@ def softmax(s):
     return e / e.sum(-1, keepdims=True)
 
 
-def layer(x, l, off=()):
-    """One attention layer of the model (causal, no norm, no MLP), heads in off zeroed where they are joined."""
+def head_outputs(x, l):
+    """Each head's output of layer l (causal, no norm), before the heads are joined."""
     n = x.shape[0]
     outs = []
     for h in range(model["W_q"].shape[1]):
         q, k, v = (x @ model[w][l, h] for w in ("W_q", "W_k", "W_v"))
         sc = np.where(np.triu(np.ones((n, n), bool), 1), -np.inf, q @ k.T / np.sqrt(q.shape[1]))
-        outs.append(np.zeros_like(v) if h + 1 in off else softmax(sc) @ v)
+        outs.append(softmax(sc) @ v)
+    return outs
+
+
+def replaced(o, mean):
+    """What a head switched off hands on: zeros, or every row its output's mean over the tokens."""
+    return np.broadcast_to(o.mean(0), o.shape).copy() if mean else np.zeros_like(o)
+
+
+def layer(x, l, off=(), mean=False):
+    """One attention layer of the model (no MLP), heads in off replaced (zeros, or their mean) where they are joined."""
+    outs = [replaced(o, mean) if h + 1 in off else o for h, o in enumerate(head_outputs(x, l))]
     return x + np.concatenate(outs, 1) @ model["W_o"][l]
 
 
@@ -166,6 +181,56 @@ for st, resid_want, what in zip(predictions, (resid[2], ablated), ("the model", 
         print("check_trained_model: with them off, layer 2 head %d puts %.4f on the token after the earlier "
               "occurrence, and %d of %d next words are right" % (ind_head, on_next, right, L - 1))
         check(on_next < 0.1, "the induction head loses its target (%.4f)" % on_next)
+
+# What replaces a head switched off, as the slide of its output shows it
+# (head1.ablated_output: what goes into the concatenation) and as every
+# slide after it says in its note: zeros as the lesson says, then the mean
+# over the tokens (the lesson with `ablate: 1 3 mean`, read from standard
+# input in the lessons' folder), each against numpy.
+def off_stage_checks(dd, mean, what):
+    x1 = model["x_layer1"]
+    outs = head_outputs(x1, 0)
+    mh = [st for st in dd["stages"] if st["id"] == "multi_head" and st["setup"] == 3]
+    check(len(mh) == 1, "%s: one multi_head stage of the ablated layer 1" % what)
+    mats = {m["name"]: m for m in mh[0]["matrices"]}
+    for h in (1, 3):
+        m = mats.get("head%d.ablated_output" % h)
+        check(m is not None, "%s: head %d's slide shows what replaces its output (head%d.ablated_output), found %s"
+              % (what, h, h, sorted(mats)))
+        if m is None:
+            continue
+        want = replaced(outs[h - 1], mean)
+        diff = np.abs(as_array(m) - want).max()
+        check(diff <= 1e-12, "%s: head %d's replacement equals numpy's (max diff %g)" % (what, h, diff))
+        check("head%d.output" % h not in mats, "%s: head %d's own output is not shown as if it reached W_o" % (what, h))
+    concat = as_array(mats["concat"])
+    want = np.concatenate([replaced(o, mean) if h + 1 in (1, 3) else o for h, o in enumerate(outs)], 1)
+    check(np.abs(concat - want).max() <= 1e-12, "%s: the concatenation holds the replacements (max diff %g)"
+          % (what, np.abs(concat - want).max()))
+    how = "its mean over the tokens" if mean else "0"
+    for st in dd["stages"]:
+        if st["setup"] in (3, 4):
+            note = st.get("note") or ""
+            for h in (1, 3):
+                check("head %d \u2192 %s" % (h, how) in note, "%s: stage %d (%s) says head %d \u2192 %s, found %r"
+                      % (what, st["index"], st["id"], h, how, note))
+    nt = [st for st in dd["stages"] if st["id"] == "next_token" and st["setup"] == 4]
+    check(len(nt) == 1, "%s: a next_token stage after the ablated layer" % what)
+    if nt:
+        x = as_array({m["name"]: m for m in nt[0]["matrices"]}["resid_post"])
+        want = layer(layer(x1, 0, off=(1, 3), mean=mean), 1)
+        check(np.abs(x - want).max() <= 1e-9, "%s: the stream after layer 2 equals numpy's (max diff %g)"
+              % (what, np.abs(x - want).max()))
+
+
+off_stage_checks(d, False, "zero ablation")
+text = open(lesson, encoding="utf-8").read()
+check(text.count("ablate: 1 3\n") == 1, "the lesson switches heads 1 and 3 off once")
+out = subprocess.run([os.path.abspath(binary), "--dump", "-"], input=text.replace("ablate: 1 3\n", "ablate: 1 3 mean\n"),
+                     capture_output=True, text=True, cwd=lesson.rsplit("/", 1)[0])
+check(out.returncode == 0, "--dump of the lesson with mean ablation exits 0: " + out.stderr.strip())
+if out.returncode == 0:
+    off_stage_checks(inline_shared(json.loads(out.stdout)), True, "mean ablation")
 
 # The setup given the exported patterns of layer 2: the last one.
 last = max(st["setup"] for st in d["stages"])

@@ -3,7 +3,8 @@
 # student would: step, go fullscreen, hover a cell, scroll-edit an input,
 # save a stage with S, save the edited lesson, undo, R, quit with unsaved
 # edits, follow the lesson file as another program rewrites it, Save as,
-# resize, quit, and S after two resizes and back. Each effect is checked
+# resize, quit, and S after two resizes and back; predict mode and A on a
+# stage cut into pages. Each effect is checked
 # from outside: screenshots must change (or not), the PNG from S must equal
 # the window's frame (and be the same bytes after resizes and back), the
 # saved lesson must differ from the original in one number only (and keep
@@ -308,5 +309,76 @@ cmp -s "$first" "$tmp/again-before.png" && ok || bad "S after two resizes and ba
 xdotool mousemove --window "$win" 640 460; settle
 quit again
 
+# Predict mode and A across the pages of a stage. Lesson 07's stage 2
+# opens with its four heads side by side, then gives each head pages of its
+# own; its pictures, as --export draws them (the window shows the same, the
+# first check), say where each cell is, and --dump which weight of a row is
+# the largest. The class guesses on head 1's weights page, turns to head
+# 2's and guesses there, and P reveals: both heads are counted. Then A with
+# the pointer on head 2's panel of the comparison page switches head 2 off,
+# and the next-token slide after layer 2 names it in the line under it.
 cd "$top"
+"$bin" --export "$tmp/p07" --stage 2 --format svg lessons/07-induction-head.lesson >/dev/null
+"$bin" --export "$tmp/p07" --stage 2 lessons/07-induction-head.lesson >/dev/null
+"$bin" --dump --stage 2 lessons/07-induction-head.lesson >"$tmp/p07.json"
+# cell PAGE MATRIX ROW best|wrong|COL: the window point of that cell's
+# centre on the page whose file name ends in PAGE; best is the row's
+# largest weight, wrong the column after it
+cell() { /usr/bin/python3 - "$tmp/p07" "$tmp/p07.json" "$@" <<'PY'
+import glob, json, re, sys
+folder, dump, page, name, row, col = sys.argv[1:7]
+m = [m for st in json.load(open(dump))["stages"] for m in st["matrices"] if m["name"] == name][0]
+r, n = int(row), m["cols"]
+best = max(range(n), key=lambda j: (m["data"][r][j], -j))
+c = best if col == "best" else (best + 1) % n if col == "wrong" else int(col)
+svg = open(glob.glob("%s/*-%s.svg" % (folder, page))[0]).read()
+group = svg[svg.index('<g data-matrix="%s"' % name):]
+group = group[:group.index("</g>")]
+x, y, w, h = (float(v) for v in re.findall(
+    r'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', group)[r * n + c])
+print(round(x + w / 2), round(y + h / 2))
+PY
+}
+# guess PAGE MATRIX ROW best|wrong: a click on that cell
+guess() { xdotool mousemove --window "$win" $(cell "$@") click 1; settle; }
+e2e_start pages "$top/lessons/07-induction-head.lesson" 1280x720
+key 2
+park
+quiet
+import -window "$win" "$tmp/pages-heads.png"
+# (every pixel within 2%: the screen and the PNG round the colours of the
+# blended cell edges a level or two apart)
+d=$(compare -metric AE -fuzz 2% "$tmp/pages-heads.png" "$tmp"/p07/07-induction-head-02-multi_head-01-heads.png null: 2>&1 \
+    | cut -d' ' -f1)
+[ "$d" = 0 ] && ok || bad "the window shows stage 2's comparison page as --export draws it ($d pixels differ)"
+key Right Right Right                      # head 1's Q, K, weights
+key p
+[ "$SAID_TOAST" = "predict: click the cell you expect to be largest in each row, then P" ] && ok \
+    || bad "P starts predict mode on head 1's weights page (said: $SAID_TOAST)"
+for r in 0 1; do guess 04-h1-3 head1.weights $r best; done
+for r in 2 3; do guess 04-h1-3 head1.weights $r wrong; done
+key Right Right Right Right                # head 1's output, head 2's Q, K, weights
+for r in 0 1 2; do guess 08-h2-3 head2.weights $r best; done
+key p
+case $SAID_TOAST in
+    *"head 1: 2 of 20 rows right"*"head 2: 3 of 20 rows right"*) ok ;;
+    *) bad "the reveal on head 2's page counts head 1's guesses too (said: $SAID_TOAST)" ;;
+esac
+key p
+key 1 2                                    # stage 2 again, from its comparison page
+xdotool mousemove --window "$win" $(cell 01-heads head2.weights 5 2); settle
+key a
+[ "$SAID_TOAST" = "head 2: switched off, its output replaced by 0" ] && ok \
+    || bad "A on the comparison page switches off the head under the pointer (said: $SAID_TOAST)"
+park
+key 6
+want=$(printf 'switched off in \342\200\234Layer 1 of the trained model\342\200\235: head 2 \342\206\222 0')
+case $SAID_NOTE in
+    "$want"*) ok ;;
+    *) bad "the next-token slide after layer 2 names head 2 first in its note (said: $SAID_NOTE)" ;;
+esac
+key r                                      # back to the file: nothing to save, Q quits
+xdotool mousemove --window "$win" 640 460; settle
+quit pages
+
 summary "e2e"

@@ -65,9 +65,18 @@ e2e_display() {
 
 # next_line: the window's next announcement, into FRAME, KEYS, RELOADS,
 # TOAST and KEY (LINE holds it whole: "quit" when the window has closed);
-# false after $hang seconds without one.
+# the words it said on the way (a new toast, the slide's note) go into
+# SAID_TOAST and SAID_NOTE; false after $hang seconds without one.
 next_line() {
-    IFS= read -r -t "${1:-$hang}" -u 8 LINE || return 1
+    while IFS= read -r -t "${1:-$hang}" -u 8 LINE; do
+        case $LINE in
+            "said toast="*) SAID_TOAST=${LINE#said toast=} ;;
+            "said note="*) SAID_NOTE=${LINE#said note=} ;;
+            *) break ;;
+        esac
+    done
+    [ -n "$LINE" ] || return 1
+    case $LINE in "said "*) return 1 ;; esac
     [ "$LINE" = quit ] && return 0
     FRAME=${LINE#frame=}; FRAME=${FRAME%% *}
     KEYS=${LINE#* keys=}; KEYS=${KEYS%% *}
@@ -95,7 +104,7 @@ e2e_start() {
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" ATTNLAB_READY_FD=8 \
         "$bin" "$@" >"$tmp/$name.log" 2>&1 &
     app=$!
-    FRAME=0 KEYS=0 RELOADS=0 TOAST=0 KEY=-
+    FRAME=0 KEYS=0 RELOADS=0 TOAST=0 KEY=- SAID_TOAST="" SAID_NOTE=""
     if ! next_line; then bad "$name: no frame within ${hang}s"; cat "$tmp/$name.log"; exit 1; fi
     win=$(timeout "$hang" xdotool search --sync --name '^attnlab$' 2>/dev/null | head -1)
     if [ -n "$win" ]; then ok; else bad "$name: the window did not appear"; cat "$tmp/$name.log"; exit 1; fi

@@ -18,6 +18,7 @@ Suite *lessonsave_suite(void);
 Suite *stage_suite(void);
 Suite *drawn_suite(void);
 Suite *state_suite(void);
+Suite *predict_suite(void);
 Suite *state_files_suite(void);
 Suite *zoom_suite(void);
 Suite *doc_suite(void);

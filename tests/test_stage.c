@@ -728,7 +728,7 @@ END_TEST
 static bool gives_answer_away(TraceKind k)
 {
     return k == TK_RAW || k == TK_SCALED || k == TK_BIASED || k == TK_MASKED || k == TK_WEIGHTS || k == TK_OUTPUT
-        || k == TK_CONCAT || k == TK_FINAL || k == TK_ENTROPY || k == TK_KV_WEIGHTS || k == TK_KV_OUTPUT
+        || k == TK_ABLATED || k == TK_CONCAT || k == TK_FINAL || k == TK_ENTROPY || k == TK_KV_WEIGHTS || k == TK_KV_OUTPUT
         || (k >= TK_OS_MAX && k <= TK_OS_DIFF) || k == TK_TOP_LOGITS || k == TK_TOP_PROBS;
 }
 

@@ -227,7 +227,8 @@ END_TEST
 
 /* A (ACT_ABLATE) switches the head shown off: its columns of the joined
 ** heads hold 0, then the column means of its output, then its output
-** again; without a head chosen it says to press H and changes nothing. */
+** again; with every head shown and the pointer on none of them it asks
+** for one and changes nothing (the pointer's head: test_predict.c). */
 START_TEST(test_ablation_key)
 {
     int k = find_stage(STAGE_MULTI_HEAD);
@@ -235,7 +236,7 @@ START_TEST(test_ablation_key)
     int s = a->doc->L->stages[k].setup;
     app_do(a, ACT_ABLATE, 0);
     ck_assert_uint_eq(a->doc->L->setups[s].ablated, 0);
-    ck_assert_ptr_nonnull(strstr(a->toast, "press H"));
+    ck_assert_ptr_nonnull(strstr(a->toast, "the head under the pointer"));
     app_next_head(a);                               /* head 1 */
     for (int press = 1; press <= 3; press++) {
         app_do(a, ACT_ABLATE, 0);

@@ -45,14 +45,6 @@ static Color with_alpha(Color c, uint8_t alpha)
     return c;
 }
 
-/* The largest weight of row r of a panel (the first of equals). */
-static int row_max(const Mat *m, int r)
-{
-    int best = 0;
-    for (int j = 1; j < m->cols; j++) if (mat_get(m, r, j) > mat_get(m, r, best)) best = j;
-    return best;
-}
-
 /*
 ** Predict mode on one weights cell (of any head's panel): while guessing,
 ** the guess is outlined;
@@ -69,10 +61,10 @@ static void predict_mark(const AppState *a, const Theme *th, const DrawCmd *c, D
         if (guessed) draw_frame(out, in, th->highlight, 4.0f, ROLE_OVERLAY);
         return;
     }
-    bool best = row_max(m, c->row) == c->col;
+    bool best = app_row_best(m, c->row) == c->col;
     if (best) draw_frame(out, (Rect){ c->r.x - 2, c->r.y - 2, c->r.w + 4, c->r.h + 4 }, th->accent, 3.0f, ROLE_OVERLAY);
     if (!guessed) return;
-    bool right = mat_get(m, c->row, c->col) == mat_get(m, c->row, row_max(m, c->row));
+    bool right = mat_get(m, c->row, c->col) == mat_get(m, c->row, app_row_best(m, c->row));
     Color col = right ? (Color){ 22, 163, 74, 255 } : (Color){ 220, 38, 38, 255 };
     draw_frame(out, in, col, 4.0f, ROLE_OVERLAY);
     float s = fminf(c->r.w, c->r.h) * 0.45f;

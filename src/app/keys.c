@@ -92,7 +92,7 @@ static const KeyRow rows[] = {
     { ACT_HEAD, KEYS_MAIN, EDITION_BOTH, "H", N_("next head"), { B('h') } },
     { ACT_MASK, KEYS_MAIN, EDITION_BOTH, "M", N_("causal mask on / off"), { B('m') } },
     { ACT_SCALING, KEYS_MAIN, EDITION_BOTH, "K", N_("\xe2\x88\x9a" "d_k scaling on / off"), { B('k') } },
-    { ACT_ABLATE, KEYS_MAIN, EDITION_BOTH, "A", N_("switch the head shown off (its output to 0, to its mean) and on"),
+    { ACT_ABLATE, KEYS_MAIN, EDITION_BOTH, "A", N_("switch the head shown (or under the pointer) off: its output to 0, to its mean, and on"),
       { B('a') } },
     { ACT_COLDER, KEYS_MAIN, EDITION_WEB, NULL, N_("temperature down"), { B(0) } },   /* the button's name */
     { ACT_COLDER, KEYS_MAIN, EDITION_BOTH, "[  ]", N_("temperature down / up"), { B('[') } },

@@ -1,7 +1,11 @@
 /*
 ** predict.c: predict mode (predict.h). A guess is kept by head and by row
 ** of the whole weights matrix (a zoomed part knows where it sits), so that
-** every head's panel has its own and a view built again keeps them.
+** every head's panel has its own, wherever it is shown: head h's panel on
+** the comparison page and on head h's own page hold the same guesses, a
+** view built again keeps them, and so does a turn of the page. The reveal
+** reads each guessed head's weights from the trace, not from the page
+** shown, so that it counts the heads guessed on other pages too.
 */
 #include "predict.h"
 #include "state.h"
@@ -15,8 +19,10 @@
 /* No guess yet, in any head. */
 static void clear_guesses(AppState *a)
 {
-    for (int h = 0; h <= LESSON_MAX_HEADS; h++)
+    for (int h = 0; h <= LESSON_MAX_HEADS; h++) {
+        a->guess_kind[h] = TK_COUNT;
         for (int i = 0; i < LESSON_MAX_TOKENS; i++) a->guesses[h][i] = -1;
+    }
 }
 
 /* True when panel p shows weights (any head's, or a decoding step's). */
@@ -68,7 +74,7 @@ unsigned long long app_hidden_panels(const AppState *a)
     return bits;
 }
 
-/* A new stage or sub-step: the guesses were about the one before. */
+/* A new stage: the guesses were about the one before. */
 void app_predict_new_stage(AppState *a)
 {
     clear_guesses(a);
@@ -87,40 +93,68 @@ bool app_predict_click(AppState *a, int panel, int row, int col)
 {
     if (a->predict != PREDICT_GUESSING || !app_guess_panel(a, panel)) return false;
     int *g = guess_slot(a, panel, row);
-    if (g) *g = col;
+    if (g) {
+        *g = col;
+        a->guess_kind[a->view->panels[panel].ref.head] = a->view->panels[panel].ref.kind;
+    }
     return true;
 }
 
-/* The reveal: every weights panel of the view (each head's) counts its
-** rows guessed right, and says so, a head at a time when there are
-** several. */
+/* The column of row r's largest weight (predict.h). */
+int app_row_best(const Mat *m, int r)
+{
+    int best = 0;
+    for (int j = 1; j < m->cols; j++) if (mat_get(m, r, j) > mat_get(m, r, best)) best = j;
+    return best;
+}
+
+/* Rows of W guessed for a head (kept in g) and how many of them right: a
+** guess is right when its weight equals the row's largest. */
+static int count_right(const Mat *W, const int *g, int *guessed)
+{
+    int right = 0;
+    *guessed = 0;
+    for (int i = 0; i < W->rows && i < LESSON_MAX_TOKENS; i++) {
+        if (g[i] < 0 || g[i] >= W->cols) continue;
+        ++*guessed;
+        right += mat_get(W, i, g[i]) == mat_get(W, i, app_row_best(W, i));
+    }
+    return right;
+}
+
+/* The reveal: every head guessed, on this page or another of the stage,
+** counts its rows guessed right from its weights in the trace, and the
+** toast says so, a head at a time when the setup has several
+** ("head 1: 3 of 4 rows right · head 3: 2 of 4 rows right"). */
 static void reveal(AppState *a)
 {
     char line[sizeof a->toast] = "";
-    int panels = 0, total = 0, rows = 0, guessed = 0;
-    for (int k = 0; k < a->view->npanels; k++) {
-        if (!app_guess_panel(a, k)) continue;
-        const Mat *m = a->view->panels[k].m;
-        int right = 0, g = 0;
-        for (int i = 0; i < m->rows; i++) {
-            int best = 0, guess = app_guess(a, k, i);
-            for (int j = 1; j < m->cols; j++) if (mat_get(m, i, j) > mat_get(m, i, best)) best = j;
-            if (guess < 0 || guess >= m->cols) continue;
-            g++;
-            if (mat_get(m, i, guess) == mat_get(m, i, best)) right++;
-        }
-        if (panels++) strncat(line, "   \xc2\xb7   ", sizeof line - strlen(line) - 1);
-        snprintf(line + strlen(line), sizeof line - strlen(line), _("head %d: %d of %d rows right"),
-                 a->view->panels[k].ref.head, right, m->rows);
+    int total = 0, rows = 0, guessed = 0, heads = a->doc->T->s[a->view->setup].heads;
+    for (int h = 0; h <= LESSON_MAX_HEADS; h++) {
+        if (a->guess_kind[h] == TK_COUNT) continue;
+        const Mat *W = trace_at(a->doc->T, a->view->setup, trace_ref(a->guess_kind[h], h));
+        int g = 0, right = W ? count_right(W, a->guesses[h], &g) : 0;
+        if (g == 0) continue;
+        if (guessed) strncat(line, "   \xc2\xb7   ", sizeof line - strlen(line) - 1);
+        snprintf(line + strlen(line), sizeof line - strlen(line), _("head %d: %d of %d rows right"), h, right, W->rows);
         total += right;
-        rows = m->rows;
+        rows = W->rows;
         guessed += g;
     }
+    if (!guessed && a->predict_panel >= 0) rows = a->view->panels[a->predict_panel].m->rows;
     a->predict_right = total;
     a->predict = PREDICT_REVEALED;
     app_update_marks(a);                          /* and show again */
-    if (panels == 1) app_toast(a, _("%d of %d rows right (%d guessed)"), total, rows, guessed);
+    if (heads < 2 || !guessed) app_toast(a, _("%d of %d rows right (%d guessed)"), total, rows, guessed);
     else app_toast(a, "%s", line);
+}
+
+/* Whether a guess was made on some page of the stage. */
+static bool any_guess(const AppState *a)
+{
+    for (int h = 0; h <= LESSON_MAX_HEADS; h++)
+        if (a->guess_kind[h] != TK_COUNT) return true;
+    return false;
 }
 
 /* Predict mode cycle. */
@@ -132,11 +166,14 @@ void app_predict(AppState *a)
         clear_guesses(a);
         a->predict_panel = weights_panel(a->view);
         app_update_marks(a);                          /* the answers hide */
-        if (a->predict_panel < 0) app_toast(a, _("predict: go to a stage with weights"));
+        if (a->predict_panel < 0 && a->view && a->view->nsteps > 1)     /* another page of the stage may have some */
+            app_toast(a, _("predict: turn to a page with weights, click the cell you expect to be largest in each row, "
+                           "then P"));
+        else if (a->predict_panel < 0) app_toast(a, _("predict: go to a stage with weights"));
         else app_toast(a, _("predict: click the cell you expect to be largest in each row, then P"));
         return;
     }
-    if (a->predict == PREDICT_GUESSING && a->predict_panel >= 0) {
+    if (a->predict == PREDICT_GUESSING && (a->predict_panel >= 0 || any_guess(a))) {
         reveal(a);
         return;
     }

@@ -37,7 +37,7 @@ AppState *app_create(void)
     a->cmap = -1;
     a->text_scale = 1.0f;
     a->hover_panel = a->hover_row = a->hover_col = -1;
-    a->predict_panel = -1;
+    app_predict_new_stage(a);               /* no guesses */
     a->shots_dir = xstrdup(".");
     a->layout = layout_cache_create();
     a->fitter = layout_fitter_create(NULL, NULL);
@@ -91,13 +91,20 @@ void app_toast(AppState *a, const char *fmt, ...)
     a->toast_until = a->now + 2.0;
 }
 
-/* Reset what belongs to one stage: hover, pin, predict guesses, zoom. */
-static void reset_stage_state(AppState *a)
+/* Reset what belongs to one page: hover, pin, zoom. The predict guesses
+** belong to the stage and stay while its pages turn (predict.h). */
+static void reset_page_state(AppState *a)
 {
     a->zoom.on = false;
     a->hover_panel = a->hover_row = a->hover_col = -1;
     a->nav_point = 0;
     a->pinned = false;
+}
+
+/* Reset what belongs to one stage: its page's state and the predict guesses. */
+static void reset_stage_state(AppState *a)
+{
+    reset_page_state(a);
     app_predict_new_stage(a);
 }
 
@@ -256,7 +263,7 @@ static bool substep(AppState *a, int dir)
 {
     if (!a->view || a->step + dir < 0 || a->step + dir >= a->view->nsteps) return false;
     a->step += dir;
-    reset_stage_state(a);
+    reset_page_state(a);
     refresh_view(a);
     return true;
 }
@@ -435,11 +442,34 @@ void app_toggle_scaling(AppState *a)
 }
 
 /*
-** A: the head shown (H, or the stage's head:, or the only one) switched
-** off, in three states: on, then zero ablation (its output replaced by 0
-** where the heads are joined), then mean ablation (by its mean over the
-** tokens), then on again. Everything after it is computed again: W_o, the
-** stream, the MLP, later setups that continue the stream, the next token.
+** The head A switches off: the one the page is about (chosen with H or by
+** the stage's head:, the only one, or the one whose own panels the page
+** shows), else, on a page of several heads (the comparison page, every
+** head on one slide, the joined heads), the head under the pointer: its
+** panel, or its block of columns in the concatenation. 0: none, A asks
+** for one.
+*/
+static int ablation_head(const AppState *a, const Setup *su)
+{
+    const View *v = a->view;
+    if (v && v->head) return v->head;
+    if (su->heads == 1) return 1;
+    if (v && v->page_h0 > 0 && v->page_h0 == v->page_h1) return v->page_h0;
+    if (!v || a->hover_panel < 0 || a->hover_panel >= v->npanels) return 0;
+    const Panel *p = &v->panels[a->hover_panel];
+    if (p->ref.kind == TK_CONCAT && a->hover_col >= 0) {
+        int dv = a->doc->T->s[v->setup].d_v;
+        return dv > 0 ? (a->hover_col + p->col_offset) / dv + 1 : 0;
+    }
+    return p->ref.head >= 1 && p->ref.head <= su->heads ? p->ref.head : 0;
+}
+
+/*
+** A: a head (ablation_head) switched off, in three states: on, then zero
+** ablation (its output replaced by 0 where the heads are joined), then
+** mean ablation (by its mean over the tokens), then on again. Everything
+** after it is computed again: W_o, the stream, the MLP, later setups that
+** continue the stream, the next token.
 */
 void app_cycle_ablation(AppState *a)
 {
@@ -449,9 +479,9 @@ void app_cycle_ablation(AppState *a)
         app_toast(a, _("this setup is given its weights: there is no head to switch off"));
         return;
     }
-    int h = a->view && a->view->head ? a->view->head : su->heads == 1 ? 1 : 0;
+    int h = ablation_head(a, su);
     if (!h) {
-        app_toast(a, _("press H to choose the head to switch off"));
+        app_toast(a, _("A switches off the head under the pointer: point at a head's panel, then press A"));
         return;
     }
     unsigned bit = 1u << (h - 1), old = su->ablated, old_mean = su->ablate_mean;
@@ -499,7 +529,7 @@ void app_show(AppState *a, int step, int head)
     if (!su || !a->view) return;
     a->step = step < 0 ? 0 : step >= a->view->nsteps ? a->view->nsteps - 1 : step;
     a->head = head < 0 || head > su->heads || su->heads < 2 ? 0 : head;
-    reset_stage_state(a);
+    reset_page_state(a);
     refresh_view(a);
 }
 

@@ -118,6 +118,8 @@ typedef struct AppState {
     int predict_panel;      /* the first weights panel of the view (-1: none, predict mode is off here) */
     int guesses[LESSON_MAX_HEADS + 1][LESSON_MAX_TOKENS];   /* guessed column per head (0: none) and
                                                                row of the whole matrix, -1 = none yet */
+    TraceKind guess_kind[LESSON_MAX_HEADS + 1];   /* per head: the weights guessed on (TK_WEIGHTS,
+                                                     ** TK_KV_WEIGHTS), TK_COUNT: no guess yet */
     int predict_right;      /* after reveal: rows guessed right, every head's */
 
     /* messages */
@@ -182,8 +184,10 @@ void app_close_overlay(AppState *a);
 ** says why), each leaves its setting, and the trace, as they were. */
 void app_toggle_mask(AppState *a);
 void app_toggle_scaling(AppState *a);
-/* The head shown switched off and on again: on -> its output replaced by
-** 0 -> by its mean over the tokens -> on (the A key; `ablate:` in a lesson). */
+/* A head switched off and on again: on -> its output replaced by 0 -> by
+** its mean over the tokens -> on (the A key; `ablate:` in a lesson). The
+** head is the one the page shows, else (a page of several heads, the
+** comparison page) the one under the pointer; with none, a toast asks. */
 void app_cycle_ablation(AppState *a);
 /* Temperature down (-1) or up (+1) by a factor of 1.25, within 0.1 .. 10. */
 void app_temperature(AppState *a, int dir);

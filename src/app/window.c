@@ -11,7 +11,10 @@
 ** F frames drawn so far, K key presses handled, R changes of the lesson file
 ** picked up, T 1 while a passing message (a toast) is shown and 0 when not
 ** (its end draws a frame of its own), NAME the last key pressed (SDL's name,
-** "-" before any). When the window closes, the last line is "quit". A
+** "-" before any). Before it come the words on screen that changed since
+** the line before: "said toast=TEXT" for a new toast, "said note=TEXT"
+** for the line under the slide (empty: none), on one line each. When the
+** window closes, the last line is "quit". A
 ** program driving the window (tests/e2e.sh) waits for that line instead of
 ** sleeping: after its input it presses a key nothing is bound to (F12) and
 ** waits for a line that names it with a higher K, so the picture it then
@@ -91,6 +94,8 @@ typedef struct Win {
     bool unsaid;            /* a frame drawn since the last line */
     unsigned long frames, keys, reloads;
     char last_key[32];
+    double said_toast;      /* the toast_until of the toast last said, and the note last said */
+    char *said_note;
     WinState state;         /* what the next run remembers */
     FileDialog *dialog;     /* the desktop's file dialog while it is open */
     bool field_key;         /* the last key opened a text field: its typed character is not typed there */
@@ -141,11 +146,30 @@ static void say_line(Win *w, const char *line)
     }
 }
 
-/* Tell the ATTNLAB_READY_FD reader that the last frame is on screen. */
+/* "said WHAT=TEXT" to the ATTNLAB_READY_FD reader, the text on one line. */
+static void say_words(Win *w, const char *what, const char *text)
+{
+    char line[1200];
+    snprintf(line, sizeof line, "said %s=%s\n", what, text);
+    for (char *c = line; c[0] && c[1]; c++)
+        if (*c == '\n') *c = ' ';
+    say_line(w, line);
+}
+
+/* Tell the ATTNLAB_READY_FD reader that the last frame is on screen, after
+** the words on it that changed: a new toast, the slide's note. */
 static void say_ready(Win *w)
 {
     char line[128];
     bool toast = w->a->toast[0] && w->a->toast_until > w->a->now;
+    if (toast && w->a->toast_until != w->said_toast) say_words(w, "toast", w->a->toast);
+    w->said_toast = w->a->toast_until;
+    const char *note = w->a->view && w->a->view->note ? w->a->view->note : "";
+    if (!w->said_note || strcmp(note, w->said_note)) {
+        say_words(w, "note", note);
+        free(w->said_note);
+        w->said_note = xstrdup(note);
+    }
     snprintf(line, sizeof line, "frame=%lu keys=%lu reloads=%lu toast=%d key=%s\n", w->frames, w->keys,
              w->reloads, toast ? 1 : 0, w->last_key[0] ? w->last_key : "-");
     say_line(w, line);
@@ -742,6 +766,7 @@ int app_window(const WindowArgs *args)
     for (int i = 0; i < w.ndropped; i++) free(w.dropped[i]);
     free(w.dropped);
     free(w.last_path);
+    free(w.said_note);
     draw_free(w.list);
     render_free(w.rd);
     SDL_DestroyRenderer(w.ren);

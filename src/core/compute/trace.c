@@ -30,7 +30,7 @@ static const char *const kind_names[TK_COUNT] = {
     "Q_rot", "K_rot", "alibi", "biased_scores", "kv_weights", "kv_output", "kv_groups", "kv_cache_size",
     "online_max", "online_sum", "online_rescale", "online_acc", "online_output", "online_diff",
     "ln_hat", "ln", "resid_mid", "mlp_ln", "mlp_pre", "mlp_act", "mlp_out", "resid_post", "final_ln", "logits", "probs",
-    "top_logits", "top_probs", "top_ids",
+    "top_logits", "top_probs", "top_ids", "ablated_output",
 };
 _Static_assert(sizeof kind_names / sizeof *kind_names == TK_COUNT, "a name for every trace kind");
 
@@ -47,7 +47,7 @@ bool trace_reserved_name(const char *name)
 bool trace_kind_per_head(TraceKind k)
 {
     return (k >= TK_RAW && k <= TK_OUTPUT) || k == TK_QROT || k == TK_KROT || k == TK_ALIBI || k == TK_BIASED
-        || k == TK_KV_WEIGHTS || k == TK_KV_OUTPUT || (k >= TK_OS_MAX && k <= TK_OS_DIFF);
+        || k == TK_KV_WEIGHTS || k == TK_KV_OUTPUT || (k >= TK_OS_MAX && k <= TK_OS_DIFF) || k == TK_ABLATED;
 }
 
 /* The K/V head of query head h. */
@@ -489,23 +489,26 @@ static Mat *ablated_output(const Setup *su, int h, const Mat *O)
 }
 
 /* After every head: the entropies; with outputs, the joined heads (a head
-** switched off in them as `ablate:` says) and W_o. */
+** switched off in them as `ablate:` says, what replaces its output kept as
+** TK_ABLATED) and W_o. */
 static bool join_heads(TraceSetup *ts, const Setup *su)
 {
     int H = ts->heads;
-    Mat *outs[LESSON_MAX_HEADS], *ents[LESSON_MAX_HEADS], *off[LESSON_MAX_HEADS] = { NULL };
-    bool have_out = true;
+    Mat *outs[LESSON_MAX_HEADS], *ents[LESSON_MAX_HEADS];
+    bool have_out = true, any_off = false;
     for (int h = 1; h <= H; h++) {
         outs[h - 1] = (Mat *)find(ts, TK_OUTPUT, h);
         have_out &= outs[h - 1] != NULL;
-        if (outs[h - 1] && lesson_head_ablated(su, h)) outs[h - 1] = off[h - 1] = ablated_output(su, h, outs[h - 1]);
+        if (outs[h - 1] && lesson_head_ablated(su, h)) {
+            outs[h - 1] = (Mat *)put(ts, TK_ABLATED, h, ablated_output(su, h, outs[h - 1]), true);
+            any_off = true;
+        }
         ents[h - 1] = attn_entropy(find(ts, TK_WEIGHTS, h));
     }
     put(ts, TK_ENTROPY, 0, H > 1 ? mat_hconcat(ents, H) : mat_copy(ents[0]), true);
     for (int h = 0; h < H; h++) mat_free(ents[h]);
     const Mat *joined = !have_out ? NULL                  /* weights given without values */
-                      : H > 1 || off[0] ? put(ts, TK_CONCAT, 0, attn_concat_heads(outs, H), true) : outs[0];
-    for (int h = 0; h < H; h++) mat_free(off[h]);
+                      : H > 1 || any_off ? put(ts, TK_CONCAT, 0, attn_concat_heads(outs, H), true) : outs[0];
     if (!have_out) return true;
     if (!joined) return false;
     return !su->output_proj || put(ts, TK_FINAL, 0, project(ts, joined, su->output_proj, su->output_bias), true);

@@ -35,9 +35,10 @@
 ** the union of each row's k likeliest words: TK_TOP_*, whose references
 ** carry k where the online softmax's carry the block size, named
 ** "top_probs.k5"). With heads switched off (`ablate:`) each head's
-** weights and output are computed as usual, and the joined heads hold 0
-** (or the head's mean over the tokens) in its columns: TK_CONCAT exists
-** then even with one head.
+** weights and output are computed as usual, (TK_ABLATED, h) is what
+** replaces its output, 0 (or every row the output's mean over the
+** tokens), and the joined heads hold that in its columns: TK_CONCAT
+** exists then even with one head.
 **
 ** A setup given its weights (`attention: A`) computes none of the above:
 ** (TK_WEIGHTS, h) is A's block of columns for head h (borrowed with one
@@ -99,6 +100,8 @@ typedef enum TraceKind {
     TK_PROBS,           /* softmax of each row of logits: the next token's probabilities */
     TK_TOP_LOGITS, TK_TOP_PROBS,    /* per k: the columns of the words among some row's k likeliest */
     TK_TOP_IDS,         /* per k: 1 x those words' columns (0-based) */
+    TK_ABLATED,         /* per head switched off (`ablate:`): what the joined heads hold in its place, 0 or
+                        ** every row its output's mean over the tokens */
     TK_COUNT
 } TraceKind;
 

@@ -751,6 +751,7 @@ bool explain_at(const Lesson *L, const Trace *T, int setup, TraceRef ref, int i,
     case TK_WEIGHTS: ex_weight(&e, i, j, v); break;
     case TK_OUTPUT: ex_output(&e, i, j, v); break;
     case TK_CONCAT: ex_concat(&e, i, j, v); break;
+    case TK_ABLATED: ex_ablated(&e, e.head, i, j, -1, v); break;
     case TK_FINAL: ex_final(&e, i, j, v); break;
     case TK_ENTROPY: ex_entropy(&e, i, j, v); break;
     case TK_BIASED: ex_biased(&e, i, j, v); break;

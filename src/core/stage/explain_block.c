@@ -185,11 +185,14 @@ bool ex_block(Ex *e, TraceRef r, int i, int j, double v)
     }
 }
 
-/* A cell of the joined heads from head h, switched off: 0, or its mean. */
+/* A cell of the joined heads from head h, switched off (col: its column
+** there), or of what replaces the head's output (col -1): 0, or its mean. */
 void ex_ablated(Ex *e, int h, int i, int j, int col, double v)
 {
     const Mat *O = trace_at(e->T, e->s, trace_ref(TK_OUTPUT, h));
-    buf_printf(&e->out, _("concat[%d][%d]: head %d is switched off (ablate:)"), i + 1, col + 1, h);
+    if (col >= 0) buf_printf(&e->out, _("concat[%d][%d]: head %d is switched off (ablate:)"), i + 1, col + 1, h);
+    else buf_printf(&e->out, _("head %d is switched off (ablate:): in place of its output[%d][%d] the joined heads "
+                               "get"), h, i + 1, j + 1);
     if (!(e->su->ablate_mean & (1u << (h - 1)))) {
         buf_puts(&e->out, _("\nzero ablation: 0 in place of its output, whatever its weights say"));
         return;

@@ -50,7 +50,8 @@ void ex_bias_line(Ex *e, const char *bias, int j, double v);
 
 /* explain_block.c: a cell of the rest of a block; false for another kind. */
 bool ex_block(Ex *e, TraceRef r, int i, int j, double v);
-/* A cell of the joined heads that belongs to a head switched off. */
+/* A cell of the joined heads that belongs to head h, switched off (col: its
+** column there), or of what replaces h's output (TK_ABLATED, col -1). */
 void ex_ablated(Ex *e, int h, int i, int j, int col, double v);
 
 #endif

@@ -399,17 +399,22 @@ void stage_qkv(Ctx *c)
     }
 }
 
-/* Head h of multi_head: its Q, K, weights and output. */
+/* Head h of multi_head: its Q, K, weights and output; a head switched off
+** shows, in place of its output, what the joined heads hold instead (its
+** zeros or its mean: TK_ABLATED), which is all that reaches W_o. */
 static void multi_head_head(Ctx *c, int h)
 {
     static const TraceKind parts[4] = { TK_Q, TK_K, TK_WEIGHTS, TK_OUTPUT };
     static const char *const names[4] = { "Q", "K", N_("weights"), N_("output") };
     for (int i = 0; i < 4; i++) {
-        bool off = i == 3 && lesson_head_ablated(c->su, h);   /* its output does not reach W_o */
-        char *t = off ? stage_fmt(_("head %d of %d: off"), h, c->H)
+        bool off = i == 3 && lesson_head_ablated(c->su, h);
+        bool mean = off && (c->su->ablate_mean & (1u << (h - 1)));
+        char *t = mean ? stage_fmt(_("head %d of %d: off (its mean over the tokens)"), h, c->H)
+                : off ? stage_fmt(_("head %d of %d: off (0 in its place)"), h, c->H)
                       : stage_fmt(_("head %d of %d: %s"), h, c->H, i >= 2 ? _(names[i]) : names[i]);
-        Panel *p = stage_heat(c, trace_ref(parts[i], h), t, i == 1 ? LAB_K : LAB_Q, i == 2 ? LAB_K : i == 3 ? LAB_VDIM : LAB_DIM,
-                              i == 1 ? _("keys") : AX_QUERIES, i == 2 ? AX_KEYS : AX_DIMS);
+        Panel *p = stage_heat(c, trace_ref(off ? TK_ABLATED : parts[i], h), t, i == 1 ? LAB_K : LAB_Q,
+                              i == 2 ? LAB_K : i == 3 ? LAB_VDIM : LAB_DIM, i == 1 ? _("keys") : AX_QUERIES,
+                              i == 2 ? AX_KEYS : AX_DIMS);
         if (i == 2) stage_as_weights(c, p);
         free(t);
     }
@@ -805,15 +810,17 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     bool *blind = kind->blind_note ? find_blind_rows(&c, v) : NULL;
     c.blind = blind;
     char *early = blind_rows_note(&c);              /* the note the pages will carry: the pager leaves room */
-    if (!early) early = stage_ablation_note(&c);
+    if (!early) early = stage_ablation_note(&c);    /* (one line, whatever it says) */
     c.note = early;
     kind->build(&c);
     if (!kind->steps) stage_paginate(&c);
     if (c.su->attention && kind->given_text) kind->given_text(&c);
     if (v->nsteps < 1) v->nsteps = 1;
     if (!v->formula) v->formula = xstrdup("");
+    char *own = v->note;                            /* the heads switched off first: the cause of what it says */
+    v->note = stage_ablation_note(&c);
+    add_note(v, own);
     add_note(v, blind_rows_note(&c));
-    if (!v->note) v->note = stage_ablation_note(&c);
     free(blind);
     free(early);
     v->npara = st->npara;

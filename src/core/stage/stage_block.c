@@ -268,19 +268,41 @@ void stage_next_token(Ctx *c)
     free(t_logits);
 }
 
-/* "switched off (ablated): head 1 → 0, head 3 → its mean over the tokens". */
+/* The heads switched off in setup su of H heads: "head 1 → 0, head 3 →
+** its mean over the tokens", appended to b. */
+static void ablated_heads(Buf *b, const Setup *su, int H)
+{
+    const char *sep = "";
+    for (int h = 1; h <= H; h++) {
+        if (!lesson_head_ablated(su, h)) continue;
+        buf_puts(b, sep);
+        buf_printf(b, (su->ablate_mean & (1u << (h - 1))) ? _("head %d \xe2\x86\x92 its mean over the tokens")
+                                                          : _("head %d \xe2\x86\x92 0"), h);
+        sep = ", ";
+    }
+}
+
+/*
+** The line for a slide whose numbers come after heads switched off: those
+** of its own setup ("switched off (ablated): head 1 → 0, head 3 → its mean
+** over the tokens"), then those of every setup above whose stream it
+** continues (`residual: yes`, setup after setup), named by its title:
+** "switched off in “Layer 1”: head 1 → 0". NULL when none is.
+*/
 char *stage_ablation_note(const Ctx *c)
 {
-    const Setup *su = c->su;
-    if (!su->ablated) return NULL;
     Buf b = {0};
-    for (int h = 1; h <= c->H; h++) {
-        if (!lesson_head_ablated(su, h)) continue;
-        if (b.len) buf_puts(&b, ", ");
-        buf_printf(&b, (su->ablate_mean & (1u << (h - 1))) ? _("head %d \xe2\x86\x92 its mean over the tokens")
-                                                             : _("head %d \xe2\x86\x92 0"), h);
+    if (c->su->ablated) {
+        buf_puts(&b, _("switched off (ablated): "));
+        ablated_heads(&b, c->su, c->H);
     }
-    char *note = stage_fmt(_("switched off (ablated): %s"), b.s ? b.s : "");
-    buf_free(&b);
-    return note;
+    for (int s = c->s; s > 0 && c->L->setups[s].residual; s--) {
+        const Setup *up = &c->L->setups[s - 1];
+        if (!up->ablated) continue;
+        if (b.len) buf_puts(&b, "; ");
+        if (up->title) buf_printf(&b, _("switched off in \xe2\x80\x9c%s\xe2\x80\x9d: "), up->title);
+        else buf_printf(&b, _("switched off in setup %d: "), s);
+        ablated_heads(&b, up, c->T->s[s - 1].heads);
+    }
+    return b.len ? buf_take(&b) : NULL;
 }

@@ -181,7 +181,8 @@ void stage_online(Ctx *c);
 void stage_layer_norm(Ctx *c);
 void stage_mlp(Ctx *c);
 void stage_next_token(Ctx *c);
-/* A line for the slide of a setup with heads switched off (`ablate:`), or NULL. */
+/* A line for a slide computed after heads switched off (`ablate:`), in its
+** setup or in one whose stream it continues (`residual: yes`), or NULL. */
 char *stage_ablation_note(const Ctx *c);
 
 #endif

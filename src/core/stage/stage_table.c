@@ -95,7 +95,7 @@ static bool top_check(const Stage *st, const StageSize *z, Error *err)
 /* What predict mode hides, as bits of trace kinds. */
 #define SCORES (TK_BIT(TK_RAW) | TK_BIT(TK_SCALED) | TK_BIT(TK_BIASED) | TK_BIT(TK_MASKED))
 #define WEIGHTS (TK_BIT(TK_WEIGHTS))
-#define OUTPUTS (TK_BIT(TK_OUTPUT) | TK_BIT(TK_CONCAT) | TK_BIT(TK_FINAL))
+#define OUTPUTS (TK_BIT(TK_OUTPUT) | TK_BIT(TK_ABLATED) | TK_BIT(TK_CONCAT) | TK_BIT(TK_FINAL))
 #define ONLINE (TK_BIT(TK_OS_MAX) | TK_BIT(TK_OS_SUM) | TK_BIT(TK_OS_RESCALE) | TK_BIT(TK_OS_ACC) | TK_BIT(TK_OS_OUT) \
                 | TK_BIT(TK_OS_DIFF))
 
