@@ -832,6 +832,121 @@ START_TEST(test_kv_cache_panels_stay)
 }
 END_TEST
 
+/* What walk_prose adds up. */
+typedef struct Prose {
+    int pages, cut, small, small_labels, unplaced, stages, long_stages;
+    char first_cut[400], first_small[400], first_label[400], first_unplaced[400], first_long[400];
+    const char *name;
+    int k;
+} Prose;
+
+/* s without its white space, into out (n bytes). */
+static void squeeze(const char *s, char *out, size_t n)
+{
+    size_t j = 0;
+    for (; s && *s && j + 1 < n; s++)
+        if (*s != ' ' && *s != '\n' && *s != '\t') out[j++] = *s;
+    out[j] = '\0';
+}
+
+/* tstages_each_step callback: on the slide, the explanation of v is drawn
+** whole (its lines, put together, are its paragraphs) at 14 px or more;
+** where numbers are printed, no row or column label is under 12 px; on the
+** comparison page none is under 10 px; the header of a page of several
+** says "page n of N". */
+static void walk_prose(const View *v, void *ctx)
+{
+    Prose *pr = ctx;
+    DrawList *d = lay_slide(v);
+    Theme th = layout_theme(false);
+    static char want[16384], got[16384], piece[4096];
+    want[0] = got[0] = '\0';
+    for (int i = 0; i < v->npara; i++) {
+        squeeze(v->paras[i], piece, sizeof piece);
+        strncat(want, piece, sizeof want - strlen(want) - 1);
+    }
+    float body_min = INFINITY, label_min = INFINITY;
+    bool numbers = false, placed = v->nsteps <= 1;
+    char place[64];
+    snprintf(place, sizeof place, "page %d of %d", v->step + 1, v->nsteps);
+    for (int i = 0; i < d->n; i++) {
+        const DrawCmd *c = &d->cmds[i];
+        if (c->kind != DRAW_TEXT) continue;
+        if (c->role == ROLE_BODY && c->color.r == th.fg.r && c->color.g == th.fg.g && c->color.b == th.fg.b) {
+            squeeze(draw_str(d, c), piece, sizeof piece);
+            strncat(got, piece, sizeof got - strlen(got) - 1);
+            body_min = fminf(body_min, c->size);
+        }
+        if (c->role == ROLE_CELL_TEXT) numbers = true;
+        if (c->role == ROLE_ROW_LABEL || c->role == ROLE_COL_LABEL) label_min = fminf(label_min, c->size);
+        if (c->role == ROLE_TITLE && strstr(draw_str(d, c), place)) placed = true;
+    }
+    draw_free(d);
+    pr->pages++;
+    const char *at = v->step_name ? v->step_name : "";
+    if (strcmp(want, got) && !pr->cut++)
+        snprintf(pr->first_cut, sizeof pr->first_cut, "%s stage %d page %d (%s): the explanation drawn is \"%.120s\"",
+                 pr->name, pr->k + 1, v->step + 1, at, got);
+    if (want[0] && body_min < 14 && !pr->small++)
+        snprintf(pr->first_small, sizeof pr->first_small, "%s stage %d page %d (%s): explanation at %.0f px", pr->name,
+                 pr->k + 1, v->step + 1, at, body_min);
+    float floor = v->compare ? 10 : numbers ? 12 : 0;
+    if (label_min < floor && !pr->small_labels++)
+        snprintf(pr->first_label, sizeof pr->first_label, "%s stage %d page %d (%s): labels at %.0f px%s", pr->name,
+                 pr->k + 1, v->step + 1, at, label_min, v->compare ? " (every head)" : " beside numbers");
+    if (!placed && !pr->unplaced++)
+        snprintf(pr->first_unplaced, sizeof pr->first_unplaced, "%s stage %d page %d (%s): the header does not say \"%s\"",
+                 pr->name, pr->k + 1, v->step + 1, at, place);
+}
+
+/* Every stage of one lesson through walk_prose; a stage of H heads takes
+** at most 1 + 3 H pages (every head's, three a head, the joined heads). */
+static void prose_lesson(const char *name, const Lesson *L, const Trace *T, void *ctx)
+{
+    Prose *pr = ctx;
+    pr->name = name;
+    for (pr->k = 0; pr->k < L->nstages; pr->k++) {
+        tstages_each_step(L, T, pr->k, 0, walk_prose, pr);
+        int H = T->s[L->stages[pr->k].setup].heads;
+        if (H < 2 || L->stages[pr->k].head || stage_kind(L->stages[pr->k].id)->steps) continue;
+        StageOpts o = { 0, 0, false, tstages_pager() };
+        View *v = stage_view_with(L, T, pr->k, &o);
+        pr->stages++;
+        if (v->nsteps > 1 + 3 * H && !pr->long_stages++)
+            snprintf(pr->first_long, sizeof pr->first_long, "%s stage %d (%s): %d heads on %d pages", name, pr->k + 1,
+                     lesson_stage_name(L->stages[pr->k].id), H, v->nsteps);
+        stage_view_free(v);
+    }
+}
+
+/*
+** Over the bundled, test and generated lessons, on the slide: no page cuts,
+** drops or shrinks its explanation (under 14 px), where lesson 07's heads
+** printed only the first paragraph at 13 px beside a weights page; no page
+** that prints numbers labels its tokens under 12 px (9 to 11 px beside 14
+** to 20 px numbers), nor the comparison of every head under 10 px; a stage
+** of H heads takes at most 1 + 3 H pages (lesson 07's took four a head);
+** and every page of several says which it is.
+*/
+START_TEST(test_slides_keep_prose_and_labels)
+{
+    Prose pr;
+    memset(&pr, 0, sizeof pr);
+    each_lesson(prose_lesson, &pr);
+    each_generated(prose_lesson, &pr);
+    printf("slides: %d pages, %d with the explanation cut, %d under 14 px, %d with small labels, %d without their place; "
+           "%d of %d multi-head stages over 1 + 3 H pages\n", pr.pages, pr.cut, pr.small, pr.small_labels, pr.unplaced,
+           pr.long_stages, pr.stages);
+    ck_assert_int_gt(pr.pages, 400);
+    ck_assert_int_gt(pr.stages, 20);
+    ck_assert_msg(pr.cut == 0, "%d pages cut their explanation, e.g. %s", pr.cut, pr.first_cut);
+    ck_assert_msg(pr.small == 0, "%d pages shrink their explanation, e.g. %s", pr.small, pr.first_small);
+    ck_assert_msg(pr.small_labels == 0, "%d pages with small labels, e.g. %s", pr.small_labels, pr.first_label);
+    ck_assert_msg(pr.unplaced == 0, "%d pages do not say their place, e.g. %s", pr.unplaced, pr.first_unplaced);
+    ck_assert_msg(pr.long_stages == 0, "%d stages take too many pages, e.g. %s", pr.long_stages, pr.first_long);
+}
+END_TEST
+
 Suite *slides_suite(void)
 {
     Suite *s = suite_create("slides");
@@ -847,6 +962,7 @@ Suite *slides_suite(void)
     tcase_add_test(tc, test_kv_cache_panels_stay);
     tcase_add_test(tc, test_window_size_prints_every_panel);
     tcase_add_test(tc, test_pager_and_layout_agree);
+    tcase_add_test(tc, test_slides_keep_prose_and_labels);
     suite_add_tcase(s, tc);
     return s;
 }

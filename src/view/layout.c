@@ -122,9 +122,11 @@ static float text_scale_of(const LayoutOpts *o)
 ** (below 1 only when the page did not fit). The header's fonts (the stage
 ** title, the lesson and the stage counter) do not shrink: the header is
 ** the same on every slide of a lesson, whatever its matrices; what gives
-** way to the panels is below it.
+** way to the panels is below it. Nor does the explanation shrink under
+** BODY_FLOOR, nor a grid's labels under LABEL_FLOOR (LABEL_GLANCE on the
+** page of every head side by side: glance).
 */
-static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale)
+static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale, bool glance)
 {
     Metrics m;
     float u = fminf(o->width / DESIGN_W, o->height / DESIGN_H);
@@ -140,7 +142,8 @@ static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale)
     m.meta = lay_px(FONT_META * sh);
     m.note = lay_px(FONT_META * s);
     m.formula = lay_px(FONT_FORMULA * s);
-    m.body = lay_px(FONT_BODY * s);
+    m.body_min = lay_px(BODY_FLOOR * u * ts);
+    m.body = fmaxf(lay_px(FONT_BODY * s), m.body_min);
     m.ptitle = lay_px(FONT_PTITLE * s);
     m.axis = lay_px(FONT_AXIS * s);
     m.label = lay_px(FONT_LABEL * s);
@@ -148,6 +151,7 @@ static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale)
     m.tick = lay_px(FONT_TICK * s);
     m.legend = lay_px(FONT_LEGEND * s);
     m.min_font = lay_px(FONT_MIN * fmaxf(1, u));
+    m.label_min = fmaxf(m.min_font, lay_px((glance ? LABEL_GLANCE : LABEL_FLOOR) * u));
     m.max_cell = 100 * sv;              /* the largest cell side */
     m.bar_w = SIZE_BAR * u;
     return m;
@@ -309,9 +313,12 @@ static bool good_enough(PlanScore s, PlanScore whole, float want)
 ** can print (lay_printable), up to the goal font
 ** (lay_value_goal, or what the panels print with the whole height when
 ** that is less): the explanation gets the height the panels leave at that
-** font, at its own size, or shrunk to BODY_SHRINK of it, or cut with "…"
-** after the lines that fit. Past the goal the explanation keeps its room,
-** and the panels grow into what it leaves. The explanation may instead
+** font, at its own size, or shrunk down to its floor (Metrics.body_min).
+** It is never cut: when even that is too tall, the panels get what it
+** leaves, and print smaller (the stage pager, asking layout_fit.c, cuts
+** such a page further; only a page of nothing but the explanation, too long
+** for the canvas, cuts it with "…"). Past the goal the explanation keeps
+** its room, and the panels grow into what it leaves. The explanation may instead
 ** stand whole in a column at the right when the panels beside it do
 ** better: bigger numbers, or cells BESIDE_GAIN bigger, or as many numbers
 ** as big as below where the text below had to give way. Returns false
@@ -344,7 +351,7 @@ static bool layout_page(Page *p, const View *v)
 
     /* arrangement A: text across the bottom, at its size if the numbers reach the goal */
     PanelPlan below[VIEW_MAX_PANELS], beside[VIEW_MAX_PANELS];
-    float fs = m->body, min_fs = lay_px(fmaxf(m->min_font + 2, BODY_SHRINK * m->body));
+    float fs = m->body, min_fs = m->body_min;
     float body_h = has_body ? body_block(p, v, fs, x0, 0, W, 0, false) : 0;
     float panels_h = has_body ? fmaxf(avail - body_h - m->gap, 0) : avail;
     PlanScore sa = lay_plan_best(p, &vv, (Rect){ x0, y, W, panels_h }, below);
@@ -364,6 +371,11 @@ static bool layout_page(Page *p, const View *v)
             sa = lay_plan_best(p, &vv, (Rect){ x0, y, W, panels_h }, below);
             float room = avail - panels_h - m->gap;
             while (fs > min_fs && body_block(p, v, fs, x0, 0, W, 0, false) > room) fs -= 1;
+            float need = body_block(p, v, fs, x0, 0, W, 0, false);
+            if (need > room) {                          /* whole, at its floor: the panels give way */
+                panels_h = fmaxf(avail - need - m->gap, 0);
+                sa = lay_plan_best(p, &vv, (Rect){ x0, y, W, panels_h }, below);
+            }
             squeezed = true;
         }
     }
@@ -429,7 +441,7 @@ static bool page_try(Page *p, const View *v, float label_scale, float shrink)
 {
     DrawList *out = p->d;
     p->lc->shrink = shrink;
-    p->m = metrics(&p->o, shrink, label_scale);
+    p->m = metrics(&p->o, shrink, label_scale, v && v->compare);
     p->foot = v && v->note;
     draw_clear(out, p->o.width, p->o.height, p->th->bg);
     p->hidden_values = false;
@@ -545,6 +557,7 @@ static void page_facts(Page *p, const View *v, const DrawList *d)
     f->prose_cut = p->prose_cut;
     f->prose_fs = p->prose_fs;
     f->prose_full = p->m.body;
+    f->prose_floor = p->m.body_min;
 }
 
 /* The font of the numbers of panel k in d, or 0 when none is printed. */

@@ -142,6 +142,8 @@ typedef struct Metrics {
     float title, meta, formula, body, ptitle, axis, label, value, tick, legend;   /* fonts */
     float note;                 /* the notes line's font: the header's (meta) on a page that did not shrink */
     float min_font, max_cell, bar_w;
+    float body_min;             /* the explanation's least font (BODY_FLOOR): it shrinks no further, and is not cut */
+    float label_min;            /* the least font of a grid's labels (LABEL_FLOOR, or LABEL_GLANCE) */
 } Metrics;
 
 /* How the labels along one side of a grid are set. */

@@ -14,8 +14,8 @@
 static void fit_across(const Page *p, AxisPlan *a, char **labels, int n, float cell, float fs_max, float cap)
 {
     a->fs = fminf(fs_max, lay_px(cell / LH));
-    if (a->fs < p->m.min_font) {
-        a->fs = p->m.min_font;
+    if (a->fs < p->m.label_min) {
+        a->fs = p->m.label_min;
         a->step = (int)ceilf(LH * a->fs / cell);
     }
     a->band = fminf(lay_widest(p, labels, n, a->step, a->fs), cap);
@@ -105,14 +105,14 @@ AxisPlan lay_plan_cols(const Page *p, char **labels, int n, float cell, float fs
     if (!labels || n <= 0) return a;
     float sizes[3] = { fs_max, lay_px(fs_max * LEVEL_SHRINK_1), lay_px(fs_max * LEVEL_SHRINK_2) };
     for (int i = 0; i < 3; i++) {
-        if (sizes[i] < p->m.min_font) break;
+        if (sizes[i] < p->m.label_min) break;
         if (level_fits(p, labels, n, sizes[i], cell, lo_room, hi_room)) {
             a.fs = sizes[i];
             a.band = LH * a.fs;
             return a;
         }
     }
-    if (cell - 2 * p->m.pad >= LEVEL_CUT_EMS * sizes[1] && sizes[1] >= p->m.min_font) {
+    if (cell - 2 * p->m.pad >= LEVEL_CUT_EMS * sizes[1] && sizes[1] >= p->m.label_min) {
         a.fs = sizes[1];
         a.band = LH * a.fs;
         return a;
