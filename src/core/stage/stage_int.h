@@ -48,6 +48,10 @@ typedef struct Ctx {
 ** the words a next_token stage shows (its TK_TOP_IDS). */
 typedef enum { LAB_Q, LAB_K, LAB_DIM, LAB_QFEAT, LAB_KFEAT, LAB_VDIM, LAB_QHEAD, LAB_KHEAD, LAB_WORDS } LabelKind;
 
+/* Whether a paragraph tied to tie (Stage.para_ties) is on a page showing
+** the own panels of heads h0 … h1 (0: none), or every head (every). */
+bool stage_para_shown(unsigned tie, bool every, int h0, int h1);
+
 /* printf into a new string. */
 char *stage_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 /* Append a heatmap of ref (NULL when the trace has no such matrix or the

@@ -192,7 +192,18 @@ bool stage_page_fits(Ctx *c, const Panel *panels, int n, const char *note, int m
     StagePager *pg = c->pager;
     if (!pg || !pg->fits || n == 0) return true;
     Panel *copy = xmalloc(sizeof *copy * (size_t)n);
-    uint64_t key = mix_strs(0x84222325cbf29ce4ULL, c->st->paras, c->st->npara);
+    /* the paragraphs the page will show: those tied to none, to its heads, or to every head (stage.c) */
+    int h0 = 0, h1 = 0, npara = 0;
+    for (int i = 0; i < n; i++) {
+        int h = panels[i].ref.head;
+        if (h > 0 && (h0 == 0 || h < h0)) h0 = h;
+        if (h > h1) h1 = h;
+    }
+    char **paras = xmalloc(sizeof *paras * (size_t)(c->st->npara ? c->st->npara : 1));
+    for (int i = 0; i < c->st->npara; i++)
+        if (stage_para_shown(c->st->para_ties ? c->st->para_ties[i] : 0, c->H > 1 && h0 == 1 && h1 == c->H, h0, h1))
+            paras[npara++] = c->st->paras[i];
+    uint64_t key = mix_strs(0x84222325cbf29ce4ULL, paras, npara);
     key = mix_str(key, note && note[0] ? "note" : NULL);     /* a note is one line, whatever it says */
     for (int i = 0; i < n; i++) {
         copy[i] = panels[i];
@@ -216,8 +227,8 @@ bool stage_page_fits(Ctx *c, const Panel *panels, int n, const char *note, int m
         page.lesson_title = c->L->title;
         page.formula = "\xe2\x80\xa6";                  /* a formula is one line, whatever it says */
         page.note = note && note[0] ? (char *)note : NULL;
-        page.paras = c->st->paras;
-        page.npara = c->st->npara;
+        page.paras = paras;
+        page.npara = npara;
         page.panels = copy;
         page.npanels = page.cap_panels = n;
         page.token = -1;
@@ -232,5 +243,6 @@ bool stage_page_fits(Ctx *c, const Panel *panels, int n, const char *note, int m
         pg->used++;
     }
     free(copy);
+    free(paras);
     return fits;
 }
