@@ -151,7 +151,8 @@ static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale, boo
     m.tick = lay_px(FONT_TICK * s);
     m.legend = lay_px(FONT_LEGEND * s);
     m.min_font = lay_px(FONT_MIN * fmaxf(1, u));
-    m.label_min = fmaxf(m.min_font, lay_px((glance ? LABEL_GLANCE : LABEL_FLOOR) * u));
+    m.label_min = fmaxf(m.min_font, lay_px(LABEL_FLOOR * u));
+    m.label_glance = glance ? fmaxf(m.min_font, lay_px(LABEL_GLANCE * u)) : m.label_min;
     m.max_cell = 100 * sv;              /* the largest cell side */
     m.bar_w = SIZE_BAR * u;
     return m;

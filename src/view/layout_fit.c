@@ -10,7 +10,10 @@
 ** prints at 13 px even alone, and must not take a page of its own for it);
 ** the explanation is on every page of a stage, whole and at its floor
 ** (BODY_FLOOR, 14 px): a page that cannot hold it with its panels is
-** cut further, a panel alone gives way to it; a panel marked must_print
+** cut further, a panel alone gives way to it. A dense page (View.dense: a
+** head's part of a stage whose heads would otherwise take more than
+** STAGE_HEAD_PARTS pages each) serves when its panels print their numbers
+** at all (at the legible floor or more); a panel marked must_print
 ** (next_token's words, cut into pages to print) is not excused. The answer comes from
 ** layout_view itself, with the caller's text measure, so that a page is
 ** cut exactly where the layout needs it.
@@ -120,6 +123,7 @@ bool layout_fitter_fits(void *fitter, const View *page)
         if (page->panels[k].must_print) return false;  /* no excuse (next_token's pages of words) */
         float alone = alone_font(f, page, k);
         float want = alone < facts.value_goal ? alone : facts.value_goal;
+        if (page->dense) want = alone > 0 ? 0.5f : 0;     /* printed (at the legible floor or more) serves */
         if (facts.value_fs[k] < want - 0.01f) return false;
     }
     return true;

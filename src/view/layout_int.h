@@ -143,7 +143,9 @@ typedef struct Metrics {
     float note;                 /* the notes line's font: the header's (meta) on a page that did not shrink */
     float min_font, max_cell, bar_w;
     float body_min;             /* the explanation's least font (BODY_FLOOR): it shrinks no further, and is not cut */
-    float label_min;            /* the least font of a grid's labels (LABEL_FLOOR, or LABEL_GLANCE) */
+    float label_min;            /* the least font of a grid's labels (LABEL_FLOOR) */
+    float label_glance;         /* and of a heatmap's that prints no number on the page of every head side by
+                                ** side (LABEL_GLANCE; label_min on other pages) */
 } Metrics;
 
 /* How the labels along one side of a grid are set. */
@@ -523,11 +525,11 @@ int lay_para_lines(const Page *p, const char *s, float size, float w);
 /* ------------------------------------------------- layout_labels.c */
 
 /* Row labels of n rows of size cell (labels NULL: none). */
-AxisPlan lay_plan_rows(const Page *p, char **labels, int n, float cell, float fs_max, float cap);
+AxisPlan lay_plan_rows(const Page *p, char **labels, int n, float cell, float fs_max, float cap, float least);
 /* Column labels of n columns of size cell: level, level and cut, or
 ** upright; level ones may reach lo_room and hi_room past the grid. */
 AxisPlan lay_plan_cols(const Page *p, char **labels, int n, float cell, float fs_max, float cap, float lo_room,
-                       float hi_room);
+                       float hi_room, float least);
 /* Draw the row labels planned by lay_plan_rows against the grid's left
 ** edge x1, n rows of size cell from y0, tagged as rows of panel k. */
 void lay_draw_rows(Page *p, int k, char **labels, int n, const AxisPlan *a, float cell, float x1, float y0);

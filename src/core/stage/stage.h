@@ -121,11 +121,18 @@ typedef struct View {
                                 ** page of a stage whose heads take several pages): clicking head h's panel
                                 ** goes to head_step[h] */
     int page_h0, page_h1;       /* the heads whose own panels the page shows (1-based, page_h0 … page_h1), or 0 */
+    bool dense;                 /* a head's page of a stage whose heads would take more than STAGE_HEAD_PARTS
+                                ** pages each at the goal font: its numbers print at the legible floor or more */
     int head_step[LESSON_MAX_HEADS + 1];    /* head_step[h]: the first sub-step showing head h's own panels
                                 ** (every head, on a stage shown head by head in pages), else -1 */
     struct View *every_head;    /* one head chosen by the viewer (H) of a stage whose heads all fit one
                                 ** page: that page, whose panel titles' font this view keeps, or NULL */
 } View;
+
+/* A head takes at most this many pages (a stage of H heads: the comparison,
+** STAGE_HEAD_PARTS × H, and the joined heads): past it, the pages of its
+** parts serve with numbers at the legible floor (View.dense). */
+#define STAGE_HEAD_PARTS 3
 
 /* What a query's row label starts with when its mask blocks every key (it
 ** attends to nothing): "∅ ", first, so that a label cut short keeps it. */

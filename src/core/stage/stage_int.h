@@ -33,6 +33,7 @@ typedef struct Ctx {
     int sel;            /* the head shown alone (1 … H), or 0 for every head */
     int step;           /* the sub-step asked for (0-based, clamped by the builder) */
     bool paged;         /* the builder made its own pages (stage_by_heads) */
+    bool dense;         /* pages are asked of the pager as View.dense ones (a head's parts, past STAGE_HEAD_PARTS) */
     bool whole;         /* no pages: every panel on one view (StageOpts.whole) */
     StagePager *pager;  /* where pages are cut (StageOpts.pager), or NULL */
     const char *note;   /* the note line the pages will carry, known before they are built (a query that sees

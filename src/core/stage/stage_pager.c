@@ -205,6 +205,7 @@ bool stage_page_fits(Ctx *c, const Panel *panels, int n, const char *note, int m
             paras[npara++] = c->st->paras[i];
     uint64_t key = mix_strs(0x84222325cbf29ce4ULL, paras, npara);
     key = mix_str(key, note && note[0] ? "note" : NULL);     /* a note is one line, whatever it says */
+    key = mix(key, &c->dense, sizeof c->dense);
     for (int i = 0; i < n; i++) {
         copy[i] = panels[i];
         copy[i].fit_key = panel_key(&panels[i], stage_panel_vals(c, &panels[i]));
@@ -232,6 +233,7 @@ bool stage_page_fits(Ctx *c, const Panel *panels, int n, const char *note, int m
         page.panels = copy;
         page.npanels = page.cap_panels = n;
         page.token = -1;
+        page.dense = c->dense;
         fits = pg->fits(pg->ctx, &page);
         if (pg->used >= MEMO_SIZE / 2) {                /* full enough: start again */
             memset(pg->memo, 0, sizeof pg->memo);

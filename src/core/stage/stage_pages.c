@@ -172,9 +172,11 @@ static void balance(Balance *z, int i, long least)
 ** divides them evenly (asked of the first units), else a unit a page cut
 ** into the fewest parts that fit (found greedily: each part as many panels
 ** as fit; a panel that fits nowhere is a part by itself), as evenly as
-** they fit (balance).
+** they fit (balance). A head (heads) cut into more than STAGE_HEAD_PARTS
+** parts is cut again with its pages asked as dense ones (c->dense: numbers
+** at the legible floor serve), which it stays for its pages.
 */
-static Book plan_book(Ctx *c, const Panel *const *units, int m, int nunits)
+static Book plan_book(Ctx *c, const Panel *const *units, int m, int nunits, bool heads)
 {
     assert(m >= 1 && nunits >= 1);
     Panel many[VIEW_MAX_PANELS];
@@ -185,13 +187,18 @@ static Book plan_book(Ctx *c, const Panel *const *units, int m, int nunits)
     }
     const Panel *unit = units[0];
     Book b = { nunits, 1, 0, xmalloc(sizeof *b.start * (size_t)(m + 1)), 0 };
-    for (int a = 0; a < m;) {
-        int e = a + 1;
-        while (e < m && part_fits(c, unit, a, e + 1)) e++;
-        b.start[b.nparts++] = a;
-        a = e;
+    for (;;) {
+        b.nparts = 0;
+        for (int a = 0; a < m;) {
+            int e = a + 1;
+            while (e < m && part_fits(c, unit, a, e + 1)) e++;
+            b.start[b.nparts++] = a;
+            a = e;
+        }
+        b.start[b.nparts] = m;
+        if (!heads || c->dense || b.nparts <= STAGE_HEAD_PARTS) break;
+        c->dense = true;                /* too many pages a head: the parts again, at the legible floor */
     }
-    b.start[b.nparts] = m;
     if (b.nparts > 1 && m <= BALANCE_MAX) {
         Balance z = { c, unit, m, b.nparts, { 0 }, -1, { 0 } };
         balance(&z, 1, 0);
@@ -408,7 +415,10 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
     }
     const Panel **units = xmalloc(sizeof *units * (size_t)n), *tail_unit = z.tail.panels;
     for (int u = 0; u < n; u++) units[u] = z.heads[heads[u] - 1].panels;
-    Book b = m > 0 ? plan_book(c, units, m, n) : book_whole(n, n, 0);
+    c->dense = false;
+    Book b = m > 0 ? plan_book(c, units, m, n, H > 1) : book_whole(n, n, 0);
+    bool dense = c->dense;
+    c->dense = false;
     Book bt = book_whole(1, 1, nt);
     bt.pages = 0;
     bool tail_alone = false;
@@ -422,7 +432,7 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
         }
         if (tail_alone) {
             book_free(&bt);
-            bt = plan_book(c, &tail_unit, nt, 1);
+            bt = plan_book(c, &tail_unit, nt, 1, false);
         }
     }
     /* the heads side by side first, when they take several pages */
@@ -465,6 +475,7 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
     } else if (!on_tail) {
         int u0 = 0, u1 = n, a = 0, e = m;
         if (b.pages > 1) page_of(&b, p, &u0, &u1, &a, &e);
+        c->v->dense = dense;
         c->v->page_h0 = heads[u0];
         c->v->page_h1 = heads[(u1 < n ? u1 : n) - 1];
         for (int u = u0; u < u1 && u < n; u++) {
@@ -525,7 +536,7 @@ void stage_paginate(Ctx *c)
         ps[k] = &v->panels[k];
         vals[k] = stage_panel_vals(c, &v->panels[k]);
     }
-    Book b = plan_book(c, &unit, m, 1);
+    Book b = plan_book(c, &unit, m, 1, false);
     for (int k = 0; k < m && b.pages > 1; k++) groups[k] = v->panels[k].scale_group > 0 ? group_vals(ps, vals, m, v->panels[k].scale_group)
                                                                       : vals[k];
     if (b.pages > 1) {
