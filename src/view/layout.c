@@ -322,7 +322,8 @@ static bool good_enough(PlanScore s, PlanScore whole, float want)
 ** its room, and the panels grow into what it leaves. The explanation may instead
 ** stand whole in a column at the right when the panels beside it do
 ** better: bigger numbers, or cells BESIDE_GAIN bigger, or as many numbers
-** as big as below where the text below had to give way. Returns false
+** as big as below where the text below had to give way (but on the pages
+** of panels that grow, a K/V cache's, where it stays below on every page). Returns false
 ** when the panels did not find room.
 */
 static bool layout_page(Page *p, const View *v)
@@ -350,15 +351,18 @@ static bool layout_page(Page *p, const View *v)
     lay_plan_prints(p, &vv, W, avail);
     if (p->o.probe && lay_probe_hopeless(p, &vv, W, avail)) return false;
 
-    /* arrangement A: text across the bottom, at its size if the numbers reach the goal */
+    /* arrangement A: text across the bottom, at its size if the numbers reach the goal; on the pages of panels
+    ** that grow (a K/V cache's, planned at their last size) at its floor on every one, so that their cells stay */
     PanelPlan below[VIEW_MAX_PANELS], beside[VIEW_MAX_PANELS];
-    float fs = m->body, min_fs = m->body_min;
+    bool growing = false;
+    for (int k = 0; k < np; k++) growing |= v->panels[k].full_rows > 0 || v->panels[k].full_cols > 0;
+    float fs = growing ? m->body_min : m->body, min_fs = m->body_min;
     float body_h = has_body ? body_block(p, v, fs, x0, 0, W, 0, false) : 0;
     float panels_h = has_body ? fmaxf(avail - body_h - m->gap, 0) : avail;
     PlanScore sa = lay_plan_best(p, &vv, (Rect){ x0, y, W, panels_h }, below);
     float goal = lay_value_goal(p);
     bool squeezed = false;
-    if (has_body && panels_h < avail && (!sa.fits || sa.font < goal || sa.printed < lay_printable(p, &vv))) {
+    if (has_body && !growing && panels_h < avail && (!sa.fits || sa.font < goal || sa.printed < lay_printable(p, &vv))) {
         PlanScore whole = lay_plan_best(p, &vv, (Rect){ x0, y, W, avail }, beside);
         float want = fminf(goal, whole.font);
         if (!good_enough(sa, whole, want)) {
@@ -381,10 +385,11 @@ static bool layout_page(Page *p, const View *v)
         }
     }
 
-    /* arrangement B: text in a column at the right, when it fits there whole */
+    /* arrangement B: text in a column at the right, when it fits there whole; not on the pages of panels that
+    ** grow (a K/V cache's, planned at their last size): the text below on every one, so their cells stay */
     PlanScore sb = { false, -1, -1, -1, 0 };
     float col_w = fminf(fmaxf(COLUMN_SHARE * W, COLUMN_MIN * m->u), COLUMN_MAX * m->u);
-    if (has_body && col_w < COLUMN_LIMIT * W && body_block(p, v, m->body, 0, 0, col_w, 0, false) <= avail)
+    if (has_body && !growing && col_w < COLUMN_LIMIT * W && body_block(p, v, m->body, 0, 0, col_w, 0, false) <= avail)
         sb = lay_plan_best(p, &vv, (Rect){ x0, y, W - col_w - m->gap * COLUMN_GAP, avail }, beside);
 
     PanelPlan *plans = below;

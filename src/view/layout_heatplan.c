@@ -322,7 +322,7 @@ void lay_plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, floa
     ** little of the gap between panels) */
     float corner = INK * least > ch ? 0 : pp->left_w;
     pp->cols = lay_plan_cols(p, pn->col_labels, cols, cw, fs, cap_h, corner,
-                             pp->share_bar ? SHARED_BAR_ROOM * m->gap : BAR_GAP * m->gs, least);
+                             pp->share_bar ? SHARED_BAR_ROOM * m->gap : BAR_GAP * m->gs, least, pn->full_col_label);
 
     pp->tick_w = 0;
     pp->ext = 0;

@@ -527,9 +527,10 @@ int lay_para_lines(const Page *p, const char *s, float size, float w);
 /* Row labels of n rows of size cell (labels NULL: none). */
 AxisPlan lay_plan_rows(const Page *p, char **labels, int n, float cell, float fs_max, float cap, float least);
 /* Column labels of n columns of size cell: level, level and cut, or
-** upright; level ones may reach lo_room and hi_room past the grid. */
+** upright, never under least; level ones may reach lo_room and hi_room
+** past the grid; planned for the longest label to come (NULL: these). */
 AxisPlan lay_plan_cols(const Page *p, char **labels, int n, float cell, float fs_max, float cap, float lo_room,
-                       float hi_room, float least);
+                       float hi_room, float least, const char *longest);
 /* Draw the row labels planned by lay_plan_rows against the grid's left
 ** edge x1, n rows of size cell from y0, tagged as rows of panel k. */
 void lay_draw_rows(Page *p, int k, char **labels, int n, const AxisPlan *a, float cell, float x1, float y0);

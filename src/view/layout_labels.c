@@ -98,28 +98,33 @@ static bool level_fits(const Page *p, char **labels, int n, float size, float ce
 ** smaller, never under least; level and cut with "…" when the columns are
 ** wide anyway; else turned to read upward (at most cap long), every
 ** step-th when the columns are narrower than a line of the least font.
+** With longest (the longest label the side will have, as a K/V cache's
+** keys grow; else NULL), planned as they will be then: level only at a
+** size where it fits its own column, upright as long as it.
 */
 AxisPlan lay_plan_cols(const Page *p, char **labels, int n, float cell, float fs_max, float cap, float lo_room,
-                       float hi_room, float least)
+                       float hi_room, float least, const char *longest)
 {
     AxisPlan a = { 0, 1, false, 0, lo_room, hi_room };
     if (!labels || n <= 0) return a;
     float sizes[3] = { fs_max, lay_px(fs_max * LEVEL_SHRINK_1), lay_px(fs_max * LEVEL_SHRINK_2) };
     for (int i = 0; i < 3; i++) {
         if (sizes[i] < least) break;
+        if (longest && lay_width(p, longest, sizes[i], 0) > cell - 2 * p->m.pad) continue;
         if (level_fits(p, labels, n, sizes[i], cell, lo_room, hi_room)) {
             a.fs = sizes[i];
             a.band = LH * a.fs;
             return a;
         }
     }
-    if (cell - 2 * p->m.pad >= LEVEL_CUT_EMS * sizes[1] && sizes[1] >= least) {
+    if (cell - 2 * p->m.pad >= LEVEL_CUT_EMS * sizes[1] && sizes[1] >= least && !longest) {
         a.fs = sizes[1];
         a.band = LH * a.fs;
         return a;
     }
     a.rot = true;
     fit_across(p, &a, labels, n, cell, fs_max, cap, least);
+    if (longest) a.band = fminf(fmaxf(a.band, lay_width(p, longest, a.fs, 0)), cap);
     return a;
 }
 

@@ -875,7 +875,8 @@ bool stage_view_zoom(View *v, int k, int r0, int r1, int c0, int c1, double lo, 
     p->full_rows = p->full_cols = 0;       /* the part as it is */
     free(p->full_title);
     free(p->full_row_label);
-    p->full_title = p->full_row_label = NULL;
+    free(p->full_col_label);
+    p->full_title = p->full_row_label = p->full_col_label = NULL;
     mat_free(p->owned);
     p->owned = part;
     p->m = part;

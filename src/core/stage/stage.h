@@ -64,7 +64,8 @@ typedef struct Panel {
     int full_rows, full_cols;   /* a part that grows from one sub-step to the next (a K/V cache) is
                                 ** planned at this size and drawn as far as m goes (0: m's own), */
     char *full_title;           /* and as wide as this title, its title when full (NULL: none), */
-    char *full_row_label;       /* with row labels as wide as this one, its widest when full (NULL: none) */
+    char *full_row_label;       /* with row labels as wide as this one, its widest when full (NULL: none), */
+    char *full_col_label;       /* and column labels as long as this one (NULL: none) */
     Mat *owned;                 /* set when the view built m itself (freed with it) */
     /* A panel planned alike on the sub-steps of its stage (each head's page,
     ** the parts of a split stage): the values of its own kind over every

@@ -171,7 +171,7 @@ static uint64_t panel_key(const Panel *p, StageVals vals)
     h = mix(h, ends, sizeof ends);
     h = mix(h, flags, sizeof flags);
     h = mix_str(mix_str(mix_str(mix_str(h, p->title), p->full_title), p->row_axis), p->col_axis);
-    h = mix_str(mix_str(mix_str(h, p->full_row_label), p->y_axis), p->bound_label);
+    h = mix_str(mix_str(mix_str(mix_str(h, p->full_row_label), p->full_col_label), p->y_axis), p->bound_label);
     int rows = p->m ? p->m->rows : 0, cols = p->m ? p->m->cols : 0;
     h = mix_strs(mix_strs(h, p->row_labels, p->row_labels ? rows : 0), p->col_labels, p->col_labels ? cols : 0);
     h = mix_strs(h, p->series, p->series ? cols : 0);

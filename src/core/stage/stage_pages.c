@@ -66,6 +66,7 @@ void stage_panel_free(Panel *p)
     free(p->title);
     free(p->full_title);
     free(p->full_row_label);
+    free(p->full_col_label);
     for (int i = 0; p->row_labels && i < rows; i++) free(p->row_labels[i]);
     free(p->row_labels);
     for (int i = 0; p->col_labels && i < cols; i++) free(p->col_labels[i]);
