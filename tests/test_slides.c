@@ -134,7 +134,7 @@ static void tally_slide(Tally *t, const char *name, int k, const View *v)
         if (c->role >= ROLE_CELL && c->role <= ROLE_TICK_LABEL) bottom = fmaxf(bottom, c->r.y + c->r.h);
     }
     draw_free(d);
-    if (least < 14 && bottom < 2 * SLIDE_H / 3) {
+    if (least < 14 && bottom < 2 * SLIDE_H / 3 && !v->compare) {   /* (every head side by side: a picture each) */
         if (getenv("SLIDES_VERBOSE"))
             printf("EMPTY %s stage %d step %d: %.0f px numbers, empty below %.0f\n", name, k + 1, v->step + 1, least,
                    bottom);
@@ -170,7 +170,8 @@ static void tally_slide(Tally *t, const char *name, int k, const View *v)
         if (getenv("SLIDES_VERBOSE") && font_alone(v, p) >= 12)
             printf("HIDDEN %s stage %d step %d panel %d\n", name, k + 1, v->step + 1, p);
         if (font_alone(v, p) < 12) continue;
-        if (v->id == STAGE_ONLINE_SOFTMAX || (v->id == STAGE_KV_CACHE && v->step == v->nsteps - 1)) {   /* not yet in parts */
+        if (v->id == STAGE_ONLINE_SOFTMAX || (v->id == STAGE_KV_CACHE && v->step == v->nsteps - 1)
+            || v->compare) {            /* not yet in parts; every head side by side, as pictures */
             t->hidden_in_time++;
             continue;
         }
@@ -376,7 +377,12 @@ START_TEST(test_pages_share_one_colour_scale)
     Lesson *L = load_run("slide-lessons/sixteen-grouped-window.lesson", &T);
     ck_assert_int_eq(L->stages[2].id, STAGE_SCALED_SCORES);
     double raw, scaled;
-    Color a = strongest_cell(L, T, 2, 2, &raw), b = strongest_cell(L, T, 2, 3, &scaled);
+    StageOpts o = { 0, 0, false, tstages_pager() };
+    View *v = stage_view_with(L, T, 2, &o);
+    int h2 = v->head_step[2];                           /* head 2's first page (after every head's) */
+    stage_view_free(v);
+    ck_assert_int_gt(h2, 0);
+    Color a = strongest_cell(L, T, 2, h2, &raw), b = strongest_cell(L, T, 2, h2 + 1, &scaled);
     ck_assert_double_eq_tol(scaled * sqrt(2.0), raw, 1e-9);         /* the same cell, divided by √2 */
     ck_assert_msg(a.r != b.r || a.g != b.g || a.b != b.b, "%.2f and %.2f are drawn in one colour", raw, scaled);
     trace_free(T);
@@ -508,7 +514,8 @@ static void role_sizes(const DrawList *d, DrawRole role, float *lo, float *hi)
 ** rows take the canvas's width and height, and both heads of the first,
 ** stacked, print on one slide: every number at the size given or more, the
 ** numbers at one size across the panels, and where asked the column labels
-** too; the twelve tokens take a page a head. */
+** too; the twelve tokens take a page a head, after the page of every head
+** side by side. */
 START_TEST(test_slides_use_the_canvas)
 {
     const struct { const char *path; int stage; const char *step; float least; bool labels_even; } slides[] = {
@@ -528,7 +535,7 @@ START_TEST(test_slides_use_the_canvas)
             ck_assert(want ? v->step_name != NULL : v->nsteps <= 1);
         }
         ck_assert_msg(!want || strcmp(v->step_name, want) == 0, "no page %s", want);
-        if (want && strcmp(want, "h2") == 0) ck_assert_int_eq(v->nsteps, 3);      /* a page a head */
+        if (want && strcmp(want, "h2") == 0) ck_assert_int_eq(v->nsteps, 4);      /* every head, then a page a head */
         ck_assert_int_ge(v->npanels, 4);
         DrawList *d = lay_slide(v);
         float lo, hi, llo, lhi;
@@ -567,13 +574,15 @@ static void walk_window(const View *v, void *ctx)
         if (pn->kind != PANEL_HEATMAP || !pn->m || pn->m->rows * pn->m->cols == 0) continue;
         int n = 0;
         for (int i = 0; i < d->n && !n; i++) n = d->cmds[i].role == ROLE_CELL_TEXT && d->cmds[i].panel == p;
-        if (n || font_alone_at(v, p, 1280, 800) <= 0) continue;
+        if (n || v->compare || font_alone_at(v, p, 1280, 800) <= 0) continue;   /* every head's picture: no numbers */
         bool growing = false;
         for (int q = 0; q < v->npanels; q++) growing |= v->panels[q].full_cols > 0 || v->panels[q].full_rows > 0;
         if (growing) {          /* a row of 14 keys' weights beside a 14-key cache: not yet */
             w->growing++;
             continue;
         }
+        if (getenv("SLIDES_VERBOSE"))
+            printf("WHIDDEN %s stage %d step %d panel %d \"%s\"\n", w->name, w->k + 1, v->step + 1, p, pn->title);
         if (!w->hidden++)
             snprintf(w->first, sizeof w->first, "%s stage %d step %d panel %d \"%s\"", w->name, w->k + 1, v->step + 1, p,
                      pn->title);
@@ -673,7 +682,8 @@ static void agree_page(const View *v, void *ctx)
     /* a page of one panel, or one of a stage in time (a K/V cache's side, an
     ** online softmax's block) at its smallest, is what it must be even when
     ** it does not serve: the layout then prints what it can */
-    if (!serves && v->npanels > 1 && v->id != STAGE_KV_CACHE && v->id != STAGE_ONLINE_SOFTMAX && !a->unfit++)
+    if (!serves && v->npanels > 1 && v->id != STAGE_KV_CACHE && v->id != STAGE_ONLINE_SOFTMAX && !v->compare
+        && !a->unfit++)
         snprintf(a->first, sizeof a->first, "stage %d (%s) page %d of %d (%s): %d panels the layout says do not serve",
                  v->stage + 1, lesson_stage_name(v->id), v->step + 1, v->nsteps, v->step_label ? v->step_label : "",
                  v->npanels);

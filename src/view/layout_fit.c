@@ -67,12 +67,14 @@ void layout_fitter_free(LayoutFitter *f)
     free(f);
 }
 
-/* v laid out on the projector slide into f's list; what it found. */
-static LayoutFacts lay_slide(LayoutFitter *f, const View *v)
+/* v laid out on the projector slide into f's list, as the pager's
+** question (probe: at the full fonts, planned only) or as it is drawn;
+** what it found. */
+static LayoutFacts lay_slide(LayoutFitter *f, const View *v, bool probe)
 {
     Theme th = layout_theme(false);
     LayoutOpts o = layout_defaults(SLIDE_W, SLIDE_H, &th, f->measure, f->ctx);
-    o.probe = true;
+    o.probe = probe;
     layout_view(f->lc, v, &o, f->d);
     return layout_facts(f->lc);
 }
@@ -86,8 +88,8 @@ static uint64_t mix_text(uint64_t h, const char *s)
 }
 
 /* The font panel k of page prints its numbers at alone on the slide,
-** with the page's explanation and note line (0: none), kept by its
-** fit_key and those. */
+** with the page's explanation and note line, laid out as it is drawn
+** (0: none), kept by its fit_key and those. */
 static float alone_font(LayoutFitter *f, const View *page, int k)
 {
     uint64_t key = page->panels[k].fit_key;
@@ -101,7 +103,7 @@ static float alone_font(LayoutFitter *f, const View *page, int k)
     View one = *page;
     one.panels = &page->panels[k];
     one.npanels = one.cap_panels = 1;
-    float font = lay_slide(f, &one).value_fs[0];
+    float font = lay_slide(f, &one, false).value_fs[0];    /* as drawn: smaller titles if that prints it */
     if (key) {
         int slot = f->nalone < ALONE_KEPT ? f->nalone++ : f->next++ % ALONE_KEPT;
         f->alone[slot].key = key;
@@ -115,7 +117,7 @@ bool layout_fitter_fits(void *fitter, const View *page)
 {
     LayoutFitter *f = fitter;
     if (page->npanels > VIEW_MAX_PANELS) return false;
-    LayoutFacts facts = lay_slide(f, page);
+    LayoutFacts facts = lay_slide(f, page, true);
     if (!facts.fitted || facts.shrink < 1 || facts.prose_cut) return false;
     if (facts.prose_fs > 0 && facts.prose_fs < facts.prose_floor) return false;
     for (int k = 0; k < page->npanels; k++) {

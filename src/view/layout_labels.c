@@ -99,8 +99,9 @@ static bool level_fits(const Page *p, char **labels, int n, float size, float ce
 ** wide anyway; else turned to read upward (at most cap long), every
 ** step-th when the columns are narrower than a line of the least font.
 ** With longest (the longest label the side will have, as a K/V cache's
-** keys grow; else NULL), planned as they will be then: level only at a
-** size where it fits its own column, upright as long as it.
+** keys grow; else NULL), planned as they will be then: level only at
+** fs_max when it fits its own column, else upright (as big as the columns
+** allow, so as the level labels beside) and as long as it.
 */
 AxisPlan lay_plan_cols(const Page *p, char **labels, int n, float cell, float fs_max, float cap, float lo_room,
                        float hi_room, float least, const char *longest)
@@ -110,7 +111,7 @@ AxisPlan lay_plan_cols(const Page *p, char **labels, int n, float cell, float fs
     float sizes[3] = { fs_max, lay_px(fs_max * LEVEL_SHRINK_1), lay_px(fs_max * LEVEL_SHRINK_2) };
     for (int i = 0; i < 3; i++) {
         if (sizes[i] < least) break;
-        if (longest && lay_width(p, longest, sizes[i], 0) > cell - 2 * p->m.pad) continue;
+        if (longest && (i > 0 || lay_width(p, longest, sizes[i], 0) > cell - 2 * p->m.pad)) break;
         if (level_fits(p, labels, n, sizes[i], cell, lo_room, hi_room)) {
             a.fs = sizes[i];
             a.band = LH * a.fs;

@@ -803,7 +803,7 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     free(blind);
     free(early);
     /* the paragraphs of this page: those tied to no page, to the heads it shows, or to every head side by side */
-    bool every = v->compare || (c.H > 1 && v->page_h0 == 1 && v->page_h1 == c.H);
+    bool every = v->compare || c.whole || (c.H > 1 && v->page_h0 == 1 && v->page_h1 == c.H);
     v->npara = 0;
     v->paras = xmalloc(sizeof *v->paras * (size_t)(st->npara ? st->npara : 1));
     for (int i = 0; i < st->npara; i++)

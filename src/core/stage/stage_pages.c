@@ -122,6 +122,29 @@ static bool part_fits(Ctx *c, const Panel *unit, int a, int e)
     return stage_page_fits(c, unit + a, e - a, c->note, e - a);
 }
 
+/* Whether panels[a, e) serve as a page in each of n units (a part of one
+** panel always does: it is the least a page holds). */
+static bool part_fits_all(Ctx *c, const Panel *const *units, int n, int a, int e)
+{
+    for (int u = 0; u < n && e - a > 1; u++)
+        if (!part_fits(c, units[u], a, e)) return false;
+    return true;
+}
+
+/* Cut a unit of m panels into parts greedily (each as many panels as
+** serve in the first n units) into b. */
+static void cut_greedy(Ctx *c, const Panel *const *units, int n, int m, Book *b)
+{
+    b->nparts = 0;
+    for (int a = 0; a < m;) {
+        int e = a + 1;
+        while (e < m && part_fits_all(c, units, n, a, e + 1)) e++;
+        b->start[b->nparts++] = a;
+        a = e;
+    }
+    b->start[b->nparts] = m;
+}
+
 /* The search for the most even cut of a unit into parts. */
 typedef struct Balance {
     Ctx *c;
@@ -175,7 +198,9 @@ static void balance(Balance *z, int i, long least)
 ** as fit; a panel that fits nowhere is a part by itself), as evenly as
 ** they fit (balance). A head (heads) cut into more than STAGE_HEAD_PARTS
 ** parts is cut again with its pages asked as dense ones (c->dense: numbers
-** at the legible floor serve), which it stays for its pages.
+** at the legible floor serve), which it stays for its pages. Parts are
+** planned on the first unit; when one does not serve in another unit, the
+** cut is made again greedily over all of them.
 */
 static Book plan_book(Ctx *c, const Panel *const *units, int m, int nunits, bool heads)
 {
@@ -189,21 +214,18 @@ static Book plan_book(Ctx *c, const Panel *const *units, int m, int nunits, bool
     const Panel *unit = units[0];
     Book b = { nunits, 1, 0, xmalloc(sizeof *b.start * (size_t)(m + 1)), 0 };
     for (;;) {
-        b.nparts = 0;
-        for (int a = 0; a < m;) {
-            int e = a + 1;
-            while (e < m && part_fits(c, unit, a, e + 1)) e++;
-            b.start[b.nparts++] = a;
-            a = e;
+        cut_greedy(c, units, 1, m, &b);
+        if (b.nparts > 1 && m <= BALANCE_MAX) {
+            Balance z = { c, unit, m, b.nparts, { 0 }, -1, { 0 } };
+            balance(&z, 1, 0);
+            if (z.best >= 0) memcpy(b.start, z.best_start, sizeof b.start[0] * (size_t)(b.nparts + 1));
         }
-        b.start[b.nparts] = m;
+        bool every = true;              /* the parts, planned on the first unit, serve in every one (a head whose
+                                        ** panels are titled or valued otherwise: an ablated head's zeros) */
+        for (int i = 0; i < b.nparts && every; i++) every = part_fits_all(c, units, nunits, b.start[i], b.start[i + 1]);
+        if (!every) cut_greedy(c, units, nunits, m, &b);
         if (!heads || c->dense || b.nparts <= STAGE_HEAD_PARTS) break;
         c->dense = true;                /* too many pages a head: the parts again, at the legible floor */
-    }
-    if (b.nparts > 1 && m <= BALANCE_MAX) {
-        Balance z = { c, unit, m, b.nparts, { 0 }, -1, { 0 } };
-        balance(&z, 1, 0);
-        if (z.best >= 0) memcpy(b.start, z.best_start, sizeof b.start[0] * (size_t)(b.nparts + 1));
     }
     b.pages = nunits * b.nparts;
     return b;
