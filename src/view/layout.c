@@ -124,7 +124,8 @@ static float text_scale_of(const LayoutOpts *o)
 ** the same on every slide of a lesson, whatever its matrices; what gives
 ** way to the panels is below it. Nor does the explanation shrink under
 ** BODY_FLOOR, nor a grid's labels under LABEL_FLOOR (LABEL_GLANCE on the
-** page of every head side by side: glance).
+** page of every head side by side: glance), both at the slide's size on
+** canvases bigger than it.
 */
 static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale, bool glance)
 {
@@ -151,8 +152,9 @@ static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale, boo
     m.tick = lay_px(FONT_TICK * s);
     m.legend = lay_px(FONT_LEGEND * s);
     m.min_font = lay_px(FONT_MIN * fmaxf(1, u));
-    m.label_min = fmaxf(m.min_font, lay_px(LABEL_FLOOR * u));
-    m.label_glance = glance ? fmaxf(m.min_font, lay_px(LABEL_GLANCE * u)) : m.label_min;
+    float lu = fminf(u, SLIDE_H / DESIGN_H);        /* the labels' floors are the slide's on bigger canvases */
+    m.label_min = fmaxf(m.min_font, lay_px(LABEL_FLOOR * lu));
+    m.label_glance = glance ? fmaxf(m.min_font, lay_px(LABEL_GLANCE * lu)) : m.label_min;
     m.max_cell = 100 * sv;              /* the largest cell side */
     m.bar_w = SIZE_BAR * u;
     return m;
