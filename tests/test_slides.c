@@ -857,7 +857,8 @@ END_TEST
 
 /* What walk_prose adds up. */
 typedef struct Prose {
-    int pages, cut, small, small_labels, unplaced, stages, long_stages;
+    int pages, cut, small, small_labels, unplaced, stages, long_stages, titles_cut;
+    char first_title[400];
     int joined;                 /* pages of the joined heads in the stage walked */
     bool dense;                 /* and whether its heads' pages are dense (View.dense) */
     int dense_long;             /* stages over 1 + 3 H pages whose heads do not fit three pages even dense */
@@ -885,8 +886,8 @@ static void walk_prose(const View *v, void *ctx)
     Prose *pr = ctx;
     DrawList *d = lay_slide(v);
     Theme th = layout_theme(false);
-    static char want[16384], got[16384], piece[4096];
-    want[0] = got[0] = '\0';
+    static char want[16384], got[16384], piece[4096], head[4096], title[1024];
+    want[0] = got[0] = head[0] = '\0';
     for (int i = 0; i < v->npara; i++) {
         squeeze(v->paras[i], piece, sizeof piece);
         strncat(want, piece, sizeof want - strlen(want) - 1);
@@ -910,10 +911,20 @@ static void walk_prose(const View *v, void *ctx)
         if ((c->role == ROLE_ROW_LABEL || c->role == ROLE_COL_LABEL) && (numbers || glance))     /* under 12 px: */
             label_min = fminf(label_min, glance ? c->size + 2 : c->size);                   /* under 10 there */
         if (c->role == ROLE_TITLE && strstr(draw_str(d, c), place)) placed = true;
+        if (c->role == ROLE_TITLE) {
+            squeeze(draw_str(d, c), piece, sizeof piece);
+            strncat(head, piece, sizeof head - strlen(head) - 1);
+        }
     }
     draw_free(d);
     pr->pages++;
     const char *at = v->step_name ? v->step_name : "";
+    for (int i = 0; i < 2; i++) {           /* the stage's title and the lesson's, whole in the header */
+        squeeze(i ? v->lesson_title : v->title, title, sizeof title);
+        if (title[0] && !strstr(head, title) && !pr->titles_cut++)
+            snprintf(pr->first_title, sizeof pr->first_title, "%s stage %d page %d: the header says \"%.200s\"", pr->name,
+                     pr->k + 1, v->step + 1, head);
+    }
     pr->joined += strncmp(at, "joined", 6) == 0;
     pr->dense |= v->dense;
     if (strcmp(want, got) && !pr->cut++)
@@ -962,7 +973,9 @@ static void prose_lesson(const char *name, const Lesson *L, const Trace *T, void
 ** that prints numbers labels its tokens under 12 px (9 to 11 px beside 14
 ** to 20 px numbers), nor the comparison of every head under 10 px; a stage
 ** of H heads takes at most 1 + 3 H pages (lesson 07's took four a head);
-** and every page of several says which it is.
+** every page of several says which it is; and the header holds the stage's
+** and the lesson's titles whole (lesson 04's was cut, "Eight tokens, four
+** heads, e…").
 */
 START_TEST(test_slides_keep_prose_and_labels)
 {
@@ -979,6 +992,7 @@ START_TEST(test_slides_keep_prose_and_labels)
     ck_assert_msg(pr.small == 0, "%d pages shrink their explanation, e.g. %s", pr.small, pr.first_small);
     ck_assert_msg(pr.small_labels == 0, "%d pages with small labels, e.g. %s", pr.small_labels, pr.first_label);
     ck_assert_msg(pr.unplaced == 0, "%d pages do not say their place, e.g. %s", pr.unplaced, pr.first_unplaced);
+    ck_assert_msg(pr.titles_cut == 0, "%d pages cut a title, e.g. %s", pr.titles_cut, pr.first_title);
     ck_assert_msg(pr.long_stages == 0, "%d stages take too many pages, e.g. %s", pr.long_stages, pr.first_long);
 }
 END_TEST

@@ -163,36 +163,66 @@ static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale, boo
 /*
 ** The header, on one line in the same place on every slide: the stage
 ** title at the left, "lesson · stage k / n" small at the right, and the
-** page of a stage split in pages ("· head 2 of 4"). The title keeps its
-** words: it shrinks (to TITLE_SHRINK) before any of it is cut; the
-** lesson's title gives way first, the stage counter never.
+** page of a stage split in pages ("· page 2 of 9 · head 2 of 4"). No
+** title is cut: the stage title shrinks (to TITLE_SHRINK) to leave room
+** for the rest; when that is not enough, it has the first line to itself
+** (shrunk to the width, or wrapped at TITLE_SHRINK) and the rest goes on a
+** line of its own under it, shrunk to the width if it must (cut only past
+** the smallest font, a lesson title of hundreds of characters). What the
+** page holds ("head 2 of 4 · Q, K") is said in the room left, cut with "…"
+** or left out when there is none.
 */
 static float draw_header(Page *p, const View *v, float x0, float x1, float y)
 {
     const Metrics *m = &p->m;
-    char count[160], lesson[300], meta[500], buf[300];
-    count[0] = lesson[0] = meta[0] = '\0';
+    char count[160], label[300], meta[700], reserve[700], buf[300];
+    const char *title = v->title ? v->title : "", *lesson = v->lesson_title ? v->lesson_title : "";
+    const char *sep = "  \xc2\xb7  ";
+    count[0] = label[0] = '\0';
     if (v->nstages > 0) snprintf(count, sizeof count, _("stage %d / %d"), v->stage + 1, v->nstages);
-    if (v->nsteps > 1 && count[0])                      /* the page of a stage split in pages, and what it holds */
+    if (v->nsteps > 1 && count[0])                      /* the page of a stage split in pages */
         snprintf(count + strlen(count), sizeof count - strlen(count), _("  \xc2\xb7  page %d of %d"), v->step + 1, v->nsteps);
-    if (v->step_label && v->step_label[0] && count[0])
-        snprintf(count + strlen(count), sizeof count - strlen(count), "  \xc2\xb7  %s", v->step_label);
-    const char *title = v->title ? v->title : "", *sep = "  \xc2\xb7  ";
-    float w = x1 - x0, th = LH * m->title, fs = m->title;
-    float count_w = count[0] ? lay_width(p, count, m->meta, 0) : 0;
-    while (fs > lay_px(TITLE_SHRINK * m->title) && lay_width(p, title, fs, 1) + m->gap + count_w > w) fs -= 1;
-    float title_w = lay_fit(p, title, fs, 1, w - (count[0] ? m->gap + count_w : 0), buf, sizeof buf);
-    lay_text(p, (Rect){ x0, y, title_w + 1, th }, buf, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_TITLE, 1, 0);
-    float room = w - title_w - m->gap - count_w - (count[0] ? lay_width(p, sep, m->meta, 0) : 0);
-    if (v->lesson_title && v->lesson_title[0] && room > LESSON_MIN_EMS * m->meta)
-        lay_fit(p, v->lesson_title, m->meta, 0, room, lesson, sizeof lesson);
+    if (v->step_label && v->step_label[0] && count[0])  /* and what it holds */
+        snprintf(label, sizeof label, "%s%s", sep, v->step_label);
+    /* one line or two is decided on what the stage pager's page knows too (the titles, the stage, room for
+    ** "page 88 of 88"), so that a page is laid out as the pager asked; what it holds gives way */
+    snprintf(reserve, sizeof reserve, "%s%s%s", lesson, lesson[0] && count[0] ? sep : "", count[0] ? count : "");
+    if (count[0] && v->nsteps <= 1)
+        snprintf(reserve + strlen(reserve), sizeof reserve - strlen(reserve), _("  \xc2\xb7  page %d of %d"), 88, 88);
     snprintf(meta, sizeof meta, "%s%s%s", lesson, lesson[0] && count[0] ? sep : "", count);
-    if (meta[0]) {
-        float meta_w = lay_width(p, meta, m->meta, 0);
-        lay_text(p, (Rect){ x1 - meta_w, y, meta_w, th }, meta, m->meta, p->th->muted,
-                 ALIGN_RIGHT, VALIGN_MIDDLE, ROLE_TITLE, 0, 0);
+    float w = x1 - x0, th = LH * m->title, fs = m->title, least = lay_px(TITLE_SHRINK * m->title);
+    float reserve_w = reserve[0] ? lay_width(p, reserve, m->meta, 0) : 0, room = w - (reserve[0] ? m->gap + reserve_w : 0);
+    while (fs > least && lay_width(p, title, fs, 1) > room) fs -= 1;
+    float mfs = m->meta, mh = 0, title_w = lay_width(p, title, fs, 1), meta_room;
+    bool one = title_w <= room;
+    if (one) {                                          /* one line */
+        lay_text(p, (Rect){ x0, y, title_w + 1, th }, title, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_TITLE, 1, 0);
+        meta_room = w - title_w - m->gap;
+        mh = th;
+    } else {                                            /* the title on its own line(s), the rest under it */
+        for (fs = m->title; fs > least && lay_width(p, title, fs, 1) > w; fs -= 1) {}
+        TextLine *lines = NULL;
+        int n = lay_wrap(p, title, fs, w, &lines);
+        for (int i = 0; i < n; i++) {
+            line_copy(title, lines[i], buf, sizeof buf);
+            lay_text(p, (Rect){ x0, y, w, LH * fs }, buf, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_TITLE, 1, 0);
+            y += LH * fs;
+        }
+        free(lines);
+        while (mfs > m->min_font && lay_width(p, meta, mfs, 0) > w) mfs -= 1;
+        meta_room = w;
+        mh = LH * mfs;
     }
-    y += th;
+    if (meta[0] || label[0]) {                          /* lesson · stage · page, then what the page holds, cut last */
+        float left = meta_room - lay_width(p, meta, mfs, 0);
+        char held[300] = "";
+        if (label[0] && left >= LESSON_MIN_EMS * mfs) lay_fit(p, label, mfs, 0, left, held, sizeof held);
+        char line[1000], cut[1000];
+        snprintf(line, sizeof line, "%s%s", meta, held);
+        float lw = lay_fit(p, line, mfs, 0, meta_room, cut, sizeof cut);
+        lay_text(p, (Rect){ x1 - lw, y, lw, mh }, cut, mfs, p->th->muted, ALIGN_RIGHT, VALIGN_MIDDLE, ROLE_TITLE, 0, 0);
+    }
+    y += mh;
     draw_line(p->d, x0, y + RULE_DROP * m->gs, x1, y + RULE_DROP * m->gs, p->th->frame, fmaxf(1, m->u), ROLE_DECOR);
     return y + RULE_AFTER * m->gs;
 }
