@@ -172,6 +172,7 @@ static void check_page(const View *v, void *ctx)
     snprintf(what, sizeof what, "%s at %dx%d, stage %d (%s) step %d", pc->name, pc->w, pc->h, pc->k + 1,
              v->title ? v->title : "", v->step + 1);
     f->pages++;
+    if (getenv("LARGE_VERBOSE")) printf("PAGE %s %s (%s) %d panels\n", what, v->step_name ? v->step_name : "", v->step_label ? v->step_label : "", v->npanels);
     int np = v->npanels < VIEW_MAX_PANELS ? v->npanels : VIEW_MAX_PANELS;
     Box cells[VIEW_MAX_PANELS];
     for (int k = 0; k < np; k++) cells[k] = cells_of(d, k);

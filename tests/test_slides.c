@@ -997,6 +997,46 @@ START_TEST(test_slides_keep_prose_and_labels)
 }
 END_TEST
 
+/*
+** Paragraphs tied to pages: Stage.para_ties keeps each paragraph's tie,
+** and the pages of a multi-head stage cut into pages carry the untied
+** ones, those tied to the heads they show, and on the page of every head
+** side by side all of them.
+*/
+START_TEST(test_paragraphs_tied_to_pages)
+{
+    const char *text = "title: Ties\n[setup: s]\nseed: 3\n"
+                       "tokens: a b c d e f g h i j k l m n o p\nX = randn 16x8\nW_q = randn 8x8\nW_k = randn 8x8\n"
+                       "W_v = randn 8x8\nqueries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_v\nheads: 2\n"
+                       "[multi_head]\n\nOn every page.\n\n(side by side) Only where every head is.\n\n"
+                       "(head 2) Head two's pages, and every head's.\n";
+    Lesson *L;
+    Trace *T = tstages_run(text, "ties.lesson", &L);
+    const Stage *st = &L->stages[0];
+    ck_assert_int_eq(st->npara, 3);
+    ck_assert_str_eq(st->paras[1], "Only where every head is.");
+    ck_assert_uint_eq(st->para_ties[0], 0);
+    ck_assert_uint_eq(st->para_ties[1], LESSON_TIE_SIDE_BY_SIDE);
+    ck_assert_uint_eq(st->para_ties[2], 1u << 2);
+    int nsteps = 1, seen[3] = { 0, 0, 0 };
+    for (int t = 0; t < nsteps; t++) {
+        StageOpts o = { 0, t, false, tstages_pager() };
+        View *v = stage_view_with(L, T, 0, &o);
+        nsteps = v->nsteps;
+        int want = v->compare ? 3 : v->page_h0 <= 2 && v->page_h1 >= 2 ? 2 : 1;
+        ck_assert_msg(v->npara == want, "page %d (%s): %d paragraphs, %d wanted", t + 1, v->step_name, v->npara, want);
+        ck_assert_str_eq(v->paras[0], "On every page.");
+        if (want == 2) ck_assert_str_eq(v->paras[1], "Head two's pages, and every head's.");
+        seen[v->compare ? 0 : want == 2 ? 1 : 2]++;
+        stage_view_free(v);
+    }
+    ck_assert_msg(nsteps > 3 && seen[0] == 1 && seen[1] > 0 && seen[2] > 0, "%d pages: %d, %d, %d", nsteps, seen[0], seen[1],
+                  seen[2]);
+    trace_free(T);
+    lesson_free(L);
+}
+END_TEST
+
 Suite *slides_suite(void)
 {
     Suite *s = suite_create("slides");
@@ -1013,6 +1053,7 @@ Suite *slides_suite(void)
     tcase_add_test(tc, test_window_size_prints_every_panel);
     tcase_add_test(tc, test_pager_and_layout_agree);
     tcase_add_test(tc, test_slides_keep_prose_and_labels);
+    tcase_add_test(tc, test_paragraphs_tied_to_pages);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -347,11 +347,12 @@ static bool good_enough(PlanScore s, PlanScore whole, float want)
 ** (lay_value_goal, or what the panels print with the whole height when
 ** that is less): the explanation gets the height the panels leave at that
 ** font, at its own size, or shrunk down to its floor (Metrics.body_min).
-** It is never cut: when even that is too tall, the panels get what it
+** It is not cut: when even that is too tall, the panels get what it
 ** leaves, and print smaller (the stage pager, asking layout_fit.c, cuts
-** such a page further; only a page of nothing but the explanation, too long
-** for the canvas, cuts it with "…"). Past the goal the explanation keeps
-** its room, and the panels grow into what it leaves. The explanation may instead
+** such a page further); only on a canvas too small for both (the panels
+** would not fit at all) is it cut with "…" after the lines that fit. Past
+** the goal the explanation keeps its room, and the panels grow into what
+** it leaves. The explanation may instead
 ** stand whole in a column at the right when the panels beside it do
 ** better: bigger numbers, or cells BESIDE_GAIN bigger, or as many numbers
 ** as big as below where the text below had to give way (but on the pages
@@ -409,9 +410,15 @@ static bool layout_page(Page *p, const View *v)
             float room = avail - panels_h - m->gap;
             while (fs > min_fs && body_block(p, v, fs, x0, 0, W, 0, false) > room) fs -= 1;
             float need = body_block(p, v, fs, x0, 0, W, 0, false);
-            if (need > room) {                          /* whole, at its floor: the panels give way */
-                panels_h = fmaxf(avail - need - m->gap, 0);
-                sa = lay_plan_best(p, &vv, (Rect){ x0, y, W, panels_h }, below);
+            if (need > room) {                          /* whole, at its floor: the panels give way, if they fit */
+                PanelPlan less[VIEW_MAX_PANELS];
+                float h = fmaxf(avail - need - m->gap, 0);
+                PlanScore sl = lay_plan_best(p, &vv, (Rect){ x0, y, W, h }, less);
+                if (sl.fits || !sa.fits) {              /* (else a canvas too small for both: the text is cut) */
+                    panels_h = h;
+                    sa = sl;
+                    memcpy(below, less, sizeof below[0] * (size_t)np);
+                }
             }
             squeezed = true;
         }
