@@ -166,7 +166,7 @@ expect 0 "$bin" --export "$tmp/staged" --stage 3-4 lessons/13-a-whole-block.less
 (cd lessons && "$bin" --export - --stage 11 --format svg - <07-induction-head.lesson) >"$tmp/one.svg" 2>"$tmp/err" \
     && xmllint --noout "$tmp/one.svg" && ok || bad "a lesson from standard input, its files found from the working directory, one SVG out: $(cat "$tmp/err")"
 expect 2 "$bin" --export - --stage 2 lessons/13-a-whole-block.lesson
-grep -q "unfolds into 3 pictures" "$tmp/err" && ok || bad "--export - of a stage of several pages is refused: $(cat "$tmp/err")"
+grep -q "unfolds into 4 pictures" "$tmp/err" && ok || bad "--export - of a stage of several pages is refused: $(cat "$tmp/err")"
 expect 2 "$bin" --export - lessons/13-a-whole-block.lesson
 grep -qx "lessons/13-a-whole-block.lesson: error: --export - writes one picture to standard output, but the lesson has several stages; choose one stage with --stage N" "$tmp/err" \
     && ok || bad "--export - of several stages is refused: $(cat "$tmp/err")"

@@ -29,8 +29,7 @@
 ** what each panel prints alone, by the panel's fit_key and the page's
 ** explanation and note line.
 */
-#include "layout.h"
-#include "core/stage/slide.h"
+#include "layout_int.h"
 #include "core/util.h"
 
 #include <stdlib.h>
@@ -79,12 +78,12 @@ static LayoutFacts lay_slide(LayoutFitter *f, const View *v, bool probe)
     return layout_facts(f->lc);
 }
 
-/* h with the bytes of s mixed in (FNV-1a; NULL apart from ""). */
+/* h with the bytes of s mixed in (lay_mix; NULL apart from ""). */
 static uint64_t mix_text(uint64_t h, const char *s)
 {
-    if (!s) return (h ^ 0xff) * 1099511628211ULL;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return (h ^ 0xfe) * 1099511628211ULL;
+    if (!s) return lay_mix(h, 0x1ff);
+    for (; *s; s++) h = lay_mix(h, (unsigned char)*s);
+    return lay_mix(h, 0x1fe);
 }
 
 /* The font panel k of page prints its numbers at alone on the slide,

@@ -21,6 +21,8 @@
 **                      view from one layout to the next
 **   layout_keep.c      the last page laid out, kept without its outlines
 **                      for the next frames of the same view
+**   layout_fit.c       the stage pager's question: whether a page serves
+**                      on the projector slide
 **   scale.c            colour scales and ticks, pure numbers (scale.h)
 **
 ** Data flows one way: layout_view computes the page's Metrics, the

@@ -29,7 +29,8 @@ const char *stage_default_title(StageId id)
     return (unsigned)id < STAGE_COUNT ? _(stage_kind(id)->title) : "";
 }
 
-/* printf into a new string. */
+/* Whether a paragraph tied to tie (Stage.para_ties: 0, every page) is on a
+** page that shows heads h0 … h1's own panels (h0 0: none) or every head. */
 bool stage_para_shown(unsigned tie, bool every, int h0, int h1)
 {
     if (tie == 0 || every) return true;
