@@ -275,7 +275,8 @@ END_TEST
 /* Eight heads of 1,024 tokens on a 640x400 window: four heatmaps' titles
 ** a row are wider than the canvas, and the page used to be drawn at its
 ** smallest fonts anyway, off the canvas; now the panels go in three or
-** four rows, at the header's normal size. */
+** four rows, at the header's normal size, after the page of every head
+** side by side. */
 START_TEST(test_many_heads_on_a_small_window)
 {
     Faults f;

@@ -122,9 +122,12 @@ static float text_scale_of(const LayoutOpts *o)
 ** (below 1 only when the page did not fit). The header's fonts (the stage
 ** title, the lesson and the stage counter) do not shrink: the header is
 ** the same on every slide of a lesson, whatever its matrices; what gives
-** way to the panels is below it.
+** way to the panels is below it. Nor does the explanation shrink under
+** BODY_FLOOR, nor a grid's labels under LABEL_FLOOR (LABEL_GLANCE on the
+** page of every head side by side: glance), both at the slide's size on
+** canvases bigger than it.
 */
-static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale)
+static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale, bool glance)
 {
     Metrics m;
     float u = fminf(o->width / DESIGN_W, o->height / DESIGN_H);
@@ -140,7 +143,8 @@ static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale)
     m.meta = lay_px(FONT_META * sh);
     m.note = lay_px(FONT_META * s);
     m.formula = lay_px(FONT_FORMULA * s);
-    m.body = lay_px(FONT_BODY * s);
+    m.body_min = lay_px(BODY_FLOOR * u * ts);
+    m.body = fmaxf(lay_px(FONT_BODY * s), m.body_min);
     m.ptitle = lay_px(FONT_PTITLE * s);
     m.axis = lay_px(FONT_AXIS * s);
     m.label = lay_px(FONT_LABEL * s);
@@ -148,6 +152,9 @@ static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale)
     m.tick = lay_px(FONT_TICK * s);
     m.legend = lay_px(FONT_LEGEND * s);
     m.min_font = lay_px(FONT_MIN * fmaxf(1, u));
+    float lu = fminf(u, SLIDE_H / DESIGN_H);        /* the labels' floors are the slide's on bigger canvases */
+    m.label_min = fmaxf(m.min_font, lay_px(LABEL_FLOOR * lu));
+    m.label_glance = glance ? fmaxf(m.min_font, lay_px(LABEL_GLANCE * lu)) : m.label_min;
     m.max_cell = 100 * sv;              /* the largest cell side */
     m.bar_w = SIZE_BAR * u;
     return m;
@@ -156,36 +163,66 @@ static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale)
 /*
 ** The header, on one line in the same place on every slide: the stage
 ** title at the left, "lesson · stage k / n" small at the right, and the
-** page of a stage split in pages ("· head 2 of 4"). The title keeps its
-** words: it shrinks (to TITLE_SHRINK) before any of it is cut; the
-** lesson's title gives way first, the stage counter never.
+** page of a stage split in pages ("· page 2 of 9 · head 2 of 4"). No
+** title is cut: the stage title shrinks (to TITLE_SHRINK) to leave room
+** for the rest; when that is not enough, it has the first line to itself
+** (shrunk to the width, or wrapped at TITLE_SHRINK) and the rest goes on a
+** line of its own under it, shrunk to the width if it must (cut only past
+** the smallest font, a lesson title of hundreds of characters). What the
+** page holds ("head 2 of 4 · Q, K") is said in the room left, cut with "…"
+** or left out when there is none.
 */
 static float draw_header(Page *p, const View *v, float x0, float x1, float y)
 {
     const Metrics *m = &p->m;
-    char count[160], lesson[300], meta[500], buf[300];
-    count[0] = lesson[0] = meta[0] = '\0';
+    char count[160], label[300], meta[700], reserve[700], buf[300];
+    const char *title = v->title ? v->title : "", *lesson = v->lesson_title ? v->lesson_title : "";
+    const char *sep = "  \xc2\xb7  ";
+    count[0] = label[0] = '\0';
     if (v->nstages > 0) snprintf(count, sizeof count, _("stage %d / %d"), v->stage + 1, v->nstages);
-    if (v->nsteps > 1 && count[0])                      /* the page of a stage split in pages, and what it holds */
+    if (v->nsteps > 1 && count[0])                      /* the page of a stage split in pages */
         snprintf(count + strlen(count), sizeof count - strlen(count), _("  \xc2\xb7  page %d of %d"), v->step + 1, v->nsteps);
-    if (v->step_label && v->step_label[0] && count[0])
-        snprintf(count + strlen(count), sizeof count - strlen(count), "  \xc2\xb7  %s", v->step_label);
-    const char *title = v->title ? v->title : "", *sep = "  \xc2\xb7  ";
-    float w = x1 - x0, th = LH * m->title, fs = m->title;
-    float count_w = count[0] ? lay_width(p, count, m->meta, 0) : 0;
-    while (fs > lay_px(TITLE_SHRINK * m->title) && lay_width(p, title, fs, 1) + m->gap + count_w > w) fs -= 1;
-    float title_w = lay_fit(p, title, fs, 1, w - (count[0] ? m->gap + count_w : 0), buf, sizeof buf);
-    lay_text(p, (Rect){ x0, y, title_w + 1, th }, buf, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_TITLE, 1, 0);
-    float room = w - title_w - m->gap - count_w - (count[0] ? lay_width(p, sep, m->meta, 0) : 0);
-    if (v->lesson_title && v->lesson_title[0] && room > LESSON_MIN_EMS * m->meta)
-        lay_fit(p, v->lesson_title, m->meta, 0, room, lesson, sizeof lesson);
+    if (v->step_label && v->step_label[0] && count[0])  /* and what it holds */
+        snprintf(label, sizeof label, "%s%s", sep, v->step_label);
+    /* one line or two is decided on what the stage pager's page knows too (the titles, the stage, room for
+    ** "page 88 of 88"), so that a page is laid out as the pager asked; what it holds gives way */
+    snprintf(reserve, sizeof reserve, "%s%s%s", lesson, lesson[0] && count[0] ? sep : "", count[0] ? count : "");
+    if (count[0] && v->nsteps <= 1)
+        snprintf(reserve + strlen(reserve), sizeof reserve - strlen(reserve), _("  \xc2\xb7  page %d of %d"), 88, 88);
     snprintf(meta, sizeof meta, "%s%s%s", lesson, lesson[0] && count[0] ? sep : "", count);
-    if (meta[0]) {
-        float meta_w = lay_width(p, meta, m->meta, 0);
-        lay_text(p, (Rect){ x1 - meta_w, y, meta_w, th }, meta, m->meta, p->th->muted,
-                 ALIGN_RIGHT, VALIGN_MIDDLE, ROLE_TITLE, 0, 0);
+    float w = x1 - x0, th = LH * m->title, fs = m->title, least = lay_px(TITLE_SHRINK * m->title);
+    float reserve_w = reserve[0] ? lay_width(p, reserve, m->meta, 0) : 0, room = w - (reserve[0] ? m->gap + reserve_w : 0);
+    while (fs > least && lay_width(p, title, fs, 1) > room) fs -= 1;
+    float mfs = m->meta, mh = 0, title_w = lay_width(p, title, fs, 1), meta_room;
+    bool one = title_w <= room;
+    if (one) {                                          /* one line */
+        lay_text(p, (Rect){ x0, y, title_w + 1, th }, title, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_TITLE, 1, 0);
+        meta_room = w - title_w - m->gap;
+        mh = th;
+    } else {                                            /* the title on its own line(s), the rest under it */
+        for (fs = m->title; fs > least && lay_width(p, title, fs, 1) > w; fs -= 1) {}
+        TextLine *lines = NULL;
+        int n = lay_wrap(p, title, fs, w, &lines);
+        for (int i = 0; i < n; i++) {
+            line_copy(title, lines[i], buf, sizeof buf);
+            lay_text(p, (Rect){ x0, y, w, LH * fs }, buf, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_TITLE, 1, 0);
+            y += LH * fs;
+        }
+        free(lines);
+        while (mfs > m->min_font && lay_width(p, meta, mfs, 0) > w) mfs -= 1;
+        meta_room = w;
+        mh = LH * mfs;
     }
-    y += th;
+    if (meta[0] || label[0]) {                          /* lesson · stage · page, then what the page holds, cut last */
+        float left = meta_room - lay_width(p, meta, mfs, 0);
+        char held[300] = "";
+        if (label[0] && left >= LESSON_MIN_EMS * mfs) lay_fit(p, label, mfs, 0, left, held, sizeof held);
+        char line[1000], cut[1000];
+        snprintf(line, sizeof line, "%s%s", meta, held);
+        float lw = lay_fit(p, line, mfs, 0, meta_room, cut, sizeof cut);
+        lay_text(p, (Rect){ x1 - lw, y, lw, mh }, cut, mfs, p->th->muted, ALIGN_RIGHT, VALIGN_MIDDLE, ROLE_TITLE, 0, 0);
+    }
+    y += mh;
     draw_line(p->d, x0, y + RULE_DROP * m->gs, x1, y + RULE_DROP * m->gs, p->th->frame, fmaxf(1, m->u), ROLE_DECOR);
     return y + RULE_AFTER * m->gs;
 }
@@ -309,12 +346,17 @@ static bool good_enough(PlanScore s, PlanScore whole, float want)
 ** can print (lay_printable), up to the goal font
 ** (lay_value_goal, or what the panels print with the whole height when
 ** that is less): the explanation gets the height the panels leave at that
-** font, at its own size, or shrunk to BODY_SHRINK of it, or cut with "…"
-** after the lines that fit. Past the goal the explanation keeps its room,
-** and the panels grow into what it leaves. The explanation may instead
+** font, at its own size, or shrunk down to its floor (Metrics.body_min).
+** It is not cut: when even that is too tall, the panels get what it
+** leaves, and print smaller (the stage pager, asking layout_fit.c, cuts
+** such a page further); only on a canvas too small for both (the panels
+** would not fit at all) is it cut with "…" after the lines that fit. Past
+** the goal the explanation keeps its room, and the panels grow into what
+** it leaves. The explanation may instead
 ** stand whole in a column at the right when the panels beside it do
 ** better: bigger numbers, or cells BESIDE_GAIN bigger, or as many numbers
-** as big as below where the text below had to give way. Returns false
+** as big as below where the text below had to give way (but on the pages
+** of panels that grow, a K/V cache's, where it stays below on every page). Returns false
 ** when the panels did not find room.
 */
 static bool layout_page(Page *p, const View *v)
@@ -342,15 +384,18 @@ static bool layout_page(Page *p, const View *v)
     lay_plan_prints(p, &vv, W, avail);
     if (p->o.probe && lay_probe_hopeless(p, &vv, W, avail)) return false;
 
-    /* arrangement A: text across the bottom, at its size if the numbers reach the goal */
+    /* arrangement A: text across the bottom, at its size if the numbers reach the goal; on the pages of panels
+    ** that grow (a K/V cache's, planned at their last size) at its floor on every one, so that their cells stay */
     PanelPlan below[VIEW_MAX_PANELS], beside[VIEW_MAX_PANELS];
-    float fs = m->body, min_fs = lay_px(fmaxf(m->min_font + 2, BODY_SHRINK * m->body));
+    bool growing = false;
+    for (int k = 0; k < np; k++) growing |= v->panels[k].full_rows > 0 || v->panels[k].full_cols > 0;
+    float fs = growing ? m->body_min : m->body, min_fs = m->body_min;
     float body_h = has_body ? body_block(p, v, fs, x0, 0, W, 0, false) : 0;
     float panels_h = has_body ? fmaxf(avail - body_h - m->gap, 0) : avail;
     PlanScore sa = lay_plan_best(p, &vv, (Rect){ x0, y, W, panels_h }, below);
     float goal = lay_value_goal(p);
     bool squeezed = false;
-    if (has_body && panels_h < avail && (!sa.fits || sa.font < goal || sa.printed < lay_printable(p, &vv))) {
+    if (has_body && !growing && panels_h < avail && (!sa.fits || sa.font < goal || sa.printed < lay_printable(p, &vv))) {
         PlanScore whole = lay_plan_best(p, &vv, (Rect){ x0, y, W, avail }, beside);
         float want = fminf(goal, whole.font);
         if (!good_enough(sa, whole, want)) {
@@ -364,14 +409,26 @@ static bool layout_page(Page *p, const View *v)
             sa = lay_plan_best(p, &vv, (Rect){ x0, y, W, panels_h }, below);
             float room = avail - panels_h - m->gap;
             while (fs > min_fs && body_block(p, v, fs, x0, 0, W, 0, false) > room) fs -= 1;
+            float need = body_block(p, v, fs, x0, 0, W, 0, false);
+            if (need > room) {                          /* whole, at its floor: the panels give way, if they fit */
+                PanelPlan less[VIEW_MAX_PANELS];
+                float h = fmaxf(avail - need - m->gap, 0);
+                PlanScore sl = lay_plan_best(p, &vv, (Rect){ x0, y, W, h }, less);
+                if (sl.fits || !sa.fits) {              /* (else a canvas too small for both: the text is cut) */
+                    panels_h = h;
+                    sa = sl;
+                    memcpy(below, less, sizeof below[0] * (size_t)np);
+                }
+            }
             squeezed = true;
         }
     }
 
-    /* arrangement B: text in a column at the right, when it fits there whole */
+    /* arrangement B: text in a column at the right, when it fits there whole; not on the pages of panels that
+    ** grow (a K/V cache's, planned at their last size): the text below on every one, so their cells stay */
     PlanScore sb = { false, -1, -1, -1, 0 };
     float col_w = fminf(fmaxf(COLUMN_SHARE * W, COLUMN_MIN * m->u), COLUMN_MAX * m->u);
-    if (has_body && col_w < COLUMN_LIMIT * W && body_block(p, v, m->body, 0, 0, col_w, 0, false) <= avail)
+    if (has_body && !growing && col_w < COLUMN_LIMIT * W && body_block(p, v, m->body, 0, 0, col_w, 0, false) <= avail)
         sb = lay_plan_best(p, &vv, (Rect){ x0, y, W - col_w - m->gap * COLUMN_GAP, avail }, beside);
 
     PanelPlan *plans = below;
@@ -429,7 +486,7 @@ static bool page_try(Page *p, const View *v, float label_scale, float shrink)
 {
     DrawList *out = p->d;
     p->lc->shrink = shrink;
-    p->m = metrics(&p->o, shrink, label_scale);
+    p->m = metrics(&p->o, shrink, label_scale, v && v->compare);
     p->foot = v && v->note;
     draw_clear(out, p->o.width, p->o.height, p->th->bg);
     p->hidden_values = false;
@@ -545,6 +602,7 @@ static void page_facts(Page *p, const View *v, const DrawList *d)
     f->prose_cut = p->prose_cut;
     f->prose_fs = p->prose_fs;
     f->prose_full = p->m.body;
+    f->prose_floor = p->m.body_min;
 }
 
 /* The font of the numbers of panel k in d, or 0 when none is printed. */

@@ -120,6 +120,7 @@ typedef struct LayoutFacts {
     float value_goal;           /* the font the numbers are planned to reach first */
     bool prose_cut;             /* the explanation lacks lines ("…") */
     float prose_fs, prose_full; /* the explanation's font as drawn (0: none), and its full size */
+    float prose_floor;          /* the least it may be (BODY_FLOOR on this canvas) */
 } LayoutFacts;
 /* What the last page layout_view laid out with c found (kept pages: the
 ** page they copy). */
@@ -135,7 +136,8 @@ LayoutFitter *layout_fitter_create(MeasureFn measure, void *ctx);
 void layout_fitter_free(LayoutFitter *f);
 /* A PageFitsFn (core/stage.h): whether page prints every number it can at
 ** the goal font (or at what a panel prints alone, when less) on the
-** projector slide, at its full fonts, with its explanation whole; fitter
+** projector slide, at its full fonts, with its explanation whole and at
+** least at its floor (BODY_FLOOR: 14 px); fitter
 ** is a LayoutFitter. */
 bool layout_fitter_fits(void *fitter, const View *page);
 /* A fixed-width measure (0.55·size per character) for tests and fallbacks. */

@@ -5,9 +5,15 @@
 ** as it will be shown, whether it serves on the projector slide (SLIDE_W x
 ** SLIDE_H): laid out at its full fonts, with room for everything, its
 ** explanation whole, and every heatmap's numbers printed at the goal font
-** (VALUE_GOAL), or at what the panel prints alone on the slide when that
-** is less (a 20 x 20 matrix of "−12.34" prints at 13 px even alone, and
-** must not take a page of its own for it); a panel marked must_print
+** (VALUE_GOAL), or at what the panel prints alone on the slide with the
+** page's explanation when that is less (a 20 x 20 matrix of "−12.34"
+** prints at 13 px even alone, and must not take a page of its own for it);
+** the explanation is on every page of a stage, whole and at its floor
+** (BODY_FLOOR, 14 px): a page that cannot hold it with its panels is
+** cut further, a panel alone gives way to it. A dense page (View.dense: a
+** head's part of a stage whose heads would otherwise take more than
+** STAGE_HEAD_PARTS pages each) serves when its panels print their numbers
+** at all (at the legible floor or more); a panel marked must_print
 ** (next_token's words, cut into pages to print) is not excused. The answer comes from
 ** layout_view itself, with the caller's text measure, so that a page is
 ** cut exactly where the layout needs it.
@@ -20,10 +26,10 @@
 **
 ** A fitter lays pages out in a cache of its own (never the window's: a
 ** question asked while a frame is drawn must not change it), and keeps
-** what each panel prints alone, by the panel's fit_key.
+** what each panel prints alone, by the panel's fit_key and the page's
+** explanation and note line.
 */
-#include "layout.h"
-#include "core/stage/slide.h"
+#include "layout_int.h"
 #include "core/util.h"
 
 #include <stdlib.h>
@@ -60,29 +66,43 @@ void layout_fitter_free(LayoutFitter *f)
     free(f);
 }
 
-/* v laid out on the projector slide into f's list; what it found. */
-static LayoutFacts lay_slide(LayoutFitter *f, const View *v)
+/* v laid out on the projector slide into f's list, as the pager's
+** question (probe: at the full fonts, planned only) or as it is drawn;
+** what it found. */
+static LayoutFacts lay_slide(LayoutFitter *f, const View *v, bool probe)
 {
     Theme th = layout_theme(false);
     LayoutOpts o = layout_defaults(SLIDE_W, SLIDE_H, &th, f->measure, f->ctx);
-    o.probe = true;
+    o.probe = probe;
     layout_view(f->lc, v, &o, f->d);
     return layout_facts(f->lc);
 }
 
+/* h with the bytes of s mixed in (lay_mix; NULL apart from ""). */
+static uint64_t mix_text(uint64_t h, const char *s)
+{
+    if (!s) return lay_mix(h, 0x1ff);
+    for (; *s; s++) h = lay_mix(h, (unsigned char)*s);
+    return lay_mix(h, 0x1fe);
+}
+
 /* The font panel k of page prints its numbers at alone on the slide,
-** without the explanation (0: none), kept by its fit_key. */
+** with the page's explanation and note line, laid out as it is drawn
+** (0: none), kept by its fit_key and those. */
 static float alone_font(LayoutFitter *f, const View *page, int k)
 {
     uint64_t key = page->panels[k].fit_key;
+    if (key) {
+        for (int i = 0; i < page->npara; i++) key = mix_text(key, page->paras[i]);
+        key = mix_text(key, page->note && page->note[0] ? "note" : NULL);
+        key = key ? key : 1;
+    }
     for (int i = 0; key && i < f->nalone; i++)
         if (f->alone[i].key == key) return f->alone[i].font;
     View one = *page;
     one.panels = &page->panels[k];
     one.npanels = one.cap_panels = 1;
-    one.npara = 0;
-    one.note = NULL;
-    float font = lay_slide(f, &one).value_fs[0];
+    float font = lay_slide(f, &one, false).value_fs[0];    /* as drawn: smaller titles if that prints it */
     if (key) {
         int slot = f->nalone < ALONE_KEPT ? f->nalone++ : f->next++ % ALONE_KEPT;
         f->alone[slot].key = key;
@@ -96,13 +116,15 @@ bool layout_fitter_fits(void *fitter, const View *page)
 {
     LayoutFitter *f = fitter;
     if (page->npanels > VIEW_MAX_PANELS) return false;
-    LayoutFacts facts = lay_slide(f, page);
+    LayoutFacts facts = lay_slide(f, page, true);
     if (!facts.fitted || facts.shrink < 1 || facts.prose_cut) return false;
+    if (facts.prose_fs > 0 && facts.prose_fs < facts.prose_floor) return false;
     for (int k = 0; k < page->npanels; k++) {
         if (page->panels[k].kind != PANEL_HEATMAP || facts.value_fs[k] >= facts.value_goal - 0.01f) continue;
         if (page->panels[k].must_print) return false;  /* no excuse (next_token's pages of words) */
         float alone = alone_font(f, page, k);
         float want = alone < facts.value_goal ? alone : facts.value_goal;
+        if (page->dense) want = alone > 0 ? 0.5f : 0;     /* printed (at the legible floor or more) serves */
         if (facts.value_fs[k] < want - 0.01f) return false;
     }
     return true;

@@ -303,10 +303,13 @@ void lay_plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, floa
     char **rl = pp->share_rows ? NULL : pn->row_labels;
     pp->cw = cw;
     pp->ch = ch;
+    plan_values(p, pn, pp, cw, ch);
     /* the size rows allow, even when another panel prints them: panels side
-    ** by side then label alike */
-    float fs = fmaxf(m->min_font, fminf(m->label, lay_px(ch / LH)));
-    pp->rows = lay_plan_rows(p, rl, rows, ch, fs, cap_w);
+    ** by side then label alike; never under the labels' floor (lower on the
+    ** page of every head side by side, where the panel prints no number) */
+    float least = pp->value_fs > 0 ? m->label_min : m->label_glance;
+    float fs = fmaxf(least, fminf(m->label, lay_px(ch / LH)));
+    pp->rows = lay_plan_rows(p, rl, rows, ch, fs, cap_w, least);
     if (rl && pn->full_row_label && pp->rows.fs > 0)   /* a part that grows: as wide as when full */
         pp->rows.band = fminf(fmaxf(pp->rows.band, lay_width(p, pn->full_row_label, pp->rows.fs, 0)), cap_w);
     float gh = lay_rows(pn) * ch, half_tick = TICK_OVERHANG * INK * m->tick;
@@ -318,10 +321,9 @@ void lay_plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, floa
     ** (not when rows are lower than the smallest label, whose first one
     ** then reaches above the grid), and the gap before the colour bar (or a
     ** little of the gap between panels) */
-    float corner = INK * m->min_font > ch ? 0 : pp->left_w;
+    float corner = INK * least > ch ? 0 : pp->left_w;
     pp->cols = lay_plan_cols(p, pn->col_labels, cols, cw, fs, cap_h, corner,
-                             pp->share_bar ? SHARED_BAR_ROOM * m->gap : BAR_GAP * m->gs);
-    plan_values(p, pn, pp, cw, ch);
+                             pp->share_bar ? SHARED_BAR_ROOM * m->gap : BAR_GAP * m->gs, least, pn->full_col_label);
 
     pp->tick_w = 0;
     pp->ext = 0;

@@ -21,6 +21,8 @@
 **                      view from one layout to the next
 **   layout_keep.c      the last page laid out, kept without its outlines
 **                      for the next frames of the same view
+**   layout_fit.c       the stage pager's question: whether a page serves
+**                      on the projector slide
 **   scale.c            colour scales and ticks, pure numbers (scale.h)
 **
 ** Data flows one way: layout_view computes the page's Metrics, the
@@ -142,6 +144,10 @@ typedef struct Metrics {
     float title, meta, formula, body, ptitle, axis, label, value, tick, legend;   /* fonts */
     float note;                 /* the notes line's font: the header's (meta) on a page that did not shrink */
     float min_font, max_cell, bar_w;
+    float body_min;             /* the explanation's least font (BODY_FLOOR): it shrinks no further, and is not cut */
+    float label_min;            /* the least font of a grid's labels (LABEL_FLOOR) */
+    float label_glance;         /* and of a heatmap's that prints no number on the page of every head side by
+                                ** side (LABEL_GLANCE; label_min on other pages) */
 } Metrics;
 
 /* How the labels along one side of a grid are set. */
@@ -522,11 +528,12 @@ int lay_para_lines(const Page *p, const char *s, float size, float w);
 /* ------------------------------------------------- layout_labels.c */
 
 /* Row labels of n rows of size cell (labels NULL: none). */
-AxisPlan lay_plan_rows(const Page *p, char **labels, int n, float cell, float fs_max, float cap);
+AxisPlan lay_plan_rows(const Page *p, char **labels, int n, float cell, float fs_max, float cap, float least);
 /* Column labels of n columns of size cell: level, level and cut, or
-** upright; level ones may reach lo_room and hi_room past the grid. */
+** upright, never under least; level ones may reach lo_room and hi_room
+** past the grid; planned for the longest label to come (NULL: these). */
 AxisPlan lay_plan_cols(const Page *p, char **labels, int n, float cell, float fs_max, float cap, float lo_room,
-                       float hi_room);
+                       float hi_room, float least, const char *longest);
 /* Draw the row labels planned by lay_plan_rows against the grid's left
 ** edge x1, n rows of size cell from y0, tagged as rows of panel k. */
 void lay_draw_rows(Page *p, int k, char **labels, int n, const AxisPlan *a, float cell, float x1, float y0);

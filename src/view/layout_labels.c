@@ -9,25 +9,25 @@
 #include "core/text/utf8.h"
 
 /* Labels stacked one per cell across the axis: as large as the cell allows,
-** at least the minimum font, then every step-th label when cells are too
-** small for all of them; band is the room the widest one needs. */
-static void fit_across(const Page *p, AxisPlan *a, char **labels, int n, float cell, float fs_max, float cap)
+** at least the least font (least), then every step-th label when cells are
+** too small for all of them; band is the room the widest one needs. */
+static void fit_across(const Page *p, AxisPlan *a, char **labels, int n, float cell, float fs_max, float cap, float least)
 {
     a->fs = fminf(fs_max, lay_px(cell / LH));
-    if (a->fs < p->m.min_font) {
-        a->fs = p->m.min_font;
+    if (a->fs < least) {
+        a->fs = least;
         a->step = (int)ceilf(LH * a->fs / cell);
     }
     a->band = fminf(lay_widest(p, labels, n, a->step, a->fs), cap);
 }
 
 /* Row labels: one per row at a size the rows can hold (at most fs_max), or
-** every step-th row at the smallest size. */
-AxisPlan lay_plan_rows(const Page *p, char **labels, int n, float cell, float fs_max, float cap)
+** every step-th row at the least size. */
+AxisPlan lay_plan_rows(const Page *p, char **labels, int n, float cell, float fs_max, float cap, float least)
 {
     AxisPlan a = { 0, 1, false, 0, 0, 0 };
     if (!labels || n <= 0) return a;
-    fit_across(p, &a, labels, n, cell, fs_max, cap);
+    fit_across(p, &a, labels, n, cell, fs_max, cap, least);
     return a;
 }
 
@@ -95,30 +95,37 @@ static bool level_fits(const Page *p, char **labels, int n, float size, float ce
 
 /*
 ** Column labels: level when they all fit their room at fs_max or a little
-** smaller; level and cut with "…" when the columns are wide anyway; turned
-** to read upward (at most cap long) when the columns are narrow.
+** smaller, never under least; level and cut with "…" when the columns are
+** wide anyway; else turned to read upward (at most cap long), every
+** step-th when the columns are narrower than a line of the least font.
+** With longest (the longest label the side will have, as a K/V cache's
+** keys grow; else NULL), planned as they will be then: level only at
+** fs_max when it fits its own column, else upright (as big as the columns
+** allow, so as the level labels beside) and as long as it.
 */
 AxisPlan lay_plan_cols(const Page *p, char **labels, int n, float cell, float fs_max, float cap, float lo_room,
-                       float hi_room)
+                       float hi_room, float least, const char *longest)
 {
     AxisPlan a = { 0, 1, false, 0, lo_room, hi_room };
     if (!labels || n <= 0) return a;
     float sizes[3] = { fs_max, lay_px(fs_max * LEVEL_SHRINK_1), lay_px(fs_max * LEVEL_SHRINK_2) };
     for (int i = 0; i < 3; i++) {
-        if (sizes[i] < p->m.min_font) break;
+        if (sizes[i] < least) break;
+        if (longest && (i > 0 || lay_width(p, longest, sizes[i], 0) > cell - 2 * p->m.pad)) break;
         if (level_fits(p, labels, n, sizes[i], cell, lo_room, hi_room)) {
             a.fs = sizes[i];
             a.band = LH * a.fs;
             return a;
         }
     }
-    if (cell - 2 * p->m.pad >= LEVEL_CUT_EMS * sizes[1] && sizes[1] >= p->m.min_font) {
+    if (cell - 2 * p->m.pad >= LEVEL_CUT_EMS * sizes[1] && sizes[1] >= least && !longest) {
         a.fs = sizes[1];
         a.band = LH * a.fs;
         return a;
     }
     a.rot = true;
-    fit_across(p, &a, labels, n, cell, fs_max, cap);
+    fit_across(p, &a, labels, n, cell, fs_max, cap, least);
+    if (longest) a.band = fminf(fmaxf(a.band, lay_width(p, longest, a.fs, 0)), cap);
     return a;
 }
 

@@ -109,7 +109,8 @@ static bool plot_frame(const Page *p, const Panel *pn, int k, Rect box, PlotFram
     f->px = box.x + (f->has_y ? LH * m->axis + m->gs : 0) + f->yt_w + m->gs;
     f->pw = box.x + box.w - f->leg_w - m->gap - f->px;
     f->top = box.y + LH * m->ptitle + m->gs + TICK_OVERHANG * INK * m->tick;
-    f->xl = lay_plan_cols(p, pn->row_labels, f->rows, f->pw / f->rows, m->label, PLOT_LABEL_MAX * box.h, 0, 0);
+    f->xl = lay_plan_cols(p, pn->row_labels, f->rows, f->pw / f->rows, m->label, PLOT_LABEL_MAX * box.h, 0, 0,
+                           m->label_min, NULL);
     f->bottom = box.y + box.h - (f->has_x ? LH * m->axis : 0) - (f->xl.band > 0 ? f->xl.band + m->gs : 0) - m->gs;
     f->ph = f->bottom - f->top;
     if (f->pw < PLOT_AREA_MIN || f->ph < PLOT_AREA_MIN) return false;

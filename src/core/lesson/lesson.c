@@ -105,9 +105,54 @@ static void flush_para(Parser *p)
 {
     if (p->para.len == 0) return;
     Stage *st = lp_stage(p);
-    if ((st->npara & (st->npara - 1)) == 0)     /* 0, 1, 2, 4, ...: the array doubles */
+    if ((st->npara & (st->npara - 1)) == 0) {   /* 0, 1, 2, 4, ...: the arrays double */
         st->paras = xrealloc(st->paras, sizeof *st->paras * (size_t)(st->npara ? 2 * st->npara : 1));
+        st->para_ties = xrealloc(st->para_ties, sizeof *st->para_ties * (size_t)(st->npara ? 2 * st->npara : 1));
+    }
+    st->para_ties[st->npara] = p->para_tie;
     st->paras[st->npara++] = buf_take(&p->para);
+    p->para_tie = 0;
+}
+
+/*
+** The pages a paragraph is tied to, when its first line s starts with
+** "(side by side)" (the page of every head side by side) or "(head 1, 3)"
+** (those heads' pages): into p->para_tie; *rest is where its text starts.
+** Any other "(" starts prose. False (an error) for a head the setup does
+** not have, a list that does not close, or a tie with no text after it.
+*/
+static bool para_tie(Parser *p, const char *s, const char **rest)
+{
+    *rest = s;
+    const char *side = "(side by side)";
+    bool heads = strncmp(s, "(head ", 6) == 0 || strncmp(s, "(heads ", 7) == 0;
+    if (strncmp(s, side, strlen(side)) != 0 && !heads) return true;
+    int H = p->L->setups[lp_stage(p)->setup].heads;
+    const char *c = s + 1;
+    if (!heads) {
+        p->para_tie = LESSON_TIE_SIDE_BY_SIDE;
+        c = s + strlen(side);
+    } else {
+        if (H < 2)
+            return lp_fail_at(p, lp_col(p, s), "a paragraph tied to a head needs a setup of several heads");
+        c = skip_ws(c + (c[4] == 's' ? 5 : 4));
+        for (;;) {
+            const char *at = c;
+            long h = 0;
+            for (; *c >= '0' && *c <= '9'; c++) h = h > LESSON_MAX_HEADS ? h : 10 * h + (*c - '0');
+            if (c == at) return lp_fail_at(p, lp_col(p, at), "expected a head number in \"(head ...)\"");
+            if (h < 1 || h > H) return lp_fail_at(p, lp_col(p, at), "head %.*s: the setup has %d heads",
+                                                    (int)(c - at) > 12 ? 12 : (int)(c - at), at, H);
+            p->para_tie |= 1u << h;
+            c = skip_ws(c);
+            if (*c == ')') { c++; break; }
+            if (*c != ',') return lp_fail_at(p, lp_col(p, c), "expected \",\" or \")\" after a head number");
+            c = skip_ws(c + 1);
+        }
+    }
+    *rest = skip_ws(c);
+    if (!**rest) return lp_fail_at(p, lp_col(p, s), "a tied paragraph's text starts on the line of its tie");
+    return true;
 }
 
 /* End the current section: finish rows, paragraphs and checks. */
@@ -297,6 +342,7 @@ static bool parse_line(Parser *p, char *line)
     if (p->sec == SEC_STAGE && p->stage_prose && *s != '[') {
         if (comment) return true;
         if (blank) { flush_para(p); return true; }
+        if (!p->para.len && *s == '(' && !para_tie(p, s, &s)) return false;
         if (p->para.len) buf_puts(&p->para, " ");
         buf_puts(&p->para, s);
         return true;
@@ -526,6 +572,7 @@ void lesson_free(Lesson *L)
         free(st->cmap);
         for (int k = 0; k < st->npara; k++) free(st->paras[k]);
         free(st->paras);
+        free(st->para_ties);
     }
     free(L->stages);
     for (int i = 0; i < L->ndefs; i++) free(L->defs[i].cells);

@@ -224,7 +224,13 @@ typedef struct Stage {
     int block;                  /* online_softmax: keys per block; 0: ⌈keys/4⌉ (lesson_stage_block) */
     int top;                    /* next_token: words per row; 0: lesson_stage_top */
     char **paras; int npara;    /* explanation paragraphs */
+    unsigned *para_ties;        /* for each: the pages it is tied to (LESSON_TIE_*, a head h by bit h), or 0:
+                                ** every page (a paragraph that starts with "(head 1, 3)" or "(side by side)") */
 } Stage;
+
+/* A paragraph tied to the page of every head side by side (Stage.para_ties);
+** head h's pages are bit h (1 … LESSON_MAX_HEADS). */
+#define LESSON_TIE_SIDE_BY_SIDE 1u
 
 typedef struct Lesson {
     char *path;                 /* as given to lesson_load, or the name passed to lesson_parse */

@@ -66,6 +66,7 @@ typedef struct Parser {
     Section sec;                /* what the current section is */
     bool stage_prose;           /* a stage's options are over */
     Buf para;                   /* the paragraph being collected */
+    unsigned para_tie;          /* and the pages it is tied to (Stage.para_ties) */
     KeyLines set;               /* where each setting of this section was set */
     int64_t numbers;            /* numbers held by the matrices of every setup so far */
     int64_t work;               /* estimated cost of computing the setups so far */

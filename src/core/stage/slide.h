@@ -43,6 +43,11 @@
 #define VALUE_GOAL      16
 #define VALUE_FLOOR     13.4f
 #define FONT_MIN        9       /* no label, title or cell number below 9 px */
+#define BODY_FLOOR      15.6f   /* the explanation is never smaller (14 px on the slide), nor cut: the panels give way */
+#define LABEL_FLOOR     13.4f   /* no token along a grid is smaller (12 px on the slide): labels turn upright,
+                                   then show every other one, rather than shrink */
+#define LABEL_GLANCE    11.2f   /* ... but on the page of every head side by side, where no number is printed,
+                                   this (10 px on the slide) */
 
 /* Panels: up to this many are tried in one row (more always go in two). */
 #define ONE_ROW_MAX     4
@@ -65,7 +70,6 @@
 #define CELL_INK        0.95f   /* the height a cell's number needs: its digits cover 0.73 of the
                                    font size (no descenders), and this keeps a little above and below */
 #define PARA_GAP        0.6f    /* space between paragraphs, in lines */
-#define BODY_SHRINK     0.75f   /* the explanation's font shrinks to this share, then it is cut */
 #define SHRINK_BEFORE_CUT 0.7f  /* a panel title or the formula shrinks to this share before it is cut */
 
 #endif

@@ -29,6 +29,16 @@ const char *stage_default_title(StageId id)
     return (unsigned)id < STAGE_COUNT ? _(stage_kind(id)->title) : "";
 }
 
+/* Whether a paragraph tied to tie (Stage.para_ties: 0, every page) is on a
+** page that shows heads h0 … h1's own panels (h0 0: none) or every head. */
+bool stage_para_shown(unsigned tie, bool every, int h0, int h1)
+{
+    if (tie == 0 || every) return true;
+    for (int h = h0 > 0 ? h0 : 1; h0 > 0 && h <= h1 && h <= LESSON_MAX_HEADS; h++)
+        if (tie >> h & 1u) return true;
+    return false;
+}
+
 /* printf into a new string. */
 char *stage_fmt(const char *f, ...)
 {
@@ -823,9 +833,13 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     add_note(v, blind_rows_note(&c));
     free(blind);
     free(early);
-    v->npara = st->npara;
-    v->paras = xmalloc(sizeof *v->paras * (size_t)(v->npara ? v->npara : 1));
-    for (int i = 0; i < v->npara; i++) v->paras[i] = xstrdup(st->paras[i]);
+    /* the paragraphs of this page: those tied to no page, to the heads it shows, or to every head side by side */
+    bool every = v->compare || c.whole || (c.H > 1 && v->page_h0 == 1 && v->page_h1 == c.H);
+    v->npara = 0;
+    v->paras = xmalloc(sizeof *v->paras * (size_t)(st->npara ? st->npara : 1));
+    for (int i = 0; i < st->npara; i++)
+        if (stage_para_shown(st->para_ties ? st->para_ties[i] : 0, every, v->page_h0, v->page_h1))
+            v->paras[v->npara++] = xstrdup(st->paras[i]);
     if (c.sel && !st->head && !c.whole) {           /* H on a stage whose heads may share a page */
         StageOpts all = { 0, 0, false, c.pager };
         v->every_head = stage_view_with(L, T, k, &all);
@@ -903,7 +917,8 @@ bool stage_view_zoom(View *v, int k, int r0, int r1, int c0, int c1, double lo, 
     p->full_rows = p->full_cols = 0;       /* the part as it is */
     free(p->full_title);
     free(p->full_row_label);
-    p->full_title = p->full_row_label = NULL;
+    free(p->full_col_label);
+    p->full_title = p->full_row_label = p->full_col_label = NULL;
     mat_free(p->owned);
     p->owned = part;
     p->m = part;

@@ -69,7 +69,8 @@ typedef struct Panel {
     int full_rows, full_cols;   /* a part that grows from one sub-step to the next (a K/V cache) is
                                 ** planned at this size and drawn as far as m goes (0: m's own), */
     char *full_title;           /* and as wide as this title, its title when full (NULL: none), */
-    char *full_row_label;       /* with row labels as wide as this one, its widest when full (NULL: none) */
+    char *full_row_label;       /* with row labels as wide as this one, its widest when full (NULL: none), */
+    char *full_col_label;       /* and column labels as long as this one (NULL: none) */
     Mat *owned;                 /* set when the view built m itself (freed with it) */
     /* A panel planned alike on the sub-steps of its stage (each head's page,
     ** the parts of a split stage): the values of its own kind over every
@@ -132,12 +133,19 @@ typedef struct View {
                                 ** page of a stage whose heads take several pages): clicking head h's panel
                                 ** goes to head_step[h] */
     int page_h0, page_h1;       /* the heads whose own panels the page shows (1-based, page_h0 … page_h1), or 0 */
+    bool dense;                 /* a head's page of a stage whose heads would take more than STAGE_HEAD_PARTS
+                                ** pages each at the goal font: its numbers print at the legible floor or more */
     int head_step[LESSON_MAX_HEADS + 1];    /* head_step[h]: the first sub-step showing head h's own panels
                                 ** (every head, on a stage shown head by head in pages; on a K/V cache's
                                 ** token page, that token's page of head h), else -1 */
     struct View *every_head;    /* one head chosen by the viewer (H) of a stage whose heads all fit one
                                 ** page: that page, whose panel titles' font this view keeps, or NULL */
 } View;
+
+/* A head takes at most this many pages (a stage of H heads: the comparison,
+** STAGE_HEAD_PARTS × H, and the joined heads): past it, the pages of its
+** parts serve with numbers at the legible floor (View.dense). */
+#define STAGE_HEAD_PARTS 3
 
 /* What a query's row label starts with when its mask blocks every key (it
 ** attends to nothing): "∅ ", first, so that a label cut short keeps it. */

@@ -33,6 +33,7 @@ typedef struct Ctx {
     int sel;            /* the head shown alone (1 … H), or 0 for every head */
     int step;           /* the sub-step asked for (0-based, clamped by the builder) */
     bool paged;         /* the builder made its own pages (stage_by_heads) */
+    bool dense;         /* pages are asked of the pager as View.dense ones (a head's parts, past STAGE_HEAD_PARTS) */
     bool whole;         /* no pages: every panel on one view (StageOpts.whole) */
     StagePager *pager;  /* where pages are cut (StageOpts.pager), or NULL */
     const char *note;   /* the note line the pages will carry, known before they are built (a query that sees
@@ -47,6 +48,10 @@ typedef struct Ctx {
 ** or the columns of Q (K) a head reads, numbered as in the whole matrix, or
 ** the words a next_token stage shows (its TK_TOP_IDS). */
 typedef enum { LAB_Q, LAB_K, LAB_DIM, LAB_QFEAT, LAB_KFEAT, LAB_VDIM, LAB_QHEAD, LAB_KHEAD, LAB_WORDS } LabelKind;
+
+/* Whether a paragraph tied to tie (Stage.para_ties) is on a page showing
+** the own panels of heads h0 … h1 (0: none), or every head (every). */
+bool stage_para_shown(unsigned tie, bool every, int h0, int h1);
 
 /* printf into a new string. */
 char *stage_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));

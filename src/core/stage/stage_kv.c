@@ -45,20 +45,23 @@ typedef struct KvPlan {
 
 /* A panel of a decoding step planned as on every step: at its full size
 ** (rows x cols, the cache of every token, with the title and the widest
-** row label it has then) and for the values of its slot over every head,
-** so that it keeps its place, cells and colours from token to token and
-** from head to head. */
-static void kv_steady(Panel *p, int rows, int cols, char *full_title, char *full_label, StageVals span)
+** row and column labels it has on any step) and for the values of its
+** slot over every head, so that it keeps its place, cells and colours from
+** token to token and from head to head. */
+static void kv_steady(Panel *p, int rows, int cols, char *full_title, char *full_label, char *full_col,
+                      StageVals span)
 {
     if (!p) {
         free(full_title);
         free(full_label);
+        free(full_col);
         return;
     }
     p->full_rows = rows;
     p->full_cols = cols;
     p->full_title = full_title;
     p->full_row_label = full_label;
+    p->full_col_label = full_col;
     stage_set_span(p, span, span);
 }
 
@@ -115,7 +118,7 @@ static void kv_panel(Ctx *c, int i, int h, int t, int side, const KvPlan *pl, in
     TraceRef ref = kv_ref(c, i, h);
     const Mat *m = trace_at(c->T, c->s, ref);
     int n = c->su->nq, w = m ? m->cols : 0, before = c->v->npanels;
-    char *title = kv_title(c, i, h, t), *full = NULL, *label = NULL;
+    char *title = kv_title(c, i, h, t), *full = NULL, *label = NULL, *col = NULL;
     Panel *p;
     switch (i) {
     case KV_Q: case KV_K: case KV_V:        /* each as wide as it is: additive scores may read narrower keys */
@@ -130,13 +133,16 @@ static void kv_panel(Ctx *c, int i, int h, int t, int side, const KvPlan *pl, in
         break;
     case KV_W:
         p = stage_as_weights(c, stage_part(c, ref, t, t + 1, 0, t + 1, title, LAB_Q, LAB_K, "", AX_KEYS));
+        col = stage_widest_label(c, LAB_K, n, ref.head);
         break;
     default:
         p = stage_part(c, ref, t, t + 1, 0, w, title, LAB_Q, LAB_VDIM, "", AX_DIMS);
         break;
     }
     free(title);
-    kv_steady(p, i == KV_KC || i == KV_VC ? n : 1, i == KV_W ? n : w, full, label, pl->span[i]);
+    if (!label)                             /* one row, the token's: as wide as the widest token's */
+        label = stage_widest_label(c, i == KV_K || i == KV_V ? LAB_K : LAB_Q, n, ref.head);
+    kv_steady(p, i == KV_KC || i == KV_VC ? n : 1, i == KV_W ? n : w, full, label, col, pl->span[i]);
     if (slots && c->v->npanels > before) slots[before] = i;
 }
 

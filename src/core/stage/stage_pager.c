@@ -171,7 +171,7 @@ static uint64_t panel_key(const Panel *p, StageVals vals)
     h = mix(h, ends, sizeof ends);
     h = mix(h, flags, sizeof flags);
     h = mix_str(mix_str(mix_str(mix_str(h, p->title), p->full_title), p->row_axis), p->col_axis);
-    h = mix_str(mix_str(mix_str(h, p->full_row_label), p->y_axis), p->bound_label);
+    h = mix_str(mix_str(mix_str(mix_str(h, p->full_row_label), p->full_col_label), p->y_axis), p->bound_label);
     int rows = p->m ? p->m->rows : 0, cols = p->m ? p->m->cols : 0;
     h = mix_strs(mix_strs(h, p->row_labels, p->row_labels ? rows : 0), p->col_labels, p->col_labels ? cols : 0);
     h = mix_strs(h, p->series, p->series ? cols : 0);
@@ -192,8 +192,20 @@ bool stage_page_fits(Ctx *c, const Panel *panels, int n, const char *note, int m
     StagePager *pg = c->pager;
     if (!pg || !pg->fits || n == 0) return true;
     Panel *copy = xmalloc(sizeof *copy * (size_t)n);
-    uint64_t key = mix_strs(0x84222325cbf29ce4ULL, c->st->paras, c->st->npara);
+    /* the paragraphs the page will show: those tied to none, to its heads, or to every head (stage.c) */
+    int h0 = 0, h1 = 0, npara = 0;
+    for (int i = 0; i < n; i++) {
+        int h = panels[i].ref.head;
+        if (h > 0 && (h0 == 0 || h < h0)) h0 = h;
+        if (h > h1) h1 = h;
+    }
+    char **paras = xmalloc(sizeof *paras * (size_t)(c->st->npara ? c->st->npara : 1));
+    for (int i = 0; i < c->st->npara; i++)
+        if (stage_para_shown(c->st->para_ties ? c->st->para_ties[i] : 0, c->H > 1 && h0 == 1 && h1 == c->H, h0, h1))
+            paras[npara++] = c->st->paras[i];
+    uint64_t key = mix_strs(0x84222325cbf29ce4ULL, paras, npara);
     key = mix_str(key, note && note[0] ? "note" : NULL);     /* a note is one line, whatever it says */
+    key = mix(key, &c->dense, sizeof c->dense);
     for (int i = 0; i < n; i++) {
         copy[i] = panels[i];
         copy[i].fit_key = panel_key(&panels[i], stage_panel_vals(c, &panels[i]));
@@ -216,11 +228,12 @@ bool stage_page_fits(Ctx *c, const Panel *panels, int n, const char *note, int m
         page.lesson_title = c->L->title;
         page.formula = "\xe2\x80\xa6";                  /* a formula is one line, whatever it says */
         page.note = note && note[0] ? (char *)note : NULL;
-        page.paras = c->st->paras;
-        page.npara = c->st->npara;
+        page.paras = paras;
+        page.npara = npara;
         page.panels = copy;
         page.npanels = page.cap_panels = n;
         page.token = -1;
+        page.dense = c->dense;
         fits = pg->fits(pg->ctx, &page);
         if (pg->used >= MEMO_SIZE / 2) {                /* full enough: start again */
             memset(pg->memo, 0, sizeof pg->memo);
@@ -232,5 +245,6 @@ bool stage_page_fits(Ctx *c, const Panel *panels, int n, const char *note, int m
         pg->used++;
     }
     free(copy);
+    free(paras);
     return fits;
 }

@@ -67,6 +67,7 @@ void stage_panel_free(Panel *p)
     free(p->title);
     free(p->full_title);
     free(p->full_row_label);
+    free(p->full_col_label);
     for (int i = 0; p->row_labels && i < rows; i++) free(p->row_labels[i]);
     free(p->row_labels);
     for (int i = 0; p->col_labels && i < cols; i++) free(p->col_labels[i]);
@@ -123,6 +124,33 @@ static bool part_fits(Ctx *c, const Panel *unit, int a, int e)
     return stage_page_fits(c, unit + a, e - a, c->note, e - a);
 }
 
+/* Whether panels[a, e) serve as a page in each of n units (a part of one
+** panel always does: it is the least a page holds). */
+static bool part_fits_all(Ctx *c, const Panel *const *units, int n, int a, int e)
+{
+    for (int u = 0; u < n && e - a > 1; u++)
+        if (!part_fits(c, units[u], a, e)) return false;
+    return true;
+}
+
+/* Cut a unit of m panels into parts greedily (each as many panels as
+** serve in the first n units) into b. */
+static void cut_greedy(Ctx *c, const Panel *const *units, int n, int m, Book *b)
+{
+    b->nparts = 0;
+    for (int a = 0; a < m;) {
+        int e = a + 1;
+        while (e < m && part_fits_all(c, units, n, a, e + 1)) e++;
+        int g = e;                                      /* a cut before a panel that goes with the one before it: */
+        while (g < m && g > a && units[0][g].with_previous) g--;
+        if (g > a) e = g;                               /* before the panels it goes with, */
+        else while (e < m && units[0][e].with_previous) e++;    /* else after them */
+        b->start[b->nparts++] = a;
+        a = e;
+    }
+    b->start[b->nparts] = m;
+}
+
 /* The search for the most even cut of a unit into parts. */
 typedef struct Balance {
     Ctx *c;
@@ -174,11 +202,15 @@ static void balance(Balance *z, int i, long least)
 ** every unit on one page when they fit, else the most units a page that
 ** divides them evenly (asked of the first units), else a unit a page cut
 ** into the fewest parts that fit (found greedily: each part as many panels
-** as fit; a panel that fits nowhere is a part by itself; never a cut before
-** a panel that goes with the one before it), as evenly as they fit
-** (balance).
+** as fit; a panel that fits nowhere is a part by itself), as evenly as
+** they fit (balance), never cut before a panel that goes with the one before
+** it. A head (heads) cut into more than STAGE_HEAD_PARTS
+** parts is cut again with its pages asked as dense ones (c->dense: numbers
+** at the legible floor serve), which it stays for its pages. Parts are
+** planned on the first unit; when one does not serve in another unit, the
+** cut is made again greedily over all of them.
 */
-static Book plan_book(Ctx *c, const Panel *const *units, int m, int nunits)
+static Book plan_book(Ctx *c, const Panel *const *units, int m, int nunits, bool heads)
 {
     assert(m >= 1 && nunits >= 1);
     Panel many[VIEW_MAX_PANELS];
@@ -189,21 +221,19 @@ static Book plan_book(Ctx *c, const Panel *const *units, int m, int nunits)
     }
     const Panel *unit = units[0];
     Book b = { nunits, 1, 0, xmalloc(sizeof *b.start * (size_t)(m + 1)), 0 };
-    for (int a = 0; a < m;) {
-        int e = a + 1;
-        while (e < m && part_fits(c, unit, a, e + 1)) e++;
-        int g = e;                                      /* a cut before a panel that goes with the one before it: */
-        while (g < m && g > a && unit[g].with_previous) g--;
-        if (g > a) e = g;                               /* before the panels it goes with, */
-        else while (e < m && unit[e].with_previous) e++;        /* else after them */
-        b.start[b.nparts++] = a;
-        a = e;
-    }
-    b.start[b.nparts] = m;
-    if (b.nparts > 1 && m <= BALANCE_MAX) {
-        Balance z = { c, unit, m, b.nparts, { 0 }, -1, { 0 } };
-        balance(&z, 1, 0);
-        if (z.best >= 0) memcpy(b.start, z.best_start, sizeof b.start[0] * (size_t)(b.nparts + 1));
+    for (;;) {
+        cut_greedy(c, units, 1, m, &b);
+        if (b.nparts > 1 && m <= BALANCE_MAX) {
+            Balance z = { c, unit, m, b.nparts, { 0 }, -1, { 0 } };
+            balance(&z, 1, 0);
+            if (z.best >= 0) memcpy(b.start, z.best_start, sizeof b.start[0] * (size_t)(b.nparts + 1));
+        }
+        bool every = true;              /* the parts, planned on the first unit, serve in every one (a head whose
+                                        ** panels are titled or valued otherwise: an ablated head's zeros) */
+        for (int i = 0; i < b.nparts && every; i++) every = part_fits_all(c, units, nunits, b.start[i], b.start[i + 1]);
+        if (!every) cut_greedy(c, units, nunits, m, &b);
+        if (!heads || c->dense || b.nparts <= STAGE_HEAD_PARTS) break;
+        c->dense = true;                /* too many pages a head: the parts again, at the legible floor */
     }
     b.pages = nunits * b.nparts;
     return b;
@@ -444,7 +474,10 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
     }
     const Panel **units = xmalloc(sizeof *units * (size_t)n), *tail_unit = z.tail.panels;
     for (int u = 0; u < n; u++) units[u] = z.heads[heads[u] - 1].panels;
-    Book b = m > 0 ? plan_book(c, units, m, n) : book_whole(n, n, 0);
+    c->dense = false;
+    Book b = m > 0 ? plan_book(c, units, m, n, H > 1) : book_whole(n, n, 0);
+    bool dense = c->dense;
+    c->dense = false;
     Book bt = book_whole(1, 1, nt);
     bt.pages = 0;
     bool tail_alone = false;
@@ -458,7 +491,7 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
         }
         if (tail_alone) {
             book_free(&bt);
-            bt = plan_book(c, &tail_unit, nt, 1);
+            bt = plan_book(c, &tail_unit, nt, 1, false);
         }
     }
     /* the heads side by side first, when they take several pages */
@@ -503,6 +536,7 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
     } else if (!on_tail) {
         int u0 = 0, u1 = n, a = 0, e = m;
         if (b.pages > 1) page_of(&b, p, &u0, &u1, &a, &e);
+        c->v->dense = dense;
         c->v->page_h0 = heads[u0];
         c->v->page_h1 = heads[(u1 < n ? u1 : n) - 1];
         for (int u = u0; u < u1 && u < n; u++) {
@@ -563,7 +597,7 @@ void stage_paginate(Ctx *c)
         ps[k] = &v->panels[k];
         vals[k] = stage_panel_vals(c, &v->panels[k]);
     }
-    Book b = plan_book(c, &unit, m, 1);
+    Book b = plan_book(c, &unit, m, 1, false);
     for (int k = 0; k < m && b.pages > 1; k++) groups[k] = v->panels[k].scale_group > 0 ? group_vals(ps, vals, m, v->panels[k].scale_group)
                                                                       : vals[k];
     if (b.pages > 1) {
