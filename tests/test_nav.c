@@ -347,7 +347,7 @@ START_TEST(test_sorter)
     ck_assert_int_eq(ttour_count_role(d, ROLE_CELL, NULL), 0);      /* no cell to hover under it */
     const DrawCmd *c = text_cmd(d, "page 1  \xc2\xb7  heads 1\xe2\x80\x93" "4 side by side");
     ck_assert_int_eq(app_sorter_at(a, 1280, 800, c->r.x + 4, c->r.y - 20), 0);    /* the picture above it */
-    text_cmd(d, "page 2  \xc2\xb7  head 1 of 4  \xc2\xb7  Q");
+    text_cmd(d, "page 2  \xc2\xb7  head 1 of 4  \xc2\xb7  Q, K");
     app_key(a, EDITION_DESKTOP, 'h', 0);            /* a main key: nothing */
     ck_assert_int_eq(a->head, 0);
     app_key(a, EDITION_DESKTOP, KEY_RIGHT, 0);
