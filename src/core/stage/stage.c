@@ -62,7 +62,14 @@ Panel *stage_heat(Ctx *c, TraceRef ref, const char *title, LabelKind rows, Label
     p->cmap = xstrdup(c->st->cmap ? c->st->cmap : "RdBu");
     p->decimals = c->st->decimals;
     p->editable = ref.kind == TK_INPUT && !trace_input_computed(c->T, c->s, ref.name);
+    p->from = c->s != v->setup ? c->s + 1 : 0;
     return p;
+}
+
+/* The setup a panel's matrix is read from. */
+int stage_panel_setup(const View *v, const Panel *p)
+{
+    return p->from > 0 ? p->from - 1 : v->setup;
 }
 
 /* An input matrix by name. */

@@ -66,6 +66,10 @@ typedef struct Panel {
     char *full_title;           /* and as wide as this title, its title when full (NULL: none), */
     char *full_row_label;       /* with row labels as wide as this one, its widest when full (NULL: none) */
     Mat *owned;                 /* set when the view built m itself (freed with it) */
+    int from;                   /* the setup m is read from, 1-based, when it is not the view's (a compare
+                                ** stage's A and B); 0: the view's (stage_panel_setup) */
+    bool difference;            /* m is B − A of the two panels before it (a compare stage), owned: whole,
+                                ** not a part of a trace matrix (it keeps its name in --dump) */
     /* A panel planned alike on the sub-steps of its stage (each head's page,
     ** the parts of a split stage): the values of its own kind over every
     ** sub-step, which its digits and cells are planned for (span_lo …
@@ -186,6 +190,9 @@ int stage_pages(const Lesson *L, const Trace *T, int k, StagePager *pg);
 ** (draw_shapes), from the views alone: each page's cells and labels, and
 ** some for its text, at most STAGE_PAGE_MAX_SHAPES a page. */
 int64_t stage_shapes_bound(const Lesson *L, const Trace *T, int k, StagePager *pg);
+/* The setup (0-based) panel p of v reads its matrix from: its own for a
+** compare stage's A and B, else the view's. */
+int stage_panel_setup(const View *v, const Panel *p);
 /* The default title of a stage id ("Attention weights", ...). */
 const char *stage_default_title(StageId id);
 /* The panel of v showing ref (and, for a one-row panel, trace row r; -1 any),

@@ -45,8 +45,9 @@ typedef struct Ctx {
 ** dimensions of the values (what outputs are made of: `value_dims:`, or
 ** the features of the input used as values; a head's own columns of them),
 ** or the columns of Q (K) a head reads, numbered as in the whole matrix, or
-** the words a next_token stage shows (its TK_TOP_IDS). */
-typedef enum { LAB_Q, LAB_K, LAB_DIM, LAB_QFEAT, LAB_KFEAT, LAB_VDIM, LAB_QHEAD, LAB_KHEAD, LAB_WORDS } LabelKind;
+** the words a next_token stage shows (its TK_TOP_IDS), or every word of
+** the vocabulary in order. */
+typedef enum { LAB_Q, LAB_K, LAB_DIM, LAB_QFEAT, LAB_KFEAT, LAB_VDIM, LAB_QHEAD, LAB_KHEAD, LAB_WORDS, LAB_VOCAB } LabelKind;
 
 /* printf into a new string. */
 char *stage_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
@@ -181,6 +182,9 @@ void stage_online(Ctx *c);
 void stage_layer_norm(Ctx *c);
 void stage_mlp(Ctx *c);
 void stage_next_token(Ctx *c);
+/* ... and stage_compare.c's: two setups side by side, and what it checks. */
+void stage_compare(Ctx *c);
+bool stage_compare_check(const Lesson *L, const Stage *st, const StageSize *z, Error *err);
 /* A line for the slide of a setup with heads switched off (`ablate:`), or NULL. */
 char *stage_ablation_note(const Ctx *c);
 
