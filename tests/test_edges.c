@@ -156,7 +156,7 @@ static void check_stage_whole(const Lesson *L, const Trace *T, int k, const char
     /* every head of every per-head matrix: the query heads, or each K/V head through its first query head */
     const TraceSetup *ts = &T->s[L->stages[k].setup];
     int H = ts->heads;
-    bool one_head = w->id == STAGE_GROUPED_QUERY || w->id == STAGE_ONLINE_SOFTMAX;
+    bool one_head = w->id == STAGE_GROUPED_QUERY || w->id == STAGE_ONLINE_SOFTMAX || w->id == STAGE_COMPARE;
     for (int i = 0; i < all.n && H > 1 && !one_head; i++) {
         const char *rest;
         if (!head_of(all.s[i], &rest)) continue;

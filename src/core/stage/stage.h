@@ -121,9 +121,10 @@ typedef struct View {
     int token;                  /* kv_cache: the token the page decodes (0-based), or -1 (the comparison,
                                 ** other stages) */
     int token_pages;            /* kv_cache: the sub-steps each token takes (the comparison's follow), else 0 */
-    bool compare;               /* the page that shows every head side by side, on one colour scale (the first
-                                ** page of a stage whose heads take several pages): clicking head h's panel
-                                ** goes to head_step[h] */
+    bool compare;               /* a page of panels to compare side by side on one colour scale rather than read
+                                ** number by number: every head's picture (the first page of a stage whose heads
+                                ** take several pages; clicking head h's panel goes to head_step[h]), or a
+                                ** compare stage's A, B and B − A */
     int page_h0, page_h1;       /* the heads whose own panels the page shows (1-based, page_h0 … page_h1), or 0 */
     int head_step[LESSON_MAX_HEADS + 1];    /* head_step[h]: the first sub-step showing head h's own panels
                                 ** (every head, on a stage shown head by head in pages), else -1 */

@@ -361,6 +361,7 @@ void stage_compare(Ctx *c)
         axis = AX_DIMS;
     }
     c->paged = true;
+    c->v->compare = true;
     side(&ca, "A", cols, axis);
     side(&cb, "B", cols, axis);
     Panel *pd = difference(&cb, 0, 1, cols, axis);
