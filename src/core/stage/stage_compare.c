@@ -319,6 +319,7 @@ static Panel *difference(Ctx *x, int ia, int ib, LabelKind cols, const char *col
     p->owned = d;
     p->m = d;
     p->difference = true;
+    p->from = 0;                /* computed here, from both setups */
     size_t n = strlen(p->matrix);
     assert(n + sizeof ".diff" <= sizeof p->matrix);     /* trace names are short: "head16.weights" */
     memcpy(p->matrix + n, ".diff", sizeof ".diff");
