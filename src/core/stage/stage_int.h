@@ -5,8 +5,9 @@
 ** (a heatmap of a trace matrix, an input, one row of a matrix, every head
 ** of a kind) and word the formulas; stage_modern.c builds the stages of
 ** positions, masks made of parts, grouped-query heads, the K/V cache and
-** the online softmax with the same helpers. The stage table
-** (stage_table.c) names each builder. Nothing outside these files
+** the online softmax with the same helpers; stage_block.c the rest of a
+** transformer block; stage_compare.c two setups side by side. The stage
+** table (stage_table.c) names each builder. Nothing outside these files
 ** includes this header.
 */
 #ifndef ATTNLAB_STAGE_INT_H
