@@ -291,7 +291,7 @@ TEST_J     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 PY        := /usr/bin/python3
 
 TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text e2e-open e2e-nav unit notebook npy modern props torch-rng views \
-              cli faults bad-lessons lessons python scripts po trained-model install model-layer lists
+              cli faults bad-lessons lessons python scripts po trained-model install model-layer lists compare
 # The Check suites in two processes: layout and export (two thirds of the
 # time) beside the others.
 part.unit-layout   := cd tests && ../$(BUILD)/check_attnlab layout export
@@ -313,6 +313,7 @@ part.notebook      := PYTHONPATH=python PYDEVD_DISABLE_FILE_VALIDATION=1 $(PY) t
 part.modern        := $(PY) tests/check_modern.py $(BUILD)/attnlab lessons 120
 part.props         := $(PY) tests/check_props.py $(BUILD)/attnlab 12
 part.model-layer   := $(PY) tests/check_model_layer.py $(BUILD)/trace_cells
+part.compare       := $(PY) tests/check_compare.py $(BUILD)/attnlab 30
 # What copies the stage, key and binding tables outside C (docs, README, the
 # man page, the Python module) against the tables (tests/tools/lists.c).
 part.lists         := $(PY) tests/check_lists.py $(BUILD)/lists

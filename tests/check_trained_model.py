@@ -15,13 +15,18 @@ From `attnlab --dump LESSON`:
     earlier occurrence of the query's token, for every query of the
     repeated run; the averages must match the reference's;
   - the next-token stage after layer 2 shows the reference's logits through
-    W_U and gets every next word of the repeated run right; with layer 1's
-    heads 1 and 3 switched off (setups 3 and 4) the stream and the
-    probabilities equal numpy's forward pass without those heads, and no
-    next word of the repeated run is right; the slide of a head switched off
-    shows what replaces its output (zeros, and with `ablate: 1 3 mean` its
-    mean over the tokens) as numpy computes it, and every slide of those
-    setups names the heads in its note.
+    W_U and gets every next word of the repeated run right;
+  - setup 3 is given layer 2's exported patterns (per_token and entropy);
+  - with layer 1's heads 1 and 3 switched off (setups 4 and 5), the lesson
+    ends with two compare stages of layer 2 (A, setup 2) against the same
+    layer without those heads (B, setup 5): the induction head's weights,
+    then the next word's probabilities. A, B and B − A are recomputed with
+    numpy from the model (the forward pass with and without the heads): the
+    induction head loses its target in B, A gets every next word of the
+    repeated run right and B none; the slide of a head switched off shows
+    what replaces its output (zeros, and with `ablate: 1 3 mean` its mean
+    over the tokens) as numpy computes it, and every slide of those setups
+    names the heads in its note.
 Per-head matrices are found by name pattern: a name with 'weights' and a
 head number ('head3.weights' and the like); W_o's output is 'final' (or,
 if renamed, the last tokens x d_model matrix of the stage that is not the
@@ -80,7 +85,7 @@ d = inline_shared(json.loads(out.stdout))
 
 layers = []                                       # per multi_head stage: {head: weights}, final
 for st in d["stages"]:
-    if st["id"] != "multi_head" or st["setup"] > 2:     # setups 3 and 4 are the model with heads switched off
+    if st["id"] != "multi_head" or st["setup"] > 2:     # setups 4 and 5 are the model with heads switched off
         continue
     heads, final = {}, None
     for m in st["matrices"]:
@@ -124,7 +129,7 @@ if len(layers) >= 2 and prev_head in layers[0][0] and ind_head in layers[1][0]:
     check(all(tokens[i - L] == tokens[i] for i in second), "the reference sequence repeats its run")
 
 # The predictions, then the same model with layer 1's previous-token heads
-# switched off (setups 3 and 4), recomputed here with numpy from the weights.
+# switched off (setups 4 and 5), recomputed here with numpy from the weights.
 model = np.load(lesson.rsplit("/", 1)[0] + "/models/induction.npz")
 vocab = [str(w) for w in model["vocab"]]
 
@@ -134,15 +139,16 @@ def softmax(s):
     return e / e.sum(-1, keepdims=True)
 
 
-def head_outputs(x, l):
-    """Each head's output of layer l (causal, no norm), before the heads are joined."""
+def head_parts(x, l):
+    """Each head's weights and output of layer l (causal, no norm), before the heads are joined."""
     n = x.shape[0]
-    outs = []
+    outs, ws = [], []
     for h in range(model["W_q"].shape[1]):
         q, k, v = (x @ model[w][l, h] for w in ("W_q", "W_k", "W_v"))
         sc = np.where(np.triu(np.ones((n, n), bool), 1), -np.inf, q @ k.T / np.sqrt(q.shape[1]))
-        outs.append(softmax(sc) @ v)
-    return outs
+        ws.append(softmax(sc))
+        outs.append(ws[-1] @ v)
+    return ws, outs
 
 
 def replaced(o, mean):
@@ -151,35 +157,64 @@ def replaced(o, mean):
 
 
 def layer(x, l, off=(), mean=False):
-    """One attention layer of the model (no MLP), heads in off replaced (zeros, or their mean) where they are joined."""
-    outs = [replaced(o, mean) if h + 1 in off else o for h, o in enumerate(head_outputs(x, l))]
-    return x + np.concatenate(outs, 1) @ model["W_o"][l]
+    """One attention layer of the model (causal, no norm, no MLP), heads in
+    off replaced (zeros, or their mean) where they are joined: the stream
+    after it, and each head's weights."""
+    ws, outs = head_parts(x, l)
+    outs = [replaced(o, mean) if h + 1 in off else o for h, o in enumerate(outs)]
+    return x + np.concatenate(outs, 1) @ model["W_o"][l], ws
+
+
+def right_words(probs):
+    """How many next words of the repeated run probs gets right."""
+    return sum(int(np.argmax(probs[i])) == int(ref["sequence"][i + 1]) for i in range(pre + L, pre + 2 * L - 1))
 
 
 predictions = [st for st in d["stages"] if st["id"] == "next_token"]
-check([st["setup"] for st in predictions] == [2, 4], "next_token after layer 2 and after the ablated layer 2, found %s"
+check([st["setup"] for st in predictions] == [2], "one next_token stage, after layer 2, found %s"
       % [st["setup"] for st in predictions])
-ablated = layer(layer(model["x_layer1"], 0, off=(1, 3)), 1)
-for st, resid_want, what in zip(predictions, (resid[2], ablated), ("the model", "heads 1 and 3 of layer 1 off")):
+for st in predictions:
     mats = {m["name"]: m for m in st["matrices"]}
     x = as_array(mats["resid_post"])
-    check(np.abs(x - resid_want).max() <= 1e-9, "%s: the stream after layer 2 equals numpy's (max diff %g)"
-          % (what, np.abs(x - resid_want).max()))
+    check(np.abs(x - resid[2]).max() <= 1e-9, "the stream after layer 2 equals numpy's (max diff %g)"
+          % np.abs(x - resid[2]).max())
     probs = softmax(x @ model["W_U"])
     top = mats["top_probs.k3"]
     cols = [vocab.index(w) for w in top["col_labels"]]
-    check(np.abs(as_array(top) - probs[:, cols]).max() <= 1e-12, "%s: the probabilities shown are numpy's" % what)
-    right = sum(int(np.argmax(probs[i])) == int(ref["sequence"][i + 1]) for i in range(pre + L, pre + 2 * L - 1))
-    if st is predictions[0]:
-        check(np.abs(x @ model["W_U"] - ref["logits"]).max() <= 1e-9, "the model's logits equal the reference")
-        check(right == L - 1, "the model predicts every next word of the repeated run (%d of %d)" % (right, L - 1))
+    check(np.abs(as_array(top) - probs[:, cols]).max() <= 1e-12, "the probabilities shown are numpy's")
+    check(np.abs(x @ model["W_U"] - ref["logits"]).max() <= 1e-9, "the model's logits equal the reference")
+    check(right_words(probs) == L - 1, "the model predicts every next word of the repeated run (%d of %d)"
+          % (right_words(probs), L - 1))
+
+# The two compare stages that end the lesson: A the model, B without heads 1 and 3 of layer 1.
+x2, w2 = layer(layer(model["x_layer1"], 0)[0], 1)
+x2_off, w2_off = layer(layer(model["x_layer1"], 0, off=(1, 3))[0], 1)
+compares = [st for st in d["stages"] if st["id"] == "compare"]
+check([(st["setup"], st["index"]) for st in compares] == [(5, len(d["stages"]) - 1), (5, len(d["stages"]))],
+      "the lesson ends with two compare stages of setup 5, found %s" % [(st["setup"], st["index"]) for st in compares])
+check(all("heads 1 and 3 off" in st.get("note", "") for st in compares), "each compare stage's note names the heads "
+      "switched off: %s" % [st.get("note") for st in compares])
+wants = [("head%d.weights" % ind_head, w2[ind_head - 1], w2_off[ind_head - 1]),
+         ("probs", softmax(x2 @ model["W_U"]), softmax(x2_off @ model["W_U"]))]
+for st, (name, want_a, want_b) in zip(compares, wants):
+    ms = st["matrices"]
+    check([(m["name"], m.get("setup")) for m in ms] == [(name, 2), (name, None), (name + ".diff", None)],
+          "compare shows %s of setups 2 and 5 and their difference, found %s" % (name, [(m["name"], m.get("setup")) for m in ms]))
+    if len(ms) != 3:
+        continue
+    a, b, diff = (as_array(m) for m in ms)
+    for got, want, what in ((a, want_a, "A"), (b, want_b, "B"), (diff, want_b - want_a, "B - A")):
+        err = np.abs(got - want).max() if got.shape == want.shape else np.inf
+        check(err <= 1e-9, "compare %s: %s equals numpy's (max diff %g)" % (name, what, err))
+    check(np.array_equal(diff, b - a), "compare %s: B - A is exactly the difference of the panels" % name)
+    if name == "probs":
+        check(ms[0]["col_labels"] == vocab, "the next token's columns are the vocabulary, in order")
+        check(right_words(a) == L - 1 and right_words(b) == 0, "A gets %d of %d next words of the repeated run right "
+              "(all), B %d (none)" % (right_words(a), L - 1, right_words(b)))
     else:
-        check(right == 0, "with heads 1 and 3 of layer 1 off, no next word of the repeated run (%d of %d)" % (right, L - 1))
-        q = as_array(next(m for s2 in d["stages"] if s2["setup"] == 4 for m in s2["matrices"]
-                          if m["name"] == "head%d.weights" % ind_head))
-        on_next = np.mean([q[i, i - L + 1] for i in second])
+        on_next = np.mean([b[i, i - L + 1] for i in second])
         print("check_trained_model: with them off, layer 2 head %d puts %.4f on the token after the earlier "
-              "occurrence, and %d of %d next words are right" % (ind_head, on_next, right, L - 1))
+              "occurrence" % (ind_head, on_next))
         check(on_next < 0.1, "the induction head loses its target (%.4f)" % on_next)
 
 # What replaces a head switched off, as the slide of its output shows it
@@ -189,8 +224,8 @@ for st, resid_want, what in zip(predictions, (resid[2], ablated), ("the model", 
 # input in the lessons' folder), each against numpy.
 def off_stage_checks(dd, mean, what):
     x1 = model["x_layer1"]
-    outs = head_outputs(x1, 0)
-    mh = [st for st in dd["stages"] if st["id"] == "multi_head" and st["setup"] == 3]
+    outs = head_parts(x1, 0)[1]
+    mh = [st for st in dd["stages"] if st["id"] == "multi_head" and st["setup"] == 4]
     check(len(mh) == 1, "%s: one multi_head stage of the ablated layer 1" % what)
     mats = {m["name"]: m for m in mh[0]["matrices"]}
     for h in (1, 3):
@@ -209,18 +244,23 @@ def off_stage_checks(dd, mean, what):
           % (what, np.abs(concat - want).max()))
     how = "its mean over the tokens" if mean else "0"
     for st in dd["stages"]:
-        if st["setup"] in (3, 4):
+        if st["setup"] in (4, 5) and st["id"] == "compare":     # its own words: what B differs in
+            note = st.get("note") or ""
+            words = "heads 1 and 3 off (\u2192 %s)" % ("their mean over the tokens" if mean else "0")
+            check(words in note, "%s: stage %d (compare) says %s, found %r" % (what, st["index"], words, note))
+        elif st["setup"] in (4, 5):
             note = st.get("note") or ""
             for h in (1, 3):
                 check("head %d \u2192 %s" % (h, how) in note, "%s: stage %d (%s) says head %d \u2192 %s, found %r"
                       % (what, st["index"], st["id"], h, how, note))
-    nt = [st for st in dd["stages"] if st["id"] == "next_token" and st["setup"] == 4]
-    check(len(nt) == 1, "%s: a next_token stage after the ablated layer" % what)
-    if nt:
-        x = as_array({m["name"]: m for m in nt[0]["matrices"]}["resid_post"])
-        want = layer(layer(x1, 0, off=(1, 3), mean=mean), 1)
-        check(np.abs(x - want).max() <= 1e-9, "%s: the stream after layer 2 equals numpy's (max diff %g)"
-              % (what, np.abs(x - want).max()))
+    probs = [st for st in dd["stages"] if st["id"] == "compare" and st["setup"] == 5][-1:]
+    check(len(probs) == 1, "%s: the predictions after the ablated layers, compared" % what)
+    if probs:
+        b = as_array(probs[0]["matrices"][1])
+        x = layer(layer(x1, 0, off=(1, 3), mean=mean)[0], 1)[0]
+        want = softmax(x @ model["W_U"])
+        check(np.abs(b - want).max() <= 1e-9, "%s: the probabilities after layer 2 equal numpy's (max diff %g)"
+              % (what, np.abs(b - want).max()))
 
 
 off_stage_checks(d, False, "zero ablation")
@@ -232,10 +272,9 @@ check(out.returncode == 0, "--dump of the lesson with mean ablation exits 0: " +
 if out.returncode == 0:
     off_stage_checks(inline_shared(json.loads(out.stdout)), True, "mean ablation")
 
-# The setup given the exported patterns of layer 2: the last one.
-last = max(st["setup"] for st in d["stages"])
-given = [st for st in d["stages"] if st["setup"] == last]
-check([st["id"] for st in given] == ["per_token", "entropy"], "the last setup shows per_token and entropy, found %s"
+# The setup given the exported patterns of layer 2: the third.
+given = [st for st in d["stages"] if st["setup"] == 3]
+check([st["id"] for st in given] == ["per_token", "entropy"], "setup 3 shows per_token and entropy, found %s"
       % [st["id"] for st in given])
 exported = np.load(lesson.rsplit("/", 1)[0] + "/models/induction-attention.npz")["attention"]
 check(exported.dtype == np.float32 and exported.shape == W.shape, "the exported patterns are float32, shaped %s"

@@ -29,13 +29,15 @@ def finish(name):
 
 def inline_shared(dump):
     """Put the numbers of every matrix --dump wrote once per setup (a stage
-    entry with "shared": true) back into the stages that show it."""
+    entry with "shared": true) back into the stages that show it: under the
+    matrix's own setup when it names one (a compare stage's A and B), else
+    under its stage's."""
     table = dump.get("matrices", {})
     for st in dump.get("stages", []):
         for group in [st] + st.get("steps", []):
             for m in group.get("matrices", []):
                 if m.get("shared"):
-                    m["data"] = table[str(st["setup"])][m["name"]]
+                    m["data"] = table[str(m.get("setup", st["setup"]))][m["name"]]
     return dump
 
 

@@ -93,7 +93,9 @@ static char *sixteen_heads_lesson(int n, int seed)
                    "W_out = randn 64x32 * 0.1\nb_out = zeros 1x32\nW_U = randn 32x12\n"
                    "layer_norm: g beta\nmlp_norm: g beta\nmlp: W_in + b_in gelu_tanh W_out + b_out\nfinal_norm: g beta\n"
                    "unembed: W_U\nvocab: v1 v2 v3 v4 v5 v6 v7 v8 v9 v10 v11 v12\n"
-                   "[layer_norm]\n[multi_head]\n[mlp]\n[next_token]\n", n);
+                   "[layer_norm]\n[multi_head]\n[mlp]\n[next_token]\n"
+                   "[setup]\nablate: 2 16\n[compare]\nshow: next_token\n[compare]\nshow: weights\nhead: 16\n"
+                   "[compare]\nshow: output\nhead: 3\n[compare]\nshow: output\n", n);
     return buf_take(&b);
 }
 
@@ -154,7 +156,7 @@ static void check_stage_whole(const Lesson *L, const Trace *T, int k, const char
     /* every head of every per-head matrix: the query heads, or each K/V head through its first query head */
     const TraceSetup *ts = &T->s[L->stages[k].setup];
     int H = ts->heads;
-    bool one_head = w->id == STAGE_GROUPED_QUERY || w->id == STAGE_ONLINE_SOFTMAX;
+    bool one_head = w->id == STAGE_GROUPED_QUERY || w->id == STAGE_ONLINE_SOFTMAX || w->id == STAGE_COMPARE;
     for (int i = 0; i < all.n && H > 1 && !one_head; i++) {
         const char *rest;
         if (!head_of(all.s[i], &rest)) continue;

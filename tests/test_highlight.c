@@ -96,9 +96,9 @@ static bool has_op(const Explain *ex, TraceKind k, int head, int row, int col, i
 ** The operands a cell must report, by kind. i, j are the trace cell; h its
 ** head (1 … H, or 0 for whole matrices).
 */
-static void check_ops(const AppState *s, TraceRef ref, int i, int j, const Explain *ex, const char *where)
+static void check_ops(const AppState *s, int setup, TraceRef ref, int i, int j, const Explain *ex, const char *where)
 {
-    const TraceSetup *ts = &s->doc->T->s[s->view->setup];
+    const TraceSetup *ts = &s->doc->T->s[setup];
     const Setup *su = ts->su;
     int H = ts->heads, h = head_of(ref, H);
     TraceKind sm = su->mask != MASK_NONE ? TK_MASKED : TK_SCALED;
@@ -236,9 +236,18 @@ static int walk_lesson(AppState *s, const char *name)
                         app_hover(s, p, r, c);                 /* works out the explanation and its outlines */
                         ck_assert_msg(s->explained.on, "%s: no explanation", where);
                         const Explain *ex = &s->explained.ex;
-                        check_ops(s, pn->ref, r + pn->row_offset, c + pn->col_offset, ex, where);
                         const LayoutMark *marks = s->explained.marks;
                         int n = s->explained.nmarks;
+                        if (pn->difference) {           /* a compare stage's B − A: the two cells it subtracts */
+                            ck_assert_msg(!strncmp(ex->text, "B \xe2\x88\x92 A = ", strlen("B \xe2\x88\x92 A = ")) && n == 2 && marks[0].panel == p - 2
+                                          && marks[1].panel == p - 1 && marks[0].row == r && marks[0].col == c
+                                          && marks[1].row == r && marks[1].col == c,
+                                          "%s: B - A outlines its cell of A and of B: %s", where, ex->text);
+                            cells++;
+                            continue;
+                        }
+                        check_ops(s, stage_panel_setup(s->view, pn), pn->ref, r + pn->row_offset, c + pn->col_offset, ex,
+                                  where);
                         for (int m = 0; m < n; m++)
                             ck_assert_msg(mark_is_op(s, &marks[m], ex), "%s: mark %d (panel %d) is not an operand", where, m,
                                           marks[m].panel);

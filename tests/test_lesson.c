@@ -189,7 +189,7 @@ START_TEST(test_errors_keys_and_sections)
         { BASE "[softmx]\n",
           "t.lesson:7:2: error: unknown section 'softmx'; expected one of: setup, embeddings, ..." },
         { BASE "[softmax]\ncmpa: viridis\n",
-          "t.lesson:8:1: error: unknown stage option 'cmpa'; expected one of: cmap, decimals, head, query, scale, block, indices, top ..." },
+          "t.lesson:8:1: error: unknown stage option 'cmpa'; expected one of: cmap, decimals, head, query, scale, block, indices, top, show, a, b ..." },
         { BASE "[softmax]\ncmap: rainbow\n",
           "t.lesson:8:7: error: unknown colormap 'rainbow'; expected viridis, cividis, plasma, magma, YlOrRd, Blues or RdBu" },
         { "title: T\n[softmax]\n",
@@ -202,6 +202,55 @@ START_TEST(test_errors_keys_and_sections)
           "t.lesson:7:7: error: expected mask to be none, causal, allow NAME or block NAME (parts combine: causal sliding W prefix P padding TOKEN), found 'triangle'" },
         { BASE "mask: allow M\n",
           "t.lesson:7:13: error: no matrix called M is defined above" },
+    };
+    EXPECT_EACH(cases);
+}
+END_TEST
+
+/* Two setups of four tokens (the second at temperature 0.5), and a setup
+** of three: what compare stages are checked against. */
+#define TWO_SETUPS "title: T\n[setup: Warm]\nseed: 1\ntokens: a b c d\nX = randn 4x4\nW_q = randn 4x4\n" \
+                   "W_k = randn 4x4\nqueries: X @ W_q\nkeys: X @ W_k\nvalues: X\nheads: 2\n" \
+                   "[setup: Cold]\ntemperature: 0.5\n"
+
+/* The compare stage: its options, the setups it names, and what both must
+** compute alike; each message points at the line that can fix it. */
+START_TEST(test_errors_compare)
+{
+    static const Case cases[] = {
+        { TWO_SETUPS "[compare]\nshow: scores\n",
+          "t.lesson:15:7: error: expected show to be weights, output or next_token, found 'scores'" },
+        { TWO_SETUPS "[compare]\na: 3\n",
+          "t.lesson:15:4: error: a: names setup 3, but the lesson has 2 setups above this stage" },
+        { TWO_SETUPS "[compare]\nb: Hot\n",
+          "t.lesson:15:4: error: no setup above this stage is called 'Hot'; name one by its number (1 to 2) or by its title" },
+        { TWO_SETUPS "[compare]\na: 0\n",
+          "t.lesson:15:4: error: a setup must be between 1 and 16, found 0" },
+        { TWO_SETUPS "[compare]\na:\n",
+          "t.lesson:15:3: error: expected a setup after 'a:': its number (1 to 2) or its title" },
+        { TWO_SETUPS "[softmax]\nshow: weights\n",
+          "t.lesson:15:1: error: 'show:' is an option of compare stages; this stage is softmax" },
+        { TWO_SETUPS "[compare]\nhead: 1\nhead: 2\n",
+          "t.lesson:16:1: error: 'head' is set twice in this stage (first on line 15)" },
+        { TWO_SETUPS "[compare]\n",
+          "t.lesson:14:2: error: stage compare shows one head's weights, but setup 1 has 2 heads: add 'head: H'" },
+        { TWO_SETUPS "[compare]\nhead: 2\na: Cold\n",
+          "t.lesson:16:1: error: stage compare has setup 2 as both A and B: compare two different setups" },
+        { TWO_SETUPS "[compare]\nhead: 2\nshow: next_token\nb: Warm\na: Cold\n",
+          "t.lesson:18:1: error: stage compare shows the next token, but setup 2 has no 'unembed:' and 'vocab:'" },
+        { "title: T\n[setup: Only]\ntokens: a b\nX = ones 2x2\n[compare]\n",
+          "t.lesson:5:2: error: stage compare compares setup 1 with the one above it, but it is the first: add 'a: N' "
+          "(a setup by its number or title)" },
+        { TWO_SETUPS "[setup: Short]\ntokens: a b c\nX = randn 3x4\n[compare]\nhead: 1\na: Warm\n",
+          "t.lesson:19:1: error: stage compare: A (setup 1) gives weights of 4x4 but B (setup 3) gives 3x3; compare "
+          "setups whose weights have the same shape" },
+        { TWO_SETUPS "[setup: Wide]\nW_v = randn 4x6\nvalues: X @ W_v\n[compare]\nshow: output\n",
+          "t.lesson:17:2: error: stage compare: A (setup 2) gives outputs of 4x4 but B (setup 3) gives 4x6; compare "
+          "setups whose outputs have the same shape" },
+        { TWO_SETUPS "[setup: Words]\nW_U = randn 4x2\nunembed: W_U\nvocab: yes no\n[next_token]\n"
+          "[setup: Other words]\nvocab: yes maybe\n[compare]\nshow: next_token\n",
+          "t.lesson:21:2: error: stage compare: A (setup 3) and B (setup 4) have different words: word 2 is 'no' in A "
+          "and 'maybe' in B" },
     };
     EXPECT_EACH(cases);
 }
@@ -504,6 +553,7 @@ Suite *lesson_suite(void)
     Suite *s = suite_create("lesson");
     TCase *core = tcase_create("core");
     tcase_add_test(core, test_minimal_lesson);
+    tcase_add_test(core, test_errors_compare);
     tcase_add_test(core, test_error_lines_and_codes);
     tcase_add_test(core, test_typographic_minus);
     tcase_add_test(core, test_prose_options_and_comments);

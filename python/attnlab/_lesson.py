@@ -29,10 +29,10 @@ _MATRIX_NAMES = {
 # with the list the program gives for an unknown section.
 STAGES = ("embeddings", "raw_scores", "scaled_scores", "softmax", "weighted_sum", "qkv_projection", "multi_head",
           "causal_mask", "entropy", "cross_attention", "additive_scores", "per_token", "positional_encoding", "rope",
-          "alibi", "grouped_query", "kv_cache", "online_softmax", "layer_norm", "mlp", "next_token")
+          "alibi", "grouped_query", "kv_cache", "online_softmax", "layer_norm", "mlp", "next_token", "compare")
 # Stage options a stage may set (docs/lesson-format.md, "Stages"), in the
 # program's order (compared with its list by tests/check_python.py too).
-_STAGE_OPTIONS = ("cmap", "decimals", "head", "query", "scale", "block", "indices", "top")
+_STAGE_OPTIONS = ("cmap", "decimals", "head", "query", "scale", "block", "indices", "top", "show", "a", "b")
 # The formats a Lesson draws (inline, and a stage at a time).
 _FORMATS = ("png", "svg")
 

@@ -18,14 +18,14 @@ void marks_hover_clear(MarksHover *h)
     memset(h, 0, sizeof *h);
 }
 
-/* Where one operand shows on the view: a mark per panel showing its matrix
-** (a one-row panel only when it holds the operand's row). */
-static int op_marks(const Doc *d, const View *v, const ExplainOp *op, LayoutMark *out, int max)
+/* Where one operand of setup s shows on the view: a mark per panel showing
+** its matrix (a one-row panel only when it holds the operand's row). */
+static int op_marks(const Doc *d, const View *v, int s, const ExplainOp *op, LayoutMark *out, int max)
 {
-    int n = 0, heads = d->T->s[v->setup].heads;
+    int n = 0, heads = d->T->s[s].heads;
     for (int i = 0; i < v->npanels && n < max; i++) {
         const Panel *pn = &v->panels[i];
-        if (!trace_ref_eq(pn->ref, op->ref, heads)) continue;
+        if (pn->difference || stage_panel_setup(v, pn) != s || !trace_ref_eq(pn->ref, op->ref, heads)) continue;
         int r = op->row, c = op->col;
         if (pn->owned && pn->kind == PANEL_HEATMAP) {               /* a part of the matrix */
             if (r >= 0 && (r < pn->row_offset || r >= pn->row_offset + pn->m->rows)) continue;
@@ -56,6 +56,26 @@ static void explain_edit(Explain *ex, const Panel *pn, int row, int col, double 
     ex->text = buf_take(&b);
 }
 
+/* A compare stage's difference (panel k, after A's and B's): B − A at the
+** cell, with the two cells it subtracts outlined (nothing when the view
+** holds the difference alone, zoomed in). */
+static void explain_difference(MarksHover *h, const View *v, int k, int row, int col)
+{
+    if (k < 2) return;                  /* zoomed in: the difference alone, its number on the cell */
+    const Panel *pa = &v->panels[k - 2], *pb = &v->panels[k - 1];
+    if (row >= pa->m->rows || col >= pa->m->cols || row >= pb->m->rows || col >= pb->m->cols) return;
+    char a[32], b[32], dv[32];
+    util_fmt_shortest(a, sizeof a, mat_get(pa->m, row, col));
+    util_fmt_shortest(b, sizeof b, mat_get(pb->m, row, col));
+    util_fmt_shortest(dv, sizeof dv, mat_get(v->panels[k].m, row, col));
+    Buf t = { 0 };
+    buf_printf(&t, "B \xe2\x88\x92 A = %s \xe2\x88\x92 %s = %s", b, a, dv);
+    h->ex.text = buf_take(&t);
+    h->on = true;
+    h->marks[h->nmarks++] = (LayoutMark){ k - 2, row, col };
+    h->marks[h->nmarks++] = (LayoutMark){ k - 1, row, col };
+}
+
 /* Explain the focused cell and place its operands. */
 void marks_hover(MarksHover *h, const Doc *d, const View *v, int panel, int row, int col, unsigned long long hidden)
 {
@@ -63,14 +83,18 @@ void marks_hover(MarksHover *h, const Doc *d, const View *v, int panel, int row,
     if (!d || !v || panel < 0 || panel >= v->npanels) return;
     if (panel < 64 && (hidden >> panel) & 1) return;              /* no spoilers */
     const Panel *pn = &v->panels[panel];
-    int r = row + pn->row_offset, c = col + pn->col_offset;
-    if (!explain_at(d->L, d->T, v->setup, pn->ref, r, c, &h->ex)) return;
+    if (pn->difference) {
+        explain_difference(h, v, panel, row, col);
+        return;
+    }
+    int r = row + pn->row_offset, c = col + pn->col_offset, s = stage_panel_setup(v, pn);
+    if (!explain_at(d->L, d->T, s, pn->ref, r, c, &h->ex)) return;
     double was;
-    if (pn->ref.kind == TK_INPUT && doc_edit_origin(d, v->setup, pn->ref.name, r, c, &was))
+    if (pn->ref.kind == TK_INPUT && doc_edit_origin(d, s, pn->ref.name, r, c, &was))
         explain_edit(&h->ex, pn, r, c, was, mat_get(pn->m, row, col));
     h->on = true;
     for (int k = 0; k < h->ex.nops && h->nmarks < LAYOUT_MAX_MARKS; k++)
-        h->nmarks += op_marks(d, v, &h->ex.ops[k], h->marks + h->nmarks, LAYOUT_MAX_MARKS - h->nmarks);
+        h->nmarks += op_marks(d, v, s, &h->ex.ops[k], h->marks + h->nmarks, LAYOUT_MAX_MARKS - h->nmarks);
 }
 
 /* Order of cells: panel, row, column. */

@@ -25,10 +25,11 @@ static void clear_guesses(AppState *a)
     }
 }
 
-/* True when panel p shows weights (any head's, or a decoding step's). */
+/* True when panel p shows weights (any head's, or a decoding step's; not
+** a compare stage's difference of two). */
 static bool is_weights(const Panel *p)
 {
-    return p->kind == PANEL_HEATMAP && (p->ref.kind == TK_WEIGHTS || p->ref.kind == TK_KV_WEIGHTS);
+    return p->kind == PANEL_HEATMAP && !p->difference && (p->ref.kind == TK_WEIGHTS || p->ref.kind == TK_KV_WEIGHTS);
 }
 
 /* The first weights panel of the view, or -1: predict mode asks about the

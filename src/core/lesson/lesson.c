@@ -49,6 +49,51 @@ int lesson_stage_top(const Lesson *L, const Stage *st)
     return k < n ? k : n > 0 ? n : 1;
 }
 
+/* The setups of a compare stage. */
+void lesson_compare_setups(const Lesson *L, const Stage *st, int *a, int *b)
+{
+    assert(st->setup >= 0 && st->setup < L->nsetups);
+    *b = st->cmp_b >= 0 ? st->cmp_b : st->setup;
+    *a = st->cmp_a >= 0 ? st->cmp_a : *b - 1;
+}
+
+/* What a compare stage can show, in the order of CompareShow. */
+static const char *const shows[SHOW_COUNT] = { "weights", "output", "next_token" };
+
+/* The name of a show. */
+const char *lesson_show_name(CompareShow s)
+{
+    assert((unsigned)s < SHOW_COUNT);
+    return shows[s];
+}
+
+/* The show called by the n bytes at name. */
+bool lesson_show_from_name(const char *name, size_t n, CompareShow *s)
+{
+    for (int i = 0; i < SHOW_COUNT; i++)
+        if (strlen(shows[i]) == n && !strncmp(name, shows[i], n)) {
+            *s = (CompareShow)i;
+            return true;
+        }
+    return false;
+}
+
+/* The width of an operand's result in a checked setup. */
+int lesson_operand_width(const Setup *su, const Operand *o)
+{
+    const char *name = o->weight ? o->weight : o->input;
+    const LessonMatrix *m = name ? lesson_matrix(su, name) : NULL;     /* a setup given its weights has none */
+    return m ? m->m->cols : 0;
+}
+
+/* The width of what a checked setup's attention hands on. */
+int lesson_attention_width(const Setup *su)
+{
+    const LessonMatrix *o = su->output_proj ? lesson_matrix(su, su->output_proj) : NULL;
+    if (o) return o->m->cols;
+    return lesson_operand_width(su, &su->values) / lesson_kv_heads(su) * su->heads;
+}
+
 /* Whether head h of a setup is switched off. */
 bool lesson_head_ablated(const Setup *su, int h)
 {
@@ -282,6 +327,7 @@ static bool start_stage(Parser *p, const char *open, const char *name_at, size_t
     st->setup = L->nsetups - 1;
     st->line = p->lineno;
     st->decimals = -1;
+    st->cmp_a = st->cmp_b = -1;
     st->title = tlen ? xstrndup(title, tlen) : NULL;
     p->sec = SEC_STAGE;
     p->stage_prose = false;

@@ -76,6 +76,7 @@ typedef enum StageId {
     STAGE_LAYER_NORM,
     STAGE_MLP,
     STAGE_NEXT_TOKEN,
+    STAGE_COMPARE,
     STAGE_COUNT
 } StageId;
 
@@ -210,6 +211,11 @@ typedef struct Setup {
     bool seeded;
 } Setup;
 
+/* What a compare stage sets side by side (`show:`): one head's weights, an
+** output (one head's, or the attention's as it goes on), the next token's
+** probabilities. */
+typedef enum CompareShow { SHOW_WEIGHTS, SHOW_OUTPUT, SHOW_NEXT_TOKEN, SHOW_COUNT } CompareShow;
+
 typedef struct Stage {
     StageId id;
     int setup;                  /* index into Lesson.setups */
@@ -223,6 +229,10 @@ typedef struct Stage {
     bool indices;               /* `indices: yes`: token and feature labels carry their number, from 1 */
     int block;                  /* online_softmax: keys per block; 0: ⌈keys/4⌉ (lesson_stage_block) */
     int top;                    /* next_token: words per row; 0: lesson_stage_top */
+    CompareShow show;           /* compare: what it shows of each setup (`show:`) */
+    int cmp_a, cmp_b;           /* compare: the setups (0-based) of `a:` and `b:`; -1: the defaults
+                                ** (lesson_compare_setups) */
+    int cmp_line;               /* compare: the line of `a:` (else `b:`, else 0), where a mismatch points */
     char **paras; int npara;    /* explanation paragraphs */
     unsigned *para_ties;        /* for each: the pages it is tied to (LESSON_TIE_*, a head h by bit h), or 0:
                                 ** every page (a paragraph that starts with "(head 1, 3)" or "(side by side)") */
@@ -283,6 +293,18 @@ int lesson_kv_heads(const Setup *su);
 /* The words next_token lists for each row: its `top:`, else 5 (at most
 ** the vocabulary). */
 int lesson_stage_top(const Lesson *L, const Stage *st);
+/* The setups a compare stage compares: `a:` and `b:` as written, else b
+** the stage's own and a the one above b (-1 when b is the first). */
+void lesson_compare_setups(const Lesson *L, const Stage *st, int *a, int *b);
+/* The name of what a compare stage shows ("weights"), and the show of a
+** name (n bytes). */
+const char *lesson_show_name(CompareShow s);
+bool lesson_show_from_name(const char *name, size_t n, CompareShow *s);
+/* In a checked setup: the width of an operand's result (0 when there is
+** none, as in a setup given its weights), and of what its attention hands
+** on (W_o's output, or the joined heads: heads x one value head's width). */
+int lesson_operand_width(const Setup *su, const Operand *o);
+int lesson_attention_width(const Setup *su);
 /* Whether head h (1-based) of a setup is switched off (`ablate:`). */
 bool lesson_head_ablated(const Setup *su, int h);
 /* The name of an activation ("gelu_tanh"), and the activation of a name. */

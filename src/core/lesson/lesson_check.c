@@ -43,8 +43,6 @@ bool lp_add_numbers(Parser *p, int line, int col, int64_t n)
 
 /* ----------------------------------------------------------------- setups */
 
-static int64_t operand_width(const Setup *su, const Operand *o);
-
 /* The matrix called name in setup su, which must have one: every name a
 ** setting gives is checked when it is read (lp_known_matrix) or, for
 ** where queries, keys and values come from, by operand_check. */
@@ -422,15 +420,6 @@ static bool check_given(Parser *p, Setup *su)
     return add_work(p, su, (int64_t)su->nq * su->nk * H * (3 + dv) + (int64_t)su->nq * dv * (out + 1));
 }
 
-/* The width of what a setup's attention hands on: W_o's output, or the
-** joined heads (H heads of one value head's width). */
-static int attention_width(const Setup *su)
-{
-    if (su->output_proj) return named(su, su->output_proj)->cols;
-    int64_t dv = operand_width(su, &su->values);
-    return (int)(dv / lesson_kv_heads(su) * su->heads);
-}
-
 /* Where to point at a setting: its line when this setup wrote it, else the [setup] line. */
 static int at_line(const Setup *su, int line)
 {
@@ -462,7 +451,7 @@ static bool check_rows(Parser *p, const Setup *su, const char *name, int rows, i
 static bool check_block(Parser *p, const Setup *su)
 {
     const LessonMatrix *x = lesson_matrix(su, su->queries.input);
-    int d = x->m->cols, out = attention_width(su);
+    int d = x->m->cols, out = lesson_attention_width(su);
     if (!check_norm(p, su, &su->norm, su->queries.input, d)) return false;
     if (su->mlp_norm.gamma && !su->mlp.w_in)
         return lp_fail_line(p, at_line(su, su->mlp_norm.line), 1, "mlp_norm: normalises the input of the MLP, but this "
@@ -606,22 +595,14 @@ bool lp_check_setup(Parser *p, Setup *su)
 
 /* ----------------------------------------------------------------- stages */
 
-/* The width of an operand's result in a checked setup. */
-static int64_t operand_width(const Setup *su, const Operand *o)
-{
-    const char *name = o->weight ? o->weight : o->input;
-    const LessonMatrix *m = name ? lesson_matrix(su, name) : NULL;     /* a setup given its weights has none */
-    return m ? m->m->cols : 0;
-}
-
 /* The sizes a stage's sub-steps are counted from. */
 static StageSize stage_size(const Lesson *L, const Stage *st)
 {
     const Setup *su = &L->setups[st->setup];
     int64_t H = su->heads, G = lesson_kv_heads(su);
     assert(H >= 1 && G >= 1);           /* lp_check_setup made sure */
-    StageSize z = { su->nq, su->nk, operand_width(su, &su->queries) / H, operand_width(su, &su->keys) / G,
-                    operand_width(su, &su->values) / G, lesson_stage_block(L, st), su->nvocab, st->head ? 1 : H,
+    StageSize z = { su->nq, su->nk, lesson_operand_width(su, &su->queries) / H, lesson_operand_width(su, &su->keys) / G,
+                    lesson_operand_width(su, &su->values) / G, lesson_stage_block(L, st), su->nvocab, st->head ? 1 : H,
                     st->head ? 1 : G };
     return z;
 }
@@ -715,7 +696,7 @@ static bool check_given_stage(Parser *p, const Stage *st, const StageKind *k, co
                             "(attention: %s); add 'values: ...'", k->name, su->attention);
     return lp_fail_line(p, st->line, 2, "stage %s computes what comes before the weights, but this setup is given its weights "
                         "(attention: %s, line %d); it can show softmax, multi_head, per_token, entropy, causal_mask, "
-                        "cross_attention and, with values, weighted_sum", k->name, su->attention, su->attention_line);
+                        "cross_attention, compare and, with values, weighted_sum", k->name, su->attention, su->attention_line);
 }
 
 /* Check that a stage can be shown with its setup, within the budgets. */
@@ -727,7 +708,8 @@ bool lp_check_stage(Parser *p, const Stage *st)
     Error why;
     if (su->attention && !check_given_stage(p, st, k, su)) return false;
     if (!check_needs(p, st, k, su)) return false;
-    if (k->check && !k->check(st, &z, &why)) return lp_fail_line(p, st->line, 2, "%s", why.msg);
+    if (k->check && !k->check(p->L, st, &z, &why))
+        return lp_fail_line(p, why.line ? why.line : st->line, why.line ? why.col : 2, "%s", why.msg);
     if (k->work) {
         p->work += k->work(su);
         if (p->work > LESSON_MAX_WORK)

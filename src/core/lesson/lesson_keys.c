@@ -626,6 +626,61 @@ static bool key_indices(Parser *p, const KeyUse *u)
     return two_words(p, u->s, "indices", "yes", "no", &lp_stage(p)->indices);
 }
 
+/* A compare stage's option: anything else says where it belongs. */
+static bool compare_only(Parser *p, const KeyUse *u)
+{
+    if (lp_stage(p)->id == STAGE_COMPARE) return true;
+    return FAIL(p, u->at, "'%s:' is an option of compare stages; this stage is %s", u->name,
+                lesson_stage_name(lp_stage(p)->id));
+}
+
+/* `show: weights | output | next_token`: what a compare stage sets side by side. */
+static bool key_show(Parser *p, const KeyUse *u)
+{
+    const char *s = u->s;
+    size_t n = ident_len(s);
+    if (!compare_only(p, u)) return false;
+    if (lesson_show_from_name(s, n, &lp_stage(p)->show)) return lp_end(p, s + n);
+    char f[48];
+    lp_found(s, f, sizeof f);
+    return FAIL(p, s, "expected show to be weights, output or next_token, found %s", f);
+}
+
+/* `a: N` or `a: TITLE` (and `b:`): a setup above the compare stage, by its
+** number from 1 or its title as written in its [setup: TITLE]. */
+static bool key_setup_ref(Parser *p, const KeyUse *u)
+{
+    const char *s = u->s;
+    Stage *st = lp_stage(p);
+    int n = p->L->nsetups, which = -1;
+    if (!compare_only(p, u)) return false;
+    if (!*s) return FAIL(p, s, "expected a setup after '%s:': its number (1 to %d) or its title", u->name, n);
+    if (isdigit((unsigned char)*s)) {
+        int64_t k;
+        if (!lp_int(p, &s, 1, LESSON_MAX_SETUPS, "a setup", &k) || !lp_end(p, s)) return false;
+        if (k > n) return FAIL(p, u->s, "%s: names setup %" PRId64 ", but the lesson has %d setup%s above this stage", u->name,
+                               k, n, n == 1 ? "" : "s");
+        which = (int)k - 1;
+    } else {
+        size_t len = strlen(s);
+        while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
+        for (int i = 0; i < n && which < 0; i++) {
+            const char *t = p->L->setups[i].title;
+            if (t && strlen(t) == len && !strncmp(t, s, len)) which = i;
+        }
+        if (which < 0) return FAIL(p, s, "no setup above this stage is called '%.*s'; name one by its number (1 to %d) "
+                                   "or by its title", (int)(len < 60 ? len : 60), s, n);
+    }
+    if (u->name[0] == 'a') {
+        st->cmp_a = which;
+        st->cmp_line = p->lineno;
+    } else {
+        st->cmp_b = which;
+        if (!p->set.a) st->cmp_line = p->lineno;
+    }
+    return true;
+}
+
 /* ------------------------------------------------------------------ table */
 
 #define LINE(f) offsetof(KeyLines, f)
@@ -672,6 +727,9 @@ static const LessonKey keys[] = {
     { "block", SEC_STAGE, key_block, LINE(block), 0, NULL, 0 },
     { "indices", SEC_STAGE, key_indices, LINE(indices), 0, NULL, 0 },
     { "top", SEC_STAGE, key_top, LINE(top), 0, NULL, 0 },
+    { "show", SEC_STAGE, key_show, LINE(show), 0, NULL, 0 },
+    { "a", SEC_STAGE, key_setup_ref, LINE(a), 0, NULL, 0 },
+    { "b", SEC_STAGE, key_setup_ref, LINE(b), 0, NULL, 0 },
 };
 
 #define NKEYS (sizeof keys / sizeof *keys)

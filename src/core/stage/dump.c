@@ -44,6 +44,7 @@ typedef struct Shared {
     int setup;                  /* 0-based */
     char *name;
     const Mat *m;               /* borrowed from the trace */
+    int order;                  /* its place among the shared, as first shown */
 } Shared;
 
 typedef struct Dump {
@@ -87,13 +88,14 @@ static void data(Dump *d, const Mat *m)
 ** first time. */
 static bool share(Dump *d, int s, const char *name, const Mat *m)
 {
-    for (int i = d->nshared - 1; i >= 0 && d->shared[i].setup == s; i--)
-        if (!strcmp(d->shared[i].name, name)) return false;
+    for (int i = d->nshared - 1; i >= 0; i--)          /* a compare stage shows another setup's: look at all */
+        if (d->shared[i].setup == s && !strcmp(d->shared[i].name, name)) return false;
     if (d->nshared == d->cap) {
         d->cap = d->cap ? 2 * d->cap : 16;
         d->shared = xrealloc(d->shared, sizeof *d->shared * (size_t)d->cap);
     }
-    d->shared[d->nshared++] = (Shared){ s, xstrdup(name), m };
+    d->shared[d->nshared] = (Shared){ s, xstrdup(name), m, d->nshared };
+    d->nshared++;
     return true;
 }
 
@@ -107,7 +109,7 @@ static void panel(Dump *d, int setup, const Panel *p, const Mat *whole)
     Buf *out = d->out;
     const Mat *m = p->m;
     buf_puts(out, "{\"name\": ");
-    if (p->owned) {
+    if (p->owned && !p->difference) {
         char name[120];
         if (p->kind == PANEL_PLOT) snprintf(name, sizeof name, "%s[head %d]", p->matrix, p->col_offset + 1);
         else if (m->rows == 1 && p->col_offset == 0 && whole && m->cols == whole->cols)
@@ -119,6 +121,7 @@ static void panel(Dump *d, int setup, const Panel *p, const Mat *whole)
     } else {
         dump_string(out, p->matrix);
     }
+    if (p->from) buf_printf(out, ", \"setup\": %d", p->from);
     buf_printf(out, ", \"rows\": %d, \"cols\": %d, \"row_labels\": ", m->rows, m->cols);
     labels(out, p->row_labels, m->rows);
     buf_puts(out, ", \"col_labels\": ");
@@ -133,11 +136,20 @@ static void panel(Dump *d, int setup, const Panel *p, const Mat *whole)
     buf_puts(out, "}");
 }
 
+/* Order of shared matrices: by setup, then as first shown. */
+static int shared_cmp(const void *pa, const void *pb)
+{
+    const Shared *a = pa, *b = pb;
+    if (a->setup != b->setup) return a->setup < b->setup ? -1 : 1;
+    return (a->order > b->order) - (a->order < b->order);
+}
+
 /* The table of big matrices: {"SETUP": {"NAME": rows, ...}, ...}, setups
-** 1-based, in the order the stages first showed them. */
+** 1-based in order, each one's in the order the stages first showed them. */
 static void shared_table(Dump *d)
 {
     Buf *out = d->out;
+    if (d->nshared > 1) qsort(d->shared, (size_t)d->nshared, sizeof *d->shared, shared_cmp);
     buf_puts(out, "{");
     for (int i = 0; i < d->nshared; i++) {
         const Shared *x = &d->shared[i];
@@ -159,7 +171,8 @@ static void panels(Dump *d, const View *v, const Trace *T)
     buf_puts(out, "[");
     for (int i = 0; i < v->npanels; i++) {
         buf_puts(out, i ? ",\n    " : "\n    ");
-        panel(d, v->setup, &v->panels[i], trace_at(T, v->setup, v->panels[i].ref));
+        int s = stage_panel_setup(v, &v->panels[i]);
+        panel(d, s, &v->panels[i], trace_at(T, s, v->panels[i].ref));
     }
     buf_puts(out, "]");
 }

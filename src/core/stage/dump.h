@@ -10,7 +10,10 @@
 ** of "data": its rows are in the top-level "matrices" table, under its
 ** stage's setup (1-based, as a string) and its name, written once however
 ** many stages show it. A one-row slice a stage made (per_token) is always
-** written in place.
+** written in place. A panel whose matrix comes from another setup than its
+** stage's (a compare stage's A and B) says which, "setup": N (1-based),
+** and is shared under that setup; a compare stage's difference B − A is
+** "NAME.diff" ("head4.weights.diff", "probs.diff"), always in place.
 ** Numbers carry 17 significant digits (they read back as the same doubles);
 ** −∞ (a masked score) is written as null. At most DUMP_MAX_NUMBERS numbers
 ** are written in all, the panels of every sub-step included; a matrix that would go past them is null as a whole

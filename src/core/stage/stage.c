@@ -72,7 +72,14 @@ Panel *stage_heat(Ctx *c, TraceRef ref, const char *title, LabelKind rows, Label
     p->cmap = xstrdup(c->st->cmap ? c->st->cmap : "RdBu");
     p->decimals = c->st->decimals;
     p->editable = ref.kind == TK_INPUT && !trace_input_computed(c->T, c->s, ref.name);
+    p->from = c->s != v->setup ? c->s + 1 : 0;
     return p;
+}
+
+/* The setup a panel's matrix is read from. */
+int stage_panel_setup(const View *v, const Panel *p)
+{
+    return p->from > 0 ? p->from - 1 : v->setup;
 }
 
 /* An input matrix by name. */
@@ -820,7 +827,8 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     bool *blind = kind->blind_note ? find_blind_rows(&c, v) : NULL;
     c.blind = blind;
     char *early = blind_rows_note(&c);              /* the note the pages will carry: the pager leaves room */
-    if (!early) early = stage_ablation_note(&c);    /* (one line, whatever it says) */
+    bool own_words = st->id == STAGE_COMPARE;      /* a comparison names what differs itself: heads off in B */
+    if (!early && !own_words) early = stage_ablation_note(&c);  /* (one line, whatever it says) */
     c.note = early;
     kind->build(&c);
     if (!kind->steps) stage_paginate(&c);
@@ -828,7 +836,7 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     if (v->nsteps < 1) v->nsteps = 1;
     if (!v->formula) v->formula = xstrdup("");
     char *own = v->note;                            /* the heads switched off first: the cause of what it says */
-    v->note = stage_ablation_note(&c);
+    v->note = own_words ? NULL : stage_ablation_note(&c);
     add_note(v, own);
     add_note(v, blind_rows_note(&c));
     free(blind);

@@ -72,6 +72,10 @@ typedef struct Panel {
     char *full_row_label;       /* with row labels as wide as this one, its widest when full (NULL: none), */
     char *full_col_label;       /* and column labels as long as this one (NULL: none) */
     Mat *owned;                 /* set when the view built m itself (freed with it) */
+    int from;                   /* the setup m is read from, 1-based, when it is not the view's (a compare
+                                ** stage's A and B); 0: the view's (stage_panel_setup) */
+    bool difference;            /* m is B − A of the two panels before it (a compare stage), owned: whole,
+                                ** not a part of a trace matrix (it keeps its name in --dump) */
     /* A panel planned alike on the sub-steps of its stage (each head's page,
     ** the parts of a split stage): the values of its own kind over every
     ** sub-step, which its digits and cells are planned for (span_lo …
@@ -129,9 +133,10 @@ typedef struct View {
     int token;                  /* kv_cache: the token the page decodes (0-based), or -1 (the comparison,
                                 ** other stages) */
     int token_pages;            /* kv_cache: the sub-steps each token takes (the comparison's follow), else 0 */
-    bool compare;               /* the page that shows every head side by side, on one colour scale (the first
-                                ** page of a stage whose heads take several pages): clicking head h's panel
-                                ** goes to head_step[h] */
+    bool compare;               /* a page of panels to compare side by side on one colour scale rather than read
+                                ** number by number: every head's picture (the first page of a stage whose heads
+                                ** take several pages; clicking head h's panel goes to head_step[h]), or a
+                                ** compare stage's A, B and B − A */
     int page_h0, page_h1;       /* the heads whose own panels the page shows (1-based, page_h0 … page_h1), or 0 */
     bool dense;                 /* a head's page of a stage whose heads would take more than STAGE_HEAD_PARTS
                                 ** pages each at the goal font: its numbers print at the legible floor or more */
@@ -206,6 +211,9 @@ int stage_pages(const Lesson *L, const Trace *T, int k, StagePager *pg);
 ** (draw_shapes), from the views alone: each page's cells and labels, and
 ** some for its text, at most STAGE_PAGE_MAX_SHAPES a page. */
 int64_t stage_shapes_bound(const Lesson *L, const Trace *T, int k, StagePager *pg);
+/* The setup (0-based) panel p of v reads its matrix from: its own for a
+** compare stage's A and B, else the view's. */
+int stage_panel_setup(const View *v, const Panel *p);
 /* The default title of a stage id ("Attention weights", ...). */
 const char *stage_default_title(StageId id);
 /* The panel of v showing ref (and, for a one-row panel, trace row r; -1 any),

@@ -270,7 +270,7 @@ void stage_next_token(Ctx *c)
 
 /* The heads switched off in setup su of H heads: "head 1 → 0, head 3 →
 ** its mean over the tokens", appended to b. */
-static void ablated_heads(Buf *b, const Setup *su, int H)
+void stage_ablated_heads(Buf *b, const Setup *su, int H)
 {
     const char *sep = "";
     for (int h = 1; h <= H; h++) {
@@ -294,7 +294,7 @@ char *stage_ablation_note(const Ctx *c)
     Buf b = {0};
     if (c->su->ablated) {
         buf_puts(&b, _("switched off (ablated): "));
-        ablated_heads(&b, c->su, c->H);
+        stage_ablated_heads(&b, c->su, c->H);
     }
     for (int s = c->s; s > 0 && c->L->setups[s].residual; s--) {
         const Setup *up = &c->L->setups[s - 1];
@@ -302,7 +302,7 @@ char *stage_ablation_note(const Ctx *c)
         if (b.len) buf_puts(&b, "; ");
         if (up->title) buf_printf(&b, _("switched off in \xe2\x80\x9c%s\xe2\x80\x9d: "), up->title);
         else buf_printf(&b, _("switched off in setup %d: "), s);
-        ablated_heads(&b, up, c->T->s[s - 1].heads);
+        stage_ablated_heads(&b, up, c->T->s[s - 1].heads);
     }
     return b.len ? buf_take(&b) : NULL;
 }

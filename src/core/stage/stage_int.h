@@ -5,8 +5,9 @@
 ** (a heatmap of a trace matrix, an input, one row of a matrix, every head
 ** of a kind) and word the formulas; stage_modern.c builds the stages of
 ** positions, masks made of parts, grouped-query heads, the K/V cache and
-** the online softmax with the same helpers. The stage table
-** (stage_table.c) names each builder. Nothing outside these files
+** the online softmax with the same helpers; stage_block.c the rest of a
+** transformer block; stage_compare.c two setups side by side. The stage
+** table (stage_table.c) names each builder. Nothing outside these files
 ** includes this header.
 */
 #ifndef ATTNLAB_STAGE_INT_H
@@ -15,6 +16,7 @@
 #include "stage.h"
 #include "stage_table.h"
 #include "core/text/i18n.h"
+#include "core/util.h"
 
 #define AX_QUERIES _("queries")
 #define AX_KEYS _("keys (attended to)")
@@ -46,8 +48,9 @@ typedef struct Ctx {
 ** dimensions of the values (what outputs are made of: `value_dims:`, or
 ** the features of the input used as values; a head's own columns of them),
 ** or the columns of Q (K) a head reads, numbered as in the whole matrix, or
-** the words a next_token stage shows (its TK_TOP_IDS). */
-typedef enum { LAB_Q, LAB_K, LAB_DIM, LAB_QFEAT, LAB_KFEAT, LAB_VDIM, LAB_QHEAD, LAB_KHEAD, LAB_WORDS } LabelKind;
+** the words a next_token stage shows (its TK_TOP_IDS), or every word of
+** the vocabulary in order. */
+typedef enum { LAB_Q, LAB_K, LAB_DIM, LAB_QFEAT, LAB_KFEAT, LAB_VDIM, LAB_QHEAD, LAB_KHEAD, LAB_WORDS, LAB_VOCAB } LabelKind;
 
 /* Whether a paragraph tied to tie (Stage.para_ties) is on a page showing
 ** the own panels of heads h0 … h1 (0: none), or every head (every). */
@@ -186,8 +189,14 @@ void stage_online(Ctx *c);
 void stage_layer_norm(Ctx *c);
 void stage_mlp(Ctx *c);
 void stage_next_token(Ctx *c);
+/* ... and stage_compare.c's: two setups side by side, and what it checks. */
+void stage_compare(Ctx *c);
+bool stage_compare_check(const Lesson *L, const Stage *st, const StageSize *z, Error *err);
 /* A line for a slide computed after heads switched off (`ablate:`), in its
 ** setup or in one whose stream it continues (`residual: yes`), or NULL. */
 char *stage_ablation_note(const Ctx *c);
+/* The heads switched off in setup su (of at most H heads) and what
+** replaces each: "head 1 → 0, head 3 → its mean over the tokens". */
+void stage_ablated_heads(Buf *b, const Setup *su, int H);
 
 #endif

@@ -108,6 +108,12 @@ static char **plain_labels(const Ctx *c, LabelKind k, int n, int h)
 {
     switch (k) {
     case LAB_WORDS: return word_labels(c, n);
+    case LAB_VOCAB: {
+        assert(n <= c->su->nvocab);
+        char **l = xmalloc(sizeof *l * (size_t)n);
+        for (int i = 0; i < n; i++) l[i] = xstrdup(c->su->vocab[i]);
+        return l;
+    }
     case LAB_Q: {
         assert(n <= c->su->nq);
         char **l = xmalloc(sizeof *l * (size_t)n);
@@ -155,7 +161,7 @@ char **stage_labels(const Ctx *c, LabelKind k, int n, int h)
 {
     char **l = plain_labels(c, k, n, h);
     int first = head_first(c, k, n, h);
-    for (int i = 0; c->st->indices && k != LAB_WORDS && i < n; i++) l[i] = stage_with_index(l[i], first + i);
+    for (int i = 0; c->st->indices && k != LAB_WORDS && k != LAB_VOCAB && i < n; i++) l[i] = stage_with_index(l[i], first + i);
     return l;
 }
 

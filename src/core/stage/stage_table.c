@@ -67,8 +67,9 @@ static int64_t online_cells(const StageSize *z)
 /* A block no larger than the keys, and a running output that is a matrix:
 ** after each block, for each query, blocks × one head's value width numbers
 ** (at most MAT_MAX_DIM). */
-static bool online_check(const Stage *st, const StageSize *z, Error *err)
+static bool online_check(const Lesson *L, const Stage *st, const StageSize *z, Error *err)
 {
+    (void)L;
     if (st->block > z->nk)
         return error_set(err, ERR_INVALID, NULL, 0, 0, "stage online_softmax has block: %d but the setup has %" PRId64
                          " keys", st->block, z->nk);
@@ -83,8 +84,9 @@ static bool online_check(const Stage *st, const StageSize *z, Error *err)
 /* ------------------------------------------------------------ the next token */
 
 /* No more words a row than the vocabulary has. */
-static bool top_check(const Stage *st, const StageSize *z, Error *err)
+static bool top_check(const Lesson *L, const Stage *st, const StageSize *z, Error *err)
 {
+    (void)L;
     if (st->top <= z->vocab) return true;
     return error_set(err, ERR_INVALID, NULL, 0, 0, "stage next_token has top: %d but the vocabulary has %" PRId64 " words",
                      st->top, z->vocab);
@@ -153,6 +155,8 @@ static const StageKind kinds[STAGE_COUNT] = {
     [STAGE_NEXT_TOKEN] = { STAGE_NEXT_TOKEN, "next_token", N_("The next token"),
         .needs = STAGE_NEEDS_UNEMBED, .check = top_check, .build = stage_next_token, .extra = EXTRA_TOP,
         .hides = TK_BIT(TK_TOP_LOGITS) | TK_BIT(TK_TOP_PROBS) },
+    [STAGE_COMPARE] = { STAGE_COMPARE, "compare", N_("Two setups side by side"),
+        .check = stage_compare_check, .given = GIVEN_YES, .build = stage_compare },
 };
 
 /* The row of a stage id. */

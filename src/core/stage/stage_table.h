@@ -90,9 +90,10 @@ typedef struct StageKind {
     const char *name;           /* "softmax": the section name */
     const char *title;          /* the default title, marked N_(): translate with _() */
     unsigned needs;             /* STAGE_NEEDS_* */
-    /* anything else it needs of st and its sizes: true when it fits, else
-    ** false with the message in err (the parser adds the place) */
-    bool (*check)(const Stage *st, const StageSize *z, Error *err);
+    /* anything else it needs of st (in L, checked up to its setup) and its
+    ** sizes: true when it fits, else false with the message in err (the
+    ** parser adds the place unless err has a line) */
+    bool (*check)(const Lesson *L, const Stage *st, const StageSize *z, Error *err);
     StageGiven given;
     void (*build)(struct Ctx *c);
     void (*given_text)(struct Ctx *c);  /* or NULL: the built formula stands */
