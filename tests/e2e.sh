@@ -341,6 +341,16 @@ PY
 }
 # guess PAGE MATRIX ROW best|wrong: a click on that cell
 guess() { xdotool mousemove --window "$win" $(cell "$@") click 1; settle; }
+# weights_page H: the page (its number and name, "03-h1-2") that shows head
+# H's own weights, as --export cut the stage
+weights_page() { for f in "$tmp"/p07/*-multi_head-*-h"$1"-*.svg "$tmp"/p07/*-multi_head-*-h"$1".svg; do
+    [ -f "$f" ] && grep -q "data-matrix=\"head$1.weights\"" "$f" && { basename "$f" .svg | sed 's/.*multi_head-//'; return; }
+done; }
+w1=$(weights_page 1) w2=$(weights_page 2)
+n1=${w1%%-*} n2=${w2%%-*}
+[ -n "$w1" ] && [ -n "$w2" ] && ok || bad "head 1's and head 2's weights pages are among the exported pages ($w1, $w2)"
+# right N: → N times
+right() { i=0; while [ "$i" -lt "$1" ]; do key Right; i=$((i + 1)); done; }
 e2e_start pages "$top/lessons/07-induction-head.lesson" 1280x720
 key 2
 park
@@ -351,14 +361,14 @@ import -window "$win" "$tmp/pages-heads.png"
 d=$(compare -metric AE -fuzz 2% "$tmp/pages-heads.png" "$tmp"/p07/07-induction-head-02-multi_head-01-heads.png null: 2>&1 \
     | cut -d' ' -f1)
 [ "$d" = 0 ] && ok || bad "the window shows stage 2's comparison page as --export draws it ($d pixels differ)"
-key Right Right Right                      # head 1's Q, K, weights
+right $((${n1#0} - 1))                      # from the comparison page to head 1's weights
 key p
 [ "$SAID_TOAST" = "predict: click the cell you expect to be largest in each row, then P" ] && ok \
     || bad "P starts predict mode on head 1's weights page (said: $SAID_TOAST)"
-for r in 0 1; do guess 04-h1-3 head1.weights $r best; done
-for r in 2 3; do guess 04-h1-3 head1.weights $r wrong; done
-key Right Right Right Right                # head 1's output, head 2's Q, K, weights
-for r in 0 1 2; do guess 08-h2-3 head2.weights $r best; done
+for r in 0 1; do guess "$w1" head1.weights $r best; done
+for r in 2 3; do guess "$w1" head1.weights $r wrong; done
+right $((${n2#0} - ${n1#0}))                # on to head 2's weights
+for r in 0 1 2; do guess "$w2" head2.weights $r best; done
 key p
 case $SAID_TOAST in
     *"head 1: 2 of 20 rows right"*"head 2: 3 of 20 rows right"*) ok ;;
