@@ -118,8 +118,13 @@ key shift+j
 at "$(tok 3)" "Shift+J: token 3"
 key j j j j
 at "$(tok 6)" "J past the last token: stays on token 6"
-key Right
-at "${kv[$((${#kv[@]} - 1))]}" "→ after the last token: the comparison"
+i6=0; ia=0                 # where token 6's pages and the comparison's start among the exported pages
+for i in "${!kv[@]}"; do
+    [ "${kv[$i]}" = "$(tok 6)" ] && i6=$i
+    case ${kv[$i]} in *-all*) [ "$ia" = 0 ] && ia=$i ;; esac
+done
+for ((i = i6; i < ia; i++)); do key Right; done
+at "${kv[$ia]}" "→ after the last token's pages: the comparison"
 key shift+j
 at "$(tok 6)" "Shift+J on the comparison: token 6"
 quit inference

@@ -78,6 +78,10 @@ static void bundled_stage(const char *name, const Lesson *L, const Trace *T, int
 {
     int H = T->s[v->setup].heads;
     bool by_heads = v->head_step[1] >= 0;
+    if (v->id == STAGE_COMPARE) {   /* two setups side by side: a comparison page of its own kind */
+        ck_assert(v->compare);
+        return;
+    }
     if (!by_heads || H < 2 || v->head || v->id == STAGE_KV_CACHE) {
         ck_assert_msg(!v->compare, "%s stage %d: a comparison page where there are not several heads' pages", name, k + 1);
         return;
