@@ -102,6 +102,7 @@
 #define ROW_PLOT_ROWS   8       /* in sharing height, a row of plots counts as 8 rows of cells, */
 #define ROW_LABEL_ROWS  10      /* and every row has 10 more for its labels and title */
 #define TWO_ROW_GAIN    1.2f    /* two rows win over one when cells come out this much bigger */
+#define SPLIT_GAIN      1.03f   /* one split of two rows wins over the one tried before it when cells come out this much bigger */
 #define MAX_SPLITS      8       /* places to split the panels into two rows, at most */
 #define ONE_ROW_GROW    2.0f    /* a one-row heatmap's cells grow at most this much taller than its font needs */
 

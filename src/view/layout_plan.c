@@ -688,7 +688,10 @@ static bool serves(const Page *p, PlanScore s, long want)
 ** print their numbers smaller. A split whose rows repeat each other, a
 ** head's panels above the next head's, gives way to another on the size
 ** of the cells only when they come out TWO_ROW_GAIN bigger (a 2 + 4 split
-** of two heads' Q, K and scores had cells a sixth bigger). Pages that fit
+** of two heads' Q, K and scores had cells a sixth bigger); any other split
+** takes over from the one before it only with cells SPLIT_GAIN bigger, so
+** that two splits within a hair of each other (as two text measures see
+** them: the browser's and the program's) go the same way. Pages that fit
 ** no other way (Page.more_rows) try three and four rows.
 */
 static PlanScore plan_best(const Page *p, const View *v, Rect area, PanelPlan *plans)
@@ -718,7 +721,7 @@ static PlanScore plan_best(const Page *p, const View *v, Rect area, PanelPlan *p
     bool one_row = n <= ONE_ROW_MAX, repeat = false;
     for (int i = 0; i < nc; i++) {
         PlanScore s2 = plan_panels(p, v, area, cand[i], two);
-        if (!have || lay_score_better(s2, best, one_row || repeat ? TWO_ROW_GAIN : 1.0f)) {
+        if (!have || lay_score_better(s2, best, one_row || repeat ? TWO_ROW_GAIN : SPLIT_GAIN)) {
             memcpy(plans, two, sizeof two[0] * (size_t)n);
             best = s2;
             have = true;
