@@ -827,7 +827,7 @@ View *stage_view_with(const Lesson *L, const Trace *T, int k, const StageOpts *o
     bool *blind = kind->blind_note ? find_blind_rows(&c, v) : NULL;
     c.blind = blind;
     char *early = blind_rows_note(&c);              /* the note the pages will carry: the pager leaves room */
-    bool own_words = st->id == STAGE_COMPARE;      /* a comparison names what differs itself: heads off in B */
+    bool own_words = kind->own_ablation_words;     /* a comparison names what differs itself: heads off in B */
     if (!early && !own_words) early = stage_ablation_note(&c);  /* (one line, whatever it says) */
     c.note = early;
     kind->build(&c);

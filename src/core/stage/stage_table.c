@@ -156,7 +156,7 @@ static const StageKind kinds[STAGE_COUNT] = {
         .needs = STAGE_NEEDS_UNEMBED, .check = top_check, .build = stage_next_token, .extra = EXTRA_TOP,
         .hides = TK_BIT(TK_TOP_LOGITS) | TK_BIT(TK_TOP_PROBS) },
     [STAGE_COMPARE] = { STAGE_COMPARE, "compare", N_("Two setups side by side"),
-        .check = stage_compare_check, .given = GIVEN_YES, .build = stage_compare },
+        .check = stage_compare_check, .given = GIVEN_YES, .build = stage_compare, .own_ablation_words = true },
 };
 
 /* The row of a stage id. */

@@ -98,6 +98,7 @@ typedef struct StageKind {
     void (*build)(struct Ctx *c);
     void (*given_text)(struct Ctx *c);  /* or NULL: the built formula stands */
     bool blind_note;
+    bool own_ablation_words;    /* its own note says which heads are off (compare): no ablation line added */
     int64_t (*work)(const Setup *su);   /* or NULL: nothing beyond the setup's */
     StageExtra extra;
     uint64_t hides;             /* TK_BIT(kind) of every kind predict mode hides */
