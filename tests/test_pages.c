@@ -137,6 +137,44 @@ START_TEST(test_sixteen_heads_on_one_page)
 }
 END_TEST
 
+/* Lessons written for no picture: 12 to 20 tokens (some in Japanese),
+** 2 to 16 heads, with and without a causal mask, ALiBi or RoPE; every
+** stage of each opens with the heads side by side exactly when they take
+** several pages, and each head's first page shows that head. */
+START_TEST(test_generated_lessons_compare_their_heads)
+{
+    static const int heads[] = { 2, 3, 4, 6, 8, 16 };
+    static const char *const words[] = { "the", "cat", "sat", "on", "mat", "\xe7\x8c\xab", "\xe3\x81\x8c", "\xe9\xad\x9a" };
+    Count n = { 0, 0 };
+    int stages = 0;
+    for (int i = 0; i < 12; i++) {
+        int H = heads[i % 6], T = 12 + (i * 5) % 9, d = H * (i % 2 ? 2 : 4);
+        const char *pos = i % 3 == 0 ? "alibi" : i % 3 == 1 ? "rope" : "none";
+        char text[4096], name[40];
+        int len = snprintf(text, sizeof text, "title: Generated %d\n[setup: s]\nseed: %d\ntokens:", i, i + 7);
+        for (int t = 0; t < T; t++) len += snprintf(text + len, sizeof text - (size_t)len, " %s", words[(t * 3 + i) % 8]);
+        snprintf(text + len, sizeof text - (size_t)len,
+                 "\nX = randn %dx%d * 0.5\nW_q = randn %dx%d * 0.5\nW_k = randn %dx%d * 0.5\nW_v = randn %dx%d * 0.5\n"
+                 "W_o = randn %dx%d * 0.5\nqueries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_v\nheads: %d\n%s"
+                 "positions: %s\noutput: W_o\n[multi_head]\n\nEvery head.\n\n[softmax]\n\n%s%s",
+                 T, d, d, d, d, d, d, d, d, d, H, i % 2 ? "mask: causal\n" : "", pos,
+                 i % 3 == 0 ? "[alibi]\n\n" : i % 3 == 1 ? "[rope]\n\n" : "", i % 2 ? "[causal_mask]\n" : "[raw_scores]\n");
+        snprintf(name, sizeof name, "generated-%d.lesson", i);
+        Lesson *L;
+        Trace *Tr = tstages_run(text, name, &L);
+        for (int k = 0; k < L->nstages; k++, stages++) {
+            View *v = page(L, Tr, k, 0);
+            bundled_stage(name, L, Tr, k, v, &n);
+            stage_view_free(v);
+        }
+        trace_free(Tr);
+        lesson_free(L);
+    }
+    printf("pages: %d stages of 12 generated lessons, %d open with their heads side by side\n", stages, n.compared);
+    ck_assert_int_ge(n.compared, 12);
+}
+END_TEST
+
 /* One head: no comparison, every head_step -1 but its own (or none). */
 START_TEST(test_one_head_has_no_comparison)
 {
@@ -165,6 +203,7 @@ Suite *pages_suite(void)
     tcase_set_timeout(t, 600);
     tcase_add_test(t, test_bundled_stages_open_with_the_heads_side_by_side);
     tcase_add_test(t, test_sixteen_heads_on_one_page);
+    tcase_add_test(t, test_generated_lessons_compare_their_heads);
     tcase_add_test(t, test_one_head_has_no_comparison);
     suite_add_tcase(s, t);
     return s;
