@@ -37,7 +37,8 @@ static const struct {
     { "utf8", utf8_suite }, { "text", text_suite }, { "shape", shape_suite }, { "textbreak", textbreak_suite },
     { "i18n", i18n_suite }, { "keys", keys_suite }, { "nav", nav_suite }, { "link", link_suite }, { "zipread", zipread_suite },
     { "open", open_suite },
-    { "slides", slides_suite }, { "pages", pages_suite }, { "counting", counting_suite }, { "edges", edges_suite },
+    { "slides", slides_suite }, { "slide_prose", slide_prose_suite }, { "pages", pages_suite },
+    { "counting", counting_suite }, { "edges", edges_suite },
 };
 #define NSUITES (sizeof suites / sizeof suites[0])
 

@@ -9,6 +9,7 @@
 #include "core/lesson/lesson.h"
 #include "core/stage/stage.h"
 #include "core/compute/trace.h"
+#include "core/compute/attn.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,20 +31,34 @@ typedef struct Count {
 } Count;
 
 /*
-** The comparison page v (sub-step 0) of stage k: every head's pictures in
+** The comparison page v (sub-step 0) of stage k: what every head shares
+** (the mask) first and on no other page, then every head's pictures in
 ** head order, as many for each head, each kind on the colours of every
 ** head's; then head h's first page shows head h and says so.
 */
 static void check_compare(const char *name, const Lesson *L, const Trace *T, int k, const View *v, Count *n)
 {
-    int H = T->s[v->setup].heads, per = v->npanels / H;
+    int H = T->s[v->setup].heads, lead = 0;
+    while (lead < v->npanels && v->panels[lead].ref.head == 0) lead++;     /* what every head shares, once */
+    int per = (v->npanels - lead) / H;
     ck_assert_msg(v->compare, "%s stage %d: its first page is not the comparison", name, k + 1);
-    ck_assert_msg(per >= 1 && per * H == v->npanels, "%s stage %d: %d panels for %d heads", name, k + 1, v->npanels, H);
+    ck_assert_msg(per >= 1 && lead + per * H == v->npanels, "%s stage %d: %d panels for %d heads", name, k + 1,
+                  v->npanels, H);
     ck_assert_str_eq(v->step_name, "heads");
     ck_assert_int_eq(v->page_h0, 0);
-    for (int i = 0; i < v->npanels; i++) {
-        const Panel *p = &v->panels[i], *first = &v->panels[i % per];
-        ck_assert_msg(p->ref.head == i / per + 1, "%s stage %d: panel %d is head %d's", name, k + 1, i + 1, p->ref.head);
+    for (int j = 0; j < lead; j++) {        /* the mask: on no head's own page when it is here */
+        for (int s = 1; s < v->nsteps; s++) {
+            View *w = page(L, T, k, s);
+            for (int i = 0; i < w->npanels; i++)
+                ck_assert_msg(w->panels[i].ref.kind != v->panels[j].ref.kind, "%s stage %d: page %d shows %s again", name,
+                              k + 1, s + 1, v->panels[j].title);
+            stage_view_free(w);
+        }
+    }
+    for (int i = lead; i < v->npanels; i++) {
+        const Panel *p = &v->panels[i], *first = &v->panels[lead + (i - lead) % per];
+        ck_assert_msg(p->ref.head == (i - lead) / per + 1, "%s stage %d: panel %d is head %d's", name, k + 1, i + 1,
+                      p->ref.head);
         ck_assert(p->has_span);
         ck_assert_msg(p->group_lo == first->group_lo && p->group_hi == first->group_hi,
                       "%s stage %d: head %d's %s has a scale of its own", name, k + 1, p->ref.head, p->title);
@@ -176,6 +191,60 @@ START_TEST(test_generated_lessons_compare_their_heads)
 END_TEST
 
 /* One head: no comparison, every head_step -1 but its own (or none). */
+/* How many panels of kind kind the pages of stage k show, over all of them. */
+static int panels_of_kind(const Lesson *L, const Trace *T, int k, TraceKind kind)
+{
+    int n = 0, pages = 1;
+    for (int s = 0; s < pages; s++) {
+        View *v = page(L, T, k, s);
+        pages = v->nsteps;
+        for (int i = 0; i < v->npanels; i++) n += v->panels[i].ref.kind == kind;
+        stage_view_free(v);
+    }
+    return n;
+}
+
+/* The mask every head shares is drawn once, not once a head: on the heads'
+** one page when they fit it (two heads over three tokens), else on the
+** comparison page (four heads over sixteen tokens, a sliding window in
+** parts), whose heads then take three pages each, not four. */
+START_TEST(test_shared_mask_shown_once)
+{
+    const char *small = "title: Two\n[setup: s]\nseed: 5\ntokens: a b c\nX = randn 3x2\nW_q = randn 2x2\n"
+                        "W_k = randn 2x2\nW_v = randn 2x2\nqueries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_v\n"
+                        "heads: 2\nmask: causal\n[causal_mask]\n";
+    Lesson *L;
+    Trace *T = tstages_run(small, "two.lesson", &L);
+    View *v = page(L, T, 0, 0);
+    ck_assert_int_eq(v->nsteps, 1);
+    ck_assert_int_eq(v->panels[0].ref.kind, TK_MASK);      /* first, then each head's three */
+    ck_assert_int_eq(v->npanels, 1 + 2 * 3);
+    stage_view_free(v);
+    ck_assert_int_eq(panels_of_kind(L, T, 0, TK_MASK), 1);
+    trace_free(T);
+    lesson_free(L);
+
+    Trace *T2;
+    Lesson *L2 = NULL;
+    Error err;
+    L2 = lesson_load("slide-lessons/sixteen-grouped-window.lesson", &err);
+    ck_assert_msg(L2 != NULL, "%s", eline(&err));
+    T2 = attn_run(L2, &err);
+    ck_assert_ptr_nonnull(T2);
+    int k = 3;
+    ck_assert_int_eq(L2->stages[k].id, STAGE_CAUSAL_MASK);
+    View *c = page(L2, T2, k, 0);
+    ck_assert(c->compare);
+    ck_assert_int_eq(c->nsteps, 1 + 3 * 4);
+    ck_assert_int_eq(panels_of_kind(L2, T2, k, TK_MASK), 1);
+    ck_assert_int_eq(panels_of_kind(L2, T2, k, TK_MASK_WINDOW), 1);
+    ck_assert_int_eq(panels_of_kind(L2, T2, k, TK_WEIGHTS), 4 + 4);     /* side by side, and each head's own page */
+    stage_view_free(c);
+    trace_free(T2);
+    lesson_free(L2);
+}
+END_TEST
+
 START_TEST(test_one_head_has_no_comparison)
 {
     const char *text =
@@ -205,6 +274,7 @@ Suite *pages_suite(void)
     tcase_add_test(t, test_sixteen_heads_on_one_page);
     tcase_add_test(t, test_generated_lessons_compare_their_heads);
     tcase_add_test(t, test_one_head_has_no_comparison);
+    tcase_add_test(t, test_shared_mask_shown_once);
     suite_add_tcase(s, t);
     return s;
 }

@@ -6,7 +6,7 @@
 ** with DejaVu Sans.
 **
 ** What a class in a lecture hall relies on: no cell number is printed under
-** 12 px, at least 90 % at 14 px or more, and 99 % of those the slide allows
+** 12 px, at least 95 % at 14 px or more, and 99 % of those the slide allows
 ** at 14 px (a panel that would print at 14 px alone on the slide); a panel leaves its numbers out
 ** only when, alone on the slide, it could not print them at 12 px (numbers
 ** move into sub-steps, they are not hidden; kv_cache's tokens take two
@@ -19,6 +19,7 @@
 #include "suites.h"
 #include "tfonts.h"
 #include "tstages.h"
+#include "tslides.h"
 #include "core/lesson/lesson.h"
 #include "core/stage/stage.h"
 #include "core/stage/stage_table.h"
@@ -32,45 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SLIDE_W 1280
-#define SLIDE_H 720
-
-/* v laid out at w x h with the real font and the cache lc, which it
-** keeps for the next layout (caller frees the list). */
-static DrawList *lay_kept(LayoutCache *lc, const View *v, int w, int h)
-{
-    Theme th = layout_theme(false);
-    LayoutOpts o = layout_defaults(w, h, &th, font_measure, tfonts);
-    DrawList *d = draw_create(w, h);
-    layout_view(lc, v, &o, d);
-    return d;
-}
-
-/* v laid out at w x h with DejaVu Sans (caller frees). */
-static DrawList *lay_at(const View *v, int w, int h)
-{
-    LayoutCache *lc = layout_cache_create();
-    DrawList *d = lay_kept(lc, v, w, h);
-    layout_cache_free(lc);
-    return d;
-}
-
-/* v laid out on the projector slide (caller frees). */
-static DrawList *lay_slide(const View *v)
-{
-    return lay_at(v, SLIDE_W, SLIDE_H);
-}
-
-/* The lesson at path and its trace in *T, or fail. */
-static Lesson *load_run(const char *path, Trace **T)
-{
-    Error err;
-    Lesson *L = lesson_load(path, &err);
-    ck_assert_msg(L != NULL, "%s", eline(&err));
-    *T = attn_run(L, &err);
-    ck_assert_msg(*T != NULL, "%s", eline(&err));
-    return L;
-}
 
 /* What the walk adds up. */
 typedef struct Tally {
@@ -94,7 +56,7 @@ static float font_alone_at(const View *v, int k, int w, int h)
     Panel only = v->panels[k];
     one.panels = &only;
     one.npanels = 1;
-    DrawList *d = lay_at(&one, w, h);
+    DrawList *d = tslides_lay_at(&one, w, h);
     float fs = 0;
     for (int i = 0; i < d->n; i++)
         if (d->cmds[i].role == ROLE_CELL_TEXT && d->cmds[i].panel == 0 && d->cmds[i].size > fs) fs = d->cmds[i].size;
@@ -114,7 +76,7 @@ static float font_alone(const View *v, int k)
 static void tally_slide(Tally *t, const char *name, int k, const View *v)
 {
     if (v->compare) return;     /* the heads side by side: pictures, their numbers on each head's own pages */
-    DrawList *d = lay_slide(v);
+    DrawList *d = tslides_lay(v);
     long cells[VIEW_MAX_PANELS] = { 0 };
     float font[VIEW_MAX_PANELS] = { 0 };
     t->slides++;
@@ -148,6 +110,9 @@ static void tally_slide(Tally *t, const char *name, int k, const View *v)
         if (cells[p] > 0 && (v->dense || v->compare) && font[p] < 14) {    /* held to three pages a head, or every
                                                                        ** head side by side: the floor or more */
             t->dense += cells[p];
+            if (getenv("SLIDES_VERBOSE"))
+                printf("DENSE %s stage %d step %d panel %d \"%s\" %ld numbers at %.0f\n", name, k + 1, v->step + 1, p,
+                       pn->title, cells[p], font[p]);
             continue;
         }
         if (cells[p] > 0) {
@@ -221,31 +186,6 @@ typedef struct Complete {
     char first[400];
 } Complete;
 
-/* What each_lesson gives a walk: the file's name, the lesson, its trace. */
-typedef void (*LessonFn)(const char *name, const Lesson *L, const Trace *T, void *ctx);
-
-/* Every bundled lesson, then every lesson in slide-lessons/, given to fn. */
-static void each_lesson(LessonFn fn, void *ctx)
-{
-    const char *dirs[] = { "../lessons", "slide-lessons" };
-    for (int di = 0; di < 2; di++) {
-        DIR *dp = opendir(dirs[di]);
-        ck_assert_ptr_nonnull(dp);
-        struct dirent *e;
-        while ((e = readdir(dp))) {
-            if (!strstr(e->d_name, ".lesson")) continue;
-            char path[600];
-            snprintf(path, sizeof path, "%s/%s", dirs[di], e->d_name);
-            Trace *T;
-            Lesson *L = load_run(path, &T);
-            fn(e->d_name, L, T, ctx);
-            trace_free(T);
-            lesson_free(L);
-        }
-        closedir(dp);
-    }
-}
-
 /* What walk_lesson adds to. */
 typedef struct Legible {
     Tally *t;
@@ -286,7 +226,7 @@ START_TEST(test_slides_print_every_number_legibly)
     Complete cm;
     memset(&cm, 0, sizeof cm);
     Legible lg = { &t, &cm };
-    each_lesson(walk_lesson, &lg);
+    tslides_each_lesson(walk_lesson, &lg);
     printf("slides: %d slides, %ld numbers, %.1f %% at 14 px or more (%.1f %% of those the canvas allows at 14 px), "
            "%ld under 12 px\n", t.slides, t.printed, t.printed ? 100.0 * t.at14 / t.printed : 0.0,
            t.could14 ? 100.0 * t.at14 / t.could14 : 0.0, t.under12);
@@ -298,8 +238,8 @@ START_TEST(test_slides_print_every_number_legibly)
     printf("slides: %d slides print numbers under 14 px and leave the lowest third empty\n", t.small_and_empty);
     ck_assert_int_gt(t.slides, 150);
     ck_assert_msg(t.under12 == 0, "%ld numbers under 12 px, e.g. %s", t.under12, t.first_small);
-    ck_assert_msg(t.at14 * 10 >= (t.printed - t.dense) * 9, "%ld of %ld numbers at 14 px or more (90 %% wanted)", t.at14,
-                  t.printed - t.dense);
+    ck_assert_msg(t.at14 * 100 >= t.printed * 95, "%ld of %ld numbers at 14 px or more (95 %% wanted)", t.at14,
+                  t.printed);
     ck_assert_msg(t.at14 * 100 >= t.could14 * 99, "%ld of the %ld numbers the canvas allows at 14 px get it (99 %% wanted)",
                   t.at14, t.could14);
     ck_assert_msg(t.small_and_empty == 0, "%d slides print small numbers above empty canvas, e.g. %s",
@@ -318,13 +258,13 @@ END_TEST
 START_TEST(test_seven_panels_print_legibly)
 {
     Trace *T;
-    Lesson *L = load_run("../lessons/01-tour.lesson", &T);
+    Lesson *L = tslides_load("../lessons/01-tour.lesson", &T);
     int panels = 0, nsteps = 1;
     for (int t = 0; t < nsteps; t++) {
         StageOpts o = { 0, t, false, tstages_pager() };
         View *v = stage_view_with(L, T, 1, &o);
         nsteps = v->nsteps;
-        DrawList *d = lay_at(v, 1280, 800);
+        DrawList *d = tslides_lay_at(v, 1280, 800);
         for (int k = 0; k < v->npanels; k++, panels++) {
             float fs = 0;
             for (int i = 0; i < d->n; i++)
@@ -351,7 +291,7 @@ static Color strongest_cell(const Lesson *L, const Trace *T, int k, int t, doubl
     for (int i = 1; i < m->rows * m->cols; i++)
         if (fabs(m->data[i]) > fabs(m->data[best])) best = i;
     *value = m->data[best];
-    DrawList *d = lay_slide(v);
+    DrawList *d = tslides_lay(v);
     Color c = { 0, 0, 0, 0 };
     bool found = false;
     for (int i = 0; i < d->n; i++) {
@@ -375,7 +315,7 @@ static Color strongest_cell(const Lesson *L, const Trace *T, int k, int t, doubl
 START_TEST(test_pages_share_one_colour_scale)
 {
     Trace *T;
-    Lesson *L = load_run("slide-lessons/sixteen-grouped-window.lesson", &T);
+    Lesson *L = tslides_load("slide-lessons/sixteen-grouped-window.lesson", &T);
     ck_assert_int_eq(L->stages[2].id, STAGE_SCALED_SCORES);
     double raw, scaled;
     StageOpts o = { 0, 0, false, tstages_pager() };
@@ -397,7 +337,7 @@ END_TEST
 START_TEST(test_qkv_splits_heads)
 {
     Trace *T;
-    Lesson *L = load_run("../lessons/02-one-hot-to-qkv.lesson", &T);
+    Lesson *L = tslides_load("../lessons/02-one-hot-to-qkv.lesson", &T);
     int k = 8;
     ck_assert_int_eq(L->stages[k].id, STAGE_QKV_PROJECTION);
     StageOpts o = { 0, 0, true, NULL };
@@ -459,13 +399,13 @@ static void head_sizes(const char *name, const Lesson *L, const Trace *T, void *
         }
         LayoutCache *kept = layout_cache_create();
         for (int z = 0; z < 2; z++) {
-            DrawList *d = lay_at(v, sizes[z][0], sizes[z][1]);
+            DrawList *d = tslides_lay_at(v, sizes[z][0], sizes[z][1]);
             for (int h = 1; h <= H; h++) {
                 StageOpts one = { h, 0, false, tstages_pager() };
                 View *w = stage_view_with(L, T, k, &one);
-                draw_free(lay_kept(kept, w, sizes[1 - z][0], sizes[1 - z][1]));     /* the other size kept first */
-                DrawList *dh[3] = { lay_at(w, sizes[z][0], sizes[z][1]), lay_kept(kept, w, sizes[z][0], sizes[z][1]),
-                                    lay_kept(kept, w, sizes[z][0], sizes[z][1]) };
+                draw_free(tslides_lay_kept(kept, w, sizes[1 - z][0], sizes[1 - z][1]));     /* the other size kept first */
+                DrawList *dh[3] = { tslides_lay_at(w, sizes[z][0], sizes[z][1]), tslides_lay_kept(kept, w, sizes[z][0], sizes[z][1]),
+                                    tslides_lay_kept(kept, w, sizes[z][0], sizes[z][1]) };
                 for (int x = 0; x < 3; x++)
                     for (int r = 0; r < (int)(sizeof roles / sizeof *roles); r++) {
                         float a = role_size(d, roles[r]), b = role_size(dh[x], roles[r]);
@@ -489,7 +429,7 @@ START_TEST(test_head_keeps_text_size)
 {
     HeadSizes h;
     memset(&h, 0, sizeof h);
-    each_lesson(head_sizes, &h);
+    tslides_each_lesson(head_sizes, &h);
     ck_assert_int_gt(h.compared, 20);
     ck_assert_msg(h.changed == 0, "%d texts change size with H, e.g. %s", h.changed, h.first);
 }
@@ -526,7 +466,7 @@ START_TEST(test_slides_use_the_canvas)
     };
     for (size_t i = 0; i < sizeof slides / sizeof *slides; i++) {
         Trace *T;
-        Lesson *L = load_run(slides[i].path, &T);
+        Lesson *L = tslides_load(slides[i].path, &T);
         View *v = NULL;
         const char *want = slides[i].step;
         for (int t = 0; !v || (want && strncmp(v->step_name, want, strlen(want)) && t < v->nsteps); t++) {
@@ -538,7 +478,7 @@ START_TEST(test_slides_use_the_canvas)
         ck_assert_msg(!want || strcmp(v->step_name, want) == 0, "no page %s", want);
         if (want && strcmp(want, "h2") == 0) ck_assert_int_eq(v->nsteps, 4);      /* every head, then a page a head */
         ck_assert_int_ge(v->npanels, 4);
-        DrawList *d = lay_slide(v);
+        DrawList *d = tslides_lay(v);
         float lo, hi, llo, lhi;
         role_sizes(d, ROLE_CELL_TEXT, &lo, &hi);
         role_sizes(d, ROLE_COL_LABEL, &llo, &lhi);
@@ -569,7 +509,7 @@ static void walk_window(const View *v, void *ctx)
 {
     Window *w = ctx;
     if (v->compare) return;     /* the heads side by side: pictures, their numbers on each head's own pages */
-    DrawList *d = lay_at(v, 1280, 800);
+    DrawList *d = tslides_lay_at(v, 1280, 800);
     w->slides++;
     for (int p = 0; p < v->npanels && p < VIEW_MAX_PANELS; p++) {
         const Panel *pn = &v->panels[p];
@@ -600,46 +540,6 @@ static void window_lesson(const char *name, const Lesson *L, const Trace *T, voi
     for (w->k = 0; w->k < L->nstages; w->k++) tstages_each_step(L, T, w->k, 0, walk_window, w);
 }
 
-/* Lesson i of a family no lesson here was written for: 11 to 16 tokens
-** from six scripts, 1, 2 or 4 heads, causal or not, no positions, RoPE
-** or ALiBi, one query followed, the heads (when there are several), and
-** with the mask a K/V cache. */
-static void generated_lesson(int i, char *buf, size_t n)
-{
-    static const char *words[] = { "the", "cat", "\xce\xb3\xce\xac\xcf\x84\xce\xb1", "\xd0\xb4\xd0\xbe\xd0\xbc",
-                                   "\xe7\x8c\xab", "\xe6\x9d\xb1\xe4\xba\xac", "\xd9\x83\xd8\xaa\xd8\xa7\xd8\xa8",
-                                   "\xe0\xa4\xa8\xe0\xa4\xa6\xe0\xa5\x80", "sat", "internationally" };
-    static const char *positions[] = { "", "positions: rope\n", "positions: alibi\n" };
-    unsigned x = 2654435761u * (unsigned)(i + 1);
-    int tokens = 11 + i % 6, heads = (int[]){ 1, 2, 4 }[i % 3];
-    size_t len = (size_t)snprintf(buf, n, "title: Generated %d\n[setup: s]\nseed: %d\ntokens:", i, i + 1);
-    for (int t = 0; t < tokens; t++, x = x * 1103515245u + 12345u)
-        len += (size_t)snprintf(buf + len, n - len, " %s", words[(x >> 16) % 10]);
-    snprintf(buf + len, n - len,
-             "\nX = randn %dx8 * 0.5\nW_q = randn 8x8 * 0.5\nW_k = randn 8x8 * 0.5\nW_v = randn 8x8 * 0.5\n"
-             "queries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_v\nheads: %d\n%s%s\n"
-             "[qkv_projection]\n\nTwo paragraphs of prose under the panels, long enough to wrap on a slide and to "
-             "compete with them for the height.\n\n[raw_scores]\n\n[softmax]\n\n[per_token]\nquery: %d\n\n"
-             "[weighted_sum]\n\n%s%s",
-             tokens, heads, i % 2 ? "mask: causal\n" : "", positions[i % 3 == 0 ? 0 : 1 + i % 2], tokens - 1,
-             heads > 1 ? "[multi_head]\n\n" : "", i % 2 ? "[kv_cache]\n" : "");
-}
-
-/* fn over the twelve generated lessons. */
-static void each_generated(LessonFn fn, void *ctx)
-{
-    char text[4096], name[32];
-    for (int i = 0; i < 12; i++) {
-        generated_lesson(i, text, sizeof text);
-        snprintf(name, sizeof name, "generated-%d.lesson", i);
-        Lesson *L;
-        Trace *T = tstages_run(text, name, &L);
-        fn(name, L, T, ctx);
-        trace_free(T);
-        lesson_free(L);
-    }
-}
-
 /* The window's own size, 1280x800: a K/V cache step of lesson 10, whose
 ** explanation beside the panels left room for all but one, printed every
 ** panel's numbers but new q's (drawn as 5 px cells with "a panel has too
@@ -656,8 +556,8 @@ START_TEST(test_window_size_prints_every_panel)
 {
     Window w;
     memset(&w, 0, sizeof w);
-    each_lesson(window_lesson, &w);
-    each_generated(window_lesson, &w);
+    tslides_each_lesson(window_lesson, &w);
+    tslides_each_generated(window_lesson, &w);
     printf("slides: %d pages at 1280x800, %d heatmaps without numbers they could print alone, %d on K/V cache pages\n",
            w.slides, w.hidden, w.growing);
     ck_assert_int_gt(w.slides, 500);
@@ -735,8 +635,8 @@ START_TEST(test_pager_and_layout_agree)
 {
     Agree a;
     memset(&a, 0, sizeof a);
-    each_lesson(agree_lesson, &a);
-    each_generated(agree_lesson, &a);
+    tslides_each_lesson(agree_lesson, &a);
+    tslides_each_generated(agree_lesson, &a);
     printf("slides: %d pages, %d of them the layout says do not serve; %d stages cut into pages, %d of them needlessly\n",
            a.pages, a.unfit, a.stages_paged, a.needless);
     ck_assert_int_gt(a.pages, 400);
@@ -817,7 +717,7 @@ static void kv_places(const char *name, const Lesson *L, const Trace *T, void *c
                 stage_view_free(v);
                 continue;
             }
-            DrawList *d = lay_slide(v);
+            DrawList *d = tslides_lay(v);
             Place pl[VIEW_MAX_PANELS];
             places_of(d, pl, v->npanels);
             float lo, hi;
@@ -852,268 +752,11 @@ START_TEST(test_kv_cache_panels_stay)
 {
     KvSizes ks;
     memset(&ks, 0, sizeof ks);
-    each_lesson(kv_places, &ks);
+    tslides_each_lesson(kv_places, &ks);
     printf("slides: kv_cache panels compared %d times, %d pages at the 12 px floor left out\n", ks.compared,
            ks.floor_pages);
     ck_assert_int_ge(ks.stages, 4);
     ck_assert_int_gt(ks.compared, 150);
-}
-END_TEST
-
-/* What the pages of lesson 13's MLP print: every hidden unit's numbers,
-** the sizes of the numbers and of the row labels, the rows labelled. */
-typedef struct MlpPages {
-    int pages;
-    long hidden_cells, hidden_printed;  /* cells of the hidden layer on the pages, and the numbers printed in them */
-    float least_number, least_label;
-    int unlabelled;                     /* rows of a panel with numbers that no label of its row names */
-    int unpaired;                       /* blocks of units before the activation without the same after it */
-} MlpPages;
-
-/* tstages_each_step callback: one page of the MLP measured. */
-static void mlp_page(const View *v, void *ctx)
-{
-    MlpPages *mp = ctx;
-    DrawList *d = lay_slide(v);
-    mp->pages++;
-    for (int k = 0; k < v->npanels; k++) {
-        const Panel *p = &v->panels[k];
-        bool hidden = p->ref.kind == TK_MLP_PRE || p->ref.kind == TK_MLP_ACT;
-        long printed = 0;
-        bool labelled[64] = { false };
-        for (int i = 0; i < d->n; i++) {
-            const DrawCmd *c = &d->cmds[i];
-            if (c->role == ROLE_CELL_TEXT && c->panel == k) {
-                printed++;
-                mp->least_number = fminf(mp->least_number, c->size);
-            }
-            if (c->role == ROLE_ROW_LABEL && c->row >= 0 && c->row < 64 && (c->panel == k || c->panel == k - 1)) {
-                labelled[c->row] = true;     /* its own labels, or its neighbour's that it shares */
-                mp->least_label = fminf(mp->least_label, c->size);
-            }
-        }
-        for (int r = 0; r < p->m->rows && r < 64; r++) mp->unlabelled += !labelled[r];
-        if (hidden) {
-            mp->hidden_cells += (long)p->m->rows * p->m->cols;
-            mp->hidden_printed += printed;
-        }
-        bool paired = p->ref.kind != TK_MLP_PRE;
-        for (int j = 0; j < v->npanels && !paired; j++)
-            paired = v->panels[j].ref.kind == TK_MLP_ACT && v->panels[j].col_offset == p->col_offset &&
-                     v->panels[j].m->cols == p->m->cols;
-        mp->unpaired += !paired;
-    }
-    draw_free(d);
-}
-
-/* Lesson 13's MLP, four times as wide as the stream (GPT-2's ratio): its
-** hidden layer in blocks of units, every page printing every number at
-** 14 px, its rows labelled at 14 px, the same units before and after the
-** activation on one page, where the whole layer was drawn as thumbnails
-** without numbers and with 9 px labels on some rows. */
-START_TEST(test_wide_mlp_prints_every_hidden_number)
-{
-    Trace *T;
-    Lesson *L = load_run("../lessons/13-a-whole-block.lesson", &T);
-    int k = 2;
-    ck_assert_int_eq(L->stages[k].id, STAGE_MLP);
-    const Mat *pre = trace_at(T, L->stages[k].setup, trace_ref(TK_MLP_PRE, 0));
-    ck_assert_int_eq(pre->cols, 32);
-    MlpPages mp = { 0, 0, 0, INFINITY, INFINITY, 0, 0 };
-    tstages_each_step(L, T, k, 0, mlp_page, &mp);
-    printf("slides: the MLP of lesson 13 on %d pages, %ld of %ld hidden numbers printed, at %.0f px or more, "
-           "row labels at %.0f px or more\n", mp.pages, mp.hidden_printed, mp.hidden_cells, mp.least_number, mp.least_label);
-    ck_assert_int_ge(mp.pages, 2);
-    ck_assert_int_eq(mp.hidden_cells, 2L * pre->rows * pre->cols);
-    ck_assert_int_eq(mp.hidden_printed, mp.hidden_cells);
-    ck_assert_float_ge(mp.least_number, 14);
-    ck_assert_float_ge(mp.least_label, 14);
-    ck_assert_int_eq(mp.unlabelled, 0);
-    ck_assert_int_eq(mp.unpaired, 0);
-    trace_free(T);
-    lesson_free(L);
-}
-END_TEST
-
-/* What walk_prose adds up. */
-typedef struct Prose {
-    int pages, cut, small, small_labels, unplaced, stages, long_stages, titles_cut;
-    char first_title[400];
-    int joined;                 /* pages of the joined heads in the stage walked */
-    bool dense;                 /* and whether its heads' pages are dense (View.dense) */
-    int dense_long;             /* stages over 1 + 3 H pages whose heads do not fit three pages even dense */
-    char first_cut[400], first_small[400], first_label[400], first_unplaced[400], first_long[400];
-    const char *name;
-    int k;
-} Prose;
-
-/* s without its white space, into out (n bytes). */
-static void squeeze(const char *s, char *out, size_t n)
-{
-    size_t j = 0;
-    for (; s && *s && j + 1 < n; s++)
-        if (*s != ' ' && *s != '\n' && *s != '\t') out[j++] = *s;
-    out[j] = '\0';
-}
-
-/* tstages_each_step callback: on the slide, the explanation of v is drawn
-** whole (its lines, put together, are its paragraphs) at 14 px or more;
-** where numbers are printed, no row or column label is under 12 px; on the
-** comparison page none is under 10 px; the header of a page of several
-** says "page n of N". */
-static void walk_prose(const View *v, void *ctx)
-{
-    Prose *pr = ctx;
-    DrawList *d = lay_slide(v);
-    Theme th = layout_theme(false);
-    static char want[16384], got[16384], piece[4096], head[4096], title[1024];
-    want[0] = got[0] = head[0] = '\0';
-    for (int i = 0; i < v->npara; i++) {
-        squeeze(v->paras[i], piece, sizeof piece);
-        strncat(want, piece, sizeof want - strlen(want) - 1);
-    }
-    float body_min = INFINITY, label_min = INFINITY;
-    bool numbers = false, placed = v->nsteps <= 1, printed[VIEW_MAX_PANELS] = { false };
-    for (int i = 0; i < d->n; i++)
-        if (d->cmds[i].role == ROLE_CELL_TEXT && d->cmds[i].panel >= 0 && d->cmds[i].panel < VIEW_MAX_PANELS)
-            numbers = printed[d->cmds[i].panel] = true;
-    char place[64];
-    snprintf(place, sizeof place, "page %d of %d", v->step + 1, v->nsteps);
-    for (int i = 0; i < d->n; i++) {
-        const DrawCmd *c = &d->cmds[i];
-        if (c->kind != DRAW_TEXT) continue;
-        if (c->role == ROLE_BODY && c->color.r == th.fg.r && c->color.g == th.fg.g && c->color.b == th.fg.b) {
-            squeeze(draw_str(d, c), piece, sizeof piece);
-            strncat(got, piece, sizeof got - strlen(got) - 1);
-            body_min = fminf(body_min, c->size);
-        }
-        bool glance = v->compare && c->panel >= 0 && c->panel < VIEW_MAX_PANELS && !printed[c->panel];
-        if ((c->role == ROLE_ROW_LABEL || c->role == ROLE_COL_LABEL) && (numbers || glance))     /* under 12 px: */
-            label_min = fminf(label_min, glance ? c->size + 2 : c->size);                   /* under 10 there */
-        if (c->role == ROLE_TITLE && strstr(draw_str(d, c), place)) placed = true;
-        if (c->role == ROLE_TITLE) {
-            squeeze(draw_str(d, c), piece, sizeof piece);
-            strncat(head, piece, sizeof head - strlen(head) - 1);
-        }
-    }
-    draw_free(d);
-    pr->pages++;
-    const char *at = v->step_name ? v->step_name : "";
-    for (int i = 0; i < 2; i++) {           /* the stage's title and the lesson's, whole in the header */
-        squeeze(i ? v->lesson_title : v->title, title, sizeof title);
-        if (title[0] && !strstr(head, title) && !pr->titles_cut++)
-            snprintf(pr->first_title, sizeof pr->first_title, "%s stage %d page %d: the header says \"%.200s\"", pr->name,
-                     pr->k + 1, v->step + 1, head);
-    }
-    pr->joined += strncmp(at, "joined", 6) == 0;
-    pr->dense |= v->dense;
-    if (strcmp(want, got) && !pr->cut++)
-        snprintf(pr->first_cut, sizeof pr->first_cut, "%s stage %d page %d (%s): the explanation drawn is \"%.120s\"",
-                 pr->name, pr->k + 1, v->step + 1, at, got);
-    if (want[0] && body_min < 14 && !pr->small++)
-        snprintf(pr->first_small, sizeof pr->first_small, "%s stage %d page %d (%s): explanation at %.0f px", pr->name,
-                 pr->k + 1, v->step + 1, at, body_min);
-    if (label_min < 12 && !pr->small_labels++)
-        snprintf(pr->first_label, sizeof pr->first_label, "%s stage %d page %d (%s): labels at %.0f px%s", pr->name,
-                 pr->k + 1, v->step + 1, at, label_min, v->compare ? " (every head; 2 px added where no number)" : "");
-    if (!placed && !pr->unplaced++)
-        snprintf(pr->first_unplaced, sizeof pr->first_unplaced, "%s stage %d page %d (%s): the header does not say \"%s\"",
-                 pr->name, pr->k + 1, v->step + 1, at, place);
-}
-
-/* Every stage of one lesson through walk_prose; a stage of H heads takes
-** at most 1 + 3 H pages (every head's, three a head), and the joined
-** heads', unless its heads' pages are dense ones (numbers at the legible
-** floor) and a head still needs more (then it is cut further: counted). */
-static void prose_lesson(const char *name, const Lesson *L, const Trace *T, void *ctx)
-{
-    Prose *pr = ctx;
-    pr->name = name;
-    for (pr->k = 0; pr->k < L->nstages; pr->k++) {
-        pr->joined = 0;
-        pr->dense = false;
-        tstages_each_step(L, T, pr->k, 0, walk_prose, pr);
-        int H = T->s[L->stages[pr->k].setup].heads;
-        if (H < 2 || L->stages[pr->k].head || stage_kind(L->stages[pr->k].id)->steps) continue;
-        StageOpts o = { 0, 0, false, tstages_pager() };
-        View *v = stage_view_with(L, T, pr->k, &o);
-        pr->stages++;
-        if (v->nsteps > 1 + STAGE_HEAD_PARTS * H + pr->joined && pr->dense) pr->dense_long++;   /* cut further */
-        else if (v->nsteps > 1 + STAGE_HEAD_PARTS * H + pr->joined && !pr->long_stages++)
-            snprintf(pr->first_long, sizeof pr->first_long, "%s stage %d (%s): %d heads on %d pages (%d joined)", name,
-                     pr->k + 1, lesson_stage_name(L->stages[pr->k].id), H, v->nsteps, pr->joined);
-        stage_view_free(v);
-    }
-}
-
-/*
-** Over the bundled, test and generated lessons, on the slide: no page cuts,
-** drops or shrinks its explanation (under 14 px), where lesson 07's heads
-** printed only the first paragraph at 13 px beside a weights page; no page
-** that prints numbers labels its tokens under 12 px (9 to 11 px beside 14
-** to 20 px numbers), nor the comparison of every head under 10 px; a stage
-** of H heads takes at most 1 + 3 H pages (lesson 07's took four a head);
-** every page of several says which it is; and the header holds the stage's
-** and the lesson's titles whole (lesson 04's was cut, "Eight tokens, four
-** heads, e…").
-*/
-START_TEST(test_slides_keep_prose_and_labels)
-{
-    Prose pr;
-    memset(&pr, 0, sizeof pr);
-    each_lesson(prose_lesson, &pr);
-    each_generated(prose_lesson, &pr);
-    printf("slides: %d pages, %d with the explanation cut, %d under 14 px, %d with small labels, %d without their place; "
-           "%d of %d multi-head stages over 1 + 3 H pages, %d more whose heads need more even dense\n", pr.pages, pr.cut,
-           pr.small, pr.small_labels, pr.unplaced, pr.long_stages, pr.stages, pr.dense_long);
-    ck_assert_int_gt(pr.pages, 400);
-    ck_assert_int_gt(pr.stages, 20);
-    ck_assert_msg(pr.cut == 0, "%d pages cut their explanation, e.g. %s", pr.cut, pr.first_cut);
-    ck_assert_msg(pr.small == 0, "%d pages shrink their explanation, e.g. %s", pr.small, pr.first_small);
-    ck_assert_msg(pr.small_labels == 0, "%d pages with small labels, e.g. %s", pr.small_labels, pr.first_label);
-    ck_assert_msg(pr.unplaced == 0, "%d pages do not say their place, e.g. %s", pr.unplaced, pr.first_unplaced);
-    ck_assert_msg(pr.titles_cut == 0, "%d pages cut a title, e.g. %s", pr.titles_cut, pr.first_title);
-    ck_assert_msg(pr.long_stages == 0, "%d stages take too many pages, e.g. %s", pr.long_stages, pr.first_long);
-}
-END_TEST
-
-/*
-** Paragraphs tied to pages: Stage.para_ties keeps each paragraph's tie,
-** and the pages of a multi-head stage cut into pages carry the untied
-** ones, those tied to the heads they show, and on the page of every head
-** side by side all of them.
-*/
-START_TEST(test_paragraphs_tied_to_pages)
-{
-    const char *text = "title: Ties\n[setup: s]\nseed: 3\n"
-                       "tokens: a b c d e f g h i j k l m n o p\nX = randn 16x8\nW_q = randn 8x8\nW_k = randn 8x8\n"
-                       "W_v = randn 8x8\nqueries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_v\nheads: 2\n"
-                       "[multi_head]\n\nOn every page.\n\n(side by side) Only where every head is.\n\n"
-                       "(head 2) Head two's pages, and every head's.\n";
-    Lesson *L;
-    Trace *T = tstages_run(text, "ties.lesson", &L);
-    const Stage *st = &L->stages[0];
-    ck_assert_int_eq(st->npara, 3);
-    ck_assert_str_eq(st->paras[1], "Only where every head is.");
-    ck_assert_uint_eq(st->para_ties[0], 0);
-    ck_assert_uint_eq(st->para_ties[1], LESSON_TIE_SIDE_BY_SIDE);
-    ck_assert_uint_eq(st->para_ties[2], 1u << 2);
-    int nsteps = 1, seen[3] = { 0, 0, 0 };
-    for (int t = 0; t < nsteps; t++) {
-        StageOpts o = { 0, t, false, tstages_pager() };
-        View *v = stage_view_with(L, T, 0, &o);
-        nsteps = v->nsteps;
-        int want = v->compare ? 3 : v->page_h0 <= 2 && v->page_h1 >= 2 ? 2 : 1;
-        ck_assert_msg(v->npara == want, "page %d (%s): %d paragraphs, %d wanted", t + 1, v->step_name, v->npara, want);
-        ck_assert_str_eq(v->paras[0], "On every page.");
-        if (want == 2) ck_assert_str_eq(v->paras[1], "Head two's pages, and every head's.");
-        seen[v->compare ? 0 : want == 2 ? 1 : 2]++;
-        stage_view_free(v);
-    }
-    ck_assert_msg(nsteps > 3 && seen[0] == 1 && seen[1] > 0 && seen[2] > 0, "%d pages: %d, %d, %d", nsteps, seen[0], seen[1],
-                  seen[2]);
-    trace_free(T);
-    lesson_free(L);
 }
 END_TEST
 
@@ -1132,9 +775,6 @@ Suite *slides_suite(void)
     tcase_add_test(tc, test_kv_cache_panels_stay);
     tcase_add_test(tc, test_window_size_prints_every_panel);
     tcase_add_test(tc, test_pager_and_layout_agree);
-    tcase_add_test(tc, test_wide_mlp_prints_every_hidden_number);
-    tcase_add_test(tc, test_slides_keep_prose_and_labels);
-    tcase_add_test(tc, test_paragraphs_tied_to_pages);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -169,8 +169,9 @@ static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale, boo
 ** (shrunk to the width, or wrapped at TITLE_SHRINK) and the rest goes on a
 ** line of its own under it, shrunk to the width if it must (cut only past
 ** the smallest font, a lesson title of hundreds of characters). What the
-** page holds ("head 2 of 4 · Q, K") is said in the room left, cut with "…"
-** or left out when there is none.
+** page holds ("head 2 of 4 · Q, K") is said in the room left, the line
+** shrunk for it down to META_SHRINK, then cut with "…" or left out when
+** there is no room.
 */
 static float draw_header(Page *p, const View *v, float x0, float x1, float y)
 {
@@ -195,6 +196,12 @@ static float draw_header(Page *p, const View *v, float x0, float x1, float y)
     while (fs > least && lay_width(p, title, fs, 1) > room) fs -= 1;
     float mfs = m->meta, mh = 0, title_w = lay_width(p, title, fs, 1), meta_room;
     bool one = title_w <= room;
+    if (one && v->compare && label[0]) {                /* a comparison page (not one the pager plans): two lines
+                                                        ** rather than a place cut short */
+        char line[1000];
+        snprintf(line, sizeof line, "%s%s", meta, label);
+        one = lay_width(p, line, fmaxf(m->min_font, lay_px(META_SHRINK * m->meta)), 0) <= w - title_w - m->gap;
+    }
     if (one) {                                          /* one line */
         lay_text(p, (Rect){ x0, y, title_w + 1, th }, title, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_TITLE, 1, 0);
         meta_room = w - title_w - m->gap;
@@ -214,7 +221,21 @@ static float draw_header(Page *p, const View *v, float x0, float x1, float y)
         mh = LH * mfs;
     }
     if (meta[0] || label[0]) {                          /* lesson · stage · page, then what the page holds, cut last */
+        char whole[1000];
+        snprintf(whole, sizeof whole, "%s%s", meta, label);
+        float least_meta = fmaxf(m->min_font, lay_px(META_SHRINK * m->meta));
+        while (mfs > least_meta && lay_width(p, whole, mfs, 0) > meta_room) mfs -= 1;   /* shrunk before it is cut */
         float left = meta_room - lay_width(p, meta, mfs, 0);
+        if (label[0] && lay_width(p, label, mfs, 0) > left) {   /* then what it holds loses its last items */
+            char base[300];
+            size_t cuts[32], place = strlen(sep), n = 0;            /* after the place ("  ·  head 2 of 4") */
+            snprintf(base, sizeof base, "%s", label);
+            const char *q = strstr(base + place, sep);
+            if (q) cuts[n++] = (size_t)(q - base);
+            for (q = q ? strstr(q, ", ") : NULL; q && n < 32; q = strstr(q + 2, ", ")) cuts[n++] = (size_t)(q - base);
+            for (size_t k = n; k-- > 0 && lay_width(p, label, mfs, 0) > left;)
+                snprintf(label, sizeof label, "%.*s%s", (int)cuts[k], base, k > 0 ? ", \xe2\x80\xa6" : "");
+        }
         char held[300] = "";
         if (label[0] && left >= LESSON_MIN_EMS * mfs) lay_fit(p, label, mfs, 0, left, held, sizeof held);
         char line[1000], cut[1000];

@@ -118,6 +118,7 @@
 #define RULE_AFTER      1.4f    /* and what follows it (the formula) this many under the title */
 #define FORMULA_PAD     1.6f    /* the formula's strip: this many gs of room at either end */
 #define FORMULA_AFTER   0.8f    /* and this many gaps below it */
+#define META_SHRINK     0.8f    /* the header's small line shrinks to this share to say what the page holds */
 #define LESSON_MIN_EMS  4       /* the lesson's title in the header only in room for 4 font sizes */
 
 /* Memo keys. */
@@ -555,6 +556,7 @@ void lay_heat_scale(const Page *p, const Panel *pn, PanelPlan *pp);
 const Cmap *lay_cmap(const Page *p, const Panel *pn);
 /* The smallest legible cell number on this canvas. */
 float lay_value_floor(const Page *p);
+float lay_cell_vpad(const Page *p);
 /* The widest cell text of a panel at a size. */
 float lay_widest_value(const Page *p, const PanelPlan *pp, int decimals, bool compact, float size);
 /* Colour-bar ticks for a bar of height h. */

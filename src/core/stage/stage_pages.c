@@ -353,13 +353,16 @@ static char *panel_kind(const Panel *p)
 }
 
 /* The header's words for a page of head h's own panels: "head 2 of 4 ·
-** weights, output". */
+** weights, output" ("weights, output" of a stage of one head). */
 static void page_holds(const Ctx *c, int h)
 {
     View *v = c->v;
     Buf b = {0};
-    buf_printf(&b, _("head %d of %d"), h, c->H);
-    const char *sep = "  \xc2\xb7  ";
+    const char *sep = "";
+    if (c->H > 1) {             /* (of one head, only what the page holds) */
+        buf_printf(&b, _("head %d of %d"), h, c->H);
+        sep = "  \xc2\xb7  ";
+    }
     for (int k = 0; k < v->npanels; k++) {
         char *kind = panel_kind(&v->panels[k]);
         buf_printf(&b, "%s%s", sep, kind);
@@ -386,11 +389,15 @@ static void compare_panel(Panel *pn, int h, int many)
     }
 }
 
-/* Scratch views: one per head, and one for the tail. */
+/* Scratch views: one per head, one for what every head shares, and one
+** for the tail. */
 typedef struct Scratch {
     View *heads;                /* H views, head h in heads[h - 1] */
+    View lead;                  /* the panels every head adds alike (find_shared), taken out of the heads' */
     View tail;
-    int m;                      /* panels a head adds */
+    int m;                      /* panels a head adds (after the lead is taken out) */
+    bool shared[VIEW_MAX_PANELS];   /* of the panels one(c, h) adds, those in the lead */
+    int nshared;
 } Scratch;
 
 /* Build every head (and the tail) into scratch views. */
@@ -398,6 +405,9 @@ static void scratch_build(Ctx *c, StageHeadFn one, StageFn tail, Scratch *z)
 {
     z->heads = xcalloc((size_t)c->H, sizeof *z->heads);
     memset(&z->tail, 0, sizeof z->tail);
+    memset(&z->lead, 0, sizeof z->lead);
+    memset(z->shared, 0, sizeof z->shared);
+    z->nshared = 0;
     z->m = -1;
     for (int h = 1; h <= c->H; h++) {
         Ctx cc = *c;
@@ -418,7 +428,70 @@ static void scratch_free(Scratch *z, int H)
 {
     for (int h = 0; h < H; h++) stage_panels_free(&z->heads[h]);
     stage_panels_free(&z->tail);
+    stage_panels_free(&z->lead);
     free(z->heads);
+}
+
+/* Drop, of the panels [from, from + m) of v that one(c, h) added, those
+** marked in drop (keep false) or those not marked (keep true). */
+static void sift_panels(View *v, int from, const bool *drop, int m, bool keep)
+{
+    int n = from;
+    for (int k = from; k < v->npanels; k++) {
+        if (k - from < m && drop[k - from] != keep) stage_panel_free(&v->panels[k]);
+        else v->panels[n++] = v->panels[k];
+    }
+    v->npanels = n;
+}
+
+/*
+** The panels every head adds alike, a matrix of no head in each head's
+** unit at the same place (the mask): marked in z->shared and moved into
+** z->lead, out of the heads' units, so that the stage shows them once,
+** ahead of the heads, instead of once a head. Only with several heads
+** shown, some panels of their own, and room for the lead beside the heads'
+** pictures on the comparison page.
+*/
+static void find_shared(Scratch *z, int H, int n, int npick)
+{
+    int m = z->m;
+    if (n < 2 || m < 2 || m > VIEW_MAX_PANELS) return;
+    for (int r = 0; r < m; r++) {
+        const TraceRef *ref = &z->heads[0].panels[r].ref;
+        bool same = ref->kind >= 0 && ref->kind != TK_INPUT && ref->head == 0;
+        for (int h = 1; h < H && same; h++)
+            same = z->heads[h].panels[r].ref.kind == ref->kind && z->heads[h].panels[r].ref.head == 0;
+        z->shared[r] = same;
+        z->nshared += same;
+    }
+    if (z->nshared == 0 || z->nshared == m || n * npick + z->nshared > VIEW_MAX_PANELS) {
+        memset(z->shared, 0, sizeof z->shared);
+        z->nshared = 0;
+        return;
+    }
+    z->lead.panels = xcalloc((size_t)z->nshared, sizeof *z->lead.panels);
+    z->lead.cap_panels = z->nshared;
+    for (int r = 0; r < m; r++)
+        if (z->shared[r]) z->lead.panels[z->lead.npanels++] = z->heads[0].panels[r];
+    for (int r = 0, k = 0; r < m; r++)
+        if (!z->shared[r]) z->heads[0].panels[k++] = z->heads[0].panels[r];
+    z->heads[0].npanels = m - z->nshared;
+    for (int h = 1; h < H; h++) sift_panels(&z->heads[h], 0, z->shared, m, false);
+    z->m = m - z->nshared;
+}
+
+/* The lead (find_shared) into the view: head h's panels, of which only
+** those every head adds alike are kept, planned for their own values. */
+static void add_lead(Ctx *c, StageHeadFn one, int h, const Scratch *z)
+{
+    int before = c->v->npanels;
+    one(c, h);
+    sift_panels(c->v, before, z->shared, z->m + z->nshared, true);
+    for (int k = before; k < c->v->npanels; k++) {
+        Panel *pn = &c->v->panels[k];
+        StageVals own = stage_panel_vals(c, pn);
+        stage_set_span(pn, own, own);
+    }
 }
 
 /*
@@ -427,9 +500,11 @@ static void scratch_free(Scratch *z, int H)
 ** no head (multi_head's joined heads). Every head is built once into a
 ** scratch view to plan the book and the spans (all heads, even when one
 ** is chosen: the slide of a chosen head is planned as the page of that
-** head is); then the page asked for is built into the view. The tail
-** shares the last page when everything fits one, else it has pages of its
-** own after the heads'.
+** head is); then the page asked for is built into the view. What every
+** head adds alike (the mask: find_shared) is shown once, ahead of the
+** heads: on their one page when it fits there, else on the comparison
+** page. The tail shares the last page when everything fits one, else it
+** has pages of its own after the heads'.
 */
 void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
 {
@@ -445,7 +520,9 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
     }
     Scratch z;
     scratch_build(c, one, tail, &z);
-    int m = z.m > 0 ? z.m : 0, nt = z.tail.npanels;
+    bool pick[VIEW_MAX_PANELS] = { false };
+    if (z.m > 0 && z.m <= VIEW_MAX_PANELS) find_shared(&z, H, n, pick_pictures(z.heads[0].panels, z.m, pick));
+    int m = z.m > 0 ? z.m : 0, nt = z.tail.npanels, nl = z.lead.npanels;
     /* the values of each kind of panel over the heads, and of each scale group */
     StageVals *span = xmalloc(sizeof *span * (size_t)(m + 1)), *vals = xmalloc(sizeof *vals * (size_t)(H * m + nt + 1));
     const Panel **all = xmalloc(sizeof *all * (size_t)(H * m + nt + 1));
@@ -480,24 +557,32 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
     c->dense = false;
     Book bt = book_whole(1, 1, nt);
     bt.pages = 0;
-    bool tail_alone = false;
+    bool tail_alone = false, lead_on_page = false;
+    Panel every[VIEW_MAX_PANELS];
+    if (nl > 0 && b.pages == 1 && nl + n * m <= VIEW_MAX_PANELS) {     /* the lead on the heads' one page */
+        memcpy(every, z.lead.panels, sizeof *every * (size_t)nl);
+        for (int u = 0; u < n; u++) memcpy(every + nl + u * m, units[u], sizeof *every * (size_t)m);
+        lead_on_page = stage_page_fits(c, every, nl + n * m, c->note, nl + n * m);
+    }
     if (nt > 0) {               /* the tail on the heads' one page, or pages of its own */
-        tail_alone = b.pages > 1 || n * m + nt > VIEW_MAX_PANELS;
+        int l = lead_on_page ? nl : 0;
+        tail_alone = b.pages > 1 || l + n * m + nt > VIEW_MAX_PANELS;
         if (!tail_alone) {
-            Panel every[VIEW_MAX_PANELS];
-            for (int u = 0; u < n; u++) memcpy(every + u * m, units[u], sizeof *every * (size_t)m);
-            memcpy(every + n * m, tail_unit, sizeof *every * (size_t)nt);
-            tail_alone = !stage_page_fits(c, every, n * m + nt, c->note, n * m + nt);
+            if (l) memcpy(every, z.lead.panels, sizeof *every * (size_t)l);
+            for (int u = 0; u < n; u++) memcpy(every + l + u * m, units[u], sizeof *every * (size_t)m);
+            memcpy(every + l + n * m, tail_unit, sizeof *every * (size_t)nt);
+            tail_alone = !stage_page_fits(c, every, l + n * m + nt, c->note, l + n * m + nt);
         }
         if (tail_alone) {
             book_free(&bt);
             bt = plan_book(c, &tail_unit, nt, 1, false);
         }
     }
-    /* the heads side by side first, when they take several pages */
-    bool pick[VIEW_MAX_PANELS] = { false };
+    /* the heads side by side first, when they take several pages, or to show once what they share */
     int npick = m <= VIEW_MAX_PANELS ? pick_pictures(z.heads[0].panels, m, pick) : 0;
-    int cmp = n > 1 && b.pages > 1 && npick > 0 && n * npick <= VIEW_MAX_PANELS;
+    int lead_cmp = nl > 0 && !lead_on_page ? nl : 0;
+    int cmp = n > 1 && (b.pages > 1 || lead_cmp) && npick > 0 && n * npick + lead_cmp <= VIEW_MAX_PANELS;
+    assert(cmp || !lead_cmp);       /* (find_shared leaves room for the lead on the comparison page) */
     int pages = cmp + b.pages + (tail_alone ? bt.pages : 0);
     int pp = c->step < pages ? c->step : pages - 1, p = pp - cmp;
     bool on_tail = tail_alone && p >= b.pages, on_cmp = p < 0;
@@ -517,9 +602,11 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
         c->v->compare = true;
         c->v->step_name = xstrdup("heads");
         c->v->step_label = stage_fmt(_("heads 1\xe2\x80\x93%d side by side"), H);
+        if (lead_cmp) add_lead(c, one, heads[0], &z);
         for (int u = 0; u < n; u++) {
             int before = c->v->npanels, kept = before;
             one(c, heads[u]);
+            if (nl) sift_panels(c->v, before, z.shared, m + nl, false);
             for (int k = before; k < c->v->npanels; k++) {
                 int r = k - before;
                 if (r >= m || !pick[r]) {
@@ -528,7 +615,7 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
                 }
                 Panel *pn = &c->v->panels[kept++];
                 *pn = c->v->panels[k];
-                compare_panel(pn, heads[u], n * npick);
+                compare_panel(pn, heads[u], n * npick + lead_cmp);
                 stage_set_span(pn, span[r], pn->scale_group > 0 ? group_vals(all, vals, H * m + nt, pn->scale_group) : span[r]);
             }
             c->v->npanels = kept;
@@ -539,9 +626,11 @@ void stage_heads_paged(Ctx *c, StageHeadFn one, StageFn tail)
         c->v->dense = dense;
         c->v->page_h0 = heads[u0];
         c->v->page_h1 = heads[(u1 < n ? u1 : n) - 1];
+        if (lead_on_page) add_lead(c, one, heads[0], &z);
         for (int u = u0; u < u1 && u < n; u++) {
             int before = c->v->npanels;
             one(c, heads[u]);
+            if (nl) sift_panels(c->v, before, z.shared, m + nl, false);
             keep_panels(c->v, before, before + a, before + e);
             for (int k = before; spans && k < c->v->npanels && k - before + a < m; k++) {
                 Panel *pn = &c->v->panels[k];
