@@ -7,6 +7,8 @@ DESTDIR  ?=
 # Where make install puts things (GNU's names; DESTDIR stages them for a
 # package). The program is built knowing DATADIR and DOCDIR.
 BINDIR   ?= $(PREFIX)/bin
+LIBDIR   ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
 DATADIR  ?= $(PREFIX)/share
 MANDIR   ?= $(DATADIR)/man
 DOCDIR   ?= $(DATADIR)/doc/attnlab
@@ -74,13 +76,14 @@ CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LI
 
 DEFINES     = -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_DATADIR='"$(DATADIR)/attnlab"' \
               -DATTNLAB_LOCALEDIR='"$(DATADIR)/locale"' -DATTNLAB_DOCDIR='"$(DOCDIR)"'
-CFLAGS_ALL  = $(WARN) $(WERROR) $(DEFINES) -Isrc $(CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+CFLAGS_ALL  = $(WARN) $(WERROR) $(DEFINES) -Isrc -fPIC $(CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS_ALL = $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 CORE_SRC := $(wildcard src/core/*.c src/core/*/*.c)
 VIEW_SRC := $(wildcard src/view/*.c)
 SDL_SRC  := $(wildcard src/sdl/*.c)
 APP_SRC  := $(filter-out src/app/main.c,$(wildcard src/app/*.c))
+API_SRC  := $(wildcard src/lib/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -89,7 +92,17 @@ VIEW_OBJ := $(call obj,$(VIEW_SRC))
 SDL_OBJ  := $(call obj,$(SDL_SRC))
 APP_OBJ  := $(call obj,$(APP_SRC))
 TEST_OBJ := $(call obj,$(TEST_SRC))
-LIB_OBJ  := $(CORE_OBJ) $(VIEW_OBJ) $(SDL_OBJ) $(APP_OBJ)
+API_OBJ  := $(call obj,$(API_SRC))
+LIB_OBJ  := $(CORE_OBJ) $(VIEW_OBJ) $(SDL_OBJ) $(APP_OBJ) $(API_OBJ)
+# libattnlab (src/lib/attnlab.h): the core, the layout, the renderer and
+# encoders, and the few app modules a picture needs, with only the
+# attnlab_* functions exported (src/lib/attnlab.map). Every object is
+# position-independent, so the same objects make the program and the
+# library.
+SO_OBJ   := $(CORE_OBJ) $(VIEW_OBJ) $(SDL_OBJ) $(call obj,$(addprefix src/app/,picture.c shot.c cli_core.c handout.c glyphs.c lang.c paths.c)) \
+            $(API_OBJ)
+SONAME   := libattnlab.so.$(firstword $(subst ., ,$(VERSION)))
+SO_FILE  := $(BUILD)/lib/libattnlab.so.$(VERSION)
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -124,10 +137,10 @@ XGETTEXT_FLAGS := --from-code=UTF-8 --language=C --keyword=_ --keyword=N_ --add-
 I18N_DATA := assets/attnlab.desktop.in assets/attnlab.xml.in
 XGETTEXT_DATA_FLAGS := --from-code=UTF-8 --keyword= --keyword=GenericName --keyword=Comment --keyword=Keywords
 
-.PHONY: all deps deps-build deps-run deps-test deps-bench deps-locale package-sets run test test-unit test-run test-build test-parts \
+.PHONY: all lib print-version deps deps-build deps-run deps-test deps-bench deps-locale package-sets run test test-unit test-run test-build test-parts \
         test-sanitize coverage coverage-run clean install locale pot po-update FORCE
 
-all: $(BUILD)/attnlab locale $(BUILD)/attnlab.desktop $(BUILD)/attnlab.xml
+all: $(BUILD)/attnlab $(SO_FILE) locale $(BUILD)/attnlab.desktop $(BUILD)/attnlab.xml
 
 locale: $(MO_FILES)
 
@@ -250,6 +263,25 @@ $(BUILD)/obj/src/view/cmap.o: CFLAGS_ALL += -I$(BUILD)/gen
 $(BUILD)/attnlab: $(LIB_OBJ) $(call obj,src/app/main.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(APP_LIBS) -lm
 
+# The shared library, its soname link and the name a linker looks for.
+$(SO_FILE): $(SO_OBJ) src/lib/attnlab.map | deps-build
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/lib/attnlab.map -Wl,--no-undefined \
+	  -o $@ $(SO_OBJ) $(APP_LIBS) -lm
+	ln -sf $(notdir $@) $(BUILD)/lib/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/lib/libattnlab.so
+lib: $(SO_FILE)
+print-version:
+	@echo $(VERSION)
+
+# pkg-config's description of the installed library.
+$(BUILD)/attnlab.pc: Makefile
+	@mkdir -p $(@D)
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' 'Name: attnlab' \
+	  'Description: attention in transformers, computed and drawn (the attnlab core)' 'Version: $(VERSION)' \
+	  'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lattnlab' > $@.tmp
+	mv $@.tmp $@
+
 $(BUILD)/check_attnlab: $(LIB_OBJ) $(TEST_OBJ) | deps-test
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm
 
@@ -291,7 +323,7 @@ TEST_J     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 PY        := /usr/bin/python3
 
 TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text e2e-open e2e-nav unit notebook npy modern props torch-rng views \
-              cli faults bad-lessons lessons python scripts po trained-model install model-layer lists compare
+              cli faults bad-lessons lessons python scripts po trained-model install model-layer lists compare library
 # The Check suites in two processes: layout and export (two thirds of the
 # time) beside the others.
 part.unit-layout   := cd tests && ../$(BUILD)/check_attnlab layout export
@@ -314,6 +346,11 @@ part.modern        := $(PY) tests/check_modern.py $(BUILD)/attnlab lessons 120
 part.props         := $(PY) tests/check_props.py $(BUILD)/attnlab 12
 part.model-layer   := $(PY) tests/check_model_layer.py $(BUILD)/trace_cells
 part.compare       := $(PY) tests/check_compare.py $(BUILD)/attnlab 30
+# libattnlab through ctypes against the program. A sanitized library loads
+# only into a sanitized process, so the sanitizer build leaves this part
+# to the api suite (tests/test_api.c), which calls the same functions.
+part.library       := $(if $(filter build,$(BUILD)),ATTNLAB_LIB=$(BUILD)/lib/$(SONAME) $(PY) tests/check_library.py \
+                      $(BUILD)/attnlab lessons,echo "library: 0 passed, 0 failed (the api suite runs the library here)")
 # What copies the stage, key and binding tables outside C (docs, README, the
 # man page, the Python module) against the tables (tests/tools/lists.c).
 part.lists         := $(PY) tests/check_lists.py $(BUILD)/lists
@@ -334,7 +371,7 @@ test: deps-test
 	@$(MAKE) --no-print-directory WERROR=-Werror test-run
 	@sh tests/run_part.sh --summary $(RESULTS) $(TEST_PARTS)
 
-test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(BUILD)/trng_dump $(BUILD)/trace_cells $(BUILD)/lists $(BUILD)/xdnd_drop $(MO_FILES) \
+test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(SO_FILE) $(BUILD)/trng_dump $(BUILD)/trace_cells $(BUILD)/lists $(BUILD)/xdnd_drop $(MO_FILES) \
             $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/bench_start_parts
 
 # Build, then run every part; this stops only when the build fails.
@@ -404,9 +441,15 @@ PYTHON_SITE ?= $(PREFIX)/lib/$(shell $(PY) -c 'import sys; print("python%d.%d" %
 # After a real install (no DESTDIR) the desktop's databases are brought up
 # to date when their tools are there, so that a double click on a .lesson
 # file opens attnlab.
-install: $(BUILD)/attnlab $(MO_FILES) $(BUILD)/attnlab.desktop $(BUILD)/attnlab.xml
+install: $(BUILD)/attnlab $(SO_FILE) $(BUILD)/attnlab.pc $(MO_FILES) $(BUILD)/attnlab.desktop $(BUILD)/attnlab.xml
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/attnlab/lessons/models
 	install -m 755 $(BUILD)/attnlab $(DESTDIR)$(BINDIR)/attnlab
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
+	install -m 755 $(SO_FILE) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(SO_FILE)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libattnlab.so
+	install -m 644 src/lib/attnlab.h $(DESTDIR)$(INCLUDEDIR)/attnlab.h
+	install -m 644 $(BUILD)/attnlab.pc $(DESTDIR)$(LIBDIR)/pkgconfig/attnlab.pc
 	install -m 644 lessons/*.lesson $(DESTDIR)$(DATADIR)/attnlab/lessons/
 	install -m 644 lessons/models/*.npz $(DESTDIR)$(DATADIR)/attnlab/lessons/models/
 	for l in $(PO_LANGS); do \
@@ -415,7 +458,7 @@ install: $(BUILD)/attnlab $(MO_FILES) $(BUILD)/attnlab.desktop $(BUILD)/attnlab.
 	done
 	install -d $(DESTDIR)$(PYTHON_SITE)/attnlab
 	install -m 644 python/attnlab/*.py $(DESTDIR)$(PYTHON_SITE)/attnlab/
-	printf 'PROGRAM = "%s"\nDATADIR = "%s"\n' "$(BINDIR)/attnlab" "$(DATADIR)/attnlab" \
+	printf 'PROGRAM = "%s"\nDATADIR = "%s"\nLIBDIR = "%s"\n' "$(BINDIR)/attnlab" "$(DATADIR)/attnlab" "$(LIBDIR)" \
 	  > $(DESTDIR)$(PYTHON_SITE)/attnlab/_installed.py
 	if [ -f $(BUILD)/web/attnlab.html ]; then install -m 644 $(BUILD)/web/attnlab.html $(DESTDIR)$(DATADIR)/attnlab/; fi
 	install -d $(DESTDIR)$(DATADIR)/applications $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/apps \
@@ -430,6 +473,8 @@ install: $(BUILD)/attnlab $(MO_FILES) $(BUILD)/attnlab.desktop $(BUILD)/attnlab.
 	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
 	install -m 644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
 	install -m 644 docs/images/*.png $(DESTDIR)$(DOCDIR)/docs/images/
+	install -d $(DESTDIR)$(DOCDIR)/docs/examples
+	install -m 644 docs/examples/*.c $(DESTDIR)$(DOCDIR)/docs/examples/
 	ln -sf docs/lesson-format.md $(DESTDIR)$(DOCDIR)/lesson-format.md
 	if [ -z "$(DESTDIR)" ]; then \
 	  ! command -v update-mime-database >/dev/null || update-mime-database $(DATADIR)/mime; \

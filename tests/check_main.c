@@ -38,7 +38,7 @@ static const struct {
     { "i18n", i18n_suite }, { "keys", keys_suite }, { "nav", nav_suite }, { "link", link_suite }, { "zipread", zipread_suite },
     { "open", open_suite },
     { "slides", slides_suite }, { "slide_prose", slide_prose_suite }, { "pages", pages_suite },
-    { "counting", counting_suite }, { "edges", edges_suite },
+    { "counting", counting_suite }, { "edges", edges_suite }, { "api", api_suite },
 };
 #define NSUITES (sizeof suites / sizeof suites[0])
 

@@ -42,6 +42,31 @@ got=$(cd "$tmp" && PYTHONPATH="$site" /usr/bin/python3 -c 'import attnlab, attnl
 /usr/bin/python3 -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' "/usr/local/lib/$(basename "$(dirname "$site")")/dist-packages" \
     && ok || bad "Debian's Python reads /usr/local's site directory"
 
+# libattnlab: the library, its header and pkg-config file; the C example in docs/ builds against them and
+# runs, and the installed Python module draws through the installed library
+for f in lib/libattnlab.so lib/libattnlab.so.0 include/attnlab.h lib/pkgconfig/attnlab.pc \
+         share/doc/attnlab/docs/examples/attnlab-example.c; do
+    [ -e "$p/$f" ] && ok || bad "make install put $prefix/$f"
+done
+soname=$(objdump -p "$p/lib/libattnlab.so" 2>/dev/null | awk '$1 == "SONAME" { print $2 }')
+[ "$soname" = libattnlab.so.0 ] && ok || bad "the library's soname is libattnlab.so.0: '$soname'"
+exported=$(nm -D --defined-only "$p/lib/libattnlab.so" | awk '$2 == "T" { print $3 }' | grep -cv '^attnlab_')
+[ "$exported" = 0 ] && ok || bad "the library exports only attnlab_* functions ($exported others)"
+pc() { PKG_CONFIG_PATH="$p/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$dest" pkg-config "$@" attnlab; }
+[ "$(pc --modversion)" = "$($make -s --no-print-directory print-version)" ] && ok || bad "pkg-config says the version: $(pc --modversion)"
+if cc -std=c11 -Wall -Wextra -Werror "$p/share/doc/attnlab/docs/examples/attnlab-example.c" $(pc --cflags --libs) \
+      -Wl,-rpath,"$p/lib" -o "$tmp/example" 2>"$tmp/cc"; then ok; else bad "the C example builds against the installed library: $(cat "$tmp/cc")"; fi
+(cd "$tmp" && ./example out.png) >"$tmp/example.out" 2>&1 && ok || bad "the C example runs: $(cat "$tmp/example.out")"
+grep -q '^weights are 3x3; row 2 = 0.3333 0.3333 0.3333$' "$tmp/example.out" && ok || bad "the C example reads the weights: $(cat "$tmp/example.out")"
+grep -q 'exp(0.3536 − 0.3536) / Σ = 1 / 3 = 0.3333' "$tmp/example.out" && ok || bad "the C example explains a weight"
+[ "$(head -c 8 "$tmp/out.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] && ok || bad "the C example writes a PNG"
+got=$(cd "$tmp" && ATTNLAB_LIB="$p/lib/libattnlab.so.0" PYTHONPATH="$site" /usr/bin/python3 -c '
+import os, attnlab, attnlab._installed as i, attnlab._library as l, numpy as np
+lib = l.library()
+print(i.LIBDIR, os.path.realpath(lib._name) if lib else None, len(attnlab.show(np.eye(2), ["a", "b"]).picture(1)) > 1000)' 2>&1)
+[ "$got" = "$prefix/lib $p/lib/libattnlab.so.$($make -s --no-print-directory print-version) True" ] && ok \
+    || bad "the installed module knows where the library goes, and draws through the staged one: $got"
+
 # the desktop entry
 desktop-file-validate "$p/share/applications/attnlab.desktop" >"$tmp/dfv" 2>&1 && [ ! -s "$tmp/dfv" ] \
     && ok || bad "desktop-file-validate accepts the desktop entry without a word: $(cat "$tmp/dfv")"

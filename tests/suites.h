@@ -43,6 +43,7 @@ Suite *link_suite(void);
 Suite *zipread_suite(void);
 Suite *open_suite(void);
 Suite *slides_suite(void);
+Suite *api_suite(void);
 Suite *slide_prose_suite(void);
 Suite *pages_suite(void);
 Suite *counting_suite(void);

@@ -17,7 +17,7 @@ import tempfile
 
 import numpy as np
 
-from . import _args, _program, _save, _text
+from . import _args, _library, _program, _save, _text
 
 # The matrix each keyword of Lesson.setup becomes, by keyword.
 _MATRIX_NAMES = {
@@ -333,6 +333,49 @@ class Lesson:
             with open(os.path.join(d, "arrays.npz"), "wb") as f:
                 f.write(self._npz())
 
+    def _handle(self):
+        """The lesson open in libattnlab, parsed and computed once and kept
+        until the lesson changes; None where the library is not there (the
+        program is run instead)."""
+        if not _library.available():
+            return None
+        if "handle" not in self._cache:
+            text = self.lesson_text("arrays.npz")
+            try:
+                self._cache["handle"] = _library.Handle(text, self._arrays() if self._needs_npz() else {})
+            except _library.Failed as e:
+                line, at = _program._lesson_line(text, e.text)
+                raise _program.LessonError(e.text, line, at) from None
+        return self._cache["handle"]
+
+    def _library_options(self):
+        """The export's options as the library takes them, refused with the
+        program's own words where the program would refuse them."""
+        def refuse(what, takes, value):
+            raise _program.LessonError("attnlab: error: --%s takes %s, found '%s' (see attnlab --help)"
+                                       % (what, takes, value))
+        theme = _text.name(self.theme, "theme", "word", "light or dark")
+        if theme not in ("light", "dark"):
+            refuse("theme", "light or dark", theme)
+        if str(self.scale) not in ("1", "2", "3", "4"):
+            refuse("scale", "1, 2, 3 or 4", self.scale)
+        try:
+            w, h = (int(v) for v in self.size)
+        except (TypeError, ValueError):
+            w = h = 0
+        if not (200 <= w <= 8192 and 150 <= h <= 8192):
+            refuse("size", "WxH between 200x150 and 8192x8192", "x".join(str(v) for v in tuple(self.size)))
+        cmap = _text.name(self.cmap, "cmap", "word", "magma") if self.cmap else None
+        return w, h, int(self.scale), theme == "dark", cmap
+
+    def _library_call(self, fn):
+        """fn(handle), a refusal as a LessonError."""
+        try:
+            return fn(self._handle())
+        except _library.Failed as e:
+            line, at = _program._lesson_line(self.lesson_text("arrays.npz"), e.text)
+            raise _program.LessonError(e.text, line, at) from None
+
     def _run(self, args):
         """Run attnlab on the lesson (from standard input), with its arrays in
         a temporary directory when they go to a .npz; its output."""
@@ -368,6 +411,15 @@ class Lesson:
         stage = self._stage_number(self.shown if stage is None else stage)
         fmt = _format(fmt or self.format)
         key = ("picture", stage, fmt, step, tuple(self.size), self.theme, self.cmap, self.scale)
+        if key not in self._cache and self._handle() is not None:
+            w, h, scale, dark, cmap = self._library_options()
+            pages = self._library_call(lambda l: l.pages(stage))
+            page = 1 if step is None else step
+            if not 1 <= page <= pages:
+                raise IndexError("attnlab: stage %d has no step %r: its %d sub-step%s count from 1"
+                                 % (stage, step, pages, "" if pages == 1 else "s"))
+            data = self._library_call(lambda l: l.render(stage, page, w, h, scale, dark, fmt == "svg", cmap))
+            self._cache[key] = data.decode("utf-8") if fmt == "svg" else data
         if key not in self._cache:
             if step is None:
                 try:
@@ -401,6 +453,8 @@ class Lesson:
         if stage is not None:
             stage = self._stage_number(stage)
         key = ("dump", stage)
+        if key not in self._cache and self._handle() is not None:
+            self._cache[key] = json.loads(self._library_call(lambda l: l.dump(stage)))
         if key not in self._cache:
             args = ["--dump"] + (["--stage", str(stage)] if stage is not None else []) + ["-"]
             self._cache[key] = json.loads(self._run(args).decode("utf-8"))

@@ -67,18 +67,22 @@ void app_catalogue_source(int (*fetch)(const char *code))
 }
 
 /* The build's own catalogues (DIR/locale beside the program: build/locale
-** in the source tree), then the installed ones (ATTNLAB_LOCALEDIR), and
-** nowhere else. */
+** in the source tree; or DIR/../locale beside libattnlab in build/lib),
+** then the installed ones (ATTNLAB_LOCALEDIR), and nowhere else. */
 int app_catalogue_path(const char *code, char *out, size_t n)
 {
     char c[3][I18N_LANG_MAX + 1], dir[PATH_MAX];
     if (!i18n_lang_valid(code)) return -1;
     int nc = candidates(code, c);
-    bool own = app_exe_dir(dir, sizeof dir) == 0 && strlen(dir) + sizeof "/locale" <= sizeof dir;
-    if (own) strcat(dir, "/locale");
+    char up[PATH_MAX];
+    bool own = app_exe_dir(dir, sizeof dir) == 0 && strlen(dir) + sizeof "/../locale" <= sizeof dir;
+    if (own) {
+        snprintf(up, sizeof up, "%s/../locale", dir);   /* beside libattnlab in the tree: build/lib/../locale */
+        strcat(dir, "/locale");
+    }
     for (int i = 0; i < nc; i++) {
         if (catalogue_source) catalogue_source(c[i]);
-        if (own && try_dir(dir, c[i], out, n)) return 0;
+        if (own && (try_dir(dir, c[i], out, n) || try_dir(up, c[i], out, n))) return 0;
         if (try_dir(ATTNLAB_LOCALEDIR, c[i], out, n)) return 0;
     }
     return -1;

@@ -32,6 +32,7 @@
 #include "core/lesson/lesson.h"
 #include "core/compute/trace.h"
 #include "core/util.h"
+#include "lib/attnlab.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -104,6 +105,36 @@ static void warn_glyphs(const char *path)
     app_check_glyphs(path, NULL, NULL);
 }
 
+/* --dump, as a program using libattnlab does it (attnlab.h): the lesson
+** read, opened and dumped through the library's public functions; the same
+** bytes, messages and exit codes as cli_dump, which the browser's command
+** line keeps. */
+static int dump_lesson(const char *path, const char *stages)
+{
+    Error e;
+    size_t len;
+    char *text = lesson_read(path, &len, &e);
+    if (!text) {
+        error_print(&e, stderr);
+        return error_exit_code(&e);
+    }
+    attnlab_error err;
+    attnlab *lesson = attnlab_open(text, len, path, NULL, 0, &err);
+    free(text);
+    char *json = NULL;
+    size_t n = 0;
+    int code = 0;
+    if (!lesson || attnlab_dump(lesson, stages, &json, &n, &err) != 0) {
+        fprintf(stderr, "%s\n", err.text);
+        code = err.kind == ATTNLAB_IO || err.kind == ATTNLAB_RUNTIME ? 1 : 2;
+    } else {
+        fwrite(json, 1, n, stdout);     /* a failed write is reported once, when stdout is closed */
+    }
+    attnlab_free(json);
+    attnlab_close(lesson);
+    return code;
+}
+
 /* Parse arguments and dispatch. */
 int main(int argc, char **argv)
 {
@@ -120,7 +151,7 @@ int main(int argc, char **argv)
                                                       a.shots ? a.shots : ".", a.size_given ? a.shot.width : 0,
                                                       a.size_given ? a.shot.height : 0 });
         else if (!strcmp(a.mode, "check")) code = cli_check(a.files, a.nfiles, warn_glyphs);
-        else if (!strcmp(a.mode, "dump")) code = cli_dump(a.files[0], a.staged ? &a.stages : NULL);
+        else if (!strcmp(a.mode, "dump")) code = dump_lesson(a.files[0], a.staged ? a.stages.spec : NULL);
         else if (!strcmp(a.mode, "list")) code = cmd_list(a.dir);
         else code = app_export(a.dir, a.files, a.nfiles, &a.shot, a.staged ? &a.stages : NULL, a.font, false);
     }

@@ -2,11 +2,14 @@
 ** paths.c: finding bundled lessons and assets, and the user's lesson
 ** directory.
 */
-#define _DEFAULT_SOURCE
+#define _GNU_SOURCE                     /* dladdr */
 #include "paths.h"
 #include "core/util.h"
 
 #include <dirent.h>
+#ifndef __EMSCRIPTEN__
+#include <dlfcn.h>
+#endif
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -26,11 +29,24 @@ static int is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The directory of the running program. */
+/* The directory of the running program, or of libattnlab when this code
+** runs in the library (a Python process's executable is python3's: the
+** library's catalogues and lessons are found beside the library, as the
+** program's are beside the program). */
 int app_exe_dir(char *out, size_t n)
 {
     char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ssize_t len = -1;
+#ifndef __EMSCRIPTEN__
+    static const char here = 0;         /* an address in this object: the program's or the library's */
+    Dl_info di;
+    if (dladdr(&here, &di) && di.dli_fname && di.dli_fname[0] == '/'
+        && strlen(di.dli_fname) < sizeof exe && strstr(di.dli_fname, "/libattnlab.so")) {
+        snprintf(exe, sizeof exe, "%s", di.dli_fname);
+        len = (ssize_t)strlen(exe);
+    }
+#endif
+    if (len <= 0) len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len <= 0) return -1;
     exe[len] = '\0';
     char *slash = strrchr(exe, '/');

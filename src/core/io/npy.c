@@ -16,6 +16,7 @@
 #include "core/text/utf8.h"
 #include "core/util.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -46,6 +47,7 @@ struct NpyFile {
     size_t mem_len, mem_pos;
     Error mem_err;              /* why it could not be read */
     char *key;                  /* the member's name "KEY.npy", whole; "" for a .npy */
+    const unsigned char *data;  /* an array in memory (npy_open_data): its data, not owned, or NULL */
     unsigned char *head;        /* the bytes read so far: the header and maybe some data */
     size_t head_len;
     size_t avail;               /* bytes after the header (file size or member size) */
@@ -458,6 +460,7 @@ static bool is_member(const NpyFile *f)
 /* Read up to len bytes at offset from a file or the member; bytes read, or -1. */
 static long read_some(NpyFile *f, unsigned char *buf, size_t len, size_t offset)
 {
+    assert(!f->data);           /* an array in memory is never read: npy_read decodes it where it is */
     size_t got = 0;
     while (got < len) {
         long r = is_member(f) ? member_read(f, buf + got, len - got)
@@ -662,6 +665,11 @@ int npy_read(NpyFile *f, double *out, Error *err)
 {
     error_clear(err);
     Error why;
+    if (f->data) {              /* in memory: decoded where it is */
+        if (npy_decode(&f->h, f->data, f->h.data_len, out, &why) < 0)
+            return fail_as(err, why.kind, "%s%s%s", f->key, *f->key ? ": " : "", why.msg);
+        return 0;
+    }
     unsigned char *data = read_data(f, err);
     if (!data) return -1;
     int rc = 0;
@@ -708,8 +716,9 @@ int npy_read_strings(NpyFile *f, char **out, Error *err)
     const NpyHeader *h = &f->h;
     if (h->kind != 'U' && h->kind != 'S')
         return fail(err, "%s%sholds numbers (dtype '%s'), not strings", f->key, *f->key ? ": " : "", h->descr);
-    unsigned char *data = read_data(f, err);
+    unsigned char *data = f->data ? xmalloc(h->data_len ? h->data_len : 1) : read_data(f, err);
     if (!data) return -1;
+    if (f->data) memcpy(data, f->data, h->data_len);
     for (long k = 0; k < h->count; k++) {
         Buf b = {0};
         int bad = string_element(h, data + (size_t)k * (size_t)h->itemsize, &b);
@@ -732,9 +741,55 @@ int npy_read_strings(NpyFile *f, char **out, Error *err)
 void npy_close(NpyFile *f)
 {
     if (!f) return;
-    member_close(f);
+    if (!f->data) member_close(f);
     if (f->fd >= 0) close(f->fd);
     free(f->head);
     free(f->key);
     free(f);
+}
+
+/*
+** An array in memory as an open file: numpy's dtype (descr, "<f4"), its
+** shape and its data in C order, len bytes (which must be what the dtype
+** and shape make). The dtype and shape are checked as a .npy file's header
+** is (npy_parse_header reads one written from them), with the same limits;
+** the data is decoded where it is, never copied, and must outlive f.
+*/
+NpyFile *npy_open_data(const char *descr, int ndim, const long *shape, const void *data, size_t len, Error *err)
+{
+    error_clear(err);
+    if (!descr || strlen(descr) >= sizeof ((NpyHeader *)0)->descr || strpbrk(descr, "'\\\n"))
+        return fail(err, "dtype \"%s\" is not one a .npy file holds (\"<f4\", \"<f8\", \"<U12\", ...)", descr ? descr : ""),
+               NULL;
+    if (ndim < 0 || ndim > NPY_MAX_DIMS) return fail(err, "%d dimensions; an array has 1 to %d", ndim, NPY_MAX_DIMS), NULL;
+    Buf b = {0};
+    buf_printf(&b, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+    for (int i = 0; i < ndim; i++) buf_printf(&b, "%ld%s", shape[i], ndim == 1 || i < ndim - 1 ? ", " : "");
+    buf_puts(&b, "), }\n");
+    size_t hlen = b.len;
+    unsigned char *head = xmalloc(12 + hlen);
+    memcpy(head, MAGIC, MAGIC_LEN);
+    head[6] = 2;                                /* version 2.0: a four-byte header length */
+    head[7] = 0;
+    for (int i = 0; i < 4; i++) head[8 + i] = (unsigned char)(hlen >> (8 * i));
+    memcpy(head + 12, b.s, hlen);
+    buf_free(&b);
+    NpyFile *f = xcalloc(1, sizeof *f);
+    f->fd = -1;
+    f->key = xstrdup("");
+    f->head = head;
+    f->head_len = 12 + hlen;
+    size_t need;
+    if (npy_parse_header(head, f->head_len, &f->h, &need, err) < 0) {
+        npy_close(f);
+        return NULL;
+    }
+    if (f->h.data_len != len) {
+        fail(err, "the data is %zu bytes, but dtype '%s' and the shape make %zu", len, descr, f->h.data_len);
+        npy_close(f);
+        return NULL;
+    }
+    f->data = data ? data : (const unsigned char *)"";
+    f->avail = len;
+    return f;
 }

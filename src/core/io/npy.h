@@ -87,5 +87,10 @@ int npy_read(NpyFile *f, double *out, Error *err);
 int npy_read_strings(NpyFile *f, char **out, Error *err);
 /* Close (NULL is fine). */
 void npy_close(NpyFile *f);
+/* An array in memory, read as a file is: numpy's dtype string ("<f4"),
+** ndim dimensions of shape, len bytes of data in C order (decoded where it
+** is: it must outlive the file). The dtype and shape are checked as a
+** header's are. NULL with err filled on any problem. */
+NpyFile *npy_open_data(const char *descr, int ndim, const long *shape, const void *data, size_t len, Error *err);
 
 #endif

@@ -502,9 +502,18 @@ static bool check_bytes(Parser *p, const char *text, size_t len)
 /* Parse a whole lesson. */
 Lesson *lesson_parse(const char *text, size_t len, const char *filename, Error *err)
 {
+    return lesson_parse_with(text, len, filename, NULL, 0, err);
+}
+
+/* lesson_parse, with arrays in memory that `load` finds first. */
+Lesson *lesson_parse_with(const char *text, size_t len, const char *filename, const LessonArray *arrays, int narrays,
+                          Error *err)
+{
     Parser P;
     memset(&P, 0, sizeof P);
     Parser *p = &P;
+    p->arrays = arrays;
+    p->narrays = arrays ? narrays : 0;
     p->err = err;
     error_clear(err);
     p->L = xcalloc(1, sizeof *p->L);

@@ -258,11 +258,28 @@ typedef struct Lesson {
 /* How messages name a lesson read from standard input (path "-"). */
 #define LESSON_STDIN_SHOWN FILEIO_STDIN_SHOWN
 
+/* An array handed to the parser in memory (lesson_parse_with), which a
+** `load` line of the lesson finds before any file: `load "FILE" KEY`
+** where file is FILE and key KEY, `load "FILE.npy"` where key is NULL.
+** Read while the lesson is parsed, not kept. */
+typedef struct LessonArray {
+    const char *file;           /* as the lesson's `load` names it: "arrays.npz", "x.npy" */
+    const char *key;            /* the member's key in a .npz, or NULL */
+    const char *dtype;          /* numpy's: "<f4", "<f8", "<U12", ... */
+    int ndim;
+    const long *shape;
+    const void *data;           /* C order */
+    size_t len;                 /* bytes of data */
+} LessonArray;
+
 /* Parse len bytes of text; filename is used in messages ("-", standard
 ** input, as LESSON_STDIN_SHOWN, its pictures as "stdin"). NULL on error,
 ** with err filled: ERR_INVALID, or ERR_LIMIT for a file or a line over its
 ** limit, at a line and column of filename. */
 Lesson *lesson_parse(const char *text, size_t len, const char *filename, Error *err);
+/* The same, its `load` lines finding the n arrays given before any file. */
+Lesson *lesson_parse_with(const char *text, size_t len, const char *filename, const LessonArray *arrays, int n,
+                          Error *err);
 /* The text of a lesson file (NUL-terminated, caller frees; *len its length),
 ** or NULL with err filled: I/O errors (ERR_IO: missing, or not a regular
 ** file) have line 0, a file over LESSON_MAX_BYTES is an ERR_LIMIT at 1:1.

@@ -297,6 +297,29 @@ static bool load_dims(Parser *p, const char *q, const NpyHeader *h, int skip, co
     return lp_add_numbers(p, p->lineno, lp_col(p, q), dims[0] * dims[1] * dims[2]);
 }
 
+/* What `load "file" key` reads (key "" for a .npy): an array handed to
+** the parser in memory (lesson_parse_with) by that name, else the file
+** beside the lesson. NULL with why filled. */
+static NpyFile *open_source(const Parser *p, const char *file, const char *key, Error *why)
+{
+    bool named = false;
+    for (int i = 0; i < p->narrays; i++) {
+        const LessonArray *a = &p->arrays[i];
+        if (!a->file || strcmp(a->file, file)) continue;
+        named = true;
+        if (*key ? a->key && !strcmp(a->key, key) : !a->key)
+            return npy_open_data(a->dtype, a->ndim, a->shape, a->data, a->len, why);
+    }
+    if (named) {                /* the arrays given hold this file, but not this member */
+        error_set(why, ERR_INVALID, NULL, 0, 0, "%s%sis not among the arrays given", key, *key ? " " : "");
+        return NULL;
+    }
+    char *path = lesson_relative(p->L->path, file);
+    NpyFile *f = npy_open(path, *key ? key : NULL, why);
+    free(path);
+    return f;
+}
+
 /*
 ** `load "FILE.npy"` or `load "FILE.npz" KEY`, then optional selectors
 ** `layer L` and `head H`, each picking one index (1-based) of the leading
@@ -311,9 +334,7 @@ static bool gen_load(Parser *p, GenLine *g)
     char file[1024], *key;
     Error why;
     if (!parse_load_source(p, &s, file, sizeof file, &key)) return false;
-    char *path = lesson_relative(p->L->path, file);
-    NpyFile *f = npy_open(path, *key ? key : NULL, &why);
-    free(path);
+    NpyFile *f = open_source(p, file, key, &why);
     if (!f) {
         free(key);
         return FAIL(p, q, "%s: %s", file, why.msg);
@@ -367,9 +388,7 @@ bool lp_load_strings(Parser *p, const char *s, int max, char ***out, int *n)
     Error why;
     if (!parse_load_source(p, &s, file, sizeof file, &key)) return false;
     if (!lp_end(p, s)) { free(key); return false; }
-    char *path = lesson_relative(p->L->path, file);
-    NpyFile *f = npy_open(path, *key ? key : NULL, &why);
-    free(path);
+    NpyFile *f = open_source(p, file, key, &why);
     const char *sep = *key ? " " : "";
     bool ok = f != NULL;
     if (!ok) FAIL(p, q, "%s: %s", file, why.msg);

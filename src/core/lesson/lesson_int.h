@@ -71,6 +71,8 @@ typedef struct Parser {
     int64_t numbers;            /* numbers held by the matrices of every setup so far */
     int64_t work;               /* estimated cost of computing the setups so far */
     int64_t npy_bytes;          /* data read from NumPy files so far */
+    const LessonArray *arrays;  /* arrays in memory that `load` finds first (lesson_parse_with), or NULL */
+    int narrays;
     int64_t pages;              /* pages of the stages so far (LESSON_MAX_PAGES) */
     int64_t step_cells;         /* cells their sub-step pages show (LESSON_MAX_STEP_CELLS) */
     /* a matrix whose rows follow on indented lines */

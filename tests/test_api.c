@@ -1,0 +1,217 @@
+/*
+** test_api.c: libattnlab's public functions (src/lib/attnlab.h) as a
+** program using the library calls them: a lesson opened from text with
+** its arrays in memory (every dtype a .npy holds, strings for tokens),
+** its stages, pages and their names, a page drawn as PNG and as SVG, the
+** dump, a matrix and a cell's arithmetic against numbers computed here;
+** and every refusal as a value, with its one line, never an exit.
+*/
+#include "suites.h"
+#include "lib/attnlab.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A lesson whose X comes from the arrays given, as the Python module writes it. */
+static const char *LESSON = "title: From memory\n"
+                            "[setup]\n"
+                            "tokens = load \"arrays.npz\" s1_tokens\n"
+                            "X = load \"arrays.npz\" s1_X\n"
+                            "queries: X\nkeys: X\nvalues: X\n"
+                            "[softmax]\n"
+                            "[scaled_scores]\n";
+
+/* The lesson opened with X (3x2) of dtype dtype at data, and three tokens
+** as numpy's '<U5' (UTF-32); NULL with err filled. */
+static attnlab *open_with(const char *dtype, const void *data, size_t nbytes, attnlab_error *err)
+{
+    static const int64_t xs[2] = { 3, 2 }, ts[1] = { 3 };
+    static uint32_t tokens[3][5] = { { 't', 'h', 'e' }, { 'c', 'a', 't' }, { 's', 0x00e4, 't' } };
+    attnlab_array arrays[2] = { { "arrays.npz", "s1_X", dtype, 2, xs, data, nbytes },
+                                { "arrays.npz", "s1_tokens", "<U5", 1, ts, tokens, sizeof tokens } };
+    return attnlab_open(LESSON, strlen(LESSON), "-", arrays, 2, err);
+}
+
+/* The weights of X = rows of x (3x2) attending to each other, computed here. */
+static void weights_of(double x[3][2], double w[3][3])
+{
+    for (int i = 0; i < 3; i++) {
+        double s[3], m = -INFINITY, z = 0;
+        for (int j = 0; j < 3; j++) {
+            s[j] = (x[i][0] * x[j][0] + x[i][1] * x[j][1]) / sqrt(2.0);
+            m = fmax(m, s[j]);
+        }
+        for (int j = 0; j < 3; j++) z += exp(s[j] - m);
+        for (int j = 0; j < 3; j++) w[i][j] = exp(s[j] - m) / z;
+    }
+}
+
+/* Arrays of every numeric dtype give the same lesson: its weights equal
+** numpy's arithmetic done here, its tokens are the strings given. */
+START_TEST(test_open_arrays_of_every_dtype)
+{
+    double x[3][2] = { { 1, 0 }, { 0.5, -2 }, { 0, 1 } };
+    float f4[3][2];
+    int64_t i8[3][2];
+    int16_t i2[3][2];
+    double f8[3][2];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 2; j++) f4[i][j] = (float)x[i][j], f8[i][j] = x[i][j], i8[i][j] = (int64_t)(x[i][j] * 2),
+                                    i2[i][j] = (int16_t)(x[i][j] * 2);
+    struct { const char *dtype; const void *data; size_t n; double scale; } cases[] = {
+        { "<f8", f8, sizeof f8, 1 }, { "<f4", f4, sizeof f4, 1 }, { "<i8", i8, sizeof i8, 2 }, { "<i2", i2, sizeof i2, 2 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        attnlab_error err;
+        attnlab *a = open_with(cases[c].dtype, cases[c].data, cases[c].n, &err);
+        ck_assert_msg(a != NULL, "%s: %s", cases[c].dtype, err.text);
+        ck_assert_int_eq(err.kind, ATTNLAB_OK);
+        ck_assert_str_eq(attnlab_title(a), "From memory");
+        ck_assert_int_eq(attnlab_stage_count(a), 2);
+        ck_assert_str_eq(attnlab_stage_id(a, 1), "softmax");
+        ck_assert_str_eq(attnlab_stage_id(a, 2), "scaled_scores");
+        ck_assert_ptr_null(attnlab_stage_id(a, 3));
+        int rows, cols;
+        double *w;
+        ck_assert_int_eq(attnlab_matrix(a, 1, "weights", &rows, &cols, &w, &err), 0);
+        ck_assert_int_eq(rows, 3);
+        ck_assert_int_eq(cols, 3);
+        double xs[3][2], ws[3][3];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 2; j++) xs[i][j] = cases[c].scale == 1 ? x[i][j] : (double)(int64_t)(x[i][j] * 2);
+        weights_of(xs, ws);
+        for (int i = 0; i < 9; i++)
+            ck_assert_msg(fabs(w[i] - ws[i / 3][i % 3]) < 1e-7, "%s: weight %d is %.9f, not %.9f", cases[c].dtype, i, w[i],
+                          ws[i / 3][i % 3]);
+        attnlab_free(w);
+        char *json;
+        size_t n;
+        ck_assert_int_eq(attnlab_dump(a, "1", &json, &n, &err), 0);
+        ck_assert_uint_eq(strlen(json), n);
+        ck_assert_ptr_nonnull(strstr(json, "\"row_labels\": [\"the\", \"cat\", \"s\xc3\xa4t\"]"));
+        ck_assert_ptr_null(strstr(json, "\"index\": 2"));
+        attnlab_free(json);
+        attnlab_close(a);
+    }
+}
+END_TEST
+
+/* Pages and pictures: a PNG whose size is the canvas's, SVG text, page
+** names as --export gives them, and the arithmetic of a weight. */
+START_TEST(test_pages_pictures_and_arithmetic)
+{
+    double x[3][2] = { { 1, 0 }, { 0.5, 0.5 }, { 0, 1 } };
+    attnlab_error err;
+    attnlab *a = open_with("<f8", x, sizeof x, &err);
+    ck_assert_msg(a != NULL, "%s", err.text);
+    ck_assert_int_eq(attnlab_page_count(a, 1, &err), 1);
+    char *name = attnlab_page_name(a, 1, 1, &err);
+    ck_assert_str_eq(name, "");
+    attnlab_free(name);
+    unsigned char *png;
+    size_t n;
+    attnlab_render_opts o;
+    attnlab_render_defaults(&o);
+    ck_assert_int_eq(o.width, 1280);
+    ck_assert_int_eq(o.height, 720);
+    o.width = 640;
+    o.height = 400;
+    ck_assert_int_eq(attnlab_render(a, 1, 1, &o, &png, &n, &err), 0);
+    ck_assert_uint_gt(n, 1000);
+    ck_assert_mem_eq(png, "\x89PNG\r\n\x1a\n", 8);
+    unsigned w = (unsigned)png[16] << 24 | (unsigned)png[17] << 16 | (unsigned)png[18] << 8 | png[19];
+    unsigned h = (unsigned)png[20] << 24 | (unsigned)png[21] << 16 | (unsigned)png[22] << 8 | png[23];
+    ck_assert_uint_eq(w, 640);
+    ck_assert_uint_eq(h, 400);
+    attnlab_free(png);
+    o.svg = 1;
+    o.dark = 1;
+    o.cmap = "magma";
+    unsigned char *svg;
+    ck_assert_int_eq(attnlab_render(a, 1, 1, &o, &svg, &n, &err), 0);
+    ck_assert_ptr_nonnull(strstr((char *)svg, "<svg"));
+    ck_assert_ptr_nonnull(strstr((char *)svg, "From memory"));
+    attnlab_free(svg);
+    char *why = attnlab_explain(a, 1, "weights", 2, 1, &err);
+    ck_assert_msg(why != NULL, "%s", err.text);
+    ck_assert_ptr_nonnull(strstr(why, "= 1 / 3 = 0.3333"));
+    attnlab_free(why);
+    attnlab_close(a);
+    attnlab_close(NULL);
+}
+END_TEST
+
+/* What open refuses, each with the program's line, a kind and no exit:
+** a lesson error at its place, an array of a dtype no .npy holds, data
+** of the wrong length, a key not given, a NaN. */
+START_TEST(test_refusals_are_values)
+{
+    double x[3][2] = { { 1, 0 }, { 0.5, 0.5 }, { 0, 1 } };
+    attnlab_error err;
+    const char *bad = "title: t\n[setup]\ntokens: a\nX =\n  1\n[sofmax]\n";
+    ck_assert_ptr_null(attnlab_open(bad, strlen(bad), "t.lesson", NULL, 0, &err));
+    ck_assert_int_eq(err.kind, ATTNLAB_INVALID);
+    ck_assert_str_eq(err.file, "t.lesson");
+    ck_assert_int_eq(err.line, 6);
+    ck_assert_msg(strncmp(err.text, "t.lesson:6:", 11) == 0 && strstr(err.text, ": error: "), "%s", err.text);
+
+    ck_assert_ptr_null(open_with("<c16", x, sizeof x, &err));
+    ck_assert_int_eq(err.kind, ATTNLAB_INVALID);
+    ck_assert_msg(strstr(err.text, "<stdin>:4:") && strstr(err.text, "c16"), "%s", err.text);
+
+    ck_assert_ptr_null(open_with("<f8", x, sizeof x - 8, &err));
+    ck_assert_msg(strstr(err.text, "the data is 40 bytes, but dtype '<f8' and the shape make 48"), "%s", err.text);
+
+    double nan[3][2] = { { 1, 0 }, { NAN, 0.5 }, { 0, 1 } };
+    ck_assert_ptr_null(open_with("<f8", nan, sizeof nan, &err));
+    ck_assert_msg(strstr(err.text, "NaN"), "%s", err.text);
+
+    static const int64_t xs[2] = { 3, 2 };
+    attnlab_array only_x[1] = { { "arrays.npz", "s1_X", "<f8", 2, xs, x, sizeof x } };
+    ck_assert_ptr_null(attnlab_open(LESSON, strlen(LESSON), "-", only_x, 1, &err));
+    ck_assert_msg(strstr(err.text, "<stdin>:3:") && strstr(err.text, "s1_tokens is not among the arrays given"), "%s",
+                  err.text);
+
+    attnlab *a = open_with("<f8", x, sizeof x, &err);
+    ck_assert_ptr_nonnull(a);
+    unsigned char *out;
+    size_t n;
+    ck_assert_int_eq(attnlab_render(a, 1, 2, NULL, &out, &n, &err), -1);
+    ck_assert_str_eq(err.text, "attnlab: error: attnlab_render: stage 1 has 1 page; page 2 is not one");
+    ck_assert_ptr_null(out);
+    ck_assert_int_eq(attnlab_render(a, 3, 1, NULL, &out, &n, &err), -1);
+    ck_assert_str_eq(err.message, "attnlab_render: the lesson has no stage 3");
+    attnlab_render_opts o;
+    attnlab_render_defaults(&o);
+    o.cmap = "rainbow";
+    ck_assert_int_eq(attnlab_render(a, 1, 1, &o, &out, &n, &err), -1);
+    ck_assert_str_eq(err.message, "attnlab_render: no colormap called 'rainbow'");
+    o.cmap = NULL;
+    o.width = 100000;
+    ck_assert_int_eq(attnlab_render(a, 1, 1, &o, &out, &n, &err), -1);
+    ck_assert_int_eq(err.kind, ATTNLAB_LIMIT);
+    int r, c;
+    double *m;
+    ck_assert_int_eq(attnlab_matrix(a, 1, "no_such", &r, &c, &m, &err), -1);
+    ck_assert_str_eq(err.message, "attnlab_matrix: stage 1's setup has no matrix called 'no_such'");
+    ck_assert_ptr_null(attnlab_explain(a, 1, "weights", 4, 1, &err));
+    ck_assert_str_eq(err.message, "attnlab_explain: weights is 3x3; it has no cell (4, 1)");
+    char *json;
+    ck_assert_int_eq(attnlab_dump(a, "7", &json, &n, &err), -1);
+    ck_assert_str_eq(err.text, "<stdin>: error: --stage 7: the lesson has 2 stages");
+    attnlab_close(a);
+}
+END_TEST
+
+Suite *api_suite(void)
+{
+    Suite *s = suite_create("api");
+    TCase *tc = tcase_create("public");
+    tcase_add_test(tc, test_open_arrays_of_every_dtype);
+    tcase_add_test(tc, test_pages_pictures_and_arithmetic);
+    tcase_add_test(tc, test_refusals_are_values);
+    suite_add_tcase(s, tc);
+    return s;
+}
