@@ -322,7 +322,7 @@ RESULTS   := $(BUILD)/test-results
 TEST_J     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 PY        := /usr/bin/python3
 
-TEST_PARTS := e2e export-bytes heavy unit-layout e2e-text e2e-open e2e-nav unit notebook npy modern props torch-rng views \
+TEST_PARTS := e2e export-bytes heavy unit-layout gpt2-small e2e-text e2e-open e2e-nav unit notebook npy modern props torch-rng views \
               cli faults bad-lessons lessons python scripts po trained-model install model-layer lists compare library
 # The Check suites in two processes: layout and export (two thirds of the
 # time) beside the others.
@@ -349,6 +349,11 @@ part.compare       := $(PY) tests/check_compare.py $(BUILD)/attnlab 30
 # libattnlab through ctypes against the program. A sanitized library loads
 # only into a sanitized process, so the sanitizer build leaves this part
 # to the api suite (tests/test_api.c), which calls the same functions.
+# A GPT-2-small-shaped block (768 wide, 12 heads, MLP 3072) at 16, 128 and
+# 1024 tokens against its torch forward pass, through the library: in the
+# plain build only (the sanitizer build's library cannot load into Python).
+part.gpt2-small    := $(if $(filter build,$(BUILD)),ATTNLAB_LIB=$(BUILD)/lib/$(SONAME) $(PY) tests/check_gpt2_small.py,\
+                      echo "gpt2-small: 0 passed, 0 failed (the api suite runs the library here)")
 part.library       := $(if $(filter build,$(BUILD)),ATTNLAB_LIB=$(BUILD)/lib/$(SONAME) $(PY) tests/check_library.py \
                       $(BUILD)/attnlab lessons,echo "library: 0 passed, 0 failed (the api suite runs the library here)")
 # What copies the stage, key and binding tables outside C (docs, README, the

@@ -200,9 +200,9 @@ cases = [
     ("lying.npy", npy_bytes(shape=(2, 2), data=bytes(96)), 'X = load "lying.npy"', 2,
      "10: error: lying.npy: the header's shape and dtype '<f8' need 32 bytes of data, but 96 follow it"),
     ("huge.npy", npy_bytes(shape=(100000, 100000), data=b""), 'X = load "huge.npy"', 3,
-     "10: error: huge.npy: shape holds more than 4194304 numbers, over the limit"),
+     "10: error: huge.npy: shape holds more than 33554432 numbers, over the limit"),
     ("huge-dim.npy", npy_bytes(shape=(99999999999999999999,), data=b""), 'X = load "huge-dim.npy"', 3,
-     "10: error: huge-dim.npy: shape has a dimension over 4194304, the most numbers an array may hold"),
+     "10: error: huge-dim.npy: shape has a dimension over 33554432, the most numbers an array may hold"),
     ("five-d.npy", npy_bytes(shape=(1, 1, 1, 1, 1)), 'X = load "five-d.npy"', 1,
      "10: error: five-d.npy: shape has more than 4 dimensions"),
     ("complex.npy", npy_bytes(descr="<c16", data=bytes(192)), 'X = load "complex.npy"', 3,
@@ -281,7 +281,7 @@ with zipfile.ZipFile(os.path.join(tmp, "bomb.npz"), "w", zipfile.ZIP_DEFLATED) a
         for _ in range(100 * 8):
             f.write(chunk)
 cases.append(("bomb.npz", None, 'X = load "bomb.npz" W', 3,
-              "10: error: bomb.npz: W.npy is 838860928 bytes uncompressed, over the limit of 67108864 bytes"))
+              "10: error: bomb.npz: W.npy is 838860928 bytes uncompressed, over the limit of 536870912 bytes"))
 with zipfile.ZipFile(os.path.join(tmp, "cut.npz"), "w", zipfile.ZIP_STORED) as z:
     z.writestr("W.npy", good[:-8])
 cases.append(("cut.npz", None, 'X = load "cut.npz" W', 3,
@@ -329,13 +329,37 @@ for name, content, line, ntok, want in cases:
         continue
     check(out.returncode == 2 and got == "t.lesson:4:" + want, "%s: exit %d, got %r" % (name, out.returncode, got))
 
-# The data of all loads together is budgeted (64 MiB): 17 loads of a 4 MiB file.
-save("big.npy", np.zeros((4096, 1024), dtype=np.int8))
+# The data of all loads together is budgeted (512 MiB): 17 loads of a 32 MiB file.
+save("big.npy", np.zeros((32768, 1024), dtype=np.int8))
 body = "\n".join('A%d = load "big.npy" layer 1' % i for i in range(17))
 out = run(["--check", lesson("X = zeros 1x1\n" + body, ["t"])])
 check(out.returncode == 2 and out.stderr.strip() ==
-      "t.lesson:21:12: error: big.npy: the NumPy data this lesson loads would be over 67108864 bytes in all",
+      "t.lesson:21:12: error: big.npy: the NumPy data this lesson loads would be over 536870912 bytes in all",
       "load budget: %r" % out.stderr.strip())
+
+# What `load` reads may be as big as a model's layer (4096 rows or columns,
+# a stack of 16 heads of 1024 keys side by side), where the lesson's own
+# text still makes matrices of at most 1024.
+save("mlp.npy", np.full((768, 3072), 0.5, dtype=np.float32))
+save("too-wide.npy", np.zeros((2, 4097), dtype=np.float32))
+save("heads.npy", np.full((12, 1024, 1024), 1 / 1024, dtype=np.float32))
+for text, want in (
+        ('[setup]\ntokens: a\nX = ones 1x768\nW = load "mlp.npy"\nqueries: X @ W\nkeys: X @ W\nvalues: X @ W\n[softmax]\n', None),
+        ('[setup]\ntokens: a\nX = ones 1x4\nW = load "too-wide.npy"\n[embeddings]\n',
+         "5:10: error: too-wide.npy: size 2x4097 is over the limit of 4096 rows or columns (16384 columns for a stack "
+         "side by side)"),
+        ('[setup]\ntokens: %s\nA = load "heads.npy"\nattention: A\n[multi_head]\n'
+         % " ".join("t%d" % i for i in range(1024)), None),
+        ('[setup]\ntokens: a\nseed: 1\nX = ones 1x4\nW = randn 2x1025\n[embeddings]\n',
+         "6:11: error: size 2x1025 is over the limit of 1024 rows or columns")):
+    with open(os.path.join(tmp, "big.lesson"), "w") as f:
+        f.write("title: Loaded sizes\n" + text)
+    out = run(["--check", "big.lesson"])
+    got = out.stderr.strip()
+    if want is None:
+        check(out.returncode == 0, "a loaded model-sized matrix loads: %r" % got)
+    else:
+        check(out.returncode == 2 and got == "big.lesson:" + want, "refused: got %r" % got)
 
 # Arrays of strings as tokens: what cannot be a token is refused, naming the
 # string counted from 1 and the limits (never "unsupported dtype ... float").

@@ -323,7 +323,9 @@ with tempfile.TemporaryDirectory() as tmp:
                   ["Slide.save()", "every stage", "Lesson.save"], at("one.pdf"))
     refused_whole("Slide.save(x.gif)", lambda: two.slide(2).save(at("one.gif")), attnlab.LessonError,
                   ["Slide.save()", "'.gif'", ".png", ".svg", ".html"], at("one.gif"))
-    bad = attnlab.show(np.full((2, 2), 0.9), ["a", "b"])
+    raises(attnlab.LessonError, lambda: attnlab.show(np.full((2, 2), 0.9), ["a", "b"]), ["<stdin>:8:1", "sums to 1.8"],
+           "show() refuses weights that are no softmax when it is called, not when they are drawn")
+    bad = attnlab.Lesson("bad").setup(["a", "b"], attention=np.full((2, 2), 0.9)).stage("softmax")
     with open(at("keep.png"), "wb") as f:
         f.write(b"old")
     for name in ("keep.png", "bad.svg", "bad.pdf"):
@@ -456,7 +458,7 @@ no_injection("cmap", lambda h: attnlab.Lesson("t").setup(["x", "y"], X2).stage("
 no_injection("decimals", lambda h: attnlab.Lesson("t").setup(["x", "y"], X2).stage("softmax", decimals=h))
 no_injection("kind", lambda h: attnlab.Lesson("t").setup(["x", "y"], X2).stage(h), "softmax")
 no_injection("title", lambda h: attnlab.show(np.eye(2), ["x", "y"], title=h))
-no_injection("mask", lambda h: attnlab.show(np.eye(2), ["x", "y"], mask=h))
+no_injection("mask", lambda h: attnlab.show(np.eye(2), ["x", "y"], mask=h), "causal")
 no_injection("stage", lambda h: attnlab.show(np.eye(2), ["x", "y"], stage=h), "softmax")
 
 

@@ -56,4 +56,5 @@ def show(attention, tokens, key_tokens=None, *, title="Attention weights", mask=
               settings={"values": "V"} if values is not None else None)
     stage = stage or ("multi_head" if heads > 1 else "softmax")
     les.stage(stage, text=text, head=head)
+    les.check()                         # refused now, where its limits say, not when it is drawn
     return les.interactive() if interactive else les

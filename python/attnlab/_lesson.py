@@ -348,6 +348,22 @@ class Lesson:
                 raise _program.LessonError(e.text, line, at) from None
         return self._cache["handle"]
 
+    def check(self):
+        """Refuse the lesson now where the program would (its shapes, its
+        limits and budgets: a matrix wider than 4096, more work than the
+        budget, ...) without computing it: a LessonError with the program's
+        line. Returns the lesson."""
+        text = self.lesson_text("arrays.npz")
+        if _library.available():
+            try:
+                _library.check(text, self._arrays() if self._needs_npz() else {})
+            except _library.Failed as e:
+                line, at = _program._lesson_line(text, e.text)
+                raise _program.LessonError(e.text, line, at) from None
+        else:
+            self._run(["--check", "-"])
+        return self
+
     def _library_options(self):
         """The export's options as the library takes them, refused with the
         program's own words where the program would refuse them."""
@@ -467,7 +483,7 @@ class Lesson:
         d = self.dump()
         for st in d["stages"]:
             if st["index"] == stage:
-                return {m["name"]: _matrix_of(d, st, m) for m in st["matrices"]}
+                return {m["name"]: _matrix_of(d, st, m, self) for m in st["matrices"]}
         raise IndexError("attnlab: the lesson has no stage %d" % stage)
 
     def matrix(self, name, stage=None, setup=None):
@@ -482,7 +498,7 @@ class Lesson:
                 continue
             for m in st["matrices"]:
                 if m["name"] == name:
-                    return _matrix_of(d, st, m)
+                    return _matrix_of(d, st, m, self)
         where = " %d" % stage if stage is not None else " of setup %d" % setup if setup is not None else ""
         raise KeyError("attnlab: no stage%s shows %s" % (where, name))
 
@@ -503,6 +519,23 @@ class Lesson:
         by default), as an array (heads, queries, keys), from a stage that
         shows them all (softmax with one head, multi_head with several)."""
         setup = self._setups() if setup is None else self._setup_number(setup)
+        h = self._handle()
+        if h is not None:               # straight from the library: no dump of every stage
+            shown = [k for k in range(1, h.stages() + 1) if h.stage_setup(k) == setup]
+            heads = []
+            for name in (["weights"] if shown else []) + ["head%d.weights" % i for i in range(1, 17)]:
+                try:
+                    heads.append(self._library_call(lambda l: l.matrix(shown[0], name)))
+                except _program.LessonError:
+                    if heads or name != "weights":
+                        break
+                    continue
+                if name == "weights":
+                    break
+            if not heads:
+                raise KeyError("attnlab: no stage of setup %d shows the weights (add a softmax or multi_head stage)"
+                               % setup)
+            return np.stack(heads)
         try:
             return self.matrix("weights", setup=setup)[None]
         except KeyError:
@@ -563,9 +596,14 @@ def _number(n, count, what):
     return int(n)
 
 
-def _matrix_of(d, st, m):
-    """A --dump matrix as a numpy array (null, a masked −∞, as −∞); a big one from the shared table."""
+def _matrix_of(d, st, m, lesson=None):
+    """A --dump matrix as a numpy array (null, a masked −∞, as −∞); a big one
+    from the shared table, or, with the library, straight from it (past what
+    one dump writes too)."""
     data = m.get("data")
+    if (m.get("shared") or data is None) and lesson is not None and lesson._handle() is not None \
+            and "setup" not in m:
+        return lesson._library_call(lambda l: l.matrix(st["index"], m["name"]))
     if m.get("shared"):
         data = d["matrices"][str(st["setup"])][m["name"]]
     if data is None:

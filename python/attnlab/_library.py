@@ -59,7 +59,9 @@ def _declare(lib):
         "attnlab_version": (ctypes.c_char_p, []),
         "attnlab_open": (P, [ctypes.c_char_p, S, ctypes.c_char_p, ctypes.POINTER(_Array), I, E]),
         "attnlab_close": (None, [P]),
+        "attnlab_check": (I, [ctypes.c_char_p, S, ctypes.c_char_p, ctypes.POINTER(_Array), I, E]),
         "attnlab_stage_count": (I, [P]),
+        "attnlab_stage_setup": (I, [P, I]),
         "attnlab_page_count": (I, [P, I, E]),
         "attnlab_page_name": (P, [P, I, I, E]),
         "attnlab_render": (I, [P, I, I, ctypes.POINTER(_RenderOpts), ctypes.POINTER(P), ctypes.POINTER(S), E]),
@@ -119,6 +121,29 @@ def _bytes(ptr, n):
         library().attnlab_free(ptr)
 
 
+def _table(arrays, archive):
+    """The arrays as the library takes them, and what must stay alive while it reads them."""
+    kept, table = [], (_Array * max(len(arrays), 1))()
+    for i, (key, a) in enumerate(arrays.items()):
+        a = np.ascontiguousarray(a)
+        shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
+        kept.append((a, shape))
+        table[i] = _Array(archive.encode(), key.encode(), a.dtype.str.encode(), a.ndim, shape,
+                          a.ctypes.data if a.size else None, a.nbytes)
+    return table, kept
+
+
+def check(text, arrays, archive="arrays.npz"):
+    """Refuse the lesson as `attnlab --check` would (its shapes, limits and
+    budgets), without computing it: Failed with the program's line."""
+    table, kept = _table(arrays, archive)
+    err = _Error()
+    raw = text.encode("utf-8")
+    if library().attnlab_check(raw, len(raw), b"-", table, len(arrays), ctypes.byref(err)) != 0:
+        raise Failed(err.text.decode("utf-8", "replace"))
+    del kept
+
+
 class Handle:
     """An open lesson in the library: parsed and computed once, then asked
     for pages, pictures, --dump's JSON and matrices."""
@@ -126,15 +151,7 @@ class Handle:
     def __init__(self, text, arrays, archive="arrays.npz"):
         lib = library()
         self._lib = lib
-        kept, table = [], (_Array * max(len(arrays), 1))()
-        for i, (key, a) in enumerate(arrays.items()):
-            a = np.ascontiguousarray(a)
-            if a.dtype.kind == "U":
-                a = a.astype(a.dtype.newbyteorder("<"))
-            shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
-            kept.append((a, shape))
-            table[i] = _Array(archive.encode(), key.encode(), a.dtype.str.encode(), a.ndim, shape,
-                              a.ctypes.data if a.size else None, a.nbytes)
+        table, kept = _table(arrays, archive)
         err = _Error()
         raw = text.encode("utf-8")
         self._h = lib.attnlab_open(raw, len(raw), b"-", table, len(arrays), ctypes.byref(err))
@@ -153,6 +170,14 @@ class Handle:
     def _check(self, ok, err):
         if not ok:
             raise Failed(err.text.decode("utf-8", "replace"))
+
+    def stages(self):
+        """How many stages the lesson has."""
+        return self._lib.attnlab_stage_count(self._h)
+
+    def stage_setup(self, stage):
+        """The setup (from 1) stage `stage` shows."""
+        return self._lib.attnlab_stage_setup(self._h, stage)
 
     def pages(self, stage):
         """The pages stage (from 1) takes on the slide."""

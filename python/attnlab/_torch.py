@@ -151,7 +151,7 @@ def _multihead(mha, x, tokens, key_tokens, title, stages, *, key=None, value=Non
               matrices={"Z": v} if separate_v else None)
     for s in stages or ["qkv_projection", "multi_head" if H > 1 else "softmax", "weighted_sum"]:
         les.stage(s)
-    return les
+    return les.check()
 
 
 # ------------------------------------------------------------------- GPT-2
@@ -265,7 +265,7 @@ def _block_lesson(block, x, tokens, title, stages, *, heads=None, activation=Non
     les.setup(tokens, a, mask="causal" if causal else None, ablate=ablate, **parts)
     for s in stages or (["layer_norm", "multi_head", "mlp"] + (["next_token"] if unembed is not None else [])):
         les.stage(s, top=top if s == "next_token" else None)
-    return les
+    return les.check()
 
 
 def _model(model, inner, ids, tokens, title, stages, *, vocab=None, activation=None, ablate=None, top=None, **options):
@@ -299,4 +299,4 @@ def _model(model, inner, ids, tokens, title, stages, *, vocab=None, activation=N
         for s in stages or ["multi_head", "mlp", "next_token"]:
             if s != "next_token" or last:       # the next token comes after the last block only
                 les.stage(s, top=top if s == "next_token" else None)
-    return les
+    return les.check()

@@ -79,9 +79,9 @@ const char *attnlab_version(void)
     return ATTNLAB_VERSION;
 }
 
-/* Parse and compute a lesson, its `load` lines reading the arrays given. */
-attnlab *attnlab_open(const char *text, size_t len, const char *name, const attnlab_array *arrays, int n,
-                      attnlab_error *err)
+/* The lesson parsed with the arrays given (NULL with err filled). */
+static Lesson *parse(const char *text, size_t len, const char *name, const attnlab_array *arrays, int n,
+                     attnlab_error *err)
 {
     Error e;
     no_error(err);
@@ -99,10 +99,26 @@ attnlab *attnlab_open(const char *text, size_t len, const char *name, const attn
     Lesson *L = lesson_parse_with(text, len, name && name[0] ? name : "-", given, n, &e);
     free(given);
     free(shapes);
-    if (!L) {
-        give_error(&e, err);
-        return NULL;
-    }
+    if (!L) give_error(&e, err);
+    return L;
+}
+
+/* Check a lesson without computing it. */
+int attnlab_check(const char *text, size_t len, const char *name, const attnlab_array *arrays, int n,
+                  attnlab_error *err)
+{
+    Lesson *L = parse(text, len, name, arrays, n, err);
+    lesson_free(L);
+    return L ? 0 : -1;
+}
+
+/* Parse and compute a lesson, its `load` lines reading the arrays given. */
+attnlab *attnlab_open(const char *text, size_t len, const char *name, const attnlab_array *arrays, int n,
+                      attnlab_error *err)
+{
+    Error e;
+    Lesson *L = parse(text, len, name, arrays, n, err);
+    if (!L) return NULL;
     Trace *T = attn_run(L, &e);
     if (!T) {
         give_error(&e, err);
@@ -159,6 +175,12 @@ const char *attnlab_stage_title(const attnlab *a, int k)
     if (!has_stage(a, k)) return NULL;
     const Stage *st = &a->L->stages[k - 1];
     return st->title ? st->title : stage_default_title(st->id);
+}
+
+/* The setup stage k shows. */
+int attnlab_stage_setup(const attnlab *a, int k)
+{
+    return has_stage(a, k) ? a->L->stages[k - 1].setup + 1 : 0;
 }
 
 /* The fonts, layout cache and pager, made on the first call that needs

@@ -92,6 +92,11 @@ const char *attnlab_version(void);
 ** valid or cannot be computed. */
 attnlab *attnlab_open(const char *text, size_t len, const char *name, const attnlab_array *arrays, int n,
                       attnlab_error *err);
+/* Check a lesson as attnlab_open would, without computing it (what
+** `attnlab --check` does: its syntax, its shapes and every limit and
+** budget): 0, or -1 with err filled. */
+int attnlab_check(const char *text, size_t len, const char *name, const attnlab_array *arrays, int n,
+                  attnlab_error *err);
 /* Close (NULL is fine). */
 void attnlab_close(attnlab *a);
 
@@ -101,6 +106,8 @@ int attnlab_stage_count(const attnlab *a);
 /* Stage k's id ("softmax") and title, or NULL past the last. */
 const char *attnlab_stage_id(const attnlab *a, int k);
 const char *attnlab_stage_title(const attnlab *a, int k);
+/* The setup stage k shows (from 1), or 0 past the last stage. */
+int attnlab_stage_setup(const attnlab *a, int k);
 
 /* The pages stage k takes on the projector slide (1280x720, as the window
 ** and --export cut it), or -1 with err filled. */

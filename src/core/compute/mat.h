@@ -21,7 +21,7 @@
 #include <stdbool.h>
 
 /* The largest rows or cols a matrix may have. */
-#define MAT_MAX_DIM 4096
+#define MAT_MAX_DIM 16384
 
 typedef struct Mat {
     int rows;

@@ -278,8 +278,9 @@ static bool start_setup(Parser *p, const char *open, const char *title, size_t t
     Lesson *L = p->L;
     if (L->nsetups >= LESSON_MAX_SETUPS) return FAIL(p, open, "too many setups (the limit is %d)", LESSON_MAX_SETUPS);
     for (int i = 0; L->nsetups > 0 && i < L->setups[L->nsetups - 1].nmats; i++) {
-        const Mat *m = L->setups[L->nsetups - 1].mats[i].m;
-        if (!lp_add_numbers(p, p->lineno, 1, (int64_t)m->rows * m->cols)) return false;
+        const LessonMatrix *lm = &L->setups[L->nsetups - 1].mats[i];
+        int64_t n = (int64_t)lm->m->rows * lm->m->cols;
+        if (!(lm->loaded ? lp_add_loaded : lp_add_numbers)(p, p->lineno, 1, n)) return false;
     }
     L->setups = xrealloc(L->setups, sizeof *L->setups * (size_t)(L->nsetups + 1));
     Setup *su = &L->setups[L->nsetups];

@@ -41,17 +41,29 @@
 #define LESSON_MAX_NAME      32          /* bytes in a matrix name */
 #define LESSON_MAX_TOKEN     64          /* bytes in one token */
 #define LESSON_MAX_OVERRIDES 4096        /* `NAME[ROW,COL] = VALUE` lines in a lesson */
-#define LESSON_MAX_VOCAB     LESSON_MAX_DIM /* words of `vocab:` (one per column of the unembedding) */
+/* What `load` reads (a NumPy file, or an array handed over in memory) may
+** be as big as a real model's layer: GPT-2 small's and BERT-base's MLP is
+** 3072 wide; the heads of given attention sit side by side in a stack. */
+#define LESSON_MAX_LOAD_DIM   4096        /* rows or columns of a loaded matrix */
+#define LESSON_MAX_LOAD_STACK (LESSON_MAX_HEADS * LESSON_MAX_TOKENS) /* columns of a loaded stack, side by side */
+#define LESSON_MAX_LOAD_CELLS (1 << 24)   /* rows x cols of a loaded matrix or stack */
+#define LESSON_MAX_VOCAB     LESSON_MAX_LOAD_DIM /* words of `vocab:` (one per column of the unembedding) */
 #define LESSON_NORM_EPS      1e-5        /* layer norm's ε unless `eps` says (PyTorch's default) */
 /* Budgets for the whole lesson, so that a short file within every limit
 ** above still loads in about a second and a few hundred MB: */
-#define LESSON_MAX_NUMBERS   (1 << 22)   /* numbers in the matrices of all setups (inherited ones count again) */
+#define LESSON_MAX_NUMBERS   (1 << 22)   /* numbers in the matrices the lesson's text makes, all setups (inherited
+                                        ** ones count again) */
+#define LESSON_MAX_LOADED_NUMBERS (1 << 25) /* numbers in all matrices, loaded ones too */
 #define LESSON_MAX_WORK      (INT64_C(6) << 30) /* multiply-adds and computed numbers, all setups together */
+#define LESSON_MAX_LOADED_WORK (INT64_C(48) << 30) /* the same for a lesson that loads matrices (a model's
+                                        ** layers: a GPT-2-small block at 1024 tokens takes 10.6·10^9) */
 /* ... and in what its stages unfold into: kv_cache shows a page per token,
 ** online_softmax one per block (and each one more), so that --dump and the
 ** exports of any lesson stay within seconds and their documented sizes: */
 #define LESSON_MAX_PAGES     1024        /* pages of all stages (a stage without sub-steps is one) */
 #define LESSON_MAX_STEP_CELLS (1 << 22)  /* cells of the panels of every sub-step page of the lesson */
+#define LESSON_MAX_ONLINE_WIDTH 4096     /* online_softmax: its blocks x one head's value width (the running
+                                        ** output it keeps after every block, for each query) */
 
 /* The stage ids, in the order of docs/lesson-format.md. */
 typedef enum StageId {
@@ -110,6 +122,8 @@ typedef struct LessonMatrix {
     bool generated;     /* drawn or built rather than written out */
     int def;            /* index into Lesson.defs of the line that defines it (inherited copies share it) */
     bool borrowed;      /* m belongs to an earlier setup that has it from the same text (see above) */
+    bool loaded;        /* read by `load` (or the transpose of such a matrix): counted against
+                        ** LESSON_MAX_LOADED_NUMBERS only, not LESSON_MAX_NUMBERS */
 } LessonMatrix;
 
 /* Bytes [off, off + len) of the text a lesson was parsed from (a BOM counted). */

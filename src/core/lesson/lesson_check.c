@@ -35,10 +35,17 @@
 bool lp_add_numbers(Parser *p, int line, int col, int64_t n)
 {
     p->numbers += n;
-    if (p->numbers <= LESSON_MAX_NUMBERS) return true;
+    if (p->numbers - p->loaded <= LESSON_MAX_NUMBERS && p->numbers <= LESSON_MAX_LOADED_NUMBERS) return true;
     return lp_fail_line(p, line, col, "the matrices of this lesson would hold more than %d numbers in all "
                      "(each setup counts the matrices it inherits); use smaller matrices or fewer setups",
-                     LESSON_MAX_NUMBERS);
+                     p->numbers - p->loaded > LESSON_MAX_NUMBERS ? LESSON_MAX_NUMBERS : LESSON_MAX_LOADED_NUMBERS);
+}
+
+/* Count n numbers read by `load`: against the budget of every number only. */
+bool lp_add_loaded(Parser *p, int line, int col, int64_t n)
+{
+    p->loaded += n;
+    return lp_add_numbers(p, line, col, n);
 }
 
 /* ----------------------------------------------------------------- setups */
@@ -288,14 +295,21 @@ static bool check_output_rows(Parser *p, const Setup *su, int width)
     return !su->output_bias || check_row(p, su, su->output_bias, wo->cols, line, 1, su->output_proj);
 }
 
-/* Count a setup's work against LESSON_MAX_WORK. */
+/* The work a lesson may take: more when it loads a model's weights than
+** when its text makes every matrix. */
+static int64_t work_limit(const Parser *p)
+{
+    return p->loaded > 0 ? LESSON_MAX_LOADED_WORK : LESSON_MAX_WORK;
+}
+
+/* Count a setup's work against its budget (work_limit). */
 static bool add_work(Parser *p, const Setup *su, int64_t work)
 {
     p->work += work;
-    if (p->work > LESSON_MAX_WORK)
+    if (p->work > work_limit(p))
         return lp_fail_line(p, su->line, 1, "computing the lesson up to this setup takes about %" PRId64 " million multiplications, "
                          "over the limit of %" PRId64 " million; use fewer tokens, smaller matrices or fewer setups",
-                         p->work / 1000000, LESSON_MAX_WORK / 1000000);
+                         p->work / 1000000, work_limit(p) / 1000000);
     return true;
 }
 
@@ -712,10 +726,10 @@ bool lp_check_stage(Parser *p, const Stage *st)
         return lp_fail_line(p, why.line ? why.line : st->line, why.line ? why.col : 2, "%s", why.msg);
     if (k->work) {
         p->work += k->work(su);
-        if (p->work > LESSON_MAX_WORK)
+        if (p->work > work_limit(p))
             return lp_fail_line(p, st->line, 2, "computing the lesson up to this stage takes about %" PRId64 " million "
                                 "multiplications, over the limit of %" PRId64 " million", p->work / 1000000,
-                                LESSON_MAX_WORK / 1000000);
+                                work_limit(p) / 1000000);
     }
     if (st->head > su->heads) return lp_fail_line(p, st->line, 2, "stage %s asks for head %d but the setup has %d", k->name, st->head, su->heads);
     if (st->query > su->nq) return lp_fail_line(p, st->line, 2, "stage %s asks for query %d but there are %d", k->name, st->query, su->nq);

@@ -203,17 +203,22 @@ static bool gen_transpose(Parser *p, GenLine *g)
     bool ok = false;
     if (src == lm || !src->m) FAIL(p, at, "%s cannot be the transpose of itself; give the transpose a new name", name);
     else if (src->stack > 1) FAIL(p, at, "%s is a stack of %d matrices; transpose takes one matrix", name, src->stack);
-    else if (lp_end(p, s) && lp_add_numbers(p, p->lineno, lp_col(p, at), (int64_t)src->m->rows * src->m->cols)) ok = true;
+    else if (lp_end(p, s) && (src->loaded ? lp_add_loaded : lp_add_numbers)(p, p->lineno, lp_col(p, at),
+                                                                               (int64_t)src->m->rows * src->m->cols))
+        ok = true;
     free(name);
     if (!ok) return false;
     lm->m = mat_transpose(src->m);
+    lm->loaded = src->loaded;
     return true;
 }
 
 /* ------------------------------------------------------------ NumPy files */
 
 /* One array may hold as many numbers as a whole lesson (docs/lesson-format.md). */
-_Static_assert(NPY_MAX_COUNT == LESSON_MAX_NUMBERS, "npy.h and lesson.h disagree on the numbers budget");
+_Static_assert(NPY_MAX_COUNT == LESSON_MAX_LOADED_NUMBERS, "npy.h and lesson.h disagree on the numbers budget");
+_Static_assert(LESSON_MAX_LOAD_STACK <= MAT_MAX_DIM && LESSON_MAX_LOAD_DIM <= MAT_MAX_DIM,
+               "a loaded matrix the parser allows is one mat_create makes");
 _Static_assert(NPY_TOKEN_BYTES == LESSON_MAX_TOKEN, "npy.h and lesson.h disagree on the bytes of a token");
 
 /* The path of a file a lesson names: relative to the lesson's directory. */
@@ -289,12 +294,16 @@ static bool load_dims(Parser *p, const char *q, const NpyHeader *h, int skip, co
     if (h->count == 0) return FAIL(p, q, "%s%s%s is empty (a dimension of size 0)", file, *key ? " " : "", key);
     if (dims[0] > LESSON_MAX_HEADS)
         return FAIL(p, q, "%s: a stack of %" PRId64 " matrices is over the limit of %d heads", file, dims[0], LESSON_MAX_HEADS);
-    if (dims[1] > LESSON_MAX_DIM || dims[2] * dims[0] > LESSON_MAX_DIM)
-        return FAIL(p, q, "%s: size %" PRId64 "x%" PRId64 " is over the limit of %d rows or columns", file, dims[1], dims[2] * dims[0], LESSON_MAX_DIM);
+    if (dims[1] > LESSON_MAX_LOAD_DIM || dims[2] > LESSON_MAX_LOAD_DIM || dims[2] * dims[0] > LESSON_MAX_LOAD_STACK)
+        return FAIL(p, q, "%s: size %" PRId64 "x%" PRId64 " is over the limit of %d rows or columns (%d columns for a stack "
+                    "side by side)", file, dims[1], dims[2] * dims[0], LESSON_MAX_LOAD_DIM, LESSON_MAX_LOAD_STACK);
+    if (dims[0] * dims[1] * dims[2] > LESSON_MAX_LOAD_CELLS)
+        return FAIL(p, q, "%s: %" PRId64 "x%" PRId64 " holds more than %d numbers, the most a loaded matrix holds", file,
+                    dims[1], dims[2] * dims[0], LESSON_MAX_LOAD_CELLS);
     p->npy_bytes += (int64_t)h->data_len;
     if (p->npy_bytes > NPY_MAX_FILE)
         return FAIL(p, q, "%s: the NumPy data this lesson loads would be over %" PRId64 " bytes in all", file, NPY_MAX_FILE);
-    return lp_add_numbers(p, p->lineno, lp_col(p, q), dims[0] * dims[1] * dims[2]);
+    return lp_add_loaded(p, p->lineno, lp_col(p, q), dims[0] * dims[1] * dims[2]);
 }
 
 /* What `load "file" key` reads (key "" for a .npy): an array handed to
@@ -362,6 +371,7 @@ static bool gen_load(Parser *p, GenLine *g)
         int64_t cells = dims[0] * dims[1] * dims[2];
         int64_t at = (layer >= 0 ? layer : 0) * (skip == 2 ? h->shape[1] : 1) + (head >= 0 ? head : 0);
         lm->m = mat_create((int)dims[1], (int)(dims[2] * dims[0]));
+        lm->loaded = true;
         for (int64_t k = 0; k < dims[0]; k++)
             for (int64_t i = 0; i < dims[1]; i++)
                 memcpy(mat_row(lm->m, (int)i) + k * dims[2], all + at * cells + (k * dims[1] + i) * dims[2],

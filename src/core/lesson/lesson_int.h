@@ -69,6 +69,7 @@ typedef struct Parser {
     unsigned para_tie;          /* and the pages it is tied to (Stage.para_ties) */
     KeyLines set;               /* where each setting of this section was set */
     int64_t numbers;            /* numbers held by the matrices of every setup so far */
+    int64_t loaded;             /* of them, those read by `load` (LessonMatrix.loaded) */
     int64_t work;               /* estimated cost of computing the setups so far */
     int64_t npy_bytes;          /* data read from NumPy files so far */
     const LessonArray *arrays;  /* arrays in memory that `load` finds first (lesson_parse_with), or NULL */
@@ -206,6 +207,8 @@ const char *lp_key_not_given(const Parser *p, int *line);
 
 /* Count n more numbers held by the lesson's matrices (LESSON_MAX_NUMBERS). */
 bool lp_add_numbers(Parser *p, int line, int col, int64_t n);
+/* The same for n numbers read by `load` (LessonMatrix.loaded). */
+bool lp_add_loaded(Parser *p, int line, int col, int64_t n);
 /* Fill in a setup's defaults and check that everything in it fits together. */
 bool lp_check_setup(Parser *p, Setup *su);
 /* Check that a stage can be shown with its setup, within the budgets. */

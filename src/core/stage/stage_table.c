@@ -66,7 +66,7 @@ static int64_t online_cells(const StageSize *z)
 
 /* A block no larger than the keys, and a running output that is a matrix:
 ** after each block, for each query, blocks × one head's value width numbers
-** (at most MAT_MAX_DIM). */
+** (at most LESSON_MAX_ONLINE_WIDTH). */
 static bool online_check(const Lesson *L, const Stage *st, const StageSize *z, Error *err)
 {
     (void)L;
@@ -74,11 +74,12 @@ static bool online_check(const Lesson *L, const Stage *st, const StageSize *z, E
         return error_set(err, ERR_INVALID, NULL, 0, 0, "stage online_softmax has block: %d but the setup has %" PRId64
                          " keys", st->block, z->nk);
     int64_t nb = online_blocks(z->nk, z->block), dv = z->dv;
-    if (nb * dv <= MAT_MAX_DIM) return true;
-    int64_t fit = (z->nk + MAT_MAX_DIM / dv - 1) / (MAT_MAX_DIM / dv);      /* the smallest block with few enough blocks */
+    if (nb * dv <= LESSON_MAX_ONLINE_WIDTH) return true;
+    int64_t per = LESSON_MAX_ONLINE_WIDTH / dv;             /* (dv is at most LESSON_MAX_LOAD_DIM = the width) */
+    int64_t fit = (z->nk + per - 1) / per;                  /* the smallest block with few enough blocks */
     return error_set(err, ERR_LIMIT, NULL, 0, 0, "stage online_softmax keeps its running output after each of its %"
                      PRId64 " blocks, %" PRId64 " numbers a query (blocks x the %" PRId64 " values of a head), over the "
-                     "limit of %d; use block: %" PRId64 " or more", nb, nb * dv, dv, MAT_MAX_DIM, fit);
+                     "limit of %d; use block: %" PRId64 " or more", nb, nb * dv, dv, LESSON_MAX_ONLINE_WIDTH, fit);
 }
 
 /* ------------------------------------------------------------ the next token */
