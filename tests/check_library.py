@@ -109,6 +109,29 @@ with tempfile.TemporaryDirectory() as d:
     check(from_file.pop("lesson") == "big" and in_memory.pop("lesson") == "stdin" and from_file == in_memory,
           "the arrays in memory give the program's numbers from a .npz")
 
+# A stage's pages by name: every head side by side first, then each head's, the same through the program.
+heads4 = rng.random((4, 12, 12))
+heads4 /= heads4.sum(-1, keepdims=True)
+paged = attnlab.show(heads4, ["t%d" % i for i in range(12)])
+names = paged.pages(1)
+check(names[0] == "heads" and len(names) > 1, "a 4-head stage lists its pages, the heads side by side first: %s" % names)
+check(paged.slide(1, step=names[-1]).png() == paged.picture(1, step=len(names)), "a page is reachable by its name")
+try:
+    paged.slide(1, step="nowhere").png()
+    check(False, "a page name the stage lacks is refused")
+except KeyError as e:
+    check("its pages are 'heads'" in str(e), "a page name the stage lacks is refused, listing them: %s" % e)
+os.environ["ATTNLAB_NO_LIB"] = "1"
+_library._lib, _library._tried = None, False
+try:
+    by_program = attnlab.show(heads4, ["t%d" % i for i in range(12)])
+    check(by_program.pages(1) == names, "the program names the pages alike: %s" % by_program.pages(1))
+    check(by_program.slide(1, step=names[-1]).png() == paged.slide(1, step=names[-1]).png(),
+          "the program's picture of a named page is the library's, byte for byte")
+finally:
+    del os.environ["ATTNLAB_NO_LIB"]
+    _library._lib, _library._tried = None, False
+
 # Refusals carry the program's line.
 bad = attnlab.Lesson("t").setup(["a", "b"], np.ones((2, 2)), heads=3).stage("softmax")
 try:

@@ -13,6 +13,7 @@ import html
 import io
 import json
 import os
+import re
 import tempfile
 
 import numpy as np
@@ -420,11 +421,41 @@ class Lesson:
                 "--theme=" + _text.name(self.theme, "theme", "word", "light or dark"), "--scale=" + str(self.scale)]
         return args + (["--cmap=" + _text.name(self.cmap, "cmap", "word", "magma")] if self.cmap else [])
 
+    def pages(self, stage=None):
+        """The pages stage `stage` (from 1; the shown one by default) takes on
+        the slide, by the names --export gives their files: "heads" (every
+        head side by side), "h2-1" (head 2, part 1), "t3" (token 3), ...;
+        [""] for a stage of one page. slide(stage, step=NAME) draws one."""
+        stage = self._stage_number(self.shown if stage is None else stage)
+        if self._handle() is not None:
+            n = self._library_call(lambda l: l.pages(stage))
+            return [self._library_call(lambda l: l.page_name(stage, p)) for p in range(1, n + 1)]
+        with tempfile.TemporaryDirectory(prefix="attnlab-") as d:
+            out = os.path.join(d, "out")
+            self._arrays_into(d)
+            _program.run(["--export", out, "--stage", str(stage)] + self._export_args("svg") + ["-"],
+                         self.lesson_text("arrays.npz"), cwd=d)
+            files = sorted(os.listdir(out))
+        # <lesson>-NN-<stage>-SS-<page>.svg
+        return [""] if len(files) == 1 else [re.match(r"^.*-\d\d+-[a-z_]+-\d\d+-(.*)\.svg$", f).group(1) for f in files]
+
+    def _page_number(self, stage, step):
+        """A page given by its number (from 1) or its name (pages())."""
+        if not isinstance(step, str):
+            return step
+        names = self.pages(stage)
+        if step not in names or not step:
+            raise KeyError("attnlab: stage %d has no page %r; its pages are %s" % (stage, step, ", ".join(
+                repr(n) for n in names) if names != [""] else "one, without a name"))
+        return names.index(step) + 1
+
     def picture(self, stage=None, fmt=None, step=None):
         """Stage stage (from 1; the shown one by default) as PNG bytes or SVG
-        text. A stage with sub-steps (kv_cache, online_softmax) draws step
-        (from 1; the first by default)."""
+        text. A stage of several pages (its heads, parts, tokens or blocks)
+        draws page step (from 1, or by its name in pages(); the first by
+        default: for a stage of several heads, every head side by side)."""
         stage = self._stage_number(self.shown if stage is None else stage)
+        step = self._page_number(stage, step)
         fmt = _format(fmt or self.format)
         key = ("picture", stage, fmt, step, tuple(self.size), self.theme, self.cmap, self.scale)
         if key not in self._cache and self._handle() is not None:

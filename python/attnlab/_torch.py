@@ -1,9 +1,12 @@
 """attnlab.from_torch: a lesson from a PyTorch module and its input.
 
-Three kinds of module are read:
+These kinds of module are read:
 
 - nn.MultiheadAttention (queries, keys and values packed in
   in_proj_weight or separate, biases, batch_first either way, masks);
+- nn.TransformerEncoderLayer with norm_first=True, as a block;
+- Hugging Face's BertSelfAttention (query, key, value), with BERT's
+  padding mask;
 - a GPT-2 block (ln_1, attn.c_attn packed, attn.c_proj, ln_2, mlp.c_fc,
   mlp.c_proj, with Conv1D's (in, out) weights or nn.Linear's (out, in)),
   as a module or as its state dict;
@@ -48,6 +51,17 @@ def from_torch(module, x, tokens, *, key_tokens=None, title=None, stages=None, *
     if isinstance(module, torch.nn.MultiheadAttention):
         _keywords(_multihead, kw)
         return _multihead(module, x, tokens, key_tokens, title, stages, **kw)
+    if isinstance(module, torch.nn.TransformerEncoderLayer):
+        _keywords(_encoder_layer, kw)
+        return _encoder_layer(module, x, tokens, title, stages, **kw)
+    if all(hasattr(module, a) for a in ("query", "key", "value", "num_attention_heads")):
+        _keywords(_bert_self, kw)
+        return _bert_self(module, x, tokens, title, stages, **kw)
+    if _is_bert(module):
+        raise TypeError("attnlab.from_torch: %s normalises after each residual add (BERT's post-norm order), which "
+                        "attnlab's block does not compute yet; give its self-attention instead, as "
+                        "layer.attention.self (BertSelfAttention), with the layer's input as x"
+                        % type(module).__name__)
     if isinstance(module, dict) or all(hasattr(module, a) for a in ("ln_1", "attn", "ln_2", "mlp")):
         _keywords(_block_lesson, kw)
         return _block_lesson(module, x, tokens, title, stages, **kw)
@@ -55,8 +69,16 @@ def from_torch(module, x, tokens, *, key_tokens=None, title=None, stages=None, *
     if all(hasattr(inner, a) for a in ("wte", "wpe", "h", "ln_f")):
         _keywords(_model, kw)
         return _model(module, inner, x, tokens, title, stages, **kw)
-    raise TypeError("attnlab.from_torch: expected nn.MultiheadAttention, a GPT-2 block (ln_1, attn, ln_2, mlp) or "
-                    "its state dict, or a GPT-2-style model (wte, wpe, h, ln_f); found %s" % type(module).__name__)
+    raise TypeError("attnlab.from_torch: expected nn.MultiheadAttention, nn.TransformerEncoderLayer (norm_first=True), "
+                    "a BertSelfAttention, a GPT-2 block (ln_1, attn, ln_2, mlp) or its state dict, or a GPT-2-style "
+                    "model (wte, wpe, h, ln_f); found %s" % type(module).__name__)
+
+
+def _is_bert(module):
+    """Whether module is a BERT layer, encoder or model (post-norm)."""
+    return type(module).__name__ in ("BertLayer", "BertAttention", "BertEncoder", "BertModel", "BertForMaskedLM") \
+        or hasattr(module, "encoder") and hasattr(getattr(module, "encoder"), "layer") \
+        or hasattr(module, "attention") and hasattr(getattr(module, "attention"), "self")
 
 
 def _keywords(reader, kw):
@@ -149,6 +171,75 @@ def _multihead(mha, x, tokens, key_tokens, title, stages, *, key=None, value=Non
               Y=k if cross else None, W_q=Wq, W_k=Wk, W_v=Wv, b_q=bq, b_k=bk, b_v=bv, W_o=Wo, b_o=bo, heads=H,
               mask=mask, values="Z @ W_v" + (" + b_v" if bv is not None else "") if separate_v else None,
               matrices={"Z": v} if separate_v else None)
+    for s in stages or ["qkv_projection", "multi_head" if H > 1 else "softmax", "weighted_sum"]:
+        les.stage(s)
+    return les.check()
+
+
+def _encoder_layer(layer, x, tokens, title, stages, *, src_mask=None, src_key_padding_mask=None, causal=False,
+                   batch=0, **options):
+    """nn.TransformerEncoderLayer with norm_first=True: x + attention(norm1(x)),
+    then + the feed-forward of norm2, as a GPT-2-style block (the default,
+    norm_first=False, normalises after the adds, which attnlab does not)."""
+    if not layer.norm_first:
+        raise ValueError("attnlab.from_torch: this nn.TransformerEncoderLayer has norm_first=False: it normalises "
+                         "after each residual add, which attnlab's block does not compute yet; build it with "
+                         "norm_first=True (the order of GPT-2's blocks)")
+    mha = layer.self_attn
+    bf = mha.batch_first
+    if np.ndim(x) == 3:
+        batch = batch_index(batch, np.shape(x)[0 if bf else 1], "x")
+    a = _one(x, batch, bf, "x")
+    E, H, L = mha.embed_dim, mha.num_heads, a.shape[0]
+    W = as_array(mha.in_proj_weight)
+    b = as_array(mha.in_proj_bias) if mha.in_proj_bias is not None else None
+    act = layer.activation
+    name = act.__name__ if callable(act) and hasattr(act, "__name__") else type(act).__name__
+    act = {"relu": "relu", "ReLU": "relu", "gelu": "gelu", "GELU": "gelu"}.get(name)
+    if act is None:
+        raise ValueError("attnlab.from_torch: the feed-forward's activation %s is not one attnlab computes (relu, gelu)"
+                         % name)
+    blocked = _blocked(src_mask, src_key_padding_mask, causal, L, L, H, batch)
+    mask = None if not blocked.any() else "causal" if np.array_equal(blocked, np.triu(np.ones((L, L), dtype=bool), 1)) \
+        else ~blocked
+    les = Lesson(title or "nn.TransformerEncoderLayer: %d head%s" % (H, "" if H == 1 else "s"), **options)
+    lin = lambda m: (as_array(m.weight).T, as_array(m.bias) if m.bias is not None else None)     # noqa: E731
+    w1, w2 = lin(layer.linear1), lin(layer.linear2)
+    les.setup(tokens, a, W_q=W[:E].T, W_k=W[E:2 * E].T, W_v=W[2 * E:].T,
+              b_q=None if b is None else b[:E], b_k=None if b is None else b[E:2 * E], b_v=None if b is None else b[2 * E:],
+              W_o=as_array(mha.out_proj.weight).T, b_o=as_array(mha.out_proj.bias) if mha.out_proj.bias is not None else None,
+              heads=H, mask=mask, layer_norm=_norm_of(layer.norm1), mlp_norm=_norm_of(layer.norm2),
+              mlp=(w1[0], w1[1], act, w2[0], w2[1]), residual=None)
+    for s in stages or ["layer_norm", "multi_head" if H > 1 else "softmax", "mlp"]:
+        les.stage(s)
+    return les.check()
+
+
+def _bert_self(att, x, tokens, title, stages, *, attention_mask=None, batch=0, **options):
+    """A BertSelfAttention (Hugging Face's names: query, key, value as
+    nn.Linear, num_attention_heads): its heads over x, the layer's input
+    hidden states, with attention_mask (1 = a token, 0 = padding) as BERT
+    gives it; no causal mask."""
+    a = as_array(x)
+    if a.ndim == 3:
+        a = a[batch_index(batch, a.shape[0], "x")]
+    if a.ndim != 2:
+        raise ValueError("attnlab.from_torch: x has shape %s; expected (tokens, hidden) or a batch of them" % (a.shape,))
+    H, n = int(att.num_attention_heads), a.shape[0]
+    lin = lambda m: (as_array(m.weight).T, as_array(m.bias) if m.bias is not None else None)     # noqa: E731
+    (wq, bq), (wk, bk), (wv, bv) = lin(att.query), lin(att.key), lin(att.value)
+    mask = None
+    if attention_mask is not None:
+        m = as_array(attention_mask)
+        if m.ndim == 2:
+            m = m[batch_index(batch, m.shape[0], "attention_mask")]
+        if m.shape != (n,) or not np.all((m == 0) | (m == 1)):
+            raise ValueError("attnlab.from_torch: attention_mask has shape %s or values other than 0 and 1; expected "
+                             "one 0 (padding) or 1 (a token) per token, (%d,), as BERT's tokenizer gives it" % (m.shape, n))
+        if not m.all():
+            mask = np.repeat((m != 0)[None, :], n, axis=0)
+    les = Lesson(title or "BertSelfAttention: %d head%s" % (H, "" if H == 1 else "s"), **options)
+    les.setup(tokens, a, W_q=wq, W_k=wk, W_v=wv, b_q=bq, b_k=bk, b_v=bv, heads=H, mask=mask)
     for s in stages or ["qkv_projection", "multi_head" if H > 1 else "softmax", "weighted_sum"]:
         les.stage(s)
     return les.check()

@@ -74,7 +74,7 @@ int app_catalogue_path(const char *code, char *out, size_t n)
     char c[3][I18N_LANG_MAX + 1], dir[PATH_MAX];
     if (!i18n_lang_valid(code)) return -1;
     int nc = candidates(code, c);
-    char up[PATH_MAX];
+    char up[PATH_MAX + 16];
     bool own = app_exe_dir(dir, sizeof dir) == 0 && strlen(dir) + sizeof "/../locale" <= sizeof dir;
     if (own) {
         snprintf(up, sizeof up, "%s/../locale", dir);   /* beside libattnlab in the tree: build/lib/../locale */
