@@ -160,6 +160,18 @@ raises(ValueError, lambda: attnlab.from_torch(mha, x, pieces, attn_mask=torch.ra
        ["attn_mask", "0 and -inf"], "an additive float mask")
 raises(TypeError, lambda: attnlab.from_torch(torch.nn.Linear(3, 3), x, pieces), ["expected nn.MultiheadAttention"],
        "a module that is not attention")
+nan_mha = torch.nn.MultiheadAttention(8, 2)
+with torch.no_grad():
+    nan_mha.in_proj_weight[3, 2] = float("nan")
+raises(ValueError, lambda: attnlab.from_torch(nan_mha, torch.randn(4, 8), list("abcd")),
+       ["in_proj_weight holds NaN at [3, 2]"], "a NaN weight is refused, naming the tensor and its place")
+two_seqs = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+raises(ValueError, lambda: attnlab.from_torch(two_seqs, torch.randn(2, 4, 8), list("abcd")),
+       ["x holds a batch of 2 sequences", "batch=0", "batch=1"], "a batch of two without batch= says how to pick one")
+check(attnlab.from_torch(two_seqs, torch.randn(2, 4, 8), list("abcd"), batch=1).weights().shape == (2, 4, 4),
+      "batch=1 picks the second sequence")
+raises(ValueError, lambda: attnlab.show(np.full((2, 3, 3), np.inf), list("abc")), ["attention holds an infinity"],
+       "show(): an infinity is refused, naming the parameter")
 
 # ------------------------------------------------ a GPT-2 block's state dict
 

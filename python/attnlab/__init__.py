@@ -25,7 +25,7 @@ __all__ = ["show", "Lesson", "Slide", "Interactive", "from_torch", "LessonError"
 
 @_args.checked((Lesson.__init__, ("title",)))
 def show(attention, tokens, key_tokens=None, *, title="Attention weights", mask=None, stage=None, head=None,
-         values=None, text=None, batch=0, interactive=False, **options):
+         values=None, text=None, batch=None, interactive=False, **options):
     """Draw given attention weights, as a model returned them.
 
     attention: a numpy array or torch tensor of shape (queries, keys) or
@@ -40,7 +40,7 @@ def show(attention, tokens, key_tokens=None, *, title="Attention weights", mask=
     ...). interactive=True: the browser edition in the notebook instead.
     Returns a Lesson, which draws itself.
     """
-    a = _text.as_array(attention)
+    a = _text.as_array(attention, "attention")
     if a.ndim == 4:
         a = a[_text.batch_index(batch, a.shape[0], "attention")]
     if a.ndim == 2:

@@ -164,19 +164,33 @@ def tokens(ts):
     return " ".join(token(t) for t in ts)
 
 
-def as_array(a):
-    """A numpy array of doubles from an array, a tensor or nested lists."""
+def as_array(a, name=None):
+    """A numpy array of doubles from an array, a tensor or nested lists;
+    one holding NaN or an infinity is refused, naming it (name: the
+    parameter or the module's tensor, "attn.c_attn.weight") and the first
+    such number's place."""
     if hasattr(a, "detach"):                      # a torch tensor, without importing torch
         a = a.detach().cpu().double().numpy()
     a = np.asarray(a, dtype=np.float64)
     if not np.all(np.isfinite(a)):
-        raise ValueError("attnlab: a matrix holds NaN or infinity, which a lesson cannot")
+        at = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
+        bad = a[at] if at else a
+        raise ValueError("attnlab: %s holds %s%s, which a lesson cannot hold"
+                         % (name or "a matrix", "NaN" if np.isnan(bad) else "an infinity",
+                            " at %s" % list(at) if at else ""))
     return a
 
 
 def batch_index(batch, count, what):
     """The sequence `batch` picks of count (numpy's index: 0 the first, -1
-    the last), as an index from 0; past them, an IndexError that says so."""
+    the last), as an index from 0; past them, an IndexError that says so.
+    None (not given) picks the only one, and is refused for a batch of
+    several, saying how to pick one."""
+    if batch is None:
+        if count == 1:
+            return 0
+        raise ValueError("attnlab: %s holds a batch of %d sequences, and a lesson shows one: pick it with batch=0 "
+                         "(the first) to batch=%d (the last)" % (what, count, count - 1))
     if not isinstance(batch, numbers.Integral) or not -count <= batch < count:
         raise IndexError("attnlab: batch=%r, but %s holds %d sequence%s: batch picks one as numpy indexes them, "
                          "batch=0 the first%s" % (batch, what, count, "" if count == 1 else "s",

@@ -36,7 +36,8 @@ def from_torch(module, x, tokens, *, key_tokens=None, title=None, stages=None, *
     nn.MultiheadAttention: x is the query input (L, E), or batched (N, L, E)
     with batch_first, else (L, N, E); key= and value= for cross-attention
     (with key_tokens); attn_mask= (bool, True = blocked, or float 0/−inf),
-    key_padding_mask=, causal=True; batch= picks one sequence (0).
+    key_padding_mask=, causal=True; batch= picks one sequence (needed when x
+    holds several).
     A GPT-2 block (module or state dict, heads= for a state dict): x is its
     input hidden states (n, d); causal (default True), activation=
     ("gelu_tanh", GPT-2's), unembed= (V, d) as an embedding stores it, or
@@ -94,7 +95,7 @@ def _keywords(reader, kw):
 
 def _one(t, batch, batch_first, name):
     """One sequence of a (maybe batched) input, as (L, E) doubles."""
-    a = as_array(t)
+    a = as_array(t, name)
     if a.ndim == 3:
         a = a[batch_index(batch, a.shape[0], name)] if batch_first else a[:, batch_index(batch, a.shape[1], name)]
     if a.ndim != 2:
@@ -135,7 +136,7 @@ def _blocked(attn_mask, key_padding_mask, causal, L, S, H, batch):
 
 
 def _multihead(mha, x, tokens, key_tokens, title, stages, *, key=None, value=None, attn_mask=None,
-               key_padding_mask=None, causal=False, batch=0, **options):
+               key_padding_mask=None, causal=False, batch=None, **options):
     """nn.MultiheadAttention as a lesson."""
     if mha.bias_k is not None or mha.add_zero_attn:
         raise ValueError("attnlab.from_torch: add_bias_kv and add_zero_attn add a key that no token has; "
@@ -144,19 +145,20 @@ def _multihead(mha, x, tokens, key_tokens, title, stages, *, key=None, value=Non
     bf = mha.batch_first
     if np.ndim(x) == 3:                         # the masks pick the same sequence, by its index from 0
         batch = batch_index(batch, np.shape(x)[0 if bf else 1], "x")
+    batch = 0 if batch is None else batch
     q = _one(x, batch, bf, "x")
     cross = key is not None
     k = _one(key, batch, bf, "key") if cross else q
     v = _one(value, batch, bf, "value") if value is not None else k
     if mha._qkv_same_embed_dim:
-        W = as_array(mha.in_proj_weight)
+        W = as_array(mha.in_proj_weight, "in_proj_weight")
         Wq, Wk, Wv = W[:E].T, W[E:2 * E].T, W[2 * E:].T
     else:
-        Wq, Wk, Wv = (as_array(w).T for w in (mha.q_proj_weight, mha.k_proj_weight, mha.v_proj_weight))
-    b = as_array(mha.in_proj_bias) if mha.in_proj_bias is not None else None
+        Wq, Wk, Wv = (as_array(getattr(mha, n), n).T for n in ("q_proj_weight", "k_proj_weight", "v_proj_weight"))
+    b = as_array(mha.in_proj_bias, "in_proj_bias") if mha.in_proj_bias is not None else None
     bq, bk, bv = (None, None, None) if b is None else (b[:E], b[E:2 * E], b[2 * E:])
-    Wo = as_array(mha.out_proj.weight).T
-    bo = as_array(mha.out_proj.bias) if mha.out_proj.bias is not None else None
+    Wo = as_array(mha.out_proj.weight, "out_proj.weight").T
+    bo = as_array(mha.out_proj.bias, "out_proj.bias") if mha.out_proj.bias is not None else None
     L, S = q.shape[0], k.shape[0]
     blocked = _blocked(attn_mask, key_padding_mask, causal, L, S, H, batch)
     if not blocked.any():
@@ -177,7 +179,7 @@ def _multihead(mha, x, tokens, key_tokens, title, stages, *, key=None, value=Non
 
 
 def _encoder_layer(layer, x, tokens, title, stages, *, src_mask=None, src_key_padding_mask=None, causal=False,
-                   batch=0, **options):
+                   batch=None, **options):
     """nn.TransformerEncoderLayer with norm_first=True: x + attention(norm1(x)),
     then + the feed-forward of norm2, as a GPT-2-style block (the default,
     norm_first=False, normalises after the adds, which attnlab does not)."""
@@ -189,6 +191,7 @@ def _encoder_layer(layer, x, tokens, title, stages, *, src_mask=None, src_key_pa
     bf = mha.batch_first
     if np.ndim(x) == 3:
         batch = batch_index(batch, np.shape(x)[0 if bf else 1], "x")
+    batch = 0 if batch is None else batch
     a = _one(x, batch, bf, "x")
     E, H, L = mha.embed_dim, mha.num_heads, a.shape[0]
     W = as_array(mha.in_proj_weight)
@@ -203,34 +206,33 @@ def _encoder_layer(layer, x, tokens, title, stages, *, src_mask=None, src_key_pa
     mask = None if not blocked.any() else "causal" if np.array_equal(blocked, np.triu(np.ones((L, L), dtype=bool), 1)) \
         else ~blocked
     les = Lesson(title or "nn.TransformerEncoderLayer: %d head%s" % (H, "" if H == 1 else "s"), **options)
-    lin = lambda m: (as_array(m.weight).T, as_array(m.bias) if m.bias is not None else None)     # noqa: E731
-    w1, w2 = lin(layer.linear1), lin(layer.linear2)
+    w1, w2 = _conv_or_linear(layer.linear1, "linear1"), _conv_or_linear(layer.linear2, "linear2")
     les.setup(tokens, a, W_q=W[:E].T, W_k=W[E:2 * E].T, W_v=W[2 * E:].T,
               b_q=None if b is None else b[:E], b_k=None if b is None else b[E:2 * E], b_v=None if b is None else b[2 * E:],
               W_o=as_array(mha.out_proj.weight).T, b_o=as_array(mha.out_proj.bias) if mha.out_proj.bias is not None else None,
-              heads=H, mask=mask, layer_norm=_norm_of(layer.norm1), mlp_norm=_norm_of(layer.norm2),
+              heads=H, mask=mask, layer_norm=_norm_of(layer.norm1, "norm1"), mlp_norm=_norm_of(layer.norm2, "norm2"),
               mlp=(w1[0], w1[1], act, w2[0], w2[1]), residual=None)
     for s in stages or ["layer_norm", "multi_head" if H > 1 else "softmax", "mlp"]:
         les.stage(s)
     return les.check()
 
 
-def _bert_self(att, x, tokens, title, stages, *, attention_mask=None, batch=0, **options):
+def _bert_self(att, x, tokens, title, stages, *, attention_mask=None, batch=None, **options):
     """A BertSelfAttention (Hugging Face's names: query, key, value as
     nn.Linear, num_attention_heads): its heads over x, the layer's input
     hidden states, with attention_mask (1 = a token, 0 = padding) as BERT
     gives it; no causal mask."""
-    a = as_array(x)
+    a = as_array(x, "x")
     if a.ndim == 3:
-        a = a[batch_index(batch, a.shape[0], "x")]
+        batch = batch_index(batch, a.shape[0], "x")
+        a = a[batch]
     if a.ndim != 2:
         raise ValueError("attnlab.from_torch: x has shape %s; expected (tokens, hidden) or a batch of them" % (a.shape,))
     H, n = int(att.num_attention_heads), a.shape[0]
-    lin = lambda m: (as_array(m.weight).T, as_array(m.bias) if m.bias is not None else None)     # noqa: E731
-    (wq, bq), (wk, bk), (wv, bv) = lin(att.query), lin(att.key), lin(att.value)
+    (wq, bq), (wk, bk), (wv, bv) = (_conv_or_linear(getattr(att, n), n) for n in ("query", "key", "value"))
     mask = None
     if attention_mask is not None:
-        m = as_array(attention_mask)
+        m = as_array(attention_mask, "attention_mask")
         if m.ndim == 2:
             m = m[batch_index(batch, m.shape[0], "attention_mask")]
         if m.shape != (n,) or not np.all((m == 0) | (m == 1)):
@@ -247,12 +249,13 @@ def _bert_self(att, x, tokens, title, stages, *, attention_mask=None, batch=0, *
 
 # ------------------------------------------------------------------- GPT-2
 
-def _conv_or_linear(layer):
+def _conv_or_linear(layer, name):
     """(W, b) of a Conv1D (weight (in, out): x @ W + b) or an nn.Linear
-    (weight (out, in): x @ W.T + b), as x @ W + b."""
-    w = as_array(layer.weight)
+    (weight (out, in): x @ W.T + b), as x @ W + b; name is the layer's
+    (attn.c_attn), for messages."""
+    w = as_array(layer.weight, name + ".weight")
     conv = hasattr(layer, "nf") or type(layer).__name__ == "Conv1D"
-    b = as_array(layer.bias) if getattr(layer, "bias", None) is not None else None
+    b = as_array(layer.bias, name + ".bias") if getattr(layer, "bias", None) is not None else None
     return (w if conv else w.T), b
 
 
@@ -271,11 +274,11 @@ def _activation(act, given):
                      "say which with activation=" % name)
 
 
-def _norm_of(ln):
+def _norm_of(ln, name="a layer norm"):
     """(γ, β, ε) of a LayerNorm module, or of a (γ, β[, ε]) tuple."""
     if isinstance(ln, (tuple, list)):
-        return (as_array(ln[0]), as_array(ln[1])) + ((float(ln[2]),) if len(ln) > 2 else ())
-    return as_array(ln.weight), as_array(ln.bias), float(ln.eps)
+        return (as_array(ln[0], name), as_array(ln[1], name)) + ((float(ln[2]),) if len(ln) > 2 else ())
+    return as_array(ln.weight, name + ".weight"), as_array(ln.bias, name + ".bias"), float(ln.eps)
 
 
 def _block_keys(state_dict):
@@ -291,16 +294,17 @@ def _block_keys(state_dict):
     return out
 
 
-def _block_parts(block, heads=None, activation=None, conv1d=True):
-    """The weights of a GPT-2 block as Lesson.setup's keywords."""
+def _block_parts(block, heads=None, activation=None, conv1d=True, prefix=""):
+    """The weights of a GPT-2 block as Lesson.setup's keywords; prefix
+    ("h.3.") names its tensors in messages."""
     if isinstance(block, dict):                 # a state dict, with or without a prefix such as "h.0."
         sd = _block_keys(block)
         if heads is None:
             raise ValueError("attnlab.from_torch: a state dict does not say how many heads; give heads=")
 
         def lin(name):
-            w = as_array(sd[name + ".weight"])
-            b = as_array(sd[name + ".bias"]) if name + ".bias" in sd else None
+            w = as_array(sd[name + ".weight"], name + ".weight")
+            b = as_array(sd[name + ".bias"], name + ".bias") if name + ".bias" in sd else None
             return (w if conv1d else w.T), b
         ln1 = (as_array(sd["ln_1.weight"]), as_array(sd["ln_1.bias"]), 1e-5)
         ln2 = (as_array(sd["ln_2.weight"]), as_array(sd["ln_2.bias"]), 1e-5)
@@ -314,10 +318,12 @@ def _block_parts(block, heads=None, activation=None, conv1d=True):
         if getattr(attn, "scale_attn_by_inverse_layer_idx", False) or getattr(attn, "scale_attn_weights", True) is False:
             raise ValueError("attnlab.from_torch: this block scales its scores otherwise than by the square root of "
                              "the head width")
-        ln1, ln2 = _norm_of(block.ln_1), _norm_of(block.ln_2)
+        ln1, ln2 = _norm_of(block.ln_1, prefix + "ln_1"), _norm_of(block.ln_2, prefix + "ln_2")
         act = _activation(getattr(block.mlp, "act", None), activation)
-        c_attn, c_proj = _conv_or_linear(attn.c_attn), _conv_or_linear(attn.c_proj)
-        c_fc, m_proj = _conv_or_linear(block.mlp.c_fc), _conv_or_linear(block.mlp.c_proj)
+        c_attn = _conv_or_linear(attn.c_attn, prefix + "attn.c_attn")
+        c_proj = _conv_or_linear(attn.c_proj, prefix + "attn.c_proj")
+        c_fc = _conv_or_linear(block.mlp.c_fc, prefix + "mlp.c_fc")
+        m_proj = _conv_or_linear(block.mlp.c_proj, prefix + "mlp.c_proj")
     W, b = c_attn
     d = W.shape[0]
     parts = {"W_q": W[:, :d], "W_k": W[:, d:2 * d], "W_v": W[:, 2 * d:], "heads": int(heads),
@@ -344,10 +350,10 @@ def _unembedding(unembed, final_norm, vocab):
 
 
 def _block_lesson(block, x, tokens, title, stages, *, heads=None, activation=None, causal=True, unembed=None,
-                  final_norm=None, vocab=None, conv1d=True, ablate=None, top=None, batch=0, **options):
+                  final_norm=None, vocab=None, conv1d=True, ablate=None, top=None, batch=None, **options):
     """One GPT-2 block (and the next token, with unembed) as a lesson."""
     parts = _block_parts(block, heads, activation, conv1d)
-    a = as_array(x)
+    a = as_array(x, "x")
     if a.ndim == 3:
         a = a[batch_index(batch, a.shape[0], "x")]
     if unembed is not None:
@@ -379,7 +385,7 @@ def _model(model, inner, ids, tokens, title, stages, *, vocab=None, activation=N
             raise IndexError("attnlab.from_torch: ablate names block %r, but blocks count from 1 and the model has "
                              "%d block%s" % (layer, len(blocks), "" if len(blocks) == 1 else "s"))
     for i, block in enumerate(blocks):
-        parts = _block_parts(block, None, activation)
+        parts = _block_parts(block, None, activation, prefix="h.%d." % i)
         last = i == len(blocks) - 1
         if last:
             bias = getattr(head, "bias", None) if head is not None else None
