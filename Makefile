@@ -37,7 +37,7 @@ TEST_PKGS  := check python3 python3-numpy python3-torch python3-nbclient python3
               libxml2-utils libdeflate-dev \
               xvfb xdotool imagemagick openbox procps strace valgrind clang libclang-rt-14-dev \
               poppler-utils desktop-file-utils shared-mime-info man-db libx11-dev x11-utils
-BENCH_PKGS := python3 python3-matplotlib python3-seaborn libdeflate-dev linux-perf valgrind
+BENCH_PKGS := python3 python3-matplotlib python3-seaborn python3-numpy python3-torch libdeflate-dev linux-perf valgrind
 DEPS_PKGS  ?= $(BUILD_PKGS) $(RUN_PKGS) $(TEST_PKGS) $(BENCH_PKGS)
 
 # Compiler flags. CFLAGS, CPPFLAGS and LDFLAGS come from the environment or

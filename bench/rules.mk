@@ -8,7 +8,9 @@
 # as /usr/bin/python3), libdeflate-dev (the encoder the PNG figures
 # compare ISA-L with; also in TEST_PKGS, since `make test` builds the
 # benchmark), linux-perf and valgrind (the instructions of a start:
-# `perf stat` where the CPU counts them, callgrind where it does not).
+# `perf stat` where the CPU counts them, callgrind where it does not),
+# python3-torch (bench/notebook.py times a GPT-2-shaped block's forward
+# pass beside what the Python module takes through libattnlab).
 #
 # The benchmark program links the same objects as build/check_attnlab, with
 # the same flags, and runs from the top of the tree: it reads lessons/ and
@@ -35,7 +37,8 @@ $(BUILD)/bench_start_parts: $(LIB_OBJ) $(call obj,bench/start_parts.c) | deps-bu
 $(BUILD)/bench_png: $(LIB_OBJ) $(call obj,bench/png.c bench/timing.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -ldeflate -lm
 
-bench: deps-bench $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/bench_start_parts $(BUILD)/attnlab
+bench: deps-bench $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/bench_start_parts $(BUILD)/attnlab $(SO_FILE)
 	./$(BUILD)/bench --attnlab $(BUILD)/attnlab --lessons lessons \
 	  --script bench/baseline.py --python /usr/bin/python3 $(BENCH_ARGS)
 	./$(BUILD)/bench_png --lessons lessons $(filter --quick,$(BENCH_ARGS))
+	ATTNLAB_LIB=$(SO_FILE) PYTHONPATH=python /usr/bin/python3 bench/notebook.py $(filter --quick,$(BENCH_ARGS))

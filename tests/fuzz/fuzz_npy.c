@@ -1,12 +1,15 @@
 /*
 ** fuzz_npy.c: a libFuzzer harness for the NumPy reader (src/core/io/npy.c).
 **
-** Each input is used three ways:
+** Each input is used four ways:
 **   - as the start of a .npy file, for npy_parse_header and, when the
 **     header parses and its data is there, npy_decode;
 **   - written to a file and read with npy_open/npy_read as a .npy;
 **   - when it starts with "PK" (a zip archive), read as a .npz with the
-**     member W.npy through libzip.
+**     member W.npy through libzip;
+**   - as an array in memory (npy_open_data, what libattnlab's callers hand
+**     over): its first line the dtype, the next byte the number of
+**     dimensions, a byte for each, the rest the data.
 ** Invariants besides "no crash, no sanitizer report, no hang":
 **   - a parsed header is consistent: 0 <= ndim <= NPY_MAX_DIMS, the count is
 **     the product of the shape and at most NPY_MAX_COUNT, data_len is
@@ -81,6 +84,42 @@ static void via_file(const char *path, const char *key, size_t size)
     npy_close(f);
 }
 
+/* The input as an array in memory: "DTYPE\n", ndim, a byte a dimension, data. */
+static void via_data(const uint8_t *data, size_t size)
+{
+    const uint8_t *nl = memchr(data, '\n', size < 40 ? size : 40);
+    if (!nl) return;
+    char descr[41];
+    size_t dl = (size_t)(nl - data);
+    memcpy(descr, data, dl);
+    descr[dl] = '\0';
+    size_t at = dl + 1;
+    if (at >= size) return;
+    int ndim = data[at++] % (NPY_MAX_DIMS + 2);
+    long shape[NPY_MAX_DIMS + 1];
+    for (int i = 0; i < ndim; i++) shape[i] = at < size ? data[at++] : 0;
+    Error err;
+    NpyFile *f = npy_open_data(descr, ndim, shape, data + at, size - at, &err);
+    if (!f) { check_error(&err); return; }
+    const NpyHeader *h = npy_header(f);
+    if (h->data_len != size - at) die("an array in memory whose data is not what its dtype and shape make", descr);
+    if (h->kind == 'U' || h->kind == 'S') {
+        char **s = calloc((size_t)(h->count ? h->count : 1), sizeof *s);
+        if (!s) die("out of memory", NULL);
+        if (npy_read_strings(f, s, &err) < 0) check_error(&err);
+        else for (long i = 0; i < h->count; i++) free(s[i]);
+        free(s);
+    } else {
+        check_header(h, h->header_len);
+        double *v = malloc(sizeof *v * (size_t)(h->count ? h->count : 1));
+        if (!v) die("out of memory", NULL);
+        if (npy_read(f, v, &err) < 0) check_error(&err);
+        else check_finite(v, h->count);
+        free(v);
+    }
+    npy_close(f);
+}
+
 /* One input. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -108,5 +147,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     via_file(path, NULL, size);
     if (size >= 2 && data[0] == 'P' && data[1] == 'K') via_file(path, "W", size);
     unlink(path);
+    via_data(data, size);
     return 0;
 }
