@@ -1,14 +1,15 @@
 """attnlab in Python: attention weights, lessons and PyTorch models drawn by
-the attnlab program, inline in Jupyter.
+attnlab's own core, inline in Jupyter.
 
     import attnlab
     attnlab.show(weights, tokens)                    # given weights, [heads,] queries, keys
-    les = attnlab.from_torch(mha, x, tokens)         # nn.MultiheadAttention, a GPT-2 block or model
+    les = attnlab.from_torch(mha, x, tokens)         # nn.MultiheadAttention, a GPT-2 block or model, BERT's attention
     les.slide(2)                                     # a stage, drawn; .save("x.png"), .dump()
     les.interactive()                                # the browser edition in the notebook
 
-Everything is computed by the attnlab program (its command line), so the
-numbers are the ones its window shows; every object returned has
+Everything is computed by libattnlab, loaded into this process (or, where
+it is not built, by the attnlab program), so the numbers are the ones its
+window shows; every object returned has
 .lesson_text() (the lesson, which the window opens as it is) and .dump()
 (what `attnlab --dump` prints). Pure Python: the standard library and
 numpy; PyTorch only for from_torch. docs/python.md says more.

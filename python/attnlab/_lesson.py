@@ -1,11 +1,12 @@
-"""attnlab.Lesson: a lesson built from arrays, its stages drawn by the program.
+"""attnlab.Lesson: a lesson built from arrays, its stages drawn by attnlab's core.
 
 A Lesson is a list of setups (tokens, the input X, projections, heads,
 masks, positions, the rest of a transformer block) and of stages, each
 shown with the setup above it, exactly as a lesson file is
 (docs/lesson-format.md). Its text is what .lesson_text() returns and what
-the window opens; every picture and number comes from the attnlab program
-given that text.
+the window opens; every picture and number comes from libattnlab given
+that text and the arrays (in this process: _library.py), or, without the
+library, from the attnlab program.
 """
 
 import base64
