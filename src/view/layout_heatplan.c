@@ -152,15 +152,6 @@ float lay_value_floor(const Page *p)
     return lay_px(fmaxf(FONT_MIN, VALUE_FLOOR * p->m.u));
 }
 
-/* The room a printed cell keeps above and below its number: the whole pad
-** in cells as tall as a line, CELL_PAD_TIGHT of it in cells only as tall
-** as the digits (CELL_INK), where a pixel a row decides whether twenty
-** rows print at 14 px. */
-float lay_cell_vpad(const Page *p)
-{
-    return p->cell_ink == CELL_INK ? CELL_PAD_TIGHT * p->m.pad : p->m.pad;
-}
-
 /* The largest font (at most the cell font) at which every value fits a
 ** cell of room_w x room_h, or 0 below the legible floor. The first guess
 ** scales the width at 100 px (text widths grow about linearly with size),
@@ -200,7 +191,7 @@ static int value_decimals(const Page *p, const Panel *pn, const PanelPlan *pp)
 void lay_value_cell(const Page *p, const Panel *pn, const PanelPlan *pp, float f, float *cw, float *ch)
 {
     float w = lay_widest_value(p, pp, value_decimals(p, pn, pp), false, f) + 2 * p->m.pad;
-    float h = p->cell_ink * f + lay_cell_vpad(p) + 0.01f;       /* a hair over, so that rounding keeps the font */
+    float h = p->cell_ink * f + p->m.pad + 0.01f;       /* a hair over, so that rounding keeps the font */
     float g = lay_cell_gap(p, w + 1, h + 1);
     *cw = w + g + 0.01f;
     *ch = h + g;
@@ -223,7 +214,7 @@ bool lay_probe_hopeless(const Page *p, const View *v, float W, float H)
         PanelPlan pp;
         lay_heat_scale(p, pn, &pp);
         float w = lay_widest_value(p, &pp, value_decimals(p, pn, &pp), true, f) + 2 * p->m.pad;
-        float h = CELL_INK * f + CELL_PAD_TIGHT * p->m.pad;
+        float h = CELL_INK * f + p->m.pad;
         need += (double)pn->m->rows * pn->m->cols * w * h;
     }
     return need > (double)W * H;
@@ -239,7 +230,7 @@ static void plan_values(const Page *p, const Panel *pn, PanelPlan *pp, float cw,
 {
     int dec = value_decimals(p, pn, pp);
     float gapc = lay_cell_gap(p, cw, ch);
-    float room_w = cw - gapc - 2 * p->m.pad, room_h = ch - gapc - lay_cell_vpad(p);
+    float room_w = cw - gapc - 2 * p->m.pad, room_h = ch - gapc - p->m.pad;
     pp->decimals = dec;
     pp->compact = false;
     pp->value_fs = value_font(p, pp, dec, false, room_w, room_h);

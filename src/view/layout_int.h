@@ -556,7 +556,6 @@ void lay_heat_scale(const Page *p, const Panel *pn, PanelPlan *pp);
 const Cmap *lay_cmap(const Page *p, const Panel *pn);
 /* The smallest legible cell number on this canvas. */
 float lay_value_floor(const Page *p);
-float lay_cell_vpad(const Page *p);
 /* The widest cell text of a panel at a size. */
 float lay_widest_value(const Page *p, const PanelPlan *pp, int decimals, bool compact, float size);
 /* Colour-bar ticks for a bar of height h. */

@@ -69,7 +69,6 @@
 #define INK             1.17f   /* height the glyphs of a line really cover (DejaVu Sans) */
 #define CELL_INK        0.95f   /* the height a cell's number needs: its digits cover 0.73 of the
                                    font size (no descenders), and this keeps a little above and below */
-#define CELL_PAD_TIGHT  0.6f    /* in such cells, this share of SIZE_PAD above and below the digits */
 #define PARA_GAP        0.6f    /* space between paragraphs, in lines */
 #define SHRINK_BEFORE_CUT 0.7f  /* a panel title or the formula shrinks to this share before it is cut */
 
