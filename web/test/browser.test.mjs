@@ -336,12 +336,9 @@ test('every stage of every bundled lesson is laid out like the native export: sa
       }
       // pixels near each corner of up to 40 cells: NEAR + 2 px in from the sides (the
       // drift is across, along a row of panels) and 3 px from the top and bottom (above
-      // and below the cell's number), so the native cell holds them however the two drift;
-      // of cells as tall as a line of text (20 px or more), not those only as tall as their
-      // digits, whose number comes within 3 px of the top and bottom (their rectangles are
-      // matched above)
+      // and below the cell's number), so the native cell holds them however the two drift
       const IN = NEAR + 2;
-      const some = cells.filter((c) => c.w >= 2 * IN + 2 && c.h >= 20).slice(0, 40);
+      const some = cells.filter((c) => c.w >= 2 * IN + 2 && c.h >= 10).slice(0, 40);
       const pts = some.flatMap((c) => [[c.x + IN, c.y + 3], [c.x + c.w - IN - 1, c.y + 3], [c.x + IN, c.y + c.h - 4], [c.x + c.w - IN - 1, c.y + c.h - 4]])
         .map(([x, y]) => [Math.round(x), Math.round(y)]);
       const got = await pngPixels(join(outPng, base.replace(/\.svg$/, '.png')), pts);
