@@ -592,6 +592,8 @@ raises(IndexError, lambda: attnlab.from_torch(tiny, ids, ["a", "b", "c"], ablate
        ["ablate", "block 3", "2 blocks"], "ablate names a block past the last")
 raises(IndexError, lambda: two.weights(setup=0), ["setup 0", "from 1", "1 setup"], "weights(setup=0)")
 raises(IndexError, lambda: two.weights(setup=2), ["setup 2", "1 setup"], "weights(setup=2)")
+unshown = attnlab.Lesson("t").setup(["a", "b"], np.eye(2)).setup().stage("softmax")
+raises(KeyError, lambda: unshown.weights(setup=1), ["no stage of setup 1"], "weights() of a setup no stage shows")
 raises(IndexError, lambda: two.next_token(setup=0), ["setup 0", "from 1"], "next_token(setup=0)")
 raises(IndexError, lambda: two.matrices(0), ["stage 0", "from 1", "2 stages"], "matrices(0)")
 raises(IndexError, lambda: two.matrix("weights", stage=0), ["stage 0", "from 1"], "matrix(stage=0)")

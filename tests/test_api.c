@@ -161,6 +161,9 @@ START_TEST(test_refusals_are_values)
     ck_assert_int_eq(err.kind, ATTNLAB_INVALID);
     ck_assert_msg(strstr(err.text, "<stdin>:4:") && strstr(err.text, "c16"), "%s", err.text);
 
+    ck_assert_ptr_null(open_with("<f8", NULL, sizeof x, &err));
+    ck_assert_msg(strstr(err.text, "no data for 48 bytes"), "%s", err.text);
+
     ck_assert_ptr_null(open_with("<f8", x, sizeof x - 8, &err));
     ck_assert_msg(strstr(err.text, "the data is 40 bytes, but dtype '<f8' and the shape make 48"), "%s", err.text);
 

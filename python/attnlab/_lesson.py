@@ -346,8 +346,7 @@ class Lesson:
             try:
                 self._cache["handle"] = _library.Handle(text, self._arrays() if self._needs_npz() else {})
             except _library.Failed as e:
-                line, at = _program._lesson_line(text, e.text)
-                raise _program.LessonError(e.text, line, at) from None
+                raise _refused(text, e) from None
         return self._cache["handle"]
 
     def check(self):
@@ -360,8 +359,7 @@ class Lesson:
             try:
                 _library.check(text, self._arrays() if self._needs_npz() else {})
             except _library.Failed as e:
-                line, at = _program._lesson_line(text, e.text)
-                raise _program.LessonError(e.text, line, at) from None
+                raise _refused(text, e) from None
         else:
             self._run(["--check", "-"])
         return self
@@ -391,8 +389,7 @@ class Lesson:
         try:
             return fn(self._handle())
         except _library.Failed as e:
-            line, at = _program._lesson_line(self.lesson_text("arrays.npz"), e.text)
-            raise _program.LessonError(e.text, line, at) from None
+            raise _refused(self.lesson_text("arrays.npz"), e) from None
 
     def _run(self, args):
         """Run attnlab on the lesson (from standard input), with its arrays in
@@ -554,30 +551,24 @@ class Lesson:
         h = self._handle()
         if h is not None:               # straight from the library: no dump of every stage
             shown = [k for k in range(1, h.stages() + 1) if h.stage_setup(k) == setup]
-            heads = []
-            for name in (["weights"] if shown else []) + ["head%d.weights" % i for i in range(1, 17)]:
+
+            def get(name):
                 try:
-                    heads.append(self._library_call(lambda l: l.matrix(shown[0], name)))
+                    return self._library_call(lambda l: l.matrix(shown[0], name)) if shown else None
                 except _program.LessonError:
-                    if heads or name != "weights":
-                        break
-                    continue
-                if name == "weights":
-                    break
-            if not heads:
-                raise KeyError("attnlab: no stage of setup %d shows the weights (add a softmax or multi_head stage)"
-                               % setup)
-            return np.stack(heads)
-        try:
-            return self.matrix("weights", setup=setup)[None]
-        except KeyError:
-            pass
+                    return None
+        else:
+            def get(name):
+                try:
+                    return self.matrix(name, setup=setup)
+                except KeyError:
+                    return None
+        one = get("weights")
+        if one is not None:
+            return one[None]
         heads = []
-        while True:
-            try:
-                heads.append(self.matrix("head%d.weights" % (len(heads) + 1), setup=setup))
-            except KeyError:
-                break
+        while (m := get("head%d.weights" % (len(heads) + 1))) is not None:
+            heads.append(m)
         if not heads:
             raise KeyError("attnlab: no stage of setup %d shows the weights (add a softmax or multi_head stage)" % setup)
         return np.stack(heads)
@@ -618,6 +609,13 @@ class Lesson:
 
     def __repr__(self):
         return "<attnlab.Lesson %r: %d stage%s>" % (self.title, len(self.stages), "" if len(self.stages) == 1 else "s")
+
+
+def _refused(text, e):
+    """The library's refusal e (_library.Failed) as a LessonError that points
+    at its line of the lesson text."""
+    line, at = _program._lesson_line(text, e.text)
+    return _program.LessonError(e.text, line, at)
 
 
 def _number(n, count, what):

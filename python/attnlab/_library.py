@@ -121,6 +121,14 @@ def _bytes(ptr, n):
         library().attnlab_free(ptr)
 
 
+def _string(ptr):
+    """The UTF-8 string at a pointer the library returned; the pointer freed."""
+    try:
+        return ctypes.string_at(ptr).decode("utf-8")
+    finally:
+        library().attnlab_free(ptr)
+
+
 def _table(arrays, archive):
     """The arrays as the library takes them, and what must stay alive while it reads them."""
     kept, table = [], (_Array * max(len(arrays), 1))()
@@ -191,7 +199,7 @@ class Handle:
         err = _Error()
         p = self._lib.attnlab_page_name(self._h, stage, page, ctypes.byref(err))
         self._check(p, err)
-        return _bytes(p, len(ctypes.string_at(p))).decode("utf-8")
+        return _string(p)
 
     def render(self, stage, page, width, height, scale, dark, svg, cmap):
         """Page page of stage stage as PNG bytes or SVG bytes."""
@@ -224,4 +232,4 @@ class Handle:
         err = _Error()
         p = self._lib.attnlab_explain(self._h, stage, name.encode("utf-8"), row, col, ctypes.byref(err))
         self._check(p, err)
-        return _bytes(p, len(ctypes.string_at(p))).decode("utf-8")
+        return _string(p)

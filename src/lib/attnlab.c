@@ -23,7 +23,6 @@
 #include "view/cmap.h"
 #include "view/layout.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,12 +52,12 @@ static void give_error(const Error *e, attnlab_error *err)
     error_format(e, err->text, sizeof err->text);
 }
 
-/* Fill err with an error about the call (no file); returns -1. */
-static int call_error(attnlab_error *err, int kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int call_error(attnlab_error *err, int kind, const char *fmt, ...)
+/* Fill err with an error about the call (invalid, about no file); returns -1. */
+static int call_error(attnlab_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int call_error(attnlab_error *err, const char *fmt, ...)
 {
     Error e;
-    error_set(&e, kind == ATTNLAB_LIMIT ? ERR_LIMIT : ERR_INVALID, NULL, 0, 0, "%s", "");
+    error_set(&e, ERR_INVALID, NULL, 0, 0, "%s", "");
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(e.msg, sizeof e.msg, fmt, ap);
@@ -86,7 +85,7 @@ static Lesson *parse(const char *text, size_t len, const char *name, const attnl
     Error e;
     no_error(err);
     if (!text || n < 0 || (n > 0 && !arrays)) {
-        call_error(err, ATTNLAB_INVALID, "attnlab_open: %s", !text ? "no text" : "no arrays for the count given");
+        call_error(err, "attnlab_open: %s", !text ? "no text" : "no arrays for the count given");
         return NULL;
     }
     LessonArray *given = n > 0 ? xcalloc((size_t)n, sizeof *given) : NULL;
@@ -108,8 +107,9 @@ int attnlab_check(const char *text, size_t len, const char *name, const attnlab_
                   attnlab_error *err)
 {
     Lesson *L = parse(text, len, name, arrays, n, err);
+    int r = L ? 0 : -1;
     lesson_free(L);
-    return L ? 0 : -1;
+    return r;
 }
 
 /* Parse and compute a lesson, its `load` lines reading the arrays given. */
@@ -211,10 +211,10 @@ static void use_language(const attnlab *a)
 static int check_stage(const attnlab *a, int k, const char *who, attnlab_error *err)
 {
     no_error(err);
-    if (!a) return call_error(err, ATTNLAB_INVALID, "%s: no lesson", who);
+    if (!a) return call_error(err, "%s: no lesson", who);
     if (!has_stage(a, k))
-        return k == 0 ? call_error(err, ATTNLAB_INVALID, "%s: stages count from 1", who)
-                      : call_error(err, ATTNLAB_INVALID, "%s: the lesson has no stage %d", who, k);
+        return k == 0 ? call_error(err, "%s: stages count from 1", who)
+                      : call_error(err, "%s: the lesson has no stage %d", who, k);
     return 0;
 }
 
@@ -232,13 +232,8 @@ static int check_page(attnlab *a, int k, int p, const char *who, attnlab_error *
     if (check_stage(a, k, who, err) < 0 || !need_fonts(a, err)) return -1;
     use_language(a);
     int n = stage_pages(a->L, a->T, k - 1, a->pager);
-    if (p < 1 || p > n) {
-        Error e;
-        error_set(&e, ERR_INVALID, NULL, 0, 0, "%s: stage %d has %d page%s; page %d is not one", who, k, n,
-                  n == 1 ? "" : "s", p);
-        give_error(&e, err);
-        return -1;
-    }
+    if (p < 1 || p > n)
+        return call_error(err, "%s: stage %d has %d page%s; page %d is not one", who, k, n, n == 1 ? "" : "s", p);
     return 0;
 }
 
@@ -266,13 +261,13 @@ int attnlab_render(attnlab *a, int k, int p, const attnlab_render_opts *opts, un
 {
     if (out) *out = NULL;
     if (len) *len = 0;
-    if (!out || !len) return call_error(err, ATTNLAB_INVALID, "attnlab_render: no place for the picture");
+    if (!out || !len) return call_error(err, "attnlab_render: no place for the picture");
     if (check_page(a, k, p, "attnlab_render", err) < 0) return -1;
     attnlab_render_opts ro;
     attnlab_render_defaults(&ro);
     if (opts) ro = *opts;
     if (ro.cmap && !cmap_get(ro.cmap))
-        return call_error(err, ATTNLAB_INVALID, "attnlab_render: no colormap called '%s'", ro.cmap);
+        return call_error(err, "attnlab_render: no colormap called '%s'", ro.cmap);
     ShotOpts so = app_shot_defaults();
     so.width = ro.width;
     so.height = ro.height;
@@ -284,7 +279,7 @@ int attnlab_render(attnlab *a, int k, int p, const attnlab_render_opts *opts, un
     so.pager = a->pager;
     Error e;
     if (ro.scale < 1 || ro.scale > 4) {
-        call_error(err, ATTNLAB_INVALID, "attnlab_render: scale %d; it is 1 to 4", ro.scale);
+        call_error(err, "attnlab_render: scale %d; it is 1 to 4", ro.scale);
         return -1;
     }
     if (app_shot_check(&so, &e) != 0) {
@@ -314,7 +309,7 @@ int attnlab_dump(attnlab *a, const char *stages, char **json, size_t *len, attnl
     if (json) *json = NULL;
     if (len) *len = 0;
     no_error(err);
-    if (!a || !json || !len) return call_error(err, ATTNLAB_INVALID, "attnlab_dump: no lesson, or no place for the JSON");
+    if (!a || !json || !len) return call_error(err, "attnlab_dump: no lesson, or no place for the JSON");
     StageSel sel;
     Error e;
     if (stages && (cli_stage_parse(stages, &sel, &e) != 0 || !cli_stage_fits(&sel, a->L, &e))) {
@@ -338,15 +333,15 @@ int attnlab_matrix(attnlab *a, int k, const char *name, int *rows, int *cols, do
     if (data) *data = NULL;
     if (check_stage(a, k, "attnlab_matrix", err) < 0) return -1;
     if (!name || !rows || !cols || !data)
-        return call_error(err, ATTNLAB_INVALID, "attnlab_matrix: no name, or no place for the matrix");
+        return call_error(err, "attnlab_matrix: no name, or no place for the matrix");
     const Mat *m = trace_get(a->T, a->L->stages[k - 1].setup, name);
-    if (!m) return call_error(err, ATTNLAB_INVALID, "attnlab_matrix: stage %d's setup has no matrix called '%s'", k,
+    if (!m) return call_error(err, "attnlab_matrix: stage %d's setup has no matrix called '%s'", k,
                               name);
     *rows = m->rows;
     *cols = m->cols;
-    size_t n = (size_t)m->rows * (size_t)m->cols;
+    size_t n = (size_t)m->rows * (size_t)m->cols;         /* (a Mat's rows lie one after the other) */
     *data = xmalloc(sizeof **data * (n ? n : 1));
-    for (int i = 0; i < m->rows; i++) memcpy(*data + (size_t)i * (size_t)m->cols, mat_row(m, i), sizeof **data * (size_t)m->cols);
+    memcpy(*data, m->data, sizeof **data * n);
     return 0;
 }
 
@@ -355,24 +350,21 @@ char *attnlab_explain(attnlab *a, int k, const char *name, int row, int col, att
 {
     if (check_stage(a, k, "attnlab_explain", err) < 0) return NULL;
     if (!name) {
-        call_error(err, ATTNLAB_INVALID, "attnlab_explain: no matrix named");
+        call_error(err, "attnlab_explain: no matrix named");
         return NULL;
     }
     int s = a->L->stages[k - 1].setup;
     const Mat *m = trace_get(a->T, s, name);
     if (!m) {
-        call_error(err, ATTNLAB_INVALID, "attnlab_explain: stage %d's setup has no matrix called '%s'", k, name);
+        call_error(err, "attnlab_explain: stage %d's setup has no matrix called '%s'", k, name);
         return NULL;
     }
     if (row < 1 || row > m->rows || col < 1 || col > m->cols) {
-        Error e;
-        error_set(&e, ERR_INVALID, NULL, 0, 0, "attnlab_explain: %s is %dx%d; it has no cell (%d, %d)", name, m->rows,
-                  m->cols, row, col);
-        give_error(&e, err);
+        call_error(err, "attnlab_explain: %s is %dx%d; it has no cell (%d, %d)", name, m->rows, m->cols, row, col);
         return NULL;
     }
     char *text = explain_cell(a->L, a->T, s, name, row - 1, col - 1);
-    if (!text) call_error(err, ATTNLAB_INVALID, "attnlab_explain: no arithmetic for %s", name);
+    if (!text) call_error(err, "attnlab_explain: no arithmetic for %s", name);
     return text;
 }
 

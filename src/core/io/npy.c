@@ -758,10 +758,18 @@ void npy_close(NpyFile *f)
 NpyFile *npy_open_data(const char *descr, int ndim, const long *shape, const void *data, size_t len, Error *err)
 {
     error_clear(err);
-    if (!descr || strlen(descr) >= sizeof ((NpyHeader *)0)->descr || strpbrk(descr, "'\\\n"))
-        return fail(err, "dtype \"%s\" is not one a .npy file holds (\"<f4\", \"<f8\", \"<U12\", ...)", descr ? descr : ""),
-               NULL;
-    if (ndim < 0 || ndim > NPY_MAX_DIMS) return fail(err, "%d dimensions; an array has 1 to %d", ndim, NPY_MAX_DIMS), NULL;
+    if (!descr || strlen(descr) >= sizeof ((NpyHeader *)0)->descr || strpbrk(descr, "'\\\n")) {
+        fail(err, "dtype \"%s\" is not one a .npy file holds (\"<f4\", \"<f8\", \"<U12\", ...)", descr ? descr : "");
+        return NULL;
+    }
+    if (ndim < 0 || ndim > NPY_MAX_DIMS) {
+        fail(err, "%d dimensions; an array has 1 to %d", ndim, NPY_MAX_DIMS);
+        return NULL;
+    }
+    if (!data && len > 0) {
+        fail(err, "no data for %zu bytes", len);
+        return NULL;
+    }
     Buf b = {0};
     buf_printf(&b, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
     for (int i = 0; i < ndim; i++) buf_printf(&b, "%ld%s", shape[i], ndim == 1 || i < ndim - 1 ? ", " : "");
