@@ -2,8 +2,10 @@
 
 Usage: check_library.py ATTNLAB LESSONS_DIR
 
-For every bundled lesson, through the library (python/attnlab/_library.py,
-ctypes) and through the program: --dump's JSON is the same text, every
+For every bundled lesson and six lessons generated as check_views.py makes
+them (8 to 32 tokens, 1 to 16 heads, masks, cross-attention, given weights),
+through the library (python/attnlab/_library.py, ctypes) and through the
+program: --dump's JSON is the same text, every
 stage takes the same pages with the same names as --export gives its
 files, and page 1 of every stage is the same PNG, byte for byte. The
 Python module draws, dumps and reads matrices without starting a
@@ -14,6 +16,7 @@ the program's own line.
 
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -37,46 +40,60 @@ def program(*args):
     return done.returncode, done.stdout, done.stderr.decode("utf-8", "replace").strip()
 
 
-names = sorted(n for n in os.listdir(LESSONS) if n.endswith(".lesson"))
-pictures = 0
-for name in names:
-    path = os.path.join(LESSONS, name)
-    with open(path, "rb") as f:
-        text = f.read().decode("utf-8")
+def same_as_program(name, text, where):
+    """Lesson `text` (file name `name`, its `load` lines reading beside it in
+    `where`) through the library and through the program: the same dump,
+    pages, page names and first pages. Returns the pictures compared."""
     cwd = os.getcwd()
-    os.chdir(LESSONS)                           # the lesson's own `load` lines read beside it
+    os.chdir(where)
     try:
         h = _library.Handle(text, {})
     finally:
         os.chdir(cwd)
-    done = subprocess.run([PROGRAM, "--dump", "-"], input=text.encode("utf-8"), cwd=LESSONS, stdout=subprocess.PIPE,
+    done = subprocess.run([PROGRAM, "--dump", "-"], input=text.encode("utf-8"), cwd=where, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE)
-    rc, dumped, err = done.returncode, done.stdout, done.stderr.decode("utf-8", "replace")
-    check(rc == 0, "%s: the program dumps it (%s)" % (name, err))
+    check(done.returncode == 0, "%s: the program dumps it (%s)" % (name, done.stderr.decode("utf-8", "replace")))
     mine = h.dump()
-    check(mine == dumped.decode("utf-8"), "%s: the library's dump is the program's, byte for byte" % name)
+    check(mine == done.stdout.decode("utf-8"), "%s: the library's dump is the program's, byte for byte" % name)
+    compared = 0
     with tempfile.TemporaryDirectory() as d:
-        rc, _, err = program("--export", d, path)
+        rc, _, err = program("--export", d, os.path.join(where, name))
         check(rc == 0, "%s: the program exports it (%s)" % (name, err))
-        files = sorted(os.listdir(d))
-        stages = json.loads(mine)["stages"]
         want = {}
-        for f in files:                         # <lesson>-NN-<id>[-SS-<step>].png
+        for f in sorted(os.listdir(d)):         # <lesson>-NN-<id>[-SS-<step>].png
             parts = f[len(name) - len(".lesson") + 1:-4].split("-", 3)
             want.setdefault(int(parts[0]), []).append((f, parts[3] if len(parts) > 3 else ""))
-        for k in range(1, len(stages) + 1):
+        for k in range(1, len(json.loads(mine)["stages"]) + 1):
+            files = want.get(k, [])
             pages = h.pages(k)
-            check(pages == len(want.get(k, [])), "%s stage %d: %d pages, --export wrote %d"
-                    % (name, k, pages, len(want.get(k, []))))
-            names_seen = [h.page_name(k, p) for p in range(1, pages + 1)]
-            check(names_seen == [w[1] for w in want.get(k, [])][:pages] or pages == 1 and names_seen == [""],
-                    "%s stage %d: page names %s, --export's %s" % (name, k, names_seen[:4], [w[1] for w in want.get(k, [])][:4]))
-            with open(os.path.join(d, want[k][0][0]), "rb") as f:
+            check(pages == len(files), "%s stage %d: %d pages, --export wrote %d" % (name, k, pages, len(files)))
+            seen = [h.page_name(k, p) for p in range(1, pages + 1)]
+            check(seen == [w[1] for w in files][:pages] or pages == 1 and seen == [""],
+                  "%s stage %d: page names %s, --export's %s" % (name, k, seen[:4], [w[1] for w in files][:4]))
+            with open(os.path.join(d, files[0][0]), "rb") as f:
                 same = h.render(k, 1, 1280, 720, 1, False, False, None) == f.read()
             check(same, "%s stage %d: page 1 is the program's PNG, byte for byte" % (name, k))
-            pictures += 1
+            compared += 1
     h.close()
-print("library: %d lessons dumped, %d pictures compared with the program's" % (len(names), pictures))
+    return compared
+
+
+names = sorted(n for n in os.listdir(LESSONS) if n.endswith(".lesson"))
+pictures = 0
+for name in names:
+    with open(os.path.join(LESSONS, name), "rb") as f:
+        pictures += same_as_program(name, f.read().decode("utf-8"), LESSONS)
+# and lessons written for no test: 8 to 32 tokens, 1 to 16 heads, masks, cross-attention, given weights
+from check_views import make_lesson            # noqa: E402
+made = random.Random(20261202)
+with tempfile.TemporaryDirectory() as gen:
+    for i in range(6):
+        text = make_lesson(made, i)[0]
+        with open(os.path.join(gen, "gen%d.lesson" % i), "w", encoding="utf-8") as f:
+            f.write(text)
+        pictures += same_as_program("gen%d.lesson" % i, text, gen)
+print("library: %d bundled and 6 generated lessons dumped, %d pictures compared with the program's"
+      % (len(names), pictures))
 
 # The module draws in this process: no program is started.
 real_run = subprocess.run
