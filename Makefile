@@ -322,7 +322,7 @@ RESULTS   := $(BUILD)/test-results
 TEST_J     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 PY        := /usr/bin/python3
 
-TEST_PARTS := e2e export-bytes heavy unit-layout gpt2-small torch-layers e2e-text e2e-open e2e-nav unit notebook npy modern props torch-rng views \
+TEST_PARTS := e2e export-bytes heavy unit-layout gpt2-small torch-layers bert e2e-text e2e-open e2e-nav unit notebook npy modern props torch-rng views \
               cli faults bad-lessons lessons python scripts po trained-model install model-layer lists compare library
 # The Check suites in two processes: layout and export (two thirds of the
 # time) beside the others.
@@ -356,6 +356,10 @@ part.gpt2-small    := $(if $(filter build,$(BUILD)),ATTNLAB_LIB=$(BUILD)/lib/$(S
                       echo "gpt2-small: 0 passed, 0 failed (the api suite runs the library here)")
 part.torch-layers  := $(if $(filter build,$(BUILD)),ATTNLAB_LIB=$(BUILD)/lib/$(SONAME) $(PY) tests/check_torch_layers.py,\
                       echo "torch-layers: 0 passed, 0 failed (the api suite runs the library here)")
+# BERT's modules in Hugging Face's layout (tests/hf_bert.py) at BERT-base's
+# width: a four-layer BertModel at 16 and 128 tokens, a BertLayer at 512.
+part.bert          := $(if $(filter build,$(BUILD)),ATTNLAB_LIB=$(BUILD)/lib/$(SONAME) $(PY) tests/check_bert.py,\
+                      echo "bert: 0 passed, 0 failed (the api suite runs the library here)")
 part.library       := $(if $(filter build,$(BUILD)),ATTNLAB_LIB=$(BUILD)/lib/$(SONAME) $(PY) tests/check_library.py \
                       $(BUILD)/attnlab lessons,echo "library: 0 passed, 0 failed (the api suite runs the library here)")
 # What copies the stage, key and binding tables outside C (docs, README, the

@@ -11,6 +11,7 @@
 #include "tstages.h"
 #include "core/compute/attn.h"
 #include "core/stage/dump.h"
+#include "core/stage/explain.h"
 #include "core/lesson/lesson.h"
 #include "core/stage/stage.h"
 #include "core/stage/stage_table.h"
@@ -59,7 +60,8 @@ static void names_free(Names *set)
 ** kind of stage but additive_scores (one head only) can show: ALiBi
 ** under a sliding window with padding, RoPE, grouped-query heads,
 ** sinusoidal positions, cross-attention, weights given as a model
-** returns them, and a whole block ending in the next token.
+** returns them, a whole block ending in the next token, and one more in
+** the post-norm order continuing its stream.
 */
 static char *sixteen_heads_lesson(int n, int seed)
 {
@@ -95,7 +97,9 @@ static char *sixteen_heads_lesson(int n, int seed)
                    "unembed: W_U\nvocab: v1 v2 v3 v4 v5 v6 v7 v8 v9 v10 v11 v12\n"
                    "[layer_norm]\n[multi_head]\n[mlp]\n[next_token]\n"
                    "[setup]\nablate: 2 16\n[compare]\nshow: next_token\n[compare]\nshow: weights\nhead: 16\n"
-                   "[compare]\nshow: output\nhead: 3\n[compare]\nshow: output\n", n);
+                   "[compare]\nshow: output\nhead: 3\n[compare]\nshow: output\n"
+                   "[setup: post-norm]\nablate: none\nnorm_order: post\nresidual: yes\n"
+                   "[multi_head]\n[layer_norm]\n[mlp]\n[next_token]\n", n);
     return buf_take(&b);
 }
 
@@ -166,6 +170,19 @@ static void check_stage_whole(const Lesson *L, const Trace *T, int k, const char
             snprintf(first, sizeof first, "head%d.%s", trace_kv_first(ts, h), rest);
             ck_assert_msg(names_has(&all, name) || names_has(&all, first), "%s: stage %d (%s) shows %s but not %s", what,
                           k + 1, lesson_stage_name(w->id), all.s[i], name);
+        }
+    }
+    /* every matrix shown explains its first and last cell (a compare stage's differences are its own) */
+    for (int i = 0; i < all.n && w->id != STAGE_COMPARE; i++) {
+        const Mat *m = trace_get(T, L->stages[k].setup, all.s[i]);
+        ck_assert_msg(m != NULL, "%s: stage %d (%s) shows %s, which names no matrix", what, k + 1, lesson_stage_name(w->id),
+                      all.s[i]);
+        for (int c = 0; c < 2; c++) {
+            int r = c ? m->rows - 1 : 0, col = c ? m->cols - 1 : 0;
+            char *ex = explain_cell(L, T, L->stages[k].setup, all.s[i], r, col);
+            ck_assert_msg(ex && *ex, "%s: stage %d (%s): %s[%d][%d] has no explanation", what, k + 1,
+                          lesson_stage_name(w->id), all.s[i], r + 1, col + 1);
+            free(ex);
         }
     }
     names_free(&all);

@@ -117,7 +117,7 @@ class Lesson:
               queries=None, keys=None, values=None, heads=None, kv_heads=None, mask=None, positions=None,
               score=None, divisor=None, temperature=None, layer_norm=None, mlp=None, mlp_norm=None,
               unembed=None, final_norm=None, vocab=None, ablate=None, residual=None, attention=None,
-              seed=None, dims=None, matrices=None, settings=None):
+              norm_order=None, seed=None, dims=None, matrices=None, settings=None):
         """Start a setup. Like a [setup] section, it starts from a copy of the
         one above and changes only what it is given.
 
@@ -128,7 +128,9 @@ class Lesson:
         d_model, d_head) stack. W_o and b_o: the output projection. mask:
         "causal" (or any value of `mask:`), or a matrix of 1 (may attend)
         and 0 (blocked). layer_norm, mlp_norm, final_norm: (γ, β) or
-        (γ, β, ε). mlp: (W_in, b_in, activation, W_out, b_out), the
+        (γ, β, ε); norm_order: "pre" (before attention and the MLP, GPT-2's
+        order) or "post" (after each residual add, BERT's). mlp: (W_in, b_in,
+        activation, W_out, b_out), the
         activation "relu", "gelu" or "gelu_tanh". unembed: W_U or (W_U, b_U)
         with vocab the word of each column. ablate: heads to switch off
         (from 1), or (heads, "mean"). attention: given weights, (heads,
@@ -199,6 +201,8 @@ class Lesson:
                 s["settings"][key] = _text.setting(value, key) if isinstance(value, str) else _text.number(value, key)
         if residual is not None:
             s["settings"]["residual"] = "yes" if residual else "no"
+        if norm_order is not None:
+            s["settings"]["norm_order"] = _text.name(norm_order, "norm_order", "word", "pre or post")
         for name, value in (matrices or {}).items():
             s["matrices"][_text.name(name, "matrices", "matrix")] = _text.as_array(value)
         for key, value in (settings or {}).items():

@@ -4,9 +4,10 @@ These kinds of module are read:
 
 - nn.MultiheadAttention (queries, keys and values packed in
   in_proj_weight or separate, biases, batch_first either way, masks);
-- nn.TransformerEncoderLayer with norm_first=True, as a block;
-- Hugging Face's BertSelfAttention (query, key, value), with BERT's
-  padding mask;
+- nn.TransformerEncoderLayer, as a block (norm_first either way);
+- Hugging Face's BERT: BertSelfAttention (query, key, value), BertAttention,
+  BertLayer, BertEncoder and BertModel (or a model with .bert), in BERT's
+  post-norm order, with its padding mask;
 - a GPT-2 block (ln_1, attn.c_attn packed, attn.c_proj, ln_2, mlp.c_fc,
   mlp.c_proj, with Conv1D's (in, out) weights or nn.Linear's (out, in)),
   as a module or as its state dict;
@@ -42,7 +43,10 @@ def from_torch(module, x, tokens, *, key_tokens=None, title=None, stages=None, *
     input hidden states (n, d); causal (default True), activation=
     ("gelu_tanh", GPT-2's), unembed= (V, d) as an embedding stores it, or
     (W_U, b_U) as x @ W_U + b_U, final_norm= (a LayerNorm or (γ, β, ε)),
-    vocab= the words. A GPT-2-style model: x is the token ids; vocab= the
+    vocab= the words. BERT (BertAttention, BertLayer, BertEncoder: x is the
+    hidden states; BertModel: x is the token ids, token_type_ids= as given
+    to it): attention_mask= as its tokenizer gives it (1 a token, 0
+    padding). A GPT-2-style model: x is the token ids; vocab= the
     words (default "#0", "#1", ...); ablate={layer: heads} switches heads
     off (layers and heads from 1).
     stages: the stage ids to show (a sensible list by default).
@@ -58,11 +62,10 @@ def from_torch(module, x, tokens, *, key_tokens=None, title=None, stages=None, *
     if all(hasattr(module, a) for a in ("query", "key", "value", "num_attention_heads")):
         _keywords(_bert_self, kw)
         return _bert_self(module, x, tokens, title, stages, **kw)
-    if _is_bert(module):
-        raise TypeError("attnlab.from_torch: %s normalises after each residual add (BERT's post-norm order), which "
-                        "attnlab's block does not compute yet; give its self-attention instead, as "
-                        "layer.attention.self (BertSelfAttention), with the layer's input as x"
-                        % type(module).__name__)
+    bert = _bert_kind(module)
+    if bert:
+        _keywords(_bert, kw)
+        return _bert(module, bert, x, tokens, title, stages, **kw)
     if isinstance(module, dict) or all(hasattr(module, a) for a in ("ln_1", "attn", "ln_2", "mlp")):
         _keywords(_block_lesson, kw)
         return _block_lesson(module, x, tokens, title, stages, **kw)
@@ -70,16 +73,28 @@ def from_torch(module, x, tokens, *, key_tokens=None, title=None, stages=None, *
     if all(hasattr(inner, a) for a in ("wte", "wpe", "h", "ln_f")):
         _keywords(_model, kw)
         return _model(module, inner, x, tokens, title, stages, **kw)
-    raise TypeError("attnlab.from_torch: expected nn.MultiheadAttention, nn.TransformerEncoderLayer (norm_first=True), "
-                    "a BertSelfAttention, a GPT-2 block (ln_1, attn, ln_2, mlp) or its state dict, or a GPT-2-style "
+    raise TypeError("attnlab.from_torch: expected nn.MultiheadAttention, nn.TransformerEncoderLayer, a BERT module "
+                    "(BertSelfAttention, BertAttention, BertLayer, BertEncoder, BertModel), a GPT-2 block (ln_1, attn, ln_2, mlp) or its state dict, or a GPT-2-style "
                     "model (wte, wpe, h, ln_f); found %s" % type(module).__name__)
 
 
-def _is_bert(module):
-    """Whether module is a BERT layer, encoder or model (post-norm)."""
-    return type(module).__name__ in ("BertLayer", "BertAttention", "BertEncoder", "BertModel", "BertForMaskedLM") \
-        or hasattr(module, "encoder") and hasattr(getattr(module, "encoder"), "layer") \
-        or hasattr(module, "attention") and hasattr(getattr(module, "attention"), "self")
+def _bert_kind(module):
+    """What part of a Hugging Face BERT module is (by its attributes, as
+    BertModel names them): "attention" (BertAttention: self and output),
+    "layer" (BertLayer), "encoder" (BertEncoder: .layer), "model"
+    (BertModel: embeddings and encoder, or a head model's .bert), or None."""
+    if hasattr(module, "bert") and hasattr(module.bert, "embeddings"):
+        return "model"
+    if hasattr(module, "embeddings") and hasattr(module, "encoder") and hasattr(module.encoder, "layer"):
+        return "model"
+    layers = getattr(module, "layer", None)
+    if layers is not None and hasattr(layers, "__len__") and len(layers) and _bert_kind(layers[0]) == "layer":
+        return "encoder"
+    if hasattr(module, "attention") and hasattr(module.attention, "self") and hasattr(module, "intermediate"):
+        return "layer"
+    if hasattr(module, "self") and hasattr(module, "output") and hasattr(module.output, "LayerNorm"):
+        return "attention"
+    return None
 
 
 def _keywords(reader, kw):
@@ -180,13 +195,10 @@ def _multihead(mha, x, tokens, key_tokens, title, stages, *, key=None, value=Non
 
 def _encoder_layer(layer, x, tokens, title, stages, *, src_mask=None, src_key_padding_mask=None, causal=False,
                    batch=None, **options):
-    """nn.TransformerEncoderLayer with norm_first=True: x + attention(norm1(x)),
-    then + the feed-forward of norm2, as a GPT-2-style block (the default,
-    norm_first=False, normalises after the adds, which attnlab does not)."""
-    if not layer.norm_first:
-        raise ValueError("attnlab.from_torch: this nn.TransformerEncoderLayer has norm_first=False: it normalises "
-                         "after each residual add, which attnlab's block does not compute yet; build it with "
-                         "norm_first=True (the order of GPT-2's blocks)")
+    """nn.TransformerEncoderLayer as a block: with norm_first=True, x +
+    attention(norm1(x)), then + the feed-forward of norm2 (GPT-2's order);
+    with the default norm_first=False, norm1(x + attention(x)), then
+    norm2(that + its feed-forward) (`norm_order: post`, BERT's order)."""
     mha = layer.self_attn
     bf = mha.batch_first
     if np.ndim(x) == 3:
@@ -211,8 +223,9 @@ def _encoder_layer(layer, x, tokens, title, stages, *, src_mask=None, src_key_pa
               b_q=None if b is None else b[:E], b_k=None if b is None else b[E:2 * E], b_v=None if b is None else b[2 * E:],
               W_o=as_array(mha.out_proj.weight).T, b_o=as_array(mha.out_proj.bias) if mha.out_proj.bias is not None else None,
               heads=H, mask=mask, layer_norm=_norm_of(layer.norm1, "norm1"), mlp_norm=_norm_of(layer.norm2, "norm2"),
-              mlp=(w1[0], w1[1], act, w2[0], w2[1]), residual=None)
-    for s in stages or ["layer_norm", "multi_head" if H > 1 else "softmax", "mlp"]:
+              mlp=(w1[0], w1[1], act, w2[0], w2[1]), norm_order="pre" if layer.norm_first else "post")
+    heads = "multi_head" if H > 1 else "softmax"
+    for s in stages or (["layer_norm", heads, "mlp"] if layer.norm_first else [heads, "layer_norm", "mlp"]):
         les.stage(s)
     return les.check()
 
@@ -230,20 +243,96 @@ def _bert_self(att, x, tokens, title, stages, *, attention_mask=None, batch=None
         raise ValueError("attnlab.from_torch: x has shape %s; expected (tokens, hidden) or a batch of them" % (a.shape,))
     H, n = int(att.num_attention_heads), a.shape[0]
     (wq, bq), (wk, bk), (wv, bv) = (_conv_or_linear(getattr(att, n), n) for n in ("query", "key", "value"))
-    mask = None
-    if attention_mask is not None:
-        m = as_array(attention_mask, "attention_mask")
-        if m.ndim == 2:
-            m = m[batch_index(batch, m.shape[0], "attention_mask")]
-        if m.shape != (n,) or not np.all((m == 0) | (m == 1)):
-            raise ValueError("attnlab.from_torch: attention_mask has shape %s or values other than 0 and 1; expected "
-                             "one 0 (padding) or 1 (a token) per token, (%d,), as BERT's tokenizer gives it" % (m.shape, n))
-        if not m.all():
-            mask = np.repeat((m != 0)[None, :], n, axis=0)
+    mask = _padding(attention_mask, batch, n)
     les = Lesson(title or "BertSelfAttention: %d head%s" % (H, "" if H == 1 else "s"), **options)
     les.setup(tokens, a, W_q=wq, W_k=wk, W_v=wv, b_q=bq, b_k=bk, b_v=bv, heads=H, mask=mask)
     for s in stages or ["qkv_projection", "multi_head" if H > 1 else "softmax", "weighted_sum"]:
         les.stage(s)
+    return les.check()
+
+
+# ------------------------------------------------------------------- BERT
+
+def _bert_parts(layer, prefix):
+    """A BertLayer's (or BertAttention's) weights as Lesson.setup's
+    keywords: its self-attention, the output dense and LayerNorm after the
+    residual add, the intermediate and output dense with their LayerNorm,
+    in the post-norm order; prefix ("encoder.layer.3.") names its tensors."""
+    attn = layer.attention if hasattr(layer, "attention") else layer
+    att, out = attn.self, attn.output
+    pre = prefix + ("attention." if hasattr(layer, "attention") else "")
+    if getattr(att, "position_embedding_type", "absolute") != "absolute":
+        raise ValueError("attnlab.from_torch: %sself uses %s position embeddings inside attention, which attnlab does "
+                         "not compute; it reads BERT's absolute ones" % (pre, att.position_embedding_type))
+    (wq, bq), (wk, bk), (wv, bv) = (_conv_or_linear(getattr(att, n), pre + "self." + n) for n in ("query", "key", "value"))
+    wo, bo = _conv_or_linear(out.dense, pre + "output.dense")
+    parts = {"W_q": wq, "W_k": wk, "W_v": wv, "b_q": bq, "b_k": bk, "b_v": bv, "W_o": wo, "b_o": bo,
+             "heads": int(att.num_attention_heads), "norm_order": "post",
+             "layer_norm": _norm_of(out.LayerNorm, pre + "output.LayerNorm")}
+    if hasattr(layer, "intermediate"):
+        w1, b1 = _conv_or_linear(layer.intermediate.dense, prefix + "intermediate.dense")
+        w2, b2 = _conv_or_linear(layer.output.dense, prefix + "output.dense")
+        act = _activation(getattr(layer.intermediate, "intermediate_act_fn", None), None)
+        parts.update(mlp=(w1, b1, act, w2, b2), mlp_norm=_norm_of(layer.output.LayerNorm, prefix + "output.LayerNorm"))
+    return parts
+
+
+def _padding(attention_mask, batch, n):
+    """The mask of BERT's attention_mask (1 a token, 0 padding) for n
+    tokens: None when nothing is padding, else (n, n), 1 where a query may
+    attend (every query to every token that is not padding, as BERT's
+    extended mask does)."""
+    if attention_mask is None:
+        return None
+    m = as_array(attention_mask, "attention_mask")
+    if m.ndim == 2:
+        m = m[batch_index(batch, m.shape[0], "attention_mask")]
+    if m.shape != (n,) or not np.all((m == 0) | (m == 1)):
+        raise ValueError("attnlab.from_torch: attention_mask has shape %s or values other than 0 and 1; expected "
+                         "one 0 (padding) or 1 (a token) per token, (%d,), as BERT's tokenizer gives it" % (m.shape, n))
+    return None if m.all() else np.repeat((m != 0)[None, :], n, axis=0)
+
+
+def _bert(module, kind, x, tokens, title, stages, *, attention_mask=None, token_type_ids=None, batch=None, **options):
+    """A Hugging Face BERT module, in BERT's post-norm order: a BertAttention
+    or BertLayer over x (its input hidden states), a BertEncoder's layers
+    chained, or a BertModel (x the token ids; its embeddings, computed by
+    torch, are the first layer's input) with attention_mask as its
+    tokenizer gives it."""
+    import torch
+
+    if kind == "model":
+        bert = module.bert if hasattr(module, "bert") else module
+        ids = torch.as_tensor(np.asarray(x) if not hasattr(x, "detach") else x)
+        if ids.ndim == 2:
+            ids = ids[batch_index(batch, ids.shape[0], "x")]
+        ids = ids.reshape(-1).long()
+        tt = None
+        if token_type_ids is not None:
+            tt = torch.as_tensor(np.asarray(token_type_ids) if not hasattr(token_type_ids, "detach") else token_type_ids)
+            tt = (tt[batch_index(batch, tt.shape[0], "token_type_ids")] if tt.ndim == 2 else tt).reshape(1, -1).long()
+        with torch.no_grad():
+            a = as_array(bert.embeddings(input_ids=ids.reshape(1, -1), token_type_ids=tt)[0], "embeddings")
+        layers, prefix = list(bert.encoder.layer), "encoder.layer.%d."
+    else:
+        a = as_array(x, "x")
+        if a.ndim == 3:
+            a = a[batch_index(batch, a.shape[0], "x")]
+        if a.ndim != 2:
+            raise ValueError("attnlab.from_torch: x has shape %s; expected (tokens, hidden) or a batch of them"
+                             % (a.shape,))
+        layers, prefix = (list(module.layer), "layer.%d.") if kind == "encoder" else ([module], "")
+    mask = _padding(attention_mask, batch, a.shape[0])
+    names = {"attention": "BertAttention", "layer": "BertLayer", "encoder": "BertEncoder", "model": "BertModel"}
+    les = Lesson(title or "%s: %d layer%s" % (names[kind], len(layers), "" if len(layers) == 1 else "s"), **options)
+    for i, layer in enumerate(layers):
+        parts = _bert_parts(layer, prefix % i if "%d" in prefix else prefix)
+        les.setup(tokens if i == 0 else None, a if i == 0 else None, title="Layer %d" % (i + 1) if len(layers) > 1 else None,
+                  mask=mask if i == 0 else None, residual=True if i > 0 else None, **parts)
+        H = parts["heads"]
+        default = ["multi_head" if H > 1 else "softmax", "layer_norm"] + (["mlp"] if "mlp" in parts else [])
+        for s in stages or default:
+            les.stage(s)
     return les.check()
 
 

@@ -30,7 +30,7 @@ static const char *const kind_names[TK_COUNT] = {
     "Q_rot", "K_rot", "alibi", "biased_scores", "kv_weights", "kv_output", "kv_groups", "kv_cache_size",
     "online_max", "online_sum", "online_rescale", "online_acc", "online_output", "online_diff",
     "ln_hat", "ln", "resid_mid", "mlp_ln", "mlp_pre", "mlp_act", "mlp_out", "resid_post", "final_ln", "logits", "probs",
-    "top_logits", "top_probs", "top_ids", "ablated_output",
+    "top_logits", "top_probs", "top_ids", "ablated_output", "attn_sum", "mlp_sum",
 };
 _Static_assert(sizeof kind_names / sizeof *kind_names == TK_COUNT, "a name for every trace kind");
 
@@ -177,7 +177,7 @@ static const Mat *stream_out(const TraceSetup *ts)
 /* What an operand reads. */
 TraceRef trace_operand_input(const Setup *su, const Operand *o)
 {
-    if (su->norm.gamma && !strcmp(o->input, su->queries.input)) return trace_ref(TK_LN, 0);
+    if (su->norm.gamma && !su->post_norm && !strcmp(o->input, su->queries.input)) return trace_ref(TK_LN, 0);
     if (su->positions == POS_SINUSOIDAL) return trace_ref(TK_XPE, 0);
     return trace_input_ref(o->input);
 }
@@ -571,7 +571,9 @@ static bool run_setup(TraceSetup *ts, const Lesson *L, int k, const TraceSetup *
         const Mat *P = X ? put(ts, TK_PE, 0, attn_sinusoidal(X->rows, X->cols), true) : NULL;
         if (!P || !put(ts, TK_XPE, 0, mat_add(X, P), true)) return false;
     }
-    if (su->norm.gamma && !tr_layer_norm(ts, su->positions == POS_SINUSOIDAL ? find(ts, TK_XPE, 0) : X)) return false;
+    if (su->norm.gamma && !su->post_norm
+        && !tr_layer_norm(ts, su->positions == POS_SINUSOIDAL ? find(ts, TK_XPE, 0) : X))
+        return false;
     /* all three from the inputs (an input called Q is the queries) */
     const Mat *Q = operand(ts, TK_Q, &su->queries);
     const Mat *K = operand(ts, TK_K, &su->keys);

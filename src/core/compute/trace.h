@@ -102,6 +102,10 @@ typedef enum TraceKind {
     TK_TOP_IDS,         /* per k: 1 x those words' columns (0-based) */
     TK_ABLATED,         /* per head switched off (`ablate:`): what the joined heads hold in its place, 0 or
                         ** every row its output's mean over the tokens */
+    /* `norm_order: post` (head 0): the residual sums its norms read; TK_LN is then the norm of TK_ATTN_SUM and
+    ** the stream after attention (TK_MID), TK_STREAM the norm of TK_MLP_SUM (no TK_MLP_LN) */
+    TK_ATTN_SUM,        /* X + attention's output */
+    TK_MLP_SUM,         /* the stream after attention + the MLP's output */
     TK_COUNT
 } TraceKind;
 
@@ -203,7 +207,7 @@ TraceRef trace_operand_input(const Setup *su, const Operand *o);
 /* The heads joined, as W_o reads them: TK_CONCAT when there is one, else
 ** the one head's output. */
 TraceRef trace_joined(const TraceSetup *ts);
-/* What the MLP reads: TK_MLP_LN under `mlp_norm:`, else TK_MID. What the
+/* What the MLP reads: TK_MLP_LN under `mlp_norm:` before it, else TK_MID. What the
 ** unembedding reads: TK_FINAL_LN under `final_norm:`, else TK_STREAM. */
 TraceKind trace_mlp_input(const Setup *su);
 TraceKind trace_unembed_input(const Setup *su);

@@ -10,7 +10,14 @@
 **     mid  = x + attention(LN1(x))            TK_MID (only with an MLP)
 **     post = mid + W_out·act(W_in·LN2(mid))   TK_STREAM
 **
-** and the next block continues from post (`residual: yes`). The last one
+** and the next block continues from post (`residual: yes`). Under
+** `norm_order: post` (BERT, and the first Transformer) each norm follows
+** its residual add instead, and the projections read x as it is:
+**
+**     mid  = LN1(x + attention(x))            TK_ATTN_SUM, then TK_LN
+**     post = LN2(mid + W_out·act(W_in·mid))   TK_MLP_SUM, then TK_STREAM
+**
+** The last one
 ** normalises it once more and multiplies by the unembedding: a row of
 ** logits per token, a column per word of the vocabulary, and their
 ** softmax, the probabilities of the next token. Every matrix is computed in
@@ -39,7 +46,7 @@ double trace_activate(Activation a, double x)
 /* What the MLP reads. */
 TraceKind trace_mlp_input(const Setup *su)
 {
-    return su->mlp_norm.gamma ? TK_MLP_LN : TK_MID;
+    return su->mlp_norm.gamma && !su->post_norm ? TK_MLP_LN : TK_MID;
 }
 
 /* What the unembedding reads. */
@@ -52,7 +59,7 @@ TraceKind trace_unembed_input(const Setup *su)
 bool tr_needs_stream(const Lesson *L, int k)
 {
     const Setup *su = &L->setups[k];
-    return su->mlp.w_in || su->unembed || (k + 1 < L->nsetups && L->setups[k + 1].residual);
+    return su->mlp.w_in || su->unembed || su->post_norm || (k + 1 < L->nsetups && L->setups[k + 1].residual);
 }
 
 /* input @ W + b (new), b optional. */
@@ -88,7 +95,7 @@ bool tr_layer_norm(TraceSetup *ts, const Mat *x)
 static const Mat *mlp(TraceSetup *ts, const Mat *mid)
 {
     const Setup *su = ts->su;
-    const Mat *in = su->mlp_norm.gamma ? norm(ts, &su->mlp_norm, mid, TK_COUNT, TK_MLP_LN) : mid;
+    const Mat *in = su->mlp_norm.gamma && !su->post_norm ? norm(ts, &su->mlp_norm, mid, TK_COUNT, TK_MLP_LN) : mid;
     const Mat *pre = in ? tr_put(ts, TK_MLP_PRE, 0, 0, affine(ts, in, su->mlp.w_in, su->mlp.b_in), true) : NULL;
     if (!pre) return NULL;
     Mat *act = mat_create(pre->rows, pre->cols);
@@ -109,7 +116,19 @@ bool tr_block(TraceSetup *ts, const Lesson *L, int k, const Mat *x)
     }
     if (!x || !out) return false;
     const Mat *post;
-    if (su->mlp.w_in) {
+    if (su->post_norm) {
+        assert(su->norm.gamma);
+        const Mat *sum = tr_put(ts, TK_ATTN_SUM, 0, 0, mat_add(x, out), true);
+        const Mat *mid = sum ? norm(ts, &su->norm, sum, TK_LN_HAT, TK_LN) : NULL;
+        if (!su->mlp.w_in) {
+            post = mid ? tr_put(ts, TK_STREAM, 0, 0, (Mat *)mid, false) : NULL;
+        } else {
+            const Mat *m = mid && tr_put(ts, TK_MID, 0, 0, (Mat *)mid, false) ? mlp(ts, mid) : NULL;
+            const Mat *s2 = m ? tr_put(ts, TK_MLP_SUM, 0, 0, mat_add(mid, m), true) : NULL;
+            post = !s2 ? NULL : su->mlp_norm.gamma ? norm(ts, &su->mlp_norm, s2, TK_COUNT, TK_STREAM)
+                                                   : tr_put(ts, TK_STREAM, 0, 0, (Mat *)s2, false);
+        }
+    } else if (su->mlp.w_in) {
         const Mat *mid = tr_put(ts, TK_MID, 0, 0, mat_add(x, out), true), *m = mid ? mlp(ts, mid) : NULL;
         post = m ? tr_put(ts, TK_STREAM, 0, 0, mat_add(mid, m), true) : NULL;
     } else {

@@ -260,6 +260,7 @@ void lp_clear_block(Setup *su)
     norm_clear(&su->norm);
     norm_clear(&su->mlp_norm);
     norm_clear(&su->final_norm);
+    su->post_norm = false;
     free(su->mlp.w_in); free(su->mlp.b_in); free(su->mlp.w_out); free(su->mlp.b_out);
     memset(&su->mlp, 0, sizeof su->mlp);
     free(su->unembed); free(su->unembed_bias);

@@ -201,9 +201,12 @@ typedef struct Setup {
     int mask_line, positions_line, kv_line;   /* where mask:, positions: and kv_heads: were last set */
     char *output_proj;          /* W_o, or NULL */
     char *output_bias;          /* `output: W_o + b_o`: the row added after W_o, or NULL */
-    LayerNorm norm;             /* `layer_norm:`: X normalised before the projections read it */
+    LayerNorm norm;             /* `layer_norm:`: X normalised before the projections read it (after
+                                ** attention's residual add under `norm_order: post`) */
     Mlp mlp;                    /* `mlp:`: the block's MLP, reading the stream after attention */
-    LayerNorm mlp_norm;         /* `mlp_norm:`: the MLP's input normalised first */
+    LayerNorm mlp_norm;         /* `mlp_norm:`: the MLP's input normalised first (its residual sum, post) */
+    bool post_norm;             /* `norm_order: post`: the norms follow the residual adds (BERT's order) */
+    int post_norm_line;         /* where norm_order: was set */
     char *unembed, *unembed_bias;   /* `unembed: W_U [+ b_U]`: next_token's logits, or NULL */
     LayerNorm final_norm;       /* `final_norm:`: the stream normalised before the unembedding */
     char **vocab; int nvocab;   /* `vocab:`: the word of each column of the unembedding */

@@ -457,9 +457,10 @@ static bool check_rows(Parser *p, const Setup *su, const char *name, int rows, i
 }
 
 /*
-** The rest of a transformer block: the layer norm before attention, the
-** MLP after it, the unembedding, the heads switched off. The MLP and the
-** unembedding read the residual stream after attention, X + its output,
+** The rest of a transformer block: the layer norm before attention (after
+** its residual add under `norm_order: post`), the MLP after it, the
+** unembedding, the heads switched off. The MLP, the unembedding and a
+** post-norm read the residual stream after attention, X + its output,
 ** which needs one sequence and an attention output as wide as X.
 */
 static bool check_block(Parser *p, const Setup *su)
@@ -470,8 +471,11 @@ static bool check_block(Parser *p, const Setup *su)
     if (su->mlp_norm.gamma && !su->mlp.w_in)
         return lp_fail_line(p, at_line(su, su->mlp_norm.line), 1, "mlp_norm: normalises the input of the MLP, but this "
                             "setup has no 'mlp:'");
-    const char *reader = su->mlp.w_in ? "mlp:" : su->unembed ? "unembed:" : NULL;
-    int reader_line = at_line(su, su->mlp.w_in ? su->mlp.line : p->set.unembed);
+    if (su->post_norm && !su->norm.gamma)
+        return lp_fail_line(p, at_line(su, su->post_norm_line), 1, "norm_order: post normalises the stream after "
+                            "attention's residual add with layer_norm:, but this setup has no 'layer_norm:'");
+    const char *reader = su->mlp.w_in ? "mlp:" : su->unembed ? "unembed:" : su->post_norm ? "norm_order: post" : NULL;
+    int reader_line = at_line(su, su->mlp.w_in ? su->mlp.line : su->unembed ? p->set.unembed : su->post_norm_line);
     if (reader && (su->cross || out != d))
         return lp_fail_line(p, reader_line, 1, su->cross ? "%s reads the residual stream X + attention output, which "
                             "needs one sequence, but this setup has query_tokens and key_tokens"

@@ -46,7 +46,7 @@ typedef struct KeyLines {
     int title, summary, language;                               /* the head */
     int seed, tokens, query_tokens, key_tokens, queries, keys, values, score, divisor, temperature,
         heads, mask, output, additive, dims, key_dims, value_dims, torch_seed, residual, positions, kv_heads,
-        attention, layer_norm, mlp, mlp_norm, unembed, final_norm, vocab, ablate;   /* [setup] */
+        attention, layer_norm, mlp, mlp_norm, norm_order, unembed, final_norm, vocab, ablate;   /* [setup] */
     int cmap, decimals, head, query, scale, block, indices, top, show, a, b; /* a stage */
 } KeyLines;
 

@@ -390,6 +390,17 @@ static bool two_words(Parser *p, const char *s, const char *key, const char *a, 
     return FAIL(p, s, "expected %s to be %s or %s, found %s", key, a, b, f);
 }
 
+/* `norm_order: pre | post`: where the block's norms stand. */
+static bool key_norm_order(Parser *p, const KeyUse *u)
+{
+    Setup *su = lp_setup(p);
+    bool pre;
+    su->post_norm_line = p->lineno;
+    if (!two_words(p, u->s, "norm_order", "pre", "post", &pre)) return false;
+    su->post_norm = !pre;
+    return true;
+}
+
 /* `residual: yes | no`. */
 static bool key_residual(Parser *p, const KeyUse *u)
 {
@@ -715,6 +726,7 @@ static const LessonKey keys[] = {
     { "layer_norm", SEC_SETUP, key_norm, LINE(layer_norm), KEY_NOT_GIVEN, NULL, 0 },
     { "mlp", SEC_SETUP, key_mlp, LINE(mlp), KEY_NOT_GIVEN, NULL, 0 },
     { "mlp_norm", SEC_SETUP, key_norm, LINE(mlp_norm), KEY_NOT_GIVEN, NULL, 0 },
+    { "norm_order", SEC_SETUP, key_norm_order, LINE(norm_order), KEY_NOT_GIVEN, NULL, 0 },
     { "unembed", SEC_SETUP, key_unembed, LINE(unembed), KEY_NOT_GIVEN, NULL, 0 },
     { "final_norm", SEC_SETUP, key_norm, LINE(final_norm), KEY_NOT_GIVEN, NULL, 0 },
     { "vocab", SEC_SETUP, key_token_list, LINE(vocab), 0, take_vocab, LESSON_MAX_VOCAB },

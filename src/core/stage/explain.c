@@ -118,6 +118,13 @@ static void ex_input(Ex *e, const char *name, int i, int j, double v)
     if (trace_input_computed(e->T, e->s, name)) {
         /* the residual stream: the one above, plus what the setup above added */
         const TraceSetup *up = &e->T->s[e->s - 1];
+        if (up->su->post_norm) {                /* the block above ended in a norm: its last one's output */
+            buf_printf(&e->out, _("%s[%d][%d] = the residual stream: what the setup above hands on, after its last norm "
+                                  "(post-norm)\n= "), name, i + 1, j + 1);
+            ex_num(&e->out, v, false);
+            buf_puts(&e->out, _("\ncomputed, not written in the lesson: edit the setup above to change it"));
+            return;
+        }
         if (up->su->mlp.w_in) {                 /* the block above had an MLP: its stream after attention, plus it */
             buf_printf(&e->out, _("%s[%d][%d] = the residual stream: the setup above's stream after attention + its "
                                   "MLP's output\n= "), name, i + 1, j + 1);

@@ -48,9 +48,15 @@ static void norm_cell(Ex *e, TraceRef xr, const char *xname, const LayerNorm *n,
     ex_num(&e->out, v, false);
 }
 
-/* What the layer norm before attention reads, as a reference and a name. */
+/* What the block's first layer norm reads (X before attention, X +
+** attention's output after it under `norm_order: post`), as a reference
+** and a name. */
 static TraceRef norm_input(const Ex *e, char *name, size_t n)
 {
+    if (e->su->post_norm) {
+        snprintf(name, n, _("%s + attention"), e->su->queries.input);
+        return trace_ref(TK_ATTN_SUM, 0);
+    }
     bool pe = e->su->positions == POS_SINUSOIDAL;
     snprintf(name, n, pe ? "%s + PE" : "%s", e->su->queries.input);
     return pe ? trace_ref(TK_XPE, 0) : trace_input_ref(e->su->queries.input);
@@ -151,15 +157,34 @@ bool ex_block(Ex *e, TraceRef r, int i, int j, double v)
     case TK_MLP_LN:
         norm_cell(e, trace_ref(TK_MID, 0), "x", &su->mlp_norm, i, j, v, false);
         return true;
+    case TK_ATTN_SUM:
+        sum_cell(e, _("the stream after attention, before its norm: X + the attention's output"),
+                 trace_input_ref(su->queries.input), attention_out(e), i, j, v);
+        return true;
+    case TK_MLP_SUM:
+        sum_cell(e, _("the stream after the MLP, before its norm: the stream after attention + the MLP's output"),
+                 trace_ref(TK_MID, 0), trace_ref(TK_MLP_OUT, 0), i, j, v);
+        return true;
     case TK_FINAL_LN:
         norm_cell(e, trace_ref(TK_STREAM, 0), "x", &su->final_norm, i, j, v, false);
         return true;
     case TK_MID:
+        if (su->post_norm) {            /* the first norm's output */
+            norm_cell(e, norm_input(e, name, sizeof name), name, &su->norm, i, j, v, false);
+            return true;
+        }
         sum_cell(e, _("the stream after attention: X + the attention's output"), trace_input_ref(su->queries.input),
                  attention_out(e), i, j, v);
         return true;
     case TK_STREAM:
-        if (su->mlp.w_in)
+        if (su->post_norm && !su->mlp.w_in)
+            norm_cell(e, norm_input(e, name, sizeof name), name, &su->norm, i, j, v, false);
+        else if (su->post_norm && su->mlp_norm.gamma)
+            norm_cell(e, trace_ref(TK_MLP_SUM, 0), "x + MLP(x)", &su->mlp_norm, i, j, v, false);
+        else if (su->post_norm)
+            sum_cell(e, _("the stream after the MLP, before its norm: the stream after attention + the MLP's output"),
+                     trace_ref(TK_MID, 0), trace_ref(TK_MLP_OUT, 0), i, j, v);
+        else if (su->mlp.w_in)
             sum_cell(e, _("the stream after the block: the stream after attention + the MLP's output"), trace_ref(TK_MID, 0),
                      trace_ref(TK_MLP_OUT, 0), i, j, v);
         else
@@ -167,8 +192,8 @@ bool ex_block(Ex *e, TraceRef r, int i, int j, double v)
                      attention_out(e), i, j, v);
         return true;
     case TK_MLP_PRE:
-        affine_cell(e, trace_ref(trace_mlp_input(su), 0), su->mlp_norm.gamma ? "LN(x)" : "x", su->mlp.w_in, su->mlp.b_in,
-                    i, j, v);
+        affine_cell(e, trace_ref(trace_mlp_input(su), 0), trace_mlp_input(su) == TK_MLP_LN ? "LN(x)" : "x", su->mlp.w_in,
+                    su->mlp.b_in, i, j, v);
         return true;
     case TK_MLP_ACT: activation_cell(e, i, j, v); return true;
     case TK_MLP_OUT:

@@ -28,22 +28,29 @@ static Panel *row_input(Ctx *c, const char *name, const char *title)
     return p;
 }
 
-/* The layer norm before attention: X, its rows standardised, γ, β and
-** what the projections read. */
+/* The layer norm of the block: what it reads (X before attention; X +
+** attention's output after it, under `norm_order: post`), its rows
+** standardised, γ, β and the result. */
 void stage_layer_norm(Ctx *c)
 {
     const Setup *su = c->su;
     bool pe = su->positions == POS_SINUSOIDAL;
-    char *x = pe ? stage_fmt("%s + PE", su->queries.input) : xstrdup(su->queries.input);
-    char *hat = stage_fmt(_("x\xcc\x82 = (%s \xe2\x88\x92 mean) \xc3\xb7 \xe2\x88\x9a(var + \xce\xb5)"), x);
-    stage_heat(c, pe ? trace_ref(TK_XPE, 0) : trace_input_ref(su->queries.input), x, LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
+    char *x = su->post_norm ? stage_fmt(_("x = %s + attention"), su->queries.input)
+            : pe ? stage_fmt("%s + PE", su->queries.input) : xstrdup(su->queries.input);
+    char *hat = stage_fmt(_("x\xcc\x82 = (%s \xe2\x88\x92 mean) \xc3\xb7 \xe2\x88\x9a(var + \xce\xb5)"),
+                          su->post_norm ? "x" : x);
+    TraceRef in = su->post_norm ? trace_ref(TK_ATTN_SUM, 0) : pe ? trace_ref(TK_XPE, 0) : trace_input_ref(su->queries.input);
+    stage_heat(c, in, x, LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
     stage_heat(c, trace_ref(TK_LN_HAT, 0), hat, LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
     row_input(c, su->norm.gamma, _("\xce\xb3 (gain)"));
     row_input(c, su->norm.beta, _("\xce\xb2 (bias)"));
     stage_heat(c, trace_ref(TK_LN, 0), _("LN = x\xcc\x82\xc2\xb7\xce\xb3 + \xce\xb2"), LAB_Q,
                LAB_QFEAT, _("tokens"), AX_DIMS);
-    c->v->formula = stage_fmt(_("LN(x) = (x \xe2\x88\x92 mean(x)) \xc3\xb7 \xe2\x88\x9a(var(x) + \xce\xb5) \xc2\xb7 \xce\xb3 + \xce\xb2, "
-                                "each token's row on its own (\xce\xb5 = %g)"), su->norm.eps);
+    char *f = stage_fmt(_("LN(x) = (x \xe2\x88\x92 mean(x)) \xc3\xb7 \xe2\x88\x9a(var(x) + \xce\xb5) \xc2\xb7 \xce\xb3 + \xce\xb2, "
+                          "each token's row on its own (\xce\xb5 = %g)"), su->norm.eps);
+    c->v->formula = su->post_norm ? stage_fmt(_("%s; after the residual add (post-norm): the stream after attention"), f)
+                                  : xstrdup(f);
+    free(f);
     free(x);
     free(hat);
 }
@@ -114,18 +121,25 @@ void stage_mlp(Ctx *c)
     const Setup *su = c->su;
     const char *act = lesson_activation_name(su->mlp.act);
     char *in = affine_text(su->mlp.w_in, su->mlp.b_in), *out = affine_text(su->mlp.w_out, su->mlp.b_out);
-    const char *x = su->mlp_norm.gamma ? "LN(x)" : "x";
+    bool pre_ln = su->mlp_norm.gamma && !su->post_norm, post_ln = su->mlp_norm.gamma && su->post_norm;
+    const char *x = pre_ln ? "LN(x)" : "x";
     char *t_pre = stage_fmt("%s\xc2\xb7%s", x, in), *t_act = stage_fmt("%s(%s\xc2\xb7%s)", act, x, in);
-    stage_heat(c, trace_ref(TK_MID, 0), _("x = the stream after attention"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
-    if (su->mlp_norm.gamma)
+    stage_heat(c, trace_ref(TK_MID, 0), su->post_norm ? _("x = the stream after attention, normalised")
+               : _("x = the stream after attention"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
+    if (pre_ln)
         stage_heat(c, trace_ref(TK_MLP_LN, 0), _("LN(x): the MLP's input"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
     const Mat *pre = trace_at(c->T, c->s, trace_ref(TK_MLP_PRE, 0));
     int n = pre ? pre->cols : 0, w = hidden_block(c, n, t_pre, t_act);
     for (int a = 0; a < n; a += w) hidden_panels(c, a, a + w < n ? a + w : n, n, t_pre, t_act);
     stage_heat(c, trace_ref(TK_MLP_OUT, 0), _("MLP output"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
-    stage_heat(c, trace_ref(TK_STREAM, 0), _("x + MLP(x)"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
-    c->v->formula = stage_fmt(_("MLP(x) = %s(%s\xc2\xb7%s)\xc2\xb7%s, and the block hands on x + MLP(x): "
-                                "each token on its own, no attention"), act, x, in, out);
+    if (post_ln)
+        stage_heat(c, trace_ref(TK_MLP_SUM, 0), _("x + MLP(x)"), LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
+    stage_heat(c, trace_ref(TK_STREAM, 0), post_ln ? _("LN(x + MLP(x)): the block's output") : _("x + MLP(x)"), LAB_Q,
+               LAB_QFEAT, _("tokens"), AX_DIMS);
+    c->v->formula = post_ln ? stage_fmt(_("MLP(x) = %s(%s\xc2\xb7%s)\xc2\xb7%s, and the block hands on LN(x + MLP(x)) "
+                                          "(post-norm): each token on its own, no attention"), act, x, in, out)
+                            : stage_fmt(_("MLP(x) = %s(%s\xc2\xb7%s)\xc2\xb7%s, and the block hands on x + MLP(x): "
+                                          "each token on its own, no attention"), act, x, in, out);
     free(in); free(out); free(t_pre); free(t_act);
 }
 
