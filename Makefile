@@ -322,7 +322,7 @@ RESULTS   := $(BUILD)/test-results
 TEST_J     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 PY        := /usr/bin/python3
 
-TEST_PARTS := e2e export-bytes heavy unit-layout gpt2-small torch-layers bert e2e-text e2e-open e2e-nav unit notebook npy modern props torch-rng views \
+TEST_PARTS := e2e export-bytes heavy unit-layout gpt2-small gpt2-model torch-layers bert e2e-text e2e-open e2e-nav unit notebook npy modern props torch-rng views \
               cli faults bad-lessons lessons python scripts po trained-model install model-layer lists compare library
 # The Check suites in two processes: layout and export (two thirds of the
 # time) beside the others.
@@ -354,6 +354,10 @@ part.compare       := $(PY) tests/check_compare.py $(BUILD)/attnlab 30
 # plain build only (the sanitizer build's library cannot load into Python).
 part.gpt2-small    := $(if $(filter build,$(BUILD)),ATTNLAB_LIB=$(BUILD)/lib/$(SONAME) $(PY) tests/check_gpt2_small.py,\
                       echo "gpt2-small: 0 passed, 0 failed (the api suite runs the library here)")
+# A whole GPT-2-small-shaped model (twelve blocks, 50,257 words) at 16 and
+# 128 tokens against torch in float32 and float64.
+part.gpt2-model    := $(if $(filter build,$(BUILD)),ATTNLAB_LIB=$(BUILD)/lib/$(SONAME) $(PY) tests/check_gpt2_model.py,\
+                      echo "gpt2-model: 0 passed, 0 failed (the api suite runs the library here)")
 part.torch-layers  := $(if $(filter build,$(BUILD)),ATTNLAB_LIB=$(BUILD)/lib/$(SONAME) $(PY) tests/check_torch_layers.py,\
                       echo "torch-layers: 0 passed, 0 failed (the api suite runs the library here)")
 # BERT's modules in Hugging Face's layout (tests/hf_bert.py) at BERT-base's

@@ -3,10 +3,10 @@ from_torch and libattnlab, against its torch forward pass.
 
 Usage: check_gpt2_small.py [TOKENS...]   (default: 16 128 1024)
 
-The block is built here in Hugging Face's module layout and names (Conv1D
+The block is built in Hugging Face's module layout and names (Conv1D
 with its (in, out) weight, attn.c_attn packing Q, K and V, attn.c_proj,
 mlp.c_fc, mlp.c_proj, ln_1, ln_2; 768 wide, 12 heads, an MLP of 3072, GELU
-with tanh) with seeded weights, and run forward the way GPT2Block runs
+with tanh; tests/hf_gpt2.py) with seeded weights, and run forward the way GPT2Block runs
 (causal softmax of Q·Kᵀ ÷ √64, residual adds, layer norms before the
 attention and the MLP), in float32 as a checkpoint holds it. At each number
 of tokens, every head's weights, the stream after attention and the block's
@@ -17,7 +17,6 @@ and from_torch refuses, when it is called, a block past the limits with the
 limit in its words.
 """
 
-import math
 import os
 import sys
 
@@ -28,70 +27,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import attnlab                                  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hf_gpt2 as hg                            # noqa: E402
 from tcheck import check, finish               # noqa: E402
 
-D, H, F = 768, 12, 3072
-
-
-class Conv1D(torch.nn.Module):
-    """Hugging Face's Conv1D: a linear layer whose weight is (in, out)."""
-
-    def __init__(self, nf, nx):
-        super().__init__()
-        self.nf = nf
-        self.weight = torch.nn.Parameter(torch.empty(nx, nf))
-        self.bias = torch.nn.Parameter(torch.empty(nf))
-        torch.nn.init.normal_(self.weight, std=0.02)
-        torch.nn.init.normal_(self.bias, std=0.02)
-
-    def forward(self, x):
-        return torch.addmm(self.bias, x.reshape(-1, x.shape[-1]), self.weight).reshape(x.shape[:-1] + (self.nf,))
-
-
-class NewGELUActivation(torch.nn.Module):
-    """GPT-2's GELU, with tanh."""
-
-    def forward(self, x):
-        return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
-
-
-class GPT2Attention(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.num_heads, self.head_dim, self.embed_dim = H, D // H, D
-        self.c_attn, self.c_proj = Conv1D(3 * D, D), Conv1D(D, D)
-
-    def forward(self, x):
-        n = x.shape[0]
-        q, k, v = self.c_attn(x).split(D, dim=1)
-        q, k, v = (t.reshape(n, H, D // H).transpose(0, 1) for t in (q, k, v))
-        s = q @ k.transpose(-1, -2) / math.sqrt(D // H)
-        s = s.masked_fill(torch.triu(torch.ones(n, n, dtype=torch.bool), 1), torch.finfo(s.dtype).min)
-        self.weights = torch.softmax(s, dim=-1)
-        return self.c_proj((self.weights @ v).transpose(0, 1).reshape(n, D))
-
-
-class GPT2MLP(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.c_fc, self.c_proj, self.act = Conv1D(F, D), Conv1D(D, F), NewGELUActivation()
-
-    def forward(self, x):
-        return self.c_proj(self.act(self.c_fc(x)))
-
-
-class GPT2Block(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.ln_1, self.attn = torch.nn.LayerNorm(D), GPT2Attention()
-        self.ln_2, self.mlp = torch.nn.LayerNorm(D), GPT2MLP()
-        for ln in (self.ln_1, self.ln_2):
-            torch.nn.init.normal_(ln.weight, 1.0, 0.1)
-            torch.nn.init.normal_(ln.bias, 0.0, 0.1)
-
-    def forward(self, x):
-        self.mid = x + self.attn(self.ln_1(x))
-        return self.mid + self.mlp(self.ln_2(self.mid))
+D, H = 768, 12
 
 
 def worst(a, b):
@@ -100,7 +39,7 @@ def worst(a, b):
 
 
 torch.manual_seed(124)
-block = GPT2Block().eval()
+block = hg.GPT2Block(hg.config()).eval()
 for n in [int(a) for a in sys.argv[1:]] or [16, 128, 1024]:
     x = torch.randn(n, D)
     with torch.no_grad():
@@ -119,8 +58,8 @@ for n in [int(a) for a in sys.argv[1:]] or [16, 128, 1024]:
     print("gpt2-small: %d tokens checked" % n)
 
 # past the limits: refused by from_torch itself, with the limit in its words
-wide = GPT2Block()
-wide.mlp.c_fc, wide.mlp.c_proj = Conv1D(5000, D), Conv1D(D, 5000)
+wide = hg.GPT2Block(hg.config())
+wide.mlp.c_fc, wide.mlp.c_proj = hg.Conv1D(5000, D), hg.Conv1D(D, 5000)
 try:
     attnlab.from_torch(wide, torch.randn(4, D), list("abcd"))
     check(False, "an MLP 5000 wide is refused")

@@ -200,9 +200,9 @@ cases = [
     ("lying.npy", npy_bytes(shape=(2, 2), data=bytes(96)), 'X = load "lying.npy"', 2,
      "10: error: lying.npy: the header's shape and dtype '<f8' need 32 bytes of data, but 96 follow it"),
     ("huge.npy", npy_bytes(shape=(100000, 100000), data=b""), 'X = load "huge.npy"', 3,
-     "10: error: huge.npy: shape holds more than 33554432 numbers, over the limit"),
+     "10: error: huge.npy: shape holds more than 134217728 numbers, over the limit"),
     ("huge-dim.npy", npy_bytes(shape=(99999999999999999999,), data=b""), 'X = load "huge-dim.npy"', 3,
-     "10: error: huge-dim.npy: shape has a dimension over 33554432, the most numbers an array may hold"),
+     "10: error: huge-dim.npy: shape has a dimension over 134217728, the most numbers an array may hold"),
     ("five-d.npy", npy_bytes(shape=(1, 1, 1, 1, 1)), 'X = load "five-d.npy"', 1,
      "10: error: five-d.npy: shape has more than 4 dimensions"),
     ("complex.npy", npy_bytes(descr="<c16", data=bytes(192)), 'X = load "complex.npy"', 3,
@@ -274,14 +274,18 @@ if not os.path.exists(os.path.join(tmp, "fifo.npy")):
 write("notzip.npz", good)
 cases.append(("notzip.npz", None, 'X = load "notzip.npz" W', 3,
               "10: error: notzip.npz: not a readable .npz (zip) archive: Not a zip archive"))
-with zipfile.ZipFile(os.path.join(tmp, "bomb.npz"), "w", zipfile.ZIP_DEFLATED) as z:
-    with z.open("W.npy", "w", force_zip64=True) as f:
-        f.write(npy_bytes(shape=(100 << 20,), data=b""))
-        chunk = bytes(1 << 20)
-        for _ in range(100 * 8):
-            f.write(chunk)
+# a bomb: a member whose directory says it inflates to 3 GiB (refused before
+# anything is inflated: the sizes are all the reader looks at first)
+raw = io.BytesIO()
+with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("W.npy", good)
+blob = bytearray(raw.getvalue())
+for sig, off in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+    i = blob.find(sig)
+    blob[i + off:i + off + 4] = struct.pack("<I", 3 << 30)
+write("bomb.npz", bytes(blob))
 cases.append(("bomb.npz", None, 'X = load "bomb.npz" W', 3,
-              "10: error: bomb.npz: W.npy is 838860928 bytes uncompressed, over the limit of 536870912 bytes"))
+              "10: error: bomb.npz: W.npy is 3221225472 bytes uncompressed, over the limit of 1073741824 bytes"))
 with zipfile.ZipFile(os.path.join(tmp, "cut.npz"), "w", zipfile.ZIP_STORED) as z:
     z.writestr("W.npy", good[:-8])
 cases.append(("cut.npz", None, 'X = load "cut.npz" W', 3,
@@ -329,12 +333,15 @@ for name, content, line, ntok, want in cases:
         continue
     check(out.returncode == 2 and got == "t.lesson:4:" + want, "%s: exit %d, got %r" % (name, out.returncode, got))
 
-# The data of all loads together is budgeted (512 MiB): 17 loads of a 32 MiB file.
-save("big.npy", np.zeros((32768, 1024), dtype=np.int8))
+# The data of all loads together is budgeted (1 GiB): 33 loads of a 32 MiB
+# file, 17 in one setup and 16 in the next (a setup names at most 32
+# matrices; the second loads the same names again, and its data counts too).
+save("big.npy", np.zeros((4096, 1024), dtype=np.float64))
 body = "\n".join('A%d = load "big.npy" layer 1' % i for i in range(17))
+body += "\n[softmax]\n[setup]\n" + "\n".join('A%d = load "big.npy" layer 1' % i for i in range(16))
 out = run(["--check", lesson("X = zeros 1x1\n" + body, ["t"])])
-check(out.returncode == 2 and out.stderr.strip() ==
-      "t.lesson:21:12: error: big.npy: the NumPy data this lesson loads would be over 536870912 bytes in all",
+check(out.returncode == 2 and out.stderr.strip() ==              # line 39: the second setup's 16th load
+      "t.lesson:39:12: error: big.npy: the NumPy data this lesson loads would be over 1073741824 bytes in all",
       "load budget: %r" % out.stderr.strip())
 
 # What `load` reads may be as big as a model's layer (4096 rows or columns,
@@ -342,12 +349,16 @@ check(out.returncode == 2 and out.stderr.strip() ==
 # text still makes matrices of at most 1024.
 save("mlp.npy", np.full((768, 3072), 0.5, dtype=np.float32))
 save("too-wide.npy", np.zeros((2, 4097), dtype=np.float32))
+save("too-tall.npy", np.zeros((4097, 2), dtype=np.float32))
 save("heads.npy", np.full((12, 1024, 1024), 1 / 1024, dtype=np.float32))
 for text, want in (
         ('[setup]\ntokens: a\nX = ones 1x768\nW = load "mlp.npy"\nqueries: X @ W\nkeys: X @ W\nvalues: X @ W\n[softmax]\n', None),
         ('[setup]\ntokens: a\nX = ones 1x4\nW = load "too-wide.npy"\n[embeddings]\n',
-         "5:10: error: too-wide.npy: size 2x4097 is over the limit of 4096 rows or columns (16384 columns for a stack "
-         "side by side)"),
+         "5:1: error: W has 4097 columns, over the limit of 4096 rows or columns; only the unembedding of this setup "
+         "(unembed:) may have more, one per word, up to 65536"),
+        ('[setup]\ntokens: a\nX = ones 1x4\nW = load "too-tall.npy"\n[embeddings]\n',
+         "5:10: error: too-tall.npy: size 4097x2 is over the limit of 4096 rows or columns (16384 columns for a "
+         "stack side by side, 65536 for an unembedding)"),
         ('[setup]\ntokens: %s\nA = load "heads.npy"\nattention: A\n[multi_head]\n'
          % " ".join("t%d" % i for i in range(1024)), None),
         ('[setup]\ntokens: a\nseed: 1\nX = ones 1x4\nW = randn 2x1025\n[embeddings]\n',

@@ -356,14 +356,12 @@ class Lesson:
     def check(self):
         """Refuse the lesson now where the program would (its shapes, its
         limits and budgets: a matrix wider than 4096, more work than the
-        budget, ...) without computing it: a LessonError with the program's
-        line. Returns the lesson."""
-        text = self.lesson_text("arrays.npz")
+        budget, ...): a LessonError with the program's line. Returns the
+        lesson. With the library, the lesson is opened there (parsed once,
+        its arrays read once, computed) and kept for every picture and
+        number asked after; without it, the program checks it."""
         if _library.available():
-            try:
-                _library.check(text, self._arrays() if self._needs_npz() else {})
-            except _library.Failed as e:
-                raise _refused(text, e) from None
+            self._handle()
         else:
             self._run(["--check", "-"])
         return self
@@ -513,7 +511,7 @@ class Lesson:
         """The matrices stage `stage` (from 1) shows, as numpy arrays by their
         --dump names ("head2.weights", "logits", ...); −∞ stays −∞."""
         stage = self._stage_number(stage)
-        d = self.dump()
+        d = self.dump(stage)
         for st in d["stages"]:
             if st["index"] == stage:
                 return {m["name"]: _matrix_of(d, st, m, self) for m in st["matrices"]}
@@ -582,9 +580,12 @@ class Lesson:
         word it shows: every word among some row's top k) and those words,
         of setup `setup` (from 1) or the first that has one."""
         setup = None if setup is None else self._setup_number(setup)
-        d = self.dump()
-        for st in d["stages"]:
-            if st["id"] == "next_token" and (setup is None or st["setup"] == setup):
+        for k, kind in enumerate(self.stages, 1):
+            if kind != "next_token":
+                continue
+            d = self.dump(k)                    # that stage alone: not every weight of the lesson
+            st = d["stages"][0]
+            if setup is None or st["setup"] == setup:
                 for m in st["matrices"]:
                     if m["name"].startswith("top_probs."):
                         return _matrix_of(d, st, m), list(m["col_labels"])

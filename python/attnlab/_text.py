@@ -165,13 +165,18 @@ def tokens(ts):
 
 
 def as_array(a, name=None):
-    """A numpy array of doubles from an array, a tensor or nested lists;
-    one holding NaN or an infinity is refused, naming it (name: the
-    parameter or the module's tensor, "attn.c_attn.weight") and the first
-    such number's place."""
+    """A numpy array of numbers from an array, a tensor or nested lists:
+    float32 stays float32 (a tensor's memory shared, not copied: each of its
+    numbers is a double exactly, and the library reads them as such), any
+    other kind becomes doubles. One holding NaN or an infinity is refused,
+    naming it (name: the parameter or the module's tensor,
+    "attn.c_attn.weight") and the first such number's place."""
     if hasattr(a, "detach"):                      # a torch tensor, without importing torch
-        a = a.detach().cpu().double().numpy()
-    a = np.asarray(a, dtype=np.float64)
+        a = a.detach().cpu()
+        a = (a if str(a.dtype) in ("torch.float32", "torch.float64") else a.double()).numpy()
+    a = np.asarray(a)
+    if a.dtype not in (np.float32, np.float64):
+        a = a.astype(np.float64)
     if not np.all(np.isfinite(a)):
         at = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
         bad = a[at] if at else a

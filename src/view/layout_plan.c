@@ -433,6 +433,27 @@ static bool rows_repeat(const View *v, int split)
     return true;
 }
 
+/*
+** On a page of heads compared (View.compare) every head prints its numbers
+** or none does, whichever row it sits in. True when the rows, solved apart,
+** disagree (one prints, another gave its numbers up), after which no panel
+** prints (z->prints cleared) and the rows must be solved again.
+*/
+static bool compare_mixed(Solve *z)
+{
+    const View *v = z->v;
+    if (!v->compare) return false;
+    bool some = false, lost = false;
+    for (int k = 0; k < v->npanels; k++) {
+        if (!lay_is_heat(&v->panels[k]) || !z->p->prints[k]) continue;
+        some |= z->prints[k];
+        lost |= !z->prints[k];
+    }
+    if (!some || !lost) return false;
+    for (int k = 0; k < v->npanels; k++) z->prints[k] = false;
+    return true;
+}
+
 /* True when a panel of rows [a0, a1) has the shape of one of [b0, b1). */
 static bool rows_alike(const View *v, int a0, int a1, int b0, int b1)
 {
@@ -476,6 +497,8 @@ static PlanScore plan_rows(const Page *p, const View *v, Rect area, const int *s
         memcpy(z.prints, p->prints, sizeof z.prints);
         float s[MAX_ROWS], c[MAX_ROWS];
         for (int r = 0; r < nrows; r++) solve_row(&z, first[r], counts[r], area.w, Hs[r], true, &s[r], &c[r]);
+        if (compare_mixed(&z))
+            for (int r = 0; r < nrows; r++) solve_row(&z, first[r], counts[r], area.w, Hs[r], true, &s[r], &c[r]);
         if (nrows == 2 && s[0] > 0 && s[1] > 0 && rows_alike(v, first[0], first[1], first[1], first[1] + counts[1]))
             s[0] = s[1] = fminf(s[0], s[1]);
         float y = area.y;
@@ -632,6 +655,14 @@ static PlanScore plan_stack(const Page *p, const View *v, Rect area, const int *
         bool gave_up = false;
         for (int k = start[r]; k < start[r + 1]; k++) gave_up |= p->prints[k] && !z.prints[k];
         if (beat > 0 && (gave_up || floorf(s) < beat)) return (PlanScore){ false, 0, 0, 0, 0 };
+    }
+    if (compare_mixed(&z)) {                    /* heads compared: none prints; the memo knows rows that did */
+        m = NULL;
+        prints = false;
+        for (int r = 0; r < nrows; r++) {
+            float sr;
+            solve_row(&z, start[r], start[r + 1] - start[r], area.w, room, false, &sr, &c[r]);
+        }
     }
     s = prints ? floorf(s) : 0;
     for (;; s -= 1) {                           /* the largest whole font whose rows fit the height together */

@@ -26,6 +26,17 @@ Mat *mat_create(int rows, int cols)
     return m;
 }
 
+/* A matrix owning data. */
+Mat *mat_adopt(int rows, int cols, double *data)
+{
+    if (rows < 1 || cols < 1 || rows > MAT_MAX_DIM || cols > MAT_MAX_DIM) return NULL;
+    Mat *m = xmalloc(sizeof *m);
+    m->rows = rows;
+    m->cols = cols;
+    m->data = data;
+    return m;
+}
+
 /* A matrix filled from row-major data. */
 Mat *mat_from(int rows, int cols, const double *data)
 {

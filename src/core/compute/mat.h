@@ -21,7 +21,7 @@
 #include <stdbool.h>
 
 /* The largest rows or cols a matrix may have. */
-#define MAT_MAX_DIM 16384
+#define MAT_MAX_DIM 65536                /* LESSON_MAX_VOCAB: a row of logits per token, a column per word */
 
 typedef struct Mat {
     int rows;
@@ -33,6 +33,10 @@ typedef struct Mat {
 Mat *mat_create(int rows, int cols);
 /* A new matrix holding a copy of rows*cols values from data (row-major). */
 Mat *mat_from(int rows, int cols, const double *data);
+/* A rows x cols matrix that takes data (rows*cols values, row-major, from
+** malloc) as its own, or NULL (data untouched) for a size outside
+** 1..MAT_MAX_DIM: a matrix decoded in place, not copied. */
+Mat *mat_adopt(int rows, int cols, double *data);
 /* Release m (NULL is fine). */
 void mat_free(Mat *m);
 

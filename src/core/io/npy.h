@@ -39,10 +39,10 @@
 #include "core/error.h"
 
 /* Documented limits (docs/lesson-format.md). */
-#define NPY_MAX_FILE    ((int64_t)512 << 20)  /* bytes of a .npy file, a .npz archive, or one member uncompressed */
+#define NPY_MAX_FILE    ((int64_t)1 << 30)    /* bytes of a .npy file, a .npz archive, or one member uncompressed */
 #define NPY_MAX_HEADER  65536         /* bytes of the header dict */
 #define NPY_MAX_DIMS    4
-#define NPY_MAX_COUNT   (1L << 25)    /* numbers in one array (LESSON_MAX_LOADED_NUMBERS) */
+#define NPY_MAX_COUNT   (1L << 27)    /* numbers in one array (LESSON_MAX_LOADED_NUMBERS) */
 #define NPY_MAX_STRING  4096          /* characters (or bytes) of one element of a string array */
 #define NPY_TOKEN_BYTES 64            /* bytes of a token the strings become (LESSON_MAX_TOKEN), for messages */
 

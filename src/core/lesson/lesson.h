@@ -42,21 +42,23 @@
 #define LESSON_MAX_TOKEN     64          /* bytes in one token */
 #define LESSON_MAX_OVERRIDES 4096        /* `NAME[ROW,COL] = VALUE` lines in a lesson */
 /* What `load` reads (a NumPy file, or an array handed over in memory) may
-** be as big as a real model's layer: GPT-2 small's and BERT-base's MLP is
-** 3072 wide; the heads of given attention sit side by side in a stack. */
-#define LESSON_MAX_LOAD_DIM   4096        /* rows or columns of a loaded matrix */
+** be as big as a real model: GPT-2 small's and BERT-base's MLP is 3072
+** wide, GPT-2's unembedding 768 x 50257 (a column per word); the heads of
+** given attention sit side by side in a stack. */
+#define LESSON_MAX_LOAD_DIM   4096        /* rows or columns of a loaded matrix (but the unembedding's columns) */
 #define LESSON_MAX_LOAD_STACK (LESSON_MAX_HEADS * LESSON_MAX_TOKENS) /* columns of a loaded stack, side by side */
-#define LESSON_MAX_LOAD_CELLS (1 << 24)   /* rows x cols of a loaded matrix or stack */
-#define LESSON_MAX_VOCAB     LESSON_MAX_LOAD_DIM /* words of `vocab:` (one per column of the unembedding) */
+#define LESSON_MAX_LOAD_CELLS (1 << 26)   /* rows x cols of a loaded matrix or stack */
+#define LESSON_MAX_VOCAB     65536       /* words of `vocab:`, columns of the unembedding (GPT-2: 50257) */
 #define LESSON_NORM_EPS      1e-5        /* layer norm's ε unless `eps` says (PyTorch's default) */
 /* Budgets for the whole lesson, so that a short file within every limit
 ** above still loads in about a second and a few hundred MB: */
 #define LESSON_MAX_NUMBERS   (1 << 22)   /* numbers in the matrices the lesson's text makes, all setups (inherited
                                         ** ones count again) */
-#define LESSON_MAX_LOADED_NUMBERS (1 << 25) /* numbers in all matrices, loaded ones too */
+#define LESSON_MAX_LOADED_NUMBERS (1 << 27) /* numbers in all matrices, loaded ones too (GPT-2 small: 1.24·10^8) */
 #define LESSON_MAX_WORK      (INT64_C(6) << 30) /* multiply-adds and computed numbers, all setups together */
-#define LESSON_MAX_LOADED_WORK (INT64_C(48) << 30) /* the same for a lesson that loads matrices (a model's
-                                        ** layers: a GPT-2-small block at 1024 tokens takes 10.6·10^9) */
+#define LESSON_MAX_LOADED_WORK (INT64_C(256) << 30) /* the same for a lesson that loads matrices (a model's
+                                        ** layers: a GPT-2-small block at 1024 tokens takes 10.6·10^9, the whole
+                                        ** model with its 50257 words about 1.8·10^11) */
 /* ... and in what its stages unfold into: kv_cache shows a page per token,
 ** online_softmax one per block (and each one more), so that --dump and the
 ** exports of any lesson stay within seconds and their documented sizes: */

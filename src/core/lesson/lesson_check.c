@@ -528,9 +528,27 @@ static int64_t block_work(const Setup *su)
     return w;
 }
 
+/* Only the unembedding (and its bias) may be wider than LESSON_MAX_LOAD_DIM,
+** a column per word: no stage draws it whole, and nothing else multiplies
+** by a matrix that wide (a stack of heads side by side has its own limit). */
+static bool check_wide(Parser *p, const Setup *su)
+{
+    for (int i = 0; i < su->nmats; i++) {
+        const LessonMatrix *lm = &su->mats[i];
+        if (lm->m->cols <= LESSON_MAX_LOAD_DIM || lm->stack > 1 || (su->unembed && !strcmp(lm->name, su->unembed))
+            || (su->unembed_bias && !strcmp(lm->name, su->unembed_bias)))
+            continue;
+        return lp_fail_line(p, at_line(su, lm->line), 1, "%s has %d columns, over the limit of %d rows or columns; only "
+                            "the unembedding of this setup (unembed:) may have more, one per word, up to %d", lm->name,
+                            lm->m->cols, LESSON_MAX_LOAD_DIM, LESSON_MAX_VOCAB);
+    }
+    return true;
+}
+
 /* Fill in defaults and check that everything in a setup fits together. */
 bool lp_check_setup(Parser *p, Setup *su)
 {
+    if (!check_wide(p, su)) return false;
     if (su->attention && su->qtokens && su->ktokens) return check_given(p, su);
     if (!su->qtokens || !su->ktokens) {
         if (su->qtokens || su->ktokens)

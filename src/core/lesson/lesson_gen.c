@@ -217,7 +217,7 @@ static bool gen_transpose(Parser *p, GenLine *g)
 
 /* One array may hold as many numbers as a whole lesson (docs/lesson-format.md). */
 _Static_assert(NPY_MAX_COUNT == LESSON_MAX_LOADED_NUMBERS, "npy.h and lesson.h disagree on the numbers budget");
-_Static_assert(LESSON_MAX_LOAD_STACK <= MAT_MAX_DIM && LESSON_MAX_LOAD_DIM <= MAT_MAX_DIM,
+_Static_assert(LESSON_MAX_LOAD_STACK <= MAT_MAX_DIM && LESSON_MAX_LOAD_DIM <= MAT_MAX_DIM && LESSON_MAX_VOCAB <= MAT_MAX_DIM,
                "a loaded matrix the parser allows is one mat_create makes");
 _Static_assert(NPY_TOKEN_BYTES == LESSON_MAX_TOKEN, "npy.h and lesson.h disagree on the bytes of a token");
 
@@ -294,9 +294,12 @@ static bool load_dims(Parser *p, const char *q, const NpyHeader *h, int skip, co
     if (h->count == 0) return FAIL(p, q, "%s%s%s is empty (a dimension of size 0)", file, *key ? " " : "", key);
     if (dims[0] > LESSON_MAX_HEADS)
         return FAIL(p, q, "%s: a stack of %" PRId64 " matrices is over the limit of %d heads", file, dims[0], LESSON_MAX_HEADS);
-    if (dims[1] > LESSON_MAX_LOAD_DIM || dims[2] > LESSON_MAX_LOAD_DIM || dims[2] * dims[0] > LESSON_MAX_LOAD_STACK)
+    /* one matrix may be as wide as a vocabulary (lesson_check.c allows that to the unembedding only) */
+    if (dims[1] > LESSON_MAX_LOAD_DIM || dims[2] > (dims[0] > 1 ? LESSON_MAX_LOAD_DIM : LESSON_MAX_VOCAB)
+        || (dims[0] > 1 && dims[2] * dims[0] > LESSON_MAX_LOAD_STACK))
         return FAIL(p, q, "%s: size %" PRId64 "x%" PRId64 " is over the limit of %d rows or columns (%d columns for a stack "
-                    "side by side)", file, dims[1], dims[2] * dims[0], LESSON_MAX_LOAD_DIM, LESSON_MAX_LOAD_STACK);
+                    "side by side, %d for an unembedding)", file, dims[1], dims[2] * dims[0], LESSON_MAX_LOAD_DIM,
+                    LESSON_MAX_LOAD_STACK, LESSON_MAX_VOCAB);
     if (dims[0] * dims[1] * dims[2] > LESSON_MAX_LOAD_CELLS)
         return FAIL(p, q, "%s: %" PRId64 "x%" PRId64 " holds more than %d numbers, the most a loaded matrix holds", file,
                     dims[1], dims[2] * dims[0], LESSON_MAX_LOAD_CELLS);
@@ -366,7 +369,13 @@ static bool gen_load(Parser *p, GenLine *g)
     ok = ok && lp_end(p, s) && load_dims(p, q, h, skip, file, key, dims);
     double *all = ok ? xmalloc(sizeof *all * (size_t)h->count) : NULL;
     if (ok && npy_read(f, all, &why) < 0) ok = FAIL(p, q, "%s: %s", file, why.msg);
-    if (ok) {
+    if (ok && dims[0] == 1 && skip == 0) {
+        /* the whole array is the matrix: it keeps the numbers where they were decoded */
+        lm->m = mat_adopt((int)dims[1], (int)dims[2], all);
+        all = NULL;
+        lm->loaded = true;
+        g->stack = 1;
+    } else if (ok) {
         /* the selected block is contiguous in C order; a stack goes side by side */
         int64_t cells = dims[0] * dims[1] * dims[2];
         int64_t at = (layer >= 0 ? layer : 0) * (skip == 2 ? h->shape[1] : 1) + (head >= 0 ? head : 0);
