@@ -17,7 +17,9 @@ Checked:
   (`resid_mid` = BertAttention's output) and the layer's output
   (`resid_post` = hidden_states[i + 1]); no weight on padding;
 - one BertLayer at 512 tokens (BERT's positions), its weights and output;
-- a BertAttention (no MLP) and a BertEncoder over given hidden states.
+- a BertAttention (no MLP) and a BertEncoder over given hidden states;
+- the model view from_torch ends the model with (every head of every
+  layer, layer by layer) and Lesson.heads() of it.
 
 And what is refused, naming the parameter: a batch of several sequences
 without batch=, an attention_mask of the wrong length.
@@ -87,6 +89,13 @@ for n in (16, 128):
     e = check_layers(les, model64.encoder.layer, "BertModel, %d tokens, against torch in float64" % n, pad, 1e-9)
     e32 = check_layers(les, model.encoder.layer, "BertModel, %d tokens, against torch in float32" % n, pad, 1e-4)
     print("bert: BertModel at %d tokens: streams within %.1g of torch in float64, %.1g of torch in float32" % (n, e, e32))
+    grid = les.matrix("heads_grid", stage=len(les.stages))
+    want = np.concatenate([np.concatenate(list(layer.attention.self.probs[0].double().numpy()), axis=1)
+                           for layer in model64.encoder.layer], axis=0)
+    e = worst(grid, want)
+    check(les.stages[-1] == "model_view" and grid.shape == (4 * n, 12 * n) and e <= 1e-9,
+          "BertModel, %d tokens: the model view holds every head of every layer, %s (%.2g)" % (n, grid.shape, e))
+    check(les.heads().png()[:8] == b"\x89PNG\r\n\x1a\n", "BertModel, %d tokens: heads() draws" % n)
 
 layer = model.encoder.layer[0]
 x = torch.randn(1, 512, 768, generator=g)

@@ -585,7 +585,8 @@ tiny = torch.nn.Module()
 tiny.wte, tiny.wpe, tiny.ln_f = torch.nn.Embedding(5, 4), torch.nn.Embedding(8, 4), torch.nn.LayerNorm(4)
 tiny.h = torch.nn.ModuleList([TinyBlock(4, 2), TinyBlock(4, 2)])
 ids = torch.tensor([1, 2, 3])
-check(len(attnlab.from_torch(tiny, ids, ["a", "b", "c"], ablate={2: [1]}).stages) == 5, "a tiny model's lesson")
+tiny_stages = attnlab.from_torch(tiny, ids, ["a", "b", "c"], ablate={2: [1]}).stages
+check(len(tiny_stages) == 6 and tiny_stages[-1] == "model_view", "a tiny model's lesson: %s" % tiny_stages)
 raises(IndexError, lambda: attnlab.from_torch(tiny, ids, ["a", "b", "c"], ablate={0: [1]}),
        ["ablate", "block 0", "from 1", "2 blocks"], "ablate names block 0")
 raises(IndexError, lambda: attnlab.from_torch(tiny, ids, ["a", "b", "c"], ablate={3: [1]}),

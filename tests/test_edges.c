@@ -61,7 +61,8 @@ static void names_free(Names *set)
 ** under a sliding window with padding, RoPE, grouped-query heads,
 ** sinusoidal positions, cross-attention, weights given as a model
 ** returns them, a whole block ending in the next token, and one more in
-** the post-norm order continuing its stream.
+** the post-norm order continuing its stream, and every head of the two in
+** one grid.
 */
 static char *sixteen_heads_lesson(int n, int seed)
 {
@@ -99,7 +100,7 @@ static char *sixteen_heads_lesson(int n, int seed)
                    "[setup]\nablate: 2 16\n[compare]\nshow: next_token\n[compare]\nshow: weights\nhead: 16\n"
                    "[compare]\nshow: output\nhead: 3\n[compare]\nshow: output\n"
                    "[setup: post-norm]\nablate: none\nnorm_order: post\nresidual: yes\n"
-                   "[multi_head]\n[layer_norm]\n[mlp]\n[next_token]\n", n);
+                   "[multi_head]\n[layer_norm]\n[mlp]\n[next_token]\n[model_view]\n", n);
     return buf_take(&b);
 }
 
@@ -437,6 +438,61 @@ START_TEST(test_rows_that_see_no_key_are_marked)
 }
 END_TEST
 
+/* Every head of every layer: the grid holds each setup's weights in its
+** block, skips a setup of other heads, labels its blocks, explains a cell
+** in the weight's own setup, and is refused past its size. */
+START_TEST(test_model_view_grid)
+{
+    static const char *const text =
+        "title: Three layers\n[setup: Layer 1]\nseed: 4\ntokens: a b c d e\nX = randn 5x8\nW_q = randn 8x8\n"
+        "W_k = randn 8x8\nW_v = randn 8x8\nqueries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_v\nheads: 4\nmask: causal\n"
+        "[multi_head]\n[setup: Two heads]\nheads: 2\n[setup: Layer 2]\nheads: 4\nW_q = randn 8x8\n"
+        "[setup: Layer 3]\nW_k = randn 8x8\n[model_view]\n";
+    Lesson *L;
+    Trace *T = tstages_run(text, "grid.lesson", &L);
+    const Mat *g = trace_at(T, 3, trace_ref(TK_GRID, 0));
+    ck_assert_ptr_nonnull(g);
+    ck_assert_int_eq(g->rows, 15);
+    ck_assert_int_eq(g->cols, 20);
+    static const int layers[3] = { 0, 2, 3 };            /* "Two heads" is not one of them */
+    for (int l = 0; l < 3; l++)
+        for (int h = 1; h <= 4; h++) {
+            const Mat *w = trace_at(T, layers[l], trace_ref(TK_WEIGHTS, h));
+            for (int i = 0; i < 5; i++)
+                for (int j = 0; j < 5; j++)
+                    ck_assert(mat_get(g, 5 * l + i, 5 * (h - 1) + j) == mat_get(w, i, j));
+        }
+    View *v = stage_view(L, T, 1);
+    ck_assert_int_eq(v->npanels, 1);
+    const Panel *p = &v->panels[0];
+    ck_assert_str_eq(p->matrix, "heads_grid");
+    ck_assert_int_eq(p->block_rows, 5);
+    ck_assert_int_eq(p->block_cols, 5);
+    ck_assert_str_eq(p->row_blocks[1], "Layer 2");
+    ck_assert_str_eq(p->col_blocks[3], "head 4");
+    ck_assert_str_eq(p->row_labels[7], "c");
+    ck_assert(p->probabilities);
+    stage_view_free(v);
+    char *ex = explain_cell(L, T, 3, "heads_grid", 7, 12);          /* layer 2, head 3, query c, key c */
+    ck_assert_msg(ex && !strncmp(ex, "Layer 2: ", 9) && strstr(ex, "softmax"), "%s", ex);
+    free(ex);
+    trace_free(T);
+    lesson_free(L);
+
+    Buf b = {0};                                        /* 3 layers x 16 heads over 600 tokens: 17,280,000 weights */
+    buf_puts(&b, "title: Too many\n[setup]\nseed: 1\ntokens:");
+    for (int i = 0; i < 600; i++) buf_printf(&b, " t%d", i);
+    buf_puts(&b, "\nX = randn 600x16\nheads: 16\n[setup]\n[setup]\n[model_view]\n");
+    Error err;
+    L = lesson_parse(buf_str(&b), b.len, "big.lesson", &err);
+    ck_assert_ptr_null(L);
+    ck_assert_msg(!strcmp(err.msg, "stage model_view: 3 layers of 16 heads over 600x600 tokens make a grid of "
+                  "1800x9600 weights, over the limit of 16777216 cells; use fewer tokens"), "%s", err.msg);
+    ck_assert_int_eq(err.line, 9);
+    buf_free(&b);
+}
+END_TEST
+
 /* The suite. */
 Suite *edges_suite(void)
 {
@@ -449,6 +505,7 @@ Suite *edges_suite(void)
     tcase_add_test(tc, test_one_input_for_two_roles_names_both);
     tcase_add_test(tc, test_next_token_shows_every_word_asked_for);
     tcase_add_test(tc, test_rows_that_see_no_key_are_marked);
+    tcase_add_test(tc, test_model_view_grid);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -122,8 +122,8 @@ START_TEST(test_header_errors)
                         "or bool ('<f8', '>f4', '<i8', '|u1', '|b1', ...)");
     expect_header_error("{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4}",
                         "bad header: expected ',' or ')' in the shape, found '}'");
-    expect_header_error("{'descr': '<f8', 'fortran_order': False, 'shape': (16777216, 3)}",
-                        "shape holds more than 33554432 numbers, over the limit");
+    expect_header_error("{'descr': '<f8', 'fortran_order': False, 'shape': (67108864, 3)}",
+                        "shape holds more than 134217728 numbers, over the limit");
     expect_header_error("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1)}",
                         "shape has more than 4 dimensions");
     expect_header_error("{'descr': '<f8', 'fortran_order': False, 'shape': (1,)} x",

@@ -10,6 +10,7 @@ library, from the attnlab program.
 """
 
 import base64
+import copy
 import html
 import io
 import json
@@ -31,7 +32,8 @@ _MATRIX_NAMES = {
 # with the list the program gives for an unknown section.
 STAGES = ("embeddings", "raw_scores", "scaled_scores", "softmax", "weighted_sum", "qkv_projection", "multi_head",
           "causal_mask", "entropy", "cross_attention", "additive_scores", "per_token", "positional_encoding", "rope",
-          "alibi", "grouped_query", "kv_cache", "online_softmax", "layer_norm", "mlp", "next_token", "compare")
+          "alibi", "grouped_query", "kv_cache", "online_softmax", "layer_norm", "mlp", "next_token", "compare",
+          "model_view")
 # Stage options a stage may set (docs/lesson-format.md, "Stages"), in the
 # program's order (compared with its list by tests/check_python.py too).
 _STAGE_OPTIONS = ("cmap", "decimals", "head", "query", "scale", "block", "indices", "top", "show", "a", "b")
@@ -420,6 +422,21 @@ class Lesson:
         args = ["--format=" + fmt, "--size=%dx%d" % tuple(self.size),
                 "--theme=" + _text.name(self.theme, "theme", "word", "light or dark"), "--scale=" + str(self.scale)]
         return args + (["--cmap=" + _text.name(self.cmap, "cmap", "word", "magma")] if self.cmap else [])
+
+    def heads(self):
+        """Every head of every layer on one picture, as a Slide: the
+        lesson's model_view stage (the last setup and every one above it
+        with its tokens and number of heads, a row of heads each; BertViz's
+        model view), or, when it has none, the same lesson with one added
+        after its last setup (this lesson is left as it is)."""
+        for k, kind in enumerate(self.stages, 1):
+            if kind == "model_view":
+                return self.slide(k)
+        les = copy.copy(self)
+        les._sections = list(self._sections)
+        les._cache = {}
+        les.stage("model_view")
+        return les.slide(len(les.stages))
 
     def pages(self, stage=None):
         """The pages stage `stage` (from 1; the shown one by default) takes on

@@ -251,6 +251,19 @@ def _bert_self(att, x, tokens, title, stages, *, attention_mask=None, batch=None
     return les.check()
 
 
+# ------------------------------------------------------------- every head
+
+# The most weights a model_view stage's grid holds (stage_grid.c), and its most rows or columns.
+_GRID_CELLS, _GRID_SIDE = 1 << 24, 16384
+
+
+def _grid_fits(layers, heads, n):
+    """Whether every head of layers setups over n tokens fits one grid:
+    from_torch adds a model_view stage to a model of several layers when
+    it does."""
+    return layers > 1 and layers * n <= _GRID_SIDE and heads * n <= _GRID_SIDE and layers * heads * n * n <= _GRID_CELLS
+
+
 # ------------------------------------------------------------------- BERT
 
 def _bert_parts(layer, prefix):
@@ -333,6 +346,8 @@ def _bert(module, kind, x, tokens, title, stages, *, attention_mask=None, token_
         default = ["multi_head" if H > 1 else "softmax", "layer_norm"] + (["mlp"] if "mlp" in parts else [])
         for s in stages or default:
             les.stage(s)
+    if not stages and _grid_fits(len(layers), H, a.shape[0]):
+        les.stage("model_view")
     return les.check()
 
 
@@ -485,4 +500,6 @@ def _model(model, inner, ids, tokens, title, stages, *, vocab=None, activation=N
         for s in stages or ["multi_head", "mlp", "next_token"]:
             if s != "next_token" or last:       # the next token comes after the last block only
                 les.stage(s, top=top if s == "next_token" else None)
+    if not stages and _grid_fits(len(blocks), parts["heads"], n):
+        les.stage("model_view")
     return les.check()

@@ -35,10 +35,15 @@ static void draw_heat_labels(Page *p, const Panel *pn, int k, const PanelPlan *p
     char buf[256];
     const Metrics *m = &p->m;
     float gx = pp->box.x + pp->left_w, gy = pp->box.y + pp->top_h;
-    int rows = pn->m->rows, cols = pn->m->cols;
-    if (pp->rows.fs > 0) lay_draw_rows(p, k, pn->row_labels, rows, &pp->rows, pp->ch, gx, gy);
+    int rows = pn->m->rows, cols = pn->m->cols, from = p->d->n;
+    int br = pn->row_blocks ? pn->block_rows : 1, bc = pn->col_blocks ? pn->block_cols : 1;
+    if (pp->rows.fs > 0)
+        lay_draw_rows(p, k, br > 1 ? pn->row_blocks : pn->row_labels, rows / br, &pp->rows, pp->ch * br, gx, gy);
     if (pp->cols.fs > 0)
-        lay_draw_cols(p, k, pn->col_labels, cols, &pp->cols, pp->cw, gx, gy, false, ROLE_COL_LABEL);
+        lay_draw_cols(p, k, bc > 1 ? pn->col_blocks : pn->col_labels, cols / bc, &pp->cols, pp->cw * bc, gx, gy, false,
+                      ROLE_COL_LABEL);
+    if (br > 1 || bc > 1)                       /* a block's label names no one row or column */
+        for (int i = from; i < p->d->n; i++) lay_tag(p, i, k, -1, -1);
     if (pn->col_axis && pn->col_axis[0]) {
         float cx = gx + lay_cols(pn) * pp->cw / 2;     /* over the whole grid, also where it has yet to grow */
         float half = fminf(cx - pp->box.x, gx + lay_cols(pn) * pp->cw + BAR_TEXT_GAP * m->gs - cx);  /* left of the ticks */
@@ -86,6 +91,19 @@ static void draw_colorbar(Page *p, const Panel *pn, int k, const PanelPlan *pp, 
         lay_tag(p, lay_text(p, b, cut, m->tick, p->th->muted, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_TICK_LABEL, 0, 0),
                 k, -1, -1);
     }
+}
+
+/* The blocks of a grid of blocks (model_view's heads of layers) set apart
+** by lines of the background between them. */
+static void draw_block_gaps(Page *p, const Panel *pn, int k, const PanelPlan *pp)
+{
+    int br = pn->row_blocks ? pn->block_rows : 0, bc = pn->col_blocks ? pn->block_cols : 0;
+    float gx = pp->box.x + pp->left_w, gy = pp->box.y + pp->top_h, w = fmaxf(3, 6 * p->m.u);
+    float gw = pn->m->cols * pp->cw, gh = pn->m->rows * pp->ch;
+    for (int r = br; br > 0 && r < pn->m->rows; r += br)
+        lay_tag(p, draw_line(p->d, gx, gy + r * pp->ch, gx + gw, gy + r * pp->ch, p->th->bg, w, ROLE_DECOR), k, -1, -1);
+    for (int c = bc; bc > 0 && c < pn->m->cols; c += bc)
+        lay_tag(p, draw_line(p->d, gx + c * pp->cw, gy, gx + c * pp->cw, gy + gh, p->th->bg, w, ROLE_DECOR), k, -1, -1);
 }
 
 /*
@@ -263,6 +281,7 @@ void lay_draw_heat(Page *p, const View *v, int k, const PanelPlan *pp)
                           k, r, c);
     }
     if (pn->cell_marks && !hidden && pp->ch >= 1 && pp->cw >= 1) draw_cell_marks(p, pn, k, pp);
+    draw_block_gaps(p, pn, k, pp);
     if (lay_rows(pn) > m->rows || lay_cols(pn) > m->cols) {   /* a cache that grows: the room it grows into */
         Rect room = { pp->box.x + pp->left_w, pp->box.y + pp->top_h, lay_cols(pn) * pp->cw, lay_rows(pn) * pp->ch };
         lay_tag(p, draw_frame(p->d, room, p->th->frame, fmaxf(1, p->m.u), ROLE_DECOR), k, -1, -1);

@@ -30,7 +30,7 @@ static const char *const kind_names[TK_COUNT] = {
     "Q_rot", "K_rot", "alibi", "biased_scores", "kv_weights", "kv_output", "kv_groups", "kv_cache_size",
     "online_max", "online_sum", "online_rescale", "online_acc", "online_output", "online_diff",
     "ln_hat", "ln", "resid_mid", "mlp_ln", "mlp_pre", "mlp_act", "mlp_out", "resid_post", "final_ln", "logits", "probs",
-    "top_logits", "top_probs", "top_ids", "ablated_output", "attn_sum", "mlp_sum",
+    "top_logits", "top_probs", "top_ids", "ablated_output", "attn_sum", "mlp_sum", "heads_grid",
 };
 _Static_assert(sizeof kind_names / sizeof *kind_names == TK_COUNT, "a name for every trace kind");
 
@@ -616,6 +616,12 @@ Trace *attn_run(const Lesson *L, Error *err)
             return NULL;
         }
         if (!check_finite(&T->s[k], su, L->shown, err)) {
+            trace_free(T);
+            return NULL;
+        }
+        if (!tr_grid(T, L, k)) {
+            error_set(err, ERR_INVALID, L->shown, su->line, 1, "cannot lay out every head of the setups in one grid "
+                      "(please report this lesson)");
             trace_free(T);
             return NULL;
         }

@@ -106,6 +106,8 @@ typedef enum TraceKind {
     ** the stream after attention (TK_MID), TK_STREAM the norm of TK_MLP_SUM (no TK_MLP_LN) */
     TK_ATTN_SUM,        /* X + attention's output */
     TK_MLP_SUM,         /* the stream after attention + the MLP's output */
+    TK_GRID,            /* model_view (head 0): every head's weights of lesson_grid_setups, a block each, the setups
+                        ** down and the heads across */
     TK_COUNT
 } TraceKind;
 

@@ -3,8 +3,9 @@
 ** src/core only: trace.c computes attention (projections, heads, masks,
 ** positions, decoding, the online softmax) and trace_block.c the rest of
 ** a transformer block (the layer norms, the residual stream, the MLP, the
-** next token). Both store what they compute in the setup's TraceSetup
-** through tr_put and read it back with tr_find.
+** next token), trace_grid.c every head of a model in one grid. They store
+** what they compute in the setup's TraceSetup through tr_put and read it
+** back with tr_find.
 */
 #ifndef ATTNLAB_TRACE_INT_H
 #define ATTNLAB_TRACE_INT_H
@@ -33,5 +34,11 @@ bool tr_block(TraceSetup *ts, const Lesson *L, int k, const Mat *x);
 /* The words among each row's k likeliest, for a next_token stage
 ** (TK_TOP_*, block k), once per k. */
 bool tr_top(TraceSetup *ts, int k);
+
+/* ---- trace_grid.c ---- */
+
+/* TK_GRID of setup k, when a stage of it is a model_view, from the setups
+** above it already computed in T; false when it cannot be made. */
+bool tr_grid(Trace *T, const Lesson *L, int k);
 
 #endif

@@ -57,6 +57,31 @@ void lesson_compare_setups(const Lesson *L, const Stage *st, int *a, int *b)
     *a = st->cmp_a >= 0 ? st->cmp_a : *b - 1;
 }
 
+/* Whether two token lists (n and m long) are the same tokens. */
+static bool same_tokens(char **a, int n, char **b, int m)
+{
+    if (n != m) return false;
+    for (int i = 0; i < n; i++)
+        if (strcmp(a[i], b[i])) return false;
+    return true;
+}
+
+/* The setups of a model_view stage. */
+int lesson_grid_setups(const Lesson *L, int k, int *out)
+{
+    assert(k >= 0 && k < L->nsetups);
+    const Setup *last = &L->setups[k];
+    int H = last->heads > 0 ? last->heads : 1, n = 0;
+    for (int s = 0; s <= k; s++) {
+        const Setup *su = &L->setups[s];
+        if ((su->heads > 0 ? su->heads : 1) == H && same_tokens(su->qtokens, su->nq, last->qtokens, last->nq)
+            && same_tokens(su->ktokens, su->nk, last->ktokens, last->nk))
+            out[n++] = s;
+    }
+    assert(n >= 1 && n <= LESSON_MAX_SETUPS);
+    return n;
+}
+
 /* What a compare stage can show, in the order of CompareShow. */
 static const char *const shows[SHOW_COUNT] = { "weights", "output", "next_token" };
 

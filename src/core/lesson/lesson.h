@@ -91,6 +91,7 @@ typedef enum StageId {
     STAGE_MLP,
     STAGE_NEXT_TOKEN,
     STAGE_COMPARE,
+    STAGE_MODEL_VIEW,
     STAGE_COUNT
 } StageId;
 
@@ -332,6 +333,10 @@ int lesson_stage_top(const Lesson *L, const Stage *st);
 /* The setups a compare stage compares: `a:` and `b:` as written, else b
 ** the stage's own and a the one above b (-1 when b is the first). */
 void lesson_compare_setups(const Lesson *L, const Stage *st, int *a, int *b);
+/* The setups a model_view stage of setup k shows, one row of heads each:
+** k and every setup above it with its tokens and its number of heads, in
+** order, into out (LESSON_MAX_SETUPS of them); how many. */
+int lesson_grid_setups(const Lesson *L, int k, int *out);
 /* The name of what a compare stage shows ("weights"), and the show of a
 ** name (n bytes). */
 const char *lesson_show_name(CompareShow s);

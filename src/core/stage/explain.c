@@ -732,6 +732,29 @@ static bool explain_modern(Ex *e, TraceRef r, int i, int j, double v)
     }
 }
 
+/*
+** A cell of model_view's grid: the weight it copies, named by its layer
+** and head and explained in its own setup. Its operands are that setup's,
+** not on the grid's slide, so none is outlined.
+*/
+static bool explain_grid(const Lesson *L, const Trace *T, int setup, int i, int j, Explain *ex)
+{
+    int setups[LESSON_MAX_SETUPS];
+    lesson_grid_setups(L, setup, setups);
+    const Setup *su = &L->setups[setup];
+    int l = i / su->nq, h = j / su->nk + 1, s = setups[l];
+    Explain w;
+    if (!explain_at(L, T, s, trace_ref(TK_WEIGHTS, h), i % su->nq, j % su->nk, &w)) return false;
+    Buf b = {0};
+    if (L->setups[s].title) buf_printf(&b, "%s: ", L->setups[s].title);    /* the weight's own text names its head */
+    else buf_printf(&b, _("setup %d: "), s + 1);
+    buf_puts(&b, w.text);
+    explain_free(&w);
+    memset(ex, 0, sizeof *ex);
+    ex->text = buf_take(&b);
+    return true;
+}
+
 /* Explain one cell of ref. */
 bool explain_at(const Lesson *L, const Trace *T, int setup, TraceRef ref, int i, int j, Explain *ex)
 {
@@ -747,6 +770,7 @@ bool explain_at(const Lesson *L, const Trace *T, int setup, TraceRef ref, int i,
     e.su = &L->setups[setup];
     e.ex = ex;
     e.head = ref.head > 0 ? ref.head : trace_kind_per_head(ref.kind) || e.ts->heads == 1 ? 1 : 0;
+    if (ref.kind == TK_GRID) return explain_grid(L, T, setup, i, j, ex);
     double v = mat_get(m, i, j);
     switch (ref.kind) {
     case TK_INPUT: ex_input(&e, ref.name, i, j, v); break;

@@ -6,7 +6,8 @@
 ** of a kind) and word the formulas; stage_modern.c builds the stages of
 ** positions, masks made of parts, grouped-query heads, the K/V cache and
 ** the online softmax with the same helpers; stage_block.c the rest of a
-** transformer block; stage_compare.c two setups side by side. The stage
+** transformer block; stage_compare.c two setups side by side;
+** stage_grid.c every head of every layer in one grid. The stage
 ** table (stage_table.c) names each builder. Nothing outside these files
 ** includes this header.
 */
@@ -192,6 +193,9 @@ void stage_next_token(Ctx *c);
 /* ... and stage_compare.c's: two setups side by side, and what it checks. */
 void stage_compare(Ctx *c);
 bool stage_compare_check(const Lesson *L, const Stage *st, const StageSize *z, Error *err);
+/* ... and stage_grid.c's: every head of every layer in one grid, and its size. */
+void stage_model_view(Ctx *c);
+bool stage_model_view_check(const Lesson *L, const Stage *st, const StageSize *z, Error *err);
 /* A line for a slide computed after heads switched off (`ablate:`), in its
 ** setup or in one whose stream it continues (`residual: yes`), or NULL. */
 char *stage_ablation_note(const Ctx *c);

@@ -158,6 +158,8 @@ static const StageKind kinds[STAGE_COUNT] = {
         .hides = TK_BIT(TK_TOP_LOGITS) | TK_BIT(TK_TOP_PROBS) },
     [STAGE_COMPARE] = { STAGE_COMPARE, "compare", N_("Two setups side by side"),
         .check = stage_compare_check, .given = GIVEN_YES, .build = stage_compare, .own_ablation_words = true },
+    [STAGE_MODEL_VIEW] = { STAGE_MODEL_VIEW, "model_view", N_("Every head of every layer"),
+        .check = stage_model_view_check, .given = GIVEN_YES, .build = stage_model_view, .extra = EXTRA_GRID },
 };
 
 /* The row of a stage id. */

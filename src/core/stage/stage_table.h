@@ -73,7 +73,8 @@ typedef enum StageExtra {
     EXTRA_NONE,
     EXTRA_DECODE,               /* decoding token by token from a K/V cache */
     EXTRA_ONLINE,               /* the online softmax, in the stage's blocks */
-    EXTRA_TOP                   /* the words among each row's likeliest, for the stage's top: */
+    EXTRA_TOP,                  /* the words among each row's likeliest, for the stage's top: */
+    EXTRA_GRID                  /* every head of the setups above with its tokens, in one grid */
 } StageExtra;
 
 /* The sizes a stage's sub-steps are counted from: the setup's queries and
