@@ -472,6 +472,14 @@ START_TEST(test_model_view_grid)
     ck_assert_str_eq(p->col_blocks[3], "head 4");
     ck_assert_str_eq(p->row_labels[7], "c");
     ck_assert(p->probabilities);
+    /* zoomed in: a part keeps where the whole's blocks meet, its rows and columns their tokens */
+    ck_assert(stage_view_zoom(v, 0, 3, 12, 7, 18, 0, 1));
+    p = &v->panels[0];
+    ck_assert_ptr_null(p->row_blocks);
+    ck_assert_int_eq(p->block_rows, 5);
+    ck_assert_int_eq(p->row_offset, 3);
+    ck_assert_str_eq(p->row_labels[0], "d");
+    ck_assert_str_eq(p->col_labels[0], "c");
     stage_view_free(v);
     char *ex = explain_cell(L, T, 3, "heads_grid", 7, 12);          /* layer 2, head 3, query c, key c */
     ck_assert_msg(ex && !strncmp(ex, "Layer 2: ", 9) && strstr(ex, "softmax"), "%s", ex);

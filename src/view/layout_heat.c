@@ -38,11 +38,12 @@ static void draw_heat_labels(Page *p, const Panel *pn, int k, const PanelPlan *p
     int rows = pn->m->rows, cols = pn->m->cols, from = p->d->n;
     int br = pn->row_blocks ? pn->block_rows : 1, bc = pn->col_blocks ? pn->block_cols : 1;
     if (pp->rows.fs > 0)
-        lay_draw_rows(p, k, br > 1 ? pn->row_blocks : pn->row_labels, rows / br, &pp->rows, pp->ch * br, gx, gy);
+        lay_draw_rows(p, k, pn->row_blocks ? pn->row_blocks : pn->row_labels, pn->row_blocks ? pn->nrow_blocks : rows,
+                      &pp->rows, pp->ch * br, gx, gy);
     if (pp->cols.fs > 0)
-        lay_draw_cols(p, k, bc > 1 ? pn->col_blocks : pn->col_labels, cols / bc, &pp->cols, pp->cw * bc, gx, gy, false,
-                      ROLE_COL_LABEL);
-    if (br > 1 || bc > 1)                       /* a block's label names no one row or column */
+        lay_draw_cols(p, k, pn->col_blocks ? pn->col_blocks : pn->col_labels, pn->col_blocks ? pn->ncol_blocks : cols,
+                      &pp->cols, pp->cw * bc, gx, gy, false, ROLE_COL_LABEL);
+    if (pn->row_blocks || pn->col_blocks)       /* a block's label names no one row or column */
         for (int i = from; i < p->d->n; i++) lay_tag(p, i, k, -1, -1);
     if (pn->col_axis && pn->col_axis[0]) {
         float cx = gx + lay_cols(pn) * pp->cw / 2;     /* over the whole grid, also where it has yet to grow */
@@ -93,16 +94,25 @@ static void draw_colorbar(Page *p, const Panel *pn, int k, const PanelPlan *pp, 
     }
 }
 
+/* The first boundary of blocks of size b after the start of a part
+** offset cells into the whole (b when the part starts a block). */
+static int first_boundary(int b, int offset)
+{
+    int r = (b - offset % b) % b;
+    return r ? r : b;
+}
+
 /* The blocks of a grid of blocks (model_view's heads of layers) set apart
-** by lines of the background between them. */
+** by lines of the background between them, where the whole's blocks meet
+** (a zoomed part too). */
 static void draw_block_gaps(Page *p, const Panel *pn, int k, const PanelPlan *pp)
 {
-    int br = pn->row_blocks ? pn->block_rows : 0, bc = pn->col_blocks ? pn->block_cols : 0;
+    int br = pn->block_rows, bc = pn->block_cols;
     float gx = pp->box.x + pp->left_w, gy = pp->box.y + pp->top_h, w = fmaxf(3, 6 * p->m.u);
     float gw = pn->m->cols * pp->cw, gh = pn->m->rows * pp->ch;
-    for (int r = br; br > 0 && r < pn->m->rows; r += br)
+    for (int r = br > 0 ? first_boundary(br, pn->row_offset) : 0; br > 0 && r < pn->m->rows; r += br)
         lay_tag(p, draw_line(p->d, gx, gy + r * pp->ch, gx + gw, gy + r * pp->ch, p->th->bg, w, ROLE_DECOR), k, -1, -1);
-    for (int c = bc; bc > 0 && c < pn->m->cols; c += bc)
+    for (int c = bc > 0 ? first_boundary(bc, pn->col_offset) : 0; bc > 0 && c < pn->m->cols; c += bc)
         lay_tag(p, draw_line(p->d, gx + c * pp->cw, gy, gx + c * pp->cw, gy + gh, p->th->bg, w, ROLE_DECOR), k, -1, -1);
 }
 

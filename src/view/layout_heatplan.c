@@ -310,10 +310,11 @@ void lay_plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, floa
     float least = pp->value_fs > 0 ? m->label_min : m->label_glance;
     /* a grid of blocks (model_view) labels its blocks, each as a row or column of the block's size */
     int br = pn->row_blocks ? pn->block_rows : 1, bc = pn->col_blocks ? pn->block_cols : 1;
-    if (br > 1) {
+    if (pn->row_blocks) {
         rl = pp->share_rows ? NULL : pn->row_blocks;
-        rows /= br;
+        rows = pn->nrow_blocks;
     }
+    if (pn->col_blocks) cols = pn->ncol_blocks;
     float fs = fmaxf(least, fminf(m->label, lay_px(ch * br / LH)));
     pp->rows = lay_plan_rows(p, rl, rows, ch * br, fs, cap_w, least);
     if (rl && pn->full_row_label && pp->rows.fs > 0)   /* a part that grows: as wide as when full */
@@ -328,7 +329,7 @@ void lay_plan_heat(const Page *p, const Panel *pn, PanelPlan *pp, float cw, floa
     ** then reaches above the grid), and the gap before the colour bar (or a
     ** little of the gap between panels) */
     float corner = INK * least > ch ? 0 : pp->left_w;
-    pp->cols = lay_plan_cols(p, bc > 1 ? pn->col_blocks : pn->col_labels, cols / bc, cw * bc, fs, cap_h, corner,
+    pp->cols = lay_plan_cols(p, pn->col_blocks ? pn->col_blocks : pn->col_labels, cols, cw * bc, fs, cap_h, corner,
                              pp->share_bar ? SHARED_BAR_ROOM * m->gap : BAR_GAP * m->gs, least, pn->full_col_label);
 
     pp->tick_w = 0;

@@ -921,6 +921,10 @@ bool stage_view_zoom(View *v, int k, int r0, int r1, int c0, int c1, double lo, 
     p->row_labels = keep_labels(p->row_labels, m->rows, r0, r1 - r0);
     p->col_labels = keep_labels(p->col_labels, m->cols, c0, c1 - c0);
     p->cell_marks = keep_marks(p->cell_marks, m->cols, r0, r1, c0, c1);
+    free_strs(p->row_blocks, p->nrow_blocks);      /* a part of a grid of blocks: its rows' and columns' own labels */
+    free_strs(p->col_blocks, p->ncol_blocks);
+    p->row_blocks = p->col_blocks = NULL;
+    p->nrow_blocks = p->ncol_blocks = 0;
     p->has_span = false;
     p->full_rows = p->full_cols = 0;       /* the part as it is */
     free(p->full_title);

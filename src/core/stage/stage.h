@@ -97,9 +97,12 @@ typedef struct Panel {
     unsigned char *cell_marks;  /* m->rows x m->cols marks (PANEL_MARK_*, row by row) drawn on the cells, or NULL
                                 ** (owned: next_token's likeliest words and the word that comes next) */
     int block_rows, block_cols; /* a grid of blocks (model_view: a head of a layer each), this many rows and
-                                ** columns a block, drawn apart and labelled by block; 0: none */
-    char **row_blocks;          /* m->rows / block_rows labels, one per block of rows ("Layer 3"), or NULL */
-    char **col_blocks;          /* m->cols / block_cols labels ("head 2"), or NULL */
+                                ** columns of the trace matrix a block (counted from its row 0 and column 0,
+                                ** row_offset and col_offset away), drawn apart; 0: none */
+    char **row_blocks;          /* nrow_blocks labels, one per block of rows ("Layer 3"), or NULL (a zoomed part:
+                                ** its rows keep their own labels) */
+    char **col_blocks;          /* ncol_blocks labels ("head 2"), or NULL */
+    int nrow_blocks, ncol_blocks;
     /* plots */
     char *y_axis;               /* "entropy (nats)" */
     char **series;              /* m->cols series names */

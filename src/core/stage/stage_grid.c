@@ -66,6 +66,7 @@ void stage_model_view(Ctx *c)
     p->block_cols = nk;
     p->row_blocks = block_labels(c, setups, n, false);
     p->col_blocks = block_labels(c, setups, c->H, true);
-    c->v->formula = stage_fmt(_("every head of every layer: the block in row l and column h is the weights of head h in "
-                                "layer l (its queries down, its keys across), on one scale from 0 to 1"));
+    p->nrow_blocks = n;
+    p->ncol_blocks = c->H;
+    c->v->formula = stage_fmt(_("row l, column h: the weights of head h in layer l (its queries down, its keys across)"));
 }

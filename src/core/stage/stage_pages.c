@@ -81,9 +81,9 @@ void stage_panel_free(Panel *p)
     free(p->bounds);
     free(p->bound_label);
     free(p->cell_marks);
-    for (int i = 0; p->row_blocks && i < rows / p->block_rows; i++) free(p->row_blocks[i]);
+    for (int i = 0; p->row_blocks && i < p->nrow_blocks; i++) free(p->row_blocks[i]);
     free(p->row_blocks);
-    for (int i = 0; p->col_blocks && i < cols / p->block_cols; i++) free(p->col_blocks[i]);
+    for (int i = 0; p->col_blocks && i < p->ncol_blocks; i++) free(p->col_blocks[i]);
     free(p->col_blocks);
     mat_free(p->owned);
     memset(p, 0, sizeof *p);
