@@ -254,6 +254,31 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f.read() == two.slide(1).png(), "save(path.png) writes the slide's PNG")
 check([st["id"] for st in two.dump()["stages"]] == ["multi_head", "entropy"], "dump() is --dump as Python objects")
 
+# ------------------------------------------- every head of every layer
+
+rng = np.random.default_rng(3)
+causal = np.tril(np.ones((5, 5)))
+per_layer = []
+for _ in range(3):                                  # as a model returns outputs.attentions: (batch, heads, n, n)
+    w = rng.random((1, 2, 5, 5)) * causal
+    per_layer.append(w / w.sum(-1, keepdims=True))
+view = attnlab.show(tuple(per_layer), list("abcde"), mask="causal")
+check(view.stages == ["model_view"], "show() of a layer's weights each: the model view, %s" % view.stages)
+grid = view.matrix("heads_grid")
+check(grid.shape == (15, 10) and all(np.array_equal(grid[5 * l:5 * l + 5, 5 * h:5 * h + 5], per_layer[l][0, h])
+                                     for l in range(3) for h in range(2)),
+      "the model view holds every layer's every head in its block, %s" % (grid.shape,))
+check(len(two.heads().lesson.stages) == 3 and two.stages == ["multi_head", "entropy"],
+      "heads() of a lesson without a model view draws one and leaves the lesson as it was")
+check(attnlab.show(per_layer, list("abcde"), stage="multi_head").stages == ["multi_head"] * 3,
+      "show() of layers with stage= shows that stage of every layer")
+for bad, want in (([], "empty list"), ([per_layer[0], np.ones(5)], "attention[1] has shape (5,)")):
+    try:
+        attnlab.show(bad, list("abcde"))
+        check(False, "show() refuses %s" % want)
+    except ValueError as e:
+        check(want in str(e), "show() refuses layers: %s" % e)
+
 # ------------------------------------------------------------ bad input
 
 raises(ValueError, lambda: attnlab.show(np.ones(3), ["a"]), ["shape (3,)"], "show: a 1-D array")

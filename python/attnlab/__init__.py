@@ -3,7 +3,8 @@ attnlab's own core, inline in Jupyter.
 
     import attnlab
     attnlab.show(weights, tokens)                    # given weights, [heads,] queries, keys
-    les = attnlab.from_torch(mha, x, tokens)         # nn.MultiheadAttention, a GPT-2 block or model, BERT's attention
+    attnlab.show(outputs.attentions, tokens)         # every layer's heads on one picture (the model view)
+    les = attnlab.from_torch(model, ids, tokens)     # MultiheadAttention, an encoder layer, GPT-2, BERT
     les.slide(2)                                     # a stage, drawn; .save("x.png"), .dump()
     les.interactive()                                # the browser edition in the notebook
 
@@ -39,8 +40,14 @@ def show(attention, tokens, key_tokens=None, *, title="Attention weights", mask=
     the values the weights average (then "weighted_sum" works too). text:
     the slide's explanation. options: Lesson's (size, theme, cmap, format,
     ...). interactive=True: the browser edition in the notebook instead.
+    A list or tuple of such arrays, one per layer (as a Hugging Face model
+    returns outputs.attentions, each (batch, heads, queries, keys)), is
+    every layer: a setup each, titled "Layer 1", ..., ending in the
+    model_view stage, every head of every layer on one picture.
     Returns a Lesson, which draws itself.
     """
+    if isinstance(attention, (list, tuple)):
+        return _layers(attention, tokens, key_tokens, title, mask, stage, text, batch, interactive, options)
     a = _text.as_array(attention, "attention")
     if a.ndim == 4:
         a = a[_text.batch_index(batch, a.shape[0], "attention")]
@@ -58,4 +65,32 @@ def show(attention, tokens, key_tokens=None, *, title="Attention weights", mask=
     stage = stage or ("multi_head" if heads > 1 else "softmax")
     les.stage(stage, text=text, head=head)
     les.check()                         # refused now, where its limits say, not when it is drawn
+    return les.interactive() if interactive else les
+
+
+def _layers(layers, tokens, key_tokens, title, mask, stage, text, batch, interactive, options):
+    """show() of one array of given weights per layer: a setup each, and
+    the model view (stage: another stage for every layer instead)."""
+    if not layers:
+        raise ValueError("attnlab.show: attention is an empty list; give one array of weights per layer")
+    les = Lesson(title, **options)
+    cross = key_tokens is not None
+    for i, layer in enumerate(layers):
+        a = _text.as_array(layer, "attention[%d]" % i)
+        if a.ndim == 4:
+            a = a[_text.batch_index(batch, a.shape[0], "attention[%d]" % i)]
+        if a.ndim == 2:
+            a = a[None]
+        if a.ndim != 3:
+            raise ValueError("attnlab.show: attention[%d] has shape %s; expected (heads, queries, keys) or a batch of "
+                             "them, one per layer" % (i, a.shape))
+        first = i == 0
+        les.setup(None if cross or not first else tokens, query_tokens=tokens if cross and first else None,
+                  key_tokens=key_tokens if first else None, title="Layer %d" % (i + 1), attention=a,
+                  mask=mask if first else None)
+        if stage:
+            les.stage(stage, text=text)
+    if not stage:
+        les.stage("model_view", text=text)
+    les.check()
     return les.interactive() if interactive else les
