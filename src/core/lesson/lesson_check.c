@@ -730,9 +730,17 @@ static bool check_given_stage(Parser *p, const Stage *st, const StageKind *k, co
     if (k->given == GIVEN_WITH_VALUES)
         return lp_fail_line(p, st->line, 2, "stage %s needs values, but this setup is given only its weights "
                             "(attention: %s); add 'values: ...'", k->name, su->attention);
-    return lp_fail_line(p, st->line, 2, "stage %s computes what comes before the weights, but this setup is given its weights "
-                        "(attention: %s, line %d); it can show softmax, multi_head, per_token, entropy, causal_mask, "
-                        "cross_attention, compare and, with values, weighted_sum", k->name, su->attention, su->attention_line);
+    Buf can = {0};                              /* the stages the table lets it show, in its order */
+    for (int i = 0; i < STAGE_COUNT; i++)
+        if (stage_kind((StageId)i)->given == GIVEN_YES) buf_printf(&can, "%s%s", can.len ? ", " : "", stage_kind(i)->name);
+    buf_puts(&can, " and, with values,");
+    for (int i = 0, n = 0; i < STAGE_COUNT; i++)
+        if (stage_kind((StageId)i)->given == GIVEN_WITH_VALUES) buf_printf(&can, "%s %s", n++ ? "," : "", stage_kind(i)->name);
+    bool ok = lp_fail_line(p, st->line, 2, "stage %s computes what comes before the weights, but this setup is given its "
+                           "weights (attention: %s, line %d); it can show %s", k->name, su->attention, su->attention_line,
+                           buf_str(&can));
+    buf_free(&can);
+    return ok;
 }
 
 /* Check that a stage can be shown with its setup, within the budgets. */
