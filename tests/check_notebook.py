@@ -8,7 +8,8 @@ The notebook asserts its own numbers (attnlab's weights against torch's,
 the GPT-2-style model's attention, MLP output and next-token probabilities
 against its forward pass); a failed assert stops the run here with the
 cell's traceback. This script then checks what the notebook shows: every
-cell tagged for a picture (show, lesson, mha, predict, ablate) has a PNG
+cell tagged for a picture (show, lesson, mha, predict, ablate, heads,
+postnorm) has a PNG
 output of the export's size that is not blank, and the printed lines say
 what the asserts checked.
 """
@@ -23,7 +24,7 @@ from nbclient.exceptions import CellExecutionError
 
 from tcheck import check, finish
 
-PICTURES = ("show", "lesson", "mha", "predict", "ablate")
+PICTURES = ("show", "lesson", "mha", "predict", "ablate", "heads", "postnorm")
 # A cell that hangs is a fault; a correct cell takes seconds on a busy machine.
 CELL_LIMIT = 900
 
@@ -69,6 +70,7 @@ for tag in PICTURES:
         check(distinct > 20, "%s: the PNG is not blank (%d distinct bytes)" % (tag, distinct))
 
 for line in ("heads: 3  largest difference from torch:", "block 1: attention", "block 2: attention",
-             "next-token probabilities:", "block 2 alone: attention", "block 1 without head 4:"):
+             "next-token probabilities:", "block 2 alone: attention", "block 1 without head 4:",
+             "every head of every block in the model view:", "post-norm layer: output within"):
     check(line in text, "the notebook prints %r" % line)
 finish("notebook")

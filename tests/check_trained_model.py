@@ -20,7 +20,8 @@ From `attnlab --dump LESSON`:
   - with layer 1's heads 1 and 3 switched off (setups 4 and 5), the lesson
     ends with two compare stages of layer 2 (A, setup 2) against the same
     layer without those heads (B, setup 5): the induction head's weights,
-    then the next word's probabilities. A, B and B − A are recomputed with
+    then the next word's probabilities, then the model view of all five
+    setups' heads. A, B and B − A are recomputed with
     numpy from the model (the forward pass with and without the heads): the
     induction head loses its target in B, A gets every next word of the
     repeated run right and B none; the slide of a head switched off shows
@@ -190,8 +191,10 @@ for st in predictions:
 x2, w2 = layer(layer(model["x_layer1"], 0)[0], 1)
 x2_off, w2_off = layer(layer(model["x_layer1"], 0, off=(1, 3))[0], 1)
 compares = [st for st in d["stages"] if st["id"] == "compare"]
-check([(st["setup"], st["index"]) for st in compares] == [(5, len(d["stages"]) - 1), (5, len(d["stages"]))],
-      "the lesson ends with two compare stages of setup 5, found %s" % [(st["setup"], st["index"]) for st in compares])
+n_st = len(d["stages"])
+check([(st["setup"], st["index"]) for st in compares] == [(5, n_st - 2), (5, n_st - 1)],
+      "the lesson ends with two compare stages of setup 5 before its model view, found %s"
+      % [(st["setup"], st["index"]) for st in compares])
 check(all("heads 1 and 3 off" in st.get("note", "") for st in compares), "each compare stage's note names the heads "
       "switched off: %s" % [st.get("note") for st in compares])
 wants = [("head%d.weights" % ind_head, w2[ind_head - 1], w2_off[ind_head - 1]),
@@ -216,6 +219,18 @@ for st, (name, want_a, want_b) in zip(compares, wants):
         print("check_trained_model: with them off, layer 2 head %d puts %.4f on the token after the earlier "
               "occurrence" % (ind_head, on_next))
         check(on_next < 0.1, "the induction head loses its target (%.4f)" % on_next)
+
+# The model view that ends the lesson: every head of its five setups (all of
+# the same tokens and four heads), a block each, as numpy computes them.
+view = d["stages"][-1]
+check(view["id"] == "model_view" and view["setup"] == 5, "the lesson ends with a model view of setup 5, found %s of "
+      "setup %s" % (view["id"], view["setup"]))
+grid = as_array(view["matrices"][0])
+blocks = [layer(model["x_layer1"], 0)[1], w2, w2, layer(model["x_layer1"], 0, off=(1, 3))[1], w2_off]
+want = np.concatenate([np.concatenate(list(b), axis=1) for b in blocks], axis=0)
+err = np.abs(grid - want).max() if grid.shape == want.shape else np.inf
+check(err <= 1e-6, "the model view holds every head of the five setups in its blocks, %s (max diff %g; the "
+      "exported patterns are float32)" % (grid.shape, err))
 
 # What replaces a head switched off, as the slide of its output shows it
 # (head1.ablated_output: what goes into the concatenation) and as every

@@ -375,7 +375,7 @@ case $SAID_TOAST in
     *) bad "the reveal on head 2's page counts head 1's guesses too (said: $SAID_TOAST)" ;;
 esac
 key p
-key 1 2                                    # stage 2 again, from its comparison page
+key 1 shift+Right                          # stage 2 again, from its comparison page
 xdotool mousemove --window "$win" $(cell 01-heads head2.weights 5 2); settle
 key a
 [ "$SAID_TOAST" = "head 2: switched off, its output replaced by 0" ] && ok \
