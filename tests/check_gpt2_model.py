@@ -28,12 +28,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, HERE)
 import attnlab                                  # noqa: E402
 import hf_gpt2 as hg                            # noqa: E402
-from tcheck import check, finish               # noqa: E402
-
-
-def worst(a, b):
-    """The largest absolute difference."""
-    return float(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64)).max())
+from tcheck import check, finish, worst        # noqa: E402
 
 
 def forward(model, x):

@@ -28,14 +28,9 @@ import attnlab                                  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_gpt2 as hg                            # noqa: E402
-from tcheck import check, finish               # noqa: E402
+from tcheck import check, finish, worst        # noqa: E402
 
 D, H = 768, 12
-
-
-def worst(a, b):
-    """The largest absolute difference."""
-    return float(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64)).max())
 
 
 torch.manual_seed(124)

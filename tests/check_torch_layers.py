@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import attnlab                                  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tcheck import check, finish               # noqa: E402
+from tcheck import check, finish, worst        # noqa: E402
 
 D, H, F = 768, 12, 3072
 
@@ -47,11 +47,6 @@ class BertSelfAttention(torch.nn.Module):
         extended = (1.0 - attention_mask[None, None, :].float()) * torch.finfo(torch.float32).min
         self.probs = torch.softmax(scores + extended[0], dim=-1)
         return (self.probs @ v).transpose(0, 1).reshape(n, D)
-
-
-def worst(a, b):
-    """The largest absolute difference."""
-    return float(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64)).max())
 
 
 torch.manual_seed(7)

@@ -71,11 +71,12 @@ class BertSelfAttention(nn.Module):
 
 
 class BertSelfOutput(nn.Module):
-    """dense, then LayerNorm(dense + the attention's input)."""
+    """dense (from n_in, the hidden size unless given), then LayerNorm(dense
+    + the sublayer's input)."""
 
-    def __init__(self, c):
+    def __init__(self, c, n_in=None):
         super().__init__()
-        self.dense = nn.Linear(c.hidden_size, c.hidden_size)
+        self.dense = nn.Linear(n_in or c.hidden_size, c.hidden_size)
         self.LayerNorm = nn.LayerNorm(c.hidden_size, eps=c.layer_norm_eps)
         self.dropout = nn.Dropout(0.1)
 
@@ -107,17 +108,11 @@ class BertIntermediate(nn.Module):
         return self.intermediate_act_fn(self.dense(hidden))
 
 
-class BertOutput(nn.Module):
-    """dense back to the hidden size, then LayerNorm(dense + its input)."""
+class BertOutput(BertSelfOutput):
+    """The same after the MLP: dense back from the intermediate size."""
 
     def __init__(self, c):
-        super().__init__()
-        self.dense = nn.Linear(c.intermediate_size, c.hidden_size)
-        self.LayerNorm = nn.LayerNorm(c.hidden_size, eps=c.layer_norm_eps)
-        self.dropout = nn.Dropout(0.1)
-
-    def forward(self, hidden, inputs):
-        return self.LayerNorm(self.dropout(self.dense(hidden)) + inputs)
+        super().__init__(c, c.intermediate_size)
 
 
 class BertLayer(nn.Module):

@@ -27,6 +27,12 @@ def finish(name):
     sys.exit(1 if failed else 0)
 
 
+def worst(a, b):
+    """The largest absolute difference of two arrays (numpy's, torch's), as a float."""
+    import numpy as np
+    return float(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64)).max())
+
+
 def inline_shared(dump):
     """Put the numbers of every matrix --dump wrote once per setup (a stage
     entry with "shared": true) back into the stages that show it: under the
