@@ -732,10 +732,10 @@ static bool check_given_stage(Parser *p, const Stage *st, const StageKind *k, co
                             "(attention: %s); add 'values: ...'", k->name, su->attention);
     Buf can = {0};                              /* the stages the table lets it show, in its order */
     for (int i = 0; i < STAGE_COUNT; i++)
-        if (stage_kind((StageId)i)->given == GIVEN_YES) buf_printf(&can, "%s%s", can.len ? ", " : "", stage_kind(i)->name);
+        if (stage_kind((StageId)i)->given == GIVEN_YES) buf_printf(&can, "%s%s", can.len ? ", " : "", stage_kind((StageId)i)->name);
     buf_puts(&can, " and, with values,");
     for (int i = 0, n = 0; i < STAGE_COUNT; i++)
-        if (stage_kind((StageId)i)->given == GIVEN_WITH_VALUES) buf_printf(&can, "%s %s", n++ ? "," : "", stage_kind(i)->name);
+        if (stage_kind((StageId)i)->given == GIVEN_WITH_VALUES) buf_printf(&can, "%s %s", n++ ? "," : "", stage_kind((StageId)i)->name);
     bool ok = lp_fail_line(p, st->line, 2, "stage %s computes what comes before the weights, but this setup is given its "
                            "weights (attention: %s, line %d); it can show %s", k->name, su->attention, su->attention_line,
                            buf_str(&can));

@@ -24,11 +24,12 @@
 bool stage_model_view_check(const Lesson *L, const Stage *st, const StageSize *z, Error *err)
 {
     int setups[LESSON_MAX_SETUPS], n = lesson_grid_setups(L, st->setup, setups);
-    int64_t rows = n * z->nq, cols = z->heads * z->nk;
+    const Setup *su = &L->setups[st->setup];            /* every head, whatever head: says */
+    int64_t heads = su->heads > 0 ? su->heads : 1, rows = n * z->nq, cols = heads * z->nk;
     if (rows <= GRID_MAX_SIDE && cols <= GRID_MAX_SIDE && rows * cols <= GRID_MAX_CELLS) return true;
     return error_set(err, ERR_INVALID, NULL, 0, 0, "stage model_view: %d layers of %" PRId64 " heads over %" PRId64 "x%"
                      PRId64 " tokens make a grid of %" PRId64 "x%" PRId64 " weights, over the limit of %" PRId64
-                     " cells; use fewer tokens", n, z->heads, z->nq, z->nk, rows, cols, GRID_MAX_CELLS);
+                     " cells; use fewer tokens", n, heads, z->nq, z->nk, rows, cols, GRID_MAX_CELLS);
 }
 
 /* Labels for n blocks: the setups' titles (or "setup N"), or "head N". */
