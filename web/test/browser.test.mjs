@@ -558,11 +558,11 @@ test('from a web server: ?lesson= opens a lesson of the same site with the NumPy
   const base = `http://127.0.0.1:${server.address().port}/${BUILD}/web/attnlab.html`;
   const p = await openPage(browser, base + '?lesson=/lessons/07-induction-head.lesson&stage=3');
   try {
-    assert.match(await waitStage(p, /stage 3 \/ 11/), /stage 3 \/ 11/, 'the trained model\'s lesson, fetched with its .npz files, at stage 3');
+    assert.match(await waitStage(p, /stage 3 \/ 12/), /stage 3 \/ 12/, 'the trained model\'s lesson, fetched with its .npz files, at stage 3');
     const fetched = requests.filter((u) => u.includes('/lessons/models/'));
     assert.ok(fetched.some((u) => u.endsWith('induction.npz')), 'the .npz beside the lesson was fetched: ' + fetched.join(' '));
     assert.match(await p.evaluate(() => location.hash), /stage=3/);
-    for (const [frag, want] of [['#2', /stage 2 \/ 11/], ['#stage=4', /stage 4 \/ 11/]]) {
+    for (const [frag, want] of [['#2', /stage 2 \/ 12/], ['#stage=4', /stage 4 \/ 12/]]) {
       await p.goto(base + '?lesson=/lessons/07-induction-head.lesson' + frag);
       await ready(p);
       assert.match(await waitStage(p, want), want, frag);
