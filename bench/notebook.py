@@ -10,11 +10,13 @@ by side, against the torch forward pass of the same block measured here
 (the ratio is the figure to watch: it does not depend on the machine);
 and the same show() through the program instead of the library
 (ATTNLAB_NO_LIB), the cost of a process and a file per picture that the
-library removes.
+library removes; last, once, a whole GPT-2-small-shaped model (twelve
+blocks, 50,257 words) at 128 tokens to its first picture, and the peak
+memory of the process against its weights.
 """
 
-import math
 import os
+import resource
 import statistics
 import sys
 import time
@@ -24,6 +26,9 @@ import torch
 
 import attnlab
 from attnlab import _library
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import hf_gpt2 as hg                            # noqa: E402  Hugging Face's GPT-2 modules, written out
 
 QUICK = "--quick" in sys.argv
 RUNS = 3 if QUICK else 7
@@ -45,40 +50,6 @@ def weights(h, n, seed=0):
     return a / a.sum(-1, keepdims=True)
 
 
-class Conv1D(torch.nn.Module):
-    def __init__(self, nf, nx):
-        super().__init__()
-        self.nf = nf
-        self.weight = torch.nn.Parameter(torch.randn(nx, nf) * 0.02)
-        self.bias = torch.nn.Parameter(torch.randn(nf) * 0.02)
-
-    def forward(self, x):
-        return x @ self.weight + self.bias
-
-
-class Block(torch.nn.Module):
-    """A GPT-2 block with Hugging Face's names, and its forward pass."""
-
-    def __init__(self, d=768, h=12):
-        super().__init__()
-        self.d, self.h = d, h
-        self.ln_1, self.ln_2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
-        self.attn = torch.nn.Module()
-        self.attn.c_attn, self.attn.c_proj, self.attn.num_heads = Conv1D(3 * d, d), Conv1D(d, d), h
-        self.mlp = torch.nn.Module()
-        self.mlp.c_fc, self.mlp.c_proj = Conv1D(4 * d, d), Conv1D(d, 4 * d)
-        self.mlp.act = torch.nn.GELU(approximate="tanh")
-
-    def forward(self, x):
-        n, d, h = x.shape[0], self.d, self.h
-        q, k, v = self.attn.c_attn(self.ln_1(x)).split(d, dim=1)
-        q, k, v = (t.reshape(n, h, d // h).transpose(0, 1) for t in (q, k, v))
-        s = (q @ k.transpose(-1, -2) / math.sqrt(d // h)).masked_fill(torch.triu(torch.ones(n, n, dtype=torch.bool), 1),
-                                                                       float("-inf"))
-        mid = x + self.attn.c_proj((torch.softmax(s, -1) @ v).transpose(0, 1).reshape(n, d))
-        return mid + self.mlp.c_proj(self.mlp.act(self.mlp.c_fc(self.ln_2(mid))))
-
-
 def main():
     if not _library.available():
         print("notebook: libattnlab is not built (make lib); nothing measured")
@@ -88,7 +59,7 @@ def main():
     a128, a1024 = weights(12, 128), weights(12, 1024)
     show128 = median_time(lambda: attnlab.show(a128, tokens128).picture(1))
     show1024 = median_time(lambda: attnlab.show(a1024, tokens1024).picture(1), max(3, RUNS // 2))
-    block, x = Block().eval(), torch.randn(128, 768)
+    block, x = hg.GPT2Block(hg.config()).eval(), torch.randn(128, 768)
     with torch.no_grad():
         forward = median_time(lambda: block(x))
     stage = 2                                   # layer_norm, multi_head, mlp: the heads side by side
@@ -109,7 +80,25 @@ def main():
     print("notebook: GPT-2-small block, 128 tokens: from_torch -> heads %8.1f ms" % (1000 * gpt2))
     print("notebook: its torch forward pass (float32)                   %8.1f ms  (attnlab %.1fx torch)"
           % (1000 * forward, gpt2 / forward))
+    whole_model()
     return 0
+
+
+def whole_model():
+    """A whole GPT-2-small-shaped model (twelve blocks, 50,257 words, 124 M
+    numbers) at 128 tokens: from_torch (every block computed) to its first
+    picture, once, and the process's peak memory against the weights'."""
+    model = hg.GPT2LMHeadModel(hg.config()).eval()
+    ids = torch.randint(0, 50257, (128,), generator=torch.Generator().manual_seed(1))
+    weights = sum(p.numel() * p.element_size() for p in model.parameters())
+    t = time.perf_counter()
+    les = attnlab.from_torch(model, ids, ["t%d" % i for i in range(128)])
+    les.picture(1)
+    took = time.perf_counter() - t
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print("notebook: whole GPT-2-small model, 128 tokens: from_torch -> first picture %8.1f s" % took)
+    print("notebook: peak memory of this process %.2f GB, %.1fx the float32 weights (%.2f GB)"
+          % (peak / 1e9, peak / weights, weights / 1e9))
 
 
 if __name__ == "__main__":
