@@ -141,17 +141,6 @@ def _table(arrays, archive):
     return table, kept
 
 
-def check(text, arrays, archive="arrays.npz"):
-    """Refuse the lesson as `attnlab --check` would (its shapes, limits and
-    budgets), without computing it: Failed with the program's line."""
-    table, kept = _table(arrays, archive)
-    err = _Error()
-    raw = text.encode("utf-8")
-    if library().attnlab_check(raw, len(raw), b"-", table, len(arrays), ctypes.byref(err)) != 0:
-        raise Failed(err.text.decode("utf-8", "replace"))
-    del kept
-
-
 class Handle:
     """An open lesson in the library: parsed and computed once, then asked
     for pages, pictures, --dump's JSON and matrices."""
