@@ -46,11 +46,9 @@ void stage_layer_norm(Ctx *c)
     row_input(c, su->norm.beta, _("\xce\xb2 (bias)"));
     stage_heat(c, trace_ref(TK_LN, 0), _("LN = x\xcc\x82\xc2\xb7\xce\xb3 + \xce\xb2"), LAB_Q,
                LAB_QFEAT, _("tokens"), AX_DIMS);
-    char *f = stage_fmt(_("LN(x) = (x \xe2\x88\x92 mean(x)) \xc3\xb7 \xe2\x88\x9a(var(x) + \xce\xb5) \xc2\xb7 \xce\xb3 + \xce\xb2, "
-                          "each token's row on its own (\xce\xb5 = %g)"), su->norm.eps);
-    c->v->formula = su->post_norm ? stage_fmt(_("%s; after the residual add (post-norm): the stream after attention"), f)
-                                  : xstrdup(f);
-    free(f);
+    /* post-norm: the first panel's title (x = X + attention) says what is normalised */
+    c->v->formula = stage_fmt(_("LN(x) = (x \xe2\x88\x92 mean(x)) \xc3\xb7 \xe2\x88\x9a(var(x) + \xce\xb5) \xc2\xb7 \xce\xb3 + \xce\xb2, "
+                                "each token's row on its own (\xce\xb5 = %g)"), su->norm.eps);
     free(x);
     free(hat);
 }
