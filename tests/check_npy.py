@@ -350,12 +350,21 @@ check(out.returncode == 2 and out.stderr.strip() ==              # line 39: the 
 save("mlp.npy", np.full((768, 3072), 0.5, dtype=np.float32))
 save("too-wide.npy", np.zeros((2, 4097), dtype=np.float32))
 save("too-tall.npy", np.zeros((4097, 2), dtype=np.float32))
+save("vocab-wide.npy", np.full((2, 5000), 0.5, dtype=np.float32))     # an unembedding of 5000 words
+np.save(os.path.join(tmp, "words.npy"), np.array(["w%d" % i for i in range(5000)]))
 save("heads.npy", np.full((12, 1024, 1024), 1 / 1024, dtype=np.float32))
 for text, want in (
         ('[setup]\ntokens: a\nX = ones 1x768\nW = load "mlp.npy"\nqueries: X @ W\nkeys: X @ W\nvalues: X @ W\n[softmax]\n', None),
         ('[setup]\ntokens: a\nX = ones 1x4\nW = load "too-wide.npy"\n[embeddings]\n',
          "5:1: error: W has 4097 columns, over the limit of 4096 rows or columns; only the unembedding of this setup "
-         "(unembed:) may have more, one per word, up to 65536"),
+         "(unembed:) may have more, one per word, up to 65536, and only as the unembedding"),
+        ('[setup]\ntokens: a\nX = ones 1x2\nW = load "vocab-wide.npy"\nunembed: W\nqueries: X @ W\n[softmax]\n',
+         "5:1: error: W has 5000 columns, over the limit of 4096 rows or columns; only the unembedding of this setup "
+         "(unembed:) may have more, one per word, up to 65536, and only as the unembedding"),
+        ('[setup]\ntokens: a\nX = ones 1x2\nW = load "vocab-wide.npy"\nT = transpose W\nunembed: W\n[softmax]\n',
+         "6:1: error: T has 5000 rows, over the limit of 4096 rows or columns"),
+        ('[setup]\ntokens: a\nX = ones 1x2\nW = load "vocab-wide.npy"\nunembed: W\nvocab = load "words.npy"\n'
+         '[next_token]\n', None),
         ('[setup]\ntokens: a\nX = ones 1x4\nW = load "too-tall.npy"\n[embeddings]\n',
          "5:10: error: too-tall.npy: size 4097x2 is over the limit of 4096 rows or columns (16384 columns for a "
          "stack side by side, 65536 for an unembedding)"),

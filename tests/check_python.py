@@ -272,7 +272,9 @@ check(len(two.heads().lesson.stages) == 3 and two.stages == ["multi_head", "entr
       "heads() of a lesson without a model view draws one and leaves the lesson as it was")
 check(attnlab.show(per_layer, list("abcde"), stage="multi_head").stages == ["multi_head"] * 3,
       "show() of layers with stage= shows that stage of every layer")
-for bad, want in (([], "empty list"), ([per_layer[0], np.ones(5)], "attention[1] has shape (5,)")):
+check(attnlab.show(per_layer[0][0].tolist(), list("abcde")).stages == ["multi_head"],
+      "show() of nested lists of numbers is one array, as before (two heads: multi_head)")
+for bad, want in (([per_layer[0], np.ones(5)], "attention[1] has shape (5,)"),):
     try:
         attnlab.show(bad, list("abcde"))
         check(False, "show() refuses %s" % want)

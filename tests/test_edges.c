@@ -18,6 +18,7 @@
 #include "core/compute/trace.h"
 #include "core/util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -501,6 +502,42 @@ START_TEST(test_model_view_grid)
 }
 END_TEST
 
+/* Post-norm with sinusoidal positions: the first residual sum starts from
+** X + PE (the stream carries the positions, as the first Transformer's
+** does), and the block hands on the norm of the second sum. */
+START_TEST(test_post_norm_with_positions)
+{
+    Lesson *L;
+    Trace *T = tstages_run("title: t\n[setup]\nseed: 2\ntokens: a b c\nX = randn 3x4\nW_q = randn 4x4\n"
+                           "W_k = randn 4x4\nW_v = randn 4x4\nqueries: X @ W_q\nkeys: X @ W_k\nvalues: X @ W_v\n"
+                           "positions: sinusoidal\ng = ones 1x4\nb = zeros 1x4\nW_in = randn 4x8\nW_out = randn 8x4\n"
+                           "layer_norm: g b\nmlp_norm: g b\nmlp: W_in relu W_out\nnorm_order: post\n"
+                           "[layer_norm]\n[mlp]\n", "post.lesson", &L);
+    const Mat *xpe = trace_at(T, 0, trace_ref(TK_XPE, 0)), *out = trace_at(T, 0, trace_ref(TK_CONCAT, 0));
+    const Mat *sum = trace_at(T, 0, trace_ref(TK_ATTN_SUM, 0)), *ln = trace_at(T, 0, trace_ref(TK_LN, 0));
+    const Mat *mid = trace_at(T, 0, trace_ref(TK_MID, 0)), *msum = trace_at(T, 0, trace_ref(TK_MLP_SUM, 0));
+    const Mat *mout = trace_at(T, 0, trace_ref(TK_MLP_OUT, 0)), *post = trace_at(T, 0, trace_ref(TK_STREAM, 0));
+    if (!out) out = trace_at(T, 0, trace_ref(TK_OUTPUT, 1));
+    ck_assert(xpe && out && sum && ln && mid && msum && mout && post);
+    ck_assert_ptr_eq(mid, ln);                          /* the stream after attention is the first norm's output */
+    for (int i = 0; i < 3; i++) {
+        double m = 0, v = 0;
+        for (int j = 0; j < 4; j++) {
+            ck_assert(mat_get(sum, i, j) == mat_get(xpe, i, j) + mat_get(out, i, j));
+            ck_assert(mat_get(msum, i, j) == mat_get(mid, i, j) + mat_get(mout, i, j));
+            m += mat_get(post, i, j) / 4;
+        }
+        for (int j = 0; j < 4; j++) v += (mat_get(post, i, j) - m) * (mat_get(post, i, j) - m) / 4;
+        ck_assert_msg(fabs(m) < 1e-12 && fabs(v - 1) < 1e-4, "row %d of the output: mean %g, variance %g", i, m, v);
+    }
+    char *ex = explain_cell(L, T, 0, "attn_sum", 1, 2);
+    ck_assert_msg(ex && strstr(ex, "X + the attention's output"), "%s", ex);
+    free(ex);
+    trace_free(T);
+    lesson_free(L);
+}
+END_TEST
+
 /* The suite. */
 Suite *edges_suite(void)
 {
@@ -514,6 +551,7 @@ Suite *edges_suite(void)
     tcase_add_test(tc, test_next_token_shows_every_word_asked_for);
     tcase_add_test(tc, test_rows_that_see_no_key_are_marked);
     tcase_add_test(tc, test_model_view_grid);
+    tcase_add_test(tc, test_post_norm_with_positions);
     suite_add_tcase(s, tc);
     return s;
 }

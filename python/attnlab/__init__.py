@@ -40,14 +40,18 @@ def show(attention, tokens, key_tokens=None, *, title="Attention weights", mask=
     the values the weights average (then "weighted_sum" works too). text:
     the slide's explanation. options: Lesson's (size, theme, cmap, format,
     ...). interactive=True: the browser edition in the notebook instead.
-    A list or tuple of such arrays, one per layer (as a Hugging Face model
-    returns outputs.attentions, each (batch, heads, queries, keys)), is
-    every layer: a setup each, titled "Layer 1", ..., ending in the
-    model_view stage, every head of every layer on one picture.
+    A list or tuple of such arrays or tensors, one per layer (as a Hugging
+    Face model returns outputs.attentions, each (batch, heads, queries,
+    keys)), is every layer: a setup each, titled "Layer 1", ..., ending in
+    the model_view stage, every head of every layer on one picture (nested
+    lists of numbers are one array, as before).
     Returns a Lesson, which draws itself.
     """
-    if isinstance(attention, (list, tuple)):
-        return _layers(attention, tokens, key_tokens, title, mask, stage, text, batch, interactive, options)
+    if isinstance(attention, (list, tuple)) and attention and all(hasattr(a, "shape") for a in attention):
+        if values is not None:
+            raise ValueError("attnlab.show: values= goes with one array of weights, not one per layer; give the "
+                             "layer's weights alone to see its weighted sum")
+        return _layers(attention, tokens, key_tokens, title, mask, stage, head, text, batch, interactive, options)
     a = _text.as_array(attention, "attention")
     if a.ndim == 4:
         a = a[_text.batch_index(batch, a.shape[0], "attention")]
@@ -68,11 +72,10 @@ def show(attention, tokens, key_tokens=None, *, title="Attention weights", mask=
     return les.interactive() if interactive else les
 
 
-def _layers(layers, tokens, key_tokens, title, mask, stage, text, batch, interactive, options):
+def _layers(layers, tokens, key_tokens, title, mask, stage, head, text, batch, interactive, options):
     """show() of one array of given weights per layer: a setup each, and
-    the model view (stage: another stage for every layer instead)."""
-    if not layers:
-        raise ValueError("attnlab.show: attention is an empty list; give one array of weights per layer")
+    the model view (stage: another stage for every layer instead, of head
+    `head` when given)."""
     les = Lesson(title, **options)
     cross = key_tokens is not None
     for i, layer in enumerate(layers):
@@ -89,7 +92,7 @@ def _layers(layers, tokens, key_tokens, title, mask, stage, text, batch, interac
                   key_tokens=key_tokens if first else None, title="Layer %d" % (i + 1), attention=a,
                   mask=mask if first else None)
         if stage:
-            les.stage(stage, text=text)
+            les.stage(stage, text=text, head=head)
     if not stage:
         les.stage("model_view", text=text)
     les.check()

@@ -266,7 +266,7 @@ def _grid_fits(layers, heads, n):
 
 # ------------------------------------------------------------------- BERT
 
-def _bert_parts(layer, prefix):
+def _bert_parts(layer, prefix, activation=None):
     """A BertLayer's (or BertAttention's) weights as Lesson.setup's
     keywords: its self-attention, the output dense and LayerNorm after the
     residual add, the intermediate and output dense with their LayerNorm,
@@ -285,7 +285,7 @@ def _bert_parts(layer, prefix):
     if hasattr(layer, "intermediate"):
         w1, b1 = _conv_or_linear(layer.intermediate.dense, prefix + "intermediate.dense")
         w2, b2 = _conv_or_linear(layer.output.dense, prefix + "output.dense")
-        act = _activation(getattr(layer.intermediate, "intermediate_act_fn", None), None)
+        act = _activation(getattr(layer.intermediate, "intermediate_act_fn", None), activation)
         parts.update(mlp=(w1, b1, act, w2, b2), mlp_norm=_norm_of(layer.output.LayerNorm, prefix + "output.LayerNorm"))
     return parts
 
@@ -306,7 +306,8 @@ def _padding(attention_mask, batch, n):
     return None if m.all() else np.repeat((m != 0)[None, :], n, axis=0)
 
 
-def _bert(module, kind, x, tokens, title, stages, *, attention_mask=None, token_type_ids=None, batch=None, **options):
+def _bert(module, kind, x, tokens, title, stages, *, attention_mask=None, token_type_ids=None, batch=None,
+          activation=None, **options):
     """A Hugging Face BERT module, in BERT's post-norm order: a BertAttention
     or BertLayer over x (its input hidden states), a BertEncoder's layers
     chained, or a BertModel (x the token ids; its embeddings, computed by
@@ -335,11 +336,13 @@ def _bert(module, kind, x, tokens, title, stages, *, attention_mask=None, token_
             raise ValueError("attnlab.from_torch: x has shape %s; expected (tokens, hidden) or a batch of them"
                              % (a.shape,))
         layers, prefix = (list(module.layer), "layer.%d.") if kind == "encoder" else ([module], "")
+    if not layers:
+        raise ValueError("attnlab.from_torch: this %s has no layers" % type(module).__name__)
     mask = _padding(attention_mask, batch, a.shape[0])
     names = {"attention": "BertAttention", "layer": "BertLayer", "encoder": "BertEncoder", "model": "BertModel"}
     les = Lesson(title or "%s: %d layer%s" % (names[kind], len(layers), "" if len(layers) == 1 else "s"), **options)
     for i, layer in enumerate(layers):
-        parts = _bert_parts(layer, prefix % i if "%d" in prefix else prefix)
+        parts = _bert_parts(layer, prefix % i if "%d" in prefix else prefix, activation)
         les.setup(tokens if i == 0 else None, a if i == 0 else None, title="Layer %d" % (i + 1) if len(layers) > 1 else None,
                   mask=mask if i == 0 else None, residual=True if i > 0 else None, **parts)
         H = parts["heads"]

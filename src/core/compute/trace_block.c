@@ -118,7 +118,9 @@ bool tr_block(TraceSetup *ts, const Lesson *L, int k, const Mat *x)
     const Mat *post;
     if (su->post_norm) {
         assert(su->norm.gamma);
-        const Mat *sum = tr_put(ts, TK_ATTN_SUM, 0, 0, mat_add(x, out), true);
+        /* the stream starts with the positions in it, as the first Transformer adds them to the embeddings */
+        const Mat *in = su->positions == POS_SINUSOIDAL ? tr_find(ts, TK_XPE, 0, 0) : x;
+        const Mat *sum = in ? tr_put(ts, TK_ATTN_SUM, 0, 0, mat_add(in, out), true) : NULL;
         const Mat *mid = sum ? norm(ts, &su->norm, sum, TK_LN_HAT, TK_LN) : NULL;
         if (!su->mlp.w_in) {
             post = mid ? tr_put(ts, TK_STREAM, 0, 0, (Mat *)mid, false) : NULL;
@@ -141,18 +143,42 @@ bool tr_block(TraceSetup *ts, const Lesson *L, int k, const Mat *x)
     return logits && tr_put(ts, TK_PROBS, 0, 0, attn_softmax(logits), true);
 }
 
+/* Whether column a of row ranks above column b: a larger number, or the
+** same number earlier in the row. */
+static bool ranks_above(const double *row, int a, int b)
+{
+    return row[a] > row[b] || (row[a] == row[b] && a < b);
+}
+
+/* Sift entry i of a heap of n columns down, the lowest ranked at the root. */
+static void sift_down(const double *row, int *heap, int n, int i)
+{
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, low = i;
+        if (l < n && ranks_above(row, heap[low], heap[l])) low = l;
+        if (r < n && ranks_above(row, heap[low], heap[r])) low = r;
+        if (low == i) return;
+        int t = heap[i]; heap[i] = heap[low]; heap[low] = t;
+        i = low;
+    }
+}
+
 /* The columns of the k largest numbers of a row of n (ties: the first),
-** into top (k of them, largest first). */
+** into top (k of them, largest first): a heap of the k best so far, its
+** lowest at the root, then sorted (n·log k: a 50,257-word row for any k). */
 void trace_row_top(const double *row, int n, int k, int *top)
 {
-    int have = 0;
-    for (int j = 0; j < n; j++) {
-        int at;
-        if (have < k) at = have++;
-        else if (row[j] > row[top[k - 1]]) at = k - 1;
-        else continue;
-        while (at > 0 && row[top[at - 1]] < row[j]) { top[at] = top[at - 1]; at--; }
-        top[at] = j;
+    assert(k >= 1 && k <= n);
+    for (int j = 0; j < k; j++) top[j] = j;
+    for (int i = k / 2 - 1; i >= 0; i--) sift_down(row, top, k, i);
+    for (int j = k; j < n; j++)
+        if (ranks_above(row, j, top[0])) {
+            top[0] = j;
+            sift_down(row, top, k, 0);
+        }
+    for (int m = k - 1; m > 0; m--) {         /* heap sort: the lowest goes last */
+        int t = top[0]; top[0] = top[m]; top[m] = t;
+        sift_down(row, top, m, 0);
     }
 }
 

@@ -49,6 +49,7 @@
 #define LESSON_MAX_LOAD_STACK (LESSON_MAX_HEADS * LESSON_MAX_TOKENS) /* columns of a loaded stack, side by side */
 #define LESSON_MAX_LOAD_CELLS (1 << 26)   /* rows x cols of a loaded matrix or stack */
 #define LESSON_MAX_VOCAB     65536       /* words of `vocab:`, columns of the unembedding (GPT-2: 50257) */
+#define LESSON_MAX_TOP       1024        /* `top:`: a next_token row's likeliest words */
 #define LESSON_NORM_EPS      1e-5        /* layer norm's ε unless `eps` says (PyTorch's default) */
 /* Budgets for the whole lesson, so that a short file within every limit
 ** above still loads in about a second and a few hundred MB: */

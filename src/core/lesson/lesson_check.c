@@ -528,19 +528,40 @@ static int64_t block_work(const Setup *su)
     return w;
 }
 
+/* Whether a setting of su other than the unembedding names matrix name. */
+static bool named_elsewhere(const Setup *su, const char *name)
+{
+    const Operand *ops[3] = { &su->queries, &su->keys, &su->values };
+    const char *roles[] = { su->output_proj, su->output_bias, su->norm.gamma, su->norm.beta, su->mlp_norm.gamma,
+                            su->mlp_norm.beta, su->final_norm.gamma, su->final_norm.beta, su->mlp.w_in, su->mlp.b_in,
+                            su->mlp.w_out, su->mlp.b_out, su->attention, su->add_w1, su->add_w2, su->add_v };
+    for (int i = 0; i < 3; i++)
+        if ((ops[i]->input && !strcmp(ops[i]->input, name)) || (ops[i]->weight && !strcmp(ops[i]->weight, name))
+            || (ops[i]->bias && !strcmp(ops[i]->bias, name)))
+            return true;
+    for (size_t i = 0; i < sizeof roles / sizeof *roles; i++)
+        if (roles[i] && !strcmp(roles[i], name)) return true;
+    return false;
+}
+
 /* Only the unembedding (and its bias) may be wider than LESSON_MAX_LOAD_DIM,
-** a column per word: no stage draws it whole, and nothing else multiplies
-** by a matrix that wide (a stack of heads side by side has its own limit). */
+** a column per word, and only as that: no stage draws it whole, and
+** nothing else multiplies by a matrix that wide (a stack of heads side by
+** side has its own limit). No matrix is taller. */
 static bool check_wide(Parser *p, const Setup *su)
 {
     for (int i = 0; i < su->nmats; i++) {
         const LessonMatrix *lm = &su->mats[i];
-        if (lm->m->cols <= LESSON_MAX_LOAD_DIM || lm->stack > 1 || (su->unembed && !strcmp(lm->name, su->unembed))
-            || (su->unembed_bias && !strcmp(lm->name, su->unembed_bias)))
+        if (lm->m->rows > LESSON_MAX_LOAD_DIM)
+            return lp_fail_line(p, at_line(su, lm->line), 1, "%s has %d rows, over the limit of %d rows or columns",
+                                lm->name, lm->m->rows, LESSON_MAX_LOAD_DIM);
+        bool unembedding = (su->unembed && !strcmp(lm->name, su->unembed))
+                        || (su->unembed_bias && !strcmp(lm->name, su->unembed_bias));
+        if (lm->m->cols <= LESSON_MAX_LOAD_DIM || lm->stack > 1 || (unembedding && !named_elsewhere(su, lm->name)))
             continue;
         return lp_fail_line(p, at_line(su, lm->line), 1, "%s has %d columns, over the limit of %d rows or columns; only "
-                            "the unembedding of this setup (unembed:) may have more, one per word, up to %d", lm->name,
-                            lm->m->cols, LESSON_MAX_LOAD_DIM, LESSON_MAX_VOCAB);
+                            "the unembedding of this setup (unembed:) may have more, one per word, up to %d, and "
+                            "only as the unembedding", lm->name, lm->m->cols, LESSON_MAX_LOAD_DIM, LESSON_MAX_VOCAB);
     }
     return true;
 }

@@ -619,7 +619,7 @@ static bool key_block(Parser *p, const KeyUse *u)
 /* `top: K`: next_token's words per row. */
 static bool key_top(Parser *p, const KeyUse *u)
 {
-    return stage_int(p, u->s, 1, LESSON_MAX_VOCAB, "top (words per row)", &lp_stage(p)->top);
+    return stage_int(p, u->s, 1, LESSON_MAX_TOP, "top (words per row)", &lp_stage(p)->top);
 }
 
 /* `scale: shared | own`: whether panels meant to be compared share a colour scale. */

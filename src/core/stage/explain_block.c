@@ -53,11 +53,13 @@ static void norm_cell(Ex *e, TraceRef xr, const char *xname, const LayerNorm *n,
 ** and a name. */
 static TraceRef norm_input(const Ex *e, char *name, size_t n)
 {
+    bool pe = e->su->positions == POS_SINUSOIDAL;
     if (e->su->post_norm) {
-        snprintf(name, n, _("%s + attention"), e->su->queries.input);
+        char x[LESSON_MAX_NAME + 8];
+        snprintf(x, sizeof x, pe ? "%s + PE" : "%s", e->su->queries.input);
+        snprintf(name, n, _("%s + attention"), x);
         return trace_ref(TK_ATTN_SUM, 0);
     }
-    bool pe = e->su->positions == POS_SINUSOIDAL;
     snprintf(name, n, pe ? "%s + PE" : "%s", e->su->queries.input);
     return pe ? trace_ref(TK_XPE, 0) : trace_input_ref(e->su->queries.input);
 }
@@ -145,7 +147,7 @@ static int top_column(const Ex *e, int k, int j)
 bool ex_block(Ex *e, TraceRef r, int i, int j, double v)
 {
     const Setup *su = e->su;
-    char name[LESSON_MAX_NAME + 8];
+    char name[LESSON_MAX_NAME + 64];        /* the name and "+ attention" in any language, whole */
     switch (r.kind) {
     case TK_LN_HAT:
         norm_cell(e, norm_input(e, name, sizeof name), name, &su->norm, i, j, v, true);
@@ -159,7 +161,8 @@ bool ex_block(Ex *e, TraceRef r, int i, int j, double v)
         return true;
     case TK_ATTN_SUM:
         sum_cell(e, _("the stream after attention, before its norm: X + the attention's output"),
-                 trace_input_ref(su->queries.input), attention_out(e), i, j, v);
+                 su->positions == POS_SINUSOIDAL ? trace_ref(TK_XPE, 0) : trace_input_ref(su->queries.input),
+                 attention_out(e), i, j, v);
         return true;
     case TK_MLP_SUM:
         sum_cell(e, _("the stream after the MLP, before its norm: the stream after attention + the MLP's output"),

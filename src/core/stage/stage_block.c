@@ -35,11 +35,12 @@ void stage_layer_norm(Ctx *c)
 {
     const Setup *su = c->su;
     bool pe = su->positions == POS_SINUSOIDAL;
-    char *x = su->post_norm ? stage_fmt(_("x = %s + attention"), su->queries.input)
-            : pe ? stage_fmt("%s + PE", su->queries.input) : xstrdup(su->queries.input);
+    char *xin = pe ? stage_fmt("%s + PE", su->queries.input) : xstrdup(su->queries.input);
+    char *x = su->post_norm ? stage_fmt(_("x = %s + attention"), xin) : xstrdup(xin);
     char *hat = stage_fmt(_("x\xcc\x82 = (%s \xe2\x88\x92 mean) \xc3\xb7 \xe2\x88\x9a(var + \xce\xb5)"),
                           su->post_norm ? "x" : x);
     TraceRef in = su->post_norm ? trace_ref(TK_ATTN_SUM, 0) : pe ? trace_ref(TK_XPE, 0) : trace_input_ref(su->queries.input);
+    free(xin);
     stage_heat(c, in, x, LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
     stage_heat(c, trace_ref(TK_LN_HAT, 0), hat, LAB_Q, LAB_QFEAT, _("tokens"), AX_DIMS);
     row_input(c, su->norm.gamma, _("\xce\xb3 (gain)"));
@@ -190,15 +191,20 @@ static unsigned char *word_marks(const Ctx *c, int k, const Mat *ids, int a, int
     if (!P || k < 1 || k > P->cols) return NULL;
     unsigned char *marks = xcalloc((size_t)P->rows * (size_t)(e - a), 1);
     int *top = xmalloc(sizeof *top * (size_t)k);
+    bool *likely = xcalloc((size_t)P->cols, sizeof *likely);     /* the row's top k, as a set (cleared after) */
     for (int r = 0; r < P->rows; r++) {
         trace_row_top(mat_row(P, r), P->cols, k, top);
+        for (int t = 0; t < k; t++) likely[top[t]] = true;
+        int next = next_word(c, r);
         for (int j = a; j < e; j++) {
             int w = (int)ids->data[j];
             unsigned char *mk = &marks[(size_t)r * (size_t)(e - a) + (size_t)(j - a)];
-            for (int t = 0; t < k; t++) if (top[t] == w) *mk |= PANEL_MARK_FRAME;
-            if (next_word(c, r) == w) *mk |= PANEL_MARK_DIAMOND;
+            if (likely[w]) *mk |= PANEL_MARK_FRAME;
+            if (next == w) *mk |= PANEL_MARK_DIAMOND;
         }
+        for (int t = 0; t < k; t++) likely[top[t]] = false;
     }
+    free(likely);
     free(top);
     return marks;
 }
