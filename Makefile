@@ -323,7 +323,7 @@ TEST_J     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 PY        := /usr/bin/python3
 
 TEST_PARTS := e2e export-bytes heavy unit-layout gpt2-small gpt2-model torch-layers bert e2e-text e2e-open e2e-nav unit notebook npy modern props torch-rng views \
-              cli faults bad-lessons lessons python scripts po trained-model install model-layer lists compare library
+              cli faults bad-lessons lessons python scripts po trained-model install model-layer lists compare library stack
 # The Check suites in two processes: layout and export (two thirds of the
 # time) beside the others.
 part.unit-layout   := cd tests && ../$(BUILD)/check_attnlab layout export
@@ -344,6 +344,7 @@ part.notebook      := PYTHONPATH=python PYDEVD_DISABLE_FILE_VALIDATION=1 $(PY) t
                       python/examples/attnlab-notebook.ipynb
 part.modern        := $(PY) tests/check_modern.py $(BUILD)/attnlab lessons 120
 part.props         := $(PY) tests/check_props.py $(BUILD)/attnlab 12
+part.stack         := $(PY) tests/check_stack.py $(BUILD)/attnlab 24
 part.model-layer   := $(PY) tests/check_model_layer.py $(BUILD)/trace_cells
 part.compare       := $(PY) tests/check_compare.py $(BUILD)/attnlab 30
 # libattnlab through ctypes against the program. A sanitized library loads
