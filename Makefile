@@ -28,8 +28,9 @@ endif
 # Debian packages, in sets. `make` and `make run` install the build and run
 # sets only; `make test` (and test-sanitize, test-valgrind, the fuzz targets)
 # adds the test set; `make bench` adds the bench set; `make web` and
-# `make test-web` install their own (web/rules.mk). `make deps` installs all
-# but the web's. What each set holds and weighs: docs/packages.md.
+# `make test-web` install their own (web/rules.mk), and so do `make test` and
+# `make install`, which build the browser edition (the Python module's
+# interactive view shows it). `make deps` installs all but the web's. What each set holds and weighs: docs/packages.md.
 BUILD_PKGS := gcc libc6-dev pkg-config gettext libsdl2-dev libpng-dev libfontconfig-dev libfreetype-dev \
               libharfbuzz-dev libfribidi-dev libraqm-dev libunibreak-dev libzip-dev libcairo2-dev $(FAST_DEV)
 RUN_PKGS   := fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
@@ -388,7 +389,7 @@ test: deps-test
 	@sh tests/run_part.sh --summary $(RESULTS) $(TEST_PARTS)
 
 test-build: $(BUILD)/check_attnlab $(BUILD)/attnlab $(SO_FILE) $(BUILD)/trng_dump $(BUILD)/trace_cells $(BUILD)/lists $(BUILD)/xdnd_drop $(MO_FILES) \
-            $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/bench_start_parts
+            $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/bench_start_parts $(BUILD)/web/attnlab.html
 
 # Build, then run every part; this stops only when the build fails.
 test-run:
@@ -452,12 +453,13 @@ coverage-run:
 PYTHON_SITE ?= $(PREFIX)/lib/$(shell $(PY) -c 'import sys; print("python%d.%d" % sys.version_info[:2])' 2>/dev/null || echo python3)/dist-packages
 
 # make install: the program, the lessons, the catalogues, the desktop entry,
-# the file type, the icon, the manual page, bash completion, the docs and
-# the Python module.
+# the file type, the icon, the manual page, bash completion, the docs, the
+# Python module and the browser edition it shows in a notebook.
 # After a real install (no DESTDIR) the desktop's databases are brought up
 # to date when their tools are there, so that a double click on a .lesson
 # file opens attnlab.
-install: $(BUILD)/attnlab $(SO_FILE) $(BUILD)/attnlab.pc $(MO_FILES) $(BUILD)/attnlab.desktop $(BUILD)/attnlab.xml
+install: $(BUILD)/attnlab $(SO_FILE) $(BUILD)/attnlab.pc $(MO_FILES) $(BUILD)/attnlab.desktop $(BUILD)/attnlab.xml \
+         $(BUILD)/web/attnlab.html
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/attnlab/lessons/models
 	install -m 755 $(BUILD)/attnlab $(DESTDIR)$(BINDIR)/attnlab
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
@@ -476,7 +478,7 @@ install: $(BUILD)/attnlab $(SO_FILE) $(BUILD)/attnlab.pc $(MO_FILES) $(BUILD)/at
 	install -m 644 python/attnlab/*.py $(DESTDIR)$(PYTHON_SITE)/attnlab/
 	printf 'PROGRAM = "%s"\nDATADIR = "%s"\nLIBDIR = "%s"\n' "$(BINDIR)/attnlab" "$(DATADIR)/attnlab" "$(LIBDIR)" \
 	  > $(DESTDIR)$(PYTHON_SITE)/attnlab/_installed.py
-	if [ -f $(BUILD)/web/attnlab.html ]; then install -m 644 $(BUILD)/web/attnlab.html $(DESTDIR)$(DATADIR)/attnlab/; fi
+	install -m 644 $(BUILD)/web/attnlab.html $(DESTDIR)$(DATADIR)/attnlab/attnlab.html
 	install -d $(DESTDIR)$(DATADIR)/applications $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/apps \
 	  $(DESTDIR)$(DATADIR)/mime/packages $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPLETIONSDIR) \
 	  $(DESTDIR)$(DOCDIR)/docs/images

@@ -9,9 +9,9 @@ the GPT-2-style model's attention, MLP output and next-token probabilities
 against its forward pass); a failed assert stops the run here with the
 cell's traceback. This script then checks what the notebook shows: every
 cell tagged for a picture (show, lesson, mha, predict, ablate, heads,
-postnorm) has a PNG
-output of the export's size that is not blank, and the printed lines say
-what the asserts checked.
+postnorm) has a PNG output of the export's size that is not blank, the
+interactive views carry the page once, and the printed lines say what the
+asserts checked.
 """
 import base64
 import struct
@@ -52,7 +52,7 @@ except CellExecutionError as e:
     check(False, "the notebook runs to the end:\n%s" % e)
     finish("notebook")
 
-text, pictures = "", {}
+text, pictures, pages = "", {}, []
 for cell in nb.cells:
     if cell.cell_type != "code":
         continue
@@ -62,6 +62,14 @@ for cell in nb.cells:
         elif "data" in out and "image/png" in out.data:
             for tag in cell.metadata.get("tags", []):
                 pictures[tag] = base64.b64decode(out.data["image/png"])
+        if "data" in out and "text/html" in out.data and "interactive" in cell.metadata.get("tags", []):
+            pages.append(out.data["text/html"])
+# the interactive views: the page in the first only, each with its lesson and its PNG
+check(len(pages) == 2, "the two cells tagged interactive show HTML: %d" % len(pages))
+check([p.count('<script type="application/x-attnlab-page"') for p in pages] == [1, 0],
+      "the page travels in the first interactive output only")
+check(all('data-name="lesson.lesson" data-open' in p and "data:image/png;base64,iVBOR" in p for p in pages),
+      "each interactive output carries its lesson and its stage's PNG")
 
 for tag in PICTURES:
     if check(tag in pictures, "the cell tagged %s shows a PNG" % tag):

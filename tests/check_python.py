@@ -394,6 +394,38 @@ with tempfile.TemporaryDirectory() as tmp:
           "a lesson whose arrays go to a .npz carries them in its page: %s" % sorted(files))
     refused_whole("Interactive.save(x.png)", lambda: two.interactive().save(at("i.png")), attnlab.LessonError,
                   ["Interactive.save()", "'.png'", ".html"], at("i.png"))
+    # in a notebook: the page (deflated) in the kernel's first output only, or when asked; the arrays as float32
+    # or float16; the PNG for where no script runs
+    import base64
+    import io
+    import re
+    import zlib
+    from attnlab import _interactive
+    _interactive._carried.clear()
+    outs = [two.interactive()._repr_html_(), big.interactive()._repr_html_(), two.interactive(carry=True)._repr_html_(),
+            two.interactive(carry=False)._repr_html_()]
+    packed = [re.findall(r'<script type="application/x-attnlab-page" data-key="([^"]*)">([^<]*)</script>', o) for o in outs]
+    check([len(p) for p in packed] == [1, 0, 1, 0], "the page travels in the first output and when carry=True: %s"
+          % [len(p) for p in packed])
+    with open(at("edition.html"), "rb") as f:
+        check(zlib.decompress(base64.b64decode(packed[0][0][1]), -15) == f.read(), "the carried page is the edition, deflated")
+    check(all('<img class="attnlab-still"' in o and "data:image/png;base64,iVBOR" in o for o in outs),
+          "every output holds its stage's PNG")
+    check(carried(outs[0])["lesson.lesson"] == (two.lesson_text("arrays.npz").encode("utf-8"), "stage=1"),
+          "an output carries its lesson, opened at its stage")
+
+    def npz_of(o):
+        return np.load(io.BytesIO(carried(o)["arrays.npz"][0]))
+    half = big.interactive(dtype="float16")._repr_html_()
+    for name, dtype in (("float32", np.float32), ("float16", np.float16)):
+        arrays = npz_of(outs[1] if name == "float32" else half)
+        check(all(arrays[k].dtype == dtype for k in arrays.files if arrays[k].dtype.kind == "f"),
+              "the arrays travel as %s: %s" % (name, {k: str(arrays[k].dtype) for k in arrays.files}))
+    raises(ValueError, lambda: attnlab.Lesson("wide").setup(["t%d" % i for i in range(40)], np.full((40, 64), 7e4)).stage("embeddings")
+           .interactive(dtype="float16")._repr_html_(), ["dtype='float16'", "70000", "65504", "float32"],
+           "a number past float16's range is refused, naming the array and what to do")
+    raises(ValueError, lambda: two.interactive(dtype="int8"), ["dtype='int8'", "float32 or float16"], "an unknown dtype")
+    raises(ValueError, lambda: two.interactive(carry="yes"), ["carry='yes'", "None, True or False"], "carry is a bool")
     # without the browser edition: a clear refusal, nothing written
     from attnlab import _program
     here, saved_env = _program._HERE, dict(os.environ)

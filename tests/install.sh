@@ -27,7 +27,7 @@ for f in bin/attnlab share/attnlab/lessons/01-tour.lesson share/attnlab/lessons/
          share/locale/de/LC_MESSAGES/attnlab.mo share/applications/attnlab.desktop \
          share/icons/hicolor/scalable/apps/attnlab.svg share/mime/packages/attnlab.xml share/man/man1/attnlab.1 \
          share/bash-completion/completions/attnlab share/doc/attnlab/README.md share/doc/attnlab/lesson-format.md \
-         share/doc/attnlab/docs/lesson-format.md; do
+         share/doc/attnlab/docs/lesson-format.md share/attnlab/attnlab.html; do
     [ -e "$p/$f" ] && ok || bad "make install put $prefix/$f"
 done
 [ "$(ls "$p/share/attnlab/lessons"/*.lesson | wc -l)" = "$(ls lessons/*.lesson | wc -l)" ] && ok || bad "every bundled lesson is installed"
@@ -41,6 +41,11 @@ got=$(cd "$tmp" && PYTHONPATH="$site" /usr/bin/python3 -c 'import attnlab, attnl
 [ "$got" = "$site/attnlab/__init__.py $prefix/bin/attnlab" ] && ok || bad "the installed module imports and names the installed program: $got"
 /usr/bin/python3 -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' "/usr/local/lib/$(basename "$(dirname "$site")")/dist-packages" \
     && ok || bad "Debian's Python reads /usr/local's site directory"
+
+# the browser edition, where the installed module looks for it (its interactive view)
+cmp -s "$p/share/attnlab/attnlab.html" "$(dirname "${ATTNLAB:-build/attnlab}")/web/attnlab.html" && ok || bad "make install puts the browser edition"
+got=$(cd "$tmp" && PYTHONPATH="$site" /usr/bin/python3 -c 'import os, attnlab._installed as i; print(os.path.join(i.DATADIR, "attnlab.html"))' 2>&1)
+[ "$got" = "$prefix/share/attnlab/attnlab.html" ] && ok || bad "the installed module looks for the browser edition where it is installed: $got"
 
 # libattnlab: the library, its header and pkg-config file; the C example in docs/ builds against them and
 # runs, and the installed Python module draws through the installed library

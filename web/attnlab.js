@@ -116,9 +116,14 @@
     const f = take(M._web_link()) || '';
     return (lessonRef ? 'lesson=' + encodeURIComponent(lessonRef) + (f ? '&' : '') : '') + f;
   }
+  /* A page drawn from srcdoc (a notebook's output) has no address of its
+  ** own: "#..." would point at the notebook, and going there would leave
+  ** the slide. Its slide is kept in the page only. */
+  const srcdoc = location.href === 'about:srcdoc';
   /* A new history entry, or this one rewritten (a sandboxed page may
   ** refuse the history API: then the fragment itself). */
   function setAddress(frag, push) {
+    if (srcdoc) return;
     try {
       if (push) history.pushState(null, '', '#' + frag);
       else history.replaceState(null, '', '#' + frag);

@@ -93,4 +93,4 @@ test-web-core: $(WEB)/attnlab-node $(BUILD)/attnlab
 
 test-web: web-deps
 	@$(MAKE) --no-print-directory WERROR=-Werror test-web-core $(WEB)/attnlab.html $(BUILD)/attnlab
-	cd web && BUILD=$(BUILD) node --test --test-concurrency=1 --test-reporter=spec test/browser.test.mjs test/page.test.mjs
+	cd web && BUILD=$(BUILD) node --test --test-concurrency=1 --test-reporter=spec test/browser.test.mjs test/page.test.mjs test/notebook.test.mjs

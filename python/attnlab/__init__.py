@@ -16,7 +16,8 @@ window shows; every object returned has
 numpy; PyTorch only for from_torch. docs/python.md says more.
 """
 
-from ._lesson import STAGES, Interactive, Lesson, Slide
+from ._interactive import Interactive
+from ._lesson import STAGES, Lesson, Slide
 from ._program import LessonError, browser_edition, program
 from ._torch import from_torch
 from . import _args, _text

@@ -9,9 +9,7 @@ that text and the arrays (in this process: _library.py), or, without the
 library, from the attnlab program.
 """
 
-import base64
 import copy
-import html
 import io
 import json
 import os
@@ -20,7 +18,7 @@ import tempfile
 
 import numpy as np
 
-from . import _args, _library, _program, _save, _text
+from . import _args, _interactive, _library, _program, _save, _text
 
 # The matrix each keyword of Lesson.setup becomes, by keyword.
 _MATRIX_NAMES = {
@@ -243,9 +241,10 @@ class Lesson:
         """How many numbers the matrices of every setup hold."""
         return sum(a.size for kind, s in self._sections if kind == "setup" for a in s["matrices"].values())
 
-    def _needs_npz(self):
-        """Whether the arrays go to a .npz beside the lesson: too many to write out, or a token list too long for a line."""
-        if self._numbers() > _text.INLINE_NUMBERS:
+    def _needs_npz(self, inline=_text.INLINE_NUMBERS):
+        """Whether the arrays go to a .npz beside the lesson: more than inline
+        numbers to write out, or a token list too long for a line."""
+        if self._numbers() > inline:
             return True
         return any(len(_text.tokens(ts).encode("utf-8")) > _text.LINE_BYTES
                    for kind, s in self._sections if kind == "setup" for ts in s["tokens"].values())
@@ -283,10 +282,11 @@ class Lesson:
             out.append("language: %s\n" % _text.name(self.language, "language", "word", "ja or pt_BR"))
         return out
 
-    def lesson_text(self, npz="arrays.npz"):
-        """The lesson as text, as the window opens it. When its arrays are too
-        many to write out, they are loaded from npz (save() writes both)."""
-        use_npz = self._needs_npz()
+    def lesson_text(self, npz="arrays.npz", inline=_text.INLINE_NUMBERS):
+        """The lesson as text, as the window opens it. When its arrays hold
+        more than inline numbers, they are loaded from npz (save() writes
+        both)."""
+        use_npz = self._needs_npz(inline)
         if use_npz:
             npz = _text.file_name(npz, ".npz file name")
         out = self._top()
@@ -623,11 +623,14 @@ class Lesson:
     def _repr_svg_(self):
         return self.slide()._repr_svg_()
 
-    def interactive(self, stage=None, height=640):
+    def interactive(self, stage=None, height=640, dtype="float32", carry=None):
         """The lesson in the browser edition, inside the notebook: hover,
         step, switch heads off (A), all offline (the page and the lesson
-        in the notebook's output). Needs `make web` (build/web/attnlab.html)."""
-        return Interactive(self, self.shown if stage is None else stage, height)
+        in the notebook's output; the page once per kernel). dtype: how
+        the arrays travel ("float32", or "float16" for half the bytes);
+        carry: whether this output carries the page (None: the kernel's
+        first one). See attnlab.Interactive."""
+        return _interactive.Interactive(self, self.shown if stage is None else stage, height, dtype, carry)
 
     def __repr__(self):
         return "<attnlab.Lesson %r: %d stage%s>" % (self.title, len(self.stages), "" if len(self.stages) == 1 else "s")
@@ -711,54 +714,9 @@ class Slide:
         """This stage's matrices as numpy arrays, by --dump name."""
         return self.lesson.matrices(self.stage)
 
-    def interactive(self, height=640):
-        """This stage in the browser edition, inside the notebook."""
-        return self.lesson.interactive(self.stage, height)
+    def interactive(self, height=640, dtype="float32", carry=None):
+        """This stage in the browser edition, inside the notebook (Lesson.interactive)."""
+        return self.lesson.interactive(self.stage, height, dtype, carry)
 
     def __repr__(self):
         return "<attnlab.Slide %d of %r>" % (self.stage, self.lesson.title)
-
-
-class Interactive:
-    """The browser edition with a lesson inside, shown in a notebook's
-    output as a sandboxed frame: no network, no server, nothing installed.
-    save("x.html") writes the same page as a file that opens on its own."""
-
-    def __init__(self, lesson, stage, height):
-        self.lesson, self.stage, self.height = lesson, stage, height
-
-    def page(self):
-        """The page: attnlab.html with the lesson (and its arrays) inside."""
-        files = [("lesson.lesson", self.lesson.lesson_text("arrays.npz").encode("utf-8"), True)]
-        if self.lesson._needs_npz():
-            files.append(("arrays.npz", self.lesson._npz(), False))
-        with open(_program.browser_edition(), encoding="utf-8") as f:
-            page = f.read()
-        carried = "".join('<script type="application/x-attnlab-file" data-name="%s"%s>%s</script>\n'
-                          % (name, ' data-open data-link="stage=%d"' % self.stage if first else "",
-                             base64.b64encode(data).decode("ascii"))
-                          for name, data, first in files)
-        at = page.find("<body")
-        at = page.find(">", at) + 1 if at >= 0 else 0
-        return page[:at] + "\n" + carried + page[at:]
-
-    def _repr_html_(self):
-        return ('<iframe srcdoc="%s" style="width: 100%%; height: %dpx; border: 0" '
-                'sandbox="allow-scripts allow-downloads"></iframe>' % (html.escape(self.page(), quote=True),
-                                                                       self.height))
-
-    def _repr_png_(self):
-        return self.lesson.slide(self.stage)._repr_png_()
-
-    def save(self, path):
-        """Write the page, lesson inside, as one .html file (written whole or
-        not at all; another extension is refused)."""
-        path = os.fspath(path)
-        _save.extension(path, "Interactive.save()", _save.PAGE)
-        return _save.write([(path, _save.page(self, "Interactive.save()"))])
-
-    def lesson_text(self):
-        return self.lesson.lesson_text()
-
-    def dump(self):
-        return self.lesson.dump()
