@@ -4,7 +4,8 @@
 ** its arrays in memory (every dtype a .npy holds, strings for tokens),
 ** its stages, pages and their names, a page drawn as PNG and as SVG, the
 ** dump, a matrix and a cell's arithmetic against numbers computed here;
-** and every refusal as a value, with its one line, never an exit.
+** and every refusal as a value, with its one line, never an exit; the
+** scores a setup too large to keep them makes again when asked.
 */
 #include "suites.h"
 #include "lib/attnlab.h"
@@ -208,6 +209,60 @@ START_TEST(test_refusals_are_values)
 }
 END_TEST
 
+/*
+** A setup of more scores than the trace keeps (5 heads × 1000 × 1000 > 2^22):
+** a head's masked scores are made again when asked for, after its weights
+** (kept) were read; each row of weights is the softmax of that row of
+** masked scores, the masked ones −∞; the biased scores are the scaled ones
+** plus ALiBi's bias; asking again gives the very same matrix.
+*/
+START_TEST(test_scores_made_again)
+{
+    enum { N = 1000, H = 5 };
+    size_t cap = 16 * N + 512, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)snprintf(text + len, cap - len, "title: Many scores\n[setup]\nseed: 3\ntokens:");
+    for (int i = 0; i < N; i++) len += (size_t)snprintf(text + len, cap - len, " w%d", i);
+    len += (size_t)snprintf(text + len, cap - len, "\nX = randn %dx10\nW_q = randn 10x10 * 0.5\nW_k = randn 10x10 * 0.5\n"
+                            "W_v = randn 10x10\nheads: %d\nmask: causal\npositions: alibi\n[multi_head]\n[alibi]\n", N, H);
+    attnlab_error err;
+    attnlab *a = attnlab_open(text, len, "many.lesson", NULL, 0, &err);
+    free(text);
+    ck_assert_msg(a != NULL, "%s", err.text);
+    int r, c, r2, c2;
+    double *w, *m, *m2, *sc, *b, *al;
+    ck_assert_int_eq(attnlab_matrix(a, 1, "head3.weights", &r, &c, &w, &err), 0);
+    ck_assert_int_eq(attnlab_matrix(a, 2, "head3.masked_scores", &r2, &c2, &m, &err), 0);
+    ck_assert(r == N && c == N && r2 == N && c2 == N);
+    for (int i = 0; i < N; i += 37) {
+        double top = -INFINITY, z = 0;
+        for (int j = 0; j <= i; j++) top = fmax(top, m[i * N + j]);
+        for (int j = 0; j <= i; j++) z += exp(m[i * N + j] - top);
+        for (int j = 0; j < N; j++) {
+            if (j > i) {
+                ck_assert(isinf(m[i * N + j]) && m[i * N + j] < 0);
+                ck_assert(w[i * N + j] == 0);
+            } else {
+                ck_assert_double_eq_tol(w[i * N + j], exp(m[i * N + j] - top) / z, 1e-12);
+            }
+        }
+    }
+    ck_assert_int_eq(attnlab_matrix(a, 2, "head3.scaled_scores", &r, &c, &sc, &err), 0);
+    ck_assert_int_eq(attnlab_matrix(a, 2, "head3.biased_scores", &r, &c, &b, &err), 0);
+    ck_assert_int_eq(attnlab_matrix(a, 2, "head3.alibi", &r, &c, &al, &err), 0);
+    for (int i = 0; i < N * N; i += 997) ck_assert(b[i] == sc[i] + al[i]);
+    ck_assert_int_eq(attnlab_matrix(a, 2, "head3.masked_scores", &r, &c, &m2, &err), 0);
+    ck_assert_mem_eq(m, m2, sizeof(double) * N * N);
+    attnlab_free(w);
+    attnlab_free(m);
+    attnlab_free(m2);
+    attnlab_free(sc);
+    attnlab_free(b);
+    attnlab_free(al);
+    attnlab_close(a);
+}
+END_TEST
+
 Suite *api_suite(void)
 {
     Suite *s = suite_create("api");
@@ -215,6 +270,7 @@ Suite *api_suite(void)
     tcase_add_test(tc, test_open_arrays_of_every_dtype);
     tcase_add_test(tc, test_pages_pictures_and_arithmetic);
     tcase_add_test(tc, test_refusals_are_values);
+    tcase_add_test(tc, test_scores_made_again);
     suite_add_tcase(s, tc);
     return s;
 }

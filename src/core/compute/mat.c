@@ -3,7 +3,8 @@
 ** product: a real model's layer (1024 tokens, 768 dimensions) multiplies
 ** matrices of a million cells, so the product is cut into cache-sized
 ** blocks and vectorised, with every element summed in the textbook's order
-** (see "The matrix product" below).
+** (see "The matrix product" below), and a large one shared among the
+** CPU's cores by rows.
 */
 #include "mat.h"
 #include "core/util.h"
@@ -14,6 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if !defined(__EMSCRIPTEN__) && !defined(ATTNLAB_NO_THREADS)
+#include <pthread.h>
+#include <unistd.h>
+#define MAT_THREADS 1
+#endif
 
 /* A zero matrix, or NULL for a size outside 1..MAT_MAX_DIM. */
 Mat *mat_create(int rows, int cols)
@@ -195,7 +201,7 @@ static BlockFn block_fn(void)
 }
 
 /* c = a·b, c fresh from mat_create (zeros); shapes already checked. */
-static void product(const Mat *a, const Mat *b, Mat *c)
+static void product_rows(const Mat *a, const Mat *b, Mat *c)
 {
     assert(a->cols == b->rows && c->rows == a->rows && c->cols == b->cols);
     static BlockFn fn;
@@ -211,6 +217,74 @@ static void product(const Mat *a, const Mat *b, Mat *c)
         fn(a, k0, kc, pack, c);
     }
     free(mem);
+}
+
+/*
+** Sharing a product among cores: the rows of c are cut into one band per
+** thread, and each thread computes its band (rows of a times all of b)
+** on its own, packing b itself. Every element is still one row of a times
+** one column of b summed in order, so the result does not depend on how
+** many threads there are. Only products of MAT_SHARE multiply-adds or
+** more are shared: below that a thread costs more than it saves.
+*/
+#define MAT_SHARE (INT64_C(1) << 24)
+#define MAT_MAX_THREADS 8
+
+#ifdef MAT_THREADS
+typedef struct Band {
+    Mat a, c;               /* rows [r0, r1) of a and of c, as matrices of their own */
+    const Mat *b;
+} Band;
+
+/* One thread's band. */
+static void *band_run(void *arg)
+{
+    Band *band = arg;
+    product_rows(&band->a, band->b, &band->c);
+    return NULL;
+}
+
+/* How many threads a product of m rows and this much work gets: one per
+** online CPU (at most MAT_MAX_THREADS), none with fewer than 16 rows each. */
+static int threads_for(int m, int64_t work)
+{
+    static int cpus;
+    if (!cpus) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        cpus = n < 1 ? 1 : n > MAT_MAX_THREADS ? MAT_MAX_THREADS : (int)n;
+    }
+    if (work < MAT_SHARE) return 1;
+    int t = cpus;
+    while (t > 1 && m / t < 16) t--;
+    return t;
+}
+#endif
+
+/* c = a·b: one band of rows per thread when it is large (see above). */
+static void product(const Mat *a, const Mat *b, Mat *c)
+{
+#ifdef MAT_THREADS
+    int t = threads_for(a->rows, (int64_t)a->rows * a->cols * b->cols);
+    if (t > 1) {
+        Band band[MAT_MAX_THREADS];
+        pthread_t id[MAT_MAX_THREADS];
+        bool started[MAT_MAX_THREADS] = { false };
+        for (int i = 0; i < t; i++) {
+            int r0 = (int)((int64_t)a->rows * i / t), r1 = (int)((int64_t)a->rows * (i + 1) / t);
+            band[i] = (Band){ { r1 - r0, a->cols, a->data + (size_t)r0 * (size_t)a->cols },
+                              { r1 - r0, c->cols, c->data + (size_t)r0 * (size_t)c->cols }, b };
+        }
+        /* the last band in this thread; a thread that cannot start runs here too */
+        for (int i = 0; i + 1 < t; i++) started[i] = pthread_create(&id[i], NULL, band_run, &band[i]) == 0;
+        band_run(&band[t - 1]);
+        for (int i = 0; i + 1 < t; i++) {
+            if (started[i]) pthread_join(id[i], NULL);
+            else band_run(&band[i]);
+        }
+        return;
+    }
+#endif
+    product_rows(a, b, c);
 }
 
 /* Matrix product: see above for its order of summation. */

@@ -124,12 +124,24 @@ bool trace_ref_eq(TraceRef a, TraceRef b, int heads)
     return norm_head(a.kind, a.head, heads) == norm_head(b.kind, b.head, heads);
 }
 
-/* The stored matrix for (kind, head, block), or NULL. */
+/* Whether k is one of the scores a setup of many (scores_later) computes again when asked. */
+static bool score_kind(TraceKind k)
+{
+    return k == TK_RAW || k == TK_SCALED || k == TK_ALIBI || k == TK_BIASED || k == TK_MASKED;
+}
+
+static const Mat *rescore(const TraceSetup *cts, TraceKind k, int head, int block);
+
+/* The stored matrix for (kind, head, block), or NULL; a head's scores
+** computed again when the setup did not keep them. */
 const Mat *tr_find(const TraceSetup *ts, TraceKind k, int head, int block)
 {
     head = norm_head(k, head, ts->heads);
     for (int i = 0; i < ts->n; i++)
         if (ts->mats[i].kind == k && ts->mats[i].head == head && ts->mats[i].block == block) return ts->mats[i].m;
+    if (ts->scores_later && score_kind(k) && block == 0 && head >= 1 && head <= ts->heads
+        && tr_find(ts, TK_WEIGHTS, head, 0))
+        return rescore(ts, k, head, block);
     return NULL;
 }
 
@@ -302,23 +314,73 @@ static Mat *scaled_scores(const TraceSetup *ts, const Mat *raw)
     return scaled;
 }
 
-/* Scores -> scaled -> masked -> weights -> output for head h. */
-static bool attend(TraceSetup *ts, const Setup *su, int h, const Mat *Q, const Mat *K, const Mat *V,
-                   const Mat *mask)
+/* Head h's scores up to what its softmax reads, each stored: raw, scaled,
+** ALiBi's bias and the biased scores, masked. The softmax's input, or NULL. */
+static const Mat *score_chain(TraceSetup *ts, const Setup *su, int h, const Mat *Q, const Mat *K, const Mat *mask)
 {
     const Mat *raw = put(ts, TK_RAW, h, raw_scores(ts, su, Q, K), true);
-    if (!raw) return false;
+    if (!raw) return NULL;
     const Mat *S = put(ts, TK_SCALED, h, scaled_scores(ts, raw), true);
     if (su->positions == POS_ALIBI) {
         const Mat *B = put(ts, TK_ALIBI, h, attn_alibi_bias(su->nq, su->nk, attn_alibi_slope(h, ts->heads)), true);
         S = B ? put(ts, TK_BIASED, h, mat_add(S, B), true) : NULL;
-        if (!S) return false;
     }
-    if (mask) {
-        S = put(ts, TK_MASKED, h, attn_apply_mask(S, mask), true);
-        if (!S) return false;
-    }
+    if (S && mask) S = put(ts, TK_MASKED, h, attn_apply_mask(S, mask), true);
+    return S;
+}
+
+/* Whether every number of m is finite, or a masked −∞ where masked. */
+static bool all_finite(const Mat *m, bool masked)
+{
+    for (int64_t i = 0; i < (int64_t)m->rows * m->cols; i++)
+        if (!isfinite(m->data[i]) && !(masked && m->data[i] == -INFINITY)) return false;
+    return true;
+}
+
+/* Free the matrices stored from entry `from` on, but the last (the
+** weights), when all are finite; a matrix that is not stays, for
+** check_finite to name. */
+static void drop_scores(TraceSetup *ts, int from)
+{
+    int last = ts->n - 1;
+    for (int i = from; i < last; i++)
+        if (!all_finite(ts->mats[i].m, ts->mats[i].kind == TK_MASKED)) return;
+    for (int i = from; i < last; i++)
+        if (ts->mats[i].owned) mat_free(ts->mats[i].m);
+    ts->mats[from] = ts->mats[last];
+    ts->n = from + 1;
+}
+
+/*
+** Head h's scores again, when a setup too large to keep them (scores_later)
+** is asked for one: the same functions on the same Q, K and mask, so the
+** numbers are those the weights were computed from. The trace is changed
+** through a const pointer: it only gains matrices, and none it holds
+** changes (the Trace itself is never const).
+*/
+static const Mat *rescore(const TraceSetup *cts, TraceKind k, int head, int block)
+{
+    TraceSetup *ts = (TraceSetup *)cts;
+    const Setup *su = ts->su;
+    const Mat *Q = tr_find(ts, trace_score_q(su), head, 0), *K = tr_find(ts, trace_score_k(su), head, 0);
+    if (!Q || !K || !score_chain(ts, su, head, Q, K, tr_find(ts, TK_MASK, 0, 0))) return NULL;
+    for (int i = 0; i < ts->n; i++)
+        if (ts->mats[i].kind == k && ts->mats[i].head == head && ts->mats[i].block == block) return ts->mats[i].m;
+    return NULL;
+}
+
+/* Scores -> scaled -> masked -> weights -> output for head h. A setup of
+** many scores keeps only each head's weights: the rest is computed again
+** when asked for (rescore). */
+static bool attend(TraceSetup *ts, const Setup *su, int h, const Mat *Q, const Mat *K, const Mat *V,
+                   const Mat *mask)
+{
+    int from = ts->n;
+    const Mat *S = score_chain(ts, su, h, Q, K, mask);
+    if (!S) return false;
     const Mat *W = put(ts, TK_WEIGHTS, h, attn_softmax(S), true);
+    if (!W) return false;
+    if (ts->scores_later) drop_scores(ts, from);
     return put(ts, TK_OUTPUT, h, attn_weighted_sum(W, V), true) != NULL;
 }
 
@@ -588,6 +650,7 @@ static bool run_setup(TraceSetup *ts, const Lesson *L, int k, const TraceSetup *
         return false;
     const Mat *M = put(ts, TK_MASK, 0, make_mask(ts, su), true);
     if (su->mask != MASK_NONE && !M) return false;
+    ts->scores_later = (int64_t)H * su->nq * su->nk > TRACE_KEEP_SCORES;
     for (int h = 1; h <= H; h++) {
         const Mat *qh, *kh, *vh;
         if (!head_inputs(ts, su, h, Q, K, V, &qh, &kh, &vh) || !attend(ts, su, h, qh, kh, vh, M)) return false;

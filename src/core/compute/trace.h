@@ -111,6 +111,13 @@ typedef enum TraceKind {
     TK_COUNT
 } TraceKind;
 
+/* A setup whose heads hold more scores than this (heads × queries × keys)
+** keeps only their weights: the raw, scaled, biased and masked scores (32
+** MiB a kind at this size) are computed again, head by head, when a stage,
+** a hover or a dump asks for them (GPT-2 small at 1,024 tokens would keep
+** 3.6 GB of them). */
+#define TRACE_KEEP_SCORES (INT64_C(1) << 22)
+
 /* A kind as a bit, for sets of kinds (stage_table.h). */
 #define TK_BIT(k) (UINT64_C(1) << (k))
 _Static_assert(TK_COUNT <= 64, "a set of trace kinds is a 64-bit mask");
@@ -143,6 +150,8 @@ typedef struct TraceSetup {
     int kv_heads;               /* K/V heads G (= heads unless grouped-query) */
     double divisor;             /* what each head's scores are divided by (√d_k, custom or 1) */
     double temperature;         /* and then by this */
+    bool scores_later;          /* more than TRACE_KEEP_SCORES scores: each head's raw, scaled, biased and masked
+                                ** scores are dropped once its weights are made, and made again when asked for */
     const Mat *resid;           /* `residual: yes`: the input it replaces, computed */
     const char *resid_name;     /* the name of that input (the queries' input) */
 } TraceSetup;

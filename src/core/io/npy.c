@@ -351,6 +351,41 @@ static void index_text(const NpyHeader *h, const long *idx, char *out, size_t n)
     if (k < n) snprintf(out + k, n - k, "])");
 }
 
+/*
+** The common case at memory speed: float32 or float64 in C order and the
+** host's byte order, as numpy and torch hand them over. Every number is
+** converted (exactly: float to double) and 0 returned when all are finite;
+** -1 when one is not, and then the general loop below runs again to name
+** it. The data and out do not overlap.
+*/
+static int decode_native_float(const NpyHeader *h, const unsigned char *data, double *out)
+{
+    static const uint16_t one = 1;
+    bool little_host = *(const unsigned char *)&one == 1;
+    assert(h->kind == 'f' && !h->fortran && h->big_endian != little_host);
+    bool finite = true;
+    if (h->itemsize == 4) {
+        for (long k = 0; k < h->count; k++) {
+            float x;
+            memcpy(&x, data + (size_t)k * 4, 4);
+            out[k] = x;
+            finite &= isfinite(x) != 0;
+        }
+    } else {
+        memcpy(out, data, (size_t)h->count * sizeof(double));
+        for (long k = 0; k < h->count; k++) finite &= isfinite(out[k]) != 0;
+    }
+    return finite ? 0 : -1;
+}
+
+/* Whether the data is float32 or float64 in C order and the host's byte order. */
+static bool native_float(const NpyHeader *h)
+{
+    static const uint16_t one = 1;
+    bool little_host = *(const unsigned char *)&one == 1;
+    return h->kind == 'f' && (h->itemsize == 4 || h->itemsize == 8) && !h->fortran && h->big_endian != little_host;
+}
+
 /* Convert the data to doubles in C order. */
 int npy_decode(const NpyHeader *h, const unsigned char *data, size_t len, double *out, Error *err)
 {
@@ -358,6 +393,7 @@ int npy_decode(const NpyHeader *h, const unsigned char *data, size_t len, double
         return fail(err, "holds strings (dtype '%s'), not numbers", h->descr);
     if (len < h->data_len)
         return fail(err, "truncated: the shape and dtype need %zu bytes of data, found %zu", h->data_len, len);
+    if (native_float(h) && decode_native_float(h, data, out) == 0) return 0;
     long idx[NPY_MAX_DIMS] = { 0 }, stride[NPY_MAX_DIMS];
     long st = 1;
     for (int a = h->ndim - 1; a >= 0; a--) { stride[a] = st; st *= h->shape[a]; }
