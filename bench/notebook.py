@@ -10,9 +10,10 @@ by side, against the torch forward pass of the same block measured here
 (the ratio is the figure to watch: it does not depend on the machine);
 and the same show() through the program instead of the library
 (ATTNLAB_NO_LIB), the cost of a process and a file per picture that the
-library removes; last, once, a whole GPT-2-small-shaped model (twelve
-blocks, 50,257 words) at 128 tokens to its first picture, and the peak
-memory of the process against its weights.
+library removes; last, once each, a whole GPT-2-small-shaped model
+(twelve blocks, 50,257 words) at 128 and 1,024 tokens to its first
+picture, and the peak memory of the process against the float32 weights
+and activations.
 """
 
 import os
@@ -86,19 +87,24 @@ def main():
 
 def whole_model():
     """A whole GPT-2-small-shaped model (twelve blocks, 50,257 words, 124 M
-    numbers) at 128 tokens: from_torch (every block computed) to its first
-    picture, once, and the process's peak memory against the weights'."""
+    numbers) at 128 and 1,024 tokens: from_torch (every block computed) to
+    its first picture, once each, and the process's peak memory against the
+    float32 weights plus the activations torch returns (every head's
+    weights and the logits, float32)."""
     model = hg.GPT2LMHeadModel(hg.config()).eval()
-    ids = torch.randint(0, 50257, (128,), generator=torch.Generator().manual_seed(1))
     weights = sum(p.numel() * p.element_size() for p in model.parameters())
-    t = time.perf_counter()
-    les = attnlab.from_torch(model, ids, ["t%d" % i for i in range(128)])
-    les.picture(1)
-    took = time.perf_counter() - t
+    for n in (128, 1024):
+        ids = torch.randint(0, 50257, (n,), generator=torch.Generator().manual_seed(1))
+        t = time.perf_counter()
+        les = attnlab.from_torch(model, ids, ["t%d" % i for i in range(n)])
+        les.picture(1)
+        took = time.perf_counter() - t
+        print("notebook: whole GPT-2-small model, %4d tokens: from_torch -> first picture %8.1f s" % (n, took))
+        del les
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print("notebook: whole GPT-2-small model, 128 tokens: from_torch -> first picture %8.1f s" % took)
-    print("notebook: peak memory of this process %.2f GB, %.1fx the float32 weights (%.2f GB)"
-          % (peak / 1e9, peak / weights, weights / 1e9))
+    activations = 4 * (12 * 12 * n * n + n * 50257)
+    print("notebook: peak memory of this process %.2f GB: %.1fx the float32 weights and activations (%.2f GB)"
+          % (peak / 1e9, peak / (weights + activations), (weights + activations) / 1e9))
 
 
 if __name__ == "__main__":

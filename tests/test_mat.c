@@ -135,10 +135,12 @@ static void fill_awkward(Mat *m, unsigned seed, bool specials)
 START_TEST(test_matmul_sums_in_order)
 {
     /* Shapes around the kernel's tile (8 columns, 2 to 8 rows) and block of
-    ** k (256): every edge case of the cutting, against the textbook loop. */
+    ** k (256): every edge case of the cutting, against the textbook loop;
+    ** the last two are large enough to be shared among threads (2^24
+    ** multiply-adds), in bands of columns that end mid-panel. */
     static const int shapes[][3] = { { 1, 1, 1 }, { 3, 5, 7 }, { 8, 8, 8 }, { 9, 17, 15 }, { 13, 300, 9 },
                                      { 4, 256, 16 }, { 33, 257, 31 }, { 2, 600, 65 }, { 17, 513, 24 },
-                                     { 64, 64, 64 } };
+                                     { 64, 64, 64 }, { 300, 257, 261 }, { 41, 600, 1003 } };
     for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
         int m = shapes[t][0], k = shapes[t][1], n = shapes[t][2];
         for (int specials = 0; specials < 2; specials++) {

@@ -4,7 +4,7 @@
 ** matrices of a million cells, so the product is cut into cache-sized
 ** blocks and vectorised, with every element summed in the textbook's order
 ** (see "The matrix product" below), and a large one shared among the
-** CPU's cores by rows.
+** CPU's cores by columns.
 */
 #include "mat.h"
 #include "core/util.h"
@@ -101,13 +101,13 @@ typedef double Vec __attribute__((vector_size(NR * sizeof(double))));
 /* The same vector at any address a double may have (loads and stores of c). */
 typedef double VecU __attribute__((vector_size(NR * sizeof(double)), aligned(sizeof(double))));
 
-/* Copy rows [k0, k0+kc) of b into panels of NR columns (the last padded
-** with zeros): panel p holds kc rows of b[k][p·NR .. p·NR+NR). */
-static void pack_b(const Mat *b, int k0, int kc, double *pack)
+/* Copy rows [k0, k0+kc) of b's columns [lo, hi) into panels of NR columns
+** (the last padded with zeros): panel p holds kc rows of
+** b[k][lo+p·NR .. lo+p·NR+NR). lo is a multiple of NR. */
+static void pack_b(const Mat *b, int k0, int kc, int lo, int hi, double *pack)
 {
-    int n = b->cols;
-    for (int j0 = 0; j0 < n; j0 += NR) {
-        int w = n - j0 < NR ? n - j0 : NR;
+    for (int j0 = lo; j0 < hi; j0 += NR) {
+        int w = hi - j0 < NR ? hi - j0 : NR;
         for (int k = 0; k < kc; k++) {
             const double *src = mat_row(b, k0 + k) + j0;
             for (int j = 0; j < w; j++) pack[j] = src[j];
@@ -157,37 +157,39 @@ static inline __attribute__((always_inline)) void tile(int mr, const Mat *a, int
     }
 }
 
-/* Every tile of one packed block: rows in groups of mr (the rest one by
-** one), panels left to right. */
+/* Every tile of one packed block of c's columns [lo, hi): rows in groups
+** of mr (the rest one by one), panels left to right. */
 static inline __attribute__((always_inline)) void block(int mr, const Mat *a, int k0, int kc, const double *pack,
-                                                        Mat *c)
+                                                        Mat *c, int lo, int hi)
 {
-    int m = c->rows, n = c->cols, i = 0;
+    int m = c->rows, i = 0;
     for (; i + mr <= m; i += mr)
-        for (int j0 = 0; j0 < n; j0 += NR)
-            tile(mr, a, i, k0, kc, pack + (size_t)(j0 / NR) * (size_t)kc * NR, c, j0, n - j0 < NR ? n - j0 : NR);
+        for (int j0 = lo; j0 < hi; j0 += NR)
+            tile(mr, a, i, k0, kc, pack + (size_t)((j0 - lo) / NR) * (size_t)kc * NR, c, j0, hi - j0 < NR ? hi - j0 : NR);
     for (; i < m; i++)
-        for (int j0 = 0; j0 < n; j0 += NR)
-            tile(1, a, i, k0, kc, pack + (size_t)(j0 / NR) * (size_t)kc * NR, c, j0, n - j0 < NR ? n - j0 : NR);
+        for (int j0 = lo; j0 < hi; j0 += NR)
+            tile(1, a, i, k0, kc, pack + (size_t)((j0 - lo) / NR) * (size_t)kc * NR, c, j0, hi - j0 < NR ? hi - j0 : NR);
 }
 
 /* A packed block times a, for each instruction set; MR fits its registers. */
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx512f"))) static void block_avx512(const Mat *a, int k0, int kc, const double *pack, Mat *c)
+__attribute__((target("avx512f"))) static void block_avx512(const Mat *a, int k0, int kc, const double *pack, Mat *c,
+                                                             int lo, int hi)
 {
-    block(8, a, k0, kc, pack, c);
+    block(8, a, k0, kc, pack, c, lo, hi);
 }
-__attribute__((target("avx2"))) static void block_avx2(const Mat *a, int k0, int kc, const double *pack, Mat *c)
+__attribute__((target("avx2"))) static void block_avx2(const Mat *a, int k0, int kc, const double *pack, Mat *c,
+                                                       int lo, int hi)
 {
-    block(4, a, k0, kc, pack, c);
+    block(4, a, k0, kc, pack, c, lo, hi);
 }
 #endif
-static void block_plain(const Mat *a, int k0, int kc, const double *pack, Mat *c)
+static void block_plain(const Mat *a, int k0, int kc, const double *pack, Mat *c, int lo, int hi)
 {
-    block(2, a, k0, kc, pack, c);
+    block(2, a, k0, kc, pack, c, lo, hi);
 }
 
-typedef void (*BlockFn)(const Mat *a, int k0, int kc, const double *pack, Mat *c);
+typedef void (*BlockFn)(const Mat *a, int k0, int kc, const double *pack, Mat *c, int lo, int hi);
 
 /* The widest kernel this CPU runs. */
 static BlockFn block_fn(void)
@@ -200,53 +202,58 @@ static BlockFn block_fn(void)
     return block_plain;
 }
 
-/* c = a·b, c fresh from mat_create (zeros); shapes already checked. */
-static void product_rows(const Mat *a, const Mat *b, Mat *c)
+/* Columns [lo, hi) of c = a·b, c fresh from mat_create (zeros); shapes
+** already checked, lo a multiple of NR. */
+static void product_cols(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
 {
     assert(a->cols == b->rows && c->rows == a->rows && c->cols == b->cols);
+    assert(lo % NR == 0 && lo < hi && hi <= b->cols);
     static BlockFn fn;
     if (!fn) fn = block_fn();
-    int panels = (b->cols + NR - 1) / NR;
+    int panels = (hi - lo + NR - 1) / NR;
     int kmax = a->cols < KC ? a->cols : KC;
     /* Panels start on a vector boundary (malloc promises 16 bytes). */
     char *mem = xmalloc((size_t)panels * (size_t)kmax * NR * sizeof(double) + sizeof(Vec));
     double *pack = (double *)(mem + (sizeof(Vec) - (uintptr_t)mem % sizeof(Vec)) % sizeof(Vec));
     for (int k0 = 0; k0 < a->cols; k0 += KC) {
         int kc = a->cols - k0 < KC ? a->cols - k0 : KC;
-        pack_b(b, k0, kc, pack);
-        fn(a, k0, kc, pack, c);
+        pack_b(b, k0, kc, lo, hi, pack);
+        fn(a, k0, kc, pack, c, lo, hi);
     }
     free(mem);
 }
 
 /*
-** Sharing a product among cores: the rows of c are cut into one band per
-** thread, and each thread computes its band (rows of a times all of b)
-** on its own, packing b itself. Every element is still one row of a times
-** one column of b summed in order, so the result does not depend on how
-** many threads there are. Only products of MAT_SHARE multiply-adds or
-** more are shared: below that a thread costs more than it saves.
+** Sharing a product among cores: the columns of c are cut into one band
+** per thread (whole panels of NR), and each thread packs its band of b and
+** computes that band of c for every row, on its own. Every element is
+** still one row of a times one column of b summed in order, so the result
+** does not depend on how many threads there are. Only products of
+** MAT_SHARE multiply-adds or more are shared: below that a thread costs
+** more than it saves.
 */
 #define MAT_SHARE (INT64_C(1) << 24)
 #define MAT_MAX_THREADS 8
 
 #ifdef MAT_THREADS
 typedef struct Band {
-    Mat a, c;               /* rows [r0, r1) of a and of c, as matrices of their own */
-    const Mat *b;
+    const Mat *a, *b;
+    Mat *c;
+    int lo, hi;             /* c's columns [lo, hi) */
 } Band;
 
 /* One thread's band. */
 static void *band_run(void *arg)
 {
     Band *band = arg;
-    product_rows(&band->a, band->b, &band->c);
+    product_cols(band->a, band->b, band->c, band->lo, band->hi);
     return NULL;
 }
 
-/* How many threads a product of m rows and this much work gets: one per
-** online CPU (at most MAT_MAX_THREADS), none with fewer than 16 rows each. */
-static int threads_for(int m, int64_t work)
+/* How many threads a product of this much work over this many panels
+** gets: one per online CPU (at most MAT_MAX_THREADS), each at least four
+** panels. */
+static int threads_for(int panels, int64_t work)
 {
     static int cpus;
     if (!cpus) {
@@ -255,24 +262,24 @@ static int threads_for(int m, int64_t work)
     }
     if (work < MAT_SHARE) return 1;
     int t = cpus;
-    while (t > 1 && m / t < 16) t--;
+    while (t > 1 && panels / t < 4) t--;
     return t;
 }
 #endif
 
-/* c = a·b: one band of rows per thread when it is large (see above). */
+/* c = a·b: one band of columns per thread when it is large (see above). */
 static void product(const Mat *a, const Mat *b, Mat *c)
 {
 #ifdef MAT_THREADS
-    int t = threads_for(a->rows, (int64_t)a->rows * a->cols * b->cols);
+    int panels = (b->cols + NR - 1) / NR;
+    int t = threads_for(panels, (int64_t)a->rows * a->cols * b->cols);
     if (t > 1) {
         Band band[MAT_MAX_THREADS];
         pthread_t id[MAT_MAX_THREADS];
         bool started[MAT_MAX_THREADS] = { false };
         for (int i = 0; i < t; i++) {
-            int r0 = (int)((int64_t)a->rows * i / t), r1 = (int)((int64_t)a->rows * (i + 1) / t);
-            band[i] = (Band){ { r1 - r0, a->cols, a->data + (size_t)r0 * (size_t)a->cols },
-                              { r1 - r0, c->cols, c->data + (size_t)r0 * (size_t)c->cols }, b };
+            int lo = NR * (int)((int64_t)panels * i / t), hi = NR * (int)((int64_t)panels * (i + 1) / t);
+            band[i] = (Band){ a, b, c, lo, hi < b->cols ? hi : b->cols };
         }
         /* the last band in this thread; a thread that cannot start runs here too */
         for (int i = 0; i + 1 < t; i++) started[i] = pthread_create(&id[i], NULL, band_run, &band[i]) == 0;
@@ -284,7 +291,7 @@ static void product(const Mat *a, const Mat *b, Mat *c)
         return;
     }
 #endif
-    product_rows(a, b, c);
+    product_cols(a, b, c, 0, b->cols);
 }
 
 /* Matrix product: see above for its order of summation. */
