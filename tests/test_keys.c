@@ -4,14 +4,17 @@
 ** press does what the row says in each context.
 */
 #include "suites.h"
+#include "app/cells.h"
 #include "app/frame.h"
 #include "app/keys.h"
+#include "app/predict.h"
 #include "app/prompt.h"
 #include "app/state.h"
 #include "core/util.h"
 #include "view/layout.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TOUR "../lessons/01-tour.lesson"
@@ -154,6 +157,112 @@ START_TEST(test_keys_do_what_their_rows_say)
 }
 END_TEST
 
+/* The first stage of a's lesson whose view has an editable heatmap (and
+** that panel in *panel), or -1. */
+static int stage_with_input(AppState *a, int *panel)
+{
+    for (int s = 0; s < a->doc->L->nstages; s++) {
+        app_goto(a, s + 1);
+        for (int p = 0; p < a->view->npanels; p++)
+            if (a->view->panels[p].kind == PANEL_HEATMAP && a->view->panels[p].editable) {
+                *panel = p;
+                return s;
+            }
+    }
+    return -1;
+}
+
+START_TEST(test_cell_cursor)
+{
+    /* Enter starts the cursor on panel 0's first cell; the arrows move it
+    ** (clamped), Tab goes round the heatmaps, + changes an input, Esc and a
+    ** click end it; the arrows step the stages again */
+    AppState *a = app_create();
+    ck_assert_msg(app_open(a, QKV) == 0, "%s", a->error);
+    int input, s = stage_with_input(a, &input);
+    ck_assert_int_ge(s, 0);
+    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, KEY_ENTER, 0), ACT_CELLS);
+    ck_assert(app_cells_on(a) && a->pinned && a->pin_row == 0 && a->pin_col == 0);
+    int first = a->pin_panel;
+    char *why = app_explain(a);
+    ck_assert_msg(why && why[0], "the cursor's cell is explained");
+    free(why);
+    ck_assert_int_eq(app_key(a, EDITION_WEB, KEY_RIGHT, 0), ACT_CELL_RIGHT);
+    ck_assert_int_eq(a->stage, s);
+    ck_assert_int_eq(a->pin_col, 1);
+    app_key(a, EDITION_DESKTOP, KEY_LEFT, 0);
+    app_key(a, EDITION_DESKTOP, KEY_LEFT, 0);
+    ck_assert_int_eq(a->pin_col, 0);                                /* clamped at the panel's edge */
+    app_key(a, EDITION_DESKTOP, KEY_UP, 0);
+    ck_assert_int_eq(a->pin_row, 0);
+    app_key(a, EDITION_DESKTOP, KEY_DOWN, 0);
+    ck_assert_int_eq(a->pin_row, 1);
+    for (int i = 0; i < 100; i++) app_key(a, EDITION_DESKTOP, KEY_DOWN, 0);
+    ck_assert_int_eq(a->pin_row, a->view->panels[a->pin_panel].m->rows - 1);
+    /* Tab: round the heatmaps to the input, Shift+Tab back */
+    for (int i = 0; i < a->view->npanels && a->pin_panel != input; i++) app_key(a, EDITION_DESKTOP, KEY_TAB, 0);
+    ck_assert_int_eq(a->pin_panel, input);
+    int before = a->doc->nedits;
+    double old = mat_get(a->view->panels[input].m, a->pin_row, a->pin_col);
+    ck_assert_int_eq(app_key(a, EDITION_WEB, '+', 0), ACT_INCREASE);
+    ck_assert_int_eq(a->doc->nedits, before + 1);
+    ck_assert_double_eq_tol(mat_get(a->view->panels[input].m, a->pin_row, a->pin_col), app_edit_step(old, 1, false), 1e-12);
+    ck_assert(app_cells_on(a));                                     /* the edit keeps the cursor */
+    app_key(a, EDITION_DESKTOP, '-', 0);
+    ck_assert_double_eq_tol(mat_get(a->view->panels[input].m, a->pin_row, a->pin_col), old, 1e-12);
+    app_key(a, EDITION_DESKTOP, KEY_TAB, KEYMOD_SHIFT);
+    ck_assert(a->pin_panel != input || a->view->npanels == 1);
+    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, KEY_ESCAPE, 0), ACT_CELLS_LEAVE);
+    ck_assert(!app_cells_on(a) && !a->pinned);
+    app_key(a, EDITION_DESKTOP, KEY_RIGHT, 0);
+    ck_assert_int_eq(a->stage, s + 1);                              /* → steps again */
+    /* a click pins without the cursor: the arrows still step */
+    app_goto(a, s + 1);
+    app_key(a, EDITION_DESKTOP, KEY_ENTER, 0);
+    ck_assert(app_cells_on(a));
+    app_click(a, first, 0, 1);
+    ck_assert(a->pinned && !app_cells_on(a));
+    app_key(a, EDITION_DESKTOP, KEY_RIGHT, 0);
+    ck_assert_int_eq(a->stage, s + 1);
+    /* a stage change ends the cursor */
+    app_goto(a, s + 1);
+    app_key(a, EDITION_DESKTOP, KEY_ENTER, 0);
+    app_key(a, EDITION_DESKTOP, KEY_PAGEDOWN, 0);
+    ck_assert(!app_cells_on(a) && !a->pinned);
+    app_free(a);
+}
+END_TEST
+
+START_TEST(test_cell_cursor_guesses)
+{
+    /* predict mode: the cursor stands on the hidden weights, and Enter or
+    ** Space guesses the cell, as a click would; nothing is explained there */
+    AppState *a = app_create();
+    ck_assert_msg(app_open(a, TOUR) == 0, "%s", a->error);
+    for (int s = 0; s < a->doc->L->nstages; s++) {
+        app_goto(a, s + 1);
+        if (a->predict == PREDICT_OFF) app_predict(a);
+        if (a->predict_panel >= 0) break;
+    }
+    ck_assert_int_eq(a->predict, PREDICT_GUESSING);
+    ck_assert_int_ge(a->predict_panel, 0);
+    app_key(a, EDITION_DESKTOP, KEY_ENTER, 0);
+    ck_assert(app_cells_on(a));
+    for (int i = 0; i < a->view->npanels && !app_guess_panel(a, a->pin_panel); i++)
+        app_key(a, EDITION_DESKTOP, KEY_TAB, 0);
+    int p = a->pin_panel;
+    ck_assert(app_guess_panel(a, p));
+    app_key(a, EDITION_DESKTOP, KEY_RIGHT, 0);
+    ck_assert_int_eq(app_key(a, EDITION_DESKTOP, ' ', 0), ACT_CELL_PRESS);
+    ck_assert_int_eq(app_guess(a, p, 0), 1);
+    ck_assert(app_cells_on(a) && a->pin_panel == p && a->pin_col == 1);
+    char *why = app_explain(a);
+    ck_assert_msg(!why || !why[0], "a hidden weight is not explained: %s", why ? why : "");
+    free(why);
+    app_free(a);
+}
+END_TEST
+
 START_TEST(test_undo_and_redo_keys)
 {
     /* Ctrl+Z, Ctrl+Shift+Z and Ctrl+Y in both editions (the page passes ⌘ as Ctrl) */
@@ -271,6 +380,8 @@ Suite *keys_suite(void)
     tcase_add_test(core, test_digits_reach_every_stage);
     tcase_add_test(core, test_keys_do_what_their_rows_say);
     tcase_add_test(core, test_undo_and_redo_keys);
+    tcase_add_test(core, test_cell_cursor);
+    tcase_add_test(core, test_cell_cursor_guesses);
     tcase_add_test(core, test_picker_and_question_keys);
     tcase_add_test(core, test_help_lists_the_table);
     suite_add_tcase(s, core);

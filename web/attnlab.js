@@ -405,7 +405,7 @@
     const t = e.target, k = e.key;
     if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA')) return;
     if (t && (t.tagName === 'BUTTON' || t.tagName === 'A') && (k === 'Enter' || k === ' ' || k === 'Spacebar')) return;
-    if (e.altKey || k === 'Tab') return;
+    if (e.altKey || (k === 'Tab' && !(M._web_flags() & 16384))) return;    /* Tab is the page's, but in the cells */
     const t0 = e.timeStamp;
     const ctrl = e.ctrlKey || e.metaKey;
     const name = withString(k, (p) => M.UTF8ToString(M._web_key_action(p, ctrl ? 1 : 0, e.shiftKey ? 1 : 0)));

@@ -92,16 +92,18 @@ function attnlabChrome(M, run) {
 
   /* ---- the state of the program, shown by the page ---- */
 
-  let was = -1, focusBefore = null, askShown = '';
-  /* Show a dialog (keeping where focus was) or hide it (giving it back). */
-  function dialog(el, show, focus) {
+  let was = -1, focusBefore = null, askShown = '', pickedFrom = null;
+  /* Show a dialog (keeping where focus was) or hide it (giving it back, or
+  ** to the slide when toSlide, or when focus was nowhere before it). */
+  function dialog(el, show, focus, toSlide) {
     if (show === !el.hidden) return;
     el.hidden = !show;
     if (show) {
       if (!focusBefore) focusBefore = document.activeElement;
       if (focus) focus.focus();
     } else if (document.activeElement === body || !document.activeElement || el.contains(document.activeElement)) {
-      (focusBefore && document.contains(focusBefore) ? focusBefore : $('stage')).focus();
+      const back = !toSlide && focusBefore && focusBefore !== body && document.contains(focusBefore);
+      (back ? focusBefore : $('stage')).focus();
       focusBefore = null;
     }
   }
@@ -118,10 +120,11 @@ function attnlabChrome(M, run) {
     if (f !== was) {
       body.classList.toggle('dark', (f & 2) !== 0);
       const picker = (f & 8) !== 0 && (f & 64) === 0;
-      if (picker && $('picker').hidden) fillLessons();
+      if (picker && $('picker').hidden) { fillLessons(); pickedFrom = M.UTF8ToString(M._web_path()); }
       const links = $('lessons').querySelectorAll('a');
       const sel = links[M._web_picker_selected()];
-      dialog($('picker'), picker, sel);
+      /* a lesson chosen from the list: the slide has focus, not what opened the list */
+      dialog($('picker'), picker, sel, !picker && M.UTF8ToString(M._web_path()) !== pickedFrom);
       pressed('mask', f & 1024);
       pressed('scaling', f & 2048);
       pressed('predict', f & 256);

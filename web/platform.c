@@ -25,6 +25,7 @@
 **   _web_key(key, ctrl, shift, now); _web_action(name, now); _web_hover(x, y); ...
 */
 #include "platform.h"
+#include "app/cells.h"
 #include "app/describe.h"
 #include "app/frame.h"
 #include "app/keys.h"
@@ -362,7 +363,7 @@ static int key_code(const char *k)
         { "Enter", KEY_ENTER }, { "Escape", KEY_ESCAPE }, { "Esc", KEY_ESCAPE }, { "Backspace", KEY_BACKSPACE },
         { "ArrowLeft", KEY_LEFT }, { "ArrowRight", KEY_RIGHT }, { "ArrowUp", KEY_UP }, { "ArrowDown", KEY_DOWN },
         { "Home", KEY_HOME }, { "End", KEY_END }, { "PageUp", KEY_PAGEUP }, { "PageDown", KEY_PAGEDOWN },
-        { "F11", KEY_F11 }, { "Spacebar", ' ' },
+        { "F11", KEY_F11 }, { "Spacebar", ' ' }, { "Tab", KEY_TAB },
     };
     if (k[0] && !k[1] && (unsigned char)k[0] >= 0x20 && (unsigned char)k[0] < 0x7f) return tolower((unsigned char)k[0]);
     for (size_t i = 0; i < sizeof special / sizeof *special; i++)
@@ -419,7 +420,8 @@ EMSCRIPTEN_KEEPALIVE const char *web_action_words(const char *name)
 ** open, 3 the picker is up, 4 unsaved edits, 5 the keys are shown, 6 a
 ** question is asked, 7 the pinned cell is an input (its +/- apply), 8
 ** predict mode, 9 the black screen, 10 the stage's setup has a mask, 11
-** its scores are scaled by √d_k, 12 some edit to undo, 13 some to redo. */
+** its scores are scaled by √d_k, 12 some edit to undo, 13 some to redo,
+** 14 the cell cursor is on (Tab is its). */
 EMSCRIPTEN_KEEPALIVE int web_flags(void)
 {
     AppState *a = web_app;
@@ -435,6 +437,7 @@ EMSCRIPTEN_KEEPALIVE int web_flags(void)
     return (a->fullscreen ? 1 : 0) | (a->dark ? 2 : 0) | (d ? 4 : 0) | (a->picker ? 8 : 0) | (d && d->dirty ? 16 : 0)
          | (a->help ? 32 : 0) | (a->ask ? 64 : 0) | (input ? 128 : 0) | (a->predict != PREDICT_OFF ? 256 : 0)
          | (a->black ? 512 : 0) | (mask ? 1024 : 0) | (scaled ? 2048 : 0) | (d && d->nedits ? 4096 : 0)
+         | (app_cells_on(a) ? 16384 : 0)
          | (d && d->nredo ? 8192 : 0);
 }
 

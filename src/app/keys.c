@@ -2,6 +2,7 @@
 ** keys.c: the key table of both editions and the actions it names (keys.h).
 */
 #include "keys.h"
+#include "cells.h"
 #include "nav.h"
 #include "predict.h"
 #include "prompt.h"
@@ -51,10 +52,21 @@ static const KeyRow rows[] = {
     { ACT_ESCAPE, KEYS_SORTER, EDITION_BOTH, NULL, NULL, { B(KEY_ESCAPE) } },
     { ACT_FULLSCREEN, KEYS_SORTER, EDITION_BOTH, NULL, NULL, { B('f'), B(KEY_F11) } },
     { ACT_QUIT, KEYS_SORTER, EDITION_DESKTOP, NULL, NULL, { B('q'), CTRL('q') } },
+    /* the cell cursor (cells.h) takes these while it is on; the other keys are the main ones */
+    { ACT_CELL_LEFT, KEYS_CELLS, EDITION_BOTH, NULL, NULL, { B(KEY_LEFT) } },
+    { ACT_CELL_RIGHT, KEYS_CELLS, EDITION_BOTH, NULL, NULL, { B(KEY_RIGHT) } },
+    { ACT_CELL_UP, KEYS_CELLS, EDITION_BOTH, NULL, NULL, { B(KEY_UP) } },
+    { ACT_CELL_DOWN, KEYS_CELLS, EDITION_BOTH, NULL, NULL, { B(KEY_DOWN) } },
+    { ACT_CELL_PANEL_NEXT, KEYS_CELLS, EDITION_BOTH, NULL, NULL, { B(KEY_TAB) } },
+    { ACT_CELL_PANEL_PREV, KEYS_CELLS, EDITION_BOTH, NULL, NULL, { SHIFT(KEY_TAB) } },
+    { ACT_INCREASE, KEYS_CELLS, EDITION_BOTH, NULL, NULL, { B('+'), B('=') } },
+    { ACT_DECREASE, KEYS_CELLS, EDITION_BOTH, NULL, NULL, { B('-') } },
+    { ACT_CELL_PRESS, KEYS_CELLS, EDITION_BOTH, NULL, NULL, { B(KEY_ENTER), B(' ') } },
+    { ACT_CELLS_LEAVE, KEYS_CELLS, EDITION_BOTH, NULL, NULL, { B(KEY_ESCAPE) } },
     /* the main keys, in the help's order (Esc is in the fullscreen row's words) */
     { ACT_ESCAPE, KEYS_MAIN, EDITION_BOTH, NULL, NULL, { B(KEY_ESCAPE) } },
-    { ACT_NEXT, KEYS_MAIN, EDITION_BOTH, N_("\xe2\x86\x92  Space  PgDn  Enter"), N_("next stage (or sub-step)"),
-      { B(KEY_RIGHT), B(' '), B(KEY_PAGEDOWN), B(KEY_ENTER) } },
+    { ACT_NEXT, KEYS_MAIN, EDITION_BOTH, N_("\xe2\x86\x92  Space  PgDn"), N_("next stage (or sub-step)"),
+      { B(KEY_RIGHT), B(' '), B(KEY_PAGEDOWN) } },
     { ACT_PREV, KEYS_MAIN, EDITION_BOTH, N_("\xe2\x86\x90  Backspace  PgUp"), N_("previous stage (or sub-step)"),
       { B(KEY_LEFT), B(KEY_BACKSPACE), B(KEY_PAGEUP) } },
     { ACT_STAGE_NEXT, KEYS_MAIN, EDITION_BOTH, N_("Shift+\xe2\x86\x92  Shift+\xe2\x86\x90"),
@@ -69,6 +81,8 @@ static const KeyRow rows[] = {
     { ACT_TOKEN_NEXT, KEYS_MAIN, EDITION_BOTH, N_("J  Shift+J"), N_("next, previous token a K/V cache decodes"),
       { B('j') } },
     { ACT_TOKEN_PREV, KEYS_MAIN, EDITION_BOTH, NULL, NULL, { SHIFT('j') } },
+    { ACT_CELLS, KEYS_MAIN, EDITION_BOTH, N_("Enter"),
+      N_("step through the cells by keyboard: arrows, Tab, + and \xe2\x88\x92, Esc leaves"), { B(KEY_ENTER) } },
     { ACT_SORTER, KEYS_MAIN, EDITION_BOTH, "G",
       N_("the stage's pages as a grid: arrows or the mouse pick, Enter goes, Esc leaves"), { B('g') } },
     { ACT_PICKER, KEYS_MAIN, EDITION_BOTH, "L", N_("lesson picker"), { B('l') } },
@@ -150,7 +164,9 @@ static const char *const names[ACT_COUNT] = {
     [ACT_SORTER] = "sorter", [ACT_SORTER_LEFT] = "sorter-left", [ACT_SORTER_RIGHT] = "sorter-right",
     [ACT_SORTER_UP] = "sorter-up", [ACT_SORTER_DOWN] = "sorter-down", [ACT_SORTER_PAGE_UP] = "sorter-page-up",
     [ACT_SORTER_PAGE_DOWN] = "sorter-page-down", [ACT_SORTER_FIRST] = "sorter-first", [ACT_SORTER_LAST] = "sorter-last",
-    [ACT_SORTER_GO] = "sorter-go",
+    [ACT_SORTER_GO] = "sorter-go", [ACT_CELLS] = "cells", [ACT_CELL_LEFT] = "cell-left", [ACT_CELL_RIGHT] = "cell-right",
+    [ACT_CELL_UP] = "cell-up", [ACT_CELL_DOWN] = "cell-down", [ACT_CELL_PANEL_NEXT] = "cell-panel-next",
+    [ACT_CELL_PANEL_PREV] = "cell-panel-prev", [ACT_CELL_PRESS] = "cell-press", [ACT_CELLS_LEAVE] = "cells-leave",
 };
 
 /* The table. */
@@ -199,6 +215,7 @@ const KeyRow *app_key_lookup(const AppState *a, unsigned edition, int key, unsig
     if (a->ask) return find_loose(KEYS_ASK, edition, key, mods, arg);
     if (a->sorter) return find_loose(KEYS_SORTER, edition, key, mods, arg);
     const KeyRow *r = a->picker ? find_loose(KEYS_PICKER, edition, key, mods, arg) : NULL;
+    if (!r && app_cells_on(a)) r = find(KEYS_CELLS, edition, key, mods, arg);
     return r ? r : find_loose(KEYS_MAIN, edition, key, mods, arg);
 }
 
@@ -293,6 +310,15 @@ bool app_do(AppState *a, AppAction act, int arg)
     case ACT_SORTER_FIRST: app_sorter_select(a, 0); break;
     case ACT_SORTER_LAST: app_sorter_select(a, a->view ? a->view->nsteps - 1 : 0); break;
     case ACT_SORTER_GO: app_sorter_go(a); break;
+    case ACT_CELLS: app_cells_start(a); break;
+    case ACT_CELL_LEFT: app_cells_move(a, 0, -1); break;
+    case ACT_CELL_RIGHT: app_cells_move(a, 0, +1); break;
+    case ACT_CELL_UP: app_cells_move(a, -1, 0); break;
+    case ACT_CELL_DOWN: app_cells_move(a, +1, 0); break;
+    case ACT_CELL_PANEL_NEXT: app_cells_panel(a, +1); break;
+    case ACT_CELL_PANEL_PREV: app_cells_panel(a, -1); break;
+    case ACT_CELL_PRESS: app_cells_press(a); break;
+    case ACT_CELLS_LEAVE: app_cells_stop(a); break;
     case ACT_PICKER_UP: app_picker_move(a, -1); break;
     case ACT_PICKER_DOWN: app_picker_move(a, +1); break;
     case ACT_PICKER_OPEN: app_picker_open(a); break;

@@ -59,6 +59,9 @@ typedef enum AppAction {
     ACT_SORTER,                     /* the slide sorter (sorter.h), and its keys: */
     ACT_SORTER_LEFT, ACT_SORTER_RIGHT, ACT_SORTER_UP, ACT_SORTER_DOWN, ACT_SORTER_PAGE_UP, ACT_SORTER_PAGE_DOWN,
     ACT_SORTER_FIRST, ACT_SORTER_LAST, ACT_SORTER_GO,
+    ACT_CELLS,                      /* the cell cursor (cells.h), and its keys: */
+    ACT_CELL_LEFT, ACT_CELL_RIGHT, ACT_CELL_UP, ACT_CELL_DOWN, ACT_CELL_PANEL_NEXT, ACT_CELL_PANEL_PREV,
+    ACT_CELL_PRESS, ACT_CELLS_LEAVE,
     ACT_PICKER_UP, ACT_PICKER_DOWN, ACT_PICKER_OPEN, ACT_PICKER_DIGIT,
     ACT_ASK_ACCEPT, ACT_ASK_CANCEL, ACT_ASK_BACKSPACE, ACT_ASK_QUIT, ACT_ASK_SAVE, ACT_ASK_COMPLETE,
     /* the platform's (app_action_platform): the window or the page does them */
@@ -67,7 +70,7 @@ typedef enum AppAction {
 } AppAction;
 
 /* The context a row counts in. */
-typedef enum KeyContext { KEYS_MAIN, KEYS_PICKER, KEYS_SORTER, KEYS_ASK } KeyContext;
+typedef enum KeyContext { KEYS_MAIN, KEYS_PICKER, KEYS_SORTER, KEYS_ASK, KEYS_CELLS } KeyContext;
 
 /* One key and its modifiers. */
 typedef struct KeyBind {

@@ -99,6 +99,7 @@ static void reset_page_state(AppState *a)
     a->hover_panel = a->hover_row = a->hover_col = -1;
     a->nav_point = 0;
     a->pinned = false;
+    a->cells = false;
 }
 
 /* Reset what belongs to one stage: its page's state and the predict guesses. */
@@ -545,6 +546,7 @@ void app_hover(AppState *a, int panel, int row, int col)
 /* Click: a guess in predict mode, else pin/unpin. */
 void app_click(AppState *a, int panel, int row, int col)
 {
+    a->cells = false;           /* a pin by pointer is not the keyboard's cursor */
     if (app_predict_click(a, panel, row, col)) return;
     if (panel < 0 || (a->pinned && a->pin_panel == panel && a->pin_row == row && a->pin_col == col)) {
         a->pinned = false;

@@ -98,6 +98,7 @@ typedef struct AppState {
     int nav_point;          /* the head whose panel of the comparison page it is over (nav.h), or 0 */
     bool pinned;
     int pin_panel, pin_row, pin_col;
+    bool cells;             /* the cell cursor (cells.h) is the pinned cell: the arrows move it */
 
     /* what a frame draws over the cells, worked out when it changes (marks.h) */
     MarksHover explained;   /* the focused cell's explanation and the operands to outline */

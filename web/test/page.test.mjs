@@ -52,6 +52,35 @@ test('the lesson list is a list of links: a click, Tab and Enter open a lesson',
   }
 });
 
+test('by keyboard alone: a lesson, the slide focused, Enter into its cells, the arithmetic said, an edit, Esc out', async () => {
+  const p = await openPage(browser, URL0);
+  try {
+    await key(p, 'Enter');                                // the first lesson of the list (focused)
+    await waitStage(p, /stage 1 \//);
+    assert.equal(await p.evaluate(() => document.activeElement.id), 'stage', 'focus is on the slide');
+    const live = () => p.evaluate(() => document.getElementById('live').textContent);
+    await key(p, 'Enter');
+    assert.ok((await flags(p)) & 16384, 'Enter starts the cell cursor');
+    const first = await live();
+    assert.match(first, /\S/, 'the first cell is explained in the live region');
+    await key(p, 'ArrowRight');
+    const second = await live();
+    assert.ok(second && second !== first, 'ArrowRight moves to the next cell, said: ' + second);
+    assert.match(await stageLabel(p), /stage 1 \//, 'the arrows move the cell, not the stage');
+    await key(p, 'Tab');
+    assert.equal(await p.evaluate(() => document.activeElement.id), 'stage', 'Tab stays on the slide: the next heatmap');
+    assert.ok((await flags(p)) & 128, 'the cursor is on an input of stage 1 (X)');
+    await key(p, '+');
+    assert.ok((await flags(p)) & 16, 'the input was edited by keyboard');
+    await key(p, 'Escape');
+    assert.ok(!((await flags(p)) & 16384), 'Esc leaves the cells');
+    await key(p, 'ArrowRight');
+    assert.match(await stageLabel(p), /stage 2 \//, 'then → steps again');
+  } finally {
+    await p.close();
+  }
+});
+
 test('every toolbar button does its own action with Enter (and Space), shows a focus ring, and has a name', async () => {
   const p = await openPage(browser, URL0 + '#lesson=01-tour&stage=2');
   const dir = mkdtempSync(join(tmp, 'bar-'));
