@@ -405,7 +405,9 @@ static void overlays_fit_in(const char *lang)
 }
 
 /* Paragraphs in Arabic end their lines on the left: every body line of
-** lesson 12 is aligned right on one edge, and the tour's lines left. */
+** lesson 12 is aligned right on one edge, and the tour's lines left; the
+** stage title and the formula stand on that edge too (the title at the
+** right, the lesson and stage at the left), and in the tour at the left. */
 START_TEST(test_rtl_paragraphs_align_right)
 {
     const char *files[2] = { "../lessons/12-arabic-pronoun.lesson", "../lessons/01-tour.lesson" };
@@ -420,8 +422,11 @@ START_TEST(test_rtl_paragraphs_align_right)
             View *v = tstages_view(L, T, k);
             DrawList *d = tl_lay(v, 1280, 720, false);
             float edge = -1;
+            const DrawCmd *title = NULL, *meta = NULL, *formula = NULL;
             for (int i = 0; i < d->n; i++) {
                 const DrawCmd *c = &d->cmds[i];
+                if (c->kind == DRAW_TEXT && c->role == ROLE_TITLE) *(title ? &meta : &title) = meta ? meta : c;
+                if (c->kind == DRAW_TEXT && c->role == ROLE_FORMULA) formula = c;
                 if (c->role != ROLE_BODY || c->kind != DRAW_TEXT) continue;
                 lines++;
                 ck_assert_int_eq(c->halign, f == 0 ? ALIGN_RIGHT : ALIGN_LEFT);
@@ -429,6 +434,12 @@ START_TEST(test_rtl_paragraphs_align_right)
                 if (edge < 0) edge = e;
                 ck_assert_float_eq_tol(e, edge, 0.01f);
             }
+            ck_assert(title && meta && formula);
+            /* the title and the formula within 64 px of their side of the 1280 px slide */
+            float te = f == 0 ? 1280 - (title->r.x + title->r.w) : title->r.x;
+            float fe = f == 0 ? 1280 - (formula->r.x + formula->r.w) : formula->r.x;
+            ck_assert_msg(te < 64 && fe < 64, "stage %d: the title %g px and the formula %g px from their side", k + 1, te, fe);
+            ck_assert(f == 0 ? meta->r.x < title->r.x : meta->r.x > title->r.x);
             draw_free(d);
             stage_view_free(v);
         }

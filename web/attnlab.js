@@ -384,6 +384,7 @@
       document.getElementById('linkbox-title').textContent = UI.tr('copy this link:');
       document.getElementById('linkbox-close').textContent = UI.tr('Close');
       field.value = url;
+      linkOpener = document.activeElement;
       box.hidden = false;
       field.focus();
       field.select();
@@ -392,9 +393,11 @@
     else show();
   }
   /* Close the link's box. */
+  let linkOpener = null;            /* what had focus when the link box opened: it gets it back */
   function closeLink() {
     document.getElementById('linkbox').hidden = true;
-    canvas.focus();
+    (linkOpener && linkOpener !== document.body && document.contains(linkOpener) ? linkOpener : canvas).focus();
+    linkOpener = null;
   }
 
   /* ---- input ---- */

@@ -44,6 +44,8 @@ function attnlabChrome(M, run) {
     if (lang === labelled) return;
     labelled = lang;
     document.documentElement.lang = lang.replace('_', '-');
+    /* an interface in a right-to-left language mirrors the page around the slide */
+    document.documentElement.dir = /^(ar|he|fa|ur)(_|$)/.test(lang) ? 'rtl' : 'ltr';
     for (const b of document.querySelectorAll('button[data-act]')) {
       const act = b.dataset.act;
       let help = '', keys = '';
@@ -64,6 +66,7 @@ function attnlabChrome(M, run) {
       }
     }
     $('picker-title').textContent = tr('Choose a lesson');
+    helpShown = false;                                  /* the help's words again, in this language */
     $('numbers-title').textContent = tr('Numbers');
     $('bar').setAttribute('aria-label', tr('controls'));
     $('menu').setAttribute('aria-label', tr('more controls'));
@@ -92,7 +95,38 @@ function attnlabChrome(M, run) {
 
   /* ---- the state of the program, shown by the page ---- */
 
-  let was = -1, focusBefore = null, askShown = '', pickedFrom = null;
+  let was = -1, focusBefore = null, askShown = '', pickedFrom = null, helpShown = false;
+  /* The help as HTML (the program's key table, in the interface's language): a row per line of it. */
+  function fillHelp() {
+    const lines = M.UTF8ToString(M._web_help_rows()).split('\n').filter(Boolean), table = $('help-keys');
+    $('help-title').textContent = lines[0];
+    table.textContent = '';
+    for (const line of lines.slice(1)) {
+      const [keys, words] = line.split('\t'), row = table.insertRow();
+      const th = document.createElement('th'), k = document.createElement('span');
+      th.scope = 'row';
+      k.dir = 'ltr';                                    /* "Ctrl+Shift+Z" reads left to right in any page */
+      k.textContent = keys;
+      th.appendChild(k);
+      row.appendChild(th);
+      row.insertCell().textContent = words;
+    }
+    helpShown = true;
+  }
+  /* Keep Tab inside the open dialog: from its last control to its first and back. */
+  document.addEventListener('keydown', function (e) {
+    if (e.key !== 'Tab') return;
+    const open = [...document.querySelectorAll('.dialog')].find((d) => !d.hidden);
+    if (!open) return;
+    const all = [...open.querySelectorAll('a[href], button, input, [tabindex]:not([tabindex="-1"])')]
+      .filter((el) => !el.disabled && el.getClientRects().length);
+    if (!all.length) return;
+    const first = all[0], last = all[all.length - 1], at = document.activeElement;
+    if (!open.contains(at) || (e.shiftKey ? at === first : at === last)) {
+      e.preventDefault();
+      (e.shiftKey ? last : first).focus();
+    }
+  }, true);
   /* Show a dialog (keeping where focus was) or hide it (giving it back, or
   ** to the slide when toSlide, or when focus was nowhere before it). */
   function dialog(el, show, focus, toSlide) {
@@ -100,7 +134,7 @@ function attnlabChrome(M, run) {
     el.hidden = !show;
     if (show) {
       if (!focusBefore) focusBefore = document.activeElement;
-      if (focus) focus.focus();
+      if (focus) focus.focus({ preventScroll: true });      /* a long dialog opens at its top */
     } else if (document.activeElement === body || !document.activeElement || el.contains(document.activeElement)) {
       const back = !toSlide && focusBefore && focusBefore !== body && document.contains(focusBefore);
       (back ? focusBefore : $('stage')).focus();
@@ -125,6 +159,8 @@ function attnlabChrome(M, run) {
       const sel = links[M._web_picker_selected()];
       /* a lesson chosen from the list: the slide has focus, not what opened the list */
       dialog($('picker'), picker, sel, !picker && M.UTF8ToString(M._web_path()) !== pickedFrom);
+      if ((f & 32) && !helpShown) fillHelp();
+      dialog($('help'), (f & 32) !== 0, $('help').querySelector('button'));
       pressed('mask', f & 1024);
       pressed('scaling', f & 2048);
       pressed('predict', f & 256);
@@ -239,6 +275,7 @@ function attnlabChrome(M, run) {
         box.appendChild(el);
       });
       $('stage').setAttribute('aria-label', d.lesson + ': ' + d.title);
+      $('page-title').textContent = d.lesson;
     }
     if (open && json !== shownTables) {
       shownTables = json;

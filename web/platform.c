@@ -404,6 +404,23 @@ EMSCRIPTEN_KEEPALIVE int web_action(const char *name, double now)
     return app_do(web_app, app_action_named(name), -1) ? 1 : 0;
 }
 
+/* The help's rows for the page (the key table's main rows for the browser
+** that list keys, as the desktop's overlay shows its own), in the interface's
+** language: "Keys", then each row's keys, a tab and its words, a line each.
+** The page shows them as HTML, so the canvas draws no overlay of them. */
+EMSCRIPTEN_KEEPALIVE const char *web_help_rows(void)
+{
+    static Buf b;
+    buf_clear(&b);
+    buf_printf(&b, "%s\n", _("Keys"));
+    int n;
+    const KeyRow *rows = app_key_rows(&n);
+    for (int i = 0; i < n; i++)
+        if (rows[i].keys && rows[i].ctx == KEYS_MAIN && (rows[i].editions & EDITION_WEB))
+            buf_printf(&b, "%s\t%s\n", _(rows[i].keys), _(rows[i].help));
+    return buf_str(&b);
+}
+
 /* The words of an action's button in the interface's language: what it
 ** does, then a tab and the keys that do the same ("" when none). */
 EMSCRIPTEN_KEEPALIVE const char *web_action_words(const char *name)

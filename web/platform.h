@@ -28,6 +28,7 @@ const char *web_key_action(const char *key, int ctrl, int shift);
 int web_key(const char *key, int ctrl, int shift, double now);
 int web_action(const char *name, double now);
 const char *web_action_words(const char *name);
+const char *web_help_rows(void);
 int web_flags(void);
 void web_set_fullscreen(int on);
 void web_set_dark(int on);

@@ -200,18 +200,17 @@ static void explain_panel(const AppState *a, const Theme *th, int w, int h, floa
 
 #define HELP_MAX_ROWS 100
 
-/* A two-column overlay of the keys of this edition (web: the browser's),
-** the main rows of the key table that have keys to show, scaled down to
-** fit the window when it must. */
-static void help_overlay(const Theme *th, int w, int h, float size, bool web, MeasureFn measure, void *ctx,
-                         DrawList *out)
+/* A two-column overlay of the window's keys, the main rows of the key
+** table that have keys to show, scaled down to fit the window when it
+** must (the page shows the browser's as HTML: web_help_rows). */
+static void help_overlay(const Theme *th, int w, int h, float size, MeasureFn measure, void *ctx, DrawList *out)
 {
     int nrows;
     const KeyRow *all = app_key_rows(&nrows), *rows[HELP_MAX_ROWS];
     int n = 0;
     assert(nrows <= HELP_MAX_ROWS);
     for (int i = 0; i < nrows; i++)
-        if (all[i].keys && all[i].ctx == KEYS_MAIN && (all[i].editions & (web ? EDITION_WEB : EDITION_DESKTOP)))
+        if (all[i].keys && all[i].ctx == KEYS_MAIN && (all[i].editions & EDITION_DESKTOP))
             rows[n++] = &all[i];
     float kw = 0, dw = 0;
     for (int i = 0; i < n; i++) {
@@ -364,7 +363,7 @@ void app_frame(const AppState *a, int w, int h, MeasureFn measure, void *ctx, Dr
         banner(out, _("\xe2\x86\x92 next stage    ? every key    L lessons    O open a file"), false, false, &th, w, h, size,
                measure, ctx);
     if (a->picker && !a->web) picker_overlay(a, &th, w, h, size, measure, ctx, out);   /* the page lists them itself */
-    if (a->help) help_overlay(&th, w, h, size * 0.9f, a->web, measure, ctx, out);
+    if (a->help && !a->web) help_overlay(&th, w, h, size * 0.9f, measure, ctx, out);   /* the page's is HTML */
     if (a->error[0] && !a->web)                      /* over everything, never dimmed (the page has its own line) */
         banner(out, a->error, true, true, &th, w, h, size * 0.85f, measure, ctx);
     app_prompt_draw(a, &th, w, h, size, measure, ctx, out);

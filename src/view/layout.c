@@ -171,7 +171,9 @@ static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale, boo
 ** the smallest font, a lesson title of hundreds of characters). What the
 ** page holds ("head 2 of 4 · Q, K") is said in the room left, the line
 ** shrunk for it down to META_SHRINK, then cut with "…" or left out when
-** there is no room.
+** there is no room. A title in a right-to-left script mirrors it: the
+** title at the right, the rest at the left (and the formula and the notes
+** line follow it).
 */
 static float draw_header(Page *p, const View *v, float x0, float x1, float y)
 {
@@ -202,8 +204,11 @@ static float draw_header(Page *p, const View *v, float x0, float x1, float y)
         snprintf(line, sizeof line, "%s%s", meta, label);
         one = lay_width(p, line, fmaxf(m->min_font, lay_px(META_SHRINK * m->meta)), 0) <= w - title_w - m->gap;
     }
+    bool rtl = text_rtl(title);                         /* an Arabic or Hebrew title: the header mirrored */
+    HAlign start = rtl ? ALIGN_RIGHT : ALIGN_LEFT;
     if (one) {                                          /* one line */
-        lay_text(p, (Rect){ x0, y, title_w + 1, th }, title, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_TITLE, 1, 0);
+        lay_text(p, (Rect){ rtl ? x1 - title_w - 1 : x0, y, title_w + 1, th }, title, fs, p->th->fg, start, VALIGN_MIDDLE,
+                 ROLE_TITLE, 1, 0);
         meta_room = w - title_w - m->gap;
         mh = th;
     } else {                                            /* the title on its own line(s), the rest under it */
@@ -212,7 +217,7 @@ static float draw_header(Page *p, const View *v, float x0, float x1, float y)
         int n = lay_wrap(p, title, fs, w, &lines);
         for (int i = 0; i < n; i++) {
             line_copy(title, lines[i], buf, sizeof buf);
-            lay_text(p, (Rect){ x0, y, w, LH * fs }, buf, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE, ROLE_TITLE, 1, 0);
+            lay_text(p, (Rect){ x0, y, w, LH * fs }, buf, fs, p->th->fg, start, VALIGN_MIDDLE, ROLE_TITLE, 1, 0);
             y += LH * fs;
         }
         free(lines);
@@ -241,15 +246,16 @@ static float draw_header(Page *p, const View *v, float x0, float x1, float y)
         char line[1000], cut[1000];
         snprintf(line, sizeof line, "%s%s", meta, held);
         float lw = lay_fit(p, line, mfs, 0, meta_room, cut, sizeof cut);
-        lay_text(p, (Rect){ x1 - lw, y, lw, mh }, cut, mfs, p->th->muted, ALIGN_RIGHT, VALIGN_MIDDLE, ROLE_TITLE, 0, 0);
+        lay_text(p, (Rect){ rtl ? x0 : x1 - lw, y, lw, mh }, cut, mfs, p->th->muted, rtl ? ALIGN_LEFT : ALIGN_RIGHT,
+                 VALIGN_MIDDLE, ROLE_TITLE, 0, 0);
     }
     y += mh;
     draw_line(p->d, x0, y + RULE_DROP * m->gs, x1, y + RULE_DROP * m->gs, p->th->frame, fmaxf(1, m->u), ROLE_DECOR);
     return y + RULE_AFTER * m->gs;
 }
 
-/* The formula on a tinted strip, shrunk (then cut) to the width. Returns
-** the next y. */
+/* The formula on a tinted strip, shrunk (then cut) to the width, on the
+** title's side. Returns the next y. */
 static float draw_formula(Page *p, const View *v, float x0, float x1, float y)
 {
     if (!v->formula || !v->formula[0]) return y;
@@ -259,11 +265,13 @@ static float draw_formula(Page *p, const View *v, float x0, float x1, float y)
     while (fs > lay_px(SHRINK_BEFORE_CUT * m->formula) && lay_width(p, v->formula, fs, 0) > room) fs -= 1;
     char buf[512];
     float w = lay_fit(p, v->formula, fs, 0, room, buf, sizeof buf);
-    Rect strip = { x0, y, w + 2 * padx, LH * fs + 2 * pady };
+    bool rtl = v->title && text_rtl(v->title);          /* it follows the title's side (draw_header) */
+    float bar = fmaxf(2, 4 * m->u), sx = rtl ? x1 - (w + 2 * padx) : x0;
+    Rect strip = { sx, y, w + 2 * padx, LH * fs + 2 * pady };
     draw_rect(p->d, strip, p->th->panel_bg, ROLE_DECOR);
-    draw_rect(p->d, (Rect){ x0, y, fmaxf(2, 4 * m->u), strip.h }, p->th->accent, ROLE_DECOR);
-    lay_text(p, (Rect){ x0 + padx, y + pady, w, LH * fs }, buf, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE,
-             ROLE_FORMULA, 0, 0);
+    draw_rect(p->d, (Rect){ rtl ? x1 - bar : x0, y, bar, strip.h }, p->th->accent, ROLE_DECOR);
+    lay_text(p, (Rect){ sx + padx, y + pady, w, LH * fs }, buf, fs, p->th->fg, rtl ? ALIGN_RIGHT : ALIGN_LEFT,
+             VALIGN_MIDDLE, ROLE_FORMULA, 0, 0);
     return y + strip.h + m->gap * FORMULA_AFTER;
 }
 
@@ -278,8 +286,9 @@ static void draw_footer(Page *p, const View *v, float x0, float x1, float y)
     snprintf(line, sizeof line, "%s%s%s", v->note ? v->note : "", v->note && p->hidden_values ? "   \xc2\xb7   " : "",
              hidden);
     lay_fit(p, line, p->m.note, 0, x1 - x0, buf, sizeof buf);
-    lay_text(p, (Rect){ x0, y, x1 - x0, LH * p->m.note }, buf, p->m.note, p->th->muted, ALIGN_LEFT, VALIGN_MIDDLE,
-             ROLE_BODY, 0, 0);
+    bool rtl = v->title && text_rtl(v->title);          /* on the title's side (draw_header) */
+    lay_text(p, (Rect){ x0, y, x1 - x0, LH * p->m.note }, buf, p->m.note, p->th->muted, rtl ? ALIGN_RIGHT : ALIGN_LEFT,
+             VALIGN_MIDDLE, ROLE_BODY, 0, 0);
 }
 
 /* The light or dark theme. Text colours reach 4.5:1 on their backgrounds. */

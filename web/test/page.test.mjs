@@ -81,6 +81,52 @@ test('by keyboard alone: a lesson, the slide focused, Enter into its cells, the 
   }
 });
 
+test('the help is HTML: a dialog of the key table that keeps focus inside and gives it back; a page heading; Arabic mirrors the page', async () => {
+  const p = await openPage(browser, URL0 + '#lesson=01-tour');
+  try {
+    await waitStage(p, /stage 1 \//);
+    assert.equal(await p.evaluate(() => document.querySelector('h1').textContent), 'A short tour of attention', 'an h1 names the lesson');
+    await p.focus('#bar button[data-act="help"]');
+    await key(p, 'Enter');
+    const help = await p.evaluate(() => ({
+      open: !document.getElementById('help').hidden,
+      rows: [...document.querySelectorAll('#help-keys tr')].map((r) => [r.cells[0].textContent, r.cells[1].textContent]),
+      focus: document.activeElement.closest('#help') !== null,
+    }));
+    assert.ok(help.open && help.focus, 'the help opens with focus in it');
+    assert.ok(help.rows.length >= 20, 'a row per key: ' + help.rows.length);
+    assert.ok(help.rows.some(([k, w]) => k === 'Enter' && /cells by keyboard/.test(w)), 'the cell cursor is in the help');
+    assert.ok(help.rows.some(([k, w]) => k === 'T' && /light \/ dark/.test(w)), 'T: light / dark');
+    const overlay = await p.evaluate(() => window.attnlab.list.cmds.filter((c) => c.role === window.attnlab.layout.ROLE_OVERLAY).length);
+    assert.equal(overlay, 0, 'the canvas draws no second help under it');
+    for (let i = 0; i < 3; i++) {
+      await p.keyboard.press('Tab');
+      assert.ok(await p.evaluate(() => document.activeElement.closest('#help') !== null), 'Tab stays in the dialog');
+    }
+    await p.keyboard.down('Shift');
+    await p.keyboard.press('Tab');
+    await p.keyboard.up('Shift');
+    assert.ok(await p.evaluate(() => document.activeElement.closest('#help') !== null), 'Shift+Tab stays in the dialog');
+    await key(p, 'Escape');
+    assert.ok(await p.evaluate(() => document.getElementById('help').hidden), 'Esc closes it');
+    assert.equal(await p.evaluate(() => document.activeElement.dataset.act), 'help', 'focus goes back to the button that opened it');
+  } finally {
+    await p.close();
+  }
+  const ar = await openPage(browser, URL0 + '#lesson=01-tour', { languages: ['ar'] });
+  try {
+    await waitStage(ar, /\//);
+    const dir = await ar.evaluate(() => [document.documentElement.lang, document.documentElement.dir,
+      getComputedStyle(document.getElementById('bar')).direction]);
+    assert.deepEqual(dir, ['ar', 'rtl', 'rtl'], 'an Arabic interface is right to left, and its controls with it');
+    await ar.click('#bar button[data-act="help"]');
+    const title = await ar.evaluate(() => document.getElementById('help-title').textContent);
+    assert.notEqual(title, 'Keys', 'the help speaks Arabic: ' + title);
+  } finally {
+    await ar.close();
+  }
+});
+
 test('every toolbar button does its own action with Enter (and Space), shows a focus ring, and has a name', async () => {
   const p = await openPage(browser, URL0 + '#lesson=01-tour&stage=2');
   const dir = mkdtempSync(join(tmp, 'bar-'));
