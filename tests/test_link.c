@@ -51,7 +51,7 @@ START_TEST(test_fields_round_trip)
 {
     AppState *a = opened("01-tour.lesson"), *b = opened("01-tour.lesson");
     char *f = app_link_fields(a);
-    ck_assert_str_eq(f, "stage=1&theme=light");
+    ck_assert_str_eq(f, "stage=1");                   /* only what differs from the lesson */
     free(f);
     app_goto(a, stage_of(a, STAGE_SOFTMAX) + 1);
     app_toggle_mask(a);
@@ -88,14 +88,82 @@ START_TEST(test_fields_round_trip)
 }
 END_TEST
 
+START_TEST(test_fields_carry_edits_and_heads_switched_off)
+{
+    /* two edits (one cell edited twice: its last value), a cell edited back
+    ** to the file's value (not carried), a head off and one at its mean, in
+    ** another setup than the stage shown: a new state given the fields has
+    ** the same numbers in every matrix and the same fields */
+    AppState *a = opened("04-heads-entropy-causal.lesson"), *b = opened("04-heads-entropy-causal.lesson");
+    int s4 = -1;
+    for (int s = 0; s < a->doc->L->nsetups && s4 < 0; s++)
+        if (a->doc->L->setups[s].heads == 4) s4 = s;
+    ck_assert_int_ge(s4, 0);
+    const char *x = a->doc->L->setups[s4].queries.input;
+    double x11 = mat_get(lesson_matrix(&a->doc->L->setups[s4], x)->m, 0, 0);
+    double x23 = mat_get(lesson_matrix(&a->doc->L->setups[s4], x)->m, 1, 2);
+    ck_assert(app_edit_cell(a, s4, x, 0, 0, 0.5));
+    ck_assert(app_edit_cell(a, s4, x, 0, 0, -1.25));
+    ck_assert(app_edit_cell(a, s4, x, 1, 2, 7));
+    ck_assert(app_edit_cell(a, s4, x, 1, 2, x23));            /* back as it was: nothing to carry */
+    ck_assert(app_set_ablation(a, s4, 2, 1));
+    ck_assert(app_set_ablation(a, s4, 4, 2));
+    ck_assert(!app_set_ablation(a, s4, 9, 1));                 /* no head 9 */
+    app_goto(a, 2);
+    char *f = app_link_fields(a), want[300];
+    snprintf(want, sizeof want, "stage=2&ablate=%d.2,%d.4m&edits=%d.%s.1.1:-1.25", s4 + 1, s4 + 1, s4 + 1, x);
+    ck_assert_str_eq(f, want);
+    app_link_apply(b, f);
+    ck_assert_str_eq(b->toast, "");
+    ck_assert_int_eq(b->stage, 1);
+    const Setup *sb = &b->doc->L->setups[s4];
+    ck_assert_double_eq(mat_get(lesson_matrix(sb, x)->m, 0, 0), -1.25);
+    ck_assert_double_eq(mat_get(lesson_matrix(sb, x)->m, 1, 2), x23);
+    ck_assert_uint_eq(sb->ablated, 2u | 8u);
+    ck_assert_uint_eq(sb->ablate_mean, 8u);
+    const Mat *wa = trace_at(a->doc->T, s4, trace_ref(TK_WEIGHTS, 1)), *wb = trace_at(b->doc->T, s4, trace_ref(TK_WEIGHTS, 1));
+    ck_assert_mem_eq(wa->data, wb->data, sizeof(double) * (size_t)wa->rows * (size_t)wa->cols);
+    const Mat *fa = trace_at(a->doc->T, s4, trace_ref(TK_FINAL, 0)), *fb = trace_at(b->doc->T, s4, trace_ref(TK_FINAL, 0));
+    if (fa) ck_assert_mem_eq(fa->data, fb->data, sizeof(double) * (size_t)fa->rows * (size_t)fa->cols);
+    ck_assert(b->doc->dirty && b->doc->nedits == 1);         /* an edit of its own: undoable, saved on request */
+    char *g = app_link_fields(b);
+    ck_assert_str_eq(g, f);
+    free(g);
+    (void)x11;
+    /* links that ask for what the lesson has not: said, and the rest shown */
+    AppState *c = opened("04-heads-entropy-causal.lesson");
+    app_link_apply(c, "stage=2&edits=1.X.1.1:0.5,1.nothing.1.1:2");
+    ck_assert_int_eq(c->stage, 1);
+    ck_assert_str_eq(c->toast, "this link's edits stop at \xe2\x80\x9c" "1.nothing.1.1:2\xe2\x80\x9d, which is no cell of this lesson");
+    app_link_apply(c, "stage=2&edits=1.X.1.1:zero");
+    ck_assert_str_eq(c->toast, "this link's edits stop at \xe2\x80\x9c" "1.X.1.1:zero\xe2\x80\x9d, which is no cell of this lesson");
+    snprintf(want, sizeof want, "ablate=%d.12", s4 + 1);
+    app_link_apply(c, want);
+    snprintf(want, sizeof want, "this link's heads to switch off stop at \xe2\x80\x9c%d.12\xe2\x80\x9d, which this lesson does not have", s4 + 1);
+    ck_assert_str_eq(c->toast, want);
+    free(f);
+    app_free(a);
+    app_free(b);
+    app_free(c);
+}
+END_TEST
+
 START_TEST(test_fields_steps_heads_and_odd_links)
 {
     AppState *a = opened("10-inference.lesson");
     int kv = stage_of(a, STAGE_KV_CACHE);
-    app_link_apply(a, "stage=99&step=3");                /* no stage 99: the stage stays, the step is taken */
+    int last = a->doc->L->nstages - 1;
+    app_link_apply(a, "stage=99");                      /* no stage 99: the last, and a note that says so */
+    ck_assert_int_eq(a->stage, last);
+    char want[160];
+    snprintf(want, sizeof want, "this link asks for stage 99; the lesson has %d: here is the last", last + 1);
+    ck_assert_str_eq(a->toast, want);
+    app_link_apply(a, "lesson=10-inference&stage=x");
+    ck_assert_int_eq(a->stage, last);
+    ck_assert_str_eq(a->toast, "this link's stage \xe2\x80\x9cx\xe2\x80\x9d is no stage number");
+    app_link_apply(a, "lesson=10-inference&foo=bar&stage=1");
     ck_assert_int_eq(a->stage, 0);
-    app_link_apply(a, "lesson=10-inference&foo=bar&stage=x");
-    ck_assert_int_eq(a->stage, 0);
+    ck_assert_str_eq(a->toast, "this link's field \xe2\x80\x9c" "foo\xe2\x80\x9d means nothing here: the rest is shown");
     char link[64];
     snprintf(link, sizeof link, "%d", kv + 1);           /* a bare number is a stage */
     app_link_apply(a, link);
@@ -104,7 +172,7 @@ START_TEST(test_fields_steps_heads_and_odd_links)
     app_link_apply(a, link);
     ck_assert_int_eq(a->step, 2);
     char *f = app_link_fields(a);
-    ck_assert_msg(strstr(f, "&step=3&"), "%s", f);
+    ck_assert_msg(strstr(f, "&step=3") && (strstr(f, "&step=3")[7] == '\0' || strstr(f, "&step=3")[7] == '&'), "%s", f);
     free(f);
     snprintf(link, sizeof link, "stage=%d&step=999", kv + 1);
     app_link_apply(a, link);
@@ -252,6 +320,7 @@ Suite *link_suite(void)
     Suite *s = suite_create("link");
     TCase *core = tcase_create("core");
     tcase_add_test(core, test_fields_round_trip);
+    tcase_add_test(core, test_fields_carry_edits_and_heads_switched_off);
     tcase_add_test(core, test_fields_steps_heads_and_odd_links);
     tcase_add_test(core, test_description_holds_the_printed_numbers);
     tcase_add_test(core, test_description_of_masks_and_plots);

@@ -12,13 +12,20 @@
 **   mask=off|on    the current stage's setup with its mask removed, or a
 **   scaling=off|on causal one added; √d_k scaling; the softmax temperature:
 **   temp=1.25      written only where they differ from the lesson's file
-**   theme=dark|light, cmap=NAME (a colormap for every panel)
+**   theme=dark     (light is every lesson's own), cmap=NAME (every panel's)
+**   ablate=2.3,2.4m   heads switched off where the file has them on (setup
+**                  2's head 3 by 0, head 4 by its mean; "2.3+": on again)
+**   edits=1.X.2.3:0.9,...   each edited cell's value where it differs from
+**                  the file: setup, matrix, row and column (1-based); set
+**                  as edits of the receiver's own (undoable, saved on request)
 **
-**   char *f = app_link_fields(a);        // "stage=3&head=2&theme=light"
-**   app_link_apply(b, f);                // b shows the same slide
+**   char *f = app_link_fields(a);        // "stage=3&head=2&edits=1.X.1.1:0.5"
+**   app_link_apply(b, f);                // b shows the same slide, the same numbers
 **
-** Unknown fields (the page's own "lesson=") and values out of range are
-** skipped, so an old or hand-written link opens what it can.
+** The page's own fields ("lesson=", "text=") are skipped. What cannot be
+** shown is said in the toast and the rest shown: a field of no meaning, a
+** stage that is no number, one past the last (the last is shown), an edit
+** or a head the lesson does not have (those before it are applied).
 */
 #ifndef ATTNLAB_LINK_H
 #define ATTNLAB_LINK_H
@@ -27,7 +34,7 @@
 
 /* The fields of the slide on screen (the caller frees); "" with no lesson. */
 char *app_link_fields(const AppState *a);
-/* Show the slide the fields describe (no message is left on screen). */
+/* Show the slide the fields describe; the toast says what could not be. */
 void app_link_apply(AppState *a, const char *fields);
 
 #endif

@@ -499,6 +499,25 @@ void app_cycle_ablation(AppState *a)
     else app_toast(a, _("head %d: switched off, its output replaced by 0"), h);
 }
 
+/* Head h (1-based) of setup s (0-based) on (how 0), switched off (1) or
+** replaced by its mean (2), everything after it computed again. */
+bool app_set_ablation(AppState *a, int s, int h, int how)
+{
+    if (!a->doc || s < 0 || s >= a->doc->L->nsetups || h < 1 || h > 32) return false;
+    Setup *su = &a->doc->L->setups[s];
+    if (su->attention || h > su->heads) return false;
+    unsigned bit = 1u << (h - 1), old = su->ablated, old_mean = su->ablate_mean;
+    su->ablated = how ? old | bit : old & ~bit;
+    su->ablate_mean = how == 2 ? old_mean | bit : old_mean & ~bit;
+    if (su->ablated == old && su->ablate_mean == old_mean) return true;
+    if (!recompute(a)) {
+        su->ablated = old;
+        su->ablate_mean = old_mean;
+        return false;
+    }
+    return true;
+}
+
 /* Temperature down or up. */
 void app_temperature(AppState *a, int dir)
 {

@@ -190,6 +190,10 @@ void app_toggle_scaling(AppState *a);
 ** head is the one the page shows, else (a page of several heads, the
 ** comparison page) the one under the pointer; with none, a toast asks. */
 void app_cycle_ablation(AppState *a);
+/* Head h (1-based) of setup s (0-based) on (how 0), switched off (1) or
+** replaced by its mean over the tokens (2): false (a toast says why when
+** computing failed) if the setup has no such head to switch. */
+bool app_set_ablation(AppState *a, int s, int h, int how);
 /* Temperature down (-1) or up (+1) by a factor of 1.25, within 0.1 .. 10. */
 void app_temperature(AppState *a, int dir);
 /* The temperature of the current stage's setup set to t, within 0.1 .. 10. */
