@@ -111,10 +111,50 @@
   let rewrite = true;              /* the next address rewrites the entry (it came from the address) */
   let applying = false;
   let waiting = null;              /* a lesson opened after a question: {path, ref, fields} */
+  /* A lesson opened from a file travels in the link itself: its text as
+  ** loaded, deflated, in base64url ("text="), with its name ("name="),
+  ** when that is at most CARRY_MAX characters; past that (or when it loads
+  ** NumPy files, which a link cannot hold) the link opens without it and
+  ** copying it says so. carried: {text, name} of the open lesson, or
+  ** {tooLong: bytes} or {numpy: true}; null for a lesson with a name. */
+  const CARRY_MAX = 16000;
+  let carried = null;
+  /* Bytes deflated (raw) by the browser. */
+  function deflate(bytes) {
+    const s = new Blob([bytes]).stream().pipeThrough(new CompressionStream('deflate-raw'));
+    return new Response(s).arrayBuffer().then((b) => new Uint8Array(b));
+  }
+  /* base64url of bytes, and back. */
+  function toBase64url(bytes) {
+    let bin = '';
+    for (let i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i]);
+    return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  }
+  function fromBase64url(s) {
+    const bin = atob(s.replace(/-/g, '+').replace(/_/g, '/'));
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  }
+  /* What a link carries of the file lesson name holding bytes (set when it is ready). */
+  function carry(name, bytes) {
+    carried = null;
+    const text = new TextDecoder().decode(bytes);
+    if (loads(text).length) { carried = { numpy: true }; return Promise.resolve(); }
+    if (typeof CompressionStream === 'undefined') return Promise.resolve();
+    return deflate(bytes).then(function (z) {
+      const t = toBase64url(z);
+      carried = t.length <= CARRY_MAX ? { text: t, name: name } : { tooLong: t.length };
+      rewrite = true;
+      update();
+    });
+  }
   /* The fragment for the slide on screen. */
   function fragment() {
     const f = take(M._web_link()) || '';
-    return (lessonRef ? 'lesson=' + encodeURIComponent(lessonRef) + (f ? '&' : '') : '') + f;
+    let head = lessonRef ? 'lesson=' + encodeURIComponent(lessonRef) : '';
+    if (!lessonRef && carried && carried.text) head = 'name=' + encodeURIComponent(carried.name) + '&text=' + carried.text;
+    return head + (head && f ? '&' : '') + f;
   }
   /* A page drawn from srcdoc (a notebook's output) has no address of its
   ** own: "#..." would point at the notebook, and going there would leave
@@ -159,6 +199,12 @@
     const ref = field(frag, 'lesson') || (query && field(query, 'lesson'));
     const fields = (query ? query + '&' : '') + frag;
     rewrite = true;
+    const text = field(frag, 'text');
+    if (text !== null) return openCarried(text, field(frag, 'name'), fields);
+    if (!ref && frag && !(M._web_flags() & 4)) {
+      toast('this link names no lesson: choose one');
+      return Promise.resolve();
+    }
     if (!ref || ref === lessonRef) {
       if (M._web_flags() & 4) applyFields(fields);
       return Promise.resolve();
@@ -167,6 +213,26 @@
       if (!path && !(M._web_flags() & 12)) run('picker');
       update();
     });
+  }
+  /* Open the lesson a link carries (text=, deflated in base64url), named
+  ** name, then its fields; a text that does not unpack is said. */
+  function openCarried(text, name, fields) {
+    if (carried && carried.text === text) { applyFields(fields); return Promise.resolve(); }
+    let bytes;
+    try { bytes = fromBase64url(text); } catch (e) { bytes = null; }
+    const file = baseName(/\.lesson$/i.test(name || '') ? name : (name || 'linked') + '.lesson');
+    const damaged = function () {
+      toast('this link carries a lesson that does not unpack (cut short when it was copied?)');
+      if (!(M._web_flags() & 12)) run('picker');
+      return null;
+    };
+    if (!bytes || typeof DecompressionStream === 'undefined') return Promise.resolve(damaged());
+    return inflate(bytes).then(function (plain) {
+      writeFile(file, plain);
+      const path = openPath(file, '', fields);
+      if (path) carried = { text: text, name: file };
+      return path;
+    }, damaged);
   }
   /* The stage and settings of fields on the open lesson. */
   function applyFields(fields) {
@@ -215,6 +281,7 @@
     save: () => saveLesson(),
     open: () => pickFile(),
     link: () => copyLink(),
+    embed: () => copyEmbed(),
     numbers: (b) => toggleBox('numbers', b),
     more: (b) => toggleBox('menu', b),
   };
@@ -259,6 +326,7 @@
     const r = withString(path, M._web_open);
     if (r === 0) {
       lessonRef = ref;
+      if (ref) carried = null;
       rewrite = true;
       if (fields) applyFields(fields);
     } else if (r === 1) {
@@ -293,7 +361,7 @@
         const g = got.find((x) => x.name === baseName(want));
         if (g && !/(^|\/)\.\.(\/|$)/.test(want) && !want.startsWith('/')) writeFile(want, g.bytes);
       }
-      openPath(lesson.name, '', '');
+      if (openPath(lesson.name, '', '')) return carry(lesson.name, lesson.bytes);
     });
   }
   /* Open a lesson from the same site, with the files its load lines name
@@ -375,22 +443,45 @@
     }
     update();
   }
-  /* The address of this slide, to the clipboard; where the page may not
-  ** write there (a sandbox, an old browser), shown selected, to copy by hand. */
-  function copyLink() {
-    const url = location.href;
+  /* Text to the clipboard, with msg said; where the page may not write
+  ** there (a sandbox, an old browser), shown selected under title, to copy
+  ** by hand. */
+  function offer(text, title, msg) {
     const show = function () {
       const box = document.getElementById('linkbox'), field = document.getElementById('linkbox-url');
-      document.getElementById('linkbox-title').textContent = UI.tr('copy this link:');
+      document.getElementById('linkbox-title').textContent = UI.tr(title);
       document.getElementById('linkbox-close').textContent = UI.tr('Close');
-      field.value = url;
+      field.value = text;
       linkOpener = document.activeElement;
       box.hidden = false;
       field.focus();
       field.select();
     };
-    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(url).then(() => toast('link copied'), show);
+    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(() => { if (msg) toast(msg); }, show);
     else show();
+  }
+  /* What a link to a lesson opened from a file leaves out, as a toast's
+  ** [message, its %s], or null when it carries the lesson whole. */
+  function linkNote() {
+    if (lessonRef || !(M._web_flags() & 4) || (carried && carried.text)) return null;
+    if (carried && carried.numpy) return ['this lesson loads NumPy files, which a link cannot carry: send the files with it'];
+    if (carried && carried.tooLong)
+      return ['this lesson is too long to carry in a link (%s KB packed): send the file with it', String(Math.ceil(carried.tooLong / 1000))];
+    return null;
+  }
+  /* The address of this slide to the clipboard, and what it leaves out. */
+  function copyLink() {
+    const note = linkNote();
+    offer(location.href, 'copy this link:', note ? '' : 'link copied');
+    if (note) toast(note[0], note[1]);
+  }
+  /* An <iframe> that shows this slide on a course page, to the clipboard. */
+  function copyEmbed() {
+    const note = linkNote(), title = (document.getElementById('page-title').textContent || 'attnlab').replace(/[<>&"]/g, '');
+    const code = '<iframe src="' + location.href.replace(/&/g, '&amp;').replace(/"/g, '%22') + '" title="' + title +
+      '" width="960" height="600" style="border: 0" allow="fullscreen; clipboard-write" loading="lazy"></iframe>';
+    offer(code, 'copy this embed code:', note ? '' : 'embed code copied');
+    if (note) toast(note[0], note[1]);
   }
   /* Close the link's box. */
   let linkOpener = null;            /* what had focus when the link box opened: it gets it back */

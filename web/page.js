@@ -32,7 +32,8 @@ function attnlabChrome(M, run) {
   const take = (p) => { if (!p) return null; const s = M.UTF8ToString(p); M._web_free(p); return s; };
 
   /* Names of the page's own buttons (messages of the catalogues). */
-  const OWN = { numbers: 'the numbers of this stage, as tables', more: 'more controls', escape: 'Close' };
+  const OWN = { numbers: 'the numbers of this stage, as tables', more: 'more controls', escape: 'Close',
+    embed: 'copy code to show this slide on a course page' };
 
   /* ---- words ---- */
 

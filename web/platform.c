@@ -185,6 +185,11 @@ static const char *const page_words[] = {
     N_("more controls"), N_("Numbers"), N_("the numbers of this stage, as tables"), N_("link copied"),
     N_("copy this link:"), N_("Close"), N_("Choose a lesson"), N_("controls"),
     N_("%s: a NumPy file: open it together with the lesson that loads it"), N_("hidden until the guesses are revealed"),
+    N_("this link names no lesson: choose one"),
+    N_("this link carries a lesson that does not unpack (cut short when it was copied?)"),
+    N_("this lesson loads NumPy files, which a link cannot carry: send the files with it"),
+    N_("this lesson is too long to carry in a link (%s KB packed): send the file with it"),
+    N_("copy this embed code:"), N_("embed code copied"), N_("copy code to show this slide on a course page"),
 };
 
 /* msgid in the interface's language now (the page's button labels and

@@ -327,6 +327,68 @@ test('the address is the slide: a link to stage 3 of lesson 2 survives Reload, B
   }
 });
 
+test('links carry the lesson: an edit and a head switched off reopen the same slide; a file lesson travels whole; bad links say why; embed code', async () => {
+  const p = await openPage(browser, URL0 + '#lesson=04-heads-entropy-causal');
+  const shot = (q) => q.evaluate(() => window.attnlab.list.cmds.filter((c) => c.role === window.attnlab.layout.ROLE_CELL_TEXT)
+    .map((c) => c.text).join(' '));
+  try {
+    await waitStage(p, /stage 1 \//);
+    await editFirstInput(p);                              // an edit of X
+    await key(p, '4');                                    // a stage of four heads
+    await settle(p);
+    for (let i = 0; i < 4 && !/stage 4 \//.test(await stageLabel(p)); i++) await key(p, 'ArrowRight');
+    await p.evaluate(() => { const c = document.getElementById('stage'); c.dispatchEvent(new MouseEvent('mousemove', { clientX: 5, clientY: 5 })); });
+    await p.keyboard.press('h');                          // head 1 alone, then A switches it off
+    await key(p, 'a');
+    const h = decodeURIComponent(await p.evaluate(() => location.hash));
+    assert.match(h, /&ablate=\d+\.1(&|$)/, 'the link holds the head switched off: ' + h);
+    assert.match(h, /&edits=1\.X\.1\.1:/, 'and the edit: ' + h);
+    assert.doesNotMatch(h, /theme=/, 'and no theme the lesson has anyway');
+    const q = await openPage(browser, URL0 + await p.evaluate(() => location.hash));
+    try {
+      await waitStage(q, new RegExp(await stageLabel(p).then((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))));
+      assert.equal(await stageLabel(q), await stageLabel(p), 'the same stage');
+      assert.equal(await shot(q), await shot(p), 'the same numbers on it');
+      assert.ok((await flags(q)) & 16, 'the edit is the new page\'s own, unsaved');
+    } finally { await q.close(); }
+    // embed code: an iframe of this address
+    await p.evaluate(() => { window.copied = null; navigator.clipboard.writeText = (t) => { window.copied = t; return Promise.resolve(); }; });
+    await p.evaluate(() => document.querySelector('#menu button[data-act="embed"]').click());
+    const code = await p.waitForFunction(() => window.copied, { timeout: hang(3000) }).then((x) => x.jsonValue());
+    assert.match(code, /^<iframe src="file:[^"]+#lesson=04-heads-entropy-causal&amp;stage=\d+[^"]*" title="[^"]+" width="960" height="600"/);
+  } finally {
+    await p.close();
+  }
+  // a lesson opened from a file: its text in the link, opened again in a new page
+  const file = join(tmp, 'mine.lesson');
+  writeFileSync(file, readFileSync(join(ROOT, 'lessons', '03-four-words-by-hand.lesson')));
+  const r = await openPage(browser, URL0);
+  try {
+    const [chooser] = await Promise.all([r.waitForFileChooser(), r.evaluate(() => document.getElementById('file').click())]);
+    await chooser.accept([file]);
+    await waitStage(r, /stage 1 \//);
+    await r.waitForFunction(() => /text=/.test(location.hash), { timeout: hang(5000) });
+    await key(r, 'ArrowRight');
+    const link = await r.evaluate(() => location.href);
+    assert.match(link, /#name=mine\.lesson&text=[\w-]+&stage=2/);
+    const s = await openPage(browser, link);
+    try {
+      assert.match(await waitStage(s, /stage 2 \//), /Four words by hand/, 'the carried lesson opens at its stage');
+    } finally { await s.close(); }
+  } finally { await r.close(); }
+  // what a link gets wrong is said
+  const bad = await openPage(browser, URL0 + '#lesson=01-tour&stage=99&colour=red');
+  try {
+    assert.match(await waitStage(bad, /stage 10 \/ 10/), /stage 10 \/ 10/, 'past the last stage: the last');
+    const said = await bad.evaluate(() => document.getElementById('live').textContent);
+    assert.match(said, /field “colour” means nothing here|stage 99/, said);
+  } finally { await bad.close(); }
+  const cut = await openPage(browser, URL0 + '#name=x.lesson&text=AAAA&stage=1');
+  try {
+    await cut.waitForFunction(() => /does not unpack/.test(document.getElementById('live').textContent), { timeout: hang(5000) });
+  } finally { await cut.close(); }
+});
+
 test('unsaved edits make the browser ask before the page goes; without edits it goes', async () => {
   const p = await openPage(browser, URL0 + '#lesson=01-tour&stage=1');
   try {
