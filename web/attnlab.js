@@ -626,9 +626,31 @@
 
   /* ---- start ---- */
 
-  /* The page's base64 bytes (an element's text, the element or its id) as bytes. */
+  /* 7-bit text (web/bundle.mjs writes it) back into bytes. */
+  const AWKWARD = [0x00, 0x0a, 0x0d, 0x3c];
+  function from7bit(s) {
+    const out = new Uint8Array(Math.ceil(s.length * 14 / 8));
+    let acc = 0, bits = 0, k = 0;
+    const put = function (c) {
+      acc = (acc << 7) | c;
+      bits += 7;
+      if (bits >= 8) { bits -= 8; out[k++] = (acc >> bits) & 255; }
+      acc &= (1 << bits) - 1;
+    };
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x80) { put(c); continue; }
+      const v = c - 0xa0, a = v >> 7;
+      if (a < 4) { put(AWKWARD[a]); put(v & 127); } else put(AWKWARD[v & 127]);
+    }
+    return out.subarray(0, k);
+  }
+  /* The page's bytes (an element's text, the element or its id): 7-bit
+  ** text where the element says so (data-encoding), else base64. */
   function bytesOf(id) {
-    const s = (typeof id === 'string' ? document.getElementById(id) : id).textContent.trim();
+    const el = typeof id === 'string' ? document.getElementById(id) : id;
+    if (el.dataset.encoding === '7bit') return from7bit(el.textContent);
+    const s = el.textContent.trim();
     if (Uint8Array.fromBase64) return Uint8Array.fromBase64(s);
     const bin = atob(s), out = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);

@@ -5,14 +5,23 @@
 //        --version 0.1.0 --out build/web/attnlab.html \
 //        [--catalogue ja=build/locale/ja/LC_MESSAGES/attnlab.mo ...] LESSON...
 //
-// The page template has five placeholders: @BUNDLE@ (a zip archive, in
-// base64, of the lessons as lessons/NAME, the files their load lines name
-// beside them, and the catalogues as locale/LANG.mo, each deflated unless
-// that does not help), @WASM@ (the WebAssembly module, raw-deflated, in
-// base64: the page inflates it with the browser's DecompressionStream),
+// The page template has five placeholders: @BUNDLE@ (a zip archive of the
+// lessons as lessons/NAME, the files their load lines name beside them, and
+// the catalogues as locale/LANG.mo, each deflated unless that does not
+// help), @WASM@ (the WebAssembly module, raw-deflated: the page inflates it
+// with the browser's DecompressionStream), both as 7-bit text (below),
 // @MODULE@ (emcc's loader), @SCRIPT@ (the page's scripts, in order) and
 // @VERSION@. Whatever goes inside a <script> element must not contain
-// "</script" or "<!--"; base64 cannot, and the scripts are checked.
+// "</script" or "<!--"; 7-bit text has no "<", and the scripts are checked.
+//
+// 7-bit text: the bytes as a stream of 7-bit chunks (the last padded with
+// zeros), each written as the ASCII character of that value, except the
+// four an HTML parser would change or end the element at (NUL, LF, CR and
+// "<"): such a chunk and the one after it go into one two-byte UTF-8
+// character, U+00A0 + (i·128 + next) for the i-th of the four, or U+00A0 +
+// (4·128 + i) when it is the last chunk. 8 bytes of page carry 7 bytes
+// (base64 carries 6), and the page decodes it with a loop (attnlab.js:
+// from7bit).
 // Written to a temporary name, then renamed. Prints what takes the space.
 import { readFileSync, writeFileSync, renameSync, statSync } from 'node:fs';
 import { basename, dirname, join, normalize } from 'node:path';
@@ -97,8 +106,30 @@ for (const p of lessons) {
   }
 }
 for (const c of catalogues) add('locale/' + c.lang + '.mo', readFileSync(c.file), 'catalogues');
-const bundle = zip(members).toString('base64');
-const wasmRaw = readFileSync(opt.wasm), wasm = deflateRawSync(wasmRaw, { level: 9 }).toString('base64');
+// The chunks the HTML parser would not keep, in their order of 7-bit text.
+const AWKWARD = [0x00, 0x0a, 0x0d, 0x3c];
+// bytes as 7-bit text (see above).
+function to7bit(bytes) {
+  const chunks = [];
+  let acc = 0, bits = 0;
+  for (const b of bytes) {
+    acc = (acc << 8) | b;
+    bits += 8;
+    while (bits >= 7) { bits -= 7; chunks.push((acc >> bits) & 127); }
+    acc &= (1 << bits) - 1;
+  }
+  if (bits > 0) chunks.push((acc << (7 - bits)) & 127);
+  const out = [];
+  for (let i = 0; i < chunks.length; i++) {
+    const c = chunks[i], a = AWKWARD.indexOf(c);
+    if (a < 0) out.push(String.fromCharCode(c));
+    else if (i + 1 < chunks.length) out.push(String.fromCharCode(0xa0 + (a << 7 | chunks[++i])));
+    else out.push(String.fromCharCode(0xa0 + (4 << 7 | a)));
+  }
+  return out.join('');
+}
+const bundle = to7bit(zip(members));
+const wasmRaw = readFileSync(opt.wasm), wasm = to7bit(deflateRawSync(wasmRaw, { level: 9 }));
 
 const read = (p) => readFileSync(p, 'utf8');
 const module = read(opt.module), script = opt.script.map(read).join('\n');
@@ -124,7 +155,8 @@ renameSync(opt.out + '.tmp', opt.out);
 const kb = (n) => (n / 1024).toFixed(0) + ' KB';
 console.log(`${opt.out}: ${statSync(opt.out).size} bytes (${kb(statSync(opt.out).size)}), ${lessons.length} lessons, ` +
   `${catalogues.length} catalogues`);
-console.log(`  WebAssembly ${kb(wasmRaw.length)}, deflated and in base64 ${kb(wasm.length)}; loader ${kb(module.length)}; ` +
-  `scripts ${kb(script.length)}; bundle in base64 ${kb(bundle.length)} (` +
+const utf8 = (t) => Buffer.byteLength(t, 'utf8');
+console.log(`  WebAssembly ${kb(wasmRaw.length)}, deflated and as 7-bit text ${kb(utf8(wasm))}; loader ${kb(module.length)}; ` +
+  `scripts ${kb(script.length)}; bundle as 7-bit text ${kb(utf8(bundle))} (` +
   Object.entries(sizes).map(([k, v]) => `${k} ${kb(v)}`).join(', ') + ` before deflating); the page's own HTML ` +
   kb(page.length));

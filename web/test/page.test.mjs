@@ -730,13 +730,13 @@ test('speed: the first frame, a 64-token 4-head lesson per frame and from a key 
   }
   const ms = (v) => v.toFixed(0) + ' ms';
   console.log(`# speed, on ${cpus().length} cores with load average ${load} (the figures grow with the load):`);
-  console.log(`#   the file: ${size} bytes (${(size / 1024).toFixed(0)} KB; target 750 KB)`);
+  console.log(`#   the file: ${size} bytes (${(size / 1024).toFixed(0)} KB; target 700 KB)`);
   console.log(`#   first frame from a warm browser: the lesson list ${ms(median(first))} (best ${ms(Math.min(...first))}), ` +
     `a lesson's stage from its link ${ms(median(firstLesson))} (best ${ms(Math.min(...firstLesson))}); target 500 ms`);
   console.log(`#   64 tokens, 4 heads (${cmds} cells and other commands as objects): a frame ${ms(median(frames))} ` +
     `(worst ${ms(Math.max(...frames))}; target 30 ms), from a key to its frame on screen ${ms(median(keys))} ` +
     `(worst ${ms(Math.max(...keys))}; target 50 ms), a hover ${ms(median(hovers))}`);
-  assert.ok(size <= 750 * 1024, `the page is ${size} bytes, over 750 KB`);
+  assert.ok(size <= 700 * 1024, `the page is ${size} bytes, over 700 KB`);
 });
 
 test('no page logged an error', async () => {
