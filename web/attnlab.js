@@ -296,7 +296,7 @@
     const box = document.getElementById(id);
     box.hidden = !box.hidden;
     for (const b of document.querySelectorAll('button[aria-controls="' + id + '"]')) b.setAttribute('aria-expanded', String(!box.hidden));
-    if (!box.hidden && id === 'numbers') UI.textView();
+    if (!box.hidden && id === 'numbers') UI.textView(false);      /* the tables in view now, the rest soon after */
     if (button && !button.isConnected) canvas.focus();
     resize();
   }

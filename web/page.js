@@ -219,7 +219,8 @@ function attnlabChrome(M, run) {
     row.appendChild(c);
   }
   /* One panel's numbers as a table: column labels over the columns, row
-  ** labels before the rows, the axes' names in the corner. */
+  ** labels before the rows, the axes' names in the corner. The rows come
+  ** later, from fill(): {el, fill}, fill null when there is nothing to add. */
   function table(p) {
     const t = document.createElement('table'), cap = document.createElement('caption');
     cap.textContent = p.title || '';
@@ -227,7 +228,7 @@ function attnlabChrome(M, run) {
     if (p.hidden) {
       const para = document.createElement('p');
       para.textContent = (p.title || '') + ': ' + tr('hidden until the guesses are revealed');
-      return para;
+      return { el: para, fill: null };
     }
     const head = document.createElement('thead'), row = document.createElement('tr');
     cell(row, 'th', [p.rowAxis, p.colAxis].filter(Boolean).join(' \\ '), 'col');
@@ -235,14 +236,49 @@ function attnlabChrome(M, run) {
     head.appendChild(row);
     t.appendChild(head);
     const tb = document.createElement('tbody');
-    p.cells.forEach(function (values, i) {
-      const r = document.createElement('tr');
-      cell(r, 'th', p.rows[i] || String(i + 1), 'row');
-      values.forEach((v) => cell(r, 'td', v));
-      tb.appendChild(r);
-    });
     t.appendChild(tb);
-    return t;
+    const fill = function () {
+      const rows = document.createDocumentFragment();
+      p.cells.forEach(function (values, i) {
+        const r = document.createElement('tr');
+        cell(r, 'th', p.rows[i] || String(i + 1), 'row');
+        values.forEach((v) => cell(r, 'td', v));
+        rows.appendChild(r);
+      });
+      tb.appendChild(rows);
+    };
+    return { el: t, fill: fill };
+  }
+  /*
+  ** The tables' rows are made a table at a time: those in view of the
+  ** Numbers box at once, the others when they scroll into view, or all of
+  ** them once the slide has stayed a second (for a screen reader reading
+  ** on; all: at once). Stepping on with the box open costs the rows on
+  ** screen, not every number of the stage; a new stage drops what the last
+  ** one had still to make.
+  */
+  let fillRound = 0;
+  function fillTables(pending, all) {
+    const round = ++fillRound, box = $('numbers');
+    if (all) { pending.forEach((t) => { if (t.fill) t.fill(); }); return; }
+    const seen = box.getBoundingClientRect();
+    const inView = (t) => { const r = t.el.getBoundingClientRect(); return r.bottom >= seen.top - 200 && r.top <= seen.bottom + 200; };
+    const take = (t) => { if (t.fill) { const f = t.fill; t.fill = null; f(); } };
+    for (const t of pending) {                      /* in order: each one made pushes the next down */
+      if (!t.fill) continue;
+      if (!inView(t)) break;
+      take(t);
+    }
+    const onScroll = function () {
+      if (round !== fillRound) { box.removeEventListener('scroll', onScroll); return; }
+      pending.filter((t) => t.fill && inView(t)).forEach(take);
+    };
+    box.addEventListener('scroll', onScroll, { passive: true });
+    setTimeout(function () {
+      if (round !== fillRound) return;
+      pending.forEach(take);
+      box.removeEventListener('scroll', onScroll);
+    }, 1000);
   }
   /* The text view: the stage's words, said when the stage changes; the
   ** tables, made while the numbers are shown. Nothing is asked of the
@@ -286,7 +322,9 @@ function attnlabChrome(M, run) {
       h.textContent = d.title + (d.formula ? ' \u2014 ' + d.formula : '');
       h.dir = 'auto';
       box.appendChild(h);
-      d.panels.forEach((p) => box.appendChild(table(p)));
+      const pending = d.panels.map(table);
+      pending.forEach((t) => box.appendChild(t.el));
+      fillTables(pending, force);
     }
     return d;
   }
@@ -302,6 +340,6 @@ function attnlabChrome(M, run) {
   for (const b of document.querySelectorAll('button[data-act]')) {
     b.addEventListener('click', function () { run(b.dataset.act, b); });
   }
-  return { sync: sync, relabel: relabel, announce: announce, textView: () => { textView(true); return last; }, tr: tr,
+  return { sync: sync, relabel: relabel, announce: announce, textView: (all = true) => { textView(all); return last; }, tr: tr,
     withString: withString, take: take };
 }
