@@ -74,10 +74,25 @@
     if (!pending) { pending = true; requestAnimationFrame(frame); }
   }
 
+  /*
+  ** The phone layout: on a screen held upright and at most PHONE_WIDTH CSS
+  ** pixels wide, the text is set so that the slide's design sizes come out
+  ** at PHONE_TEXT of themselves in CSS pixels (the prose about 15 px, the
+  ** printed numbers 12 px and more), whatever the pixel ratio, and the
+  ** stages are cut into pages that fit that screen at that size: the
+  ** panels stacked at its width, a page at a time, as on the slides.
+  ** Elsewhere the slide is the projector's, scaled to the window.
+  */
+  const PHONE_WIDTH = 700, PHONE_TEXT = 1.07, DESIGN_WIDTH = 1280;
+  function textBase(r) {
+    return r.width <= PHONE_WIDTH && r.height > r.width ? Math.max(1, PHONE_TEXT * DESIGN_WIDTH / r.width) : 1;
+  }
   /* Size the canvas to its box in device pixels. */
   function resize() {
     dpr = window.devicePixelRatio || 1;
     const r = canvas.getBoundingClientRect();
+    /* the pages are cut again only when the shape changes by a twentieth */
+    if (M) M._web_set_page_shape(Math.round(20 * r.height / Math.max(1, r.width)) / 20, textBase(r));
     W = Math.max(1, Math.round(r.width * dpr));
     H = Math.max(1, Math.round(r.height * dpr));
     if (canvas.width !== W || canvas.height !== H) { canvas.width = W; canvas.height = H; }

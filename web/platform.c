@@ -253,6 +253,14 @@ EMSCRIPTEN_KEEPALIVE const char *web_toast_text(double now)
 }
 
 /* Compose a frame of w x h pixels at app time now (seconds). */
+/* The phone layout the page picks by the viewport (attnlab.js: resize):
+** text scaled by base (1: the projector's slide, scaled to the window),
+** pages cut for a screen of aspect height / width. A+ and A− scale from it. */
+EMSCRIPTEN_KEEPALIVE void web_set_page_shape(float aspect, float base)
+{
+    app_set_page_shape(web_app, aspect, base);
+}
+
 EMSCRIPTEN_KEEPALIVE DrawList *web_frame(int w, int h, double now)
 {
     web_w = w;
@@ -281,7 +289,8 @@ EMSCRIPTEN_KEEPALIVE DrawList *web_frame(int w, int h, double now)
     X(ALIGN_CENTER, ALIGN_CENTER) X(ALIGN_RIGHT, ALIGN_RIGHT) X(VALIGN_TOP, VALIGN_TOP) \
     X(VALIGN_BOTTOM, VALIGN_BOTTOM) X(ROLE_CELL, ROLE_CELL) X(ROLE_CELL_TEXT, ROLE_CELL_TEXT) \
     X(ROLE_MASKED, ROLE_MASKED) X(ROLE_TITLE, ROLE_TITLE) X(ROLE_BODY, ROLE_BODY) \
-    X(ROLE_OVERLAY, ROLE_OVERLAY) X(DRAW_DASH_ON, DRAW_DASH_ON) X(DRAW_DASH_OFF, DRAW_DASH_OFF) \
+    X(ROLE_OVERLAY, ROLE_OVERLAY) X(ROLE_ROW_LABEL, ROLE_ROW_LABEL) X(ROLE_COL_LABEL, ROLE_COL_LABEL) \
+    X(ROLE_PANEL_TITLE, ROLE_PANEL_TITLE) X(ROLE_AXIS_TITLE, ROLE_AXIS_TITLE) X(DRAW_DASH_ON, DRAW_DASH_ON) X(DRAW_DASH_OFF, DRAW_DASH_OFF) \
     X(image_rows, offsetof(DrawImage, rows)) X(image_cols, offsetof(DrawImage, cols)) \
     X(image_rstep, offsetof(DrawImage, rstep)) X(image_cstep, offsetof(DrawImage, cstep)) \
     X(image_cw, offsetof(DrawImage, cw)) X(image_ch, offsetof(DrawImage, ch)) X(image_size, sizeof(DrawImage))

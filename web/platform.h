@@ -30,6 +30,7 @@ int web_action(const char *name, double now);
 const char *web_action_words(const char *name);
 const char *web_help_rows(void);
 int web_flags(void);
+void web_set_page_shape(float aspect, float base);
 void web_set_fullscreen(int on);
 void web_set_dark(int on);
 double web_toast_until(void);

@@ -23,7 +23,8 @@
 static LayoutOpts opts_from_state(const AppState *a, int w, int h, const Theme *theme, MeasureFn measure, void *ctx)
 {
     LayoutOpts o = layout_defaults(w, h, theme, measure, ctx);
-    o.text_scale = a->text_scale;
+    o.text_scale = a->text_scale * a->text_base;
+    o.legible_scale = a->text_base;
     o.cmap = a->cmap >= 0 ? cmap_names()[a->cmap] : NULL;
     int p, r, c;
     if (app_focus_cell(a, &p, &r, &c)) {
@@ -325,7 +326,7 @@ static void banner(DrawList *out, const char *text, bool top, bool error, const 
 /* The program's text size. */
 float app_frame_size(const AppState *a, int h)
 {
-    return fmaxf(13.0f, (float)h / 48.0f) * a->text_scale;
+    return fmaxf(13.0f, (float)h / 48.0f) * a->text_scale;   /* a tall phone's h/48 is its size already (no text_base) */
 }
 
 /* The whole frame. */

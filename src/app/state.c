@@ -36,6 +36,8 @@ AppState *app_create(void)
     AppState *a = xcalloc(1, sizeof *a);
     a->cmap = -1;
     a->text_scale = 1.0f;
+    a->text_base = 1.0f;
+    a->page_aspect = 0;
     a->hover_panel = a->hover_row = a->hover_col = -1;
     app_predict_new_stage(a);               /* no guesses */
     a->shots_dir = xstrdup(".");
@@ -53,9 +55,27 @@ void app_set_measure(AppState *a, MeasureFn measure, void *ctx)
     stage_pager_free(a->pager);
     layout_fitter_free(a->fitter);
     a->fitter = layout_fitter_create(measure, ctx);
+    layout_fitter_shape(a->fitter, a->page_aspect, a->text_base);
     a->pager = stage_pager_create(layout_fitter_fits, a->fitter);
     a->measure = measure ? measure : layout_measure_fixed;
     a->measure_ctx = ctx;
+    if (a->doc) app_rebuild_view(a);
+    app_sorter_refresh(a);
+}
+
+/* The pages cut for a taller screen with its text scaled (the browser's
+** phone layout: aspect height / width, text_base), or for the projector
+** slide (text_base 1); the views built again when that changes. */
+void app_set_page_shape(AppState *a, float aspect, float text_base)
+{
+    float base = text_base >= 1 && text_base <= 4 ? text_base : 1;
+    float shape = base > 1 ? aspect : 0;
+    if (base == a->text_base && shape == a->page_aspect) return;
+    a->text_base = base;
+    a->page_aspect = shape;
+    stage_pager_free(a->pager);
+    layout_fitter_shape(a->fitter, shape, base);
+    a->pager = stage_pager_create(layout_fitter_fits, a->fitter);
     if (a->doc) app_rebuild_view(a);
     app_sorter_refresh(a);
 }

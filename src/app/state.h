@@ -86,7 +86,9 @@ typedef struct AppState {
     int nfolders;
     bool first_hint;        /* the first-run hint of → and ? is shown (the window clears it at a key) */
     int cmap;               /* -1: the lesson's colormaps, else an index into cmap names */
-    float text_scale;
+    float text_scale;       /* A+ and A−: the user's */
+    float text_base;        /* what it is multiplied by: 1, more in the browser's phone layout (app_set_page_shape) */
+    float page_aspect;      /* the phone layout's screen, height / width, that pages are cut for (0: the slide's) */
     int head;               /* H: 0 = the stage's own choice, else a head to show */
     int step;               /* the sub-step of stages that have them (kv_cache, online_softmax) */
     AppZoom zoom;           /* + -, Ctrl+wheel, drag: one heatmap in part */
@@ -142,6 +144,10 @@ AppState *app_create(void);
 /* Cut stages into pages as text measured by measure (with ctx) lays them
 ** out: the window's fonts, the page's canvas (the view is built again). */
 void app_set_measure(AppState *a, MeasureFn measure, void *ctx);
+/* Pages cut for a screen of aspect height / width with text scaled by
+** text_base (the browser's phone layout), or, with text_base 1, for the
+** projector slide; the view is built again when that changes. */
+void app_set_page_shape(AppState *a, float aspect, float text_base);
 /* Release everything. */
 void app_free(AppState *a);
 /* Put e on the screen as a->error (with its exit code), or clear it (NULL). */

@@ -151,8 +151,10 @@ static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale, boo
     m.value = lay_px(FONT_VALUE * sv);   /* cell numbers, at most */
     m.tick = lay_px(FONT_TICK * s);
     m.legend = lay_px(FONT_LEGEND * s);
-    m.min_font = lay_px(FONT_MIN * fmaxf(1, u));
-    float lu = fminf(u, SLIDE_H / DESIGN_H);        /* the labels' floors are the slide's on bigger canvases */
+    float legible = o->legible_scale >= 1 && o->legible_scale <= TEXT_SCALE_MAX ? o->legible_scale : 1;
+    m.legible = legible;
+    m.min_font = lay_px(FONT_MIN * fmaxf(1, u) * legible);
+    float lu = fminf(u, SLIDE_H / DESIGN_H) * legible;  /* the labels' floors are the slide's on bigger canvases */
     m.label_min = fmaxf(m.min_font, lay_px(LABEL_FLOOR * lu));
     m.label_glance = glance ? fmaxf(m.min_font, lay_px(LABEL_GLANCE * lu)) : m.label_min;
     m.max_cell = 100 * sv;              /* the largest cell side */
@@ -328,6 +330,7 @@ LayoutOpts layout_defaults(int width, int height, const Theme *theme, MeasureFn 
     o.width = width;
     o.height = height;
     o.text_scale = 1;
+    o.legible_scale = 1;
     o.theme = theme;
     o.measure = measure ? measure : layout_measure_fixed;
     o.measure_ctx = ctx;

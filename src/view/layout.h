@@ -40,6 +40,8 @@ typedef struct LayoutMark {
 typedef struct LayoutOpts {
     int width, height;          /* canvas in pixels */
     float text_scale;           /* 1.0 normal; the app's +/- change it */
+    float legible_scale;        /* 1.0 normal: the legible floors (numbers, labels) scaled with the text for a
+                                ** screen read at arm's length (the browser's phone layout) */
     const Theme *theme;
     MeasureFn measure;
     void *measure_ctx;
@@ -132,6 +134,9 @@ LayoutFacts layout_facts(const LayoutCache *c);
 typedef struct LayoutFitter LayoutFitter;
 /* A fitter measuring text with measure and ctx (NULL: the fixed measure). */
 LayoutFitter *layout_fitter_create(MeasureFn measure, void *ctx);
+/* Judge pages on a taller canvas (aspect: height / width) with text scaled
+** up: the browser's phone layout. The projector slide otherwise. */
+void layout_fitter_shape(LayoutFitter *f, float aspect, float text_scale);
 /* Release it (NULL is fine). */
 void layout_fitter_free(LayoutFitter *f);
 /* A PageFitsFn (core/stage.h): whether page prints every number it can at

@@ -42,6 +42,8 @@ struct LayoutFitter {
     DrawList *d;
     MeasureFn measure;
     void *ctx;
+    int width, height;          /* the page it judges: the projector slide, or a phone's (layout_fitter_shape) */
+    float text_scale;
     int nalone, next;
     struct { uint64_t key; float font; } alone[ALONE_KEPT];
 };
@@ -54,7 +56,24 @@ LayoutFitter *layout_fitter_create(MeasureFn measure, void *ctx)
     f->d = draw_create(SLIDE_W, SLIDE_H);
     f->measure = measure;
     f->ctx = ctx;
+    f->width = SLIDE_W;
+    f->height = SLIDE_H;
+    f->text_scale = 1;
     return f;
+}
+
+/* Judge pages on a canvas of width SLIDE_W and aspect (height / width,
+** at least the slide's) with text scaled by text_scale (at least 1): a
+** phone held upright, its text as the browser sets it. */
+void layout_fitter_shape(LayoutFitter *f, float aspect, float text_scale)
+{
+    float least = (float)SLIDE_H / SLIDE_W;
+    f->width = SLIDE_W;
+    f->height = (int)(SLIDE_W * (aspect > least && aspect < 8 ? aspect : least) + 0.5f);
+    f->text_scale = text_scale >= 1 && text_scale <= 4 ? text_scale : 1;
+    draw_free(f->d);
+    f->d = draw_create(f->width, f->height);
+    f->nalone = f->next = 0;
 }
 
 /* Release it. */
@@ -66,13 +85,15 @@ void layout_fitter_free(LayoutFitter *f)
     free(f);
 }
 
-/* v laid out on the projector slide into f's list, as the pager's
-** question (probe: at the full fonts, planned only) or as it is drawn;
-** what it found. */
+/* v laid out on the projector slide (or the fitter's shape) into f's list,
+** as the pager's question (probe: at the full fonts, planned only) or as
+** it is drawn; what it found. */
 static LayoutFacts lay_slide(LayoutFitter *f, const View *v, bool probe)
 {
     Theme th = layout_theme(false);
-    LayoutOpts o = layout_defaults(SLIDE_W, SLIDE_H, &th, f->measure, f->ctx);
+    LayoutOpts o = layout_defaults(f->width, f->height, &th, f->measure, f->ctx);
+    o.text_scale = f->text_scale;
+    o.legible_scale = f->text_scale;
     o.probe = probe;
     layout_view(f->lc, v, &o, f->d);
     return layout_facts(f->lc);

@@ -149,7 +149,7 @@ float lay_widest_value(const Page *p, const PanelPlan *pp, int decimals, bool co
 ** slide says so. */
 float lay_value_floor(const Page *p)
 {
-    return lay_px(fmaxf(FONT_MIN, VALUE_FLOOR * p->m.u));
+    return lay_px(fmaxf(FONT_MIN, VALUE_FLOOR * p->m.u) * p->m.legible);
 }
 
 /* The largest font (at most the cell font) at which every value fits a

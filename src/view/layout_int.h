@@ -52,7 +52,7 @@
 /* Canvas (its design size: core/slide.h). */
 #define U_MIN           0.3f    /* sizes stop shrinking with the canvas below this u */
 #define TEXT_SCALE_MIN  0.5f    /* the text scale asked for is held to this range */
-#define TEXT_SCALE_MAX  3.0f
+#define TEXT_SCALE_MAX  4.0f
 
 /* Heatmap cells. */
 #define CELL_MIN        0.25f   /* the smallest cell side the solver tries, in pixels ... */
@@ -150,6 +150,7 @@ typedef struct Metrics {
     float label_min;            /* the least font of a grid's labels (LABEL_FLOOR) */
     float label_glance;         /* and of a heatmap's that prints no number on the page of every head side by
                                 ** side (LABEL_GLANCE; label_min on other pages) */
+    float legible;              /* LayoutOpts.legible_scale: every legible floor is multiplied by it */
 } Metrics;
 
 /* How the labels along one side of a grid are set. */

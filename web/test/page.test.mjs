@@ -14,7 +14,7 @@ import { loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import {
   ROOT, PAGE, SHOTS, URL0, tmp, problems, hang, launch, openPage, ready, settle, list, roles, flags, texts, key,
-  stageLabel, waitStage, cellsOf, cellText, cellPoint, allowDownloads, waitFile, median, sleep, editFirstInput,
+  stageLabel, waitStage, cellsOf, cellText, cellPoint, allowDownloads, waitFile, median, sleep, editFirstInput, bundled,
 } from './lib.mjs';
 
 let browser;
@@ -536,15 +536,19 @@ test('touch at 390×844: tap a lesson, every toggle from the compact toolbar, ta
     await waitFile(dir, '.lesson');
     bx = await boxes(p);
     for (const a of bx) for (const b of bx) if (a !== b && a.id !== 'stage' && b.id !== 'stage') assert.ok(!overlap(a, b), `${a.id} overlaps ${b.id}`);
-    // a swipe steps, as before
+    // a swipe steps, as → does (a stage may take pages on the phone: the page after)
     await key(p, 'Home');
     await key(p, 'ArrowRight');
+    const before = await stageLabel(p);
     await key(p, 'ArrowRight');
+    const next = await stageLabel(p);
+    await key(p, 'ArrowLeft');
+    assert.equal(await stageLabel(p), before);
     await p.touchscreen.touchStart(300, 300);
     await p.touchscreen.touchMove(100, 305);
     await p.touchscreen.touchEnd();
     await settle(p);
-    assert.match(await stageLabel(p), /stage 4 \//);
+    assert.equal(await stageLabel(p), next, 'the swipe went on a page');
   } finally {
     await p.close();
   }
@@ -561,6 +565,45 @@ test('touch at 390×844: tap a lesson, every toggle from the compact toolbar, ta
   } finally {
     await q.close();
   }
+});
+
+test('the phone layout at 390×844: on every page of every bundled lesson, numbers at 12 CSS px or more, labels and prose at 14', async () => {
+  const bad = [];
+  let pages = 0, printed = 0;
+  for (const f of bundled()) {
+    const p = await openPage(browser, URL0 + '#lesson=' + f.replace(/\.lesson$/, '') + '&stage=1', { viewport: PHONE });
+    try {
+      await waitStage(p, /stage 1 \//);
+      for (let guard = 0; guard < 400; guard++) {
+        const r = await p.evaluate(() => {
+          const h = window.attnlab, L = h.layout, l = h.list, d = h.devicePixelRatio(), paras = h.textView().paras || [];
+          const texts = (role) => l.cmds.filter((c) => c.kind === L.DRAW_TEXT && c.role === L[role] && c.text && c.text.trim());
+          const least = (cmds) => Math.min(1e9, ...cmds.map((c) => c.size / d));
+          const numbers = texts('ROLE_CELL_TEXT');
+          return {
+            label: l.cmds.filter((c) => c.role === L.ROLE_TITLE).map((c) => c.text).join(' | '),
+            numbers: least(numbers), printed: numbers.length,
+            prose: least(texts('ROLE_BODY').filter((c) => c.text.length > 3 && paras.some((s) => s.includes(c.text.trim())))),
+            labels: least(texts('ROLE_ROW_LABEL').concat(texts('ROLE_COL_LABEL'))),
+            width: l.cmds.some((c) => c.kind === L.DRAW_TEXT && c.x + c.w > l.width + 1),
+          };
+        });
+        pages++;
+        if (r.printed) printed++;
+        const where = `${f}: ${r.label.slice(0, 70)}`;
+        if (r.numbers < 12) bad.push(`numbers at ${r.numbers.toFixed(1)} px: ${where}`);
+        if (r.prose < 14) bad.push(`prose at ${r.prose.toFixed(1)} px: ${where}`);
+        if (r.printed && r.labels < 14) bad.push(`labels at ${r.labels.toFixed(1)} px beside printed numbers: ${where}`);
+        await p.keyboard.press('ArrowRight');
+        await settle(p);
+        if (await stageLabel(p) === r.label) break;
+      }
+    } finally {
+      await p.close();
+    }
+  }
+  console.log(`# phone 390x844: ${pages} pages of ${bundled().length} lessons, ${printed} printing numbers; ${bad.length} below the sizes`);
+  assert.deepEqual(bad, []);
 });
 
 test('the text view: a screen reader hears each stage, and each panel\'s numbers are a table of what the stage prints', async () => {
