@@ -625,9 +625,18 @@
     });
     const input = document.getElementById('file');
     input.addEventListener('change', function () { openFiles(input.files).then(() => { input.value = ''; }); });
+    /* files dragged over the page: it says it takes them (body.dropping) */
+    let drags = 0;
+    const dropping = (on) => document.body.classList.toggle('dropping', on);
+    document.addEventListener('dragenter', function (e) {
+      if (e.dataTransfer && [...e.dataTransfer.types].includes('Files')) { drags++; dropping(true); }
+    });
+    document.addEventListener('dragleave', function () { if (drags > 0 && --drags === 0) dropping(false); });
     document.addEventListener('dragover', function (e) { e.preventDefault(); });
     document.addEventListener('drop', function (e) {
       e.preventDefault();
+      drags = 0;
+      dropping(false);
       if (e.dataTransfer && e.dataTransfer.files.length) openFiles(e.dataTransfer.files);
     });
     window.addEventListener('popstate', function () { applyAddress(location.hash.slice(1)); });

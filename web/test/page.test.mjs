@@ -445,11 +445,16 @@ print(" ".join("%.2f" % v for v in (X @ W).ravel()))
     assert.match((await texts(p, 'ROLE_OVERLAY')).join(' '), /x\.npy: a NumPy file: open it together with the lesson that loads it/);
     // dropped together
     const files = ['mix.lesson', 'w.npz', 'x.npy'].map((f) => [f, readFileSync(join(dir, f)).toString('base64')]);
-    await p.evaluate((fs) => {
+    const lit = await p.evaluate((fs) => {
       const dt = new DataTransfer();
       for (const [n, d] of fs) dt.items.add(new File([Uint8Array.from(atob(d), (ch) => ch.charCodeAt(0))], n));
-      document.getElementById('stage').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      const stage = document.getElementById('stage');
+      stage.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      const on = document.body.classList.contains('dropping') && getComputedStyle(document.getElementById('view'), '::after').borderTopStyle;
+      stage.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      return [on, document.body.classList.contains('dropping')];
     }, files);
+    assert.deepEqual(lit, ['dashed', false], 'files dragged over the page light it up; the drop puts it out');
     assert.match(await waitStage(p, /stage 1 \/ 2/), /Loaded from NumPy/);
     assert.equal(await p.evaluate(() => document.getElementById('error').textContent), '');
   } finally {
