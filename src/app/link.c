@@ -147,20 +147,20 @@ static bool unknown_field(const char *fields, char *out, size_t n)
     return false;
 }
 
-/* Switch heads off (or on) as "S.H[m|+],..." says; false at the first item
-** that is not one, its text in bad. */
-static bool apply_ablation(AppState *a, const char *list, char *bad, size_t n)
+/* One item of a link's list, applied to a; false when it is not one or
+** the lesson has no such thing. */
+typedef bool (*ItemFn)(AppState *a, const char *item);
+
+/* Each comma-separated item of list, in order, through fn; false at the
+** first that fails, its text (cut to fit) in bad. */
+static bool each_item(AppState *a, const char *list, ItemFn fn, char *bad, size_t n)
 {
     for (const char *q = list; *q;) {
         size_t len = strcspn(q, ",");
-        int s, h, used = 0;
-        char mode = 0;
-        bool ok = sscanf(q, "%d.%d%n", &s, &h, &used) == 2 && used > 0;
-        if (ok && (size_t)used < len) mode = q[used++];
-        ok = ok && (size_t)used == len && (mode == 0 || mode == 'm' || mode == '+')
-             && s >= 1 && s <= a->doc->L->nsetups && h >= 1 && h <= a->doc->L->setups[s - 1].heads && h <= 32;
-        if (!ok || !app_set_ablation(a, s - 1, h, mode == '+' ? 0 : mode == 'm' ? 2 : 1)) {
-            snprintf(bad, n, "%.*s", (int)(len < 60 ? len : 60), q);
+        char item[128];
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item - 1 ? len : sizeof item - 1), q);
+        if (len >= sizeof item || !fn(a, item)) {
+            snprintf(bad, n, "%s", item);
             return false;
         }
         q += len;
@@ -169,30 +169,28 @@ static bool apply_ablation(AppState *a, const char *list, char *bad, size_t n)
     return true;
 }
 
-/* Set the cells "S.NAME.R.C:V,..." says (a matrix name is an identifier:
-** no dot in it); false at the first that is not one or does not fit the
-** lesson, its text in bad. */
-static bool apply_edits(AppState *a, const char *list, char *bad, size_t n)
+/* "S.H" (head H of setup S off), "S.Hm" (replaced by its mean), "S.H+" (on). */
+static bool ablate_item(AppState *a, const char *item)
 {
-    for (const char *q = list; *q;) {
-        size_t len = strcspn(q, ",");
-        char item[128], name[LESSON_MAX_NAME + 1];
-        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item - 1 ? len : sizeof item - 1), q);
-        int s, r, c, used = 0;
-        char *end = NULL;
-        bool ok = len < sizeof item && sscanf(item, "%d.%32[A-Za-z0-9_].%d.%d:%n", &s, name, &r, &c, &used) == 4 && used > 0;
-        _Static_assert(LESSON_MAX_NAME == 32, "the name's width in the format");
-        double v = ok ? strtod(item + used, &end) : NAN;
-        ok = ok && item[used] && end && !*end && isfinite(v) && s >= 1 && s <= a->doc->L->nsetups && r >= 1 && c >= 1
-             && app_edit_cell(a, s - 1, name, r - 1, c - 1, v);
-        if (!ok) {
-            snprintf(bad, n, "%s", item);
-            return false;
-        }
-        q += len;
-        if (*q) q++;
-    }
-    return true;
+    int s, h, used = 0;
+    if (sscanf(item, "%d.%d%n", &s, &h, &used) != 2 || used == 0) return false;
+    char mode = item[used];
+    if ((mode && item[used + 1]) || !(mode == 0 || mode == 'm' || mode == '+')) return false;
+    return s >= 1 && s <= a->doc->L->nsetups && h >= 1 && h <= a->doc->L->setups[s - 1].heads && h <= 32
+        && app_set_ablation(a, s - 1, h, mode == '+' ? 0 : mode == 'm' ? 2 : 1);
+}
+
+/* "S.NAME.R.C:V": cell (R, C) of matrix NAME in setup S set to V (a matrix
+** name is an identifier: no dot in it). */
+static bool edit_item(AppState *a, const char *item)
+{
+    char name[LESSON_MAX_NAME + 1], *end = NULL;
+    int s, r, c, used = 0;
+    _Static_assert(LESSON_MAX_NAME == 32, "the name's width in the format");
+    if (sscanf(item, "%d.%32[A-Za-z0-9_].%d.%d:%n", &s, name, &r, &c, &used) != 4 || used == 0 || !item[used]) return false;
+    double v = strtod(item + used, &end);
+    return !*end && isfinite(v) && s >= 1 && s <= a->doc->L->nsetups && r >= 1 && c >= 1
+        && app_edit_cell(a, s - 1, name, r - 1, c - 1, v);
 }
 
 /* Show the slide of the fields; what the link asked that cannot be shown
@@ -217,9 +215,9 @@ void app_link_apply(AppState *a, const char *fields)
     char *list = NULL;
     size_t cap = strlen(fields) + 1;
     list = xmalloc(cap);
-    if (field(fields, "ablate", list, cap) && !apply_ablation(a, list, bad, sizeof bad))
+    if (field(fields, "ablate", list, cap) && !each_item(a, list, ablate_item, bad, sizeof bad))
         snprintf(said, sizeof said, _("this link's heads to switch off stop at \xe2\x80\x9c%s\xe2\x80\x9d, which this lesson does not have"), bad);
-    if (field(fields, "edits", list, cap) && !apply_edits(a, list, bad, sizeof bad))
+    if (field(fields, "edits", list, cap) && !each_item(a, list, edit_item, bad, sizeof bad))
         snprintf(said, sizeof said, _("this link's edits stop at \xe2\x80\x9c%s\xe2\x80\x9d, which is no cell of this lesson"), bad);
     free(list);
     int n = a->doc->L->nstages, want = a->stage + 1;
