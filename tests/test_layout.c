@@ -440,6 +440,9 @@ START_TEST(test_rtl_paragraphs_align_right)
             float fe = f == 0 ? 1280 - (formula->r.x + formula->r.w) : formula->r.x;
             ck_assert_msg(te < 64 && fe < 64, "stage %d: the title %g px and the formula %g px from their side", k + 1, te, fe);
             ck_assert(f == 0 ? meta->r.x < title->r.x : meta->r.x > title->r.x);
+            for (int i = 0; i < d->n; i++)          /* panel titles on the same side as the stage's */
+                if (d->cmds[i].kind == DRAW_TEXT && d->cmds[i].role == ROLE_PANEL_TITLE)
+                    ck_assert_int_eq(d->cmds[i].halign, f == 0 ? ALIGN_RIGHT : ALIGN_LEFT);
             draw_free(d);
             stage_view_free(v);
         }

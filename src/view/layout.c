@@ -33,17 +33,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether the slide reads right to left: its stage title is in a
+** right-to-left script (the header, the formula, the notes line and the
+** panel titles then stand on the right). */
+static bool slide_rtl(const View *v)
+{
+    return v && v->title && text_rtl(v->title);
+}
+
 /* The panel title at the top of box, at the page's one title font
 ** (even_titles), cut to the panel's width only if the panel is narrower
-** than the title at the smallest title font (the solver keeps it wider). */
+** than the title at the smallest title font (the solver keeps it wider);
+** at the box's left, or its right on a right-to-left slide. */
 void lay_panel_title(Page *p, const Panel *pn, int k, Rect box)
 {
     char buf[256];
     if (!pn->title || !pn->title[0]) return;
     float fs = p->title_fs > 0 ? p->title_fs : p->m.ptitle;
     lay_fit(p, pn->title, fs, 1, box.w, buf, sizeof buf);
-    int i = lay_text(p, (Rect){ box.x, box.y, box.w, LH * p->m.ptitle }, buf, fs, p->th->fg, ALIGN_LEFT, VALIGN_MIDDLE,
-                     ROLE_PANEL_TITLE, 1, 0);
+    int i = lay_text(p, (Rect){ box.x, box.y, box.w, LH * p->m.ptitle }, buf, fs, p->th->fg,
+                     slide_rtl(p->v) ? ALIGN_RIGHT : ALIGN_LEFT, VALIGN_MIDDLE, ROLE_PANEL_TITLE, 1, 0);
     lay_tag(p, i, k, -1, -1);
 }
 
@@ -206,7 +215,7 @@ static float draw_header(Page *p, const View *v, float x0, float x1, float y)
         snprintf(line, sizeof line, "%s%s", meta, label);
         one = lay_width(p, line, fmaxf(m->min_font, lay_px(META_SHRINK * m->meta)), 0) <= w - title_w - m->gap;
     }
-    bool rtl = text_rtl(title);                         /* an Arabic or Hebrew title: the header mirrored */
+    bool rtl = slide_rtl(v);                            /* an Arabic or Hebrew title: the header mirrored */
     HAlign start = rtl ? ALIGN_RIGHT : ALIGN_LEFT;
     if (one) {                                          /* one line */
         lay_text(p, (Rect){ rtl ? x1 - title_w - 1 : x0, y, title_w + 1, th }, title, fs, p->th->fg, start, VALIGN_MIDDLE,
@@ -267,7 +276,7 @@ static float draw_formula(Page *p, const View *v, float x0, float x1, float y)
     while (fs > lay_px(SHRINK_BEFORE_CUT * m->formula) && lay_width(p, v->formula, fs, 0) > room) fs -= 1;
     char buf[512];
     float w = lay_fit(p, v->formula, fs, 0, room, buf, sizeof buf);
-    bool rtl = v->title && text_rtl(v->title);          /* it follows the title's side (draw_header) */
+    bool rtl = slide_rtl(v);                            /* it follows the title's side (draw_header) */
     float bar = fmaxf(2, 4 * m->u), sx = rtl ? x1 - (w + 2 * padx) : x0;
     Rect strip = { sx, y, w + 2 * padx, LH * fs + 2 * pady };
     draw_rect(p->d, strip, p->th->panel_bg, ROLE_DECOR);
@@ -288,7 +297,7 @@ static void draw_footer(Page *p, const View *v, float x0, float x1, float y)
     snprintf(line, sizeof line, "%s%s%s", v->note ? v->note : "", v->note && p->hidden_values ? "   \xc2\xb7   " : "",
              hidden);
     lay_fit(p, line, p->m.note, 0, x1 - x0, buf, sizeof buf);
-    bool rtl = v->title && text_rtl(v->title);          /* on the title's side (draw_header) */
+    bool rtl = slide_rtl(v);                            /* on the title's side (draw_header) */
     lay_text(p, (Rect){ x0, y, x1 - x0, LH * p->m.note }, buf, p->m.note, p->th->muted, rtl ? ALIGN_RIGHT : ALIGN_LEFT,
              VALIGN_MIDDLE, ROLE_BODY, 0, 0);
 }
