@@ -228,7 +228,7 @@ function attnlabChrome(M, run) {
     if (p.hidden) {
       const para = document.createElement('p');
       para.textContent = (p.title || '') + ': ' + tr('hidden until the guesses are revealed');
-      return { el: para, fill: null };
+      return { el: para, fill: null, rows: 1 };
     }
     const head = document.createElement('thead'), row = document.createElement('tr');
     cell(row, 'th', [p.rowAxis, p.colAxis].filter(Boolean).join(' \\ '), 'col');
@@ -237,20 +237,24 @@ function attnlabChrome(M, run) {
     t.appendChild(head);
     const tb = document.createElement('tbody');
     t.appendChild(tb);
-    const fill = function () {
+    let done = 0;                                   /* rows made so far */
+    const fill = function (upto) {                  /* rows up to upto (all by default); true when all are made */
+      const end = Math.min(p.cells.length, upto === undefined ? p.cells.length : upto);
       const rows = document.createDocumentFragment();
-      p.cells.forEach(function (values, i) {
+      for (let i = done; i < end; i++) {
         const r = document.createElement('tr');
         cell(r, 'th', p.rows[i] || String(i + 1), 'row');
-        values.forEach((v) => cell(r, 'td', v));
+        p.cells[i].forEach((v) => cell(r, 'td', v));
         rows.appendChild(r);
-      });
+      }
+      done = end;
       tb.appendChild(rows);
+      return done >= p.cells.length;
     };
-    return { el: t, fill: fill };
+    return { el: t, fill: fill, rows: p.cells.length };
   }
   /*
-  ** The tables' rows are made a table at a time: those in view of the
+  ** The tables' rows are made as they are needed: those in view of the
   ** Numbers box at once, the others when they scroll into view, or all of
   ** them once the slide has stayed a second (for a screen reader reading
   ** on; all: at once). Stepping on with the box open costs the rows on
@@ -263,11 +267,15 @@ function attnlabChrome(M, run) {
     if (all) { pending.forEach((t) => { if (t.fill) t.fill(); }); return; }
     const seen = box.getBoundingClientRect();
     const inView = (t) => { const r = t.el.getBoundingClientRect(); return r.bottom >= seen.top - 200 && r.top <= seen.bottom + 200; };
-    const take = (t) => { if (t.fill) { const f = t.fill; t.fill = null; f(); } };
-    for (const t of pending) {                      /* in order: each one made pushes the next down */
-      if (!t.fill) continue;
-      if (!inView(t)) break;
-      take(t);
+    const take = (t, upto) => { if (t.fill && t.fill(upto)) t.fill = null; };
+    /* the rows in view now, by their height as estimated (one reading of
+    ** the page's layout, not one per table made) */
+    let y = 0;
+    const bottom = box.scrollTop + box.clientHeight + 200, row = 1.6 * parseFloat(getComputedStyle(box).fontSize || '14');
+    for (const t of pending) {
+      if (y > bottom) break;
+      take(t, Math.ceil((bottom - y) / row));
+      y += row * (t.rows + 3);
     }
     const onScroll = function () {
       if (round !== fillRound) { box.removeEventListener('scroll', onScroll); return; }
