@@ -253,6 +253,12 @@ START_TEST(test_scores_made_again)
     for (int i = 0; i < N * N; i += 997) ck_assert(b[i] == sc[i] + al[i]);
     ck_assert_int_eq(attnlab_matrix(a, 2, "head3.masked_scores", &r, &c, &m2, &err), 0);
     ck_assert_mem_eq(m, m2, sizeof(double) * N * N);
+    /* asked again and again, a head's scores are made once: the same matrix each time */
+    double *again;
+    for (int k = 0; k < 3; k++) {
+        ck_assert_int_eq(attnlab_matrix(a, 2, "head3.raw_scores", &r, &c, &again, &err), 0);
+        attnlab_free(again);
+    }
     attnlab_free(w);
     attnlab_free(m);
     attnlab_free(m2);

@@ -7,6 +7,8 @@
 #include "tjson.h"
 #include "core/compute/attn.h"
 #include "core/compute/rng.h"
+#include "core/compute/trace.h"
+#include "core/util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -461,6 +463,42 @@ END_TEST
 /* The paper's slopes: for 8 heads 1/2, 1/4, …, 1/256; for a head count
 ** that is not a power of two, those of the power below, then every other
 ** slope of the power above (the paper's code, get_slopes). */
+/* A setup of more scores than it keeps (5 × 1000 × 1000, no mask, no
+** ALiBi): a head's scores are made again once, whatever is asked and how
+** often; a kind it has not (masked scores, ALiBi's bias) makes nothing. */
+START_TEST(test_scores_made_again_once)
+{
+    enum { N = 1000 };
+    Buf b = { 0 };
+    buf_puts(&b, "title: t\n[setup]\nseed: 1\ntokens:");
+    for (int i = 0; i < N; i++) buf_printf(&b, " w%d", i);
+    buf_printf(&b, "\nX = randn %dx10\nW_q = randn 10x10\nW_k = randn 10x10\nW_v = randn 10x10\nheads: 5\n[multi_head]\n", N);
+    Error err;
+    Lesson *L = lesson_parse(buf_str(&b), b.len, "t.lesson", &err);
+    buf_free(&b);
+    ck_assert_msg(L != NULL, "%s", err.msg);
+    Trace *T = attn_run(L, &err);
+    ck_assert_ptr_nonnull(T);
+    ck_assert(T->s[0].scores_later);
+    int kept = T->s[0].n;
+    ck_assert_ptr_null(trace_at(T, 0, trace_ref(TK_MASKED, 2)));       /* none to make */
+    ck_assert_ptr_null(trace_at(T, 0, trace_ref(TK_ALIBI, 2)));
+    ck_assert_int_eq(T->s[0].n, kept);
+    const Mat *raw = trace_at(T, 0, trace_ref(TK_RAW, 2));
+    ck_assert_ptr_nonnull(raw);
+    int made = T->s[0].n;
+    ck_assert_int_eq(made, kept + 2);                                   /* raw and scaled */
+    for (int k = 0; k < 3; k++) {
+        ck_assert_ptr_eq(trace_at(T, 0, trace_ref(TK_RAW, 2)), raw);
+        ck_assert_ptr_nonnull(trace_at(T, 0, trace_ref(TK_SCALED, 2)));
+        ck_assert_ptr_null(trace_at(T, 0, trace_ref(TK_MASKED, 2)));
+    }
+    ck_assert_int_eq(T->s[0].n, made);
+    trace_free(T);
+    lesson_free(L);
+}
+END_TEST
+
 START_TEST(test_alibi)
 {
     for (int h = 1; h <= 8; h++) ck_assert_double_eq(attn_alibi_slope(h, 8), 1.0 / (1 << h));
@@ -564,6 +602,7 @@ Suite *attn_suite(void)
     tcase_add_test(core, test_sinusoidal_and_rope);
     tcase_add_test(core, test_alibi);
     tcase_add_test(core, test_online_softmax);
+    tcase_add_test(core, test_scores_made_again_once);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_limits_one_by_one_dk1);

@@ -124,25 +124,38 @@ bool trace_ref_eq(TraceRef a, TraceRef b, int heads)
     return norm_head(a.kind, a.head, heads) == norm_head(b.kind, b.head, heads);
 }
 
-/* Whether k is one of the scores a setup of many (scores_later) computes again when asked. */
-static bool score_kind(TraceKind k)
+/* Whether k is one of the scores a setup of many (scores_later) computes
+** again when asked, and one this setup has (masked scores with a mask,
+** ALiBi's with ALiBi). */
+static bool score_kind(const TraceSetup *ts, TraceKind k)
 {
-    return k == TK_RAW || k == TK_SCALED || k == TK_ALIBI || k == TK_BIASED || k == TK_MASKED;
+    if (k == TK_MASKED) return ts->su->mask != MASK_NONE;
+    if (k == TK_ALIBI || k == TK_BIASED) return ts->su->positions == POS_ALIBI;
+    return k == TK_RAW || k == TK_SCALED;
 }
 
-static const Mat *rescore(const TraceSetup *cts, TraceKind k, int head, int block);
+static void rescore(const TraceSetup *cts, int head);
+
+/* The matrix stored for (kind, head, block) as given, or NULL. */
+static const Mat *stored(const TraceSetup *ts, TraceKind k, int head, int block)
+{
+    for (int i = 0; i < ts->n; i++)
+        if (ts->mats[i].kind == k && ts->mats[i].head == head && ts->mats[i].block == block) return ts->mats[i].m;
+    return NULL;
+}
 
 /* The stored matrix for (kind, head, block), or NULL; a head's scores
-** computed again when the setup did not keep them. */
+** computed again, once, when the setup did not keep them (rescore). */
 const Mat *tr_find(const TraceSetup *ts, TraceKind k, int head, int block)
 {
     head = norm_head(k, head, ts->heads);
-    for (int i = 0; i < ts->n; i++)
-        if (ts->mats[i].kind == k && ts->mats[i].head == head && ts->mats[i].block == block) return ts->mats[i].m;
-    if (ts->scores_later && score_kind(k) && block == 0 && head >= 1 && head <= ts->heads
-        && tr_find(ts, TK_WEIGHTS, head, 0))
-        return rescore(ts, k, head, block);
-    return NULL;
+    const Mat *m = stored(ts, k, head, block);
+    if (!m && ts->scores_later && score_kind(ts, k) && block == 0 && head >= 1 && head <= ts->heads
+        && !stored(ts, TK_RAW, head, 0) && stored(ts, TK_WEIGHTS, head, 0)) {
+        rescore(ts, head);
+        m = stored(ts, k, head, block);
+    }
+    return m;
 }
 
 /* The stored matrix for (kind, head) outside the online softmax. */
@@ -354,19 +367,18 @@ static void drop_scores(TraceSetup *ts, int from)
 /*
 ** Head h's scores again, when a setup too large to keep them (scores_later)
 ** is asked for one: the same functions on the same Q, K and mask, so the
-** numbers are those the weights were computed from. The trace is changed
-** through a const pointer: it only gains matrices, and none it holds
-** changes (the Trace itself is never const).
+** numbers are those the weights were computed from; all of the head's
+** kinds at once, and only once (a kind the setup has not, as masked
+** scores without a mask, does not compute them again). The trace is
+** changed through a const pointer: it only gains matrices, and none it
+** holds changes (the Trace itself is never const).
 */
-static const Mat *rescore(const TraceSetup *cts, TraceKind k, int head, int block)
+static void rescore(const TraceSetup *cts, int head)
 {
     TraceSetup *ts = (TraceSetup *)cts;
     const Setup *su = ts->su;
     const Mat *Q = tr_find(ts, trace_score_q(su), head, 0), *K = tr_find(ts, trace_score_k(su), head, 0);
-    if (!Q || !K || !score_chain(ts, su, head, Q, K, tr_find(ts, TK_MASK, 0, 0))) return NULL;
-    for (int i = 0; i < ts->n; i++)
-        if (ts->mats[i].kind == k && ts->mats[i].head == head && ts->mats[i].block == block) return ts->mats[i].m;
-    return NULL;
+    if (Q && K) score_chain(ts, su, head, Q, K, tr_find(ts, TK_MASK, 0, 0));
 }
 
 /* Scores -> scaled -> masked -> weights -> output for head h. A setup of
