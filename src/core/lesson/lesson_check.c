@@ -185,6 +185,24 @@ static int operand_check(Parser *p, const Setup *su, const Operand *o, const cha
     return w->m->cols;
 }
 
+/* The most names setting_names gives. */
+#define SETTING_NAMES 17
+
+/* The matrices a setup's settings other than its queries, keys and values
+** name (the mask, W_o, the norms, the MLP, given weights, additive
+** scores), into out (SETTING_NAMES at most); how many. */
+static int setting_names(const Setup *su, const char *out[SETTING_NAMES])
+{
+    const char *all[SETTING_NAMES] = { su->mask_matrix, su->output_proj, su->output_bias, su->norm.gamma, su->norm.beta,
+                                       su->mlp_norm.gamma, su->mlp_norm.beta, su->final_norm.gamma, su->final_norm.beta,
+                                       su->mlp.w_in, su->mlp.b_in, su->mlp.w_out, su->mlp.b_out, su->attention, su->add_w1,
+                                       su->add_w2, su->add_v };
+    int n = 0;
+    for (int i = 0; i < SETTING_NAMES; i++)
+        if (all[i]) out[n++] = all[i];
+    return n;
+}
+
 /*
 ** Q, K and V also name the queries, keys and values a setup computes (see
 ** trace.h), and the trace keeps one matrix per name. So a matrix called Q
@@ -196,7 +214,8 @@ static bool check_role_names(Parser *p, const Setup *su)
 {
     static const char *const role[3] = { "Q", "K", "V" }, *const key[3] = { "queries", "keys", "values" };
     const Operand *ops[3] = { &su->queries, &su->keys, &su->values };
-    const char *other[5] = { su->mask_matrix, su->output_proj, su->add_w1, su->add_w2, su->add_v };
+    const char *other[SETTING_NAMES];
+    int nother = setting_names(su, other);
     for (int r = 0; r < 3; r++) {
         const Operand *self = ops[r];
         if (!self->weight && !strcmp(self->input, role[r])) continue;
@@ -204,8 +223,8 @@ static bool check_role_names(Parser *p, const Setup *su)
         for (int i = 0; i < 3 && !line; i++)
             if (!strcmp(ops[i]->input, role[r]) || (ops[i]->weight && !strcmp(ops[i]->weight, role[r])))
                 operand_at(su, ops[i], &line, &col);
-        for (int i = 0; i < 5 && !line; i++)
-            if (other[i] && !strcmp(other[i], role[r])) line = su->line;
+        for (int i = 0; i < nother && !line; i++)
+            if (!strcmp(other[i], role[r])) line = su->line;
         if (line)
             return lp_fail_line(p, line, col, "a matrix called %s can only be used as '%s: %s', since %s also names "
                              "the computed %s (here %s%s%s); call the matrix something else, e.g. %s_in",
@@ -532,15 +551,14 @@ static int64_t block_work(const Setup *su)
 static bool named_elsewhere(const Setup *su, const char *name)
 {
     const Operand *ops[3] = { &su->queries, &su->keys, &su->values };
-    const char *roles[] = { su->output_proj, su->output_bias, su->norm.gamma, su->norm.beta, su->mlp_norm.gamma,
-                            su->mlp_norm.beta, su->final_norm.gamma, su->final_norm.beta, su->mlp.w_in, su->mlp.b_in,
-                            su->mlp.w_out, su->mlp.b_out, su->attention, su->add_w1, su->add_w2, su->add_v };
     for (int i = 0; i < 3; i++)
         if ((ops[i]->input && !strcmp(ops[i]->input, name)) || (ops[i]->weight && !strcmp(ops[i]->weight, name))
             || (ops[i]->bias && !strcmp(ops[i]->bias, name)))
             return true;
-    for (size_t i = 0; i < sizeof roles / sizeof *roles; i++)
-        if (roles[i] && !strcmp(roles[i], name)) return true;
+    const char *other[SETTING_NAMES];
+    int n = setting_names(su, other);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(other[i], name)) return true;
     return false;
 }
 
