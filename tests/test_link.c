@@ -224,6 +224,27 @@ START_TEST(test_description_holds_the_printed_numbers)
         printed++;
     }
     ck_assert_int_ge(printed, 16);
+    /* the rows asked for one by one are the same rows, clamped to the panel */
+    for (int k = 0; k < panels->n; k++) {
+        Tj *cells = tjson_get(tjson_at(panels, k), "cells");
+        for (int r = 0; r < cells->n; r++) {
+            char *rows = app_describe_rows(a, d, k, r, r + 1);
+            Tj *one = tjson_parse(rows);
+            ck_assert_int_eq(one->n, 1);
+            Tj *want = tjson_at(cells, r), *got = tjson_at(one, 0);
+            ck_assert_int_eq(got->n, want->n);
+            for (int c = 0; c < want->n; c++) ck_assert_str_eq(tjson_at(got, c)->str, tjson_at(want, c)->str);
+            tjson_free(one);
+            free(rows);
+        }
+        char *all = app_describe_rows(a, d, k, -5, 1 << 20);
+        Tj *t_all = tjson_parse(all);
+        ck_assert_int_eq(t_all->n, cells->n);
+        tjson_free(t_all);
+        free(all);
+    }
+    ck_assert_ptr_null(app_describe_rows(a, d, panels->n, 0, 1));
+    ck_assert_ptr_null(app_describe_rows(a, d, -1, 0, 1));
     Tj *p0 = tjson_at(panels, 0);
     ck_assert_str_eq(tjson_at(tjson_get(p0, "rows"), 0)->str, a->view->panels[0].row_labels[0]);
     ck_assert_str_eq(tjson_at(tjson_get(p0, "cols"), 1)->str, a->view->panels[0].col_labels[1]);
@@ -240,6 +261,7 @@ START_TEST(test_description_holds_the_printed_numbers)
         if (tjson_get(p, "hidden")->num) {
             hidden = true;
             ck_assert_int_eq(tjson_get(p, "cells")->n, 0);
+            ck_assert_ptr_null(app_describe_rows(a, d, k, 0, 1));
         }
     }
     ck_assert(hidden);

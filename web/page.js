@@ -218,40 +218,72 @@ function attnlabChrome(M, run) {
     if (scope) c.scope = scope;
     row.appendChild(c);
   }
+  /* Row r (a tr) to hold texts, its first cell a th: made, or the one there
+  ** written over when it has as many cells (a step keeps the elements and
+  ** changes their words, which costs the browser less than new ones). */
+  function putRow(body, r, texts, tag) {
+    let row = body.rows[r];
+    if (row && row.cells.length === texts.length) {
+      texts.forEach(function (v, i) {
+        const c = row.cells[i], x = c.firstChild;
+        if (x && x.nodeType === 3 && !x.nextSibling) { if (x.data !== v) x.data = v; } else c.textContent = v;
+      });
+      return;
+    }
+    const fresh = document.createElement('tr');
+    texts.forEach((v, i) => cell(fresh, i ? tag : 'th', v, i ? (tag === 'th' ? 'col' : '') : (tag === 'th' ? 'col' : 'row')));
+    if (row) body.replaceChild(fresh, row); else body.appendChild(fresh);
+  }
+  /* The tables of the last step, by panel, to be written over by the next. */
+  let kept = [];
   /* One panel's numbers as a table: column labels over the columns, row
   ** labels before the rows, the axes' names in the corner. The rows come
-  ** later, from fill(): {el, fill}, fill null when there is nothing to add. */
-  function table(p) {
-    const t = document.createElement('table'), cap = document.createElement('caption');
-    cap.textContent = p.title || '';
-    t.appendChild(cap);
+  ** later, from fill(): {el, fill, rows, made, clear}, fill null when there
+  ** is nothing to add. The table panel k had on the last step is used
+  ** again. */
+  function table(p, k, serial) {
     if (p.hidden) {
       const para = document.createElement('p');
       para.textContent = (p.title || '') + ': ' + tr('hidden until the guesses are revealed');
-      return { el: para, fill: null, rows: 1 };
+      kept[k] = null;
+      return { el: para, fill: null, rows: 1, made: () => 1, clear: () => {} };
     }
-    const head = document.createElement('thead'), row = document.createElement('tr');
-    cell(row, 'th', [p.rowAxis, p.colAxis].filter(Boolean).join(' \\ '), 'col');
-    p.cols.forEach((c) => cell(row, 'th', c, 'col'));
-    head.appendChild(row);
-    t.appendChild(head);
-    const tb = document.createElement('tbody');
-    t.appendChild(tb);
-    let done = 0;                                   /* rows made so far */
-    const fill = function (upto) {                  /* rows up to upto (all by default); true when all are made */
-      const end = Math.min(p.cells.length, upto === undefined ? p.cells.length : upto);
-      const rows = document.createDocumentFragment();
-      for (let i = done; i < end; i++) {
-        const r = document.createElement('tr');
-        cell(r, 'th', p.rows[i] || String(i + 1), 'row');
-        p.cells[i].forEach((v) => cell(r, 'td', v));
-        rows.appendChild(r);
+    let t = kept[k];
+    if (!t) {
+      t = document.createElement('table');
+      t.appendChild(document.createElement('caption'));
+      t.appendChild(document.createElement('thead'));
+      t.appendChild(document.createElement('tbody'));
+      kept[k] = t;
+    }
+    if (t.caption.textContent !== (p.title || '')) t.caption.textContent = p.title || '';
+    const head = t.tHead, tb = t.tBodies[0];
+    let done = -1;                                  /* rows made so far; -1: not the column labels either */
+    const n = p.rows.length;
+    /* rows up to upto (all by default), their numbers asked of the program
+    ** now; true when all are made, or when the slide has changed since */
+    const fill = function (upto) {
+      if (M._web_view_serial() !== serial) return true;
+      if (done < 0) {                               /* the column labels with the first rows */
+        putRow(head, 0, [[p.rowAxis, p.colAxis].filter(Boolean).join(' \\ ')].concat(p.cols), 'th');
+        while (head.rows.length > 1) head.deleteRow(-1);
+        done = 0;
       }
+      const end = Math.min(n, upto === undefined ? n : upto);
+      const json = end > done ? take(M._web_describe_rows(k, done, end)) : '[]';
+      const cells = json ? JSON.parse(json) : [];
+      cells.forEach((line, j) => putRow(tb, done + j, [p.rows[done + j] || String(done + j + 1)].concat(line), 'td'));
       done = end;
-      tb.appendChild(rows);
-      return done >= p.cells.length;
+      while (tb.rows.length > done) tb.deleteRow(-1);   /* nothing of the last step's below what is made */
+      return done >= n;
     };
-    return { el: t, fill: fill, rows: p.cells.length };
+    /* no rows yet: none of the last step's left to be read as this one's */
+    const clear = function () {
+      if (done >= 0) return;
+      head.textContent = '';
+      tb.textContent = '';
+    };
+    return { el: t, fill: fill, rows: n, made: () => Math.max(done, 0), clear: clear };
   }
   /*
   ** The tables' rows are made as they are needed: those in view of the
@@ -262,31 +294,43 @@ function attnlabChrome(M, run) {
   ** one had still to make.
   */
   let fillRound = 0;
-  function fillTables(pending, all) {
+  let rowPx = 0;                                    /* a table row's height, estimated once */
+  let tablesTop = 0;                                /* where the tables start in the box, as last seen */
+  function fillTables(pending, all, view) {
     const round = ++fillRound, box = $('numbers');
     if (all) { pending.forEach((t) => { if (t.fill) t.fill(); }); return; }
-    const seen = box.getBoundingClientRect();
-    const inView = (t) => { const r = t.el.getBoundingClientRect(); return r.bottom >= seen.top - 200 && r.top <= seen.bottom + 200; };
+    const inView = (t) => {
+      const seen = box.getBoundingClientRect(), r = t.el.getBoundingClientRect();
+      return r.bottom >= seen.top - 200 && r.top <= seen.bottom + 200;
+    };
     const take = (t, upto) => { if (t.fill && t.fill(upto)) t.fill = null; };
-    /* the rows in view now, by their height as estimated (one reading of
-    ** the page's layout, not one per table made) */
-    let y = 0;
-    const bottom = box.scrollTop + box.clientHeight + 200, row = 1.6 * parseFloat(getComputedStyle(box).fontSize || '14');
+    /* the rows in view now, by their height as estimated, from where the
+    ** box was scrolled before its tables were replaced (view): nothing of
+    ** the page's layout is read between making the rows and drawing them */
+    let y = tablesTop;
+    const bottom = view.top + view.height, row = rowPx;
     for (const t of pending) {
-      if (y > bottom) break;
+      if (y >= bottom) break;
       take(t, Math.ceil((bottom - y) / row));
       y += row * (t.rows + 3);
     }
+    pending.forEach((t) => t.clear());
     const onScroll = function () {
       if (round !== fillRound) { box.removeEventListener('scroll', onScroll); return; }
       pending.filter((t) => t.fill && inView(t)).forEach(take);
     };
     box.addEventListener('scroll', onScroll, { passive: true });
-    setTimeout(function () {
+    /* the rest a few rows at a time, between frames, so that a key
+    ** pressed meanwhile is not kept waiting behind every number */
+    const rest = function () {
       if (round !== fillRound) return;
-      pending.forEach(take);
-      box.removeEventListener('scroll', onScroll);
-    }, 1000);
+      tablesTop = $('tables').offsetTop - box.offsetTop;     /* read while nothing waits to be drawn */
+      const t = pending.find((u) => u.fill), until = performance.now() + 8;
+      if (!t) { box.removeEventListener('scroll', onScroll); return; }
+      while (t.fill && performance.now() < until) take(t, t.made() + 8);
+      setTimeout(rest, 0);
+    };
+    setTimeout(rest, 1000);
   }
   /* The text view: the stage's words, said when the stage changes; the
   ** tables, made while the numbers are shown. Nothing is asked of the
@@ -296,13 +340,13 @@ function attnlabChrome(M, run) {
     const f = M._web_flags();
     const open = !$('numbers').hidden || force;
     if (!(f & 4)) {
-      if (shownStage) { $('text').textContent = ''; $('tables').textContent = ''; shownStage = shownTables = ''; }
+      if (shownStage) { $('text').textContent = ''; $('tables').textContent = ''; kept = []; shownStage = shownTables = ''; }
       return null;
     }
     const key = M._web_view_serial() + '|' + labelled + '|' + open;
     if (key === described && last) return last;
     described = key;
-    const json = take(M._web_describe(open ? 1 : 0));
+    const json = take(M._web_describe(0));          /* the words and labels; the numbers come by rows */
     if (!json) return null;
     const d = JSON.parse(json);
     last = d;
@@ -322,17 +366,24 @@ function attnlabChrome(M, run) {
       $('stage').setAttribute('aria-label', d.lesson + ': ' + d.title);
       $('page-title').textContent = d.lesson;
     }
-    if (open && json !== shownTables) {
-      shownTables = json;
-      const box = $('tables');
-      box.textContent = '';
-      const h = document.createElement('p');
-      h.textContent = d.title + (d.formula ? ' \u2014 ' + d.formula : '');
-      h.dir = 'auto';
-      box.appendChild(h);
-      const pending = d.panels.map(table);
-      pending.forEach((t) => box.appendChild(t.el));
-      fillTables(pending, force);
+    if (open && key !== shownTables) {
+      shownTables = key;
+      const box = $('tables'), numbers = $('numbers');
+      if (!rowPx) rowPx = 1.6 * parseFloat(getComputedStyle(numbers).fontSize || '14');
+      const view = { top: numbers.scrollTop, height: numbers.clientHeight };   /* read before the tables change */
+      let h = box.firstElementChild;
+      if (!h || h.tagName !== 'P') { box.textContent = ''; h = box.appendChild(document.createElement('p')); h.dir = 'auto'; }
+      const heading = d.title + (d.formula ? ' \u2014 ' + d.formula : '');
+      if (h.textContent !== heading) h.textContent = heading;
+      kept.length = Math.min(kept.length, d.panels.length);
+      const serial = M._web_view_serial(), pending = d.panels.map((p, k) => table(p, k, serial));
+      /* the elements in their order, those already in place left there */
+      pending.forEach(function (t, i) {
+        const at = box.children[i + 1];
+        if (at !== t.el) box.insertBefore(t.el, at || null);
+      });
+      while (box.children.length > pending.length + 1) box.lastElementChild.remove();
+      fillTables(pending, force, view);
     }
     return d;
   }

@@ -631,6 +631,13 @@ EMSCRIPTEN_KEEPALIVE char *web_describe(int numbers)
     return app_describe(web_app, web_list, numbers != 0);
 }
 
+/* Rows r0 to r1 of panel k's numbers (describe.h; the caller frees with
+** web_free), or NULL. */
+EMSCRIPTEN_KEEPALIVE char *web_describe_rows(int k, int r0, int r1)
+{
+    return app_describe_rows(web_app, web_list, k, r0, r1);
+}
+
 /* What the slide shows, as a number that changes whenever it does: the
 ** view's serial (a new view for every change of stage, setting or value),
 ** with predict mode's phase, or 0 with no lesson. */

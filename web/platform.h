@@ -50,6 +50,7 @@ int web_pinned_rect(float *out);
 char *web_link(void);
 void web_apply_link(const char *fields);
 char *web_describe(int numbers);
+char *web_describe_rows(int k, int r0, int r1);
 double web_view_serial(void);
 int web_text_rtl(const char *s);
 void web_free(void *p);

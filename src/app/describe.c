@@ -39,6 +39,28 @@ static void number(Buf *b, double x, int decimals, bool even)
     dump_string(b, s);
 }
 
+/* Rows r0 to r1 (not included) of a panel's numbers, as a list of lists;
+** a plot's bound after its series. */
+static void cell_rows(Buf *b, const Panel *p, int decimals, int r0, int r1)
+{
+    bool bound = p->kind == PANEL_PLOT && p->bounds;
+    int cols = p->m ? p->m->cols : 0;
+    buf_puts(b, "[");
+    for (int r = r0; r < r1; r++) {
+        buf_puts(b, r > r0 ? ", [" : "[");
+        for (int c = 0; c < cols; c++) {
+            if (c) buf_puts(b, ", ");
+            number(b, mat_get(p->m, r, c), decimals, p->even_decimals);
+        }
+        if (bound) {
+            buf_puts(b, cols ? ", " : "");
+            number(b, p->bounds[r], decimals, false);
+        }
+        buf_puts(b, "]");
+    }
+    buf_puts(b, "]");
+}
+
 /* One panel's labels and (with numbers) its numbers; a plot's rows are its
 ** points, its columns its series and then the bound, if it has one. */
 static void panel(Buf *b, const Panel *p, int decimals, bool hidden, bool numbers)
@@ -64,20 +86,16 @@ static void panel(Buf *b, const Panel *p, int decimals, bool hidden, bool number
         dump_string(b, p->bound_label ? p->bound_label : "");
     }
     buf_puts(b, "]");
-    buf_printf(b, ", \"hidden\": %s, \"cells\": [", hidden ? "true" : "false");
-    for (int r = 0; r < rows && !hidden && numbers; r++) {
-        buf_puts(b, r ? ", [" : "[");
-        for (int c = 0; c < cols; c++) {
-            if (c) buf_puts(b, ", ");
-            number(b, mat_get(p->m, r, c), decimals, p->even_decimals);
-        }
-        if (plot && p->bounds) {
-            buf_puts(b, cols ? ", " : "");
-            number(b, p->bounds[r], decimals, false);
-        }
-        buf_puts(b, "]");
-    }
-    buf_puts(b, "]}");
+    buf_printf(b, ", \"hidden\": %s, \"cells\": ", hidden ? "true" : "false");
+    cell_rows(b, p, decimals, 0, hidden || !numbers ? 0 : rows);
+    buf_puts(b, "}");
+}
+
+/* The digits panel k prints with (Panel.decimals of the frame shown), or
+** -1 for the shortest exact form. */
+static int decimals_of(const DrawList *shown, int k)
+{
+    return shown && k < shown->npanels ? shown->panels[k].decimals : -1;
 }
 
 /* The slide as JSON. */
@@ -101,9 +119,22 @@ char *app_describe(const AppState *a, const DrawList *shown, bool numbers)
     unsigned long long hidden = app_hidden_panels(a);
     for (int k = 0; k < v->npanels; k++) {
         if (k) buf_puts(&b, ", ");
-        int decimals = shown && k < shown->npanels ? shown->panels[k].decimals : -1;
-        panel(&b, &v->panels[k], decimals, k < 64 && ((hidden >> k) & 1), numbers);
+        panel(&b, &v->panels[k], decimals_of(shown, k), k < 64 && ((hidden >> k) & 1), numbers);
     }
     buf_puts(&b, "]}");
+    return buf_take(&b);
+}
+
+/* Rows r0 to r1 of panel k's numbers as JSON. */
+char *app_describe_rows(const AppState *a, const DrawList *shown, int k, int r0, int r1)
+{
+    const View *v = a->view;
+    if (!a->doc || !v || k < 0 || k >= v->npanels || (k < 64 && (app_hidden_panels(a) >> k & 1))) return NULL;
+    const Panel *p = &v->panels[k];
+    int rows = p->m ? p->m->rows : 0;
+    r0 = r0 < 0 ? 0 : r0 > rows ? rows : r0;
+    r1 = r1 < r0 ? r0 : r1 > rows ? rows : r1;
+    Buf b = { 0 };
+    cell_rows(&b, p, decimals_of(shown, k), r0, r1);
     return buf_take(&b);
 }

@@ -28,4 +28,10 @@
 ** "cells" is empty (the words alone, for a stage with many cells). */
 char *app_describe(const AppState *a, const DrawList *shown, bool numbers);
 
+/* Rows r0 to r1 (not included, clamped to the panel) of panel k's
+** "cells", as a JSON list of lists (the caller frees), or NULL when there
+** is no such panel or predict mode hides it: the tables' rows made as
+** they come into view, without the whole stage's numbers each step. */
+char *app_describe_rows(const AppState *a, const DrawList *shown, int k, int r0, int r1);
+
 #endif

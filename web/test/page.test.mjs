@@ -795,9 +795,9 @@ test('speed: the first frame, a 64-token 4-head lesson per frame and from a key 
       await settle(p);
     }
     tableKeys = await p.evaluate(() => [...window.attnlab.keyMs]);
-    await sleep(1500);                                   // then every table is whole, for whoever reads on
-    const whole = await p.evaluate(() => [...document.querySelectorAll('#tables table')].every((t) => t.tBodies[0].rows.length > 0));
-    assert.ok(whole, 'a second later every table holds its rows');
+    // then, a second later and a few rows at a time, every table is whole, for whoever reads on
+    await p.waitForFunction(() => [...document.querySelectorAll('#tables table')].every((t) => t.tHead && t.tBodies[0].rows.length === 64),
+    { timeout: hang(30000) });
     await p.click('#bar button[data-act="numbers"]');
     await key(p, '3');
     const L = await roles(p);
