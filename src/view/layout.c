@@ -166,6 +166,10 @@ static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale, boo
     float lu = fminf(u, SLIDE_H / DESIGN_H) * legible;  /* the labels' floors are the slide's on bigger canvases */
     m.label_min = fmaxf(m.min_font, lay_px(LABEL_FLOOR * lu));
     m.label_glance = glance ? fmaxf(m.min_font, lay_px(LABEL_GLANCE * lu)) : m.label_min;
+    m.read_min = legible > 1 ? fmaxf(m.min_font, m.body_min) : 0;
+    m.meta = fmaxf(m.meta, m.read_min);
+    m.note = fmaxf(m.note, m.read_min);
+    m.formula = fmaxf(m.formula, m.read_min);
     m.max_cell = 100 * sv;              /* the largest cell side */
     m.bar_w = SIZE_BAR * u;
     return m;
@@ -209,11 +213,12 @@ static float draw_header(Page *p, const View *v, float x0, float x1, float y)
     while (fs > least && lay_width(p, title, fs, 1) > room) fs -= 1;
     float mfs = m->meta, mh = 0, title_w = lay_width(p, title, fs, 1), meta_room;
     bool one = title_w <= room;
-    if (one && v->compare && label[0]) {                /* a comparison page (not one the pager plans): two lines
-                                                        ** rather than a place cut short */
+    float least_meta = fmaxf(fmaxf(m->min_font, lay_px(META_SHRINK * m->meta)), m->read_min);
+    if (one && (v->compare || m->read_min) && label[0]) {   /* a comparison page (not one the pager plans), or a
+                                                        ** phone's: two lines rather than a place cut short */
         char line[1000];
         snprintf(line, sizeof line, "%s%s", meta, label);
-        one = lay_width(p, line, fmaxf(m->min_font, lay_px(META_SHRINK * m->meta)), 0) <= w - title_w - m->gap;
+        one = lay_width(p, line, least_meta, 0) <= w - title_w - m->gap;
     }
     bool rtl = slide_rtl(v);                            /* an Arabic or Hebrew title: the header mirrored */
     HAlign start = rtl ? ALIGN_RIGHT : ALIGN_LEFT;
@@ -232,14 +237,24 @@ static float draw_header(Page *p, const View *v, float x0, float x1, float y)
             y += LH * fs;
         }
         free(lines);
-        while (mfs > m->min_font && lay_width(p, meta, mfs, 0) > w) mfs -= 1;
+        while (mfs > fmaxf(m->min_font, m->read_min) && lay_width(p, meta, mfs, 0) > w) mfs -= 1;
         meta_room = w;
         mh = LH * mfs;
     }
-    if (meta[0] || label[0]) {                          /* lesson · stage · page, then what the page holds, cut last */
-        char whole[1000];
-        snprintf(whole, sizeof whole, "%s%s", meta, label);
-        float least_meta = fmaxf(m->min_font, lay_px(META_SHRINK * m->meta));
+    char whole[1000];
+    snprintf(whole, sizeof whole, "%s%s", meta, label);
+    if (!one && m->read_min && (meta[0] || label[0])) { /* a phone: the rest wrapped under the title, never cut */
+        while (mfs > least_meta && lay_width(p, whole, mfs, 0) > meta_room) mfs -= 1;
+        TextLine *lines = NULL;
+        int n = lay_wrap(p, whole, mfs, meta_room, &lines);
+        for (int i = 0; i < n; i++) {
+            line_copy(whole, lines[i], buf, sizeof buf);
+            lay_text(p, (Rect){ x0, y + i * LH * mfs, w, LH * mfs }, buf, mfs, p->th->muted,
+                     rtl ? ALIGN_LEFT : ALIGN_RIGHT, VALIGN_MIDDLE, ROLE_TITLE, 0, 0);
+        }
+        free(lines);
+        mh = (n < 1 ? 1 : n) * LH * mfs;
+    } else if (meta[0] || label[0]) {                   /* lesson · stage · page, then what the page holds, cut last */
         while (mfs > least_meta && lay_width(p, whole, mfs, 0) > meta_room) mfs -= 1;   /* shrunk before it is cut */
         float left = meta_room - lay_width(p, meta, mfs, 0);
         if (label[0] && lay_width(p, label, mfs, 0) > left) {   /* then what it holds loses its last items */
@@ -272,34 +287,81 @@ static float draw_formula(Page *p, const View *v, float x0, float x1, float y)
     if (!v->formula || !v->formula[0]) return y;
     const Metrics *m = &p->m;
     float padx = FORMULA_PAD * m->gs, pady = 0.5f * m->gs, room = x1 - x0 - 2 * padx;
-    float fs = m->formula;
-    while (fs > lay_px(SHRINK_BEFORE_CUT * m->formula) && lay_width(p, v->formula, fs, 0) > room) fs -= 1;
+    float fs = m->formula, least = fmaxf(lay_px(SHRINK_BEFORE_CUT * m->formula), m->read_min);
+    while (fs > least && lay_width(p, v->formula, fs, 0) > room) fs -= 1;
     char buf[512];
-    float w = lay_fit(p, v->formula, fs, 0, room, buf, sizeof buf);
+    TextLine *lines = NULL;
+    int n = 1;
+    float w;
+    if (m->read_min && lay_width(p, v->formula, fs, 0) > room) {   /* a phone: wrapped, never cut */
+        n = lay_wrap(p, v->formula, fs, room, &lines);
+        w = 0;
+        for (int i = 0; i < n; i++) {
+            line_copy(v->formula, lines[i], buf, sizeof buf);
+            w = fmaxf(w, lay_width(p, buf, fs, 0));
+        }
+        w = fminf(w, room);
+    } else w = lay_fit(p, v->formula, fs, 0, room, buf, sizeof buf);
     bool rtl = slide_rtl(v);                            /* it follows the title's side (draw_header) */
     float bar = fmaxf(2, 4 * m->u), sx = rtl ? x1 - (w + 2 * padx) : x0;
-    Rect strip = { sx, y, w + 2 * padx, LH * fs + 2 * pady };
+    Rect strip = { sx, y, w + 2 * padx, n * LH * fs + 2 * pady };
     draw_rect(p->d, strip, p->th->panel_bg, ROLE_DECOR);
     draw_rect(p->d, (Rect){ rtl ? x1 - bar : x0, y, bar, strip.h }, p->th->accent, ROLE_DECOR);
-    lay_text(p, (Rect){ sx + padx, y + pady, w, LH * fs }, buf, fs, p->th->fg, rtl ? ALIGN_RIGHT : ALIGN_LEFT,
-             VALIGN_MIDDLE, ROLE_FORMULA, 0, 0);
+    for (int i = 0; i < n; i++) {
+        if (lines) line_copy(v->formula, lines[i], buf, sizeof buf);
+        lay_text(p, (Rect){ sx + padx, y + pady + i * LH * fs, w, LH * fs }, buf, fs, p->th->fg,
+                 rtl ? ALIGN_RIGHT : ALIGN_LEFT, VALIGN_MIDDLE, ROLE_FORMULA, 0, 0);
+    }
+    free(lines);
     return y + strip.h + m->gap * FORMULA_AFTER;
 }
 
 /* The notes line at the bottom: the view's own note (a row that sees no
 ** key) and, when some numbers were too small to print, where to read them:
-** hovering a cell explains it with its value, whatever the text size. */
+** hovering a cell explains it with its value, whatever the text size.
+** Into line (size n). */
+static void footer_text(const View *v, bool hidden_values, char *line, size_t n)
+{
+    const char *hidden = hidden_values ? _("a panel has too many cells to print their numbers: hover a cell to "
+                                              "read it and its arithmetic") : "";
+    snprintf(line, n, "%s%s%s", v->note ? v->note : "", v->note && hidden_values ? "   \xc2\xb7   " : "", hidden);
+}
+
+/* How many lines the notes line takes at width w: one, cut to it, but on a
+** page for a phone (read_min) as many as its words need, with the sentence
+** on numbers not printed when its room holds it (Page.foot_hidden). */
+static int footer_lines(const Page *p, const View *v, float w)
+{
+    if (!p->m.read_min) return 1;
+    char line[600];
+    footer_text(v, p->foot_hidden, line, sizeof line);
+    TextLine *lines = NULL;
+    int n = lay_wrap(p, line, p->m.note, w, &lines);
+    free(lines);
+    return n < 1 ? 1 : n;
+}
+
+/* The notes line (footer_text) from y, on the title's side (draw_header). */
 static void draw_footer(Page *p, const View *v, float x0, float x1, float y)
 {
     char line[600], buf[600];
-    const char *hidden = p->hidden_values ? _("a panel has too many cells to print their numbers: hover a cell to "
-                                              "read it and its arithmetic") : "";
-    snprintf(line, sizeof line, "%s%s%s", v->note ? v->note : "", v->note && p->hidden_values ? "   \xc2\xb7   " : "",
-             hidden);
+    footer_text(v, p->hidden_values, line, sizeof line);
+    bool rtl = slide_rtl(v);
+    HAlign side = rtl ? ALIGN_RIGHT : ALIGN_LEFT;
+    float lh = LH * p->m.note;
+    if (p->m.read_min) {                                /* a phone: wrapped, never cut */
+        TextLine *lines = NULL;
+        int n = lay_wrap(p, line, p->m.note, x1 - x0, &lines);
+        for (int i = 0; i < n; i++) {
+            line_copy(line, lines[i], buf, sizeof buf);
+            lay_text(p, (Rect){ x0, y + i * lh, x1 - x0, lh }, buf, p->m.note, p->th->muted, side, VALIGN_MIDDLE,
+                     ROLE_BODY, 0, 0);
+        }
+        free(lines);
+        return;
+    }
     lay_fit(p, line, p->m.note, 0, x1 - x0, buf, sizeof buf);
-    bool rtl = slide_rtl(v);                            /* on the title's side (draw_header) */
-    lay_text(p, (Rect){ x0, y, x1 - x0, LH * p->m.note }, buf, p->m.note, p->th->muted, rtl ? ALIGN_RIGHT : ALIGN_LEFT,
-             VALIGN_MIDDLE, ROLE_BODY, 0, 0);
+    lay_text(p, (Rect){ x0, y, x1 - x0, lh }, buf, p->m.note, p->th->muted, side, VALIGN_MIDDLE, ROLE_BODY, 0, 0);
 }
 
 /* The light or dark theme. Text colours reach 4.5:1 on their backgrounds. */
@@ -405,8 +467,9 @@ static bool layout_page(Page *p, const View *v)
 {
     const Metrics *m = &p->m;
     DrawList *out = p->d;
-    float foot_h = p->foot ? LH * m->note + 0.5f * m->gs : 0;
-    float x0 = m->margin, x1 = p->o.width - m->margin, y1 = p->o.height - m->margin - foot_h;
+    float x0 = m->margin, x1 = p->o.width - m->margin;
+    float foot_h = p->foot ? footer_lines(p, v, x1 - x0) * LH * m->note + 0.5f * m->gs : 0;
+    float y1 = p->o.height - m->margin - foot_h;
     float y = draw_header(p, v, x0, x1, m->margin);
     y = draw_formula(p, v, x0, x1, y);
     float avail = y1 - y, W = x1 - x0;
@@ -530,6 +593,7 @@ static bool page_try(Page *p, const View *v, float label_scale, float shrink)
     p->lc->shrink = shrink;
     p->m = metrics(&p->o, shrink, label_scale, v && v->compare);
     p->foot = v && v->note;
+    p->foot_hidden = false;
     draw_clear(out, p->o.width, p->o.height, p->th->bg);
     p->hidden_values = false;
     p->prose_cut = false;
@@ -539,8 +603,18 @@ static bool page_try(Page *p, const View *v, float label_scale, float shrink)
     p->fitted = ok;
     if (!ok && !p->draw_unfit) return false;       /* thrown away, with or without a note */
     if (p->probed) return ok;                       /* planned only: no note to make room for */
+    if (v && p->foot && p->hidden_values && p->m.read_min && !p->foot_hidden) {   /* a phone's notes line grew */
+        p->foot_hidden = true;
+        draw_clear(out, p->o.width, p->o.height, p->th->bg);
+        p->prose_cut = false;
+        p->hidden_values = false;
+        ok = layout_page(p, v);
+        p->fitted = ok;
+        if (!ok && !p->draw_unfit) return false;
+    }
     if (v && p->hidden_values && !p->foot && p->o.height >= FOOT_MIN_H) {   /* again, with room to say so */
         p->foot = true;
+        p->foot_hidden = true;
         draw_clear(out, p->o.width, p->o.height, p->th->bg);
         p->prose_cut = false;
         if (!layout_page(p, v)) {                  /* no room for the note: without it */

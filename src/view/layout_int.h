@@ -151,6 +151,9 @@ typedef struct Metrics {
     float label_glance;         /* and of a heatmap's that prints no number on the page of every head side by
                                 ** side (LABEL_GLANCE; label_min on other pages) */
     float legible;              /* LayoutOpts.legible_scale: every legible floor is multiplied by it */
+    float read_min;             /* on a page shaped for a phone (legible above 1), the least font of the words
+                                ** around the panels (the header's line, the formula, the notes line), which
+                                ** wrap there rather than shrink below it or be cut; 0 elsewhere */
 } Metrics;
 
 /* How the labels along one side of a grid are set. */
@@ -392,6 +395,8 @@ typedef struct Page {
     bool rows_as_prev[VIEW_MAX_PANELS];     /* heatmap k labels its rows as heatmap k − 1 does */
     bool foot;                  /* a line is kept at the bottom for notes */
     bool hidden_values;         /* some panel's numbers could not be printed */
+    bool foot_hidden;           /* the notes line's room holds the sentence on numbers not printed (a phone's
+                                ** notes line wraps: its height depends on it) */
     long printed;               /* numbers the page printed (of lay_printable) */
     bool draw_unfit;            /* draw the page also when its panels do not fit (false while
                                 ** page_fit tries sizes it throws away if they do not) */

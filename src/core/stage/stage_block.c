@@ -237,7 +237,8 @@ static void word_panels(Ctx *c, int k, int a, int e, const char *t_logits)
 ** The words a page of next_token shows at most: all n when the stream (the
 ** panel last added) and the two panels of every word serve as one page,
 ** else the most that do beside the stream on the first page (found in
-** steps of a quarter), the same on every page (at least one).
+** steps of a quarter), the same on every page; all n when not even one
+** serves (cutting would not print them).
 */
 static int words_a_page(Ctx *c, int k, int n, const char *t_logits)
 {
@@ -248,7 +249,9 @@ static int words_a_page(Ctx *c, int k, int n, const char *t_logits)
         word_panels(c, k, 0, fit, t_logits);
         bool fits = stage_page_fits(c, &v->panels[from], v->npanels - from, v->note ? v->note : c->note, 1);
         while (v->npanels > from + 1) stage_panel_free(&v->panels[--v->npanels]);
-        if (fits || fit <= 1) return fit;
+        if (fits) return fit;
+        if (fit <= 1) return n;                         /* no page of fewer words serves: all on one, their
+                                                        ** numbers read by hovering or in the tables */
         fit = fit > 8 ? fit * 3 / 4 : fit - 1;
     }
 }
