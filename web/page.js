@@ -162,6 +162,7 @@ function attnlabChrome(M, run) {
       dialog($('picker'), picker, sel, !picker && M.UTF8ToString(M._web_path()) !== pickedFrom);
       if ((f & 32) && !helpShown) fillHelp();
       dialog($('help'), (f & 32) !== 0, $('help').querySelector('button'));
+      $('edited').hidden = (f & 16) === 0;           /* the edits not saved: said here, not over the slide's title */
       pressed('mask', f & 1024);
       pressed('scaling', f & 2048);
       pressed('predict', f & 256);

@@ -300,27 +300,74 @@ static float banner_y(const DrawList *out, float x, float w, float bh, int h, fl
     return bottom;
 }
 
-/* A one-line banner (toast or error) at the bottom (where it covers none
-** of the slide: banner_y) or top. A text too wide for the canvas is drawn
-** smaller, down to BANNER_SHRINK of its size, and then cut with "…". */
+/* Text cut into at most BANNER_LINES lines of at most maxw at size, at
+** spaces (a word wider than maxw is a line of its own, cut later), into
+** line[] (each BANNER_CHARS bytes); returns how many lines it takes (past
+** BANNER_LINES: more than there is room for). */
+#define BANNER_LINES 3
+#define BANNER_CHARS 512
+static int banner_wrap(const char *text, float size, float maxw, MeasureFn measure, void *ctx,
+                       char line[][BANNER_CHARS])
+{
+    int n = 0;
+    char cur[BANNER_CHARS] = "", trial[BANNER_CHARS];
+    for (const char *s = text; *s;) {
+        while (*s == ' ') s++;
+        const char *e = s;
+        while (*e && *e != ' ') e++;
+        if (e == s) break;
+        snprintf(trial, sizeof trial, "%s%s%.*s", cur, cur[0] ? " " : "", (int)(e - s), s);
+        if (cur[0] && measure(ctx, trial, size, 0) > maxw) {
+            if (n < BANNER_LINES) snprintf(line[n], BANNER_CHARS, "%s", cur);
+            n++;
+            snprintf(cur, sizeof cur, "%.*s", (int)(e - s), s);
+        } else memcpy(cur, trial, sizeof cur);
+        s = e;
+    }
+    if (cur[0] || n == 0) {
+        if (n < BANNER_LINES) snprintf(line[n], BANNER_CHARS, "%s", cur);
+        n++;
+    }
+    return n;
+}
+
+/* A banner (toast or error) at the bottom (where it covers none of the
+** slide: banner_y) or top. A text too wide for the canvas is wrapped, on
+** up to BANNER_LINES lines; one that needs more is drawn smaller, down to
+** BANNER_SHRINK of its size, and then its last line is cut with "…". */
 #define BANNER_SHRINK 0.6f
 static void banner(DrawList *out, const char *text, bool top, bool error, const Theme *th, int w, int h, float size,
                    MeasureFn measure, void *ctx)
 {
-    float maxw = fmaxf((float)w - 6 * size, size), full = measure(ctx, text, size, 0), bh = size * 2.2f;
-    char cut[512];
-    if (full > maxw) {
-        float s = fmaxf(size * maxw / full, size * BANNER_SHRINK);
-        app_fit_text(text, s, maxw, measure, ctx, cut, sizeof cut);
-        text = cut;
-        size = s;
+    float maxw = fmaxf((float)w - 6 * size, size);
+    char line[BANNER_LINES][BANNER_CHARS];
+    int n = banner_wrap(text, size, maxw, measure, ctx, line);
+    for (float s = size; n > BANNER_LINES && s > size * BANNER_SHRINK;) {
+        s = fmaxf(s * 0.9f, size * BANNER_SHRINK);
+        n = banner_wrap(text, s, maxw, measure, ctx, line);
+        if (n <= BANNER_LINES || s <= size * BANNER_SHRINK) size = s;
     }
-    float tw = fminf(measure(ctx, text, size, 0), maxw);
+    if (n > BANNER_LINES) {                         /* still too long: the last line says it goes on */
+        n = BANNER_LINES;
+        size_t len = strlen(line[n - 1]);
+        if (len + 5 <= BANNER_CHARS) memcpy(line[n - 1] + len, " \xe2\x80\xa6", 5);
+    }
+    float tw = 0, lh = size * 1.35f;
+    for (int i = 0; i < n; i++) {
+        char cut[BANNER_CHARS];
+        app_fit_text(line[i], size, maxw, measure, ctx, cut, sizeof cut);   /* a word wider than the canvas */
+        snprintf(line[i], BANNER_CHARS, "%s", cut);
+        tw = fmaxf(tw, fminf(measure(ctx, line[i], size, 0), maxw));
+    }
+    float bh = size * 2.2f + (n - 1) * lh;
     float x = ((float)w - tw) / 2 - size, y = top ? size * 0.6f : banner_y(out, x, tw + 2 * size, bh, h, size);
     Color bg = error ? (Color){ 170, 20, 30, 240 } : with_alpha(th->fg, 230);
     Color fg = error ? (Color){ 255, 255, 255, 255 } : th->bg;
     draw_rect(out, (Rect){ x, y, tw + 2 * size, bh }, bg, ROLE_OVERLAY);
-    draw_text(out, (Rect){ x + size, y, tw, bh }, text, size, fg, ALIGN_CENTER, VALIGN_MIDDLE, ROLE_OVERLAY);
+    float ty = y + (bh - n * lh) / 2;
+    for (int i = 0; i < n; i++)
+        draw_text(out, (Rect){ x + size, ty + i * lh, tw, lh }, line[i], size, fg, ALIGN_CENTER, VALIGN_MIDDLE,
+                  ROLE_OVERLAY);
 }
 
 /* The program's text size. */

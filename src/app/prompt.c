@@ -268,7 +268,8 @@ void app_ask_words(const AppState *a, char *title, size_t n, const char **hint, 
 void app_prompt_draw(const AppState *a, const Theme *th, int w, int h, float size,
                      MeasureFn measure, void *ctx, DrawList *out)
 {
-    if (unsaved(a) && a->view && !a->black) unsaved_mark(th, w, size, measure, ctx, out);
+    if (unsaved(a) && a->view && !a->black && !a->web) unsaved_mark(th, w, size, measure, ctx, out);   /* (the page
+                                                           ** says it in its toolbar, where no title is under it) */
     if (a->ask == ASK_NONE || a->web) return;
     char title[1200];
     const char *hint, *yes, *no;
