@@ -153,7 +153,7 @@ test('every toolbar button does its own action with Enter (and Space), shows a f
       window.fileClicks = 0;
       document.getElementById('file').addEventListener('click', (e) => { window.fileClicks++; e.preventDefault(); });
     });
-    const acts = await p.$$eval('#bar > button', (bs) => bs.map((b) => b.dataset.act));
+    const acts = await p.$$eval('#bar > button:not([hidden])', (bs) => bs.map((b) => b.dataset.act));
     const checked = [];
     for (const act of acts) {
       const before = { label: await stageLabel(p), flags: await flags(p),
@@ -545,10 +545,14 @@ test('touch at 390×844: tap a lesson, every toggle from the compact toolbar, ta
     assert.ok(await p.evaluate(() => !document.getElementById('pin').hidden), 'the + and − of a pinned input');
     await tap('#pin button[data-act="increase"]');
     assert.equal(Number(await value()).toFixed(2), (Number(was) + 0.1).toFixed(2), '+ steps the input up');
+    // the edit is said in the toolbar, not over the slide's title
+    assert.ok(await p.evaluate(() => !document.getElementById('edited').hidden), 'the toolbar says the edits are not saved');
+    assert.equal((await list(p)).cmds.filter((c) => c.text && c.text.includes('edited, not saved')).length, 0);
     mkdirSync(SHOTS, { recursive: true });
     await p.screenshot({ path: join(SHOTS, 'phone-390x844.png') });
     await tap('#menu button[data-act="undo"]');
     assert.equal(await value(), was, 'undo');
+    assert.ok(await p.evaluate(() => document.getElementById('edited').hidden), 'no edit left: nothing said');
     await tap('#menu button[data-act="redo"]');
     await tap('#pin button[data-act="decrease"]');
     await tap('#pin button[data-act="decrease"]');
@@ -588,7 +592,7 @@ test('touch at 390×844: tap a lesson, every toggle from the compact toolbar, ta
   }
 });
 
-test('the phone layout at 390×844: on every page of every bundled lesson, numbers at 12 CSS px or more, labels and prose at 14', async () => {
+test('the phone layout at 390×844: on every page of every bundled lesson, numbers at 12 CSS px or more, labels, prose, header, formula and notes at 14', async () => {
   const bad = [];
   let pages = 0, printed = 0;
   for (const f of bundled()) {
@@ -606,6 +610,7 @@ test('the phone layout at 390×844: on every page of every bundled lesson, numbe
             numbers: least(numbers), printed: numbers.length,
             prose: least(texts('ROLE_BODY').filter((c) => c.text.length > 3 && paras.some((s) => s.includes(c.text.trim())))),
             labels: least(texts('ROLE_ROW_LABEL').concat(texts('ROLE_COL_LABEL'))),
+            words: least(texts('ROLE_TITLE').concat(texts('ROLE_FORMULA'), texts('ROLE_BODY'))),
             width: l.cmds.some((c) => c.kind === L.DRAW_TEXT && c.x + c.w > l.width + 1),
           };
         });
@@ -614,6 +619,7 @@ test('the phone layout at 390×844: on every page of every bundled lesson, numbe
         const where = `${f}: ${r.label.slice(0, 70)}`;
         if (r.numbers < 12) bad.push(`numbers at ${r.numbers.toFixed(1)} px: ${where}`);
         if (r.prose < 14) bad.push(`prose at ${r.prose.toFixed(1)} px: ${where}`);
+        if (r.words < 14) bad.push(`the header's line, the formula or the notes line at ${r.words.toFixed(1)} px: ${where}`);
         if (r.printed && r.labels < 14) bad.push(`labels at ${r.labels.toFixed(1)} px beside printed numbers: ${where}`);
         await p.keyboard.press('ArrowRight');
         await settle(p);
