@@ -76,6 +76,23 @@ static void line_copy(const char *s, TextLine l, char *buf, size_t cap)
     buf[len] = '\0';
 }
 
+/* Text s wrapped at width w and drawn a line under another from y at font
+** fs (LH * fs apart), each aligned by ha in [x, x + w]; returns how many
+** lines it took. */
+static int draw_wrapped(Page *p, const char *s, float fs, float x, float y, float w, Color c, HAlign ha, DrawRole role,
+                        int bold)
+{
+    char buf[600];
+    TextLine *lines = NULL;
+    int n = lay_wrap(p, s, fs, w, &lines);
+    for (int i = 0; i < n; i++) {
+        line_copy(s, lines[i], buf, sizeof buf);
+        lay_text(p, (Rect){ x, y + i * LH * fs, w, LH * fs }, buf, fs, c, ha, VALIGN_MIDDLE, role, bold, 0);
+    }
+    free(lines);
+    return n;
+}
+
 /*
 ** The explanation paragraphs in a column of width w from y, within max_h
 ** pixels (0 = unlimited). Returns the height used. A paragraph that would
@@ -193,7 +210,7 @@ static Metrics metrics(const LayoutOpts *o, float shrink, float label_scale, boo
 static float draw_header(Page *p, const View *v, float x0, float x1, float y)
 {
     const Metrics *m = &p->m;
-    char count[160], label[300], meta[700], reserve[700], buf[300];
+    char count[160], label[300], meta[700], reserve[700];
     const char *title = v->title ? v->title : "", *lesson = v->lesson_title ? v->lesson_title : "";
     const char *sep = "  \xc2\xb7  ";
     count[0] = label[0] = '\0';
@@ -229,14 +246,7 @@ static float draw_header(Page *p, const View *v, float x0, float x1, float y)
         mh = th;
     } else {                                            /* the title on its own line(s), the rest under it */
         for (fs = m->title; fs > least && lay_width(p, title, fs, 1) > w; fs -= 1) {}
-        TextLine *lines = NULL;
-        int n = lay_wrap(p, title, fs, w, &lines);
-        for (int i = 0; i < n; i++) {
-            line_copy(title, lines[i], buf, sizeof buf);
-            lay_text(p, (Rect){ x0, y, w, LH * fs }, buf, fs, p->th->fg, start, VALIGN_MIDDLE, ROLE_TITLE, 1, 0);
-            y += LH * fs;
-        }
-        free(lines);
+        y += draw_wrapped(p, title, fs, x0, y, w, p->th->fg, start, ROLE_TITLE, 1) * LH * fs;
         while (mfs > fmaxf(m->min_font, m->read_min) && lay_width(p, meta, mfs, 0) > w) mfs -= 1;
         meta_room = w;
         mh = LH * mfs;
@@ -245,14 +255,7 @@ static float draw_header(Page *p, const View *v, float x0, float x1, float y)
     snprintf(whole, sizeof whole, "%s%s", meta, label);
     if (!one && m->read_min && (meta[0] || label[0])) { /* a phone: the rest wrapped under the title, never cut */
         while (mfs > least_meta && lay_width(p, whole, mfs, 0) > meta_room) mfs -= 1;
-        TextLine *lines = NULL;
-        int n = lay_wrap(p, whole, mfs, meta_room, &lines);
-        for (int i = 0; i < n; i++) {
-            line_copy(whole, lines[i], buf, sizeof buf);
-            lay_text(p, (Rect){ x0, y + i * LH * mfs, w, LH * mfs }, buf, mfs, p->th->muted,
-                     rtl ? ALIGN_LEFT : ALIGN_RIGHT, VALIGN_MIDDLE, ROLE_TITLE, 0, 0);
-        }
-        free(lines);
+        int n = draw_wrapped(p, whole, mfs, x0, y, w, p->th->muted, rtl ? ALIGN_LEFT : ALIGN_RIGHT, ROLE_TITLE, 0);
         mh = (n < 1 ? 1 : n) * LH * mfs;
     } else if (meta[0] || label[0]) {                   /* lesson · stage · page, then what the page holds, cut last */
         while (mfs > least_meta && lay_width(p, whole, mfs, 0) > meta_room) mfs -= 1;   /* shrunk before it is cut */
@@ -307,23 +310,24 @@ static float draw_formula(Page *p, const View *v, float x0, float x1, float y)
     Rect strip = { sx, y, w + 2 * padx, n * LH * fs + 2 * pady };
     draw_rect(p->d, strip, p->th->panel_bg, ROLE_DECOR);
     draw_rect(p->d, (Rect){ rtl ? x1 - bar : x0, y, bar, strip.h }, p->th->accent, ROLE_DECOR);
-    for (int i = 0; i < n; i++) {
-        if (lines) line_copy(v->formula, lines[i], buf, sizeof buf);
-        lay_text(p, (Rect){ sx + padx, y + pady + i * LH * fs, w, LH * fs }, buf, fs, p->th->fg,
-                 rtl ? ALIGN_RIGHT : ALIGN_LEFT, VALIGN_MIDDLE, ROLE_FORMULA, 0, 0);
-    }
+    if (lines) draw_wrapped(p, v->formula, fs, sx + padx, y + pady, w, p->th->fg, rtl ? ALIGN_RIGHT : ALIGN_LEFT,
+                            ROLE_FORMULA, 0);
+    else lay_text(p, (Rect){ sx + padx, y + pady, w, LH * fs }, buf, fs, p->th->fg, rtl ? ALIGN_RIGHT : ALIGN_LEFT,
+                  VALIGN_MIDDLE, ROLE_FORMULA, 0, 0);
     free(lines);
     return y + strip.h + m->gap * FORMULA_AFTER;
 }
 
 /* The notes line at the bottom: the view's own note (a row that sees no
 ** key) and, when some numbers were too small to print, where to read them:
-** hovering a cell explains it with its value, whatever the text size.
-** Into line (size n). */
-static void footer_text(const View *v, bool hidden_values, char *line, size_t n)
+** hovering a cell explains it with its value, whatever the text size (on
+** a phone's page, tapping it, or the page's Numbers). Into line (size n). */
+static void footer_text(const Page *p, const View *v, bool hidden_values, char *line, size_t n)
 {
-    const char *hidden = hidden_values ? _("a panel has too many cells to print their numbers: hover a cell to "
-                                              "read it and its arithmetic") : "";
+    const char *hidden = !hidden_values ? ""
+                         : p->m.read_min ? _("too many cells to print their numbers: tap one, or open Numbers")
+                         : _("a panel has too many cells to print their numbers: hover a cell to read it and its "
+                             "arithmetic");
     snprintf(line, n, "%s%s%s", v->note ? v->note : "", v->note && hidden_values ? "   \xc2\xb7   " : "", hidden);
 }
 
@@ -334,7 +338,7 @@ static int footer_lines(const Page *p, const View *v, float w)
 {
     if (!p->m.read_min) return 1;
     char line[600];
-    footer_text(v, p->foot_hidden, line, sizeof line);
+    footer_text(p, v, p->foot_hidden, line, sizeof line);
     TextLine *lines = NULL;
     int n = lay_wrap(p, line, p->m.note, w, &lines);
     free(lines);
@@ -345,19 +349,12 @@ static int footer_lines(const Page *p, const View *v, float w)
 static void draw_footer(Page *p, const View *v, float x0, float x1, float y)
 {
     char line[600], buf[600];
-    footer_text(v, p->hidden_values, line, sizeof line);
+    footer_text(p, v, p->hidden_values, line, sizeof line);
     bool rtl = slide_rtl(v);
     HAlign side = rtl ? ALIGN_RIGHT : ALIGN_LEFT;
     float lh = LH * p->m.note;
     if (p->m.read_min) {                                /* a phone: wrapped, never cut */
-        TextLine *lines = NULL;
-        int n = lay_wrap(p, line, p->m.note, x1 - x0, &lines);
-        for (int i = 0; i < n; i++) {
-            line_copy(line, lines[i], buf, sizeof buf);
-            lay_text(p, (Rect){ x0, y + i * lh, x1 - x0, lh }, buf, p->m.note, p->th->muted, side, VALIGN_MIDDLE,
-                     ROLE_BODY, 0, 0);
-        }
-        free(lines);
+        draw_wrapped(p, line, p->m.note, x0, y, x1 - x0, p->th->muted, side, ROLE_BODY, 0);
         return;
     }
     lay_fit(p, line, p->m.note, 0, x1 - x0, buf, sizeof buf);
