@@ -32,7 +32,7 @@ endif
 # `make install`, which build the browser edition (the Python module's
 # interactive view shows it). `make deps` installs all but the web's. What each set holds and weighs: docs/packages.md.
 BUILD_PKGS := gcc libc6-dev pkg-config gettext libsdl2-dev libpng-dev libfontconfig-dev libfreetype-dev \
-              libharfbuzz-dev libfribidi-dev libraqm-dev libunibreak-dev libzip-dev libcairo2-dev $(FAST_DEV)
+              libharfbuzz-dev libfribidi-dev libraqm-dev libunibreak-dev libzip-dev libcjson-dev libcairo2-dev $(FAST_DEV)
 RUN_PKGS   := fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
 TEST_PKGS  := check python3 python3-numpy python3-torch python3-nbclient python3-ipykernel libharfbuzz-bin \
               libxml2-utils libdeflate-dev \
@@ -65,13 +65,13 @@ EXTRA_LDFLAGS ?=
 # is compiled against, not linked: src/sdl/pdf.c loads it when it makes a
 # PDF.
 PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip cairo-pdf cairo-ft $(FAST_PKG)) $(FAST_DEF))$(PKG_CFLAGS)
-PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip $(FAST_PKG)))$(PKG_LIBS)
+PKG_LIBS   = $(eval PKG_LIBS := $$(shell pkg-config --libs sdl2 libpng fontconfig freetype2 harfbuzz raqm fribidi libunibreak libzip libcjson $(FAST_PKG)))$(PKG_LIBS)
 # The program itself does not link SDL2: it loads it when a window opens
 # (src/sdl/sdl_dyn.h), so that an export starts without its fifty libraries.
 # The tests and the benchmark link it (they call SDL directly). Nor libraqm:
 # the program shapes with HarfBuzz and FriBidi itself (src/sdl/font_shape.c);
 # the tests compare its runs with libraqm's (tests/test_shape.c).
-APP_LIBS   = $(eval APP_LIBS := $$(shell pkg-config --libs libpng fontconfig freetype2 harfbuzz fribidi libunibreak libzip $(FAST_PKG)) -ldl)$(APP_LIBS)
+APP_LIBS   = $(eval APP_LIBS := $$(shell pkg-config --libs libpng fontconfig freetype2 harfbuzz fribidi libunibreak libzip libcjson $(FAST_PKG)) -ldl)$(APP_LIBS)
 CHECK_CFLAGS = $(eval CHECK_CFLAGS := $$(shell pkg-config --cflags check))$(CHECK_CFLAGS)
 CHECK_LIBS   = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
 

@@ -33,7 +33,7 @@ static const struct {
     { "zoom", zoom_suite }, { "render", render_suite },
     { "cmap", cmap_suite }, { "layout", layout_suite }, { "layout_cache", layout_cache_suite }, { "scale", scale_suite },
     { "svg", svg_suite }, { "fileio", fileio_suite },
-    { "export", export_suite }, { "npy", npy_suite }, { "highlight", highlight_suite },
+    { "export", export_suite }, { "npy", npy_suite }, { "safetensors", safetensors_suite }, { "highlight", highlight_suite },
     { "utf8", utf8_suite }, { "text", text_suite }, { "shape", shape_suite }, { "textbreak", textbreak_suite },
     { "i18n", i18n_suite }, { "keys", keys_suite }, { "nav", nav_suite }, { "link", link_suite }, { "zipread", zipread_suite },
     { "open", open_suite },

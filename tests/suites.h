@@ -31,6 +31,7 @@ Suite *svg_suite(void);
 Suite *fileio_suite(void);
 Suite *export_suite(void);
 Suite *npy_suite(void);
+Suite *safetensors_suite(void);
 Suite *highlight_suite(void);
 Suite *utf8_suite(void);
 Suite *text_suite(void);

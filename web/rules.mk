@@ -23,7 +23,7 @@ EMCC      ?= emcc
 WEB       := $(BUILD)/web
 WEB_ENV   := NODE_PATH=/usr/share/nodejs
 WEB_NODE  := node --no-experimental-fetch
-WEB_CFLAGS = $(WARN) $(WERROR) -Os -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_NO_ZIP -DATTNLAB_NO_UNIBREAK -Isrc -I$(BUILD)/gen
+WEB_CFLAGS = $(WARN) $(WERROR) -Os -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_NO_ZIP -DATTNLAB_NO_UNIBREAK -DATTNLAB_NO_CJSON -Isrc -I$(BUILD)/gen
 WEB_APP_SRC := $(filter-out src/app/main.c src/app/window.c,\
                $(shell grep -LE '^\#include *[<"](SDL|sdl/|app/shot\.h|shot\.h|window\.h)' src/app/*.c))
 # src/view/text.c breaks lines without libunibreak here (ATTNLAB_NO_UNIBREAK).

@@ -207,3 +207,11 @@ char *util_shown(const char *s)
     }
     return buf_take(&b);
 }
+
+/* An IEEE half-precision number, exactly. */
+double util_half_to_double(uint16_t b)
+{
+    int e = (b >> 10) & 0x1f, m = b & 0x3ff;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+    return (b & 0x8000) ? -v : v;
+}

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Allocate n bytes or abort. */
 void *xmalloc(size_t n);
@@ -71,5 +72,8 @@ int util_auto_decimals(bool ints, double amax, bool probabilities);
 /* The shortest decimal text that reads back (strtod) as exactly v: "1.2",
 ** not "1.2000000000000002". v must be finite; out needs 32 bytes. */
 void util_fmt_shortest(char *out, size_t n, double v);
+
+/* The IEEE half-precision number of bits b, as a double (exactly). */
+double util_half_to_double(uint16_t b);
 
 #endif

@@ -308,25 +308,17 @@ int npy_parse_header(const unsigned char *buf, size_t len, NpyHeader *h, size_t 
 
 /* ------------------------------------------------------------------ data */
 
-/* An IEEE half-precision number. */
-static double half_to_double(uint16_t b)
-{
-    int e = (b >> 10) & 0x1f, m = b & 0x3ff;
-    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
-    return (b & 0x8000) ? -v : v;
-}
-
 /* Element k of the data as a double. */
 static double element(const NpyHeader *h, const unsigned char *p)
 {
-    unsigned char b[8];
+    unsigned char b[8] = { 0 };
     int s = h->itemsize;
     static const uint16_t one = 1;
     bool little_host = *(const unsigned char *)&one == 1;
     for (int i = 0; i < s; i++) b[i] = p[(h->big_endian == little_host) ? s - 1 - i : i];
     uint64_t u = 0;
     if (h->kind == 'f') {
-        if (s == 2) { uint16_t x; memcpy(&x, b, 2); return half_to_double(x); }
+        if (s == 2) { uint16_t x; memcpy(&x, b, 2); return util_half_to_double(x); }
         if (s == 4) { float x; memcpy(&x, b, 4); return x; }
         double x; memcpy(&x, b, 8); return x;
     }
