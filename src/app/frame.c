@@ -316,16 +316,23 @@ static int banner_wrap(const char *text, float size, float maxw, MeasureFn measu
         const char *e = s;
         while (*e && *e != ' ') e++;
         if (e == s) break;
-        snprintf(trial, sizeof trial, "%s%s%.*s", cur, cur[0] ? " " : "", (int)(e - s), s);
-        if (cur[0] && measure(ctx, trial, size, 0) > maxw) {
-            if (n < BANNER_LINES) snprintf(line[n], BANNER_CHARS, "%s", cur);
+        size_t have = strlen(cur), word = (size_t)(e - s), sep = have ? 1 : 0;
+        if (have + sep + word >= sizeof trial) word = sizeof trial - 1 - have - sep;   /* (cut later to fit) */
+        memcpy(trial, cur, have);
+        if (sep) trial[have] = ' ';
+        memcpy(trial + have + sep, s, word);
+        trial[have + sep + word] = '\0';
+        if (have && measure(ctx, trial, size, 0) > maxw) {
+            if (n < BANNER_LINES) memcpy(line[n], cur, sizeof cur);
             n++;
-            snprintf(cur, sizeof cur, "%.*s", (int)(e - s), s);
+            word = (size_t)(e - s) < sizeof cur ? (size_t)(e - s) : sizeof cur - 1;
+            memcpy(cur, s, word);
+            cur[word] = '\0';
         } else memcpy(cur, trial, sizeof cur);
         s = e;
     }
     if (cur[0] || n == 0) {
-        if (n < BANNER_LINES) snprintf(line[n], BANNER_CHARS, "%s", cur);
+        if (n < BANNER_LINES) memcpy(line[n], cur, sizeof cur);
         n++;
     }
     return n;
