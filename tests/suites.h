@@ -32,6 +32,7 @@ Suite *fileio_suite(void);
 Suite *export_suite(void);
 Suite *npy_suite(void);
 Suite *safetensors_suite(void);
+Suite *checkpoint_suite(void);
 Suite *highlight_suite(void);
 Suite *utf8_suite(void);
 Suite *text_suite(void);

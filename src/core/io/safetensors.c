@@ -37,6 +37,13 @@ int st_dtype_size(StDtype d)
     return dtypes[d].size;
 }
 
+/* Whether d holds numbers a lesson reads. */
+bool st_dtype_number(StDtype d)
+{
+    assert(d >= 0 && d < ST_NDTYPES);
+    return dtypes[d].number;
+}
+
 #ifdef ATTNLAB_NO_CJSON
 
 struct SafeTensors { int unused; };

@@ -71,6 +71,8 @@ const StTensor *st_find(const SafeTensors *st, const char *name);
 /* The format's name of a dtype ("F32"), and its size in bytes. */
 const char *st_dtype_name(StDtype d);
 int st_dtype_size(StDtype d);
+/* Whether st_read takes d: F64, F32, F16 and BF16. */
+bool st_dtype_number(StDtype d);
 
 /* Tensor t's numbers as doubles into out (t->count of them, C order): true,
 ** or false with err filled (about the file: an integer dtype, or a NaN or

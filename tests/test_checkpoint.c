@@ -1,0 +1,237 @@
+/*
+** test_checkpoint.c: model folders (src/core/io/checkpoint.c). Each test
+** writes a config.json and a model.safetensors of a small GPT-2 or BERT
+** (every tensor the architecture has, zeros), opens it, and breaks it one
+** way at a time: a missing file, an architecture attnlab does not read, a
+** missing field, heads that do not divide the width, a missing tensor, a
+** shape the config does not give, an integer dtype. Each is refused with
+** its exact message.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include "suites.h"
+#include "core/io/checkpoint.h"
+#include "core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[64];
+
+/* A fresh folder for one test. */
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/test_checkpoint.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+/* Remove it. */
+static void teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Write text to dir/name. */
+static void put(const char *name, const char *text)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A tensor to write: name and shape (ndim 1 or 2). */
+typedef struct { char name[128]; int ndim; long long d[2]; const char *dtype; } T;
+
+/* dir/model.safetensors holding ts (zeros), F32 unless a dtype is given. */
+static void put_tensors(const T *ts, int n)
+{
+    Buf h = { 0 };
+    buf_puts(&h, "{");
+    long long at = 0;
+    for (int i = 0; i < n; i++) {
+        const char *dt = ts[i].dtype ? ts[i].dtype : "F32";
+        long long bytes = (strcmp(dt, "F16") && strcmp(dt, "BF16") ? 4 : 2) * ts[i].d[0] * (ts[i].ndim > 1 ? ts[i].d[1] : 1);
+        buf_printf(&h, "%s\"%s\": {\"dtype\": \"%s\", \"shape\": [%lld", i ? ", " : "", ts[i].name, dt, ts[i].d[0]);
+        if (ts[i].ndim > 1) buf_printf(&h, ", %lld", ts[i].d[1]);
+        buf_printf(&h, "], \"data_offsets\": [%lld, %lld]}", at, at + bytes);
+        at += bytes;
+    }
+    buf_puts(&h, "}");
+    char path[128];
+    snprintf(path, sizeof path, "%s/model.safetensors", dir);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 8; i++) fputc((int)((unsigned long long)h.len >> (8 * i) & 0xff), f);
+    fwrite(h.s, 1, h.len, f);
+    for (long long i = 0; i < at; i++) fputc(0, f);
+    ck_assert_int_eq(fclose(f), 0);
+    buf_free(&h);
+}
+
+/* The tensors of a GPT-2 of 2 layers, 8 wide, MLP 32, 10 words, 16
+** positions, each name after prefix. */
+static int gpt2_tensors(T *ts, const char *prefix)
+{
+    int n = 0;
+#define ADD(nm, nd, a, b) do { snprintf(ts[n].name, sizeof ts[n].name, "%s%s", prefix, nm); \
+        ts[n].ndim = nd; ts[n].d[0] = a; ts[n].d[1] = b; ts[n].dtype = NULL; n++; } while (0)
+    ADD("wte.weight", 2, 10, 8);
+    ADD("wpe.weight", 2, 16, 8);
+    for (int l = 0; l < 2; l++) {
+        char b[64];
+        static const struct { const char *s; int nd; int a, b; } parts[] = {
+            { "ln_1.weight", 1, 8, 0 }, { "ln_1.bias", 1, 8, 0 }, { "attn.c_attn.weight", 2, 8, 24 },
+            { "attn.c_attn.bias", 1, 24, 0 }, { "attn.c_proj.weight", 2, 8, 8 }, { "attn.c_proj.bias", 1, 8, 0 },
+            { "ln_2.weight", 1, 8, 0 }, { "ln_2.bias", 1, 8, 0 }, { "mlp.c_fc.weight", 2, 8, 32 },
+            { "mlp.c_fc.bias", 1, 32, 0 }, { "mlp.c_proj.weight", 2, 32, 8 }, { "mlp.c_proj.bias", 1, 8, 0 },
+        };
+        for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
+            snprintf(b, sizeof b, "h.%d.%s", l, parts[k].s);
+            ADD(b, parts[k].nd, parts[k].a, parts[k].b);
+        }
+    }
+    ADD("ln_f.weight", 1, 8, 0);
+    ADD("ln_f.bias", 1, 8, 0);
+#undef ADD
+    return n;
+}
+
+static const char *gpt2_config = "{\"model_type\": \"gpt2\", \"n_layer\": 2, \"n_head\": 2, \"n_embd\": 8, "
+                                 "\"vocab_size\": 10, \"n_positions\": 16, \"n_inner\": null, "
+                                 "\"activation_function\": \"gelu_new\", \"layer_norm_epsilon\": 1e-05}";
+
+/* Open dir; it must fail with exactly msg after "FILE: error: ", FILE in dir. */
+static void refused(const char *file, const char *msg)
+{
+    Error e;
+    ck_assert_ptr_null(ckpt_open(dir, &e));
+    char line[ERROR_LINE_MAX], want[ERROR_LINE_MAX];
+    error_format(&e, line, sizeof line);
+    snprintf(want, sizeof want, "%s/%s: error: %s", dir, file, msg);
+    ck_assert_str_eq(line, want);
+}
+
+START_TEST(test_gpt2_folder)
+{
+    T ts[64];
+    for (int pass = 0; pass < 2; pass++) {          /* GPT2Model's names, then GPT2LMHeadModel's */
+        put("config.json", gpt2_config);
+        put_tensors(ts, gpt2_tensors(ts, pass ? "transformer." : ""));
+        Error e;
+        Checkpoint *c = ckpt_open(dir, &e);
+        ck_assert_msg(c != NULL, "%s", e.msg);
+        const ModelConfig *m = ckpt_config(c);
+        ck_assert_int_eq(m->arch, ARCH_GPT2);
+        ck_assert_int_eq(m->layers, 2);
+        ck_assert_int_eq(m->inner, 32);                 /* n_inner null: 4 x the width */
+        ck_assert_str_eq(m->activation, "gelu_tanh");
+        ck_assert(m->eps == 1e-5);
+        const StTensor *w = ckpt_tensor(c, "h.1.mlp.c_fc.weight");
+        ck_assert_ptr_nonnull(w);
+        ck_assert_int_eq(w->shape[1], 32);
+        ckpt_free(c);
+    }
+}
+END_TEST
+
+START_TEST(test_gpt2_folder_refused)
+{
+    T ts[64];
+    int n = gpt2_tensors(ts, "");
+    refused("config.json", "cannot open: No such file or directory");
+    put("config.json", "{\"model_type\": \"llama\"}");
+    refused("config.json", "model_type llama is not one attnlab reads (gpt2, bert)");
+    put("config.json", "[]");
+    refused("config.json", "not a JSON object");
+    put("config.json", "{\"model_type\": \"gpt2\", \"n_layer\": 2, \"n_head\": 2, \"n_embd\": 8, \"vocab_size\": 10}");
+    refused("config.json", "no n_positions");
+    put("config.json", "{\"model_type\": \"gpt2\", \"n_layer\": 2, \"n_head\": 3, \"n_embd\": 8, \"vocab_size\": 10, "
+                       "\"n_positions\": 16}");
+    refused("config.json", "3 heads do not divide the width, 8");
+    put("config.json", "{\"model_type\": \"gpt2\", \"n_layer\": 2.5, \"n_head\": 2, \"n_embd\": 8}");
+    refused("config.json", "n_layer is not a whole number from 1 to 100000000");
+    put("config.json", "{\"model_type\": \"gpt2\", \"n_layer\": 2, \"n_head\": 2, \"n_embd\": 8, \"vocab_size\": 10, "
+                       "\"n_positions\": 16, \"activation_function\": \"relu\"}");
+    refused("config.json", "activation_function relu is not one attnlab computes (gelu_new, gelu)");
+    put("config.json", gpt2_config);
+    refused("model.safetensors", "cannot open: No such file or directory");
+    put_tensors(ts, n - 1);                             /* no ln_f.bias */
+    refused("model.safetensors", "no tensor ln_f.bias, which a gpt2 checkpoint has");
+    put_tensors(ts + 1, n - 1);                         /* no wte */
+    refused("model.safetensors", "no tensor wte.weight: not a gpt2 checkpoint, or not one of its names");
+    T fewer[64];
+    memcpy(fewer, ts, sizeof *ts * (size_t)n);
+    memmove(&fewer[5], &fewer[6], sizeof *fewer * (size_t)(n - 6));   /* no h.0.attn.c_attn.bias */
+    put_tensors(fewer, n - 1);
+    refused("model.safetensors", "no tensor h.0.attn.c_attn.bias, which a gpt2 checkpoint has (config.json says 2 "
+                                 "layers)");
+    ts[16].d[1] = 31;                                   /* h.1.attn.c_attn: a wrong shape */
+    put_tensors(ts, n);
+    refused("model.safetensors", "h.1.attn.c_attn.weight: shape [8, 31], but config.json says [8, 24]");
+}
+END_TEST
+
+START_TEST(test_bert_folder)
+{
+    static const char *cfg = "{\"model_type\": \"bert\", \"num_hidden_layers\": 1, \"num_attention_heads\": 2, "
+                             "\"hidden_size\": 8, \"intermediate_size\": 16, \"vocab_size\": 12, "
+                             "\"max_position_embeddings\": 20, \"type_vocab_size\": 2, \"layer_norm_eps\": 1e-12, "
+                             "\"hidden_act\": \"gelu\"}";
+    static const struct { const char *s; int nd; int a, b; } parts[] = {
+        { "embeddings.word_embeddings.weight", 2, 12, 8 }, { "embeddings.position_embeddings.weight", 2, 20, 8 },
+        { "embeddings.token_type_embeddings.weight", 2, 2, 8 }, { "embeddings.LayerNorm.gamma", 1, 8, 0 },
+        { "embeddings.LayerNorm.beta", 1, 8, 0 },
+        { "encoder.layer.0.attention.self.query.weight", 2, 8, 8 }, { "encoder.layer.0.attention.self.query.bias", 1, 8, 0 },
+        { "encoder.layer.0.attention.self.key.weight", 2, 8, 8 }, { "encoder.layer.0.attention.self.key.bias", 1, 8, 0 },
+        { "encoder.layer.0.attention.self.value.weight", 2, 8, 8 }, { "encoder.layer.0.attention.self.value.bias", 1, 8, 0 },
+        { "encoder.layer.0.attention.output.dense.weight", 2, 8, 8 },
+        { "encoder.layer.0.attention.output.dense.bias", 1, 8, 0 },
+        { "encoder.layer.0.attention.output.LayerNorm.weight", 1, 8, 0 },
+        { "encoder.layer.0.attention.output.LayerNorm.bias", 1, 8, 0 },
+        { "encoder.layer.0.intermediate.dense.weight", 2, 16, 8 }, { "encoder.layer.0.intermediate.dense.bias", 1, 16, 0 },
+        { "encoder.layer.0.output.dense.weight", 2, 8, 16 }, { "encoder.layer.0.output.dense.bias", 1, 8, 0 },
+        { "encoder.layer.0.output.LayerNorm.weight", 1, 8, 0 }, { "encoder.layer.0.output.LayerNorm.bias", 1, 8, 0 },
+    };
+    T ts[32];
+    int n = (int)(sizeof parts / sizeof *parts);
+    for (int i = 0; i < n; i++) {
+        snprintf(ts[i].name, sizeof ts[i].name, "bert.%s", parts[i].s);   /* BertForMaskedLM's names */
+        ts[i].ndim = parts[i].nd;
+        ts[i].d[0] = parts[i].a;
+        ts[i].d[1] = parts[i].b;
+        ts[i].dtype = i == 3 ? "BF16" : NULL;
+    }
+    put("config.json", cfg);
+    put_tensors(ts, n);
+    Error e;
+    Checkpoint *c = ckpt_open(dir, &e);
+    ck_assert_msg(c != NULL, "%s", e.msg);
+    ck_assert_int_eq(ckpt_config(c)->arch, ARCH_BERT);
+    ck_assert_int_eq(ckpt_config(c)->types, 2);
+    ck_assert_str_eq(ckpt_config(c)->activation, "gelu");
+    ck_assert_ptr_nonnull(ckpt_tensor(c, "embeddings.LayerNorm.gamma"));  /* found under its older name */
+    ckpt_free(c);
+    ts[6].dtype = "I32";                                /* query.bias of integers */
+    put_tensors(ts, n);
+    refused("model.safetensors", "bert.encoder.layer.0.attention.self.query.bias: dtype I32, not F64, F32, F16 or BF16");
+}
+END_TEST
+
+/* The suite. */
+Suite *checkpoint_suite(void)
+{
+    Suite *s = suite_create("checkpoint");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_gpt2_folder);
+    tcase_add_test(tc, test_gpt2_folder_refused);
+    tcase_add_test(tc, test_bert_folder);
+    suite_add_tcase(s, tc);
+    return s;
+}
