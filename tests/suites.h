@@ -76,4 +76,9 @@ static inline const char *eline(const Error *e)
         }                                                                    \
     } while (0)
 
+/* A scratch folder for one test (tscratch.c): made fresh into dir (size n),
+** and removed with its files. */
+void tscratch_make(char *dir, size_t n, const char *name);
+void tscratch_remove(const char *dir);
+
 #endif

@@ -19,19 +19,16 @@
 
 static char dir[64];
 
-/* A fresh folder for one test. */
+/* A fresh folder for the files of one test. */
 static void setup(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/test_checkpoint.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    tscratch_make(dir, sizeof dir, "checkpoint");
 }
 
-/* Remove it. */
+/* Remove it and what the test wrote. */
 static void teardown(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    tscratch_remove(dir);
 }
 
 /* Write text to dir/name. */

@@ -30,16 +30,13 @@ static char scratch[64];
 /* Make the scratch directory (each test runs in its own process). */
 static void setup_scratch(void)
 {
-    snprintf(scratch, sizeof scratch, "/tmp/attnlab-i18n-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(scratch));
+    tscratch_make(scratch, sizeof scratch, "i18n");
 }
 
 /* Remove it and its files. */
 static void teardown_scratch(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
-    ck_assert_int_eq(system(cmd), 0);
+    tscratch_remove(scratch);
 }
 
 static const char PO[] =

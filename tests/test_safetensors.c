@@ -23,16 +23,13 @@ static char dir[64];
 /* A fresh folder for the files of one test. */
 static void setup(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/test_safetensors.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    tscratch_make(dir, sizeof dir, "safetensors");
 }
 
-/* Remove the folder and what the test wrote. */
+/* Remove it and what the test wrote. */
 static void teardown(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    tscratch_remove(dir);
 }
 
 /* Write a checkpoint: the header's length as given (length, or strlen of
