@@ -181,6 +181,8 @@ START_TEST(test_bad_checkpoints)
             "a: data_offsets is not two byte offsets [begin, end]");
     refused("{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [4, 8]}}", -1, z, 4,
             "a: data_offsets [4, 8] are outside the file's 4 bytes of data");
+    refused("{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 1e30]}}", -1, z, 4,
+            "a: data_offsets is not two byte offsets [begin, end]");
     refused("{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [8, 4]}}", -1, z, 8,
             "a: data_offsets [8, 4] are outside the file's 8 bytes of data");
     /* the tensors must tile the data: no gap, no overlap, nothing after */

@@ -96,7 +96,8 @@ __attribute__((format(printf, 3, 4))) static bool fail(const SafeTensors *st, Er
     return false;
 }
 
-/* A JSON number that is a whole number in [0, max], into *out. */
+/* A JSON number that is a whole number in [0, max], into *out (max at
+** most 2^63, so that the conversion is defined). */
 static bool whole(const cJSON *j, double max, uint64_t *out)
 {
     if (!cJSON_IsNumber(j)) return false;
@@ -144,8 +145,8 @@ static bool entry(SafeTensors *st, const char *name, const cJSON *j, StTensor *t
     }
     t->count = (int64_t)count;
     bytes = count * (uint64_t)dtypes[d].size;         /* at most 2^63 */
-    if (!cJSON_IsArray(off) || cJSON_GetArraySize(off) != 2 || !whole(off->child, 1e300, &t->begin)
-        || !whole(off->child->next, 1e300, &t->end))
+    if (!cJSON_IsArray(off) || cJSON_GetArraySize(off) != 2 || !whole(off->child, 0x1p63, &t->begin)
+        || !whole(off->child->next, 0x1p63, &t->end))       /* (past 2^63 no file has the bytes) */
         return fail(st, err, "%s: data_offsets is not two byte offsets [begin, end]", name);
     if (t->begin > t->end || t->end > room)
         return fail(st, err, "%s: data_offsets [%llu, %llu] are outside the file's %llu bytes of data", name,
