@@ -300,70 +300,34 @@ static float banner_y(const DrawList *out, float x, float w, float bh, int h, fl
     return bottom;
 }
 
-/* Text cut into at most BANNER_LINES lines of at most maxw at size, at
-** spaces (a word wider than maxw is a line of its own, cut later), into
-** line[] (each BANNER_CHARS bytes); returns how many lines it takes (past
-** BANNER_LINES: more than there is room for). */
-#define BANNER_LINES 3
-#define BANNER_CHARS 512
-static int banner_wrap(const char *text, float size, float maxw, MeasureFn measure, void *ctx,
-                       char line[][BANNER_CHARS])
-{
-    int n = 0;
-    char cur[BANNER_CHARS] = "", trial[BANNER_CHARS];
-    for (const char *s = text; *s;) {
-        while (*s == ' ') s++;
-        const char *e = s;
-        while (*e && *e != ' ') e++;
-        if (e == s) break;
-        size_t have = strlen(cur), word = (size_t)(e - s), sep = have ? 1 : 0;
-        if (have + sep + word >= sizeof trial) word = sizeof trial - 1 - have - sep;   /* (cut later to fit) */
-        memcpy(trial, cur, have);
-        if (sep) trial[have] = ' ';
-        memcpy(trial + have + sep, s, word);
-        trial[have + sep + word] = '\0';
-        if (have && measure(ctx, trial, size, 0) > maxw) {
-            if (n < BANNER_LINES) memcpy(line[n], cur, sizeof cur);
-            n++;
-            word = (size_t)(e - s) < sizeof cur ? (size_t)(e - s) : sizeof cur - 1;
-            memcpy(cur, s, word);
-            cur[word] = '\0';
-        } else memcpy(cur, trial, sizeof cur);
-        s = e;
-    }
-    if (cur[0] || n == 0) {
-        if (n < BANNER_LINES) memcpy(line[n], cur, sizeof cur);
-        n++;
-    }
-    return n;
-}
-
 /* A banner (toast or error) at the bottom (where it covers none of the
-** slide: banner_y) or top. A text too wide for the canvas is wrapped, on
-** up to BANNER_LINES lines; one that needs more is drawn smaller, down to
-** BANNER_SHRINK of its size, and then its last line is cut with "…". */
+** slide: banner_y) or top. A text too wide for the canvas is wrapped as
+** the window wraps its other text (text_wrap), on up to BANNER_LINES lines;
+** one that needs more is drawn smaller, down to BANNER_SHRINK of its size,
+** and then its last line ends with "…". */
+#define BANNER_LINES 3
 #define BANNER_SHRINK 0.6f
 static void banner(DrawList *out, const char *text, bool top, bool error, const Theme *th, int w, int h, float size,
                    MeasureFn measure, void *ctx)
 {
-    float maxw = fmaxf((float)w - 6 * size, size);
-    char line[BANNER_LINES][BANNER_CHARS];
-    int n = banner_wrap(text, size, maxw, measure, ctx, line);
-    for (float s = size; n > BANNER_LINES && s > size * BANNER_SHRINK;) {
-        s = fmaxf(s * 0.9f, size * BANNER_SHRINK);
-        n = banner_wrap(text, s, maxw, measure, ctx, line);
-        if (n <= BANNER_LINES || s <= size * BANNER_SHRINK) size = s;
+    float maxw = fmaxf((float)w - 6 * size, size), least = size * BANNER_SHRINK;
+    size_t len = strlen(text);
+    TextLine lines[BANNER_LINES];
+    BoxFont f = { measure, ctx, size };
+    int n = text_wrap(text, len, maxw, maxw, box_measure, &f, lines, BANNER_LINES);
+    while (n > BANNER_LINES && size > least) {
+        size = f.size = fmaxf(size * 0.9f, least);
+        n = text_wrap(text, len, maxw, maxw, box_measure, &f, lines, BANNER_LINES);
     }
-    if (n > BANNER_LINES) {                         /* still too long: the last line says it goes on */
-        n = BANNER_LINES;
-        size_t len = strlen(line[n - 1]);
-        if (len + 5 <= BANNER_CHARS) memcpy(line[n - 1] + len, " \xe2\x80\xa6", 5);
-    }
+    bool more = n > BANNER_LINES;                   /* still too long: the last line says it goes on */
+    if (more) n = BANNER_LINES;
+    char line[BANNER_LINES][512];
     float tw = 0, lh = size * 1.35f;
     for (int i = 0; i < n; i++) {
-        char cut[BANNER_CHARS];
-        app_fit_text(line[i], size, maxw, measure, ctx, cut, sizeof cut);   /* a word wider than the canvas */
-        snprintf(line[i], BANNER_CHARS, "%s", cut);
+        char whole[520];
+        snprintf(whole, sizeof whole, "%.*s%s", (int)(lines[i].end - lines[i].start), text + lines[i].start,
+                 more && i == n - 1 ? " \xe2\x80\xa6" : "");
+        app_fit_text(whole, size, maxw, measure, ctx, line[i], sizeof line[i]);
         tw = fmaxf(tw, fminf(measure(ctx, line[i], size, 0), maxw));
     }
     float bh = size * 2.2f + (n - 1) * lh;
