@@ -34,7 +34,7 @@ endif
 BUILD_PKGS := gcc libc6-dev pkg-config gettext libsdl2-dev libpng-dev libfontconfig-dev libfreetype-dev \
               libharfbuzz-dev libfribidi-dev libraqm-dev libunibreak-dev libzip-dev libcjson-dev libcairo2-dev $(FAST_DEV)
 RUN_PKGS   := fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
-TEST_PKGS  := check python3 python3-numpy python3-torch python3-nbclient python3-ipykernel libharfbuzz-bin \
+TEST_PKGS  := check python3 python3-numpy python3-torch python3-regex python3-nbclient python3-ipykernel libharfbuzz-bin \
               libxml2-utils libdeflate-dev \
               xvfb xdotool imagemagick openbox procps strace valgrind clang libclang-rt-14-dev \
               poppler-utils desktop-file-utils shared-mime-info man-db libx11-dev x11-utils
@@ -325,7 +325,7 @@ PY        := /usr/bin/python3
 
 TEST_PARTS := e2e export-bytes heavy unit-layout gpt2-small gpt2-model torch-layers bert e2e-text e2e-open e2e-nav unit notebook npy modern props torch-rng views \
               cli faults bad-lessons lessons python scripts po trained-model install model-layer lists compare library stack \
-              many-scores
+              many-scores checkpoint
 # The Check suites in two processes: layout and export (two thirds of the
 # time) beside the others.
 part.unit-layout   := cd tests && ../$(BUILD)/check_attnlab layout export
@@ -371,6 +371,11 @@ part.torch-layers  := $(if $(filter build,$(BUILD)),ATTNLAB_LIB=$(BUILD)/lib/$(S
 # width: a four-layer BertModel at 16 and 128 tokens, a BertLayer at 512.
 part.bert          := $(if $(filter build,$(BUILD)),ATTNLAB_LIB=$(BUILD)/lib/$(SONAME) $(PY) tests/check_bert.py,\
                       echo "bert: 0 passed, 0 failed (the api suite runs the library here)")
+# Model folders (config.json, model.safetensors, the tokenizer's files) made
+# by the test, opened by a lesson's model: setup: the tokens against the
+# published algorithms, the numbers against torch.
+part.checkpoint    := $(if $(filter build,$(BUILD)),ATTNLAB_LIB=$(BUILD)/lib/$(SONAME) $(PY) tests/check_checkpoint.py,\
+                      echo "checkpoint: 0 passed, 0 failed (the api suite runs the library here)")
 part.library       := $(if $(filter build,$(BUILD)),ATTNLAB_LIB=$(BUILD)/lib/$(SONAME) $(PY) tests/check_library.py \
                       $(BUILD)/attnlab lessons,echo "library: 0 passed, 0 failed (the api suite runs the library here)")
 # What copies the stage, key and binding tables outside C (docs, README, the

@@ -318,7 +318,18 @@ const ModelConfig *ckpt_config(const Checkpoint *c)
 /* A tensor by its name without the prefix. */
 const StTensor *ckpt_tensor(const Checkpoint *c, const char *name)
 {
-    return find(c, c->prefix, name);
+    const StTensor *t = find(c, c->prefix, name);
+    const Need *needs = archs[c->cfg.arch].needs;
+    for (int i = 0; !t && i < archs[c->cfg.arch].nneeds; i++) {
+        const Need *n = &needs[i];
+        for (int l = 0; !t && n->alias && l < (n->per_layer ? c->cfg.layers : 1); l++) {
+            char own[256], alias[256];
+            snprintf(own, sizeof own, n->name, l);
+            snprintf(alias, sizeof alias, n->alias, l);
+            if (!strcmp(own, name)) t = find(c, c->prefix, alias);
+        }
+    }
+    return t;
 }
 
 /* The tensors' file. */

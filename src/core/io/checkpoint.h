@@ -51,7 +51,8 @@ Checkpoint *ckpt_open(const char *dir, Error *err);
 void ckpt_free(Checkpoint *c);
 /* Its sizes. */
 const ModelConfig *ckpt_config(const Checkpoint *c);
-/* Its tensor called name (without the folder's prefix), or NULL. */
+/* Its tensor called name (without the folder's prefix; a layer norm by
+** either of its names), or NULL. */
 const StTensor *ckpt_tensor(const Checkpoint *c, const char *name);
 /* Its tensors' file. */
 const SafeTensors *ckpt_tensors(const Checkpoint *c);

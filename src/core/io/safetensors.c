@@ -60,6 +60,8 @@ void st_free(SafeTensors *st) { (void)st; }
 int st_count(const SafeTensors *st) { (void)st; return 0; }
 const StTensor *st_at(const SafeTensors *st, int i) { (void)st; (void)i; return NULL; }
 const StTensor *st_find(const SafeTensors *st, const char *name) { (void)st; (void)name; return NULL; }
+const void *st_data(const SafeTensors *st, const StTensor *t) { (void)st; (void)t; return NULL; }
+const char *st_shown(const SafeTensors *st) { (void)st; return ""; }
 bool st_read(const SafeTensors *st, const StTensor *t, double *out, Error *err)
 {
     (void)st; (void)t; (void)out;
@@ -324,6 +326,19 @@ static double element(StDtype d, const unsigned char *p)
 }
 
 /* The numbers, checked finite. */
+/* Tensor t's bytes, mapped. */
+const void *st_data(const SafeTensors *st, const StTensor *t)
+{
+    return st->map + st->data + t->begin;
+}
+
+/* The file's name for messages. */
+const char *st_shown(const SafeTensors *st)
+{
+    return st->shown;
+}
+
+/* Tensor t's numbers as doubles. */
 bool st_read(const SafeTensors *st, const StTensor *t, double *out, Error *err)
 {
     if (!dtypes[t->dtype].number)

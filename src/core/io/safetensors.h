@@ -78,5 +78,10 @@ bool st_dtype_number(StDtype d);
 ** or false with err filled (about the file: an integer dtype, or a NaN or
 ** an infinity, named with its place). */
 bool st_read(const SafeTensors *st, const StTensor *t, double *out, Error *err);
+/* Tensor t's bytes as the file holds them (little-endian, t->end - t->begin
+** of them), mapped: valid until st_free. */
+const void *st_data(const SafeTensors *st, const StTensor *t);
+/* The file's name as messages show it. */
+const char *st_shown(const SafeTensors *st);
 
 #endif

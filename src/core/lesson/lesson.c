@@ -12,6 +12,7 @@
 ** "FILE:LINE:COL: error: what was expected, what was found".
 */
 #include "lesson_int.h"
+#include "lesson_model.h"
 #include "core/io/fileio.h"
 #include "core/stage/stage_table.h"
 #include "core/text/utf8.h"
@@ -533,7 +534,7 @@ Lesson *lesson_parse(const char *text, size_t len, const char *filename, Error *
 }
 
 /* lesson_parse, with arrays in memory that `load` finds first. */
-Lesson *lesson_parse_with(const char *text, size_t len, const char *filename, const LessonArray *arrays, int narrays,
+static Lesson *parse_text(const char *text, size_t len, const char *filename, const LessonArray *arrays, int narrays,
                           Error *err)
 {
     Parser P;
@@ -597,6 +598,36 @@ Lesson *lesson_parse_with(const char *text, size_t len, const char *filename, co
         return NULL;
     }
     return p->L;
+}
+
+/* Parse a lesson, its `load` lines finding arrays first. A lesson whose
+** setup names a model is parsed as the lesson lesson_model.c makes of it,
+** its model's arrays before the ones given, its messages at the author's
+** lines. */
+Lesson *lesson_parse_with(const char *text, size_t len, const char *filename, const LessonArray *arrays, int narrays,
+                          Error *err)
+{
+    if (len > LESSON_MAX_BYTES || !lml_wanted(text, len)) return parse_text(text, len, filename, arrays, narrays, err);
+    ModelLesson *m = lml_expand(text, len, filename, err);
+    if (!m) return NULL;
+    size_t glen;
+    const char *gtext = lml_text(m, &glen);
+    int nm;
+    const LessonArray *ma = lml_arrays(m, &nm);
+    int given = arrays ? narrays : 0;
+    LessonArray *all = xmalloc(sizeof *all * (size_t)(nm + given + 1));
+    memcpy(all, ma, sizeof *all * (size_t)nm);
+    if (given) memcpy(all + nm, arrays, sizeof *all * (size_t)given);
+    Lesson *L = parse_text(gtext, glen, filename, all, nm + given, err);
+    if (L) L->from_model = true;
+    if (!L && err->line > 0) {
+        bool verbatim;
+        err->line = lml_line(m, err->line, &verbatim);
+        if (!verbatim) err->col = 1;
+    }
+    free(all);
+    lml_free(m);
+    return L;
 }
 
 /* The bytes of a lesson file, within the size limit: fileio_read's error,

@@ -267,6 +267,7 @@ typedef struct Lesson {
     char *path;                 /* as given to lesson_load, or the name passed to lesson_parse */
     char *shown;                /* path as messages print it: control characters escaped (util_shown) */
     char *name;                 /* file name without directory and .lesson */
+    bool from_model;            /* made from a model folder (lesson_model.h): its edits are not saved into the text */
     char *title;
     char *summary;
     char *language;             /* `language: ja`: the interface's language, or NULL */

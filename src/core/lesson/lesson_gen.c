@@ -222,7 +222,7 @@ _Static_assert(LESSON_MAX_LOAD_STACK <= MAT_MAX_DIM && LESSON_MAX_LOAD_DIM <= MA
 _Static_assert(NPY_TOKEN_BYTES == LESSON_MAX_TOKEN, "npy.h and lesson.h disagree on the bytes of a token");
 
 /* The path of a file a lesson names: relative to the lesson's directory. */
-static char *lesson_relative(const char *lesson_file, const char *path)
+char *lesson_relative(const char *lesson_file, const char *path)
 {
     const char *slash = strrchr(lesson_file, '/');
     if (path[0] == '/' || !slash) return xstrdup(path);

@@ -157,6 +157,8 @@ char **lp_tokens_copy(char *const *t, int n);
 
 /* The right-hand side of `NAME = ...`: rows to follow, or a generator. */
 bool lp_generator(Parser *p, LessonMatrix *lm, const char *s);
+/* The path of a file a lesson names: relative to the lesson's folder (caller frees). */
+char *lesson_relative(const char *lesson_file, const char *path);
 /* `torch_seed: S`. */
 bool lp_torch_seed(Parser *p, const char *s);
 /* `load "FILE.npy"` or `load "FILE.npz" KEY` after the word load (s just

@@ -347,6 +347,11 @@ char *lsave_apply(const char *text, size_t len, const Lesson *base, const LsaveE
                   size_t *out_len, Error *err)
 {
     error_clear(err);
+    if (base->from_model && n > 0) {
+        error_set(err, ERR_INVALID, base->shown, 0, 0, "the numbers of a lesson that reads a model folder come from "
+                  "the model: edits to them are not saved into the lesson");
+        return NULL;
+    }
     Op *ops = n ? xmalloc(sizeof *ops * (size_t)n) : NULL;
     int nops = 0;
     for (int i = 0; i < n; i++) {

@@ -1,0 +1,713 @@
+/*
+** lesson_model.c: a model setup made into the layers' setups (see
+** lesson_model.h).
+**
+** The author's text is read as lines. Lines before, and sections after
+** the model's own, are kept as they are; the model setup is replaced by
+** one generated setup a layer, each followed by the author's stages when
+** its layer is shown. Every generated line remembers the author's line it
+** stands for, so that the parser's messages point at what the author
+** wrote. The weights are handed to the parser as float32 arrays: straight
+** from the mapped file when a tensor is stored as the lesson reads it, a
+** copy when it must be cut (GPT-2's Q, K and V are one matrix), turned
+** (BERT's nn.Linear stores W transposed) or converted (F16, BF16).
+*/
+#include "lesson_model.h"
+#include "lesson_int.h"
+#include "core/io/checkpoint.h"
+#include "core/text/tokenizer.h"
+#include "core/text/utf8.h"
+#include "core/util.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An array handed to the parser, and what it owns. */
+typedef struct Arr {
+    char *key;
+    long shape[2];
+    const void *data;
+    void *owned;
+    bool f64;
+} Arr;
+
+struct ModelLesson {
+    Buf text;
+    int *lines, nlines, cap;        /* the author's line of each generated line */
+    Arr *arr;
+    int narr;
+    LessonArray *la;
+    Checkpoint *ck;
+    char *dir;
+};
+
+/* One line of the author's text. */
+typedef struct Line {
+    const char *s;
+    size_t n;
+} Line;
+
+/* The author's lines of text (len bytes), CR before LF dropped; their count. */
+static Line *split_lines(const char *text, size_t len, int *n)
+{
+    int cap = 64;
+    Line *l = xmalloc(sizeof *l * (size_t)cap);
+    *n = 0;
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && text[j] != '\n') j++;
+        size_t m = j - i;
+        if (m && text[i + m - 1] == '\r') m--;
+        if (*n == cap) l = xrealloc(l, sizeof *l * (size_t)(cap *= 2));
+        l[(*n)++] = (Line){ text + i, m };
+        i = j + 1;
+    }
+    return l;
+}
+
+/* Whether line l starts a section, and its kind into kind (size n). */
+static bool section(Line l, char *kind, size_t n)
+{
+    if (!l.n || l.s[0] != '[') return false;
+    size_t k = 1;
+    while (k < l.n && (isalnum((unsigned char)l.s[k]) || l.s[k] == '_')) k++;
+    snprintf(kind, n, "%.*s", (int)(k - 1), l.s + 1);
+    return true;
+}
+
+/* Whether line l is `key:` (after any indent), and where its value starts. */
+static bool key_line(Line l, const char *key, size_t *value)
+{
+    size_t i = 0, k = strlen(key);
+    while (i < l.n && (l.s[i] == ' ' || l.s[i] == '\t')) i++;
+    if (i + k >= l.n || memcmp(l.s + i, key, k)) return false;
+    i += k;
+    while (i < l.n && (l.s[i] == ' ' || l.s[i] == '\t')) i++;
+    if (i >= l.n || l.s[i] != ':') return false;
+    i++;
+    while (i < l.n && (l.s[i] == ' ' || l.s[i] == '\t')) i++;
+    *value = i;
+    return true;
+}
+
+/* Whether text has a setup with a model line. */
+bool lml_wanted(const char *text, size_t len)
+{
+    int n;
+    Line *l = split_lines(text, len, &n);
+    bool in_setup = false, found = false;
+    char kind[32];
+    size_t v;
+    for (int i = 0; i < n && !found; i++) {
+        if (section(l[i], kind, sizeof kind)) in_setup = !strcmp(kind, "setup");
+        else found = in_setup && key_line(l[i], "model", &v);
+    }
+    free(l);
+    return found;
+}
+
+#ifdef ATTNLAB_NO_CJSON
+
+/* No model folders in this edition: said at the model's line. */
+ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Error *err)
+{
+    int n, at = 0;
+    Line *l = split_lines(text, len, &n);
+    size_t v;
+    while (at < n && !key_line(l[at], "model", &v)) at++;
+    free(l);
+    char *file = util_shown(filename);
+    error_set(err, ERR_RUNTIME, file, at + 1, 1, "this edition does not open model folders: open the lesson in the "
+              "program");
+    free(file);
+    return NULL;
+}
+const char *lml_text(const ModelLesson *m, size_t *len) { (void)m; *len = 0; return ""; }
+const LessonArray *lml_arrays(const ModelLesson *m, int *n) { (void)m; *n = 0; return NULL; }
+int lml_line(const ModelLesson *m, int line, bool *verbatim) { (void)m; *verbatim = false; return line; }
+void lml_free(ModelLesson *m) { (void)m; }
+char *lml_default_text(const char *dir, const char *sentence) { (void)dir; (void)sentence; return NULL; }
+
+#else
+
+/* Append line s (n bytes) standing for the author's line src (negative:
+** a line made here, not the author's own). */
+static void emit(ModelLesson *m, int src, const char *s, size_t n)
+{
+    if (m->nlines == m->cap) m->lines = xrealloc(m->lines, sizeof *m->lines * (size_t)(m->cap = m->cap ? 2 * m->cap : 256));
+    m->lines[m->nlines++] = src;
+    buf_append(&m->text, s, n);
+    buf_append(&m->text, "\n", 1);
+}
+
+/* Append a formatted line standing for src. */
+__attribute__((format(printf, 3, 4))) static void emitf(ModelLesson *m, int src, const char *fmt, ...)
+{
+    Buf b = { 0 };
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    emit(m, src, buf_str(&b), b.len);
+    buf_free(&b);
+}
+
+/* s (n bytes) quoted as a token or a value: \" \\ and \xHH for control bytes. */
+static void quote(Buf *b, const char *s, size_t n)
+{
+    buf_append(b, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') buf_printf(b, "\\%c", c);
+        else if (c < 0x20 || c == 0x7F) buf_printf(b, "\\x%02X", c);
+        else buf_append(b, (const char *)&c, 1);
+    }
+    buf_append(b, "\"", 1);
+}
+
+/* A new array called key of rows x cols. */
+static Arr *add_arr(ModelLesson *m, const char *key, long rows, long cols)
+{
+    m->arr = xrealloc(m->arr, sizeof *m->arr * (size_t)(m->narr + 1));
+    Arr *a = &m->arr[m->narr++];
+    memset(a, 0, sizeof *a);
+    a->key = xstrdup(key);
+    a->shape[0] = rows;
+    a->shape[1] = cols;
+    return a;
+}
+
+/* Tensor name's numbers as float32, NULL with err filled: straight from the
+** file when it holds aligned F32, else a copy (*owned, caller frees). Every
+** number is finite. */
+static const float *tensor(ModelLesson *m, const char *name, float **owned, Error *err)
+{
+    const StTensor *t = ckpt_tensor(m->ck, name);
+    const SafeTensors *st = ckpt_tensors(m->ck);
+    assert(t);                                  /* ckpt_open checked every name the tables list */
+    *owned = NULL;
+    const void *p = st_data(st, t);
+    if (t->dtype == ST_F32 && (uintptr_t)p % sizeof(float) == 0) {
+        const float *f = p;
+        for (int64_t i = 0; i < t->count; i++)
+            if (!isfinite(f[i])) {
+                error_set(err, ERR_INVALID, st_shown(st), 0, 0, "%s holds %s at index %lld", t->name,
+                          isnan(f[i]) ? "NaN" : "an infinity", (long long)i);
+                return NULL;
+            }
+        return f;
+    }
+    double *d = xmalloc(sizeof *d * (size_t)t->count);
+    bool ok = st_read(st, t, d, err);
+    float *f = ok ? xmalloc(sizeof *f * (size_t)t->count) : NULL;
+    for (int64_t i = 0; ok && i < t->count; i++) f[i] = (float)d[i];
+    free(d);
+    *owned = f;
+    return f;
+}
+
+/* Put tensor name (rows x cols, C order) as array key: columns [c0, c0 + nc)
+** of it, or, transposed, its rows [c0, c0 + nc) as columns. */
+static bool put(ModelLesson *m, const char *key, const char *name, long rows, long cols, long c0, long nc,
+                bool transposed, Error *err)
+{
+    float *owned;
+    const float *f = tensor(m, name, &owned, err);
+    if (!f) return false;
+    Arr *a;
+    if (!transposed && c0 == 0 && nc == cols) {
+        a = add_arr(m, key, rows, cols);
+        a->data = f;
+        a->owned = owned;
+        return true;
+    }
+    long r = transposed ? cols : rows;
+    float *out = xmalloc(sizeof *out * (size_t)(r * nc));
+    for (long i = 0; i < r; i++)
+        for (long j = 0; j < nc; j++) out[i * nc + j] = transposed ? f[(c0 + j) * cols + i] : f[i * cols + c0 + j];
+    free(owned);
+    a = add_arr(m, key, r, nc);
+    a->data = a->owned = out;
+    return true;
+}
+
+/* Put a vector (the whole tensor, or n numbers from at) as a row. */
+static bool put_row(ModelLesson *m, const char *key, const char *name, long at, long n, Error *err)
+{
+    const StTensor *t = ckpt_tensor(m->ck, name);
+    return put(m, key, name, 1, (long)t->count, at, n < 0 ? (long)t->count : n, false, err);
+}
+
+/* The embeddings the first layer reads: GPT-2's token and position
+** embeddings added in float32 as torch adds them; BERT's token, segment 0
+** and position embeddings added and normalised. */
+static bool put_input(ModelLesson *m, const ModelConfig *c, const int *ids, int n, Error *err)
+{
+    bool gpt2 = c->arch == ARCH_GPT2;
+    float *ow[5] = { 0 };
+    const float *tok = tensor(m, gpt2 ? "wte.weight" : "embeddings.word_embeddings.weight", &ow[0], err);
+    const float *pos = tok ? tensor(m, gpt2 ? "wpe.weight" : "embeddings.position_embeddings.weight", &ow[1], err) : NULL;
+    const float *typ = pos && !gpt2 ? tensor(m, "embeddings.token_type_embeddings.weight", &ow[2], err) : NULL;
+    const float *g = typ ? tensor(m, "embeddings.LayerNorm.weight", &ow[3], err) : NULL;
+    const float *b = g ? tensor(m, "embeddings.LayerNorm.bias", &ow[4], err) : NULL;
+    bool ok = gpt2 ? pos != NULL : b != NULL;
+    int d = c->width;
+    if (ok) {
+        double *x = xmalloc(sizeof *x * (size_t)n * (size_t)d);
+        for (int i = 0; i < n; i++) {
+            double *row = x + (size_t)i * (size_t)d;
+            for (int j = 0; j < d; j++) {
+                float e = tok[(size_t)ids[i] * (size_t)d + (size_t)j];
+                if (!gpt2) e += typ[j];
+                row[j] = (float)(e + pos[(size_t)i * (size_t)d + (size_t)j]);
+            }
+            if (gpt2) continue;
+            double mean = 0, var = 0;
+            for (int j = 0; j < d; j++) mean += row[j];
+            mean /= d;
+            for (int j = 0; j < d; j++) var += (row[j] - mean) * (row[j] - mean);
+            var /= d;
+            for (int j = 0; j < d; j++) row[j] = (row[j] - mean) / sqrt(var + c->eps) * g[j] + b[j];
+        }
+        Arr *a = add_arr(m, "X", n, d);
+        a->data = a->owned = x;
+        a->f64 = true;
+    }
+    for (int k = 0; k < 5; k++) free(ow[k]);
+    return ok;
+}
+
+/* One layer's weights (k from 0) as arrays named L<k>.W_q ... */
+static bool put_layer(ModelLesson *m, const ModelConfig *c, int k, Error *err)
+{
+    char key[64], name[160];
+    long d = c->width, in = c->inner;
+    bool ok = true;
+#define KEY(s) (snprintf(key, sizeof key, "L%d.%s", k, s), key)
+#define NAME(s) (snprintf(name, sizeof name, s, k), name)
+    if (c->arch == ARCH_GPT2) {
+        static const char *const qkv[3] = { "W_q", "W_k", "W_v" }, *const bqkv[3] = { "b_q", "b_k", "b_v" };
+        for (int j = 0; j < 3 && ok; j++) {
+            ok = put(m, KEY(qkv[j]), NAME("h.%d.attn.c_attn.weight"), d, 3 * d, j * d, d, false, err) &&
+                 put_row(m, KEY(bqkv[j]), NAME("h.%d.attn.c_attn.bias"), j * d, d, err);
+        }
+        ok = ok && put(m, KEY("W_o"), NAME("h.%d.attn.c_proj.weight"), d, d, 0, d, false, err) &&
+             put_row(m, KEY("b_o"), NAME("h.%d.attn.c_proj.bias"), 0, -1, err) &&
+             put_row(m, KEY("ln1_g"), NAME("h.%d.ln_1.weight"), 0, -1, err) &&
+             put_row(m, KEY("ln1_b"), NAME("h.%d.ln_1.bias"), 0, -1, err) &&
+             put_row(m, KEY("ln2_g"), NAME("h.%d.ln_2.weight"), 0, -1, err) &&
+             put_row(m, KEY("ln2_b"), NAME("h.%d.ln_2.bias"), 0, -1, err) &&
+             put(m, KEY("W_in"), NAME("h.%d.mlp.c_fc.weight"), d, in, 0, in, false, err) &&
+             put_row(m, KEY("b_in"), NAME("h.%d.mlp.c_fc.bias"), 0, -1, err) &&
+             put(m, KEY("W_out"), NAME("h.%d.mlp.c_proj.weight"), in, d, 0, d, false, err) &&
+             put_row(m, KEY("b_out"), NAME("h.%d.mlp.c_proj.bias"), 0, -1, err);
+    } else {
+        static const char *const qkv[3] = { "query", "key", "value" }, *const wn[3] = { "W_q", "W_k", "W_v" },
+                                 *const bn[3] = { "b_q", "b_k", "b_v" };
+        char fmt[96];
+        for (int j = 0; j < 3 && ok; j++) {
+            snprintf(fmt, sizeof fmt, "encoder.layer.%%d.attention.self.%s.weight", qkv[j]);
+            ok = put(m, KEY(wn[j]), NAME(fmt), d, d, 0, d, true, err);
+            snprintf(fmt, sizeof fmt, "encoder.layer.%%d.attention.self.%s.bias", qkv[j]);
+            ok = ok && put_row(m, KEY(bn[j]), NAME(fmt), 0, -1, err);
+        }
+        ok = ok && put(m, KEY("W_o"), NAME("encoder.layer.%d.attention.output.dense.weight"), d, d, 0, d, true, err) &&
+             put_row(m, KEY("b_o"), NAME("encoder.layer.%d.attention.output.dense.bias"), 0, -1, err) &&
+             put_row(m, KEY("ln1_g"), NAME("encoder.layer.%d.attention.output.LayerNorm.weight"), 0, -1, err) &&
+             put_row(m, KEY("ln1_b"), NAME("encoder.layer.%d.attention.output.LayerNorm.bias"), 0, -1, err) &&
+             put(m, KEY("W_in"), NAME("encoder.layer.%d.intermediate.dense.weight"), in, d, 0, in, true, err) &&
+             put_row(m, KEY("b_in"), NAME("encoder.layer.%d.intermediate.dense.bias"), 0, -1, err) &&
+             put(m, KEY("W_out"), NAME("encoder.layer.%d.output.dense.weight"), d, in, 0, d, true, err) &&
+             put_row(m, KEY("b_out"), NAME("encoder.layer.%d.output.dense.bias"), 0, -1, err) &&
+             put_row(m, KEY("ln2_g"), NAME("encoder.layer.%d.output.LayerNorm.weight"), 0, -1, err) &&
+             put_row(m, KEY("ln2_b"), NAME("encoder.layer.%d.output.LayerNorm.bias"), 0, -1, err);
+    }
+#undef KEY
+#undef NAME
+    return ok;
+}
+
+/* The names every layer's setup loads, in the order they are written. */
+static const char *const layer_mats[] = { "W_q", "W_k", "W_v", "b_q", "b_k", "b_v", "W_o", "b_o", "ln1_g", "ln1_b",
+                                          "ln2_g", "ln2_b", "W_in", "b_in", "W_out", "b_out" };
+
+/* GPT-2's unembedding (the token embeddings, turned) and its words. */
+static bool put_unembed(ModelLesson *m, const ModelConfig *c, const Tokenizer *tok, Error *err)
+{
+    if (!put(m, "W_U", "wte.weight", c->vocab, c->width, 0, c->vocab, true, err) ||
+        !put_row(m, "lnf_g", "ln_f.weight", 0, -1, err) || !put_row(m, "lnf_b", "ln_f.bias", 0, -1, err))
+        return false;
+    /* the words as numpy's fixed-width bytes ("|S64"), each cut to a token's size */
+    char *w = xcalloc((size_t)c->vocab, LESSON_MAX_TOKEN);
+    for (int i = 0; i < c->vocab; i++) {
+        const char *s = tok_word(tok, i);
+        char fallback[24];
+        if (!s || !*s) snprintf(fallback, sizeof fallback, "#%d", i), s = fallback;
+        size_t n = strlen(s);
+        if (n > LESSON_MAX_TOKEN) n = utf8_floor(s, n, LESSON_MAX_TOKEN);
+        memcpy(w + (size_t)i * LESSON_MAX_TOKEN, s, n);
+    }
+    Arr *a = add_arr(m, "vocab", c->vocab, 0);
+    a->data = a->owned = w;
+    return true;
+}
+
+/* The model setup's own fields. */
+typedef struct Fields {
+    int model_line, text_line, layers_line;
+    char *model, *text;
+    bool shown[LESSON_MAX_SETUPS];
+    char title[256];
+} Fields;
+
+/* A quoted value at s (n bytes; \" and \\ escapes) into *out; false with
+** err at line:col when it is not one. */
+static bool quoted(const char *s, size_t n, char **out, const char *file, int line, int col, Error *err)
+{
+    if (!n || s[0] != '"') return error_set(err, ERR_INVALID, file, line, col, "expected a value in double quotes");
+    Buf b = { 0 };
+    size_t i = 1;
+    for (; i < n && s[i] != '"'; i++) {
+        if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' && isxdigit((unsigned char)s[i + 2]) &&
+            isxdigit((unsigned char)s[i + 3])) {
+            char hex[3] = { s[i + 2], s[i + 3], 0 };
+            char c = (char)strtol(hex, NULL, 16);
+            buf_append(&b, &c, 1);
+            i += 3;
+            continue;
+        }
+        if (s[i] == '\\' && i + 1 < n && (s[i + 1] == '"' || s[i + 1] == '\\')) i++;
+        buf_append(&b, s + i, 1);
+    }
+    size_t j = i + 1;
+    while (j < n && (s[j] == ' ' || s[j] == '\t')) j++;
+    if (i >= n || (j < n && s[j] != '#')) {
+        buf_free(&b);
+        return error_set(err, ERR_INVALID, file, line, col + (int)(i >= n ? 0 : j),
+                         i >= n ? "the value has no closing '\"'" : "nothing may follow the closing '\"'");
+    }
+    *out = buf_take(&b);
+    if (!*out) *out = xstrdup("");
+    return true;
+}
+
+/* `layers: 1 6 12` or `layers: 1-4` (of n): the shown ones, into f. */
+static bool parse_layers(Fields *f, Line l, size_t v, int n, const char *file, Error *err)
+{
+    memset(f->shown, 0, sizeof f->shown);
+    size_t i = v;
+    bool any = false;
+    while (i < l.n && l.s[i] != '#') {
+        if (l.s[i] == ' ' || l.s[i] == '\t' || l.s[i] == ',') { i++; continue; }
+        size_t at = i;
+        long a = 0, b;
+        while (i < l.n && isdigit((unsigned char)l.s[i]) && a < 100000) a = a * 10 + (l.s[i++] - '0');
+        b = a;
+        if (i < l.n && l.s[i] == '-' && i > at) {
+            i++;
+            b = 0;
+            size_t bs = i;
+            while (i < l.n && isdigit((unsigned char)l.s[i]) && b < 100000) b = b * 10 + (l.s[i++] - '0');
+            if (i == bs) b = -1;
+        }
+        if (i == at || a < 1 || b < a || b > n || (i < l.n && l.s[i] != ' ' && l.s[i] != '\t' && l.s[i] != ',')) {
+            return error_set(err, ERR_INVALID, file, f->layers_line, (int)at + 1,
+                             "expected layer numbers from 1 to %d (such as 1 6 %d, or 1-%d)", n, n, n);
+        }
+        for (long k = a; k <= b; k++) f->shown[k - 1] = true;
+        any = true;
+    }
+    if (!any) return error_set(err, ERR_INVALID, file, f->layers_line, (int)v + 1, "expected layer numbers from 1 to %d", n);
+    return true;
+}
+
+/* A blank line and an empty stage section of kind, standing for src. */
+static void emit_section(ModelLesson *m, int src, const char *kind)
+{
+    emit(m, src, "", 0);
+    emitf(m, src, "[%s]", kind);
+}
+
+/* Whether every head of the model's layers over n tokens fits one
+** model_view grid (stage_grid.c's limits, as from_torch asks them). */
+static bool grid_fits(const ModelConfig *c, int n)
+{
+    long L = c->layers, H = c->heads, N = n;
+    return L > 1 && L * N <= 16384 && H * N <= 16384 && L * H * N * N <= (1L << 24);
+}
+
+/* Whether a stage of kind is drawn once for the whole model, after its last layer. */
+static bool whole_model(const char *kind)
+{
+    return !strcmp(kind, "next_token") || !strcmp(kind, "model_view");
+}
+
+/* The lines of setup k (from 0) of the model. */
+static void emit_setup(ModelLesson *m, const ModelConfig *c, const Fields *f, int k, const Tokenizer *tok,
+                       const int *ids, int n)
+{
+    int src = -f->model_line;
+    bool last = k == c->layers - 1, gpt2 = c->arch == ARCH_GPT2;
+    emit(m, src, "", 0);
+    if (f->title[0]) emitf(m, src, "[setup: %s, layer %d]", f->title, k + 1);
+    else emitf(m, src, "[setup: Layer %d]", k + 1);
+    if (k == 0) {
+        Buf b = { 0 };
+        buf_puts(&b, "tokens:");
+        for (int i = 0; i < n; i++) {
+            const char *w = tok_word(tok, ids[i]);
+            size_t len = strlen(w);
+            buf_append(&b, " ", 1);
+            quote(&b, w, len > LESSON_MAX_TOKEN ? utf8_floor(w, len, LESSON_MAX_TOKEN) : len);
+        }
+        emit(m, src, buf_str(&b), b.len);
+        buf_free(&b);
+        emitf(m, src, "X = load \"%s\" X", LML_FILE);
+    }
+    for (size_t j = 0; j < sizeof layer_mats / sizeof *layer_mats; j++)
+        emitf(m, src, "%s = load \"%s\" L%d.%s", layer_mats[j], LML_FILE, k, layer_mats[j]);
+    if (last && gpt2) {
+        emitf(m, src, "lnf_g = load \"%s\" lnf_g", LML_FILE);
+        emitf(m, src, "lnf_b = load \"%s\" lnf_b", LML_FILE);
+        emitf(m, src, "W_U = load \"%s\" W_U", LML_FILE);
+        emitf(m, src, "vocab = load \"%s\" vocab", LML_FILE);
+    }
+    emit(m, src, "queries: X @ W_q + b_q", 22);
+    emit(m, src, "keys: X @ W_k + b_k", 19);
+    emit(m, src, "values: X @ W_v + b_v", 21);
+    emit(m, src, "output: W_o + b_o", 17);
+    if (k == 0 && gpt2) emit(m, src, "mask: causal", 12);
+    emitf(m, src, "layer_norm: ln1_g ln1_b eps %.17g", c->eps);
+    emitf(m, src, "mlp_norm: ln2_g ln2_b eps %.17g", c->eps);
+    if (last && gpt2) {
+        emitf(m, src, "final_norm: lnf_g lnf_b eps %.17g", c->eps);
+        emit(m, src, "unembed: W_U", 12);
+    }
+    emitf(m, src, "mlp: W_in + b_in %s W_out + b_out", strcmp(c->activation, "gelu") ? "gelu_tanh" : "gelu");
+    emitf(m, src, "heads: %d", c->heads);
+    if (k > 0) emit(m, src, "residual: yes", 13);
+    if (!gpt2) emit(m, src, "norm_order: post", 16);
+}
+
+/* Read the model setup's lines [from, to): its fields into f. */
+static bool read_fields(Fields *f, const Line *l, int from, int to, const char *file, Error *err)
+{
+    const char *t = memchr(l[from].s, ':', l[from].n);
+    if (t) {
+        size_t a = (size_t)(t + 1 - l[from].s), e = l[from].n;
+        while (a < e && l[from].s[a] == ' ') a++;
+        while (e > a && (l[from].s[e - 1] == ']' || l[from].s[e - 1] == ' ')) e--;
+        snprintf(f->title, sizeof f->title, "%.*s", (int)(e - a), l[from].s + a);
+    }
+    for (int i = from + 1; i < to; i++) {
+        size_t v, k = 0;
+        while (k < l[i].n && (l[i].s[k] == ' ' || l[i].s[k] == '\t')) k++;
+        if (k == l[i].n || l[i].s[k] == '#') continue;
+        if (key_line(l[i], "model", &v)) {
+            f->model_line = i + 1;
+            free(f->model);
+            if (!quoted(l[i].s + v, l[i].n - v, &f->model, file, i + 1, (int)v + 1, err)) return false;
+        } else if (key_line(l[i], "text", &v)) {
+            f->text_line = i + 1;
+            free(f->text);
+            if (!quoted(l[i].s + v, l[i].n - v, &f->text, file, i + 1, (int)v + 1, err)) return false;
+        } else if (key_line(l[i], "layers", &v)) {
+            f->layers_line = i + 1;
+        } else {
+            return error_set(err, ERR_INVALID, file, i + 1, (int)k + 1,
+                             "a setup that reads a model takes model:, text: and layers: (its matrices come from the "
+                             "model's folder)");
+        }
+    }
+    if (!f->text) return error_set(err, ERR_INVALID, file, f->model_line, 1, "the model's setup has no text: to read");
+    return true;
+}
+
+/* An error about the model's own files (which name the file, without a
+** line) moved to the lesson's line that names the model, the file kept in
+** its words. */
+static void at_line(Error *err, const char *file, int line)
+{
+    if (err->line) return;
+    Error e = *err;
+    if (e.file[0]) error_set(err, e.kind, file, line, 1, "%s: %s", e.file, e.msg);
+    else error_set(err, e.kind, file, line, 1, "%s", e.msg);
+}
+
+/* The generated lesson. */
+ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Error *err)
+{
+    int nl;
+    Line *l = split_lines(text, len, &nl);
+    char *file = util_shown(filename);
+    ModelLesson *m = xcalloc(1, sizeof *m);
+    Fields f = { 0 };
+    Tokenizer *tok = NULL;
+    int *ids = NULL, n = 0;
+    char kind[32];
+    /* the model setup: [from, to); its stages: [to, end) */
+    int from = -1, to = nl, end = nl;
+    bool in_setup = false;
+    for (int i = 0; i < nl; i++) {
+        size_t v;
+        if (section(l[i], kind, sizeof kind)) {
+            if (from >= 0 && to == nl) to = i;
+            if (from >= 0 && !strcmp(kind, "setup")) {
+                end = i;
+                break;
+            }
+            in_setup = !strcmp(kind, "setup");
+            if (in_setup && from < 0) {
+                int j = i + 1;
+                while (j < nl && !section(l[j], kind, sizeof kind) && !key_line(l[j], "model", &v)) j++;
+                if (j < nl && !section(l[j], kind, sizeof kind)) from = i;
+            }
+        }
+    }
+    assert(from >= 0);                          /* lml_wanted said there is one */
+    bool ok = read_fields(&f, l, from, to, file, err);
+    if (ok) {
+        m->dir = lesson_relative(filename, f.model);
+        m->ck = ckpt_open(m->dir, err);
+        ok = m->ck != NULL;
+        if (!ok) at_line(err, file, f.model_line);
+    }
+    const ModelConfig *c = ok ? ckpt_config(m->ck) : NULL;
+    if (ok && c->layers > LESSON_MAX_SETUPS)
+        ok = error_set(err, ERR_LIMIT, file, f.model_line, 1, "the model has %d layers, over the limit of %d", c->layers,
+                       LESSON_MAX_SETUPS);
+    if (ok) {
+        tok = tok_open(m->dir, c->arch == ARCH_GPT2 ? TOK_BPE : TOK_WORDPIECE, err);
+        ok = tok != NULL;
+        if (ok && tok_size(tok) > c->vocab)
+            ok = error_set(err, ERR_INVALID, file, f.model_line, 1, "the tokenizer has %d words, but config.json says %d",
+                           tok_size(tok), c->vocab);
+        if (!ok) at_line(err, file, f.model_line);
+    }
+    if (ok) ok = (n = tok_encode(tok, f.text, &ids, err)) >= 0;
+    int most = c ? (c->positions < LESSON_MAX_TOKENS ? c->positions : LESSON_MAX_TOKENS) : 0;
+    if (ok && n == 0) ok = error_set(err, ERR_INVALID, file, f.text_line, 1, "the text makes no tokens");
+    if (ok && n > most)
+        ok = error_set(err, ERR_LIMIT, file, f.text_line, 1, "the text is %d tokens, over the %s's limit of %d", n,
+                       most == c->positions ? "model" : "lesson", most);
+    if (ok && !f.layers_line)
+        for (int k = 0; k < c->layers; k++) f.shown[k] = true;
+    if (ok && f.layers_line) {
+        size_t v;
+        key_line(l[f.layers_line - 1], "layers", &v);
+        ok = parse_layers(&f, l[f.layers_line - 1], v, c->layers, file, err);
+    }
+    ok = ok && put_input(m, c, ids, n, err);
+    for (int k = 0; ok && c && k < c->layers; k++) ok = put_layer(m, c, k, err);
+    if (ok && c->arch == ARCH_GPT2) ok = put_unembed(m, c, tok, err);
+    if (ok) {
+        for (int i = 0; i < from; i++) emit(m, i + 1, l[i].s, l[i].n);
+        bool authored = false;
+        for (int i = to; i < end; i++) authored = authored || section(l[i], kind, sizeof kind);
+        for (int k = 0; k < c->layers; k++) {
+            emit_setup(m, c, &f, k, tok, ids, n);
+            bool last = k == c->layers - 1;
+            if (!authored) {
+                static const char *const gpt2[] = { "multi_head", "mlp" }, *const bert[] = { "multi_head", "layer_norm", "mlp" };
+                const char *const *s = c->arch == ARCH_GPT2 ? gpt2 : bert;
+                int ns = c->arch == ARCH_GPT2 ? 2 : 3;
+                for (int j = 0; j < ns && f.shown[k]; j++) emit_section(m, -f.model_line, s[j]);
+                if (last && c->arch == ARCH_GPT2) emit_section(m, -f.model_line, "next_token");
+                if (last && grid_fits(c, n)) emit_section(m, -f.model_line, "model_view");
+                continue;
+            }
+            /* the author's stages: each section kept or left out whole */
+            bool keep = false;
+            for (int i = to; i < end; i++) {
+                if (section(l[i], kind, sizeof kind)) keep = whole_model(kind) ? last : f.shown[k];
+                if (keep) emit(m, i + 1, l[i].s, l[i].n);
+            }
+        }
+        for (int i = end; i < nl; i++) emit(m, i + 1, l[i].s, l[i].n);
+    }
+    if (ok) {
+        m->la = xcalloc((size_t)m->narr, sizeof *m->la);
+        for (int i = 0; i < m->narr; i++) {
+            Arr *a = &m->arr[i];
+            bool words = !strcmp(a->key, "vocab");
+            m->la[i] = (LessonArray){ LML_FILE, a->key, a->f64 ? "<f8" : words ? "|S64" : "<f4", words ? 1 : 2,
+                                      a->shape, a->data,
+                                      (size_t)a->shape[0] * (words ? LESSON_MAX_TOKEN : (size_t)a->shape[1] * (a->f64 ? 8 : 4)) };
+        }
+    }
+    _Static_assert(LESSON_MAX_TOKEN == 64, "the words' dtype says |S64");
+    tok_free(tok);
+    free(ids);
+    free(f.model);
+    free(f.text);
+    free(l);
+    free(file);
+    if (!ok) {
+        lml_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* The generated text. */
+const char *lml_text(const ModelLesson *m, size_t *len)
+{
+    *len = m->text.len;
+    return buf_str(&m->text);
+}
+
+/* The arrays. */
+const LessonArray *lml_arrays(const ModelLesson *m, int *n)
+{
+    *n = m->narr;
+    return m->la;
+}
+
+/* The author's line of a generated line. */
+int lml_line(const ModelLesson *m, int line, bool *verbatim)
+{
+    int src = line < 1 ? line : line <= m->nlines ? m->lines[line - 1] : m->nlines ? -abs(m->lines[m->nlines - 1]) : -1;
+    *verbatim = src > 0;
+    return abs(src);
+}
+
+/* Release m. */
+void lml_free(ModelLesson *m)
+{
+    if (!m) return;
+    for (int i = 0; i < m->narr; i++) {
+        free(m->arr[i].key);
+        free(m->arr[i].owned);
+    }
+    free(m->arr);
+    free(m->la);
+    free(m->lines);
+    buf_free(&m->text);
+    ckpt_free(m->ck);
+    free(m->dir);
+    free(m);
+}
+
+/* The lesson of --model DIR SENTENCE. */
+char *lml_default_text(const char *dir, const char *sentence)
+{
+    Buf b = { 0 };
+    const char *base = strrchr(dir, '/');
+    base = base && base[1] ? base + 1 : dir;
+    buf_puts(&b, "title: ");
+    for (const char *s = base; *s; s++) buf_append(&b, (unsigned char)*s < 0x20 ? " " : s, 1);
+    buf_puts(&b, " reads a sentence\n\n[setup]\nmodel: ");
+    quote(&b, dir, strlen(dir));
+    buf_puts(&b, "\ntext: ");
+    quote(&b, sentence, strlen(sentence));
+    buf_puts(&b, "\n");
+    return buf_take(&b);
+}
+
+#endif

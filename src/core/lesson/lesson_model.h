@@ -1,0 +1,54 @@
+/*
+** lesson_model.h: a lesson that names a trained model's folder.
+**
+** A setup may read a downloaded Hugging Face model instead of matrices:
+**
+**     [setup: GPT-2 reads a sentence]
+**     model: "gpt2"                    # its folder, beside the lesson
+**     text: "The cat sat on the mat because it"
+**     layers: 1 6 12                   # whose stages are shown (all by default)
+**
+** The folder's tokenizer cuts the text, and the setup becomes one setup a
+** layer, as the layers compute: the first reads the embeddings (the
+** tokens' and their positions'; BERT's normalised), each continues the
+** stream of the one before, and GPT-2's last ends in the next token over
+** its whole vocabulary. The stages the author writes after the setup are
+** repeated for every shown layer (next_token and model_view once, after
+** the last), with their prose; without any, each shown layer gets its
+** heads, its MLP (BERT's layer norm too), then the next token (GPT-2) and
+** the model view of every head. The matrices come from model.safetensors
+** in memory, as `load` lines of a generated lesson (lml_expand), which
+** the parser reads as any other; its messages point at the author's lines.
+**
+** `attnlab --model DIR "a sentence"` writes such a lesson itself
+** (lml_default_text).
+*/
+#ifndef ATTNLAB_LESSON_MODEL_H
+#define ATTNLAB_LESSON_MODEL_H
+
+#include "lesson.h"
+
+/* The file the generated `load` lines name, which no folder holds. */
+#define LML_FILE "model.npz"
+
+typedef struct ModelLesson ModelLesson;
+
+/* Whether text (len bytes) has a setup with a `model:` line. */
+bool lml_wanted(const char *text, size_t len);
+/* The lesson text (len bytes, read from filename) with its model setup
+** made into the layers' setups and stages, and the arrays it loads; NULL
+** with err filled (at the author's line). */
+ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Error *err);
+/* The generated text and its length. */
+const char *lml_text(const ModelLesson *m, size_t *len);
+/* The arrays its load lines read (valid until lml_free). */
+const LessonArray *lml_arrays(const ModelLesson *m, int *n);
+/* The author's line of line (1-based) of the generated text; *verbatim
+** says whether it is that line as the author wrote it (its columns hold). */
+int lml_line(const ModelLesson *m, int line, bool *verbatim);
+/* Release it. */
+void lml_free(ModelLesson *m);
+/* The lesson `attnlab --model DIR SENTENCE` opens (caller frees). */
+char *lml_default_text(const char *dir, const char *sentence);
+
+#endif
