@@ -1,17 +1,19 @@
 /*
 ** args.c: the command line's options, their parsing and their help (args.h).
 */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
 #include "args.h"
 #include "shot.h"
 #include "core/colormaps.h"
 #include "core/error.h"
 #include "core/io/fileio.h"
+#include "core/lesson/lesson_model.h"
 #include "core/text/i18n.h"
 #include "core/text/utf8.h"
 #include "core/util.h"
 #include "view/cmap.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,7 @@
 
 typedef enum OptId {
     OPT_CHECK, OPT_DUMP, OPT_LIST, OPT_EXPORT, OPT_FORMAT, OPT_SIZE, OPT_SCALE, OPT_THEME, OPT_CMAP,
-    OPT_STAGE, OPT_FONT, OPT_SHOTS, OPT_HELP, OPT_VERSION
+    OPT_STAGE, OPT_FONT, OPT_SHOTS, OPT_MODEL, OPT_HELP, OPT_VERSION
 } OptId;
 
 /*
@@ -54,6 +56,9 @@ static const struct Opt {
     { OPT_CMAP, "cmap", true, "  --cmap NAME", N_("%s for every panel") },
     { OPT_FONT, "font", true, "--font PATH", N_("a TTF font instead of DejaVu Sans") },
     { OPT_SHOTS, "shots", true, "--shots DIR", N_("where S saves a stage and Ctrl+P the lesson's PDF (.)") },
+    { OPT_MODEL, "model", true, "--model DIR [SENTENCE]",
+      N_("open a downloaded GPT-2 or BERT folder (config.json, model.safetensors and its tokenizer's files) as a "
+         "lesson reading SENTENCE; also with --check, --dump and --export") },
     { OPT_HELP, "help", false, "--help, -h", N_("this help") },
     { OPT_VERSION, "version", false, "--version", N_("the version") },
 };
@@ -232,6 +237,10 @@ static int take(Args *a, const struct Opt *o, const char *v)
     }
     case OPT_FONT: a->font = v; return 0;
     case OPT_SHOTS: a->shots = v; return 0;
+    case OPT_MODEL:
+        if (a->model) return app_usage_error("%s", _("--model is given twice"));
+        a->model = v;
+        return 0;
     case OPT_HELP: a->help = true; return 0;
     case OPT_VERSION: a->version = true; return 0;
     }
@@ -283,9 +292,39 @@ static bool is_folder(const char *path)
     return strcmp(path, FILEIO_STDIN) && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* The sentence a model reads when none is given: who gets the drink, a
+** question a trained GPT-2 answers with its heads. */
+#define MODEL_SENTENCE "When Mary and John went to the store, John gave a drink to"
+
+/* --model DIR [SENTENCE...]: the words left over are the sentence, and the
+** lesson reading it is standard input's (fileio_set_stdin); 0 or 2. */
+static int model_lesson(Args *a)
+{
+    if (a->mode && !strcmp(a->mode, "list")) return app_usage_error("%s", _("--model cannot be combined with --list"));
+    Buf sentence = { 0 };
+    for (int i = 0; i < a->nfiles; i++) {
+        if (!strcmp(a->files[i], FILEIO_STDIN))
+            return app_usage_error("%s", _("--model reads its sentence from the arguments, not from standard input"));
+        buf_printf(&sentence, "%s%s", i ? " " : "", a->files[i]);
+    }
+    char real[PATH_MAX];
+    const char *dir = realpath(a->model, real) ? real : a->model;
+    char *text = lml_default_text(dir, a->nfiles ? buf_str(&sentence) : MODEL_SENTENCE);
+    buf_free(&sentence);
+    fileio_set_stdin(text, strlen(text));
+    free(text);
+    a->files[0] = (char *)FILEIO_STDIN;
+    a->nfiles = 1;
+    return 0;
+}
+
 /* What the arguments left over mean for each command; 0 or 2. */
 static int check_files(Args *a)
 {
+    if (a->model) {
+        int code = model_lesson(a);
+        if (code) return code;
+    }
     if (a->mode && !strcmp(a->mode, "list")) {
         if (a->nfiles > 1) return app_usage_error("%s", _("--list takes at most one directory"));
         a->dir = a->nfiles ? a->files[0] : NULL;

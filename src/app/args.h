@@ -31,6 +31,7 @@ typedef struct Args {
     const char *dir;            /* --export DIR, --list DIR */
     const char *font;
     const char *shots;
+    const char *model;          /* --model DIR: the lesson (standard input's) reads this folder */
     ShotOpts shot;
     bool size_given;
     bool help, version;

@@ -172,6 +172,18 @@ static char *read_stdin(size_t max, size_t *len, Error *err)
     return copy;
 }
 
+/* Give standard input's bytes instead of reading them. */
+void fileio_set_stdin(const char *text, size_t len)
+{
+    free(std_in.text);
+    std_in.read = true;
+    error_clear(&std_in.err);
+    std_in.text = xmalloc(len + 1);
+    memcpy(std_in.text, text, len);
+    std_in.text[len] = '\0';
+    std_in.len = len;
+}
+
 /* The bytes of a regular file (or of standard input for "-"), capped. */
 char *fileio_read(const char *path, size_t max, size_t *len, Error *err)
 {

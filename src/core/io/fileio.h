@@ -65,6 +65,9 @@ int fileio_open(const char *path, size_t max, size_t *size, Error *err);
 ** time, and the same bytes again on every later call (a file named "-" is
 ** "./-"). */
 char *fileio_read(const char *path, size_t max, size_t *len, Error *err);
+/* Hand standard input's bytes over instead of reading them (the lesson
+** `attnlab --model` makes): later reads of "-" get a copy of text. */
+void fileio_set_stdin(const char *text, size_t len);
 
 /* Write len bytes to path atomically (temporary beside it, then rename). With
 ** durable set the data and the rename reach the disk (fsync) before the

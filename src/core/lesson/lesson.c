@@ -620,6 +620,10 @@ Lesson *lesson_parse_with(const char *text, size_t len, const char *filename, co
     if (given) memcpy(all + nm, arrays, sizeof *all * (size_t)given);
     Lesson *L = parse_text(gtext, glen, filename, all, nm + given, err);
     if (L) L->from_model = true;
+    if (L && !strcmp(filename, FILEIO_STDIN) && lml_name(m)[0]) {     /* attnlab --model: pictures named after the model */
+        free(L->name);
+        L->name = xstrdup(lml_name(m));
+    }
     if (!L && err->line > 0) {
         bool verbatim;
         err->line = lml_line(m, err->line, &verbatim);

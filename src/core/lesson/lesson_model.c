@@ -15,6 +15,9 @@
 #include "lesson_model.h"
 #include "lesson_int.h"
 #include "core/io/checkpoint.h"
+#include "core/io/fileio.h"
+#include "core/stage/stage_table.h"
+#include "core/text/i18n.h"
 #include "core/text/tokenizer.h"
 #include "core/text/utf8.h"
 #include "core/util.h"
@@ -27,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* An array handed to the parser, and what it owns. */
 typedef struct Arr {
@@ -112,6 +116,116 @@ bool lml_wanted(const char *text, size_t len)
     return found;
 }
 
+/* s (n bytes) quoted as a token or a value: \" \\ and \xHH for control bytes. */
+static void quote(Buf *b, const char *s, size_t n)
+{
+    buf_append(b, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') buf_printf(b, "\\%c", c);
+        else if (c < 0x20 || c == 0x7F) buf_printf(b, "\\x%02X", c);
+        else buf_append(b, (const char *)&c, 1);
+    }
+    buf_append(b, "\"", 1);
+}
+
+/* A quoted value at s (n bytes; \" and \\ escapes) into *out; false with
+** err at line:col when it is not one. */
+static bool quoted(const char *s, size_t n, char **out, const char *file, int line, int col, Error *err)
+{
+    if (!n || s[0] != '"') return error_set(err, ERR_INVALID, file, line, col, "expected a value in double quotes");
+    Buf b = { 0 };
+    size_t i = 1;
+    for (; i < n && s[i] != '"'; i++) {
+        if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' && isxdigit((unsigned char)s[i + 2]) &&
+            isxdigit((unsigned char)s[i + 3])) {
+            char hex[3] = { s[i + 2], s[i + 3], 0 };
+            char c = (char)strtol(hex, NULL, 16);
+            buf_append(&b, &c, 1);
+            i += 3;
+            continue;
+        }
+        if (s[i] == '\\' && i + 1 < n && (s[i + 1] == '"' || s[i + 1] == '\\')) i++;
+        buf_append(&b, s + i, 1);
+    }
+    size_t j = i + 1;
+    while (j < n && (s[j] == ' ' || s[j] == '\t')) j++;
+    if (i >= n || (j < n && s[j] != '#')) {
+        buf_free(&b);
+        return error_set(err, ERR_INVALID, file, line, col + (int)(i >= n ? 0 : j),
+                         i >= n ? "the value has no closing '\"'" : "nothing may follow the closing '\"'");
+    }
+    *out = buf_take(&b);
+    if (!*out) *out = xstrdup("");
+    return true;
+}
+
+/* The model setup of l (n lines): its section line's index, and the index
+** of its text: line (-1 when it has none) and its model: line; false when
+** there is no model setup. */
+static bool find_model(const Line *l, int n, int *text_at, int *model_at)
+{
+    char kind[32];
+    bool in_setup = false;
+    int text = -1;
+    *model_at = -1;
+    for (int i = 0; i < n; i++) {
+        size_t v;
+        if (section(l[i], kind, sizeof kind)) {
+            if (*model_at >= 0) break;
+            in_setup = !strcmp(kind, "setup");
+            text = -1;
+        } else if (in_setup && key_line(l[i], "model", &v)) {
+            *model_at = i;
+        } else if (in_setup && key_line(l[i], "text", &v)) {
+            text = i;
+        }
+    }
+    *text_at = *model_at >= 0 ? text : -1;
+    return *model_at >= 0;
+}
+
+/* The sentence the model setup reads. */
+char *lml_sentence(const char *text, size_t len)
+{
+    int n, t, m;
+    Line *l = split_lines(text, len, &n);
+    char *out = NULL;
+    size_t v;
+    Error ignored;
+    if (find_model(l, n, &t, &m) && t >= 0 && key_line(l[t], "text", &v) &&
+        !quoted(l[t].s + v, l[t].n - v, &out, "", 0, 0, &ignored))
+        out = NULL;
+    free(l);
+    return out;
+}
+
+/* The text with its model setup reading sentence. */
+char *lml_with_text(const char *text, size_t len, const char *sentence, size_t *out_len)
+{
+    int n, t, m;
+    Line *l = split_lines(text, len, &n);
+    if (!find_model(l, n, &t, &m)) {
+        free(l);
+        return NULL;
+    }
+    Buf b = { 0 };
+    for (int i = 0; i < n; i++) {
+        if (i != t) {
+            buf_append(&b, l[i].s, l[i].n);
+            buf_append(&b, "\n", 1);
+        }
+        if (i == (t >= 0 ? t : m)) {
+            buf_puts(&b, "text: ");
+            quote(&b, sentence, strlen(sentence));
+            buf_append(&b, "\n", 1);
+        }
+    }
+    free(l);
+    *out_len = b.len;
+    return buf_take(&b);
+}
+
 #ifdef ATTNLAB_NO_CJSON
 
 /* No model folders in this edition: said at the model's line. */
@@ -131,6 +245,7 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
 const char *lml_text(const ModelLesson *m, size_t *len) { (void)m; *len = 0; return ""; }
 const LessonArray *lml_arrays(const ModelLesson *m, int *n) { (void)m; *n = 0; return NULL; }
 int lml_line(const ModelLesson *m, int line, bool *verbatim) { (void)m; *verbatim = false; return line; }
+const char *lml_name(const ModelLesson *m) { (void)m; return ""; }
 void lml_free(ModelLesson *m) { (void)m; }
 char *lml_default_text(const char *dir, const char *sentence) { (void)dir; (void)sentence; return NULL; }
 
@@ -156,19 +271,6 @@ __attribute__((format(printf, 3, 4))) static void emitf(ModelLesson *m, int src,
     va_end(ap);
     emit(m, src, buf_str(&b), b.len);
     buf_free(&b);
-}
-
-/* s (n bytes) quoted as a token or a value: \" \\ and \xHH for control bytes. */
-static void quote(Buf *b, const char *s, size_t n)
-{
-    buf_append(b, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') buf_printf(b, "\\%c", c);
-        else if (c < 0x20 || c == 0x7F) buf_printf(b, "\\x%02X", c);
-        else buf_append(b, (const char *)&c, 1);
-    }
-    buf_append(b, "\"", 1);
 }
 
 /* A new array called key of rows x cols. */
@@ -366,37 +468,6 @@ typedef struct Fields {
     char title[256];
 } Fields;
 
-/* A quoted value at s (n bytes; \" and \\ escapes) into *out; false with
-** err at line:col when it is not one. */
-static bool quoted(const char *s, size_t n, char **out, const char *file, int line, int col, Error *err)
-{
-    if (!n || s[0] != '"') return error_set(err, ERR_INVALID, file, line, col, "expected a value in double quotes");
-    Buf b = { 0 };
-    size_t i = 1;
-    for (; i < n && s[i] != '"'; i++) {
-        if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' && isxdigit((unsigned char)s[i + 2]) &&
-            isxdigit((unsigned char)s[i + 3])) {
-            char hex[3] = { s[i + 2], s[i + 3], 0 };
-            char c = (char)strtol(hex, NULL, 16);
-            buf_append(&b, &c, 1);
-            i += 3;
-            continue;
-        }
-        if (s[i] == '\\' && i + 1 < n && (s[i + 1] == '"' || s[i + 1] == '\\')) i++;
-        buf_append(&b, s + i, 1);
-    }
-    size_t j = i + 1;
-    while (j < n && (s[j] == ' ' || s[j] == '\t')) j++;
-    if (i >= n || (j < n && s[j] != '#')) {
-        buf_free(&b);
-        return error_set(err, ERR_INVALID, file, line, col + (int)(i >= n ? 0 : j),
-                         i >= n ? "the value has no closing '\"'" : "nothing may follow the closing '\"'");
-    }
-    *out = buf_take(&b);
-    if (!*out) *out = xstrdup("");
-    return true;
-}
-
 /* `layers: 1 6 12` or `layers: 1-4` (of n): the shown ones, into f. */
 static bool parse_layers(Fields *f, Line l, size_t v, int n, const char *file, Error *err)
 {
@@ -427,11 +498,54 @@ static bool parse_layers(Fields *f, Line l, size_t v, int n, const char *file, E
     return true;
 }
 
-/* A blank line and an empty stage section of kind, standing for src. */
-static void emit_section(ModelLesson *m, int src, const char *kind)
+/* The slide title of a stage of kind (its default, in the interface's
+** language) for layer (from 1; 0: the whole model). */
+static void layer_title(Buf *b, const char *kind, const char *own, size_t own_len, int layer)
 {
+    const char *title = own;
+    size_t n = own_len;
+    if (!own) {
+        for (int i = 0; i < STAGE_COUNT && !own; i++)
+            if (!strcmp(kind, stage_kind((StageId)i)->name)) title = _(stage_kind((StageId)i)->title);
+        n = title ? strlen(title) : 0;
+    }
+    if (!title) return;
+    buf_append(b, title, n);
+    if (layer > 0) buf_printf(b, _(", layer %d"), layer);
+}
+
+/* A blank line and a stage section of kind titled for layer, standing for src. */
+static void emit_section(ModelLesson *m, int src, const char *kind, int layer)
+{
+    Buf b = { 0 };
+    buf_printf(&b, "[%s: ", kind);
+    layer_title(&b, kind, NULL, 0, layer);
+    buf_puts(&b, "]");
     emit(m, src, "", 0);
-    emitf(m, src, "[%s]", kind);
+    emit(m, src, buf_str(&b), b.len);
+    buf_free(&b);
+}
+
+/* The author's section line l (of kind) with its title saying the layer. */
+static void emit_titled(ModelLesson *m, int src, Line l, const char *kind, int layer)
+{
+    const char *close = l.s + l.n;
+    while (close > l.s && close[-1] != ']') close--;
+    const char *colon = memchr(l.s, ':', l.n);
+    if (close == l.s || (colon && colon > close)) colon = NULL;
+    if (close == l.s) {                         /* not a whole section line: the parser says so */
+        emit(m, src, l.s, l.n);
+        return;
+    }
+    const char *own = colon ? colon + 1 : NULL;
+    while (own && own < close - 1 && *own == ' ') own++;
+    Buf b = { 0 };
+    buf_printf(&b, "[%s: ", kind);
+    layer_title(&b, kind, own, own ? (size_t)(close - 1 - own) : 0, layer);
+    buf_puts(&b, "]");
+    buf_append(&b, close, (size_t)(l.s + l.n - close));
+    emit(m, src, buf_str(&b), b.len);
+    buf_free(&b);
 }
 
 /* Whether every head of the model's layers over n tokens fits one
@@ -529,12 +643,50 @@ static bool read_fields(Fields *f, const Line *l, int from, int to, const char *
     return true;
 }
 
+/* The folder of the user's models: $XDG_DATA_HOME/attnlab/models or
+** ~/.local/share/attnlab/models ("" without a home). Caller frees. */
+static char *user_models(void)
+{
+    const char *data = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    Buf b = { 0 };
+    if (data && *data == '/') buf_printf(&b, "%s/attnlab/models", data);
+    else if (home && *home) buf_printf(&b, "%s/.local/share/attnlab/models", home);
+    else return xstrdup("");
+    return buf_take(&b);
+}
+
+/* The folder a lesson's model: names: beside the lesson, or, when a bare
+** name is not there, the user's models ($XDG_DATA_HOME/attnlab/models/NAME,
+** ~/.local/share/attnlab/models/NAME), where the README downloads GPT-2. */
+static char *model_dir(const char *lesson, const char *name)
+{
+    char *dir = lesson_relative(lesson, name);
+    Buf b = { 0 };
+    buf_printf(&b, "%s/config.json", dir);
+    bool there = access(buf_str(&b), F_OK) == 0;
+    buf_free(&b);
+    char *mine = user_models();
+    if (there || strchr(name, '/') || !mine[0]) {
+        free(mine);
+        return dir;
+    }
+    buf_printf(&b, "%s/%s/config.json", mine, name);
+    free(mine);
+    if (access(buf_str(&b), F_OK) != 0) {
+        buf_free(&b);
+        return dir;
+    }
+    free(dir);
+    b.s[b.len - strlen("/config.json")] = '\0';
+    return buf_take(&b);
+}
+
 /* An error about the model's own files (which name the file, without a
 ** line) moved to the lesson's line that names the model, the file kept in
 ** its words. */
 static void at_line(Error *err, const char *file, int line)
 {
-    if (err->line) return;
+    if (err->line || !strcmp(file, LESSON_STDIN_SHOWN)) return;     /* attnlab --model: no lesson to point at */
     Error e = *err;
     if (e.file[0]) error_set(err, e.kind, file, line, 1, "%s: %s", e.file, e.msg);
     else error_set(err, e.kind, file, line, 1, "%s", e.msg);
@@ -545,7 +697,7 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
 {
     int nl;
     Line *l = split_lines(text, len, &nl);
-    char *file = util_shown(filename);
+    char *file = strcmp(filename, FILEIO_STDIN) ? util_shown(filename) : xstrdup(LESSON_STDIN_SHOWN);
     ModelLesson *m = xcalloc(1, sizeof *m);
     Fields f = { 0 };
     Tokenizer *tok = NULL;
@@ -573,9 +725,18 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
     assert(from >= 0);                          /* lml_wanted said there is one */
     bool ok = read_fields(&f, l, from, to, file, err);
     if (ok) {
-        m->dir = lesson_relative(filename, f.model);
+        m->dir = model_dir(filename, f.model);
         m->ck = ckpt_open(m->dir, err);
         ok = m->ck != NULL;
+        if (!ok && err->kind == ERR_IO && !strchr(f.model, '/') && strstr(err->file, "config.json")) {
+            char *shown = util_shown(f.model), *mine = user_models();
+            bool cli = !strcmp(file, LESSON_STDIN_SHOWN);      /* attnlab --model NAME */
+            error_set(err, ERR_IO, cli ? NULL : file, cli ? 0 : f.model_line, 1,
+                      "no model %s: not a folder %s, nor in %s (the README says how to download one)", shown,
+                      cli ? "here" : "beside the lesson", mine);
+            free(shown);
+            free(mine);
+        }
         if (!ok) at_line(err, file, f.model_line);
     }
     const ModelConfig *c = ok ? ckpt_config(m->ck) : NULL;
@@ -609,6 +770,8 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
     if (ok) {
         for (int i = 0; i < from; i++) emit(m, i + 1, l[i].s, l[i].n);
         bool authored = false;
+        int shown = 0;
+        for (int k = 0; k < c->layers; k++) shown += f.shown[k];
         for (int i = to; i < end; i++) authored = authored || section(l[i], kind, sizeof kind);
         for (int k = 0; k < c->layers; k++) {
             emit_setup(m, c, &f, k, tok, ids, n);
@@ -617,16 +780,18 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
                 static const char *const gpt2[] = { "multi_head", "mlp" }, *const bert[] = { "multi_head", "layer_norm", "mlp" };
                 const char *const *s = c->arch == ARCH_GPT2 ? gpt2 : bert;
                 int ns = c->arch == ARCH_GPT2 ? 2 : 3;
-                for (int j = 0; j < ns && f.shown[k]; j++) emit_section(m, -f.model_line, s[j]);
-                if (last && c->arch == ARCH_GPT2) emit_section(m, -f.model_line, "next_token");
-                if (last && grid_fits(c, n)) emit_section(m, -f.model_line, "model_view");
+                for (int j = 0; j < ns && f.shown[k]; j++) emit_section(m, -f.model_line, s[j], k + 1);
+                if (last && c->arch == ARCH_GPT2) emit_section(m, -f.model_line, "next_token", 0);
+                if (last && grid_fits(c, n)) emit_section(m, -f.model_line, "model_view", 0);
                 continue;
             }
             /* the author's stages: each section kept or left out whole */
             bool keep = false;
             for (int i = to; i < end; i++) {
-                if (section(l[i], kind, sizeof kind)) keep = whole_model(kind) ? last : f.shown[k];
-                if (keep) emit(m, i + 1, l[i].s, l[i].n);
+                bool head = section(l[i], kind, sizeof kind);
+                if (head) keep = whole_model(kind) ? last : f.shown[k];
+                if (keep && head && !whole_model(kind) && shown > 1) emit_titled(m, -(i + 1), l[i], kind, k + 1);
+                else if (keep) emit(m, i + 1, l[i].s, l[i].n);
             }
         }
         for (int i = end; i < nl; i++) emit(m, i + 1, l[i].s, l[i].n);
@@ -660,6 +825,18 @@ const char *lml_text(const ModelLesson *m, size_t *len)
 {
     *len = m->text.len;
     return buf_str(&m->text);
+}
+
+/* The model folder's name. */
+const char *lml_name(const ModelLesson *m)
+{
+    const char *s = m->dir + strlen(m->dir);
+    while (s > m->dir && s[-1] == '/') s--;
+    const char *end = s;
+    while (s > m->dir && s[-1] != '/') s--;
+    static char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(end - s), s);
+    return name;
 }
 
 /* The arrays. */

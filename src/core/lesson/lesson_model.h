@@ -46,8 +46,16 @@ const LessonArray *lml_arrays(const ModelLesson *m, int *n);
 /* The author's line of line (1-based) of the generated text; *verbatim
 ** says whether it is that line as the author wrote it (its columns hold). */
 int lml_line(const ModelLesson *m, int line, bool *verbatim);
+/* The model folder's own name ("gpt2"; valid until the next call). */
+const char *lml_name(const ModelLesson *m);
 /* Release it. */
 void lml_free(ModelLesson *m);
+/* The sentence the model setup of text (len bytes) reads (caller frees),
+** or NULL when it has none. */
+char *lml_sentence(const char *text, size_t len);
+/* text (len bytes) with its model setup reading sentence instead (caller
+** frees; *out_len its length), or NULL when it has no model setup. */
+char *lml_with_text(const char *text, size_t len, const char *sentence, size_t *out_len);
 /* The lesson `attnlab --model DIR SENTENCE` opens (caller frees). */
 char *lml_default_text(const char *dir, const char *sentence);
 
