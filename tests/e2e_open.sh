@@ -134,6 +134,33 @@ shot np2
 [ "$(differ np1 np2)" -gt 1000 ] && ok || bad "the .npy alone, dropped, reads the lesson that loads it again"
 quit dialog
 
+# ---- a model's folder (--model DIR SENTENCE): I types the sentence it reads
+/usr/bin/python3 "$top/tests/tiny_model.py" "$tmp/gpt2"
+e2e_start model "" 1280x720 --model "$tmp/gpt2" "the cat sat" --shots "$tmp/shots"
+key Right Right                             # layer 1's heads: head 2's first page
+shows gpt2 && ok || bad "a model's folder opens as a lesson named after it"
+ls "$tmp"/shots/gpt2-01-multi_head-03-h2.png >/dev/null 2>&1 && ok || bad "Right Right shows head 2's page"
+park; quiet
+shot m1
+key i ctrl+u
+xdotool windowfocus --sync "$win" type --delay 20 "The dog sat on the mat, then the cat sat on the dog" 2>/dev/null
+settle
+key Return
+park; quiet
+shot m2
+[ "$(differ m1 m2)" -gt 1000 ] && ok || bad "a new sentence: every layer computed again, the slide drawn anew"
+rm -f "$tmp"/shots/*.png
+key s
+ls "$tmp"/shots/gpt2-01-multi_head-*-h2-1.png >/dev/null 2>&1 && ok ||
+    bad "the new sentence's slide is the same stage and head: $(ls "$tmp"/shots)"
+grep -q 'error' "$tmp/model.log" && bad "the window said: $(cat "$tmp/model.log")" || ok
+quit model
+e2e_start nomodel "$tmp/course/tour.lesson" 1280x720
+SAID_TOAST=""
+key i
+case $SAID_TOAST in *"reads no model"*) ok ;; *) bad "I on a lesson without a model says so, said: $SAID_TOAST" ;; esac
+quit nomodel
+
 # ---- the picker: the folder named, the user's own, the bundled; recent first
 rm -rf "$XDG_STATE_HOME"
 e2e_start picker "" 1280x720 "$tmp/folder" --shots "$tmp/shots"

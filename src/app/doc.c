@@ -4,6 +4,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "doc.h"
+#include "core/lesson/lesson_model.h"
 #include "paths.h"
 #include "core/io/fileio.h"
 #include "core/text/i18n.h"
@@ -102,7 +103,7 @@ DocEvent doc_recompute(Doc *d)
 /* Compare the lesson with the file on disk. */
 static void update_dirty(Doc *d)
 {
-    if (!d->disk_L) {
+    if (!d->disk_L || d->L->from_model) {             /* a model's sentence is no edit of the text */
         d->dirty = d->nedits > doc_edits_from(d);
         return;
     }
@@ -177,6 +178,7 @@ void doc_free(Doc *d)
     lesson_free(d->disk_L);
     free(d->disk);
     free(d->source);
+    free(d->sentence);
     free(d->path);
     free(d);
 }
@@ -381,6 +383,8 @@ DocEvent doc_revert(Doc *d)
         return ev;
     }
     Lesson *before = swap_lesson(d, L, T, &ev);
+    free(d->sentence);                         /* the model reads the lesson's own sentence again */
+    d->sentence = NULL;
     DocEdit *step = push_step(d);
     step->reset = true;
     step->before = before;
@@ -766,10 +770,46 @@ static bool take_new_text(Doc *d, const char *text, size_t len, DocEvent *ev)
     set_lesson(d, L, T, ev);
     free(d->source);
     d->source = xstrndup(text, len);           /* R now returns to this version */
+    free(d->sentence);                         /* and its model reads its own sentence */
+    d->sentence = NULL;
     disk_set(d, text, len, ev);
     ev->changed |= DOC_ERROR;                  /* a version that loads clears any error on screen */
     replay_edits(d, ev);
     return true;
+}
+
+/* The model reads another sentence. */
+DocEvent doc_read_sentence(Doc *d, const char *sentence)
+{
+    DocEvent ev = { 0 };
+    size_t len;
+    char *text = lml_with_text(d->source, strlen(d->source), sentence, &len);
+    Error err;
+    Lesson *L = text ? lesson_parse(text, len, d->path, &err) : NULL;
+    Trace *T = L ? attn_run(L, &err) : NULL;
+    free(text);
+    if (!T) {
+        lesson_free(L);
+        if (text) {
+            char line[ERROR_LINE_MAX];
+            error_format(&err, line, sizeof line);
+            doc_say(&ev, "%s", line);
+        }
+        return ev;
+    }
+    free(d->sentence);
+    d->sentence = xstrdup(sentence);
+    set_lesson(d, L, T, &ev);
+    replay_edits(d, &ev);
+    ev.done = true;
+    return ev;
+}
+
+/* The sentence read now. */
+char *doc_sentence(const Doc *d)
+{
+    if (!d->L->from_model) return NULL;
+    return d->sentence ? xstrdup(d->sentence) : lml_sentence(d->source, strlen(d->source));
 }
 
 /* Read the file and compare; the event gathers what changed. */

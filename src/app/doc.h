@@ -83,6 +83,7 @@ typedef struct DocFileSig { long long dev, ino, size, mtime_ns; bool exists; } D
 typedef struct Doc {
     char *path;             /* the lesson's file (a save as changes it) */
     char *source;           /* its text as loaded: what doc_revert returns to */
+    char *sentence;         /* the sentence its model reads when one was typed (doc_read_sentence), else NULL */
     Lesson *L;              /* the lesson with the edits and toggles applied */
     Trace *T;               /* computed from L */
 
@@ -149,6 +150,15 @@ DocEvent doc_redo(Doc *d);
 ** lesson already is as loaded. The message says how many edits it took
 ** back and that Ctrl+Z brings them back. */
 DocEvent doc_revert(Doc *d);
+/* A lesson that reads a model (lesson_model.h) reading sentence instead:
+** every layer computed again, the edits that still apply kept; the text
+** as loaded and the file are not touched (R returns to the lesson's own
+** sentence). done false, with the message, when it does not compute (a
+** sentence longer than the model's positions). */
+DocEvent doc_read_sentence(Doc *d, const char *sentence);
+/* The sentence the model of the lesson on screen reads (caller frees), or
+** NULL when it reads none. */
+char *doc_sentence(const Doc *d);
 /* The first of the applied edits in effect: the one after the last reset
 ** applied (0 when none is). edits[doc_edits_from(d) .. nedits) are edits
 ** of cells, never resets. */

@@ -30,6 +30,7 @@ static const KeyRow rows[] = {
     { ACT_ASK_CANCEL, KEYS_ASK, EDITION_BOTH, NULL, NULL, { B(KEY_ESCAPE) } },
     { ACT_ASK_ACCEPT, KEYS_ASK, EDITION_BOTH, NULL, NULL, { B(KEY_ENTER) } },
     { ACT_ASK_BACKSPACE, KEYS_ASK, EDITION_BOTH, NULL, NULL, { B(KEY_BACKSPACE) } },
+    { ACT_ASK_CLEAR, KEYS_ASK, EDITION_DESKTOP, NULL, NULL, { CTRL('u') } },
     { ACT_ASK_QUIT, KEYS_ASK, EDITION_DESKTOP, NULL, NULL, { B('q') } },
     { ACT_ASK_SAVE, KEYS_ASK, EDITION_DESKTOP, NULL, NULL, { CTRL('s') } },
     { ACT_ASK_COMPLETE, KEYS_ASK, EDITION_DESKTOP, NULL, NULL, { B(KEY_TAB) } },
@@ -112,6 +113,8 @@ static const KeyRow rows[] = {
     { ACT_COLDER, KEYS_MAIN, EDITION_BOTH, "[  ]", N_("temperature down / up"), { B('[') } },
     { ACT_WARMER, KEYS_MAIN, EDITION_BOTH, NULL, N_("temperature up"), { B(']') } },
     { ACT_PREDICT, KEYS_MAIN, EDITION_BOTH, "P", N_("predict the largest weights, then reveal"), { B('p') } },
+    { ACT_SENTENCE, KEYS_MAIN, EDITION_DESKTOP, "I", N_("a lesson that reads a model: type the sentence it reads"),
+      { B('i') } },
     { ACT_SHOT, KEYS_MAIN, EDITION_DESKTOP, "S", N_("save this stage as PNG"), { B('s') } },
     { ACT_SHOT, KEYS_MAIN, EDITION_WEB, "S", N_("download this stage as PNG"), { B('s') } },
     { ACT_PDF, KEYS_MAIN, EDITION_DESKTOP, N_("Ctrl+P  Ctrl+E"), N_("save the lesson as a PDF handout, a page per stage"),
@@ -153,10 +156,10 @@ static const char *const names[ACT_COUNT] = {
     [ACT_CMAP] = "cmap", [ACT_BLACK] = "black", [ACT_HEAD] = "head", [ACT_MASK] = "mask",
     [ACT_SCALING] = "scaling", [ACT_ABLATE] = "ablate", [ACT_COLDER] = "colder", [ACT_WARMER] = "warmer", [ACT_PREDICT] = "predict",
     [ACT_UNDO] = "undo", [ACT_REDO] = "redo", [ACT_RESET] = "reset", [ACT_HELP] = "help", [ACT_QUIT] = "quit",
-    [ACT_SAVE_AS] = "save-as", [ACT_UNPIN] = "unpin", [ACT_INCREASE] = "increase", [ACT_DECREASE] = "decrease",
+    [ACT_SAVE_AS] = "save-as", [ACT_SENTENCE] = "sentence", [ACT_UNPIN] = "unpin", [ACT_INCREASE] = "increase", [ACT_DECREASE] = "decrease",
     [ACT_PICKER_UP] = "picker-up", [ACT_PICKER_DOWN] = "picker-down", [ACT_PICKER_OPEN] = "picker-open",
     [ACT_PICKER_DIGIT] = "picker-digit", [ACT_ASK_ACCEPT] = "ask-accept", [ACT_ASK_CANCEL] = "ask-cancel",
-    [ACT_ASK_BACKSPACE] = "ask-backspace", [ACT_ASK_QUIT] = "ask-quit", [ACT_ASK_SAVE] = "ask-save",
+    [ACT_ASK_BACKSPACE] = "ask-backspace", [ACT_ASK_CLEAR] = "ask-clear", [ACT_ASK_QUIT] = "ask-quit", [ACT_ASK_SAVE] = "ask-save",
     [ACT_ASK_COMPLETE] = "ask-complete", [ACT_SHOT] = "png", [ACT_SVG] = "svg", [ACT_SAVE] = "save",
     [ACT_OPEN] = "open", [ACT_LINK] = "link", [ACT_PDF] = "pdf",
     [ACT_STAGE_NEXT] = "stage-next", [ACT_STAGE_PREV] = "stage-prev", [ACT_HEAD_NEXT] = "head-next",
@@ -291,6 +294,7 @@ bool app_do(AppState *a, AppAction act, int arg)
     case ACT_HELP: app_toggle_help(a); break;
     case ACT_QUIT: app_request_quit(a); break;
     case ACT_SAVE_AS: app_save_as_start(a); break;
+    case ACT_SENTENCE: app_sentence_start(a); break;
     case ACT_UNPIN: app_click(a, -1, -1, -1); break;
     case ACT_INCREASE: step_pinned(a, +1); break;
     case ACT_DECREASE: step_pinned(a, -1); break;
@@ -326,6 +330,7 @@ bool app_do(AppState *a, AppAction act, int arg)
     case ACT_ASK_ACCEPT: app_ask_accept(a); break;
     case ACT_ASK_CANCEL: app_ask_cancel(a); break;
     case ACT_ASK_BACKSPACE: app_ask_backspace(a); break;
+    case ACT_ASK_CLEAR: app_ask_clear(a); break;
     case ACT_ASK_QUIT: if (a->ask == ASK_QUIT) app_ask_accept(a); break;
     case ACT_ASK_SAVE: if (a->ask == ASK_QUIT && app_save_lesson(a) == 0) app_ask_cancel(a); break;
     case ACT_ASK_COMPLETE: app_ask_complete(a); break;

@@ -43,6 +43,32 @@ static void page_heads(const View *v, int first, int *lo, int *hi)
     }
 }
 
+/* Where the view is, by head. */
+NavSpot nav_spot(const View *v)
+{
+    int first, last, lo, hi;
+    NavSpot s = { 0, 0 };
+    if (paged_heads(v, &first, &last) == 0) return s;
+    page_heads(v, first, &lo, &hi);
+    if (lo < 1 || lo > LESSON_MAX_HEADS) return s;
+    s.head = lo;
+    s.within = v->step - v->head_step[lo];
+    return s;
+}
+
+/* The step of a spot. */
+int nav_spot_step(const View *v, NavSpot s, int step)
+{
+    if (s.head < 1 || v->head_step[s.head] < 0) return step;
+    int at = v->head_step[s.head], end = v->nsteps;
+    for (int h = s.head + 1; h <= LESSON_MAX_HEADS; h++)
+        if (v->head_step[h] > at) {
+            end = v->head_step[h];
+            break;
+        }
+    return at + s.within < end ? at + s.within : end - 1;
+}
+
 /* The next or previous head's first page. */
 NavTarget nav_head(const View *v, int dir)
 {

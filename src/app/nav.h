@@ -48,6 +48,17 @@ NavTarget nav_stage(int k, int nstages, int dir);
 ** (then its first page in *step), else 0. */
 int nav_compare_head(const View *v, int k, int *step);
 
+/* Where in a stage's pages the view is, by head (to come back to it once
+** the stage is made again for other tokens): the head its page shows (0:
+** none) and how many pages past that head's first. */
+typedef struct NavSpot {
+    int head, within;
+} NavSpot;
+NavSpot nav_spot(const View *v);
+/* The step of spot s in v (the same head's page, as far in as it has, or
+** the step s was taken at when v has no such head), from step. */
+int nav_spot_step(const View *v, NavSpot s, int step);
+
 /* The actions of the keys: go, and say where (or why not) in a toast. */
 void app_nav_head(AppState *a, int dir);
 void app_nav_token(AppState *a, int dir);

@@ -3,6 +3,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 #include "prompt.h"
+#include "nav.h"
 #include "library.h"
 #include "core/text/i18n.h"
 #include "core/text/utf8.h"
@@ -78,10 +79,22 @@ static void ask_field(AppState *a, AppAsk what, const char *start)
     a->ask_note[0] = '\0';
 }
 
-/* Whether a file name is being typed. */
+/* Whether a file name or a sentence is being typed. */
 static bool typing(const AppState *a)
 {
-    return a->ask == ASK_SAVE_AS || a->ask == ASK_OPEN_FILE;
+    return a->ask == ASK_SAVE_AS || a->ask == ASK_OPEN_FILE || a->ask == ASK_SENTENCE;
+}
+
+/* I: the field of the sentence a model's lesson reads, with the one it reads now. */
+void app_sentence_start(AppState *a)
+{
+    char *now = a->doc ? doc_sentence(a->doc) : NULL;
+    if (!now) {
+        app_toast(a, "%s", _("this lesson reads no model: a setup with model: and text: reads a sentence"));
+        return;
+    }
+    ask_field(a, ASK_SENTENCE, now);
+    free(now);
 }
 
 /* O without a dialog program: the path field, in dir. */
@@ -137,6 +150,12 @@ static void accept_path(AppState *a)
     app_request_open(a, path);
 }
 
+/* Ctrl+U: empty the field. */
+void app_ask_clear(AppState *a)
+{
+    if (typing(a)) a->ask_text[0] = a->ask_note[0] = '\0';
+}
+
 /* Enter. */
 void app_ask_accept(AppState *a)
 {
@@ -170,6 +189,16 @@ void app_ask_accept(AppState *a)
         return;
     }
     case ASK_OPEN_FILE: accept_path(a); return;
+    case ASK_SENTENCE: {
+        /* the same stage, and on it the same head's page (the pages of a head change with the tokens) */
+        NavSpot spot = a->view ? nav_spot(a->view) : (NavSpot){ 0, 0 };
+        int step = a->step;
+        DocEvent ev = doc_read_sentence(a->doc, a->ask_text);
+        if (!app_follow(a, &ev)) return;
+        ask_none(a);
+        if (a->view) app_show(a, nav_spot_step(a->view, spot, step), a->head);
+        return;
+    }
     }
 }
 
@@ -258,6 +287,10 @@ void app_ask_words(const AppState *a, char *title, size_t n, const char **hint, 
     case ASK_OPEN_FILE:
         snprintf(title, n, "%s", _("Open a lesson file:"));
         *hint = _("Tab: complete    Enter: open    Esc: cancel");
+        break;
+    case ASK_SENTENCE:
+        snprintf(title, n, "%s", _("The sentence the model reads:"));
+        *hint = _("Enter: read it, every layer again    Ctrl+U: clear    Esc: cancel");
         break;
     default: break;
     }

@@ -34,12 +34,18 @@ void app_save_as_start(AppState *a);
 ** starts in dir; Tab completes it (app_ask_complete), Enter opens it (a
 ** folder: shows what it holds). */
 void app_open_file_start(AppState *a, const char *dir);
+/* I: ask for the sentence a model's lesson reads (lesson_model.h), the one
+** it reads now to start with; Enter reads it (doc_read_sentence), staying
+** on the stage and page shown. A lesson without a model says so. */
+void app_sentence_start(AppState *a);
 /* Tab in the path field: complete the path (library.h). */
 void app_ask_complete(AppState *a);
 /* Typed text (UTF-8) into the file name field. */
 void app_ask_type(AppState *a, const char *text);
 /* Backspace in the file name field: remove the last character. */
 void app_ask_backspace(AppState *a);
+/* Ctrl+U in a field: empty it. */
+void app_ask_clear(AppState *a);
 /* Enter: do what is asked (quit, open, save as, replace). */
 void app_ask_accept(AppState *a);
 /* Esc: do not (from replacing a file, back to the name field). */

@@ -42,7 +42,7 @@
 #define APP_DIGIT_SECONDS 1.0   /* digits typed closer than this make one stage number */
 
 /* What the window is asking (src/app/prompt.c). */
-typedef enum AppAsk { ASK_NONE, ASK_QUIT, ASK_OPEN, ASK_SAVE_AS, ASK_OVERWRITE, ASK_OPEN_FILE } AppAsk;
+typedef enum AppAsk { ASK_NONE, ASK_QUIT, ASK_OPEN, ASK_SAVE_AS, ASK_OVERWRITE, ASK_OPEN_FILE, ASK_SENTENCE } AppAsk;
 
 /* The zoom: one heatmap of the stage shown alone, a part of it at a time
 ** (src/app/zoom.c). */
@@ -109,7 +109,7 @@ typedef struct AppState {
 
     /* asking: a confirmation or the save-as text field */
     AppAsk ask;
-    char ask_text[1024];    /* the file name being typed */
+    char ask_text[1024];    /* the file name (or a model's sentence) being typed */
     char ask_note[512];     /* under it: what Tab found (ASK_OPEN_FILE) */
     char *ask_path;         /* the lesson to open (ASK_OPEN) or the file to replace (ASK_OVERWRITE) */
 
