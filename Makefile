@@ -479,7 +479,7 @@ install: $(BUILD)/attnlab $(SO_FILE) $(BUILD)/attnlab.pc $(MO_FILES) $(BUILD)/at
 	install -m 644 src/lib/attnlab.h $(DESTDIR)$(INCLUDEDIR)/attnlab.h
 	install -m 644 $(BUILD)/attnlab.pc $(DESTDIR)$(LIBDIR)/pkgconfig/attnlab.pc
 	install -m 644 lessons/*.lesson $(DESTDIR)$(DATADIR)/attnlab/lessons/
-	install -m 644 lessons/models/*.npz $(DESTDIR)$(DATADIR)/attnlab/lessons/models/
+	install -m 644 lessons/models/*.npz lessons/models/*.lesson $(DESTDIR)$(DATADIR)/attnlab/lessons/models/
 	for l in $(PO_LANGS); do \
 	  install -d $(DESTDIR)$(DATADIR)/locale/$$l/LC_MESSAGES && \
 	  install -m 644 $(BUILD)/locale/$$l/LC_MESSAGES/attnlab.mo $(DESTDIR)$(DATADIR)/locale/$$l/LC_MESSAGES/attnlab.mo || exit 1; \

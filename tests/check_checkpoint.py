@@ -20,9 +20,11 @@ be the same, in order.
 Numbers: the same weights run through tests/hf_gpt2.py and tests/hf_bert.py
 (Hugging Face's module layout) in float32; every layer's every head's
 weights, every layer's output and GPT-2's next-token probabilities must
-agree within 1e-5 (F32), 2e-2 for the weights of F16 and BF16 files, whose
-numbers the library reads exactly but torch's float32 forward rounds the
-same way only up to float32. Bad folders get their exact messages.
+agree within 1e-5 (outputs 1e-4). F16 and BF16 files hold the same model
+rounded; the library reads their numbers exactly, so torch runs on the same
+rounded weights and the same bounds hold. The bundled lesson
+(lessons/models/gpt2-reads.lesson) opens with a small stand-in for GPT-2
+among the user's models, and bad folders get their exact messages.
 """
 
 import json
@@ -404,6 +406,24 @@ we = max(worst(w[i + 1], layers[i].attention.self.probs[0]) for i in range(2))
 oe = max(worst(out[i + 1], layers[i].out[0]) for i in range(2))
 check(we <= 1e-5 and oe <= 1e-4, "BERT, %d tokens: heads' weights %.2g, layers' outputs %.2g" % (bids.shape[1], we, oe))
 print("checkpoint: BERT, %d tokens: weights %.1g, outputs %.1g" % (bids.shape[1], we, oe))
+h.close()
+
+# ---------------------------------------------------------------- the bundled lesson
+# lessons/models/gpt2-reads.lesson names "gpt2", found among the user's
+# models: a GPT-2-shaped folder of twelve small layers stands in for it.
+import tiny_model                               # noqa: E402
+os.environ["XDG_DATA_HOME"] = os.path.join(tmp, "data")
+tiny_model.write(os.path.join(tmp, "data", "attnlab", "models", "gpt2"), 12)
+with open(os.path.join(HERE, "..", "lessons", "models", "gpt2-reads.lesson")) as f:
+    h = _library.Handle(f.read(), {})
+titles = [json.loads(h.dump(k))["stages"][0]["title"] for k in range(1, h.stages() + 1)]
+want = ["What the heads look at, layer %d" % n for n in (1, 5, 9, 12)]
+check([t for t in titles if t.startswith("What the heads")] == want,
+      "the bundled lesson: its heads' stage for layers 1, 5, 9 and 12: %s" % titles)
+check(titles[-2:] == ["Every head of every layer", "The word it guesses"],
+      "the bundled lesson ends with the model view and the next token: %s" % titles[-2:])
+png = h.render(len(titles), 1, 1280, 720, 1, False, False, None)
+check(png[:8] == b"\x89PNG\r\n\x1a\n", "the bundled lesson's next token drawn")
 h.close()
 
 # ---------------------------------------------------------------- refusals
