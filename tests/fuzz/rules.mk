@@ -14,6 +14,8 @@
 #                              build/fuzz/npy-corpus and fuzz for $(FUZZ_SECONDS) seconds
 #   make fuzz-safetensors      build build/fuzz/fuzz_safetensors (the checkpoint reader), seed
 #                              build/fuzz/safetensors-corpus and fuzz for $(FUZZ_SECONDS) seconds
+#   make fuzz-tokenizer        the same for build/fuzz/fuzz_tokenizer (GPT-2's BPE, BERT's
+#                              WordPiece, their files), from tests/fuzz/tokenizer-seeds
 #   make fuzz-regressions      replay tests/fuzz/regressions/* (no fuzzing)
 #   make fuzz-memory           the heavy lessons through the harness under the 2 GB limit
 #   make test-valgrind         memcheck over --export (PNG and SVG) and --check
@@ -30,7 +32,7 @@ FUZZ_SRC     := tests/fuzz/fuzz_lesson.c $(CORE_SRC) $(VIEW_SRC)
 # UBSan at -O1, and a busy machine can double that.
 FUZZ_ARGS    := -max_len=65536 -timeout=300 -rss_limit_mb=2048 -dict=$(FUZZ_DIR)/lesson.dict
 
-.PHONY: fuzz fuzz-build fuzz-corpus fuzz-npy fuzz-safetensors fuzz-shape fuzz-memory fuzz-regressions test-valgrind test-bad-lessons
+.PHONY: fuzz fuzz-build fuzz-corpus fuzz-npy fuzz-safetensors fuzz-tokenizer fuzz-shape fuzz-memory fuzz-regressions test-valgrind test-bad-lessons
 
 # The harness links the SDL-free modules only: src/core and src/view.
 $(FUZZ_DIR)/fuzz_lesson: $(FUZZ_SRC) $(wildcard src/core/*.h src/core/*/*.h src/view/*.h) $(BUILD)/gen/cmap_tables.h tests/fuzz/rules.mk | deps-test
@@ -94,6 +96,21 @@ fuzz-safetensors: $(FUZZ_DIR)/fuzz_safetensors
 	$(FUZZ_DIR)/fuzz_safetensors -max_len=4096 -timeout=10 -rss_limit_mb=2048 -max_total_time=$(FUZZ_SECONDS) \
 	  -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/safetensors-artifacts/ $(FUZZ_DIR)/safetensors-corpus
 
+# The model tokenizers on their own: texts cut by a small GPT-2 and BERT
+# tokenizer, and merges.txt and vocab.txt files read. Seeds:
+# tests/fuzz/tokenizer-seeds (the first byte says which, fuzz_tokenizer.c).
+FUZZ_TOK_SRC := tests/fuzz/fuzz_tokenizer.c src/core/text/tokenizer.c src/core/text/unidata.c \
+                src/core/text/unitables.c src/core/text/utf8.c src/core/error.c src/core/io/fileio.c src/core/util.c
+$(FUZZ_DIR)/fuzz_tokenizer: $(FUZZ_TOK_SRC) src/core/text/tokenizer.h src/core/text/unidata.h tests/fuzz/rules.mk | deps-test
+	@mkdir -p $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_TOK_SRC) -lcjson -lm
+
+fuzz-tokenizer: $(FUZZ_DIR)/fuzz_tokenizer
+	@mkdir -p $(FUZZ_DIR)/tokenizer-corpus $(FUZZ_DIR)/tokenizer-artifacts
+	cp tests/fuzz/tokenizer-seeds/* $(FUZZ_DIR)/tokenizer-corpus/
+	$(FUZZ_DIR)/fuzz_tokenizer -max_len=4096 -timeout=10 -rss_limit_mb=2048 -max_total_time=$(FUZZ_SECONDS) \
+	  -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/tokenizer-artifacts/ $(FUZZ_DIR)/tokenizer-corpus
+
 # The heaviest lessons within the documented limits (tests/heavy-lessons/),
 # each through the whole harness once: libFuzzer stops with "out-of-memory"
 # if one takes the process past 2 GB (the default -rss_limit_mb) or asks for
@@ -109,10 +126,12 @@ fuzz-memory: $(FUZZ_DIR)/fuzz_lesson
 # and the small window's layout (640x400, text at 1.5) take up to 35 s of
 # CPU under the instrumentation (lesson 02), more on a busy machine.
 fuzz-regressions: $(FUZZ_DIR)/fuzz_lesson $(FUZZ_DIR)/fuzz_npy $(FUZZ_DIR)/fuzz_safetensors $(FUZZ_DIR)/fuzz_mo \
+                  $(FUZZ_DIR)/fuzz_tokenizer \
                   $(FUZZ_DIR)/fuzz_shape $(MO_FILES)
 	$(FUZZ_DIR)/fuzz_lesson -runs=1 -timeout=300 -rss_limit_mb=2048 tests/fuzz/regressions/*
 	$(FUZZ_DIR)/fuzz_npy -runs=1 -timeout=10 tests/fuzz/npy-regressions/*
 	$(FUZZ_DIR)/fuzz_safetensors -runs=1 -timeout=10 tests/fuzz/safetensors-regressions/*
+	$(FUZZ_DIR)/fuzz_tokenizer -runs=1 -timeout=10 tests/fuzz/tokenizer-seeds/*
 	$(FUZZ_DIR)/fuzz_mo -runs=1 -timeout=10 $(MO_FILES)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(FUZZ_DIR)/fuzz_shape -runs=1 -timeout=30 tests/scripts/*.lesson
 
