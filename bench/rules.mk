@@ -10,7 +10,9 @@
 # benchmark), linux-perf and valgrind (the instructions of a start:
 # `perf stat` where the CPU counts them, callgrind where it does not),
 # python3-torch (bench/notebook.py times a GPT-2-shaped block's forward
-# pass beside what the Python module takes through libattnlab).
+# pass beside what the Python module takes through libattnlab;
+# bench/checkpoint.py opens a GPT-2-small folder it writes, 548 MB, and
+# times torch's forward pass of the same shapes).
 #
 # The benchmark program links the same objects as build/check_attnlab, with
 # the same flags, and runs from the top of the tree: it reads lessons/ and
@@ -42,3 +44,5 @@ bench: deps-bench $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/bench_start_parts $
 	  --script bench/baseline.py --python /usr/bin/python3 $(BENCH_ARGS)
 	./$(BUILD)/bench_png --lessons lessons $(filter --quick,$(BENCH_ARGS))
 	ATTNLAB_LIB=$(SO_FILE) PYTHONPATH=python /usr/bin/python3 bench/notebook.py $(filter --quick,$(BENCH_ARGS))
+	ATTNLAB_LIB=$(SO_FILE) PYTHONPATH=python /usr/bin/python3 bench/checkpoint.py $(BUILD)/attnlab \
+	  $(filter --quick,$(BENCH_ARGS))

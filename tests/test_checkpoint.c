@@ -10,6 +10,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "suites.h"
 #include "core/io/checkpoint.h"
+#include "core/compute/trace.h"
+#include "core/lesson/lesson_model.h"
+#include "core/lesson/lessonsave.h"
 #include "core/util.h"
 
 #include <stdio.h>
@@ -220,6 +223,91 @@ START_TEST(test_bert_folder)
 }
 END_TEST
 
+/* The small GPT-2 folder of gpt2_tensors (zeros) with a tokenizer of ten
+** words: the two merges make "ab" and "Ġa". */
+static void gpt2_with_tokenizer(void)
+{
+    T ts[64];
+    put("config.json", gpt2_config);
+    put_tensors(ts, gpt2_tensors(ts, "transformer."));
+    put("vocab.json", "{\"a\": 0, \"b\": 1, \"c\": 2, \"\\u0120\": 3, \"\\u0120a\": 4, \"ab\": 5, \"x\": 6, \"y\": 7, "
+                      "\"z\": 8, \"<|endoftext|>\": 9}");
+    put("merges.txt", "#version: 0.2\n\xc4\xa0 a\na b\n");
+}
+
+/* A lesson reading the folder with text and more lines (after the setup's). */
+static Lesson *model_lesson(const char *text, const char *more, Error *e)
+{
+    char lesson[1024], path[128];
+    snprintf(lesson, sizeof lesson, "title: t\n\n[setup: Reading]\nmodel: \"%s\"\ntext: \"%s\"\n%s", dir, text, more);
+    snprintf(path, sizeof path, "%s/m.lesson", dir);
+    return lesson_parse(lesson, strlen(lesson), path, e);
+}
+
+/* The message of a lesson that does not load, without the folder's name. */
+static void model_refused(const char *text, const char *more, const char *msg)
+{
+    Error e;
+    ck_assert_ptr_null(model_lesson(text, more, &e));
+    char line[ERROR_LINE_MAX], want[ERROR_LINE_MAX];
+    error_format(&e, line, sizeof line);
+    snprintf(want, sizeof want, "%s/m.lesson:%s", dir, msg);
+    ck_assert_str_eq(line, want);
+}
+
+START_TEST(test_model_lesson)
+{
+    gpt2_with_tokenizer();
+    Error e;
+    Lesson *L = model_lesson("ab a", "\n[multi_head]\n\n[next_token]\n", &e);
+    ck_assert_msg(L != NULL, "%s", e.msg);
+    ck_assert(L->from_model);
+    ck_assert_int_eq(L->nsetups, 2);                    /* a setup a layer */
+    ck_assert_int_eq(L->nstages, 3);                    /* multi_head for each layer, next_token once */
+    ck_assert_int_eq(L->setups[0].nq, 2);
+    ck_assert_str_eq(L->setups[0].qtokens[0], "ab");
+    ck_assert_str_eq(L->setups[0].qtokens[1], "\xc4\xa0" "a");
+    ck_assert_str_eq(L->stages[1].title, "Multi-head attention, layer 2");
+    const LessonMatrix *w = lesson_matrix(&L->setups[1], "W_U");
+    ck_assert_ptr_nonnull(w);
+    ck_assert_ptr_null(w->m->data);                     /* a view of the mapped file, not a copy */
+    ck_assert_int_eq(w->m->rows, 8);
+    ck_assert_int_eq(w->m->cols, 10);
+    Trace *tr = attn_run(L, &e);
+    ck_assert_msg(tr != NULL, "%s", e.msg);
+    ck_assert_ptr_null(w->m->data);                     /* the products read the view as it is */
+    ck_assert(mat_get(w->m, 7, 9) == 0.0);              /* a look at a cell makes the doubles */
+    ck_assert_ptr_nonnull(w->m->data);
+    trace_free(tr);
+    /* its numbers are the model's: an edit is not saved into the lesson */
+    LsaveEdit ed = { .setup = 0, .row = 0, .col = 0, .value = 1.0 };
+    snprintf(ed.matrix, sizeof ed.matrix, "W_q");
+    size_t n;
+    ck_assert_ptr_null(lsave_apply("", 0, L, &ed, 1, &n, &e));
+    lesson_free(L);
+    /* the sentence the window's field starts with, and a new one in its place */
+    const char *src = "title: t\n[setup]\nmodel: \"m\"\ntext: \"old \\\"one\\\"\"\n[softmax]\n";
+    char *now = lml_sentence(src, strlen(src));
+    ck_assert_str_eq(now, "old \"one\"");
+    free(now);
+    char *edited = lml_with_text(src, strlen(src), "new\tone", &n);
+    ck_assert_str_eq(edited, "title: t\n[setup]\nmodel: \"m\"\ntext: \"new\\x09one\"\n[softmax]\n");
+    free(edited);
+}
+END_TEST
+
+START_TEST(test_model_lesson_refused)
+{
+    gpt2_with_tokenizer();
+    model_refused("a a a a a a a a a a a a a a a a a", "", "5:1: error: the text is 17 tokens, over the model's limit of 16");
+    model_refused("ab", "layers: 1 3\n", "6:11: error: expected layer numbers from 1 to 2 (such as 1 6 2, or 1-2)");
+    model_refused("ab", "heads: 2\n", "6:1: error: a setup that reads a model takes model:, text: and layers: (its matrices "
+                  "come from the model's folder)");
+    model_refused("ab", "\n[multi_head: x\n", "7:1: error: expected ']' to close the section header");
+    model_refused("abd", "", "5:1: error: the vocabulary (vocab.json) has no word for \"d\"");
+}
+END_TEST
+
 /* The suite. */
 Suite *checkpoint_suite(void)
 {
@@ -229,6 +317,8 @@ Suite *checkpoint_suite(void)
     tcase_add_test(tc, test_gpt2_folder);
     tcase_add_test(tc, test_gpt2_folder_refused);
     tcase_add_test(tc, test_bert_folder);
+    tcase_add_test(tc, test_model_lesson);
+    tcase_add_test(tc, test_model_lesson_refused);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -93,7 +93,7 @@ static Lesson *parse(const char *text, size_t len, const char *name, const attnl
     for (int i = 0; i < n; i++) {
         const attnlab_array *a = &arrays[i];
         for (int d = 0; d < a->ndim && d < 4; d++) shapes[i][d] = (long)a->shape[d];
-        given[i] = (LessonArray){ a->file, a->key, a->dtype, a->ndim, shapes[i], a->data, a->nbytes };
+        given[i] = (LessonArray){ a->file, a->key, a->dtype, a->ndim, shapes[i], a->data, a->nbytes, false, false, 0 };
     }
     Lesson *L = lesson_parse_with(text, len, name && name[0] ? name : "-", given, n, &e);
     free(given);
@@ -341,7 +341,7 @@ int attnlab_matrix(attnlab *a, int k, const char *name, int *rows, int *cols, do
     *cols = m->cols;
     size_t n = (size_t)m->rows * (size_t)m->cols;         /* (a Mat's rows lie one after the other) */
     *data = xmalloc(sizeof **data * (n ? n : 1));
-    memcpy(*data, m->data, sizeof **data * n);
+    memcpy(*data, mat_data(m), sizeof **data * n);
     return 0;
 }
 

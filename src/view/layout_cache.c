@@ -114,7 +114,7 @@ static PanelStats panel_stats(const Mat *m)
 {
     PanelStats st = { 0, 0, false, false, true, 0, 0, false };
     if (!m) return st;
-    const double *d = m->data;
+    const double *d = mat_data(m);
     long n = (long)m->rows * m->cols, i = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
     if (n >= 64 && have_avx2()) {

@@ -24,7 +24,7 @@ Mat *attn_scores(const Mat *Q, const Mat *K)
 Mat *attn_scale(const Mat *S, double divisor)
 {
     Mat *r = mat_copy(S);
-    for (long i = 0; i < (long)S->rows * S->cols; i++) r->data[i] = S->data[i] / divisor;
+    for (long i = 0; i < (long)S->rows * S->cols; i++) mat_data(r)[i] = mat_data(S)[i] / divisor;
     return r;
 }
 
@@ -50,7 +50,7 @@ Mat *attn_causal_mask(int n, int m)
 Mat *attn_mask_from_blocked(const Mat *blocked)
 {
     Mat *M = mat_create(blocked->rows, blocked->cols);
-    for (long i = 0; i < (long)M->rows * M->cols; i++) M->data[i] = blocked->data[i] != 0.0 ? 0.0 : 1.0;
+    for (long i = 0; i < (long)M->rows * M->cols; i++) mat_data(M)[i] = mat_data(blocked)[i] != 0.0 ? 0.0 : 1.0;
     return M;
 }
 
@@ -60,7 +60,7 @@ Mat *attn_apply_mask(const Mat *S, const Mat *mask)
     if (!mat_same_shape(S, mask)) return NULL;     /* a mask of another shape than the scores */
     Mat *r = mat_copy(S);
     for (long i = 0; i < (long)S->rows * S->cols; i++)
-        if (mask->data[i] == 0.0) r->data[i] = -INFINITY;
+        if (mat_data(mask)[i] == 0.0) mat_data(r)[i] = -INFINITY;
     return r;
 }
 
@@ -121,7 +121,7 @@ Mat *attn_add_row(const Mat *M, const Mat *b)
     Mat *r = mat_copy(M);
     for (int i = 0; i < M->rows; i++) {
         double *out = mat_row(r, i);
-        for (int j = 0; j < M->cols; j++) out[j] += b->data[j];
+        for (int j = 0; j < M->cols; j++) out[j] += mat_data(b)[j];
     }
     return r;
 }
@@ -159,7 +159,7 @@ Mat *attn_scale_shift(const Mat *Xhat, const Mat *gamma, const Mat *beta)
     for (int i = 0; i < Xhat->rows; i++) {
         const double *x = mat_row(Xhat, i);
         double *out = mat_row(r, i);
-        for (int j = 0; j < Xhat->cols; j++) out[j] = x[j] * gamma->data[j] + beta->data[j];
+        for (int j = 0; j < Xhat->cols; j++) out[j] = x[j] * mat_data(gamma)[j] + mat_data(beta)[j];
     }
     return r;
 }
@@ -208,7 +208,7 @@ Mat *attn_additive_scores(const Mat *Q, const Mat *K, const Mat *W1, const Mat *
         for (int j = 0; j < K->rows; j++) {
             const double *b = mat_row(kp, j);
             double s = 0.0;
-            for (int t = 0; t < u; t++) s += v->data[t] * tanh(a[t] + b[t]);
+            for (int t = 0; t < u; t++) s += mat_data(v)[t] * tanh(a[t] + b[t]);
             mat_set(S, i, j, s);
         }
     }
@@ -267,8 +267,8 @@ static Mat *mask_combine(const Mat *a, const Mat *b, bool both)
     if (!mat_same_shape(a, b)) return NULL;     /* masks of different shapes */
     Mat *M = mat_create(a->rows, a->cols);
     for (long i = 0; i < (long)a->rows * a->cols; i++) {
-        bool x = a->data[i] != 0.0, y = b->data[i] != 0.0;
-        M->data[i] = (both ? x && y : x || y) ? 1.0 : 0.0;
+        bool x = mat_data(a)[i] != 0.0, y = mat_data(b)[i] != 0.0;
+        mat_data(M)[i] = (both ? x && y : x || y) ? 1.0 : 0.0;
     }
     return M;
 }

@@ -25,7 +25,7 @@
 Mat *mat_create(int rows, int cols)
 {
     if (rows < 1 || cols < 1 || rows > MAT_MAX_DIM || cols > MAT_MAX_DIM) return NULL;
-    Mat *m = xmalloc(sizeof *m);
+    Mat *m = xcalloc(1, sizeof *m);
     m->rows = rows;
     m->cols = cols;
     m->data = xcalloc((size_t)rows * (size_t)cols, sizeof(double));
@@ -36,11 +36,43 @@ Mat *mat_create(int rows, int cols)
 Mat *mat_adopt(int rows, int cols, double *data)
 {
     if (rows < 1 || cols < 1 || rows > MAT_MAX_DIM || cols > MAT_MAX_DIM) return NULL;
-    Mat *m = xmalloc(sizeof *m);
+    Mat *m = xcalloc(1, sizeof *m);
     m->rows = rows;
     m->cols = cols;
     m->data = data;
     return m;
+}
+
+/* A view of floats. */
+Mat *mat_view_f32(int rows, int cols, const float *f, long ld, bool transposed)
+{
+    if (rows < 1 || cols < 1 || rows > MAT_MAX_DIM || cols > MAT_MAX_DIM) return NULL;
+    assert(f && ld >= (transposed ? rows : cols));
+    Mat *m = xcalloc(1, sizeof *m);
+    m->rows = rows;
+    m->cols = cols;
+    m->f32 = f;
+    m->f32_ld = ld;
+    m->f32_t = transposed;
+    return m;
+}
+
+/* Element (i, j) of a view. */
+static inline double view_get(const Mat *m, long i, long j)
+{
+    return m->f32_t ? (double)m->f32[j * m->f32_ld + i] : (double)m->f32[i * m->f32_ld + j];
+}
+
+/* A view's doubles, made once. */
+double *mat_materialize(const Mat *m)
+{
+    if (m->data) return m->data;
+    assert(m->f32);
+    double *d = xmalloc(sizeof *d * (size_t)m->rows * (size_t)m->cols);
+    for (long i = 0; i < m->rows; i++)
+        for (long j = 0; j < m->cols; j++) d[i * m->cols + j] = view_get(m, i, j);
+    ((Mat *)m)->data = d;                   /* the matrix is the same: only how it is held changes */
+    return d;
 }
 
 /* A matrix filled from row-major data. */
@@ -59,9 +91,10 @@ void mat_free(Mat *m)
     free(m);
 }
 
-/* Deep copy. */
+/* Deep copy (a view not yet made into doubles: another view of the same floats). */
 Mat *mat_copy(const Mat *m)
 {
+    if (!m->data) return mat_view_f32(m->rows, m->cols, m->f32, m->f32_ld, m->f32_t);
     return mat_from(m->rows, m->cols, m->data);
 }
 
@@ -109,8 +142,12 @@ static void pack_b(const Mat *b, int k0, int kc, int lo, int hi, double *pack)
     for (int j0 = lo; j0 < hi; j0 += NR) {
         int w = hi - j0 < NR ? hi - j0 : NR;
         for (int k = 0; k < kc; k++) {
-            const double *src = mat_row(b, k0 + k) + j0;
-            for (int j = 0; j < w; j++) pack[j] = src[j];
+            if (b->data) {
+                const double *src = b->data + (long)(k0 + k) * b->cols + j0;
+                for (int j = 0; j < w; j++) pack[j] = src[j];
+            } else {                        /* a view of floats, read as it is packed (threads only read it) */
+                for (int j = 0; j < w; j++) pack[j] = view_get(b, k0 + k, j0 + j);
+            }
             for (int j = w; j < NR; j++) pack[j] = 0.0;
             pack += NR;
         }
@@ -203,7 +240,11 @@ static BlockFn block_fn(void)
 }
 
 /* Columns [lo, hi) of c = a·b, c fresh from mat_create (zeros); shapes
-** already checked, lo a multiple of NR. */
+** already checked, lo a multiple of NR. The columns go in chunks of
+** NC_PANELS panels, each through every block of k: a packed chunk stays in
+** the cache, and the packing memory stays small however wide b is (a
+** 50,257-word unembedding). Each element still sums its k in order. */
+#define NC_PANELS 64
 static void product_cols(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
 {
     assert(a->cols == b->rows && c->rows == a->rows && c->cols == b->cols);
@@ -211,14 +252,18 @@ static void product_cols(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
     static BlockFn fn;
     if (!fn) fn = block_fn();
     int panels = (hi - lo + NR - 1) / NR;
+    if (panels > NC_PANELS) panels = NC_PANELS;
     int kmax = a->cols < KC ? a->cols : KC;
     /* Panels start on a vector boundary (malloc promises 16 bytes). */
     char *mem = xmalloc((size_t)panels * (size_t)kmax * NR * sizeof(double) + sizeof(Vec));
     double *pack = (double *)(mem + (sizeof(Vec) - (uintptr_t)mem % sizeof(Vec)) % sizeof(Vec));
-    for (int k0 = 0; k0 < a->cols; k0 += KC) {
-        int kc = a->cols - k0 < KC ? a->cols - k0 : KC;
-        pack_b(b, k0, kc, lo, hi, pack);
-        fn(a, k0, kc, pack, c, lo, hi);
+    for (int c0 = lo; c0 < hi; c0 += NC_PANELS * NR) {
+        int c1 = hi - c0 < NC_PANELS * NR ? hi : c0 + NC_PANELS * NR;
+        for (int k0 = 0; k0 < a->cols; k0 += KC) {
+            int kc = a->cols - k0 < KC ? a->cols - k0 : KC;
+            pack_b(b, k0, kc, c0, c1, pack);
+            fn(a, k0, kc, pack, c, c0, c1);
+        }
     }
     free(mem);
 }
@@ -270,6 +315,7 @@ static int threads_for(int panels, int64_t work)
 /* c = a·b: one band of columns per thread when it is large (see above). */
 static void product(const Mat *a, const Mat *b, Mat *c)
 {
+    (void)mat_data(a);                          /* the threads read a's rows: made here, once */
 #ifdef MAT_THREADS
     int panels = (b->cols + NR - 1) / NR;
     int t = threads_for(panels, (int64_t)a->rows * a->cols * b->cols);
@@ -330,7 +376,7 @@ Mat *mat_transpose(const Mat *m)
 /* Scalar multiple. */
 Mat *mat_scale(const Mat *m, double s)
 {
-    Mat *r = mat_copy(m);
+    Mat *r = mat_from(m->rows, m->cols, mat_data(m));
     for (long i = 0; i < (long)m->rows * m->cols; i++) r->data[i] *= s;
     return r;
 }
@@ -339,8 +385,9 @@ Mat *mat_scale(const Mat *m, double s)
 Mat *mat_add(const Mat *a, const Mat *b)
 {
     if (!mat_same_shape(a, b)) return NULL;     /* shapes differ */
-    Mat *r = mat_copy(a);
-    for (long i = 0; i < (long)a->rows * a->cols; i++) r->data[i] += b->data[i];
+    Mat *r = mat_from(a->rows, a->cols, mat_data(a));
+    const double *bd = mat_data(b);
+    for (long i = 0; i < (long)a->rows * a->cols; i++) r->data[i] += bd[i];
     return r;
 }
 
@@ -381,11 +428,17 @@ bool mat_same_shape(const Mat *a, const Mat *b)
     return a->rows == b->rows && a->cols == b->cols;
 }
 
+/* Element i (row-major) of m, a view's read where it is. */
+static inline double at(const Mat *m, long i)
+{
+    return m->data ? m->data[i] : view_get(m, i / m->cols, i % m->cols);
+}
+
 /* All finite? */
 bool mat_all_finite(const Mat *m)
 {
     for (long i = 0; i < (long)m->rows * m->cols; i++)
-        if (!isfinite(m->data[i])) return false;
+        if (!isfinite(at(m, i))) return false;
     return true;
 }
 
@@ -395,7 +448,7 @@ double mat_max_abs_diff(const Mat *a, const Mat *b)
     if (!mat_same_shape(a, b)) return INFINITY;
     double worst = 0;
     for (long i = 0; i < (long)a->rows * a->cols; i++) {
-        double d = fabs(a->data[i] - b->data[i]);
+        double d = fabs(at(a, i) - at(b, i));
         if (d > worst || isnan(d)) worst = d;
     }
     return worst;
@@ -406,7 +459,7 @@ bool mat_finite_range(const Mat *m, double *lo, double *hi)
 {
     bool any = false;
     for (long i = 0; i < (long)m->rows * m->cols; i++) {
-        double v = m->data[i];
+        double v = at(m, i);
         if (!isfinite(v)) continue;
         if (!any || v < *lo) *lo = v;
         if (!any || v > *hi) *hi = v;

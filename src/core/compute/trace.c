@@ -346,7 +346,7 @@ static const Mat *score_chain(TraceSetup *ts, const Setup *su, int h, const Mat 
 static bool all_finite(const Mat *m, bool masked)
 {
     for (int64_t i = 0; i < (int64_t)m->rows * m->cols; i++)
-        if (!isfinite(m->data[i]) && !(masked && m->data[i] == -INFINITY)) return false;
+        if (!isfinite(mat_data(m)[i]) && !(masked && mat_data(m)[i] == -INFINITY)) return false;
     return true;
 }
 
@@ -489,8 +489,8 @@ static bool kv_decode(TraceSetup *ts, const Setup *su, int h, const Mat *mask)
     assert(K->rows >= n && V->rows >= n);       /* a causal stage: a key per query (the parser checked) */
     Mat *W = mat_create(n, su->nk), *O = mat_create(n, V->cols);
     for (int t = 0; t < n; t++) {
-        Mat *q = mat_from(1, Q->cols, mat_row(Q, t)), *kc = mat_from(t + 1, K->cols, K->data);
-        Mat *vc = mat_from(t + 1, V->cols, V->data), *s = raw_scores(ts, su, q, kc);
+        Mat *q = mat_from(1, Q->cols, mat_row(Q, t)), *kc = mat_from(t + 1, K->cols, mat_data(K));
+        Mat *vc = mat_from(t + 1, V->cols, mat_data(V)), *s = raw_scores(ts, su, q, kc);
         Mat *x = s ? scaled_scores(ts, s) : NULL;
         mat_free(s);
         if (!x) {
@@ -498,12 +498,12 @@ static bool kv_decode(TraceSetup *ts, const Setup *su, int h, const Mat *mask)
             return false;
         }
         for (int j = 0; j <= t; j++) {
-            if (B) x->data[j] += mat_get(B, t, j);
-            if (mask && mat_get(mask, t, j) == 0.0) x->data[j] = -INFINITY;
+            if (B) mat_data(x)[j] += mat_get(B, t, j);
+            if (mask && mat_get(mask, t, j) == 0.0) mat_data(x)[j] = -INFINITY;
         }
         Mat *w = attn_softmax(x), *o = attn_weighted_sum(w, vc);
-        memcpy(mat_row(W, t), w->data, sizeof(double) * (size_t)(t + 1));
-        memcpy(mat_row(O, t), o->data, sizeof(double) * (size_t)V->cols);
+        memcpy(mat_row(W, t), mat_data(w), sizeof(double) * (size_t)(t + 1));
+        memcpy(mat_row(O, t), mat_data(o), sizeof(double) * (size_t)V->cols);
         mat_free(q); mat_free(kc); mat_free(vc); mat_free(x); mat_free(w); mat_free(o);
     }
     put(ts, TK_KV_WEIGHTS, h, W, true);

@@ -99,7 +99,7 @@ static const Mat *mlp(TraceSetup *ts, const Mat *mid)
     const Mat *pre = in ? tr_put(ts, TK_MLP_PRE, 0, 0, affine(ts, in, su->mlp.w_in, su->mlp.b_in), true) : NULL;
     if (!pre) return NULL;
     Mat *act = mat_create(pre->rows, pre->cols);
-    for (long i = 0; i < (long)pre->rows * pre->cols; i++) act->data[i] = trace_activate(su->mlp.act, pre->data[i]);
+    for (long i = 0; i < (long)pre->rows * pre->cols; i++) mat_data(act)[i] = trace_activate(su->mlp.act, mat_data(pre)[i]);
     tr_put(ts, TK_MLP_ACT, 0, 0, act, true);
     return tr_put(ts, TK_MLP_OUT, 0, 0, affine(ts, act, su->mlp.w_out, su->mlp.b_out), true);
 }
@@ -204,7 +204,7 @@ bool tr_top(TraceSetup *ts, int k)
     assert(n >= k && n <= V);
     Mat *ids = mat_create(1, n), *tl = mat_create(P->rows, n), *tp = mat_create(P->rows, n);
     for (int c = 0; c < n; c++) {
-        ids->data[c] = w[c];
+        mat_data(ids)[c] = w[c];
         for (int i = 0; i < P->rows; i++) {
             mat_set(tl, i, c, mat_get(Lg, i, w[c]));
             mat_set(tp, i, c, mat_get(P, i, w[c]));

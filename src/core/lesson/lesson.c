@@ -619,7 +619,10 @@ Lesson *lesson_parse_with(const char *text, size_t len, const char *filename, co
     memcpy(all, ma, sizeof *all * (size_t)nm);
     if (given) memcpy(all + nm, arrays, sizeof *all * (size_t)given);
     Lesson *L = parse_text(gtext, glen, filename, all, nm + given, err);
-    if (L) L->from_model = true;
+    if (L) {
+        L->from_model = true;
+        L->model = m;                                               /* its matrices are views of m's file */
+    }
     if (L && !strcmp(filename, FILEIO_STDIN) && lml_name(m)[0]) {     /* attnlab --model: pictures named after the model */
         free(L->name);
         L->name = xstrdup(lml_name(m));
@@ -630,7 +633,7 @@ Lesson *lesson_parse_with(const char *text, size_t len, const char *filename, co
         if (!verbatim) err->col = 1;
     }
     free(all);
-    lml_free(m);
+    if (!L) lml_free(m);
     return L;
 }
 
@@ -701,5 +704,6 @@ void lesson_free(Lesson *L)
     free(L->title);
     free(L->summary);
     free(L->language);
+    lml_free(L->model);                         /* the file its matrices were views of */
     free(L);
 }

@@ -268,6 +268,7 @@ typedef struct Lesson {
     char *shown;                /* path as messages print it: control characters escaped (util_shown) */
     char *name;                 /* file name without directory and .lesson */
     bool from_model;            /* made from a model folder (lesson_model.h): its edits are not saved into the text */
+    struct ModelLesson *model;  /* and what its matrices are views of (the mapped file), freed with it */
     char *title;
     char *summary;
     char *language;             /* `language: ja`: the interface's language, or NULL */
@@ -292,6 +293,11 @@ typedef struct LessonArray {
     const long *shape;
     const void *data;           /* C order */
     size_t len;                 /* bytes of data */
+    /* or, for "<f4" matrices that outlive the lesson (a mapped model's
+    ** weights): the lesson keeps a view (mat_view_f32) instead of a copy;
+    ** element (i, j) at data[i*ld + j], or data[j*ld + i] when transposed */
+    bool borrow, transposed;
+    long ld;
 } LessonArray;
 
 /* Parse len bytes of text; filename is used in messages ("-", standard

@@ -285,9 +285,9 @@ static bool check_mask(Parser *p, const Setup *su)
         return lp_fail_line(p, su->line, 1, "mask %s is %dx%d but the scores are %dx%d (queries x keys)",
                          su->mask_matrix, m->rows, m->cols, su->nq, su->nk);
     for (int64_t i = 0; i < (int64_t)m->rows * m->cols; i++)
-        if (m->data[i] != 0.0 && m->data[i] != 1.0)
+        if (mat_data(m)[i] != 0.0 && mat_data(m)[i] != 1.0)
             return lp_fail_line(p, lesson_matrix(su, su->mask_matrix)->line, 1,
-                             "mask %s may hold only 0 and 1, found %g", su->mask_matrix, m->data[i]);
+                             "mask %s may hold only 0 and 1, found %g", su->mask_matrix, mat_data(m)[i]);
     return true;
 }
 

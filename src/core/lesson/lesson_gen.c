@@ -312,15 +312,18 @@ static bool load_dims(Parser *p, const char *q, const NpyHeader *h, int skip, co
 /* What `load "file" key` reads (key "" for a .npy): an array handed to
 ** the parser in memory (lesson_parse_with) by that name, else the file
 ** beside the lesson. NULL with why filled. */
-static NpyFile *open_source(const Parser *p, const char *file, const char *key, Error *why)
+static NpyFile *open_source(const Parser *p, const char *file, const char *key, const LessonArray **given, Error *why)
 {
     bool named = false;
+    *given = NULL;
     for (int i = 0; i < p->narrays; i++) {
         const LessonArray *a = &p->arrays[i];
         if (!a->file || strcmp(a->file, file)) continue;
         named = true;
-        if (*key ? a->key && !strcmp(a->key, key) : !a->key)
+        if (*key ? a->key && !strcmp(a->key, key) : !a->key) {
+            *given = a;
             return npy_open_data(a->dtype, a->ndim, a->shape, a->data, a->len, why);
+        }
     }
     if (named) {                /* the arrays given hold this file, but not this member */
         error_set(why, ERR_INVALID, NULL, 0, 0, "%s%sis not among the arrays given", key, *key ? " " : "");
@@ -346,7 +349,8 @@ static bool gen_load(Parser *p, GenLine *g)
     char file[1024], *key;
     Error why;
     if (!parse_load_source(p, &s, file, sizeof file, &key)) return false;
-    NpyFile *f = open_source(p, file, key, &why);
+    const LessonArray *given;
+    NpyFile *f = open_source(p, file, key, &given, &why);
     if (!f) {
         free(key);
         return FAIL(p, q, "%s: %s", file, why.msg);
@@ -367,6 +371,22 @@ static bool gen_load(Parser *p, GenLine *g)
     ok = ok && (r = parse_selector(p, &s, "head", h->ndim > skip ? h->shape[skip] : 0, file, &head)) >= 0;
     skip += ok ? r : 0;
     ok = ok && lp_end(p, s) && load_dims(p, q, h, skip, file, key, dims);
+    if (ok && given && given->borrow) {
+        /* a model's weights: a view of its mapped numbers, not a copy (its file outlives the lesson) */
+        assert(!strcmp(given->dtype, "<f4") && given->ndim == 2);
+        if (skip || dims[0] != 1) {
+            FAIL(p, q, "%s %s is a model's matrix: it loads whole, without layer or head", file, key);
+            free(key);
+            npy_close(f);
+            return false;
+        }
+        lm->m = mat_view_f32((int)dims[1], (int)dims[2], given->data, given->ld, given->transposed);
+        lm->loaded = true;
+        g->stack = 1;
+        free(key);
+        npy_close(f);
+        return lm->m != NULL;
+    }
     double *all = ok ? xmalloc(sizeof *all * (size_t)h->count) : NULL;
     if (ok && npy_read(f, all, &why) < 0) ok = FAIL(p, q, "%s: %s", file, why.msg);
     if (ok && dims[0] == 1 && skip == 0) {
@@ -407,7 +427,8 @@ bool lp_load_strings(Parser *p, const char *s, int max, char ***out, int *n)
     Error why;
     if (!parse_load_source(p, &s, file, sizeof file, &key)) return false;
     if (!lp_end(p, s)) { free(key); return false; }
-    NpyFile *f = open_source(p, file, key, &why);
+    const LessonArray *given;
+    NpyFile *f = open_source(p, file, key, &given, &why);
     const char *sep = *key ? " " : "";
     bool ok = f != NULL;
     if (!ok) FAIL(p, q, "%s: %s", file, why.msg);
@@ -645,10 +666,11 @@ bool lp_generator(Parser *p, LessonMatrix *lm, const char *s)
     lm->generated = true;
     if (!fn(p, &g)) return false;
     if (g.scale != 1.0 && lm->m)
-        for (int64_t i = 0; i < (int64_t)lm->m->rows * lm->m->cols; i++) lm->m->data[i] *= g.scale;
+        for (int64_t i = 0; i < (int64_t)lm->m->rows * lm->m->cols; i++) mat_data(lm->m)[i] *= g.scale;
     /* A scale like 1e308 turns some draws infinite: such a matrix could
-    ** neither be shown nor saved (a written-out inf does not load). */
-    if (!mat_all_finite(lm->m))
+    ** neither be shown nor saved (a written-out inf does not load). A
+    ** model's view was checked where it was read (lesson_model.c). */
+    if (lm->m->data && !mat_all_finite(lm->m))
         return FAIL(p, s, "%s gives numbers too large for a double (infinite); use a smaller %s",
                     word, strcmp(word, "sinusoid") ? "scale" : "noise");
     lm->stack = (int)g.stack;

@@ -39,6 +39,8 @@ typedef struct Arr {
     const void *data;
     void *owned;
     bool f64;
+    bool view, transposed;      /* a float32 view (LessonArray.borrow): element (i, j) at data[i*ld + j] or data[j*ld + i] */
+    long ld;
 } Arr;
 
 struct ModelLesson {
@@ -315,27 +317,21 @@ static const float *tensor(ModelLesson *m, const char *name, float **owned, Erro
 }
 
 /* Put tensor name (rows x cols, C order) as array key: columns [c0, c0 + nc)
-** of it, or, transposed, its rows [c0, c0 + nc) as columns. */
+** of it, or, transposed, its rows [c0, c0 + nc) as columns. A view of the
+** numbers where they are (the mapped file, or the tensor's converted copy),
+** which the lesson keeps instead of copying. */
 static bool put(ModelLesson *m, const char *key, const char *name, long rows, long cols, long c0, long nc,
                 bool transposed, Error *err)
 {
     float *owned;
     const float *f = tensor(m, name, &owned, err);
     if (!f) return false;
-    Arr *a;
-    if (!transposed && c0 == 0 && nc == cols) {
-        a = add_arr(m, key, rows, cols);
-        a->data = f;
-        a->owned = owned;
-        return true;
-    }
-    long r = transposed ? cols : rows;
-    float *out = xmalloc(sizeof *out * (size_t)(r * nc));
-    for (long i = 0; i < r; i++)
-        for (long j = 0; j < nc; j++) out[i * nc + j] = transposed ? f[(c0 + j) * cols + i] : f[i * cols + c0 + j];
-    free(owned);
-    a = add_arr(m, key, r, nc);
-    a->data = a->owned = out;
+    Arr *a = add_arr(m, key, transposed ? cols : rows, nc);
+    a->data = transposed ? f + c0 * cols : f + c0;
+    a->owned = owned;
+    a->view = true;
+    a->transposed = transposed;
+    a->ld = cols;
     return true;
 }
 
@@ -533,8 +529,8 @@ static void emit_titled(ModelLesson *m, int src, Line l, const char *kind, int l
     while (close > l.s && close[-1] != ']') close--;
     const char *colon = memchr(l.s, ':', l.n);
     if (close == l.s || (colon && colon > close)) colon = NULL;
-    if (close == l.s) {                         /* not a whole section line: the parser says so */
-        emit(m, src, l.s, l.n);
+    if (close == l.s) {                         /* not a whole section line: the parser says so, where */
+        emit(m, abs(src), l.s, l.n);
         return;
     }
     const char *own = colon ? colon + 1 : NULL;
@@ -751,7 +747,10 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
                            tok_size(tok), c->vocab);
         if (!ok) at_line(err, file, f.model_line);
     }
-    if (ok) ok = (n = tok_encode(tok, f.text, &ids, err)) >= 0;
+    if (ok && (n = tok_encode(tok, f.text, &ids, err)) < 0) {
+        ok = false;
+        at_line(err, file, f.text_line);
+    }
     int most = c ? (c->positions < LESSON_MAX_TOKENS ? c->positions : LESSON_MAX_TOKENS) : 0;
     if (ok && n == 0) ok = error_set(err, ERR_INVALID, file, f.text_line, 1, "the text makes no tokens");
     if (ok && n > most)
@@ -803,7 +802,8 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
             bool words = !strcmp(a->key, "vocab");
             m->la[i] = (LessonArray){ LML_FILE, a->key, a->f64 ? "<f8" : words ? "|S64" : "<f4", words ? 1 : 2,
                                       a->shape, a->data,
-                                      (size_t)a->shape[0] * (words ? LESSON_MAX_TOKEN : (size_t)a->shape[1] * (a->f64 ? 8 : 4)) };
+                                      (size_t)a->shape[0] * (words ? LESSON_MAX_TOKEN : (size_t)a->shape[1] * (a->f64 ? 8 : 4)),
+                                      a->view, a->transposed, a->ld };
         }
     }
     _Static_assert(LESSON_MAX_TOKEN == 64, "the words' dtype says |S64");

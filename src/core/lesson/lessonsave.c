@@ -94,7 +94,7 @@ int lsave_diff(const Lesson *base, const Lesson *edited, LsaveEdit **out)
             if (!ma || !mat_same_shape(ma->m, mb->m)) goto differ;
             for (int i = 0; i < mb->m->rows; i++)
                 for (int j = 0; j < mb->m->cols; j++) {
-                    double x = mat_get(ma->m, i, j), y = mat_get(mb->m, i, j);
+                    double x = mat_peek(ma->m, i, j), y = mat_peek(mb->m, i, j);
                     if (!memcmp(&x, &y, sizeof x)) continue;
                     if (n == cap) {
                         cap = cap ? cap * 2 : 16;

@@ -93,7 +93,7 @@ void ex_dot_line(Buf *b, const double *a, int sa, const double *c, int sc, int n
 void ex_row_col(Buf *b, const Mat *a, int i, const Mat *c, int j, int n, double result)
 {
     assert(a && c && n >= 1 && n <= a->cols && n <= c->rows && j >= 0 && j < c->cols);
-    ex_dot_line(b, mat_row(a, i), 1, c->data + j, c->cols, n, result);
+    ex_dot_line(b, mat_row(a, i), 1, mat_data(c) + j, c->cols, n, result);
 }
 
 /* A bias added after a dot line. */
@@ -222,7 +222,7 @@ static void ex_raw(Ex *e, int i, int j, double raw)
             for (int d = 0; d < Q->cols; d++) a += mat_get(Q, i, d) * mat_get(W1, d, t);
             for (int d = 0; d < K->cols; d++) b += mat_get(K, j, d) * mat_get(W2, d, t);
             if (t) buf_puts(&e->out, " + ");
-            ex_num(&e->out, vv->data[t], true);
+            ex_num(&e->out, mat_data(vv)[t], true);
             buf_puts(&e->out, "\xc3\x97tanh(");
             ex_num(&e->out, a + b, false);
             buf_puts(&e->out, ")");

@@ -140,7 +140,7 @@ static void prob_cell(Ex *e, int i, int col, double v)
 static int top_column(const Ex *e, int k, int j)
 {
     const Mat *ids = trace_at(e->T, e->s, trace_block_ref(TK_TOP_IDS, 0, k));
-    return ids && j < ids->cols ? (int)ids->data[j] : 0;
+    return ids && j < ids->cols ? (int)mat_data(ids)[j] : 0;
 }
 
 /* A cell of the rest of a block. */

@@ -153,14 +153,14 @@ static double variance(const Mat *m)
     double big = 0, sum = 0, sq = 0;
     long n = 0, total = (long)m->rows * m->cols;
     for (long i = 0; i < total; i++)
-        if (isfinite(m->data[i]) && fabs(m->data[i]) > big) big = fabs(m->data[i]);
+        if (isfinite(mat_data(m)[i]) && fabs(mat_data(m)[i]) > big) big = fabs(mat_data(m)[i]);
     if (big == 0) big = 1;
     for (long i = 0; i < total; i++)
-        if (isfinite(m->data[i])) { sum += m->data[i] / big; n++; }
+        if (isfinite(mat_data(m)[i])) { sum += mat_data(m)[i] / big; n++; }
     if (n == 0) return NAN;
     double mean = sum / n;
     for (long i = 0; i < total; i++)
-        if (isfinite(m->data[i])) sq += (m->data[i] / big - mean) * (m->data[i] / big - mean);
+        if (isfinite(mat_data(m)[i])) sq += (mat_data(m)[i] / big - mean) * (mat_data(m)[i] / big - mean);
     return sq / n * big * big;      /* may be +∞ for values near 1e308: the caller says so in words */
 }
 
@@ -597,7 +597,7 @@ Panel *stage_row(Ctx *c, TraceRef ref, int r, const char *title, LabelKind cols,
     Panel *p = stage_heat(c, ref, title, LAB_Q, cols, AX_QUERIES, col_axis);
     if (!p) return NULL;
     Mat *row = mat_create(1, m->cols);
-    memcpy(row->data, mat_row(m, r), sizeof(double) * (size_t)m->cols);
+    memcpy(mat_data(row), mat_row(m, r), sizeof(double) * (size_t)m->cols);
     for (int i = 0; i < m->rows; i++) free(p->row_labels[i]);
     p->row_labels[0] = stage_query_label(c, r);
     if (c->st->indices) p->row_labels[0] = stage_with_index(p->row_labels[0], r);

@@ -197,7 +197,7 @@ static unsigned char *word_marks(const Ctx *c, int k, const Mat *ids, int a, int
         for (int t = 0; t < k; t++) likely[top[t]] = true;
         int next = next_word(c, r);
         for (int j = a; j < e; j++) {
-            int w = (int)ids->data[j];
+            int w = (int)mat_data(ids)[j];
             unsigned char *mk = &marks[(size_t)r * (size_t)(e - a) + (size_t)(j - a)];
             if (likely[w]) *mk |= PANEL_MARK_FRAME;
             if (next == w) *mk |= PANEL_MARK_DIAMOND;

@@ -182,7 +182,7 @@ static bool same_numbers(const Mat *a, const Mat *b)
     if (a == b) return true;
     if (!mat_same_shape(a, b)) return false;
     for (int i = 0; i < a->rows * a->cols; i++)
-        if (a->data[i] != b->data[i]) return false;
+        if (mat_data(a)[i] != mat_data(b)[i]) return false;
     return true;
 }
 
@@ -334,8 +334,8 @@ static Panel *difference(Ctx *x, int ia, int ib, LabelKind cols, const char *col
     assert(mat_same_shape(A, B));
     Mat *d = mat_create(B->rows, B->cols);
     for (int i = 0; i < B->rows * B->cols; i++) {
-        double v = B->data[i] - A->data[i];
-        d->data[i] = isfinite(v) ? v : v > 0 ? DBL_MAX : -DBL_MAX;
+        double v = mat_data(B)[i] - mat_data(A)[i];
+        mat_data(d)[i] = isfinite(v) ? v : v > 0 ? DBL_MAX : -DBL_MAX;
     }
     p->owned = d;
     p->m = d;
@@ -354,8 +354,8 @@ static char *largest_change(const Panel *pd, const Panel *pa, const Panel *pb)
     const Mat *d = pd->m;
     int best = 0;
     for (int i = 1; i < d->rows * d->cols; i++)
-        if (fabs(d->data[i]) > fabs(d->data[best])) best = i;
-    if (d->data[best] == 0) return xstrdup(_("B and A are equal in every cell"));
+        if (fabs(mat_data(d)[i]) > fabs(mat_data(d)[best])) best = i;
+    if (mat_data(d)[best] == 0) return xstrdup(_("B and A are equal in every cell"));
     int r = best / d->cols, col = best % d->cols;
     char va[32], vb[32];
     snprintf(va, sizeof va, "%.3g", mat_get(pa->m, r, col));

@@ -37,7 +37,7 @@ static char **word_labels(const Ctx *c, int n)
     const Mat *ids = trace_at(c->T, c->s, trace_block_ref(TK_TOP_IDS, 0, lesson_stage_top(c->L, c->st)));
     char **l = xmalloc(sizeof *l * (size_t)n);
     for (int i = 0; i < n; i++) {
-        int w = ids && i < ids->cols ? (int)ids->data[i] : -1;
+        int w = ids && i < ids->cols ? (int)mat_data(ids)[i] : -1;
         l[i] = w >= 0 && w < c->su->nvocab ? xstrdup(c->su->vocab[w]) : stage_fmt("%d", i + 1);
     }
     return l;

@@ -279,7 +279,7 @@ static void online_final(Ctx *c, int h, int B)
     free(sx);
     const Mat *D = d ? d->m : NULL;
     double mx = 0;
-    for (long i = 0; D && i < (long)D->rows * D->cols; i++) mx = fmax(mx, fabs(D->data[i]));
+    for (long i = 0; D && i < (long)D->rows * D->cols; i++) mx = fmax(mx, fabs(mat_data(D)[i]));
     c->v->formula = xstrdup(_("output = acc after the last block: softmax\xc2\xb7V without ever holding a whole row of weights"));
     c->v->note = stage_fmt(_("largest |online \xe2\x88\x92 ordinary| = %.3g (\xce\xb5 = 2\xe2\x81\xbb\xe2\x81\xb5\xc2\xb2 "
                            "\xe2\x89\x88 2.2e\xe2\x88\x92" "16, the spacing of doubles near 1): the same up to rounding"),

@@ -63,7 +63,7 @@ StageVals stage_vals(const Mat *m)
 {
     StageVals v = { false, 0, 0, false, 0, 0, false, true };
     for (long i = 0, n = m ? (long)m->rows * m->cols : 0; i < n; i++) {
-        double x = m->data[i];
+        double x = mat_data(m)[i];
         if (!isfinite(x)) { v.nonfinite = true; continue; }
         if (!v.any || x < v.lo) v.lo = x;
         if (!v.any || x > v.hi) v.hi = x;

@@ -164,7 +164,7 @@ static bool read_vocab_json(Tokenizer *t, const char *dir, Error *err)
     bool ok = root && cJSON_IsObject(root);
     if (!ok) error_set(err, ERR_INVALID, shown, 0, 0, "not a JSON object of words and their ids");
     int n = ok ? cJSON_GetArraySize(root) : 0;
-    if (ok && n < 256) ok = error_set(err, ERR_INVALID, shown, 0, 0, "%d words: a byte-level vocabulary holds at least 256", n);
+    if (ok && n < 1) ok = error_set(err, ERR_INVALID, shown, 0, 0, "no words");
     if (ok) {
         t->nwords = n;
         t->words = xcalloc((size_t)n, sizeof *t->words);
@@ -384,7 +384,7 @@ static bool bpe_word(const Tokenizer *t, const char *s, size_t n, Ids *ids, Erro
         else {
             char piece[64];
             snprintf(piece, sizeof piece, "%.*s", sym[i].len < 48 ? sym[i].len : 48, text.s + sym[i].at);
-            ok = error_set(err, ERR_INVALID, "vocab.json", 0, 0, "no word for \"%s\", which the merges make", piece);
+            ok = error_set(err, ERR_INVALID, NULL, 0, 0, "the vocabulary (vocab.json) has no word for \"%s\"", piece);
         }
     }
     free(sym);
