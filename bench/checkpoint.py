@@ -38,19 +38,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
-
-
-def byte_chars():
-    """GPT-2's printable character for each byte."""
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
-    out, extra = [], 0
-    for b in range(256):
-        if b in keep:
-            out.append(chr(b))
-        else:
-            out.append(chr(256 + extra))
-            extra += 1
-    return out
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+from tiny_model import byte_chars                   # noqa: E402
 
 
 def write_folder(d, seed=124):
@@ -167,7 +156,6 @@ def main():
     try:
         import torch
         torch.set_num_threads(os.cpu_count() or 1)
-        sys.path.insert(0, os.path.join(HERE, "..", "tests"))
         import hf_gpt2 as hg
         model = hg.GPT2LMHeadModel(hg.config()).eval()
         ids = torch.arange(count(text64))

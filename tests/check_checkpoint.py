@@ -44,6 +44,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, HERE)
 import hf_bert as hb                            # noqa: E402
 import hf_gpt2 as hg                            # noqa: E402
+import tiny_model                               # noqa: E402
 from attnlab import _library                    # noqa: E402
 from tcheck import check, finish, worst         # noqa: E402
 
@@ -72,25 +73,25 @@ TRAIN = CORPUS + ["the cat and the dog sat on the mat", "attention is all you ne
 GPT2_PATTERN = regex.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")
 
 
-def byte_chars():
-    """GPT-2's printable character for each byte."""
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
-    out, extra = {}, 0
-    for b in range(256):
-        if b in keep:
-            out[b] = chr(b)
-        else:
-            out[b] = chr(256 + extra)
-            extra += 1
-    return out
-
-
-B2C = byte_chars()
+B2C = dict(enumerate(tiny_model.byte_chars()))
 
 
 def pieces(text):
     """GPT-2's pre-tokens of text, as byte characters."""
     return ["".join(B2C[b] for b in p.encode("utf-8")) for p in GPT2_PATTERN.findall(text)]
+
+
+def merge(word, pair):
+    """word (a tuple of symbols) with every pair, left to right, made one symbol."""
+    out, i = [], 0
+    while i < len(word):
+        if i + 1 < len(word) and (word[i], word[i + 1]) == pair:
+            out.append(word[i] + word[i + 1])
+            i += 2
+        else:
+            out.append(word[i])
+            i += 1
+    return tuple(out)
 
 
 def learn_bpe(texts, merges_wanted):
@@ -108,15 +109,7 @@ def learn_bpe(texts, merges_wanted):
         merges.append(best)
         merged = Counter()
         for w, c in words.items():
-            out, i = [], 0
-            while i < len(w):
-                if i + 1 < len(w) and (w[i], w[i + 1]) == best:
-                    out.append(w[i] + w[i + 1])
-                    i += 2
-                else:
-                    out.append(w[i])
-                    i += 1
-            merged[tuple(out)] += c
+            merged[merge(w, best)] += c
         words = merged
     return merges
 
@@ -128,15 +121,7 @@ def bpe(piece, ranks):
         best = min(zip(word, word[1:]), key=lambda p: ranks.get(p, float("inf")))
         if best not in ranks:
             break
-        out, i = [], 0
-        while i < len(word):
-            if i + 1 < len(word) and (word[i], word[i + 1]) == best:
-                out.append(word[i] + word[i + 1])
-                i += 2
-            else:
-                out.append(word[i])
-                i += 1
-        word = tuple(out)
+        word = merge(word, best)
     return list(word)
 
 
@@ -295,14 +280,22 @@ sd = {k: v for k, v in gpt2.state_dict().items() if not k.startswith("lm_head")}
 write_safetensors(os.path.join(gdir, "model.safetensors"), sd)
 
 vocab_index = {w: i for i, w in enumerate(words)}
-for s in CORPUS:
-    want = gpt2_tokens(s, ranks)
-    if len(want) > 64:
-        continue
-    h = opened(gdir, s)
-    got = tokens_of(h)
-    h.close()
-    check(got == want, "GPT-2 tokens of %r: %s (the published algorithm: %s)" % (s[:40], got[:12], want[:12]))
+
+
+def same_tokens(name, folder, reference):
+    """Every sentence of the corpus (of at most 64 tokens) cut by the library
+    as reference cuts it."""
+    for s in CORPUS:
+        want = reference(s)
+        if len(want) > 64:
+            continue
+        h = opened(folder, s)
+        got = tokens_of(h)
+        h.close()
+        check(got == want, "%s tokens of %r: %s (the published algorithm: %s)" % (name, s[:40], got[:12], want[:12]))
+
+
+same_tokens("GPT-2", gdir, lambda s: gpt2_tokens(s, ranks))
 
 # ---------------------------------------------------------------- BERT
 bert_vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -331,14 +324,7 @@ for k in list(bsd):                             # the older names of two layer n
         bsd[k.replace(".weight", ".gamma").replace(".bias", ".beta")] = bsd.pop(k)
 write_safetensors(os.path.join(bdir, "model.safetensors"), {"bert." + k: v for k, v in bsd.items()})
 bset = set(bert_vocab)
-for s in CORPUS:
-    want = bert_tokens(s, bset)
-    if len(want) > 64:
-        continue
-    h = opened(bdir, s)
-    got = tokens_of(h)
-    h.close()
-    check(got == want, "BERT tokens of %r: %s (the published algorithm: %s)" % (s[:40], got[:12], want[:12]))
+same_tokens("BERT", bdir, lambda s: bert_tokens(s, bset))
 
 
 # ---------------------------------------------------------------- numbers
@@ -411,7 +397,6 @@ h.close()
 # ---------------------------------------------------------------- the bundled lesson
 # lessons/models/gpt2-reads.lesson names "gpt2", found among the user's
 # models: a GPT-2-shaped folder of twelve small layers stands in for it.
-import tiny_model                               # noqa: E402
 os.environ["XDG_DATA_HOME"] = os.path.join(tmp, "data")
 tiny_model.write(os.path.join(tmp, "data", "attnlab", "models", "gpt2"), 12)
 with open(os.path.join(HERE, "..", "lessons", "models", "gpt2-reads.lesson")) as f:
