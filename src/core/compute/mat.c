@@ -145,8 +145,12 @@ static void pack_b(const Mat *b, int k0, int kc, int lo, int hi, double *pack)
             if (b->data) {
                 const double *src = b->data + (long)(k0 + k) * b->cols + j0;
                 for (int j = 0; j < w; j++) pack[j] = src[j];
-            } else {                        /* a view of floats, read as it is packed (threads only read it) */
-                for (int j = 0; j < w; j++) pack[j] = view_get(b, k0 + k, j0 + j);
+            } else if (!b->f32_t) {         /* a view of floats, read as it is packed (threads only read it) */
+                const float *src = b->f32 + (long)(k0 + k) * b->f32_ld + j0;
+                for (int j = 0; j < w; j++) pack[j] = src[j];
+            } else {                        /* a transposed view: b's column j is row j of the floats */
+                const float *src = b->f32 + (long)j0 * b->f32_ld + k0 + k;
+                for (int j = 0; j < w; j++) pack[j] = src[(long)j * b->f32_ld];
             }
             for (int j = w; j < NR; j++) pack[j] = 0.0;
             pack += NR;

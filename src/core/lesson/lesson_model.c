@@ -299,7 +299,10 @@ static const float *tensor(ModelLesson *m, const char *name, float **owned, Erro
     const void *p = st_data(st, t);
     if (t->dtype == ST_F32 && (uintptr_t)p % sizeof(float) == 0) {
         const float *f = p;
-        for (int64_t i = 0; i < t->count; i++)
+        const uint32_t *bits = p;
+        uint32_t any = 0;                           /* an exponent of all ones: NaN or infinity */
+        for (int64_t i = 0; i < t->count; i++) any |= (uint32_t)((bits[i] & 0x7F800000u) == 0x7F800000u);
+        for (int64_t i = 0; any && i < t->count; i++)
             if (!isfinite(f[i])) {
                 error_set(err, ERR_INVALID, st_shown(st), 0, 0, "%s holds %s at index %lld", t->name,
                           isnan(f[i]) ? "NaN" : "an infinity", (long long)i);
