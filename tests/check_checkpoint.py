@@ -382,6 +382,31 @@ for dtype, tol in (("F32", 1e-5), ("F16", 1e-5), ("BF16", 1e-5)):
     print("checkpoint: GPT-2 %s, %d tokens: weights %.1g, outputs %.1g, probabilities %.1g" % (dtype, len(ids), we, oe, pe))
     h.close()
 
+# a head switched off (ablate: 2.3): its output replaced by 0 before c_proj, as a hook does it in torch
+ids = torch.tensor([vocab_index[t] for t in gpt2_tokens(SENTENCE, ranks)])
+hd = 32 // 4
+
+
+def zero_head(module, inputs):
+    x = inputs[0].clone()
+    x[:, 2 * hd:3 * hd] = 0
+    return (x,)
+
+
+hook = gpt2.transformer.h[1].attn.c_proj.register_forward_pre_hook(zero_head)
+with torch.no_grad():
+    probs = torch.softmax(gpt2(ids), dim=-1).numpy()
+hook.remove()
+h = opened(gdir, SENTENCE, None, "ablate: 2.3\n")
+w, out = layer_matrices(h, 3)
+oe = max(worst(out[i + 1], b.out) for i, b in enumerate(gpt2.transformer.h))
+nt = [k for k in range(1, h.stages() + 1) if json.loads(h.dump(k))["stages"][0]["id"] == "next_token"][0]
+m = [m for m in json.loads(h.dump(nt))["stages"][0]["matrices"] if m["name"].startswith("top_probs.")][0]
+pe = worst(h.matrix(nt, m["name"]), probs[:, [vocab_index[c] for c in m["col_labels"]]])
+check(oe <= 1e-4 and pe <= 1e-5, "GPT-2 with head 3 of layer 2 off: layers' outputs %.2g, next-token probabilities %.2g, "
+      "against torch with the head's output zeroed" % (oe, pe))
+h.close()
+
 bids = torch.tensor([[bert_vocab.index(t) for t in bert_tokens(SENTENCE, bset)]])
 with torch.no_grad():
     bert(bids)

@@ -301,8 +301,10 @@ START_TEST(test_model_lesson_refused)
     gpt2_with_tokenizer();
     model_refused("a a a a a a a a a a a a a a a a a", "", "5:1: error: the text is 17 tokens, over the model's limit of 16");
     model_refused("ab", "layers: 1 3\n", "6:11: error: expected layer numbers from 1 to 2 (such as 1 6 2, or 1-2)");
-    model_refused("ab", "heads: 2\n", "6:1: error: a setup that reads a model takes model:, text: and layers: (its matrices "
-                  "come from the model's folder)");
+    model_refused("ab", "heads: 2\n", "6:1: error: a setup that reads a model takes model:, text:, layers: and ablate: (its "
+                  "matrices come from the model's folder)");
+    model_refused("ab", "ablate: 1.3\n", "6:9: error: expected heads as LAYER.HEAD (layers 1 to 2, heads 1 to 2: 9.6 "
+                  "10.1), then mean if they are replaced by their mean");
     model_refused("ab", "\n[multi_head: x\n", "7:1: error: expected ']' to close the section header");
     model_refused("abd", "", "5:1: error: the vocabulary (vocab.json) has no word for \"d\"");
 }

@@ -461,11 +461,44 @@ static bool put_unembed(ModelLesson *m, const ModelConfig *c, const Tokenizer *t
 
 /* The model setup's own fields. */
 typedef struct Fields {
-    int model_line, text_line, layers_line;
+    int model_line, text_line, layers_line, ablate_line;
     char *model, *text;
     bool shown[LESSON_MAX_SETUPS];
+    unsigned ablate[LESSON_MAX_SETUPS];         /* heads switched off, a bit each (1 << (h - 1)) */
+    bool ablate_mean;                           /* by their mean over the tokens, not 0 */
     char title[256];
 } Fields;
+
+/* `ablate: 9.6 10.1 mean`: heads by layer and number (of a model of
+** layers x heads), into f. */
+static bool parse_ablate(Fields *f, Line l, size_t v, int layers, int heads, const char *file, Error *err)
+{
+    size_t i = v;
+    while (i < l.n && l.s[i] != '#') {
+        if (l.s[i] == ' ' || l.s[i] == '\t') {
+            i++;
+            continue;
+        }
+        size_t at = i;
+        if (l.n - i >= 4 && !memcmp(l.s + i, "mean", 4)) {
+            f->ablate_mean = true;
+            i += 4;
+            continue;
+        }
+        long a = 0, h = 0;
+        while (i < l.n && isdigit((unsigned char)l.s[i]) && a < 100000) a = a * 10 + (l.s[i++] - '0');
+        bool dot = i < l.n && l.s[i] == '.' && i > at;
+        if (dot) i++;
+        size_t hs = i;
+        while (i < l.n && isdigit((unsigned char)l.s[i]) && h < 100000) h = h * 10 + (l.s[i++] - '0');
+        if (!dot || i == hs || a < 1 || a > layers || h < 1 || h > heads || (i < l.n && l.s[i] != ' ' && l.s[i] != '\t'))
+            return error_set(err, ERR_INVALID, file, f->ablate_line, (int)at + 1,
+                             "expected heads as LAYER.HEAD (layers 1 to %d, heads 1 to %d: 9.6 10.1), then mean if "
+                             "they are replaced by their mean", layers, heads);
+        f->ablate[a - 1] |= 1u << (h - 1);
+    }
+    return true;
+}
 
 /* `layers: 1 6 12` or `layers: 1-4` (of n): the shown ones, into f. */
 static bool parse_layers(Fields *f, Line l, size_t v, int n, const char *file, Error *err)
@@ -606,6 +639,15 @@ static void emit_setup(ModelLesson *m, const ModelConfig *c, const Fields *f, in
     emitf(m, src, "heads: %d", c->heads);
     if (k > 0) emit(m, src, "residual: yes", 13);
     if (!gpt2) emit(m, src, "norm_order: post", 16);
+    if (f->ablate[k]) {
+        Buf b = { 0 };
+        buf_puts(&b, "ablate:");
+        for (int h = 0; h < c->heads; h++)
+            if (f->ablate[k] >> h & 1) buf_printf(&b, " %d", h + 1);
+        if (f->ablate_mean) buf_puts(&b, " mean");
+        emit(m, -f->ablate_line, buf_str(&b), b.len);
+        buf_free(&b);
+    }
 }
 
 /* Read the model setup's lines [from, to): its fields into f. */
@@ -632,10 +674,12 @@ static bool read_fields(Fields *f, const Line *l, int from, int to, const char *
             if (!quoted(l[i].s + v, l[i].n - v, &f->text, file, i + 1, (int)v + 1, err)) return false;
         } else if (key_line(l[i], "layers", &v)) {
             f->layers_line = i + 1;
+        } else if (key_line(l[i], "ablate", &v)) {
+            f->ablate_line = i + 1;
         } else {
             return error_set(err, ERR_INVALID, file, i + 1, (int)k + 1,
-                             "a setup that reads a model takes model:, text: and layers: (its matrices come from the "
-                             "model's folder)");
+                             "a setup that reads a model takes model:, text:, layers: and ablate: (its matrices come "
+                             "from the model's folder)");
         }
     }
     if (!f->text) return error_set(err, ERR_INVALID, file, f->model_line, 1, "the model's setup has no text: to read");
@@ -765,6 +809,11 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
         size_t v;
         key_line(l[f.layers_line - 1], "layers", &v);
         ok = parse_layers(&f, l[f.layers_line - 1], v, c->layers, file, err);
+    }
+    if (ok && f.ablate_line) {
+        size_t v;
+        key_line(l[f.ablate_line - 1], "ablate", &v);
+        ok = parse_ablate(&f, l[f.ablate_line - 1], v, c->layers, c->heads, file, err);
     }
     ok = ok && put_input(m, c, ids, n, err);
     for (int k = 0; ok && c && k < c->layers; k++) ok = put_layer(m, c, k, err);
