@@ -243,12 +243,13 @@ static BlockFn block_fn(void)
     return block_plain;
 }
 
+#define NC_PANELS 64                    /* panels of b packed at a time (1 MB at KC) */
+
 /* Columns [lo, hi) of c = a·b, c fresh from mat_create (zeros); shapes
 ** already checked, lo a multiple of NR. The columns go in chunks of
 ** NC_PANELS panels, each through every block of k: a packed chunk stays in
 ** the cache, and the packing memory stays small however wide b is (a
 ** 50,257-word unembedding). Each element still sums its k in order. */
-#define NC_PANELS 64
 static void product_cols(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
 {
     assert(a->cols == b->rows && c->rows == a->rows && c->cols == b->cols);
