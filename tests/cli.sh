@@ -196,4 +196,28 @@ chmod o+w "$tmp/ww/bin/locale/de"
 [ "$(title "$tmp/up")" = "Softmax: scores become weights" ] && ok || bad "a share/locale above the program is not read: $(title "$tmp/up")"
 [ "$(title "$tmp/ww")" = "Softmax: scores become weights" ] && ok || bad "a catalogue others can write is not read: $(title "$tmp/ww")"
 
+# --model FOLDER [SENTENCE...]: a model folder as a lesson (tests/tiny_model.py's GPT-2 of two layers)
+/usr/bin/python3 tests/tiny_model.py "$tmp/gpt2"
+expect 0 "$bin" --model "$tmp/gpt2" --check The cat sat
+[ "$(cat "$tmp/out")" = "<stdin>: ok (6 stages)" ] && ok || bad "--model --check: every layer's heads and MLP, the next token, the model view: $(cat "$tmp/out") $(cat "$tmp/err")"
+expect 0 "$bin" --model "$tmp/gpt2" --dump --stage 1 "The cat sat"
+grep -q '"row_labels": \["The", "\\u0120cat", "\\u0120sat"\]\|"row_labels": \["The", "Ġcat", "Ġsat"\]' "$tmp/out" && ok ||
+    bad "--model --dump: the tokens as GPT-2's tokenizer writes them: $(head -c 300 "$tmp/out")"
+expect 0 "$bin" --model "$tmp/gpt2" --export "$tmp/model-png" --stage 3 "the cat"
+ls "$tmp"/model-png/gpt2-03-*.png >/dev/null 2>&1 && ok || bad "--model --export names the pictures after the folder: $(ls "$tmp/model-png")"
+expect 1 "$bin" --model "$tmp/nowhere" --check
+[ "$(cat "$tmp/err")" = "$tmp/nowhere/config.json: error: cannot open: No such file or directory" ] && ok || bad "--model of a missing folder: $(cat "$tmp/err")"
+expect 1 env HOME="$tmp/home" XDG_DATA_HOME= "$bin" --model gpt3 --check
+[ "$(cat "$tmp/err")" = "attnlab: error: no model gpt3: not a folder here, nor in $tmp/home/.local/share/attnlab/models (the README says how to download one)" ] && ok ||
+    bad "--model of a name found nowhere: $(cat "$tmp/err")"
+mkdir -p "$tmp/home/.local/share/attnlab/models" && cp -r "$tmp/gpt2" "$tmp/home/.local/share/attnlab/models/small"
+expect 0 env HOME="$tmp/home" XDG_DATA_HOME= "$bin" --model small --check the cat
+expect 2 "$bin" --model "$tmp/gpt2" --list
+[ "$(cat "$tmp/err")" = "attnlab: error: --model cannot be combined with --list (see attnlab --help)" ] && ok || bad "--model --list: $(cat "$tmp/err")"
+expect 2 "$bin" --model "$tmp/gpt2" --check -
+[ "$(cat "$tmp/err")" = "attnlab: error: --model reads its sentence from the arguments, not from standard input (see attnlab --help)" ] && ok ||
+    bad "--model -: $(cat "$tmp/err")"
+expect 2 "$bin" --model "$tmp/gpt2" --check "$(printf ' the%.0s' $(seq 70))"
+[ "$(cat "$tmp/err")" = "attnlab: error: the text is 70 tokens, over the model's limit of 64" ] && ok || bad "a sentence past the positions: $(cat "$tmp/err")"
+
 summary "cli"

@@ -865,6 +865,12 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
     free(f.text);
     free(l);
     free(file);
+    if (!ok && !strcmp(filename, FILEIO_STDIN) && len >= strlen(LML_CLI_MARK) &&
+        !memcmp(text, LML_CLI_MARK, strlen(LML_CLI_MARK))) {
+        /* attnlab --model: the lesson is the program's, not the user's; no line of it to point at */
+        if (!strcmp(err->file, LESSON_STDIN_SHOWN)) err->file[0] = '\0';
+        err->line = err->col = 0;
+    }
     if (!ok) {
         lml_free(m);
         return NULL;
@@ -929,7 +935,7 @@ char *lml_default_text(const char *dir, const char *sentence)
     Buf b = { 0 };
     const char *base = strrchr(dir, '/');
     base = base && base[1] ? base + 1 : dir;
-    buf_puts(&b, "title: ");
+    buf_puts(&b, LML_CLI_MARK "\ntitle: ");
     for (const char *s = base; *s; s++) buf_append(&b, (unsigned char)*s < 0x20 ? " " : s, 1);
     buf_puts(&b, " reads a sentence\n\n[setup]\nmodel: ");
     quote(&b, dir, strlen(dir));

@@ -28,6 +28,10 @@
 
 #include "lesson.h"
 
+/* The first line of the lesson lml_default_text writes: its messages name
+** no line of it (the user never saw it). */
+#define LML_CLI_MARK "# the lesson of attnlab --model"
+
 /* The file the generated `load` lines name, which no folder holds. */
 #define LML_FILE "model.npz"
 
