@@ -33,6 +33,10 @@ _attnlab_values() {
         --size) COMPREPLY=( $(compgen -W '1280x720 1920x1080 1280x800 3840x2160' -- "$cur") ) ;;
         --stage) COMPREPLY=( $(compgen -W '1 2 3 4 5 6 7 8 9' -- "$cur") ) ;;
         --export|--shots) _attnlab_files "$cur" ;;
+        --model)                                # a folder, or a name among the user's models
+            _attnlab_files "$cur"
+            local mine=${XDG_DATA_HOME:-$HOME/.local/share}/attnlab/models
+            [ -d "$mine" ] && COMPREPLY+=( $(cd "$mine" && compgen -d -- "$cur") ) ;;
         --font) _attnlab_files "$cur" .ttf .otf .ttc .TTF .OTF .TTC ;;
         *) return 1 ;;
     esac
@@ -61,11 +65,12 @@ _attnlab() {
     [ "$COMP_CWORD" -gt 1 ] && _attnlab_values "$prev" "$cur" && return 0
     if [[ $cur == -* ]]; then
         COMPREPLY=( $(compgen -W '--check --dump --list --export --stage --format --size --scale --theme --cmap
-                                  --font --shots --help --version' -- "$cur") )
+                                  --font --shots --model --help --version' -- "$cur") )
         return 0
     fi
     for ((i = 1; i < COMP_CWORD; i++)); do
         if [ "${COMP_WORDS[i]}" = --list ]; then _attnlab_files "$cur"; return 0; fi
+        [ "${COMP_WORDS[i]}" = --model ] && return 0     # then the words are the sentence
     done
     _attnlab_files "$cur" .lesson
     return 0

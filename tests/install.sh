@@ -24,6 +24,7 @@ if $make -s --no-print-directory -j1 install DESTDIR="$dest" >"$tmp/log" 2>&1; t
 [ "$(ls -l --time-style=+%s.%N "${ATTNLAB:-build/attnlab}" 2>/dev/null)" = "$built" ] && ok || bad "make install built the program again"
 
 for f in bin/attnlab share/attnlab/lessons/01-tour.lesson share/attnlab/lessons/models/induction.npz \
+         share/attnlab/lessons/models/gpt2-reads.lesson \
          share/locale/de/LC_MESSAGES/attnlab.mo share/applications/attnlab.desktop \
          share/icons/hicolor/scalable/apps/attnlab.svg share/mime/packages/attnlab.xml share/man/man1/attnlab.1 \
          share/bash-completion/completions/attnlab share/doc/attnlab/README.md share/doc/attnlab/lesson-format.md \
@@ -112,6 +113,8 @@ complete_words() { (cd "$tmp/w" && bash -c '. "$1"; shift; COMP_WORDS=("$@"); CO
 [ "$(complete_words attnlab --format = p | tr '\n' ' ')" = "pdf png " ] && ok || bad "completion of --format=p"
 [ "$(complete_words attnlab '' | tr '\n' ' ')" = "sub week3.lesson with space.lesson " ] && ok || bad "completion of a lesson: folders and .lesson files: $(complete_words attnlab '')"
 [ "$(complete_words attnlab --export '' | tr '\n' ' ')" = "sub " ] && ok || bad "completion of --export's folder"
+[ "$(complete_words attnlab --mo | tr '\n' ' ')" = "--model " ] && ok || bad "completion of --mo: $(complete_words attnlab --mo)"
+[ -z "$(complete_words attnlab --model "$tmp/w" the '')" ] && ok || bad "after --model FOLDER the words are a sentence: nothing completed"
 opts=$(options | tr '\n' ' ')
 [ "$(complete_words attnlab -- -- | tr '\n' ' ')" = "" ] && ok || bad "after --, no options"
 [ "$(complete_words attnlab - | tr '\n' ' ')" = "$opts" ] && ok || bad "completion knows every option of --help: $(complete_words attnlab - | tr '\n' ' ') / $opts"
