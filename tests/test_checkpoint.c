@@ -15,6 +15,7 @@
 #include "core/lesson/lessonsave.h"
 #include "core/util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +311,44 @@ START_TEST(test_model_lesson_refused)
 }
 END_TEST
 
+START_TEST(test_unembed_later)
+{
+    /* 4,096 words: the logits wait until asked for, then equal the product */
+    const char *text = "title: t\n[setup]\nseed: 3\ntokens: a b c\nX = randn 3x8\nW_U = load \"w.npy\"\n"
+                       "lnf_g = ones 1x8\nlnf_b = zeros 1x8\nfinal_norm: lnf_g lnf_b\nunembed: W_U\n"
+                       "vocab = load \"v.npy\"\n[next_token]\n";
+    static double w[8 * 4096];
+    static char words[4096][8];
+    for (int i = 0; i < 4096; i++) snprintf(words[i], sizeof words[i], "w%d", i);
+    static const long vshape[1] = { 4096 };
+    for (int i = 0; i < 8 * 4096; i++) w[i] = sin(i * 0.37);
+    static const long shape[2] = { 8, 4096 };
+    LessonArray a[2] = { { .file = "w.npy", .dtype = "<f8", .ndim = 2, .shape = shape, .data = w, .len = sizeof w },
+                         { .file = "v.npy", .dtype = "|S8", .ndim = 1, .shape = vshape, .data = words, .len = sizeof words } };
+    Error e;
+    Lesson *L = lesson_parse_with(text, strlen(text), "u.lesson", a, 2, &e);
+    ck_assert_msg(L != NULL, "%s", e.msg);
+    Trace *tr = attn_run(L, &e);
+    ck_assert_msg(tr != NULL, "%s", e.msg);
+    ck_assert(tr->s[0].unembed_later);
+    const Mat *ln = trace_at(tr, 0, trace_ref(TK_FINAL_LN, 0)), *W = lesson_matrix(&L->setups[0], "W_U")->m;
+    const Mat *lg = trace_at(tr, 0, trace_ref(TK_LOGITS, 0)), *p = trace_at(tr, 0, trace_ref(TK_PROBS, 0));
+    ck_assert(!tr->s[0].unembed_later);
+    ck_assert_ptr_nonnull(lg);
+    ck_assert_ptr_nonnull(p);
+    for (int i = 0; i < 3; i++) {
+        double sum = 0, total = 0;
+        for (int k = 0; k < 8; k++) sum += mat_get(ln, i, k) * mat_get(W, k, 4095);
+        ck_assert(sum == mat_get(lg, i, 4095));          /* the textbook order, bit for bit */
+        for (int j = 0; j < 4096; j++) total += mat_get(p, i, j);
+        ck_assert(fabs(total - 1) < 1e-12);
+    }
+    ck_assert_ptr_eq(trace_at(tr, 0, trace_ref(TK_LOGITS, 0)), lg);   /* once */
+    trace_free(tr);
+    lesson_free(L);
+}
+END_TEST
+
 /* The suite. */
 Suite *checkpoint_suite(void)
 {
@@ -321,6 +360,7 @@ Suite *checkpoint_suite(void)
     tcase_add_test(tc, test_bert_folder);
     tcase_add_test(tc, test_model_lesson);
     tcase_add_test(tc, test_model_lesson_refused);
+    tcase_add_test(tc, test_unembed_later);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -155,6 +155,14 @@ const Mat *tr_find(const TraceSetup *ts, TraceKind k, int head, int block)
         rescore(ts, head);
         m = stored(ts, k, head, block);
     }
+    if (!m && ts->unembed_later && (k == TK_LOGITS || k == TK_PROBS) && head == 0 && block == 0) {
+        tr_unembed((TraceSetup *)ts);           /* it only gains matrices, as rescore */
+        m = stored(ts, k, head, block);
+    }
+    if (!m && ts->su->unembed && k >= TK_TOP_LOGITS && k <= TK_TOP_IDS && head == 0 && block >= 1) {
+        tr_top((TraceSetup *)ts, block);        /* a next_token's words, left with the logits for later */
+        m = stored(ts, k, head, block);
+    }
     return m;
 }
 
@@ -543,7 +551,9 @@ static bool stage_extras(TraceSetup *ts, const Lesson *L, int k, const Mat *mask
             if (extra == EXTRA_DECODE && !find(ts, TK_KV_WEIGHTS, h) && !kv_decode(ts, su, h, mask)) return false;
             if (extra == EXTRA_ONLINE && !online(ts, su, h, lesson_stage_block(L, st))) return false;
         }
-        if (extra == EXTRA_TOP && !tr_top(ts, lesson_stage_top(L, st))) return false;
+        /* the words a next_token shows: now, or with the logits when they are asked for */
+        if (extra == EXTRA_TOP && !ts->unembed_later && !tr_find(ts, TK_TOP_IDS, 0, lesson_stage_top(L, st)))
+            return false;
     }
     return true;
 }

@@ -117,6 +117,10 @@ typedef enum TraceKind {
 ** a hover or a dump asks for them (GPT-2 small at 1,024 tokens would keep
 ** 3.6 GB of them). */
 #define TRACE_KEEP_SCORES (INT64_C(1) << 22)
+/* A vocabulary of this many words or more has its logits and probabilities
+** computed when first asked for (a stage, a hover, a dump), not with the
+** rest: a model's first slide does not wait for 50,257 words a token. */
+#define TRACE_UNEMBED_LATER 4096
 
 /* A kind as a bit, for sets of kinds (stage_table.h). */
 #define TK_BIT(k) (UINT64_C(1) << (k))
@@ -152,6 +156,7 @@ typedef struct TraceSetup {
     double temperature;         /* and then by this */
     bool scores_later;          /* more than TRACE_KEEP_SCORES scores: each head's raw, scaled, biased and masked
                                 ** scores are dropped once its weights are made, and made again when asked for */
+    bool unembed_later;         /* the logits and probabilities are computed when first asked for (tr_unembed) */
     const Mat *resid;           /* `residual: yes`: the input it replaces, computed */
     const char *resid_name;     /* the name of that input (the queries' input) */
 } TraceSetup;

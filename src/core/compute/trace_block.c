@@ -29,6 +29,7 @@
 #include "core/util.h"
 
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,8 @@ static const Mat *mlp(TraceSetup *ts, const Mat *mid)
     return tr_put(ts, TK_MLP_OUT, 0, 0, affine(ts, act, su->mlp.w_out, su->mlp.b_out), true);
 }
 
+static bool finite_surely(const TraceSetup *ts, const Mat *in);
+
 /* After attention: the stream, the MLP, the next token. */
 bool tr_block(TraceSetup *ts, const Lesson *L, int k, const Mat *x)
 {
@@ -139,6 +142,43 @@ bool tr_block(TraceSetup *ts, const Lesson *L, int k, const Mat *x)
     if (!post) return false;
     if (!su->unembed) return true;
     const Mat *in = su->final_norm.gamma ? norm(ts, &su->final_norm, post, TK_COUNT, TK_FINAL_LN) : post;
+    if (!in) return false;
+    if (finite_surely(ts, in)) {
+        ts->unembed_later = true;               /* a vocabulary's logits only when a stage, hover or dump asks */
+        return true;
+    }
+    return tr_unembed(ts);
+}
+
+/* The largest |x| of m (a view's read where it is: no doubles made). */
+static double max_abs(const Mat *m)
+{
+    if (!m->data && m->f32) return FLT_MAX;         /* a float's own bound: no pass over the model's numbers */
+    double big = 0;
+    for (int i = 0; i < m->rows; i++)
+        for (int j = 0; j < m->cols; j++) big = fmax(big, fabs(mat_peek(m, i, j)));
+    return big;
+}
+
+/* Whether in·W_U + b cannot leave the doubles' range (so its logits and
+** their softmax are finite, as check_finite would ask of them after the
+** run): then they can wait until asked for. A big vocabulary only: a
+** lesson's small one is computed with the rest. */
+static bool finite_surely(const TraceSetup *ts, const Mat *in)
+{
+    const Setup *su = ts->su;
+    const Mat *W = tr_input(ts, su->unembed), *b = su->unembed_bias ? tr_input(ts, su->unembed_bias) : NULL;
+    if (!W || W->cols < TRACE_UNEMBED_LATER) return false;
+    double bound = max_abs(in) * max_abs(W) * W->rows + (b ? max_abs(b) : 0);
+    return isfinite(bound) && bound < 1e300;
+}
+
+/* The logits and probabilities, now. */
+bool tr_unembed(TraceSetup *ts)
+{
+    const Setup *su = ts->su;
+    ts->unembed_later = false;
+    const Mat *in = tr_find(ts, trace_unembed_input(su), 0, 0);
     const Mat *logits = in ? tr_put(ts, TK_LOGITS, 0, 0, affine(ts, in, su->unembed, su->unembed_bias), true) : NULL;
     return logits && tr_put(ts, TK_PROBS, 0, 0, attn_softmax(logits), true);
 }
@@ -191,7 +231,6 @@ void trace_row_top(const double *row, int n, int k, int *top)
 */
 bool tr_top(TraceSetup *ts, int k)
 {
-    if (tr_find(ts, TK_TOP_IDS, 0, k)) return true;          /* two stages with one k */
     const Mat *P = tr_find(ts, TK_PROBS, 0, 0), *Lg = tr_find(ts, TK_LOGITS, 0, 0);
     if (!P || !Lg || k < 1 || k > P->cols) return false;
     int V = P->cols, *top = xmalloc(sizeof *top * (size_t)k), *w = xmalloc(sizeof *w * (size_t)V), n = 0;

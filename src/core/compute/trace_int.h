@@ -32,8 +32,12 @@ bool tr_layer_norm(TraceSetup *ts, const Mat *x);
 ** probabilities, as the setup has them. x is its X, before any norm. */
 bool tr_block(TraceSetup *ts, const Lesson *L, int k, const Mat *x);
 /* The words among each row's k likeliest, for a next_token stage
-** (TK_TOP_*, block k), once per k. */
+** (TK_TOP_*, block k): made by tr_find the first time they are asked for. */
 bool tr_top(TraceSetup *ts, int k);
+/* The next token's logits and probabilities (TK_LOGITS, TK_PROBS), from
+** the stream after the last block: computed when a setup's tr_block left
+** them for later (unembed_later), the first time they are asked for. */
+bool tr_unembed(TraceSetup *ts);
 
 /* ---- trace_grid.c ---- */
 
