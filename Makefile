@@ -155,9 +155,11 @@ $(BUILD)/attnlab.xml: assets/attnlab.xml.in $(wildcard po/*.po) po/LINGUAS | dep
 	msgfmt --xml --template=$< -d po -o $@.tmp
 	mv $@.tmp $@
 
+# Without the hash table: i18n.c bisects the sorted messages, and the
+# browser edition carries eight catalogues in its one file.
 $(BUILD)/locale/%/LC_MESSAGES/attnlab.mo: po/%.po | deps-locale
 	@mkdir -p $(dir $@)
-	msgfmt --check -o $@.tmp $<
+	msgfmt --check --no-hash -o $@.tmp $<
 	mv $@.tmp $@
 
 # po/attnlab.pot: every string marked _() or N_() in the sources. Run after

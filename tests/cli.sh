@@ -219,5 +219,9 @@ expect 2 "$bin" --model "$tmp/gpt2" --check -
     bad "--model -: $(cat "$tmp/err")"
 expect 2 "$bin" --model "$tmp/gpt2" --check "$(printf ' the%.0s' $(seq 70))"
 [ "$(cat "$tmp/err")" = "attnlab: error: the text is 70 tokens, over the model's limit of 64" ] && ok || bad "a sentence past the positions: $(cat "$tmp/err")"
+# the browser's lesson of a folder it was given (its first line marks it): its messages name neither it nor a line of it
+printf '# the lesson of attnlab --model\ntitle: t\n[setup]\nmodel: "gpt2"\ntext: "%s"\n' "$(printf ' the%.0s' $(seq 70))" >"$tmp/marked.lesson"
+expect 2 "$bin" --check "$tmp/marked.lesson"
+[ "$(cat "$tmp/err")" = "attnlab: error: the text is 70 tokens, over the model's limit of 64" ] && ok || bad "a marked lesson's message: $(cat "$tmp/err")"
 
 summary "cli"

@@ -318,13 +318,13 @@ START_TEST(test_unembed_later)
                        "lnf_g = ones 1x8\nlnf_b = zeros 1x8\nfinal_norm: lnf_g lnf_b\nunembed: W_U\n"
                        "vocab = load \"v.npy\"\n[next_token]\n";
     static double w[8 * 4096];
-    static char words[4096][12];
+    static char words[4096][16];
     for (int i = 0; i < 4096; i++) snprintf(words[i], sizeof words[i], "w%d", i);
     static const long vshape[1] = { 4096 };
     for (int i = 0; i < 8 * 4096; i++) w[i] = sin(i * 0.37);
     static const long shape[2] = { 8, 4096 };
     LessonArray a[2] = { { .file = "w.npy", .dtype = "<f8", .ndim = 2, .shape = shape, .data = w, .len = sizeof w },
-                         { .file = "v.npy", .dtype = "|S12", .ndim = 1, .shape = vshape, .data = words, .len = sizeof words } };
+                         { .file = "v.npy", .dtype = "|S16", .ndim = 1, .shape = vshape, .data = words, .len = sizeof words } };
     Error e;
     Lesson *L = lesson_parse_with(text, strlen(text), "u.lesson", a, 2, &e);
     ck_assert_msg(L != NULL, "%s", e.msg);

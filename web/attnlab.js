@@ -295,6 +295,8 @@
     svg: () => saveStage(true),
     save: () => saveLesson(),
     open: () => pickFile(),
+    model: () => document.getElementById('folder').click(),
+    sentence: () => askSentence(),
     link: () => copyLink(),
     embed: () => copyEmbed(),
     numbers: (b) => toggleBox('numbers', b),
@@ -358,9 +360,10 @@
   }
   /* Files the user gave (the picker, a drop): the lesson among them opened,
   ** the others written beside it, also where its load lines look. */
-  function openFiles(files) {
+  function openFiles(files, folder) {
     files = Array.from(files || []);
     if (!files.length) return Promise.resolve();
+    if (files.some((f) => modelFile(f) === 'config.json')) return openModel(files, folder);
     return Promise.all(files.map((f) => f.arrayBuffer().then((b) => ({ name: baseName(f.name), bytes: new Uint8Array(b) }),
       () => ({ name: baseName(f.name), bytes: null })))).then(function (got) {
       const bad = got.find((g) => !g.bytes);
@@ -408,6 +411,85 @@
   }
   /* Show the file picker. */
   function pickFile() { document.getElementById('file').click(); }
+
+  /* ---- a model's folder ---- */
+
+  /* The most a model's files may hold: the core's limit where addresses
+  ** are 32-bit (safetensors.c), the heap holding their copy. */
+  const MODEL_MAX = 1024 * 1024 * 1024;
+  const MODEL_FILES = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer_config.json'];
+  /* The name a model's folder reads file by ('config.json'), or '' when it
+  ** reads no such file (a picked folder's other files, its subfolders). */
+  function modelFile(f) {
+    const rel = String(f.webkitRelativePath || f.name).split('/');
+    return rel.length <= 2 && MODEL_FILES.includes(rel[rel.length - 1]) ? rel[rel.length - 1] : '';
+  }
+  /* A downloaded GPT-2 or BERT folder (its files, picked or dropped; folder
+  ** its name when known): written into models/NAME and opened as the lesson
+  ** that reads the default sentence (lml_default_text); I types another. */
+  function openModel(files, folder) {
+    const rel = files.map((f) => String(f.webkitRelativePath || '')).find((r) => r.includes('/'));
+    const name = baseName(folder || (rel ? rel.split('/')[0] : 'model')).replace(/\.lesson$/, '') || 'model';
+    const wanted = files.filter((f) => modelFile(f));
+    const size = wanted.reduce((n, f) => n + f.size, 0);
+    if (size > MODEL_MAX) {
+      setError(name, UI.tr('cannot open: its files are %s MB, over the browser edition\'s limit of 1024 MB (the desktop program opens any size)')
+        .replace('%s', String(Math.ceil(size / 1048576))));
+      return Promise.resolve();
+    }
+    if (!wanted.some((f) => modelFile(f) === 'model.safetensors')) {
+      setError(name, UI.tr('cannot open: a model folder needs config.json and model.safetensors'));
+      return Promise.resolve();
+    }
+    return Promise.all(wanted.map((f) => f.arrayBuffer().then((b) => ({ name: modelFile(f), bytes: new Uint8Array(b) }), () => null)))
+      .then(function (got) {
+        if (got.includes(null)) { setError(name, 'cannot read: the browser refused the file'); return; }
+        const dir = '/home/web_user/models/' + name;
+        if (M.FS.analyzePath(dir).exists)
+          for (const f of M.FS.readdir(dir)) if (f !== '.' && f !== '..') M.FS.unlink(dir + '/' + f);
+        M.FS.mkdirTree(dir);
+        for (const g of got) M.FS.writeFile(dir + '/' + g.name, g.bytes, { canOwn: true });   /* no copy of 500 MB */
+        writeFile(name + '.lesson', new TextEncoder().encode(withString(dir, (p) => take(M._web_model_text(p)))));
+        if (openPath(name + '.lesson', '', '')) carried = { model: true };
+      });
+  }
+  /* The files of a folder dropped on the page (its top level), or null
+  ** when what was dropped is no folder. {files, folder}. */
+  function droppedFolder(dt) {
+    const item = dt && dt.items && dt.items.length === 1 && dt.items[0].webkitGetAsEntry ? dt.items[0].webkitGetAsEntry() : null;
+    if (!item || !item.isDirectory) return null;
+    const reader = item.createReader(), entries = [];
+    const more = () => new Promise((ok, no) => reader.readEntries(ok, no)).then((got) => {
+      entries.push(...got);
+      return got.length ? more() : entries;
+    });
+    return more().then((all) => Promise.all(all.filter((e) => e.isFile && MODEL_FILES.includes(e.name))
+      .map((e) => new Promise((ok, no) => e.file(ok, no))))).then((files) => ({ files: files, folder: item.name }));
+  }
+  /* I: the sentence the open model's lesson reads, in a field; Enter reads
+  ** another, every layer again, on the same stage and head. */
+  function askSentence() {
+    const now = take(M._web_sentence());
+    if (now === null) { update(); return; }     /* the lesson reads no model: a toast says so */
+    const box = document.getElementById('sentence'), field = document.getElementById('sentence-text');
+    document.getElementById('sentence-title').textContent = UI.tr('The sentence the model reads:');
+    document.getElementById('sentence-read').textContent = UI.tr('Read it');
+    document.getElementById('sentence-cancel').textContent = UI.tr('Close');
+    field.value = now;
+    sentenceOpener = document.activeElement;
+    box.hidden = false;
+    field.focus();
+    field.select();
+  }
+  let sentenceOpener = null;
+  /* Close the sentence's box; read is the sentence to read, if any. */
+  function closeSentence(read) {
+    if (read !== undefined && !withString(read, (p) => M._web_read_sentence(p))) { update(); return; }
+    document.getElementById('sentence').hidden = true;
+    (sentenceOpener && sentenceOpener !== document.body && document.contains(sentenceOpener) ? sentenceOpener : canvas).focus();
+    sentenceOpener = null;
+    update();
+  }
 
   /* ---- pictures, lessons and links out ---- */
 
@@ -480,6 +562,7 @@
   function linkNote() {
     if (lessonRef || !(M._web_flags() & 4) || (carried && carried.text)) return null;
     if (carried && carried.numpy) return ['this lesson loads NumPy files, which a link cannot carry: send the files with it'];
+    if (carried && carried.model) return ['this lesson reads a model\'s folder, which a link cannot carry: send the folder with it'];
     if (carried && carried.tooLong)
       return ['this lesson is too long to carry in a link (%s KB packed): send the file with it', String(Math.ceil(carried.tooLong / 1000))];
     return null;
@@ -623,8 +706,18 @@
     document.getElementById('linkbox').addEventListener('keydown', function (e) {
       if (e.key === 'Escape') { e.stopPropagation(); closeLink(); }
     });
-    const input = document.getElementById('file');
+    const input = document.getElementById('file'), folder = document.getElementById('folder');
     input.addEventListener('change', function () { openFiles(input.files).then(() => { input.value = ''; }); });
+    folder.addEventListener('change', function () { openFiles(folder.files).then(() => { folder.value = ''; }); });
+    document.getElementById('sentence-form').addEventListener('submit', function (e) {
+      e.preventDefault();
+      closeSentence(document.getElementById('sentence-text').value);
+    });
+    document.getElementById('sentence-cancel').addEventListener('click', () => closeSentence());
+    document.getElementById('sentence').addEventListener('keydown', function (e) {
+      e.stopPropagation();                       /* typing is not the slide's keys */
+      if (e.key === 'Escape') closeSentence();
+    });
     /* files dragged over the page: it says it takes them (body.dropping) */
     let drags = 0;
     const dropping = (on) => document.body.classList.toggle('dropping', on);
@@ -637,7 +730,9 @@
       e.preventDefault();
       drags = 0;
       dropping(false);
-      if (e.dataTransfer && e.dataTransfer.files.length) openFiles(e.dataTransfer.files);
+      const dir = droppedFolder(e.dataTransfer);
+      if (dir) dir.then((d) => openFiles(d.files, d.folder), () => setError('', 'cannot read: the browser refused the folder'));
+      else if (e.dataTransfer && e.dataTransfer.files.length) openFiles(e.dataTransfer.files);
     });
     window.addEventListener('popstate', function () { applyAddress(location.hash.slice(1)); });
     window.addEventListener('hashchange', function () {
@@ -773,8 +868,11 @@
     mod.ENV.LANGUAGE = codes.join(':');
   }
 
-  inflate(bytesOf('wasm')).then(function (wasm) {
-    return createAttnlab({
+  /* The module and emcc's loader come deflated; the loader, run in the
+  ** page's global scope, defines createAttnlab. */
+  Promise.all([inflate(bytesOf('wasm')), inflate(bytesOf('module'))]).then(function ([wasm, loader]) {
+    (0, eval)(new TextDecoder().decode(loader));   // eslint-disable-line no-eval
+    return createAttnlab({  // eslint-disable-line no-undef
       wasmBinary: wasm,
       preRun: [preRun],
       print: function (s) { console.log(s); },

@@ -8,10 +8,10 @@
 // The page template has five placeholders: @BUNDLE@ (a zip archive of the
 // lessons as lessons/NAME, the files their load lines name beside them, and
 // the catalogues as locale/LANG.mo, each deflated unless that does not
-// help), @WASM@ (the WebAssembly module, raw-deflated: the page inflates it
-// with the browser's DecompressionStream), both as 7-bit text (below),
-// @MODULE@ (emcc's loader), @SCRIPT@ (the page's scripts, in order) and
-// @VERSION@. Whatever goes inside a <script> element must not contain
+// help), @WASM@ (the WebAssembly module) and @MODULE@ (emcc's loader),
+// both raw-deflated (the page inflates them with the browser's
+// DecompressionStream and runs the loader), all three as 7-bit text
+// (below), @SCRIPT@ (the page's scripts, in order) and @VERSION@. Whatever goes inside a <script> element must not contain
 // "</script" or "<!--"; 7-bit text has no "<", and the scripts are checked.
 //
 // 7-bit text: the bytes as a stream of 7-bit chunks (the last padded with
@@ -132,8 +132,9 @@ const bundle = to7bit(zip(members));
 const wasmRaw = readFileSync(opt.wasm), wasm = to7bit(deflateRawSync(wasmRaw, { level: 9 }));
 
 const read = (p) => readFileSync(p, 'utf8');
-const module = read(opt.module), script = opt.script.map(read).join('\n');
-for (const [name, text] of [[opt.module, module], [opt.script.join(' '), script]]) {
+const moduleRaw = readFileSync(opt.module), module = to7bit(deflateRawSync(moduleRaw, { level: 9 }));
+const script = opt.script.map(read).join('\n');
+for (const [name, text] of [[opt.script.join(' '), script]]) {
   if (/<\/script/i.test(text) || /<!--/.test(text)) {
     console.error(`bundle.mjs: error: ${name} contains "</script" or "<!--" and cannot be inlined`);
     process.exit(1);
@@ -156,7 +157,7 @@ const kb = (n) => (n / 1024).toFixed(0) + ' KB';
 console.log(`${opt.out}: ${statSync(opt.out).size} bytes (${kb(statSync(opt.out).size)}), ${lessons.length} lessons, ` +
   `${catalogues.length} catalogues`);
 const utf8 = (t) => Buffer.byteLength(t, 'utf8');
-console.log(`  WebAssembly ${kb(wasmRaw.length)}, deflated and as 7-bit text ${kb(utf8(wasm))}; loader ${kb(module.length)}; ` +
+console.log(`  WebAssembly ${kb(wasmRaw.length)}, deflated and as 7-bit text ${kb(utf8(wasm))}; loader ${kb(moduleRaw.length)}, deflated and as 7-bit text ${kb(utf8(module))}; ` +
   `scripts ${kb(script.length)}; bundle as 7-bit text ${kb(utf8(bundle))} (` +
   Object.entries(sizes).map(([k, v]) => `${k} ${kb(v)}`).join(', ') + ` before deflating); the page's own HTML ` +
   kb(page.length));

@@ -33,7 +33,8 @@ function attnlabChrome(M, run) {
 
   /* Names of the page's own buttons (messages of the catalogues). */
   const OWN = { numbers: 'the numbers of this stage, as tables', more: 'more controls', escape: 'Close',
-    embed: 'copy code to show this slide on a course page' };
+    embed: 'copy code to show this slide on a course page',
+    model: 'open a downloaded GPT-2 or BERT folder: config.json, model.safetensors and its tokenizer\'s files (up to 1 GB)' };
 
   /* ---- words ---- */
 

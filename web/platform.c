@@ -38,6 +38,7 @@
 #include "app/sorter.h"
 #include "app/state.h"
 #include "core/text/i18n.h"
+#include "core/lesson/lesson_model.h"
 #include "core/stage/stage.h"
 #include "core/util.h"
 #include "core/io/zipread.h"
@@ -190,6 +191,11 @@ static const char *const page_words[] = {
     N_("this lesson loads NumPy files, which a link cannot carry: send the files with it"),
     N_("this lesson is too long to carry in a link (%s KB packed): send the file with it"),
     N_("copy this embed code:"), N_("embed code copied"), N_("copy code to show this slide on a course page"),
+    N_("Model folder\xe2\x80\xa6"), N_("Read it"),
+    N_("open a downloaded GPT-2 or BERT folder: config.json, model.safetensors and its tokenizer's files (up to 1 GB)"),
+    N_("cannot open: its files are %s MB, over the browser edition's limit of 1024 MB (the desktop program opens any size)"),
+    N_("cannot open: a model folder needs config.json and model.safetensors"),
+    N_("this lesson reads a model's folder, which a link cannot carry: send the folder with it"),
 };
 
 /* msgid in the interface's language now (the page's button labels and
@@ -218,6 +224,29 @@ EMSCRIPTEN_KEEPALIVE int web_open(const char *path)
     if (web_app->error[0]) return -1;
     web_app->picker = false;
     return 0;
+}
+
+/* The lesson of a model folder the page wrote at dir (lesson_model.h: the
+** sentence a trained GPT-2 answers with its heads; its messages name no
+** line of it). The caller frees it with web_free. */
+EMSCRIPTEN_KEEPALIVE char *web_model_text(const char *dir)
+{
+    return lml_default_text(dir, NULL);
+}
+
+/* The sentence the open lesson's model reads, for the page's field (the
+** caller frees it with web_free), or NULL when it reads none (a toast
+** says so). */
+EMSCRIPTEN_KEEPALIVE char *web_sentence(void)
+{
+    return app_sentence_now(web_app);
+}
+
+/* The model reads sentence, on the same stage and head: 1, or 0 with the
+** message on screen and the lesson as it was. */
+EMSCRIPTEN_KEEPALIVE int web_read_sentence(const char *sentence)
+{
+    return app_read_sentence(web_app, sentence) ? 1 : 0;
 }
 
 /* The load error on screen ("" if none). */

@@ -12,6 +12,9 @@
 int web_init(void);
 int web_open(const char *path);
 const char *web_error(void);
+char *web_model_text(const char *dir);
+char *web_sentence(void);
+int web_read_sentence(const char *sentence);
 void web_set_error(const char *file, const char *msg);
 void web_toast(const char *msg, const char *arg, double now);
 const char *web_toast_text(double now);

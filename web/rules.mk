@@ -21,15 +21,16 @@
 
 EMCC      ?= emcc
 WEB       := $(BUILD)/web
+CJSON     := $(BUILD)/cjson
 WEB_ENV   := NODE_PATH=/usr/share/nodejs
 WEB_NODE  := node --no-experimental-fetch
-WEB_CFLAGS = $(WARN) $(WERROR) -Os -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_NO_ZIP -DATTNLAB_NO_UNIBREAK -DATTNLAB_NO_CJSON -Isrc -I$(BUILD)/gen
+WEB_CFLAGS = $(WARN) $(WERROR) -Os -DATTNLAB_VERSION='"$(VERSION)"' -DATTNLAB_NO_ZIP -DATTNLAB_NO_UNIBREAK -Isrc -I$(BUILD)/gen -I$(CJSON)
 WEB_APP_SRC := $(filter-out src/app/main.c src/app/window.c,\
                $(shell grep -LE '^\#include *[<"](SDL|sdl/|app/shot\.h|shot\.h|window\.h)' src/app/*.c))
 # src/view/text.c breaks lines without libunibreak here (ATTNLAB_NO_UNIBREAK).
-WEB_SRC   := $(CORE_SRC) $(VIEW_SRC) $(WEB_APP_SRC) web/platform.c
-WEB_CLI_SRC := $(CORE_SRC) src/app/cli_core.c web/cli.c
-WEB_HDRS  := $(wildcard src/*/*.h src/*/*/*.h web/*.h)
+WEB_SRC   := $(CORE_SRC) $(VIEW_SRC) $(WEB_APP_SRC) web/platform.c $(WEB)/cJSON.o
+WEB_CLI_SRC := $(CORE_SRC) src/app/cli_core.c web/cli.c $(WEB)/cJSON.o
+WEB_HDRS  := $(wildcard src/*/*.h src/*/*/*.h web/*.h) $(CJSON)/cJSON.c
 WEB_EXPORTS := _malloc,_free
 WEB_RUNTIME := FS,ENV,UTF8ToString,stringToUTF8,lengthBytesUTF8
 
@@ -38,12 +39,22 @@ WEB_RUNTIME := FS,ENV,UTF8ToString,stringToUTF8,lengthBytesUTF8
 web: $(WEB)/attnlab.html
 web-core: $(WEB)/attnlab-node
 
+# cJSON: the native build links Debian's library (libcjson-dev); the
+# WebAssembly build compiles the same version's source, which
+# web/cjson-source.sh fetches with apt-get source (Debian's patches
+# applied) into build/cjson. Compiled on its own, with its own warnings.
+$(CJSON)/cJSON.c: web/cjson-source.sh | web-tools
+	sh web/cjson-source.sh $(CJSON)
+$(WEB)/cJSON.o: $(CJSON)/cJSON.c
+	@mkdir -p $(dir $@)
+	$(WEB_ENV) $(EMCC) -std=c89 -Os -I$(CJSON)/cjson -c $< -o $@
+
 # Packages: the web set, apt-get as root (the Makefile's `need`): emscripten
-# and gettext (the catalogues) to build; chromium and the pinned
+# and gettext (the catalogues) to build, dpkg-dev to unpack cJSON's source; chromium and the pinned
 # puppeteer-core (npm ci in web/) to test; Debian's node and npm only when
 # there are none (a node from elsewhere conflicts with Debian's nodejs).
 # test-web also builds and runs the native program (the build and run sets).
-WEB_PKGS      := emscripten gettext
+WEB_PKGS      := emscripten gettext dpkg-dev
 WEB_TEST_PKGS := chromium
 
 web-tools:

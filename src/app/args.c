@@ -292,10 +292,6 @@ static bool is_folder(const char *path)
     return strcmp(path, FILEIO_STDIN) && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The sentence a model reads when none is given: who gets the drink, a
-** question a trained GPT-2 answers with its heads. */
-#define MODEL_SENTENCE "When Mary and John went to the store, John gave a drink to"
-
 /* --model DIR [SENTENCE...]: the words left over are the sentence, and the
 ** lesson reading it is standard input's (fileio_set_stdin); 0 or 2. */
 static int model_lesson(Args *a)
@@ -309,7 +305,7 @@ static int model_lesson(Args *a)
     }
     char real[PATH_MAX];
     const char *dir = realpath(a->model, real) ? real : a->model;
-    char *text = lml_default_text(dir, a->nfiles ? buf_str(&sentence) : MODEL_SENTENCE);
+    char *text = lml_default_text(dir, a->nfiles ? buf_str(&sentence) : NULL);
     buf_free(&sentence);
     fileio_set_stdin(text, strlen(text));
     free(text);

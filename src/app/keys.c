@@ -113,7 +113,7 @@ static const KeyRow rows[] = {
     { ACT_COLDER, KEYS_MAIN, EDITION_BOTH, "[  ]", N_("temperature down / up"), { B('[') } },
     { ACT_WARMER, KEYS_MAIN, EDITION_BOTH, NULL, N_("temperature up"), { B(']') } },
     { ACT_PREDICT, KEYS_MAIN, EDITION_BOTH, "P", N_("predict the largest weights, then reveal"), { B('p') } },
-    { ACT_SENTENCE, KEYS_MAIN, EDITION_DESKTOP, "I", N_("a lesson that reads a model: type the sentence it reads"),
+    { ACT_SENTENCE, KEYS_MAIN, EDITION_BOTH, "I", N_("a lesson that reads a model: type the sentence it reads"),
       { B('i') } },
     { ACT_SHOT, KEYS_MAIN, EDITION_DESKTOP, "S", N_("save this stage as PNG"), { B('s') } },
     { ACT_SHOT, KEYS_MAIN, EDITION_WEB, "S", N_("download this stage as PNG"), { B('s') } },

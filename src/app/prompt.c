@@ -85,16 +85,33 @@ static bool typing(const AppState *a)
     return a->ask == ASK_SAVE_AS || a->ask == ASK_OPEN_FILE || a->ask == ASK_SENTENCE;
 }
 
+/* The sentence the model of the lesson reads now. */
+char *app_sentence_now(AppState *a)
+{
+    char *now = a->doc ? doc_sentence(a->doc) : NULL;
+    if (!now) app_toast(a, "%s", _("this lesson reads no model: a setup with model: and text: reads a sentence"));
+    return now;
+}
+
 /* I: the field of the sentence a model's lesson reads, with the one it reads now. */
 void app_sentence_start(AppState *a)
 {
-    char *now = a->doc ? doc_sentence(a->doc) : NULL;
-    if (!now) {
-        app_toast(a, "%s", _("this lesson reads no model: a setup with model: and text: reads a sentence"));
-        return;
-    }
-    ask_field(a, ASK_SENTENCE, now);
+    char *now = app_sentence_now(a);
+    if (now) ask_field(a, ASK_SENTENCE, now);
     free(now);
+}
+
+/* A model's lesson reads sentence: every layer again, on the same stage and
+** on it the same head's page (the pages of a head change with the tokens).
+** false when it cannot (the message is on screen, the lesson as it was). */
+bool app_read_sentence(AppState *a, const char *sentence)
+{
+    NavSpot spot = a->view ? nav_spot(a->view) : (NavSpot){ 0, 0 };
+    int step = a->step;
+    DocEvent ev = doc_read_sentence(a->doc, sentence);
+    if (!app_follow(a, &ev)) return false;
+    if (a->view) app_show(a, nav_spot_step(a->view, spot, step), a->head);
+    return true;
 }
 
 /* O without a dialog program: the path field, in dir. */
@@ -189,16 +206,9 @@ void app_ask_accept(AppState *a)
         return;
     }
     case ASK_OPEN_FILE: accept_path(a); return;
-    case ASK_SENTENCE: {
-        /* the same stage, and on it the same head's page (the pages of a head change with the tokens) */
-        NavSpot spot = a->view ? nav_spot(a->view) : (NavSpot){ 0, 0 };
-        int step = a->step;
-        DocEvent ev = doc_read_sentence(a->doc, a->ask_text);
-        if (!app_follow(a, &ev)) return;
-        ask_none(a);
-        if (a->view) app_show(a, nav_spot_step(a->view, spot, step), a->head);
+    case ASK_SENTENCE:
+        if (app_read_sentence(a, a->ask_text)) ask_none(a);
         return;
-    }
     }
 }
 

@@ -38,6 +38,13 @@ void app_open_file_start(AppState *a, const char *dir);
 ** it reads now to start with; Enter reads it (doc_read_sentence), staying
 ** on the stage and page shown. A lesson without a model says so. */
 void app_sentence_start(AppState *a);
+/* The sentence the open lesson's model reads (caller frees), or NULL with a
+** toast that says the lesson reads none. */
+char *app_sentence_now(AppState *a);
+/* Read sentence (the page's field, Enter in the window's): every layer
+** again, on the same stage and head; false with the message on screen and
+** the lesson as it was. */
+bool app_read_sentence(AppState *a, const char *sentence);
 /* Tab in the path field: complete the path (library.h). */
 void app_ask_complete(AppState *a);
 /* Typed text (UTF-8) into the file name field. */

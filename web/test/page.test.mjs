@@ -478,6 +478,60 @@ print(" ".join("%.2f" % v for v in (X @ W).ravel()))
   }
 });
 
+test('a model folder: its files picked, every layer of GPT-2; I types a sentence, the same stage after; a folder without weights says why', async () => {
+  const dir = mkdtempSync(join(tmp, 'model-')), gpt = join(dir, 'tiny');
+  execFileSync('/usr/bin/python3', [join(ROOT, 'tests', 'tiny_model.py'), gpt]);
+  const files = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'].map((f) => join(gpt, f));
+  const p = await openPage(browser, URL0);
+  try {
+    const chooser = p.waitForFileChooser();
+    await p.evaluate(() => 0);
+    await p.keyboard.press('o');
+    await (await chooser).accept(files);
+    const first = await waitStage(p, /model reads a sentence/);
+    assert.match(first, /stage 1 \/ \d+/, 'the lesson of the folder opens at its first stage');
+    assert.match(first, /layer 1/, 'a stage of the first layer: ' + first);
+    const labels = async () => (await texts(p, 'ROLE_COL_LABEL')).concat(await texts(p, 'ROLE_ROW_LABEL')).join(' ');
+    const before = await labels();
+    assert.match(before, /Ġthe/, 'the default sentence, in GPT-2\'s tokens (the folder merges few words)');
+    await key(p, 'ArrowRight');
+    await key(p, 'ArrowRight');
+    const at = await stageLabel(p), stage = /stage (\d+) \//.exec(at)[1];
+    // I: the sentence in a field, another typed, Enter
+    await key(p, 'i');
+    assert.equal(await p.evaluate(() => document.getElementById('sentence').hidden), false, 'I opens the sentence field');
+    assert.equal(await p.evaluate(() => document.activeElement.id), 'sentence-text');
+    assert.equal(await p.evaluate(() => document.getElementById('sentence-text').value),
+      'When Mary and John went to the store, John gave a drink to');
+    await p.evaluate(() => { document.getElementById('sentence-text').value = ''; });
+    await p.keyboard.type('The cat sat on the mat');
+    await key(p, 'Enter');
+    assert.equal(await p.evaluate(() => document.getElementById('sentence').hidden), true, 'Enter reads it and closes the field');
+    const after = await waitStage(p, new RegExp('stage ' + stage + ' /'));
+    assert.match(after, new RegExp('stage ' + stage + ' /'), 'the same stage: ' + at + ' then ' + after);
+    const now = await labels();
+    assert.match(now, /Ġ(cat|sat|mat)/, 'the new sentence\'s tokens: ' + now);
+    assert.notEqual(now, before);
+    assert.equal(await p.evaluate(() => document.getElementById('error').textContent), '');
+    // a lesson without a model: I says so
+    await p.evaluate(() => window.attnlab.openLesson('01-tour'));
+    await waitStage(p, /stage 1 \//);
+    await key(p, 'i');
+    assert.equal(await p.evaluate(() => document.getElementById('sentence').hidden), true);
+    assert.match((await texts(p, 'ROLE_OVERLAY')).join(' '), /this lesson reads no model/);
+    // the weights left out
+    const again = p.waitForFileChooser();
+    await p.evaluate(() => 0);
+    await p.keyboard.press('o');
+    await (await again).accept([files[0], files[2]]);
+    await settle(p);
+    assert.match(await p.evaluate(() => document.getElementById('error').textContent),
+      /^model: error: cannot open: a model folder needs config\.json and model\.safetensors$/);
+  } finally {
+    await p.close();
+  }
+});
+
 // Whether boxes a and b (CSS pixels) overlap by more than a pixel.
 const overlap = (a, b) => Math.min(a.r, b.r) - Math.max(a.l, b.l) > 1 && Math.min(a.b, b.b) - Math.max(a.t, b.t) > 1;
 // The boxes of the page's visible controls and of the canvas.

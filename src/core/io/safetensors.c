@@ -10,10 +10,19 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define ST_MAX_FILE ((size_t)1 << 40)   /* a terabyte: past any checkpoint, short of size_t's wrap */
+/* The largest file read: a terabyte where addresses are 64-bit (past any
+** checkpoint, short of size_t's wrap); a gigabyte where they are 32-bit
+** (the browser edition, whose 2 GB heap holds the file's copy and the
+** numbers computed from it). */
+#if SIZE_MAX > 0xffffffffu
+#define ST_MAX_FILE ((size_t)1 << 40)
+#else
+#define ST_MAX_FILE ((size_t)1 << 30)
+#endif
 
 /* The dtypes: the format's name, bytes, and whether st_read takes them. */
 static const struct { const char *name; int size; bool number; } dtypes[ST_NDTYPES] = {

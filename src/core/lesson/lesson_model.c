@@ -859,18 +859,17 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
         }
     }
     _Static_assert(LESSON_MAX_TOKEN == 64, "the words' dtype says |S64");
+    if (!ok && len >= strlen(LML_CLI_MARK) && !memcmp(text, LML_CLI_MARK, strlen(LML_CLI_MARK))) {
+        /* attnlab --model, a folder opened in the browser: the lesson is the program's, not the user's */
+        if (!strcmp(err->file, file)) err->file[0] = '\0';
+        err->line = err->col = 0;
+    }
     tok_free(tok);
     free(ids);
     free(f.model);
     free(f.text);
     free(l);
     free(file);
-    if (!ok && !strcmp(filename, FILEIO_STDIN) && len >= strlen(LML_CLI_MARK) &&
-        !memcmp(text, LML_CLI_MARK, strlen(LML_CLI_MARK))) {
-        /* attnlab --model: the lesson is the program's, not the user's; no line of it to point at */
-        if (!strcmp(err->file, LESSON_STDIN_SHOWN)) err->file[0] = '\0';
-        err->line = err->col = 0;
-    }
     if (!ok) {
         lml_free(m);
         return NULL;
@@ -940,6 +939,7 @@ char *lml_default_text(const char *dir, const char *sentence)
     buf_puts(&b, " reads a sentence\n\n[setup]\nmodel: ");
     quote(&b, dir, strlen(dir));
     buf_puts(&b, "\ntext: ");
+    if (!sentence) sentence = LML_SENTENCE;
     quote(&b, sentence, strlen(sentence));
     buf_puts(&b, "\n");
     return buf_take(&b);

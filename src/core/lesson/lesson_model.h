@@ -29,7 +29,7 @@
 #include "lesson.h"
 
 /* The first line of the lesson lml_default_text writes: its messages name
-** no line of it (the user never saw it). */
+** no line of it, nor it (the user never saw it). */
 #define LML_CLI_MARK "# the lesson of attnlab --model"
 
 /* The file the generated `load` lines name, which no folder holds. */
@@ -60,7 +60,13 @@ char *lml_sentence(const char *text, size_t len);
 /* text (len bytes) with its model setup reading sentence instead (caller
 ** frees; *out_len its length), or NULL when it has no model setup. */
 char *lml_with_text(const char *text, size_t len, const char *sentence, size_t *out_len);
-/* The lesson `attnlab --model DIR SENTENCE` opens (caller frees). */
+/* The sentence a model reads when none is given: who gets the drink, a
+** question a trained GPT-2 answers with its heads. */
+#define LML_SENTENCE "When Mary and John went to the store, John gave a drink to"
+
+/* The lesson `attnlab --model DIR SENTENCE` opens, and the browser edition
+** for a folder opened (caller frees); a NULL sentence is LML_SENTENCE. Its
+** first line is LML_CLI_MARK: its messages name no line of it. */
 char *lml_default_text(const char *dir, const char *sentence);
 
 #endif
