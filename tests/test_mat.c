@@ -3,8 +3,10 @@
 */
 #include "suites.h"
 #include "core/compute/mat.h"
+#include "core/util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 START_TEST(test_matmul_by_hand)
@@ -161,6 +163,45 @@ START_TEST(test_matmul_sums_in_order)
 }
 END_TEST
 
+START_TEST(test_matmul_views_sum_in_order)
+{
+    /* b a view of floats (a model's weights where they are mapped): with a
+    ** few rows of a it is read unpacked, with more packed, transposed
+    ** always packed; each way, bit for bit the textbook loop, including
+    ** a row stride wider than the columns and a last panel cut short, and
+    ** a product shared among threads. */
+    static const int shapes[][3] = { { 1, 1, 1 }, { 3, 5, 7 }, { 4, 256, 16 }, { 5, 300, 17 }, { 24, 513, 40 },
+                                     { 25, 257, 9 }, { 7, 600, 3001 }, { 60, 300, 130 } };
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+        int m = shapes[t][0], k = shapes[t][1], n = shapes[t][2];
+        long ld = n + (long)(t % 3);
+        float *f = xmalloc(sizeof *f * (size_t)k * (size_t)ld), *ft = xmalloc(sizeof *ft * (size_t)k * (size_t)ld);
+        Mat *A = mat_create(m, k), *F = mat_create(k, (int)ld);
+        fill_awkward(A, 3u + (unsigned)t, false);
+        fill_awkward(F, 500u + (unsigned)t, false);
+        for (long i = 0; i < (long)k * ld; i++) f[i] = (float)F->data[i];
+        for (int r = 0; r < k; r++)
+            for (int c = 0; c < n; c++) ft[(long)c * k + r] = f[(long)r * ld + c];
+        Mat *V = mat_view_f32(k, n, f, ld, false), *T = mat_view_f32(k, n, ft, k, true);
+        Mat *C = mat_matmul(A, V), *D = mat_matmul(A, T);
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                double s = 0.0;
+                for (int q = 0; q < k; q++) {
+                    double p = mat_get(A, i, q) * (double)f[(long)q * ld + j];
+                    s += p;
+                }
+                ck_assert_msg(same_double(mat_get(C, i, j), s), "view %dx%dx%d [%d][%d]: %.17g, textbook %.17g", m, k, n,
+                              i, j, mat_get(C, i, j), s);
+                ck_assert_msg(same_double(mat_get(D, i, j), s), "transposed view %dx%dx%d [%d][%d]", m, k, n, i, j);
+            }
+        mat_free(A); mat_free(F); mat_free(V); mat_free(T); mat_free(C); mat_free(D);
+        free(f);
+        free(ft);
+    }
+}
+END_TEST
+
 /* The matrix suite. */
 Suite *mat_suite(void)
 {
@@ -171,6 +212,7 @@ Suite *mat_suite(void)
     tcase_add_test(core, test_blocks_and_concat_roundtrip);
     tcase_add_test(core, test_finite_range_skips_infinities);
     tcase_add_test(core, test_matmul_sums_in_order);
+    tcase_add_test(core, test_matmul_views_sum_in_order);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, test_limits_one_by_one);

@@ -116,23 +116,25 @@ Mat *mat_copy(const Mat *m)
 **   the running sums wait in c (a double in memory is the same double);
 ** - each block of b is copied, NR columns at a time, into panels whose KC
 **   rows of NR numbers follow each other (packed), so the inner loop reads
-**   one stream that stays in the cache for every row of a;
+**   one stream that stays in the cache for every row of a (a view of
+**   floats times a few rows is read where it is instead: direct());
 ** - a tile of MR rows x NR columns of c lives in vector registers while k
 **   runs through the block: one step adds a[i][k]·b[k][j .. j+NR) to row
 **   i's NR sums, so NR elements advance together, each through its own k
 **   in order.
-** The tile is GCC's vector extension type of NR doubles. The kernel is
-** compiled for AVX-512 (MR 8), AVX2 (MR 4) and any x86-64 or other CPU
-** (MR 2), and chosen once at run time. The product and the sum are
-** separate statements: under ISO C (-std=c11) GCC contracts nothing and
-** clang only within one expression, so no compiler fuses them.
+** A row's NR sums are NR/L vectors of L doubles, GCC's vector extension
+** at the width the instruction set holds in one register: the kernel is
+** compiled for AVX-512 (L 8, MR 8 rows), AVX2 (L 4, MR 4) and any other CPU
+** (L 2, MR 2), and chosen once at run time; so MR·NR/L sums stay in
+** registers (a vector wider than the registers would be split and spilled
+** to the stack at every step, a third of the speed). The product and the
+** sum are separate statements: under ISO C (-std=c11) GCC contracts
+** nothing and clang only within one expression, so no compiler fuses them.
 */
 
-#define NR 8                            /* columns of c a tile holds: one vector */
+#define NR 8                            /* columns of c a tile holds */
 #define KC 256                          /* rows of b in a packed block */
-typedef double Vec __attribute__((vector_size(NR * sizeof(double))));
-/* The same vector at any address a double may have (loads and stores of c). */
-typedef double VecU __attribute__((vector_size(NR * sizeof(double)), aligned(sizeof(double))));
+typedef double Vec __attribute__((vector_size(NR * sizeof(double))));   /* the packing's alignment */
 
 /* Copy rows [k0, k0+kc) of b's columns [lo, hi) into panels of NR columns
 ** (the last padded with zeros): panel p holds kc rows of
@@ -159,57 +161,115 @@ static void pack_b(const Mat *b, int k0, int kc, int lo, int hi, double *pack)
 }
 
 /*
-** One tile: rows [i, i+mr) of c, NR columns from col (w of them real), k
-** over the packed block bp of kc rows starting at k0. The first block
-** starts every sum at +0.0; later blocks continue the sums stored in c.
-** mr is a constant where this is inlined, so the tile stays in registers.
+** One tile, for vectors V of L doubles: rows [i, i+mr) of c, NR columns
+** from col (w of them real), k over the packed block bp of kc rows
+** starting at k0. The first block starts every sum at +0.0; later blocks
+** continue the sums stored in c. mr is a constant where this is inlined,
+** so the tile stays in registers.
 */
-static inline __attribute__((always_inline)) void tile(int mr, const Mat *a, int i, int k0, int kc, const double *bp,
-                                                       Mat *c, int col, int w)
+#define TILE(NAME, V, L, F32)                                                                                         \
+    static inline __attribute__((always_inline)) void NAME(int mr, const Mat *a, int i, int k0, int kc,            \
+                                                           const void *bsrc, long ld, Mat *c, int col, int w)    \
+    {                                                                                                             \
+        typedef double VU __attribute__((vector_size(L * sizeof(double)), aligned(sizeof(double))));              \
+        typedef float VF __attribute__((vector_size(L * sizeof(float)), aligned(sizeof(float))));                 \
+        const double *bp = bsrc;                                                                                  \
+        const float *bf = bsrc;                                                                                   \
+        enum { H = NR / L };                                                                                      \
+        V acc[8][H];                                                                                              \
+        double *cr[8];                                                                                            \
+        const double *ar[8];                                                                                      \
+        _Pragma("GCC unroll 8") for (int r = 0; r < mr; r++) {                                                   \
+            cr[r] = mat_row(c, i + r) + col;                                                                      \
+            ar[r] = mat_row(a, i + r) + k0;                                                                       \
+            _Pragma("GCC unroll 8") for (int h = 0; h < H; h++) {                                                \
+                V z = { 0 };                                                                                      \
+                acc[r][h] = z;                                                                                    \
+                if (k0 > 0 && w == NR) acc[r][h] = *(const VU *)(cr[r] + h * L);                                  \
+            }                                                                                                     \
+            if (k0 > 0 && w < NR)                                                                                 \
+                for (int j = 0; j < w; j++) acc[r][j / L][j % L] = cr[r][j];                                      \
+        }                                                                                                         \
+        for (int k = 0; k < kc; k++) {                                                                            \
+            V bk[H];                                                                                              \
+            _Pragma("GCC unroll 8") for (int h = 0; h < H; h++)                                                  \
+                bk[h] = F32 ? __builtin_convertvector(*(const VF *)(bf + k * ld + h * L), V)                             \
+                            : *(const V *)(bp + (size_t)k * NR + h * L);                                              \
+            _Pragma("GCC unroll 8") for (int r = 0; r < mr; r++) {                                               \
+                double x = ar[r][k];                                                                              \
+                _Pragma("GCC unroll 8") for (int h = 0; h < H; h++) {                                            \
+                    V p = bk[h] * x;    /* rounded product ... */                                                 \
+                    acc[r][h] += p;     /* ... then the sum, as in the textbook loop */                           \
+                }                                                                                                 \
+            }                                                                                                     \
+        }                                                                                                         \
+        _Pragma("GCC unroll 8") for (int r = 0; r < mr; r++) {                                                   \
+            if (w == NR)                                                                                          \
+                _Pragma("GCC unroll 8") for (int h = 0; h < H; h++) *(VU *)(cr[r] + h * L) = acc[r][h];           \
+            else                                                                                                  \
+                for (int j = 0; j < w; j++) cr[r][j] = acc[r][j / L][j % L];                                      \
+        }                                                                                                         \
+    }
+
+typedef double Vec8 __attribute__((vector_size(8 * sizeof(double))));
+typedef double Vec4 __attribute__((vector_size(4 * sizeof(double))));
+typedef double Vec2 __attribute__((vector_size(2 * sizeof(double))));
+TILE(tile8, Vec8, 8, 0)
+TILE(tile4, Vec4, 4, 0)
+TILE(tile2, Vec2, 2, 0)
+TILE(tile8f, Vec8, 8, 1)
+TILE(tile4f, Vec4, 4, 1)
+TILE(tile2f, Vec2, 2, 1)
+
+/* One tile with vectors of lanes doubles (a constant where inlined). */
+static inline __attribute__((always_inline)) void tile(int lanes, int mr, const Mat *a, int i, int k0, int kc,
+                                                       const double *bp, Mat *c, int col, int w)
 {
-    Vec acc[8];
-    double *cr[8];
-#pragma GCC unroll 8
-    for (int r = 0; r < mr; r++) {
-        cr[r] = mat_row(c, i + r) + col;
-        if (k0 == 0 || w < NR) {
-            Vec z = { 0 };
-            acc[r] = z;
-            if (k0 > 0) for (int j = 0; j < w; j++) acc[r][j] = cr[r][j];
-        } else {
-            acc[r] = *(const VecU *)cr[r];
-        }
-    }
-    const double *ar[8];
-#pragma GCC unroll 8
-    for (int r = 0; r < mr; r++) ar[r] = mat_row(a, i + r) + k0;
-    for (int k = 0; k < kc; k++) {
-        Vec bk = *(const Vec *)(bp + (size_t)k * NR);
-#pragma GCC unroll 8
-        for (int r = 0; r < mr; r++) {
-            Vec p = bk * ar[r][k];      /* rounded product ... */
-            acc[r] += p;                /* ... then the sum, as in the textbook loop */
-        }
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < mr; r++) {
-        if (w == NR) *(VecU *)cr[r] = acc[r];
-        else for (int j = 0; j < w; j++) cr[r][j] = acc[r][j];
+    if (lanes == 8) tile8(mr, a, i, k0, kc, bp, 0, c, col, w);
+    else if (lanes == 4) tile4(mr, a, i, k0, kc, bp, 0, c, col, w);
+    else tile2(mr, a, i, k0, kc, bp, 0, c, col, w);
+}
+
+/* One tile whose b is a view's floats, NR of a row at bf, a row every ld. */
+static inline __attribute__((always_inline)) void tile_f32(int lanes, int mr, const Mat *a, int i, int kc,
+                                                           const float *bf, long ld, Mat *c, int col)
+{
+    if (lanes == 8) tile8f(mr, a, i, 0, kc, bf, ld, c, col, NR);
+    else if (lanes == 4) tile4f(mr, a, i, 0, kc, bf, ld, c, col, NR);
+    else tile2f(mr, a, i, 0, kc, bf, ld, c, col, NR);
+}
+
+/* Columns [lo, hi) of c (whole panels of NR) = a·b, b a view of floats
+** not transposed, read where it is instead of packed: a panel at a time,
+** through every row of a, and every k at once (the sums start at +0.0 and
+** run k in order, as in a packed block). For a few rows of a (a typed
+** sentence) packing the whole of b would cost more than the product. */
+static inline __attribute__((always_inline)) void direct(int lanes, int mr, const Mat *a, const Mat *b, Mat *c,
+                                                         int lo, int hi)
+{
+    int m = c->rows;
+    for (int j0 = lo; j0 < hi; j0 += NR) {
+        const float *bf = b->f32 + j0;
+        int i = 0;
+        for (; i + mr <= m; i += mr) tile_f32(lanes, mr, a, i, a->cols, bf, b->f32_ld, c, j0);
+        for (; i < m; i++) tile_f32(lanes, 1, a, i, a->cols, bf, b->f32_ld, c, j0);
     }
 }
 
 /* Every tile of one packed block of c's columns [lo, hi): rows in groups
 ** of mr (the rest one by one), panels left to right. */
-static inline __attribute__((always_inline)) void block(int mr, const Mat *a, int k0, int kc, const double *pack,
-                                                        Mat *c, int lo, int hi)
+static inline __attribute__((always_inline)) void block(int lanes, int mr, const Mat *a, int k0, int kc,
+                                                        const double *pack, Mat *c, int lo, int hi)
 {
     int m = c->rows, i = 0;
     for (; i + mr <= m; i += mr)
         for (int j0 = lo; j0 < hi; j0 += NR)
-            tile(mr, a, i, k0, kc, pack + (size_t)((j0 - lo) / NR) * (size_t)kc * NR, c, j0, hi - j0 < NR ? hi - j0 : NR);
+            tile(lanes, mr, a, i, k0, kc, pack + (size_t)((j0 - lo) / NR) * (size_t)kc * NR, c, j0,
+                 hi - j0 < NR ? hi - j0 : NR);
     for (; i < m; i++)
         for (int j0 = lo; j0 < hi; j0 += NR)
-            tile(1, a, i, k0, kc, pack + (size_t)((j0 - lo) / NR) * (size_t)kc * NR, c, j0, hi - j0 < NR ? hi - j0 : NR);
+            tile(lanes, 1, a, i, k0, kc, pack + (size_t)((j0 - lo) / NR) * (size_t)kc * NR, c, j0,
+                 hi - j0 < NR ? hi - j0 : NR);
 }
 
 /* A packed block times a, for each instruction set; MR fits its registers. */
@@ -217,33 +277,52 @@ static inline __attribute__((always_inline)) void block(int mr, const Mat *a, in
 __attribute__((target("avx512f"))) static void block_avx512(const Mat *a, int k0, int kc, const double *pack, Mat *c,
                                                              int lo, int hi)
 {
-    block(8, a, k0, kc, pack, c, lo, hi);
+    block(8, 8, a, k0, kc, pack, c, lo, hi);
 }
 __attribute__((target("avx2"))) static void block_avx2(const Mat *a, int k0, int kc, const double *pack, Mat *c,
                                                        int lo, int hi)
 {
-    block(4, a, k0, kc, pack, c, lo, hi);
+    block(4, 4, a, k0, kc, pack, c, lo, hi);
+}
+__attribute__((target("avx512f"))) static void direct_avx512(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
+{
+    direct(8, 8, a, b, c, lo, hi);
+}
+__attribute__((target("avx2"))) static void direct_avx2(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
+{
+    direct(4, 4, a, b, c, lo, hi);
 }
 #endif
 static void block_plain(const Mat *a, int k0, int kc, const double *pack, Mat *c, int lo, int hi)
 {
-    block(2, a, k0, kc, pack, c, lo, hi);
+    block(2, 2, a, k0, kc, pack, c, lo, hi);
+}
+static void direct_plain(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
+{
+    direct(2, 2, a, b, c, lo, hi);
 }
 
 typedef void (*BlockFn)(const Mat *a, int k0, int kc, const double *pack, Mat *c, int lo, int hi);
+typedef void (*DirectFn)(const Mat *a, const Mat *b, Mat *c, int lo, int hi);
+/* The kernels for this CPU. */
+typedef struct Kernels {
+    BlockFn block;
+    DirectFn direct;
+} Kernels;
 
-/* The widest kernel this CPU runs. */
-static BlockFn block_fn(void)
+/* The widest kernels this CPU runs. */
+static Kernels kernels(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return block_avx512;
-    if (__builtin_cpu_supports("avx2")) return block_avx2;
+    if (__builtin_cpu_supports("avx512f")) return (Kernels){ block_avx512, direct_avx512 };
+    if (__builtin_cpu_supports("avx2")) return (Kernels){ block_avx2, direct_avx2 };
 #endif
-    return block_plain;
+    return (Kernels){ block_plain, direct_plain };
 }
 
 #define NC_PANELS 64                    /* panels of b packed at a time (1 MB at KC) */
+#define DIRECT_ROWS 24                  /* a's rows up to which a view of floats is read unpacked (measured: past about 28, packing wins) */
 
 /* Columns [lo, hi) of c = a·b, c fresh from mat_create (zeros); shapes
 ** already checked, lo a multiple of NR. The columns go in chunks of
@@ -254,8 +333,15 @@ static void product_cols(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
 {
     assert(a->cols == b->rows && c->rows == a->rows && c->cols == b->cols);
     assert(lo % NR == 0 && lo < hi && hi <= b->cols);
-    static BlockFn fn;
-    if (!fn) fn = block_fn();
+    static Kernels k;
+    if (!k.block) k = kernels();
+    if (!b->data && !b->f32_t && a->rows <= DIRECT_ROWS) {
+        int whole = lo + (hi - lo) / NR * NR;       /* the last panel, if partial, is packed below */
+        if (whole > lo) k.direct(a, b, c, lo, whole);
+        if (whole == hi) return;
+        lo = whole;
+    }
+    BlockFn fn = k.block;
     int panels = (hi - lo + NR - 1) / NR;
     if (panels > NC_PANELS) panels = NC_PANELS;
     int kmax = a->cols < KC ? a->cols : KC;
