@@ -91,23 +91,6 @@ const char *ckpt_arch_name(ModelArch a)
     return archs[a].name;
 }
 
-#ifdef ATTNLAB_NO_CJSON
-
-/* No JSON library in this edition. */
-Checkpoint *ckpt_open(const char *dir, Error *err)
-{
-    char *shown = util_shown(dir);
-    error_set(err, ERR_RUNTIME, shown, 0, 0, "this edition does not open model folders");
-    free(shown);
-    return NULL;
-}
-void ckpt_free(Checkpoint *c) { (void)c; }
-const ModelConfig *ckpt_config(const Checkpoint *c) { (void)c; return NULL; }
-const StTensor *ckpt_tensor(const Checkpoint *c, const char *name) { (void)c; (void)name; return NULL; }
-const SafeTensors *ckpt_tensors(const Checkpoint *c) { (void)c; return NULL; }
-
-#else
-
 #include <cjson/cJSON.h>
 
 struct Checkpoint {
@@ -338,4 +321,3 @@ const SafeTensors *ckpt_tensors(const Checkpoint *c)
     return c->st;
 }
 
-#endif

@@ -53,32 +53,6 @@ bool st_dtype_number(StDtype d)
     return dtypes[d].number;
 }
 
-#ifdef ATTNLAB_NO_CJSON
-
-struct SafeTensors { int unused; };
-
-/* No JSON library in this edition. */
-SafeTensors *st_open(const char *path, Error *err)
-{
-    char *shown = util_shown(path);
-    error_set(err, ERR_RUNTIME, shown, 0, 0, "this edition does not read .safetensors files");
-    free(shown);
-    return NULL;
-}
-void st_free(SafeTensors *st) { (void)st; }
-int st_count(const SafeTensors *st) { (void)st; return 0; }
-const StTensor *st_at(const SafeTensors *st, int i) { (void)st; (void)i; return NULL; }
-const StTensor *st_find(const SafeTensors *st, const char *name) { (void)st; (void)name; return NULL; }
-const void *st_data(const SafeTensors *st, const StTensor *t) { (void)st; (void)t; return NULL; }
-const char *st_shown(const SafeTensors *st) { (void)st; return ""; }
-bool st_read(const SafeTensors *st, const StTensor *t, double *out, Error *err)
-{
-    (void)st; (void)t; (void)out;
-    return error_set(err, ERR_RUNTIME, NULL, 0, 0, "this edition does not read .safetensors files");
-}
-
-#else
-
 #include <cjson/cJSON.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -364,4 +338,3 @@ bool st_read(const SafeTensors *st, const StTensor *t, double *out, Error *err)
     return true;
 }
 
-#endif

@@ -27,8 +27,7 @@
 **
 ** Errors name the file (Error.file) and, where one is at fault, the tensor:
 ** "h.0.attn.c_attn.weight: shape [768, 2304] of F32 is 7077888 bytes, but
-** its offsets give 7077884". The browser edition has no cJSON
-** (ATTNLAB_NO_CJSON): st_open says so.
+** its offsets give 7077884".
 */
 #ifndef ATTNLAB_SAFETENSORS_H
 #define ATTNLAB_SAFETENSORS_H

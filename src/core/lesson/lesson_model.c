@@ -228,31 +228,6 @@ char *lml_with_text(const char *text, size_t len, const char *sentence, size_t *
     return buf_take(&b);
 }
 
-#ifdef ATTNLAB_NO_CJSON
-
-/* No model folders in this edition: said at the model's line. */
-ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Error *err)
-{
-    int n, at = 0;
-    Line *l = split_lines(text, len, &n);
-    size_t v;
-    while (at < n && !key_line(l[at], "model", &v)) at++;
-    free(l);
-    char *file = util_shown(filename);
-    error_set(err, ERR_RUNTIME, file, at + 1, 1, "this edition does not open model folders: open the lesson in the "
-              "program");
-    free(file);
-    return NULL;
-}
-const char *lml_text(const ModelLesson *m, size_t *len) { (void)m; *len = 0; return ""; }
-const LessonArray *lml_arrays(const ModelLesson *m, int *n) { (void)m; *n = 0; return NULL; }
-int lml_line(const ModelLesson *m, int line, bool *verbatim) { (void)m; *verbatim = false; return line; }
-const char *lml_name(const ModelLesson *m) { (void)m; return ""; }
-void lml_free(ModelLesson *m) { (void)m; }
-char *lml_default_text(const char *dir, const char *sentence) { (void)dir; (void)sentence; return NULL; }
-
-#else
-
 /* Append line s (n bytes) standing for the author's line src (negative:
 ** a line made here, not the author's own). */
 static void emit(ModelLesson *m, int src, const char *s, size_t n)
@@ -960,4 +935,3 @@ char *lml_default_text(const char *dir, const char *sentence)
     return buf_take(&b);
 }
 
-#endif

@@ -13,28 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef ATTNLAB_NO_CJSON
-
-/* No JSON library in this edition: no vocab.json. */
-Tokenizer *tok_open(const char *dir, TokKind kind, Error *err)
-{
-    (void)kind;
-    char *shown = util_shown(dir);
-    error_set(err, ERR_RUNTIME, shown, 0, 0, "this edition does not read tokenizers");
-    free(shown);
-    return NULL;
-}
-void tok_free(Tokenizer *t) { (void)t; }
-int tok_encode(const Tokenizer *t, const char *text, int **ids, Error *err)
-{
-    (void)t, (void)text, (void)ids, (void)err;
-    return -1;
-}
-const char *tok_word(const Tokenizer *t, int id) { (void)t, (void)id; return NULL; }
-int tok_size(const Tokenizer *t) { (void)t; return 0; }
-
-#else
-
 #include <cjson/cJSON.h>
 
 /* A map from byte strings to numbers: open addressing, a power of two of
@@ -581,4 +559,3 @@ int tok_encode(const Tokenizer *t, const char *text, int **ids, Error *err)
     return out.n;
 }
 
-#endif
