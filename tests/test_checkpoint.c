@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "suites.h"
 #include "core/io/checkpoint.h"
+#include "core/lesson/model_cache.h"
 #include "core/compute/trace.h"
 #include "core/lesson/lesson_model.h"
 #include "core/lesson/lessonsave.h"
@@ -297,6 +298,41 @@ START_TEST(test_model_lesson)
 }
 END_TEST
 
+START_TEST(test_model_folder_shared)
+{
+    /* lessons of one folder share its checkpoint and tokenizer while any
+    ** lives (a typed sentence: the new lesson is made before the old goes) */
+    gpt2_with_tokenizer();
+    Error e;
+    ModelFolder *f = mf_open(dir, &e), *g = mf_open(dir, &e);
+    ck_assert_msg(f != NULL, "%s", e.msg);
+    ck_assert_ptr_eq(f, g);
+    ck_assert(!mf_checked(f));
+    Lesson *a = model_lesson("ab a", "", &e);
+    ck_assert_msg(a != NULL, "%s", e.msg);
+    ck_assert(mf_checked(f));                           /* its weights were looked at once */
+    mf_free(g);
+    Lesson *b = model_lesson("a b c", "", &e);
+    ck_assert_msg(b != NULL, "%s", e.msg);
+    lesson_free(a);                                     /* the older goes first, as in the window */
+    mf_free(f);
+    Trace *t = attn_run(b, &e);
+    ck_assert_msg(t != NULL, "%s", e.msg);
+    ck_assert_int_eq(b->setups[0].nq, 5);                /* a, Ġ, b, Ġ, c */
+    trace_free(t);
+    /* a folder whose files changed is opened again, not taken from the last lesson */
+    char from[128], to[128];
+    snprintf(from, sizeof from, "%s/new.json", dir);
+    snprintf(to, sizeof to, "%s/config.json", dir);
+    put("new.json", "{\"model_type\": \"gpt2\", \"n_layer\": 3, \"n_head\": 2, \"n_embd\": 8, \"vocab_size\": 10, "
+                    "\"n_positions\": 16}");
+    ck_assert_int_eq(rename(from, to), 0);
+    ck_assert_ptr_null(model_lesson("ab", "", &e));
+    ck_assert_msg(strstr(e.msg, "h.2.") != NULL, "the third layer's tensors are missing: %s", e.msg);
+    lesson_free(b);
+}
+END_TEST
+
 START_TEST(test_model_lesson_refused)
 {
     gpt2_with_tokenizer();
@@ -360,6 +396,7 @@ Suite *checkpoint_suite(void)
     tcase_add_test(tc, test_bert_folder);
     tcase_add_test(tc, test_model_lesson);
     tcase_add_test(tc, test_model_lesson_refused);
+    tcase_add_test(tc, test_model_folder_shared);
     tcase_add_test(tc, test_unembed_later);
     suite_add_tcase(s, tc);
     return s;

@@ -14,6 +14,7 @@
 */
 #include "lesson_model.h"
 #include "lesson_int.h"
+#include "model_cache.h"
 #include "core/io/checkpoint.h"
 #include "core/io/fileio.h"
 #include "core/stage/stage_table.h"
@@ -49,7 +50,9 @@ struct ModelLesson {
     Arr *arr;
     int narr;
     LessonArray *la;
-    Checkpoint *ck;
+    ModelFolder *folder;            /* shared with the other lessons of the folder (model_cache.h) */
+    const Checkpoint *ck;           /* its checkpoint */
+    bool checked;                   /* its weights are known to be finite */
     char *dir;
 };
 
@@ -291,7 +294,7 @@ static const float *tensor(ModelLesson *m, const char *name, float **owned, Erro
     const void *p = st_data(st, t);
     if (t->dtype == ST_F32 && (uintptr_t)p % sizeof(float) == 0) {
         const float *f = p;
-        bool any = !all_finite(p, t->count);
+        bool any = !m->checked && !all_finite(p, t->count);
         for (int64_t i = 0; any && i < t->count; i++)
             if (!isfinite(f[i])) {
                 error_set(err, ERR_INVALID, st_shown(st), 0, 0, "%s holds %s at index %lld", t->name,
@@ -733,7 +736,7 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
     char *file = strcmp(filename, FILEIO_STDIN) ? util_shown(filename) : xstrdup(LESSON_STDIN_SHOWN);
     ModelLesson *m = xcalloc(1, sizeof *m);
     Fields f = { 0 };
-    Tokenizer *tok = NULL;
+    const Tokenizer *tok = NULL;
     int *ids = NULL, n = 0;
     char kind[32];
     /* the model setup: [from, to); its stages: [to, end) */
@@ -759,8 +762,10 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
     bool ok = read_fields(&f, l, from, to, file, err);
     if (ok) {
         m->dir = model_dir(filename, f.model);
-        m->ck = ckpt_open(m->dir, err);
-        ok = m->ck != NULL;
+        m->folder = mf_open(m->dir, err);
+        ok = m->folder != NULL;
+        m->ck = ok ? mf_checkpoint(m->folder) : NULL;
+        m->checked = ok && mf_checked(m->folder);
         if (!ok && err->kind == ERR_IO && !strchr(f.model, '/') && strstr(err->file, "config.json")) {
             char *shown = util_shown(f.model), *mine = user_models();
             bool cli = !strcmp(file, LESSON_STDIN_SHOWN);      /* attnlab --model NAME */
@@ -777,9 +782,8 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
         ok = error_set(err, ERR_LIMIT, file, f.model_line, 1, "the model has %d layers, over the limit of %d", c->layers,
                        LESSON_MAX_SETUPS);
     if (ok) {
-        tok = tok_open(m->dir, c->arch == ARCH_GPT2 ? TOK_BPE : TOK_WORDPIECE, err);
-        ok = tok != NULL;
-        if (ok && tok_size(tok) > c->vocab)
+        tok = mf_tokenizer(m->folder);
+        if (tok_size(tok) > c->vocab)
             ok = error_set(err, ERR_INVALID, file, f.model_line, 1, "the tokenizer has %d words, but config.json says %d",
                            tok_size(tok), c->vocab);
         if (!ok) at_line(err, file, f.model_line);
@@ -849,12 +853,12 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
         }
     }
     _Static_assert(LESSON_MAX_TOKEN == 64, "the words' dtype says |S64");
+    if (ok) mf_set_checked(m->folder);          /* every weight was looked at: the next lesson of it need not */
     if (!ok && len >= strlen(LML_CLI_MARK) && !memcmp(text, LML_CLI_MARK, strlen(LML_CLI_MARK))) {
         /* attnlab --model, a folder opened in the browser: the lesson is the program's, not the user's */
         if (!strcmp(err->file, file)) err->file[0] = '\0';
         err->line = err->col = 0;
     }
-    tok_free(tok);
     free(ids);
     free(f.model);
     free(f.text);
@@ -913,7 +917,7 @@ void lml_free(ModelLesson *m)
     free(m->la);
     free(m->lines);
     buf_free(&m->text);
-    ckpt_free(m->ck);
+    mf_free(m->folder);
     free(m->dir);
     free(m);
 }
