@@ -344,7 +344,7 @@ part.trained-model := $(PY) tests/check_trained_model.py $(BUILD)/attnlab lesson
 # The Python module (python/attnlab) from the tree, and the example notebook
 # run by a Jupyter kernel (nbclient), its outputs checked.
 part.python        := PYTHONPATH=python $(PY) tests/check_python.py
-part.notebook      := PYTHONPATH=python PYDEVD_DISABLE_FILE_VALIDATION=1 $(PY) tests/check_notebook.py \
+part.notebook      := PYTHONPATH=python PYDEVD_DISABLE_FILE_VALIDATION=1 ATTNLAB_HTML=$(BUILD)/web/attnlab.html $(PY) tests/check_notebook.py \
                       python/examples/attnlab-notebook.ipynb
 part.modern        := $(PY) tests/check_modern.py $(BUILD)/attnlab lessons 120
 part.props         := $(PY) tests/check_props.py $(BUILD)/attnlab 12
