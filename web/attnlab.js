@@ -471,24 +471,33 @@
   function askSentence() {
     const now = take(M._web_sentence());
     if (now === null) { update(); return; }     /* the lesson reads no model: a toast says so */
-    const box = document.getElementById('sentence'), field = document.getElementById('sentence-text');
-    document.getElementById('sentence-title').textContent = UI.tr('The sentence the model reads:');
-    document.getElementById('sentence-read').textContent = UI.tr('Read it');
-    document.getElementById('sentence-cancel').textContent = UI.tr('Close');
-    field.value = now;
-    sentenceOpener = document.activeElement;
-    box.hidden = false;
-    field.focus();
-    field.select();
+    openBox('sentence', 'sentence-text', now,
+      { 'sentence-title': 'The sentence the model reads:', 'sentence-read': 'Read it', 'sentence-cancel': 'Close' });
   }
-  let sentenceOpener = null;
   /* Close the sentence's box; read is the sentence to read, if any. */
   function closeSentence(read) {
     if (read !== undefined && !withString(read, (p) => M._web_read_sentence(p))) { update(); return; }
-    document.getElementById('sentence').hidden = true;
-    (sentenceOpener && sentenceOpener !== document.body && document.contains(sentenceOpener) ? sentenceOpener : canvas).focus();
-    sentenceOpener = null;
+    closeBox('sentence');
     update();
+  }
+  /* A box of the page with a text field (the link's, the sentence's): its
+  ** words (element id: English text) in the interface's language, value in
+  ** the field, selected; what had focus gets it back when it closes. */
+  let boxOpener = null;
+  function openBox(id, fieldId, value, words) {
+    const field = document.getElementById(fieldId);
+    for (const [el, text] of Object.entries(words)) document.getElementById(el).textContent = UI.tr(text);
+    field.value = value;
+    boxOpener = document.activeElement;
+    document.getElementById(id).hidden = false;
+    field.focus();
+    field.select();
+  }
+  /* Close the box id; focus back where it was. */
+  function closeBox(id) {
+    document.getElementById(id).hidden = true;
+    (boxOpener && boxOpener !== document.body && document.contains(boxOpener) ? boxOpener : canvas).focus();
+    boxOpener = null;
   }
 
   /* ---- pictures, lessons and links out ---- */
@@ -544,16 +553,7 @@
   ** there (a sandbox, an old browser), shown selected under title, to copy
   ** by hand. */
   function offer(text, title, msg) {
-    const show = function () {
-      const box = document.getElementById('linkbox'), field = document.getElementById('linkbox-url');
-      document.getElementById('linkbox-title').textContent = UI.tr(title);
-      document.getElementById('linkbox-close').textContent = UI.tr('Close');
-      field.value = text;
-      linkOpener = document.activeElement;
-      box.hidden = false;
-      field.focus();
-      field.select();
-    };
+    const show = () => openBox('linkbox', 'linkbox-url', text, { 'linkbox-title': title, 'linkbox-close': 'Close' });
     if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(() => { if (msg) toast(msg); }, show);
     else show();
   }
@@ -582,12 +582,7 @@
     if (note) toast(note[0], note[1]);
   }
   /* Close the link's box. */
-  let linkOpener = null;            /* what had focus when the link box opened: it gets it back */
-  function closeLink() {
-    document.getElementById('linkbox').hidden = true;
-    (linkOpener && linkOpener !== document.body && document.contains(linkOpener) ? linkOpener : canvas).focus();
-    linkOpener = null;
-  }
+  function closeLink() { closeBox('linkbox'); }
 
   /* ---- input ---- */
 
