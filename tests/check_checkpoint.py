@@ -30,6 +30,7 @@ among the user's models, and bad folders get their exact messages.
 import json
 import os
 import struct
+import subprocess
 import sys
 import tempfile
 import unicodedata
@@ -405,6 +406,38 @@ m = [m for m in json.loads(h.dump(nt))["stages"][0]["matrices"] if m["name"].sta
 pe = worst(h.matrix(nt, m["name"]), probs[:, [vocab_index[c] for c in m["col_labels"]]])
 check(oe <= 1e-4 and pe <= 1e-5, "GPT-2 with head 3 of layer 2 off: layers' outputs %.2g, next-token probabilities %.2g, "
       "against torch with the head's output zeroed" % (oe, pe))
+h.close()
+
+# the same model twice in one lesson, the second with that head off, and a compare stage: the next token's
+# probabilities side by side (A the first model's last layer, by default) and B - A, against torch with and without the hook
+with torch.no_grad():
+    intact = torch.softmax(gpt2(ids), dim=-1).numpy()
+two = (lesson(gdir, SENTENCE, None, "") + '\n[setup: Off]\nmodel: "%s"\ntext: "%s"\nablate: 2.3\n\n'
+       '[compare: Without head 2.3]\nshow: next_token\n\n[compare: Layer 3]\nshow: weights\nhead: 1\n' % (gdir, SENTENCE))
+h = _library.Handle(two, {})
+stages = [json.loads(h.dump(k))["stages"][0] for k in range(1, h.stages() + 1)]
+cmp = {st["title"]: st for st in stages if st["id"] == "compare"}
+check(sorted(cmp) == ["Layer 3, layer 1", "Layer 3, layer 2", "Layer 3, layer 3", "Without head 2.3"],
+      "compare stages: the next token's once, the weights' for each layer: %s" % sorted(cmp))
+kc = 1 + [st["title"] for st in stages].index("Without head 2.3")
+kn = 1 + [st["id"] for st in stages].index("next_token")         # the first model's, in setup 3
+a, b, _ = cmp["Without head 2.3"]["matrices"]
+cols = [vocab_index[c] for c in a["col_labels"]]
+ae = worst(h.matrix(kn, "probs"), intact[:, cols])
+be = worst(h.matrix(kc, "probs"), probs[:, cols])
+path = os.path.join(tmp, "two.lesson")
+with open(path, "w") as f:
+    f.write(two)
+dumped = subprocess.run([os.environ.get("ATTNLAB", "build/attnlab"), "--dump", "--stage", str(kc), path], check=True,
+                        capture_output=True, text=True).stdout
+diff = [m for m in json.loads(dumped)["stages"][0]["matrices"] if m["name"] == "probs.diff"][0]
+de = worst(np.array(diff["data"]), (probs - intact)[:, cols])
+check(a.get("setup") == 3 and b.get("setup") is None and ae <= 1e-5 and be <= 1e-5 and de <= 1e-5,
+      "compare of two GPT-2s, head 2.3 off in B: A (setup %s) %.2g, B %.2g, B - A %.2g against torch" %
+      (a.get("setup"), ae, be, de))
+st = cmp["Layer 3, layer 2"]
+check(st["matrices"][0].get("setup") == 2, "layer 2's compare reads the first model's layer 2 as A: setup %s"
+      % st["matrices"][0].get("setup"))
 h.close()
 
 bids = torch.tensor([[bert_vocab.index(t) for t in bert_tokens(SENTENCE, bset)]])

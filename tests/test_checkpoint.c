@@ -333,6 +333,45 @@ START_TEST(test_model_folder_shared)
 }
 END_TEST
 
+START_TEST(test_two_models)
+{
+    /* the same model twice, a head switched off in the second, and a
+    ** compare stage: the second model starts afresh (no stream, no
+    ** unembedding carried over), and its compare stages read the first
+    ** model's same layer as A */
+    gpt2_with_tokenizer();
+    char lesson[1024], path[128];
+    snprintf(lesson, sizeof lesson,
+             "title: t\n[setup: On]\nmodel: \"%s\"\ntext: \"ab a\"\n\n[setup: Off]\nmodel: \"%s\"\ntext: \"ab a\"\n"
+             "ablate: 1.2\n\n[compare: Weights]\nhead: 2\n\n[compare: Guess]\nshow: next_token\n", dir, dir);
+    snprintf(path, sizeof path, "%s/two.lesson", dir);
+    Error e;
+    Lesson *L = lesson_parse(lesson, strlen(lesson), path, &e);
+    ck_assert_msg(L != NULL, "%s", e.msg);
+    ck_assert_int_eq(L->nsetups, 4);
+    ck_assert_ptr_nonnull(L->setups[1].unembed);        /* the first model's last layer unembeds */
+    ck_assert_ptr_null(L->setups[2].unembed);           /* the second's first does not */
+    ck_assert_ptr_null(L->setups[2].final_norm.gamma);
+    ck_assert(!L->setups[2].residual && L->setups[3].residual);
+    ck_assert_uint_eq(L->setups[2].ablated, 2u);        /* head 2 of its layer 1 */
+    ck_assert_int_eq(L->nstages, 9);                    /* the first's six by default; weights for each layer, the guess */
+    ck_assert_str_eq(L->stages[6].title, "Weights, layer 1");
+    ck_assert_str_eq(L->stages[8].title, "Guess");
+    Trace *t = attn_run(L, &e);
+    ck_assert_msg(t != NULL, "%s", e.msg);
+    trace_free(t);
+    lesson_free(L);
+    /* five models are one too many */
+    Buf b = { 0 };
+    buf_puts(&b, "title: t\n");
+    for (int i = 0; i < 5; i++) buf_printf(&b, "[setup]\nmodel: \"%s\"\ntext: \"a\"\nlayers: 1\n", dir);
+    ck_assert_ptr_null(lesson_parse(b.s, b.len, path, &e));
+    ck_assert_str_eq(e.msg, "a lesson reads at most 4 models");
+    ck_assert_int_eq(e.line, 19);                       /* the fifth model: line */
+    buf_free(&b);
+}
+END_TEST
+
 START_TEST(test_model_lesson_refused)
 {
     gpt2_with_tokenizer();
@@ -397,6 +436,7 @@ Suite *checkpoint_suite(void)
     tcase_add_test(tc, test_model_lesson);
     tcase_add_test(tc, test_model_lesson_refused);
     tcase_add_test(tc, test_model_folder_shared);
+    tcase_add_test(tc, test_two_models);
     tcase_add_test(tc, test_unembed_later);
     suite_add_tcase(s, tc);
     return s;

@@ -303,7 +303,7 @@ void lp_clear_block(Setup *su)
 static bool start_setup(Parser *p, const char *open, const char *title, size_t tlen)
 {
     Lesson *L = p->L;
-    if (L->nsetups >= LESSON_MAX_SETUPS) return FAIL(p, open, "too many setups (the limit is %d)", LESSON_MAX_SETUPS);
+    if (L->nsetups >= p->max_setups) return FAIL(p, open, "too many setups (the limit is %d)", p->max_setups);
     for (int i = 0; L->nsetups > 0 && i < L->setups[L->nsetups - 1].nmats; i++) {
         const LessonMatrix *lm = &L->setups[L->nsetups - 1].mats[i];
         int64_t n = (int64_t)lm->m->rows * lm->m->cols;
@@ -535,11 +535,13 @@ Lesson *lesson_parse(const char *text, size_t len, const char *filename, Error *
 
 /* lesson_parse, with arrays in memory that `load` finds first. */
 static Lesson *parse_text(const char *text, size_t len, const char *filename, const LessonArray *arrays, int narrays,
-                          Error *err)
+                          int max_setups, Error *err)
 {
     Parser P;
     memset(&P, 0, sizeof P);
     Parser *p = &P;
+    assert(max_setups >= 1 && max_setups <= LESSON_MAX_SETUPS);
+    p->max_setups = max_setups;
     p->arrays = arrays;
     p->narrays = arrays ? narrays : 0;
     p->err = err;
@@ -607,7 +609,8 @@ static Lesson *parse_text(const char *text, size_t len, const char *filename, co
 Lesson *lesson_parse_with(const char *text, size_t len, const char *filename, const LessonArray *arrays, int narrays,
                           Error *err)
 {
-    if (len > LESSON_MAX_BYTES || !lml_wanted(text, len)) return parse_text(text, len, filename, arrays, narrays, err);
+    if (len > LESSON_MAX_BYTES || !lml_wanted(text, len))
+        return parse_text(text, len, filename, arrays, narrays, LESSON_MAX_OWN_SETUPS, err);
     ModelLesson *m = lml_expand(text, len, filename, err);
     if (!m) return NULL;
     size_t glen;
@@ -618,7 +621,7 @@ Lesson *lesson_parse_with(const char *text, size_t len, const char *filename, co
     LessonArray *all = xmalloc(sizeof *all * (size_t)(nm + given + 1));
     memcpy(all, ma, sizeof *all * (size_t)nm);
     if (given) memcpy(all + nm, arrays, sizeof *all * (size_t)given);
-    Lesson *L = parse_text(gtext, glen, filename, all, nm + given, err);
+    Lesson *L = parse_text(gtext, glen, filename, all, nm + given, LESSON_MAX_SETUPS, err);
     if (L) {
         L->from_model = true;
         L->model = m;                                               /* its matrices are views of m's file */

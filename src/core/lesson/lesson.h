@@ -34,7 +34,8 @@
 #define LESSON_MAX_TOKENS    1024
 #define LESSON_MAX_DIM       1024        /* columns of any matrix */
 #define LESSON_MAX_HEADS     16
-#define LESSON_MAX_SETUPS    16
+#define LESSON_MAX_SETUPS    48          /* a lesson that reads models (a setup a layer); arrays are this big */
+#define LESSON_MAX_OWN_SETUPS 16         /* setups a lesson writes itself */
 #define LESSON_MAX_STAGES    64
 #define LESSON_MAX_MATRICES  32          /* named matrices in one setup */
 #define LESSON_MAX_CELLS     (1 << 20)   /* rows x cols of one matrix */

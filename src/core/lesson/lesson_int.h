@@ -53,6 +53,7 @@ typedef struct KeyLines {
 /* The parser's state. */
 typedef struct Parser {
     const char *file;
+    int max_setups;             /* LESSON_MAX_OWN_SETUPS, or LESSON_MAX_SETUPS for a lesson that reads models */
     Error *err;
     Lesson *L;
     Rng rng;

@@ -263,7 +263,8 @@ static bool key_output(Parser *p, const KeyUse *u)
 /* ------------------------------------------------ setup: the rest of a block */
 
 /* `layer_norm: G B [eps E]`, `mlp_norm: ...` and `final_norm: ...`: the
-** row of γ, the row of β, and ε (LESSON_NORM_EPS unless given). */
+** row of γ, the row of β, and ε (LESSON_NORM_EPS unless given); `none`
+** forgets the one the setup above had. */
 static bool key_norm(Parser *p, const KeyUse *u)
 {
     const char *s = u->s;
@@ -272,6 +273,7 @@ static bool key_norm(Parser *p, const KeyUse *u)
     free(n->gamma);
     free(n->beta);
     memset(n, 0, sizeof *n);
+    if (is_word(skip_ws(s), "none")) return lp_end(p, skip_ws(s) + 4);   /* the one above's, forgotten */
     n->line = p->lineno;
     n->eps = LESSON_NORM_EPS;
     if (!(n->gamma = lp_known_matrix(p, &s)) || !(n->beta = lp_known_matrix(p, &s))) return false;
@@ -308,10 +310,17 @@ static bool key_mlp(Parser *p, const KeyUse *u)
     return lp_end(p, s);
 }
 
-/* `unembed: W_U` or `unembed: W_U + b_U`. */
+/* `unembed: W_U`, `unembed: W_U + b_U`, or `unembed: none` (the setup
+** above unembeds, this one does not). */
 static bool key_unembed(Parser *p, const KeyUse *u)
 {
     Setup *su = lp_setup(p);
+    if (is_word(skip_ws(u->s), "none")) {
+        free(su->unembed);
+        free(su->unembed_bias);
+        su->unembed = su->unembed_bias = NULL;
+        return lp_end(p, skip_ws(u->s) + 4);
+    }
     return weight_and_bias(p, u->s, &su->unembed, &su->unembed_bias);
 }
 
@@ -668,7 +677,7 @@ static bool key_setup_ref(Parser *p, const KeyUse *u)
     if (!*s) return FAIL(p, s, "expected a setup after '%s:': its number (1 to %d) or its title", u->name, n);
     if (isdigit((unsigned char)*s)) {
         int64_t k;
-        if (!lp_int(p, &s, 1, LESSON_MAX_SETUPS, "a setup", &k) || !lp_end(p, s)) return false;
+        if (!lp_int(p, &s, 1, p->max_setups, "a setup", &k) || !lp_end(p, s)) return false;
         if (k > n) return FAIL(p, u->s, "%s: names setup %" PRId64 ", but the lesson has %d setup%s above this stage", u->name,
                                k, n, n == 1 ? "" : "s");
         which = (int)k - 1;

@@ -14,6 +14,7 @@
 */
 #include "lesson_model.h"
 #include "lesson_int.h"
+#include "lesson_model_int.h"
 #include "model_cache.h"
 #include "core/io/checkpoint.h"
 #include "core/io/fileio.h"
@@ -33,28 +34,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* An array handed to the parser, and what it owns. */
-typedef struct Arr {
-    char *key;
-    long shape[2];
-    const void *data;
-    void *owned;
-    bool f64;
-    bool view, transposed;      /* a float32 view (LessonArray.borrow): element (i, j) at data[i*ld + j] or data[j*ld + i] */
-    long ld;
-} Arr;
-
-struct ModelLesson {
-    Buf text;
-    int *lines, nlines, cap;        /* the author's line of each generated line */
-    Arr *arr;
-    int narr;
-    LessonArray *la;
-    ModelFolder *folder;            /* shared with the other lessons of the folder (model_cache.h) */
-    const Checkpoint *ck;           /* its checkpoint */
-    bool checked;                   /* its weights are known to be finite */
-    char *dir;
-};
 
 /* One line of the author's text. */
 typedef struct Line {
@@ -237,6 +216,8 @@ static void emit(ModelLesson *m, int src, const char *s, size_t n)
 {
     if (m->nlines == m->cap) m->lines = xrealloc(m->lines, sizeof *m->lines * (size_t)(m->cap = m->cap ? 2 * m->cap : 256));
     m->lines[m->nlines++] = src;
+    char kind[32];
+    if (section((Line){ s, n }, kind, sizeof kind) && !strcmp(kind, "setup")) m->setups++;
     buf_append(&m->text, s, n);
     buf_append(&m->text, "\n", 1);
 }
@@ -251,205 +232,6 @@ __attribute__((format(printf, 3, 4))) static void emitf(ModelLesson *m, int src,
     va_end(ap);
     emit(m, src, buf_str(&b), b.len);
     buf_free(&b);
-}
-
-/* A new array called key of rows x cols. */
-static Arr *add_arr(ModelLesson *m, const char *key, long rows, long cols)
-{
-    m->arr = xrealloc(m->arr, sizeof *m->arr * (size_t)(m->narr + 1));
-    Arr *a = &m->arr[m->narr++];
-    memset(a, 0, sizeof *a);
-    a->key = xstrdup(key);
-    a->shape[0] = rows;
-    a->shape[1] = cols;
-    return a;
-}
-
-/* Whether none of the n floats at bits has an exponent of all ones (NaN or
-** infinity). In runs of a fixed length, which the compiler vectorises: a
-** model's every weight is looked at, 500 MB for GPT-2 small. */
-static bool all_finite(const uint32_t *bits, int64_t n)
-{
-    enum { RUN = 256 };
-    uint32_t any = 0;
-    int64_t i = 0;
-    for (; i + RUN <= n; i += RUN) {
-        uint32_t run = 0;
-        for (int j = 0; j < RUN; j++) run |= (uint32_t)((bits[i + j] & 0x7F800000u) == 0x7F800000u);
-        any |= run;
-    }
-    for (; i < n; i++) any |= (uint32_t)((bits[i] & 0x7F800000u) == 0x7F800000u);
-    return !any;
-}
-
-/* Tensor name's numbers as float32, NULL with err filled: straight from the
-** file when it holds aligned F32, else a copy (*owned, caller frees). Every
-** number is finite. */
-static const float *tensor(ModelLesson *m, const char *name, float **owned, Error *err)
-{
-    const StTensor *t = ckpt_tensor(m->ck, name);
-    const SafeTensors *st = ckpt_tensors(m->ck);
-    assert(t);                                  /* ckpt_open checked every name the tables list */
-    *owned = NULL;
-    const void *p = st_data(st, t);
-    if (t->dtype == ST_F32 && (uintptr_t)p % sizeof(float) == 0) {
-        const float *f = p;
-        bool any = !m->checked && !all_finite(p, t->count);
-        for (int64_t i = 0; any && i < t->count; i++)
-            if (!isfinite(f[i])) {
-                error_set(err, ERR_INVALID, st_shown(st), 0, 0, "%s holds %s at index %lld", t->name,
-                          isnan(f[i]) ? "NaN" : "an infinity", (long long)i);
-                return NULL;
-            }
-        return f;
-    }
-    double *d = xmalloc(sizeof *d * (size_t)t->count);
-    bool ok = st_read(st, t, d, err);
-    float *f = ok ? xmalloc(sizeof *f * (size_t)t->count) : NULL;
-    for (int64_t i = 0; ok && i < t->count; i++) f[i] = (float)d[i];
-    free(d);
-    *owned = f;
-    return f;
-}
-
-/* Put tensor name (rows x cols, C order) as array key: columns [c0, c0 + nc)
-** of it, or, transposed, its rows [c0, c0 + nc) as columns. A view of the
-** numbers where they are (the mapped file, or the tensor's converted copy),
-** which the lesson keeps instead of copying. */
-static bool put(ModelLesson *m, const char *key, const char *name, long rows, long cols, long c0, long nc,
-                bool transposed, Error *err)
-{
-    float *owned;
-    const float *f = tensor(m, name, &owned, err);
-    if (!f) return false;
-    Arr *a = add_arr(m, key, transposed ? cols : rows, nc);
-    a->data = transposed ? f + c0 * cols : f + c0;
-    a->owned = owned;
-    a->view = true;
-    a->transposed = transposed;
-    a->ld = cols;
-    return true;
-}
-
-/* Put a vector (the whole tensor, or n numbers from at) as a row. */
-static bool put_row(ModelLesson *m, const char *key, const char *name, long at, long n, Error *err)
-{
-    const StTensor *t = ckpt_tensor(m->ck, name);
-    return put(m, key, name, 1, (long)t->count, at, n < 0 ? (long)t->count : n, false, err);
-}
-
-/* The embeddings the first layer reads: GPT-2's token and position
-** embeddings added in float32 as torch adds them; BERT's token, segment 0
-** and position embeddings added and normalised. */
-static bool put_input(ModelLesson *m, const ModelConfig *c, const int *ids, int n, Error *err)
-{
-    bool gpt2 = c->arch == ARCH_GPT2;
-    float *ow[5] = { 0 };
-    const float *tok = tensor(m, gpt2 ? "wte.weight" : "embeddings.word_embeddings.weight", &ow[0], err);
-    const float *pos = tok ? tensor(m, gpt2 ? "wpe.weight" : "embeddings.position_embeddings.weight", &ow[1], err) : NULL;
-    const float *typ = pos && !gpt2 ? tensor(m, "embeddings.token_type_embeddings.weight", &ow[2], err) : NULL;
-    const float *g = typ ? tensor(m, "embeddings.LayerNorm.weight", &ow[3], err) : NULL;
-    const float *b = g ? tensor(m, "embeddings.LayerNorm.bias", &ow[4], err) : NULL;
-    bool ok = gpt2 ? pos != NULL : b != NULL;
-    int d = c->width;
-    if (ok) {
-        double *x = xmalloc(sizeof *x * (size_t)n * (size_t)d);
-        for (int i = 0; i < n; i++) {
-            double *row = x + (size_t)i * (size_t)d;
-            for (int j = 0; j < d; j++) {
-                float e = tok[(size_t)ids[i] * (size_t)d + (size_t)j];
-                if (!gpt2) e += typ[j];
-                row[j] = (float)(e + pos[(size_t)i * (size_t)d + (size_t)j]);
-            }
-            if (gpt2) continue;
-            double mean = 0, var = 0;
-            for (int j = 0; j < d; j++) mean += row[j];
-            mean /= d;
-            for (int j = 0; j < d; j++) var += (row[j] - mean) * (row[j] - mean);
-            var /= d;
-            for (int j = 0; j < d; j++) row[j] = (row[j] - mean) / sqrt(var + c->eps) * g[j] + b[j];
-        }
-        Arr *a = add_arr(m, "X", n, d);
-        a->data = a->owned = x;
-        a->f64 = true;
-    }
-    for (int k = 0; k < 5; k++) free(ow[k]);
-    return ok;
-}
-
-/* One layer's weights (k from 0) as arrays named L<k>.W_q ... */
-static bool put_layer(ModelLesson *m, const ModelConfig *c, int k, Error *err)
-{
-    char key[64], name[160];
-    long d = c->width, in = c->inner;
-    bool ok = true;
-#define KEY(s) (snprintf(key, sizeof key, "L%d.%s", k, s), key)
-#define NAME(s) (snprintf(name, sizeof name, s, k), name)
-    if (c->arch == ARCH_GPT2) {
-        static const char *const qkv[3] = { "W_q", "W_k", "W_v" }, *const bqkv[3] = { "b_q", "b_k", "b_v" };
-        for (int j = 0; j < 3 && ok; j++) {
-            ok = put(m, KEY(qkv[j]), NAME("h.%d.attn.c_attn.weight"), d, 3 * d, j * d, d, false, err) &&
-                 put_row(m, KEY(bqkv[j]), NAME("h.%d.attn.c_attn.bias"), j * d, d, err);
-        }
-        ok = ok && put(m, KEY("W_o"), NAME("h.%d.attn.c_proj.weight"), d, d, 0, d, false, err) &&
-             put_row(m, KEY("b_o"), NAME("h.%d.attn.c_proj.bias"), 0, -1, err) &&
-             put_row(m, KEY("ln1_g"), NAME("h.%d.ln_1.weight"), 0, -1, err) &&
-             put_row(m, KEY("ln1_b"), NAME("h.%d.ln_1.bias"), 0, -1, err) &&
-             put_row(m, KEY("ln2_g"), NAME("h.%d.ln_2.weight"), 0, -1, err) &&
-             put_row(m, KEY("ln2_b"), NAME("h.%d.ln_2.bias"), 0, -1, err) &&
-             put(m, KEY("W_in"), NAME("h.%d.mlp.c_fc.weight"), d, in, 0, in, false, err) &&
-             put_row(m, KEY("b_in"), NAME("h.%d.mlp.c_fc.bias"), 0, -1, err) &&
-             put(m, KEY("W_out"), NAME("h.%d.mlp.c_proj.weight"), in, d, 0, d, false, err) &&
-             put_row(m, KEY("b_out"), NAME("h.%d.mlp.c_proj.bias"), 0, -1, err);
-    } else {
-        static const char *const qkv[3] = { "query", "key", "value" }, *const wn[3] = { "W_q", "W_k", "W_v" },
-                                 *const bn[3] = { "b_q", "b_k", "b_v" };
-        char fmt[96];
-        for (int j = 0; j < 3 && ok; j++) {
-            snprintf(fmt, sizeof fmt, "encoder.layer.%%d.attention.self.%s.weight", qkv[j]);
-            ok = put(m, KEY(wn[j]), NAME(fmt), d, d, 0, d, true, err);
-            snprintf(fmt, sizeof fmt, "encoder.layer.%%d.attention.self.%s.bias", qkv[j]);
-            ok = ok && put_row(m, KEY(bn[j]), NAME(fmt), 0, -1, err);
-        }
-        ok = ok && put(m, KEY("W_o"), NAME("encoder.layer.%d.attention.output.dense.weight"), d, d, 0, d, true, err) &&
-             put_row(m, KEY("b_o"), NAME("encoder.layer.%d.attention.output.dense.bias"), 0, -1, err) &&
-             put_row(m, KEY("ln1_g"), NAME("encoder.layer.%d.attention.output.LayerNorm.weight"), 0, -1, err) &&
-             put_row(m, KEY("ln1_b"), NAME("encoder.layer.%d.attention.output.LayerNorm.bias"), 0, -1, err) &&
-             put(m, KEY("W_in"), NAME("encoder.layer.%d.intermediate.dense.weight"), in, d, 0, in, true, err) &&
-             put_row(m, KEY("b_in"), NAME("encoder.layer.%d.intermediate.dense.bias"), 0, -1, err) &&
-             put(m, KEY("W_out"), NAME("encoder.layer.%d.output.dense.weight"), d, in, 0, d, true, err) &&
-             put_row(m, KEY("b_out"), NAME("encoder.layer.%d.output.dense.bias"), 0, -1, err) &&
-             put_row(m, KEY("ln2_g"), NAME("encoder.layer.%d.output.LayerNorm.weight"), 0, -1, err) &&
-             put_row(m, KEY("ln2_b"), NAME("encoder.layer.%d.output.LayerNorm.bias"), 0, -1, err);
-    }
-#undef KEY
-#undef NAME
-    return ok;
-}
-
-/* The names every layer's setup loads, in the order they are written. */
-static const char *const layer_mats[] = { "W_q", "W_k", "W_v", "b_q", "b_k", "b_v", "W_o", "b_o", "ln1_g", "ln1_b",
-                                          "ln2_g", "ln2_b", "W_in", "b_in", "W_out", "b_out" };
-
-/* GPT-2's unembedding (the token embeddings, turned) and its words. */
-static bool put_unembed(ModelLesson *m, const ModelConfig *c, const Tokenizer *tok, Error *err)
-{
-    if (!put(m, "W_U", "wte.weight", c->vocab, c->width, 0, c->vocab, true, err) ||
-        !put_row(m, "lnf_g", "ln_f.weight", 0, -1, err) || !put_row(m, "lnf_b", "ln_f.bias", 0, -1, err))
-        return false;
-    /* the words as numpy's fixed-width bytes ("|S64"), each cut to a token's size */
-    char *w = xcalloc((size_t)c->vocab, LESSON_MAX_TOKEN);
-    for (int i = 0; i < c->vocab; i++) {
-        const char *s = tok_word(tok, i);
-        char fallback[24];
-        if (!s || !*s) snprintf(fallback, sizeof fallback, "#%d", i), s = fallback;
-        size_t n = strlen(s);
-        if (n > LESSON_MAX_TOKEN) n = utf8_floor(s, n, LESSON_MAX_TOKEN);
-        memcpy(w + (size_t)i * LESSON_MAX_TOKEN, s, n);
-    }
-    Arr *a = add_arr(m, "vocab", c->vocab, 0);
-    a->data = a->owned = w;
-    return true;
 }
 
 /* The model setup's own fields. */
@@ -607,15 +389,21 @@ static void emit_setup(ModelLesson *m, const ModelConfig *c, const Fields *f, in
         }
         emit(m, src, buf_str(&b), b.len);
         buf_free(&b);
-        emitf(m, src, "X = load \"%s\" X", LML_FILE);
+        emitf(m, src, "X = load \"%s\" %sX", LML_FILE, m->prefix);
     }
-    for (size_t j = 0; j < sizeof layer_mats / sizeof *layer_mats; j++)
-        emitf(m, src, "%s = load \"%s\" L%d.%s", layer_mats[j], LML_FILE, k, layer_mats[j]);
+    for (int j = 0; j < LML_NLAYER_MATS; j++)
+        emitf(m, src, "%s = load \"%s\" %sL%d.%s", lml_layer_mats[j], LML_FILE, m->prefix, k, lml_layer_mats[j]);
     if (last && gpt2) {
-        emitf(m, src, "lnf_g = load \"%s\" lnf_g", LML_FILE);
-        emitf(m, src, "lnf_b = load \"%s\" lnf_b", LML_FILE);
-        emitf(m, src, "W_U = load \"%s\" W_U", LML_FILE);
-        emitf(m, src, "vocab = load \"%s\" vocab", LML_FILE);
+        static const char *const ends[] = { "lnf_g", "lnf_b", "W_U", "vocab" };
+        for (int j = 0; j < 4; j++) emitf(m, src, "%s = load \"%s\" %s%s", ends[j], LML_FILE, m->prefix, ends[j]);
+    }
+    if (k == 0 && m->nmodels > 1) {
+        /* a model after another starts afresh: nothing of the last one's top layer carries over */
+        emit(m, src, "residual: no", 12);
+        emit(m, src, "unembed: none", 13);
+        emit(m, src, "final_norm: none", 16);
+        if (!gpt2) emit(m, src, "mask: none", 10);
+        if (gpt2) emit(m, src, "norm_order: pre", 15);
     }
     emit(m, src, "queries: X @ W_q + b_q", 22);
     emit(m, src, "keys: X @ W_k + b_k", 19);
@@ -728,44 +516,94 @@ static void at_line(Error *err, const char *file, int line)
     else error_set(err, e.kind, file, line, 1, "%s", e.msg);
 }
 
-/* The generated lesson. */
-ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Error *err)
+/* The next setup at or after line at that names a model: its header
+** line *from, the end of its own lines *to (its first stage), the end of
+** its stages *end (the next setup, or nl); false when there is none. */
+static bool next_model(const Line *l, int nl, int at, int *from, int *to, int *end)
 {
-    int nl;
-    Line *l = split_lines(text, len, &nl);
-    char *file = strcmp(filename, FILEIO_STDIN) ? util_shown(filename) : xstrdup(LESSON_STDIN_SHOWN);
-    ModelLesson *m = xcalloc(1, sizeof *m);
-    Fields f = { 0 };
-    const Tokenizer *tok = NULL;
-    int *ids = NULL, n = 0;
     char kind[32];
-    /* the model setup: [from, to); its stages: [to, end) */
-    int from = -1, to = nl, end = nl;
-    bool in_setup = false;
-    for (int i = 0; i < nl; i++) {
+    *from = -1;
+    *to = *end = nl;
+    for (int i = at; i < nl; i++) {
         size_t v;
-        if (section(l[i], kind, sizeof kind)) {
-            if (from >= 0 && to == nl) to = i;
-            if (from >= 0 && !strcmp(kind, "setup")) {
-                end = i;
-                break;
-            }
-            in_setup = !strcmp(kind, "setup");
-            if (in_setup && from < 0) {
-                int j = i + 1;
-                while (j < nl && !section(l[j], kind, sizeof kind) && !key_line(l[j], "model", &v)) j++;
-                if (j < nl && !section(l[j], kind, sizeof kind)) from = i;
-            }
+        if (!section(l[i], kind, sizeof kind)) continue;
+        if (*from >= 0 && *to == nl) *to = i;
+        if (*from >= 0 && !strcmp(kind, "setup")) {
+            *end = i;
+            break;
+        }
+        if (*from < 0 && !strcmp(kind, "setup")) {
+            int j = i + 1;
+            while (j < nl && !section(l[j], kind, sizeof kind) && !key_line(l[j], "model", &v)) j++;
+            if (j < nl && !section(l[j], kind, sizeof kind)) *from = i;
         }
     }
-    assert(from >= 0);                          /* lml_wanted said there is one */
+    return *from >= 0;
+}
+
+/* Whether the stage whose header is line i (its lines up to end) says
+** key, and whether it says `show: next_token` (*next). */
+static bool stage_says(const Line *l, int i, int end, const char *key, bool *next)
+{
+    char kind[32];
+    bool said = false;
+    *next = false;
+    for (int j = i + 1; j < end && !section(l[j], kind, sizeof kind); j++) {
+        size_t v;
+        said = said || key_line(l[j], key, &v);
+        if (key_line(l[j], "show", &v)) {
+            size_t e = l[j].n;
+            while (v < e && (l[j].s[v] == ' ' || l[j].s[v] == '\t')) v++;
+            *next = e - v >= 10 && !memcmp(l[j].s + v, "next_token", 10);
+        }
+    }
+    return said;
+}
+
+/* The author's stages l[to, end) of a model, for its layer k (from 0) of
+** c->layers: each section kept or left out whole; a compare stage of a
+** model after another compares with that one's same layer (its last, for
+** the next token) unless it says a:. */
+static void emit_stages(ModelLesson *m, const Line *l, int to, int end, const ModelConfig *c, const Fields *f, int k)
+{
+    char kind[32];
+    bool keep = false, last = k == c->layers - 1;
+    int shown = 0;
+    for (int j = 0; j < c->layers; j++) shown += f->shown[j];
+    for (int i = to; i < end; i++) {
+        bool head = section(l[i], kind, sizeof kind), next = false;
+        bool cmp = head && !strcmp(kind, "compare"), has_a = cmp && stage_says(l, i, end, "a", &next);
+        bool once = whole_model(kind) || (cmp && next);
+        if (head) keep = once ? last : f->shown[k];
+        if (keep && head && !once && shown > 1) emit_titled(m, -(i + 1), l[i], kind, k + 1);
+        else if (keep) emit(m, i + 1, l[i].s, l[i].n);
+        if (keep && cmp && !has_a && m->prev_first > 0) {
+            int their = next ? m->prev_layers - 1 : k < m->prev_layers ? k : m->prev_layers - 1;
+            emitf(m, -(i + 1), "a: %d", m->prev_first + their);
+        }
+    }
+}
+
+/* The model setup l[from, to) with its stages l[to, end), the lesson's
+** model number m->nmodels: its arrays, then its setups and stages. */
+static bool expand_model(ModelLesson *m, const Line *l, int from, int to, int end, const char *filename,
+                         const char *file, Error *err)
+{
+    Fields f = { 0 };
+    int *ids = NULL, n = 0;
+    char kind[32];
+    int me = m->nmodels;
+    snprintf(m->prefix, sizeof m->prefix, me ? "M%d." : "", me + 1);
     bool ok = read_fields(&f, l, from, to, file, err);
+    if (ok && me == LML_MAX_MODELS)
+        ok = error_set(err, ERR_LIMIT, file, f.model_line, 1, "a lesson reads at most %d models", LML_MAX_MODELS);
     if (ok) {
-        m->dir = model_dir(filename, f.model);
-        m->folder = mf_open(m->dir, err);
-        ok = m->folder != NULL;
-        m->ck = ok ? mf_checkpoint(m->folder) : NULL;
-        m->checked = ok && mf_checked(m->folder);
+        char *dir = model_dir(filename, f.model);
+        m->folder[m->nmodels] = mf_open(dir, err);
+        ok = m->folder[m->nmodels] != NULL;
+        if (ok) m->nmodels++;
+        m->ck = ok ? mf_checkpoint(m->folder[me]) : NULL;
+        m->checked = ok && mf_checked(m->folder[me]);
         if (!ok && err->kind == ERR_IO && !strchr(f.model, '/') && strstr(err->file, "config.json")) {
             char *shown = util_shown(f.model), *mine = user_models();
             bool cli = !strcmp(file, LESSON_STDIN_SHOWN);      /* attnlab --model NAME */
@@ -776,18 +614,19 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
             free(mine);
         }
         if (!ok) at_line(err, file, f.model_line);
+        if (ok && !m->dir) m->dir = dir;
+        else free(dir);
     }
     const ModelConfig *c = ok ? ckpt_config(m->ck) : NULL;
-    if (ok && c->layers > LESSON_MAX_SETUPS)
-        ok = error_set(err, ERR_LIMIT, file, f.model_line, 1, "the model has %d layers, over the limit of %d", c->layers,
-                       LESSON_MAX_SETUPS);
-    if (ok) {
-        tok = mf_tokenizer(m->folder);
-        if (tok_size(tok) > c->vocab)
-            ok = error_set(err, ERR_INVALID, file, f.model_line, 1, "the tokenizer has %d words, but config.json says %d",
-                           tok_size(tok), c->vocab);
-        if (!ok) at_line(err, file, f.model_line);
-    }
+    if (ok && m->setups + c->layers > LESSON_MAX_SETUPS)
+        ok = me ? error_set(err, ERR_LIMIT, file, f.model_line, 1, "the lesson's setups and models' layers come to %d, "
+                            "over the limit of %d", m->setups + c->layers, LESSON_MAX_SETUPS)
+                : error_set(err, ERR_LIMIT, file, f.model_line, 1, "the model has %d layers, over the limit of %d",
+                            c->layers, LESSON_MAX_SETUPS - m->setups);
+    const Tokenizer *tok = ok ? mf_tokenizer(m->folder[me]) : NULL;
+    if (ok && tok_size(tok) > c->vocab)
+        ok = error_set(err, ERR_INVALID, file, f.model_line, 1, "the tokenizer has %d words, but config.json says %d",
+                       tok_size(tok), c->vocab);
     if (ok && (n = tok_encode(tok, f.text, &ids, err)) < 0) {
         ok = false;
         at_line(err, file, f.text_line);
@@ -809,43 +648,63 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
         key_line(l[f.ablate_line - 1], "ablate", &v);
         ok = parse_ablate(&f, l[f.ablate_line - 1], v, c->layers, c->heads, file, err);
     }
-    ok = ok && put_input(m, c, ids, n, err);
-    for (int k = 0; ok && c && k < c->layers; k++) ok = put_layer(m, c, k, err);
-    if (ok && c->arch == ARCH_GPT2) ok = put_unembed(m, c, tok, err);
+    ok = ok && lml_put_input(m, c, ids, n, err);
+    for (int k = 0; ok && k < c->layers; k++) ok = lml_put_layer(m, c, k, err);
+    if (ok && c->arch == ARCH_GPT2) ok = lml_put_unembed(m, c, tok, err);
     if (ok) {
-        for (int i = 0; i < from; i++) emit(m, i + 1, l[i].s, l[i].n);
         bool authored = false;
-        int shown = 0;
-        for (int k = 0; k < c->layers; k++) shown += f.shown[k];
         for (int i = to; i < end; i++) authored = authored || section(l[i], kind, sizeof kind);
+        int first = m->setups + 1, shown = 0;
+        for (int k = 0; k < c->layers; k++) shown += f.shown[k];
         for (int k = 0; k < c->layers; k++) {
             emit_setup(m, c, &f, k, tok, ids, n);
             bool last = k == c->layers - 1;
-            if (!authored) {
-                static const char *const gpt2[] = { "multi_head", "mlp" }, *const bert[] = { "multi_head", "layer_norm", "mlp" };
-                const char *const *s = c->arch == ARCH_GPT2 ? gpt2 : bert;
-                int ns = c->arch == ARCH_GPT2 ? 2 : 3;
-                for (int j = 0; j < ns && f.shown[k]; j++) emit_section(m, -f.model_line, s[j], k + 1);
-                if (last && c->arch == ARCH_GPT2) emit_section(m, -f.model_line, "next_token", 0);
-                if (last && grid_fits(c, n)) emit_section(m, -f.model_line, "model_view", 0);
+            if (authored) {
+                emit_stages(m, l, to, end, c, &f, k);
                 continue;
             }
-            /* the author's stages: each section kept or left out whole */
-            bool keep = false;
-            for (int i = to; i < end; i++) {
-                bool head = section(l[i], kind, sizeof kind);
-                if (head) keep = whole_model(kind) ? last : f.shown[k];
-                if (keep && head && !whole_model(kind) && shown > 1) emit_titled(m, -(i + 1), l[i], kind, k + 1);
-                else if (keep) emit(m, i + 1, l[i].s, l[i].n);
-            }
+            static const char *const gpt2[] = { "multi_head", "mlp" }, *const bert[] = { "multi_head", "layer_norm", "mlp" };
+            const char *const *st = c->arch == ARCH_GPT2 ? gpt2 : bert;
+            int ns = c->arch == ARCH_GPT2 ? 2 : 3;
+            if (shown * ns + 2 > LESSON_MAX_STAGES) ns = 1;            /* a deep model: its heads only */
+            for (int j = 0; j < ns && f.shown[k]; j++) emit_section(m, -f.model_line, st[j], k + 1);
+            if (last && c->arch == ARCH_GPT2) emit_section(m, -f.model_line, "next_token", 0);
+            if (last && grid_fits(c, n)) emit_section(m, -f.model_line, "model_view", 0);
         }
-        for (int i = end; i < nl; i++) emit(m, i + 1, l[i].s, l[i].n);
+        m->prev_first = first;
+        m->prev_layers = c->layers;
     }
+    if (ok) mf_set_checked(m->folder[me]);      /* every weight was looked at: the next lesson of it need not */
+    free(ids);
+    free(f.model);
+    free(f.text);
+    return ok;
+}
+
+/* The generated lesson: every setup that names a model made into its
+** layers' setups, the author's other lines as they are. */
+ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Error *err)
+{
+    int nl;
+    Line *l = split_lines(text, len, &nl);
+    char *file = strcmp(filename, FILEIO_STDIN) ? util_shown(filename) : xstrdup(LESSON_STDIN_SHOWN);
+    ModelLesson *m = xcalloc(1, sizeof *m);
+    int at = 0, from, to, end;
+    bool ok = true, any = false;
+    while (ok && next_model(l, nl, at, &from, &to, &end)) {
+        for (int i = at; i < from; i++) emit(m, i + 1, l[i].s, l[i].n);
+        ok = expand_model(m, l, from, to, end, filename, file, err);
+        at = end;
+        any = true;
+    }
+    assert(!ok || any);                         /* lml_wanted said there is one */
+    (void)any;
+    for (int i = at; ok && i < nl; i++) emit(m, i + 1, l[i].s, l[i].n);
     if (ok) {
         m->la = xcalloc((size_t)m->narr, sizeof *m->la);
         for (int i = 0; i < m->narr; i++) {
             Arr *a = &m->arr[i];
-            bool words = !strcmp(a->key, "vocab");
+            bool words = a->words;
             m->la[i] = (LessonArray){ LML_FILE, a->key, a->f64 ? "<f8" : words ? "|S64" : "<f4", words ? 1 : 2,
                                       a->shape, a->data,
                                       (size_t)a->shape[0] * (words ? LESSON_MAX_TOKEN : (size_t)a->shape[1] * (a->f64 ? 8 : 4)),
@@ -853,15 +712,11 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
         }
     }
     _Static_assert(LESSON_MAX_TOKEN == 64, "the words' dtype says |S64");
-    if (ok) mf_set_checked(m->folder);          /* every weight was looked at: the next lesson of it need not */
     if (!ok && len >= strlen(LML_CLI_MARK) && !memcmp(text, LML_CLI_MARK, strlen(LML_CLI_MARK))) {
         /* attnlab --model, a folder opened in the browser: the lesson is the program's, not the user's */
         if (!strcmp(err->file, file)) err->file[0] = '\0';
         err->line = err->col = 0;
     }
-    free(ids);
-    free(f.model);
-    free(f.text);
     free(l);
     free(file);
     if (!ok) {
@@ -917,7 +772,7 @@ void lml_free(ModelLesson *m)
     free(m->la);
     free(m->lines);
     buf_free(&m->text);
-    mf_free(m->folder);
+    for (int i = 0; i < m->nmodels; i++) mf_free(m->folder[i]);
     free(m->dir);
     free(m);
 }

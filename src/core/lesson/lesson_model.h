@@ -20,6 +20,12 @@
 ** in memory, as `load` lines of a generated lesson (lml_expand), which
 ** the parser reads as any other; its messages point at the author's lines.
 **
+** A lesson may read up to LML_MAX_MODELS models, each a setup with
+** `model:`: a later one starts afresh (`residual: no`, `unembed: none`),
+** and its compare stages compare its layers with the same layers of the
+** one before (the usual lesson: one model twice, heads switched off in
+** the second). Their layers come to at most LESSON_MAX_SETUPS in all.
+**
 ** `attnlab --model DIR "a sentence"` writes such a lesson itself
 ** (lml_default_text).
 */
@@ -31,6 +37,10 @@
 /* The first line of the lesson lml_default_text writes: its messages name
 ** no line of it, nor it (the user never saw it). */
 #define LML_CLI_MARK "# the lesson of attnlab --model"
+
+/* The most models one lesson reads (each a setup with model:, often one
+** model twice, a head switched off in the second, and a compare stage). */
+#define LML_MAX_MODELS 4
 
 /* The file the generated `load` lines name, which no folder holds. */
 #define LML_FILE "model.npz"
