@@ -55,6 +55,10 @@ static bool shape_of(const Lesson *L, const Stage *st, int s, int64_t *rows, int
         if (!su->unembed || !su->vocab)
             return error_set(err, ERR_INVALID, NULL, st->cmp_line, 1, "stage compare shows the next token, but setup %d "
                              "has no %s", s + 1, su->unembed ? "'vocab:'" : "'unembed:' and 'vocab:'");
+        if (su->nvocab > LESSON_MAX_LOAD_DIM)     /* a real model's 50,257: no slide holds them side by side */
+            return error_set(err, ERR_LIMIT, NULL, st->cmp_line, 1, "stage compare shows the probability of every "
+                             "word, but setup %d has %d words (at most %d): compare a head's weights or the output "
+                             "instead, or show each next_token stage", s + 1, su->nvocab, LESSON_MAX_LOAD_DIM);
         *cols = su->nvocab;
         return true;
     default:
@@ -258,21 +262,26 @@ static void settings_differ(const Setup *sa, const Setup *sb, Buf *out)
 
 /*
 ** What differs between setups a and b (0-based), B's against A's, into
-** out: their own settings and matrices, then, when both continue the
-** stream of the setup above them (`residual: yes`) and those differ, what
-** differs there (and so on up): the queries' input of such a setup is
-** computed, so its own text need not differ for its numbers to.
+** out: their own settings and matrices, then, while both continue the
+** stream of the setup above them (`residual: yes`), what differs there,
+** each with the setups it is in (a model's layers: "head 1 off in the
+** setups they continue (setup 23 vs 11), heads 7 and 10 off in ... (setup
+** 22 vs 10)"): the queries' input of such a setup is computed, so its own
+** text need not differ for its numbers to.
 */
 static void what_differs(const Lesson *L, int a, int b, Buf *out)
 {
-    const Setup *sa = &L->setups[a], *sb = &L->setups[b];
-    settings_differ(sa, sb, out);
-    if (sa->residual != sb->residual) {
-        item(out, "%s", sb->residual ? _("B continues the stream above it, A does not")
-                                     : _("A continues the stream above it, B does not"));
-    } else if (sa->residual && a - 1 != b - 1) {
+    settings_differ(&L->setups[a], &L->setups[b], out);
+    for (; a != b; a--, b--) {
+        const Setup *sa = &L->setups[a], *sb = &L->setups[b];
+        if (sa->residual != sb->residual) {
+            item(out, "%s", sb->residual ? _("B continues the stream above it, A does not")
+                                         : _("A continues the stream above it, B does not"));
+            return;
+        }
+        if (!sa->residual || a == 0 || b == 0) return;
         Buf up = {0};
-        what_differs(L, a - 1, b - 1, &up);
+        settings_differ(&L->setups[a - 1], &L->setups[b - 1], &up);
         if (up.len) item(out, _("%s in the setups they continue (setup %d vs %d)"), up.s, b, a);
         buf_free(&up);
     }
