@@ -593,7 +593,8 @@ static bool expand_model(ModelLesson *m, const Line *l, int from, int to, int en
     int *ids = NULL, n = 0;
     char kind[32];
     int me = m->nmodels;
-    snprintf(m->prefix, sizeof m->prefix, me ? "M%d." : "", me + 1);
+    m->prefix[0] = '\0';
+    if (me) snprintf(m->prefix, sizeof m->prefix, "M%d.", me + 1);
     bool ok = read_fields(&f, l, from, to, file, err);
     if (ok && me == LML_MAX_MODELS)
         ok = error_set(err, ERR_LIMIT, file, f.model_line, 1, "a lesson reads at most %d models", LML_MAX_MODELS);
