@@ -33,7 +33,7 @@ struct ModelLesson {
     int nmodels;
     const Checkpoint *ck;           /* the model being read's checkpoint */
     bool checked;                   /* its weights are known to be finite */
-    char prefix[8];                 /* before its arrays' names: "" for the first model, "M2." ... */
+    char prefix[16];                /* before its arrays' names: "" for the first model, "M2." ... */
     int setups;                     /* setups written so far, the author's and the layers' */
     int prev_first, prev_layers;    /* the model before this one: its first layer's setup (from 1), its layers */
     char *dir;                      /* the first model's folder */
