@@ -454,17 +454,18 @@ h.close()
 
 # ---------------------------------------------------------------- the bundled lesson
 # lessons/models/gpt2-reads.lesson names "gpt2", found among the user's
-# models: a GPT-2-shaped folder of twelve small layers stands in for it.
+# models: a GPT-2-shaped folder of twelve small layers of twelve heads stands in for it.
 os.environ["XDG_DATA_HOME"] = os.path.join(tmp, "data")
-tiny_model.write(os.path.join(tmp, "data", "attnlab", "models", "gpt2"), 12)
+tiny_model.write(os.path.join(tmp, "data", "attnlab", "models", "gpt2"), 12, width=24, heads=12)
 with open(os.path.join(HERE, "..", "lessons", "models", "gpt2-reads.lesson")) as f:
     h = _library.Handle(f.read(), {})
 titles = [json.loads(h.dump(k))["stages"][0]["title"] for k in range(1, h.stages() + 1)]
 want = ["What the heads look at, layer %d" % n for n in (1, 5, 9, 12)]
 check([t for t in titles if t.startswith("What the heads")] == want,
       "the bundled lesson: its heads' stage for layers 1, 5, 9 and 12: %s" % titles)
-check(titles[-2:] == ["Every head of every layer", "The word it guesses"],
-      "the bundled lesson ends with the model view and the next token: %s" % titles[-2:])
+check(titles[-3:] == ["Every head of every layer", "The word it guesses", "The word it guesses without them"],
+      "the bundled lesson ends with the model view, the next token, and the next token of the model without three "
+      "heads: %s" % titles[-3:])
 png = h.render(len(titles), 1, 1280, 720, 1, False, False, None)
 check(png[:8] == b"\x89PNG\r\n\x1a\n", "the bundled lesson's next token drawn")
 h.close()
