@@ -30,8 +30,9 @@ apt() {
 }
 version=$(dpkg-query -W -f='${source:Version}' libcjson1 2>/dev/null || true)
 apt update >"$work/log" 2>&1 || { cat "$work/log" >&2; echo "cjson-source: apt-get update failed" >&2; exit 1; }
-(cd "$work" && apt source --download-only "cjson${version:+=$version}") >>"$work/log" 2>&1 ||
-    { cat "$work/log" >&2; echo "cjson-source: apt-get source cjson${version:+=$version} failed" >&2; exit 1; }
+# the installed version; the archive's own when it has moved on (a security update not yet installed)
+(cd "$work" && { apt source --download-only "cjson${version:+=$version}" || apt source --download-only cjson; }) \
+    >>"$work/log" 2>&1 || { cat "$work/log" >&2; echo "cjson-source: apt-get source cjson failed" >&2; exit 1; }
 (cd "$work" && dpkg-source --no-check -x cjson_*.dsc src) >>"$work/log" 2>&1 ||
     { cat "$work/log" >&2; echo "cjson-source: dpkg-source could not unpack cjson" >&2; exit 1; }
 mkdir -p "$dir/cjson"
