@@ -167,8 +167,8 @@ static void pack_b(const Mat *b, int k0, int kc, int lo, int hi, double *pack)
 ** continue the sums stored in c. mr is a constant where this is inlined,
 ** so the tile stays in registers.
 */
-#define TILE(NAME, V, L, F32)                                                                                         \
-    static inline __attribute__((always_inline)) void NAME(int mr, const Mat *a, int i, int k0, int kc,            \
+#define TILE(NAME, V, L)                                                                                              \
+    static inline __attribute__((always_inline)) void NAME(int mr, const Mat *a, int i, int k0, int kc, bool f32, \
                                                            const void *bsrc, long ld, Mat *c, int col, int w)    \
     {                                                                                                             \
         typedef double VU __attribute__((vector_size(L * sizeof(double)), aligned(sizeof(double))));              \
@@ -193,7 +193,7 @@ static void pack_b(const Mat *b, int k0, int kc, int lo, int hi, double *pack)
         for (int k = 0; k < kc; k++) {                                                                            \
             V bk[H];                                                                                              \
             _Pragma("GCC unroll 8") for (int h = 0; h < H; h++)                                                  \
-                bk[h] = F32 ? __builtin_convertvector(*(const VF *)(bf + k * ld + h * L), V)                             \
+                bk[h] = f32 ? __builtin_convertvector(*(const VF *)(bf + k * ld + h * L), V)                             \
                             : *(const V *)(bp + (size_t)k * NR + h * L);                                              \
             _Pragma("GCC unroll 8") for (int r = 0; r < mr; r++) {                                               \
                 double x = ar[r][k];                                                                              \
@@ -214,29 +214,19 @@ static void pack_b(const Mat *b, int k0, int kc, int lo, int hi, double *pack)
 typedef double Vec8 __attribute__((vector_size(8 * sizeof(double))));
 typedef double Vec4 __attribute__((vector_size(4 * sizeof(double))));
 typedef double Vec2 __attribute__((vector_size(2 * sizeof(double))));
-TILE(tile8, Vec8, 8, 0)
-TILE(tile4, Vec4, 4, 0)
-TILE(tile2, Vec2, 2, 0)
-TILE(tile8f, Vec8, 8, 1)
-TILE(tile4f, Vec4, 4, 1)
-TILE(tile2f, Vec2, 2, 1)
+TILE(tile8, Vec8, 8)
+TILE(tile4, Vec4, 4)
+TILE(tile2, Vec2, 2)
 
-/* One tile with vectors of lanes doubles (a constant where inlined). */
-static inline __attribute__((always_inline)) void tile(int lanes, int mr, const Mat *a, int i, int k0, int kc,
-                                                       const double *bp, Mat *c, int col, int w)
+/* One tile with vectors of lanes doubles, lanes rows at a time (MR = L:
+** the sums fill the registers; a constant where inlined); b packed
+** doubles, or (f32) a view's floats, NR of a row at bsrc, a row every ld. */
+static inline __attribute__((always_inline)) void tile(int lanes, int mr, const Mat *a, int i, int k0, int kc, bool f32,
+                                                       const void *bsrc, long ld, Mat *c, int col, int w)
 {
-    if (lanes == 8) tile8(mr, a, i, k0, kc, bp, 0, c, col, w);
-    else if (lanes == 4) tile4(mr, a, i, k0, kc, bp, 0, c, col, w);
-    else tile2(mr, a, i, k0, kc, bp, 0, c, col, w);
-}
-
-/* One tile whose b is a view's floats, NR of a row at bf, a row every ld. */
-static inline __attribute__((always_inline)) void tile_f32(int lanes, int mr, const Mat *a, int i, int kc,
-                                                           const float *bf, long ld, Mat *c, int col)
-{
-    if (lanes == 8) tile8f(mr, a, i, 0, kc, bf, ld, c, col, NR);
-    else if (lanes == 4) tile4f(mr, a, i, 0, kc, bf, ld, c, col, NR);
-    else tile2f(mr, a, i, 0, kc, bf, ld, c, col, NR);
+    if (lanes == 8) tile8(mr, a, i, k0, kc, f32, bsrc, ld, c, col, w);
+    else if (lanes == 4) tile4(mr, a, i, k0, kc, f32, bsrc, ld, c, col, w);
+    else tile2(mr, a, i, k0, kc, f32, bsrc, ld, c, col, w);
 }
 
 /* Columns [lo, hi) of c (whole panels of NR) = a·b, b a view of floats
@@ -244,62 +234,61 @@ static inline __attribute__((always_inline)) void tile_f32(int lanes, int mr, co
 ** through every row of a, and every k at once (the sums start at +0.0 and
 ** run k in order, as in a packed block). For a few rows of a (a typed
 ** sentence) packing the whole of b would cost more than the product. */
-static inline __attribute__((always_inline)) void direct(int lanes, int mr, const Mat *a, const Mat *b, Mat *c,
-                                                         int lo, int hi)
+static inline __attribute__((always_inline)) void direct(int lanes, const Mat *a, const Mat *b, Mat *c, int lo, int hi)
 {
     int m = c->rows;
     for (int j0 = lo; j0 < hi; j0 += NR) {
         const float *bf = b->f32 + j0;
         int i = 0;
-        for (; i + mr <= m; i += mr) tile_f32(lanes, mr, a, i, a->cols, bf, b->f32_ld, c, j0);
-        for (; i < m; i++) tile_f32(lanes, 1, a, i, a->cols, bf, b->f32_ld, c, j0);
+        for (; i + lanes <= m; i += lanes) tile(lanes, lanes, a, i, 0, a->cols, true, bf, b->f32_ld, c, j0, NR);
+        for (; i < m; i++) tile(lanes, 1, a, i, 0, a->cols, true, bf, b->f32_ld, c, j0, NR);
     }
 }
 
 /* Every tile of one packed block of c's columns [lo, hi): rows in groups
-** of mr (the rest one by one), panels left to right. */
-static inline __attribute__((always_inline)) void block(int lanes, int mr, const Mat *a, int k0, int kc,
-                                                        const double *pack, Mat *c, int lo, int hi)
+** of lanes (the rest one by one), panels left to right. */
+static inline __attribute__((always_inline)) void block(int lanes, const Mat *a, int k0, int kc, const double *pack,
+                                                        Mat *c, int lo, int hi)
 {
     int m = c->rows, i = 0;
-    for (; i + mr <= m; i += mr)
+    for (; i + lanes <= m; i += lanes)          /* two loops: the tile's rows stay a constant */
         for (int j0 = lo; j0 < hi; j0 += NR)
-            tile(lanes, mr, a, i, k0, kc, pack + (size_t)((j0 - lo) / NR) * (size_t)kc * NR, c, j0,
+            tile(lanes, lanes, a, i, k0, kc, false, pack + (size_t)((j0 - lo) / NR) * (size_t)kc * NR, 0, c, j0,
                  hi - j0 < NR ? hi - j0 : NR);
     for (; i < m; i++)
         for (int j0 = lo; j0 < hi; j0 += NR)
-            tile(lanes, 1, a, i, k0, kc, pack + (size_t)((j0 - lo) / NR) * (size_t)kc * NR, c, j0,
+            tile(lanes, 1, a, i, k0, kc, false, pack + (size_t)((j0 - lo) / NR) * (size_t)kc * NR, 0, c, j0,
                  hi - j0 < NR ? hi - j0 : NR);
 }
 
-/* A packed block times a, for each instruction set; MR fits its registers. */
+/* A packed block times a, for each instruction set. */
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx512f"))) static void block_avx512(const Mat *a, int k0, int kc, const double *pack, Mat *c,
                                                              int lo, int hi)
 {
-    block(8, 8, a, k0, kc, pack, c, lo, hi);
+    block(8, a, k0, kc, pack, c, lo, hi);
 }
 __attribute__((target("avx2"))) static void block_avx2(const Mat *a, int k0, int kc, const double *pack, Mat *c,
                                                        int lo, int hi)
 {
-    block(4, 4, a, k0, kc, pack, c, lo, hi);
+    block(4, a, k0, kc, pack, c, lo, hi);
 }
 __attribute__((target("avx512f"))) static void direct_avx512(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
 {
-    direct(8, 8, a, b, c, lo, hi);
+    direct(8, a, b, c, lo, hi);
 }
 __attribute__((target("avx2"))) static void direct_avx2(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
 {
-    direct(4, 4, a, b, c, lo, hi);
+    direct(4, a, b, c, lo, hi);
 }
 #endif
 static void block_plain(const Mat *a, int k0, int kc, const double *pack, Mat *c, int lo, int hi)
 {
-    block(2, 2, a, k0, kc, pack, c, lo, hi);
+    block(2, a, k0, kc, pack, c, lo, hi);
 }
 static void direct_plain(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
 {
-    direct(2, 2, a, b, c, lo, hi);
+    direct(2, a, b, c, lo, hi);
 }
 
 typedef void (*BlockFn)(const Mat *a, int k0, int kc, const double *pack, Mat *c, int lo, int hi);
@@ -341,7 +330,6 @@ static void product_cols(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
         if (whole == hi) return;
         lo = whole;
     }
-    BlockFn fn = k.block;
     int panels = (hi - lo + NR - 1) / NR;
     if (panels > NC_PANELS) panels = NC_PANELS;
     int kmax = a->cols < KC ? a->cols : KC;
@@ -353,7 +341,7 @@ static void product_cols(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
         for (int k0 = 0; k0 < a->cols; k0 += KC) {
             int kc = a->cols - k0 < KC ? a->cols - k0 : KC;
             pack_b(b, k0, kc, c0, c1, pack);
-            fn(a, k0, kc, pack, c, c0, c1);
+            k.block(a, k0, kc, pack, c, c0, c1);
         }
     }
     free(mem);

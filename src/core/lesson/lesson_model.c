@@ -402,8 +402,8 @@ static void emit_setup(ModelLesson *m, const ModelConfig *c, const Fields *f, in
         emit(m, src, "residual: no", 12);
         emit(m, src, "unembed: none", 13);
         emit(m, src, "final_norm: none", 16);
-        if (!gpt2) emit(m, src, "mask: none", 10);
-        if (gpt2) emit(m, src, "norm_order: pre", 15);
+        if (gpt2) emit(m, src, "norm_order: pre", 15);      /* (its causal mask comes below) */
+        else emit(m, src, "mask: none", 10);
     }
     emit(m, src, "queries: X @ W_q + b_q", 22);
     emit(m, src, "keys: X @ W_k + b_k", 19);
@@ -561,15 +561,14 @@ static bool stage_says(const Line *l, int i, int end, const char *key, bool *nex
 }
 
 /* The author's stages l[to, end) of a model, for its layer k (from 0) of
-** c->layers: each section kept or left out whole; a compare stage of a
+** c->layers (shown of them shown): each section kept or left out whole; a compare stage of a
 ** model after another compares with that one's same layer (its last, for
 ** the next token) unless it says a:. */
-static void emit_stages(ModelLesson *m, const Line *l, int to, int end, const ModelConfig *c, const Fields *f, int k)
+static void emit_stages(ModelLesson *m, const Line *l, int to, int end, const ModelConfig *c, const Fields *f, int k,
+                        int shown)
 {
     char kind[32];
     bool keep = false, last = k == c->layers - 1;
-    int shown = 0;
-    for (int j = 0; j < c->layers; j++) shown += f->shown[j];
     for (int i = to; i < end; i++) {
         bool head = section(l[i], kind, sizeof kind), next = false;
         bool cmp = head && !strcmp(kind, "compare"), has_a = cmp && stage_says(l, i, end, "a", &next);
@@ -661,7 +660,7 @@ static bool expand_model(ModelLesson *m, const Line *l, int from, int to, int en
             emit_setup(m, c, &f, k, tok, ids, n);
             bool last = k == c->layers - 1;
             if (authored) {
-                emit_stages(m, l, to, end, c, &f, k);
+                emit_stages(m, l, to, end, c, &f, k, shown);
                 continue;
             }
             static const char *const gpt2[] = { "multi_head", "mlp" }, *const bert[] = { "multi_head", "layer_norm", "mlp" };
@@ -691,15 +690,13 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
     char *file = strcmp(filename, FILEIO_STDIN) ? util_shown(filename) : xstrdup(LESSON_STDIN_SHOWN);
     ModelLesson *m = xcalloc(1, sizeof *m);
     int at = 0, from, to, end;
-    bool ok = true, any = false;
+    bool ok = true;
     while (ok && next_model(l, nl, at, &from, &to, &end)) {
         for (int i = at; i < from; i++) emit(m, i + 1, l[i].s, l[i].n);
         ok = expand_model(m, l, from, to, end, filename, file, err);
         at = end;
-        any = true;
     }
-    assert(!ok || any);                         /* lml_wanted said there is one */
-    (void)any;
+    assert(!ok || m->nmodels > 0);              /* lml_wanted said there is one */
     for (int i = at; ok && i < nl; i++) emit(m, i + 1, l[i].s, l[i].n);
     if (ok) {
         m->la = xcalloc((size_t)m->narr, sizeof *m->la);
