@@ -503,6 +503,11 @@ test('a model folder: its files picked, every layer of GPT-2; I types a sentence
     assert.equal(await p.evaluate(() => document.activeElement.id), 'sentence-text');
     assert.equal(await p.evaluate(() => document.getElementById('sentence-text').value),
       'When Mary and John went to the store, John gave a drink to');
+    await p.evaluate(readFileSync(join(ROOT, 'web', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
+    const bad = await p.evaluate(async () => (await window.axe.run(document, { runOnly: { type: 'tag',
+      values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })).violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id));
+    assert.deepEqual(bad, [], 'axe-core: the sentence field, its label and buttons');
     await p.evaluate(() => { document.getElementById('sentence-text').value = ''; });
     await p.keyboard.type('The cat sat on the mat');
     await key(p, 'Enter');
