@@ -34,15 +34,20 @@ $(BUILD)/bench: $(LIB_OBJ) $(call obj,bench/bench.c bench/model.c bench/start.c 
 $(BUILD)/bench_start_parts: $(LIB_OBJ) $(call obj,bench/start_parts.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(APP_LIBS) -lm
 
+# A typed sentence in the window, Enter to its frame (bench/sentence.c,
+# run by bench/checkpoint.py): the window's own calls, drawn offscreen.
+$(BUILD)/bench_sentence: $(LIB_OBJ) $(call obj,bench/sentence.c) | deps-build
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(APP_LIBS) -lm
+
 # The PNG encoders side by side (bench/png.c): ISA-L, libpng + zlib and
 # libdeflate's levels on the same pictures.
 $(BUILD)/bench_png: $(LIB_OBJ) $(call obj,bench/png.c bench/timing.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -ldeflate -lm
 
-bench: deps-bench $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/bench_start_parts $(BUILD)/attnlab $(SO_FILE)
+bench: deps-bench $(BUILD)/bench $(BUILD)/bench_png $(BUILD)/bench_start_parts $(BUILD)/bench_sentence $(BUILD)/attnlab $(SO_FILE)
 	./$(BUILD)/bench --attnlab $(BUILD)/attnlab --lessons lessons \
 	  --script bench/baseline.py --python /usr/bin/python3 $(BENCH_ARGS)
 	./$(BUILD)/bench_png --lessons lessons $(filter --quick,$(BENCH_ARGS))
 	ATTNLAB_LIB=$(SO_FILE) PYTHONPATH=python /usr/bin/python3 bench/notebook.py $(filter --quick,$(BENCH_ARGS))
-	ATTNLAB_LIB=$(SO_FILE) PYTHONPATH=python /usr/bin/python3 bench/checkpoint.py $(BUILD)/attnlab \
+	ATTNLAB_LIB=$(SO_FILE) PYTHONPATH=python /usr/bin/python3 bench/checkpoint.py $(BUILD)/attnlab $(BUILD)/bench_sentence \
 	  $(filter --quick,$(BENCH_ARGS))

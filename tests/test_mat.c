@@ -166,12 +166,15 @@ END_TEST
 START_TEST(test_matmul_views_sum_in_order)
 {
     /* b a view of floats (a model's weights where they are mapped): with a
-    ** few rows of a it is read unpacked, with more packed, transposed
-    ** always packed; each way, bit for bit the textbook loop, including
-    ** a row stride wider than the columns and a last panel cut short, and
-    ** a product shared among threads. */
-    static const int shapes[][3] = { { 1, 1, 1 }, { 3, 5, 7 }, { 4, 256, 16 }, { 5, 300, 17 }, { 24, 513, 40 },
-                                     { 25, 257, 9 }, { 7, 600, 3001 }, { 60, 300, 130 } };
+    ** few rows of a it is read unpacked (transposed: a turned over
+    ** instead), with more packed; each way, bit for bit the textbook loop,
+    ** including a row stride wider than the columns, a last panel or tile
+    ** cut short, rows that fill no whole tile, more than one block of k
+    ** unpacked, and a product shared among threads. */
+    static const int shapes[][3] = { { 1, 1, 1 },      { 3, 5, 7 },     { 4, 256, 16 },  { 5, 300, 17 },
+                                     { 24, 513, 40 },  { 25, 257, 9 },  { 7, 600, 3001 }, { 60, 300, 130 },
+                                     { 9, 1100, 501 }, { 16, 1030, 70 }, { 17, 40, 13 },  { 2, 2000, 1200 },
+                                     { 130, 70, 19 } };
     for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
         int m = shapes[t][0], k = shapes[t][1], n = shapes[t][2];
         long ld = n + (long)(t % 3);

@@ -117,7 +117,9 @@ Mat *mat_copy(const Mat *m)
 ** - each block of b is copied, NR columns at a time, into panels whose KC
 **   rows of NR numbers follow each other (packed), so the inner loop reads
 **   one stream that stays in the cache for every row of a (a view of
-**   floats times a few rows is read where it is instead: direct());
+**   floats times a few rows is read where it is instead, DKC rows at a
+**   time: direct(); a transposed view, a model's unembedding, by turning
+**   the few rows of a over instead: direct_t());
 ** - a tile of MR rows x NR columns of c lives in vector registers while k
 **   runs through the block: one step adds a[i][k]·b[k][j .. j+NR) to row
 **   i's NR sums, so NR elements advance together, each through its own k
@@ -133,6 +135,8 @@ Mat *mat_copy(const Mat *m)
 */
 
 #define NR 8                            /* columns of c a tile holds */
+#define PREFETCH 16                     /* rows of b ahead a few rows of a ask for while reading it unpacked */
+#define DKC 512                         /* rows of b a few rows of a go through at a time, read unpacked */
 #define KC 256                          /* rows of b in a packed block */
 typedef double Vec __attribute__((vector_size(NR * sizeof(double))));   /* the packing's alignment */
 
@@ -192,6 +196,7 @@ static void pack_b(const Mat *b, int k0, int kc, int lo, int hi, double *pack)
         }                                                                                                         \
         for (int k = 0; k < kc; k++) {                                                                            \
             V bk[H];                                                                                              \
+            if (f32) __builtin_prefetch(bf + (k + PREFETCH) * ld);  /* read unpacked: the rows to come */   \
             _Pragma("GCC unroll 8") for (int h = 0; h < H; h++)                                                  \
                 bk[h] = f32 ? __builtin_convertvector(*(const VF *)(bf + k * ld + h * L), V)                             \
                             : *(const V *)(bp + (size_t)k * NR + h * L);                                              \
@@ -230,19 +235,106 @@ static inline __attribute__((always_inline)) void tile(int lanes, int mr, const 
 }
 
 /* Columns [lo, hi) of c (whole panels of NR) = a·b, b a view of floats
-** not transposed, read where it is instead of packed: a panel at a time,
-** through every row of a, and every k at once (the sums start at +0.0 and
-** run k in order, as in a packed block). For a few rows of a (a typed
-** sentence) packing the whole of b would cost more than the product. */
+** not transposed, read where it is instead of packed: DKC rows of b at a
+** time (the rows of a panel then sit on fewer pages than the TLB holds),
+** a panel at a time through every row of a (the sums start at +0.0 and
+** run k in order, as in a packed block). More rows than one tile holds
+** read the panel's DKC rows as doubles, made once into a buffer the cache
+** keeps, instead of each tile making them again. For a few rows of a (a
+** typed sentence) packing the whole of b would cost more than the product. */
 static inline __attribute__((always_inline)) void direct(int lanes, const Mat *a, const Mat *b, Mat *c, int lo, int hi)
 {
     int m = c->rows;
-    for (int j0 = lo; j0 < hi; j0 += NR) {
-        const float *bf = b->f32 + j0;
-        int i = 0;
-        for (; i + lanes <= m; i += lanes) tile(lanes, lanes, a, i, 0, a->cols, true, bf, b->f32_ld, c, j0, NR);
-        for (; i < m; i++) tile(lanes, 1, a, i, 0, a->cols, true, bf, b->f32_ld, c, j0, NR);
+    long ld = b->f32_ld;
+    Vec buf[DKC];                       /* a panel's DKC rows of NR doubles */
+    for (int k0 = 0; k0 < a->cols; k0 += DKC) {
+        int kc = a->cols - k0 < DKC ? a->cols - k0 : DKC;
+        for (int j0 = lo; j0 < hi; j0 += NR) {
+            const float *bf = b->f32 + (long)k0 * ld + j0;
+            int i = 0;
+            if (m > lanes) {
+                double *d = (double *)buf;
+                for (int k = 0; k < kc; k++) {
+                    __builtin_prefetch(bf + (k + PREFETCH) * ld);
+                    for (int j = 0; j < NR; j++) d[k * NR + j] = bf[k * ld + j];
+                }
+                for (; i + lanes <= m; i += lanes) tile(lanes, lanes, a, i, k0, kc, false, d, 0, c, j0, NR);
+                for (; i < m; i++) tile(lanes, 1, a, i, k0, kc, false, d, 0, c, j0, NR);
+            } else if (m == lanes) {
+                tile(lanes, lanes, a, 0, k0, kc, true, bf, ld, c, j0, NR);
+            } else {
+                for (; i < m; i++) tile(lanes, 1, a, i, k0, kc, true, bf, ld, c, j0, NR);
+            }
+        }
     }
+}
+
+/*
+** b a transposed view of floats (a model's unembedding: column v of b is
+** the word's row v of the floats, k along it) times a few rows of a, read
+** where it is: a is turned over once (at[k·mp + i] = a[i][k], rows padded
+** with zeros to mp), and a tile of TR·L rows by nv columns of c keeps its
+** sums in registers while k runs in order: at step k, the rows' vectors
+** at[k][i ..] times b's nv numbers of that k, each rounded, then added.
+** nv is a constant where this is inlined.
+*/
+#define TILE_T(NAME, V, L)                                                                                         \
+    static inline __attribute__((always_inline)) void NAME(int nv, const double *at, int mp, int i, int kk,       \
+                                                           const float *bt, long ld, Mat *c, int j)              \
+    {                                                                                                          \
+        typedef double VU __attribute__((vector_size(L * sizeof(double)), aligned(sizeof(double))));           \
+        V acc[TR][TC];                                                                                         \
+        const float *br[TC];                                                                                   \
+        _Pragma("GCC unroll 8") for (int v = 0; v < nv; v++) {                                                \
+            br[v] = bt + (long)(j + v) * ld;                                                                   \
+            _Pragma("GCC unroll 8") for (int g = 0; g < TR; g++) acc[g][v] = (V){ 0 };                       \
+        }                                                                                                      \
+        for (int k = 0; k < kk; k++) {                                                                         \
+            V x[TR];                                                                                           \
+            _Pragma("GCC unroll 8") for (int g = 0; g < TR; g++) x[g] = *(const VU *)(at + (size_t)k * mp + i + g * L); \
+            _Pragma("GCC unroll 8") for (int v = 0; v < nv; v++) {                                            \
+                double y = br[v][k];                                                                           \
+                _Pragma("GCC unroll 8") for (int g = 0; g < TR; g++) {                                        \
+                    V p = x[g] * y; /* rounded product ... */                                                  \
+                    acc[g][v] += p; /* ... then the sum */                                                     \
+                }                                                                                              \
+            }                                                                                                  \
+        }                                                                                                      \
+        int m = c->rows;                                                                                       \
+        for (int g = 0; g < TR; g++)                                                                           \
+            for (int l = 0; l < L && i + g * L + l < m; l++)                                                   \
+                _Pragma("GCC unroll 8") for (int v = 0; v < nv; v++) mat_row(c, i + g * L + l)[j + v] = acc[g][v][l]; \
+    }
+enum { TR = 2, TC = 6 };                /* a transposed tile: TR vectors of rows by TC columns */
+TILE_T(tile_t8, Vec8, 8)
+TILE_T(tile_t4, Vec4, 4)
+TILE_T(tile_t2, Vec2, 2)
+
+/* One transposed tile with vectors of lanes doubles (constants where inlined). */
+static inline __attribute__((always_inline)) void tile_t(int lanes, int nv, const double *at, int mp, int i, int kk,
+                                                         const Mat *b, Mat *c, int j)
+{
+    if (lanes == 8) tile_t8(nv, at, mp, i, kk, b->f32, b->f32_ld, c, j);
+    else if (lanes == 4) tile_t4(nv, at, mp, i, kk, b->f32, b->f32_ld, c, j);
+    else tile_t2(nv, at, mp, i, kk, b->f32, b->f32_ld, c, j);
+}
+
+/* Columns [lo, hi) of c = a·b for b a transposed view of floats and a few
+** rows of a: TC columns at a time (the rest one by one), each through
+** every group of rows while its floats are in the cache. */
+static inline __attribute__((always_inline)) void direct_t(int lanes, const Mat *a, const Mat *b, Mat *c, int lo,
+                                                           int hi)
+{
+    int m = a->rows, kk = a->cols, mp = (m + TR * lanes - 1) / (TR * lanes) * (TR * lanes);
+    double *at = xcalloc((size_t)mp * (size_t)kk, sizeof *at);
+    for (int i = 0; i < m; i++)
+        for (int k = 0; k < kk; k++) at[(size_t)k * mp + i] = mat_row(a, i)[k];
+    int j = lo;
+    for (; j + TC <= hi; j += TC)
+        for (int i = 0; i < mp; i += TR * lanes) tile_t(lanes, TC, at, mp, i, kk, b, c, j);
+    for (; j < hi; j++)
+        for (int i = 0; i < mp; i += TR * lanes) tile_t(lanes, 1, at, mp, i, kk, b, c, j);
+    free(at);
 }
 
 /* Every tile of one packed block of c's columns [lo, hi): rows in groups
@@ -281,6 +373,14 @@ __attribute__((target("avx2"))) static void direct_avx2(const Mat *a, const Mat 
 {
     direct(4, a, b, c, lo, hi);
 }
+__attribute__((target("avx512f"))) static void direct_t_avx512(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
+{
+    direct_t(8, a, b, c, lo, hi);
+}
+__attribute__((target("avx2"))) static void direct_t_avx2(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
+{
+    direct_t(4, a, b, c, lo, hi);
+}
 #endif
 static void block_plain(const Mat *a, int k0, int kc, const double *pack, Mat *c, int lo, int hi)
 {
@@ -290,13 +390,17 @@ static void direct_plain(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
 {
     direct(2, a, b, c, lo, hi);
 }
+static void direct_t_plain(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
+{
+    direct_t(2, a, b, c, lo, hi);
+}
 
 typedef void (*BlockFn)(const Mat *a, int k0, int kc, const double *pack, Mat *c, int lo, int hi);
 typedef void (*DirectFn)(const Mat *a, const Mat *b, Mat *c, int lo, int hi);
 /* The kernels for this CPU. */
 typedef struct Kernels {
     BlockFn block;
-    DirectFn direct;
+    DirectFn direct, direct_t;
 } Kernels;
 
 /* The widest kernels this CPU runs. */
@@ -304,14 +408,15 @@ static Kernels kernels(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return (Kernels){ block_avx512, direct_avx512 };
-    if (__builtin_cpu_supports("avx2")) return (Kernels){ block_avx2, direct_avx2 };
+    if (__builtin_cpu_supports("avx512f")) return (Kernels){ block_avx512, direct_avx512, direct_t_avx512 };
+    if (__builtin_cpu_supports("avx2")) return (Kernels){ block_avx2, direct_avx2, direct_t_avx2 };
 #endif
-    return (Kernels){ block_plain, direct_plain };
+    return (Kernels){ block_plain, direct_plain, direct_t_plain };
 }
 
 #define NC_PANELS 64                    /* panels of b packed at a time (1 MB at KC) */
-#define DIRECT_ROWS 24                  /* a's rows up to which a view of floats is read unpacked (measured: past about 28, packing wins) */
+#define DIRECT_ROWS 128                 /* a's rows up to which a view of floats is read unpacked (measured: faster than packing from 24 to 128 rows, as fast to 256) */
+#define DIRECT_T_ROWS 24                /* and a transposed view turned over (measured: past it, packing wins) */
 
 /* Columns [lo, hi) of c = a·b, c fresh from mat_create (zeros); shapes
 ** already checked, lo a multiple of NR. The columns go in chunks of
@@ -324,6 +429,10 @@ static void product_cols(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
     assert(lo % NR == 0 && lo < hi && hi <= b->cols);
     static Kernels k;
     if (!k.block) k = kernels();
+    if (!b->data && b->f32_t && a->rows <= DIRECT_T_ROWS) {
+        k.direct_t(a, b, c, lo, hi);
+        return;
+    }
     if (!b->data && !b->f32_t && a->rows <= DIRECT_ROWS) {
         int whole = lo + (hi - lo) / NR * NR;       /* the last panel, if partial, is packed below */
         if (whole > lo) k.direct(a, b, c, lo, whole);
