@@ -5,7 +5,8 @@
 ** its stages, pages and their names, a page drawn as PNG and as SVG, the
 ** dump, a matrix and a cell's arithmetic against numbers computed here;
 ** and every refusal as a value, with its one line, never an exit; the
-** scores a setup too large to keep them makes again when asked.
+** scores a setup too large to keep them makes again when asked; float32
+** matrices lent instead of copied.
 */
 #include "suites.h"
 #include "lib/attnlab.h"
@@ -269,6 +270,50 @@ START_TEST(test_scores_made_again)
 }
 END_TEST
 
+/* attnlab_open_lending: a float32 weight is read where it lies (the same
+** lesson, bit for bit, as with a copy; a number changed in the caller's
+** memory is the number the lesson shows, where a copy keeps the old one);
+** an array that is not a finite float32 matrix is copied, so a NaN is
+** refused with attnlab_open's own line. */
+START_TEST(test_float32_matrices_lent)
+{
+    static const char *text = "title: Lent\n[setup]\ntokens: a b c\nX = load \"w.npz\" X\n"
+                              "W_q = load \"w.npz\" W\nqueries: X @ W_q\nkeys: X\nvalues: X\n[softmax]\n";
+    static const int64_t xs[2] = { 3, 2 }, ws[2] = { 2, 2 };
+    double x[3][2] = { { 1, 0 }, { 0.5, -2 }, { 0, 1 } };
+    float w[2][2] = { { 0.25f, -1.5f }, { 2, 0.125f } };
+    attnlab_array arrays[2] = { { "w.npz", "X", "<f8", 2, xs, x, sizeof x }, { "w.npz", "W", "<f4", 2, ws, w, sizeof w } };
+    attnlab_error err;
+    attnlab *lent = attnlab_open_lending(text, strlen(text), "-", arrays, 2, &err);
+    ck_assert_msg(lent != NULL, "%s", err.text);
+    attnlab *copied = attnlab_open(text, strlen(text), "-", arrays, 2, &err);
+    ck_assert_msg(copied != NULL, "%s", err.text);
+    char *j1, *j2;
+    size_t n1, n2;
+    ck_assert_int_eq(attnlab_dump(lent, NULL, &j1, &n1, &err), 0);
+    ck_assert_int_eq(attnlab_dump(copied, NULL, &j2, &n2, &err), 0);
+    ck_assert_str_eq(j1, j2);
+    attnlab_free(j1);
+    attnlab_free(j2);
+    w[1][0] = 3;
+    int r, c;
+    double *seen, *kept;
+    ck_assert_int_eq(attnlab_matrix(lent, 1, "W_q", &r, &c, &seen, &err), 0);
+    ck_assert_int_eq(attnlab_matrix(copied, 1, "W_q", &r, &c, &kept, &err), 0);
+    ck_assert(r == 2 && c == 2 && seen[0] == 0.25 && seen[2] == 3 && kept[2] == 2);
+    attnlab_free(seen);
+    attnlab_free(kept);
+    attnlab_close(lent);
+    attnlab_close(copied);
+    w[1][0] = NAN;
+    attnlab_error e1, e2;
+    ck_assert_ptr_null(attnlab_open_lending(text, strlen(text), "-", arrays, 2, &e1));
+    ck_assert_ptr_null(attnlab_open(text, strlen(text), "-", arrays, 2, &e2));
+    ck_assert_int_eq(e1.kind, ATTNLAB_INVALID);
+    ck_assert_str_eq(e1.text, e2.text);
+}
+END_TEST
+
 Suite *api_suite(void)
 {
     Suite *s = suite_create("api");
@@ -277,6 +322,7 @@ Suite *api_suite(void)
     tcase_add_test(tc, test_pages_pictures_and_arithmetic);
     tcase_add_test(tc, test_refusals_are_values);
     tcase_add_test(tc, test_scores_made_again);
+    tcase_add_test(tc, test_float32_matrices_lent);
     suite_add_tcase(s, tc);
     return s;
 }

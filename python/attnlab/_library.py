@@ -58,6 +58,7 @@ def _declare(lib):
     sig = {
         "attnlab_version": (ctypes.c_char_p, []),
         "attnlab_open": (P, [ctypes.c_char_p, S, ctypes.c_char_p, ctypes.POINTER(_Array), I, E]),
+        "attnlab_open_lending": (P, [ctypes.c_char_p, S, ctypes.c_char_p, ctypes.POINTER(_Array), I, E]),
         "attnlab_close": (None, [P]),
         "attnlab_check": (I, [ctypes.c_char_p, S, ctypes.c_char_p, ctypes.POINTER(_Array), I, E]),
         "attnlab_stage_count": (I, [P]),
@@ -130,10 +131,17 @@ def _string(ptr):
 
 
 def _table(arrays, archive):
-    """The arrays as the library takes them, and what must stay alive while it reads them."""
+    """The arrays as the library takes them, and what must stay alive while
+    it reads them. The library reads a float32 matrix where it lies for as
+    long as the lesson is open: one the caller could still change (its own
+    writable array, given as it is) is copied first, so the lesson keeps
+    the numbers it was given; the module's own copies (a tensor's, made
+    read-only by _text.as_array) and arrays made here are lent as they are."""
     kept, table = [], (_Array * max(len(arrays), 1))()
-    for i, (key, a) in enumerate(arrays.items()):
-        a = np.ascontiguousarray(a)
+    for i, (key, given) in enumerate(arrays.items()):
+        a = np.ascontiguousarray(given)
+        if a is given and a.dtype == np.float32 and a.ndim == 2 and a.flags.writeable:
+            a = a.copy()
         shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
         kept.append((a, shape))
         table[i] = _Array(archive.encode(), key.encode(), a.dtype.str.encode(), a.ndim, shape,
@@ -151,8 +159,10 @@ class Handle:
         table, kept = _table(arrays, archive)
         err = _Error()
         raw = text.encode("utf-8")
-        self._h = lib.attnlab_open(raw, len(raw), b"-", table, len(arrays), ctypes.byref(err))
-        del kept                        # read while the lesson was opened, not kept
+        # float32 matrices (a model's weights) are read where they lie while
+        # the lesson is open, not copied into doubles: kept alive with it
+        self._h = lib.attnlab_open_lending(raw, len(raw), b"-", table, len(arrays), ctypes.byref(err))
+        self._lent = kept if self._h else None
         if not self._h:
             raise Failed(err.text.decode("utf-8", "replace"))
 
@@ -161,6 +171,7 @@ class Handle:
         if getattr(self, "_h", None):
             self._lib.attnlab_close(self._h)
             self._h = None
+            self._lent = None
 
     __del__ = close
 

@@ -167,14 +167,16 @@ def tokens(ts):
 def as_array(a, name=None):
     """A numpy array of numbers from an array, a tensor or nested lists:
     float32 stays float32 (each of its numbers is a double exactly, and
-    the library reads them as such: no copy into doubles), any other kind
-    becomes doubles. A tensor is copied, so that training the model later
-    does not change the lesson. One holding NaN or an infinity is refused,
+    the library reads a float32 matrix where it lies: no copy into
+    doubles), any other kind becomes doubles. A tensor is copied, so that
+    training the model later does not change the lesson; the copy is
+    read-only. One holding NaN or an infinity is refused,
     naming it (name: the parameter or the module's tensor,
     "attn.c_attn.weight") and the first such number's place."""
     if hasattr(a, "detach"):                      # a torch tensor, without importing torch
         a = a.detach().cpu()
         a = (a.clone() if str(a.dtype) in ("torch.float32", "torch.float64") else a.double()).numpy()
+        a.flags.writeable = False                 # the lesson's own: the library may read it where it lies
     a = np.asarray(a)
     if a.dtype not in (np.float32, np.float64):
         a = a.astype(np.float64)

@@ -24,6 +24,7 @@
 #include "view/layout.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,8 +79,21 @@ const char *attnlab_version(void)
     return ATTNLAB_VERSION;
 }
 
-/* The lesson parsed with the arrays given (NULL with err filled). */
-static Lesson *parse(const char *text, size_t len, const char *name, const attnlab_array *arrays, int n,
+/* Whether array a may be lent: float32, 2-D, every number finite (one
+** that is not is copied, and the copy's reading names what is wrong). */
+static bool lendable(const attnlab_array *a)
+{
+    if (!a->dtype || strcmp(a->dtype, "<f4") || a->ndim != 2 || !a->data || a->shape[0] < 1 || a->shape[1] < 1
+        || a->shape[0] > INT32_MAX || a->shape[1] > INT32_MAX)
+        return false;                           /* the parser says what is wrong with a shape */
+    int64_t n = a->shape[0] * a->shape[1];
+    return a->nbytes == (size_t)n * sizeof(float) && (uintptr_t)a->data % sizeof(float) == 0
+        && mat_floats_finite(a->data, n);
+}
+
+/* The lesson parsed with the arrays given (NULL with err filled); lend:
+** float32 matrices read where they lie (attnlab_open_lending). */
+static Lesson *parse(const char *text, size_t len, const char *name, const attnlab_array *arrays, int n, bool lend,
                      attnlab_error *err)
 {
     Error e;
@@ -93,7 +107,9 @@ static Lesson *parse(const char *text, size_t len, const char *name, const attnl
     for (int i = 0; i < n; i++) {
         const attnlab_array *a = &arrays[i];
         for (int d = 0; d < a->ndim && d < 4; d++) shapes[i][d] = (long)a->shape[d];
-        given[i] = (LessonArray){ a->file, a->key, a->dtype, a->ndim, shapes[i], a->data, a->nbytes, false, false, 0 };
+        bool lent = lend && lendable(a);
+        given[i] = (LessonArray){ a->file, a->key, a->dtype, a->ndim, shapes[i], a->data, a->nbytes,
+                                  lent, false, lent ? shapes[i][1] : 0 };
     }
     Lesson *L = lesson_parse_with(text, len, name && name[0] ? name : "-", given, n, &e);
     free(given);
@@ -106,18 +122,19 @@ static Lesson *parse(const char *text, size_t len, const char *name, const attnl
 int attnlab_check(const char *text, size_t len, const char *name, const attnlab_array *arrays, int n,
                   attnlab_error *err)
 {
-    Lesson *L = parse(text, len, name, arrays, n, err);
+    Lesson *L = parse(text, len, name, arrays, n, false, err);
     int r = L ? 0 : -1;
     lesson_free(L);
     return r;
 }
 
-/* Parse and compute a lesson, its `load` lines reading the arrays given. */
-attnlab *attnlab_open(const char *text, size_t len, const char *name, const attnlab_array *arrays, int n,
-                      attnlab_error *err)
+/* Parse and compute a lesson, its `load` lines reading the arrays given
+** (lend: float32 matrices read where they lie). */
+static attnlab *open_with(const char *text, size_t len, const char *name, const attnlab_array *arrays, int n,
+                          bool lend, attnlab_error *err)
 {
     Error e;
-    Lesson *L = parse(text, len, name, arrays, n, err);
+    Lesson *L = parse(text, len, name, arrays, n, lend, err);
     if (!L) return NULL;
     Trace *T = attn_run(L, &e);
     if (!T) {
@@ -129,6 +146,20 @@ attnlab *attnlab_open(const char *text, size_t len, const char *name, const attn
     a->L = L;
     a->T = T;
     return a;
+}
+
+/* Parse and compute a lesson, its `load` lines reading the arrays given. */
+attnlab *attnlab_open(const char *text, size_t len, const char *name, const attnlab_array *arrays, int n,
+                      attnlab_error *err)
+{
+    return open_with(text, len, name, arrays, n, false, err);
+}
+
+/* The same, float32 matrices lent for the lesson's life. */
+attnlab *attnlab_open_lending(const char *text, size_t len, const char *name, const attnlab_array *arrays, int n,
+                              attnlab_error *err)
+{
+    return open_with(text, len, name, arrays, n, true, err);
 }
 
 /* Close a lesson and what it made. */

@@ -92,6 +92,14 @@ const char *attnlab_version(void);
 ** valid or cannot be computed. */
 attnlab *attnlab_open(const char *text, size_t len, const char *name, const attnlab_array *arrays, int n,
                       attnlab_error *err);
+/* As attnlab_open, but a float32 matrix (dtype "<f4", 2-D, C order, every
+** number finite) is read where it lies for as long as the lesson is open,
+** not copied into doubles: the caller keeps that memory, unchanged, until
+** attnlab_close. (A model's weights from a notebook: no second copy, twice
+** their size.) Other arrays are read while it runs, as attnlab_open reads
+** them. The numbers computed are the same, bit for bit. */
+attnlab *attnlab_open_lending(const char *text, size_t len, const char *name, const attnlab_array *arrays, int n,
+                              attnlab_error *err);
 /* Check a lesson as attnlab_open would, without computing it (what
 ** `attnlab --check` does: its syntax, its shapes and every limit and
 ** budget): 0, or -1 with err filled. */

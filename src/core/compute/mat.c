@@ -631,6 +631,27 @@ bool mat_all_finite(const Mat *m)
     return true;
 }
 
+/* Whether none of the n floats at f has an exponent of all ones (NaN or
+** infinity). In runs of a fixed length, which the compiler vectorises: a
+** model's every weight is looked at, 500 MB for GPT-2 small. */
+bool mat_floats_finite(const float *f, int64_t n)
+{
+    enum { RUN = 256 };
+    uint32_t any = 0;
+    int64_t i = 0;
+    for (; i + RUN <= n; i += RUN) {
+        uint32_t run = 0;
+        for (int j = 0; j < RUN; j++) {
+            uint32_t bits;
+            memcpy(&bits, f + i + j, sizeof bits);
+            run |= (uint32_t)((bits & 0x7F800000u) == 0x7F800000u);
+        }
+        any |= run;
+    }
+    for (; i < n; i++) any |= (uint32_t)!isfinite(f[i]);
+    return !any;
+}
+
 /* Largest absolute difference. */
 double mat_max_abs_diff(const Mat *a, const Mat *b)
 {

@@ -26,6 +26,7 @@
 
 #include <assert.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* The largest rows or cols a matrix may have. */
 #define MAT_MAX_DIM 65536                /* LESSON_MAX_VOCAB: a row of logits per token, a column per word */
@@ -115,6 +116,8 @@ Mat *mat_hconcat(Mat *const *parts, int n);
 bool mat_same_shape(const Mat *a, const Mat *b);
 /* True when every element is finite (no NaN, no ±∞). */
 bool mat_all_finite(const Mat *m);
+/* True when none of n floats is NaN or ±∞ (a model's weights, fast). */
+bool mat_floats_finite(const float *f, int64_t n);
 /* Largest |a - b| over all elements; +∞ when shapes differ. */
 double mat_max_abs_diff(const Mat *a, const Mat *b);
 /* Smallest and largest finite element; returns false if there is none. */

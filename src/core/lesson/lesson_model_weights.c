@@ -29,23 +29,6 @@ static Arr *add_arr(ModelLesson *m, const char *key, long rows, long cols)
     return a;
 }
 
-/* Whether none of the n floats at bits has an exponent of all ones (NaN or
-** infinity). In runs of a fixed length, which the compiler vectorises: a
-** model's every weight is looked at, 500 MB for GPT-2 small. */
-static bool all_finite(const uint32_t *bits, int64_t n)
-{
-    enum { RUN = 256 };
-    uint32_t any = 0;
-    int64_t i = 0;
-    for (; i + RUN <= n; i += RUN) {
-        uint32_t run = 0;
-        for (int j = 0; j < RUN; j++) run |= (uint32_t)((bits[i + j] & 0x7F800000u) == 0x7F800000u);
-        any |= run;
-    }
-    for (; i < n; i++) any |= (uint32_t)((bits[i] & 0x7F800000u) == 0x7F800000u);
-    return !any;
-}
-
 /* Tensor name's numbers as float32, NULL with err filled: straight from the
 ** file when it holds aligned F32, else a copy (*owned, caller frees). Every
 ** number is finite. */
@@ -58,7 +41,7 @@ static const float *tensor(ModelLesson *m, const char *name, float **owned, Erro
     const void *p = st_data(st, t);
     if (t->dtype == ST_F32 && (uintptr_t)p % sizeof(float) == 0) {
         const float *f = p;
-        bool any = !m->checked && !all_finite(p, t->count);
+        bool any = !m->checked && !mat_floats_finite(f, t->count);
         for (int64_t i = 0; any && i < t->count; i++)
             if (!isfinite(f[i])) {
                 error_set(err, ERR_INVALID, st_shown(st), 0, 0, "%s holds %s at index %lld", t->name,
