@@ -36,7 +36,7 @@ $(BUILD)/bench_start_parts: $(LIB_OBJ) $(call obj,bench/start_parts.c) | deps-bu
 
 # A typed sentence in the window, Enter to its frame (bench/sentence.c,
 # run by bench/checkpoint.py): the window's own calls, drawn offscreen.
-$(BUILD)/bench_sentence: $(LIB_OBJ) $(call obj,bench/sentence.c) | deps-build
+$(BUILD)/bench_sentence: $(LIB_OBJ) $(call obj,bench/sentence.c bench/timing.c) | deps-build
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(APP_LIBS) -lm
 
 # The PNG encoders side by side (bench/png.c): ISA-L, libpng + zlib and

@@ -21,26 +21,11 @@
 #include "core/stage/stage.h"
 #include "core/util.h"
 #include "sdl/render.h"
+#include "timing.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-/* CLOCK_MONOTONIC in milliseconds. */
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-/* For qsort: ascending doubles. */
-static int by_value(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
 
 /* One frame of the window's size, laid out and drawn. */
 static void frame(AppState *a, FontSet *fonts, DrawList *d, Offscreen *o)
@@ -77,13 +62,13 @@ int main(int argc, char **argv)
     for (int r = 0; r < runs; r++) {
         if (!app_read_sentence(a, argv[2])) return 1;
         frame(a, fonts, d, o);
-        double t = now_ms();
+        double t = bench_now_ms();
         if (!app_read_sentence(a, argv[3])) return 1;
         frame(a, fonts, d, o);
-        ms[r] = now_ms() - t;
+        ms[r] = bench_now_ms() - t;
     }
-    qsort(ms, (size_t)runs, sizeof *ms, by_value);
-    printf("%.1f %.1f %d\n", ms[runs / 2], ms[0], a->doc->L->setups[0].nq);
+    double median = bench_median(ms, runs);         /* sorts: ms[0] is the least */
+    printf("%.1f %.1f %d\n", median, ms[0], a->doc->L->setups[0].nq);
     free(ms);
     render_offscreen_free(o);
     draw_free(d);

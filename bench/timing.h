@@ -1,6 +1,6 @@
 /*
 ** timing.h: the clock and the median the benchmark programs share
-** (bench/bench.c, bench/png.c): every figure they print is a median of
+** (bench/bench.c, bench/png.c, bench/sentence.c): every figure they print is a median of
 ** wall-clock samples taken with bench_now_ms.
 */
 #ifndef ATTNLAB_BENCH_TIMING_H
