@@ -140,6 +140,14 @@ Mat *mat_copy(const Mat *m)
 #define KC 256                          /* rows of b in a packed block */
 typedef double Vec __attribute__((vector_size(NR * sizeof(double))));   /* the packing's alignment */
 
+/* Room for n doubles starting on a Vec boundary (malloc promises 16
+** bytes); *mem is what to free. */
+static double *vec_buffer(size_t n, char **mem)
+{
+    *mem = xmalloc(n * sizeof(double) + sizeof(Vec));
+    return (double *)(*mem + (sizeof(Vec) - (uintptr_t)*mem % sizeof(Vec)) % sizeof(Vec));
+}
+
 /* Copy rows [k0, k0+kc) of b's columns [lo, hi) into panels of NR columns
 ** (the last padded with zeros): panel p holds kc rows of
 ** b[k][lo+p·NR .. lo+p·NR+NR). lo is a multiple of NR. */
@@ -246,14 +254,14 @@ static inline __attribute__((always_inline)) void direct(int lanes, const Mat *a
 {
     int m = c->rows;
     long ld = b->f32_ld;
-    Vec buf[DKC];                       /* a panel's DKC rows of NR doubles */
+    char *mem = NULL;
+    double *d = m > lanes ? vec_buffer((size_t)DKC * NR, &mem) : NULL;     /* a panel's DKC rows of NR doubles */
     for (int k0 = 0; k0 < a->cols; k0 += DKC) {
         int kc = a->cols - k0 < DKC ? a->cols - k0 : DKC;
         for (int j0 = lo; j0 < hi; j0 += NR) {
             const float *bf = b->f32 + (long)k0 * ld + j0;
             int i = 0;
-            if (m > lanes) {
-                double *d = (double *)buf;
+            if (d) {
                 for (int k = 0; k < kc; k++) {
                     __builtin_prefetch(bf + (k + PREFETCH) * ld);
                     for (int j = 0; j < NR; j++) d[k * NR + j] = bf[k * ld + j];
@@ -267,6 +275,7 @@ static inline __attribute__((always_inline)) void direct(int lanes, const Mat *a
             }
         }
     }
+    free(mem);
 }
 
 /*
@@ -442,9 +451,8 @@ static void product_cols(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
     int panels = (hi - lo + NR - 1) / NR;
     if (panels > NC_PANELS) panels = NC_PANELS;
     int kmax = a->cols < KC ? a->cols : KC;
-    /* Panels start on a vector boundary (malloc promises 16 bytes). */
-    char *mem = xmalloc((size_t)panels * (size_t)kmax * NR * sizeof(double) + sizeof(Vec));
-    double *pack = (double *)(mem + (sizeof(Vec) - (uintptr_t)mem % sizeof(Vec)) % sizeof(Vec));
+    char *mem;
+    double *pack = vec_buffer((size_t)panels * (size_t)kmax * NR, &mem);
     for (int c0 = lo; c0 < hi; c0 += NC_PANELS * NR) {
         int c1 = hi - c0 < NC_PANELS * NR ? hi : c0 + NC_PANELS * NR;
         for (int k0 = 0; k0 < a->cols; k0 += KC) {
