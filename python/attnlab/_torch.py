@@ -15,8 +15,9 @@ These kinds of module are read:
   lm_head or the embedding tied as the unembedding): every block chained
   with `residual: yes`, and the next token.
 
-The module's weights become the lesson's matrices, as doubles (a float32
-weight exactly); attnlab computes everything from them. torch is imported
+The module's weights become the lesson's matrices: a copy of each, float32
+staying float32, which the library reads where it lies, each number as
+the double it is; attnlab computes everything from them in doubles. torch is imported
 here only when from_torch is called.
 """
 
