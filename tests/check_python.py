@@ -664,4 +664,34 @@ raises(IndexError, lambda: kv.slide(1, step=0).png(), ["step 0", "from 1", "3 su
 raises(IndexError, lambda: attnlab.show(np.ones((2, 1, 2, 2)) / 2, ["a", "b"], batch=2),
        ["batch=2", "2 sequences", "first", "batch=0"], "a batch past the last")
 
+# Float32 matrices go to the library lent, not copied into doubles: a tensor's copy is the module's own
+# (read-only, lent as it is); a float32 array of the caller's, writable or a read-only view of memory
+# they can still change, is copied first, so changing it after the lesson opened changes nothing.
+if attnlab._library.available():
+    own = attnlab._text.as_array(torch.ones(3, 2))
+    check(not own.flags.writeable and attnlab._text.is_own(own) and attnlab._text.is_own(own.reshape(1, -1)),
+          "a tensor's copy is the module's own, read-only, views of it too")
+    lent_text = ('title: lent\n[setup]\ntokens: %s\nX = load "arrays.npz" X\nW_q = load "arrays.npz" W\n'
+                 'queries: X @ W_q\nkeys: X\nvalues: X\n[softmax]\n' % " ".join("t%d" % i for i in range(40)))
+    rng = np.random.default_rng(5)
+    x40 = rng.standard_normal((40, 48))
+    for how in ("writable", "read-only view", "the module's own"):
+        mine = rng.standard_normal((48, 48)).astype(np.float32)
+        given = mine if how == "writable" else mine.view() if how == "read-only view" else attnlab._text.own(mine)
+        given.flags.writeable = False
+        if how == "writable":
+            given.flags.writeable = True
+        check(attnlab._text.is_own(given) == (how == "the module's own"), "%s: whose the array is" % how)
+        was = mine.copy()
+        handle = attnlab._library.Handle(lent_text, {"X": x40, "W": given})
+        if how != "the module's own":
+            mine *= 3                               # before the lesson has read W_q again for anything
+        close(handle.matrix(1, "W_q"), was, 0, "%s float32 W_q, changed after the lesson opened: the lesson's "
+              "is as given" % how)
+        weights = handle.matrix(1, "weights")
+        del mine, given
+        close(handle.matrix(1, "weights"), weights, 0, "%s: the weights stay when the caller's array is gone" % how)
+        close(handle.matrix(1, "W_q"), was, 0, "%s: W_q stays when the caller's array is gone" % how)
+        handle.close()
+
 finish("python")

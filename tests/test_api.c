@@ -25,6 +25,9 @@ static const char *LESSON = "title: From memory\n"
                             "[softmax]\n"
                             "[scaled_scores]\n";
 
+/* Where calls expected to succeed put the error they do not have. */
+static attnlab_error err_none;
+
 /* The lesson opened with X (3x2) of dtype dtype at data, and three tokens
 ** as numpy's '<U5' (UTF-32); NULL with err filled. */
 static attnlab *open_with(const char *dtype, const void *data, size_t nbytes, attnlab_error *err)
@@ -314,6 +317,48 @@ START_TEST(test_float32_matrices_lent)
 }
 END_TEST
 
+/* A lent matrix loads by the rules a copy does, not a model's: a row
+** picked out of it, and the limits a wide one meets in the setups after
+** it. */
+START_TEST(test_lent_matrices_load_as_copies)
+{
+    static const int64_t xs[2] = { 3, 2 }, us[2] = { 2, 5000 };
+    static double x[3][2] = { { 1, 0 }, { 0.5, -2 }, { 0, 1 } };
+    float *u = malloc(sizeof *u * 2 * 5000);
+    for (int i = 0; i < 2 * 5000; i++) u[i] = (float)(i % 7) * 0.25f;
+    float pick[3][2] = { { 1, 2 }, { 3, 4 }, { 5, 6 } };
+    attnlab_array arrays[3] = { { "w.npz", "X", "<f8", 2, xs, x, sizeof x }, { "w.npz", "U", "<f4", 2, us, u, 2 * 5000 * 4 },
+                                { "w.npz", "P", "<f4", 2, xs, pick, sizeof pick } };
+    const char *texts[] = {
+        "title: Picked\n[setup]\ntokens: a b c\nX = load \"w.npz\" X\nR = load \"w.npz\" P layer 2\n"
+        "queries: X\nkeys: X\nvalues: X\n[softmax]\n",
+        "title: Wide\n[setup]\ntokens: a b c\nX = load \"w.npz\" X\nW_U = load \"w.npz\" U\nqueries: X\nkeys: X\n"
+        "values: X\nunembed: W_U\n[next_token]\n[setup]\nunembed: none\n[softmax]\n",
+    };
+    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
+        attnlab_error e1, e2;
+        attnlab *lent = attnlab_open_lending(texts[t], strlen(texts[t]), "-", arrays, 3, &e1);
+        attnlab *copied = attnlab_open(texts[t], strlen(texts[t]), "-", arrays, 3, &e2);
+        ck_assert_msg((lent != NULL) == (copied != NULL), "lesson %zu: lent %s, copied %s", t, lent ? "opens" : e1.text,
+                      copied ? "opens" : e2.text);
+        if (!copied) ck_assert_str_eq(e1.text, e2.text);
+        else {
+            char *j1, *j2;
+            size_t n1, n2;
+            ck_assert_int_eq(attnlab_dump(lent, NULL, &j1, &n1, &err_none), 0);
+            ck_assert_int_eq(attnlab_dump(copied, NULL, &j2, &n2, &err_none), 0);
+            ck_assert_str_eq(j1, j2);
+            attnlab_free(j1);
+            attnlab_free(j2);
+        }
+        ck_assert_msg(t != 1 || !copied, "a wide matrix the second setup does not use as its unembedding is refused");
+        attnlab_close(lent);
+        attnlab_close(copied);
+    }
+    free(u);
+}
+END_TEST
+
 Suite *api_suite(void)
 {
     Suite *s = suite_create("api");
@@ -323,6 +368,7 @@ Suite *api_suite(void)
     tcase_add_test(tc, test_refusals_are_values);
     tcase_add_test(tc, test_scores_made_again);
     tcase_add_test(tc, test_float32_matrices_lent);
+    tcase_add_test(tc, test_lent_matrices_load_as_copies);
     suite_add_tcase(s, tc);
     return s;
 }

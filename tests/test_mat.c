@@ -168,24 +168,24 @@ START_TEST(test_matmul_views_sum_in_order)
     /* b a view of floats (a model's weights where they are mapped): with a
     ** few rows of a it is read unpacked (transposed: a turned over
     ** instead), with more packed; each way, bit for bit the textbook loop,
-    ** including a row stride wider than the columns, a last panel or tile
+    ** including a row stride wider than a row (transposed too), a last panel or tile
     ** cut short, rows that fill no whole tile, more than one block of k
     ** unpacked, and a product shared among threads. */
     static const int shapes[][3] = { { 1, 1, 1 },      { 3, 5, 7 },     { 4, 256, 16 },  { 5, 300, 17 },
                                      { 24, 513, 40 },  { 25, 257, 9 },  { 7, 600, 3001 }, { 60, 300, 130 },
                                      { 9, 1100, 501 }, { 16, 1030, 70 }, { 17, 40, 13 },  { 2, 2000, 1200 },
-                                     { 130, 70, 19 } };
+                                     { 130, 70, 19 },  { 8, 513, 50 },  { 23, 90, 31 } };
     for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
         int m = shapes[t][0], k = shapes[t][1], n = shapes[t][2];
-        long ld = n + (long)(t % 3);
-        float *f = xmalloc(sizeof *f * (size_t)k * (size_t)ld), *ft = xmalloc(sizeof *ft * (size_t)k * (size_t)ld);
+        long ld = n + (long)(t % 3), ldt = k + (long)(t % 2);
+        float *f = xmalloc(sizeof *f * (size_t)k * (size_t)ld), *ft = xmalloc(sizeof *ft * (size_t)ldt * (size_t)n);
         Mat *A = mat_create(m, k), *F = mat_create(k, (int)ld);
         fill_awkward(A, 3u + (unsigned)t, false);
         fill_awkward(F, 500u + (unsigned)t, false);
         for (long i = 0; i < (long)k * ld; i++) f[i] = (float)F->data[i];
         for (int r = 0; r < k; r++)
-            for (int c = 0; c < n; c++) ft[(long)c * k + r] = f[(long)r * ld + c];
-        Mat *V = mat_view_f32(k, n, f, ld, false), *T = mat_view_f32(k, n, ft, k, true);
+            for (int c = 0; c < n; c++) ft[(long)c * ldt + r] = f[(long)r * ld + c];
+        Mat *V = mat_view_f32(k, n, f, ld, false), *T = mat_view_f32(k, n, ft, ldt, true);
         Mat *C = mat_matmul(A, V), *D = mat_matmul(A, T);
         for (int i = 0; i < m; i++)
             for (int j = 0; j < n; j++) {

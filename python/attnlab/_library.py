@@ -13,6 +13,8 @@ import os
 
 import numpy as np
 
+from . import _text
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 try:                                    # written by `make install`
@@ -133,14 +135,14 @@ def _string(ptr):
 def _table(arrays, archive):
     """The arrays as the library takes them, and what must stay alive while
     it reads them. The library reads a float32 matrix where it lies for as
-    long as the lesson is open: one the caller could still change (its own
-    writable array, given as it is) is copied first, so the lesson keeps
-    the numbers it was given; the module's own copies (a tensor's, made
-    read-only by _text.as_array) and arrays made here are lent as they are."""
+    long as the lesson is open: one the caller could still change (any
+    array of theirs, given as it is) is copied first, so the lesson keeps
+    the numbers it was given; the module's own copies (a tensor's,
+    _text.own) and arrays made here are lent as they are."""
     kept, table = [], (_Array * max(len(arrays), 1))()
     for i, (key, given) in enumerate(arrays.items()):
         a = np.ascontiguousarray(given)
-        if a is given and a.dtype == np.float32 and a.ndim == 2 and a.flags.writeable:
+        if a is given and a.dtype == np.float32 and a.ndim == 2 and not _text.is_own(a):
             a = a.copy()
         shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
         kept.append((a, shape))

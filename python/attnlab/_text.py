@@ -21,6 +21,7 @@ import math
 import numbers
 import re
 import unicodedata
+import weakref
 
 import numpy as np
 
@@ -164,19 +165,41 @@ def tokens(ts):
     return " ".join(token(t) for t in ts)
 
 
+_OWN = {}       # id -> weak reference: the module's own copies, which nothing outside it holds
+
+
+def own(a):
+    """Mark a, a copy only the module holds, as its own: read-only, and lent
+    to the library as it is (is_own)."""
+    a.flags.writeable = False
+    key = id(a)
+    _OWN[key] = weakref.ref(a, lambda _ref, key=key: _OWN.pop(key, None))
+    return a
+
+
+def is_own(a):
+    """Whether a is one of the module's own copies (own), or a view of one:
+    nothing can change its numbers."""
+    while isinstance(a, np.ndarray):
+        ref = _OWN.get(id(a))
+        if ref is not None and ref() is a:
+            return True
+        a = a.base
+    return False
+
+
 def as_array(a, name=None):
     """A numpy array of numbers from an array, a tensor or nested lists:
     float32 stays float32 (each of its numbers is a double exactly, and
     the library reads a float32 matrix where it lies: no copy into
     doubles), any other kind becomes doubles. A tensor is copied, so that
-    training the model later does not change the lesson; the copy is
-    read-only. One holding NaN or an infinity is refused,
+    training the model later does not change the lesson; the copy is the
+    module's own (read-only: own). One holding NaN or an infinity is refused,
     naming it (name: the parameter or the module's tensor,
     "attn.c_attn.weight") and the first such number's place."""
     if hasattr(a, "detach"):                      # a torch tensor, without importing torch
         a = a.detach().cpu()
-        a = (a.clone() if str(a.dtype) in ("torch.float32", "torch.float64") else a.double()).numpy()
-        a.flags.writeable = False                 # the lesson's own: the library may read it where it lies
+        a = own((a.clone() if str(a.dtype) in ("torch.float32", "torch.float64") else a.double()).numpy())
     a = np.asarray(a)
     if a.dtype not in (np.float32, np.float64):
         a = a.astype(np.float64)

@@ -109,7 +109,7 @@ static Lesson *parse(const char *text, size_t len, const char *name, const attnl
         for (int d = 0; d < a->ndim && d < 4; d++) shapes[i][d] = (long)a->shape[d];
         bool lent = lend && lendable(a);
         given[i] = (LessonArray){ a->file, a->key, a->dtype, a->ndim, shapes[i], a->data, a->nbytes,
-                                  lent, false, lent ? shapes[i][1] : 0 };
+                                  lent, false, lent ? shapes[i][1] : 0, lent };
     }
     Lesson *L = lesson_parse_with(text, len, name && name[0] ? name : "-", given, n, &e);
     free(given);

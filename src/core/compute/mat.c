@@ -423,6 +423,29 @@ static Kernels kernels(void)
     return (Kernels){ block_plain, direct_plain, direct_t_plain };
 }
 
+static Kernels chosen;                  /* kernels(), once */
+#ifdef MAT_THREADS
+static pthread_once_t chosen_once = PTHREAD_ONCE_INIT;
+#endif
+
+/* Choose the kernels. */
+static void choose(void)
+{
+    chosen = kernels();
+}
+
+/* The kernels for this CPU, chosen once (products run in several threads
+** at once: the first of them chooses, the others wait for it). */
+static const Kernels *kernels_now(void)
+{
+#ifdef MAT_THREADS
+    pthread_once(&chosen_once, choose);
+#else
+    if (!chosen.block) choose();
+#endif
+    return &chosen;
+}
+
 #define NC_PANELS 64                    /* panels of b packed at a time (1 MB at KC) */
 #define DIRECT_ROWS 128                 /* a's rows up to which a view of floats is read unpacked (measured: faster than packing from 24 to 128 rows, as fast to 256) */
 #define DIRECT_T_ROWS 24                /* and a transposed view turned over (measured: past it, packing wins) */
@@ -436,8 +459,7 @@ static void product_cols(const Mat *a, const Mat *b, Mat *c, int lo, int hi)
 {
     assert(a->cols == b->rows && c->rows == a->rows && c->cols == b->cols);
     assert(lo % NR == 0 && lo < hi && hi <= b->cols);
-    static Kernels k;
-    if (!k.block) k = kernels();
+    const Kernels k = *kernels_now();
     if (!b->data && b->f32_t && a->rows <= DIRECT_T_ROWS) {
         k.direct_t(a, b, c, lo, hi);
         return;

@@ -306,7 +306,7 @@ static bool start_setup(Parser *p, const char *open, const char *title, size_t t
     if (L->nsetups >= p->max_setups) return FAIL(p, open, "too many setups (the limit is %d)", p->max_setups);
     for (int i = 0; L->nsetups > 0 && i < L->setups[L->nsetups - 1].nmats; i++) {
         const LessonMatrix *lm = &L->setups[L->nsetups - 1].mats[i];
-        if (lm->m->f32) continue;           /* a view of a model's mapped file: no copy, however many setups have it */
+        if (lm->mapped) continue;           /* a view of a model's mapped file: no copy, however many setups have it */
         int64_t n = (int64_t)lm->m->rows * lm->m->cols;
         if (!(lm->loaded ? lp_add_loaded : lp_add_numbers)(p, p->lineno, 1, n)) return false;
     }

@@ -129,6 +129,7 @@ typedef struct LessonMatrix {
     bool borrowed;      /* m belongs to an earlier setup that has it from the same text (see above) */
     bool loaded;        /* read by `load` (or the transpose of such a matrix): counted against
                         ** LESSON_MAX_LOADED_NUMBERS only, not LESSON_MAX_NUMBERS */
+    bool mapped;        /* a view of a model's mapped file: counted once, however many setups have it */
 } LessonMatrix;
 
 /* Bytes [off, off + len) of the text a lesson was parsed from (a BOM counted). */
@@ -299,6 +300,9 @@ typedef struct LessonArray {
     ** element (i, j) at data[i*ld + j], or data[j*ld + i] when transposed */
     bool borrow, transposed;
     long ld;
+    /* borrowed because the caller lent it (attnlab_open_lending), not a
+    ** model's: it loads as a copy would, with the same rules and budgets */
+    bool lent;
 } LessonArray;
 
 /* Parse len bytes of text; filename is used in messages ("-", standard

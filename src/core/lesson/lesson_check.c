@@ -576,7 +576,7 @@ static bool check_wide(Parser *p, const Setup *su)
         bool unembedding = (su->unembed && !strcmp(lm->name, su->unembed))
                         || (su->unembed_bias && !strcmp(lm->name, su->unembed_bias));
         /* a model's unembedding, as the setups of a model after it inherit it (unembed: none): named by nothing */
-        bool idle = lm->borrowed && lm->m->f32 && !unembedding && !named_elsewhere(su, lm->name);
+        bool idle = lm->borrowed && lm->mapped && !unembedding && !named_elsewhere(su, lm->name);
         if (lm->m->cols <= LESSON_MAX_LOAD_DIM || lm->stack > 1 || idle || (unembedding && !named_elsewhere(su, lm->name)))
             continue;
         return lp_fail_line(p, at_line(su, lm->line), 1, "%s has %d columns, over the limit of %d rows or columns; only "

@@ -371,8 +371,9 @@ static bool gen_load(Parser *p, GenLine *g)
     ok = ok && (r = parse_selector(p, &s, "head", h->ndim > skip ? h->shape[skip] : 0, file, &head)) >= 0;
     skip += ok ? r : 0;
     ok = ok && lp_end(p, s) && load_dims(p, q, h, skip, file, key, dims);
-    if (ok && given && given->borrow) {
-        /* a model's weights: a view of its mapped numbers, not a copy (its file outlives the lesson) */
+    if (ok && given && given->borrow && !(given->lent && (skip || dims[0] != 1))) {
+        /* a model's weights, or a lent matrix loaded whole: a view of its
+        ** numbers, not a copy (they outlive the lesson) */
         assert(!strcmp(given->dtype, "<f4") && given->ndim == 2);
         if (skip || dims[0] != 1) {
             FAIL(p, q, "%s %s is a model's matrix: it loads whole, without layer or head", file, key);
@@ -382,6 +383,7 @@ static bool gen_load(Parser *p, GenLine *g)
         }
         lm->m = mat_view_f32((int)dims[1], (int)dims[2], given->data, given->ld, given->transposed);
         lm->loaded = true;
+        lm->mapped = !given->lent;
         g->stack = 1;
         free(key);
         npy_close(f);

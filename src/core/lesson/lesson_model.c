@@ -706,7 +706,7 @@ ModelLesson *lml_expand(const char *text, size_t len, const char *filename, Erro
             m->la[i] = (LessonArray){ LML_FILE, a->key, a->f64 ? "<f8" : words ? "|S64" : "<f4", words ? 1 : 2,
                                       a->shape, a->data,
                                       (size_t)a->shape[0] * (words ? LESSON_MAX_TOKEN : (size_t)a->shape[1] * (a->f64 ? 8 : 4)),
-                                      a->view, a->transposed, a->ld };
+                                      a->view, a->transposed, a->ld, false };
         }
     }
     _Static_assert(LESSON_MAX_TOKEN == 64, "the words' dtype says |S64");
