@@ -447,8 +447,11 @@ static const Kernels *kernels_now(void)
 }
 
 #define NC_PANELS 64                    /* panels of b packed at a time (1 MB at KC) */
-#define DIRECT_ROWS 128                 /* a's rows up to which a view of floats is read unpacked (measured: faster than packing from 24 to 128 rows, as fast to 256) */
-#define DIRECT_T_ROWS 24                /* and a transposed view turned over (measured: past it, packing wins) */
+/* a's rows up to which a view of floats is read unpacked (measured: faster
+** than packing from 24 rows to 128, as fast to 256), and up to which a
+** transposed view is read with a's rows turned over (past it, packing wins) */
+#define DIRECT_ROWS 128
+#define DIRECT_T_ROWS 24
 
 /* Columns [lo, hi) of c = a·b, c fresh from mat_create (zeros); shapes
 ** already checked, lo a multiple of NR. The columns go in chunks of
