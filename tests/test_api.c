@@ -273,6 +273,18 @@ START_TEST(test_scores_made_again)
 }
 END_TEST
 
+/* Check that two lessons dump the same JSON, every stage. */
+static void same_dumps(attnlab *a, attnlab *b)
+{
+    char *ja, *jb;
+    size_t na, nb;
+    ck_assert_int_eq(attnlab_dump(a, NULL, &ja, &na, &err_none), 0);
+    ck_assert_int_eq(attnlab_dump(b, NULL, &jb, &nb, &err_none), 0);
+    ck_assert_str_eq(ja, jb);
+    attnlab_free(ja);
+    attnlab_free(jb);
+}
+
 /* attnlab_open_lending: a float32 weight is read where it lies (the same
 ** lesson, bit for bit, as with a copy; a number changed in the caller's
 ** memory is the number the lesson shows, where a copy keeps the old one);
@@ -291,13 +303,7 @@ START_TEST(test_float32_matrices_lent)
     ck_assert_msg(lent != NULL, "%s", err.text);
     attnlab *copied = attnlab_open(text, strlen(text), "-", arrays, 2, &err);
     ck_assert_msg(copied != NULL, "%s", err.text);
-    char *j1, *j2;
-    size_t n1, n2;
-    ck_assert_int_eq(attnlab_dump(lent, NULL, &j1, &n1, &err), 0);
-    ck_assert_int_eq(attnlab_dump(copied, NULL, &j2, &n2, &err), 0);
-    ck_assert_str_eq(j1, j2);
-    attnlab_free(j1);
-    attnlab_free(j2);
+    same_dumps(lent, copied);
     w[1][0] = 3;
     int r, c;
     double *seen, *kept;
@@ -342,15 +348,7 @@ START_TEST(test_lent_matrices_load_as_copies)
         ck_assert_msg((lent != NULL) == (copied != NULL), "lesson %zu: lent %s, copied %s", t, lent ? "opens" : e1.text,
                       copied ? "opens" : e2.text);
         if (!copied) ck_assert_str_eq(e1.text, e2.text);
-        else {
-            char *j1, *j2;
-            size_t n1, n2;
-            ck_assert_int_eq(attnlab_dump(lent, NULL, &j1, &n1, &err_none), 0);
-            ck_assert_int_eq(attnlab_dump(copied, NULL, &j2, &n2, &err_none), 0);
-            ck_assert_str_eq(j1, j2);
-            attnlab_free(j1);
-            attnlab_free(j2);
-        }
+        else same_dumps(lent, copied);
         ck_assert_msg(t != 1 || !copied, "a wide matrix the second setup does not use as its unembedding is refused");
         attnlab_close(lent);
         attnlab_close(copied);
